@@ -1,0 +1,2 @@
+/* ast.c — placeholder until the grammar lands. */
+#include "ast.h"

@@ -1,0 +1,3 @@
+#ifndef MBD_AST_H
+#define MBD_AST_H
+#endif
