@@ -86,7 +86,7 @@ void mbg_graph_dot(FILE *out, const mbg_model *m, const mbg_topology *t) {
   fprintf(out, "\" {\n");
   fprintf(out, "  graph [rankdir=TB, label=\"");
   dot_text(out, m->name);
-  fprintf(out, "\", labelloc=t];\n");
+  fprintf(out, "\", labelloc=t, fontname=\"Helvetica\"];\n");
   fprintf(out, "  node [shape=ellipse, style=filled, fontname=\"Helvetica\"];\n");
   fprintf(out, "  edge [fontname=\"Helvetica\", fontsize=10];\n");
   for (int b = 0; b < m->nbodies; b++) print_body(out, m, t, b);

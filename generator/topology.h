@@ -4,8 +4,9 @@
  * folded into its parent (its mass, COM and inertia combined exactly, its children re-attached
  * with the fixed transform composed into their tree transforms); a body fixed to the world
  * vanishes. What remains are the moving bodies, numbered regularly 1..nb: depth-first preorder,
- * children in declaration order, so the parent comes before the child and every subtree is a
- * contiguous range. Index 0 of every per-body array is the world. */
+ * children in the declaration order of their joints, so the parent comes before the child and
+ * every subtree is a contiguous range. Index 0 of every per-body array is the world (body[0]:
+ * parent -1, model_joint -1, zero inertia, is_node = world_is_node, chain -1). */
 #ifndef MBG_TOPOLOGY_H
 #define MBG_TOPOLOGY_H
 
@@ -49,7 +50,8 @@ typedef struct mbg_tree_body {
 /* A model body merged into a moving body (or into the world) by fixed joints. */
 typedef struct mbg_merged {
   int model_body;
-  int into;         /* tree body number it is rigidly part of (0 = world) */
+  int into;         /* tree body number it is rigidly part of (0 = world; -1 only for a body an
+                       unvalidated model leaves unconnected to the world) */
   mbg_xform X;      /* its frame relative to that body's frame */
 } mbg_merged;
 
