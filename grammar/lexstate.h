@@ -1,0 +1,22 @@
+/* lexstate.h — state shared by the reentrant lexer and the pure parser of one file. */
+#ifndef MBD_LEXSTATE_H
+#define MBD_LEXSTATE_H
+
+#include "ast.h"
+
+typedef struct mbd_lex_state {
+  mbg_diag *diag;
+  mbd_ast *ast;
+  int line, col;        /* position of the next character */
+  int paren_depth;
+  int prev_operand;     /* the previous token ends an operand (number, name, pi, ')', deg) */
+  int space_before;     /* whitespace or a comment since the previous token */
+  mbg_loc cur_loc;      /* location of the token just read */
+  mbg_loc prev_loc;     /* location of the token before it */
+  char prev_text[40];   /* its text, truncated, for messages */
+  char cur_text[40];    /* the current token's text, truncated */
+  int depth_reported;   /* "nested too deeply" said once per file */
+  int out_of_memory;
+} mbd_lex_state;
+
+#endif

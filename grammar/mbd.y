@@ -1,0 +1,438 @@
+/* mbd.y — the grammar of the model language (docs/dsl.md has the user's version of it).
+ *
+ * A pure, reentrant parser over the reentrant lexer of mbd.l. It builds the AST of ast.h with
+ * locations and nothing else: names, counts and values are checked by generator/build.c. Every
+ * owned semantic value has a %destructor, so error recovery leaks nothing. */
+%define api.pure full
+%define api.prefix {mbd_yy}
+%define parse.error custom
+%locations
+%param {void *scanner}
+%parse-param {struct mbd_lex_state *st}
+
+%code requires {
+#include "ast.h"
+#include "lexstate.h"
+}
+
+%code provides {
+int mbd_yylex(MBD_YYSTYPE *lval, MBD_YYLTYPE *lloc, void *scanner);
+}
+
+%code {
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mbd_yyerror(MBD_YYLTYPE *loc, void *scanner, struct mbd_lex_state *st,
+                        const char *msg);
+
+/* A location of ours from Bison's. */
+static mbg_loc L(MBD_YYLTYPE l) {
+  mbg_loc r = {l.first_line, l.first_column, l.first_line == l.last_line ? l.last_column : 0};
+  return r;
+}
+
+/* An operator node, refused (with one error per file) beyond MBD_MAX_EXPR_DEPTH. */
+static mbd_expr *op(struct mbd_lex_state *st, mbd_expr_kind k, mbd_expr *a, mbd_expr *b,
+                    MBD_YYLTYPE loc) {
+  mbd_expr *e = mbd_expr_op(k, a, b, L(loc));
+  if (!e) {
+    st->out_of_memory = 1;
+    return NULL;
+  }
+  if (e->depth > MBD_MAX_EXPR_DEPTH) {
+    if (!st->depth_reported)
+      mbg_diag_error(st->diag, L(loc), "expression nested too deeply (more than %d levels)",
+                     MBD_MAX_EXPR_DEPTH);
+    st->depth_reported = 1;
+    mbd_expr_free(e);
+    e = mbd_expr_num(0.0, L(loc));
+  }
+  return e;
+}
+
+static mbd_item *item(mbd_item_kind k, MBD_YYLTYPE loc, mbd_exprs *args) {
+  mbd_item *it = mbd_item_new(k, L(loc));
+  if (it) it->args = args;
+  else mbd_exprs_free(args);
+  return it;
+}
+
+static mbd_item *prepend(mbd_item *list, mbd_item *it) {
+  if (!it) return list;
+  it->next = list;
+  return it;
+}
+
+static void add_stmt(struct mbd_lex_state *st, mbd_stmt *s) {
+  if (!s) {
+    st->out_of_memory = 1;
+    return;
+  }
+  if (st->ast->last) st->ast->last->next = s;
+  else st->ast->first = s;
+  st->ast->last = s;
+}
+
+/* The text of a soft keyword used as a name. */
+static char *word(struct mbd_lex_state *st, const char *w) {
+  char *s = strdup(w);
+  if (!s) st->out_of_memory = 1;
+  return s;
+}
+}
+
+%union {
+  double num;
+  char *str;
+  mbd_expr *expr;
+  mbd_exprs *exprs;
+  mbd_rows *rows;
+  mbd_item *item;
+  mbd_stmt *stmt;
+  mbd_name *name;
+}
+
+%token <str> IDENT "name"
+%token <num> NUMBER "number"
+%token MODEL "'model'" GRAVITY "'gravity'" CONST "'const'" BODY "'body'" JOINT "'joint'"
+       LOOP "'loop'" INDEPENDENT "'independent'"
+       MASS "'mass'" COM "'com'" INERTIA "'inertia'" ORIGIN "'origin'" TARGET "'target'"
+       XYZ "'xyz'" RPY "'rpy'" AXIS "'axis'" AXIS2 "'axis2'" PITCH "'pitch'"
+       DISTANCE "'distance'" FLEXIBLE "'flexible'" NODE "'node'"
+       PI "'pi'" DEG "'deg'" SQRT "'sqrt'" SIN "'sin'" COS "'cos'"
+       BEAM "'beam'" LENGTH "'length'" EI "'EI'" RHOA "'rhoA'" MODES "'modes'"
+       NODES "'nodes'" STIFFNESS "'stiffness'" DAMPING "'damping'"
+       ARROW "'->'" MINUS "'-'"
+%token <num> UMINUS "unary '-'"  /* value 1 when unary only because of spacing: `a -b` */
+
+%type <str> name
+%type <expr> expr
+%type <exprs> exprs row_values
+%type <rows> rows
+%type <item> items item frame beam_params beam_param node_defs node_def node_props node_prop
+             mode_defs mode_def shapes shape
+%type <stmt> stmt joint_head
+%type <name> names
+
+%destructor { free($$); } <str>
+%destructor { mbd_expr_free($$); } <expr>
+%destructor { mbd_exprs_free($$); } <exprs>
+%destructor { mbd_rows_free($$); } <rows>
+%destructor { mbd_item_free($$); } <item>
+%destructor { mbd_stmt_free($$); } <stmt>
+%destructor { mbd_name_free($$); } <name>
+
+%left '+' MINUS
+%left '*' '/'
+%precedence NEG
+%right '^'
+%precedence DEG
+
+%%
+
+/* file: { statement | ';' } */
+file:
+    %empty
+  | file stmt          { add_stmt(st, $2); }
+  | file ';'
+  | file error
+  ;
+
+/* statement: model | gravity | const | body | joint | loop | independent */
+stmt:
+    MODEL name ';'
+      { $$ = mbd_stmt_new(MBD_S_MODEL, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); } else free($2); }
+  | GRAVITY exprs ';'
+      { $$ = mbd_stmt_new(MBD_S_GRAVITY, L(@1));
+        if ($$) $$->args = $2; else mbd_exprs_free($2); }
+  | CONST IDENT '=' expr ';'
+      { $$ = mbd_stmt_new(MBD_S_CONST, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->value = $4; }
+        else { free($2); mbd_expr_free($4); } }
+  | BODY name '{' items '}'
+      { $$ = mbd_stmt_new(MBD_S_BODY, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->items = mbd_item_reverse($4); }
+        else { free($2); mbd_item_free($4); } }
+  | BODY name FLEXIBLE '{' items '}'
+      { $$ = mbd_stmt_new(MBD_S_BODY, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->flexible = 1;
+                  $$->flexible_loc = L(@3); $$->items = mbd_item_reverse($5); }
+        else { free($2); mbd_item_free($5); } }
+  | joint_head ';'
+      { $$ = $1; }
+  | joint_head '{' items '}'
+      { $$ = $1; if ($$) $$->items = mbd_item_reverse($3); else mbd_item_free($3); }
+  | INDEPENDENT names ';'
+      { $$ = mbd_stmt_new(MBD_S_INDEPENDENT, L(@1));
+        if ($$) $$->names = mbd_name_reverse($2); else mbd_name_free($2); }
+  ;
+
+/* joint_head: ('joint' | 'loop') name type parent '->' child */
+joint_head:
+    JOINT name name name ARROW name
+      { $$ = mbd_stmt_new(MBD_S_JOINT, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->type = $3; $$->type_loc = L(@3);
+                  $$->parent = $4; $$->parent_loc = L(@4); $$->child = $6; $$->child_loc = L(@6); }
+        else { free($2); free($3); free($4); free($6); } }
+  | LOOP name name name ARROW name
+      { $$ = mbd_stmt_new(MBD_S_LOOP, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->type = $3; $$->type_loc = L(@3);
+                  $$->parent = $4; $$->parent_loc = L(@4); $$->child = $6; $$->child_loc = L(@6); }
+        else { free($2); free($3); free($4); free($6); } }
+  ;
+
+/* A name: an identifier, or a word that is a keyword only inside a flexible body. */
+name:
+    IDENT              { $$ = $1; }
+  | BEAM               { $$ = word(st, "beam"); }
+  | LENGTH             { $$ = word(st, "length"); }
+  | EI                 { $$ = word(st, "EI"); }
+  | RHOA               { $$ = word(st, "rhoA"); }
+  | MODES              { $$ = word(st, "modes"); }
+  | NODES              { $$ = word(st, "nodes"); }
+  | STIFFNESS          { $$ = word(st, "stiffness"); }
+  | DAMPING            { $$ = word(st, "damping"); }
+  ;
+
+names:
+    name               { $$ = mbd_name_new($1, L(@1)); }
+  | names name         { mbd_name *n = mbd_name_new($2, L(@2));
+                         if (n) { n->next = $1; $$ = n; } else $$ = $1; }
+  ;
+
+/* items: { item }   (built in reverse, reversed by the enclosing rule) */
+items:
+    %empty             { $$ = NULL; }
+  | items item         { $$ = prepend($1, $2); }
+  | items error        { $$ = $1; }
+  ;
+
+/* item: a property of a body, joint or loop */
+item:
+    MASS exprs ';'               { $$ = item(MBD_I_MASS, @1, $2); }
+  | COM exprs ';'                { $$ = item(MBD_I_COM, @1, $2); }
+  | INERTIA exprs ';'            { $$ = item(MBD_I_INERTIA, @1, $2); }
+  | AXIS exprs ';'               { $$ = item(MBD_I_AXIS, @1, $2); }
+  | AXIS2 exprs ';'              { $$ = item(MBD_I_AXIS2, @1, $2); }
+  | PITCH exprs ';'              { $$ = item(MBD_I_PITCH, @1, $2); }
+  | DISTANCE exprs ';'           { $$ = item(MBD_I_DISTANCE, @1, $2); }
+  | ORIGIN frame ';'             { $$ = $2; if ($$) { $$->kind = MBD_I_ORIGIN; $$->loc = L(@1); } }
+  | TARGET frame ';'             { $$ = $2; if ($$) { $$->kind = MBD_I_TARGET; $$->loc = L(@1); } }
+  | NODE name ';'                { $$ = item(MBD_I_NODE, @1, NULL);
+                                   if ($$) $$->name = $2; else free($2); }
+  | BEAM beam_params ';'         { $$ = item(MBD_I_BEAM, @1, NULL);
+                                   if ($$) $$->sub = mbd_item_reverse($2); else mbd_item_free($2); }
+  | NODES '{' node_defs '}'      { $$ = item(MBD_I_NODES, @1, NULL);
+                                   if ($$) $$->sub = mbd_item_reverse($3); else mbd_item_free($3); }
+  | MODES '{' mode_defs '}'      { $$ = item(MBD_I_MODES, @1, NULL);
+                                   if ($$) $$->sub = mbd_item_reverse($3); else mbd_item_free($3); }
+  | STIFFNESS '{' rows '}'       { $$ = item(MBD_I_STIFFNESS, @1, NULL);
+                                   if ($$) $$->rows = $3; else mbd_rows_free($3); }
+  | DAMPING '{' rows '}'         { $$ = item(MBD_I_DAMPING, @1, NULL);
+                                   if ($$) $$->rows = $3; else mbd_rows_free($3); }
+  ;
+
+/* frame: 'xyz' x y z ['rpy' roll pitch yaw] | 'rpy' roll pitch yaw */
+frame:
+    XYZ exprs                    { $$ = item(MBD_I_ORIGIN, @1, $2); }
+  | RPY exprs                    { $$ = item(MBD_I_ORIGIN, @1, NULL);
+                                   if ($$) { $$->rpy = $2; $$->rpy_loc = L(@1); }
+                                   else mbd_exprs_free($2); }
+  | XYZ exprs RPY exprs          { $$ = item(MBD_I_ORIGIN, @1, $2);
+                                   if ($$) { $$->rpy = $4; $$->rpy_loc = L(@3); }
+                                   else mbd_exprs_free($4); }
+  ;
+
+/* beam: 'beam' { ('length' | 'EI' | 'rhoA' | 'modes') value } */
+beam_params:
+    beam_param                   { $$ = $1; }
+  | beam_params beam_param       { $$ = prepend($1, $2); }
+  ;
+beam_param:
+    LENGTH expr                  { $$ = item(MBD_I_LENGTH, @1, mbd_exprs_append(NULL, $2)); }
+  | EI expr                      { $$ = item(MBD_I_EI, @1, mbd_exprs_append(NULL, $2)); }
+  | RHOA expr                    { $$ = item(MBD_I_RHOA, @1, mbd_exprs_append(NULL, $2)); }
+  | MODES expr                   { $$ = item(MBD_I_NMODES, @1, mbd_exprs_append(NULL, $2)); }
+  ;
+
+/* nodes: 'nodes' '{' { name node_prop { node_prop } ';' } '}' */
+node_defs:
+    %empty                       { $$ = NULL; }
+  | node_defs node_def           { $$ = prepend($1, $2); }
+  | node_defs error              { $$ = $1; }
+  ;
+node_def:
+    name node_props ';'          { $$ = item(MBD_I_NODEDEF, @1, NULL);
+                                   if ($$) { $$->name = $1; $$->sub = mbd_item_reverse($2); }
+                                   else { free($1); mbd_item_free($2); } }
+  ;
+node_props:
+    node_prop                    { $$ = $1; }
+  | node_props node_prop         { $$ = prepend($1, $2); }
+  ;
+node_prop:
+    XYZ exprs                    { $$ = item(MBD_I_ORIGIN, @1, $2); }
+  | MASS exprs                   { $$ = item(MBD_I_MASS, @1, $2); }
+  | INERTIA exprs                { $$ = item(MBD_I_INERTIA, @1, $2); }
+  ;
+
+/* modes: 'modes' '{' { name '{' { node r1 r2 r3 t1 t2 t3 ';' } '}' } '}' */
+mode_defs:
+    %empty                       { $$ = NULL; }
+  | mode_defs mode_def           { $$ = prepend($1, $2); }
+  | mode_defs error              { $$ = $1; }
+  ;
+mode_def:
+    name '{' shapes '}'          { $$ = item(MBD_I_MODEDEF, @1, NULL);
+                                   if ($$) { $$->name = $1; $$->sub = mbd_item_reverse($3); }
+                                   else { free($1); mbd_item_free($3); } }
+  ;
+shapes:
+    %empty                       { $$ = NULL; }
+  | shapes shape                 { $$ = prepend($1, $2); }
+  | shapes error                 { $$ = $1; }
+  ;
+shape:
+    name exprs ';'               { $$ = item(MBD_I_SHAPE, @1, $2);
+                                   if ($$) $$->name = $1; else free($1); }
+  ;
+
+/* rows: { value { value } ';' } */
+rows:
+    %empty                       { $$ = mbd_rows_append(NULL, NULL);
+                                   if (!$$) st->out_of_memory = 1; }
+  | rows row_values ';'          { $$ = mbd_rows_append($1, $2); }
+  | rows error                   { $$ = $1; }
+  ;
+row_values:
+    exprs                        { $$ = $1; }
+  ;
+
+/* A list of values side by side: `0 0 -9.81`. */
+exprs:
+    expr                         { $$ = mbd_exprs_append(NULL, $1);
+                                   if (!$$) st->out_of_memory = 1; }
+  | exprs expr                   { $$ = mbd_exprs_append($1, $2); }
+  ;
+
+/* expr: number | name | 'pi' | '(' expr ')' | f '(' expr ')' | '-' expr | expr op expr | expr 'deg' */
+expr:
+    NUMBER                       { $$ = mbd_expr_num($1, L(@1)); if (!$$) st->out_of_memory = 1; }
+  | IDENT                        { $$ = mbd_expr_name($1, L(@1)); if (!$$) st->out_of_memory = 1; }
+  | PI                           { $$ = op(st, MBD_E_PI, NULL, NULL, @1); }
+  | '(' expr ')'                 { $$ = $2; }
+  | SQRT '(' expr ')'            { $$ = op(st, MBD_E_SQRT, $3, NULL, @1); }
+  | SIN '(' expr ')'             { $$ = op(st, MBD_E_SIN, $3, NULL, @1); }
+  | COS '(' expr ')'             { $$ = op(st, MBD_E_COS, $3, NULL, @1); }
+  | UMINUS expr %prec NEG        { $$ = op(st, MBD_E_NEG, $2, NULL, @1);
+                                   if ($$ && $$->kind == MBD_E_NEG) $$->split_minus = $1 != 0; }
+  | expr '+' expr                { $$ = op(st, MBD_E_ADD, $1, $3, @2); }
+  | expr MINUS expr              { $$ = op(st, MBD_E_SUB, $1, $3, @2); }
+  | expr '*' expr                { $$ = op(st, MBD_E_MUL, $1, $3, @2); }
+  | expr '/' expr                { $$ = op(st, MBD_E_DIV, $1, $3, @2); }
+  | expr '^' expr                { $$ = op(st, MBD_E_POW, $1, $3, @2); }
+  | expr DEG                     { $$ = op(st, MBD_E_DEG, $1, NULL, @2); }
+  ;
+
+%%
+
+#include "mbd_lexer.h"
+
+/* Human names of tokens, for "expected ..." lists. */
+static const char *symbol_text(yysymbol_kind_t k) {
+  switch (k) {
+  case YYSYMBOL_YYEOF: return "end of file";
+  case YYSYMBOL_IDENT: return "a name";
+  case YYSYMBOL_NUMBER: return "a number";
+  case YYSYMBOL_UMINUS: return "'-'";
+  default: return yysymbol_name(k);
+  }
+}
+
+/* True if k can start a value (so "expected a value" says it once). */
+static int starts_value(yysymbol_kind_t k) {
+  return k == YYSYMBOL_NUMBER || k == YYSYMBOL_IDENT || k == YYSYMBOL_PI || k == YYSYMBOL_SQRT ||
+         k == YYSYMBOL_SIN || k == YYSYMBOL_COS || k == YYSYMBOL_UMINUS ||
+         strcmp(yysymbol_name(k), "'('") == 0;
+}
+
+/* "unexpected X; expected A, B or C", or "expected ';' after Y" when a line ends early. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
+                                 struct mbd_lex_state *st) {
+  (void)scanner;
+  enum { MAX_EXPECTED = 6 };
+  yysymbol_kind_t exp[MAX_EXPECTED + 1];
+  int n = yypcontext_expected_tokens(ctx, exp, MAX_EXPECTED + 1);
+  yysymbol_kind_t look = yypcontext_token(ctx);
+  const MBD_YYLTYPE *loc = yypcontext_location(ctx);
+  int semicolon = 0, value = 0;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(yysymbol_name(exp[i]), "';'") == 0) semicolon = 1;
+    if (starts_value(exp[i])) value = 1;
+  }
+  /* A statement that ends at the end of a line without ';': point at its last token. */
+  if (semicolon && look != YYSYMBOL_YYEOF && st->prev_loc.line > 0 &&
+      loc->first_line > st->prev_loc.line) {
+    mbg_loc at = {st->prev_loc.line, st->prev_loc.last_col + 1, st->prev_loc.last_col + 1};
+    mbg_diag_error(st->diag, at, "expected ';' after '%s'", st->prev_text);
+    return 0;
+  }
+  char what[80];
+  if (look == YYSYMBOL_YYEOF) snprintf(what, sizeof what, "end of file");
+  else if (look == YYSYMBOL_YYerror || look == YYSYMBOL_YYUNDEF) snprintf(what, sizeof what, "input");
+  else snprintf(what, sizeof what, "'%s'", st->cur_text);
+  char list[400] = "";
+  size_t len = 0;
+  int shown = 0, total = (n <= 0 || n > MAX_EXPECTED) ? 0 : n;
+  for (int i = 0; i < total; i++) {
+    const char *t = starts_value(exp[i]) ? (value == 1 ? "a value" : NULL) : symbol_text(exp[i]);
+    if (starts_value(exp[i])) value = 2;
+    if (!t) continue;
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", shown ? ", " : "", t);
+    shown++;
+    if (len >= sizeof list) break;
+  }
+  mbg_loc at = L(*loc);
+  if (shown > 0)
+    mbg_diag_error(st->diag, at, "unexpected %s; expected %s", what, list);
+  else
+    mbg_diag_error(st->diag, at, "unexpected %s", what);
+  return 0;
+}
+
+static void mbd_yyerror(MBD_YYLTYPE *loc, void *scanner, struct mbd_lex_state *st,
+                        const char *msg) {
+  (void)scanner;
+  if (strcmp(msg, "memory exhausted") == 0)
+    mbg_diag_error(st->diag, L(*loc), "input nested too deeply");
+  else
+    mbg_diag_error(st->diag, L(*loc), "%s", msg);
+}
+
+mbd_ast *mbd_parse(const char *text, size_t len, mbg_diag *diag) {
+  struct mbd_lex_state st;
+  memset(&st, 0, sizeof st);
+  st.diag = diag;
+  st.line = 1;
+  st.col = 1;
+  st.ast = calloc(1, sizeof *st.ast);
+  if (!st.ast) return NULL;
+  yyscan_t scanner;
+  if (mbd_yylex_init_extra(&st, &scanner) != 0) {
+    free(st.ast);
+    return NULL;
+  }
+  if (len > (size_t)INT32_MAX) len = (size_t)INT32_MAX; /* flex takes an int length */
+  YY_BUFFER_STATE buf = mbd_yy_scan_bytes(text, (int)len, scanner);
+  mbd_yyparse(scanner, &st);
+  mbd_yy_delete_buffer(buf, scanner);
+  mbd_yylex_destroy(scanner);
+  if (st.out_of_memory) {
+    mbd_ast_free(st.ast);
+    return NULL;
+  }
+  return st.ast;
+}
