@@ -15,6 +15,10 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
  * reasons went to `out` as diagnostics. */
 mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings);
 
+/* The same from text in memory (`path` names it in messages). */
+mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, FILE *out,
+                               int *errors, int *warnings);
+
 /* 1 if `name` can be used as a name in the model and in the generated C: a C identifier of at
  * most MBG_MAX_NAME characters, not a C keyword or reserved identifier. */
 enum { MBG_MAX_NAME = 63 };

@@ -64,14 +64,8 @@ static void default_name(const char *path, char *name, size_t size) {
   name[n] = '\0';
 }
 
-mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings) {
-  size_t len = 0;
-  *errors = *warnings = 0;
-  char *text = read_file(path, &len, out);
-  if (!text) {
-    *errors = 1;
-    return NULL;
-  }
+mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, FILE *out,
+                               int *errors, int *warnings) {
   mbg_diag d;
   mbg_diag_init(&d, path, text, len, out);
   mbg_model *m = NULL;
@@ -93,6 +87,18 @@ mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings)
   }
   *errors = d.errors;
   *warnings = d.warnings;
+  return m;
+}
+
+mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings) {
+  size_t len = 0;
+  *errors = *warnings = 0;
+  char *text = read_file(path, &len, out);
+  if (!text) {
+    *errors = 1;
+    return NULL;
+  }
+  mbg_model *m = mbg_model_from_text(path, text, len, out, errors, warnings);
   free(text);
   return m;
 }
