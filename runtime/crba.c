@@ -1,0 +1,50 @@
+/* crba.c — the joint-space inertia matrix by the composite-rigid-body algorithm
+ * (ALGORITHMS.md §2; seed 003 §5, Lemma 5.1, eq. 5.5). */
+#include "mb.h"
+
+/* Composite inertias: IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ. */
+static void crba_composite(const mb_model *m, mb_workspace *ws) {
+  double t[10];
+  for (int k = 0; k < 10 * (m->nb + 1); k++) ws->IC[k] = m->inertia[k];
+  for (int i = m->nb; i >= 1; i--) {
+    int p = m->parent[i];
+    if (p == 0) continue;
+    mbs_I_to_parent(ws->XE + 9 * i, ws->Xr + 3 * i, ws->IC + 10 * i, t);
+    for (int k = 0; k < 10; k++) ws->IC[10 * p + k] += t[k];
+  }
+}
+
+/* M[row block of j, col block of i] = S_jᵀ F and its transpose; F holds n columns. */
+static void crba_block(const mb_model *m, const mb_workspace *ws, int j, const double *F, int n,
+                       int col, double *M) {
+  const double *S = ws->S + 6 * m->iv[j];
+  int nv = m->nv, nj = mb_joint_nv(m->jtype[j]);
+  for (int r = 0; r < nj; r++)
+    for (int c = 0; c < n; c++) {
+      double s = 0.0;
+      for (int k = 0; k < 6; k++) s += S[6 * r + k] * F[6 * c + k];
+      M[(m->iv[j] + r) * nv + col + c] = M[(col + c) * nv + m->iv[j] + r] = s;
+    }
+}
+
+void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
+  double F[36], t[6];
+  for (int k = 0; k < m->nv * m->nv; k++) M[k] = 0.0;
+  mb_xup(m, ws, q);
+  crba_composite(m, ws);
+  for (int i = 1; i <= m->nb; i++) {
+    int n = mb_joint_nv(m->jtype[i]), j = i;
+    /* F = IC_i S_i;  M_ii = S_iᵀ F */
+    for (int c = 0; c < n; c++) mbs_I_mv(ws->IC + 10 * i, ws->S + 6 * (m->iv[i] + c), F + 6 * c);
+    crba_block(m, ws, i, F, n, m->iv[i], M);
+    /* while λ(j) ≠ 0:  F = λX*_j F;  j = λ(j);  M_ji = M_ijᵀ = S_jᵀ F */
+    while (n > 0 && m->parent[j] != 0) {
+      for (int c = 0; c < n; c++) {
+        mbs_XT_fv(ws->XE + 9 * j, ws->Xr + 3 * j, F + 6 * c, t);
+        for (int k = 0; k < 6; k++) F[6 * c + k] = t[k];
+      }
+      j = m->parent[j];
+      crba_block(m, ws, j, F, n, m->iv[i], M);
+    }
+  }
+}

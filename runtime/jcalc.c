@@ -1,0 +1,102 @@
+/* jcalc.c — joint models: XJ(q) and S for every joint type (ALGORITHMS.md §0, the joint table).
+ *
+ * S is constant in the child frame for every joint, so cJ = 0. Axes are arbitrary unit vectors
+ * in the joint frame. */
+#include "mb.h"
+
+int mb_joint_nq(mb_joint_type t) {
+  static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7};
+  return ((unsigned)t < MB_JOINT_TYPE_COUNT) ? nq[t] : 0;
+}
+
+int mb_joint_nv(mb_joint_type t) {
+  static const int nv[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 3, 6};
+  return ((unsigned)t < MB_JOINT_TYPE_COUNT) ? nv[t] : 0;
+}
+
+static void identity(double E[9], double r[3]) {
+  for (int k = 0; k < 9; k++) E[k] = (k % 4 == 0) ? 1.0 : 0.0;
+  r[0] = r[1] = r[2] = 0.0;
+}
+
+/* E = R(quat)ᵀ: R maps child to parent coordinates, E parent to child. */
+static void quat_E(const double *quat, double E[9]) {
+  double R[9];
+  mbs_quat_to_rot(quat, R);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) E[3 * i + j] = R[3 * j + i];
+}
+
+void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]) {
+  const double *a = m->axis + 3 * i, *qi = q + m->iq[i];
+  double R[9];
+  identity(E, r);
+  switch (m->jtype[i]) {
+  case MB_JOINT_REVOLUTE:
+  case MB_JOINT_CONTINUOUS: /* XJ = rot(a, q) */
+  case MB_JOINT_HELICAL:    /* XJ = rot(a, q), then translation h q a (a is fixed by the rotation) */
+    mbs_rot_axis(a, qi[0], R);
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 3; k++) E[3 * j + k] = R[3 * k + j];
+    if (m->jtype[i] == MB_JOINT_HELICAL)
+      for (int k = 0; k < 3; k++) r[k] = m->pitch[i] * qi[0] * a[k];
+    break;
+  case MB_JOINT_PRISMATIC: /* XJ = xlt(q a) */
+    for (int k = 0; k < 3; k++) r[k] = qi[0] * a[k];
+    break;
+  case MB_JOINT_SPHERICAL: /* XJ = rot(quat) */
+    quat_E(qi, E);
+    break;
+  case MB_JOINT_FLOATING: /* XJ = rot(quat) xlt(p) */
+    quat_E(qi + 3, E);
+    for (int k = 0; k < 3; k++) r[k] = qi[k];
+    break;
+  case MB_JOINT_FIXED:
+  case MB_JOINT_TYPE_COUNT:
+    break;
+  }
+}
+
+void mb_joint_S(const mb_model *m, int i, double *S) {
+  const double *a = m->axis + 3 * i;
+  int n = mb_joint_nv(m->jtype[i]);
+  for (int k = 0; k < 6 * n; k++) S[k] = 0.0;
+  switch (m->jtype[i]) {
+  case MB_JOINT_REVOLUTE:
+  case MB_JOINT_CONTINUOUS: /* S = [a; 0] */
+    for (int k = 0; k < 3; k++) S[k] = a[k];
+    break;
+  case MB_JOINT_PRISMATIC: /* S = [0; a] */
+    for (int k = 0; k < 3; k++) S[3 + k] = a[k];
+    break;
+  case MB_JOINT_HELICAL: /* S = [a; h a] */
+    for (int k = 0; k < 3; k++) S[k] = a[k], S[3 + k] = m->pitch[i] * a[k];
+    break;
+  case MB_JOINT_SPHERICAL: /* S = [1₃; 0] */
+    for (int k = 0; k < 3; k++) S[6 * k + k] = 1.0;
+    break;
+  case MB_JOINT_FLOATING: /* S [v_lin; ω] = [ω; v_lin]: column k < 3 is e_{3+k}, k ≥ 3 is e_{k−3} */
+    for (int k = 0; k < 3; k++) S[6 * k + 3 + k] = 1.0, S[6 * (3 + k) + k] = 1.0;
+    break;
+  case MB_JOINT_FIXED:
+  case MB_JOINT_TYPE_COUNT:
+    break;
+  }
+}
+
+void mb_xup(const mb_model *m, mb_workspace *ws, const double *q) {
+  double EJ[9], rJ[3];
+  /* iXλ = XJ(q_i) XT(i) */
+  for (int i = 1; i <= m->nb; i++) {
+    mb_jcalc(m, i, q, EJ, rJ);
+    mbs_X_compose(EJ, rJ, m->XT_E + 9 * i, m->XT_r + 3 * i, ws->XE + 9 * i, ws->Xr + 3 * i);
+  }
+}
+
+void mb_neutral(const mb_model *m, double *q) {
+  for (int k = 0; k < m->nq; k++) q[k] = 0.0;
+  for (int i = 1; i <= m->nb; i++) {
+    if (m->jtype[i] == MB_JOINT_SPHERICAL) q[m->iq[i] + 3] = 1.0;
+    if (m->jtype[i] == MB_JOINT_FLOATING) q[m->iq[i] + 6] = 1.0;
+  }
+}

@@ -1,0 +1,198 @@
+/* mb.h — the mbdc runtime: a generic, model-interpreting solver of the rigid-body algorithms.
+ *
+ * The reference every generated function is checked against, and a library for models known only
+ * at run time. Plain C11, libm only, no allocation: every algorithm works in a caller-provided
+ * workspace laid out once by mb_workspace_init().
+ *
+ * Notation (ALGORITHMS.md §0). Spatial motion vectors are m = [ω; v], force vectors f = [n; f]
+ * (angular first). A transform X = (E, r) is Featherstone's BXA = [E 0; −E r× E]: E (3×3, row-major)
+ * rotates A coordinates into B coordinates and r is the origin of B in A coordinates. Inertias are
+ * 10 numbers at the body origin: [m, hx hy hz, ixx iyy izz ixy ixz iyz] with h = m c the first
+ * moment and the rotational inertia about the body origin, the symmetric matrix
+ * [ixx ixy ixz; ixy iyy iyz; ixz iyz izz] (tensor entries, not negated products), so
+ * I = [Ī h×; h×ᵀ m·1].
+ *
+ * Numbering is regular: bodies 1..nb, parent λ(i) < i, body 0 the fixed world. Every per-body
+ * array, in the model, in the workspace and in the API (fext, pose, wrench), has nb + 1 entries
+ * indexed by body number; entry 0 is the world (ignored on input, identity or zero on output).
+ * Body i's frame is the child-side frame of joint i; iXλ = XJ(q_i) XT(i).
+ *
+ * Coordinates (DESIGN.md "The generated interface", Pinocchio's conventions):
+ *   revolute, continuous  q = angle about the unit axis a (joint frame); S = [a; 0]
+ *   prismatic             q = displacement along a;                    S = [0; a]
+ *   helical, pitch h      rotation q about a and translation h q along a; S = [a; h a]
+ *   spherical             q = unit quaternion [qx qy qz qw] (child→parent rotation),
+ *                         v = angular velocity in the child frame;    S = [1₃; 0]
+ *   floating              q = [x y z qx qy qz qw]: child origin in parent coordinates and the
+ *                         child→parent rotation; v = [linear; angular] of the child frame in child
+ *                         coordinates; S maps [lin; ang] to [ω; v]; its τ is [force; torque]
+ *   fixed                 no coordinates, XJ = identity
+ * Quaternions store q_w last. Gravity enters as a fictitious base acceleration a0 = −gravity.
+ * Joint wrenches are [torque; force] of the parent on the child, at the joint origin, in the joint
+ * (= child body) frame. */
+#ifndef MB_H
+#define MB_H
+
+#include <stddef.h>
+
+typedef enum mb_joint_type {
+  MB_JOINT_FIXED,
+  MB_JOINT_REVOLUTE,
+  MB_JOINT_CONTINUOUS,
+  MB_JOINT_PRISMATIC,
+  MB_JOINT_HELICAL,
+  MB_JOINT_SPHERICAL,
+  MB_JOINT_FLOATING,
+  MB_JOINT_TYPE_COUNT
+} mb_joint_type;
+
+/* Position and velocity coordinates of a joint type (fixed 0/0 ... floating 7/6); 0 if invalid. */
+int mb_joint_nq(mb_joint_type t);
+int mb_joint_nv(mb_joint_type t);
+
+/* ---------------------------------------------------------------------------------------------
+ * The model: struct of const arrays, so a generated <p>_model.c can hold it in static const data:
+ *
+ *   static const int parent[] = {-1, 0, 1};  ...
+ *   const mb_model p_model = {2, 2, 2, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+ *                             {0, 0, -9.81}};
+ *
+ * MB_MODEL_ARRAYS lists every per-body array once: X(type, name, doubles or ints per body). */
+#define MB_MODEL_ARRAYS(X)                                                                      \
+  X(int, parent, 1)            /* λ(i) < i; parent[0] = -1 */                                   \
+  X(mb_joint_type, jtype, 1)   /* joint i from λ(i) to i; jtype[0] = MB_JOINT_FIXED */          \
+  X(int, iq, 1)                /* first position coordinate of joint i (consecutive, from 0) */ \
+  X(int, iv, 1)                /* first velocity coordinate of joint i (consecutive, from 0) */ \
+  X(double, XT_E, 9)           /* tree transform XT(i): rotation parent → joint frame */        \
+  X(double, XT_r, 3)           /* tree transform XT(i): joint origin in parent coordinates */   \
+  X(double, axis, 3)           /* unit joint axis in the joint frame (1-dof joints) */          \
+  X(double, pitch, 1)          /* helical pitch, metres per radian */                           \
+  X(double, inertia, 10)       /* m, h = m c, Ī about the body origin (see above) */
+
+typedef struct mb_model {
+  int nb; /* moving bodies; per-body arrays have nb + 1 entries */
+  int nq, nv;
+#define MB_MODEL_FIELD(type, name, per_body) const type *name;
+  MB_MODEL_ARRAYS(MB_MODEL_FIELD)
+#undef MB_MODEL_FIELD
+  double gravity[3]; /* in world coordinates, e.g. {0, 0, -9.81} */
+} mb_model;
+
+/* Validate a model: pointers, regular numbering, consecutive iq/iv summing to nq/nv, unit axes,
+ * proper rotations XT_E, physically consistent inertias (m ≥ 0, rotational inertia about the COM
+ * positive semidefinite and satisfying the triangle inequalities). Returns 0 if valid; otherwise
+ * -1 and, if msg is not NULL, a one-line reason in msg[msgsize]. */
+int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
+
+/* ---------------------------------------------------------------------------------------------
+ * The workspace: one caller-provided buffer, laid out once per model (like MuJoCo's arena).
+ *
+ *   mb_workspace ws;
+ *   void *buf = malloc(mb_workspace_size(&model));   (or any double-aligned storage)
+ *   mb_workspace_init(&ws, &model, buf);
+ *
+ * MB_WORKSPACE_ARRAYS lists every array once: X(name, per_body, per_dof, per_dof2), the array
+ * holding per_body·(nb+1) + per_dof·nv + per_dof2·nv² doubles. Algorithms leave their results in
+ * it (after mb_rnea: XE/Xr, v, a, f). To add an algorithm's scratch, add one line here (e.g.
+ * X(IA, 36, 0, 0) for articulated inertias, X(U, 0, 6, 0), X(L, 0, 0, 1)); size and layout
+ * follow, nothing else changes. An algorithm owns its scratch arrays; the shared ones (XE, Xr,
+ * S, v, a, f) are recomputed by every algorithm that uses them. */
+#define MB_WORKSPACE_ARRAYS(X)                                                                  \
+  X(S, 0, 6, 0)   /* motion subspaces: 6 doubles per dof column, body frame; set at init */     \
+  X(XE, 9, 0, 0)  /* iXλ = XJ XT: rotation E */                                                 \
+  X(Xr, 3, 0, 0)  /* iXλ: origin of body i in λ(i) coordinates */                               \
+  X(v, 6, 0, 0)   /* body spatial velocity, body frame */                                       \
+  X(a, 6, 0, 0)   /* body spatial acceleration (including −gravity), body frame */              \
+  X(f, 6, 0, 0)   /* RNEA body force; after the backward pass the joint wrench */               \
+  X(IC, 10, 0, 0) /* CRBA composite inertia, 10-number form */                                  \
+  X(X0E, 9, 0, 0) /* FK: iX0 rotation (world → body) */                                         \
+  X(X0r, 3, 0, 0) /* FK: body origin in world coordinates */                                    \
+  X(tau, 0, 1, 0) /* scratch joint-space vector */
+
+typedef struct mb_workspace {
+  const mb_model *model;
+#define MB_WORKSPACE_FIELD(name, per_body, per_dof, per_dof2) double *name;
+  MB_WORKSPACE_ARRAYS(MB_WORKSPACE_FIELD)
+#undef MB_WORKSPACE_FIELD
+} mb_workspace;
+
+/* Bytes of buffer a model's workspace needs. */
+size_t mb_workspace_size(const mb_model *m);
+/* Lay out ws in buffer (mb_workspace_size(m) bytes, aligned for double), zero it and fill the
+ * constant motion subspaces S. The model must outlive the workspace. */
+void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer);
+
+/* ---------------------------------------------------------------------------------------------
+ * Spatial algebra (spatial.c): pure functions on compact storage, never dense 6×6.
+ * Transforms are (E, r) as above; out may not alias the input unless stated. */
+void mbs_cross(const double a[3], const double b[3], double out[3]);   /* a × b */
+void mbs_mat3_mv(const double E[9], const double x[3], double out[3]);  /* E x */
+void mbs_mat3_tmv(const double E[9], const double x[3], double out[3]); /* Eᵀ x */
+void mbs_mat3_mul(const double A[9], const double B[9], double out[9]); /* A B */
+
+void mbs_X_mv(const double E[9], const double r[3], const double m[6], double out[6]);    /* X m */
+void mbs_Xinv_mv(const double E[9], const double r[3], const double m[6], double out[6]); /* X⁻¹ m = X*ᵀ m */
+void mbs_X_fv(const double E[9], const double r[3], const double f[6], double out[6]);    /* X* f */
+void mbs_XT_fv(const double E[9], const double r[3], const double f[6], double out[6]);   /* Xᵀ f = X*⁻¹ f */
+/* X = X1 X2 (first X2, then X1); out may alias either input. */
+void mbs_X_compose(const double E1[9], const double r1[3], const double E2[9], const double r2[3],
+                   double E[9], double r[3]);
+/* X⁻¹ = (Eᵀ, −E r). */
+void mbs_X_inv(const double E[9], const double r[3], double Einv[9], double rinv[3]);
+
+void mbs_crm(const double v[6], const double m[6], double out[6]); /* v × m  = crm(v) m */
+void mbs_crf(const double v[6], const double f[6], double out[6]); /* v ×* f = crf(v) f */
+void mbs_I_mv(const double I[10], const double m[6], double out[6]); /* I m */
+/* out = λX*_i I iXλ: inertia I given in the child frame, (E, r) = iXλ; out may alias I. */
+void mbs_I_to_parent(const double E[9], const double r[3], const double I[10], double out[10]);
+/* 3×3 rotational inertia (symmetric, 6 numbers) expanded to a full row-major matrix. */
+void mbs_sym3_full(const double s[6], double out[9]);
+
+/* Quaternions [x y z w], q_w last. The rotation matrix R(q) maps child to parent coordinates. */
+void mbs_quat_normalize(double q[4]);
+void mbs_quat_to_rot(const double q[4], double R[9]);
+void mbs_quat_mul(const double a[4], const double b[4], double out[4]); /* a ⊗ b; may alias */
+void mbs_quat_exp(const double w[3], double out[4]); /* rotation by the vector w (angle |w|) */
+/* Rotation matrix of angle theta about unit axis a (child → parent, right-handed). */
+void mbs_rot_axis(const double a[3], double theta, double R[9]);
+
+/* ---------------------------------------------------------------------------------------------
+ * Joints (jcalc.c). */
+/* XJ(q_i) = (E, r) of body i's joint, q the full position vector. */
+void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]);
+/* The 6×nv_i motion subspace of body i's joint, column-major (6 doubles per column). */
+void mb_joint_S(const mb_model *m, int i, double *S);
+/* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
+void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
+/* q = the neutral configuration (zeros, identity quaternions). */
+void mb_neutral(const mb_model *m, double *q);
+
+/* ---------------------------------------------------------------------------------------------
+ * Algorithms. Sizes: q[nq], v/a/tau[nv], M[nv·nv], per-body arrays [(nb+1)·k]. */
+
+/* Inverse dynamics τ = M(q) a + C(q,v) v + g(q) − Σ Jᵢᵀ fextᵢ (rnea.c). fext is NULL or one
+ * wrench [n; f] per body, acting on the body, at its origin, in its frame. */
+void mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+             const double *a, const double *fext, double *tau);
+/* Bias forces h = C(q,v) v + g(q), and gravity torques g(q) (rnea.c). */
+void mb_nle(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *h);
+void mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g);
+
+/* Joint-space inertia matrix, row-major, full symmetric (crba.c). */
+void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
+
+/* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
+ * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */
+void mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
+
+/* qout = q ⊕ v dt on the joint manifolds (integrate.c): scalars add, quaternions are multiplied
+ * on the right by exp(ω dt) and stay unit, a floating joint moves along the screw of its body
+ * twist (SE(3) exponential). qout may alias q. */
+void mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout);
+
+/* The wrench [torque; force] transmitted across every joint, parent on child, at the joint origin,
+ * in the joint frame: RNEA's f_i after the backward pass (joint_wrenches.c). wrench[0..5] = 0. */
+void mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                       const double *a, double *wrench);
+
+#endif

@@ -1,0 +1,122 @@
+/* model.c — model validation and the workspace layout. */
+#include "mb.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int fail(char *msg, size_t msgsize, const char *fmt, ...) {
+  if (msg && msgsize > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msgsize, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* 1 if E is a proper rotation: E Eᵀ = 1 and det E = +1, to 1e-9. */
+static int is_rotation(const double E[9]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double d = E[3 * i] * E[3 * j] + E[3 * i + 1] * E[3 * j + 1] + E[3 * i + 2] * E[3 * j + 2];
+      if (!(fabs(d - (i == j)) < 1e-9)) return 0;
+    }
+  double c[3];
+  mbs_cross(E, E + 3, c);
+  return c[0] * E[6] + c[1] * E[7] + c[2] * E[8] > 0.0;
+}
+
+/* 1 if the inertia is physical: m ≥ 0 (h = 0 if m = 0) and Σ = tr(Ic)/2·1 − Ic ⪰ 0, with Ic the
+ * rotational inertia about the COM; Σ = ∫ρ x xᵀ ⪰ 0 is Ic ⪰ 0 plus the triangle inequalities. */
+static int is_physical(const double I[10]) {
+  double m = I[0], Ic[9], S[9];
+  if (!(m >= 0.0) || !isfinite(m)) return 0;
+  mbs_sym3_full(I + 4, Ic);
+  /* Ic = Ī + h× h× / m,  h× h× = h hᵀ − |h|² 1 */
+  double hh = I[1] * I[1] + I[2] * I[2] + I[3] * I[3];
+  if (m == 0.0 && hh != 0.0) return 0;
+  for (int i = 0; i < 3 && m > 0.0; i++)
+    for (int j = 0; j < 3; j++) Ic[3 * i + j] += (I[1 + i] * I[1 + j] - (i == j) * hh) / m;
+  double tr = Ic[0] + Ic[4] + Ic[8], tol = 1e-12 * (fabs(tr) + 1e-300);
+  for (int k = 0; k < 9; k++) S[k] = ((k % 4 == 0) ? 0.5 * tr : 0.0) - Ic[k];
+  /* every principal minor of Σ is ≥ 0 */
+  for (int i = 0; i < 3; i++) {
+    if (!(S[4 * i] >= -tol)) return 0;
+    int j = (i + 1) % 3;
+    if (!(S[4 * i] * S[4 * j] - S[3 * i + j] * S[3 * i + j] >= -tol * tol)) return 0;
+  }
+  double c[3];
+  mbs_cross(S, S + 3, c);
+  return c[0] * S[6] + c[1] * S[7] + c[2] * S[8] >= -tol * tol * tol;
+}
+
+static int has_axis(mb_joint_type t) {
+  return t == MB_JOINT_REVOLUTE || t == MB_JOINT_CONTINUOUS || t == MB_JOINT_PRISMATIC ||
+         t == MB_JOINT_HELICAL;
+}
+
+int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
+  if (!m) return fail(msg, msgsize, "model is NULL");
+  if (m->nb < 0 || m->nq < 0 || m->nv < 0) return fail(msg, msgsize, "negative size");
+#define MB_CHECK_FIELD(type, name, per_body) \
+  if (!m->name) return fail(msg, msgsize, "array " #name " is NULL");
+  MB_MODEL_ARRAYS(MB_CHECK_FIELD)
+#undef MB_CHECK_FIELD
+  int nq = 0, nv = 0;
+  for (int i = 1; i <= m->nb; i++) {
+    mb_joint_type t = m->jtype[i];
+    if (m->parent[i] < 0 || m->parent[i] >= i)
+      return fail(msg, msgsize, "body %d: parent %d is not in [0, %d)", i, m->parent[i], i);
+    if ((unsigned)t >= MB_JOINT_TYPE_COUNT)
+      return fail(msg, msgsize, "body %d: invalid joint type %d", i, (int)t);
+    if (m->iq[i] != nq || m->iv[i] != nv)
+      return fail(msg, msgsize, "body %d: iq/iv = %d/%d, expected %d/%d", i, m->iq[i], m->iv[i],
+                  nq, nv);
+    nq += mb_joint_nq(t), nv += mb_joint_nv(t);
+    const double *a = m->axis + 3 * i;
+    if (has_axis(t) && !(fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) < 1e-9))
+      return fail(msg, msgsize, "body %d: joint axis is not a unit vector", i);
+    if (!isfinite(m->pitch[i]) || !isfinite(m->XT_r[3 * i]) || !isfinite(m->XT_r[3 * i + 1]) ||
+        !isfinite(m->XT_r[3 * i + 2]))
+      return fail(msg, msgsize, "body %d: non-finite pitch or joint origin", i);
+    if (!is_rotation(m->XT_E + 9 * i))
+      return fail(msg, msgsize, "body %d: XT rotation is not a proper rotation", i);
+    if (!is_physical(m->inertia + 10 * i))
+      return fail(msg, msgsize, "body %d: inertia is not physically consistent", i);
+  }
+  if (nq != m->nq || nv != m->nv)
+    return fail(msg, msgsize, "nq/nv = %d/%d, joints give %d/%d", m->nq, m->nv, nq, nv);
+  for (int k = 0; k < 3; k++)
+    if (!isfinite(m->gravity[k])) return fail(msg, msgsize, "gravity is not finite");
+  return 0;
+}
+
+/* Doubles of one workspace array: per_body·(nb+1) + per_dof·nv + per_dof2·nv². */
+static size_t ws_count(const mb_model *m, size_t per_body, size_t per_dof, size_t per_dof2) {
+  size_t nb1 = (size_t)m->nb + 1, nv = (size_t)m->nv;
+  return per_body * nb1 + per_dof * nv + per_dof2 * nv * nv;
+}
+
+size_t mb_workspace_size(const mb_model *m) {
+  size_t n = 0;
+#define MB_WS_SIZE(name, per_body, per_dof, per_dof2) n += ws_count(m, per_body, per_dof, per_dof2);
+  MB_WORKSPACE_ARRAYS(MB_WS_SIZE)
+#undef MB_WS_SIZE
+  return n * sizeof(double);
+}
+
+void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
+  double *p = buffer;
+  memset(buffer, 0, mb_workspace_size(m));
+  ws->model = m;
+#define MB_WS_LAYOUT(name, per_body, per_dof, per_dof2) \
+  ws->name = p;                                         \
+  p += ws_count(m, per_body, per_dof, per_dof2);
+  MB_WORKSPACE_ARRAYS(MB_WS_LAYOUT)
+#undef MB_WS_LAYOUT
+  for (int i = 1; i <= m->nb; i++) mb_joint_S(m, i, ws->S + 6 * m->iv[i]);
+  /* the world's rotations are the identity, so per-body arrays read at index 0 are valid */
+  for (int k = 0; k < 9; k += 4) ws->XE[k] = ws->X0E[k] = 1.0;
+}

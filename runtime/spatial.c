@@ -1,0 +1,192 @@
+/* spatial.c — spatial algebra on compact storage (ALGORITHMS.md §0).
+ *
+ * Transforms are (E, r) with X = [E 0; −E r× E]; inertias are 10 numbers [m, h, Ī]. Nothing here
+ * builds a dense 6×6 matrix. */
+#include "mb.h"
+
+#include <math.h>
+
+void mbs_cross(const double a[3], const double b[3], double out[3]) {
+  double x = a[1] * b[2] - a[2] * b[1];
+  double y = a[2] * b[0] - a[0] * b[2];
+  double z = a[0] * b[1] - a[1] * b[0];
+  out[0] = x;
+  out[1] = y;
+  out[2] = z;
+}
+
+void mbs_mat3_mv(const double E[9], const double x[3], double out[3]) {
+  for (int k = 0; k < 3; k++) out[k] = E[3 * k] * x[0] + E[3 * k + 1] * x[1] + E[3 * k + 2] * x[2];
+}
+
+void mbs_mat3_tmv(const double E[9], const double x[3], double out[3]) {
+  for (int k = 0; k < 3; k++) out[k] = E[k] * x[0] + E[3 + k] * x[1] + E[6 + k] * x[2];
+}
+
+void mbs_mat3_mul(const double A[9], const double B[9], double out[9]) {
+  double C[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+  for (int k = 0; k < 9; k++) out[k] = C[k];
+}
+
+void mbs_X_mv(const double E[9], const double r[3], const double m[6], double out[6]) {
+  double rxw[3], t[3];
+  /* [ω'; v'] = [E ω; E (v − r × ω)] */
+  mbs_cross(r, m, rxw);
+  for (int k = 0; k < 3; k++) t[k] = m[3 + k] - rxw[k];
+  mbs_mat3_mv(E, m, out);
+  mbs_mat3_mv(E, t, out + 3);
+}
+
+void mbs_Xinv_mv(const double E[9], const double r[3], const double m[6], double out[6]) {
+  double rxw[3];
+  /* [ω'; v'] = [Eᵀ ω; Eᵀ v + r × Eᵀ ω] */
+  mbs_mat3_tmv(E, m, out);
+  mbs_mat3_tmv(E, m + 3, out + 3);
+  mbs_cross(r, out, rxw);
+  for (int k = 0; k < 3; k++) out[3 + k] += rxw[k];
+}
+
+void mbs_X_fv(const double E[9], const double r[3], const double f[6], double out[6]) {
+  double rxf[3], t[3];
+  /* [n'; f'] = [E (n − r × f); E f] */
+  mbs_cross(r, f + 3, rxf);
+  for (int k = 0; k < 3; k++) t[k] = f[k] - rxf[k];
+  mbs_mat3_mv(E, t, out);
+  mbs_mat3_mv(E, f + 3, out + 3);
+}
+
+void mbs_XT_fv(const double E[9], const double r[3], const double f[6], double out[6]) {
+  double rxf[3];
+  /* [n'; f'] = [Eᵀ n + r × Eᵀ f; Eᵀ f] */
+  mbs_mat3_tmv(E, f, out);
+  mbs_mat3_tmv(E, f + 3, out + 3);
+  mbs_cross(r, out + 3, rxf);
+  for (int k = 0; k < 3; k++) out[k] += rxf[k];
+}
+
+void mbs_X_compose(const double E1[9], const double r1[3], const double E2[9], const double r2[3],
+                   double E[9], double r[3]) {
+  double t[3];
+  /* X1 X2 = (E1 E2, r2 + E2ᵀ r1) */
+  mbs_mat3_tmv(E2, r1, t);
+  for (int k = 0; k < 3; k++) r[k] = r2[k] + t[k];
+  mbs_mat3_mul(E1, E2, E);
+}
+
+void mbs_X_inv(const double E[9], const double r[3], double Einv[9], double rinv[3]) {
+  double t[3];
+  /* X⁻¹ = (Eᵀ, −E r) */
+  mbs_mat3_mv(E, r, t);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) Einv[3 * i + j] = E[3 * j + i];
+  for (int k = 0; k < 3; k++) rinv[k] = -t[k];
+}
+
+void mbs_crm(const double v[6], const double m[6], double out[6]) {
+  double a[3], b[3], c[3];
+  /* v × m = [ω × m_ω; ω × m_v + v_o × m_ω] */
+  mbs_cross(v, m, a);
+  mbs_cross(v, m + 3, b);
+  mbs_cross(v + 3, m, c);
+  for (int k = 0; k < 3; k++) {
+    out[k] = a[k];
+    out[3 + k] = b[k] + c[k];
+  }
+}
+
+void mbs_crf(const double v[6], const double f[6], double out[6]) {
+  double a[3], b[3], c[3];
+  /* v ×* f = [ω × n + v_o × f; ω × f] */
+  mbs_cross(v, f, a);
+  mbs_cross(v + 3, f + 3, b);
+  mbs_cross(v, f + 3, c);
+  for (int k = 0; k < 3; k++) {
+    out[k] = a[k] + b[k];
+    out[3 + k] = c[k];
+  }
+}
+
+void mbs_sym3_full(const double s[6], double out[9]) {
+  out[0] = s[0], out[1] = s[3], out[2] = s[4];
+  out[3] = s[3], out[4] = s[1], out[5] = s[5];
+  out[6] = s[4], out[7] = s[5], out[8] = s[2];
+}
+
+void mbs_I_mv(const double I[10], const double m[6], double out[6]) {
+  double Ib[9], hxv[3], hxw[3], t[3];
+  /* I m = [Ī ω + h × v; m v − h × ω] */
+  mbs_sym3_full(I + 4, Ib);
+  mbs_mat3_mv(Ib, m, t);
+  mbs_cross(I + 1, m + 3, hxv);
+  mbs_cross(I + 1, m, hxw);
+  for (int k = 0; k < 3; k++) {
+    out[k] = t[k] + hxv[k];
+    out[3 + k] = I[0] * m[3 + k] - hxw[k];
+  }
+}
+
+void mbs_I_to_parent(const double E[9], const double r[3], const double I[10], double out[10]) {
+  double Ib[9], EIb[9], R[9], y[3], m = I[0];
+  /* y = Eᵀ h;  h' = y + m r */
+  mbs_mat3_tmv(E, I + 1, y);
+  /* R = Eᵀ Ī E */
+  mbs_sym3_full(I + 4, Ib);
+  mbs_mat3_mul(Ib, E, EIb);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      R[3 * i + j] = E[i] * EIb[j] + E[3 + i] * EIb[3 + j] + E[6 + i] * EIb[6 + j];
+  /* Ī' = R − (r yᵀ + y rᵀ) + 2 (r·y) 1 − m (r rᵀ − |r|² 1) */
+  double ry = r[0] * y[0] + r[1] * y[1] + r[2] * y[2];
+  double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  static const int row[6] = {0, 1, 2, 0, 0, 1}, col[6] = {0, 1, 2, 1, 2, 2};
+  for (int k = 0; k < 6; k++) {
+    int i = row[k], j = col[k];
+    double d = (i == j) ? 2.0 * ry + m * rr : 0.0;
+    out[4 + k] = R[3 * i + j] - (r[i] * y[j] + y[i] * r[j]) - m * r[i] * r[j] + d;
+  }
+  for (int k = 0; k < 3; k++) out[1 + k] = y[k] + m * r[k];
+  out[0] = m;
+}
+
+void mbs_quat_normalize(double q[4]) {
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; k++) q[k] /= n;
+}
+
+void mbs_quat_to_rot(const double q[4], double R[9]) {
+  double x = q[0], y = q[1], z = q[2], w = q[3];
+  /* R = (w² − |u|²) 1 + 2 u uᵀ + 2 w u×, for a unit quaternion */
+  R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - z * w), R[2] = 2 * (x * z + y * w);
+  R[3] = 2 * (x * y + z * w), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - x * w);
+  R[6] = 2 * (x * z - y * w), R[7] = 2 * (y * z + x * w), R[8] = 1 - 2 * (x * x + y * y);
+}
+
+void mbs_quat_mul(const double a[4], const double b[4], double out[4]) {
+  double c[3];
+  /* a ⊗ b = [a_w b_u + b_w a_u + a_u × b_u;  a_w b_w − a_u·b_u] */
+  mbs_cross(a, b, c);
+  double w = a[3] * b[3] - (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+  for (int k = 0; k < 3; k++) c[k] += a[3] * b[k] + b[3] * a[k];
+  out[0] = c[0], out[1] = c[1], out[2] = c[2], out[3] = w;
+}
+
+void mbs_quat_exp(const double w[3], double out[4]) {
+  double th = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  /* exp(w) = [sin(θ/2)/θ · w; cos(θ/2)], θ = |w|; Taylor series near 0 */
+  double s = (th < 1e-4) ? 0.5 - th * th / 48.0 : sin(0.5 * th) / th;
+  out[0] = s * w[0], out[1] = s * w[1], out[2] = s * w[2];
+  out[3] = cos(0.5 * th);
+}
+
+void mbs_rot_axis(const double a[3], double theta, double R[9]) {
+  double s = sin(theta), c = 1.0 - cos(theta);
+  /* R = 1 + sin θ a× + (1 − cos θ) a× a×,  a× a× = a aᵀ − 1 */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) R[3 * i + j] = c * a[i] * a[j] + (i == j ? 1.0 - c : 0.0);
+  R[1] -= s * a[2], R[2] += s * a[1];
+  R[3] += s * a[2], R[5] -= s * a[0];
+  R[6] -= s * a[1], R[7] += s * a[0];
+}

@@ -1,0 +1,148 @@
+/* test_crba.c — the joint-space inertia matrix (runtime/crba.c) on seeded random trees with every
+ * joint type, with and without a floating base. References: the columns of M from inverse
+ * dynamics, M = Mᵀ ≻ 0 by Cholesky, and the kinetic energy summed over the bodies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "mb_randtree.h"
+#include "mb_testutil.h"
+
+static const int sizes[] = {1, 2, 5, 12, 25};
+
+typedef struct fixture {
+  mbt_tree *t;
+  mb_workspace ws;
+  double *buf, *q, *v, *M, *col, *ref, *g;
+} fixture;
+
+static void setup(fixture *f, uint64_t seed, int nb, int floating) {
+  f->t = mbt_randtree(seed, nb, floating);
+  const mb_model *m = &f->t->model;
+  size_t nv = (size_t)m->nv;
+  f->buf = malloc(mb_workspace_size(m));
+  mb_workspace_init(&f->ws, m, f->buf);
+  f->q = malloc(sizeof(double) * (size_t)m->nq);
+  f->v = malloc(sizeof(double) * (nv * nv + 4 * nv + 1));
+  f->M = f->v + nv, f->col = f->M + nv * nv, f->ref = f->col + nv, f->g = f->ref + nv;
+  mbt_rng g;
+  mbt_rng_seed(&g, seed * 7 + 3);
+  mbt_rand_q(&g, m, f->q);
+  mbt_rand_vec(&g, m->nv, -1, 1, f->v);
+  mb_crba(m, &f->ws, f->q, f->M);
+}
+
+static void teardown(fixture *f) {
+  free(f->v), free(f->q), free(f->buf);
+  mbt_tree_free(f->t);
+}
+
+/* Column i of M = rnea(q, 0, e_i) − gravity(q) (ALGORITHMS.md §8), to 1e-10 relative. */
+static void test_columns_from_rnea(void **state) {
+  (void)state;
+  for (int s = 0; s < 5; s++)
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+      fixture f;
+      setup(&f, seed, sizes[s], (int)(seed % 2));
+      const mb_model *m = &f.t->model;
+      int nv = m->nv;
+      mb_gravity(m, &f.ws, f.q, f.g);
+      for (int i = 0; i < nv; i++) {
+        for (int k = 0; k < nv; k++) f.ref[k] = (k == i);
+        mb_rnea(m, &f.ws, f.q, NULL, f.ref, NULL, f.col);
+        for (int k = 0; k < nv; k++) f.ref[k] = f.col[k] - f.g[k], f.col[k] = f.M[k * nv + i];
+        MBT_ASSERT_REL(f.col, f.ref, nv, 1e-10);
+      }
+      teardown(&f);
+    }
+}
+
+/* M = Mᵀ exactly, and Cholesky M = L Lᵀ succeeds with positive pivots (M ≻ 0). */
+static void test_symmetric_positive_definite(void **state) {
+  (void)state;
+  for (int s = 0; s < 5; s++)
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+      fixture f;
+      setup(&f, seed, sizes[s], (int)(seed % 2));
+      int n = f.t->model.nv;
+      double *A = malloc(sizeof(double) * (size_t)(n * n));
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) assert_true(f.M[i * n + j] == f.M[j * n + i]);
+      for (int k = 0; k < n * n; k++) A[k] = f.M[k];
+      for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 0)) fail_msg("seed %d nb %d: pivot %d = %g", (int)seed, sizes[s], j, d);
+        A[j * n + j] = sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+          double x = A[i * n + j];
+          for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
+          A[i * n + j] = x / A[j * n + j];
+        }
+      }
+      free(A);
+      teardown(&f);
+    }
+}
+
+/* ½ vᵀ M v = Σ ½ v_iᵀ I_i v_i, the body velocities v_i from RNEA's forward pass and I_i v_i
+ * written out here from the 10 numbers: I v = [Ī ω + h × v_O; m v_O − h × ω]. */
+static void test_kinetic_energy(void **state) {
+  (void)state;
+  for (int s = 0; s < 5; s++)
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+      fixture f;
+      setup(&f, seed, sizes[s], (int)(seed % 2));
+      const mb_model *m = &f.t->model;
+      int n = m->nv;
+      double T = 0, Tb = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) T += 0.5 * f.v[i] * f.M[i * n + j] * f.v[j];
+      mb_nle(m, &f.ws, f.q, f.v, f.col);
+      for (int i = 1; i <= m->nb; i++) {
+        const double *I = m->inertia + 10 * i, *w = f.ws.v + 6 * i, *vo = w + 3, *h = I + 1;
+        double Ib[9], Iw[3], hv[3], hw[3];
+        mbs_sym3_full(I + 4, Ib);
+        mbs_mat3_mv(Ib, w, Iw);
+        mbs_cross(h, vo, hv), mbs_cross(h, w, hw);
+        for (int k = 0; k < 3; k++)
+          Tb += 0.5 * (w[k] * (Iw[k] + hv[k]) + vo[k] * (I[0] * vo[k] - hw[k]));
+      }
+      MBT_ASSERT_NEAR1(T, Tb, 1e-12 * fmax(1.0, fabs(Tb)));
+      teardown(&f);
+    }
+}
+
+/* Branch-induced sparsity: M_ij = 0 when neither of bodies(i), bodies(j) supports the other. */
+static void test_sparsity(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    fixture f;
+    setup(&f, seed, 25, 0);
+    const mb_model *m = &f.t->model;
+    for (int i = 1; i <= m->nb; i++)
+      for (int j = 1; j <= m->nb; j++) {
+        int related = 0;
+        for (int k = i; k > 0 && !related; k = m->parent[k]) related = (k == j);
+        for (int k = j; k > 0 && !related; k = m->parent[k]) related = (k == i);
+        for (int a = 0; a < mb_joint_nv(m->jtype[i]) && !related; a++)
+          for (int b = 0; b < mb_joint_nv(m->jtype[j]); b++)
+            assert_true(f.M[(m->iv[i] + a) * m->nv + m->iv[j] + b] == 0.0);
+      }
+    teardown(&f);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_columns_from_rnea),
+      cmocka_unit_test(test_symmetric_positive_definite),
+      cmocka_unit_test(test_kinetic_energy),
+      cmocka_unit_test(test_sparsity),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
