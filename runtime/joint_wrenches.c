@@ -1,0 +1,12 @@
+/* joint_wrenches.c — the wrench transmitted across every joint (ALGORITHMS.md §1): RNEA's f_i
+ * after the backward pass, already at body i's origin and in its frame (the child-side joint
+ * frame), [torque; force] of the parent on the child. */
+#include "mb.h"
+
+void mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                       const double *a, double *wrench) {
+  /* f_i = I_i a_i + v_i ×* I_i v_i + Σ_{children c} iX*_c f_c */
+  mb_rnea(m, ws, q, v, a, NULL, ws->tau);
+  for (int k = 0; k < 6; k++) wrench[k] = 0.0;
+  for (int k = 6; k < 6 * (m->nb + 1); k++) wrench[k] = ws->f[k];
+}
