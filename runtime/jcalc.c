@@ -34,7 +34,7 @@ void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3
   switch (m->jtype[i]) {
   case MB_JOINT_REVOLUTE:
   case MB_JOINT_CONTINUOUS: /* XJ = rot(a, q) */
-  case MB_JOINT_HELICAL:    /* XJ = rot(a, q), then translation h q a (a is fixed by the rotation) */
+  case MB_JOINT_HELICAL:    /* XJ = rot(a, q), then translation h q a (rot keeps a fixed) */
     mbs_rot_axis(a, qi[0], R);
     for (int j = 0; j < 3; j++)
       for (int k = 0; k < 3; k++) E[3 * j + k] = R[3 * k + j];

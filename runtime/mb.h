@@ -5,10 +5,10 @@
  * workspace laid out once by mb_workspace_init().
  *
  * Notation (ALGORITHMS.md §0). Spatial motion vectors are m = [ω; v], force vectors f = [n; f]
- * (angular first). A transform X = (E, r) is Featherstone's BXA = [E 0; −E r× E]: E (3×3, row-major)
- * rotates A coordinates into B coordinates and r is the origin of B in A coordinates. Inertias are
- * 10 numbers at the body origin: [m, hx hy hz, ixx iyy izz ixy ixz iyz] with h = m c the first
- * moment and the rotational inertia about the body origin, the symmetric matrix
+ * (angular first). A transform X = (E, r) is Featherstone's BXA = [E 0; −E r× E]: E (3×3,
+ * row-major) rotates A coordinates into B coordinates and r is the origin of B in A coordinates.
+ * Inertias are 10 numbers at the body origin: [m, hx hy hz, ixx iyy izz ixy ixz iyz] with h = m c
+ * the first moment and the rotational inertia about the body origin, the symmetric matrix
  * [ixx ixy ixz; ixy iyy iyz; ixz iyz izz] (tensor entries, not negated products), so
  * I = [Ī h×; h×ᵀ m·1].
  *
@@ -130,10 +130,11 @@ void mbs_mat3_mv(const double E[9], const double x[3], double out[3]);  /* E x *
 void mbs_mat3_tmv(const double E[9], const double x[3], double out[3]); /* Eᵀ x */
 void mbs_mat3_mul(const double A[9], const double B[9], double out[9]); /* A B */
 
-void mbs_X_mv(const double E[9], const double r[3], const double m[6], double out[6]);    /* X m */
-void mbs_Xinv_mv(const double E[9], const double r[3], const double m[6], double out[6]); /* X⁻¹ m = X*ᵀ m */
-void mbs_X_fv(const double E[9], const double r[3], const double f[6], double out[6]);    /* X* f */
-void mbs_XT_fv(const double E[9], const double r[3], const double f[6], double out[6]);   /* Xᵀ f = X*⁻¹ f */
+/* X m;  X⁻¹ m = X*ᵀ m;  X* f;  Xᵀ f = X*⁻¹ f */
+void mbs_X_mv(const double E[9], const double r[3], const double m[6], double out[6]);
+void mbs_Xinv_mv(const double E[9], const double r[3], const double m[6], double out[6]);
+void mbs_X_fv(const double E[9], const double r[3], const double f[6], double out[6]);
+void mbs_XT_fv(const double E[9], const double r[3], const double f[6], double out[6]);
 /* X = X1 X2 (first X2, then X1); out may alias either input. */
 void mbs_X_compose(const double E1[9], const double r1[3], const double E2[9], const double r2[3],
                    double E[9], double r[3]);
@@ -168,10 +169,12 @@ void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
 void mb_neutral(const mb_model *m, double *q);
 
 /* ---------------------------------------------------------------------------------------------
- * Algorithms. Sizes: q[nq], v/a/tau[nv], M[nv·nv], per-body arrays [(nb+1)·k]. */
+ * Algorithms. Sizes: q[nq], v/a/tau[nv], M[nv·nv], per-body arrays [(nb+1)·k]. Quaternions in q
+ * must be unit (mb_integrate keeps them so); they are not renormalized. */
 
 /* Inverse dynamics τ = M(q) a + C(q,v) v + g(q) − Σ Jᵢᵀ fextᵢ (rnea.c). fext is NULL or one
- * wrench [n; f] per body, acting on the body, at its origin, in its frame. */
+ * wrench [n; f] per body, acting on the body, at its origin, in its frame. v or a NULL means zero.
+ * Leaves iXλ in ws->XE/Xr, v_i, a_i in ws->v/a and the joint wrenches in ws->f. */
 void mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
              const double *a, const double *fext, double *tau);
 /* Bias forces h = C(q,v) v + g(q), and gravity torques g(q) (rnea.c). */

@@ -36,7 +36,8 @@ void mbt_tree_free(mbt_tree *t);
 /* Joint i: parent, type, axis (normalized here; NULL for none), XT = (E or NULL for 1, r). */
 void mbt_tree_joint(mbt_tree *t, int i, int parent, mb_joint_type type, const double axis[3],
                     const double E[9], const double r[3]);
-/* Body i: mass, COM in the body frame, rotational inertia about the COM [ixx iyy izz ixy ixz iyz]. */
+/* Body i: mass, COM in the body frame, rotational inertia about the COM
+ * [ixx iyy izz ixy ixz iyz]. */
 void mbt_tree_body(mbt_tree *t, int i, double mass, const double com[3], const double Ic[6]);
 /* Number the coordinates: iq, iv, nq, nv. Call after the last mbt_tree_joint. */
 void mbt_tree_finish(mbt_tree *t);

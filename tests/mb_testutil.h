@@ -41,9 +41,10 @@ static inline void mbt_assert_near(const double *got, const double *want, size_t
 #define MBT_ASSERT_NEAR(got, want, n, tol) \
   mbt_assert_near((got), (want), (size_t)(n), (tol), 1.0, #got " vs " #want, __FILE__, __LINE__)
 /* Normwise relative: max |got − want| ≤ tol · max(max |want|, 1e-300). */
-#define MBT_ASSERT_REL(got, want, n, tol)                                                      \
-  mbt_assert_near((got), (want), (size_t)(n), (tol), fmax(mbt_max_abs((want), (size_t)(n)), 1e-300), \
-                  #got " vs " #want, __FILE__, __LINE__)
+#define MBT_ASSERT_REL(got, want, n, tol)                                                     \
+  mbt_assert_near((got), (want), (size_t)(n), (tol),                                          \
+                  fmax(mbt_max_abs((want), (size_t)(n)), 1e-300), #got " vs " #want, __FILE__, \
+                  __LINE__)
 /* Scalars. */
 #define MBT_ASSERT_NEAR1(got, want, tol)                                                       \
   do {                                                                                         \

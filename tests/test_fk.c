@@ -111,7 +111,8 @@ static void test_velocity_vs_finite_difference(void **state) {
     size_t n = (size_t)m->nb + 1, nq = (size_t)m->nq;
     double *buf = malloc(mb_workspace_size(m)), *q = malloc(sizeof(double) * 3 * nq);
     double *qp = q + nq, *qm = qp + nq, *v = malloc(sizeof(double) * ((size_t)m->nv * 2 + 1));
-    double *tau = v + m->nv, *P = malloc(sizeof(double) * 36 * n), *Pp = P + 12 * n, *Pm = Pp + 12 * n;
+    double *tau = v + m->nv, *P = malloc(sizeof(double) * 36 * n);
+    double *Pp = P + 12 * n, *Pm = Pp + 12 * n;
     double h = 1e-5;
     mb_workspace_init(&ws, m, buf);
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v);
@@ -124,7 +125,8 @@ static void test_velocity_vs_finite_difference(void **state) {
       for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
           W[3 * a + b] = 0;
-          for (int k = 0; k < 3; k++) W[3 * a + b] += R[3 * k + a] * (Rp[3 * k + b] - Rm[3 * k + b]);
+          for (int k = 0; k < 3; k++)
+            W[3 * a + b] += R[3 * k + a] * (Rp[3 * k + b] - Rm[3 * k + b]);
           W[3 * a + b] /= 2 * h;
         }
       for (int k = 0; k < 3; k++) dp[k] = (Rp[9 + k] - Rm[9 + k]) / (2 * h);

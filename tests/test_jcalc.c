@@ -106,7 +106,8 @@ static void test_S_finite_difference(void **state) {
         for (int i = 0; i < 3; i++)
           for (int j = 0; j < 3; j++) {
             W[3 * i + j] = 0;
-            for (int l = 0; l < 3; l++) W[3 * i + j] += E[3 * i + l] * (Ep[3 * j + l] - Em[3 * j + l]);
+            for (int l = 0; l < 3; l++)
+              W[3 * i + j] += E[3 * i + l] * (Ep[3 * j + l] - Em[3 * j + l]);
             W[3 * i + j] /= 2 * h;
           }
         for (int j = 0; j < 3; j++) dr[j] = (rp[j] - rm[j]) / (2 * h);

@@ -139,8 +139,9 @@ static void test_free_body(void **state) {
     for (int k = 0; k < 3; k++) c[k] = I10[1 + k] / mass;
     /* Ic = Ī − m (|c|² 1 − c cᵀ) */
     mbs_sym3_full(I10 + 4, Ic);
+    double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
     for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++) Ic[3 * i + j] -= mass * ((i == j) * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) - c[i] * c[j]);
+      for (int j = 0; j < 3; j++) Ic[3 * i + j] -= mass * ((i == j) * cc - c[i] * c[j]);
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, 6, -2, 2, v), mbt_rand_vec(&g, 6, -2, 2, a);
     const double *vO = v, *w = v + 3, *vdO = a, *wd = a + 3;
     double R[9], Rg[3], t1[3], t2[3], t3[3], t4[3], ac[3], F[3], Iw[3], Iwd[3], gyro[3], cF[3];
@@ -158,7 +159,8 @@ static void test_free_body(void **state) {
     MBT_ASSERT_REL(tau, want, 6, 1e-13);
     double fext[12] = {0}, wext[6];
     mbt_rand_vec(&g, 6, -3, 3, fext + 6);
-    for (int k = 0; k < 3; k++) wext[k] = want[k] - fext[9 + k], wext[3 + k] = want[3 + k] - fext[6 + k];
+    for (int k = 0; k < 3; k++)
+      wext[k] = want[k] - fext[9 + k], wext[3 + k] = want[3 + k] - fext[6 + k];
     mb_rnea(m, &ws, q, v, a, fext, tau);
     MBT_ASSERT_REL(tau, wext, 6, 1e-13);
     free(buf);
@@ -176,7 +178,8 @@ static void test_cart_pole(void **state) {
   mbt_rng g;
   mbt_rng_seed(&g, 24);
   for (int trial = 0; trial < TRIALS; trial++) {
-    double Q[9], ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ax[3], ay[3], one[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double Q[9], ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ax[3], ay[3];
+    double one[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     double M = mbt_uniform(&g, 1, 3), mp = mbt_uniform(&g, 0.2, 1), l = mbt_uniform(&g, 0.3, 1);
     double comc[3] = {0.1, -0.2, 0.05}, Icc[6] = {0.1, 0.2, 0.3, 0.01, 0.02, 0.03};
     double comp[3] = {0, 0, l}, Icp[6] = {0.03, 0.02, 0.01, 0, 0.001, 0}, I = Icp[1];
