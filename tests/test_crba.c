@@ -137,12 +137,54 @@ static void test_sparsity(void **state) {
   }
 }
 
+/* ½ vᵀ M v along q(t) = q ⊕ (v t + ½ a t²), v(t) = v + a t. */
+static double kinetic(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                      double *M) {
+  int n = m->nv;
+  double T = 0;
+  mb_crba(m, ws, q, M);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) T += 0.5 * v[i] * M[i * n + j] * v[j];
+  return T;
+}
+
+/* Power balance: dT/dt = vᵀ (τ − g(q)) with τ = rnea(q, v, a) (Ṁ − 2C is skew), the derivative
+ * of T = ½ vᵀ M v by central differences along the trajectory through (q, v, a). */
+static void test_power_balance(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    fixture f;
+    setup(&f, seed, 12, (int)(seed % 2));
+    const mb_model *m = &f.t->model;
+    size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
+    double *a = malloc(sizeof(double) * (3 * nv + nq)), *xi = a + nv, *vt = xi + nv, *qt = vt + nv;
+    double eps = 1e-4, T[2], power = 0;
+    mbt_rng g;
+    mbt_rng_seed(&g, seed);
+    mbt_rand_vec(&g, m->nv, -1, 1, a);
+    for (int s = 0; s < 2; s++) {
+      double e = s ? eps : -eps;
+      for (size_t k = 0; k < nv; k++)
+        xi[k] = f.v[k] * e + 0.5 * a[k] * e * e, vt[k] = f.v[k] + a[k] * e;
+      mb_integrate(m, f.q, xi, 1.0, qt);
+      T[s] = kinetic(m, &f.ws, qt, vt, f.M);
+    }
+    mb_rnea(m, &f.ws, f.q, f.v, a, NULL, f.col);
+    mb_gravity(m, &f.ws, f.q, f.g);
+    for (size_t k = 0; k < nv; k++) power += f.v[k] * (f.col[k] - f.g[k]);
+    MBT_ASSERT_NEAR1((T[1] - T[0]) / (2 * eps), power, 1e-7 * fmax(1.0, fabs(power)));
+    free(a);
+    teardown(&f);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_columns_from_rnea),
       cmocka_unit_test(test_symmetric_positive_definite),
       cmocka_unit_test(test_kinetic_energy),
       cmocka_unit_test(test_sparsity),
+      cmocka_unit_test(test_power_balance),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
