@@ -15,6 +15,8 @@ typedef struct mbd_lex_state {
   mbg_loc prev_loc;     /* location of the token before it */
   char prev_text[40];   /* its text, truncated, for messages */
   char cur_text[40];    /* the current token's text, truncated */
+  int brace_depth;      /* '{' not yet closed, and where the innermost ones opened */
+  mbg_loc brace[16];
   int depth_reported;   /* "nested too deeply" said once per file */
   int out_of_memory;
 } mbd_lex_state;

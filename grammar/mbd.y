@@ -364,13 +364,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                                  struct mbd_lex_state *st) {
   (void)scanner;
   enum { MAX_EXPECTED = 6 };
-  yysymbol_kind_t exp[MAX_EXPECTED + 1];
-  int n = yypcontext_expected_tokens(ctx, exp, MAX_EXPECTED + 1);
+  yysymbol_kind_t exp[YYNTOKENS];
+  int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
   yysymbol_kind_t look = yypcontext_token(ctx);
   const MBD_YYLTYPE *loc = yypcontext_location(ctx);
-  int semicolon = 0, value = 0;
+  int semicolon = 0, value = 0, brace = 0;
   for (int i = 0; i < n; i++) {
     if (strcmp(yysymbol_name(exp[i]), "';'") == 0) semicolon = 1;
+    if (strcmp(yysymbol_name(exp[i]), "'}'") == 0) brace = 1;
     if (starts_value(exp[i])) value = 1;
   }
   /* A statement that ends at the end of a line without ';': point at its last token. */
@@ -384,6 +385,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
   if (look == YYSYMBOL_YYEOF) snprintf(what, sizeof what, "end of file");
   else if (look == YYSYMBOL_YYerror || look == YYSYMBOL_YYUNDEF) snprintf(what, sizeof what, "input");
   else snprintf(what, sizeof what, "'%s'", st->cur_text);
+  mbg_loc at = L(*loc);
+  /* The file ends inside a block, or a new statement starts in it: say which block. */
+  int statement = look == YYSYMBOL_MODEL || look == YYSYMBOL_GRAVITY || look == YYSYMBOL_CONST ||
+                  look == YYSYMBOL_BODY || look == YYSYMBOL_JOINT || look == YYSYMBOL_LOOP ||
+                  look == YYSYMBOL_INDEPENDENT;
+  if (st->brace_depth > 0 && (look == YYSYMBOL_YYEOF || (brace && !semicolon && statement))) {
+    mbg_diag_error(st->diag, at, "unexpected %s; expected '}'", what);
+    int i = st->brace_depth <= 16 ? st->brace_depth - 1 : 15;
+    mbg_diag_note(st->diag, st->brace[i], "to close the block opened here");
+    return 0;
+  }
+  if (semicolon) {
+    mbg_diag_error(st->diag, at, "expected ';' before %s", what);
+    return 0;
+  }
   char list[400] = "";
   size_t len = 0;
   int shown = 0, total = (n <= 0 || n > MAX_EXPECTED) ? 0 : n;
@@ -395,7 +411,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
     shown++;
     if (len >= sizeof list) break;
   }
-  mbg_loc at = L(*loc);
   if (shown > 0)
     mbg_diag_error(st->diag, at, "unexpected %s; expected %s", what, list);
   else
