@@ -4,6 +4,8 @@
  * in the joint frame. */
 #include "mb.h"
 
+#include <math.h>
+
 int mb_joint_nq(mb_joint_type t) {
   static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7};
   return ((unsigned)t < MB_JOINT_TYPE_COUNT) ? nq[t] : 0;
@@ -99,4 +101,42 @@ void mb_neutral(const mb_model *m, double *q) {
     if (m->jtype[i] == MB_JOINT_SPHERICAL) q[m->iq[i] + 3] = 1.0;
     if (m->jtype[i] == MB_JOINT_FLOATING) q[m->iq[i] + 6] = 1.0;
   }
+}
+
+void mb_joint_T(const mb_model *m, int i, double *T) {
+  double B[36], S[36];
+  int n = mb_joint_nv(m->jtype[i]), nB = 0, used[6] = {0};
+  mb_joint_S(m, i, S);
+  /* B = orthonormalized columns of S, then of the unit vectors e_k, largest residual first */
+  for (int col = 0; col < 6; col++) {
+    double w[6] = {0}, best = -1.0;
+    int pick = -1;
+    for (int k = 0; k < 6; k++) {
+      double x[6], s = 0.0;
+      if (col < n)
+        for (int l = 0; l < 6; l++) x[l] = S[6 * col + l];
+      else if (used[k])
+        continue;
+      else
+        for (int l = 0; l < 6; l++) x[l] = (l == k);
+      /* x −= B Bᵀ x, twice (re-orthogonalization) */
+      for (int pass = 0; pass < 2; pass++)
+        for (int b = 0; b < nB; b++) {
+          double d = 0.0;
+          for (int l = 0; l < 6; l++) d += B[6 * b + l] * x[l];
+          for (int l = 0; l < 6; l++) x[l] -= d * B[6 * b + l];
+        }
+      for (int l = 0; l < 6; l++) s += x[l] * x[l];
+      if (s > best) {
+        best = s, pick = k;
+        for (int l = 0; l < 6; l++) w[l] = x[l];
+      }
+      if (col < n) break;
+    }
+    if (col >= n) used[pick] = 1;
+    double s = sqrt(best);
+    for (int l = 0; l < 6; l++) B[6 * nB + l] = w[l] / s;
+    nB++;
+  }
+  for (int k = 0; k < 6 * (6 - n); k++) T[k] = B[6 * n + k];
 }

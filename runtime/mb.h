@@ -96,7 +96,14 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
  * it (after mb_rnea: XE/Xr, v, a, f). To add an algorithm's scratch, add one line here (e.g.
  * X(IA, 36, 0, 0) for articulated inertias, X(U, 0, 6, 0), X(L, 0, 0, 1)); size and layout
  * follow, nothing else changes. An algorithm owns its scratch arrays; the shared ones (XE, Xr,
- * S, v, a, f) are recomputed by every algorithm that uses them. */
+ * S, v, a, f) are recomputed by every algorithm that uses them.
+ *
+ * A count may also be an expression in the model: the macro is only expanded where the model is
+ * in scope as `m` (const mb_model *), and MB_WS_NV, MB_WS_NC, MB_WS_PER_BODY name the sizes that
+ * are not multiples of nb+1, nv or nv² (the minv F matrices, the CFA's dense matrix). */
+#define MB_WS_NV ((size_t)m->nv)                        /* nv, for per-body × nv arrays */
+#define MB_WS_NC mb_cfa_nc(m)                           /* Σ (6 − nv_i), the CFA's unknowns */
+#define MB_WS_PER_BODY(n) (((n) + (size_t)m->nb) / ((size_t)m->nb + 1)) /* n doubles in all */
 #define MB_WORKSPACE_ARRAYS(X)                                                                  \
   X(S, 0, 6, 0)   /* motion subspaces: 6 doubles per dof column, body frame; set at init */     \
   X(XE, 9, 0, 0)  /* iXλ = XJ XT: rotation E */                                                 \
@@ -107,7 +114,23 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
   X(IC, 10, 0, 0) /* CRBA composite inertia, 10-number form */                                  \
   X(X0E, 9, 0, 0) /* FK: iX0 rotation (world → body) */                                         \
   X(X0r, 3, 0, 0) /* FK: body origin in world coordinates */                                    \
-  X(tau, 0, 1, 0) /* scratch joint-space vector */
+  X(tau, 0, 1, 0) /* scratch joint-space vector */                                              \
+  X(lam, 0, 1, 0) /* expanded parent λ(k) of every dof, −1 for none (exact integers); init */   \
+  X(T, 36, 0, 0)  /* CFA: orthonormal complement of S, 6 − nv_i columns of 6; set at init */   \
+  X(IA, 36, 0, 0) /* ABA, minv: articulated inertia, 6×6 row-major */                           \
+  X(pA, 6, 0, 0)  /* ABA: articulated bias force */                                             \
+  X(c, 6, 0, 0)   /* ABA: velocity-product acceleration c = v × vJ */                           \
+  X(U, 0, 6, 0)   /* ABA, minv: U = IA S, one 6-column per dof */                               \
+  X(D, 0, 6, 0)   /* ABA, minv: Cholesky factor of D = Sᵀ U, nv_i × nv_i at 6·iv_i */           \
+  X(u, 0, 1, 0)   /* ABA: u = τ − Sᵀ pA */                                                      \
+  X(M, 0, 0, 1)   /* crba_fd: the mass matrix, then its LᵀDL factors */                         \
+  X(F, 6 * MB_WS_NV, 0, 0) /* minv: F_i (6 × nv, 6 per column), then the accelerations */      \
+  X(Ii, 12, 0, 0) /* CFA: COM c and Ic⁻¹ (3×3 row-major) of every body */                       \
+  X(Fc, 6, 0, 0)  /* CFA: joint wrench increments F_j */                                        \
+  X(y, 6, 0, 0)   /* CFA: net body force y = P F, then α = I⁻¹ y */                              \
+  X(z, 6, 0, 0)   /* CFA: relative accelerations z = Pᵀ α */                                    \
+  X(xS, 6, 0, 0)  /* CFA: right-hand side, then F_S (nc ≤ 6 nb entries) */                      \
+  X(A, MB_WS_PER_BODY(MB_WS_NC * MB_WS_NC), 0, 0) /* CFA: nc × nc, then its Cholesky factor */
 
 typedef struct mb_workspace {
   const mb_model *model;
@@ -116,6 +139,8 @@ typedef struct mb_workspace {
 #undef MB_WORKSPACE_FIELD
 } mb_workspace;
 
+/* Σ (6 − nv_i) over the bodies: the constraint-force unknowns of the CFA (cfa.c). */
+size_t mb_cfa_nc(const mb_model *m);
 /* Bytes of buffer a model's workspace needs. */
 size_t mb_workspace_size(const mb_model *m);
 /* Lay out ws in buffer (mb_workspace_size(m) bytes, aligned for double), zero it and fill the
@@ -149,6 +174,18 @@ void mbs_I_to_parent(const double E[9], const double r[3], const double I[10], d
 /* 3×3 rotational inertia (symmetric, 6 numbers) expanded to a full row-major matrix. */
 void mbs_sym3_full(const double s[6], double out[9]);
 
+/* Articulated inertias (not rigid-body inertias) are dense symmetric 6×6, row-major. */
+void mbs_I_mat(const double I[10], double out[36]); /* the 6×6 matrix of a 10-number inertia */
+/* out = λX*_i A iXλ for a 6×6 A given in the child frame, (E, r) = iXλ; out may alias A. */
+void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36], double out[36]);
+
+/* Small dense symmetric positive definite systems, n×n row-major. mbs_chol overwrites the lower
+ * triangle of A with L, A = L Lᵀ (the strict upper triangle is neither read nor written); it
+ * returns 0, or -1 if a pivot is not positive relative to its diagonal entry (A not positive
+ * definite to working precision). mbs_chol_solve overwrites x with (L Lᵀ)⁻¹ x. */
+int mbs_chol(int n, double *A);
+void mbs_chol_solve(int n, const double *L, double *x);
+
 /* Quaternions [x y z w], q_w last. The rotation matrix R(q) maps child to parent coordinates. */
 void mbs_quat_normalize(double q[4]);
 void mbs_quat_to_rot(const double q[4], double R[9]);
@@ -163,6 +200,9 @@ void mbs_rot_axis(const double a[3], double theta, double R[9]);
 void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]);
 /* The 6×nv_i motion subspace of body i's joint, column-major (6 doubles per column). */
 void mb_joint_S(const mb_model *m, int i, double *S);
+/* T_i: an orthonormal basis of the complement of span S_i (6 − nv_i columns of 6, column-major),
+ * Sᵀ T = 0: Gram-Schmidt of the unit vectors against S, the best-conditioned first. */
+void mb_joint_T(const mb_model *m, int i, double *T);
 /* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
 /* q = the neutral configuration (zeros, identity quaternions). */
@@ -183,6 +223,17 @@ void mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g)
 
 /* Joint-space inertia matrix, row-major, full symmetric (crba.c). */
 void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
+
+/* Forward dynamics by the articulated-body algorithm (aba.c): q̈ with M q̈ = τ − h(q, v) +
+ * Σ Jᵢᵀ fextᵢ (fext as in mb_rnea, or NULL). Returns 0, or -1 if some joint's D = Sᵀ IA S is not
+ * positive definite (e.g. a massless leaf body); qdd is then undefined. Leaves v_i, a_i in
+ * ws->v/a, the articulated inertias, U and the factors of D in ws->IA/U/D. */
+int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+           const double *tau, const double *fext, double *qdd);
+/* One backward step of the ABA for body i, given ws->IA[i] (and ws->S): U_i = IA_i S_i, D_i =
+ * S_iᵀ U_i factored by Cholesky into ws->D at 6·iv_i, and Ia = IA_i − U_i D_i⁻¹ U_iᵀ. Returns 0, or
+ * -1 if D_i is not positive definite. Shared by mb_aba and mb_minv. */
+int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
 
 /* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
  * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */

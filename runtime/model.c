@@ -116,7 +116,15 @@ void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
   p += ws_count(m, per_body, per_dof, per_dof2);
   MB_WORKSPACE_ARRAYS(MB_WS_LAYOUT)
 #undef MB_WS_LAYOUT
-  for (int i = 1; i <= m->nb; i++) mb_joint_S(m, i, ws->S + 6 * m->iv[i]);
+  for (int i = 1; i <= m->nb; i++) {
+    int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], a = m->parent[i];
+    mb_joint_S(m, i, ws->S + 6 * o);
+    mb_joint_T(m, i, ws->T + 36 * i);
+    /* λ(k): the previous dof of the same joint, else the last dof of the nearest moving ancestor */
+    while (a > 0 && mb_joint_nv(m->jtype[a]) == 0) a = m->parent[a];
+    for (int k = 0; k < n; k++)
+      ws->lam[o + k] = (k > 0) ? o + k - 1 : (a > 0) ? m->iv[a] + mb_joint_nv(m->jtype[a]) - 1 : -1;
+  }
   /* the world's rotations are the identity, so per-body arrays read at index 0 are valid */
   for (int k = 0; k < 9; k += 4) ws->XE[k] = ws->X0E[k] = 1.0;
 }

@@ -1,9 +1,10 @@
 /* spatial.c — spatial algebra on compact storage (ALGORITHMS.md §0).
  *
- * Transforms are (E, r) with X = [E 0; −E r× E]; inertias are 10 numbers [m, h, Ī]. Nothing here
- * builds a dense 6×6 matrix. */
+ * Transforms are (E, r) with X = [E 0; −E r× E]; inertias are 10 numbers [m, h, Ī]. Only the
+ * articulated inertias (ABA, minv) are dense 6×6, and small SPD systems are solved by Cholesky. */
 #include "mb.h"
 
+#include <float.h>
 #include <math.h>
 
 void mbs_cross(const double a[3], const double b[3], double out[3]) {
@@ -189,4 +190,67 @@ void mbs_rot_axis(const double a[3], double theta, double R[9]) {
   R[1] -= s * a[2], R[2] += s * a[1];
   R[3] += s * a[2], R[5] -= s * a[0];
   R[6] -= s * a[1], R[7] += s * a[0];
+}
+
+void mbs_I_mat(const double I[10], double out[36]) {
+  double Ib[9];
+  const double *h = I + 1;
+  /* I = [Ī h×; h×ᵀ m 1] */
+  mbs_sym3_full(I + 4, Ib);
+  for (int k = 0; k < 36; k++) out[k] = 0.0;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) out[6 * i + j] = Ib[3 * i + j];
+    out[6 * (3 + i) + 3 + i] = I[0];
+  }
+  double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) out[6 * i + 3 + j] = hx[3 * i + j], out[6 * (3 + j) + i] = hx[3 * i + j];
+}
+
+void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36], double out[36]) {
+  double AX[36], e[6], x[6], t[6];
+  /* AX = A iXλ, one column X e_k at a time */
+  for (int k = 0; k < 6; k++) {
+    for (int l = 0; l < 6; l++) e[l] = (l == k);
+    mbs_X_mv(E, r, e, x);
+    for (int i = 0; i < 6; i++) {
+      double s = 0.0;
+      for (int l = 0; l < 6; l++) s += A[6 * i + l] * x[l];
+      AX[6 * i + k] = s;
+    }
+  }
+  /* out = λX*_i AX = iXλᵀ AX, column by column */
+  for (int k = 0; k < 6; k++) {
+    for (int i = 0; i < 6; i++) e[i] = AX[6 * i + k];
+    mbs_XT_fv(E, r, e, t);
+    for (int i = 0; i < 6; i++) out[6 * i + k] = t[i];
+  }
+}
+
+int mbs_chol(int n, double *A) {
+  /* L_jj = √(A_jj − Σ_k L_jk²);  L_ij = (A_ij − Σ_k L_ik L_jk) / L_jj */
+  for (int j = 0; j < n; j++) {
+    double d = A[j * n + j], d0 = fabs(d);
+    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+    if (!(d > 64.0 * DBL_EPSILON * d0)) return -1;
+    A[j * n + j] = sqrt(d);
+    for (int i = j + 1; i < n; i++) {
+      double x = A[i * n + j];
+      for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = x / A[j * n + j];
+    }
+  }
+  return 0;
+}
+
+void mbs_chol_solve(int n, const double *L, double *x) {
+  /* L y = x, then Lᵀ x = y */
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++) x[i] -= L[i * n + k] * x[k];
+    x[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++) x[i] -= L[k * n + i] * x[k];
+    x[i] /= L[i * n + i];
+  }
 }
