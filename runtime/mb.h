@@ -224,6 +224,17 @@ void mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g)
 /* Joint-space inertia matrix, row-major, full symmetric (crba.c). */
 void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
 
+/* M = Lᵀ D L in place with no fill-in (ltdl.c; Featherstone 2005): L unit lower triangular with
+ * L_ki ≠ 0 only for i an ancestor of k in the expanded parent array λ (ws->lam). On return M's
+ * diagonal holds D, its strict lower triangle L; the strict upper triangle is untouched. Returns 0,
+ * or -1 if a pivot D_k is not positive. mb_ltdl_solve overwrites x with M⁻¹ x given those factors. */
+int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M);
+void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x);
+/* Forward dynamics by the mass matrix: h = mb_nle, M = mb_crba (into ws->M), factor, solve
+ * M q̈ = τ − h (ltdl.c). Returns 0, or -1 if M is not positive definite. */
+int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+               const double *tau, double *qdd);
+
 /* Forward dynamics by the articulated-body algorithm (aba.c): q̈ with M q̈ = τ − h(q, v) +
  * Σ Jᵢᵀ fextᵢ (fext as in mb_rnea, or NULL). Returns 0, or -1 if some joint's D = Sᵀ IA S is not
  * positive definite (e.g. a massless leaf body); qdd is then undefined. Leaves v_i, a_i in

@@ -1,0 +1,47 @@
+/* ltdl.c — sparse factorization M = Lᵀ D L of the joint-space inertia matrix and forward dynamics
+ * by the composite-rigid-body method (ALGORITHMS.md §2; seed 003 §5, eq. 5.1; Featherstone 2005,
+ * RBDA §6.5). λ(k) is the expanded parent array of the dofs (ws->lam, set at init): M_ki ≠ 0 only
+ * if i is k or an ancestor of k in λ, so iterating k = nv−1..0 along the λ chains has no fill-in.
+ * The factors overwrite M: D on the diagonal, L_ki (i < k, unit diagonal implied) below it; the
+ * strict upper triangle is left as it was. */
+#include "mb.h"
+
+static int lam(const mb_workspace *ws, int k) { return (int)ws->lam[k]; }
+
+int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
+  int n = m->nv;
+  /* for k = n..1: for i = λ(k) chain: a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);  M_ki = a */
+  for (int k = n - 1; k >= 0; k--) {
+    double d = M[k * n + k];
+    if (!(d > 0.0)) return -1;
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) {
+      double a = M[k * n + i] / d;
+      for (int j = i; j >= 0; j = lam(ws, j)) M[i * n + j] -= a * M[k * n + j];
+      M[k * n + i] = a;
+    }
+  }
+  return 0;
+}
+
+void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x) {
+  int n = m->nv;
+  /* Lᵀ y = b:  for k = n..1: y_i −= L_ki y_k (i = λ(k), ...) */
+  for (int k = n - 1; k >= 0; k--)
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[i] -= LD[k * n + i] * x[k];
+  /* y = D⁻¹ y */
+  for (int k = 0; k < n; k++) x[k] /= LD[k * n + k];
+  /* L x = y:  for k = 1..n: x_k −= L_ki x_i (i = λ(k), ...) */
+  for (int k = 0; k < n; k++)
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= LD[k * n + i] * x[i];
+}
+
+int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+               const double *tau, double *qdd) {
+  /* h = C(q, v) v + g(q);  M q̈ = τ − h */
+  mb_nle(m, ws, q, v, qdd);
+  for (int k = 0; k < m->nv; k++) qdd[k] = tau[k] - qdd[k];
+  mb_crba(m, ws, q, ws->M);
+  if (mb_ltdl(m, ws, ws->M)) return -1;
+  mb_ltdl_solve(m, ws, ws->M, qdd);
+  return 0;
+}
