@@ -235,6 +235,11 @@ void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, 
 int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                const double *tau, double *qdd);
 
+/* M(q)⁻¹, nv×nv row-major, full symmetric, by the operator factorization of seed 003 Lemma 6.3
+ * (minv.c; Carpentier 2018): one backward and one forward sweep over the columns, M is never
+ * formed. Returns 0, or -1 if some joint's D is not positive definite (M singular). */
+int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv);
+
 /* Forward dynamics by the articulated-body algorithm (aba.c): q̈ with M q̈ = τ − h(q, v) +
  * Σ Jᵢᵀ fextᵢ (fext as in mb_rnea, or NULL). Returns 0, or -1 if some joint's D = Sᵀ IA S is not
  * positive definite (e.g. a massless leaf body); qdd is then undefined. Leaves v_i, a_i in
