@@ -36,10 +36,9 @@ static int declare(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind 
     mbg_diag_error(b->d, loc, "'world' is the fixed base and cannot be declared");
     return -1;
   }
-  if (!mbg_valid_c_name(name, &why)) {
+  /* An invalid name is reported but still declared, so its uses do not cascade. */
+  if (!mbg_valid_c_name(name, &why))
     mbg_diag_error(b->d, loc, "the name '%.63s%s' %s", name, strlen(name) > 63 ? "..." : "", why);
-    return -1;
-  }
   int i = mbg_names_add(&b->names, name, kind, loc);
   if (i == -2147483647 - 1) {
     b->oom = 1;
@@ -120,12 +119,14 @@ static void read_model_name(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **
 
 static void read_const(mbg_builder *b, const mbd_stmt *s) {
   int e = mbg_names_find(&b->names, s->name);
+  /* Only the declaration that owns the entry defines it (not a rejected duplicate). */
+  int owner = e >= 0 && b->names.entry[e].kind == MBG_NAME_CONST &&
+              b->names.entry[e].loc.line == s->name_loc.line &&
+              b->names.entry[e].loc.col == s->name_loc.col;
+  if (owner) b->names.entry[e].index = MBG_CONST_DEFINING;
   double v;
   int ok = mbg_eval(b, s->value, MBG_ANGLE, &v);
-  /* Only the declaration that owns the entry defines it (not a rejected duplicate). */
-  if (e >= 0 && b->names.entry[e].kind == MBG_NAME_CONST &&
-      b->names.entry[e].loc.line == s->name_loc.line &&
-      b->names.entry[e].loc.col == s->name_loc.col) {
+  if (owner) {
     b->names.entry[e].value = ok ? v : 0.0;
     b->names.entry[e].index = 0;
   }
@@ -148,6 +149,7 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
       break;
     case MBD_S_JOINT:
       if (owner) mbg_build_joint(b, s, b->names.entry[e].index);
+      else b->tree_incomplete = 1;
       break;
     case MBD_S_LOOP:
       if (owner) mbg_build_loop(b, s, b->names.entry[e].index);
@@ -155,6 +157,17 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
     case MBD_S_INDEPENDENT: mbg_read_independent(b, s, &independent); break;
     }
   }
+}
+
+/* Without a `model` statement the file name names the model: it must be a valid name too. */
+static void check_default_name(mbg_builder *b, const mbd_ast *ast, const char *name) {
+  for (const mbd_stmt *s = ast->first; s; s = s->next)
+    if (s->kind == MBD_S_MODEL) return;
+  const char *why;
+  mbg_loc none = {0, 0, 0};
+  if (!mbg_valid_c_name(name, &why))
+    mbg_diag_error(b->d, none, "the model is named after its file, and '%.63s' %s; add "
+                               "'model NAME;'", name, why);
 }
 
 mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *default_name,
@@ -165,9 +178,10 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
   b.m = mbg_model_new(default_name, path);
   if (!b.m) return NULL;
   int errors_before = d->errors;
+  check_default_name(&b, ast, default_name);
   declare_all(&b, ast);
   if (!b.oom) statements(&b, ast);
-  if (!b.oom) mbg_check_tree(&b);
+  if (!b.oom) mbg_check_tree(&b, errors_before);
   mbg_names_free(&b.names);
   if (b.oom || d->errors > errors_before) {
     mbg_model_free(b.m);

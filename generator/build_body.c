@@ -76,7 +76,8 @@ void mbg_build_body(mbg_builder *b, const mbd_stmt *s, int index) {
                      s->name);
       break;
     default:
-      mbg_diag_error(b->d, it->loc, "this is not a property of a body; expected mass, com or inertia");
+      mbg_diag_error(b->d, it->loc, "'%s' is not a property of a body; expected mass, com or inertia",
+                     mbg_item_word(it));
       break;
     }
   }

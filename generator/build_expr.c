@@ -37,6 +37,10 @@ static int eval_name(mbg_builder *b, const mbd_expr *e, double *v) {
   int i = mbg_resolve(b, e->name, e->loc, MBG_NAME_CONST);
   if (i < 0) return 0;
   const mbg_name_entry *c = &b->names.entry[i];
+  if (c->index == MBG_CONST_DEFINING) {
+    mbg_diag_error(b->d, e->loc, "constant '%s' is defined in terms of itself", e->name);
+    return 0;
+  }
   if (c->index < 0) {
     mbg_diag_error(b->d, e->loc, "constant '%s' is used before its definition", e->name);
     mbg_diag_note(b->d, c->loc, "'%s' is defined here", e->name);
@@ -126,7 +130,7 @@ int mbg_eval_list(mbg_builder *b, const mbd_exprs *l, mbg_loc where, const char 
     if (n_alt > 0) snprintf(expect, sizeof expect, "%d or %d values", n, n_alt);
     else snprintf(expect, sizeof expect, "%d value%s", n, n == 1 ? "" : "s");
     mbg_diag_error(b->d, where, "%s expects %s, found %d", what, expect, count);
-    const mbd_expr *minus = l ? split_minus(l) : NULL;
+    const mbd_expr *minus = l && count > n ? split_minus(l) : NULL;
     if (minus)
       mbg_diag_note(b->d, minus->loc,
                     "a '-' after a space and directly before a value starts a new value; "
@@ -146,4 +150,26 @@ int mbg_once(mbg_builder *b, const mbd_item **seen, const mbd_item *it, const ch
   }
   *seen = it;
   return 0;
+}
+
+const char *mbg_item_word(const mbd_item *it) {
+  switch (it->kind) {
+  case MBD_I_MASS: return "mass";
+  case MBD_I_COM: return "com";
+  case MBD_I_INERTIA: return "inertia";
+  case MBD_I_ORIGIN: return "origin";
+  case MBD_I_TARGET: return "target";
+  case MBD_I_AXIS: return "axis";
+  case MBD_I_AXIS2: return "axis2";
+  case MBD_I_PITCH: return "pitch";
+  case MBD_I_DISTANCE: return "distance";
+  case MBD_I_NODE: return "node";
+  case MBD_I_BEAM: return "beam";
+  case MBD_I_NODES: return "nodes";
+  case MBD_I_MODES: return "modes";
+  case MBD_I_STIFFNESS: return "stiffness";
+  case MBD_I_DAMPING: return "damping";
+  case MBD_I_UNKNOWN: return it->name ? it->name : "?";
+  default: return "item";
+  }
 }

@@ -177,11 +177,14 @@ static void read_modes(mbg_builder *b, const mbd_item *modes, mbg_flex *f) {
     return;
   }
   for (const mbd_item *it = modes->sub; it; it = it->next) {
-    for (int k = 0; k < f->nmodes; k++)
-      if (strcmp(f->mode_names[k], it->name) == 0) {
-        mbg_diag_error(b->d, it->loc, "mode '%s' is declared twice", it->name);
-        break;
-      }
+    const mbd_item *first = NULL;
+    for (const mbd_item *o = modes->sub; o != it && !first; o = o->next)
+      if (strcmp(o->name, it->name) == 0) first = o;
+    if (first) {
+      mbg_diag_error(b->d, it->loc, "mode '%s' is declared twice", it->name);
+      mbg_diag_note(b->d, first->loc, "first declared here");
+      continue;
+    }
     f->mode_names[f->nmodes] = strdup(it->name);
     if (!f->mode_names[f->nmodes]) {
       b->oom = 1;
@@ -251,8 +254,8 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index) {
                                     "nodal data; remove this line");
       break;
     default:
-      mbg_diag_error(b->d, it->loc, "this is not a property of a flexible body; expected beam, "
-                                    "or nodes, modes, stiffness and damping");
+      mbg_diag_error(b->d, it->loc, "'%s' is not a property of a flexible body; expected beam, "
+                     "or nodes, modes, stiffness and damping", mbg_item_word(it));
       break;
     }
   }

@@ -5,11 +5,15 @@
 #include "build.h"
 #include "names.h"
 
+/* A constant's entry index while its own expression is being evaluated. */
+enum { MBG_CONST_DEFINING = -2 };
+
 typedef struct mbg_builder {
   mbg_diag *d;
   mbg_model *m;
   mbg_names names;
   int oom;
+  int tree_incomplete; /* a joint was rejected or names an unknown body: the tree has holes */
   const mbd_stmt **body_stmt;  /* [nbodies]: the statement declaring each body (NULL: world) */
   const mbd_stmt **joint_stmt; /* [njoints] */
   const mbd_stmt **loop_stmt;  /* [nloops] */
@@ -35,13 +39,16 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
-/* Tree structure: parents, cycles, connection, masses. */
-void mbg_check_tree(mbg_builder *b);
+/* Tree structure: parents, cycles, connection; masses when no error came before. */
+void mbg_check_tree(mbg_builder *b, int errors_before);
 /* The rotational inertia must be positive semidefinite and satisfy the triangle inequalities. */
 void mbg_check_inertia(mbg_builder *b, const double I[6], mbg_loc loc, const char *whose);
 
 /* A name of `kind` referenced at `loc`: its entry index, or -1 after reporting. */
 int mbg_resolve(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind kind);
+
+/* The word that introduces an item ("mass", or the unknown word itself). */
+const char *mbg_item_word(const mbd_item *it);
 
 /* Report a second occurrence of an item that may appear once. Returns 1 if it is a duplicate. */
 int mbg_once(mbg_builder *b, const mbd_item **seen, const mbd_item *it, const char *what);

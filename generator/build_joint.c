@@ -53,29 +53,8 @@ static void read_axis(mbg_builder *b, const mbd_item *it, const char *what, doub
 }
 
 static void read_frame(mbg_builder *b, const mbd_item *it, double xyz[3], double rpy[3]) {
-  if (it->args) mbg_eval_list(b, it->args, it->loc, "'xyz'", 3, 0, MBG_NOT_ANGLE, xyz);
+  if (it->args) mbg_eval_list(b, it->args, it->xyz_loc, "'xyz'", 3, 0, MBG_NOT_ANGLE, xyz);
   if (it->rpy) mbg_eval_list(b, it->rpy, it->rpy_loc, "'rpy'", 3, 0, MBG_ANGLE, rpy);
-}
-
-static const char *item_word(mbd_item_kind k) {
-  switch (k) {
-  case MBD_I_MASS: return "mass";
-  case MBD_I_COM: return "com";
-  case MBD_I_INERTIA: return "inertia";
-  case MBD_I_ORIGIN: return "origin";
-  case MBD_I_TARGET: return "target";
-  case MBD_I_AXIS: return "axis";
-  case MBD_I_AXIS2: return "axis2";
-  case MBD_I_PITCH: return "pitch";
-  case MBD_I_DISTANCE: return "distance";
-  case MBD_I_NODE: return "node";
-  case MBD_I_BEAM: return "beam";
-  case MBD_I_NODES: return "nodes";
-  case MBD_I_MODES: return "modes";
-  case MBD_I_STIFFNESS: return "stiffness";
-  case MBD_I_DAMPING: return "damping";
-  default: return "item";
-  }
 }
 
 /* The items of a joint or loop statement, each at most once. */
@@ -98,14 +77,14 @@ static void collect(mbg_builder *b, const mbd_stmt *s, int is_loop, joint_items 
     default: break;
     }
     if (!slot) {
-      mbg_diag_error(b->d, it->loc, "'%s' is not a property of a %s; expected %s", item_word(it->kind),
+      mbg_diag_error(b->d, it->loc, "'%s' is not a property of a %s; expected %s", mbg_item_word(it),
                      is_loop ? "loop" : "joint",
                      is_loop ? "origin, target, axis, axis2, pitch or distance"
                              : "origin, axis, pitch or node");
       continue;
     }
     char what[32];
-    snprintf(what, sizeof what, "'%s'", item_word(it->kind));
+    snprintf(what, sizeof what, "'%s'", mbg_item_word(it));
     mbg_once(b, slot, it, what);
   }
 }
@@ -130,6 +109,7 @@ void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index) {
   int typed = parse_type(b, s, 0, &j->type);
   j->parent = body_ref(b, s->parent, s->parent_loc);
   j->child = body_ref(b, s->child, s->child_loc);
+  if (j->parent < 0 || j->child < 0) b->tree_incomplete = 1;
   j->parent_loc = s->parent_loc;
   j->child_loc = s->child_loc;
   if (j->child == 0) mbg_diag_error(b->d, s->child_loc, "the world cannot be the child of a joint");

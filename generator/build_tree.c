@@ -22,7 +22,7 @@ static void assign_parents(mbg_builder *b, int *parent_joint) {
     }
     parent_joint[c] = j;
   }
-  for (int i = 1; i < m->nbodies; i++)
+  for (int i = 1; i < m->nbodies && !b->tree_incomplete; i++)
     if (parent_joint[i] < 0)
       mbg_diag_error(b->d, m->bodies[i].loc,
                      "body '%s' is not connected: no joint has it as its child", m->bodies[i].name);
@@ -114,9 +114,8 @@ static void check_independent(mbg_builder *b) {
   }
 }
 
-void mbg_check_tree(mbg_builder *b) {
+void mbg_check_tree(mbg_builder *b, int errors_before) {
   const mbg_model *m = b->m;
-  int errors = b->d->errors;
   int *parent_joint = malloc((size_t)m->nbodies * sizeof *parent_joint);
   char *state = malloc((size_t)m->nbodies);
   if (!parent_joint || !state) {
@@ -124,8 +123,9 @@ void mbg_check_tree(mbg_builder *b) {
   } else {
     assign_parents(b, parent_joint);
     find_cycles(b, parent_joint, state);
-    /* Mass checks need a sound tree; earlier errors may leave holes in it. */
-    if (b->d->errors == errors) check_masses(b, parent_joint);
+    /* Mass checks need a sound model: after any error (a rejected mass, a tree with holes) they
+     * would only report consequences. */
+    if (b->d->errors == errors_before) check_masses(b, parent_joint);
     check_independent(b);
   }
   free(parent_joint);

@@ -74,7 +74,7 @@ mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, F
     fprintf(out, "%s: error: out of memory while parsing\n", path);
     d.errors++;
   } else {
-    char name[64];
+    char name[256];
     default_name(path, name, sizeof name);
     /* After syntax errors (all of them reported: the parser recovers) the tree has holes, and
      * checking it would only add consequences of the same mistakes. */

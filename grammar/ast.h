@@ -77,13 +77,15 @@ typedef enum mbd_item_kind {
   MBD_I_MODEDEF,   /* name, sub: SHAPE items */
   MBD_I_SHAPE,     /* name (a node), args: 6 values */
   MBD_I_STIFFNESS, /* rows */
-  MBD_I_DAMPING    /* rows */
+  MBD_I_DAMPING,   /* rows */
+  MBD_I_UNKNOWN    /* name: a word that is no property (reported by the checker) */
 } mbd_item_kind;
 
 typedef struct mbd_item {
   mbd_item_kind kind;
   mbg_loc loc;        /* of the keyword (or of the name for NODEDEF, MODEDEF, SHAPE) */
   mbd_exprs *args;    /* values; for ORIGIN/TARGET/NODEDEF: the xyz part */
+  mbg_loc xyz_loc;    /* ORIGIN/TARGET: the xyz keyword */
   mbd_exprs *rpy;     /* ORIGIN/TARGET: the rpy part */
   mbg_loc rpy_loc;
   char *name;         /* NODE, NODEDEF, MODEDEF, SHAPE */

@@ -8,15 +8,19 @@ typedef struct mbd_lex_state {
   mbg_diag *diag;
   mbd_ast *ast;
   int line, col;        /* position of the next character */
-  int paren_depth;
+  int paren_depth;      /* '(' not yet closed, and where the innermost ones opened */
+  mbg_loc paren[16];
   int prev_operand;     /* the previous token ends an operand (number, name, pi, ')', deg) */
   int space_before;     /* whitespace or a comment since the previous token */
+  int cur_tok, prev_tok; /* token kinds of the token just read and the one before */
+  int cur_split;        /* the token just read is a '-' that starts a new value by spacing */
   mbg_loc cur_loc;      /* location of the token just read */
   mbg_loc prev_loc;     /* location of the token before it */
   char prev_text[40];   /* its text, truncated, for messages */
   char cur_text[40];    /* the current token's text, truncated */
   int brace_depth;      /* '{' not yet closed, and where the innermost ones opened */
   mbg_loc brace[16];
+  int unclosed_level;   /* brace depth of a block reported unclosed (0: none) */
   int depth_reported;   /* "nested too deeply" said once per file */
   int out_of_memory;
 } mbd_lex_state;

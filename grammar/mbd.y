@@ -43,7 +43,8 @@ static mbd_expr *op(struct mbd_lex_state *st, mbd_expr_kind k, mbd_expr *a, mbd_
   }
   if (e->depth > MBD_MAX_EXPR_DEPTH) {
     if (!st->depth_reported)
-      mbg_diag_error(st->diag, L(loc), "expression nested too deeply (more than %d levels)",
+      mbg_diag_error(st->diag, L(loc),
+                     "expression too long or too deeply nested (more than %d operators deep)",
                      MBD_MAX_EXPR_DEPTH);
     st->depth_reported = 1;
     mbd_expr_free(e);
@@ -233,16 +234,20 @@ item:
                                    if ($$) $$->rows = $3; else mbd_rows_free($3); }
   | DAMPING '{' rows '}'         { $$ = item(MBD_I_DAMPING, @1, NULL);
                                    if ($$) $$->rows = $3; else mbd_rows_free($3); }
+  | IDENT exprs ';'              { $$ = item(MBD_I_UNKNOWN, @1, $2);
+                                   if ($$) $$->name = $1; else free($1); }
+  | IDENT ';'                    { $$ = item(MBD_I_UNKNOWN, @1, NULL);
+                                   if ($$) $$->name = $1; else free($1); }
   ;
 
 /* frame: 'xyz' x y z ['rpy' roll pitch yaw] | 'rpy' roll pitch yaw */
 frame:
-    XYZ exprs                    { $$ = item(MBD_I_ORIGIN, @1, $2); }
+    XYZ exprs                    { $$ = item(MBD_I_ORIGIN, @1, $2); if ($$) $$->xyz_loc = L(@1); }
   | RPY exprs                    { $$ = item(MBD_I_ORIGIN, @1, NULL);
                                    if ($$) { $$->rpy = $2; $$->rpy_loc = L(@1); }
                                    else mbd_exprs_free($2); }
   | XYZ exprs RPY exprs          { $$ = item(MBD_I_ORIGIN, @1, $2);
-                                   if ($$) { $$->rpy = $4; $$->rpy_loc = L(@3); }
+                                   if ($$) { $$->rpy = $4; $$->rpy_loc = L(@3); $$->xyz_loc = L(@1); }
                                    else mbd_exprs_free($4); }
   ;
 
@@ -352,69 +357,114 @@ static const char *symbol_text(yysymbol_kind_t k) {
   }
 }
 
-/* True if k can start a value (so "expected a value" says it once). */
-static int starts_value(yysymbol_kind_t k) {
-  return k == YYSYMBOL_NUMBER || k == YYSYMBOL_IDENT || k == YYSYMBOL_PI || k == YYSYMBOL_SQRT ||
-         k == YYSYMBOL_SIN || k == YYSYMBOL_COS || k == YYSYMBOL_UMINUS ||
-         strcmp(yysymbol_name(k), "'('") == 0;
+static int is(yysymbol_kind_t k, const char *name) { return strcmp(yysymbol_name(k), name) == 0; }
+
+/* What the parser could have accepted instead of the lookahead. */
+typedef struct expected {
+  int semicolon, rbrace, rparen, lparen, number, name, statement;
+} expected;
+
+static expected classify(const yysymbol_kind_t *exp, int n) {
+  expected e = {0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < n; i++) {
+    e.semicolon |= is(exp[i], "';'");
+    e.rbrace |= is(exp[i], "'}'");
+    e.rparen |= is(exp[i], "')'");
+    e.lparen |= is(exp[i], "'('");
+    e.number |= exp[i] == YYSYMBOL_NUMBER;
+    e.name |= exp[i] == YYSYMBOL_IDENT;
+    e.statement |= exp[i] == YYSYMBOL_BODY;
+  }
+  return e;
 }
 
-/* "unexpected X; expected A, B or C", or "expected ';' after Y" when a line ends early. */
+static int starts_statement(yysymbol_kind_t k) {
+  return k == YYSYMBOL_MODEL || k == YYSYMBOL_GRAVITY || k == YYSYMBOL_CONST ||
+         k == YYSYMBOL_BODY || k == YYSYMBOL_JOINT || k == YYSYMBOL_LOOP ||
+         k == YYSYMBOL_INDEPENDENT;
+}
+
+static void note_unless_same(struct mbd_lex_state *st, mbg_loc error_at, mbg_loc at,
+                             const char *msg) {
+  if (at.line != error_at.line || at.col != error_at.col) mbg_diag_note(st->diag, at, "%s", msg);
+}
+
+/* The fallback: "unexpected X; expected A, B or C" (the list only when it is short). */
+static void report_list(struct mbd_lex_state *st, mbg_loc at, const char *what,
+                        const yysymbol_kind_t *exp, int n) {
+  enum { MAX_LISTED = 6 };
+  char list[400] = "";
+  size_t len = 0;
+  for (int i = 0; n <= MAX_LISTED && i < n && len < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                            symbol_text(exp[i]));
+  if (len > 0) mbg_diag_error(st->diag, at, "unexpected %s; expected %s", what, list);
+  else mbg_diag_error(st->diag, at, "unexpected %s", what);
+}
+
+/* A syntax error, said the way a person would fix it. The cases, most specific first. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                                  struct mbd_lex_state *st) {
   (void)scanner;
-  enum { MAX_EXPECTED = 6 };
   yysymbol_kind_t exp[YYNTOKENS];
   int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
+  if (n < 0) n = 0;
+  expected e = classify(exp, n);
   yysymbol_kind_t look = yypcontext_token(ctx);
-  const MBD_YYLTYPE *loc = yypcontext_location(ctx);
-  int semicolon = 0, value = 0, brace = 0;
-  for (int i = 0; i < n; i++) {
-    if (strcmp(yysymbol_name(exp[i]), "';'") == 0) semicolon = 1;
-    if (strcmp(yysymbol_name(exp[i]), "'}'") == 0) brace = 1;
-    if (starts_value(exp[i])) value = 1;
-  }
-  /* A statement that ends at the end of a line without ';': point at its last token. */
-  if (semicolon && look != YYSYMBOL_YYEOF && st->prev_loc.line > 0 &&
-      loc->first_line > st->prev_loc.line) {
-    mbg_loc at = {st->prev_loc.line, st->prev_loc.last_col + 1, st->prev_loc.last_col + 1};
-    mbg_diag_error(st->diag, at, "expected ';' after '%s'", st->prev_text);
-    return 0;
-  }
+  mbg_loc at = L(*yypcontext_location(ctx));
+  int eof = look == YYSYMBOL_YYEOF;
+  /* The last token before the error: at end of file the lexer's current one. */
+  mbg_loc last = eof ? st->cur_loc : st->prev_loc;
+  const char *last_text = eof ? st->cur_text : st->prev_text;
+  int have_prev = last.line > 0;
+  mbg_loc after = {last.line, last.last_col + 1, last.last_col + 1};
   char what[80];
-  if (look == YYSYMBOL_YYEOF) snprintf(what, sizeof what, "end of file");
-  else if (look == YYSYMBOL_YYerror || look == YYSYMBOL_YYUNDEF) snprintf(what, sizeof what, "input");
+  if (eof) snprintf(what, sizeof what, "end of file");
   else snprintf(what, sizeof what, "'%s'", st->cur_text);
-  mbg_loc at = L(*loc);
-  /* The file ends inside a block, or a new statement starts in it: say which block. */
-  int statement = look == YYSYMBOL_MODEL || look == YYSYMBOL_GRAVITY || look == YYSYMBOL_CONST ||
-                  look == YYSYMBOL_BODY || look == YYSYMBOL_JOINT || look == YYSYMBOL_LOOP ||
-                  look == YYSYMBOL_INDEPENDENT;
-  if (st->brace_depth > 0 && (look == YYSYMBOL_YYEOF || (brace && !semicolon && statement))) {
-    mbg_diag_error(st->diag, at, "unexpected %s; expected '}'", what);
-    int i = st->brace_depth <= 16 ? st->brace_depth - 1 : 15;
-    mbg_diag_note(st->diag, st->brace[i], "to close the block opened here");
-    return 0;
-  }
-  if (semicolon) {
+  int keyword = !eof && look != YYSYMBOL_IDENT && look != YYSYMBOL_NUMBER &&
+                ((st->cur_text[0] >= 'a' && st->cur_text[0] <= 'z') ||
+                 (st->cur_text[0] >= 'A' && st->cur_text[0] <= 'Z'));
+  int depth = st->brace_depth < 16 ? st->brace_depth : 16;
+  /* Inside a block already reported as unclosed, everything is a consequence of it. */
+  if (st->unclosed_level > 0 && st->brace_depth >= st->unclosed_level) return 0;
+  if (st->brace_depth > 0 && (eof || (e.rbrace && !e.semicolon && starts_statement(look)))) {
+    st->unclosed_level = st->brace_depth;
+    mbg_loc where = eof && have_prev ? after : at;
+    if (eof) mbg_diag_error(st->diag, where, "expected '}' at end of file");
+    else mbg_diag_error(st->diag, where, "unexpected %s; expected '}'", what);
+    note_unless_same(st, where, st->brace[depth - 1], "to close the block opened here");
+  } else if (e.rparen && st->paren_depth > 0 && !e.number) {
+    int p = st->paren_depth < 16 ? st->paren_depth : 16;
+    mbg_diag_error(st->diag, at, "unexpected %s; expected ')'", what);
+    note_unless_same(st, at, st->paren[p - 1], "to close the '(' here");
+  } else if (!eof && is(look, "'('") && st->prev_tok == IDENT) {
+    mbg_diag_error(st->diag, st->prev_loc,
+                   "unknown function '%s'; the functions are sqrt, sin and cos", st->prev_text);
+  } else if (e.statement) {
+    mbg_diag_error(st->diag, at, "unexpected %s; expected a statement: model, gravity, const, "
+                                 "body, joint, loop or independent", what);
+  } else if (e.semicolon && have_prev && (eof || at.line > last.line)) {
+    mbg_diag_error(st->diag, after, "expected ';' after '%s'", last_text);
+  } else if (e.semicolon) {
     mbg_diag_error(st->diag, at, "expected ';' before %s", what);
-    return 0;
+    if (look == YYSYMBOL_UMINUS && st->cur_split)
+      mbg_diag_note(st->diag, at, "a '-' after a space and directly before a value starts a new "
+                                  "value; write 'a - b' or 'a-b' for a difference");
+  } else if (e.number) {
+    mbg_diag_error(st->diag, at, "expected a value after '%s', found %s", last_text, what);
+  } else if (e.name && e.rbrace) {
+    mbg_diag_error(st->diag, at, "unexpected %s; expected a property (mass, origin, axis, ...) "
+                                 "or '}'", what);
+  } else if (e.name && keyword) {
+    mbg_diag_error(st->diag, at, "'%s' is a reserved word and cannot be used as a name",
+                   st->cur_text);
+  } else if (e.name && have_prev) {
+    mbg_diag_error(st->diag, at, "expected a name after '%s', found %s", last_text, what);
+  } else if (e.lparen && n == 1) {
+    mbg_diag_error(st->diag, at, "expected '(' after '%s'", last_text);
+  } else {
+    report_list(st, at, what, exp, n);
   }
-  char list[400] = "";
-  size_t len = 0;
-  int shown = 0, total = (n <= 0 || n > MAX_EXPECTED) ? 0 : n;
-  for (int i = 0; i < total; i++) {
-    const char *t = starts_value(exp[i]) ? (value == 1 ? "a value" : NULL) : symbol_text(exp[i]);
-    if (starts_value(exp[i])) value = 2;
-    if (!t) continue;
-    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", shown ? ", " : "", t);
-    shown++;
-    if (len >= sizeof list) break;
-  }
-  if (shown > 0)
-    mbg_diag_error(st->diag, at, "unexpected %s; expected %s", what, list);
-  else
-    mbg_diag_error(st->diag, at, "unexpected %s", what);
   return 0;
 }
 
@@ -422,7 +472,9 @@ static void mbd_yyerror(MBD_YYLTYPE *loc, void *scanner, struct mbd_lex_state *s
                         const char *msg) {
   (void)scanner;
   if (strcmp(msg, "memory exhausted") == 0)
-    mbg_diag_error(st->diag, L(*loc), "input nested too deeply");
+    mbg_diag_error(st->diag, L(*loc),
+                   "input nested too deeply (more than %d levels of parentheses or signs)",
+                   YYMAXDEPTH);
   else
     mbg_diag_error(st->diag, L(*loc), "%s", msg);
 }
