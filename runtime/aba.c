@@ -35,7 +35,8 @@ int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]) {
   return 0;
 }
 
-/* Forward pass: v_i = iXλ v_λ + S q̇;  c_i = v_i × vJ;  IA_i = I_i;  pA_i = v_i ×* I_i v_i − fext_i */
+/* Forward pass: v_i = iXλ v_λ + S q̇;  c_i = v_i × vJ;  IA_i = I_i;
+ * pA_i = v_i ×* I_i v_i − fext_i */
 static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
                            const double *fext) {
   double vJ[6], Iv[6];
@@ -57,7 +58,8 @@ static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
   }
 }
 
-/* Backward pass: U, D, u = τ − Sᵀ pA;  IA_λ += λX*_i Ia iXλ;  pA_λ += λX*_i (pA + Ia c + U D⁻¹ u) */
+/* Backward pass: U, D, u = τ − Sᵀ pA;  IA_λ += λX*_i Ia iXλ;
+ * pA_λ += λX*_i (pA + Ia c + U D⁻¹ u) */
 static int aba_articulated(const mb_model *m, mb_workspace *ws, const double *tau) {
   double Ia[36], pa[6], Du[6], t[6];
   for (int i = m->nb; i >= 1; i--) {

@@ -10,7 +10,8 @@ static int lam(const mb_workspace *ws, int k) { return (int)ws->lam[k]; }
 
 int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
   int n = m->nv;
-  /* for k = n..1: for i = λ(k) chain: a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);  M_ki = a */
+  /* for k = n..1, i = λ(k), λ(λ(k)), ...:  a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);
+   * M_ki = a */
   for (int k = n - 1; k >= 0; k--) {
     double d = M[k * n + k];
     if (!(d > 0.0)) return -1;

@@ -227,7 +227,7 @@ void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
 /* M = Lᵀ D L in place with no fill-in (ltdl.c; Featherstone 2005): L unit lower triangular with
  * L_ki ≠ 0 only for i an ancestor of k in the expanded parent array λ (ws->lam). On return M's
  * diagonal holds D, its strict lower triangle L; the strict upper triangle is untouched. Returns 0,
- * or -1 if a pivot D_k is not positive. mb_ltdl_solve overwrites x with M⁻¹ x given those factors. */
+ * or -1 if a pivot D_k is not positive. mb_ltdl_solve overwrites x with M⁻¹ x given the factors. */
 int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M);
 void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x);
 /* Forward dynamics by the mass matrix: h = mb_nle, M = mb_crba (into ws->M), factor, solve
@@ -250,6 +250,15 @@ int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v
  * S_iᵀ U_i factored by Cholesky into ws->D at 6·iv_i, and Ia = IA_i − U_i D_i⁻¹ U_iᵀ. Returns 0, or
  * -1 if D_i is not positive definite. Shared by mb_aba and mb_minv. */
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
+
+/* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; seed 000
+ * eqs. 22-29, ALGORITHMS.md §4), dense: q̈ as mb_aba (no fext), and if wrench is not NULL the
+ * wrench transmitted across every joint in the mb_joint_wrenches convention (wrench[0..5] = 0). Every
+ * body needs an invertible inertia: m > 0 and a positive definite rotational inertia about the
+ * COM. Returns 0; -1 if a body's inertia is not invertible; -2 if the constraint matrix A is not
+ * positive definite. Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch arrays. */
+int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+           const double *tau, double *qdd, double *wrench);
 
 /* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
  * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */

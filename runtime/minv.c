@@ -3,7 +3,8 @@
  * ("Analytical inverse of the joint space inertia matrix"): the ABA run on every column of the
  * identity at once, with v = 0 and no gravity. F_i (6 × nv) is the articulated bias force of body i
  * for each column; its nonzero columns are the dofs of i's subtree, all ≥ iv_i, so body i only
- * touches the columns j ≥ iv_i. Row i of M⁻¹ is computed for those columns, the rest by symmetry. */
+ * touches the columns j ≥ iv_i. Row i of M⁻¹ is computed for those columns, the rest by
+ * symmetry. */
 #include "mb.h"
 
 /* Backward sweep: U, D, IA_λ += λX*_i Ia iXλ;  M⁻¹_ij = D⁻¹ (δ_ij − Sᵀ F_i[:, j]);

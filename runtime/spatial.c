@@ -204,7 +204,7 @@ void mbs_I_mat(const double I[10], double out[36]) {
   }
   double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) out[6 * i + 3 + j] = hx[3 * i + j], out[6 * (3 + j) + i] = hx[3 * i + j];
+    for (int j = 0; j < 3; j++) out[6 * i + 3 + j] = out[6 * (3 + j) + i] = hx[3 * i + j];
 }
 
 void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36], double out[36]) {
