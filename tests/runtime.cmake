@@ -4,3 +4,10 @@ foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv cfa 
     mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c LIBS mbrt)
   endif()
 endforeach()
+# No algorithm allocates: malloc and friends wrapped at link time and counted.
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_noalloc.c)
+  mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
+  target_compile_options(test_noalloc PRIVATE -fno-builtin)
+  target_link_options(test_noalloc PRIVATE
+    -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
+endif()

@@ -1,0 +1,105 @@
+/* test_noalloc.c — no runtime algorithm allocates once the workspace is set up. malloc, calloc,
+ * realloc and free are wrapped at link time (-Wl,--wrap=..., tests/runtime.cmake), so every call
+ * from the runtime library and from this file goes through the counters below. Reference: zero
+ * calls while every algorithm runs; the wrapping itself is checked by counting two known calls. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "mb_randtree.h"
+#include "mb_testutil.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t k, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+
+/* volatile, and -fno-builtin (runtime.cmake): the compiler may otherwise assume that malloc and
+ * free touch no global and move or drop the counter updates around them. */
+static volatile int counting;
+static volatile long calls;
+
+void *__wrap_malloc(size_t n) {
+  calls += counting;
+  return __real_malloc(n);
+}
+void *__wrap_calloc(size_t k, size_t n) {
+  calls += counting;
+  return __real_calloc(k, n);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  calls += counting;
+  return __real_realloc(p, n);
+}
+void __wrap_free(void *p) {
+  calls += counting;
+  __real_free(p);
+}
+
+/* The wrappers see this file's own malloc and free: the counter can move. */
+static void test_wrapping_works(void **state) {
+  (void)state;
+  void *volatile p;
+  calls = 0, counting = 1;
+  p = malloc(16);
+  free(p);
+  counting = 0;
+  assert_int_equal(calls, 2);
+}
+
+/* Every algorithm, on random trees with every joint type and a floating base. */
+static void test_algorithms_do_not_allocate(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    mbt_tree *t = mbt_randtree(seed, 14, (int)(seed % 2));
+    const mb_model *m = &t->model;
+    size_t nv = (size_t)m->nv, nq = (size_t)m->nq, nw = 6 * ((size_t)m->nb + 1);
+    mb_workspace ws;
+    double *buf = malloc(mb_workspace_size(m));
+    mb_workspace_init(&ws, m, buf);
+    double *q = malloc(sizeof(double) * (2 * nq + 4 * nv + 2 * nv * nv + 2 * nw + 12 * nw));
+    double *q2 = q + nq, *v = q2 + nq, *a = v + nv, *tau = a + nv, *out = tau + nv;
+    double *M = out + nv, *Minv = M + nv * nv, *fext = Minv + nv * nv, *w = fext + nw;
+    double *pose = w + nw;
+    mbt_rng g;
+    mbt_rng_seed(&g, seed);
+    mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, a);
+    mbt_rand_vec(&g, m->nv, -1, 1, tau), mbt_rand_vec(&g, (int)nw, -1, 1, fext);
+    int rc = 0;
+    calls = 0, counting = 1;
+    mb_rnea(m, &ws, q, v, a, fext, out);
+    mb_nle(m, &ws, q, v, out);
+    mb_gravity(m, &ws, q, out);
+    mb_crba(m, &ws, q, M);
+    rc |= mb_aba(m, &ws, q, v, tau, fext, out);
+    rc |= mb_ltdl(m, &ws, M);
+    mb_ltdl_solve(m, &ws, M, out);
+    rc |= mb_crba_fd(m, &ws, q, v, tau, out);
+    rc |= mb_minv(m, &ws, q, Minv);
+    rc |= mb_cfa(m, &ws, q, v, tau, out, w);
+    mb_fk(m, &ws, q, pose);
+    mb_integrate(m, q, v, 0.01, q2);
+    mb_joint_wrenches(m, &ws, q, v, a, w);
+    counting = 0;
+    assert_int_equal(rc, 0);
+    assert_int_equal(calls, 0);
+    free(q), free(buf);
+    mbt_tree_free(t);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_wrapping_works),
+      cmocka_unit_test(test_algorithms_do_not_allocate),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
