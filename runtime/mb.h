@@ -254,8 +254,8 @@ int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
 /* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; seed 000
  * eqs. 22-29, ALGORITHMS.md §4), dense: q̈ as mb_aba (no fext), and if wrench is not NULL the
  * wrench transmitted across every joint in the mb_joint_wrenches convention (wrench[0..5] = 0).
- * Every body needs an invertible inertia: m > 0 and a positive definite rotational inertia about the
- * COM. Returns 0; -1 if a body's inertia is not invertible; -2 if the constraint matrix A is not
+ * Every body needs an invertible inertia: m > 0 and a positive definite rotational inertia about
+ * the COM. Returns 0; -1 if a body's inertia is not invertible; -2 if the constraint matrix A is not
  * positive definite. Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch arrays. */
 int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, double *qdd, double *wrench);
