@@ -1,0 +1,56 @@
+/* numfmt.c — shortest round-trip decimal text of doubles and floats (see numfmt.h). */
+#include "numfmt.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "nan", "inf", "-inf"; returns 1 when v is not finite. */
+static int fmt_nonfinite(double v, char buf[32]) {
+  if (isnan(v)) {
+    strcpy(buf, "nan");
+  } else if (isinf(v)) {
+    strcpy(buf, v < 0 ? "-inf" : "inf");
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* Text printed in the current locale → C-locale text with a '.', plus ".0" when the text
+ * would read as an integer. The locale's decimal point is used only while the text is read
+ * back by strtod/strtof, which follow the same locale. */
+static void fmt_finish(char buf[32]) {
+  const char *dp = localeconv()->decimal_point;
+  size_t dl = dp ? strlen(dp) : 0;
+  if (dl > 0 && strcmp(dp, ".") != 0) {
+    char *p = strstr(buf, dp);
+    if (p) {
+      *p = '.';
+      memmove(p + 1, p + dl, strlen(p + dl) + 1);
+    }
+  }
+  if (!strpbrk(buf, ".eE")) strcat(buf, ".0"); /* at most 17 digits + sign: fits */
+}
+
+void mbg_fmt_double(double v, char buf[32]) {
+  if (fmt_nonfinite(v, buf)) return;
+  if (v == 0.0) v = 0.0; /* -0.0 → 0.0 */
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, 32, "%.*g", p, v);
+    if (strtod(buf, NULL) == v) break; /* %.17g always reads back */
+  }
+  fmt_finish(buf);
+}
+
+void mbg_fmt_float(float v, char buf[32]) {
+  if (fmt_nonfinite((double)v, buf)) return;
+  if (v == 0.0f) v = 0.0f;
+  for (int p = 1; p <= 9; p++) {
+    snprintf(buf, 32, "%.*g", p, (double)v);
+    if (strtof(buf, NULL) == v) break; /* %.9g always reads back */
+  }
+  fmt_finish(buf);
+}

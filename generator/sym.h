@@ -1,0 +1,134 @@
+/* sym.h — the symbolic scalar expression engine: the core of the code generator.
+ *
+ * The recipes build scalar expressions over the inputs of one generated function (q, v, a, tau,
+ * f_ext ...). Every node lives once in an arena and is named by an int32 id (mbg_sx):
+ *   - hash-consing: structurally identical expressions are the same node (common
+ *     subexpressions for free; add and mul keep their operands in id order, so a+b == b+a;
+ *     sin(x) and cos(x) are each computed once per function);
+ *   - folding at construction, only where IEEE arithmetic gives the same finite result:
+ *     const∘const (as C double arithmetic, kept only when finite), x·0 = 0, x·1 = x,
+ *     x·(−1) = −x, x±0 = x, 0−x = −x, x−x = 0, −(−x) = x, x/1 = x, x/(−1) = −x, 0/x = 0,
+ *     x/2^k = x·2^−k, sqrt/sin/cos of constants; negations move into constants
+ *     ((−x)·c = x·(−c)), into subtractions (a + (−b) = a − b, a − (−b) = a + b, a + (−c) = a − c)
+ *     and outward through products and quotients ((−a)·b = −(a·b)), all exact in IEEE
+ *     round-to-nearest. Nothing is reassociated or distributed.
+ *   - operands always have smaller ids than their node: id order is a topological order.
+ *
+ * Errors: a failed allocation or a bad argument returns -1 (ids) and sets a sticky flag
+ * (mbg_sym_failed); operations given -1 return -1, so a recipe can check once at the end.
+ *
+ * Only nodes reachable from the outputs are live: scheduled, counted, evaluated and emitted.
+ * Everything is deterministic: ids, output order, never hash order. */
+#ifndef MBG_SYM_H
+#define MBG_SYM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int32_t mbg_sx; /* a node id, or -1 */
+typedef struct mbg_sym mbg_sym;
+
+typedef enum mbg_sym_op {
+  MBG_SYM_CONST, /* a double constant */
+  MBG_SYM_INPUT, /* array[index] of an input array */
+  MBG_SYM_ADD,
+  MBG_SYM_SUB,
+  MBG_SYM_MUL,
+  MBG_SYM_DIV,
+  MBG_SYM_NEG,
+  MBG_SYM_SQRT,
+  MBG_SYM_SIN,
+  MBG_SYM_COS
+} mbg_sym_op;
+
+mbg_sym *mbg_sym_new(void);
+void mbg_sym_free(mbg_sym *s);
+/* Nonzero once any call has failed (out of memory, invalid argument). */
+int mbg_sym_failed(const mbg_sym *s);
+/* Number of nodes, live or not. */
+int32_t mbg_sym_size(const mbg_sym *s);
+
+/* Leaves. An input array name must be a C identifier; index >= 0. */
+mbg_sx mbg_sym_const(mbg_sym *s, double v);
+mbg_sx mbg_sym_input(mbg_sym *s, const char *array, int index);
+
+/* Operations, folded and hash-consed as described above. */
+mbg_sx mbg_sym_add(mbg_sym *s, mbg_sx a, mbg_sx b);
+mbg_sx mbg_sym_sub(mbg_sym *s, mbg_sx a, mbg_sx b);
+mbg_sx mbg_sym_mul(mbg_sym *s, mbg_sx a, mbg_sx b);
+mbg_sx mbg_sym_div(mbg_sym *s, mbg_sx a, mbg_sx b);
+mbg_sx mbg_sym_neg(mbg_sym *s, mbg_sx a);
+mbg_sx mbg_sym_sqrt(mbg_sym *s, mbg_sx a);
+mbg_sx mbg_sym_sin(mbg_sym *s, mbg_sx a);
+mbg_sx mbg_sym_cos(mbg_sym *s, mbg_sx a);
+/* Both at once (the same nodes as mbg_sym_sin and mbg_sym_cos of x). */
+void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x);
+
+/* Inspection. mbg_sym_is_const: 1 and *value (may be NULL) when e is a constant, else 0. */
+int mbg_sym_is_const(const mbg_sym *s, mbg_sx e, double *value);
+/* The operation of e (e must be valid). */
+mbg_sym_op mbg_sym_op_of(const mbg_sym *s, mbg_sx e);
+/* Operand k (0 or 1) of an operation, or -1. */
+mbg_sx mbg_sym_arg(const mbg_sym *s, mbg_sx e, int k);
+/* Array name of an input node (and its index in *index), or NULL. */
+const char *mbg_sym_input_of(const mbg_sym *s, mbg_sx e, int *index);
+
+/* Outputs, in call order: array[index] = e. The array name must be a C identifier.
+ * Returns 0, or -1. */
+int mbg_sym_output(mbg_sym *s, const char *array, int index, mbg_sx e);
+int mbg_sym_output_count(const mbg_sym *s);
+
+/* Preferred C name of e's temporary (e.g. "v_thigh_2"); the first name given to a node wins,
+ * names of leaves are ignored (leaves are inlined). The emitter makes it a C identifier and
+ * unique. Returns 0, or -1. */
+int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name);
+
+/* live[e] = 1 for nodes reachable from the outputs, else 0 (live has mbg_sym_size entries). */
+void mbg_sym_live(const mbg_sym *s, unsigned char *live);
+/* Emission order of the live non-leaf nodes: each output's cone depth-first, in output order,
+ * operands before their node, each node right before its first use. *order is malloc'ed (free
+ * it); returns its length, or -1 when out of memory. */
+int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
+
+/* Operation counts of the live DAG, each node once:
+ *   mul  multiplications           add  additions and subtractions
+ *   div  divisions                 sqrt square roots     trig  sines and cosines
+ * A negation counts as one add when its value itself is needed — it is an output, or the
+ * argument of sqrt/sin/cos — and as nothing when it is an operand of + − · / (the sign folds
+ * into the consumer: a + (−b) = a − b, −a − b, (−a)·b = −(a·b)). Featherstone's tables count
+ * divisions as multiplications: compare mul + div with them. Returns 0, or -1 (memory). */
+typedef struct mbg_sym_counts {
+  long mul, add, div, sqrt, trig;
+} mbg_sym_counts;
+int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
+
+/* Numeric evaluation of the live graph in id order: values[e] for every live e (dead nodes
+ * get NaN); inputs from the callback. The float version evaluates in float arithmetic with
+ * sqrtf/sinf/cosf and constants rounded to float, as the emitted float code does.
+ * Returns 0, or -1 (memory). */
+typedef double (*mbg_sym_input_fn)(void *ctx, const char *array, int index);
+int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *values);
+int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, float *values);
+
+/* C emission: one "const double tN = a op b;" per live non-leaf node in schedule order
+ * (leaves inlined: inputs as q[3], constants as shortest round-trip literals), then
+ * "array[i] = x;" per output in call order. Temporaries take their mbg_sym_name (made a
+ * unique C identifier that never looks like tN, a keyword, a math function or an array
+ * name), else tN numbered densely in schedule order. Byte-deterministic. */
+typedef enum mbg_sym_scalar { MBG_SYM_DOUBLE, MBG_SYM_FLOAT } mbg_sym_scalar;
+typedef struct mbg_sym_emit_opts {
+  const char *indent;    /* prefix of every line; NULL = "  " */
+  mbg_sym_scalar scalar; /* float: float temporaries, "f" literals, sqrtf/sinf/cosf */
+} mbg_sym_emit_opts;
+
+enum {
+  MBG_SYM_ENOMEM = -1,     /* out of memory */
+  MBG_SYM_ENONFINITE = -2, /* a live constant is NaN or infinite (in the chosen scalar) */
+  MBG_SYM_EIO = -3,        /* write error on the stream */
+  MBG_SYM_EINVAL = -4      /* invalid engine (a failed construction) or argument */
+};
+/* Returns 0 or one of the codes above; nothing is written for ENONFINITE and EINVAL. */
+int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o);
+const char *mbg_sym_strerror(int code);
+
+#endif

@@ -1,0 +1,230 @@
+/* sym_emit.c — the live graph as C statements: temporaries in schedule order, leaves inlined,
+ * then the outputs. Names of temporaries are made C identifiers and unique here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numfmt.h"
+#include "sym_internal.h"
+
+/* Words a temporary may not take: C99 keywords and the math functions we call. */
+static const char *const reserved[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "sqrt",
+    "sin", "cos", "sqrtf", "sinf", "cosf"};
+#define NRESERVED (sizeof reserved / sizeof *reserved)
+
+/* ---- a set of names, each with the next suffix to try ------------------------------------- */
+
+typedef struct name_set {
+  char **str; /* owned */
+  int32_t *next;
+  int32_t n;
+  uint32_t nslot; /* power of two, > 2 * capacity */
+  int32_t *slot;  /* index into str, -1 = empty */
+} name_set;
+
+static uint32_t str_hash(const char *p) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  return h;
+}
+
+static int set_init(name_set *t, size_t cap) {
+  memset(t, 0, sizeof *t);
+  t->nslot = 16;
+  while (t->nslot < 2 * cap + 2) t->nslot *= 2;
+  t->str = malloc((cap + 1) * sizeof *t->str);
+  t->next = malloc((cap + 1) * sizeof *t->next);
+  t->slot = malloc(t->nslot * sizeof *t->slot);
+  if (!t->str || !t->next || !t->slot) return -1;
+  memset(t->slot, 0xff, t->nslot * sizeof *t->slot);
+  return 0;
+}
+
+static void set_free(name_set *t) {
+  for (int32_t i = 0; i < t->n; i++) free(t->str[i]);
+  free(t->str), free(t->next), free(t->slot);
+}
+
+/* Slot of `name`: holding it, or the empty slot where it goes. */
+static uint32_t set_slot(const name_set *t, const char *name) {
+  uint32_t i = str_hash(name) & (t->nslot - 1);
+  while (t->slot[i] >= 0 && strcmp(t->str[t->slot[i]], name) != 0) i = (i + 1) & (t->nslot - 1);
+  return i;
+}
+
+/* Adds a copy of name (known absent at slot i); its index, or -1. */
+static int32_t set_add(name_set *t, uint32_t i, const char *name) {
+  char *copy = malloc(strlen(name) + 1);
+  if (!copy) return -1;
+  strcpy(copy, name);
+  t->str[t->n] = copy, t->next[t->n] = 2, t->slot[i] = t->n;
+  return t->n++;
+}
+
+/* ---- names of temporaries ----------------------------------------------------------------- */
+
+/* A C identifier from a preferred name: other characters become '_', a leading digit or
+ * underscore gets "n_" before it, at most 48 characters, and tN (our own names) gets a '_'. */
+static void sanitize(const char *raw, char *buf /* 56 */) {
+  size_t j = 0;
+  if (!(*raw == '_' || (*raw >= 'a' && *raw <= 'z') || (*raw >= 'A' && *raw <= 'Z')))
+    buf[j++] = 'n', buf[j++] = '_';
+  else if (*raw == '_')
+    buf[j++] = 'n';
+  for (const char *p = raw; *p && j < 50; p++) {
+    int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+    buf[j++] = ok ? *p : '_';
+  }
+  buf[j] = 0;
+  if (buf[0] == 't' && buf[1] && strspn(buf + 1, "0123456789") == j - 1) buf[j++] = '_', buf[j] = 0;
+}
+
+/* Index in t of a unique identifier made from raw, or -1 (memory). */
+static int32_t unique_name(name_set *t, const char *raw) {
+  char base[56], cand[72];
+  sanitize(raw, base);
+  uint32_t i = set_slot(t, base);
+  if (t->slot[i] < 0) return set_add(t, i, base);
+  int32_t owner = t->slot[i];
+  for (int32_t k = t->next[owner];; k++) {
+    snprintf(cand, sizeof cand, "%s_%d", base, (int)k);
+    uint32_t j = set_slot(t, cand);
+    if (t->slot[j] < 0) {
+      t->next[owner] = k + 1;
+      return set_add(t, j, cand);
+    }
+  }
+}
+
+/* ---- emission ----------------------------------------------------------------------------- */
+
+typedef struct emitter {
+  const mbg_sym *s;
+  FILE *f;
+  int fl;          /* float code */
+  int32_t *ref;    /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1] */
+  name_set names;
+} emitter;
+
+/* An array name a temporary could shadow or clash with: a keyword, a math function, tN. */
+static int bad_array_name(const char *a) {
+  for (size_t i = 0; i < NRESERVED; i++)
+    if (strcmp(a, reserved[i]) == 0) return 1;
+  return a[0] == 't' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+/* Every live constant finite in the chosen scalar type, and no bad array name. */
+static int check_graph(const mbg_sym *s, int fl, const unsigned char *live) {
+  for (int32_t i = 0; i < s->narr; i++)
+    if (bad_array_name(s->arr[i])) return MBG_SYM_EINVAL;
+  for (int32_t e = 0; e < s->n; e++)
+    if (live[e] && s->op[e] == MBG_SYM_CONST &&
+        !(fl ? isfinite((float)s->k[e]) : isfinite(s->k[e])))
+      return MBG_SYM_ENONFINITE;
+  return 0;
+}
+
+/* Names the scheduled nodes in schedule order: a preferred name made unique (keywords, math
+ * functions and array names taken first), else t0, t1, ... */
+static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
+  const mbg_sym *s = m->s;
+  if (set_init(&m->names, NRESERVED + (size_t)s->narr + (size_t)len)) return MBG_SYM_ENOMEM;
+  for (size_t i = 0; i < NRESERVED; i++)
+    if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
+      return MBG_SYM_ENOMEM;
+  for (int32_t i = 0; i < s->narr; i++) {
+    uint32_t j = set_slot(&m->names, s->arr[i]);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
+  }
+  int32_t tn = 0;
+  for (int32_t i = 0; i < len; i++) {
+    mbg_sx e = order[i];
+    if (!s->name[e]) {
+      m->ref[e] = tn++;
+      continue;
+    }
+    int32_t k = unique_name(&m->names, s->pool + s->name[e] - 1);
+    if (k < 0) return MBG_SYM_ENOMEM;
+    m->ref[e] = -k - 1;
+  }
+  return 0;
+}
+
+static void put_operand(const emitter *m, mbg_sx x) {
+  const mbg_sym *s = m->s;
+  char buf[32];
+  if (s->op[x] == MBG_SYM_CONST) {
+    if (m->fl)
+      mbg_fmt_float((float)s->k[x], buf), fprintf(m->f, "%sf", buf);
+    else
+      mbg_fmt_double(s->k[x], buf), fputs(buf, m->f);
+  } else if (s->op[x] == MBG_SYM_INPUT) {
+    fprintf(m->f, "%s[%d]", s->arr[s->a[x]], (int)s->b[x]);
+  } else if (m->ref[x] >= 0) {
+    fprintf(m->f, "t%d", (int)m->ref[x]);
+  } else {
+    fputs(m->names.str[-m->ref[x] - 1], m->f);
+  }
+}
+
+static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
+  static const char *const binop[] = {" + ", " - ", " * ", " / "};
+  static const char *const fn[] = {"sqrt(", "sin(", "cos("}, *const fnf[] = {"sqrtf(", "sinf(", "cosf("};
+  const mbg_sym *s = m->s;
+  int op = s->op[e];
+  fprintf(m->f, "%sconst %s ", indent, m->fl ? "float" : "double");
+  put_operand(m, e);
+  fputs(" = ", m->f);
+  if (mbg_sym_is_binary_op(op)) {
+    put_operand(m, s->a[e]);
+    fputs(binop[op - MBG_SYM_ADD], m->f);
+    put_operand(m, s->b[e]);
+  } else if (op == MBG_SYM_NEG) {
+    fputc('-', m->f);
+    put_operand(m, s->a[e]);
+  } else {
+    fputs((m->fl ? fnf : fn)[op - MBG_SYM_SQRT], m->f);
+    put_operand(m, s->a[e]);
+    fputc(')', m->f);
+  }
+  fputs(";\n", m->f);
+}
+
+int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
+  if (!s || s->failed || !out) return MBG_SYM_EINVAL;
+  const char *indent = o && o->indent ? o->indent : "  ";
+  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, {0}};
+  unsigned char *live = malloc((size_t)s->n + 1);
+  mbg_sx *order = NULL;
+  int32_t len = -1;
+  int rc = live ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
+  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) rc = assign_names(&m, order, len);
+  for (int32_t i = 0; !rc && i < len; i++) put_statement(&m, indent, order[i]);
+  for (int32_t i = 0; !rc && i < s->nout; i++) {
+    fprintf(out, "%s%s[%d] = ", indent, s->arr[s->out_arr[i]], (int)s->out_idx[i]);
+    put_operand(&m, s->out_e[i]);
+    fputs(";\n", out);
+  }
+  if (!rc && ferror(out)) rc = MBG_SYM_EIO;
+  if (m.names.slot || m.names.str) set_free(&m.names);
+  free(live), free(order), free(m.ref);
+  return rc;
+}
+
+const char *mbg_sym_strerror(int code) {
+  switch (code) {
+  case 0: return "no error";
+  case MBG_SYM_ENOMEM: return "out of memory";
+  case MBG_SYM_ENONFINITE: return "a constant is NaN or infinite";
+  case MBG_SYM_EIO: return "write error";
+  case MBG_SYM_EINVAL: return "invalid expression graph or argument";
+  }
+  return "unknown error";
+}

@@ -1,0 +1,38 @@
+/* sym_internal.h — the arena behind mbg_sym, shared by sym.c (construction), sym_sched.c
+ * (liveness, schedule, counts, evaluation) and sym_emit.c (C text). Not for other modules. */
+#ifndef MBG_SYM_INTERNAL_H
+#define MBG_SYM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sym.h"
+
+/* Struct of arrays, indexed by node id. CONST: k = value. INPUT: a = array id, b = index.
+ * Unary ops: a = operand, b = -1. Binary ops: a, b = operands (add, mul: a <= b). */
+struct mbg_sym {
+  int32_t n, cap;
+  uint8_t *op;
+  int32_t *a, *b;
+  double *k;
+  int32_t *name; /* offset + 1 into pool, 0 = unnamed */
+  /* Hash of (op, a, b, bits of k): open addressing, node ids, -1 = empty. */
+  int32_t *slot;
+  uint32_t nslot; /* power of two, at least twice n */
+  /* Array names (inputs and outputs), interned in first-use order. */
+  char **arr;
+  int32_t narr, caparr;
+  /* Outputs in call order. */
+  int32_t nout, capout;
+  int32_t *out_arr, *out_idx;
+  mbg_sx *out_e;
+  /* Preferred temporary names, NUL-terminated, back to back. */
+  char *pool;
+  size_t npool, cappool;
+  int failed;
+};
+
+static inline int mbg_sym_is_leaf_op(int op) { return op == MBG_SYM_CONST || op == MBG_SYM_INPUT; }
+static inline int mbg_sym_is_binary_op(int op) { return op >= MBG_SYM_ADD && op <= MBG_SYM_DIV; }
+
+#endif

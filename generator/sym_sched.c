@@ -1,0 +1,155 @@
+/* sym_sched.c — the live graph: liveness, emission order, operation counts, evaluation.
+ * Operands have smaller ids than their nodes, so one sweep down the ids marks liveness and one
+ * sweep up evaluates: everything here is O(nodes), without recursion. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_internal.h"
+
+void mbg_sym_live(const mbg_sym *s, unsigned char *live) {
+  memset(live, 0, (size_t)s->n);
+  for (int32_t i = 0; i < s->nout; i++) live[s->out_e[i]] = 1;
+  for (int32_t e = s->n - 1; e >= 0; e--) {
+    if (!live[e] || mbg_sym_is_leaf_op(s->op[e])) continue;
+    live[s->a[e]] = 1;
+    if (s->b[e] >= 0) live[s->b[e]] = 1;
+  }
+}
+
+/* Operand k (0, 1) of e when it is a non-leaf node, else -1. */
+static mbg_sx inner_arg(const mbg_sym *s, mbg_sx e, int k) {
+  mbg_sx x = k == 0 ? s->a[e] : s->b[e];
+  return x >= 0 && !mbg_sym_is_leaf_op(s->op[x]) ? x : -1;
+}
+
+/* Depth-first from each output in output order; stage[e]: 0 unseen, 1 first operand pushed,
+ * 2 second operand pushed, 3 scheduled. A DAG has no cycles, so a pushed operand is unseen. */
+int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
+  size_t n = (size_t)s->n + 1;
+  unsigned char *stage = calloc(n, 1);
+  mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
+  int32_t len = 0;
+  if (!stage || !stack || !out) {
+    free(stage), free(stack), free(out);
+    *order = NULL;
+    return -1;
+  }
+  for (int32_t i = 0; i < s->nout; i++) {
+    mbg_sx root = s->out_e[i];
+    if (mbg_sym_is_leaf_op(s->op[root]) || stage[root]) continue;
+    int32_t sp = 0;
+    stack[sp++] = root;
+    while (sp > 0) {
+      mbg_sx e = stack[sp - 1], x;
+      if (stage[e] < 2) {
+        x = inner_arg(s, e, stage[e]++);
+        if (x >= 0 && !stage[x]) stack[sp++] = x;
+      } else {
+        stage[e] = 3, out[len++] = e, sp--;
+      }
+    }
+  }
+  free(stage), free(stack);
+  *order = out;
+  return len;
+}
+
+/* A negation costs an add when its value itself is needed: as an output or an argument of
+ * sqrt/sin/cos (see sym.h). */
+static void mark_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need) {
+  for (int32_t i = 0; i < s->nout; i++)
+    if (s->op[s->out_e[i]] == MBG_SYM_NEG) need[s->out_e[i]] = 1;
+  for (int32_t e = 0; e < s->n; e++)
+    if (live[e] && s->op[e] >= MBG_SYM_SQRT && s->op[s->a[e]] == MBG_SYM_NEG) need[s->a[e]] = 1;
+}
+
+int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
+  memset(c, 0, sizeof *c);
+  unsigned char *live = malloc((size_t)s->n + 1), *need = calloc((size_t)s->n + 1, 1);
+  if (!live || !need) {
+    free(live), free(need);
+    return -1;
+  }
+  mbg_sym_live(s, live);
+  mark_needed_negs(s, live, need);
+  for (int32_t e = 0; e < s->n; e++) {
+    if (!live[e]) continue;
+    switch ((mbg_sym_op)s->op[e]) {
+    case MBG_SYM_ADD:
+    case MBG_SYM_SUB: c->add++; break;
+    case MBG_SYM_MUL: c->mul++; break;
+    case MBG_SYM_DIV: c->div++; break;
+    case MBG_SYM_NEG: c->add += need[e]; break;
+    case MBG_SYM_SQRT: c->sqrt++; break;
+    case MBG_SYM_SIN:
+    case MBG_SYM_COS: c->trig++; break;
+    case MBG_SYM_CONST:
+    case MBG_SYM_INPUT: break;
+    }
+  }
+  free(live), free(need);
+  return 0;
+}
+
+/* One node in double arithmetic, operands already evaluated. */
+static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_input_fn in,
+                          void *ctx) {
+  double x = 0.0, y = 0.0;
+  if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
+  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  switch ((mbg_sym_op)s->op[e]) {
+  case MBG_SYM_CONST: return s->k[e];
+  case MBG_SYM_INPUT: return in(ctx, s->arr[s->a[e]], s->b[e]);
+  case MBG_SYM_ADD: return x + y;
+  case MBG_SYM_SUB: return x - y;
+  case MBG_SYM_MUL: return x * y;
+  case MBG_SYM_DIV: return x / y;
+  case MBG_SYM_NEG: return -x;
+  case MBG_SYM_SQRT: return sqrt(x);
+  case MBG_SYM_SIN: return sin(x);
+  case MBG_SYM_COS: return cos(x);
+  }
+  return NAN;
+}
+
+/* The same in float arithmetic, as the emitted float code computes. */
+static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_input_fn in,
+                        void *ctx) {
+  float x = 0.0f, y = 0.0f;
+  if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
+  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  switch ((mbg_sym_op)s->op[e]) {
+  case MBG_SYM_CONST: return (float)s->k[e];
+  case MBG_SYM_INPUT: return (float)in(ctx, s->arr[s->a[e]], s->b[e]);
+  case MBG_SYM_ADD: return x + y;
+  case MBG_SYM_SUB: return x - y;
+  case MBG_SYM_MUL: return x * y;
+  case MBG_SYM_DIV: return x / y;
+  case MBG_SYM_NEG: return -x;
+  case MBG_SYM_SQRT: return sqrtf(x);
+  case MBG_SYM_SIN: return sinf(x);
+  case MBG_SYM_COS: return cosf(x);
+  }
+  return NAN;
+}
+
+int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *values) {
+  unsigned char *live = malloc((size_t)s->n + 1);
+  if (!live) return -1;
+  mbg_sym_live(s, live);
+  for (int32_t e = 0; e < s->n; e++)
+    values[e] = live[e] ? eval_double(s, e, values, input, ctx) : NAN;
+  free(live);
+  return 0;
+}
+
+int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, float *values) {
+  unsigned char *live = malloc((size_t)s->n + 1);
+  if (!live) return -1;
+  mbg_sym_live(s, live);
+  for (int32_t e = 0; e < s->n; e++)
+    values[e] = live[e] ? eval_float(s, e, values, input, ctx) : NAN;
+  free(live);
+  return 0;
+}

@@ -1,0 +1,2 @@
+# The symbolic expression engine (generator/sym*.c) and number formatting (generator/numfmt.c).
+mbdc_add_test(NAME test_sym SOURCES test_sym.c LIBS mbdc_core)

@@ -1,0 +1,645 @@
+/* test_sym.c — the symbolic expression engine (generator/sym*.c) and number formatting
+ * (generator/numfmt.c): hash-consing, every folding rule, liveness, schedules, exact operation
+ * counts, evaluation against direct C arithmetic on random DAGs, C emission (golden text,
+ * determinism, compiled and run in double and float), shortest round-trip numbers. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "numfmt.h"
+#include "sym.h"
+
+/* ---- helpers -------------------------------------------------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u; /* xorshift64*: the same sequence everywhere */
+static uint64_t rnd_u64(void) {
+  rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+  return rng * 0x2545f4914f6cdd1du;
+}
+static int rnd_int(int n) { return (int)(rnd_u64() % (uint64_t)n); }
+static double rnd_unit(void) { return (double)(rnd_u64() >> 11) * 0x1p-53; } /* [0, 1) */
+
+/* Input arrays q[8] and v[8] of the random tests. */
+static double in_q[8], in_v[8];
+static double lookup(void *ctx, const char *array, int index) {
+  (void)ctx;
+  assert_true(index >= 0 && index < 8);
+  return array[0] == 'q' ? in_q[index] : in_v[index];
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Everything written by mbg_sym_emit_c, as a malloc'ed string. */
+static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *indent, int *rc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  mbg_sym_emit_opts o = {indent, scalar};
+  *rc = mbg_sym_emit_c(s, f, &o);
+  fclose(f);
+  return buf;
+}
+
+/* ---- hash-consing --------------------------------------------------------------------------- */
+
+static void t_hash_consing(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx a = mbg_sym_input(s, "q", 3), b = mbg_sym_input(s, "v", 1);
+  assert_int_equal(mbg_sym_input(s, "q", 3), a);
+  assert_int_not_equal(mbg_sym_input(s, "q", 4), a);
+  assert_int_equal(mbg_sym_add(s, a, b), mbg_sym_add(s, b, a)); /* commutative: id order */
+  assert_int_equal(mbg_sym_mul(s, a, b), mbg_sym_mul(s, b, a));
+  assert_int_not_equal(mbg_sym_sub(s, a, b), mbg_sym_sub(s, b, a));
+  assert_int_not_equal(mbg_sym_div(s, a, b), mbg_sym_div(s, b, a));
+  /* the same expression built twice, bottom up */
+  mbg_sx e1 = mbg_sym_sqrt(s, mbg_sym_div(s, mbg_sym_sin(s, mbg_sym_mul(s, a, b)), mbg_sym_sub(s, a, mbg_sym_const(s, 0.25))));
+  int32_t n = mbg_sym_size(s);
+  mbg_sx e2 = mbg_sym_sqrt(s, mbg_sym_div(s, mbg_sym_sin(s, mbg_sym_mul(s, b, a)), mbg_sym_sub(s, a, mbg_sym_const(s, 0.25))));
+  assert_int_equal(e1, e2);
+  assert_int_equal(mbg_sym_size(s), n); /* no new node */
+  /* sin and cos of one argument: one node each */
+  mbg_sx sn, cs;
+  mbg_sym_sincos(s, a, &sn, &cs);
+  assert_int_equal(sn, mbg_sym_sin(s, a));
+  assert_int_equal(cs, mbg_sym_cos(s, a));
+  assert_int_not_equal(sn, cs);
+  /* constants by bits: 0.0 and -0.0 are different nodes */
+  assert_int_equal(mbg_sym_const(s, 0.1), mbg_sym_const(s, 0.1));
+  assert_int_not_equal(mbg_sym_const(s, 0.0), mbg_sym_const(s, -0.0));
+  assert_int_equal(mbg_sym_op_of(s, e1), MBG_SYM_SQRT);
+  int idx = -1;
+  assert_string_equal(mbg_sym_input_of(s, b, &idx), "v");
+  assert_int_equal(idx, 1);
+  assert_false(mbg_sym_failed(s));
+  mbg_sym_free(s);
+}
+
+/* ---- folding -------------------------------------------------------------------------------- */
+
+/* Constant operations give what C gives for the same operands (volatile: computed at run time). */
+static void t_fold_constants(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  volatile double x = 0.1, y = 0.7, z = -2.0;
+  mbg_sx cx = mbg_sym_const(s, x), cy = mbg_sym_const(s, y), cz = mbg_sym_const(s, z);
+  double k;
+  const struct { mbg_sx e; double want; } cases[] = {
+      {mbg_sym_add(s, cx, cy), x + y},   {mbg_sym_sub(s, cx, cy), x - y},
+      {mbg_sym_mul(s, cx, cy), x * y},   {mbg_sym_div(s, cx, cy), x / y},
+      {mbg_sym_neg(s, cx), -x},          {mbg_sym_sqrt(s, cy), sqrt(y)},
+      {mbg_sym_sin(s, cy), sin(y)},      {mbg_sym_cos(s, cy), cos(y)},
+      {mbg_sym_add(s, cz, cy), z + y},   {mbg_sym_div(s, cy, cz), y / z},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    assert_true(mbg_sym_is_const(s, cases[i].e, &k));
+    assert_true(same_bits(k, cases[i].want));
+  }
+  /* results that are not finite stay operations */
+  mbg_sx zero = mbg_sym_const(s, 0.0), one = mbg_sym_const(s, 1.0);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_div(s, one, zero)), MBG_SYM_DIV);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_div(s, zero, zero)), MBG_SYM_DIV);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_sqrt(s, cz)), MBG_SYM_SQRT);
+  mbg_sx big = mbg_sym_const(s, DBL_MAX);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_add(s, big, big)), MBG_SYM_ADD);
+  assert_false(mbg_sym_failed(s));
+  mbg_sym_free(s);
+}
+
+static void t_fold_identities(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0), y = mbg_sym_input(s, "q", 1);
+  mbg_sx k0 = mbg_sym_const(s, 0.0), k1 = mbg_sym_const(s, 1.0), km1 = mbg_sym_const(s, -1.0);
+  mbg_sx k2 = mbg_sym_const(s, 2.0), k3 = mbg_sym_const(s, 3.0), nx = mbg_sym_neg(s, x);
+  double k;
+  assert_int_equal(mbg_sym_op_of(s, nx), MBG_SYM_NEG);
+  assert_int_equal(mbg_sym_mul(s, x, k0), k0); /* x·0 = 0 */
+  assert_int_equal(mbg_sym_mul(s, k0, x), k0);
+  assert_int_equal(mbg_sym_mul(s, x, mbg_sym_const(s, -0.0)), k0);
+  assert_int_equal(mbg_sym_mul(s, x, k1), x);        /* x·1 = x */
+  assert_int_equal(mbg_sym_mul(s, km1, x), nx);      /* x·(−1) = −x */
+  assert_int_equal(mbg_sym_add(s, x, k0), x);        /* x+0 = x */
+  assert_int_equal(mbg_sym_add(s, k0, x), x);
+  assert_int_equal(mbg_sym_sub(s, x, k0), x);        /* x−0 = x */
+  assert_int_equal(mbg_sym_sub(s, k0, x), nx);       /* 0−x = −x */
+  assert_int_equal(mbg_sym_sub(s, x, x), k0);        /* x−x = 0 */
+  assert_int_equal(mbg_sym_neg(s, nx), x);           /* −(−x) = x */
+  assert_true(mbg_sym_is_const(s, mbg_sym_neg(s, k2), &k) && k == -2.0); /* −c */
+  assert_int_equal(mbg_sym_div(s, x, k1), x);        /* x/1 = x */
+  assert_int_equal(mbg_sym_div(s, x, km1), nx);      /* x/(−1) = −x */
+  assert_int_equal(mbg_sym_div(s, k0, x), k0);       /* 0/x = 0 */
+  /* x/2^k = x·2^−k (exact); x/3 stays a division */
+  assert_int_equal(mbg_sym_div(s, x, mbg_sym_const(s, 4.0)), mbg_sym_mul(s, x, mbg_sym_const(s, 0.25)));
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_div(s, x, k3)), MBG_SYM_DIV);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_div(s, x, mbg_sym_const(s, 0x1p-1074))), MBG_SYM_DIV);
+  /* negations into constants, subtractions and outward through products */
+  mbg_sx x3 = mbg_sym_mul(s, x, k3), ny = mbg_sym_neg(s, y);
+  assert_int_equal(mbg_sym_mul(s, nx, k3), mbg_sym_mul(s, x, mbg_sym_const(s, -3.0)));
+  assert_int_equal(mbg_sym_neg(s, x3), mbg_sym_mul(s, x, mbg_sym_const(s, -3.0)));
+  assert_int_equal(mbg_sym_add(s, x, ny), mbg_sym_sub(s, x, y)); /* a + (−b) = a − b */
+  assert_int_equal(mbg_sym_add(s, nx, y), mbg_sym_sub(s, y, x));
+  assert_int_equal(mbg_sym_sub(s, x, ny), mbg_sym_add(s, x, y)); /* a − (−b) = a + b */
+  assert_int_equal(mbg_sym_add(s, x, mbg_sym_const(s, -2.0)), mbg_sym_sub(s, x, k2));
+  assert_int_equal(mbg_sym_sub(s, x, mbg_sym_const(s, -2.0)), mbg_sym_add(s, x, k2));
+  mbg_sx xy = mbg_sym_mul(s, x, y), qxy = mbg_sym_div(s, x, y);
+  assert_int_equal(mbg_sym_mul(s, nx, y), mbg_sym_neg(s, xy)); /* (−a)·b = −(a·b) */
+  assert_int_equal(mbg_sym_mul(s, nx, ny), xy);
+  assert_int_equal(mbg_sym_div(s, nx, ny), qxy);
+  assert_int_equal(mbg_sym_div(s, x, ny), mbg_sym_neg(s, qxy));
+  assert_int_equal(mbg_sym_div(s, nx, k3), mbg_sym_div(s, x, mbg_sym_const(s, -3.0)));
+  assert_int_equal(mbg_sym_div(s, k3, ny), mbg_sym_div(s, mbg_sym_const(s, -3.0), y));
+  /* no reassociation, no distribution, x+x stays an addition */
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_add(s, x, x)), MBG_SYM_ADD);
+  assert_int_equal(mbg_sym_op_of(s, mbg_sym_sub(s, mbg_sym_add(s, x, y), y)), MBG_SYM_SUB);
+  assert_false(mbg_sym_failed(s));
+  mbg_sym_free(s);
+}
+
+static void t_errors(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0);
+  assert_false(mbg_sym_failed(s));
+  assert_int_equal(mbg_sym_add(s, x, -1), -1); /* -1 propagates */
+  assert_true(mbg_sym_failed(s));
+  mbg_sym_free(s);
+  s = mbg_sym_new();
+  assert_int_equal(mbg_sym_input(s, "2q", 0), -1); /* not a C identifier */
+  assert_int_equal(mbg_sym_input(s, "q", -1), -1);
+  assert_int_equal(mbg_sym_sin(s, 12345), -1);
+  assert_int_equal(mbg_sym_output(s, "tau", 0, 7), -1);
+  assert_true(mbg_sym_failed(s));
+  int rc;
+  free(emit_text(s, MBG_SYM_DOUBLE, NULL, &rc));
+  assert_int_equal(rc, MBG_SYM_EINVAL); /* a failed engine is not emitted */
+  mbg_sym_free(s);
+  assert_int_equal(mbg_sym_add(NULL, 0, 0), -1);
+  mbg_sym_free(NULL);
+}
+
+/* ---- liveness, schedule, counts ------------------------------------------------------------- */
+
+static void t_dce_and_schedule(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx a = mbg_sym_input(s, "q", 0), b = mbg_sym_input(s, "q", 1), c = mbg_sym_input(s, "q", 2);
+  mbg_sx d = mbg_sym_input(s, "q", 3), ab = mbg_sym_mul(s, a, b);
+  mbg_sx dead = mbg_sym_sin(s, mbg_sym_add(s, c, d));
+  mbg_sx y0 = mbg_sym_add(s, ab, c), y1 = mbg_sym_mul(s, ab, d);
+  mbg_sym_output(s, "out", 0, y0);
+  mbg_sym_output(s, "out", 1, y1);
+  unsigned char live[16];
+  mbg_sym_live(s, live);
+  assert_false(live[dead]);
+  assert_false(live[mbg_sym_add(s, c, d)]);
+  assert_true(live[ab] && live[a] && live[d]);
+  mbg_sx *order;
+  assert_int_equal(mbg_sym_schedule(s, &order), 3); /* ab, y0, y1: depth-first, output order */
+  assert_int_equal(order[0], ab);
+  assert_int_equal(order[1], y0);
+  assert_int_equal(order[2], y1);
+  free(order);
+  mbg_sym_counts n;
+  assert_int_equal(mbg_sym_count(s, &n), 0);
+  assert_int_equal(n.mul, 2); /* a·b once, (a·b)·d; the dead sin(c + d) not counted */
+  assert_int_equal(n.add, 1);
+  assert_int_equal(n.trig, 0);
+  int rc;
+  char *text = emit_text(s, MBG_SYM_DOUBLE, "", &rc);
+  assert_int_equal(rc, 0);
+  assert_null(strstr(text, "sin"));
+  assert_string_equal(text, "const double t0 = q[0] * q[1];\n"
+                            "const double t1 = q[2] + t0;\n"
+                            "const double t2 = q[3] * t0;\n"
+                            "out[0] = t1;\n"
+                            "out[1] = t2;\n");
+  free(text);
+  mbg_sym_free(s);
+}
+
+/* y = M x with M = [1 0 2.5; 0 -3 0; 0.5 -1 1], summed naively from 0. By hand: a product for
+ * each entry other than 0, ±1 (3 mul), and nonzeros − 1 additions per row: 1 + 0 + 2 = 3. */
+static void t_counts_matvec(void **st) {
+  (void)st;
+  static const double M[3][3] = {{1, 0, 2.5}, {0, -3, 0}, {0.5, -1, 1}};
+  for (int symbolic = 0; symbolic < 2; symbolic++) {
+    mbg_sym *s = mbg_sym_new();
+    for (int rep = 0; rep < 2; rep++) /* built twice: shared, counted once */
+      for (int i = 0; i < 3; i++) {
+        mbg_sx acc = mbg_sym_const(s, 0.0);
+        for (int j = 0; j < 3; j++) {
+          mbg_sx m = symbolic ? mbg_sym_input(s, "M", 3 * i + j) : mbg_sym_const(s, M[i][j]);
+          acc = mbg_sym_add(s, acc, mbg_sym_mul(s, m, mbg_sym_input(s, "x", j)));
+        }
+        mbg_sym_output(s, "y", i, acc);
+      }
+    mbg_sym_counts n;
+    assert_int_equal(mbg_sym_count(s, &n), 0);
+    assert_int_equal(n.mul, symbolic ? 9 : 3); /* a general 3×3 matrix: 9 mul, 6 add */
+    assert_int_equal(n.add, symbolic ? 6 : 3);
+    assert_int_equal(n.div + n.sqrt + n.trig, 0);
+    mbg_sym_free(s);
+  }
+}
+
+/* The negation convention of sym.h, case by case, counted by hand. */
+static void t_counts_negation(void **st) {
+  (void)st;
+  struct { int which; long mul, add, trig, div, sqrt; } cases[] = {
+      {0, 1, 1, 0, 0, 0}, /* out = −(x·y): the product, and the negation as an output */
+      {1, 0, 1, 1, 0, 0}, /* out = sin(−x): the negation is an argument */
+      {2, 0, 1, 0, 0, 0}, /* out = −x − y: one subtraction, the negation folds into it */
+      {3, 1, 1, 0, 1, 1}, /* out = sqrt(x/y) − x·y */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    mbg_sym *s = mbg_sym_new();
+    mbg_sx x = mbg_sym_input(s, "q", 0), y = mbg_sym_input(s, "q", 1), e = -1;
+    if (cases[c].which == 0) e = mbg_sym_neg(s, mbg_sym_mul(s, x, y));
+    if (cases[c].which == 1) e = mbg_sym_sin(s, mbg_sym_neg(s, x));
+    if (cases[c].which == 2) e = mbg_sym_sub(s, mbg_sym_neg(s, x), y);
+    if (cases[c].which == 3)
+      e = mbg_sym_sub(s, mbg_sym_sqrt(s, mbg_sym_div(s, x, y)), mbg_sym_mul(s, x, y));
+    mbg_sym_output(s, "out", 0, e);
+    mbg_sym_counts n;
+    mbg_sym_count(s, &n);
+    assert_int_equal(n.mul, cases[c].mul);
+    assert_int_equal(n.add, cases[c].add);
+    assert_int_equal(n.trig, cases[c].trig);
+    assert_int_equal(n.div, cases[c].div);
+    assert_int_equal(n.sqrt, cases[c].sqrt);
+    mbg_sym_free(s);
+  }
+}
+
+/* ---- random DAGs against direct C arithmetic ------------------------------------------------ */
+
+#define RMAX 1024
+typedef struct rdag {
+  mbg_sym *s;
+  int n;
+  mbg_sx id[RMAX];
+  double val[RMAX]; /* the same operations evaluated directly in C */
+} rdag;
+
+static void rd_push(rdag *r, mbg_sx e, double v) {
+  assert_true(e >= 0 && r->n < RMAX);
+  r->id[r->n] = e, r->val[r->n] = v, r->n++;
+}
+
+static void rd_leaf(rdag *r) {
+  static const double pool[] = {0.0, 1.0, -1.0, 2.0, 0.5, -0.0, 3.0, 0.1, 4.0, -0.25};
+  if (rnd_int(3)) {
+    int k = rnd_int(8), isq = rnd_int(2);
+    rd_push(r, mbg_sym_input(r->s, isq ? "q" : "v", k), isq ? in_q[k] : in_v[k]);
+  } else {
+    double c = rnd_int(2) ? pool[rnd_int(10)] : 4.0 * rnd_unit() - 2.0;
+    rd_push(r, mbg_sym_const(r->s, c), c);
+  }
+}
+
+/* An operand: one of the last 8 half of the time, else any. */
+static int rd_pick(const rdag *r) { return rnd_int(2) ? r->n - 1 - rnd_int(r->n < 8 ? r->n : 8) : rnd_int(r->n); }
+
+/* One random step: a new leaf or an operation on earlier entries. */
+static void rd_step(rdag *r) {
+  int kind = rnd_int(10), i = rd_pick(r), j = rd_pick(r);
+  mbg_sym *s = r->s;
+  mbg_sx a = r->id[i], b = r->id[j];
+  double x = r->val[i], y = r->val[j];
+  switch (kind) {
+  case 0: rd_push(r, mbg_sym_add(s, a, b), x + y); break;
+  case 1: rd_push(r, mbg_sym_sub(s, a, b), x - y); break;
+  case 2: rd_push(r, mbg_sym_mul(s, a, b), x * y); break;
+  case 3: rd_push(r, mbg_sym_div(s, a, b), x / y); break;
+  case 4: rd_push(r, mbg_sym_neg(s, a), -x); break;
+  case 5:
+    if (x < 0) rd_push(r, a = mbg_sym_mul(s, a, a), x = x * x);
+    rd_push(r, mbg_sym_sqrt(s, a), sqrt(x));
+    break;
+  case 6: rd_push(r, mbg_sym_sin(s, a), sin(x)); break;
+  case 7: rd_push(r, mbg_sym_cos(s, a), cos(x)); break;
+  default: rd_leaf(r);
+  }
+}
+
+static void rd_build(rdag *r, int steps) {
+  r->s = mbg_sym_new();
+  r->n = 0;
+  for (int k = 0; k < 8; k++) in_q[k] = 4.0 * rnd_unit() - 2.0, in_v[k] = 4.0 * rnd_unit() - 2.0;
+  for (int k = 0; k < 3; k++) rd_leaf(r);
+  for (int k = 0; k < steps; k++) rd_step(r);
+  assert_false(mbg_sym_failed(r->s));
+}
+
+/* Reference: direct C evaluation of the operations as built. Folding may change only what is
+ * not a finite result (x·0 = 0 with x infinite, x − x with x NaN) and the sign of a zero, so:
+ * every finite direct value equals the engine's (bit for bit when nonzero). */
+static void t_eval_random(void **st) {
+  (void)st;
+  long compared = 0, total = 0;
+  for (int dag = 0; dag < 3000; dag++) {
+    rdag r;
+    rd_build(&r, 5 + rnd_int(120));
+    for (int i = 0; i < r.n; i++) mbg_sym_output(r.s, "out", i, r.id[i]);
+    double *v = malloc((size_t)mbg_sym_size(r.s) * sizeof *v);
+    assert_int_equal(mbg_sym_eval(r.s, lookup, NULL, v), 0);
+    for (int i = 0; i < r.n; i++, total++) {
+      double want = r.val[i], got = v[r.id[i]];
+      if (!isfinite(want)) continue;
+      compared++;
+      if (!(got == want && (want == 0.0 || same_bits(got, want))))
+        fail_msg("DAG %d entry %d: engine %.17g, direct C %.17g", dag, i, got, want);
+    }
+    /* the schedule: every live operation once, operands first */
+    mbg_sx *order;
+    int32_t len = mbg_sym_schedule(r.s, &order), live_ops = 0;
+    unsigned char *live = malloc((size_t)mbg_sym_size(r.s)), *done = calloc((size_t)mbg_sym_size(r.s), 1);
+    mbg_sym_live(r.s, live);
+    for (mbg_sx e = 0; e < mbg_sym_size(r.s); e++)
+      live_ops += live[e] && mbg_sym_op_of(r.s, e) > MBG_SYM_INPUT;
+    assert_int_equal(len, live_ops);
+    for (int32_t k = 0; k < len; k++) {
+      for (int a = 0; a < 2; a++) {
+        mbg_sx x = mbg_sym_arg(r.s, order[k], a);
+        assert_true(x < 0 || mbg_sym_op_of(r.s, x) <= MBG_SYM_INPUT || done[x]);
+      }
+      assert_false(done[order[k]]);
+      done[order[k]] = 1;
+    }
+    free(order), free(live), free(done), free(v);
+    mbg_sym_free(r.s);
+  }
+  assert_true(compared > total * 8 / 10); /* most values are finite: the test has teeth */
+}
+
+/* ---- C emission ----------------------------------------------------------------------------- */
+
+/* The exact text, double and float; preferred names made identifiers and unique. */
+static void t_emit_golden(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0), y = mbg_sym_input(s, "v", 2);
+  mbg_sx xy = mbg_sym_mul(s, x, y), sx = mbg_sym_sin(s, x);
+  mbg_sx e = mbg_sym_div(s, mbg_sym_sub(s, xy, mbg_sym_const(s, 0.1)), mbg_sym_sqrt(s, sx));
+  mbg_sx n = mbg_sym_neg(s, mbg_sym_cos(s, xy));
+  mbg_sym_name(s, xy, "v thigh.2");
+  mbg_sym_name(s, xy, "ignored"); /* the first name wins */
+  mbg_sym_name(s, sx, "v_thigh_2");
+  mbg_sym_name(s, e, "t1");  /* looks like ours: gets a '_' */
+  mbg_sym_name(s, n, "int"); /* a keyword */
+  mbg_sym_name(s, x, "leaf"); /* leaves are inlined: ignored */
+  mbg_sym_output(s, "tau", 0, e);
+  mbg_sym_output(s, "tau", 1, n);
+  mbg_sym_output(s, "tau", 2, mbg_sym_const(s, -2.5));
+  mbg_sym_output(s, "tau", 3, y);
+  int rc;
+  char *d = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
+  assert_int_equal(rc, 0);
+  assert_string_equal(d, "  const double v_thigh_2 = q[0] * v[2];\n"
+                         "  const double t0 = v_thigh_2 - 0.1;\n"
+                         "  const double v_thigh_2_2 = sin(q[0]);\n"
+                         "  const double t1 = sqrt(v_thigh_2_2);\n"
+                         "  const double t1_ = t0 / t1;\n"
+                         "  const double t2 = cos(v_thigh_2);\n"
+                         "  const double int_2 = -t2;\n"
+                         "  tau[0] = t1_;\n"
+                         "  tau[1] = int_2;\n"
+                         "  tau[2] = -2.5;\n"
+                         "  tau[3] = v[2];\n");
+  char *f = emit_text(s, MBG_SYM_FLOAT, "\t", &rc);
+  assert_int_equal(rc, 0);
+  assert_string_equal(f, "\tconst float v_thigh_2 = q[0] * v[2];\n"
+                         "\tconst float t0 = v_thigh_2 - 0.1f;\n"
+                         "\tconst float v_thigh_2_2 = sinf(q[0]);\n"
+                         "\tconst float t1 = sqrtf(v_thigh_2_2);\n"
+                         "\tconst float t1_ = t0 / t1;\n"
+                         "\tconst float t2 = cosf(v_thigh_2);\n"
+                         "\tconst float int_2 = -t2;\n"
+                         "\ttau[0] = t1_;\n"
+                         "\ttau[1] = int_2;\n"
+                         "\ttau[2] = -2.5f;\n"
+                         "\ttau[3] = v[2];\n");
+  free(d), free(f);
+  mbg_sym_free(s);
+}
+
+/* Emitting twice gives the same bytes; building the same graph again gives the same bytes. */
+static void t_emit_deterministic(void **st) {
+  (void)st;
+  char *text[2];
+  for (int k = 0; k < 2; k++) {
+    rng = 12345;
+    rdag r;
+    rd_build(&r, 400);
+    for (int i = 0; i < r.n; i += 7) mbg_sym_output(r.s, "out", i, r.id[i]);
+    int rc;
+    text[k] = emit_text(r.s, MBG_SYM_DOUBLE, NULL, &rc);
+    assert_int_equal(rc, 0);
+    char *again = emit_text(r.s, MBG_SYM_DOUBLE, NULL, &rc);
+    assert_string_equal(again, text[k]);
+    free(again);
+    mbg_sym_free(r.s);
+  }
+  assert_true(strlen(text[0]) > 1000);
+  assert_string_equal(text[0], text[1]);
+  free(text[0]), free(text[1]);
+}
+
+/* NaN and infinite constants are refused (nothing written); dead ones do not matter. */
+static void t_emit_nonfinite(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0);
+  mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
+  mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
+  int rc;
+  char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
+  assert_int_equal(rc, 0);
+  free(t);
+  t = emit_text(s, MBG_SYM_FLOAT, NULL, &rc); /* 1e300 is infinite as a float */
+  assert_int_equal(rc, MBG_SYM_ENONFINITE);
+  assert_string_equal(t, "");
+  free(t);
+  mbg_sym_output(s, "out", 1, mbg_sym_add(s, x, mbg_sym_const(s, INFINITY)));
+  t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
+  assert_int_equal(rc, MBG_SYM_ENONFINITE);
+  assert_string_equal(t, "");
+  assert_string_equal(mbg_sym_strerror(rc), "a constant is NaN or infinite");
+  free(t);
+  mbg_sym_free(s);
+}
+
+/* Writes a program computing the graph's outputs with the emitted code and comparing them with
+ * `want` (the engine's evaluation; non-finite ones skipped); compiles and runs it: 0 = equal. */
+static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *want, int nout) {
+  const char *T = sc == MBG_SYM_FLOAT ? "float" : "double", *F = sc == MBG_SYM_FLOAT ? "f" : "";
+  char dir[] = "/tmp/test_sym_XXXXXX", path[64], cmd[256], buf[32];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/f.c", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
+  fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
+  fprintf(f, "  (void)q;\n  (void)v;\n");
+  mbg_sym_emit_opts o = {"  ", sc};
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
+  for (int k = 0; k < 16; k++) {
+    double x = k < 8 ? in_q[k] : in_v[k - 8];
+    if (sc == MBG_SYM_FLOAT) mbg_fmt_float((float)x, buf); else mbg_fmt_double(x, buf);
+    fprintf(f, "%s%s%s", buf, F, k == 7 ? "};\n  static const " : k == 15 ? "};\n" : ", ");
+    if (k == 7) fprintf(f, "%s v[8] = {", T);
+  }
+  fprintf(f, "  %s out[%d];\n  int bad = 0;\n  f(q, v, out);\n", T, nout);
+  for (int i = 0; i < nout; i++) {
+    if (!isfinite(want[i])) continue;
+    if (sc == MBG_SYM_FLOAT) mbg_fmt_float((float)want[i], buf); else mbg_fmt_double(want[i], buf);
+    fprintf(f, "  if (!(out[%d] == %s%s)) printf(\"out[%d] = %%.17g\\n\", (double)out[%d]), bad = 1;\n", i,
+            buf, F, i, i);
+  }
+  fprintf(f, "  return bad;\n}\n");
+  assert_int_equal(fclose(f), 0);
+  snprintf(cmd, sizeof cmd,
+           "cc -std=c99 -Wall -Wextra -Werror -pedantic -o %s/f %s -lm && %s/f", dir, path, dir);
+  int rc = system(cmd);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) print_message("could not remove %s\n", dir);
+  return rc;
+}
+
+static void compile_random(mbg_sym_scalar sc) {
+  if (system("cc --version >/dev/null 2>&1") != 0) skip();
+  for (int trial = 0; trial < 3; trial++) {
+    rdag r;
+    rd_build(&r, 600);
+    int nout = 0;
+    for (int i = 0; i < r.n; i += 5) mbg_sym_output(r.s, "out", nout++, r.id[i]);
+    for (int i = 0; i < r.n; i += 11) mbg_sym_name(r.s, r.id[i], i % 2 ? "v_body" : "X up");
+    double *want = malloc((size_t)nout * sizeof *want);
+    double *v = malloc((size_t)mbg_sym_size(r.s) * sizeof *v);
+    float *vf = malloc((size_t)mbg_sym_size(r.s) * sizeof *vf);
+    assert_int_equal(mbg_sym_eval(r.s, lookup, NULL, v), 0);
+    assert_int_equal(mbg_sym_eval_float(r.s, lookup, NULL, vf), 0);
+    for (int i = 0; i < nout; i++) {
+      mbg_sx e = r.id[5 * i];
+      want[i] = sc == MBG_SYM_FLOAT ? (double)vf[e] : v[e];
+    }
+    int finite = 0;
+    for (int i = 0; i < nout; i++) finite += isfinite(want[i]) != 0;
+    assert_true(finite > nout / 2);
+    assert_int_equal(compile_and_run(r.s, sc, want, nout), 0);
+    if (trial == 0) { /* the harness has teeth: one wrong expectation fails */
+      int i = 0;
+      while (!isfinite(want[i]) || want[i] == 0.0) i++;
+      want[i] = sc == MBG_SYM_FLOAT ? (double)nextafterf((float)want[i], INFINITY)
+                                    : nextafter(want[i], INFINITY);
+      print_message("expect one mismatch reported below:\n");
+      assert_int_not_equal(compile_and_run(r.s, sc, want, nout), 0);
+    }
+    free(want), free(v), free(vf);
+    mbg_sym_free(r.s);
+  }
+}
+
+/* Reference: the engine's own evaluation (double, or float arithmetic for float code). */
+static void t_compile_double(void **st) { (void)st, compile_random(MBG_SYM_DOUBLE); }
+static void t_compile_float(void **st) { (void)st, compile_random(MBG_SYM_FLOAT); }
+
+/* ---- numbers -------------------------------------------------------------------------------- */
+
+static void t_numfmt(void **st) {
+  (void)st;
+  static const struct { double v; const char *want; } d[] = {
+      {0.0, "0.0"}, {-0.0, "0.0"}, {1.0, "1.0"}, {-2.0, "-2.0"}, {0.1, "0.1"}, {0.5, "0.5"},
+      {1e-300, "1e-300"}, {5e-324, "5e-324"}, {DBL_MAX, "1.7976931348623157e+308"},
+      {1.0 / 3.0, "0.3333333333333333"}, {1e-7, "1e-07"}, {2.5e20, "2.5e+20"},
+      {123.456, "123.456"}, {1e100, "1e+100"}, {NAN, "nan"}, {-INFINITY, "-inf"}};
+  char buf[32];
+  for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+    mbg_fmt_double(d[i].v, buf);
+    assert_string_equal(buf, d[i].want);
+  }
+  static const struct { float v; const char *want; } f[] = {
+      {0.0f, "0.0"}, {-0.0f, "0.0"}, {1.0f, "1.0"}, {0.1f, "0.1"}, {1.0f / 3.0f, "0.33333334"},
+      {FLT_MAX, "3.4028235e+38"}, {1e-45f, "1e-45"}, {16777216.0f, "16777216.0"}};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+    mbg_fmt_float(f[i].v, buf);
+    assert_string_equal(buf, f[i].want);
+  }
+  /* random bit patterns: read back exactly, always a floating literal */
+  for (int k = 0; k < 200000; k++) {
+    uint64_t bits = rnd_u64();
+    double x;
+    float y;
+    uint32_t b32 = (uint32_t)(bits >> 32);
+    memcpy(&x, &bits, sizeof x);
+    memcpy(&y, &b32, sizeof y);
+    if (k % 4 == 0) x = ldexp(rnd_unit(), rnd_int(40) - 20); /* ordinary magnitudes too */
+    if (isfinite(x)) {
+      mbg_fmt_double(x, buf);
+      assert_true(strtod(buf, NULL) == x && strpbrk(buf, ".e") && !strchr(buf, ','));
+      assert_true(x == 0.0 || same_bits(strtod(buf, NULL), x));
+    }
+    if (isfinite(y)) {
+      mbg_fmt_float(y, buf);
+      assert_true(strtof(buf, NULL) == y && strpbrk(buf, ".e"));
+    }
+  }
+}
+
+/* ---- scale ---------------------------------------------------------------------------------- */
+
+/* A million nodes: a chain x ← x·c_k + q[k mod 7] (two nodes and a constant a step) with a
+ * sine every 64 steps; scheduled, counted, evaluated and emitted. Only its duration matters. */
+static void t_scale(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0);
+  for (int k = 0; mbg_sym_size(s) < 1000000; k++) {
+    x = mbg_sym_add(s, mbg_sym_mul(s, x, mbg_sym_const(s, 1.0 + k * 1e-9)), mbg_sym_input(s, "q", k % 7));
+    if (k % 64 == 0) x = mbg_sym_sin(s, x);
+    if (k % 1000 == 0) mbg_sym_output(s, "out", k / 1000, x);
+  }
+  mbg_sym_output(s, "out", 1000, x);
+  assert_false(mbg_sym_failed(s));
+  mbg_sym_counts n;
+  assert_int_equal(mbg_sym_count(s, &n), 0);
+  assert_true(n.mul > 300000 && n.add == n.mul + 1); /* the first product is x·1 */
+  mbg_sx *order;
+  assert_true(mbg_sym_schedule(s, &order) > 600000);
+  free(order);
+  double *v = malloc((size_t)mbg_sym_size(s) * sizeof *v);
+  for (int k = 0; k < 8; k++) in_q[k] = 0.1 * k;
+  assert_int_equal(mbg_sym_eval(s, lookup, NULL, v), 0);
+  free(v);
+  FILE *null = fopen("/dev/null", "w");
+  assert_non_null(null);
+  assert_int_equal(mbg_sym_emit_c(s, null, NULL), 0);
+  fclose(null);
+  mbg_sym_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(t_hash_consing),     cmocka_unit_test(t_fold_constants),
+      cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors),
+      cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),
+      cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
+      cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
+      cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_compile_double),
+      cmocka_unit_test(t_compile_float),    cmocka_unit_test(t_numfmt),
+      cmocka_unit_test(t_scale),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
