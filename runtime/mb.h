@@ -91,50 +91,47 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
  *   void *buf = malloc(mb_workspace_size(&model));   (or any double-aligned storage)
  *   mb_workspace_init(&ws, &model, buf);
  *
- * MB_WORKSPACE_ARRAYS lists every array once: X(name, per_body, per_dof, per_dof2), the array
- * holding per_body·(nb+1) + per_dof·nv + per_dof2·nv² doubles. Algorithms leave their results in
- * it (after mb_rnea: XE/Xr, v, a, f). To add an algorithm's scratch, add one line here (e.g.
- * X(IA, 36, 0, 0) for articulated inertias, X(U, 0, 6, 0), X(L, 0, 0, 1)); size and layout
- * follow, nothing else changes. An algorithm owns its scratch arrays; the shared ones (XE, Xr,
- * S, v, a, f) are recomputed by every algorithm that uses them.
- *
- * A count may also be an expression in the model: the macro is only expanded where the model is
- * in scope as `m` (const mb_model *), and MB_WS_NV, MB_WS_NC, MB_WS_PER_BODY name the sizes that
- * are not multiples of nb+1, nv or nv² (the minv F matrices, the CFA's dense matrix). */
-#define MB_WS_NV ((size_t)m->nv)                        /* nv, for per-body × nv arrays */
-#define MB_WS_NC mb_cfa_nc(m)                           /* Σ (6 − nv_i), the CFA's unknowns */
-#define MB_WS_PER_BODY(n) (((n) + (size_t)m->nb) / ((size_t)m->nb + 1)) /* n doubles in all */
+ * MB_WORKSPACE_ARRAYS lists every array once: X(name, count), count the number of doubles as an
+ * expression in the model `m` (the table is only expanded where `const mb_model *m` is in scope),
+ * written with MB_WS_NB1 (nb + 1, one entry per body and the world), MB_WS_NV (nv) and MB_WS_NC
+ * (the CFA's unknowns). Algorithms leave their results in it (after mb_rnea: XE/Xr, v, a, f). To
+ * add an algorithm's scratch, add one line here (e.g. X(IA, 36 * MB_WS_NB1)); size and layout
+ * follow, nothing else changes. An algorithm owns its scratch arrays; the shared ones (XE, Xr, S,
+ * v, a, f) are recomputed by every algorithm that uses them. */
+#define MB_WS_NB1 ((size_t)m->nb + 1)
+#define MB_WS_NV ((size_t)m->nv)
+#define MB_WS_NC mb_cfa_nc(m)
 #define MB_WORKSPACE_ARRAYS(X)                                                                  \
-  X(S, 0, 6, 0)   /* motion subspaces: 6 doubles per dof column, body frame; set at init */     \
-  X(XE, 9, 0, 0)  /* iXλ = XJ XT: rotation E */                                                 \
-  X(Xr, 3, 0, 0)  /* iXλ: origin of body i in λ(i) coordinates */                               \
-  X(v, 6, 0, 0)   /* body spatial velocity, body frame */                                       \
-  X(a, 6, 0, 0)   /* body spatial acceleration (including −gravity), body frame */              \
-  X(f, 6, 0, 0)   /* RNEA body force; after the backward pass the joint wrench */               \
-  X(IC, 10, 0, 0) /* CRBA composite inertia, 10-number form */                                  \
-  X(X0E, 9, 0, 0) /* FK: iX0 rotation (world → body) */                                         \
-  X(X0r, 3, 0, 0) /* FK: body origin in world coordinates */                                    \
-  X(tau, 0, 1, 0) /* scratch joint-space vector */                                              \
-  X(lam, 0, 1, 0) /* expanded parent λ(k) of every dof, −1 for none (exact integers); init */   \
-  X(T, 36, 0, 0)  /* CFA: orthonormal complement of S, 6 − nv_i columns of 6; set at init */   \
-  X(IA, 36, 0, 0) /* ABA, minv: articulated inertia, 6×6 row-major */                           \
-  X(pA, 6, 0, 0)  /* ABA: articulated bias force */                                             \
-  X(c, 6, 0, 0)   /* ABA: velocity-product acceleration c = v × vJ */                           \
-  X(U, 0, 6, 0)   /* ABA, minv: U = IA S, one 6-column per dof */                               \
-  X(D, 0, 6, 0)   /* ABA, minv: Cholesky factor of D = Sᵀ U, nv_i × nv_i at 6·iv_i */           \
-  X(u, 0, 1, 0)   /* ABA: u = τ − Sᵀ pA */                                                      \
-  X(M, 0, 0, 1)   /* crba_fd: the mass matrix, then its LᵀDL factors */                         \
-  X(F, 6 * MB_WS_NV, 0, 0) /* minv: F_i (6 × nv, 6 per column), then the accelerations */      \
-  X(Ii, 12, 0, 0) /* CFA: COM c and Ic⁻¹ (3×3 row-major) of every body */                       \
-  X(Fc, 6, 0, 0)  /* CFA: joint wrench increments F_j */                                        \
-  X(y, 6, 0, 0)   /* CFA: net body force y = P F, then α = I⁻¹ y */                              \
-  X(z, 6, 0, 0)   /* CFA: relative accelerations z = Pᵀ α */                                    \
-  X(xS, 6, 0, 0)  /* CFA: right-hand side, then F_S (nc ≤ 6 nb entries) */                      \
-  X(A, MB_WS_PER_BODY(MB_WS_NC * MB_WS_NC), 0, 0) /* CFA: nc × nc, then its Cholesky factor */
+  X(S, 6 * MB_WS_NV) /* motion subspaces: 6 doubles per dof column, body frame; set at init */     \
+  X(XE, 9 * MB_WS_NB1) /* iXλ = XJ XT: rotation E */                                               \
+  X(Xr, 3 * MB_WS_NB1) /* iXλ: origin of body i in λ(i) coordinates */                             \
+  X(v, 6 * MB_WS_NB1) /* body spatial velocity, body frame */                                      \
+  X(a, 6 * MB_WS_NB1) /* body spatial acceleration (including −gravity), body frame */             \
+  X(f, 6 * MB_WS_NB1) /* RNEA body force; after the backward pass the joint wrench */              \
+  X(IC, 10 * MB_WS_NB1) /* CRBA composite inertia, 10-number form */                               \
+  X(X0E, 9 * MB_WS_NB1) /* FK: iX0 rotation (world → body) */                                      \
+  X(X0r, 3 * MB_WS_NB1) /* FK: body origin in world coordinates */                                 \
+  X(tau, MB_WS_NV) /* scratch joint-space vector */                                                \
+  X(lam, MB_WS_NV) /* expanded parent λ(k) of every dof, −1 for none (exact integers); init */     \
+  X(T, 36 * MB_WS_NB1) /* CFA: orthonormal complement of S, 6 − nv_i columns of 6; set at init */  \
+  X(IA, 36 * MB_WS_NB1) /* ABA, minv: articulated inertia, 6×6 row-major */                        \
+  X(pA, 6 * MB_WS_NB1) /* ABA: articulated bias force */                                           \
+  X(c, 6 * MB_WS_NB1) /* ABA: velocity-product acceleration c = v × vJ */                          \
+  X(U, 6 * MB_WS_NV) /* ABA, minv: U = IA S, one 6-column per dof */                               \
+  X(D, 6 * MB_WS_NV) /* ABA, minv: Cholesky factor of D = Sᵀ U, nv_i × nv_i at 6·iv_i */           \
+  X(u, MB_WS_NV) /* ABA: u = τ − Sᵀ pA */                                                          \
+  X(M, MB_WS_NV * MB_WS_NV) /* crba_fd: the mass matrix, then its LᵀDL factors */                  \
+  X(F, 6 * MB_WS_NV * MB_WS_NB1) /* minv: F_i (6 × nv, 6 per column), then the accelerations */    \
+  X(Ii, 12 * MB_WS_NB1) /* CFA: COM c and Ic⁻¹ (3×3 row-major) of every body */                    \
+  X(Fc, 6 * MB_WS_NB1) /* CFA: joint wrench increments F_j */                                      \
+  X(y, 6 * MB_WS_NB1) /* CFA: net body force y = P F, then α = I⁻¹ y */                            \
+  X(z, 6 * MB_WS_NB1) /* CFA: relative accelerations z = Pᵀ α */                                   \
+  X(xS, 6 * MB_WS_NB1) /* CFA: right-hand side, then F_S (nc ≤ 6 nb entries) */                    \
+  X(A, MB_WS_NC * MB_WS_NC) /* CFA: nc × nc, then its Cholesky factor */
 
 typedef struct mb_workspace {
   const mb_model *model;
-#define MB_WORKSPACE_FIELD(name, per_body, per_dof, per_dof2) double *name;
+#define MB_WORKSPACE_FIELD(name, count) double *name;
   MB_WORKSPACE_ARRAYS(MB_WORKSPACE_FIELD)
 #undef MB_WORKSPACE_FIELD
 } mb_workspace;

@@ -93,15 +93,9 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   return 0;
 }
 
-/* Doubles of one workspace array: per_body·(nb+1) + per_dof·nv + per_dof2·nv². */
-static size_t ws_count(const mb_model *m, size_t per_body, size_t per_dof, size_t per_dof2) {
-  size_t nb1 = (size_t)m->nb + 1, nv = (size_t)m->nv;
-  return per_body * nb1 + per_dof * nv + per_dof2 * nv * nv;
-}
-
 size_t mb_workspace_size(const mb_model *m) {
   size_t n = 0;
-#define MB_WS_SIZE(name, per_body, per_dof, per_dof2) n += ws_count(m, per_body, per_dof, per_dof2);
+#define MB_WS_SIZE(name, count) n += (size_t)(count);
   MB_WORKSPACE_ARRAYS(MB_WS_SIZE)
 #undef MB_WS_SIZE
   return n * sizeof(double);
@@ -111,9 +105,9 @@ void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
   double *p = buffer;
   memset(buffer, 0, mb_workspace_size(m));
   ws->model = m;
-#define MB_WS_LAYOUT(name, per_body, per_dof, per_dof2) \
-  ws->name = p;                                         \
-  p += ws_count(m, per_body, per_dof, per_dof2);
+#define MB_WS_LAYOUT(name, count) \
+  ws->name = p;                   \
+  p += (size_t)(count);
   MB_WORKSPACE_ARRAYS(MB_WS_LAYOUT)
 #undef MB_WS_LAYOUT
   for (int i = 1; i <= m->nb; i++) {

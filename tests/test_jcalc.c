@@ -187,10 +187,9 @@ static void test_workspace(void **state) {
   mb_workspace ws;
   mb_workspace_init(&ws, m, buf);
   double *end = buf;
-  size_t nb1 = (size_t)m->nb + 1, nv = (size_t)m->nv;
-#define CHECK_ARRAY(name, pb, pd, pd2)               \
-  assert_ptr_equal(ws.name, end);                    \
-  end += (size_t)(pb)*nb1 + (size_t)(pd)*nv + (size_t)(pd2)*nv * nv;
+#define CHECK_ARRAY(name, count) \
+  assert_ptr_equal(ws.name, end); \
+  end += (size_t)(count);
   MB_WORKSPACE_ARRAYS(CHECK_ARRAY)
 #undef CHECK_ARRAY
   assert_true((char *)end == (char *)buf + size);
