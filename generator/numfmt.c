@@ -1,4 +1,8 @@
-/* numfmt.c — shortest round-trip decimal text of doubles and floats (see numfmt.h). */
+/* numfmt.c — shortest round-trip decimal text of doubles and floats (see numfmt.h).
+ *
+ * Reading back exactly is monotone in the number of digits: the nearest (p+1)-digit decimal is
+ * at least as close to v as the nearest p-digit one (which is also a (p+1)-digit decimal), so
+ * the shortest precision is found by bisection over 1..17 (1..9 for floats). */
 #include "numfmt.h"
 
 #include <locale.h>
@@ -38,19 +42,25 @@ static void fmt_finish(char buf[32]) {
 void mbg_fmt_double(double v, char buf[32]) {
   if (fmt_nonfinite(v, buf)) return;
   if (v == 0.0) v = 0.0; /* -0.0 → 0.0 */
-  for (int p = 1; p <= 17; p++) {
+  int lo = 1, hi = 17; /* %.17g always reads back */
+  while (lo < hi) {
+    int p = (lo + hi) / 2;
     snprintf(buf, 32, "%.*g", p, v);
-    if (strtod(buf, NULL) == v) break; /* %.17g always reads back */
+    if (strtod(buf, NULL) == v) hi = p; else lo = p + 1;
   }
+  snprintf(buf, 32, "%.*g", lo, v);
   fmt_finish(buf);
 }
 
 void mbg_fmt_float(float v, char buf[32]) {
   if (fmt_nonfinite((double)v, buf)) return;
   if (v == 0.0f) v = 0.0f;
-  for (int p = 1; p <= 9; p++) {
+  int lo = 1, hi = 9; /* %.9g always reads back */
+  while (lo < hi) {
+    int p = (lo + hi) / 2;
     snprintf(buf, 32, "%.*g", p, (double)v);
-    if (strtof(buf, NULL) == v) break; /* %.9g always reads back */
+    if (strtof(buf, NULL) == v) hi = p; else lo = p + 1;
   }
+  snprintf(buf, 32, "%.*g", lo, (double)v);
   fmt_finish(buf);
 }

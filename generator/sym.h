@@ -66,7 +66,7 @@ void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x);
 
 /* Inspection. mbg_sym_is_const: 1 and *value (may be NULL) when e is a constant, else 0. */
 int mbg_sym_is_const(const mbg_sym *s, mbg_sx e, double *value);
-/* The operation of e (e must be valid). */
+/* The operation of e (a valid id). */
 mbg_sym_op mbg_sym_op_of(const mbg_sym *s, mbg_sx e);
 /* Operand k (0 or 1) of an operation, or -1. */
 mbg_sx mbg_sym_arg(const mbg_sym *s, mbg_sx e, int k);

@@ -173,7 +173,7 @@ static void put_operand(const emitter *m, mbg_sx x) {
 
 static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
-  static const char *const fn[] = {"sqrt(", "sin(", "cos("}, *const fnf[] = {"sqrtf(", "sinf(", "cosf("};
+  static const char *const fn[2][3] = {{"sqrt(", "sin(", "cos("}, {"sqrtf(", "sinf(", "cosf("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
   fprintf(m->f, "%sconst %s ", indent, m->fl ? "float" : "double");
@@ -187,7 +187,7 @@ static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
     fputc('-', m->f);
     put_operand(m, s->a[e]);
   } else {
-    fputs((m->fl ? fnf : fn)[op - MBG_SYM_SQRT], m->f);
+    fputs(fn[m->fl][op - MBG_SYM_SQRT], m->f);
     put_operand(m, s->a[e]);
     fputc(')', m->f);
   }

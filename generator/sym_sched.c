@@ -8,6 +8,7 @@
 #include "sym_internal.h"
 
 void mbg_sym_live(const mbg_sym *s, unsigned char *live) {
+  if (!s) return;
   memset(live, 0, (size_t)s->n);
   for (int32_t i = 0; i < s->nout; i++) live[s->out_e[i]] = 1;
   for (int32_t e = s->n - 1; e >= 0; e--) {
@@ -26,13 +27,14 @@ static mbg_sx inner_arg(const mbg_sym *s, mbg_sx e, int k) {
 /* Depth-first from each output in output order; stage[e]: 0 unseen, 1 first operand pushed,
  * 2 second operand pushed, 3 scheduled. A DAG has no cycles, so a pushed operand is unseen. */
 int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
+  *order = NULL;
+  if (!s) return -1;
   size_t n = (size_t)s->n + 1;
   unsigned char *stage = calloc(n, 1);
   mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
   int32_t len = 0;
   if (!stage || !stack || !out) {
     free(stage), free(stack), free(out);
-    *order = NULL;
     return -1;
   }
   for (int32_t i = 0; i < s->nout; i++) {
@@ -66,6 +68,7 @@ static void mark_needed_negs(const mbg_sym *s, const unsigned char *live, unsign
 
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
   memset(c, 0, sizeof *c);
+  if (!s) return -1;
   unsigned char *live = malloc((size_t)s->n + 1), *need = calloc((size_t)s->n + 1, 1);
   if (!live || !need) {
     free(live), free(need);
@@ -135,7 +138,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
 }
 
 int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *values) {
-  unsigned char *live = malloc((size_t)s->n + 1);
+  unsigned char *live = s ? malloc((size_t)s->n + 1) : NULL;
   if (!live) return -1;
   mbg_sym_live(s, live);
   for (int32_t e = 0; e < s->n; e++)
@@ -145,7 +148,7 @@ int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *va
 }
 
 int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, float *values) {
-  unsigned char *live = malloc((size_t)s->n + 1);
+  unsigned char *live = s ? malloc((size_t)s->n + 1) : NULL;
   if (!live) return -1;
   mbg_sym_live(s, live);
   for (int32_t e = 0; e < s->n; e++)
