@@ -1,3 +1,4 @@
 # The symbolic expression engine (generator/sym*.c) and number formatting (generator/numfmt.c).
 mbdc_add_test(NAME test_sym SOURCES test_sym.c LIBS mbdc_core)
 mbdc_add_test(NAME test_numfmt SOURCES test_numfmt.c LIBS mbdc_core)
+mbdc_add_test(NAME test_sym_limits SOURCES test_sym_limits.c LIBS mbdc_core)

@@ -1,8 +1,8 @@
 /* test_sym.c — the symbolic expression engine (generator/sym*.c) and number formatting
  * (generator/numfmt.c): hash-consing, every folding rule, liveness, schedules, exact operation
  * counts, evaluation against direct C arithmetic on random DAGs, C emission (golden text,
- * determinism, compiled and run in double and float), a million-node graph. Number formatting
- * is in test_numfmt.c. */
+ * determinism, compiled and run in double and float). Number formatting is in test_numfmt.c,
+ * the million-node graph and out-of-memory behaviour in test_sym_limits.c. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -552,39 +552,6 @@ static void compile_random(mbg_sym_scalar sc) {
 static void t_compile_double(void **st) { (void)st, compile_random(MBG_SYM_DOUBLE); }
 static void t_compile_float(void **st) { (void)st, compile_random(MBG_SYM_FLOAT); }
 
-/* ---- scale ---------------------------------------------------------------------------------- */
-
-/* A million nodes: a chain x ← x·c_k + q[k mod 7] (two nodes and a constant a step) with a
- * sine every 64 steps; scheduled, counted, evaluated and emitted. Only its duration matters. */
-static void t_scale(void **st) {
-  (void)st;
-  mbg_sym *s = mbg_sym_new();
-  mbg_sx x = mbg_sym_input(s, "q", 0);
-  for (int k = 0; mbg_sym_size(s) < 1000000; k++) {
-    mbg_sx c = mbg_sym_const(s, 1.0 + k * 1e-9);
-    x = mbg_sym_add(s, mbg_sym_mul(s, x, c), mbg_sym_input(s, "q", k % 7));
-    if (k % 64 == 0) x = mbg_sym_sin(s, x);
-    if (k % 1000 == 0) mbg_sym_output(s, "out", k / 1000, x);
-  }
-  mbg_sym_output(s, "out", 1000, x);
-  assert_false(mbg_sym_failed(s));
-  mbg_sym_counts n;
-  assert_int_equal(mbg_sym_count(s, &n), 0);
-  assert_true(n.mul > 300000 && n.add == n.mul + 1); /* the first product is x·1 */
-  mbg_sx *order;
-  assert_true(mbg_sym_schedule(s, &order) > 600000);
-  free(order);
-  double *v = malloc((size_t)mbg_sym_size(s) * sizeof *v);
-  for (int k = 0; k < 8; k++) in_q[k] = 0.1 * k;
-  assert_int_equal(mbg_sym_eval(s, lookup, NULL, v), 0);
-  free(v);
-  FILE *null = fopen("/dev/null", "w");
-  assert_non_null(null);
-  assert_int_equal(mbg_sym_emit_c(s, null, NULL), 0);
-  fclose(null);
-  mbg_sym_free(s);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(t_hash_consing),     cmocka_unit_test(t_fold_constants),
@@ -593,7 +560,7 @@ int main(void) {
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_compile_double),
-      cmocka_unit_test(t_compile_float),    cmocka_unit_test(t_scale),
+      cmocka_unit_test(t_compile_float),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
