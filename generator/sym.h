@@ -111,7 +111,8 @@ int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *va
 int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, float *values);
 
 /* C emission: one "const double tN = a op b;" per live non-leaf node in schedule order
- * (leaves inlined: inputs as q[3], constants as shortest round-trip literals), then
+ * (leaves inlined: inputs as q[3], constants as shortest round-trip literals; so are the
+ * negations that count as nothing: "-t3 - t4"), then
  * "array[i] = x;" per output in call order. Temporaries take their mbg_sym_name (made a
  * unique C identifier that never looks like tN, a keyword, a math function or an array
  * name), else tN numbered densely in schedule order. Byte-deterministic. */

@@ -107,8 +107,14 @@ typedef struct emitter {
   FILE *f;
   int fl;          /* float code */
   int32_t *ref;    /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1] */
+  unsigned char *need; /* negations with a temporary (the others are written inline) */
   name_set names;
 } emitter;
+
+/* A negation written inline in its consumers ("-t3 - t4"), without a temporary. */
+static int inline_neg(const emitter *m, mbg_sx e) {
+  return m->s->op[e] == MBG_SYM_NEG && !m->need[e];
+}
 
 /* An array name a temporary could shadow or clash with: a keyword, a math function, tN. */
 static int bad_array_name(const char *a) {
@@ -143,6 +149,7 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
   int32_t tn = 0;
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
+    if (inline_neg(m, e)) continue;
     if (!s->name[e]) {
       m->ref[e] = tn++;
       continue;
@@ -164,6 +171,9 @@ static void put_operand(const emitter *m, mbg_sx x) {
       mbg_fmt_double(s->k[x], buf), fputs(buf, m->f);
   } else if (s->op[x] == MBG_SYM_INPUT) {
     fprintf(m->f, "%s[%d]", s->arr[s->a[x]], (int)s->b[x]);
+  } else if (inline_neg(m, x)) {
+    fputc('-', m->f);
+    put_operand(m, s->a[x]);
   } else if (m->ref[x] >= 0) {
     fprintf(m->f, "t%d", (int)m->ref[x]);
   } else {
@@ -197,16 +207,19 @@ static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
-  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, {0}};
+  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL, {0}};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL;
   int32_t len = -1;
-  int rc = live ? 0 : MBG_SYM_ENOMEM;
+  m.need = calloc((size_t)s->n + 1, 1);
+  int rc = live && m.need ? 0 : MBG_SYM_ENOMEM;
   if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
+  if (!rc) mbg_sym_needed_negs(s, live, m.need);
   if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
   if (!rc) rc = assign_names(&m, order, len);
-  for (int32_t i = 0; !rc && i < len; i++) put_statement(&m, indent, order[i]);
+  for (int32_t i = 0; !rc && i < len; i++)
+    if (!inline_neg(&m, order[i])) put_statement(&m, indent, order[i]);
   for (int32_t i = 0; !rc && i < s->nout; i++) {
     fprintf(out, "%s%s[%d] = ", indent, s->arr[s->out_arr[i]], (int)s->out_idx[i]);
     put_operand(&m, s->out_e[i]);
@@ -214,7 +227,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   }
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
-  free(live), free(order), free(m.ref);
+  free(live), free(order), free(m.ref), free(m.need);
   return rc;
 }
 

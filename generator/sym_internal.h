@@ -35,4 +35,9 @@ struct mbg_sym {
 static inline int mbg_sym_is_leaf_op(int op) { return op == MBG_SYM_CONST || op == MBG_SYM_INPUT; }
 static inline int mbg_sym_is_binary_op(int op) { return op >= MBG_SYM_ADD && op <= MBG_SYM_DIV; }
 
+/* need[e] = 1 for the live negations whose value itself is needed: outputs and arguments of
+ * sqrt/sin/cos. They count as an add and get a temporary; the other negations fold into their
+ * consumers (−a − b; see sym.h) and are written inline. need is zeroed by the caller. */
+void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need);
+
 #endif

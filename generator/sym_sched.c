@@ -57,9 +57,7 @@ int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
   return len;
 }
 
-/* A negation costs an add when its value itself is needed: as an output or an argument of
- * sqrt/sin/cos (see sym.h). */
-static void mark_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need) {
+void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need) {
   for (int32_t i = 0; i < s->nout; i++)
     if (s->op[s->out_e[i]] == MBG_SYM_NEG) need[s->out_e[i]] = 1;
   for (int32_t e = 0; e < s->n; e++)
@@ -75,7 +73,7 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
     return -1;
   }
   mbg_sym_live(s, live);
-  mark_needed_negs(s, live, need);
+  mbg_sym_needed_negs(s, live, need);
   for (int32_t e = 0; e < s->n; e++) {
     if (!live[e]) continue;
     switch ((mbg_sym_op)s->op[e]) {

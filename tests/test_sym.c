@@ -402,6 +402,7 @@ static void t_emit_golden(void **st) {
   mbg_sym_output(s, "tau", 1, n);
   mbg_sym_output(s, "tau", 2, mbg_sym_const(s, -2.5));
   mbg_sym_output(s, "tau", 3, y);
+  mbg_sym_output(s, "tau", 4, mbg_sym_sub(s, mbg_sym_neg(s, sx), y)); /* −x − y: inline */
   int rc;
   char *d = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0);
@@ -412,10 +413,12 @@ static void t_emit_golden(void **st) {
                          "  const double t1_ = t0 / t1;\n"
                          "  const double t2 = cos(v_thigh_2);\n"
                          "  const double int_2 = -t2;\n"
+                         "  const double t3 = -v_thigh_2_2 - v[2];\n"
                          "  tau[0] = t1_;\n"
                          "  tau[1] = int_2;\n"
                          "  tau[2] = -2.5;\n"
-                         "  tau[3] = v[2];\n");
+                         "  tau[3] = v[2];\n"
+                         "  tau[4] = t3;\n");
   char *f = emit_text(s, MBG_SYM_FLOAT, "\t", &rc);
   assert_int_equal(rc, 0);
   assert_string_equal(f, "\tconst float v_thigh_2 = q[0] * v[2];\n"
@@ -425,15 +428,18 @@ static void t_emit_golden(void **st) {
                          "\tconst float t1_ = t0 / t1;\n"
                          "\tconst float t2 = cosf(v_thigh_2);\n"
                          "\tconst float int_2 = -t2;\n"
+                         "\tconst float t3 = -v_thigh_2_2 - v[2];\n"
                          "\ttau[0] = t1_;\n"
                          "\ttau[1] = int_2;\n"
                          "\ttau[2] = -2.5f;\n"
-                         "\ttau[3] = v[2];\n");
+                         "\ttau[3] = v[2];\n"
+                         "\ttau[4] = t3;\n");
   free(d), free(f);
   mbg_sym_free(s);
 }
 
-/* Emitting twice gives the same bytes; building the same graph again gives the same bytes. */
+/* Emitting twice gives the same bytes; building the same graph again gives the same bytes;
+ * each counted operation is one temporary. */
 static void t_emit_deterministic(void **st) {
   (void)st;
   char *text[2];
@@ -447,6 +453,11 @@ static void t_emit_deterministic(void **st) {
     assert_int_equal(rc, 0);
     char *again = emit_text(r.s, MBG_SYM_DOUBLE, NULL, &rc);
     assert_string_equal(again, text[k]);
+    mbg_sym_counts n; /* one temporary per counted operation */
+    long temps = 0;
+    for (const char *p = text[k]; (p = strstr(p, "const double")) != NULL; p++) temps++;
+    assert_int_equal(mbg_sym_count(r.s, &n), 0);
+    assert_int_equal(temps, n.mul + n.add + n.div + n.sqrt + n.trig);
     free(again), mbg_sym_free(r.s);
   }
   assert_true(strlen(text[0]) > 1000);
