@@ -108,7 +108,7 @@ static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b, double k) {
 
 mbg_sx mbg_sym_const(mbg_sym *s, double v) {
   if (!s) return -1;
-  return node(s, MBG_SYM_CONST, 0, 0, v);
+  return node(s, MBG_SYM_CONST, 0, 0, v == 0.0 ? 0.0 : v); /* −0.0 → 0.0 */
 }
 
 static int is_ident(const char *p) {

@@ -48,7 +48,9 @@ int mbg_sym_failed(const mbg_sym *s);
 /* Number of nodes, live or not. */
 int32_t mbg_sym_size(const mbg_sym *s);
 
-/* Leaves. An input array name must be a C identifier; index >= 0. */
+/* Leaves. An input array name must be a C identifier; index >= 0. −0.0 is the constant 0.0:
+ * literals are printed without the sign of zero, so the emitted code and the evaluation agree
+ * bit for bit (folding already ignores the sign of zero: x·0 = 0). */
 mbg_sx mbg_sym_const(mbg_sym *s, double v);
 mbg_sx mbg_sym_input(mbg_sym *s, const char *array, int index);
 
