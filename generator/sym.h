@@ -117,7 +117,10 @@ int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, floa
  * negations that count as nothing: "-t3 - t4"), then
  * "array[i] = x;" per output in call order. Temporaries take their mbg_sym_name (made a
  * unique C identifier that never looks like tN, a keyword, a math function or an array
- * name), else tN numbered densely in schedule order. Byte-deterministic. */
+ * name), else tN numbered densely in schedule order. Byte-deterministic. Compiled without
+ * floating-point contraction (gcc's ISO C modes, or -ffp-contract=off), the code computes what
+ * mbg_sym_eval (mbg_sym_eval_float) computes, bit for bit. Array names that are keywords, math
+ * functions or look like tN are refused (EINVAL). */
 typedef enum mbg_sym_scalar { MBG_SYM_DOUBLE, MBG_SYM_FLOAT } mbg_sym_scalar;
 typedef struct mbg_sym_emit_opts {
   const char *indent;    /* prefix of every line; NULL = "  " */
