@@ -39,16 +39,27 @@ static void fmt_finish(char buf[32]) {
   if (!strpbrk(buf, ".eE")) strcat(buf, ".0"); /* at most 17 digits + sign: fits */
 }
 
+/* "%.*g" into buf: at most 17 significant digits, so it fits in 32 bytes; formatted through a
+ * buffer large enough for any double so the compiler can see nothing is truncated. */
+static void fmt_g(char buf[32], int prec, double v) {
+  char tmp[330];
+  snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+  size_t n = strlen(tmp);
+  if (n > 31) n = 31;
+  memcpy(buf, tmp, n);
+  buf[n] = '\0';
+}
+
 void mbg_fmt_double(double v, char buf[32]) {
   if (fmt_nonfinite(v, buf)) return;
   if (v == 0.0) v = 0.0; /* -0.0 → 0.0 */
   int lo = 1, hi = 17; /* %.17g always reads back */
   while (lo < hi) {
     int p = (lo + hi) / 2;
-    snprintf(buf, 32, "%.*g", p, v);
+    fmt_g(buf, p, v);
     if (strtod(buf, NULL) == v) hi = p; else lo = p + 1;
   }
-  snprintf(buf, 32, "%.*g", lo, v);
+  fmt_g(buf, lo, v);
   fmt_finish(buf);
 }
 
@@ -58,9 +69,9 @@ void mbg_fmt_float(float v, char buf[32]) {
   int lo = 1, hi = 9; /* %.9g always reads back */
   while (lo < hi) {
     int p = (lo + hi) / 2;
-    snprintf(buf, 32, "%.*g", p, (double)v);
+    fmt_g(buf, p, (double)v);
     if (strtof(buf, NULL) == v) hi = p; else lo = p + 1;
   }
-  snprintf(buf, 32, "%.*g", lo, (double)v);
+  fmt_g(buf, lo, (double)v);
   fmt_finish(buf);
 }
