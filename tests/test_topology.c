@@ -14,35 +14,10 @@
 
 #include "topology.h"
 
-/* cmocka 1.1.5 compares floats as float: our own double tolerance check. */
-#define assert_near(a, b, tol) assert_near_at((a), (b), (tol), __FILE__, __LINE__)
-static void assert_near_at(double a, double b, double tol, const char *file, int line) {
-  if (!(fabs(a - b) <= tol)) {
-    print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
-    _fail(file, line);
-  }
-}
-
-#define PI 3.14159265358979323846
+#include "mbg_testmodel.h"
 
 static const mbg_loc noloc = {0, 0, 0};
 
-static int body(mbg_model *m, const char *name, double mass) {
-  int b = mbg_model_add_body(m, name, noloc);
-  assert_true(b > 0);
-  m->bodies[b].mass = mass;
-  for (int k = 0; k < 3; k++) m->bodies[b].inertia[k] = 0.1 * mass;
-  return b;
-}
-
-static int joint(mbg_model *m, const char *name, mbg_joint_type type, int parent, int child) {
-  int j = mbg_model_add_joint(m, name, noloc);
-  assert_true(j >= 0);
-  m->joints[j].type = type;
-  m->joints[j].parent = parent;
-  m->joints[j].child = child;
-  return j;
-}
 
 static void set_origin(mbg_model *m, int j, double x, double y, double z, double yaw) {
   m->joints[j].xyz[0] = x, m->joints[j].xyz[1] = y, m->joints[j].xyz[2] = z;
@@ -66,10 +41,10 @@ static void assert_ints(const int *got, const int *want, int n) {
 static void test_chain(void **state) {
   (void)state;
   mbg_model *m = mbg_model_new("chain", "");
-  int c = body(m, "c", 1), a = body(m, "a", 1), b = body(m, "b", 1);
-  joint(m, "jc", MBG_JOINT_HELICAL, b, c);
-  joint(m, "ja", MBG_JOINT_REVOLUTE, 0, a);
-  joint(m, "jb", MBG_JOINT_PRISMATIC, a, b);
+  int c = mbgt_body(m, "c", 1), a = mbgt_body(m, "a", 1), b = mbgt_body(m, "b", 1);
+  mbgt_joint(m, "jc", MBG_JOINT_HELICAL, b, c);
+  mbgt_joint(m, "ja", MBG_JOINT_REVOLUTE, 0, a);
+  mbgt_joint(m, "jb", MBG_JOINT_PRISMATIC, a, b);
   mbg_topology *t = mbg_topology_build(m);
   assert_non_null(t);
   assert_int_equal(t->nb, 3);
@@ -104,10 +79,11 @@ static void test_chain(void **state) {
 static void test_y(void **state) {
   (void)state;
   mbg_model *m = mbg_model_new("y", "");
-  int base = body(m, "base", 1), left = body(m, "left", 1), right = body(m, "right", 1);
-  joint(m, "jb", MBG_JOINT_REVOLUTE, 0, base);
-  joint(m, "jr", MBG_JOINT_REVOLUTE, base, right);
-  joint(m, "jl", MBG_JOINT_REVOLUTE, base, left);
+  int base = mbgt_body(m, "base", 1), left = mbgt_body(m, "left", 1);
+  int right = mbgt_body(m, "right", 1);
+  mbgt_joint(m, "jb", MBG_JOINT_REVOLUTE, 0, base);
+  mbgt_joint(m, "jr", MBG_JOINT_REVOLUTE, base, right);
+  mbgt_joint(m, "jl", MBG_JOINT_REVOLUTE, base, left);
   mbg_topology *t = mbg_topology_build(m);
   assert_non_null(t);
   int got[4];
@@ -136,10 +112,10 @@ static void test_y(void **state) {
 static void test_spherical(void **state) {
   (void)state;
   mbg_model *m = mbg_model_new("sph", "");
-  int a = body(m, "a", 1), b = body(m, "b", 1), c = body(m, "c", 1);
-  joint(m, "ja", MBG_JOINT_SPHERICAL, 0, a);
-  joint(m, "jb", MBG_JOINT_REVOLUTE, a, b);
-  joint(m, "jc", MBG_JOINT_CONTINUOUS, 0, c);
+  int a = mbgt_body(m, "a", 1), b = mbgt_body(m, "b", 1), c = mbgt_body(m, "c", 1);
+  mbgt_joint(m, "ja", MBG_JOINT_SPHERICAL, 0, a);
+  mbgt_joint(m, "jb", MBG_JOINT_REVOLUTE, a, b);
+  mbgt_joint(m, "jc", MBG_JOINT_CONTINUOUS, 0, c);
   mbg_topology *t = mbg_topology_build(m);
   assert_non_null(t);
   assert_int_equal(t->nq, 6);
@@ -170,25 +146,26 @@ typedef struct branched {
 static branched make_branched(void) {
   branched r;
   mbg_model *m = r.m = mbg_model_new("branched", "");
-  r.torso = body(m, "torso", 10), r.sensor = body(m, "sensor", 0.5), r.hip = body(m, "hip", 2);
-  r.thigh_l = body(m, "thigh_l", 3), r.thigh_r = body(m, "thigh_r", 3);
-  r.shin_l = body(m, "shin_l", 1.5), r.shin_r = body(m, "shin_r", 1.5);
-  r.neck = body(m, "neck", 1), r.head = body(m, "head", 4);
-  r.pedestal = body(m, "pedestal", 50), r.arm = body(m, "arm", 2);
+  r.torso = mbgt_body(m, "torso", 10), r.sensor = mbgt_body(m, "sensor", 0.5);
+  r.hip = mbgt_body(m, "hip", 2);
+  r.thigh_l = mbgt_body(m, "thigh_l", 3), r.thigh_r = mbgt_body(m, "thigh_r", 3);
+  r.shin_l = mbgt_body(m, "shin_l", 1.5), r.shin_r = mbgt_body(m, "shin_r", 1.5);
+  r.neck = mbgt_body(m, "neck", 1), r.head = mbgt_body(m, "head", 4);
+  r.pedestal = mbgt_body(m, "pedestal", 50), r.arm = mbgt_body(m, "arm", 2);
   m->bodies[r.sensor].com[0] = 0.1;
-  joint(m, "base", MBG_JOINT_FLOATING, 0, r.torso);
-  joint(m, "sensor_mount", MBG_JOINT_FIXED, r.torso, r.sensor);
-  int jh = joint(m, "hip_mount", MBG_JOINT_FIXED, r.torso, r.hip);
+  mbgt_joint(m, "base", MBG_JOINT_FLOATING, 0, r.torso);
+  mbgt_joint(m, "sensor_mount", MBG_JOINT_FIXED, r.torso, r.sensor);
+  int jh = mbgt_joint(m, "hip_mount", MBG_JOINT_FIXED, r.torso, r.hip);
   set_origin(m, jh, 0, 0, -0.2, PI / 2);
-  int jl = joint(m, "hip_l", MBG_JOINT_REVOLUTE, r.hip, r.thigh_l);
+  int jl = mbgt_joint(m, "hip_l", MBG_JOINT_REVOLUTE, r.hip, r.thigh_l);
   set_origin(m, jl, 0, 0.1, 0, 0);
-  joint(m, "hip_r", MBG_JOINT_REVOLUTE, r.hip, r.thigh_r);
-  joint(m, "neck_j", MBG_JOINT_REVOLUTE, r.torso, r.neck);
-  joint(m, "head_mount", MBG_JOINT_FIXED, r.neck, r.head);
-  joint(m, "knee_l", MBG_JOINT_REVOLUTE, r.thigh_l, r.shin_l);
-  joint(m, "knee_r", MBG_JOINT_REVOLUTE, r.thigh_r, r.shin_r);
-  joint(m, "pedestal_mount", MBG_JOINT_FIXED, 0, r.pedestal);
-  joint(m, "shoulder", MBG_JOINT_REVOLUTE, r.pedestal, r.arm);
+  mbgt_joint(m, "hip_r", MBG_JOINT_REVOLUTE, r.hip, r.thigh_r);
+  mbgt_joint(m, "neck_j", MBG_JOINT_REVOLUTE, r.torso, r.neck);
+  mbgt_joint(m, "head_mount", MBG_JOINT_FIXED, r.neck, r.head);
+  mbgt_joint(m, "knee_l", MBG_JOINT_REVOLUTE, r.thigh_l, r.shin_l);
+  mbgt_joint(m, "knee_r", MBG_JOINT_REVOLUTE, r.thigh_r, r.shin_r);
+  mbgt_joint(m, "pedestal_mount", MBG_JOINT_FIXED, 0, r.pedestal);
+  mbgt_joint(m, "shoulder", MBG_JOINT_REVOLUTE, r.pedestal, r.arm);
   return r;
 }
 
@@ -341,10 +318,11 @@ static void test_xform(void **state) {
 static void test_defensive(void **state) {
   (void)state;
   mbg_model *m = mbg_model_new("bad", "");
-  int a = body(m, "a", 1), lost = body(m, "lost", 1), c1 = body(m, "c1", 1), c2 = body(m, "c2", 1);
-  joint(m, "ja", MBG_JOINT_REVOLUTE, 0, a);
-  joint(m, "x1", MBG_JOINT_FIXED, c2, c1);
-  joint(m, "x2", MBG_JOINT_FIXED, c1, c2);
+  int a = mbgt_body(m, "a", 1), lost = mbgt_body(m, "lost", 1);
+  int c1 = mbgt_body(m, "c1", 1), c2 = mbgt_body(m, "c2", 1);
+  mbgt_joint(m, "ja", MBG_JOINT_REVOLUTE, 0, a);
+  mbgt_joint(m, "x1", MBG_JOINT_FIXED, c2, c1);
+  mbgt_joint(m, "x2", MBG_JOINT_FIXED, c1, c2);
   int l = mbg_model_add_loop(m, "ll", noloc);
   m->loops[l].body_a = a, m->loops[l].body_b = lost;
   mbg_topology *t = mbg_topology_build(m);

@@ -15,35 +15,10 @@
 
 #include "topology.h"
 
-/* cmocka 1.1.5 compares floats as float: our own double tolerance check. */
-#define assert_near(a, b, tol) assert_near_at((a), (b), (tol), __FILE__, __LINE__)
-static void assert_near_at(double a, double b, double tol, const char *file, int line) {
-  if (!(fabs(a - b) <= tol)) {
-    print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
-    _fail(file, line);
-  }
-}
-
-#define PI 3.14159265358979323846
+#include "mbg_testmodel.h"
 
 static const mbg_loc noloc = {0, 0, 0};
 
-static int body(mbg_model *m, const char *name, double mass) {
-  int b = mbg_model_add_body(m, name, noloc);
-  assert_true(b > 0);
-  m->bodies[b].mass = mass;
-  for (int k = 0; k < 3; k++) m->bodies[b].inertia[k] = 0.1 * mass;
-  return b;
-}
-
-static int joint(mbg_model *m, const char *name, mbg_joint_type type, int parent, int child) {
-  int j = mbg_model_add_joint(m, name, noloc);
-  assert_true(j >= 0);
-  m->joints[j].type = type;
-  m->joints[j].parent = parent;
-  m->joints[j].child = child;
-  return j;
-}
 
 /* ---------------------------------------------------------------- seeded random trees */
 
@@ -171,14 +146,14 @@ static void random_tree(rtree *r) {
   for (int b = 1; b <= n; b++) {
     char name[16];
     snprintf(name, sizeof name, "b%d", b);
-    int k = body(m, name, 1); /* the call may move m->bodies */
+    int k = mbgt_body(m, name, 1); /* the call may move m->bodies */
     random_body(&m->bodies[k]);
   }
   for (int s = 0; s < n; s++) {
     int k = jorder[s];
     char name[16];
     snprintf(name, sizeof name, "j%d", k);
-    int j = joint(m, name, MBG_JOINT_FIXED, map[hparent[k]], map[k]);
+    int j = mbgt_joint(m, name, MBG_JOINT_FIXED, map[hparent[k]], map[k]);
     random_joint(&m->joints[j]);
   }
   memset(&r->world[0], 0, sizeof r->world[0]);
