@@ -180,3 +180,11 @@ void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q) {
     }
   }
 }
+
+const int mbt_sizes[MBT_NSIZES] = {1, 2, 5, 12, 25};
+
+double *mbt_workspace_new(const mb_model *m, mb_workspace *ws) {
+  double *buf = malloc(mb_workspace_size(m));
+  if (buf) mb_workspace_init(ws, m, buf);
+  return buf;
+}

@@ -47,6 +47,14 @@ void mbt_tree_finish(mbt_tree *t);
  * body 1 is a floating joint to the world and every other body descends from it. */
 mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base);
 
+/* A workspace for m in a fresh buffer (free it with free()); ws is laid out in it. */
+double *mbt_workspace_new(const mb_model *m, mb_workspace *ws);
+
+/* The tree sizes the identity tests sweep, each with seeds 1..MBT_NSEEDS (odd seeds with a
+ * floating base). */
+enum { MBT_NSIZES = 5, MBT_NSEEDS = 8 };
+extern const int mbt_sizes[MBT_NSIZES];
+
 /* A random configuration (unit quaternions) and a random vector of nv entries in [-1, 1]. */
 void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q);
 

@@ -13,14 +13,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-static const int sizes[] = {1, 2, 5, 12, 25};
-
-static double *ws_new(const mb_model *m, mb_workspace *ws) {
-  double *buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(ws, m, buf);
-  return buf;
-}
-
 /* Single pendulum: revolute about y at the world origin, COM (L, 0, 0), COM inertia Ic, gravity
  * (0, 0, −g). Lagrange: (Iyy + m L²) θ̈ = τ + m g L cos θ, whatever θ̇. */
 static void test_single_pendulum(void **state) {
@@ -35,7 +27,7 @@ static void test_single_pendulum(void **state) {
     mbt_tree_body(t, 1, m, com, Ic);
     mbt_tree_finish(t);
     mb_workspace ws;
-    double *buf = ws_new(&t->model, &ws), qdd;
+    double *buf = mbt_workspace_new(&t->model, &ws), qdd;
     double th = mbt_uniform(&g, -3, 3), thd = mbt_uniform(&g, -2, 2), tau = mbt_uniform(&g, -2, 2);
     double want = (tau + m * 9.81 * L * cos(th)) / (Ic[1] + m * L * L);
     assert_int_equal(mb_aba(&t->model, &ws, &th, &thd, &tau, NULL, &qdd), 0);
@@ -66,7 +58,7 @@ static void test_cart_pole(void **state) {
     mbt_tree_body(t, 2, mp, com, Ic);
     mbt_tree_finish(t);
     mb_workspace ws;
-    double *buf = ws_new(&t->model, &ws), q[2], v[2], tau[2], qdd[2];
+    double *buf = mbt_workspace_new(&t->model, &ws), q[2], v[2], tau[2], qdd[2];
     mbt_rand_vec(&g, 2, -3, 3, q), mbt_rand_vec(&g, 2, -2, 2, v), mbt_rand_vec(&g, 2, -5, 5, tau);
     double c = cos(q[1]), s = sin(q[1]);
     double a11 = mc + mp, a12 = mp * l * c, a22 = J + mp * l * l;
@@ -82,13 +74,13 @@ static void test_cart_pole(void **state) {
 
 /* rnea(q, v, aba(q, v, τ, fext), fext) = τ to 1e-10 relative, with fext NULL and random. */
 static void check_inverse(int with_fext) {
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-      mbt_tree *t = mbt_randtree(seed, sizes[s], (int)(seed % 2));
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
+      mbt_tree *t = mbt_randtree(seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &t->model;
       size_t nv = (size_t)m->nv, nf = 6 * ((size_t)m->nb + 1);
       mb_workspace ws;
-      double *buf = ws_new(m, &ws), *q = malloc(sizeof(double) * ((size_t)m->nq + 4 * nv + nf));
+      double *buf = mbt_workspace_new(m, &ws), *q = malloc(sizeof(double) * ((size_t)m->nq + 4 * nv + nf));
       double *v = q + m->nq, *tau = v + nv, *qdd = tau + nv, *tau2 = qdd + nv, *fext = tau2 + nv;
       mbt_rng g;
       mbt_rng_seed(&g, seed * 13 + (uint64_t)s);
@@ -121,7 +113,7 @@ static void test_singular(void **state) {
   mbt_tree_joint(t, 1, 0, MB_JOINT_REVOLUTE, y, NULL, NULL);
   mbt_tree_finish(t);
   mb_workspace ws;
-  double *buf = ws_new(&t->model, &ws);
+  double *buf = mbt_workspace_new(&t->model, &ws);
   assert_int_not_equal(mb_aba(&t->model, &ws, &q, &v, &tau, NULL, &qdd), 0);
   free(buf);
   mbt_tree_free(t);

@@ -14,8 +14,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-static const int sizes[] = {1, 2, 5, 12, 25};
-
 typedef struct fixture {
   mbt_tree *t;
   mb_workspace ws;
@@ -26,8 +24,7 @@ static void setup(fixture *f, uint64_t seed, int nb, int floating) {
   f->t = mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv, nw = 6 * ((size_t)m->nb + 1);
-  f->buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(&f->ws, m, f->buf);
+  f->buf = mbt_workspace_new(m, &f->ws);
   f->q = malloc(sizeof(double) * ((size_t)m->nq + 4 * nv + 2 * nw));
   f->v = f->q + m->nq, f->tau = f->v + nv, f->qdd = f->tau + nv, f->ref = f->qdd + nv;
   f->w = f->ref + nv, f->wref = f->w + nw;
@@ -46,10 +43,10 @@ static void teardown(fixture *f) {
 /* cfa = aba to 1e-10 relative (ALGORITHMS.md §8). */
 static void test_equals_aba(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       assert_int_equal(mb_aba(m, &f.ws, f.q, f.v, f.tau, NULL, f.ref), 0);
       MBT_ASSERT_REL(f.qdd, f.ref, m->nv, 1e-10);
@@ -60,10 +57,10 @@ static void test_equals_aba(void **state) {
 /* w = mb_joint_wrenches(q, v, q̈) to 1e-10 relative; Sᵢᵀ wᵢ = τᵢ to 1e-10 relative. */
 static void test_wrenches(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       mb_joint_wrenches(m, &f.ws, f.q, f.v, f.qdd, f.wref);
       MBT_ASSERT_REL(f.w, f.wref, 6 * (m->nb + 1), 1e-10);
@@ -85,7 +82,7 @@ static void test_wrenches(void **state) {
 /* The complements T: Sᵀ T = 0 and Tᵀ T = 1 for every joint of the random trees. */
 static void test_complements(void **state) {
   (void)state;
-  for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
     mbt_tree *t = mbt_randtree(seed, 25, (int)(seed % 2));
     const mb_model *m = &t->model;
     for (int i = 1; i <= m->nb; i++) {

@@ -12,8 +12,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-static const int sizes[] = {1, 2, 5, 12, 25};
-
 typedef struct fixture {
   mbt_tree *t;
   mb_workspace ws;
@@ -24,8 +22,7 @@ static void setup(fixture *f, uint64_t seed, int nb, int floating) {
   f->t = mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv;
-  f->buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(&f->ws, m, f->buf);
+  f->buf = mbt_workspace_new(m, &f->ws);
   f->q = malloc(sizeof(double) * (size_t)m->nq);
   f->v = malloc(sizeof(double) * (nv * nv + 4 * nv + 1));
   f->M = f->v + nv, f->col = f->M + nv * nv, f->ref = f->col + nv, f->g = f->ref + nv;
@@ -44,10 +41,10 @@ static void teardown(fixture *f) {
 /* Column i of M = rnea(q, 0, e_i) − gravity(q) (ALGORITHMS.md §8), to 1e-10 relative. */
 static void test_columns_from_rnea(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       int nv = m->nv;
       mb_gravity(m, &f.ws, f.q, f.g);
@@ -64,10 +61,10 @@ static void test_columns_from_rnea(void **state) {
 /* M = Mᵀ exactly, and Cholesky M = L Lᵀ succeeds with positive pivots (M ≻ 0). */
 static void test_symmetric_positive_definite(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       int n = f.t->model.nv;
       double *A = malloc(sizeof(double) * (size_t)(n * n));
       for (int i = 0; i < n; i++)
@@ -76,7 +73,7 @@ static void test_symmetric_positive_definite(void **state) {
       for (int j = 0; j < n; j++) {
         double d = A[j * n + j];
         for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-        if (!(d > 0)) fail_msg("seed %d nb %d: pivot %d = %g", (int)seed, sizes[s], j, d);
+        if (!(d > 0)) fail_msg("seed %d nb %d: pivot %d = %g", (int)seed, mbt_sizes[s], j, d);
         A[j * n + j] = sqrt(d);
         for (int i = j + 1; i < n; i++) {
           double x = A[i * n + j];
@@ -93,10 +90,10 @@ static void test_symmetric_positive_definite(void **state) {
  * written out here from the 10 numbers: I v = [Ī ω + h × v_O; m v_O − h × ω]. */
 static void test_kinetic_energy(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       int n = m->nv;
       double T = 0, Tb = 0;
@@ -120,7 +117,7 @@ static void test_kinetic_energy(void **state) {
 /* Branch-induced sparsity: M_ij = 0 when neither of bodies(i), bodies(j) supports the other. */
 static void test_sparsity(void **state) {
   (void)state;
-  for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
     fixture f;
     setup(&f, seed, 25, 0);
     const mb_model *m = &f.t->model;
@@ -152,7 +149,7 @@ static double kinetic(const mb_model *m, mb_workspace *ws, const double *q, cons
  * of T = ½ vᵀ M v by central differences along the trajectory through (q, v, a). */
 static void test_power_balance(void **state) {
   (void)state;
-  for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
     fixture f;
     setup(&f, seed, 12, (int)(seed % 2));
     const mb_model *m = &f.t->model;

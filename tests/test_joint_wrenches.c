@@ -24,8 +24,7 @@ static void setup(fx *f, mbt_rng *g, uint64_t seed, int nb, int floating) {
   f->t = mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv;
-  f->buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(&f->ws, m, f->buf);
+  f->buf = mbt_workspace_new(m, &f->ws);
   f->q = malloc(sizeof(double) * ((size_t)m->nq + 3 * nv + 6 * ((size_t)m->nb + 1)));
   f->v = f->q + m->nq, f->a = f->v + nv, f->tau = f->a + nv, f->w = f->tau + nv;
   mbt_rand_q(g, m, f->q), mbt_rand_vec(g, m->nv, -1, 1, f->v), mbt_rand_vec(g, m->nv, -1, 1, f->a);

@@ -14,8 +14,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-static const int sizes[] = {1, 2, 5, 12, 25};
-
 typedef struct fixture {
   mbt_tree *t;
   mb_workspace ws;
@@ -27,8 +25,7 @@ static void setup(fixture *f, uint64_t seed, int nb, int floating) {
   f->t = mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv;
-  f->buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(&f->ws, m, f->buf);
+  f->buf = mbt_workspace_new(m, &f->ws);
   f->q = malloc(sizeof(double) * ((size_t)m->nq + 4 * nv + 4 * nv * nv + 1));
   f->v = f->q + m->nq, f->tau = f->v + nv, f->x = f->tau + nv, f->y = f->x + nv;
   f->M = f->y + nv, f->LD = f->M + nv * nv, f->L = f->LD + nv * nv, f->P = f->L + nv * nv;
@@ -59,10 +56,10 @@ static int supports(const mb_model *m, int a, int b) {
  * pattern alone, Lᵀ D L = M to 1e-12 relative. */
 static void test_factors(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       int n = m->nv;
       memcpy(f.LD, f.M, sizeof(double) * (size_t)(n * n));
@@ -95,10 +92,10 @@ static void test_factors(void **state) {
 /* mb_ltdl_solve: M (M⁻¹ b) = b to 1e-10 relative, M from mb_crba. */
 static void test_solve(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       int n = m->nv;
       memcpy(f.LD, f.M, sizeof(double) * (size_t)(n * n));
@@ -117,10 +114,10 @@ static void test_solve(void **state) {
 /* crba_fd = aba to 1e-10 relative (ALGORITHMS.md §8). */
 static void test_crba_fd_equals_aba(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       assert_int_equal(mb_crba_fd(m, &f.ws, f.q, f.v, f.tau, f.x), 0);
       assert_int_equal(mb_aba(m, &f.ws, f.q, f.v, f.tau, NULL, f.y), 0);

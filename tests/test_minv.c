@@ -12,8 +12,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-static const int sizes[] = {1, 2, 5, 12, 25};
-
 typedef struct fixture {
   mbt_tree *t;
   mb_workspace ws;
@@ -24,8 +22,7 @@ static void setup(fixture *f, uint64_t seed, int nb, int floating) {
   f->t = mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv;
-  f->buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(&f->ws, m, f->buf);
+  f->buf = mbt_workspace_new(m, &f->ws);
   f->q = malloc(sizeof(double) * ((size_t)m->nq + 3 * nv * nv + 3 * nv + 1));
   f->M = f->q + m->nq, f->Minv = f->M + nv * nv, f->P = f->Minv + nv * nv;
   f->e = f->P + nv * nv, f->a = f->e + nv, f->a0 = f->a + nv;
@@ -44,10 +41,10 @@ static void teardown(fixture *f) {
 /* M⁻¹ M = 1 to 1e-10, M⁻¹ exactly symmetric. */
 static void test_inverse_of_crba(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       int n = f.t->model.nv;
       for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -64,10 +61,10 @@ static void test_inverse_of_crba(void **state) {
 /* Column j of M⁻¹ = aba(q, 0, e_j) − aba(q, 0, 0) to 1e-10 relative. */
 static void test_columns_from_aba(void **state) {
   (void)state;
-  for (int s = 0; s < 5; s++)
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
       fixture f;
-      setup(&f, seed, sizes[s], (int)(seed % 2));
+      setup(&f, seed, mbt_sizes[s], (int)(seed % 2));
       const mb_model *m = &f.t->model;
       int n = m->nv;
       for (int k = 0; k < n; k++) f.e[k] = 0.0;

@@ -40,12 +40,6 @@ static void trial_rot(mbt_rng *g, int trial, double Q[9]) {
     mbt_rand_rot(g, Q);
 }
 
-static double *ws_new(const mb_model *m, mb_workspace *ws) {
-  double *buf = malloc(mb_workspace_size(m));
-  mb_workspace_init(ws, m, buf);
-  return buf;
-}
-
 /* Single pendulum: revolute about y at the world origin, COM at (L, cy, 0), inertia Ic about the
  * COM (with products), gravity (0, 0, −g). Rotating about y by θ sends x to (cos θ, 0, −sin θ),
  * so the COM height is −L sin θ and (Lagrange):
@@ -64,7 +58,7 @@ static void test_single_pendulum(void **state) {
     body_rot(t, 1, Q, m, com, Ic);
     mbt_tree_finish(t);
     mb_workspace ws;
-    double *buf = ws_new(&t->model, &ws);
+    double *buf = mbt_workspace_new(&t->model, &ws);
     double th = mbt_uniform(&g, -3, 3), thd = mbt_uniform(&g, -2, 2), thdd = mbt_uniform(&g, -2, 2);
     double tau, want = (Ic[1] + m * L * L) * thdd - m * g0 * L * cos(th);
     mb_rnea(&t->model, &ws, &th, &thd, &thdd, NULL, &tau);
@@ -103,7 +97,7 @@ static void test_double_pendulum(void **state) {
     body_rot(t, 2, Q, m2, com2, Ic2);
     mbt_tree_finish(t);
     mb_workspace ws;
-    double *buf = ws_new(&t->model, &ws), q[2], qd[2], qdd[2], tau[2];
+    double *buf = mbt_workspace_new(&t->model, &ws), q[2], qd[2], qdd[2], tau[2];
     mbt_rand_vec(&g, 2, -3, 3, q), mbt_rand_vec(&g, 2, -2, 2, qd), mbt_rand_vec(&g, 2, -2, 2, qdd);
     double f1 = q[0], f2 = q[0] + q[1], c = cos(q[1]), s = sin(q[1]);
     double M11 = I1 + m1 * c1 * c1 + I2 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * c);
@@ -154,7 +148,7 @@ static void test_free_body(void **state) {
     double want[6];
     for (int k = 0; k < 3; k++) want[k] = F[k], want[3 + k] = Iwd[k] + gyro[k] + cF[k];
     mb_workspace ws;
-    double *buf = ws_new(m, &ws);
+    double *buf = mbt_workspace_new(m, &ws);
     mb_rnea(m, &ws, q, v, a, NULL, tau);
     MBT_ASSERT_REL(tau, want, 6, 1e-13);
     double fext[12] = {0}, wext[6];
@@ -192,7 +186,7 @@ static void test_cart_pole(void **state) {
     body_rot(t, 2, Q, mp, comp, Icp);
     mbt_tree_finish(t);
     mb_workspace ws;
-    double *buf = ws_new(&t->model, &ws), q[2], qd[2], qdd[2], tau[2];
+    double *buf = mbt_workspace_new(&t->model, &ws), q[2], qd[2], qdd[2], tau[2];
     mbt_rand_vec(&g, 2, -3, 3, q), mbt_rand_vec(&g, 2, -2, 2, qd), mbt_rand_vec(&g, 2, -2, 2, qdd);
     double c = cos(q[1]), s = sin(q[1]);
     double want[2] = {(M + mp) * qdd[0] + mp * l * c * qdd[1] - mp * l * s * qd[1] * qd[1],
@@ -215,7 +209,7 @@ static void test_nle_gravity(void **state) {
     const mb_model *m = &t->model;
     size_t nv = (size_t)m->nv;
     mb_workspace ws;
-    double *buf = ws_new(m, &ws), *q = malloc(sizeof(double) * (size_t)m->nq);
+    double *buf = mbt_workspace_new(m, &ws), *q = malloc(sizeof(double) * (size_t)m->nq);
     double *v = malloc(sizeof(double) * nv * 7), *a = v + nv, *a2 = v + 2 * nv, *t1 = v + 3 * nv,
            *t2 = v + 4 * nv, *h = v + 5 * nv, *want = v + 6 * nv;
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, a);
