@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "build.h"
+#include "generate.h"
 #include "graph.h"
 #include "outfile.h"
 #include "summary.h"
@@ -23,6 +24,17 @@ static const char usage[] =
   "  check MODEL              validate the model and print a summary (bodies, joints with\n"
   "                           their q/v offsets, nq, nv, chains, nodes, loops)\n"
   "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
+  "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"
+  "           [--templates DIR]\n"
+  "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"
+  "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"
+  "                           (default .); P defaults to the model name; LIST is comma-separated\n"
+  "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
+  "                           joint_wrenches,fk); DIR/algorithms/*.lua and DIR/c/*.lua replace\n"
+  "                           the built-in recipes and render templates of the same name\n"
+  "  stats MODEL [--json] [--functions LIST] [--templates DIR]\n"
+  "                           operation counts of every generated function (mul, add\n"
+  "                           including subtractions, div, sqrt, sin/cos)\n"
   "\n"
   "options:\n"
   "  -h, --help               show this help\n"
@@ -114,6 +126,64 @@ static int cmd_graph(int argc, char **argv) {
   return rc;
 }
 
+/* Options of generate and stats. The banner's command is rebuilt from argv. */
+static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, int *json) {
+  static const char *const with_value[] = {"-o", "--output", "--prefix", "--scalar", "--functions",
+                                           "--templates", NULL};
+  memset(o, 0, sizeof *o);
+  *json = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i];
+    int k = 0;
+    while (with_value[k] && strcmp(arg, with_value[k]) != 0) k++;
+    if (with_value[k]) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
+      const char *val = argv[++i];
+      if (is_stats && k <= 2) return usage_error("unknown option '%s' for stats", arg);
+      if (k <= 1) o->outdir = val;
+      else if (k == 2) o->prefix = val;
+      else if (k == 4) o->functions = val;
+      else if (k == 5) o->templates = val;
+      else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
+      else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
+      else return usage_error("--scalar takes double or float, not '%s'", val);
+    } else if (is_stats && strcmp(arg, "--json") == 0) {
+      *json = 1;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      return usage_error("unknown option '%s'", arg);
+    } else if (o->model_path) {
+      return usage_error("more than one model given ('%s')", arg);
+    } else {
+      o->model_path = arg;
+    }
+  }
+  if (!o->model_path) return usage_error("%s needs a MODEL file", argv[1]);
+  return 0;
+}
+
+/* "mbdc generate ..." with the arguments as given. */
+static char *command_line(int argc, char **argv) {
+  size_t n = 5;
+  for (int i = 1; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n + 1);
+  if (!s) return NULL;
+  strcpy(s, "mbdc");
+  for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+  return s;
+}
+
+static int cmd_generate(int argc, char **argv, int is_stats) {
+  mbg_gen_opts o;
+  int json, rc = parse_gen_args(argc, argv, is_stats, &o, &json);
+  if (rc) return rc;
+  if (is_stats) return mbg_stats(&o, json, stdout, stderr);
+  char *command = command_line(argc, argv);
+  o.command = command;
+  rc = mbg_generate(&o, stderr);
+  free(command);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -130,5 +200,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "check") == 0) return cmd_check(argc, argv);
   if (strcmp(cmd, "graph") == 0) return cmd_graph(argc, argv);
+  if (strcmp(cmd, "generate") == 0) return cmd_generate(argc, argv, 0);
+  if (strcmp(cmd, "stats") == 0) return cmd_generate(argc, argv, 1);
   return usage_error("unknown command '%s'", cmd);
 }

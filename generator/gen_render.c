@@ -1,0 +1,246 @@
+/* gen_render.c — the render table `d` (docs/templates.md "The render table") and the output
+ * files: every template's text written to a temporary name and renamed. Numbers are formatted
+ * here, in C (shortest round-trip), never by Lua. */
+#include <ctype.h>
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "generate.h"
+#include "numfmt.h"
+#include "outfile.h"
+
+static void set_string(lua_State *L, const char *key, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, key);
+}
+
+static void set_int(lua_State *L, const char *key, long v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, key);
+}
+
+/* t[key] = {C literals of x[0..n)} */
+static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
+  char buf[40];
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    mbg_fmt_double(x[k], buf);
+    lua_pushstring(L, buf);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, key);
+}
+
+static void set_ints(lua_State *L, const char *key, const int *x, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushfstring(L, "%d", x[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, key);
+}
+
+/* The size of a parameter in the model's macros. */
+static const char *size_macro(const char *role) {
+  if (strcmp(role, "q") == 0) return "%s_NQ";
+  if (strcmp(role, "out_nvnv") == 0) return "%s_NV * %s_NV";
+  if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0) return "6 * (%s_NB + 1)";
+  if (strcmp(role, "out_pose") == 0) return "12 * (%s_NB + 1)";
+  return "%s_NV";
+}
+
+static void push_function(mbg_gen *g, lua_State *L, const mbg_gen_function *f, const char *P) {
+  const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
+  char buf[160], size[64];
+  lua_createtable(L, 0, 10);
+  set_string(L, "name", f->name);
+  snprintf(buf, sizeof buf, "%s_%s", g->prefix, f->name);
+  set_string(L, "cname", buf);
+  set_string(L, "summary", f->summary);
+  set_string(L, "returns", f->returns_int ? "int" : "void");
+  set_int(L, "npivots", f->npivots);
+  set_string(L, "body", f->body ? f->body : "");
+  lua_createtable(L, f->nparams, 0);
+  for (int k = 0; k < f->nparams; k++) {
+    const mbg_gen_param *p = &f->params[k];
+    lua_createtable(L, 0, 4);
+    set_string(L, "name", p->name);
+    set_string(L, "role", p->role);
+    snprintf(size, sizeof size, size_macro(p->role), P, P);
+    snprintf(buf, sizeof buf, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name, size);
+    set_string(L, "decl", buf);
+    lua_pushboolean(L, p->used || p->is_output);
+    lua_setfield(L, -2, "used");
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "params");
+  lua_createtable(L, 0, 5);
+  set_int(L, "mul", f->counts.mul);
+  set_int(L, "add", f->counts.add);
+  set_int(L, "div", f->counts.div);
+  set_int(L, "sqrt", f->counts.sqrt);
+  set_int(L, "trig", f->counts.trig);
+  lua_setfield(L, -2, "counts");
+}
+
+/* d.rt: the runtime model as C literals, world entry first. */
+static void push_rt(mbg_gen *g, lua_State *L) {
+  const mb_model *m = &g->rt.model;
+  int n = m->nb + 1;
+  static const char *const jtype[] = {"MB_JOINT_FIXED",     "MB_JOINT_REVOLUTE",
+                                      "MB_JOINT_CONTINUOUS", "MB_JOINT_PRISMATIC",
+                                      "MB_JOINT_HELICAL",   "MB_JOINT_SPHERICAL",
+                                      "MB_JOINT_FLOATING"};
+  lua_createtable(L, 0, 14);
+  set_int(L, "nb", m->nb);
+  set_int(L, "nq", m->nq);
+  set_int(L, "nv", m->nv);
+  set_doubles(L, "gravity", m->gravity, 3);
+  set_ints(L, "parent", m->parent, n);
+  set_ints(L, "iq", m->iq, n);
+  set_ints(L, "iv", m->iv, n);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_pushstring(L, jtype[m->jtype[i]]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "jtype");
+  set_doubles(L, "XT_E", m->XT_E, 9 * n);
+  set_doubles(L, "XT_r", m->XT_r, 3 * n);
+  set_doubles(L, "axis", m->axis, 3 * n);
+  set_doubles(L, "pitch", m->pitch, n);
+  set_doubles(L, "inertia", m->inertia, 10 * n);
+  lua_setfield(L, -2, "rt");
+}
+
+static void push_joints(mbg_gen *g, lua_State *L) {
+  lua_createtable(L, g->topo->nb, 0);
+  for (int i = 1; i <= g->topo->nb; i++) {
+    const mbg_tree_body *b = &g->topo->body[i];
+    lua_createtable(L, 0, 6);
+    set_string(L, "name", g->model->joints[b->model_joint].name);
+    set_string(L, "type", mbg_joint_type_name(b->type));
+    set_int(L, "iq", b->iq);
+    set_int(L, "iv", b->iv);
+    set_int(L, "nq", b->nq);
+    set_int(L, "nv", b->nv);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, -2, "joints");
+  lua_createtable(L, g->topo->nb, 0);
+  for (int i = 1; i <= g->topo->nb; i++) {
+    lua_createtable(L, 0, 1);
+    set_string(L, "name", g->model->bodies[g->topo->body[i].model_body].name);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, -2, "bodies");
+}
+
+/* The render table d, frozen, on the stack. */
+static int push_d(lua_State *L) {
+  mbg_gen *g = lua_touserdata(L, 1);
+  char P[64];
+  size_t k = 0;
+  for (; g->prefix[k] && k + 1 < sizeof P; k++) P[k] = (char)toupper((unsigned char)g->prefix[k]);
+  P[k] = '\0';
+  lua_createtable(L, 0, 20);
+  set_string(L, "tool", "mbdc");
+  set_string(L, "version", MBDC_VERSION);
+  set_string(L, "model_file", g->opts->model_path);
+  set_string(L, "digest", g->digest);
+  set_string(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
+  set_string(L, "prefix", g->prefix);
+  set_string(L, "PREFIX", P);
+  set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
+  set_int(L, "nq", g->topo->nq);
+  set_int(L, "nv", g->topo->nv);
+  set_int(L, "nb", g->topo->nb);
+  set_int(L, "nj", g->topo->nb);
+  push_joints(g, L);
+  lua_createtable(L, g->nfunctions, 0);
+  for (int f = 0; f < g->nfunctions; f++) {
+    push_function(g, L, &g->functions[f], P);
+    lua_rawseti(L, -2, f + 1);
+  }
+  lua_setfield(L, -2, "functions");
+  push_rt(g, L);
+  mbg_lua_freeze(L, -1);
+  return 1;
+}
+
+/* Run template `name` with d (on the stack): its text, malloc'ed, in *text. Returns 0 or 1. */
+static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FILE *err) {
+  lua_State *L = mbg_lua_state(g->lua);
+  int d = lua_gettop(L);
+  if (mbg_lua_run(g->lua, name) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  if (!lua_isfunction(L, -1)) {
+    lua_settop(L, d);
+    return fprintf(err, "mbdc: error: %s: must return a function render(d)\n", name), 1;
+  }
+  lua_pushvalue(L, d);
+  if (mbg_lua_call(g->lua, 1, 1) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_settop(L, d);
+    return fprintf(err, "mbdc: error: %s: render(d) must return a string\n", name), 1;
+  }
+  const char *s = lua_tolstring(L, -1, len);
+  *text = malloc(*len + 1);
+  if (*text) memcpy(*text, s, *len + 1);
+  lua_settop(L, d);
+  return *text ? 0 : (fprintf(err, "mbdc: error: out of memory\n"), 1);
+}
+
+/* Write text to dir/<prefix><file>, whole or not at all. Returns 0 or 2. */
+static int write_one(mbg_gen *g, const char *file, const char *text, size_t len, FILE *err) {
+  const char *dir = g->opts->outdir ? g->opts->outdir : ".";
+  size_t n = strlen(dir) + strlen(g->prefix) + strlen(file) + 2;
+  char *path = malloc(n);
+  mbg_outfile o;
+  int rc = 2;
+  if (path) {
+    snprintf(path, n, "%s/%s%s", dir, g->prefix, file);
+    if (mbg_outfile_open(&o, path, err) == 0) {
+      if (fwrite(text, 1, len, o.f) == len) {
+        rc = mbg_outfile_commit(&o, err) == 0 ? 0 : 2;
+      } else {
+        mbg_outfile_abort(&o);
+        fprintf(err, "mbdc: error: cannot write %s\n", path);
+      }
+    }
+  }
+  free(path);
+  return rc;
+}
+
+int mbg_gen_render(mbg_gen *g, FILE *err) {
+  static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
+                                         {"c/source.lua", "_dynamics.c"},
+                                         {"c/model.lua", "_model.c"},
+                                         {"c/check.lua", "_check.c"}};
+  const char *dir = g->opts->outdir ? g->opts->outdir : ".";
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(err, "mbdc: error: cannot create directory %s: %s\n", dir, strerror(errno));
+    return 2;
+  }
+  lua_State *L = mbg_lua_state(g->lua);
+  lua_pushcfunction(L, push_d);
+  lua_pushlightuserdata(L, g);
+  if (mbg_lua_call(g->lua, 1, 1) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  /* every template first, then the files: a failing template leaves no file changed */
+  enum { NFILES = sizeof files / sizeof files[0] };
+  char *text[NFILES] = {0};
+  size_t len[NFILES] = {0};
+  int rc = 0;
+  for (size_t k = 0; k < NFILES && rc == 0; k++)
+    rc = render_one(g, files[k][0], &text[k], &len[k], err);
+  for (size_t k = 0; k < NFILES && rc == 0; k++) rc = write_one(g, files[k][1], text[k], len[k], err);
+  for (size_t k = 0; k < NFILES; k++) free(text[k]);
+  lua_settop(L, 0);
+  return rc;
+}

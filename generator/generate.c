@@ -1,0 +1,199 @@
+/* generate.c — the stages of `mbdc generate` and `mbdc stats` in order. */
+#include "generate.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "digest.h"
+
+const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
+                                             "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
+                                             NULL};
+
+/* "sha256:<hex>" of the model file's bytes. Returns 0, or -1 if it cannot be read. */
+static int file_digest(const char *path, char out[72]) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  char *buf = NULL;
+  size_t len = 0, cap = 0, got;
+  do {
+    if (len + 65536 > cap) {
+      char *t = realloc(buf, cap = 2 * cap + 65536);
+      if (!t) break;
+      buf = t;
+    }
+    got = fread(buf + len, 1, cap - len, f);
+    len += got;
+  } while (got > 0);
+  int rc = ferror(f) || !buf ? -1 : 0;
+  fclose(f);
+  if (rc == 0) {
+    char hex[65];
+    mbg_sha256_hex(buf, len, hex);
+    snprintf(out, 72, "sha256:%s", hex);
+  }
+  free(buf);
+  return rc;
+}
+
+/* 1 if s is a C identifier (letters, digits, _; not starting with a digit). */
+static int c_identifier(const char *s) {
+  if (!*s || (*s >= '0' && *s <= '9')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return 0;
+  return 1;
+}
+
+/* The prefix: --prefix or the model name; a C identifier. */
+static int choose_prefix(mbg_gen *g, FILE *err) {
+  const char *p = g->opts->prefix ? g->opts->prefix : g->model->name, *why = NULL;
+  if (!c_identifier(p)) why = "it is not a C identifier";
+  if (why || strlen(p) >= sizeof g->prefix || !mbg_valid_c_name(p, &why)) {
+    fprintf(err, "mbdc: error: prefix '%s' is not usable in C: %s\n", p,
+            why ? why : "too long");
+    return 2;
+  }
+  strcpy(g->prefix, p);
+  return 0;
+}
+
+/* Say what the generated functions leave out of the model. */
+static void notes(const mbg_gen *g, FILE *err) {
+  for (int b = 1; b < g->model->nbodies; b++)
+    if (g->model->bodies[b].flex)
+      fprintf(err, "%s: note: flexible body '%s' is generated as rigid (flexible dynamics are "
+                   "not generated yet)\n", g->opts->model_path, g->model->bodies[b].name);
+  if (g->model->nloops > 0)
+    fprintf(err, "%s: note: %d loop joint%s not closed: the functions are those of the "
+                 "spanning tree\n", g->opts->model_path, g->model->nloops,
+            g->model->nloops == 1 ? " is" : "s are");
+}
+
+int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
+  int errors = 0, warnings = 0;
+  memset(g, 0, sizeof *g);
+  g->opts = o;
+  g->model_ref = LUA_NOREF;
+  g->model = mbg_load_mbd(o->model_path, err, &errors, &warnings);
+  if (!g->model) {
+    fprintf(err, "%s: %d error%s\n", o->model_path, errors, errors == 1 ? "" : "s");
+    return 1;
+  }
+  if (file_digest(o->model_path, g->digest) != 0) {
+    fprintf(err, "mbdc: error: cannot read %s\n", o->model_path);
+    return 2;
+  }
+  int rc = choose_prefix(g, err);
+  if (rc) return rc;
+  if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
+      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 || !(g->lua = mbg_lua_new(o->templates)))
+    return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (g->topo->nv == 0) {
+    fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
+            o->model_path);
+    return 1;
+  }
+  notes(g, err);
+  mbg_lsym_open(mbg_lua_state(g->lua), &g->lsym);
+  if (mbg_gen_push_model(g) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
+  return 0;
+}
+
+/* The names of --functions (or the defaults), NULL-terminated, malloc'ed. */
+static char **function_list(const char *spec, int *n) {
+  size_t cap = 16;
+  char **names = calloc(cap + 1, sizeof *names);
+  *n = 0;
+  if (!names) return NULL;
+  if (!spec) {
+    for (; mbg_default_functions[*n]; (*n)++) names[*n] = strdup(mbg_default_functions[*n]);
+    return names;
+  }
+  for (const char *p = spec; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len > 0 && (size_t)*n < cap) names[(*n)++] = strndup(p, len);
+    p += len + (p[len] == ',');
+  }
+  return names;
+}
+
+int mbg_gen_run(mbg_gen *g, FILE *err) {
+  int n, rc = 0;
+  char **names = function_list(g->opts->functions, &n);
+  if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
+  for (int k = 0; k < n && rc == 0; k++) {
+    for (int j = 0; j < k; j++)
+      if (strcmp(names[j], names[k]) == 0)
+        rc = (fprintf(err, "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
+    char path[96];
+    snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
+    if (rc == 0 && (!c_identifier(names[k]) || !mbg_lua_has_template(g->lua, path)))
+      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);
+  }
+  if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
+    rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
+  for (int k = 0; k < n && rc == 0; k++) {
+    rc = mbg_gen_recipe(g, names[k], &g->functions[k], err);
+    g->nfunctions = k + 1;
+  }
+  for (int k = 0; k < n; k++) free(names[k]);
+  free(names);
+  return rc;
+}
+
+void mbg_gen_close(mbg_gen *g) {
+  for (int k = 0; k < g->nfunctions; k++) mbg_gen_function_free(&g->functions[k]);
+  free(g->functions);
+  mbg_lsym_end(&g->lsym);
+  mbg_lua_free(g->lua);
+  mbg_rtmodel_free(&g->rt);
+  mbg_aligned_free(&g->aligned);
+  mbg_topology_free(g->topo);
+  mbg_model_free(g->model);
+  memset(g, 0, sizeof *g);
+}
+
+int mbg_generate(const mbg_gen_opts *o, FILE *err) {
+  mbg_gen g;
+  int rc = mbg_gen_open(&g, o, err);
+  if (rc == 0) rc = mbg_gen_run(&g, err);
+  if (rc == 0) rc = mbg_gen_render(&g, err);
+  mbg_gen_close(&g);
+  return rc;
+}
+
+static void print_counts(const mbg_gen *g, int json, FILE *out) {
+  if (json) fprintf(out, "{\"functions\": {");
+  else fprintf(out, "%-16s %8s %8s %6s %6s %6s\n", "function", "mul", "add", "div", "sqrt", "trig");
+  for (int k = 0; k < g->nfunctions; k++) {
+    const mbg_gen_function *f = &g->functions[k];
+    const mbg_sym_counts *c = &f->counts;
+    if (json)
+      fprintf(out, "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
+                   "\"trig\": %ld}", k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig);
+    else
+      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld\n", f->name, c->mul, c->add, c->div, c->sqrt,
+              c->trig);
+  }
+  if (json) fprintf(out, "}}\n");
+}
+
+int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
+  mbg_gen g;
+  int rc = mbg_gen_open(&g, o, err);
+  if (rc == 0) rc = mbg_gen_run(&g, err);
+  if (rc == 0) {
+    if (!json)
+      fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div)\n",
+              g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
+    print_counts(&g, json, out);
+  }
+  mbg_gen_close(&g);
+  return rc;
+}

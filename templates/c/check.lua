@@ -1,0 +1,191 @@
+-- check.lua — <prefix>_check.c: the cross-check harness. Every generated function against the
+-- generic runtime (runtime/mb.h) on random states from a fixed seed; prints the worst absolute
+-- and relative error per function and fails above the tolerance.
+local common = import "c/common"
+
+-- The runtime call that computes the same output as each built-in function (args in C).
+local reference = {
+  rnea = "mb_rnea(&M, ws, q, v, a, NULL, ref)",
+  rnea_ext = "mb_rnea(&M, ws, q, v, a, fext, ref)",
+  nle = "mb_nle(&M, ws, q, v, ref)",
+  gravity = "mb_gravity(&M, ws, q, ref)",
+  crba = "mb_crba(&M, ws, q, ref)",
+  crba_fd = "rc = mb_crba_fd(&M, ws, q, v, tau, ref)",
+  aba = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
+  minv = "rc = mb_minv(&M, ws, q, ref)",
+  joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
+  fk = "mb_fk(&M, ws, q, ref)",
+}
+
+-- The generated function's arguments: inputs in the generated scalar type, one output array.
+local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
+local size_of = {
+  out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
+}
+
+local function call(f)
+  local args, size = {}, nil
+  for k, p in ipairs(f.params) do
+    args[k] = role_arg[p.role] or "out"
+    if size_of[p.role] then size = size_of[p.role] end
+  end
+  return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
+end
+
+return function(d)
+  local b = common.buffer()
+  local float = d.scalar == "float"
+  common.banner(b, d, d.prefix .. "_check.c",
+    "cross-check of the generated dynamics of '" .. d.prefix .. "' against the mbdc runtime.")
+  b([[
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mb.h"
+#include "]], d.prefix, [[_dynamics.h"
+
+extern const mb_model ]], d.prefix, [[_model;
+#define M ]], d.prefix, [[_model
+#define NQ ]], d.PREFIX, [[_NQ
+#define NV ]], d.PREFIX, [[_NV
+#define NB ]], d.PREFIX, [[_NB
+#define NSTATES 200 /* random states */
+#define SEED 20261121u
+/* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the
+ * validation ladder); float code is compared with the double runtime on the same (rounded)
+ * inputs, to float's precision amplified by the model's conditioning. */
+#define TOLERANCE ]], float and "1e-3" or "1e-10", [[
+
+typedef ]], d.scalar, [[ gen_t;
+
+/* xorshift64*: a fixed, portable stream of uniform numbers in [lo, hi). */
+static double uniform(unsigned long long *s, double lo, double hi) {
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+/* A random unit quaternion (normalized Gaussian-free: uniform cube, rejected outside the ball). */
+static void random_quat(unsigned long long *s, double *x) {
+  double n2;
+  do {
+    n2 = 0;
+    for (int k = 0; k < 4; k++) x[k] = uniform(s, -1, 1), n2 += x[k] * x[k];
+  } while (n2 < 0.01 || n2 > 1);
+  for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
+}
+
+/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to gen_t and
+ * back, so the runtime sees exactly the generated code's inputs. */
+static void random_state(unsigned long long *s, double *q, double *v, double *a, double *tau,
+                         double *fext) {
+  for (int i = 1; i <= NB; i++) {
+    double *qi = q + M.iq[i];
+    switch (M.jtype[i]) {
+    case MB_JOINT_SPHERICAL: random_quat(s, qi); break;
+    case MB_JOINT_FLOATING:
+      for (int k = 0; k < 3; k++) qi[k] = uniform(s, -1, 1);
+      random_quat(s, qi + 3);
+      break;
+    case MB_JOINT_PRISMATIC: qi[0] = uniform(s, -0.5, 0.5); break;
+    default: qi[0] = uniform(s, -3.14159, 3.14159); break;
+    }
+  }
+  for (int k = 0; k < NV; k++)
+    v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
+  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);
+  for (int k = 0; k < NQ; k++) q[k] = (double)(gen_t)q[k];
+  for (int k = 0; k < NV; k++)
+    v[k] = (double)(gen_t)v[k], a[k] = (double)(gen_t)a[k], tau[k] = (double)(gen_t)tau[k];
+  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = (double)(gen_t)fext[k];
+}
+
+static void to_gen(const double *x, gen_t *g, int n) {
+  for (int k = 0; k < n; k++) g[k] = (gen_t)x[k];
+}
+
+typedef struct result {
+  const char *name;
+  double abs, rel; /* worst absolute error, worst |error| / max |reference| over the states */
+  int failed_rc;   /* a return code differed */
+} result;
+
+static void compare(result *r, const double *ref, const gen_t *out, int n) {
+  double err = 0, scale = 0;
+  for (int k = 0; k < n; k++) {
+    double e = fabs((double)out[k] - ref[k]);
+    if (!(e <= err)) err = e; /* NaN counts as the worst */
+    if (fabs(ref[k]) > scale) scale = fabs(ref[k]);
+  }
+  if (!(err <= r->abs)) r->abs = err;
+  double rel = scale > 0 ? err / scale : err;
+  if (!(rel <= r->rel)) r->rel = rel;
+}
+
+int main(void) {
+  size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  double q[NQ], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
+  gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double *ref = malloc(big * sizeof *ref);
+  gen_t *out = malloc(big * sizeof *out);
+  void *buffer = malloc(mb_workspace_size(&M));
+  mb_workspace wsbuf, *ws = &wsbuf;
+  char msg[200];
+  if (!ref || !out || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
+  mb_workspace_init(ws, &M, buffer);]])
+  local known = {}
+  for _, f in ipairs(d.functions) do
+    if reference[f.name] then known[#known + 1] = f end
+  end
+  b("  result results[", math.max(#known, 1), "] = {")
+  for _, f in ipairs(known) do b("    {\"", f.name, "\", 0, 0, 0},") end
+  if #known == 0 then b("    {\"none\", 0, 0, 0},") end
+  b([[  };
+  unsigned long long seed = SEED;
+  for (int state = 0; state < NSTATES; state++) {
+    int rc = 0, grc = 0;
+    random_state(&seed, q, v, a, tau, fext);
+    to_gen(q, gq, NQ), to_gen(v, gv, NV), to_gen(a, ga, NV), to_gen(tau, gtau, NV);
+    to_gen(fext, gfext, 6 * (NB + 1));]])
+  for k, f in ipairs(known) do
+    local gcall, size = call(f)
+    b("    /* ", f.name, " */")
+    b("    ", reference[f.name], ";")
+    b("    ", f.returns == "int" and "grc = " or "", gcall, ";")
+    b("    compare(&results[", k - 1, "], ref, out, ", size, ");")
+    b("    if (grc != rc) results[", k - 1, "].failed_rc = 1;")
+  end
+  b([[    (void)rc, (void)grc;
+  }
+  int failed = 0, worst = 0;
+  printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
+         "]], d.prefix, [[", NSTATES, SEED, "]], d.scalar, [[");
+  printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
+  for (int k = 0; k < ]], #known, [[; k++) {
+    const result *r = &results[k];
+    int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
+    failed += bad;
+    if (r->rel > results[worst].rel) worst = k;
+    printf("  %-16s %12.3e %12.3e  %s\n", r->name, r->abs, r->rel,
+           r->failed_rc ? "FAIL (return code)" : bad ? "FAIL" : "ok");
+  }]])
+  local skipped = {}
+  for _, f in ipairs(d.functions) do
+    if not reference[f.name] then skipped[#skipped + 1] = f.name end
+  end
+  if #skipped > 0 then
+    b("  printf(\"  not checked (no runtime reference): ", table.concat(skipped, ", "), "\\n\");")
+  end
+  b([[
+  if (failed)
+    printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
+  else
+    printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]], #known,
+    [[, TOLERANCE, results[worst].rel, results[worst].name);
+  free(ref), free(out), free(buffer);
+  return failed ? 1 : 0;
+}]])
+  return b.text()
+end

@@ -1,0 +1,37 @@
+-- model.lua — <prefix>_model.c: the model as data for the generic runtime (runtime/mb.h).
+local common = import "c/common"
+
+local function array(b, ctype, name, items, per_line)
+  b("static const ", ctype, " ", name, "[", #items, "] = {")
+  for k = 1, #items, per_line do
+    local row = {}
+    for j = k, math.min(k + per_line - 1, #items) do row[#row + 1] = items[j] end
+    b("  ", table.concat(row, ", "), ",")
+  end
+  b("};")
+end
+
+return function(d)
+  local b = common.buffer()
+  local rt = d.rt
+  common.banner(b, d, d.prefix .. "_model.c",
+    "model '" .. d.prefix .. "' as data for the mbdc runtime (the cross-check's reference).")
+  b("#include \"mb.h\"")
+  b("")
+  b("/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */")
+  array(b, "int", "parent", rt.parent, 16)
+  array(b, "mb_joint_type", "jtype", rt.jtype, 4)
+  array(b, "int", "iq", rt.iq, 16)
+  array(b, "int", "iv", rt.iv, 16)
+  array(b, "double", "XT_E", rt.XT_E, 9)
+  array(b, "double", "XT_r", rt.XT_r, 3)
+  array(b, "double", "axis", rt.axis, 3)
+  array(b, "double", "pitch", rt.pitch, 8)
+  array(b, "double", "inertia", rt.inertia, 10)
+  b("")
+  b("extern const mb_model ", d.prefix, "_model;")
+  b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
+    ", parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,")
+  b("  {", table.concat(rt.gravity, ", "), "}};")
+  return b.text()
+end

@@ -1,0 +1,49 @@
+-- source.lua — <prefix>_dynamics.c: the name tables and one flat function per recipe.
+local common = import "c/common"
+
+local function quoted_list(items, field)
+  local out = {}
+  for k, item in ipairs(items) do out[k] = field and ('"' .. item[field] .. '"') or item end
+  return table.concat(out, ", ")
+end
+
+return function(d)
+  local b = common.buffer()
+  local P, scalar = d.PREFIX, d.scalar
+  local zero = scalar == "float" and "0.0f" or "0.0"
+  common.banner(b, d, d.prefix .. "_dynamics.c", "the dynamics of model '" .. d.prefix .. "'.")
+  b("#include \"", d.prefix, "_dynamics.h\"")
+  b("")
+  b("#include <math.h>")
+  b("")
+  local iq, iv = {}, {}
+  for k, j in ipairs(d.joints) do iq[k], iv[k] = j.iq, j.iv end
+  b("const char *const ", d.prefix, "_joint_names[", P, "_NJ] = {", quoted_list(d.joints, "name"), "};")
+  b("const int ", d.prefix, "_joint_iq[", P, "_NJ] = {", table.concat(iq, ", "), "};")
+  b("const int ", d.prefix, "_joint_iv[", P, "_NJ] = {", table.concat(iv, ", "), "};")
+  b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
+    quoted_list(d.bodies, "name"), "};")
+  for _, f in ipairs(d.functions) do
+    local decls = {}
+    for k, p in ipairs(f.params) do decls[k] = p.decl end
+    local c = f.counts
+    b("")
+    b("/* ", f.summary, "; ", c.mul, " mul, ", c.add, " add, ", c.div, " div, ", c.sqrt, " sqrt, ",
+      c.trig, " sin/cos. */")
+    b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ") {")
+    if f.npivots > 0 then b("  ", scalar, " pivot[", f.npivots, "];") end
+    for _, p in ipairs(f.params) do
+      if not p.used then b("  (void)", p.name, ";") end
+    end
+    b((f.body:gsub("\n$", "")))
+    if f.returns == "int" then
+      if f.npivots > 0 then
+        b("  for (int k = 0; k < ", f.npivots, "; k++)")
+        b("    if (!(pivot[k] > ", zero, ")) return -1;")
+      end
+      b("  return 0;")
+    end
+    b("}")
+  end
+  return b.text()
+end
