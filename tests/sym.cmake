@@ -2,3 +2,5 @@
 mbdc_add_test(NAME test_sym SOURCES test_sym.c LIBS mbdc_core)
 mbdc_add_test(NAME test_numfmt SOURCES test_numfmt.c LIBS mbdc_core)
 mbdc_add_test(NAME test_sym_limits SOURCES test_sym_limits.c LIBS mbdc_core)
+# The embedded Lua and the symbolic-scalar binding (generator/lua_host.c, lua_sym.c).
+mbdc_add_test(NAME test_lua_host SOURCES test_lua_host.c LIBS mbdc_core)

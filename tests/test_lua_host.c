@@ -1,0 +1,239 @@
+/* test_lua_host.c — the embedded Lua: sandbox, template lookup, errors naming file:line,
+ * read-only tables, import, and the symbolic-scalar binding (generator/lua_host.c, lua_sym.c).
+ * References: the contract in docs/templates.md and STYLE.md §5. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lua_host.h"
+#include "lua_sym.h"
+
+static char tmpdir[64];
+
+static void write_file(const char *rel, const char *text) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/algorithms", tmpdir);
+  mkdir(path, 0777);
+  snprintf(path, sizeof path, "%s/c", tmpdir);
+  mkdir(path, 0777);
+  snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Run Lua source as template algorithms/t.lua; returns mbg_lua_run's status. */
+static int run(mbg_lua *h, const char *source) {
+  write_file("algorithms/t.lua", source);
+  return mbg_lua_run(h, "algorithms/t.lua");
+}
+
+static void sandbox_has_no_io(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  assert_non_null(h);
+  const char *names[] = {"io", "os", "debug", "package", "load", "loadfile", "dofile", "require",
+                         "collectgarbage", "print", "string.dump", "math.random",
+                         "math.randomseed"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    char src[128];
+    snprintf(src, sizeof src, "return %s == nil", names[k]);
+    assert_int_equal(run(h, src), 0);
+    if (!lua_toboolean(mbg_lua_state(h), -1)) fail_msg("%s is reachable from the sandbox", names[k]);
+    lua_pop(mbg_lua_state(h), 1);
+  }
+  /* what templates need is there */
+  assert_int_equal(run(h, "return string.format('%d', math.max(1, 2)) .. table.concat({'a'})"), 0);
+  assert_string_equal(lua_tostring(mbg_lua_state(h), -1), "2a");
+  mbg_lua_free(h);
+}
+
+static void errors_name_template_and_line(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  assert_int_equal(run(h, "local x = 1\n\nerror('broken recipe')\n"), -1);
+  char want[128];
+  snprintf(want, sizeof want, "%s/algorithms/t.lua:3: broken recipe", tmpdir);
+  assert_non_null(strstr(mbg_lua_error(h), want));
+  assert_non_null(strstr(mbg_lua_error(h), "stack traceback"));
+  /* a syntax error is located too */
+  assert_int_equal(run(h, "return {\n  x = = 1 }\n"), -1);
+  snprintf(want, sizeof want, "%s/algorithms/t.lua:2:", tmpdir);
+  assert_non_null(strstr(mbg_lua_error(h), want));
+  /* a missing template says where it looked */
+  assert_int_equal(mbg_lua_run(h, "algorithms/nope.lua"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "no template 'algorithms/nope.lua'"));
+  mbg_lua_free(h);
+}
+
+static void builtin_templates_are_found(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(NULL);
+  assert_true(mbg_lua_has_template(h, "c/header.lua"));
+  assert_true(mbg_lua_has_template(h, "c/check.lua"));
+  assert_false(mbg_lua_has_template(h, "c/none.lua"));
+  assert_int_equal(mbg_lua_run(h, "c/header.lua"), 0);
+  assert_true(lua_isfunction(mbg_lua_state(h), -1));
+  mbg_lua_free(h);
+}
+
+static void globals_stay_in_their_template(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  assert_int_equal(run(h, "leaked = 42; return true"), 0);
+  assert_int_equal(run(h, "return leaked == nil"), 0);
+  assert_true(lua_toboolean(mbg_lua_state(h), -1));
+  mbg_lua_free(h);
+}
+
+static void import_runs_once(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  write_file("algorithms/lib.lua", "return {}");
+  assert_int_equal(run(h, "return import 'lib' == import 'lib'"), 0);
+  assert_true(lua_toboolean(mbg_lua_state(h), -1));
+  assert_int_equal(run(h, "return import '../etc/passwd'"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "bad module name"));
+  mbg_lua_free(h);
+}
+
+static void frozen_tables_read_but_refuse_writes(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  lua_State *L = mbg_lua_state(h);
+  assert_int_equal(run(h, "return {10, 20, 30, inner = {x = 1}}"), 0);
+  mbg_lua_freeze(L, -1);
+  lua_setglobal(L, "t");
+  assert_int_equal(run(h, "local s = 0; for _, v in ipairs(t) do s = s + v end\n"
+                          "local n = 0; for _ in pairs(t) do n = n + 1 end\n"
+                          "return #t == 3 and s == 60 and n == 4 and t.inner.x == 1"), 0);
+  assert_true(lua_toboolean(L, -1));
+  lua_pop(L, 1);
+  assert_int_equal(run(h, "t.inner.x = 2"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "read-only"));
+  assert_int_equal(run(h, "t[4] = 2"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "read-only"));
+  mbg_lua_free(h);
+}
+
+/* ---- the sym binding ------------------------------------------------------------------------ */
+
+typedef struct fixture {
+  mbg_lua *h;
+  mbg_lsym ctx;
+  mbg_sym *s;
+} fixture;
+
+static void open_sym(fixture *f) {
+  memset(f, 0, sizeof *f);
+  f->h = mbg_lua_new(tmpdir);
+  f->s = mbg_sym_new();
+  mbg_lsym_open(mbg_lua_state(f->h), &f->ctx);
+  mbg_lsym_begin(&f->ctx, f->s);
+  assert_int_equal(mbg_lsym_array_add(&f->ctx, "q", 2, 0), 0);
+  assert_int_equal(mbg_lsym_array_add(&f->ctx, "tau", 2, 1), 0);
+}
+
+static void close_sym(fixture *f) {
+  mbg_lsym_end(&f->ctx);
+  mbg_lua_free(f->h);
+  mbg_sym_free(f->s);
+}
+
+static void folding_gives_plain_numbers(void **state) {
+  (void)state;
+  fixture f;
+  open_sym(&f);
+  /* x·0 = 0 and x − x = 0 come back as Lua numbers; x·1 is x itself; constants fold in Lua */
+  assert_int_equal(run(f.h, "local x = sym.input('q', 0)\n"
+                            "return math.type(x * 0) == 'float' and x * 0 == 0 and x - x == 0\n"
+                            "  and x * 1 == x and sym.is_symbolic(x) and not sym.is_symbolic(2 * 3)\n"
+                            "  and sym.sqrt(4) == 2 and select(2, sym.sincos(0)) == 1"), 0);
+  assert_true(lua_toboolean(mbg_lua_state(f.h), -1));
+  close_sym(&f);
+}
+
+static void outputs_are_checked(void **state) {
+  (void)state;
+  fixture f;
+  char missing[64];
+  open_sym(&f);
+  assert_int_equal(run(f.h, "sym.output('tau', 0, sym.input('q', 1) * 2)"), 0);
+  assert_int_equal(mbg_lsym_missing(&f.ctx, missing, sizeof missing), 1);
+  assert_string_equal(missing, "tau[1]");
+  assert_int_equal(run(f.h, "sym.output('tau', 0, 1)"), -1);
+  assert_non_null(strstr(mbg_lua_error(f.h), "tau[0] written twice"));
+  assert_int_equal(run(f.h, "sym.output('tau', 1, 0)"), 0);
+  assert_int_equal(mbg_lsym_missing(&f.ctx, missing, sizeof missing), 0);
+  assert_int_equal(mbg_sym_output_count(f.s), 2);
+  close_sym(&f);
+}
+
+static void misuse_is_reported(void **state) {
+  (void)state;
+  fixture f;
+  open_sym(&f);
+  struct {
+    const char *src, *msg;
+  } cases[] = {
+    {"return sym.input('q', 2)", "index 2 out of range for 'q' (size 2, 0-based)"},
+    {"return sym.input('v', 0)", "'v' is not a parameter of this function"},
+    {"return sym.input('tau', 0)", "'tau' is an output of this function, not an input"},
+    {"return sym.input('q', 0) < 1", "cannot be compared"},
+    {"return sym.input('q', 0) ^ 2", "not supported"},
+    {"return sym.input('q', 0) + {}", "expected a number or a symbolic value, got table"},
+    {"sym.pivot(-1)", "pivot is the constant -1"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    assert_int_equal(run(f.h, cases[k].src), -1);
+    if (!strstr(mbg_lua_error(f.h), cases[k].msg))
+      fail_msg("'%s': got '%s'", cases[k].src, mbg_lua_error(f.h));
+  }
+  /* a value kept from another function is refused */
+  assert_int_equal(run(f.h, "kept = sym.input('q', 0); return kept"), 0);
+  lua_setglobal(mbg_lua_state(f.h), "kept");
+  mbg_sym *s2 = mbg_sym_new();
+  mbg_lsym_begin(&f.ctx, s2);
+  assert_int_equal(run(f.h, "return kept + 1"), -1);
+  assert_non_null(strstr(mbg_lua_error(f.h), "another generated function"));
+  mbg_sym_free(s2);
+  close_sym(&f);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(tmpdir, "/tmp/mbdc-lua-XXXXXX");
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(sandbox_has_no_io),
+    cmocka_unit_test(errors_name_template_and_line),
+    cmocka_unit_test(builtin_templates_are_found),
+    cmocka_unit_test(globals_stay_in_their_template),
+    cmocka_unit_test(import_runs_once),
+    cmocka_unit_test(frozen_tables_read_but_refuse_writes),
+    cmocka_unit_test(folding_gives_plain_numbers),
+    cmocka_unit_test(outputs_are_checked),
+    cmocka_unit_test(misuse_is_reported),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
