@@ -153,7 +153,8 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   lua_settop(L, 0);
   mbg_lsym_end(&g->lsym);
   g->lsym.s = NULL;
-  mbg_sym_free(s);
+  if (g->keep_sym && rc == 0) f->sym = s;
+  else mbg_sym_free(s);
   return rc;
 }
 
@@ -161,5 +162,6 @@ void mbg_gen_function_free(mbg_gen_function *f) {
   free(f->name);
   free(f->summary);
   free(f->body);
+  mbg_sym_free(f->sym);
   memset(f, 0, sizeof *f);
 }

@@ -73,6 +73,26 @@ static void notes(const mbg_gen *g, FILE *err) {
             g->model->nloops == 1 ? " is" : "s are");
 }
 
+/* Topology, alignment, runtime model, Lua host and the recipes' model table of g->model. */
+static int prepare(mbg_gen *g, FILE *err) {
+  int rc = choose_prefix(g, err);
+  if (rc) return rc;
+  if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
+      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 ||
+      !(g->lua = mbg_lua_new(g->opts->templates)))
+    return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (g->topo->nv == 0) {
+    fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
+            g->opts->model_path);
+    return 1;
+  }
+  notes(g, err);
+  mbg_lsym_open(mbg_lua_state(g->lua), &g->lsym);
+  if (mbg_gen_push_model(g) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
+  return 0;
+}
+
 int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
   int errors = 0, warnings = 0;
   memset(g, 0, sizeof *g);
@@ -87,21 +107,19 @@ int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
     fprintf(err, "mbdc: error: cannot read %s\n", o->model_path);
     return 2;
   }
-  int rc = choose_prefix(g, err);
-  if (rc) return rc;
-  if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
-      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 || !(g->lua = mbg_lua_new(o->templates)))
-    return fprintf(err, "mbdc: error: out of memory\n"), 2;
-  if (g->topo->nv == 0) {
-    fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
-            o->model_path);
-    return 1;
-  }
-  notes(g, err);
-  mbg_lsym_open(mbg_lua_state(g->lua), &g->lsym);
-  if (mbg_gen_push_model(g) != 0)
-    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
-  return 0;
+  return prepare(g, err);
+}
+
+int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
+                       FILE *err) {
+  char hex[65];
+  memset(g, 0, sizeof *g);
+  g->opts = o;
+  g->model_ref = LUA_NOREF;
+  g->model = m;
+  mbg_sha256_hex(source, strlen(source), hex);
+  snprintf(g->digest, sizeof g->digest, "sha256:%s", hex);
+  return prepare(g, err);
 }
 
 /* The names of --functions (or the defaults), NULL-terminated, malloc'ed. */

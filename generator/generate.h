@@ -46,6 +46,7 @@ typedef struct mbg_gen_function {
   char *body; /* the emitted statements */
   int npivots;
   mbg_sym_counts counts;
+  mbg_sym *sym; /* the expression graph, kept only when mbg_gen.keep_sym (tests) */
 } mbg_gen_function;
 
 /* Everything a generation works on: the model through every stage, and the Lua host. */
@@ -62,6 +63,7 @@ typedef struct mbg_gen {
   int model_ref; /* registry reference of the frozen model table */
   int nfunctions;
   mbg_gen_function *functions;
+  int keep_sym; /* keep every function's graph (for evaluating it in tests) */
 } mbg_gen;
 
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
@@ -70,9 +72,12 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err);
 int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err);
 
 /* Stages, for the tests. mbg_gen_open loads the model, topology, alignment, runtime model and
- * Lua host (messages on err); mbg_gen_run runs the recipes of o->functions. Both return 0 or the
- * exit status. mbg_gen_close frees everything. */
+ * Lua host (messages on err); mbg_gen_open_model does the same from a validated model it takes
+ * over (the digest is then that of `source`, which may be ""); mbg_gen_run runs the recipes of
+ * o->functions. All return 0 or the exit status. mbg_gen_close frees everything. */
 int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err);
+int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
+                       FILE *err);
 int mbg_gen_run(mbg_gen *g, FILE *err);
 void mbg_gen_close(mbg_gen *g);
 

@@ -325,6 +325,13 @@ int mbg_sym_output(mbg_sym *s, const char *array, int index, mbg_sx e) {
   return 0;
 }
 
+mbg_sx mbg_sym_output_at(const mbg_sym *s, int k, const char **array, int *index) {
+  if (!s || k < 0 || k >= s->nout) return -1;
+  if (array) *array = s->arr[s->out_arr[k]];
+  if (index) *index = s->out_idx[k];
+  return s->out_e[k];
+}
+
 int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name) {
   if (!s) return -1;
   if (!valid(s, e) || !name) return fail(s);

@@ -79,6 +79,8 @@ const char *mbg_sym_input_of(const mbg_sym *s, mbg_sx e, int *index);
  * Returns 0, or -1. */
 int mbg_sym_output(mbg_sym *s, const char *array, int index, mbg_sx e);
 int mbg_sym_output_count(const mbg_sym *s);
+/* Output k (0 <= k < count): its array and index, and the expression; -1 if k is out of range. */
+mbg_sx mbg_sym_output_at(const mbg_sym *s, int k, const char **array, int *index);
 
 /* Preferred C name of e's temporary (e.g. "v_thigh_2"); the first name given to a node wins,
  * names of leaves are ignored (leaves are inlined). The emitter makes it a C identifier and

@@ -39,17 +39,19 @@ static int is_physical(const double I[10]) {
   if (m == 0.0 && hh != 0.0) return 0;
   for (int i = 0; i < 3 && m > 0.0; i++)
     for (int j = 0; j < 3; j++) Ic[3 * i + j] += (I[1 + i] * I[1 + j] - (i == j) * hh) / m;
-  double tr = Ic[0] + Ic[4] + Ic[8], tol = 1e-12 * (fabs(tr) + 1e-300);
+  /* rounding moves an eigenvalue of a degenerate Σ (rod, plate) by ~eps·tr: the minors by
+   * ~eps·tr², the determinant by ~eps·tr³, so each is allowed 1e-12 of its own scale */
+  double tr = Ic[0] + Ic[4] + Ic[8], sc = fabs(tr) + 1e-300, tol = 1e-12 * sc;
   for (int k = 0; k < 9; k++) S[k] = ((k % 4 == 0) ? 0.5 * tr : 0.0) - Ic[k];
   /* every principal minor of Σ is ≥ 0 */
   for (int i = 0; i < 3; i++) {
     if (!(S[4 * i] >= -tol)) return 0;
     int j = (i + 1) % 3;
-    if (!(S[4 * i] * S[4 * j] - S[3 * i + j] * S[3 * i + j] >= -tol * tol)) return 0;
+    if (!(S[4 * i] * S[4 * j] - S[3 * i + j] * S[3 * i + j] >= -tol * sc)) return 0;
   }
   double c[3];
   mbs_cross(S, S + 3, c);
-  return c[0] * S[6] + c[1] * S[7] + c[2] * S[8] >= -tol * tol * tol;
+  return c[0] * S[6] + c[1] * S[7] + c[2] * S[8] >= -tol * sc * sc;
 }
 
 static int has_axis(mb_joint_type t) {
