@@ -40,10 +40,21 @@ void mbg_xform_identity(mbg_xform *X) {
 }
 
 /* R = Rz(yaw) Ry(pitch) Rx(roll), columns = the joint frame's axes in parent coordinates; E = Rᵀ. */
+/* sin and cos of an angle, exact for the quarter turns: pi/2 in double is not exactly a quarter
+ * turn, so cos(pi/2) = 6e-17; a model that writes `rpy pi/2 0 0` means the exact rotation, and
+ * exact zeros are what lets the generator drop whole products (sin or cos below 1e-15 in
+ * magnitude is set to 0 and its partner to ±1). */
+static void quarter_exact_sincos(double angle, double *s, double *c) {
+  *s = sin(angle), *c = cos(angle);
+  if (fabs(*s) < 1e-15) *s = 0.0, *c = *c > 0 ? 1.0 : -1.0;
+  if (fabs(*c) < 1e-15) *c = 0.0, *s = *s > 0 ? 1.0 : -1.0;
+}
+
 void mbg_xform_from_xyz_rpy(const double xyz[3], const double rpy[3], mbg_xform *X) {
-  double cr = cos(rpy[0]), sr = sin(rpy[0]);
-  double cp = cos(rpy[1]), sp = sin(rpy[1]);
-  double cy = cos(rpy[2]), sy = sin(rpy[2]);
+  double cr, sr, cp, sp, cy, sy;
+  quarter_exact_sincos(rpy[0], &sr, &cr);
+  quarter_exact_sincos(rpy[1], &sp, &cp);
+  quarter_exact_sincos(rpy[2], &sy, &cy);
   double R[9] = {cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
                  sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
                  -sp,     cp * sr,                cp * cr};

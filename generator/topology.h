@@ -93,6 +93,7 @@ int mbg_topology_supports(const mbg_topology *t, int j, int i);
 
 /* Rigid-transform helpers shared by the generator (all pure). */
 void mbg_xform_identity(mbg_xform *X);
+/* From a translation and roll-pitch-yaw angles (R = Rz Ry Rx); quarter turns are exact. */
 void mbg_xform_from_xyz_rpy(const double xyz[3], const double rpy[3], mbg_xform *X);
 /* X = B A: first A (parent→mid), then B (mid→child). */
 void mbg_xform_compose(const mbg_xform *B, const mbg_xform *A, mbg_xform *X);
