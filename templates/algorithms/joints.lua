@@ -3,14 +3,14 @@
 -- The model table is aligned: every 1-dof joint moves about or along +e_k of its frame. A 1-dof
 -- joint also commutes with every screw about its own axis, so each such body frame may be turned
 -- about and slid along its axis for free; J.tree uses that to put consecutive 1-dof axes in
--- Denavit-Hartenberg position (ALGORITHMS.md §0: "re-express each joint frame"): body λ's frame
--- is placed on the common normal with its principal child's axis, and that child's tree
--- transform becomes a screw about one coordinate axis (XT = rotation about e_j, then a shift
--- along e_j), the cheapest constant transform there is. What is left over between the child's
--- own placement and that normal is a screw about the child's axis, folded into its joint:
--- XJ(q + θ0) with a constant shift t0 along the axis. Everything here is exact but for rounding:
--- a placement is only used when the transform it gives is sparse to 1e-14, and entries below
--- 1e-15 of the model's rotations (cos 90° of an rpy) are taken as the zeros they stand for.
+-- modified Denavit-Hartenberg position (ALGORITHMS.md §0: "re-express each joint frame"): body
+-- λ's frame is turned so that the common normal with its principal child's axis is a coordinate
+-- axis e_j, and slid to the foot of its own parent's normal; the child's tree transform is then
+-- a rotation about e_j and a shift along e_j and e_kλ (the DH α, a, d), the cheapest constant
+-- transform there is. The turn left between the child's frame and its parent's normal is folded
+-- into the joint: XJ(q + θ0). Everything here is exact but for rounding: a placement is only used
+-- when the transform it gives is sparse to 1e-14, and entries below 1e-15 of the model's
+-- rotations (cos 90° of an rpy) are taken as the zeros they stand for.
 --
 -- A working body b (J.tree(model)[i]) has
 --   i, name, joint, parent, children, type, k (axis), h (pitch), iq, nq, iv, nv
@@ -24,6 +24,8 @@ local J = {}
 
 local ONE_DOF = { revolute = true, continuous = true, prismatic = true, helical = true }
 J.ONE_DOF = ONE_DOF
+-- Joints whose child origin is a fixed point of the parent (no relative translation).
+J.FIXED_ORIGIN = { revolute = true, continuous = true, spherical = true }
 
 -- ---- numbers of the model (never symbolic) --------------------------------------------------
 
@@ -152,7 +154,8 @@ function J.tree(model)
       T[p].size = T[p].size + T[i].size
     end
   end
-  -- DH placement of every 1-dof body for its largest 1-dof subtree, unless already sparse
+  -- DH pairs: every 1-dof body with its principal child (the 1-dof child of largest subtree)
+  -- unless the child's XT0 is already that sparse
   for _, b in ipairs(T) do
     local c
     for _, ci in ipairs(ONE_DOF[b.type] and b.children or {}) do
@@ -160,12 +163,26 @@ function J.tree(model)
     end
     if c and nonzeros(c.XT0) > 6 then
       local Y, D, XT = dh(b, c)
-      if Y then b.Y, c.D, c.XT = Y, D, XT end
+      if Y then b.Y, c.D, c.XT, c.foot = Y, D, XT, Y.t end
+    end
+  end
+  -- the working frame: turned as Y (as D without a principal child), at the origin of D (the foot
+  -- of the parent's normal), so only the turn Y D⁻¹ is left to fold into the joint; the principal
+  -- child's XT takes the shift between the two feet on this axis
+  for _, b in ipairs(T) do
+    if is_identity(b.Y) then b.Y = b.D end
+    b.Y = { c = b.Y.c, s = b.Y.s, t = b.D.t }
+  end
+  for _, c in ipairs(T) do
+    if c.foot and c.foot ~= T[c.parent].Y.t then
+      local r = { c.XT.r[1], c.XT.r[2], c.XT.r[3] }
+      r[T[c.parent].k] = c.foot - T[c.parent].Y.t
+      c.XT = { E = c.XT.E, r = r, k = c.XT.k, c = c.XT.c, s = c.XT.s }
     end
   end
   for _, b in ipairs(T) do
     local p, k = b.parent, b.k
-    -- XT = D XT0 Y_λ⁻¹ (D = 1 off the DH pairs), the screw Y D⁻¹ folded into the joint
+    -- XT = D XT0 Y_λ⁻¹ (D = 1 off the DH pairs), the turn Y D⁻¹ folded into the joint
     if not b.XT then
       local X = b.XT0
       if p > 0 and not is_identity(T[p].Y) then
@@ -176,13 +193,13 @@ function J.tree(model)
     end
     local Y, D = b.Y, b.D
     b.cz, b.sz = snap(Y.c * D.c + Y.s * D.s), snap(Y.s * D.c - Y.c * D.s)
-    b.theta, b.tz = math.atan(b.sz, b.cz), Y.t - D.t
+    b.theta = math.atan(b.sz, b.cz)
     if b.theta == 0 then b.cz = 1 end
     -- inertia and the original frame in the working frame: x_working = Y R x_original
     local Yx = is_identity(Y) and sp.identity() or screw(k, Y)
     b.I = is_identity(Y) and b.I0 or sp.I_to_parent(sp.inverse(Yx), b.I0)
     b.Yo = sp.compose(Yx, { E = b.R, r = { 0, 0, 0 } })
-    b.S = J.S(b)
+    b.S, b.J = J.S(b), sp.second_moment(b.I)
   end
   cache[model] = T
   return T
@@ -209,19 +226,19 @@ local function quat_E(x, y, z, w)
   return sp.transpose3(R)
 end
 
--- XJ(q_i) of body b in its working frame (with the folded screw θ0, t0 about its axis).
+-- XJ(q_i) of body b in its working frame (with the folded turn θ0 about its axis).
 function J.jcalc(b)
   local t, k = b.type, b.k
   local function q(l) return sym.input("q", b.iq + l) end
   local r = { 0, 0, 0 }
   if t == "revolute" or t == "continuous" or t == "helical" then
-    -- rotation q + θ0 about e_k, shift (h q + t0) e_k
+    -- rotation q + θ0 about e_k (helical: and the shift h q along e_k)
     local s, c = sym.sincos(q(0) + b.theta)
-    r[k] = (t == "helical") and b.h * q(0) + b.tz or b.tz
+    r[k] = (t == "helical") and b.h * q(0) or 0
     return { E = sp.planar(k, c, s), r = r, k = k, c = c, s = s }
   elseif t == "prismatic" then
-    -- rotation θ0 about e_k, shift (q + t0) e_k
-    r[k] = q(0) + b.tz
+    -- rotation θ0 about e_k, shift q e_k
+    r[k] = q(0)
     local X = { E = sp.planar(k, b.cz, b.sz), r = r }
     if b.cz ~= 0 and b.sz ~= 0 then X.k, X.c, X.s = k, b.cz, b.sz end
     return X

@@ -43,10 +43,9 @@ return {
     for _, b in ipairs(T) do
       local i, p = b.i, b.parent
       for j = b.iv + 1, nv do
-        -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= D⁻¹ Uᵀ a';  A_i[:, j] = a' + S M⁻¹_ij
-        local ap, rhs, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}, {}
-        for k, Uk in ipairs(jt[i].U) do rhs[k] = sp.dot(Uk, ap) end
-        local w = sp.ldl_solve(jt[i].F, rhs)
+        -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
+        local ap, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}
+        local w = aba.WT(jt[i], ap)
         for k = 1, b.nv do
           Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
           m[k] = Mi[b.iv + k][j]

@@ -148,6 +148,17 @@ function sp.X_mv(X, m) return apply(X_mv1, X, m) end          -- X m
 function sp.X_fv(X, f) return apply(X_fv1, X, f) end          -- X* f = X⁻ᵀ f
 function sp.XT_fv(X, f) return apply(XT_fv1, X, f, true) end  -- Xᵀ f = λX*_i f for X = iXλ
 
+-- E x for the rotation E of X (a product: its factors' rotations, last first).
+function sp.rot_of(X, x) return apply(function(Y, y) return rot(Y.E, y) end, X, x) end
+
+-- The origin of X's frame B in A coordinates (r of the product: r_2 + E_2ᵀ r_1 for X1 X2).
+function sp.origin(X)
+  if not X.prod then return X.r end
+  local p = X[1].r
+  for i = 2, #X do p = sp.add(X[i].r, rotT(X[i].E, p)) end
+  return p
+end
+
 -- A B = (E_A E_B, r_B + E_Bᵀ r_A); a product A is multiplied in from its last factor.
 local function compose1(A, B)
   local t = rotT(B.E, A.r)
@@ -207,19 +218,41 @@ function sp.I_mv(I, x)
            m * v[1] - hw[1], m * v[2] - hw[2], m * v[3] - hw[3] }
 end
 
--- I a + v ×* I v, the body force of the RNEA (a = 0 gives the ABA's bias force). With the
--- acceleration of the origin w = a_v + ω × v (Jacobi identity):
---   n = Ī α + ω × Ī ω + h × w,   f = m w − h × α − ω × (h × ω)
-function sp.newton_euler(I, a, v)
-  local m, h, S = inertia_parts(I)
-  local w, al = top(v), top(a)
-  local wv = sp.add(bottom(a), cross(w, bottom(v)))
-  local n = sp.add(sp.add(sym_mv(S, al), cross(w, sym_mv(S, w))), cross(h, wv))
-  local f = sp.sub(sp.sub(sp.scale(wv, m), cross(h, al)), cross(w, cross(h, w)))
-  return join(n, f)
+function sp.I_add(A, B) return sp.add(A, B) end
+
+-- 3×3 (row-major) times a 3-vector.
+sp.mat3_mv = rot
+
+-- U = ω̇× + ω×ω× = ω̇× + ω ωᵀ − |ω|² 1: the acceleration of a body point x is a_c + U x.
+function sp.U(w, wd)
+  local s1, s2, s3 = w[1] * w[1], w[2] * w[2], w[3] * w[3]
+  local w12, w13, w23 = w[1] * w[2], w[1] * w[3], w[2] * w[3]
+  return { -(s2 + s3), w12 - wd[3], w13 + wd[2],
+           w12 + wd[3], -(s1 + s3), w23 - wd[1],
+           w13 - wd[2], w23 + wd[1], -(s1 + s2), sq = { s1, s2, s3 } }
 end
 
-function sp.I_add(A, B) return sp.add(A, B) end
+-- The second moment J = ∫ x xᵀ dm = ½ tr(Ī) 1 − Ī of a 10-number inertia, symmetric (6 numbers).
+function sp.second_moment(I)
+  local t = (I[5] + I[6] + I[7]) / 2
+  return { t - I[5], t - I[6], t - I[7], -I[8], -I[9], -I[10] }
+end
+
+-- The body force I a + v ×* I v from the classical acceleration a_c of the origin and U (Jm the
+-- second moment):  f = m a_c + U h,   n = ∫ x × (U x) dm + h × a_c = vect(U J − J Uᵀ) + h × a_c
+-- (= Ī ω̇ + ω × Ī ω + h × a_c). Component i of vect(U J − J Uᵀ), (i, j, k) cyclic, is
+-- U_ki J_ij − U_ji J_ik + U_kj J_jj − U_jk J_kk + (U_kk − U_jj) J_jk, and U_kk − U_jj = ω_k² − ω_j².
+function sp.newton_euler_U(I, Jm, ac, U)
+  local m, h, n = I[1], { I[2], I[3], I[4] }, {}
+  local function u(r, c) return U[3 * r - 3 + c] end
+  local function Jx(r, c) return Jm[SYM[r][c]] end
+  for i = 1, 3 do
+    local j, k = next_axes(i)
+    n[i] = u(k, i) * Jx(i, j) - u(j, i) * Jx(i, k) + u(k, j) * Jx(j, j) - u(j, k) * Jx(k, k)
+           + (U.sq[k] - U.sq[j]) * Jx(j, k)
+  end
+  return join(sp.add(n, cross(h, ac)), sp.add(sp.scale(ac, m), rot(U, h)))
+end
 
 -- The per-rotation constants of the half-angle congruences.
 local function planar_consts(X)
