@@ -163,15 +163,15 @@ function J.tree(model)
     end
     if c and nonzeros(c.XT0) > 6 then
       local Y, D, XT = dh(b, c)
-      if Y then b.Y, c.D, c.XT, c.foot = Y, D, XT, Y.t end
+      if Y then b.Y, b.turned, c.D, c.XT, c.foot = Y, true, D, XT, Y.t end
     end
   end
   -- the working frame: turned as Y (as D without a principal child), at the origin of D (the foot
   -- of the parent's normal), so only the turn Y D⁻¹ is left to fold into the joint; the principal
   -- child's XT takes the shift between the two feet on this axis
   for _, b in ipairs(T) do
-    if is_identity(b.Y) then b.Y = b.D end
-    b.Y = { c = b.Y.c, s = b.Y.s, t = b.D.t }
+    local turn = b.turned and b.Y or b.D
+    b.Y = { c = turn.c, s = turn.s, t = b.D.t }
   end
   for _, c in ipairs(T) do
     if c.foot and c.foot ~= T[c.parent].Y.t then
