@@ -69,8 +69,8 @@ function A.joint(b, IA)
   return { U = U, F = F, W = W, Ia = Ia }
 end
 
--- Wᵀ x (a 6-vector) and W y (n values).
-function A.WT(jt, x)
+-- W x = D⁻¹ Uᵀ x (n values, x a 6-vector) and Wᵀ y = U D⁻¹ y (a 6-vector, y n values).
+function A.W_mv(jt, x)
   local y = {}
   for c = 1, #jt.U do
     local s = 0
@@ -80,7 +80,7 @@ function A.WT(jt, x)
   return y
 end
 
-function A.W_mv(jt, y)
+function A.WT_mv(jt, y)
   local x = {}
   for l = 1, 6 do x[l] = sp.dot(jt.W[l], y) end
   return x
@@ -99,7 +99,7 @@ function A.build(model)
     u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
     if p > 0 then
       -- pa = pA + U D⁻¹ u;  IA_λ += λX*_i Ia iXλ;  pA_λ += λX*_i pa
-      local pa = sp.add(pA[i], A.W_mv(jt[i], u[i]))
+      local pa = sp.add(pA[i], A.WT_mv(jt[i], u[i]))
       IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))
       pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
     end
@@ -109,7 +109,7 @@ function A.build(model)
     local i = b.i
     -- a' = iXλ Δa_λ;  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈
     local ap = sp.X_mv(X[i], da[b.parent])
-    local qdd = sp.sub(sp.ldl_solve(jt[i].F, u[i]), A.WT(jt[i], ap))
+    local qdd = sp.sub(sp.ldl_solve(jt[i].F, u[i]), A.W_mv(jt[i], ap))
     for k = 1, b.nv do sym.output("qdd", b.iv + k - 1, qdd[k]) end
     da[i] = J.name(sp.add(ap, J.S_mv(b, qdd)), "da", b)
   end

@@ -45,7 +45,7 @@ return {
       for j = b.iv + 1, nv do
         -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
         local ap, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}
-        local w = aba.WT(jt[i], ap)
+        local w = aba.W_mv(jt[i], ap)
         for k = 1, b.nv do
           Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
           m[k] = Mi[b.iv + k][j]

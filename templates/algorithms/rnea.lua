@@ -46,7 +46,7 @@ function R.forward(model, qd, qdd, fext)
       local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
       wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
     end
-    wd[i], ac[i] = J.name(wd[i], "wd", b), J.name(ac[i], "a", b)
+    wd[i], ac[i] = J.name(wd[i], "wd", b), J.name(ac[i], "ac", b)
     -- U_i = ω̇× + ω×ω×;  f_i = I_i a_i + v_i ×* I_i v_i − fext_i = [n; m a_c + U h] − fext_i
     U[i] = sp.U(w, wd[i])
     f[i] = sp.newton_euler_U(b.I, b.J, ac[i], U[i])
