@@ -55,5 +55,33 @@ if ls "$tmp"/bad.dot* >/dev/null 2>&1; then
 fi
 expect 2 "graph into a missing directory" -- "$mbdc" graph "$src/examples/cart_pole.mbd" -o "$tmp/no/such/dir/x.dot"
 
+# generate and stats: usage errors, recipe errors located in the template, nothing half-written
+cp="$src/examples/cart_pole.mbd"
+expect 2 "generate without a model" -- "$mbdc" generate
+expect 2 "--scalar bad" -- "$mbdc" generate "$cp" --scalar quad -o "$tmp/g"
+expect 2 "unknown function" -- "$mbdc" generate "$cp" --functions rnea,nope -o "$tmp/g"
+grep -q "no recipe for function 'nope'" "$tmp/err" || { echo "FAIL: unknown function message"; fail=$((fail + 1)); }
+expect 2 "stats takes no -o" -- "$mbdc" stats "$cp" -o "$tmp/g"
+expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
+expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"
+mkdir -p "$tmp/tpl/algorithms"
+printf 'return {\n  name = "rnea", summary = "x", returns = "void",\n  params = {{name = "q", role = "q"}, {name = "tau", role = "out_nv"}},\n  build = function(model)\n    local x = model.bodies[1].nope.x\n  end,\n}\n' >"$tmp/tpl/algorithms/rnea.lua"
+expect 1 "a failing recipe" -- "$mbdc" generate "$cp" --templates "$tmp/tpl" --functions rnea -o "$tmp/g"
+grep -q "tpl/algorithms/rnea.lua:5: attempt to index a nil value" "$tmp/err" ||
+  { echo "FAIL: recipe error not located"; cat "$tmp/err"; fail=$((fail + 1)); }
+if [ -e "$tmp/g" ] && [ -n "$(ls -A "$tmp/g")" ]; then
+  echo "FAIL: a failed generation left files behind"; fail=$((fail + 1))
+fi
+printf 'return {\n  name = "rnea", summary = "x", returns = "void",\n  params = {{name = "q", role = "q"}, {name = "tau", role = "out_nv"}},\n  build = function(model) sym.output("tau", 0, 1) end,\n}\n' >"$tmp/tpl/algorithms/rnea.lua"
+expect 1 "a recipe that misses an output" -- "$mbdc" generate "$cp" --templates "$tmp/tpl" --functions rnea -o "$tmp/g"
+grep -q "never writes tau\[1\]" "$tmp/err" || { echo "FAIL: missing output message"; fail=$((fail + 1)); }
+expect 0 "generate cart_pole" -- "$mbdc" generate "$cp" -o "$tmp/g"
+for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c; do
+  [ -s "$tmp/g/$f" ] || { echo "FAIL: generate wrote no $f"; fail=$((fail + 1)); }
+done
+expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
+grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+\}' "$tmp/out" ||
+  { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
