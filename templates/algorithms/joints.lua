@@ -276,6 +276,63 @@ function J.ST(b, f)
   return y
 end
 
+-- ---- the articulated-body step (ALGORITHMS.md §3; aba, minv) ---------------------------------
+
+-- Body b with articulated inertia IA: U = IA S;  D = Sᵀ U = L diag(d) Lᵀ (every d a pivot);
+-- W = D⁻¹ Uᵀ (W S = 1: exact where S selects a coordinate);  Ia = IA − U W, exactly zero in the
+-- rows and columns S selects (Ia S = 0). W[l] is column l of W (n entries).
+function J.articulated(b, IA)
+  local U, D, n = {}, {}, b.nv
+  for c, Sc in ipairs(b.S) do U[c] = J.name(sp.M6_mv(IA, Sc), "U" .. (c - 1), b) end
+  for r = 1, n do
+    D[r] = {}
+    for c = 1, r do D[r][c] = sp.dot(b.S[r], U[c]) end
+  end
+  local npiv = 0
+  local F = sp.ldl(D, n, function(d)
+    sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. npiv))
+    npiv = npiv + 1
+  end)
+  local W, zero = {}, {}
+  for l = 1, 6 do
+    local row = {}
+    for c = 1, n do row[c] = U[c][l] end
+    W[l] = sp.ldl_solve(F, row)
+  end
+  for c, Sc in ipairs(b.S) do
+    local nz, at = 0, 0
+    for l = 1, 6 do if Sc[l] ~= 0 then nz, at = nz + 1, l end end
+    if nz == 1 and Sc[at] == 1 then
+      zero[at] = true
+      for c2 = 1, n do W[at][c2] = (c2 == c) and 1 or 0 end
+    end
+  end
+  local Ia = sp.sym6(function(i, j)
+    if zero[i] or zero[j] then return 0 end
+    local s = IA[sp.at6(i, j)]
+    for c = 1, n do s = s - U[c][i] * W[j][c] end
+    return s
+  end)
+  return { U = U, F = F, W = W, Ia = Ia }
+end
+
+-- W x = D⁻¹ Uᵀ x (n values, x a 6-vector) and Wᵀ y = U D⁻¹ y (a 6-vector, y n values).
+function J.W_mv(jt, x)
+  local y = {}
+  for c = 1, #jt.U do
+    local s = 0
+    for l = 1, 6 do s = s + jt.W[l][c] * x[l] end
+    y[c] = s
+  end
+  return y
+end
+
+function J.WT_mv(jt, y)
+  local x = {}
+  for l = 1, 6 do x[l] = sp.dot(jt.W[l], y) end
+  return x
+end
+
 -- The working-frame wrench of the input `name` (one [n; f] per body in its original frame).
 function J.fext(b, name)
   local f = {}

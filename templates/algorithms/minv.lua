@@ -4,7 +4,6 @@
 -- symmetry. Columns outside a body's subtree stay exactly 0 in the backward sweep.
 local sp = import "spatial"
 local J = import "joints"
-local aba = import "aba"
 
 return {
   name = "minv",
@@ -23,8 +22,8 @@ return {
     for r = 1, nv do Mi[r] = {} end
     for i = #T, 1, -1 do
       local b, p = T[i], T[i].parent
-      IA[i] = aba.name6(IA[i], "IA_" .. b.name)
-      jt[i] = aba.joint(b, IA[i])
+      IA[i] = sp.name6(IA[i], "IA_" .. b.name)
+      jt[i] = J.articulated(b, IA[i])
       for j = b.iv + 1, nv do
         -- M⁻¹_ij = D⁻¹ (δ_ij − Sᵀ F_i[:, j])
         local Fj, rhs = F[i][j] or zero, {}
@@ -45,7 +44,7 @@ return {
       for j = b.iv + 1, nv do
         -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
         local ap, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}
-        local w = aba.W_mv(jt[i], ap)
+        local w = J.W_mv(jt[i], ap)
         for k = 1, b.nv do
           Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
           m[k] = Mi[b.iv + k][j]

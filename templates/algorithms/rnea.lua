@@ -40,9 +40,11 @@ function R.forward(model, qd, qdd, fext)
       wd[i] = sp.add(sp.add(sp.rot_of(X[i], wd[p]), top(aJ)), sp.cross(w, top(vJ)))
       ac[i] = sp.rot_of(X[i], sp.add(ac[p], sp.mat3_mv(U[p], sp.origin(X[i]))))
     else
-      -- a_i = iXλ a_λ + S q̈ + v_i × vJ, a_λ = [ω̇_λ; a_c,λ − ω_λ × v_λ];  a_c,i = a_i,v + ω_i × v_i
+      -- a_i = iXλ a_λ + S q̈ + v_i × vJ with a_λ = [ω̇_λ; a_c,λ − ω_λ × v_λ];
+      -- a_c,i = a_i,v + ω_i × v_i
       local wv = sp.cross(top(v[p]), bottom(v[p]))
-      local al = { wd[p][1], wd[p][2], wd[p][3], ac[p][1] - wv[1], ac[p][2] - wv[2], ac[p][3] - wv[3] }
+      local al = { wd[p][1], wd[p][2], wd[p][3],
+                   ac[p][1] - wv[1], ac[p][2] - wv[2], ac[p][3] - wv[3] }
       local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
       wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
     end

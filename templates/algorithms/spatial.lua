@@ -241,7 +241,8 @@ end
 -- The body force I a + v ×* I v from the classical acceleration a_c of the origin and U (Jm the
 -- second moment):  f = m a_c + U h,   n = ∫ x × (U x) dm + h × a_c = vect(U J − J Uᵀ) + h × a_c
 -- (= Ī ω̇ + ω × Ī ω + h × a_c). Component i of vect(U J − J Uᵀ), (i, j, k) cyclic, is
--- U_ki J_ij − U_ji J_ik + U_kj J_jj − U_jk J_kk + (U_kk − U_jj) J_jk, and U_kk − U_jj = ω_k² − ω_j².
+-- U_ki J_ij − U_ji J_ik + U_kj J_jj − U_jk J_kk + (U_kk − U_jj) J_jk, with U_kk − U_jj =
+-- ω_k² − ω_j².
 function sp.newton_euler_U(I, Jm, ac, U)
   local m, h, n = I[1], { I[2], I[3], I[4] }, {}
   local function u(r, c) return U[3 * r - 3 + c] end
@@ -371,6 +372,17 @@ function sp.M6_from_I(I)
     if i <= 3 then return hx[3 * i - 3 + j - 3] end
     return (i == j) and m or 0
   end)
+end
+
+-- sym.name the upper triangle of a symmetric 6×6.
+function sp.name6(M, prefix)
+  for i = 1, 6 do
+    for j = i, 6 do
+      M[at6(i, j)] = sym.name(M[at6(i, j)], prefix .. "_" .. (6 * i + j - 7))
+    end
+    for j = 1, i - 1 do M[at6(i, j)] = M[at6(j, i)] end
+  end
+  return M
 end
 
 function sp.M6_add(A, B)
