@@ -261,6 +261,9 @@ mbg_lua *mbg_lua_new(const char *user_dir) {
   if (user_dir && !(h->user_dir = strdup(user_dir))) return mbg_lua_free(h), NULL;
   h->L = luaL_newstate();
   if (!h->L) return mbg_lua_free(h), NULL;
+  /* recipes make millions of short-lived symbolic values: the generational collector reclaims
+   * them young instead of re-marking the whole live graph every cycle */
+  lua_gc(h->L, LUA_GCGEN, 0, 0);
   lua_pushlightuserdata(h->L, h);
   lua_setfield(h->L, LUA_REGISTRYINDEX, HOST_KEY);
   lua_pushcfunction(h->L, open_sandbox);
