@@ -11,7 +11,7 @@
 #                    OUTPUT_DIR on the include path: #include "<p>_dynamics.h"
 #   <name>_check     the cross-check harness, generated functions against the runtime `mbrt`
 #   test <name>_check  (ctest) runs the harness: fails if a function disagrees beyond 1e-10
-#                    (1e-3 for float)
+#                    (1e-4 for float)
 # <p> is PREFIX, or else the model's name (its `model NAME;` statement, read at configure time;
 # without one, the file's name as mbdc makes it: `arm-v2.mbd` -> arm_v2). FUNCTIONS is a CMake
 # list or a comma-separated string (default: every function mbdc generates). TEMPLATES is a

@@ -21,7 +21,12 @@ static const char *const c_reserved[] = {
 int mbg_valid_c_name(const char *name, const char **why) {
   size_t n = strlen(name);
   *why = NULL;
-  if (n > MBG_MAX_NAME) *why = "is too long for a C identifier (at most 63 characters)";
+  int chars_ok = n > 0 && !(name[0] >= '0' && name[0] <= '9');
+  for (size_t i = 0; i < n; i++)
+    chars_ok &= (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+                (name[i] >= '0' && name[i] <= '9') || name[i] == '_';
+  if (!chars_ok) *why = "is not a C identifier (letters, digits, _; not a digit first)";
+  else if (n > MBG_MAX_NAME) *why = "is too long for a C identifier (at most 63 characters)";
   else if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
     *why = "is reserved in C (it starts with '__' or '_' and a capital letter)";
   for (size_t i = 0; !*why && i < sizeof c_reserved / sizeof *c_reserved; i++)

@@ -15,6 +15,10 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
  * reasons went to `out` as diagnostics. */
 mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings);
 
+/* A whole file (at most 64 MiB), malloc'ed and NUL-terminated, its size in *len; NULL on failure,
+ * with a located message on `out` unless out is NULL. */
+char *mbg_read_file(const char *path, size_t *len, FILE *out);
+
 /* The same from text in memory (`path` names it in messages). */
 mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, FILE *out,
                                int *errors, int *warnings);

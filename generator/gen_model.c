@@ -5,18 +5,6 @@
 
 #include "generate.h"
 
-static const char *type_name(mbg_joint_type t) {
-  switch (t) {
-  case MBG_JOINT_REVOLUTE: return "revolute";
-  case MBG_JOINT_CONTINUOUS: return "continuous";
-  case MBG_JOINT_PRISMATIC: return "prismatic";
-  case MBG_JOINT_HELICAL: return "helical";
-  case MBG_JOINT_SPHERICAL: return "spherical";
-  case MBG_JOINT_FLOATING: return "floating";
-  default: return "fixed";
-  }
-}
-
 static void push_numbers(lua_State *L, const double *x, int n) {
   lua_createtable(L, n, 0);
   for (int k = 0; k < n; k++) {
@@ -25,24 +13,14 @@ static void push_numbers(lua_State *L, const double *x, int n) {
   }
 }
 
-static void set_int(lua_State *L, const char *key, int v) {
-  lua_pushinteger(L, v);
-  lua_setfield(L, -2, key);
-}
-
-static void set_string(lua_State *L, const char *key, const char *v) {
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, key);
-}
-
 /* model.bodies[i]: one moving body of the aligned tree. */
 static void push_body(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
   const mbg_aligned_body *a = &g->aligned.body[i];
   lua_createtable(L, 0, 20);
-  set_string(L, "name", g->model->bodies[b->model_body].name);
-  set_string(L, "joint", g->model->joints[b->model_joint].name);
-  set_int(L, "parent", b->parent);
+  mbg_lua_set_string(L, "name", g->model->bodies[b->model_body].name);
+  mbg_lua_set_string(L, "joint", g->model->joints[b->model_joint].name);
+  mbg_lua_set_int(L, "parent", b->parent);
   lua_createtable(L, b->nchildren, 0);
   int n = 0;
   for (int c = b->first_child; c; c = g->topo->body[c].next_sibling) {
@@ -50,12 +28,12 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
     lua_rawseti(L, -2, ++n);
   }
   lua_setfield(L, -2, "children");
-  set_string(L, "type", type_name(b->type));
-  set_int(L, "iq", b->iq);
-  set_int(L, "nq", b->nq);
-  set_int(L, "iv", b->iv);
-  set_int(L, "nv", b->nv);
-  if (a->axis >= 0) set_int(L, "axis", a->axis + 1);
+  mbg_lua_set_string(L, "type", mbg_joint_type_name(b->type));
+  mbg_lua_set_int(L, "iq", b->iq);
+  mbg_lua_set_int(L, "nq", b->nq);
+  mbg_lua_set_int(L, "iv", b->iv);
+  mbg_lua_set_int(L, "nv", b->nv);
+  if (a->axis >= 0) mbg_lua_set_int(L, "axis", a->axis + 1);
   lua_pushnumber(L, b->type == MBG_JOINT_HELICAL ? b->pitch : 0.0);
   lua_setfield(L, -2, "pitch");
   lua_createtable(L, 0, 2);
@@ -78,10 +56,10 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
   lua_createtable(L, 0, 8);
-  set_string(L, "name", g->prefix);
-  set_int(L, "nb", g->topo->nb);
-  set_int(L, "nq", g->topo->nq);
-  set_int(L, "nv", g->topo->nv);
+  mbg_lua_set_string(L, "name", g->prefix);
+  mbg_lua_set_int(L, "nb", g->topo->nb);
+  mbg_lua_set_int(L, "nq", g->topo->nq);
+  mbg_lua_set_int(L, "nv", g->topo->nv);
   push_numbers(L, g->model->gravity, 3);
   lua_setfield(L, -2, "gravity");
   lua_createtable(L, g->topo->nb, 0);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "generate.h"
 
 /* The parameter roles of docs/templates.md: the array size and direction of each. */
@@ -32,13 +33,11 @@ static char *dup_field(lua_State *L, int t, const char *key) {
   return d;
 }
 
+/* A parameter name: a C identifier that fits mbg_lsym_array and is not the pivot array. */
 static int valid_param_name(const char *s) {
-  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
-  for (const char *p = s; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-          *p == '_'))
-      return 0;
-  return strlen(s) < 32 && strcmp(s, "pivot") != 0;
+  const char *why;
+  return mbg_valid_c_name(s, &why) && strlen(s) < sizeof((mbg_lsym_array *)0)->name &&
+         strcmp(s, "pivot") != 0;
 }
 
 /* The recipe's params list into f->params. Returns 0, or -1 with the reason in msg. */
@@ -46,7 +45,8 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
   if (lua_getfield(L, t, "params") != LUA_TTABLE)
     return snprintf(msg, n, "'params' must be a list of {name = ..., role = ...}"), -1;
   int np = (int)luaL_len(L, -1);
-  if (np > MBG_LSYM_MAX_ARRAYS) return snprintf(msg, n, "more than %d params", MBG_LSYM_MAX_ARRAYS), -1;
+  if (np > MBG_LSYM_MAX_ARRAYS)
+    return snprintf(msg, n, "more than %d params", MBG_LSYM_MAX_ARRAYS), -1;
   for (int k = 0; k < np; k++) {
     mbg_gen_param *p = &f->params[k];
     lua_rawgeti(L, -1, k + 1);

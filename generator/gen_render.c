@@ -12,16 +12,6 @@
 #include "numfmt.h"
 #include "outfile.h"
 
-static void set_string(lua_State *L, const char *key, const char *v) {
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, key);
-}
-
-static void set_int(lua_State *L, const char *key, long v) {
-  lua_pushinteger(L, v);
-  lua_setfield(L, -2, key);
-}
-
 /* t[key] = {C literals of x[0..n)} */
 static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
   char buf[40];
@@ -56,33 +46,33 @@ static void push_function(mbg_gen *g, lua_State *L, const mbg_gen_function *f, c
   const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
   char buf[160], size[64];
   lua_createtable(L, 0, 10);
-  set_string(L, "name", f->name);
+  mbg_lua_set_string(L, "name", f->name);
   snprintf(buf, sizeof buf, "%s_%s", g->prefix, f->name);
-  set_string(L, "cname", buf);
-  set_string(L, "summary", f->summary);
-  set_string(L, "returns", f->returns_int ? "int" : "void");
-  set_int(L, "npivots", f->npivots);
-  set_string(L, "body", f->body ? f->body : "");
+  mbg_lua_set_string(L, "cname", buf);
+  mbg_lua_set_string(L, "summary", f->summary);
+  mbg_lua_set_string(L, "returns", f->returns_int ? "int" : "void");
+  mbg_lua_set_int(L, "npivots", f->npivots);
+  mbg_lua_set_string(L, "body", f->body ? f->body : "");
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
     lua_createtable(L, 0, 4);
-    set_string(L, "name", p->name);
-    set_string(L, "role", p->role);
+    mbg_lua_set_string(L, "name", p->name);
+    mbg_lua_set_string(L, "role", p->role);
     snprintf(size, sizeof size, size_macro(p->role), P, P);
     snprintf(buf, sizeof buf, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name, size);
-    set_string(L, "decl", buf);
+    mbg_lua_set_string(L, "decl", buf);
     lua_pushboolean(L, p->used || p->is_output);
     lua_setfield(L, -2, "used");
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");
   lua_createtable(L, 0, 5);
-  set_int(L, "mul", f->counts.mul);
-  set_int(L, "add", f->counts.add);
-  set_int(L, "div", f->counts.div);
-  set_int(L, "sqrt", f->counts.sqrt);
-  set_int(L, "trig", f->counts.trig);
+  mbg_lua_set_int(L, "mul", f->counts.mul);
+  mbg_lua_set_int(L, "add", f->counts.add);
+  mbg_lua_set_int(L, "div", f->counts.div);
+  mbg_lua_set_int(L, "sqrt", f->counts.sqrt);
+  mbg_lua_set_int(L, "trig", f->counts.trig);
   lua_setfield(L, -2, "counts");
 }
 
@@ -95,9 +85,9 @@ static void push_rt(mbg_gen *g, lua_State *L) {
                                       "MB_JOINT_HELICAL",   "MB_JOINT_SPHERICAL",
                                       "MB_JOINT_FLOATING"};
   lua_createtable(L, 0, 14);
-  set_int(L, "nb", m->nb);
-  set_int(L, "nq", m->nq);
-  set_int(L, "nv", m->nv);
+  mbg_lua_set_int(L, "nb", m->nb);
+  mbg_lua_set_int(L, "nq", m->nq);
+  mbg_lua_set_int(L, "nv", m->nv);
   set_doubles(L, "gravity", m->gravity, 3);
   set_ints(L, "parent", m->parent, n);
   set_ints(L, "iq", m->iq, n);
@@ -121,19 +111,19 @@ static void push_joints(mbg_gen *g, lua_State *L) {
   for (int i = 1; i <= g->topo->nb; i++) {
     const mbg_tree_body *b = &g->topo->body[i];
     lua_createtable(L, 0, 6);
-    set_string(L, "name", g->model->joints[b->model_joint].name);
-    set_string(L, "type", mbg_joint_type_name(b->type));
-    set_int(L, "iq", b->iq);
-    set_int(L, "iv", b->iv);
-    set_int(L, "nq", b->nq);
-    set_int(L, "nv", b->nv);
+    mbg_lua_set_string(L, "name", g->model->joints[b->model_joint].name);
+    mbg_lua_set_string(L, "type", mbg_joint_type_name(b->type));
+    mbg_lua_set_int(L, "iq", b->iq);
+    mbg_lua_set_int(L, "iv", b->iv);
+    mbg_lua_set_int(L, "nq", b->nq);
+    mbg_lua_set_int(L, "nv", b->nv);
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "joints");
   lua_createtable(L, g->topo->nb, 0);
   for (int i = 1; i <= g->topo->nb; i++) {
     lua_createtable(L, 0, 1);
-    set_string(L, "name", g->model->bodies[g->topo->body[i].model_body].name);
+    mbg_lua_set_string(L, "name", g->model->bodies[g->topo->body[i].model_body].name);
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "bodies");
@@ -147,18 +137,18 @@ static int push_d(lua_State *L) {
   for (; g->prefix[k] && k + 1 < sizeof P; k++) P[k] = (char)toupper((unsigned char)g->prefix[k]);
   P[k] = '\0';
   lua_createtable(L, 0, 20);
-  set_string(L, "tool", "mbdc");
-  set_string(L, "version", MBDC_VERSION);
-  set_string(L, "model_file", g->opts->model_path);
-  set_string(L, "digest", g->digest);
-  set_string(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
-  set_string(L, "prefix", g->prefix);
-  set_string(L, "PREFIX", P);
-  set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
-  set_int(L, "nq", g->topo->nq);
-  set_int(L, "nv", g->topo->nv);
-  set_int(L, "nb", g->topo->nb);
-  set_int(L, "nj", g->topo->nb);
+  mbg_lua_set_string(L, "tool", "mbdc");
+  mbg_lua_set_string(L, "version", MBDC_VERSION);
+  mbg_lua_set_string(L, "model_file", g->opts->model_path);
+  mbg_lua_set_string(L, "digest", g->digest);
+  mbg_lua_set_string(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
+  mbg_lua_set_string(L, "prefix", g->prefix);
+  mbg_lua_set_string(L, "PREFIX", P);
+  mbg_lua_set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
+  mbg_lua_set_int(L, "nq", g->topo->nq);
+  mbg_lua_set_int(L, "nv", g->topo->nv);
+  mbg_lua_set_int(L, "nb", g->topo->nb);
+  mbg_lua_set_int(L, "nj", g->topo->nb);
   push_joints(g, L);
   lua_createtable(L, g->nfunctions, 0);
   for (int f = 0; f < g->nfunctions; f++) {
@@ -197,7 +187,7 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
 
 /* Write text to dir/<prefix><file>, whole or not at all. Returns 0 or 2. */
 static int write_one(mbg_gen *g, const char *file, const char *text, size_t len, FILE *err) {
-  const char *dir = g->opts->outdir ? g->opts->outdir : ".";
+  const char *dir = g->opts->outdir && *g->opts->outdir ? g->opts->outdir : ".";
   size_t n = strlen(dir) + strlen(g->prefix) + strlen(file) + 2;
   char *path = malloc(n);
   mbg_outfile o;
@@ -217,13 +207,29 @@ static int write_one(mbg_gen *g, const char *file, const char *text, size_t len,
   return rc;
 }
 
+/* mkdir -p dir: every prefix ending at a '/' and the whole path. Returns 0, or -1 (errno). */
+static int make_dirs(const char *dir) {
+  char *p = strdup(dir);
+  int rc = p ? 0 : -1;
+  for (char *s = p ? p + 1 : NULL; rc == 0 && s; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char c = *s;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = -1;
+    *s = c;
+    if (!c) break;
+  }
+  free(p);
+  return rc;
+}
+
 int mbg_gen_render(mbg_gen *g, FILE *err) {
   static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
                                          {"c/source.lua", "_dynamics.c"},
                                          {"c/model.lua", "_model.c"},
                                          {"c/check.lua", "_check.c"}};
-  const char *dir = g->opts->outdir ? g->opts->outdir : ".";
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+  const char *dir = g->opts->outdir && *g->opts->outdir ? g->opts->outdir : ".";
+  if (make_dirs(dir) != 0) {
     fprintf(err, "mbdc: error: cannot create directory %s: %s\n", dir, strerror(errno));
     return 2;
   }
@@ -239,7 +245,8 @@ int mbg_gen_render(mbg_gen *g, FILE *err) {
   int rc = 0;
   for (size_t k = 0; k < NFILES && rc == 0; k++)
     rc = render_one(g, files[k][0], &text[k], &len[k], err);
-  for (size_t k = 0; k < NFILES && rc == 0; k++) rc = write_one(g, files[k][1], text[k], len[k], err);
+  for (size_t k = 0; k < NFILES && rc == 0; k++)
+    rc = write_one(g, files[k][1], text[k], len[k], err);
   for (size_t k = 0; k < NFILES; k++) free(text[k]);
   lua_settop(L, 0);
   return rc;

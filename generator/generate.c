@@ -12,49 +12,11 @@ const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravit
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              NULL};
 
-/* "sha256:<hex>" of the model file's bytes. Returns 0, or -1 if it cannot be read. */
-static int file_digest(const char *path, char out[72]) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  char *buf = NULL;
-  size_t len = 0, cap = 0, got;
-  do {
-    if (len + 65536 > cap) {
-      char *t = realloc(buf, cap = 2 * cap + 65536);
-      if (!t) break;
-      buf = t;
-    }
-    got = fread(buf + len, 1, cap - len, f);
-    len += got;
-  } while (got > 0);
-  int rc = ferror(f) || !buf ? -1 : 0;
-  fclose(f);
-  if (rc == 0) {
-    char hex[65];
-    mbg_sha256_hex(buf, len, hex);
-    snprintf(out, 72, "sha256:%s", hex);
-  }
-  free(buf);
-  return rc;
-}
-
-/* 1 if s is a C identifier (letters, digits, _; not starting with a digit). */
-static int c_identifier(const char *s) {
-  if (!*s || (*s >= '0' && *s <= '9')) return 0;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          *s == '_'))
-      return 0;
-  return 1;
-}
-
 /* The prefix: --prefix or the model name; a C identifier. */
 static int choose_prefix(mbg_gen *g, FILE *err) {
   const char *p = g->opts->prefix ? g->opts->prefix : g->model->name, *why = NULL;
-  if (!c_identifier(p)) why = "it is not a C identifier";
-  if (why || strlen(p) >= sizeof g->prefix || !mbg_valid_c_name(p, &why)) {
-    fprintf(err, "mbdc: error: prefix '%s' is not usable in C: %s\n", p,
-            why ? why : "too long");
+  if (!mbg_valid_c_name(p, &why)) {
+    fprintf(err, "mbdc: error: prefix '%s' %s\n", p, why);
     return 2;
   }
   strcpy(g->prefix, p);
@@ -95,47 +57,52 @@ static int prepare(mbg_gen *g, FILE *err) {
 
 int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
   int errors = 0, warnings = 0;
+  size_t len;
   memset(g, 0, sizeof *g);
-  g->opts = o;
-  g->model_ref = LUA_NOREF;
-  g->model = mbg_load_mbd(o->model_path, err, &errors, &warnings);
-  if (!g->model) {
-    fprintf(err, "%s: %d error%s\n", o->model_path, errors, errors == 1 ? "" : "s");
+  const char *path = o->model_path;
+  char *text = mbg_read_file(path, &len, err);
+  mbg_model *m = text ? mbg_model_from_text(path, text, len, err, &errors, &warnings) : NULL;
+  if (!m) {
+    fprintf(err, "%s: %d error%s\n", path, errors ? errors : 1, errors > 1 ? "s" : "");
+    free(text);
     return 1;
   }
-  if (file_digest(o->model_path, g->digest) != 0) {
-    fprintf(err, "mbdc: error: cannot read %s\n", o->model_path);
-    return 2;
-  }
-  return prepare(g, err);
+  int rc = mbg_gen_open_model(g, o, m, text, len, err);
+  free(text);
+  return rc;
 }
 
 int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
-                       FILE *err) {
+                       size_t len, FILE *err) {
   char hex[65];
   memset(g, 0, sizeof *g);
   g->opts = o;
   g->model_ref = LUA_NOREF;
   g->model = m;
-  mbg_sha256_hex(source, strlen(source), hex);
+  mbg_sha256_hex(source, len, hex); /* the bytes that were parsed */
   snprintf(g->digest, sizeof g->digest, "sha256:%s", hex);
   return prepare(g, err);
 }
 
-/* The names of --functions (or the defaults), NULL-terminated, malloc'ed. */
+/* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
+ * (",,") are skipped. */
 static char **function_list(const char *spec, int *n) {
-  size_t cap = 16;
-  char **names = calloc(cap + 1, sizeof *names);
+  size_t cap = 1;
+  for (const char *p = spec; p && *p; p++) cap += *p == ',';
+  for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
+  char **names = calloc(cap, sizeof *names);
+  int ok = names != NULL;
   *n = 0;
-  if (!names) return NULL;
-  if (!spec) {
-    for (; mbg_default_functions[*n]; (*n)++) names[*n] = strdup(mbg_default_functions[*n]);
-    return names;
-  }
-  for (const char *p = spec; *p;) {
+  for (int k = 0; ok && !spec && mbg_default_functions[k]; k++)
+    ok = (names[(*n)++] = strdup(mbg_default_functions[k])) != NULL;
+  for (const char *p = spec; ok && p && *p; p += strcspn(p, ","), p += *p == ',') {
     size_t len = strcspn(p, ",");
-    if (len > 0 && (size_t)*n < cap) names[(*n)++] = strndup(p, len);
-    p += len + (p[len] == ',');
+    if (len > 0) ok = (names[(*n)++] = strndup(p, len)) != NULL;
+  }
+  if (!ok && names) {
+    for (int k = 0; k < *n; k++) free(names[k]);
+    free(names);
+    names = NULL;
   }
   return names;
 }
@@ -151,7 +118,8 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
         rc = (fprintf(err, "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
     char path[96];
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
-    if (rc == 0 && (!c_identifier(names[k]) || !mbg_lua_has_template(g->lua, path)))
+    const char *why;
+    if (rc == 0 && (!mbg_valid_c_name(names[k], &why) || !mbg_lua_has_template(g->lua, path)))
       rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);
   }
   if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
@@ -193,8 +161,10 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
     const mbg_gen_function *f = &g->functions[k];
     const mbg_sym_counts *c = &f->counts;
     if (json)
-      fprintf(out, "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
-                   "\"trig\": %ld}", k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig);
+      fprintf(out,
+              "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
+              "\"trig\": %ld}",
+              k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig);
     else
       fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld\n", f->name, c->mul, c->add, c->div, c->sqrt,
               c->trig);

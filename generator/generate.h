@@ -73,11 +73,11 @@ int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err);
 
 /* Stages, for the tests. mbg_gen_open loads the model, topology, alignment, runtime model and
  * Lua host (messages on err); mbg_gen_open_model does the same from a validated model it takes
- * over (the digest is then that of `source`, which may be ""); mbg_gen_run runs the recipes of
+ * over (the digest is that of source[0..len), the text it was built from); mbg_gen_run runs the recipes of
  * o->functions. All return 0 or the exit status. mbg_gen_close frees everything. */
 int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err);
 int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
-                       FILE *err);
+                       size_t len, FILE *err);
 int mbg_gen_run(mbg_gen *g, FILE *err);
 void mbg_gen_close(mbg_gen *g);
 

@@ -8,11 +8,10 @@
 /* Larger inputs are refused rather than read: no model is anywhere near this. */
 enum { MAX_MODEL_BYTES = 64 << 20 };
 
-/* Read a whole file; NULL with a message on failure. */
-static char *read_file(const char *path, size_t *len, FILE *out) {
+char *mbg_read_file(const char *path, size_t *len, FILE *out) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(out, "%s: error: cannot open: %s\n", path, strerror(errno));
+    if (out) fprintf(out, "%s: error: cannot open: %s\n", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -23,8 +22,9 @@ static char *read_file(const char *path, size_t *len, FILE *out) {
     if (got == 0) break;
     if (n == cap) {
       if (cap >= MAX_MODEL_BYTES) {
-        fprintf(out, "%s: error: the file is larger than %d MiB; this is not a model\n", path,
-                MAX_MODEL_BYTES >> 20);
+        if (out)
+          fprintf(out, "%s: error: the file is larger than %d MiB; this is not a model\n", path,
+                  MAX_MODEL_BYTES >> 20);
         free(buf);
         fclose(f);
         return NULL;
@@ -38,10 +38,11 @@ static char *read_file(const char *path, size_t *len, FILE *out) {
   int failed = ferror(f);
   fclose(f);
   if (!buf || failed) {
-    fprintf(out, "%s: error: cannot read%s\n", path, buf ? "" : " (out of memory)");
+    if (out) fprintf(out, "%s: error: cannot read%s\n", path, buf ? "" : " (out of memory)");
     free(buf);
     return NULL;
   }
+  buf[n] = '\0'; /* n < cap: the buffer grows as soon as it is full */
   *len = n;
   return buf;
 }
@@ -93,7 +94,7 @@ mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, F
 mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings) {
   size_t len = 0;
   *errors = *warnings = 0;
-  char *text = read_file(path, &len, out);
+  char *text = mbg_read_file(path, &len, out);
   if (!text) {
     *errors = 1;
     return NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "templates_builtin.h"
 
 struct mbg_lua {
@@ -73,22 +74,7 @@ static char *read_user(const mbg_lua *h, const char *name, size_t *size, char **
   *path = malloc(n);
   if (!*path) return NULL;
   snprintf(*path, n, "%s/%s", h->user_dir, name);
-  FILE *f = fopen(*path, "rb");
-  if (!f) return NULL;
-  char *text = NULL;
-  size_t cap = 0, len = 0, got;
-  do {
-    if (len + 4096 > cap) {
-      char *t = realloc(text, cap = 2 * cap + 4096);
-      if (!t) break;
-      text = t;
-    }
-    got = fread(text + len, 1, cap - len, f);
-    len += got;
-  } while (got > 0);
-  fclose(f);
-  *size = len;
-  return text;
+  return mbg_read_file(*path, size, NULL);
 }
 
 int mbg_lua_has_template(const mbg_lua *h, const char *name) {
@@ -176,7 +162,9 @@ static int l_import(lua_State *L) {
 
 /* ---- read-only tables ----------------------------------------------------------------------- */
 
-static int ro_newindex(lua_State *L) { return luaL_error(L, "attempt to modify a read-only table"); }
+static int ro_newindex(lua_State *L) {
+  return luaL_error(L, "attempt to modify a read-only table");
+}
 
 static int ro_len(lua_State *L) {
   lua_getmetatable(L, 1);
@@ -224,6 +212,16 @@ void mbg_lua_freeze(lua_State *L, int idx) {
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   lua_replace(L, idx);
+}
+
+void mbg_lua_set_string(lua_State *L, const char *key, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, key);
+}
+
+void mbg_lua_set_int(lua_State *L, const char *key, long v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, key);
 }
 
 /* ---- the sandbox ---------------------------------------------------------------------------- */

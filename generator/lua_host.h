@@ -35,6 +35,10 @@ void mbg_lua_set_error(mbg_lua *h, const char *fmt, ...);
  * #, ipairs and pairs work; writes raise "attempt to modify a read-only table". */
 void mbg_lua_freeze(lua_State *L, int idx);
 
+/* t[key] = v for the table on the stack top (building the tables handed to Lua). */
+void mbg_lua_set_string(lua_State *L, const char *key, const char *v);
+void mbg_lua_set_int(lua_State *L, const char *key, long v);
+
 /* 1 if `name` is a template among the built-in ones or in the user's directory. */
 int mbg_lua_has_template(const mbg_lua *h, const char *name);
 

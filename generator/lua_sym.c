@@ -109,7 +109,6 @@ static mbg_lsym_array *find_array(lua_State *L, mbg_lsym *c, int want_output) {
 static int l_input(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_lsym_array *a = find_array(L, c, 0);
-  a->used = 1;
   return push_sx(L, c, mbg_sym_input(c->s, a->name, (int)lua_tointeger(L, 2)));
 }
 
@@ -120,7 +119,8 @@ static int l_output(lua_State *L) {
   mbg_sx e = to_sx(L, c, 3);
   if (a->written[i]) return luaL_error(L, "%s[%d] written twice", a->name, i);
   a->written[i] = 1;
-  if (mbg_sym_output(c->s, a->name, i, e) != 0) return luaL_error(L, "symbolic engine: out of memory");
+  if (mbg_sym_output(c->s, a->name, i, e) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
   return 0;
 }
 

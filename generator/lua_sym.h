@@ -17,7 +17,6 @@ typedef struct mbg_lsym_array {
   char name[32];
   int size;
   int is_output;
-  int used;                /* an input read at least once */
   unsigned char *written;  /* outputs: [size] flags */
 } mbg_lsym_array;
 

@@ -126,24 +126,24 @@ static int cmd_graph(int argc, char **argv) {
   return rc;
 }
 
-/* Options of generate and stats. The banner's command is rebuilt from argv. */
+/* Options of generate and stats (stats takes neither -o nor --prefix). */
 static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, int *json) {
-  static const char *const with_value[] = {"-o", "--output", "--prefix", "--scalar", "--functions",
-                                           "--templates", NULL};
   memset(o, 0, sizeof *o);
   *json = 0;
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i];
-    int k = 0;
-    while (with_value[k] && strcmp(arg, with_value[k]) != 0) k++;
-    if (with_value[k]) {
+    int is_output = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
+    int is_prefix = strcmp(arg, "--prefix") == 0;
+    if (is_output || is_prefix || strcmp(arg, "--scalar") == 0 ||
+        strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
+      if (is_stats && (is_output || is_prefix))
+        return usage_error("unknown option '%s' for stats", arg);
       const char *val = argv[++i];
-      if (is_stats && k <= 2) return usage_error("unknown option '%s' for stats", arg);
-      if (k <= 1) o->outdir = val;
-      else if (k == 2) o->prefix = val;
-      else if (k == 4) o->functions = val;
-      else if (k == 5) o->templates = val;
+      if (is_output) o->outdir = val;
+      else if (is_prefix) o->prefix = val;
+      else if (strcmp(arg, "--functions") == 0) o->functions = val;
+      else if (strcmp(arg, "--templates") == 0) o->templates = val;
       else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
       else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
       else return usage_error("--scalar takes double or float, not '%s'", val);

@@ -79,6 +79,8 @@ expect 0 "generate cart_pole" -- "$mbdc" generate "$cp" -o "$tmp/g"
 for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c; do
   [ -s "$tmp/g/$f" ] || { echo "FAIL: generate wrote no $f"; fail=$((fail + 1)); }
 done
+expect 0 "generate into a directory that does not exist yet" -- "$mbdc" generate "$cp" -o "$tmp/deep/a/b"
+[ -s "$tmp/deep/a/b/cart_pole_check.c" ] || { echo "FAIL: -o a/b/c not created"; fail=$((fail + 1)); }
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
 grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }

@@ -30,27 +30,15 @@
 #include "build.h"
 #include "rtmodel.h"
 
+#include "mb_randtree.h"
 #include "mb_testutil.h"
 #include "mbg_testmodel.h"
 
 /* ---------------------------------------------------------------- seeded random numbers */
 
-static uint64_t rng;
-
-static uint64_t next_u64(void) { /* splitmix64 */
-  uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-static double urand(double lo, double hi) {
-  return lo + (hi - lo) * (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static int irand(int n) {
-  return (int)(next_u64() % (uint64_t)n);
-}
+static mbt_rng rng; /* tests/mb_randtree.c's generator */
+static double urand(double lo, double hi) { return mbt_uniform(&rng, lo, hi); }
+static int irand(int n) { return mbt_randint(&rng, 0, n - 1); }
 
 static void normalize(double a[3]) {
   double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
@@ -172,7 +160,7 @@ static void axis_generic_is_proper_rotation(void **state) {
   }
   assert_int_equal(mbg_align_axis((double[3]){s, s, 0}, (double[9]){0}), 0);
   assert_int_equal(mbg_align_axis((double[3]){0, -s, s}, (double[9]){0}), 1);
-  rng = 7;
+  mbt_rng_seed(&rng, 7);
   for (int n = 0; n < 100000; n++) {
     double a[3];
     random_axis(2 + irand(4), a);
@@ -517,7 +505,7 @@ static void random_models_invariant(void **state) {
   (void)state;
   memset(worst_rel, 0, sizeof worst_rel);
   for (int seed = 1; seed <= 300; seed++) {
-    rng = (uint64_t)seed * 0x2545f4914f6cdd1du;
+    mbt_rng_seed(&rng, (uint64_t)seed);
     mbg_model *m = random_model(1 + irand(16), 0x3f);
     mbg_topology *t = mbg_topology_build(m);
     assert_non_null(t);
@@ -531,7 +519,7 @@ static void random_models_invariant(void **state) {
 static void positive_axes_untouched(void **state) {
   (void)state;
   for (int seed = 1; seed <= 100; seed++) {
-    rng = (uint64_t)seed * 0x9e3779b97f4a7c15u;
+    mbt_rng_seed(&rng, (uint64_t)seed);
     mbg_model *m = random_model(1 + irand(16), 1u);
     mbg_topology *t = mbg_topology_build(m);
     assert_non_null(t);
@@ -598,7 +586,7 @@ static void examples_invariant(void **state) {
   int count = 0;
   struct dirent *e;
   memset(worst_rel, 0, sizeof worst_rel);
-  rng = 42;
+  mbt_rng_seed(&rng, 42);
   while ((e = readdir(d)) != NULL) {
     size_t n = strlen(e->d_name);
     if (n < 5 || strcmp(e->d_name + n - 4, ".mbd") != 0) continue;
@@ -614,7 +602,7 @@ static void examples_invariant(void **state) {
 /* A spherical and a floating joint keep their frames; the world entry is the identity. */
 static void ball_joints_not_rotated(void **state) {
   (void)state;
-  rng = 3;
+  mbt_rng_seed(&rng, 3);
   mbg_model *m = random_model(1, 0x3f);
   m->joints[0].type = MBG_JOINT_SPHERICAL;
   int b = mbgt_body(m, "b2", 1.0);

@@ -49,7 +49,8 @@ static void sandbox_has_no_io(void **state) {
     char src[128];
     snprintf(src, sizeof src, "return %s == nil", names[k]);
     assert_int_equal(run(h, src), 0);
-    if (!lua_toboolean(mbg_lua_state(h), -1)) fail_msg("%s is reachable from the sandbox", names[k]);
+    if (!lua_toboolean(mbg_lua_state(h), -1))
+      fail_msg("%s is reachable from the sandbox", names[k]);
     lua_pop(mbg_lua_state(h), 1);
   }
   /* what templates need is there */
@@ -155,10 +156,12 @@ static void folding_gives_plain_numbers(void **state) {
   fixture f;
   open_sym(&f);
   /* x·0 = 0 and x − x = 0 come back as Lua numbers; x·1 is x itself; constants fold in Lua */
-  assert_int_equal(run(f.h, "local x = sym.input('q', 0)\n"
-                            "return math.type(x * 0) == 'float' and x * 0 == 0 and x - x == 0\n"
-                            "  and x * 1 == x and sym.is_symbolic(x) and not sym.is_symbolic(2 * 3)\n"
-                            "  and sym.sqrt(4) == 2 and select(2, sym.sincos(0)) == 1"), 0);
+  assert_int_equal(run(f.h,
+                       "local x = sym.input('q', 0)\n"
+                       "return math.type(x * 0) == 'float' and x * 0 == 0 and x - x == 0\n"
+                       "  and x * 1 == x and sym.is_symbolic(x) and not sym.is_symbolic(2 * 3)\n"
+                       "  and sym.sqrt(4) == 2 and select(2, sym.sincos(0)) == 1"),
+                   0);
   assert_true(lua_toboolean(mbg_lua_state(f.h), -1));
   close_sym(&f);
 }

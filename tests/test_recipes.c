@@ -19,17 +19,15 @@
 
 #include "generate.h"
 #include "mb.h"
+#include "mb_randtree.h"
 #include "mb_testutil.h"
 #include "mbg_testmodel.h"
 
 /* ---- seeded random numbers and models ------------------------------------------------------- */
 
-static unsigned long long rng = 1;
-static double urand(double lo, double hi) {
-  rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-  return lo + (hi - lo) * (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-static int irand(int n) { return (int)urand(0, n); }
+static mbt_rng rng; /* tests/mb_randtree.c's generator */
+static double urand(double lo, double hi) { return mbt_uniform(&rng, lo, hi); }
+static int irand(int n) { return mbt_randint(&rng, 0, n - 1); }
 
 /* A random unit axis: a signed coordinate axis half of the time, else generic. */
 static void random_axis(double a[3]) {
@@ -131,7 +129,8 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strcmp(name, "aba"))
     return assert_int_equal(mb_aba(m, ws, s->q, s->v, s->tau, NULL, ref), 0), nv;
   if (!strcmp(name, "minv")) return assert_int_equal(mb_minv(m, ws, s->q, ref), 0), nv * nv;
-  if (!strcmp(name, "joint_wrenches")) return mb_joint_wrenches(m, ws, s->q, s->v, s->a, ref), 6 * nb1;
+  if (!strcmp(name, "joint_wrenches"))
+    return mb_joint_wrenches(m, ws, s->q, s->v, s->a, ref), 6 * nb1;
   if (!strcmp(name, "fk")) return mb_fk(m, ws, s->q, ref), 12 * nb1;
   fail_msg("no runtime reference for %s", name);
   return 0;
@@ -167,7 +166,7 @@ static void check_model(mbg_model *m, int nstates, const char *what) {
   mbg_gen g;
   mbg_gen_opts o = {.model_path = what};
   FILE *err = tmpfile();
-  int rc = mbg_gen_open_model(&g, &o, m, "", err);
+  int rc = mbg_gen_open_model(&g, &o, m, "", 0, err);
   g.keep_sym = 1;
   if (rc == 0) rc = mbg_gen_run(&g, err);
   if (rc != 0) {
@@ -185,7 +184,7 @@ static void check_model(mbg_model *m, int nstates, const char *what) {
 static void random_trees(void **state) {
   (void)state;
   for (int seed = 1; seed <= 24; seed++) {
-    rng = 0x9e3779b97f4a7c15ull * (unsigned long long)seed;
+    mbt_rng_seed(&rng, (uint64_t)seed);
     int n = 1 + seed % 12;
     char what[64];
     snprintf(what, sizeof what, "random tree seed %d (%d bodies)", seed, n);
@@ -235,7 +234,7 @@ static void generic_chain_within_featherstone_bounds(void **state) {
   } bounds[] = {{"rnea", 93 * n - 108, 81 * n - 100},
                 {"crba", 10 * n * n + 22 * n - 32, 6 * n * n + 37 * n - 43},
                 {"aba", 224 * n - 259, 205 * n - 248}};
-  rng = 7;
+  mbt_rng_seed(&rng, 7);
   mbg_model *m = random_model((int)n, 1, 0);
   for (int j = 0; j < m->njoints; j++) {
     mbg_joint *J = &m->joints[j];
@@ -246,7 +245,7 @@ static void generic_chain_within_featherstone_bounds(void **state) {
   }
   mbg_gen g;
   mbg_gen_opts o = {.model_path = "chain7", .functions = "rnea,crba,aba"};
-  assert_int_equal(mbg_gen_open_model(&g, &o, m, "", stderr), 0);
+  assert_int_equal(mbg_gen_open_model(&g, &o, m, "", 0, stderr), 0);
   assert_int_equal(mbg_gen_run(&g, stderr), 0);
   for (int k = 0; k < 3; k++) {
     const mbg_sym_counts *c = &g.functions[k].counts;

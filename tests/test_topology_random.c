@@ -15,6 +15,7 @@
 
 #include "topology.h"
 
+#include "mb_randtree.h"
 #include "mbg_testmodel.h"
 
 static const mbg_loc noloc = {0, 0, 0};
@@ -22,22 +23,9 @@ static const mbg_loc noloc = {0, 0, 0};
 
 /* ---------------------------------------------------------------- seeded random trees */
 
-static uint64_t rng;
-
-static uint64_t next_u64(void) { /* splitmix64 */
-  uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-static double urand(double lo, double hi) {
-  return lo + (hi - lo) * (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static int irand(int n) {
-  return (int)(next_u64() % (uint64_t)n);
-}
+static mbt_rng rng; /* tests/mb_randtree.c's generator */
+static double urand(double lo, double hi) { return mbt_uniform(&rng, lo, hi); }
+static int irand(int n) { return mbt_randint(&rng, 0, n - 1); }
 
 static void shuffle(int *a, int n) {
   for (int i = n - 1; i > 0; i--) {
@@ -333,7 +321,7 @@ static void test_random_trees(void **state) {
   (void)state;
   for (int seed = 1; seed <= 300; seed++) {
     rtree r;
-    rng = (uint64_t)seed * 0x2545f4914f6cdd1du;
+    mbt_rng_seed(&rng, (uint64_t)seed);
     random_tree(&r);
     mbg_topology *t = mbg_topology_build(r.m);
     assert_non_null(t);
