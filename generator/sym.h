@@ -122,7 +122,7 @@ int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, floa
  * name), else tN numbered densely in schedule order. Byte-deterministic. Compiled without
  * floating-point contraction (gcc's ISO C modes, or -ffp-contract=off), the code computes what
  * mbg_sym_eval (mbg_sym_eval_float) computes, bit for bit. Array names that are keywords, math
- * functions or look like tN are refused (EINVAL). */
+ * functions, look like tN or are longer than 64 characters are refused (EINVAL). */
 typedef enum mbg_sym_scalar { MBG_SYM_DOUBLE, MBG_SYM_FLOAT } mbg_sym_scalar;
 typedef struct mbg_sym_emit_opts {
   const char *indent;    /* prefix of every line; NULL = "  " */

@@ -105,19 +105,47 @@ static int32_t unique_name(name_set *t, const char *raw) {
 typedef struct emitter {
   const mbg_sym *s;
   FILE *f;
-  int fl;          /* float code */
-  int32_t *ref;    /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1] */
+  int fl;              /* float code */
+  int32_t *ref;        /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1]; constants: the
+                          offset of their literal in lit */
   unsigned char *need; /* negations with a temporary (the others are written inline) */
   name_set names;
+  char *lit; /* the literals of the live constants, NUL-terminated, back to back */
 } emitter;
+
+/* One statement is built here and written with one fwrite: an operand is at most a name (50
+ * characters and a suffix), a literal (32) or an input (array name and index). */
+typedef struct line {
+  char buf[512];
+  size_t n;
+} line;
+
+static void put_str(line *l, const char *p) {
+  size_t k = strlen(p);
+  if (k > sizeof l->buf - 1 - l->n) k = sizeof l->buf - 1 - l->n; /* cannot happen; stay safe */
+  memcpy(l->buf + l->n, p, k);
+  l->n += k;
+}
+
+static void put_int(line *l, long v) {
+  char tmp[24];
+  int k = 0;
+  unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+  do tmp[k++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  if (v < 0) tmp[k++] = '-';
+  while (k > 0 && l->n < sizeof l->buf - 1) l->buf[l->n++] = tmp[--k];
+}
 
 /* A negation written inline in its consumers ("-t3 - t4"), without a temporary. */
 static int inline_neg(const emitter *m, mbg_sx e) {
   return m->s->op[e] == MBG_SYM_NEG && !m->need[e];
 }
 
-/* An array name a temporary could shadow or clash with: a keyword, a math function, tN. */
+/* An array name a temporary could shadow or clash with (a keyword, a math function, tN), or
+ * longer than 64 characters. */
 static int bad_array_name(const char *a) {
+  if (strlen(a) > 64) return 1; /* keeps every statement within struct line */
   for (size_t i = 0; i < NRESERVED; i++)
     if (strcmp(a, reserved[i]) == 0) return 1;
   return a[0] == 't' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
@@ -131,6 +159,31 @@ static int check_graph(const mbg_sym *s, int fl, const unsigned char *live) {
     if (live[e] && s->op[e] == MBG_SYM_CONST &&
         !(fl ? isfinite((float)s->k[e]) : isfinite(s->k[e])))
       return MBG_SYM_ENONFINITE;
+  return 0;
+}
+
+/* The literal of every live constant, formatted once ("0.5", "0.5f"). */
+static int format_literals(emitter *m, const unsigned char *live) {
+  const mbg_sym *s = m->s;
+  size_t n = 0, cap = 0;
+  for (int32_t e = 0; e < s->n; e++) {
+    if (!live[e] || s->op[e] != MBG_SYM_CONST) continue;
+    if (n + 40 > cap) {
+      cap = cap ? cap * 2 : 4096;
+      char *p = realloc(m->lit, cap);
+      if (!p) return MBG_SYM_ENOMEM;
+      m->lit = p;
+    }
+    char buf[32];
+    if (m->fl) mbg_fmt_float((float)s->k[e], buf);
+    else mbg_fmt_double(s->k[e], buf);
+    m->ref[e] = (int32_t)n;
+    size_t k = strlen(buf);
+    memcpy(m->lit + n, buf, k);
+    n += k;
+    if (m->fl) m->lit[n++] = 'f';
+    m->lit[n++] = 0;
+  }
   return 0;
 }
 
@@ -161,23 +214,24 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
   return 0;
 }
 
-static void put_operand(const emitter *m, mbg_sx x) {
+static void put_operand(const emitter *m, line *l, mbg_sx x) {
   const mbg_sym *s = m->s;
-  char buf[32];
+  while (inline_neg(m, x)) { /* −(−x) never exists: the engine folds it */
+    put_str(l, "-");
+    x = s->a[x];
+  }
   if (s->op[x] == MBG_SYM_CONST) {
-    if (m->fl)
-      mbg_fmt_float((float)s->k[x], buf), fprintf(m->f, "%sf", buf);
-    else
-      mbg_fmt_double(s->k[x], buf), fputs(buf, m->f);
+    put_str(l, m->lit + m->ref[x]);
   } else if (s->op[x] == MBG_SYM_INPUT) {
-    fprintf(m->f, "%s[%d]", s->arr[s->a[x]], (int)s->b[x]);
-  } else if (inline_neg(m, x)) {
-    fputc('-', m->f);
-    put_operand(m, s->a[x]);
+    put_str(l, s->arr[s->a[x]]);
+    put_str(l, "[");
+    put_int(l, s->b[x]);
+    put_str(l, "]");
   } else if (m->ref[x] >= 0) {
-    fprintf(m->f, "t%d", (int)m->ref[x]);
+    put_str(l, "t");
+    put_int(l, m->ref[x]);
   } else {
-    fputs(m->names.str[-m->ref[x] - 1], m->f);
+    put_str(l, m->names.str[-m->ref[x] - 1]);
   }
 }
 
@@ -186,28 +240,45 @@ static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
   static const char *const fn[2][3] = {{"sqrt(", "sin(", "cos("}, {"sqrtf(", "sinf(", "cosf("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
-  fprintf(m->f, "%sconst %s ", indent, m->fl ? "float" : "double");
-  put_operand(m, e);
-  fputs(" = ", m->f);
+  line l = {.n = 0};
+  put_str(&l, indent);
+  put_str(&l, m->fl ? "const float " : "const double ");
+  put_operand(m, &l, e);
+  put_str(&l, " = ");
   if (mbg_sym_is_binary_op(op)) {
-    put_operand(m, s->a[e]);
-    fputs(binop[op - MBG_SYM_ADD], m->f);
-    put_operand(m, s->b[e]);
+    put_operand(m, &l, s->a[e]);
+    put_str(&l, binop[op - MBG_SYM_ADD]);
+    put_operand(m, &l, s->b[e]);
   } else if (op == MBG_SYM_NEG) {
-    fputc('-', m->f);
-    put_operand(m, s->a[e]);
+    put_str(&l, "-");
+    put_operand(m, &l, s->a[e]);
   } else {
-    fputs(fn[m->fl][op - MBG_SYM_SQRT], m->f);
-    put_operand(m, s->a[e]);
-    fputc(')', m->f);
+    put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
+    put_operand(m, &l, s->a[e]);
+    put_str(&l, ")");
   }
-  fputs(";\n", m->f);
+  put_str(&l, ";\n");
+  fwrite(l.buf, 1, l.n, m->f);
+}
+
+static void put_output(const emitter *m, const char *indent, int32_t i) {
+  const mbg_sym *s = m->s;
+  line l = {.n = 0};
+  put_str(&l, indent);
+  put_str(&l, s->arr[s->out_arr[i]]);
+  put_str(&l, "[");
+  put_int(&l, s->out_idx[i]);
+  put_str(&l, "] = ");
+  put_operand(m, &l, s->out_e[i]);
+  put_str(&l, ";\n");
+  fwrite(l.buf, 1, l.n, m->f);
 }
 
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
-  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL, {0}};
+  if (strlen(indent) > 64) return MBG_SYM_EINVAL;
+  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL, {0}, NULL};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL;
   int32_t len = -1;
@@ -215,19 +286,17 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   int rc = live && m.need ? 0 : MBG_SYM_ENOMEM;
   if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
   if (!rc) mbg_sym_needed_negs(s, live, m.need);
-  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) rc = format_literals(&m, live);
+  free(live);
+  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc) rc = assign_names(&m, order, len);
   for (int32_t i = 0; !rc && i < len; i++)
     if (!inline_neg(&m, order[i])) put_statement(&m, indent, order[i]);
-  for (int32_t i = 0; !rc && i < s->nout; i++) {
-    fprintf(out, "%s%s[%d] = ", indent, s->arr[s->out_arr[i]], (int)s->out_idx[i]);
-    put_operand(&m, s->out_e[i]);
-    fputs(";\n", out);
-  }
+  for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
-  free(live), free(order), free(m.ref), free(m.need);
+  free(order), free(m.ref), free(m.need), free(m.lit);
   return rc;
 }
 
