@@ -2,18 +2,34 @@
 #include "lua_sym.h"
 
 #include <lauxlib.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char SYM_MT[] = "mbdc.sym";
-
-typedef struct lsym_value {
-  mbg_sx id;
-  unsigned generation;
-} lsym_value;
+/* A symbolic value is a light userdata whose "pointer" encodes the node: TAG in bits 48-63,
+ * the low 16 bits of the function's generation in bits 32-47, the node id in bits 0-31. Light
+ * userdata are plain values (no allocation, no garbage collection: a recipe makes millions of
+ * them), equal exactly when node and generation are, and share one metatable, installed by
+ * mbg_lsym_open. Real pointers (the contexts the C side keeps as upvalues, never visible to
+ * recipes) never carry the tag. */
+_Static_assert(sizeof(void *) >= 8 && sizeof(uintptr_t) >= 8,
+               "symbolic values need a 64-bit host (they are encoded in a pointer)");
+#define SYM_TAG ((uintptr_t)0x6d62u << 48)
+#define SYM_TAG_MASK ((uintptr_t)0xffffu << 48)
 
 static mbg_lsym *ctx_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+static unsigned gen16(const mbg_lsym *c) { return c->generation & 0xffffu; }
+
+/* 1 and *word when the value at idx is a symbolic value (of any generation). */
+static int sym_word(lua_State *L, int idx, uintptr_t *word) {
+  if (lua_type(L, idx) != LUA_TLIGHTUSERDATA) return 0;
+  uintptr_t w = (uintptr_t)lua_touserdata(L, idx);
+  if ((w & SYM_TAG_MASK) != SYM_TAG) return 0;
+  *word = w;
+  return 1;
+}
 
 /* ---- conversions ---------------------------------------------------------------------------- */
 
@@ -24,12 +40,12 @@ static mbg_sx to_sx(lua_State *L, mbg_lsym *c, int idx) {
     if (e < 0) luaL_error(L, "symbolic engine: out of memory");
     return e;
   }
-  lsym_value *v = luaL_testudata(L, idx, SYM_MT);
-  if (!v)
+  uintptr_t w = 0;
+  if (!sym_word(L, idx, &w))
     luaL_error(L, "expected a number or a symbolic value, got %s", luaL_typename(L, idx));
-  else if (v->generation != c->generation)
+  if (((w >> 32) & 0xffffu) != gen16(c))
     luaL_error(L, "symbolic value from another generated function (kept across recipes?)");
-  return v->id;
+  return (mbg_sx)(w & 0xffffffffu);
 }
 
 /* Push e: a constant as a Lua number, anything else as a symbolic value. */
@@ -40,10 +56,7 @@ static int push_sx(lua_State *L, mbg_lsym *c, mbg_sx e) {
     lua_pushnumber(L, k);
     return 1;
   }
-  lsym_value *v = lua_newuserdatauv(L, sizeof *v, 0);
-  v->id = e;
-  v->generation = c->generation;
-  luaL_setmetatable(L, SYM_MT);
+  lua_pushlightuserdata(L, (void *)(SYM_TAG | (uintptr_t)gen16(c) << 32 | (uint32_t)e));
   return 1;
 }
 
@@ -66,12 +79,6 @@ static int l_unm(lua_State *L) {
   return push_sx(L, c, mbg_sym_neg(c->s, to_sx(L, c, 1)));
 }
 
-static int l_eq(lua_State *L) {
-  lsym_value *a = luaL_checkudata(L, 1, SYM_MT), *b = luaL_checkudata(L, 2, SYM_MT);
-  lua_pushboolean(L, a->id == b->id && a->generation == b->generation);
-  return 1;
-}
-
 static int l_compare(lua_State *L) {
   return luaL_error(L, "symbolic values cannot be compared (their value is known only at run "
                        "time); test structural zeros with x == 0");
@@ -82,8 +89,9 @@ static int l_unsupported(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-  lsym_value *v = luaL_checkudata(L, 1, SYM_MT);
-  lua_pushfstring(L, "sym#%d", (int)v->id);
+  uintptr_t w = 0;
+  if (!sym_word(L, 1, &w)) return luaL_error(L, "not a symbolic value");
+  lua_pushfstring(L, "sym#%d", (int)(w & 0xffffffffu));
   return 1;
 }
 
@@ -167,14 +175,15 @@ static int l_sincos(lua_State *L) {
 }
 
 static int l_is_symbolic(lua_State *L) {
-  lua_pushboolean(L, luaL_testudata(L, 1, SYM_MT) != NULL);
+  uintptr_t w = 0;
+  lua_pushboolean(L, sym_word(L, 1, &w));
   return 1;
 }
 
 void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
   static const luaL_Reg meta[] = {
     {"__add", l_add},       {"__sub", l_sub},         {"__mul", l_mul},
-    {"__div", l_div},       {"__unm", l_unm},         {"__eq", l_eq},
+    {"__div", l_div},       {"__unm", l_unm},
     {"__lt", l_compare},    {"__le", l_compare},      {"__idiv", l_unsupported},
     {"__mod", l_unsupported}, {"__pow", l_unsupported}, {"__concat", l_unsupported},
     {"__tostring", l_tostring}, {NULL, NULL}};
@@ -182,11 +191,13 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
-  luaL_newmetatable(L, SYM_MT);
+  lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
+  lua_newtable(L);
   lua_pushlightuserdata(L, ctx);
   luaL_setfuncs(L, meta, 1);
   lua_pushliteral(L, "symbolic value");
   lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
   lua_pop(L, 1);
   lua_newtable(L);
   lua_pushlightuserdata(L, ctx);

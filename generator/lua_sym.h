@@ -1,6 +1,6 @@
 /* lua_sym.h — the symbolic engine as a Lua value type (the `sym` global of docs/templates.md).
  *
- * A symbolic scalar is a full userdata holding a node id of the current engine; arithmetic
+ * A symbolic scalar is a light userdata encoding a node id of the current engine; arithmetic
  * metamethods (+ − · / unary −) build nodes, and every result the engine folds to a constant
  * comes back as a plain Lua number, so structural zeros are 0 in the recipes. The engine of one
  * generated function is swapped in with mbg_lsym_begin; values kept from an earlier function are
