@@ -42,7 +42,12 @@ static const char *size_macro(const char *role) {
   return "%s_NV";
 }
 
-static void push_function(mbg_gen *g, lua_State *L, const mbg_gen_function *f, const char *P) {
+/* The marker that stands for function k's statements in the render table; write_one replaces
+ * it by the statements (STX is never in a name, a number or a summary we produce). */
+#define BODY_MARK "\002mbdc-body-"
+
+static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
+  const mbg_gen_function *f = &g->functions[index];
   const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
   char buf[160], size[64];
   lua_createtable(L, 0, 10);
@@ -52,7 +57,8 @@ static void push_function(mbg_gen *g, lua_State *L, const mbg_gen_function *f, c
   mbg_lua_set_string(L, "summary", f->summary);
   mbg_lua_set_string(L, "returns", f->returns_int ? "int" : "void");
   mbg_lua_set_int(L, "npivots", f->npivots);
-  mbg_lua_set_string(L, "body", f->body ? f->body : "");
+  snprintf(buf, sizeof buf, BODY_MARK "%d\002", index);
+  mbg_lua_set_string(L, "body", buf);
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
@@ -152,7 +158,7 @@ static int push_d(lua_State *L) {
   push_joints(g, L);
   lua_createtable(L, g->nfunctions, 0);
   for (int f = 0; f < g->nfunctions; f++) {
-    push_function(g, L, &g->functions[f], P);
+    push_function(g, L, f, P);
     lua_rawseti(L, -2, f + 1);
   }
   lua_setfield(L, -2, "functions");
@@ -185,6 +191,43 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
   return *text ? 0 : (fprintf(err, "mbdc: error: out of memory\n"), 1);
 }
 
+/* Function k's statements, without the final newline, copied from its temporary file to out.
+ * Returns 0, or -1 (read or write error). */
+static int copy_body(const mbg_gen_function *f, FILE *out) {
+  char buf[1 << 16];
+  long left = f->body_len > 0 ? f->body_len - 1 : 0; /* the last byte is the final newline */
+  if (!f->body || fseek(f->body, 0, SEEK_SET) != 0) return -1;
+  while (left > 0) {
+    size_t n = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, f->body);
+    if (n == 0 || fwrite(buf, 1, n, out) != n) return -1;
+    left -= (long)n;
+  }
+  return 0;
+}
+
+/* text to out, every body marker replaced by its function's statements. Returns 0, or -1. */
+static int put_text(mbg_gen *g, const char *text, size_t len, FILE *out) {
+  const size_t nmark = sizeof BODY_MARK - 1;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *m = memchr(p, BODY_MARK[0], (size_t)(end - p));
+    if (!m) m = end;
+    if (fwrite(p, 1, (size_t)(m - p), out) != (size_t)(m - p)) return -1;
+    if (m == end) break;
+    char *stop;
+    long k = (size_t)(end - m) > nmark && memcmp(m, BODY_MARK, nmark) == 0
+                 ? strtol(m + nmark, &stop, 10) : -1;
+    if (k >= 0 && k < g->nfunctions && *stop == BODY_MARK[0]) {
+      if (copy_body(&g->functions[k], out) != 0) return -1;
+      p = stop + 1;
+    } else { /* not a marker: the byte itself */
+      if (fputc(*m, out) == EOF) return -1;
+      p = m + 1;
+    }
+  }
+  return 0;
+}
+
 /* Write text to dir/<prefix><file>, whole or not at all. Returns 0 or 2. */
 static int write_one(mbg_gen *g, const char *file, const char *text, size_t len, FILE *err) {
   const char *dir = g->opts->outdir && *g->opts->outdir ? g->opts->outdir : ".";
@@ -195,7 +238,7 @@ static int write_one(mbg_gen *g, const char *file, const char *text, size_t len,
   if (path) {
     snprintf(path, n, "%s/%s%s", dir, g->prefix, file);
     if (mbg_outfile_open(&o, path, err) == 0) {
-      if (fwrite(text, 1, len, o.f) == len) {
+      if (put_text(g, text, len, o.f) == 0) {
         rc = mbg_outfile_commit(&o, err) == 0 ? 0 : 2;
       } else {
         mbg_outfile_abort(&o);

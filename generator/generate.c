@@ -175,6 +175,7 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
 int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
   mbg_gen g;
   int rc = mbg_gen_open(&g, o, err);
+  g.stats_only = 1;
   if (rc == 0) rc = mbg_gen_run(&g, err);
   if (rc == 0) {
     if (!json)

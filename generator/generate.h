@@ -43,7 +43,8 @@ typedef struct mbg_gen_function {
   int returns_int;
   int nparams;
   mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
-  char *body; /* the emitted statements */
+  FILE *body;    /* the emitted statements, in an unnamed temporary file (NULL for stats) */
+  long body_len; /* its length in bytes */
   int npivots;
   mbg_sym_counts counts;
   mbg_sym *sym; /* the expression graph, kept only when mbg_gen.keep_sym (tests) */
@@ -63,7 +64,8 @@ typedef struct mbg_gen {
   int model_ref; /* registry reference of the frozen model table */
   int nfunctions;
   mbg_gen_function *functions;
-  int keep_sym; /* keep every function's graph (for evaluating it in tests) */
+  int keep_sym;   /* keep every function's graph (for evaluating it in tests) */
+  int stats_only; /* count only: no statements emitted (mbdc stats) */
 } mbg_gen;
 
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */

@@ -35,7 +35,7 @@ return function(d)
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
     end
-    b((f.body:gsub("\n$", "")))
+    b(f.body)
     if f.returns == "int" then
       if f.npivots > 0 then
         b("  for (int k = 0; k < ", f.npivots, "; k++)")
