@@ -17,13 +17,13 @@ mbg_sym *mbg_sym_new(void) {
     free(s);
     return NULL;
   }
-  memset(s->slot, 0xff, s->nslot * sizeof *s->slot); /* -1 everywhere */
+  memset(s->slot, 0xff, s->nslot * sizeof *s->slot); /* empty everywhere */
   return s;
 }
 
 void mbg_sym_free(mbg_sym *s) {
   if (!s) return;
-  free(s->op), free(s->a), free(s->b), free(s->k), free(s->name), free(s->slot);
+  free(s->op), free(s->a), free(s->b), free(s->name), free(s->slot);
   for (int32_t i = 0; i < s->narr; i++) free(s->arr[i]);
   free(s->arr), free(s->out_arr), free(s->out_idx), free(s->out_e), free(s->pool);
   free(s);
@@ -54,26 +54,24 @@ static uint64_t mix(uint64_t h) { /* splitmix64 finalizer */
   return h ^ (h >> 31);
 }
 
-static uint64_t key_hash(int op, int32_t a, int32_t b, double k) {
-  uint64_t bits;
-  memcpy(&bits, &k, sizeof bits);
-  uint64_t h = mix(((uint64_t)(uint32_t)a << 32 | (uint32_t)b) ^ (uint64_t)op << 59);
-  return mix(h ^ bits);
+static uint64_t key_hash(int op, int32_t a, int32_t b) {
+  return mix(mix(((uint64_t)(uint32_t)a << 32 | (uint32_t)b)) ^ (uint64_t)op);
 }
 
-static int same_key(const mbg_sym *s, int32_t e, int op, int32_t a, int32_t b, double k) {
-  return s->op[e] == op && s->a[e] == a && s->b[e] == b && memcmp(&s->k[e], &k, sizeof k) == 0;
-}
+#define EMPTY UINT64_MAX
+#define SLOT_ID(x) ((int32_t)(uint32_t)(x))
+#define SLOT_TAG(h) ((h) & 0xffffffff00000000u)
 
 static int rehash(mbg_sym *s) {
   uint32_t n = s->nslot * 2;
-  int32_t *slot = malloc(n * sizeof *slot);
+  uint64_t *slot = malloc(n * sizeof *slot);
   if (!slot) return -1;
   memset(slot, 0xff, n * sizeof *slot);
   for (int32_t e = 0; e < s->n; e++) {
-    uint32_t i = (uint32_t)key_hash(s->op[e], s->a[e], s->b[e], s->k[e]) & (n - 1);
-    while (slot[i] >= 0) i = (i + 1) & (n - 1);
-    slot[i] = e;
+    uint64_t h = key_hash(s->op[e], s->a[e], s->b[e]);
+    uint32_t i = (uint32_t)h & (n - 1);
+    while (slot[i] != EMPTY) i = (i + 1) & (n - 1);
+    slot[i] = SLOT_TAG(h) | (uint32_t)e;
   }
   free(s->slot);
   s->slot = slot, s->nslot = n;
@@ -84,23 +82,25 @@ static int reserve_node(mbg_sym *s) {
   if (s->n < s->cap) return 0;
   if (s->cap >= MAX_NODES) return -1;
   size_t c = s->cap ? (size_t)s->cap * 2 : 256;
-  if (grow(&s->op, c, 1) || grow(&s->a, c, 4) || grow(&s->b, c, 4) || grow(&s->k, c, 8) ||
-      grow(&s->name, c, 4))
+  if (grow(&s->op, c, 1) || grow(&s->a, c, 4) || grow(&s->b, c, 4) || grow(&s->name, c, 4))
     return -1; /* the arrays already grown stay valid, only larger */
   s->cap = (int32_t)c;
   return 0;
 }
 
-/* The node (op, a, b, k): found, or appended. */
-static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b, double k) {
+/* The node (op, a, b): found, or appended. */
+static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b) {
   if ((uint32_t)s->n * 2 >= s->nslot && rehash(s)) return fail(s);
-  uint32_t i = (uint32_t)key_hash(op, a, b, k) & (s->nslot - 1);
-  for (; s->slot[i] >= 0; i = (i + 1) & (s->nslot - 1))
-    if (same_key(s, s->slot[i], op, a, b, k)) return s->slot[i];
+  uint64_t h = key_hash(op, a, b), tag = SLOT_TAG(h);
+  uint32_t i = (uint32_t)h & (s->nslot - 1);
+  for (; s->slot[i] != EMPTY; i = (i + 1) & (s->nslot - 1)) {
+    mbg_sx e = SLOT_ID(s->slot[i]);
+    if (SLOT_TAG(s->slot[i]) == tag && s->a[e] == a && s->b[e] == b && s->op[e] == op) return e;
+  }
   if (reserve_node(s)) return fail(s);
   mbg_sx e = s->n++;
-  s->op[e] = (uint8_t)op, s->a[e] = a, s->b[e] = b, s->k[e] = k, s->name[e] = 0;
-  s->slot[i] = e;
+  s->op[e] = (uint8_t)op, s->a[e] = a, s->b[e] = b, s->name[e] = 0;
+  s->slot[i] = tag | (uint32_t)e;
   return e;
 }
 
@@ -108,7 +108,10 @@ static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b, double k) {
 
 mbg_sx mbg_sym_const(mbg_sym *s, double v) {
   if (!s) return -1;
-  return node(s, MBG_SYM_CONST, 0, 0, v == 0.0 ? 0.0 : v); /* −0.0 → 0.0 */
+  uint64_t bits;
+  v = v == 0.0 ? 0.0 : v; /* −0.0 → 0.0 */
+  memcpy(&bits, &v, sizeof bits);
+  return node(s, MBG_SYM_CONST, (int32_t)(uint32_t)bits, (int32_t)(uint32_t)(bits >> 32));
 }
 
 static int is_ident(const char *p) {
@@ -141,7 +144,7 @@ mbg_sx mbg_sym_input(mbg_sym *s, const char *array, int index) {
   if (!s) return -1;
   int32_t id = array_id(s, array);
   if (id < 0 || index < 0) return fail(s);
-  return node(s, MBG_SYM_INPUT, id, index, 0.0);
+  return node(s, MBG_SYM_INPUT, id, index);
 }
 
 /* ---- folding helpers -------------------------------------------------------------------- */
@@ -150,7 +153,7 @@ static int valid(const mbg_sym *s, mbg_sx e) { return e >= 0 && e < s->n; }
 
 int mbg_sym_is_const(const mbg_sym *s, mbg_sx e, double *value) {
   if (!s || !valid(s, e) || s->op[e] != MBG_SYM_CONST) return 0;
-  if (value) *value = s->k[e];
+  if (value) *value = mbg_sym_kval(s, e);
   return 1;
 }
 
@@ -183,7 +186,7 @@ mbg_sx mbg_sym_add(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (is_neg(s, b)) return mbg_sym_sub(s, a, s->a[b]); /* a + (−y) = a − y */
   if (cb && kb < 0) return mbg_sym_sub(s, a, mbg_sym_const(s, -kb));
   if (ca && ka < 0) return mbg_sym_sub(s, b, mbg_sym_const(s, -ka));
-  return a <= b ? node(s, MBG_SYM_ADD, a, b, 0.0) : node(s, MBG_SYM_ADD, b, a, 0.0);
+  return a <= b ? node(s, MBG_SYM_ADD, a, b) : node(s, MBG_SYM_ADD, b, a);
 }
 
 mbg_sx mbg_sym_sub(mbg_sym *s, mbg_sx a, mbg_sx b) {
@@ -197,7 +200,7 @@ mbg_sx mbg_sym_sub(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (a == b) return mbg_sym_const(s, 0.0);
   if (is_neg(s, b)) return mbg_sym_add(s, a, s->a[b]); /* a − (−y) = a + y */
   if (cb && kb < 0) return mbg_sym_add(s, a, mbg_sym_const(s, -kb));
-  return node(s, MBG_SYM_SUB, a, b, 0.0);
+  return node(s, MBG_SYM_SUB, a, b);
 }
 
 /* x · c for a constant c (x not constant). */
@@ -208,7 +211,7 @@ static mbg_sx mul_k(mbg_sym *s, mbg_sx x, double c) {
   if (is_neg(s, x)) return mul_k(s, s->a[x], -c); /* (−x)·c = x·(−c) */
   mbg_sx k = mbg_sym_const(s, c);
   if (k < 0) return -1;
-  return x <= k ? node(s, MBG_SYM_MUL, x, k, 0.0) : node(s, MBG_SYM_MUL, k, x, 0.0);
+  return x <= k ? node(s, MBG_SYM_MUL, x, k) : node(s, MBG_SYM_MUL, k, x);
 }
 
 mbg_sx mbg_sym_mul(mbg_sym *s, mbg_sx a, mbg_sx b) {
@@ -225,7 +228,7 @@ mbg_sx mbg_sym_mul(mbg_sym *s, mbg_sx a, mbg_sx b) {
     if (na) return mbg_sym_neg(s, mbg_sym_mul(s, s->a[a], b)); /* (−x)·y = −(x·y) */
     if (nb) return mbg_sym_neg(s, mbg_sym_mul(s, a, s->a[b]));
   }
-  return a <= b ? node(s, MBG_SYM_MUL, a, b, 0.0) : node(s, MBG_SYM_MUL, b, a, 0.0);
+  return a <= b ? node(s, MBG_SYM_MUL, a, b) : node(s, MBG_SYM_MUL, b, a);
 }
 
 /* 1/c when it is an exact power of two (then x/c = x·(1/c) exactly), else 0. */
@@ -252,14 +255,14 @@ mbg_sx mbg_sym_div(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (na && nb) return mbg_sym_div(s, s->a[a], s->a[b]);
   if (na) return mbg_sym_neg(s, mbg_sym_div(s, s->a[a], b)); /* (−x)/y = −(x/y) */
   if (nb) return mbg_sym_neg(s, mbg_sym_div(s, a, s->a[b]));
-  return node(s, MBG_SYM_DIV, a, b, 0.0);
+  return node(s, MBG_SYM_DIV, a, b);
 }
 
 mbg_sx mbg_sym_neg(mbg_sym *s, mbg_sx a) {
   if (bad_args(s, a, -1, 0)) return -1;
   double k;
   int op = s->op[a];
-  if (op == MBG_SYM_CONST) return mbg_sym_const(s, -s->k[a]);
+  if (op == MBG_SYM_CONST) return mbg_sym_const(s, -mbg_sym_kval(s, a));
   if (op == MBG_SYM_NEG) return s->a[a];
   if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->a[a], &k)) return mul_k(s, s->b[a], -k);
   if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->b[a], &k)) return mul_k(s, s->a[a], -k);
@@ -268,7 +271,7 @@ mbg_sx mbg_sym_neg(mbg_sym *s, mbg_sx a) {
     return s->op[x] == MBG_SYM_CONST ? mbg_sym_div(s, mbg_sym_const(s, -k), y)
                                      : mbg_sym_div(s, x, mbg_sym_const(s, -k));
   }
-  return node(s, MBG_SYM_NEG, a, -1, 0.0);
+  return node(s, MBG_SYM_NEG, a, -1);
 }
 
 /* sqrt, sin, cos: constants folded when the result is finite. */
@@ -279,7 +282,7 @@ static mbg_sx unary(mbg_sym *s, int op, mbg_sx a) {
     mbg_sx f = folded(s, op == MBG_SYM_SQRT ? sqrt(k) : op == MBG_SYM_SIN ? sin(k) : cos(k));
     if (f != -2) return f;
   }
-  return node(s, op, a, -1, 0.0);
+  return node(s, op, a, -1);
 }
 
 mbg_sx mbg_sym_sqrt(mbg_sym *s, mbg_sx a) { return unary(s, MBG_SYM_SQRT, a); }

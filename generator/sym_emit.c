@@ -157,7 +157,7 @@ static int check_graph(const mbg_sym *s, int fl, const unsigned char *live) {
     if (bad_array_name(s->arr[i])) return MBG_SYM_EINVAL;
   for (int32_t e = 0; e < s->n; e++)
     if (live[e] && s->op[e] == MBG_SYM_CONST &&
-        !(fl ? isfinite((float)s->k[e]) : isfinite(s->k[e])))
+        !(fl ? isfinite((float)mbg_sym_kval(s, e)) : isfinite(mbg_sym_kval(s, e))))
       return MBG_SYM_ENONFINITE;
   return 0;
 }
@@ -175,8 +175,8 @@ static int format_literals(emitter *m, const unsigned char *live) {
       m->lit = p;
     }
     char buf[32];
-    if (m->fl) mbg_fmt_float((float)s->k[e], buf);
-    else mbg_fmt_double(s->k[e], buf);
+    if (m->fl) mbg_fmt_float((float)mbg_sym_kval(s, e), buf);
+    else mbg_fmt_double(mbg_sym_kval(s, e), buf);
     m->ref[e] = (int32_t)n;
     size_t k = strlen(buf);
     memcpy(m->lit + n, buf, k);

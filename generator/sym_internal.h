@@ -5,19 +5,21 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sym.h"
 
-/* Struct of arrays, indexed by node id. CONST: k = value. INPUT: a = array id, b = index.
- * Unary ops: a = operand, b = -1. Binary ops: a, b = operands (add, mul: a <= b). */
+/* Struct of arrays, indexed by node id. CONST: a, b = the low and high 32 bits of the value
+ * (mbg_sym_kval). INPUT: a = array id, b = index. Unary ops: a = operand, b = -1. Binary ops:
+ * a, b = operands (add, mul: a <= b). (op, a, b) is the whole key of a node. */
 struct mbg_sym {
   int32_t n, cap;
   uint8_t *op;
   int32_t *a, *b;
-  double *k;
   int32_t *name; /* offset + 1 into pool, 0 = unnamed */
-  /* Hash of (op, a, b, bits of k): open addressing, node ids, -1 = empty. */
-  int32_t *slot;
+  /* Hash of (op, a, b): open addressing; a slot holds the upper 32 bits of the key's hash (so
+   * most probes never touch the node arrays) and the node id; empty slots are all ones. */
+  uint64_t *slot;
   uint32_t nslot; /* power of two, at least twice n */
   /* Array names (inputs and outputs), interned in first-use order. */
   char **arr;
@@ -31,6 +33,14 @@ struct mbg_sym {
   size_t npool, cappool;
   int failed;
 };
+
+/* The value of a constant node. */
+static inline double mbg_sym_kval(const struct mbg_sym *s, int32_t e) {
+  uint64_t bits = (uint64_t)(uint32_t)s->b[e] << 32 | (uint32_t)s->a[e];
+  double v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
 
 static inline int mbg_sym_is_leaf_op(int op) { return op == MBG_SYM_CONST || op == MBG_SYM_INPUT; }
 static inline int mbg_sym_is_binary_op(int op) { return op >= MBG_SYM_ADD && op <= MBG_SYM_DIV; }

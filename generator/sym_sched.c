@@ -100,7 +100,7 @@ static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_i
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
   if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
-  case MBG_SYM_CONST: return s->k[e];
+  case MBG_SYM_CONST: return mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return in(ctx, s->arr[s->a[e]], s->b[e]);
   case MBG_SYM_ADD: return x + y;
   case MBG_SYM_SUB: return x - y;
@@ -121,7 +121,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
   if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
-  case MBG_SYM_CONST: return (float)s->k[e];
+  case MBG_SYM_CONST: return (float)mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return (float)in(ctx, s->arr[s->a[e]], s->b[e]);
   case MBG_SYM_ADD: return x + y;
   case MBG_SYM_SUB: return x - y;
