@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A random tree of N revolute bodies as a .mbd model, for measuring generation time and memory:
 # each body's parent uniform among the earlier ones (depth ~ log N), generic axes and joint
-# placements, full inertias. Deterministic for a given SEED (awk's srand).
+# placements (unit axes), full inertias. Deterministic for a given SEED (awk's srand).
 # usage: bench/random_tree.sh N [SEED] > tree.mbd
 #        /usr/bin/time -v mbdc stats tree.mbd --functions aba
 set -euo pipefail
@@ -17,8 +17,9 @@ awk -v n="$n" -v seed="$seed" 'BEGIN {
   for (k = 1; k <= n; k++) {
     parent = (k == 1) ? "world" : sprintf("b%d", 1 + int(rand() * (k - 1)))
     do { ax = u(1); ay = u(1); az = u(1) } while (ax * ax + ay * ay + az * az < 0.01)
-    printf "joint j%d revolute %s -> b%d { origin xyz %.3f %.3f %.3f rpy %.3f %.3f %.3f; axis %.3f %.3f %.3f; }\n",
-      k, parent, k, u(0.3), u(0.3), u(0.3), u(3), u(3), u(3), ax, ay, az
+    len = sqrt(ax * ax + ay * ay + az * az) # a unit axis: no normalization warning
+    printf "joint j%d revolute %s -> b%d { origin xyz %.3f %.3f %.3f rpy %.3f %.3f %.3f; axis %.17g %.17g %.17g; }\n",
+      k, parent, k, u(0.3), u(0.3), u(0.3), u(3), u(3), u(3), ax / len, ay / len, az / len
   }
 }
 function u(a) { return a * (2 * rand() - 1) }'

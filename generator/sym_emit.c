@@ -191,7 +191,9 @@ static int format_literals(emitter *m, const unsigned char *live) {
  * functions and array names taken first), else t0, t1, ... */
 static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
   const mbg_sym *s = m->s;
-  if (set_init(&m->names, NRESERVED + (size_t)s->narr + (size_t)len)) return MBG_SYM_ENOMEM;
+  size_t named = 0;
+  for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
+  if (set_init(&m->names, NRESERVED + (size_t)s->narr + named)) return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
