@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "build.h"
+#include "lua_alloc.h"
 #include "templates_builtin.h"
 
 struct mbg_lua {
   lua_State *L;
+  mbg_lua_pool *pool; /* the state's small blocks (lua_alloc.h) */
   char *user_dir;
   char *error;
 };
@@ -253,12 +255,20 @@ static int open_sandbox(lua_State *L) {
   return 0;
 }
 
+static int panic(lua_State *L) {
+  const char *msg = lua_tostring(L, -1);
+  fprintf(stderr, "mbdc: error: unprotected Lua error: %s\n", msg ? msg : "(not a string)");
+  return 0; /* Lua aborts */
+}
+
 mbg_lua *mbg_lua_new(const char *user_dir) {
   mbg_lua *h = calloc(1, sizeof *h);
   if (!h) return NULL;
   if (user_dir && !(h->user_dir = strdup(user_dir))) return mbg_lua_free(h), NULL;
-  h->L = luaL_newstate();
+  if (!(h->pool = mbg_lua_pool_new())) return mbg_lua_free(h), NULL;
+  h->L = lua_newstate(mbg_lua_pool_alloc, h->pool);
   if (!h->L) return mbg_lua_free(h), NULL;
+  lua_atpanic(h->L, panic); /* unreachable in practice: everything runs under lua_pcall */
   /* recipes make millions of short-lived symbolic values: the generational collector reclaims
    * them young instead of re-marking the whole live graph every cycle */
   lua_gc(h->L, LUA_GCGEN, 0, 0);
@@ -272,6 +282,7 @@ mbg_lua *mbg_lua_new(const char *user_dir) {
 void mbg_lua_free(mbg_lua *h) {
   if (!h) return;
   if (h->L) lua_close(h->L);
+  mbg_lua_pool_free(h->pool);
   free(h->user_dir);
   free(h->error);
   free(h);
