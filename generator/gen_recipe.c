@@ -1,6 +1,5 @@
 /* gen_recipe.c — run one recipe (templates/algorithms/NAME.lua) over the symbolic engine and
  * keep what the render templates need: the parameters, the emitted statements, the counts. */
-#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,17 +105,10 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   }
   free(live);
   f->npivots = g->lsym.npivots;
-  int rc = 0;
-  if (!g->stats_only) {
-    /* A function of a large model has millions of statements: they go to a temporary file,
-     * which gen_render.c copies into the output, never through memory or Lua. */
-    if (!(f->body = tmpfile()))
-      return fprintf(err, "mbdc: error: cannot create a temporary file: %s\n", strerror(errno)), 2;
-    mbg_sym_emit_opts eo = {"  ", g->opts->scalar};
-    rc = mbg_sym_emit_c(s, f->body, &eo);
-    if (rc == 0 && (fflush(f->body) != 0 || (f->body_len = ftell(f->body)) < 0))
-      rc = MBG_SYM_EIO;
-  }
+  /* the statements are emitted when the files are written (gen_render.c): only what could make
+   * that fail other than memory and I/O is checked here, before any file is touched */
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1};
+  int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc != 0) {
     fprintf(err, "mbdc: error: %s: %s\n", f->name, mbg_sym_strerror(rc));
@@ -159,7 +151,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   lua_settop(L, 0);
   mbg_lsym_end(&g->lsym);
   g->lsym.s = NULL;
-  if (g->keep_sym && rc == 0) f->sym = s;
+  if ((g->keep_sym || !g->stats_only) && rc == 0) f->sym = s;
   else mbg_sym_free(s);
   return rc;
 }
@@ -167,7 +159,6 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
 void mbg_gen_function_free(mbg_gen_function *f) {
   free(f->name);
   free(f->summary);
-  if (f->body) fclose(f->body);
   mbg_sym_free(f->sym);
   memset(f, 0, sizeof *f);
 }

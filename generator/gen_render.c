@@ -191,18 +191,12 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
   return *text ? 0 : (fprintf(err, "mbdc: error: out of memory\n"), 1);
 }
 
-/* Function k's statements, without the final newline, copied from its temporary file to out.
- * Returns 0, or -1 (read or write error). */
-static int copy_body(const mbg_gen_function *f, FILE *out) {
-  char buf[1 << 16];
-  long left = f->body_len > 0 ? f->body_len - 1 : 0; /* the last byte is the final newline */
-  if (!f->body || fseek(f->body, 0, SEEK_SET) != 0) return -1;
-  while (left > 0) {
-    size_t n = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, f->body);
-    if (n == 0 || fwrite(buf, 1, n, out) != n) return -1;
-    left -= (long)n;
-  }
-  return 0;
+/* Function f's statements, emitted from its graph straight into out, without the final
+ * newline (a function of a large model has millions of them: they are never held as text).
+ * Returns 0, or -1 (memory, or a write error). */
+static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out) {
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1};
+  return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
 }
 
 /* text to out, every body marker replaced by its function's statements. Returns 0, or -1. */
@@ -218,7 +212,7 @@ static int put_text(mbg_gen *g, const char *text, size_t len, FILE *out) {
     long k = (size_t)(end - m) > nmark && memcmp(m, BODY_MARK, nmark) == 0
                  ? strtol(m + nmark, &stop, 10) : -1;
     if (k >= 0 && k < g->nfunctions && *stop == BODY_MARK[0]) {
-      if (copy_body(&g->functions[k], out) != 0) return -1;
+      if (put_body(g, &g->functions[k], out) != 0) return -1;
       p = stop + 1;
     } else { /* not a marker: the byte itself */
       if (fputc(*m, out) == EOF) return -1;

@@ -43,11 +43,11 @@ typedef struct mbg_gen_function {
   int returns_int;
   int nparams;
   mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
-  FILE *body;    /* the emitted statements, in an unnamed temporary file (NULL for stats) */
-  long body_len; /* its length in bytes */
   int npivots;
   mbg_sym_counts counts;
-  mbg_sym *sym; /* the expression graph, kept only when mbg_gen.keep_sym (tests) */
+  /* The expression graph: kept for writing the files (its statements are emitted straight into
+   * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */
+  mbg_sym *sym;
 } mbg_gen_function;
 
 /* Everything a generation works on: the model through every stage, and the Lua host. */

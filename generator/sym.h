@@ -127,6 +127,7 @@ typedef enum mbg_sym_scalar { MBG_SYM_DOUBLE, MBG_SYM_FLOAT } mbg_sym_scalar;
 typedef struct mbg_sym_emit_opts {
   const char *indent;    /* prefix of every line; NULL = "  " */
   mbg_sym_scalar scalar; /* float: float temporaries, "f" literals, sqrtf/sinf/cosf */
+  int no_final_newline;  /* lines joined by newlines, the last one without */
 } mbg_sym_emit_opts;
 
 enum {
@@ -137,6 +138,9 @@ enum {
 };
 /* Returns 0 or one of the codes above; nothing is written for ENONFINITE and EINVAL. */
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o);
+/* What mbg_sym_emit_c would return for ENONFINITE and EINVAL, without writing: 0 when the graph
+ * can be emitted (only memory or the stream can then fail). */
+int mbg_sym_emit_check(const mbg_sym *s, const mbg_sym_emit_opts *o);
 const char *mbg_sym_strerror(int code);
 
 #endif

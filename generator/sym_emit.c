@@ -109,6 +109,8 @@ typedef struct emitter {
   int32_t *ref;        /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1]; constants: the
                           offset of their literal in lit */
   unsigned char *need; /* negations with a temporary (the others are written inline) */
+  int joined;          /* no_final_newline: a newline before every line but the first */
+  int started;         /* a line was written */
   name_set names;
   char *lit; /* the literals of the live constants, NUL-terminated, back to back */
 } emitter;
@@ -237,7 +239,15 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
   }
 }
 
-static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
+/* Ends a line and writes it: ";\n", or with no_final_newline the newline goes before the next. */
+static void put_end(emitter *m, line *l) {
+  put_str(l, m->joined ? ";" : ";\n");
+  if (m->joined && m->started) fputc('\n', m->f);
+  fwrite(l->buf, 1, l->n, m->f);
+  m->started = 1;
+}
+
+static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
   static const char *const fn[2][3] = {{"sqrt(", "sin(", "cos("}, {"sqrtf(", "sinf(", "cosf("}};
   const mbg_sym *s = m->s;
@@ -259,11 +269,10 @@ static void put_statement(const emitter *m, const char *indent, mbg_sx e) {
     put_operand(m, &l, s->a[e]);
     put_str(&l, ")");
   }
-  put_str(&l, ";\n");
-  fwrite(l.buf, 1, l.n, m->f);
+  put_end(m, &l);
 }
 
-static void put_output(const emitter *m, const char *indent, int32_t i) {
+static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
   line l = {.n = 0};
   put_str(&l, indent);
@@ -272,15 +281,15 @@ static void put_output(const emitter *m, const char *indent, int32_t i) {
   put_int(&l, s->out_idx[i]);
   put_str(&l, "] = ");
   put_operand(m, &l, s->out_e[i]);
-  put_str(&l, ";\n");
-  fwrite(l.buf, 1, l.n, m->f);
+  put_end(m, &l);
 }
 
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
-  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL, {0}, NULL};
+  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
+               o && o->no_final_newline, 0, {0}, NULL};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL;
   int32_t len = -1;
@@ -299,6 +308,17 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
   free(order), free(m.ref), free(m.need), free(m.lit);
+  return rc;
+}
+
+int mbg_sym_emit_check(const mbg_sym *s, const mbg_sym_emit_opts *o) {
+  if (!s || s->failed) return MBG_SYM_EINVAL;
+  if (o && o->indent && strlen(o->indent) > 64) return MBG_SYM_EINVAL;
+  unsigned char *live = malloc((size_t)s->n + 1);
+  if (!live) return MBG_SYM_ENOMEM;
+  mbg_sym_live(s, live);
+  int rc = check_graph(s, o && o->scalar == MBG_SYM_FLOAT, live);
+  free(live);
   return rc;
 }
 

@@ -41,7 +41,7 @@ static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *inde
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {indent, scalar};
+  mbg_sym_emit_opts o = {indent, scalar, 0};
   *rc = mbg_sym_emit_c(s, f, &o);
   fclose(f);
   return buf;
@@ -468,6 +468,29 @@ static void t_emit_deterministic(void **st) {
   free(text[0]), free(text[1]);
 }
 
+/* no_final_newline: the same lines, joined by newlines, without the last one. */
+static void t_emit_joined(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0), y = mbg_sym_input(s, "q", 1);
+  mbg_sym_output(s, "out", 0, mbg_sym_mul(s, mbg_sym_add(s, x, y), mbg_sym_sin(s, x)));
+  mbg_sym_output(s, "out", 1, mbg_sym_const(s, 0.5));
+  int rc;
+  char *whole = emit_text(s, MBG_SYM_DOUBLE, "  ", &rc), *joined = NULL;
+  assert_int_equal(rc, 0);
+  size_t len = 0;
+  FILE *f = open_memstream(&joined, &len);
+  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1};
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  size_t n = strlen(whole);
+  assert_true(n > 1 && whole[n - 1] == '\n');
+  whole[n - 1] = 0;
+  assert_string_equal(joined, whole);
+  free(whole), free(joined);
+  mbg_sym_free(s);
+}
+
 /* NaN and infinite constants are refused (nothing written); dead ones do not matter. */
 static void t_emit_nonfinite(void **st) {
   (void)st;
@@ -476,14 +499,18 @@ static void t_emit_nonfinite(void **st) {
   mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
   mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
   int rc;
+  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0}, flt = {NULL, MBG_SYM_FLOAT, 0};
   char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0), free(t);
+  assert_int_equal(mbg_sym_emit_check(s, &dbl), 0);
   t = emit_text(s, MBG_SYM_FLOAT, NULL, &rc); /* 1e300 is infinite as a float */
   assert_int_equal(rc, MBG_SYM_ENONFINITE);
+  assert_int_equal(mbg_sym_emit_check(s, &flt), MBG_SYM_ENONFINITE);
   assert_string_equal(t, ""), free(t);
   mbg_sym_output(s, "out", 1, mbg_sym_add(s, x, mbg_sym_const(s, INFINITY)));
   t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, MBG_SYM_ENONFINITE);
+  assert_int_equal(mbg_sym_emit_check(s, &dbl), MBG_SYM_ENONFINITE);
   assert_string_equal(t, "");
   assert_string_equal(mbg_sym_strerror(rc), "a constant is NaN or infinite");
   free(t);
@@ -502,7 +529,7 @@ static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *wa
   fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
   fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
   fprintf(f, "  (void)q;\n  (void)v;\n");
-  mbg_sym_emit_opts o = {"  ", sc};
+  mbg_sym_emit_opts o = {"  ", sc, 0};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
   for (int k = 0; k < 16; k++) {
@@ -579,7 +606,8 @@ int main(void) {
       cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
-      cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_compile_double),
+      cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
+      cmocka_unit_test(t_compile_double),
       cmocka_unit_test(t_compile_float),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
