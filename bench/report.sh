@@ -121,6 +121,17 @@ misses() {
     printf "- %s, %s: %s mul + div, %s add, above the bound %s, %s\n", $2, $4, $5, $6, $7, $8 }' || true
   ops_table | grep -qF '**no**' && any=1
   [ "$any" = 1 ] || echo "None: every ratio is at least ${target}× and every op count within its bound."
+  echo
+  echo "Closest to the target (smallest ratios of this run, with the instruction ratio of callgrind):"
+  echo
+  for c in $configs; do
+    speed_rows "$c" | awk -v c="$c" '{ print c, $1, $2, "runtime", $6; if ($7 != "-") print c, $1, $2, "MuJoCo", $7 }'
+  done | sort -k5,5g | head -4 | while read -r c robot f peer x; do
+    impl=$([ "$peer" = MuJoCo ] && echo mujoco || echo runtime)
+    ir=$(awk -v r="$robot" -v f="$f" -v i="$impl" '$1 == "instr" && $2 == r && $3 == f && $4 == "generated" { g = $5 }
+      $1 == "instr" && $2 == r && $3 == f && $4 == i { p = $5 } END { if (g) printf "%.1f", p / g; else print "n/a" }' "$res/instr.txt")
+    echo "- $c, $robot, $f: ${x}× faster than $peer (instructions: ${ir}×)"
+  done
 }
 
 {
