@@ -1,0 +1,355 @@
+/* bench_main.c — times one robot's generated dynamics against the generic runtime and MuJoCo.
+ *
+ * Compiled once per robot (bench/CMakeLists.txt) with BENCH_PREFIX (the generated code's prefix),
+ * BENCH_HEADER ("<prefix>_dynamics.h"), BENCH_NAME and, for a URDF example, BENCH_URDF (its
+ * path). The three implementations see the same random states, in the same process:
+ *
+ *   bench_ROBOT                 check, then time: R repetitions; in each, for every function,
+ *                               K batches of B calls of each implementation, interleaved batch by
+ *                               batch; median and minimum ns per call over the R·K batches
+ *   bench_ROBOT --smoke         check, then a few calls of everything (a ctest: it cannot rot)
+ *   bench_ROBOT --check         only the agreement check on the states used
+ *   bench_ROBOT --callgrind N   N calls of each (function, implementation) between callgrind
+ *                               client requests (bench/callgrind.sh reads the dumps)
+ *   options: --reps R --batches K --batch B (defaults 7, 100, 1000: 10^5 calls per repetition),
+ *            --write-urdf FILE (keep the URDF MuJoCo read)
+ *
+ * Output lines for bench/report.sh, after '#' comments:
+ *   check FUNC IMPL REL_ERR            worst relative error against the runtime over the states
+ *   time FUNC IMPL MEDIAN_NS MIN_NS    ns per call
+ *   ratio FUNC PEER RATIO              median(peer) / median(generated), from this run
+ *   mujoco n/a REASON                  when MuJoCo cannot load the robot */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_peer.h"
+#include "mb.h"
+#include BENCH_HEADER
+
+#ifdef BENCH_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s) (void)(s)
+#endif
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define GEN(f) CAT(BENCH_PREFIX, f)
+extern const mb_model GEN(model);
+#define MODEL GEN(model)
+
+#define NSTATES 64 /* random states, cycled through by every implementation */
+#define SEED 20261121u
+#define TOL_GEN 1e-10 /* generated vs runtime: the harness's tolerance */
+/* MuJoCo vs runtime: MuJoCo stores each body's inertia as principal moments and axes, which it
+ * finds only to about 1e-9 relative (arm7's link3: izz 0.0064 comes back as 0.00640000001),
+ * and forward dynamics and M^-1 amplify that by M's condition number; a real disagreement (a
+ * wrong frame or convention) is of order 1. */
+#define TOL_MJ 1e-6
+
+typedef struct bench {
+  const mb_model *m;
+  mb_workspace ws;
+  bench_mj *mj;
+  int nq, nv, nb;
+  double *q, *v, *a, *tau; /* NSTATES states */
+  double *out, *wrench;    /* outputs (nv·nv, 6(nb+1)) */
+  int rc;                  /* sum of return codes, so they are used */
+} bench;
+
+/* xorshift64*, as the generated harness: uniform in [lo, hi). */
+static double uniform(unsigned long long *s, double lo, double hi) {
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+static void random_quat(unsigned long long *s, double *x) {
+  double n2;
+  do {
+    n2 = 0;
+    for (int k = 0; k < 4; k++) x[k] = uniform(s, -1, 1), n2 += x[k] * x[k];
+  } while (n2 < 0.01 || n2 > 1);
+  for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
+}
+
+/* q in the joints' ranges of use; v, a, tau in [-1, 1) */
+static void random_state(const mb_model *m, unsigned long long *s, double *q, double *v,
+                         double *a, double *tau) {
+  for (int i = 1; i <= m->nb; i++) {
+    double *qi = q + m->iq[i];
+    switch (m->jtype[i]) {
+    case MB_JOINT_SPHERICAL: random_quat(s, qi); break;
+    case MB_JOINT_FLOATING:
+      for (int k = 0; k < 3; k++) qi[k] = uniform(s, -1, 1);
+      random_quat(s, qi + 3);
+      break;
+    case MB_JOINT_FIXED: break;
+    case MB_JOINT_PRISMATIC: qi[0] = uniform(s, -0.5, 0.5); break;
+    default: qi[0] = uniform(s, -3.14159, 3.14159); break;
+    }
+  }
+  for (int k = 0; k < m->nv; k++)
+    v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
+}
+
+#define Q(s) (b->q + (s) * b->nq)
+#define V(s) (b->v + (s) * b->nv)
+#define A(s) (b->a + (s) * b->nv)
+#define TAU(s) (b->tau + (s) * b->nv)
+
+/* ---------------------------------------------------------------------------------------------
+ * The timed calls: one kernel per (function, implementation), called through a pointer (the
+ * same cost for all three), each writing its output to memory the compiler cannot see through. */
+typedef void (*kernel)(bench *b, int s);
+#define NOINLINE __attribute__((noinline))
+
+static NOINLINE void gen_rnea(bench *b, int s) { GEN(rnea)(Q(s), V(s), A(s), b->out); }
+static NOINLINE void gen_crba(bench *b, int s) { GEN(crba)(Q(s), b->out); }
+static NOINLINE void gen_crba_fd(bench *b, int s) {
+  b->rc += GEN(crba_fd)(Q(s), V(s), TAU(s), b->out);
+}
+static NOINLINE void gen_aba(bench *b, int s) { b->rc += GEN(aba)(Q(s), V(s), TAU(s), b->out); }
+static NOINLINE void gen_minv(bench *b, int s) { b->rc += GEN(minv)(Q(s), b->out); }
+
+static NOINLINE void rt_rnea(bench *b, int s) {
+  mb_rnea(b->m, &b->ws, Q(s), V(s), A(s), NULL, b->out);
+}
+static NOINLINE void rt_crba(bench *b, int s) { mb_crba(b->m, &b->ws, Q(s), b->out); }
+static NOINLINE void rt_crba_fd(bench *b, int s) {
+  b->rc += mb_crba_fd(b->m, &b->ws, Q(s), V(s), TAU(s), b->out);
+}
+static NOINLINE void rt_aba(bench *b, int s) {
+  b->rc += mb_aba(b->m, &b->ws, Q(s), V(s), TAU(s), NULL, b->out);
+}
+static NOINLINE void rt_minv(bench *b, int s) { b->rc += mb_minv(b->m, &b->ws, Q(s), b->out); }
+
+static NOINLINE void mj_rnea_k(bench *b, int s) { bench_mj_rnea(b->mj, s, b->out); }
+static NOINLINE void mj_crba_k(bench *b, int s) { bench_mj_crba(b->mj, s, b->out); }
+static NOINLINE void mj_fd_k(bench *b, int s) { bench_mj_fd(b->mj, s, b->out); }
+static NOINLINE void mj_minv_k(bench *b, int s) { bench_mj_minv(b->mj, s, b->out); }
+
+#ifdef BENCH_HAVE_CFA
+static NOINLINE void gen_cfa(bench *b, int s) {
+  b->rc += GEN(cfa)(Q(s), V(s), TAU(s), b->out, b->wrench);
+}
+static NOINLINE void rt_cfa(bench *b, int s) {
+  b->rc += mb_cfa(b->m, &b->ws, Q(s), V(s), TAU(s), b->out, b->wrench);
+}
+#endif
+
+enum { IMPL_GEN, IMPL_RT, IMPL_MJ, NIMPL };
+static const char *const impl_name[NIMPL] = {"generated", "runtime", "mujoco"};
+/* What the output is, for the check's conversion from MuJoCo's coordinates. */
+enum { OUT_FORCE, OUT_MATRIX, OUT_ACC };
+
+static const struct function {
+  const char *name;
+  int out;
+  kernel k[NIMPL];
+} functions[] = {
+  {"rnea", OUT_FORCE, {gen_rnea, rt_rnea, mj_rnea_k}},
+  {"crba", OUT_MATRIX, {gen_crba, rt_crba, mj_crba_k}},
+  {"crba_fd", OUT_ACC, {gen_crba_fd, rt_crba_fd, mj_fd_k}},
+  {"aba", OUT_ACC, {gen_aba, rt_aba, mj_fd_k}},
+  {"minv", OUT_MATRIX, {gen_minv, rt_minv, mj_minv_k}},
+#ifdef BENCH_HAVE_CFA
+  {"cfa", OUT_ACC, {gen_cfa, rt_cfa, mj_fd_k}},
+#endif
+};
+#define NFUNC ((int)(sizeof functions / sizeof functions[0]))
+
+static int out_size(const bench *b, const struct function *f) {
+  return f->out == OUT_MATRIX ? b->nv * b->nv : b->nv;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The check: every implementation against the runtime on every state. */
+static double rel_err(const double *x, const double *ref, int n) {
+  double err = 0, scale = 0;
+  for (int k = 0; k < n; k++) {
+    double e = fabs(x[k] - ref[k]);
+    if (!(e <= err)) err = e; /* NaN counts as the worst */
+    if (fabs(ref[k]) > scale) scale = fabs(ref[k]);
+  }
+  return scale > 0 ? err / scale : err;
+}
+
+static int check(bench *b) {
+  int n = b->nv * b->nv, failed = 0;
+  double *ref = malloc((size_t)n * sizeof *ref), *got = malloc((size_t)n * sizeof *got);
+  for (int f = 0; f < NFUNC; f++) {
+    double worst[NIMPL] = {0, 0, 0};
+    int size = out_size(b, &functions[f]);
+    for (int s = 0; s < NSTATES; s++) {
+      functions[f].k[IMPL_RT](b, s);
+      memcpy(ref, b->out, (size_t)size * sizeof *ref);
+      for (int i = 0; i < NIMPL; i++) {
+        if (i == IMPL_RT || (i == IMPL_MJ && !b->mj)) continue;
+        functions[f].k[i](b, s);
+        if (i == IMPL_MJ) {
+          if (functions[f].out == OUT_FORCE) bench_mj_force_to_mb(b->mj, s, b->out, got);
+          if (functions[f].out == OUT_ACC) bench_mj_acc_to_mb(b->mj, s, b->out, got);
+          if (functions[f].out == OUT_MATRIX) bench_mj_matrix_to_mb(b->mj, s, b->out, got);
+        } else {
+          memcpy(got, b->out, (size_t)size * sizeof *got);
+        }
+        double e = rel_err(got, ref, size);
+        if (!(e <= worst[i])) worst[i] = e;
+      }
+    }
+    for (int i = 0; i < NIMPL; i++) {
+      if (i == IMPL_RT || (i == IMPL_MJ && !b->mj)) continue;
+      int bad = !(worst[i] <= (i == IMPL_MJ ? TOL_MJ : TOL_GEN));
+      failed += bad;
+      printf("check %s %s %.2e%s\n", functions[f].name, impl_name[i], worst[i],
+             bad ? " FAIL" : "");
+    }
+  }
+  free(ref), free(got);
+  return failed;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Timing. */
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns per call of one batch of n calls, cycling through the states */
+static double batch(bench *b, kernel k, int n) {
+  double t0 = now_ns();
+  for (int c = 0; c < n; c++) {
+    k(b, c & (NSTATES - 1));
+    __asm__ volatile("" ::: "memory");
+  }
+  return (now_ns() - t0) / n;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, c = *(const double *)y;
+  return (a > c) - (a < c);
+}
+
+static void time_all(bench *b, int reps, int batches, int calls) {
+  int nimpl = b->mj ? NIMPL : IMPL_MJ, n = reps * batches;
+  double *t = malloc((size_t)(NFUNC * NIMPL * n) * sizeof *t);
+  for (int f = 0; f < NFUNC; f++) /* warm-up: caches, branch predictors, lazy binding */
+    for (int i = 0; i < nimpl; i++) batch(b, functions[f].k[i], 10 * calls > 10000 ? 10000 : 10 * calls);
+  for (int r = 0; r < reps; r++)
+    for (int f = 0; f < NFUNC; f++)
+      for (int k = 0; k < batches; k++)
+        for (int i = 0; i < nimpl; i++)
+          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], calls);
+  for (int f = 0; f < NFUNC; f++) {
+    double median[NIMPL];
+    for (int i = 0; i < nimpl; i++) {
+      double *x = t + (f * NIMPL + i) * n;
+      qsort(x, (size_t)n, sizeof *x, cmp_double);
+      median[i] = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+      printf("time %s %s %.1f %.1f\n", functions[f].name, impl_name[i], median[i], x[0]);
+    }
+    for (int i = IMPL_RT; i < nimpl; i++)
+      printf("ratio %s %s %.2f\n", functions[f].name, impl_name[i], median[i] / median[IMPL_GEN]);
+  }
+  free(t);
+}
+
+/* N calls of every (function, implementation), each between callgrind's client requests: the
+ * dump named "FUNC IMPL" holds the instructions of exactly those calls. */
+static void callgrind(bench *b, int calls) {
+  char name[64];
+  for (int f = 0; f < NFUNC; f++)
+    for (int i = 0; i < (b->mj ? NIMPL : IMPL_MJ); i++) {
+      batch(b, functions[f].k[i], calls); /* warm-up: lazy binding of libm and libmujoco */
+      snprintf(name, sizeof name, "%s %s", functions[f].name, impl_name[i]);
+      CALLGRIND_ZERO_STATS;
+      batch(b, functions[f].k[i], calls);
+      CALLGRIND_DUMP_STATS_AT(name);
+    }
+  printf("callgrind %d calls per dump\n", calls);
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: bench_%s [--smoke | --check | --callgrind N] [--reps R] [--batches K] "
+                  "[--batch B] [--write-urdf FILE]\n",
+          BENCH_NAME);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  int reps = 7, batches = 100, calls = 1000, mode_check = 0, cg_calls = 0;
+  const char *keep_urdf = NULL;
+  for (int k = 1; k < argc; k++) {
+    const char *o = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
+    if (strcmp(o, "--smoke") == 0)
+      reps = 1, batches = 2, calls = 10;
+    else if (strcmp(o, "--check") == 0)
+      mode_check = 1;
+    else if (strcmp(o, "--callgrind") == 0 && val)
+      cg_calls = atoi(val), k++;
+    else if (strcmp(o, "--reps") == 0 && val)
+      reps = atoi(val), k++;
+    else if (strcmp(o, "--batches") == 0 && val)
+      batches = atoi(val), k++;
+    else if (strcmp(o, "--batch") == 0 && val)
+      calls = atoi(val), k++;
+    else if (strcmp(o, "--write-urdf") == 0 && val)
+      keep_urdf = val, k++;
+    else
+      return usage();
+  }
+  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0) return usage();
+
+  bench bb = {0}, *b = &bb;
+  const mb_model *m = &MODEL;
+  char msg[512];
+  if (mb_model_check(m, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
+  b->m = m, b->nq = m->nq, b->nv = m->nv, b->nb = m->nb;
+  void *wsbuf = malloc(mb_workspace_size(m));
+  mb_workspace_init(&b->ws, m, wsbuf);
+  b->q = calloc((size_t)(NSTATES * b->nq + 7), sizeof(double));
+  b->v = malloc((size_t)(NSTATES * b->nv) * sizeof(double));
+  b->a = malloc((size_t)(NSTATES * b->nv) * sizeof(double));
+  b->tau = malloc((size_t)(NSTATES * b->nv) * sizeof(double));
+  b->out = malloc((size_t)(b->nv * b->nv + 6 * (b->nb + 1)) * sizeof(double));
+  b->wrench = malloc((size_t)(6 * (b->nb + 1)) * sizeof(double));
+  unsigned long long seed = SEED;
+  for (int s = 0; s < NSTATES; s++) random_state(m, &seed, Q(s), V(s), A(s), TAU(s));
+
+#ifdef BENCH_URDF
+  const char *urdf = BENCH_URDF;
+#else
+  const char *urdf = NULL;
+#endif
+  bench_names names = {GEN(joint_names), GEN(body_names)};
+  b->mj = bench_mj_open(m, &names, urdf, keep_urdf, NSTATES, msg, sizeof msg);
+  for (int s = 0; b->mj && s < NSTATES; s++) bench_mj_set_state(b->mj, s, Q(s), V(s), A(s), TAU(s));
+
+  printf("# robot %s: nq %d, nv %d, %d moving bodies; %d random states (seed %u)\n", BENCH_NAME,
+         b->nq, b->nv, b->nb, NSTATES, SEED);
+  if (b->mj)
+    printf("# mujoco %s, loaded from %s\n", bench_mj_version(),
+           urdf ? "the example's URDF (meshes stripped)" : "a URDF written from the runtime model");
+  else
+    printf("mujoco n/a %s\n", msg);
+
+  int failed = check(b);
+  if (failed) {
+    printf("# %d check(s) failed: not timing code that disagrees\n", failed);
+  } else if (cg_calls > 0) {
+    callgrind(b, cg_calls);
+  } else if (!mode_check) {
+    printf("# timing: %d repetitions x %d batches x %d calls per implementation and function\n",
+           reps, batches, calls);
+    time_all(b, reps, batches, calls);
+  }
+  bench_mj_close(b->mj);
+  free(wsbuf), free(b->q), free(b->v), free(b->a), free(b->tau), free(b->out), free(b->wrench);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The benchmark suite (issue 6), one command: builds the bench programs in two configurations
+# (-O2, and -O3 -march=native), runs every bench_<robot> (generated code vs runtime vs MuJoCo, same
+# states, same process), counts instructions per call with callgrind, collects `mbdc stats`, and
+# writes docs/benchmarks.md and docs/benchmarks.png.
+#
+#   bash scripts/bench.sh
+#
+# Environment: MBDC_BENCH_CONFIGS (default "O2 native"), MBDC_BENCH_ARGS (passed to every
+# bench_<robot>, e.g. "--reps 3" for a quicker run), MBDC_BENCH_CALLS (calls per callgrind dump,
+# default 1000). Takes a few minutes; quote its figures as one run (PERFORMANCE.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc)
+configs=${MBDC_BENCH_CONFIGS:-O2 native}
+calls=${MBDC_BENCH_CALLS:-1000}
+res=build-bench/results
+rm -rf "$res"
+mkdir -p "$res/stats"
+
+flags_of() {
+  case $1 in
+  O2) echo "-O2" ;;
+  native) echo "-O3 -march=native" ;;
+  *) echo "bench.sh: unknown configuration $1" >&2; exit 2 ;;
+  esac
+}
+
+for c in $configs; do
+  dir=build-bench/$c
+  echo "== build $c ($(flags_of "$c"))"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="$(flags_of "$c")" \
+    -DMBDC_TESTS=OFF -DMBDC_BENCH=ON >/dev/null
+  cmake --build "$dir" -j"$jobs" >/dev/null
+  mkdir -p "$res/$c"
+  while read -r robot model; do
+    echo "== $c: bench_$robot"
+    # shellcheck disable=SC2086
+    "$dir/bench/bench_$robot" ${MBDC_BENCH_ARGS:-} >"$res/$c/$robot.txt"
+  done <"$dir/bench/robots.txt"
+done
+
+first=${configs%% *}
+cp "build-bench/$first/bench/robots.txt" "$res/robots.txt"
+while read -r robot model; do
+  "build-bench/$first/generator/mbdc" stats "$model" --json >"$res/stats/$robot.json"
+done <"$res/robots.txt"
+
+echo "== callgrind ($first build, $calls calls per function)"
+bash bench/callgrind.sh "build-bench/$first" "$calls" >"$res/instr.txt"
+
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "build-bench/$first/CMakeCache.txt")
+robot1=$(awk 'NR == 1 { print $1 }' "$res/robots.txt")
+{
+  printf 'date\t%s\n' "$(date -u +%Y-%m-%d)"
+  printf 'cpu\t%s, %s cores (%s)\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+    "$(nproc)" "$(uname -sr)"
+  printf 'compiler\t%s (%s)\n' "$("$cc" --version | head -1)" "$cc"
+  for c in $configs; do printf 'flags_%s\t%s -std=c99 (generated) / -std=c11 (runtime, bench)\n' "$c" "$(flags_of "$c")"; done
+  printf 'mujoco\t2.2.2, Debian package libmujoco-dev %s (built by Debian, its own flags)\n' \
+    "$(dpkg-query -W -f='${Version}' libmujoco-dev 2>/dev/null || echo '?')"
+  printf 'timing\t%s; CLOCK_MONOTONIC, after a warm-up of 10^4 calls each\n' \
+    "$(sed -n 's/^# timing: //p' "$res/$first/$robot1.txt")"
+  printf 'instr\t%s, %s calls per function after a warm-up of as many\n' \
+    "$(valgrind --version) --tool=callgrind" "$calls"
+  printf 'command\tbash scripts/bench.sh%s\n' "${MBDC_BENCH_ARGS:+ (MBDC_BENCH_ARGS=\"$MBDC_BENCH_ARGS\")}"
+  printf 'configs\t%s\n' "$configs"
+} >"$res/meta.txt"
+
+bash bench/report.sh "$res" docs/benchmarks.md docs/benchmarks.png
+echo "== wrote docs/benchmarks.md and docs/benchmarks.png"
