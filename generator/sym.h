@@ -89,9 +89,11 @@ int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name);
 
 /* live[e] = 1 for nodes reachable from the outputs, else 0 (live has mbg_sym_size entries). */
 void mbg_sym_live(const mbg_sym *s, unsigned char *live);
-/* Emission order of the live non-leaf nodes: each output's cone depth-first, in output order,
- * operands before their node, each node right before its first use. *order is malloc'ed (free
- * it); returns its length, or -1 when out of memory. */
+/* Emission order of the live non-leaf nodes: first every live sine and cosine (with what its
+ * argument needs) in id order — so the generated code makes its libm calls before any other
+ * temporary is live, and none has to be spilled around a call — then each output's cone
+ * depth-first, in output order, operands before their node, each node right before its first
+ * use. *order is malloc'ed (free it); returns its length, or -1 when out of memory. */
 int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:

@@ -24,8 +24,25 @@ static mbg_sx inner_arg(const mbg_sym *s, mbg_sx e, int k) {
   return x >= 0 && !mbg_sym_is_leaf_op(s->op[x]) ? x : -1;
 }
 
-/* Depth-first from each output in output order; stage[e]: 0 unseen, 1 first operand pushed,
- * 2 second operand pushed, 3 scheduled. A DAG has no cycles, so a pushed operand is unseen. */
+/* Appends root's unscheduled cone to out, depth-first, operands first; stage[e]: 0 unseen,
+ * 1 first operand pushed, 2 second operand pushed, 3 scheduled. A DAG has no cycles, so a
+ * pushed operand is unseen. */
+static void schedule_cone(const mbg_sym *s, mbg_sx root, unsigned char *stage, mbg_sx *stack,
+                          mbg_sx *out, int32_t *len) {
+  if (mbg_sym_is_leaf_op(s->op[root]) || stage[root]) return;
+  int32_t sp = 0;
+  stack[sp++] = root;
+  while (sp > 0) {
+    mbg_sx e = stack[sp - 1], x;
+    if (stage[e] < 2) {
+      x = inner_arg(s, e, stage[e]++);
+      if (x >= 0 && !stage[x]) stack[sp++] = x;
+    } else {
+      stage[e] = 3, out[(*len)++] = e, sp--;
+    }
+  }
+}
+
 int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
   *order = NULL;
   if (!s) return -1;
@@ -37,21 +54,16 @@ int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
     free(stage), free(stack), free(out);
     return -1;
   }
-  for (int32_t i = 0; i < s->nout; i++) {
-    mbg_sx root = s->out_e[i];
-    if (mbg_sym_is_leaf_op(s->op[root]) || stage[root]) continue;
-    int32_t sp = 0;
-    stack[sp++] = root;
-    while (sp > 0) {
-      mbg_sx e = stack[sp - 1], x;
-      if (stage[e] < 2) {
-        x = inner_arg(s, e, stage[e]++);
-        if (x >= 0 && !stage[x]) stack[sp++] = x;
-      } else {
-        stage[e] = 3, out[len++] = e, sp--;
-      }
-    }
+  /* the live sines and cosines first, in id order: a libm call in the middle of the arithmetic
+   * would spill every live temporary around it */
+  mbg_sym_live(s, stage);
+  for (mbg_sx e = 0; e < s->n; e++) {
+    int trig = stage[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS);
+    stage[e] = trig ? 4 : 0; /* 4: a live trig node, not yet scheduled */
   }
+  for (mbg_sx e = 0; e < s->n; e++)
+    if (stage[e] == 4) stage[e] = 0, schedule_cone(s, e, stage, stack, out, &len);
+  for (int32_t i = 0; i < s->nout; i++) schedule_cone(s, s->out_e[i], stage, stack, out, &len);
   free(stage), free(stack);
   *order = out;
   return len;

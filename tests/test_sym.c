@@ -409,14 +409,15 @@ static void t_emit_golden(void **st) {
   int rc;
   char *d = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0);
-  assert_string_equal(d, "  const double v_thigh_2 = q[0] * v[2];\n"
-                         "  const double t0 = v_thigh_2 - 0.1;\n"
-                         "  const double v_thigh_2_2 = sin(q[0]);\n"
-                         "  const double t1 = sqrt(v_thigh_2_2);\n"
-                         "  const double t1_ = t0 / t1;\n"
-                         "  const double t2 = cos(v_thigh_2);\n"
-                         "  const double int_2 = -t2;\n"
-                         "  const double t3 = -v_thigh_2_2 - v[2];\n"
+  /* sines and cosines first (no temporary live across a libm call), then the outputs' cones */
+  assert_string_equal(d, "  const double v_thigh_2 = sin(q[0]);\n"
+                         "  const double v_thigh_2_2 = q[0] * v[2];\n"
+                         "  const double t0 = cos(v_thigh_2_2);\n"
+                         "  const double t1 = v_thigh_2_2 - 0.1;\n"
+                         "  const double t2 = sqrt(v_thigh_2);\n"
+                         "  const double t1_ = t1 / t2;\n"
+                         "  const double int_2 = -t0;\n"
+                         "  const double t3 = -v_thigh_2 - v[2];\n"
                          "  tau[0] = t1_;\n"
                          "  tau[1] = int_2;\n"
                          "  tau[2] = -2.5;\n"
@@ -424,14 +425,14 @@ static void t_emit_golden(void **st) {
                          "  tau[4] = t3;\n");
   char *f = emit_text(s, MBG_SYM_FLOAT, "\t", &rc);
   assert_int_equal(rc, 0);
-  assert_string_equal(f, "\tconst float v_thigh_2 = q[0] * v[2];\n"
-                         "\tconst float t0 = v_thigh_2 - 0.1f;\n"
-                         "\tconst float v_thigh_2_2 = sinf(q[0]);\n"
-                         "\tconst float t1 = sqrtf(v_thigh_2_2);\n"
-                         "\tconst float t1_ = t0 / t1;\n"
-                         "\tconst float t2 = cosf(v_thigh_2);\n"
-                         "\tconst float int_2 = -t2;\n"
-                         "\tconst float t3 = -v_thigh_2_2 - v[2];\n"
+  assert_string_equal(f, "\tconst float v_thigh_2 = sinf(q[0]);\n"
+                         "\tconst float v_thigh_2_2 = q[0] * v[2];\n"
+                         "\tconst float t0 = cosf(v_thigh_2_2);\n"
+                         "\tconst float t1 = v_thigh_2_2 - 0.1f;\n"
+                         "\tconst float t2 = sqrtf(v_thigh_2);\n"
+                         "\tconst float t1_ = t1 / t2;\n"
+                         "\tconst float int_2 = -t0;\n"
+                         "\tconst float t3 = -v_thigh_2 - v[2];\n"
                          "\ttau[0] = t1_;\n"
                          "\ttau[1] = int_2;\n"
                          "\ttau[2] = -2.5f;\n"

@@ -15,23 +15,23 @@ const char *const cart_pole_body_names[CART_POLE_NB + 1] = {"world", "cart", "po
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {
-  const double t0 = cos(q[1]);
-  const double t1 = a[0] * t0;
-  const double t2 = sin(q[1]);
-  const double t3 = t2 * -9.8;
-  const double ac_pole_0 = t1 + t3;
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = a[0] * t1;
+  const double t3 = t0 * -9.8;
+  const double ac_pole_0 = t2 + t3;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
-  const double t6 = t0 * f_pole_3;
-  const double t7 = a[0] * t2;
-  const double t8 = t0 * 9.8;
+  const double t6 = t1 * f_pole_3;
+  const double t7 = a[0] * t0;
+  const double t8 = t1 * 9.8;
   const double ac_pole_2 = t7 + t8;
   const double t9 = ac_pole_2 * 0.1;
   const double t10 = v[1] * v[1];
   const double t11 = t10 * -0.05;
   const double f_pole_5 = t9 + t11;
-  const double t12 = t2 * f_pole_5;
+  const double t12 = t0 * f_pole_5;
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
   const double t14 = a[1] * 0.03333333333333333;
@@ -43,18 +43,18 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 13 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]) {
-  const double t0 = a[0] - fext[9];
+  const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
-  const double t2 = a[0] * t1;
-  const double t3 = sin(q[1]);
-  const double t4 = t3 * -9.8;
-  const double ac_pole_0 = t2 + t4;
+  const double t2 = a[0] - fext[9];
+  const double t3 = a[0] * t1;
+  const double t4 = t0 * -9.8;
+  const double ac_pole_0 = t3 + t4;
   const double t5 = ac_pole_0 * 0.1;
   const double t6 = a[1] * 0.05;
   const double t7 = t5 + t6;
   const double f_pole_3 = t7 - fext[15];
   const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t3;
+  const double t9 = a[0] * t0;
   const double t10 = 9.8 * t1;
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
@@ -62,9 +62,9 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   const double t13 = t12 * -0.05;
   const double t14 = t11 + t13;
   const double f_pole_5 = t14 - fext[17];
-  const double t15 = t3 * f_pole_5;
+  const double t15 = t0 * f_pole_5;
   const double t16 = t8 + t15;
-  const double f_cart_3 = t0 + t16;
+  const double f_cart_3 = t2 + t16;
   const double t17 = a[1] * 0.03333333333333333;
   const double t18 = ac_pole_0 * 0.05;
   const double t19 = t17 + t18;
@@ -75,17 +75,17 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
 
 /* bias forces: h = C(q, v) v + g(q); 9 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]) {
-  const double t0 = cos(q[1]);
-  const double t1 = sin(q[1]);
-  const double ac_pole_0 = t1 * -9.8;
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double ac_pole_0 = t0 * -9.8;
   const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t2 = t0 * f_pole_3;
-  const double ac_pole_2 = t0 * 9.8;
+  const double t2 = t1 * f_pole_3;
+  const double ac_pole_2 = t1 * 9.8;
   const double t3 = ac_pole_2 * 0.1;
   const double t4 = v[1] * v[1];
   const double t5 = t4 * -0.05;
   const double f_pole_5 = t3 + t5;
-  const double t6 = t1 * f_pole_5;
+  const double t6 = t0 * f_pole_5;
   const double f_cart_3 = t2 + t6;
   const double f_pole_1 = ac_pole_0 * 0.05;
   h[0] = f_cart_3;
@@ -94,14 +94,14 @@ void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], d
 
 /* gravity torques: g(q); 7 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
-  const double t0 = cos(q[1]);
-  const double t1 = sin(q[1]);
-  const double ac_pole_0 = t1 * -9.8;
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double ac_pole_0 = t0 * -9.8;
   const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t2 = t0 * f_pole_3;
-  const double ac_pole_2 = t0 * 9.8;
+  const double t2 = t1 * f_pole_3;
+  const double ac_pole_2 = t1 * 9.8;
   const double f_pole_5 = ac_pole_2 * 0.1;
-  const double t3 = t1 * f_pole_5;
+  const double t3 = t0 * f_pole_5;
   const double f_cart_3 = t2 + t3;
   const double f_pole_1 = ac_pole_0 * 0.05;
   g[0] = f_cart_3;
@@ -121,29 +121,29 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 16 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1];
-  const double t0 = cos(q[1]);
-  const double IC_cart_3 = t0 * 0.05;
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double IC_cart_3 = t1 * 0.05;
   const double L_1_0 = IC_cart_3 * 3e+01;
-  const double t1 = IC_cart_3 * L_1_0;
-  const double D_cart_0 = 1.1 - t1;
-  const double t2 = 1.0 / D_cart_0;
-  const double t3 = sin(q[1]);
-  const double ac_pole_0 = t3 * -9.8;
+  const double t2 = IC_cart_3 * L_1_0;
+  const double D_cart_0 = 1.1 - t2;
+  const double t3 = 1.0 / D_cart_0;
+  const double ac_pole_0 = t0 * -9.8;
   const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t4 = t0 * f_pole_3;
-  const double ac_pole_2 = t0 * 9.8;
+  const double t4 = t1 * f_pole_3;
+  const double ac_pole_2 = t1 * 9.8;
   const double t5 = ac_pole_2 * 0.1;
   const double t6 = v[1] * v[1];
   const double t7 = -0.05 * t6;
   const double f_pole_5 = t5 + t7;
-  const double t8 = t3 * f_pole_5;
+  const double t8 = t0 * f_pole_5;
   const double f_cart_3 = t4 + t8;
   const double t9 = tau[0] - f_cart_3;
   const double f_pole_1 = 0.05 * ac_pole_0;
   const double t10 = tau[1] - f_pole_1;
   const double t11 = L_1_0 * t10;
   const double t12 = t9 - t11;
-  const double t13 = t2 * t12;
+  const double t13 = t3 * t12;
   const double t14 = 3e+01 * t10;
   const double t15 = L_1_0 * t13;
   const double t16 = t14 - t15;
@@ -159,20 +159,20 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1];
   const double t0 = sin(q[1]);
-  const double t1 = t0 * t0;
-  const double t2 = t1 * 0.07500000000000001;
-  const double t3 = t2 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t3;
-  const double t4 = 1.0 / IA_cart_21;
-  const double t5 = cos(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 0.07500000000000001;
+  const double t4 = t3 + 0.024999999999999994;
+  const double IA_cart_21 = 1.0 + t4;
+  const double t5 = 1.0 / IA_cart_21;
   const double ac_pole_0 = t0 * -9.8;
   const double pA_pole_3 = ac_pole_0 * 0.1;
   const double pA_pole_1 = ac_pole_0 * 0.05;
   const double u_pole_0 = tau[1] - pA_pole_1;
   const double t6 = u_pole_0 * 1.5;
   const double t7 = pA_pole_3 + t6;
-  const double t8 = t5 * t7;
-  const double ac_pole_2 = t5 * 9.8;
+  const double t8 = t1 * t7;
+  const double ac_pole_2 = t1 * 9.8;
   const double t9 = ac_pole_2 * 0.1;
   const double t10 = v[1] * v[1];
   const double t11 = t10 * -0.05;
@@ -180,9 +180,9 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   const double t12 = t0 * pA_pole_5;
   const double pA_cart_3 = t8 + t12;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t4 * u_cart_0;
+  const double da_cart_3 = t5 * u_cart_0;
   const double t13 = u_pole_0 * 3e+01;
-  const double da_pole_3 = t5 * da_cart_3;
+  const double da_pole_3 = t1 * da_cart_3;
   const double t14 = 1.5 * da_pole_3;
   const double da_pole_1 = t13 - t14;
   pivot[0] = IA_cart_21;
@@ -197,19 +197,19 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
   double pivot[1];
   const double t0 = sin(q[1]);
-  const double t1 = t0 * t0;
-  const double t2 = t1 * 0.07500000000000001;
-  const double t3 = t2 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t3;
-  const double t4 = 1.0 / IA_cart_21;
-  const double t5 = cos(q[1]);
-  const double t6 = t5 * -1.5;
-  const double t7 = t4 * t6;
-  const double t8 = t5 * t7;
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 0.07500000000000001;
+  const double t4 = t3 + 0.024999999999999994;
+  const double IA_cart_21 = 1.0 + t4;
+  const double t5 = 1.0 / IA_cart_21;
+  const double t6 = t1 * -1.5;
+  const double t7 = t5 * t6;
+  const double t8 = t1 * t7;
   const double t9 = 1.5 * t8;
   const double t10 = 3e+01 - t9;
   pivot[0] = IA_cart_21;
-  Minv[0] = t4;
+  Minv[0] = t5;
   Minv[1] = t7;
   Minv[2] = t7;
   Minv[3] = t10;
@@ -220,30 +220,30 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
-  const double t0 = a[1] * 0.03333333333333333;
+  const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
-  const double t2 = a[0] * t1;
-  const double t3 = sin(q[1]);
-  const double t4 = t3 * -9.8;
-  const double ac_pole_0 = t2 + t4;
+  const double t2 = a[1] * 0.03333333333333333;
+  const double t3 = a[0] * t1;
+  const double t4 = t0 * -9.8;
+  const double ac_pole_0 = t3 + t4;
   const double t5 = ac_pole_0 * 0.05;
-  const double f_pole_1 = t0 + t5;
+  const double f_pole_1 = t2 + t5;
   const double t6 = ac_pole_0 * 0.1;
   const double t7 = a[1] * 0.05;
   const double f_pole_3 = t6 + t7;
   const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t3;
+  const double t9 = a[0] * t0;
   const double t10 = t1 * 9.8;
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
   const double t12 = v[1] * v[1];
   const double t13 = t12 * -0.05;
   const double f_pole_5 = t11 + t13;
-  const double t14 = t3 * f_pole_5;
+  const double t14 = t0 * f_pole_5;
   const double t15 = t8 + t14;
   const double f_cart_3 = a[0] + t15;
   const double t16 = t1 * f_pole_5;
-  const double t17 = t3 * f_pole_3;
+  const double t17 = t0 * f_pole_3;
   const double t18 = t16 - t17;
   const double f_cart_5 = 9.8 + t18;
   wrench[0] = 0.0;
@@ -268,8 +268,8 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
 
 /* forward kinematics: world pose (R row-major, p) of every body; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]) {
-  const double E0_pole_0 = cos(q[1]);
   const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
   const double E0_pole_2 = -E0_pole_6;
   pose[0] = 1.0;
   pose[1] = 0.0;

@@ -1233,8 +1233,8 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* forward kinematics: world pose (R row-major, p) of every body; 33 mul, 21 add, 0 div, 0 sqrt, 2 sin/cos. */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
-  const double E0_nut_0 = cos(q[0]);
   const double E0_nut_1 = sin(q[0]);
+  const double E0_nut_0 = cos(q[0]);
   const double E0_nut_3 = -E0_nut_1;
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
