@@ -11,7 +11,7 @@ endif()
 # Until every default function has its recipe, `mbdc generate` of the defaults fails: say so in
 # one skipped test instead of breaking the build.
 set(missing "")
-foreach(f rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk)
+foreach(f rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk cfa)
   if(NOT EXISTS ${PROJECT_SOURCE_DIR}/templates/algorithms/${f}.lua)
     list(APPEND missing ${f})
   endif()
