@@ -55,7 +55,7 @@ function C.build(model)
     end
   end
   -- A F_S = rhs: assemble, factor, solve
-  local A = CB.assemble(T, X, G, Tc, nt, model.cfa.blocks)
+  local A = CB.assemble(T, G, Tc, nt, model.cfa.blocks)
   local fac = CB.factor(T, A, nt, model.cfa.steps)
   local FS = CB.solve(fac, nt, model.cfa.steps, rhs)
   -- F = S x + T F_S;  z = Pᵀ I⁻¹ P F;  q̈_j = (Sᵀ S)⁻¹ Sᵀ z_j;  w_j = f_j(bias) + F_j

@@ -67,15 +67,6 @@ end
 
 -- ---- the blocks of A --------------------------------------------------------------------------
 
-local function dot_cols(U, V, sign)
-  local M = {}
-  for r = 1, #U do
-    M[r] = {}
-    for c = 1, #V do M[r][c] = sign * sp.dot(U[r], V[c]) end
-  end
-  return M
-end
-
 local function transpose(M, nr, nc)
   local R = {}
   for c = 1, nc do
@@ -111,29 +102,64 @@ local function name_block(M, bj, bk, symmetric)
   return M
 end
 
--- A's blocks that are not zero (eqs. 31-38 in ALGORITHMS.md's notation), with Y_j = λX*_j T_j
--- (joint j's constraint directions as forces on its parent p) and K_j = I_p⁻¹ Y_j:
---   A_jj = T_jᵀ I_j⁻¹ T_j + Y_jᵀ K_j  (a constant when p is the world)
---   A_pj = −T_pᵀ K_j                  (j a child of p)
---   A_jk = Y_jᵀ K_k                   (j, k siblings on p)
+-- The constant 6×6 (columns) N = XT_j M XT_kᵀ for a matrix M given by its action mv on vectors
+-- (numbers: the tree transforms and the inverse inertias are constants).
+local function const_between(XTj, mv, XTk)
+  local N = {}
+  for c = 1, 6 do
+    local e = sp.zeros(6)
+    e[c] = 1
+    local u = XTk and sp.XT_fv(XTk, e) or e
+    u = mv(u)
+    N[c] = XTj and sp.X_mv(XTj, u) or u
+  end
+  return N
+end
+
+local function N_mv(N, u)
+  local y = sp.zeros(6)
+  for c = 1, 6 do
+    if u[c] ~= 0 then
+      for r = 1, 6 do y[r] = y[r] + N[c][r] * u[c] end
+    end
+  end
+  return y
+end
+
+-- Tlᵀ XJl N XJrᵀ Tr (XJl or XJr nil: the identity), column by column: each column of Tr is a
+-- unit or sparse vector, XJrᵀ of it has few non-zeros, N is a constant.
+local function rotated_block(Tl, XJl, N, XJr, Tr, sign, upper)
+  local M = {}
+  for r = 1, #Tl do M[r] = {} end
+  for c, t in ipairs(Tr) do
+    local u = XJr and sp.XT_fv(XJr, t) or t
+    u = N_mv(N, u)
+    if XJl then u = sp.X_mv(XJl, u) end
+    for r = 1, upper and c or #Tl do M[r][c] = sign * sp.dot(Tl[r], u) end
+  end
+  return M
+end
+
+-- A's blocks that are not zero (eqs. 31-38 in ALGORITHMS.md's notation). With iXλ = XJ_i XT_i
+-- and the constants G_j = I_j⁻¹ (in body j), C_j = XT_j G_p XT_jᵀ (the parent's inverse inertia
+-- at joint j before its motion), N_pj = XT_j G_p, N_jk = XT_j G_p XT_kᵀ:
+--   A_jj = T_jᵀ G_j T_j + T_jᵀ XJ_j C_j XJ_jᵀ T_j     (the second term when p is a body)
+--   A_jp = −T_jᵀ XJ_j N_pj T_p                          (j a child of p)
+--   A_jk = T_jᵀ XJ_j N_jk XJ_kᵀ T_k                     (j, k siblings on p)
 -- blocks is model.cfa.blocks, the off-diagonal pattern the generator computed.
-function C.assemble(T, X, G, Tc, nt, blocks)
-  local A, Y, K = C.store(nt), {}, {}
+function C.assemble(T, G, Tc, nt, blocks)
+  local A, XJ = C.store(nt), {}
+  local function Gmv(i) return function(u) return C.Iinv_mv(G[i], u) end end
   for _, b in ipairs(T) do
     local j, p = b.i, b.parent
+    XJ[j] = J.jcalc(b)
     if nt[j] > 0 then
-      local GT = {}
-      for c, t in ipairs(Tc[j]) do GT[c] = C.Iinv_mv(G[j], t) end
-      local D = dot_cols(Tc[j], GT, 1)
+      local D = rotated_block(Tc[j], nil, const_between(nil, Gmv(j), nil), nil, Tc[j], 1, true)
       if p > 0 then
-        Y[j], K[j] = {}, {}
-        for c, t in ipairs(Tc[j]) do
-          Y[j][c] = sp.XT_fv(X[j], t)
-          K[j][c] = C.Iinv_mv(G[p], Y[j][c])
-        end
-        local YK = dot_cols(Y[j], K[j], 1)
+        local R = rotated_block(Tc[j], XJ[j], const_between(b.XT, Gmv(p), b.XT), XJ[j], Tc[j], 1,
+                                true)
         for r = 1, nt[j] do
-          for c = r, nt[j] do D[r][c] = D[r][c] + YK[r][c] end
+          for c = r, nt[j] do D[r][c] = D[r][c] + R[r][c] end
         end
       end
       A.set(j, j, name_block(D, b, b, true))
@@ -141,8 +167,13 @@ function C.assemble(T, X, G, Tc, nt, blocks)
   end
   for _, e in ipairs(blocks) do
     local j, k = e[1], e[2]
-    local M = e.sibling and dot_cols(Y[j], K[k], 1) or dot_cols(Tc[j], K[k], -1)
-    A.set(j, k, name_block(M, T[j], T[k], false))
+    if e.sibling then
+      local N = const_between(T[j].XT, Gmv(T[j].parent), T[k].XT)
+      A.set(j, k, name_block(rotated_block(Tc[j], XJ[j], N, XJ[k], Tc[k], 1), T[j], T[k]))
+    else -- A_kj, k the child
+      local N = const_between(T[k].XT, Gmv(j), nil)
+      A.set(k, j, name_block(rotated_block(Tc[k], XJ[k], N, nil, Tc[j], -1), T[k], T[j]))
+    end
   end
   return A
 end
