@@ -340,12 +340,49 @@ static void generic_chain_within_featherstone_bounds(void **state) {
   mbg_gen_close(&g);
 }
 
+/* The dependency depth of cfa's solve (mbdc stats' "solve depth": from A's entries and the
+ * right-hand side to the outputs) on chains of 8, 16, 32, 64 revolute joints: odd-even grows by
+ * a constant per doubling (like log n: K = log₂ n rounds of block elimination, then as many of
+ * back substitution), tips grows like n (one block after the other). Exact counts from the
+ * expression graph, not timing. */
+static void cfa_depth_on_chains(void **state) {
+  (void)state;
+  long depth[2][4];
+  for (int c = 0; c < 4; c++) {
+    int n = 8 << c;
+    mbt_rng_seed(&rng, 77);
+    mbg_model *m = random_model(n, SHAPE_CHAIN, 0);
+    for (int j = 0; j < m->njoints; j++) m->joints[j].type = MBG_JOINT_REVOLUTE;
+    mbg_gen g;
+    mbg_gen_opts o = {.model_path = "chain", .functions = "cfa"};
+    assert_int_equal(mbg_gen_open_model(&g, &o, m, "", 0, stderr), 0);
+    assert_int_equal(mbg_gen_run(&g, stderr), 0);
+    assert_int_equal(g.ncfa_rows, 2);
+    for (int r = 0; r < 2; r++)
+      depth[g.cfa_rows[r].kind == MBG_CFA_ODD_EVEN][c] = g.cfa_rows[r].solve_depth;
+    print_message("chain of %2d: solve depth tips %4ld, odd-even %4ld (whole function: tips %ld, odd-even %ld)\n",
+                  n, depth[0][c], depth[1][c],
+                  g.cfa_rows[g.cfa_rows[0].kind == MBG_CFA_ODD_EVEN].depth,
+                  g.cfa_rows[g.cfa_rows[0].kind == MBG_CFA_TIPS].depth);
+    mbg_gen_close(&g);
+  }
+  long step = depth[1][1] - depth[1][0];
+  for (int c = 1; c < 4; c++) {
+    /* odd-even: the same increment per doubling (within 25 %); tips: about doubling */
+    long inc = depth[1][c] - depth[1][c - 1];
+    assert_true(inc > 0 && 4 * labs(inc - step) <= step);
+    assert_true(depth[0][c] >= 2 * depth[0][c - 1] - depth[0][0] / 2);
+  }
+  assert_true(depth[1][3] < depth[0][3] / 4);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(random_trees),
     cmocka_unit_test(cfa_random_trees),
     cmocka_unit_test(example_models),
     cmocka_unit_test(generic_chain_within_featherstone_bounds),
+    cmocka_unit_test(cfa_depth_on_chains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
