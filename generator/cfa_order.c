@@ -134,7 +134,7 @@ static int eliminate(graph *G, mbg_cfa_order *o) {
       if (!grown) return free(pos), free(list), free(h), -1;
       o->nbr = grown;
     }
-    memcpy(o->nbr + o->nbr_start[s], list, (size_t)m * sizeof *list);
+    if (m > 0) memcpy(o->nbr + o->nbr_start[s], list, (size_t)m * sizeof *list);
     o->nbr_start[s + 1] = o->nbr_start[s] + m;
     h[s] = h[s] > 0 ? h[s] : 1;
     if (m > 0 && h[pos[list[0]]] < h[s] + 1) h[pos[list[0]]] = h[s] + 1;
