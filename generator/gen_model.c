@@ -1,8 +1,10 @@
 /* gen_model.c — the recipes' read-only `model` table (docs/templates.md "The model table"):
  * the numbered tree after fixed-joint merging and joint-frame alignment. */
 #include <lauxlib.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cfa_order.h"
 #include "generate.h"
 
 static void push_numbers(lua_State *L, const double *x, int n) {
@@ -52,6 +54,56 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   lua_setfield(L, -2, "aligned");
 }
 
+static void push_ints(lua_State *L, const int *x, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushinteger(L, x[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
+/* model.cfa: the elimination order g->cfa_kind (tips when AUTO) of the CFA's system, its
+ * off-diagonal blocks before elimination and every step's remaining neighbours (cfa_order.h). */
+static void push_cfa(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  int nb = t->nb, *parent = malloc((size_t)(nb + 1) * sizeof *parent);
+  int *nt = malloc((size_t)(nb + 1) * sizeof *nt);
+  mbg_cfa_order o;
+  mbg_cfa_kind kind = g->cfa_kind == MBG_CFA_AUTO ? MBG_CFA_TIPS : g->cfa_kind;
+  if (!parent || !nt) free(parent), free(nt), luaL_error(L, "out of memory");
+  for (int i = 0; i <= nb; i++) parent[i] = t->body[i].parent, nt[i] = 6 - t->body[i].nv;
+  int rc = mbg_cfa_order_build(nb, parent, nt, kind, &o);
+  free(parent), free(nt);
+  if (rc != 0) luaL_error(L, "out of memory");
+  lua_createtable(L, 0, 10);
+  mbg_lua_set_string(L, "order", mbg_cfa_kind_name(kind));
+  mbg_lua_set_int(L, "rounds", o.rounds);
+  mbg_lua_set_int(L, "longest", o.longest);
+  mbg_lua_set_int(L, "nnode", o.nnode);
+  mbg_lua_set_int(L, "fill", o.nfill);
+  mbg_lua_set_int(L, "height", o.height);
+  lua_createtable(L, o.nedges, 0);
+  for (int e = 0; e < o.nedges; e++) {
+    push_ints(L, o.edge + 2 * e, 2);
+    lua_pushboolean(L, o.sibling[e]);
+    lua_setfield(L, -2, "sibling");
+    lua_rawseti(L, -2, e + 1);
+  }
+  lua_setfield(L, -2, "blocks");
+  lua_createtable(L, o.n, 0);
+  for (int s = 0; s < o.n; s++) {
+    lua_createtable(L, 0, 3);
+    mbg_lua_set_int(L, "body", o.body[s]);
+    mbg_lua_set_int(L, "round", o.round[s]);
+    push_ints(L, o.nbr + o.nbr_start[s], o.nbr_start[s + 1] - o.nbr_start[s]);
+    lua_setfield(L, -2, "nbr");
+    lua_rawseti(L, -2, s + 1);
+  }
+  lua_setfield(L, -2, "steps");
+  mbg_cfa_order_free(&o);
+  lua_setfield(L, -2, "cfa");
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -68,12 +120,15 @@ static int push_model(lua_State *L) {
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "bodies");
+  push_cfa(g, L);
   mbg_lua_freeze(L, -1);
   return 1;
 }
 
 int mbg_gen_push_model(mbg_gen *g) {
   lua_State *L = mbg_lua_state(g->lua);
+  if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
+  g->model_ref = LUA_NOREF;
   lua_pushcfunction(L, push_model);
   lua_pushlightuserdata(L, g);
   if (mbg_lua_call(g->lua, 1, 1) != 0) return -1;

@@ -10,7 +10,7 @@
 
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
-                                             NULL};
+                                             "cfa",  NULL};
 
 /* The prefix: --prefix or the model name; a C identifier. */
 static int choose_prefix(mbg_gen *g, FILE *err) {
@@ -111,6 +111,13 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
   char **names = function_list(g->opts->functions, &n);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  char undefined[256];
+  if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {
+    /* cfa is a default only where it is defined */
+    fprintf(err, "%s: note: cfa is not generated: %s\n", g->opts->model_path, undefined);
+    for (int k = 0; k < n; k++)
+      if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
+  }
   if (n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
     for (int j = 0; j < k; j++)
@@ -125,7 +132,8 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
   if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
     rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
-    rc = mbg_gen_recipe(g, names[k], &g->functions[k], err);
+    rc = strcmp(names[k], "cfa") == 0 ? mbg_gen_cfa(g, &g->functions[k], err)
+                                      : mbg_gen_recipe(g, names[k], &g->functions[k], err);
     g->nfunctions = k + 1;
   }
   for (int k = 0; k < n; k++) free(names[k]);
@@ -169,7 +177,9 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
       fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld\n", f->name, c->mul, c->add, c->div, c->sqrt,
               c->trig);
   }
-  if (json) fprintf(out, "}}\n");
+  if (json) fprintf(out, "}");
+  mbg_gen_cfa_print(g, json, out);
+  if (json) fprintf(out, "}\n");
 }
 
 int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "align.h"
+#include "cfa_order.h"
 #include "lua_host.h"
 #include "lua_sym.h"
 #include "rtmodel.h"
@@ -27,6 +28,7 @@ typedef struct mbg_gen_opts {
   const char *functions; /* comma-separated list, NULL = mbg_default_functions */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
+  mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
 } mbg_gen_opts;
 
 /* One generated function, as prepared for the render templates. */
@@ -50,6 +52,15 @@ typedef struct mbg_gen_function {
   mbg_sym *sym;
 } mbg_gen_function;
 
+/* The cfa function in one elimination order (gen_cfa.c), for `mbdc stats`. */
+typedef struct mbg_gen_cfa_row {
+  mbg_cfa_kind kind;
+  mbg_sym_counts counts;
+  long depth;       /* dependency depth of the whole function */
+  long solve_depth; /* of the work after A and its right-hand side are assembled */
+  int rounds, longest, nnode, fill, height; /* of the order (cfa_order.h) */
+} mbg_gen_cfa_row;
+
 /* Everything a generation works on: the model through every stage, and the Lua host. */
 typedef struct mbg_gen {
   const mbg_gen_opts *opts;
@@ -64,8 +75,11 @@ typedef struct mbg_gen {
   int model_ref; /* registry reference of the frozen model table */
   int nfunctions;
   mbg_gen_function *functions;
-  int keep_sym;   /* keep every function's graph (for evaluating it in tests) */
-  int stats_only; /* count only: no statements emitted (mbdc stats) */
+  int keep_sym;          /* keep every function's graph (for evaluating it in tests) */
+  int stats_only;        /* count only: no statements emitted (mbdc stats) */
+  mbg_cfa_kind cfa_kind; /* the order model.cfa describes (AUTO: tips) */
+  int ncfa_rows;         /* the orders cfa was generated in, the one kept first */
+  mbg_gen_cfa_row cfa_rows[2];
 } mbg_gen;
 
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
@@ -88,5 +102,11 @@ int mbg_gen_push_model(mbg_gen *g);   /* the recipes' model table, frozen; 0 or 
 int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err);
 int mbg_gen_render(mbg_gen *g, FILE *err);
 void mbg_gen_function_free(mbg_gen_function *f);
+/* 1 when every body has an inverse inertia (the CFA is defined), else 0 with the reason. */
+int mbg_gen_cfa_defined(const mbg_gen *g, char *why, size_t n);
+/* cfa in --cfa-order, or in both orders keeping the cheaper (gen_cfa.c); 0 or exit status. */
+int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err);
+/* The cfa rows of `mbdc stats` (text lines, or the JSON member "cfa": {...} with its comma). */
+void mbg_gen_cfa_print(const mbg_gen *g, int json, FILE *out);
 
 #endif

@@ -25,16 +25,19 @@ static const char usage[] =
   "                           their q/v offsets, nq, nv, chains, nodes, loops)\n"
   "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"
-  "           [--templates DIR]\n"
+  "           [--templates DIR] [--cfa-order odd-even|tips]\n"
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"
   "                           (default .); P defaults to the model name; LIST is comma-separated\n"
   "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
-  "                           joint_wrenches,fk); DIR/algorithms/*.lua and DIR/c/*.lua replace\n"
-  "                           the built-in recipes and render templates of the same name\n"
-  "  stats MODEL [--json] [--functions LIST] [--templates DIR]\n"
+  "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"
+  "                           replace the built-in recipes and render templates of the same\n"
+  "                           name; --cfa-order picks the elimination order of cfa (default:\n"
+  "                           the one with fewer operations)\n"
+  "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"
   "                           operation counts of every generated function (mul, add\n"
-  "                           including subtractions, div, sqrt, sin/cos)\n"
+  "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
+  "                           elimination orders with their dependency depths\n"
   "\n"
   "options:\n"
   "  -h, --help               show this help\n"
@@ -135,7 +138,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     int is_output = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
     int is_prefix = strcmp(arg, "--prefix") == 0;
     if (is_output || is_prefix || strcmp(arg, "--scalar") == 0 ||
-        strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0) {
+        strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0 ||
+        strcmp(arg, "--cfa-order") == 0) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
       if (is_stats && (is_output || is_prefix))
         return usage_error("unknown option '%s' for stats", arg);
@@ -144,6 +148,10 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (is_prefix) o->prefix = val;
       else if (strcmp(arg, "--functions") == 0) o->functions = val;
       else if (strcmp(arg, "--templates") == 0) o->templates = val;
+      else if (strcmp(arg, "--cfa-order") == 0) {
+        if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)
+          return usage_error("--cfa-order takes odd-even or tips, not '%s'", val);
+      }
       else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
       else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
       else return usage_error("--scalar takes double or float, not '%s'", val);

@@ -108,6 +108,13 @@ typedef struct mbg_sym_counts {
 } mbg_sym_counts;
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
 
+/* The dependency depth of the outputs: the longest path, in operations, through the live DAG
+ * (a negation adds nothing: it folds into its consumer). With cut non-NULL, only the work after
+ * the nodes named cut... counts: those nodes and everything not computed from them have depth 0
+ * (e.g. the depth of a linear solve whose matrix entries are named "A_..."). Returns 0, or -1
+ * (memory). */
+int mbg_sym_depth(const mbg_sym *s, const char *cut, long *depth);
+
 /* Numeric evaluation of the live graph in id order: values[e] for every live e (dead nodes
  * get NaN); inputs from the callback. The float version evaluates in float arithmetic with
  * sqrtf/sinf/cosf and constants rounded to float, as the emitted float code does.

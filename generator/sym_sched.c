@@ -166,3 +166,32 @@ int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, floa
   free(live);
   return 0;
 }
+
+/* Longest path in operations from the leaves (or, with cut, from the nodes named cut...) to the
+ * outputs: a NEG adds nothing (it folds into its consumer), every other operation one level. */
+int mbg_sym_depth(const mbg_sym *s, const char *cut, long *depth) {
+  *depth = 0;
+  long *d = s ? malloc(((size_t)s->n + 1) * sizeof *d) : NULL;
+  unsigned char *down = s ? malloc((size_t)s->n + 1) : NULL;
+  if (!d || !down) {
+    free(d), free(down);
+    return -1;
+  }
+  size_t len = cut ? strlen(cut) : 0;
+  for (int32_t e = 0; e < s->n; e++) {
+    d[e] = 0, down[e] = cut == NULL;
+    if (mbg_sym_is_leaf_op(s->op[e])) continue;
+    if (cut && s->name[e] && strncmp(s->pool + s->name[e] - 1, cut, len) == 0) {
+      down[e] = 1;
+      continue;
+    }
+    mbg_sx a = s->a[e], b = s->b[e];
+    down[e] = down[a] || (b >= 0 && down[b]);
+    long m = d[a] > (b >= 0 ? d[b] : 0) ? d[a] : (b >= 0 ? d[b] : 0);
+    if (down[e]) d[e] = m + (s->op[e] != MBG_SYM_NEG);
+  }
+  for (int32_t i = 0; i < s->nout; i++)
+    if (d[s->out_e[i]] > *depth) *depth = d[s->out_e[i]];
+  free(d), free(down);
+  return 0;
+}

@@ -81,6 +81,13 @@ for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_c
 done
 expect 0 "generate into a directory that does not exist yet" -- "$mbdc" generate "$cp" -o "$tmp/deep/a/b"
 [ -s "$tmp/deep/a/b/cart_pole_check.c" ] || { echo "FAIL: -o a/b/c not created"; fail=$((fail + 1)); }
+expect 2 "--cfa-order bad" -- "$mbdc" generate "$cp" --cfa-order zigzag -o "$tmp/g"
+grep -q "cfa-order takes odd-even or tips" "$tmp/err" || { echo "FAIL: --cfa-order message"; fail=$((fail + 1)); }
+expect 0 "stats of cfa in one order" -- "$mbdc" stats "$src/examples/space_robot.mbd" --functions cfa --cfa-order odd-even
+grep -q '^cfa\[odd-even\]' "$tmp/out" || { echo "FAIL: stats cfa[odd-even] row"; cat "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "stats --json with cfa" -- "$mbdc" stats "$src/examples/space_robot.mbd" --json
+grep -Eq '"cfa": \{"order": "tips", "tips": \{"mul": [0-9]+.*"depth": [0-9]+, "solve_depth": [0-9]+.*"odd-even": \{' "$tmp/out" ||
+  { echo "FAIL: stats --json cfa member"; cat "$tmp/out"; fail=$((fail + 1)); }
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
 grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }

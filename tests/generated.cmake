@@ -11,7 +11,7 @@ endif()
 # Until every default function has its recipe, `mbdc generate` of the defaults fails: say so in
 # one skipped test instead of breaking the build.
 set(missing "")
-foreach(f rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk)
+foreach(f rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk cfa)
   if(NOT EXISTS ${PROJECT_SOURCE_DIR}/templates/algorithms/${f}.lua)
     list(APPEND missing ${f})
   endif()
@@ -38,3 +38,11 @@ foreach(mode stale deterministic libm)
                    ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_NM})
   set_tests_properties(generated_${mode} PROPERTIES LABELS generated TIMEOUT 300)
 endforeach()
+
+# The seed 000 space robot simulated for 10 s with the generated cfa and aba (examples/sim/):
+# the trajectories agree to 1e-9.
+add_executable(space_robot_sim ${PROJECT_SOURCE_DIR}/examples/sim/space_robot_sim.c
+               ${CMAKE_CURRENT_BINARY_DIR}/space_robot/space_robot_model.c)
+target_link_libraries(space_robot_sim PRIVATE space_robot_dynamics mbrt m)
+add_test(NAME cfa_space_robot_sim COMMAND space_robot_sim)
+set_tests_properties(cfa_space_robot_sim PROPERTIES LABELS generated TIMEOUT 120)

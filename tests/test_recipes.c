@@ -41,8 +41,21 @@ static void random_axis(double a[3]) {
   for (int k = 0; k < 3; k++) a[k] /= sqrt(n);
 }
 
-/* n bodies, parent of body k among 0..k-1 (a chain when chain != 0), every joint type. */
-static mbg_model *random_model(int n, int chain, int floating_root) {
+/* Tree shapes: the parent of body k among 0..k-1 at random, k-1 (a chain), among the first two
+ * bodies (bushy: nodes with many children) or k-1 or k-2 (deep). */
+enum { SHAPE_RANDOM, SHAPE_CHAIN, SHAPE_BUSHY, SHAPE_DEEP };
+
+static int random_parent(int k, int shape) {
+  switch (shape) {
+  case SHAPE_CHAIN: return k - 1;
+  case SHAPE_BUSHY: return irand(k < 3 ? k : 3);
+  case SHAPE_DEEP: return k < 2 ? 0 : k - 1 - irand(2);
+  default: return irand(k);
+  }
+}
+
+/* n bodies of the given shape, every joint type. */
+static mbg_model *random_model(int n, int shape, int floating_root) {
   static const mbg_joint_type types[] = {MBG_JOINT_REVOLUTE, MBG_JOINT_CONTINUOUS,
                                          MBG_JOINT_PRISMATIC, MBG_JOINT_HELICAL,
                                          MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED};
@@ -57,7 +70,7 @@ static mbg_model *random_model(int n, int chain, int floating_root) {
     for (int c = 0; c < 3; c++) B->com[c] = urand(-0.3, 0.3), B->inertia[c] = urand(0.05, 0.5);
     for (int c = 3; c < 6; c++) B->inertia[c] = urand(-0.01, 0.01);
     snprintf(name, sizeof name, "j%d", k);
-    int parent = chain ? k - 1 : irand(k);
+    int parent = random_parent(k, shape);
     mbg_joint_type t = (k == 1 && floating_root) ? MBG_JOINT_FLOATING : types[irand(6)];
     if (k == n && t == MBG_JOINT_FIXED) t = MBG_JOINT_REVOLUTE; /* at least one moving joint */
     int j = mbgt_joint(m, name, t, parent, b);
@@ -87,8 +100,10 @@ static double input(void *ctx, const char *array, int index) {
   return 0;
 }
 
-/* Evaluate f's graph on s: every output element into out (pivots ignored). */
-static void evaluate(const mbg_gen_function *f, const rstate *s, double *out) {
+/* Evaluate f's graph on s: the output elements of `array` (NULL: every array but the pivots)
+ * into out. */
+static void evaluate(const mbg_gen_function *f, const rstate *s, const char *array_name,
+                     double *out) {
   double *values = malloc((size_t)mbg_sym_size(f->sym) * sizeof *values);
   assert_non_null(values);
   assert_int_equal(mbg_sym_eval(f->sym, input, (void *)s, values), 0);
@@ -96,7 +111,8 @@ static void evaluate(const mbg_gen_function *f, const rstate *s, double *out) {
     const char *array;
     int index;
     mbg_sx e = mbg_sym_output_at(f->sym, k, &array, &index);
-    if (strcmp(array, "pivot") != 0) out[index] = values[e];
+    if (array_name ? strcmp(array, array_name) == 0 : strcmp(array, "pivot") != 0)
+      out[index] = values[e];
   }
   free(values);
 }
@@ -136,6 +152,50 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   return 0;
 }
 
+static void expect_close(const double *got, const double *ref, int n, const char *what,
+                         const char *name, const char *reference_name) {
+  size_t w;
+  double err = mbt_max_diff(got, ref, (size_t)n, &w), scale = mbt_max_abs(ref, (size_t)n);
+  if (!(err <= 1e-10 * fmax(scale, 1e-300)))
+    fail_msg("%s, %s: |generated - %s| = %.3e (scale %.3e) at [%zu]: %.17g vs %.17g", what, name,
+             reference_name, err, scale, w, got[w], ref[w]);
+}
+
+/* S_iᵀ w_i for every joint, w in the original joint frames (runtime/mb.h conventions). */
+static void joint_ST_w(const mb_model *m, const double *w, double *out) {
+  double S[36];
+  for (int i = 1; i <= m->nb; i++) {
+    int nv = mb_joint_nv(m->jtype[i]);
+    mb_joint_S(m, i, S);
+    for (int c = 0; c < nv; c++) {
+      double x = 0;
+      for (int k = 0; k < 6; k++) x += S[6 * c + k] * w[6 * i + k];
+      out[m->iv[i] + c] = x;
+    }
+  }
+}
+
+/* cfa on s: q̈ = the runtime's ABA = the runtime's dense CFA; the wrenches = the runtime's
+ * joint_wrenches(q, v, q̈); S_jᵀ w_j = τ_j; all to 1e-10 relative. */
+static void check_cfa(const mbg_gen_function *f, const mb_model *m, mb_workspace *ws,
+                      const rstate *s, const char *what) {
+  int nv = m->nv, nw = 6 * (m->nb + 1);
+  double qdd[64], ref[64], w[6 * 65], wref[6 * 65], tau[64];
+  evaluate(f, s, "qdd", qdd);
+  evaluate(f, s, "wrench", w);
+  assert_int_equal(mb_aba(m, ws, s->q, s->v, s->tau, NULL, ref), 0);
+  expect_close(qdd, ref, nv, what, "cfa qdd", "runtime aba");
+  assert_int_equal(mb_cfa(m, ws, s->q, s->v, s->tau, ref, NULL), 0);
+  expect_close(qdd, ref, nv, what, "cfa qdd", "runtime cfa");
+  mb_joint_wrenches(m, ws, s->q, s->v, ref, wref);
+  expect_close(w, wref, nw, what, "cfa wrench", "runtime joint_wrenches(q, v, qdd)");
+  joint_ST_w(m, w, tau);
+  double scale = fmax(mbt_max_abs(s->tau, (size_t)nv), mbt_max_abs(wref, (size_t)nw));
+  for (int k = 0; k < nv; k++)
+    if (!(fabs(tau[k] - s->tau[k]) <= 1e-10 * scale))
+      fail_msg("%s: S^T w = %.17g, tau = %.17g at [%d]", what, tau[k], s->tau[k], k);
+}
+
 /* Every function of g against the runtime on `nstates` random states. */
 static void check_all(mbg_gen *g, int nstates, const char *what) {
   const mb_model *m = &g->rt.model;
@@ -150,8 +210,12 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
     random_state(m, s);
     for (int k = 0; k < g->nfunctions; k++) {
       const mbg_gen_function *f = &g->functions[k];
+      if (!strcmp(f->name, "cfa")) {
+        check_cfa(f, m, &ws, s, what);
+        continue;
+      }
       int size = reference(f->name, m, &ws, s, ref);
-      evaluate(f, s, got);
+      evaluate(f, s, NULL, got);
       size_t w;
       double err = mbt_max_diff(got, ref, (size_t)size, &w), scale = mbt_max_abs(ref, (size_t)size);
       if (!(err <= 1e-10 * fmax(scale, 1e-300)))
@@ -162,9 +226,10 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
   free(buf), free(ref), free(got), free(s);
 }
 
-static void check_model(mbg_model *m, int nstates, const char *what) {
+static void check_model(mbg_model *m, int nstates, const char *what, const char *functions,
+                        mbg_cfa_kind order) {
   mbg_gen g;
-  mbg_gen_opts o = {.model_path = what};
+  mbg_gen_opts o = {.model_path = what, .functions = functions, .cfa_order = order};
   FILE *err = tmpfile();
   int rc = mbg_gen_open_model(&g, &o, m, "", 0, err);
   g.keep_sym = 1;
@@ -188,8 +253,26 @@ static void random_trees(void **state) {
     int n = 1 + seed % 12;
     char what[64];
     snprintf(what, sizeof what, "random tree seed %d (%d bodies)", seed, n);
-    check_model(random_model(n, seed % 4 == 0, seed % 3 == 0), 3, what);
+    check_model(random_model(n, seed % 4 == 0, seed % 3 == 0), 3, what, NULL, MBG_CFA_AUTO);
   }
+}
+
+/* cfa in both elimination orders on chains, random, bushy and deep trees, with and without a
+ * floating base (every joint type: spherical, prismatic, helical, revolute, fixed), up to 40
+ * bodies: see check_cfa for the references. */
+static void cfa_random_trees(void **state) {
+  (void)state;
+  static const char *shapes[] = {"random", "chain", "bushy", "deep"};
+  for (int order = MBG_CFA_TIPS; order <= MBG_CFA_ODD_EVEN; order++)
+    for (int seed = 1; seed <= 24; seed++) {
+      mbt_rng_seed(&rng, (uint64_t)(1000 + seed));
+      int shape = seed % 4, n = seed == 24 ? 40 : 2 + (seed * 7) % 17;
+      char what[96];
+      snprintf(what, sizeof what, "cfa[%s], %s tree seed %d (%d bodies%s)",
+               mbg_cfa_kind_name((mbg_cfa_kind)order), shapes[shape], seed, n,
+               seed % 2 ? ", floating base" : "");
+      check_model(random_model(n, shape, seed % 2), 3, what, "cfa", (mbg_cfa_kind)order);
+    }
 }
 
 static void example_models(void **state) {
@@ -257,11 +340,49 @@ static void generic_chain_within_featherstone_bounds(void **state) {
   mbg_gen_close(&g);
 }
 
+/* The dependency depth of cfa's solve (mbdc stats' "solve depth": from A's entries and the
+ * right-hand side to the outputs) on chains of 8, 16, 32, 64 revolute joints: odd-even grows by
+ * a constant per doubling (like log n: K = log₂ n rounds of block elimination, then as many of
+ * back substitution), tips grows like n (one block after the other). Exact counts from the
+ * expression graph, not timing. */
+static void cfa_depth_on_chains(void **state) {
+  (void)state;
+  long depth[2][4];
+  for (int c = 0; c < 4; c++) {
+    int n = 8 << c;
+    mbt_rng_seed(&rng, 77);
+    mbg_model *m = random_model(n, SHAPE_CHAIN, 0);
+    for (int j = 0; j < m->njoints; j++) m->joints[j].type = MBG_JOINT_REVOLUTE;
+    mbg_gen g;
+    mbg_gen_opts o = {.model_path = "chain", .functions = "cfa"};
+    assert_int_equal(mbg_gen_open_model(&g, &o, m, "", 0, stderr), 0);
+    assert_int_equal(mbg_gen_run(&g, stderr), 0);
+    assert_int_equal(g.ncfa_rows, 2);
+    for (int r = 0; r < 2; r++)
+      depth[g.cfa_rows[r].kind == MBG_CFA_ODD_EVEN][c] = g.cfa_rows[r].solve_depth;
+    print_message("chain of %2d: solve depth tips %4ld, odd-even %4ld (whole function: tips %ld, odd-even %ld)\n",
+                  n, depth[0][c], depth[1][c],
+                  g.cfa_rows[g.cfa_rows[0].kind == MBG_CFA_ODD_EVEN].depth,
+                  g.cfa_rows[g.cfa_rows[0].kind == MBG_CFA_TIPS].depth);
+    mbg_gen_close(&g);
+  }
+  long step = depth[1][1] - depth[1][0];
+  for (int c = 1; c < 4; c++) {
+    /* odd-even: the same increment per doubling (within 25 %); tips: about doubling */
+    long inc = depth[1][c] - depth[1][c - 1];
+    assert_true(inc > 0 && 4 * labs(inc - step) <= step);
+    assert_true(depth[0][c] >= 2 * depth[0][c - 1] - depth[0][0] / 2);
+  }
+  assert_true(depth[1][3] < depth[0][3] / 4);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(random_trees),
+    cmocka_unit_test(cfa_random_trees),
     cmocka_unit_test(example_models),
     cmocka_unit_test(generic_chain_within_featherstone_bounds),
+    cmocka_unit_test(cfa_depth_on_chains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -597,6 +597,38 @@ static void compile_random(mbg_sym_scalar sc) {
 }
 
 /* Reference: the engine's own evaluation (double, or float arithmetic for float code). */
+/* Depth: the longest chain of operations to an output; negations fold (add nothing); a sum of n
+ * inputs built as a chain is n − 1 deep, as a balanced tree ⌈log₂ n⌉; with a cut, only the work
+ * after the named nodes counts. */
+static void t_depth(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x[16], chain, tree[16];
+  long d;
+  for (int k = 0; k < 16; k++) x[k] = tree[k] = mbg_sym_input(s, "q", k);
+  chain = x[0];
+  for (int k = 1; k < 16; k++) chain = mbg_sym_add(s, chain, x[k]);
+  for (int n = 16; n > 1; n /= 2)
+    for (int k = 0; k < n / 2; k++) tree[k] = mbg_sym_add(s, tree[2 * k], tree[2 * k + 1]);
+  assert_int_equal(mbg_sym_depth(s, NULL, &d), 0);
+  assert_int_equal(d, 0); /* no outputs */
+  mbg_sym_output(s, "out", 0, mbg_sym_neg(s, tree[0]));
+  assert_int_equal(mbg_sym_depth(s, NULL, &d), 0);
+  assert_int_equal(d, 4);
+  mbg_sym_output(s, "out", 1, chain);
+  assert_int_equal(mbg_sym_depth(s, NULL, &d), 0);
+  assert_int_equal(d, 15);
+  /* cut at the 8th partial sum of the chain: 8 more additions, and the tree (not computed from
+   * the cut) counts nothing */
+  mbg_sx p = x[0];
+  for (int k = 1; k < 8; k++) p = mbg_sym_add(s, p, x[k]);
+  mbg_sym_name(s, p, "A_partial");
+  mbg_sym_name(s, tree[0], "B_tree");
+  assert_int_equal(mbg_sym_depth(s, "A_", &d), 0);
+  assert_int_equal(d, 8);
+  mbg_sym_free(s);
+}
+
 static void t_compile_double(void **st) { (void)st, compile_random(MBG_SYM_DOUBLE); }
 static void t_compile_float(void **st) { (void)st, compile_random(MBG_SYM_FLOAT); }
 
@@ -608,8 +640,8 @@ int main(void) {
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
-      cmocka_unit_test(t_compile_double),
-      cmocka_unit_test(t_compile_float),
+      cmocka_unit_test(t_compile_double),   cmocka_unit_test(t_compile_float),
+      cmocka_unit_test(t_depth),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

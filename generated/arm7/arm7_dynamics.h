@@ -69,6 +69,9 @@ void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const
 /* forward kinematics: world pose (R row-major, p) of every body */
 void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]);
 
+/* forward dynamics and joint wrenches by the constraint force algorithm */
+int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -95,12 +95,12 @@ int main(void) {
    * joint-type switch in random_state never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
   gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
-  double *ref = malloc(big * sizeof *ref);
-  gen_t *out = malloc(big * sizeof *out);
+  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  gen_t *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
   result results[10] = {
@@ -189,6 +189,6 @@ int main(void) {
     printf("cart_pole: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("cart_pole: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(buffer);
+  free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -69,6 +69,9 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
 /* forward kinematics: world pose (R row-major, p) of every body */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
+/* forward dynamics and joint wrenches by the constraint force algorithm */
+int flexible_arm_nodal_cfa(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
+
 #ifdef __cplusplus
 }
 #endif

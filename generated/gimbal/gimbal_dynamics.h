@@ -69,6 +69,9 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 /* forward kinematics: world pose (R row-major, p) of every body */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]);
 
+/* forward dynamics and joint wrenches by the constraint force algorithm */
+int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);
+
 #ifdef __cplusplus
 }
 #endif

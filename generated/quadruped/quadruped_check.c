@@ -95,15 +95,15 @@ int main(void) {
    * joint-type switch in random_state never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
   gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
-  double *ref = malloc(big * sizeof *ref);
-  gen_t *out = malloc(big * sizeof *out);
+  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  gen_t *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[10] = {
+  result results[12] = {
     {"rnea", 0, 0, 0},
     {"rnea_ext", 0, 0, 0},
     {"nle", 0, 0, 0},
@@ -114,6 +114,8 @@ int main(void) {
     {"minv", 0, 0, 0},
     {"joint_wrenches", 0, 0, 0},
     {"fk", 0, 0, 0},
+    {"cfa", 0, 0, 0},
+    {"cfa.wrench", 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -171,13 +173,20 @@ int main(void) {
     quadruped_fk(gq, out);
     compare(&results[9], ref, out, 12 * (NB + 1));
     if (grc != rc) results[9].failed_rc = 1;
+    /* cfa */
+    rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
+    grc = quadruped_cfa(gq, gv, gtau, out, out2);
+    compare(&results[10], ref, out, NV);
+    if (grc != rc) results[10].failed_rc = 1;
+    mb_joint_wrenches(&M, ws, q, v, ref, ref2);
+    compare(&results[11], ref2, out2, 6 * (NB + 1));
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "quadruped", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 12; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -188,7 +197,7 @@ int main(void) {
   if (failed)
     printf("quadruped: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(buffer);
+    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+  free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -69,6 +69,9 @@ void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADR
 /* forward kinematics: world pose (R row-major, p) of every body */
 void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB + 1)]);
 
+/* forward dynamics and joint wrenches by the constraint force algorithm */
+int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
+
 #ifdef __cplusplus
 }
 #endif

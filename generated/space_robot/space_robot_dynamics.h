@@ -69,6 +69,9 @@ void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[S
 /* forward kinematics: world pose (R row-major, p) of every body */
 void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBOT_NB + 1)]);
 
+/* forward dynamics and joint wrenches by the constraint force algorithm */
+int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -216,6 +216,25 @@ function J.S(b)
   return { e(4), e(5), e(6), e(1), e(2), e(3) } -- floating: [v_lin; ω] ↦ [ω; v]
 end
 
+-- The constrained directions T (ALGORITHMS.md §4): 6 − nv constant columns with Sᵀ T = 0 that
+-- complete S to a basis of R⁶: the unit coordinate columns S does not touch, and for a helical
+-- joint of pitch h ≠ 0 also [−h e_k; e_k].
+function J.T(b)
+  local used, cols = {}, {}
+  for _, c in ipairs(b.S) do
+    for l = 1, 6 do if c[l] ~= 0 then used[l] = true end end
+  end
+  for l = 1, 6 do
+    if not used[l] then local e = sp.zeros(6); e[l] = 1; cols[#cols + 1] = e end
+  end
+  if b.type == "helical" and b.h ~= 0 then
+    local e = sp.zeros(6)
+    e[b.k], e[3 + b.k] = -b.h, 1
+    cols[#cols + 1] = e
+  end
+  return cols
+end
+
 -- ---- joint transforms -------------------------------------------------------------------------
 
 -- E = R(quat)ᵀ with R exactly as runtime/spatial.c mbs_quat_to_rot (not renormalized).

@@ -15,6 +15,14 @@ local reference = {
   minv = "rc = mb_minv(&M, ws, q, ref)",
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
   fk = "mb_fk(&M, ws, q, ref)",
+  cfa = "rc = mb_cfa(&M, ws, q, v, tau, ref, NULL)",
+}
+
+-- Functions with a second output, compared after the first: its name in the report, the runtime
+-- call that fills ref2 (after the first reference filled ref), its size.
+local second = {
+  cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
+          reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
 }
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
@@ -24,10 +32,15 @@ local size_of = {
 }
 
 local function call(f)
-  local args, size = {}, nil
+  local args, size, nout = {}, nil, 0
   for k, p in ipairs(f.params) do
-    args[k] = role_arg[p.role] or "out"
-    if size_of[p.role] then size = size_of[p.role] end
+    if size_of[p.role] then
+      nout = nout + 1
+      args[k] = nout == 1 and "out" or "out2"
+      size = size or size_of[p.role]
+    else
+      args[k] = role_arg[p.role]
+    end
   end
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
 end
@@ -130,20 +143,26 @@ int main(void) {
    * joint-type switch in random_state never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
   gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
-  double *ref = malloc(big * sizeof *ref);
-  gen_t *out = malloc(big * sizeof *out);
+  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  gen_t *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
-  local known = {}
+  local known, slot, nresults = {}, {}, 0 -- slot: the first result of each function
   for _, f in ipairs(d.functions) do
-    if reference[f.name] then known[#known + 1] = f end
+    if reference[f.name] then
+      known[#known + 1], slot[f.name] = f, nresults
+      nresults = nresults + (second[f.name] and 2 or 1)
+    end
   end
-  b("  result results[", math.max(#known, 1), "] = {")
-  for _, f in ipairs(known) do b("    {\"", f.name, "\", 0, 0, 0},") end
+  b("  result results[", math.max(nresults, 1), "] = {")
+  for _, f in ipairs(known) do
+    b("    {\"", f.name, "\", 0, 0, 0},")
+    if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0},") end
+  end
   if #known == 0 then b("    {\"none\", 0, 0, 0},") end
   b([[  };
   unsigned long long seed = SEED;
@@ -152,13 +171,19 @@ int main(void) {
     random_state(&seed, q, v, a, tau, fext);
     to_gen(q, gq, NQ), to_gen(v, gv, NV), to_gen(a, ga, NV), to_gen(tau, gtau, NV);
     to_gen(fext, gfext, 6 * (NB + 1));]])
-  for k, f in ipairs(known) do
+  for _, f in ipairs(known) do
     local gcall, size = call(f)
+    local r = slot[f.name]
     b("    /* ", f.name, " */")
     b("    ", reference[f.name], ";")
     b("    ", f.returns == "int" and "grc = " or "", gcall, ";")
-    b("    compare(&results[", k - 1, "], ref, out, ", size, ");")
-    b("    if (grc != rc) results[", k - 1, "].failed_rc = 1;")
+    b("    compare(&results[", r, "], ref, out, ", size, ");")
+    b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+    local s2 = second[f.name]
+    if s2 then
+      b("    ", s2.reference, ";")
+      b("    compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
+    end
   end
   b([[    (void)rc, (void)grc;
   }
@@ -166,7 +191,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "]], d.prefix, [[", NSTATES, SEED, "]], d.scalar, [[");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < ]], #known, [[; k++) {
+  for (int k = 0; k < ]], nresults, [[; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -187,7 +212,7 @@ int main(void) {
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]], #known,
     [[, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(buffer);
+  free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }]])
   return b.text()

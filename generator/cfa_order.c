@@ -1,0 +1,163 @@
+/* cfa_order.c — the CFA's elimination orders and their symbolic fill (see cfa_order.h).
+ *
+ * The graph is kept as a byte matrix over body numbers ((nb + 1)² bytes): every step looks at
+ * every body, so building an order is O(nb²), deterministic, and never walks a hash table. */
+#include "cfa_order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct graph {
+  int nb;
+  unsigned char *adj; /* adj[(nb + 1) j + k] */
+} graph;
+
+static unsigned char *at(graph *G, int j, int k) {
+  return &G->adj[(size_t)(G->nb + 1) * (size_t)j + (size_t)k];
+}
+
+void mbg_cfa_order_free(mbg_cfa_order *o) {
+  free(o->body), free(o->round), free(o->nbr_start), free(o->nbr), free(o->edge);
+  free(o->sibling);
+  memset(o, 0, sizeof *o);
+}
+
+const char *mbg_cfa_kind_name(mbg_cfa_kind kind) {
+  return kind == MBG_CFA_TIPS ? "tips" : kind == MBG_CFA_ODD_EVEN ? "odd-even" : NULL;
+}
+
+int mbg_cfa_kind_parse(const char *name, mbg_cfa_kind *kind) {
+  if (strcmp(name, "tips") == 0) return *kind = MBG_CFA_TIPS, 0;
+  if (strcmp(name, "odd-even") == 0) return *kind = MBG_CFA_ODD_EVEN, 0;
+  return -1;
+}
+
+/* The blocks of A before elimination: parent–child and siblings (both with rows, the common
+ * parent a moving body). Fills G and o->edge / o->sibling in ascending (j, k). */
+static int build_edges(const int *parent, const int *nt, graph *G, mbg_cfa_order *o) {
+  int nb = G->nb;
+  for (int k = 1; k <= nb; k++) {
+    int p = parent[k];
+    if (nt[k] == 0 || p == 0) continue;
+    if (nt[p] > 0) *at(G, p, k) = *at(G, k, p) = 1;
+    for (int j = k + 1; j <= nb; j++)
+      if (parent[j] == p && nt[j] > 0) *at(G, j, k) = *at(G, k, j) = 1;
+  }
+  for (int j = 1; j <= nb; j++)
+    for (int k = j + 1; k <= nb; k++) o->nedges += *at(G, j, k);
+  o->edge = malloc(2 * (size_t)(o->nedges + 1) * sizeof *o->edge);
+  o->sibling = malloc((size_t)(o->nedges + 1) * sizeof *o->sibling);
+  if (!o->edge || !o->sibling) return -1;
+  int e = 0;
+  for (int j = 1; j <= nb; j++)
+    for (int k = j + 1; k <= nb; k++)
+      if (*at(G, j, k)) {
+        o->edge[2 * e] = j, o->edge[2 * e + 1] = k;
+        o->sibling[e++] = parent[k] != j;
+      }
+  return 0;
+}
+
+static void tips_order(int nb, const int *nt, mbg_cfa_order *o) {
+  for (int i = nb; i >= 1; i--)
+    if (nt[i] > 0) o->body[o->n] = i, o->round[o->n++] = 0;
+}
+
+/* Chain segments of the odd-even order: seg[] holds them back to back (inboard first), start[]
+ * their beginnings; returns their number. node[i] marks the node set. */
+static int segments(int nb, const int *parent, const int *nt, const int *vch, const int *fvc,
+                    const unsigned char *node, int *seg, int *start) {
+  int nseg = 0, len = 0;
+  for (int i = 1; i <= nb; i++) {
+    int p = parent[i];
+    if (nt[i] == 0 || node[i] || (p > 0 && nt[p] > 0 && !node[p])) continue;
+    start[nseg++] = len;
+    for (int x = i; x > 0 && nt[x] > 0 && !node[x]; x = vch[x] == 1 ? fvc[x] : 0) seg[len++] = x;
+  }
+  start[nseg] = len;
+  return nseg;
+}
+
+/* K rounds of odd-even elimination on every segment, then the rest (the node block). */
+static int odd_even_order(int nb, const int *parent, const int *nt, mbg_cfa_order *o) {
+  size_t n1 = (size_t)nb + 2;
+  int *vch = calloc(n1, sizeof *vch), *fvc = calloc(n1, sizeof *fvc);
+  int *seg = malloc(n1 * sizeof *seg), *start = malloc(n1 * sizeof *start);
+  unsigned char *node = calloc(n1, 1), *done = calloc(n1, 1);
+  int rc = -1;
+  if (!vch || !fvc || !seg || !start || !node || !done) goto out;
+  for (int i = nb; i >= 1; i--)
+    if (nt[i] > 0 && parent[i] > 0) vch[parent[i]]++, fvc[parent[i]] = i;
+  for (int i = 1; i <= nb; i++)
+    node[i] = nt[i] > 0 && (vch[i] >= 2 || (parent[i] > 0 && vch[parent[i]] >= 2));
+  int nseg = segments(nb, parent, nt, vch, fvc, node, seg, start);
+  for (int s = 0; s < nseg; s++)
+    if (start[s + 1] - start[s] > o->longest) o->longest = start[s + 1] - start[s];
+  while ((1 << o->rounds) < o->longest) o->rounds++;
+  for (int r = 1; r <= o->rounds; r++)
+    for (int s = 0; s < nseg; s++) {
+      /* the blocks still present, in segment order: eliminate the 1st, 3rd, ... */
+      int k = 0;
+      for (int x = start[s]; x < start[s + 1]; x++) {
+        if (done[seg[x]]) continue;
+        if (k++ % 2 == 0) done[seg[x]] = 1, o->body[o->n] = seg[x], o->round[o->n++] = r;
+      }
+    }
+  for (int i = 1; i <= nb; i++)
+    if (nt[i] > 0 && !done[i]) o->body[o->n] = i, o->round[o->n++] = o->rounds + 1, o->nnode++;
+  rc = 0;
+out:
+  free(vch), free(fvc), free(seg), free(start), free(node), free(done);
+  return rc;
+}
+
+/* Every step's remaining neighbours by step, the fill they create, the elimination tree. */
+static int eliminate(graph *G, mbg_cfa_order *o) {
+  int nb = G->nb, n = o->n, cap = 0;
+  int *pos = malloc((size_t)(nb + 1) * sizeof *pos), *list = malloc((size_t)(n + 1) * sizeof *list);
+  int *h = calloc((size_t)n + 1, sizeof *h);
+  o->nbr_start = malloc((size_t)(n + 1) * sizeof *o->nbr_start);
+  if (!pos || !list || !h || !o->nbr_start) return free(pos), free(list), free(h), -1;
+  for (int s = 0; s < n; s++) pos[o->body[s]] = s;
+  o->nbr_start[0] = 0;
+  for (int s = 0; s < n; s++) {
+    int v = o->body[s], m = 0;
+    /* the neighbours still present, by step (positions are distinct: mark and sweep) */
+    for (int t = s + 1; t < n; t++)
+      if (*at(G, v, o->body[t])) list[m++] = o->body[t];
+    for (int a = 0; a < m; a++)
+      for (int b = a + 1; b < m; b++)
+        if (!*at(G, list[a], list[b])) *at(G, list[a], list[b]) = *at(G, list[b], list[a]) = 1, o->nfill++;
+    if (o->nbr_start[s] + m > cap) {
+      cap = 2 * (o->nbr_start[s] + m) + 16;
+      int *grown = realloc(o->nbr, (size_t)cap * sizeof *grown);
+      if (!grown) return free(pos), free(list), free(h), -1;
+      o->nbr = grown;
+    }
+    if (m > 0) memcpy(o->nbr + o->nbr_start[s], list, (size_t)m * sizeof *list);
+    o->nbr_start[s + 1] = o->nbr_start[s] + m;
+    h[s] = h[s] > 0 ? h[s] : 1;
+    if (m > 0 && h[pos[list[0]]] < h[s] + 1) h[pos[list[0]]] = h[s] + 1;
+    if (h[s] > o->height) o->height = h[s];
+  }
+  free(pos), free(list), free(h);
+  return 0;
+}
+
+int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind kind,
+                        mbg_cfa_order *o) {
+  graph G = {nb, calloc((size_t)(nb + 1) * (size_t)(nb + 1), 1)};
+  memset(o, 0, sizeof *o);
+  o->kind = kind;
+  o->body = malloc((size_t)(nb + 1) * sizeof *o->body);
+  o->round = malloc((size_t)(nb + 1) * sizeof *o->round);
+  int rc = (!G.adj || !o->body || !o->round) ? -1 : build_edges(parent, nt, &G, o);
+  if (rc == 0) {
+    if (kind == MBG_CFA_ODD_EVEN) rc = odd_even_order(nb, parent, nt, o);
+    else tips_order(nb, nt, o);
+  }
+  if (rc == 0) rc = eliminate(&G, o);
+  free(G.adj);
+  if (rc != 0) mbg_cfa_order_free(o);
+  return rc;
+}

@@ -1,0 +1,54 @@
+/* cfa_order.h — elimination orders of the Constraint Force Algorithm's system A F_S = b and
+ * their symbolic fill (ALGORITHMS.md §4; seed 000 §3, eqs. 30-44).
+ *
+ * A has one block per joint with constraint rows (nt = 6 − nv > 0: every joint but a floating
+ * one). Block (j, k) is structurally non-zero when j = k, when one joint's child body is the
+ * other's parent body (parent–child), or when both joints leave the same moving body (siblings);
+ * joints leaving the world are not coupled (α_0 = 0). The graph of A is the line graph of the
+ * tree. A block LDLᵀ eliminates the blocks in some order; eliminating j couples all of its
+ * remaining neighbours (fill). This module computes, in C and deterministically, the order and
+ * for every step the neighbours still present, so a recipe builds exactly the non-zero blocks:
+ *
+ *   tips      joints from the leaves to the root (descending body number): a perfect
+ *             elimination order of the chordal line graph, zero fill, one step after another.
+ *   odd-even  seed 000's serial algorithm: the joints of nodes (bodies with several children
+ *             that have rows) and of their children form the node set; the other joints form
+ *             chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even
+ *             elimination on every segment (round r eliminates the 1st, 3rd, 5th ... block still
+ *             present, inboard first), then the node set and the leftovers gathered into one
+ *             block, eliminated last in ascending body order. Its elimination tree is O(log n)
+ *             high on a chain. */
+#ifndef MBG_CFA_ORDER_H
+#define MBG_CFA_ORDER_H
+
+typedef enum mbg_cfa_kind { MBG_CFA_AUTO = 0, MBG_CFA_TIPS, MBG_CFA_ODD_EVEN } mbg_cfa_kind;
+
+typedef struct mbg_cfa_order {
+  mbg_cfa_kind kind;
+  int n;           /* blocks (joints with nt > 0) */
+  int *body;       /* [n] step s eliminates the block of the joint into body[s] */
+  int *round;      /* [n] odd-even: 1..K on the chains, K + 1 for the node block; tips: 0 */
+  int *nbr_start;  /* [n + 1] step s's remaining neighbours: nbr[nbr_start[s] .. nbr_start[s+1]) */
+  int *nbr;        /* body numbers, by their elimination step */
+  int nedges;      /* off-diagonal blocks of A (unordered pairs), before elimination */
+  int *edge;       /* [2 nedges] pairs (j, k), j < k, ascending */
+  int *sibling;    /* [nedges] 1 for siblings, 0 for parent–child (j the parent joint of k) */
+  int nfill;       /* off-diagonal blocks the elimination creates */
+  int rounds;      /* odd-even: K; tips: 0 */
+  int longest;     /* odd-even: the longest chain segment (blocks) */
+  int nnode;       /* odd-even: blocks of the gathered node block */
+  int height;      /* height of the elimination tree: the longest chain of dependent steps */
+} mbg_cfa_order;
+
+/* The order of the given kind (not AUTO) for a tree of nb bodies: parent[1..nb] (< i, 0 the
+ * world), nt[1..nb] the constraint rows of each joint (index 0 unused). Returns 0, or -1 out of
+ * memory (o is then empty). Free with mbg_cfa_order_free. */
+int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind kind,
+                        mbg_cfa_order *o);
+void mbg_cfa_order_free(mbg_cfa_order *o);
+
+/* "tips", "odd-even" (NULL for AUTO); parse: 0 and *kind, or -1 for an unknown name. */
+const char *mbg_cfa_kind_name(mbg_cfa_kind kind);
+int mbg_cfa_kind_parse(const char *name, mbg_cfa_kind *kind);
+
+#endif

@@ -1,0 +1,174 @@
+/* test_cfa_order.c — the CFA's elimination orders (generator/cfa_order.c): the blocks of A are
+ * the line graph of the tree (parent–child and siblings, none through the world); every order
+ * eliminates every block once; the fill it reports is the fill of its steps, checked against an
+ * independent elimination on a dense pattern; tips has zero fill on random trees (a perfect
+ * elimination order of a chordal graph); odd-even takes K = ⌈log₂ longest chain⌉ rounds, gathers
+ * the node joints (and their children) last, and its elimination tree is O(log n) high on a
+ * chain, where tips' is n. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfa_order.h"
+#include "mb_randtree.h"
+
+enum { MAXB = 80 };
+
+/* A random tree: shape 0 random parents, 1 chain, 2 bushy; nt from {5, 5, 3, 0} (revolute,
+ * prismatic, spherical, floating), body 1 floating when floating != 0. */
+static void random_tree(mbt_rng *g, int nb, int shape, int floating, int *parent, int *nt) {
+  static const int kinds[] = {5, 5, 5, 3, 0};
+  parent[0] = -1, nt[0] = 0;
+  for (int i = 1; i <= nb; i++) {
+    parent[i] = shape == 1 ? i - 1 : mbt_randint(g, 0, shape == 2 ? (i < 3 ? i - 1 : 2) : i - 1);
+    nt[i] = (i == 1 && floating) ? 0 : kinds[mbt_randint(g, 0, 4)];
+  }
+}
+
+/* The pattern of A by definition, and the fill of o's order by a dense elimination. */
+static int reference_fill(int nb, const int *parent, const int *nt, const mbg_cfa_order *o) {
+  static unsigned char adj[MAXB + 1][MAXB + 1];
+  memset(adj, 0, sizeof adj);
+  int nedges = 0;
+  for (int j = 1; j <= nb; j++)
+    for (int k = j + 1; k <= nb; k++) {
+      int pc = parent[k] == j, sib = parent[j] == parent[k] && parent[j] > 0;
+      adj[j][k] = adj[k][j] = nt[j] > 0 && nt[k] > 0 && (pc || sib);
+      nedges += adj[j][k];
+    }
+  assert_int_equal(o->nedges, nedges);
+  for (int e = 0; e < o->nedges; e++) assert_true(adj[o->edge[2 * e]][o->edge[2 * e + 1]]);
+  int fill = 0;
+  unsigned char gone[MAXB + 1] = {0};
+  for (int s = 0; s < o->n; s++) {
+    int v = o->body[s], m = 0;
+    assert_false(gone[v]);
+    gone[v] = 1;
+    for (int u = 1; u <= nb; u++) m += adj[v][u] && !gone[u];
+    assert_int_equal(o->nbr_start[s + 1] - o->nbr_start[s], m);
+    for (int a = o->nbr_start[s]; a < o->nbr_start[s + 1]; a++) {
+      assert_true(adj[v][o->nbr[a]] && !gone[o->nbr[a]]);
+      for (int b = a + 1; b < o->nbr_start[s + 1]; b++)
+        if (!adj[o->nbr[a]][o->nbr[b]]) adj[o->nbr[a]][o->nbr[b]] = adj[o->nbr[b]][o->nbr[a]] = 1, fill++;
+    }
+  }
+  return fill;
+}
+
+static int blocks(int nb, const int *nt) {
+  int n = 0;
+  for (int i = 1; i <= nb; i++) n += nt[i] > 0;
+  return n;
+}
+
+static void random_trees(void **state) {
+  (void)state;
+  mbt_rng g;
+  int parent[MAXB + 1], nt[MAXB + 1];
+  for (int seed = 1; seed <= 60; seed++) {
+    mbt_rng_seed(&g, (uint64_t)seed);
+    int nb = mbt_randint(&g, 1, MAXB);
+    random_tree(&g, nb, seed % 3, seed % 2, parent, nt);
+    for (int kind = MBG_CFA_TIPS; kind <= MBG_CFA_ODD_EVEN; kind++) {
+      mbg_cfa_order o;
+      assert_int_equal(mbg_cfa_order_build(nb, parent, nt, (mbg_cfa_kind)kind, &o), 0);
+      assert_int_equal(o.n, blocks(nb, nt));
+      assert_int_equal(reference_fill(nb, parent, nt, &o), o.nfill);
+      if (kind == MBG_CFA_TIPS) assert_int_equal(o.nfill, 0); /* perfect elimination order */
+      if (kind == MBG_CFA_ODD_EVEN) {
+        int K = 0;
+        while ((1 << K) < o.longest) K++;
+        assert_int_equal(o.rounds, K);
+        for (int s = 1; s < o.n; s++) assert_true(o.round[s] >= o.round[s - 1]);
+        /* the node block comes last: joints of bodies with several children with rows, and of
+         * their children */
+        for (int s = 0; s < o.n; s++) {
+          int i = o.body[s], vch = 0, vsib = 0;
+          for (int c = 1; c <= nb; c++) vch += parent[c] == i && nt[c] > 0;
+          for (int c = 1; c <= nb; c++) vsib += parent[i] > 0 && parent[c] == parent[i] && nt[c] > 0;
+          if (vch >= 2 || vsib >= 2) assert_int_equal(o.round[s], o.rounds + 1);
+        }
+      }
+      mbg_cfa_order_free(&o);
+    }
+  }
+}
+
+/* On a chain of n revolute joints: tips' elimination tree is the chain (height n), odd-even's is
+ * ⌈log₂ n⌉ + 1 high, with one fill block per block eliminated inside the chain. */
+static void chains(void **state) {
+  (void)state;
+  int parent[MAXB + 1], nt[MAXB + 1];
+  for (int n = 1; n <= 64; n++) {
+    for (int i = 0; i <= n; i++) parent[i] = i - 1, nt[i] = i ? 5 : 0;
+    mbg_cfa_order t, o;
+    assert_int_equal(mbg_cfa_order_build(n, parent, nt, MBG_CFA_TIPS, &t), 0);
+    assert_int_equal(mbg_cfa_order_build(n, parent, nt, MBG_CFA_ODD_EVEN, &o), 0);
+    int K = 0;
+    while ((1 << K) < n) K++;
+    assert_int_equal(t.height, n);
+    assert_int_equal(o.rounds, K);
+    assert_int_equal(o.longest, n);
+    assert_true(o.height <= K + 1);
+    assert_int_equal(o.nnode, n == (1 << K) ? 1 : 0);
+    if (n == 8 || n == 64)
+      print_message("chain of %2d: tips height %2d, odd-even height %d (K = %d), fill %d\n", n,
+                    t.height, o.height, o.rounds, o.nfill);
+    mbg_cfa_order_free(&t);
+    mbg_cfa_order_free(&o);
+  }
+}
+
+/* The space robot of seed 000: a floating hub (no rows) with two 3-joint arms. The arms' first
+ * joints are siblings (coupled through the hub), the rest chains; the world couples nothing. */
+static void space_robot(void **state) {
+  (void)state;
+  int parent[] = {-1, 0, 1, 2, 3, 1, 5, 6}, nt[] = {0, 0, 5, 5, 5, 5, 5, 5};
+  mbg_cfa_order o;
+  assert_int_equal(mbg_cfa_order_build(7, parent, nt, MBG_CFA_ODD_EVEN, &o), 0);
+  int edges[] = {2, 3, 2, 5, 3, 4, 5, 6, 6, 7};
+  assert_int_equal(o.nedges, 5);
+  assert_memory_equal(o.edge, edges, sizeof edges);
+  assert_int_equal(o.sibling[1], 1);
+  /* the arms' first links 2 and 5 are the node set; segments {3, 4} and {6, 7}: one round
+   * eliminates 3 and 6, the node block gathers 2, 4, 5, 7 */
+  int order[] = {3, 6, 2, 4, 5, 7};
+  assert_int_equal(o.longest, 2);
+  assert_int_equal(o.rounds, 1);
+  assert_int_equal(o.nnode, 4);
+  assert_memory_equal(o.body, order, sizeof order);
+  mbg_cfa_order_free(&o);
+  assert_int_equal(mbg_cfa_order_build(7, parent, nt, MBG_CFA_TIPS, &o), 0);
+  int tips[] = {7, 6, 5, 4, 3, 2};
+  assert_memory_equal(o.body, tips, sizeof tips);
+  assert_int_equal(o.nfill, 0);
+  mbg_cfa_order_free(&o);
+}
+
+static void names(void **state) {
+  (void)state;
+  mbg_cfa_kind k;
+  assert_int_equal(mbg_cfa_kind_parse("tips", &k), 0);
+  assert_int_equal(k, MBG_CFA_TIPS);
+  assert_int_equal(mbg_cfa_kind_parse("odd-even", &k), 0);
+  assert_int_equal(k, MBG_CFA_ODD_EVEN);
+  assert_int_equal(mbg_cfa_kind_parse("oddeven", &k), -1);
+  assert_string_equal(mbg_cfa_kind_name(MBG_CFA_ODD_EVEN), "odd-even");
+  assert_null(mbg_cfa_kind_name(MBG_CFA_AUTO));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(random_trees),
+    cmocka_unit_test(chains),
+    cmocka_unit_test(space_robot),
+    cmocka_unit_test(names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
