@@ -1,7 +1,8 @@
 /* bench_main.c — times one robot's generated dynamics against the generic runtime and MuJoCo.
  *
  * Compiled once per robot (bench/CMakeLists.txt) with BENCH_PREFIX (the generated code's prefix),
- * BENCH_HEADER ("<prefix>_dynamics.h"), BENCH_NAME and, for a URDF example, BENCH_URDF (its
+ * BENCH_HEADER ("bench_config.h": the generated header, and BENCH_HAVE_CFA when the robot's code
+ * has cfa), BENCH_NAME and, for a URDF example, BENCH_URDF (its
  * path). The three implementations see the same random states, in the same process:
  *
  *   bench_ROBOT                 check, then time: R repetitions; in each, for every function,

@@ -22,6 +22,19 @@ void mbg_cfa_order_free(mbg_cfa_order *o) {
   memset(o, 0, sizeof *o);
 }
 
+double mbg_cfa_order_flops(const mbg_cfa_order *o, const int *nt) {
+  double flops = 0;
+  for (int s = 0; s < o->n; s++) {
+    double d = nt[o->body[s]], sum = 0, sq = 0;
+    for (int k = o->nbr_start[s]; k < o->nbr_start[s + 1]; k++) {
+      double e = nt[o->nbr[k]];
+      sum += e, sq += e * e;
+    }
+    flops += d * d * d / 3 + d * d * sum + d * (sum * sum + sq) / 2;
+  }
+  return flops;
+}
+
 const char *mbg_cfa_kind_name(mbg_cfa_kind kind) {
   return kind == MBG_CFA_TIPS ? "tips" : kind == MBG_CFA_ODD_EVEN ? "odd-even" : NULL;
 }

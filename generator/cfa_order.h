@@ -47,6 +47,12 @@ int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind k
                         mbg_cfa_order *o);
 void mbg_cfa_order_free(mbg_cfa_order *o);
 
+/* Multiplications of the order's dense block LDLᵀ, nt[body] the block sizes: per step with a
+ * block of d rows and remaining neighbours of e_1 .. e_m rows, d³/3 + d² Σe + d Σ_{k≤l} e_k e_l
+ * (factor, L = B D⁻¹, the Schur updates). A cost model, for choosing which orders are worth
+ * generating: the generated counts are lower (structural zeros fold away). */
+double mbg_cfa_order_flops(const mbg_cfa_order *o, const int *nt);
+
 /* "tips", "odd-even" (NULL for AUTO); parse: 0 and *kind, or -1 for an unknown name. */
 const char *mbg_cfa_kind_name(mbg_cfa_kind kind);
 int mbg_cfa_kind_parse(const char *name, mbg_cfa_kind *kind);

@@ -86,7 +86,7 @@ grep -q "cfa-order takes odd-even or tips" "$tmp/err" || { echo "FAIL: --cfa-ord
 expect 0 "stats of cfa in one order" -- "$mbdc" stats "$src/examples/space_robot.mbd" --functions cfa --cfa-order odd-even
 grep -q '^cfa\[odd-even\]' "$tmp/out" || { echo "FAIL: stats cfa[odd-even] row"; cat "$tmp/out"; fail=$((fail + 1)); }
 expect 0 "stats --json with cfa" -- "$mbdc" stats "$src/examples/space_robot.mbd" --json
-grep -Eq '"cfa": \{"order": "tips", "tips": \{"mul": [0-9]+.*"depth": [0-9]+, "solve_depth": [0-9]+.*"odd-even": \{' "$tmp/out" ||
+grep -Eq '"cfa": \{"order": "tips", "tips": \{"generated": true, "mul": [0-9]+.*"depth": [0-9]+, "solve_depth": [0-9]+.*"odd-even": \{' "$tmp/out" ||
   { echo "FAIL: stats --json cfa member"; cat "$tmp/out"; fail=$((fail + 1)); }
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
 grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+\}' "$tmp/out" ||

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,11 @@ static void chains(void **state) {
     assert_int_equal(o.longest, n);
     assert_true(o.height <= K + 1);
     assert_int_equal(o.nnode, n == (1 << K) ? 1 : 0);
+    /* the cost model, analytic for tips on a chain: n − 1 steps with one 5-row neighbour
+     * (5³/3 + 5²·5 + 5·(5² + 5²)/2 multiplications), then the last block alone (5³/3) */
+    assert_true(fabs(mbg_cfa_order_flops(&t, nt) - ((n - 1) * (125.0 / 3 + 250) + 125.0 / 3)) <
+                1e-9 * n * 300);
+    assert_true(n < 4 || mbg_cfa_order_flops(&o, nt) > mbg_cfa_order_flops(&t, nt)); /* fill */
     if (n == 8 || n == 64)
       print_message("chain of %2d: tips height %2d, odd-even height %d (K = %d), fill %d\n", n,
                     t.height, o.height, o.rounds, o.nfill);

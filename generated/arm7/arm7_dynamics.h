@@ -32,6 +32,19 @@ extern "C" {
 #define ARM7_NB 7 /* moving bodies (fixed joints merged) */
 #define ARM7_NJ 7 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef ARM7_HAVE_CFA). */
+#define ARM7_HAVE_RNEA 1
+#define ARM7_HAVE_RNEA_EXT 1
+#define ARM7_HAVE_NLE 1
+#define ARM7_HAVE_GRAVITY 1
+#define ARM7_HAVE_CRBA 1
+#define ARM7_HAVE_CRBA_FD 1
+#define ARM7_HAVE_ABA 1
+#define ARM7_HAVE_MINV 1
+#define ARM7_HAVE_JOINT_WRENCHES 1
+#define ARM7_HAVE_FK 1
+#define ARM7_HAVE_CFA 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const arm7_joint_names[ARM7_NJ];
 extern const int arm7_joint_iq[ARM7_NJ];

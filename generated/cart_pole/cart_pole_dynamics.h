@@ -32,6 +32,18 @@ extern "C" {
 #define CART_POLE_NB 2 /* moving bodies (fixed joints merged) */
 #define CART_POLE_NJ 2 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef CART_POLE_HAVE_CFA). */
+#define CART_POLE_HAVE_RNEA 1
+#define CART_POLE_HAVE_RNEA_EXT 1
+#define CART_POLE_HAVE_NLE 1
+#define CART_POLE_HAVE_GRAVITY 1
+#define CART_POLE_HAVE_CRBA 1
+#define CART_POLE_HAVE_CRBA_FD 1
+#define CART_POLE_HAVE_ABA 1
+#define CART_POLE_HAVE_MINV 1
+#define CART_POLE_HAVE_JOINT_WRENCHES 1
+#define CART_POLE_HAVE_FK 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
 extern const int cart_pole_joint_iq[CART_POLE_NJ];

@@ -32,6 +32,18 @@ extern "C" {
 #define DOUBLE_PENDULUM_NB 2 /* moving bodies (fixed joints merged) */
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef DOUBLE_PENDULUM_HAVE_CFA). */
+#define DOUBLE_PENDULUM_HAVE_RNEA 1
+#define DOUBLE_PENDULUM_HAVE_RNEA_EXT 1
+#define DOUBLE_PENDULUM_HAVE_NLE 1
+#define DOUBLE_PENDULUM_HAVE_GRAVITY 1
+#define DOUBLE_PENDULUM_HAVE_CRBA 1
+#define DOUBLE_PENDULUM_HAVE_CRBA_FD 1
+#define DOUBLE_PENDULUM_HAVE_ABA 1
+#define DOUBLE_PENDULUM_HAVE_MINV 1
+#define DOUBLE_PENDULUM_HAVE_JOINT_WRENCHES 1
+#define DOUBLE_PENDULUM_HAVE_FK 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ];
 extern const int double_pendulum_joint_iq[DOUBLE_PENDULUM_NJ];

@@ -32,6 +32,18 @@ extern "C" {
 #define FIVE_BAR_NB 4 /* moving bodies (fixed joints merged) */
 #define FIVE_BAR_NJ 4 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef FIVE_BAR_HAVE_CFA). */
+#define FIVE_BAR_HAVE_RNEA 1
+#define FIVE_BAR_HAVE_RNEA_EXT 1
+#define FIVE_BAR_HAVE_NLE 1
+#define FIVE_BAR_HAVE_GRAVITY 1
+#define FIVE_BAR_HAVE_CRBA 1
+#define FIVE_BAR_HAVE_CRBA_FD 1
+#define FIVE_BAR_HAVE_ABA 1
+#define FIVE_BAR_HAVE_MINV 1
+#define FIVE_BAR_HAVE_JOINT_WRENCHES 1
+#define FIVE_BAR_HAVE_FK 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const five_bar_joint_names[FIVE_BAR_NJ];
 extern const int five_bar_joint_iq[FIVE_BAR_NJ];

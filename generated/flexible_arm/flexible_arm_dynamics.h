@@ -32,6 +32,18 @@ extern "C" {
 #define FLEXIBLE_ARM_NB 2 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef FLEXIBLE_ARM_HAVE_CFA). */
+#define FLEXIBLE_ARM_HAVE_RNEA 1
+#define FLEXIBLE_ARM_HAVE_RNEA_EXT 1
+#define FLEXIBLE_ARM_HAVE_NLE 1
+#define FLEXIBLE_ARM_HAVE_GRAVITY 1
+#define FLEXIBLE_ARM_HAVE_CRBA 1
+#define FLEXIBLE_ARM_HAVE_CRBA_FD 1
+#define FLEXIBLE_ARM_HAVE_ABA 1
+#define FLEXIBLE_ARM_HAVE_MINV 1
+#define FLEXIBLE_ARM_HAVE_JOINT_WRENCHES 1
+#define FLEXIBLE_ARM_HAVE_FK 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_joint_names[FLEXIBLE_ARM_NJ];
 extern const int flexible_arm_joint_iq[FLEXIBLE_ARM_NJ];

@@ -32,6 +32,19 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef FLEXIBLE_ARM_NODAL_HAVE_CFA). */
+#define FLEXIBLE_ARM_NODAL_HAVE_RNEA 1
+#define FLEXIBLE_ARM_NODAL_HAVE_RNEA_EXT 1
+#define FLEXIBLE_ARM_NODAL_HAVE_NLE 1
+#define FLEXIBLE_ARM_NODAL_HAVE_GRAVITY 1
+#define FLEXIBLE_ARM_NODAL_HAVE_CRBA 1
+#define FLEXIBLE_ARM_NODAL_HAVE_CRBA_FD 1
+#define FLEXIBLE_ARM_NODAL_HAVE_ABA 1
+#define FLEXIBLE_ARM_NODAL_HAVE_MINV 1
+#define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
+#define FLEXIBLE_ARM_NODAL_HAVE_FK 1
+#define FLEXIBLE_ARM_NODAL_HAVE_CFA 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ];
 extern const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ];

@@ -32,6 +32,19 @@ extern "C" {
 #define GIMBAL_NB 2 /* moving bodies (fixed joints merged) */
 #define GIMBAL_NJ 2 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef GIMBAL_HAVE_CFA). */
+#define GIMBAL_HAVE_RNEA 1
+#define GIMBAL_HAVE_RNEA_EXT 1
+#define GIMBAL_HAVE_NLE 1
+#define GIMBAL_HAVE_GRAVITY 1
+#define GIMBAL_HAVE_CRBA 1
+#define GIMBAL_HAVE_CRBA_FD 1
+#define GIMBAL_HAVE_ABA 1
+#define GIMBAL_HAVE_MINV 1
+#define GIMBAL_HAVE_JOINT_WRENCHES 1
+#define GIMBAL_HAVE_FK 1
+#define GIMBAL_HAVE_CFA 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const gimbal_joint_names[GIMBAL_NJ];
 extern const int gimbal_joint_iq[GIMBAL_NJ];

@@ -32,6 +32,19 @@ extern "C" {
 #define QUADRUPED_NB 13 /* moving bodies (fixed joints merged) */
 #define QUADRUPED_NJ 13 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef QUADRUPED_HAVE_CFA). */
+#define QUADRUPED_HAVE_RNEA 1
+#define QUADRUPED_HAVE_RNEA_EXT 1
+#define QUADRUPED_HAVE_NLE 1
+#define QUADRUPED_HAVE_GRAVITY 1
+#define QUADRUPED_HAVE_CRBA 1
+#define QUADRUPED_HAVE_CRBA_FD 1
+#define QUADRUPED_HAVE_ABA 1
+#define QUADRUPED_HAVE_MINV 1
+#define QUADRUPED_HAVE_JOINT_WRENCHES 1
+#define QUADRUPED_HAVE_FK 1
+#define QUADRUPED_HAVE_CFA 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const quadruped_joint_names[QUADRUPED_NJ];
 extern const int quadruped_joint_iq[QUADRUPED_NJ];

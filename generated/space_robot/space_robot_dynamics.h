@@ -32,6 +32,19 @@ extern "C" {
 #define SPACE_ROBOT_NB 7 /* moving bodies (fixed joints merged) */
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 
+/* The functions of this file, for feature tests (#ifdef SPACE_ROBOT_HAVE_CFA). */
+#define SPACE_ROBOT_HAVE_RNEA 1
+#define SPACE_ROBOT_HAVE_RNEA_EXT 1
+#define SPACE_ROBOT_HAVE_NLE 1
+#define SPACE_ROBOT_HAVE_GRAVITY 1
+#define SPACE_ROBOT_HAVE_CRBA 1
+#define SPACE_ROBOT_HAVE_CRBA_FD 1
+#define SPACE_ROBOT_HAVE_ABA 1
+#define SPACE_ROBOT_HAVE_MINV 1
+#define SPACE_ROBOT_HAVE_JOINT_WRENCHES 1
+#define SPACE_ROBOT_HAVE_FK 1
+#define SPACE_ROBOT_HAVE_CFA 1
+
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const space_robot_joint_names[SPACE_ROBOT_NJ];
 extern const int space_robot_joint_iq[SPACE_ROBOT_NJ];
