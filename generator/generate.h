@@ -27,6 +27,7 @@ typedef struct mbg_gen_opts {
   const char *functions; /* comma-separated list, NULL = mbg_default_functions */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
+  int floating_base;     /* --floating-base (URDF) */
 } mbg_gen_opts;
 
 /* One generated function, as prepared for the render templates. */
