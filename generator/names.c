@@ -81,7 +81,7 @@ int mbg_is_mbd_keyword(const char *name) {
     "model", "gravity", "const", "body", "joint", "loop", "independent", "mass", "com",
     "inertia", "origin", "target", "xyz", "rpy", "axis", "axis2", "pitch", "distance",
     "flexible", "node", "pi", "deg", "sqrt", "sin", "cos", "beam", "length", "modes", "nodes",
-    "stiffness", "damping",
+    "stiffness", "damping", "EI", "rhoA",
   };
   for (size_t k = 0; k < sizeof words / sizeof *words; k++)
     if (strcmp(name, words[k]) == 0) return 1;

@@ -287,7 +287,10 @@ static mbg_model *build(mbg_urdf *u, const char *path, const char *default_name,
   free(name);
   if (!m) return u->oom = 1, NULL;
   m->name_loc = name_loc;
-  if (!collect(u, robot) || !mbg_urdf_tree(u)) return m;
+  /* After errors in single elements (a type, a missing attribute) the tree is still checked and
+   * the links read, so that one run reports them all; the model is dropped at the end. */
+  if (!collect(u, robot) && (u->oom || u->nlinks == 0)) return m;
+  if (!mbg_urdf_tree(u)) return m;
   if (floating_base && u->world >= 0) {
     mbg_diag_error(u->d, mbg_urdf_loc(u, u->links[u->world].node, "name"),
                    "--floating-base gives the root link a floating joint, but this robot is "

@@ -64,12 +64,13 @@ char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc l
     if (strcmp(c, base) == 0)
       mbg_diag_warning(u->d, loc,
                        "%s name '%.63s%s' is not a C identifier or is a reserved word; it is '%s' "
-                       "in the model", what, name, strlen(name) > 63 ? "..." : "", c);
+                       "in the model",
+                       what, name, strlen(name) > 63 ? "..." : "", c);
     else
       mbg_diag_warning(u->d, loc,
-                       "%s name '%.63s' is already taken in the model (links and joints "
-                       "share one namespace there); it is '%s'",
-                       what, base, c);
+                       "%s name '%.63s': '%s' is already taken in the model (links and "
+                       "joints share one namespace there); it is '%s'",
+                       what, name, base, c);
   }
   return c;
 }

@@ -14,6 +14,23 @@ static void trim(char *s) {
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) s[--n] = '\0';
 }
 
+/* The first error libxml2 raises (the last one, which xmlCtxtGetLastError keeps, is often a
+ * consequence of the first: "premature end of data" after a mismatched tag). */
+typedef struct first_error {
+  int seen, line, col;
+  char msg[256];
+} first_error;
+
+static void keep_first(void *data, xmlErrorPtr e) {
+  first_error *f = data;
+  if (f->seen || !e || e->level < XML_ERR_ERROR) return;
+  f->seen = 1;
+  f->line = e->line;
+  f->col = e->int2;
+  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "unreadable document");
+  trim(f->msg);
+}
+
 xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path) {
   /* No network, no external entities or DTDs (XML_PARSE_NOENT and DTDLOAD are not given), no
    * messages of libxml2's own: the first error is ours to report. */
@@ -28,18 +45,14 @@ xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path) {
     u->oom = 1;
     return NULL;
   }
+  first_error first = {0, 0, 0, "unreadable document"};
+  xmlSetStructuredErrorFunc(&first, keep_first);
   xmlDocPtr doc = xmlCtxtReadMemory(ctxt, u->text, (int)u->len, path, NULL, options);
+  xmlSetStructuredErrorFunc(NULL, NULL);
   if (!doc) {
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
-    char msg[256] = "unreadable document";
-    mbg_loc loc = {0, 0, 0};
-    if (e && e->message) {
-      snprintf(msg, sizeof msg, "%s", e->message);
-      trim(msg);
-      loc.line = e->line > 0 ? e->line : 0;
-      loc.col = loc.line > 0 ? (e->int2 > 0 ? e->int2 : 1) : 0;
-    }
-    mbg_diag_error(u->d, loc, "malformed XML: %s", msg);
+    mbg_loc loc = {first.line > 0 ? first.line : 0, 0, 0};
+    loc.col = loc.line > 0 ? (first.col > 0 ? first.col : 1) : 0;
+    mbg_diag_error(u->d, loc, "malformed XML: %s", first.msg);
   }
   xmlFreeParserCtxt(ctxt);
   return doc;
