@@ -1,8 +1,8 @@
 # mbdc.cmake — generate a model's dynamics at build time, build them, and check them.
 #
-#   mbdc_add_model(NAME <name> MODEL <file.mbd>
+#   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [TEMPLATES <dir>]
-#                  [OUTPUT_DIR <dir>])
+#                  [OUTPUT_DIR <dir>] [FLOATING_BASE])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable or a template
 # changes) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>), producing
@@ -13,7 +13,10 @@
 #   test <name>_check  (ctest) runs the harness: fails if a function disagrees beyond 1e-10
 #                    (1e-4 for float)
 # <p> is PREFIX, or else the model's name (its `model NAME;` statement, read at configure time;
-# without one, the file's name as mbdc makes it: `arm-v2.mbd` -> arm_v2). FUNCTIONS is a CMake
+# without one, the file's name as mbdc makes it: `arm-v2.mbd` -> arm_v2; for a URDF, the robot's
+# name with every character that is not a letter, digit or '_' replaced by '_' and a '_' before a
+# leading digit — give PREFIX for a robot named after a C keyword). FLOATING_BASE passes
+# --floating-base (a URDF without a world joint gets a floating base). FUNCTIONS is a CMake
 # list or a comma-separated string (default: every function mbdc generates). TEMPLATES is a
 # directory of replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua).
 #
@@ -26,6 +29,20 @@ set(_MBDC_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 # The C prefix mbdc gives a model without --prefix: its `model NAME;`, else the file's stem with
 # every character that is not a letter, digit or '_' replaced by '_'.
 function(_mbdc_model_prefix model out)
+  if(model MATCHES "\\.[uU][rR][dD][fF]$")
+    file(READ ${model} text)
+    if(text MATCHES "<robot([ \t\r\n][^>]*)?[ \t\r\n]name[ \t\r\n]*=[ \t\r\n]*[\"']([^\"']*)[\"']")
+      set(name "${CMAKE_MATCH_2}")
+    else()
+      get_filename_component(name ${model} NAME_WE)
+    endif()
+    string(REGEX REPLACE "[^A-Za-z0-9_]" "_" name "${name}")
+    if(name MATCHES "^[0-9]")
+      set(name "_${name}")
+    endif()
+    set(${out} ${name} PARENT_SCOPE)
+    return()
+  endif()
   file(STRINGS ${model} lines)
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "#.*" "" line "${line}")
@@ -40,7 +57,8 @@ function(_mbdc_model_prefix model out)
 endfunction()
 
 function(mbdc_add_model)
-  cmake_parse_arguments(A "" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR" "FUNCTIONS" ${ARGN})
+  cmake_parse_arguments(A "FLOATING_BASE" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR" "FUNCTIONS"
+                        ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
   endif()
@@ -75,6 +93,9 @@ function(mbdc_add_model)
   # banners of the generated files carry no absolute path.
   file(RELATIVE_PATH model_rel ${out} ${model})
   set(args generate ${model_rel} -o .)
+  if(A_FLOATING_BASE)
+    list(APPEND args --floating-base)
+  endif()
   if(A_PREFIX)
     set(prefix ${A_PREFIX})
     list(APPEND args --prefix ${A_PREFIX})

@@ -15,6 +15,23 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
  * reasons went to `out` as diagnostics. */
 mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings);
 
+/* How a model file is read. A file whose name ends in .urdf (any case) is a URDF, read by
+ * urdf.h; any other is a .mbd. */
+typedef struct mbg_load_opts {
+  int floating_base; /* URDF: the root link gets a floating joint to the world (else fixed) */
+} mbg_load_opts;
+int mbg_is_urdf(const char *path);
+/* Read and check a model file of either kind (o may be NULL): the front end in one call. */
+mbg_model *mbg_load(const char *path, const mbg_load_opts *o, FILE *out, int *errors,
+                    int *warnings);
+/* The same from text in memory; --floating-base on a .mbd is an error (a .mbd says
+ * `joint NAME floating world -> BODY;`). */
+mbg_model *mbg_model_from_source(const char *path, const char *text, size_t len,
+                                 const mbg_load_opts *o, FILE *out, int *errors, int *warnings);
+/* The model name implied by a file name: its base name without extension, as a C identifier
+ * ('arm-v2.mbd' -> arm_v2, a leading digit gets a '_'). */
+void mbg_default_model_name(const char *path, char *name, size_t size);
+
 /* A whole file (at most 64 MiB), malloc'ed and NUL-terminated, its size in *len; NULL on failure,
  * with a located message on `out` unless out is NULL. */
 char *mbg_read_file(const char *path, size_t *len, FILE *out);

@@ -47,9 +47,10 @@ void mbg_check_inertia(mbg_builder *b, const double I[6], mbg_loc loc, const cha
     return;
   }
   if (lam[0] + lam[1] < lam[2] - tol)
-    mbg_diag_error(b->d, loc,
-                   "the inertia of %s violates the triangle inequality: principal moments %g + %g "
-                   "< %g, which no mass distribution has", whose, lam[0], lam[1], lam[2]);
+    mbg_diag_warning(b->d, loc,
+                     "the inertia of %s violates the triangle inequality (principal moments %g + "
+                     "%g < %g, which no mass distribution has); it is kept as given", whose,
+                     lam[0], lam[1], lam[2]);
 }
 
 static void read_inertia(mbg_builder *b, const mbd_item *it, double I[6]) {

@@ -41,7 +41,9 @@ void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
 /* Tree structure: parents, cycles, connection; masses when no error came before. */
 void mbg_check_tree(mbg_builder *b, int errors_before);
-/* The rotational inertia must be positive semidefinite and satisfy the triangle inequalities. */
+/* The rotational inertia must be positive semidefinite (an error); principal moments that break
+ * the triangle inequality are warned about and kept: no mass distribution has them, but the
+ * algorithms do not need them and real robots' URDFs have them (placeholders, typing errors). */
 void mbg_check_inertia(mbg_builder *b, const double I[6], mbg_loc loc, const char *whose);
 
 /* A name of `kind` referenced at `loc`: its entry index, or -1 after reporting. */

@@ -42,14 +42,15 @@ static int body_ref(mbg_builder *b, const char *name, mbg_loc loc) {
 static void read_axis(mbg_builder *b, const mbd_item *it, const char *what, double axis[3]) {
   double a[3];
   if (!mbg_eval_list(b, it->args, it->loc, what, 3, 0, MBG_NOT_ANGLE, a)) return;
-  double n2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2], n = sqrt(n2);
+  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
   if (!(n > 1e-12) || !isfinite(n)) {
     mbg_diag_error(b->d, it->loc, "%s must be a non-zero vector", what);
     return;
   }
   if (fabs(n - 1.0) > 1e-3)
     mbg_diag_warning(b->d, it->loc, "%s has length %g; it is normalized", what, n);
-  for (int k = 0; k < 3; k++) axis[k] = a[k] / n;
+  mbg_axis_normalize(a);
+  for (int k = 0; k < 3; k++) axis[k] = a[k];
 }
 
 static void read_frame(mbg_builder *b, const mbd_item *it, double xyz[3], double rpy[3]) {

@@ -61,7 +61,8 @@ int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
   memset(g, 0, sizeof *g);
   const char *path = o->model_path;
   char *text = mbg_read_file(path, &len, err);
-  mbg_model *m = text ? mbg_model_from_text(path, text, len, err, &errors, &warnings) : NULL;
+  mbg_load_opts lo = {o->floating_base};
+  mbg_model *m = text ? mbg_model_from_source(path, text, len, &lo, err, &errors, &warnings) : NULL;
   if (!m) {
     fprintf(err, "%s: %d error%s\n", path, errors ? errors : 1, errors > 1 ? "s" : "");
     free(text);

@@ -29,6 +29,7 @@ typedef struct mbg_gen_opts {
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
+  int floating_base;      /* --floating-base (URDF) */
 } mbg_gen_opts;
 
 /* One generated function, as prepared for the render templates. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "build.h"
+#include "urdf.h"
 
 /* Larger inputs are refused rather than read: no model is anywhere near this. */
 enum { MAX_MODEL_BYTES = 64 << 20 };
@@ -47,8 +48,7 @@ char *mbg_read_file(const char *path, size_t *len, FILE *out) {
   return buf;
 }
 
-/* The model name implied by a file name: its base name without extension, as a C identifier. */
-static void default_name(const char *path, char *name, size_t size) {
+void mbg_default_model_name(const char *path, char *name, size_t size) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   size_t n = 0;
@@ -76,7 +76,7 @@ mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, F
     d.errors++;
   } else {
     char name[256];
-    default_name(path, name, sizeof name);
+    mbg_default_model_name(path, name, sizeof name);
     /* After syntax errors (all of them reported: the parser recovers) the tree has holes, and
      * checking it would only add consequences of the same mistakes. */
     if (d.errors == 0) m = mbg_build_model(ast, path, name, &d);
@@ -100,6 +100,52 @@ mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings)
     return NULL;
   }
   mbg_model *m = mbg_model_from_text(path, text, len, out, errors, warnings);
+  free(text);
+  return m;
+}
+
+int mbg_is_urdf(const char *path) {
+  size_t n = strlen(path);
+  if (n < 5) return 0;
+  const char *ext = path + n - 5, *want = ".urdf";
+  for (int k = 0; k < 5; k++)
+    if ((ext[k] | 0x20) != want[k]) return 0; /* '.' | 0x20 is '.' */
+  return 1;
+}
+
+mbg_model *mbg_model_from_source(const char *path, const char *text, size_t len,
+                                 const mbg_load_opts *o, FILE *out, int *errors, int *warnings) {
+  int floating_base = o && o->floating_base;
+  if (!mbg_is_urdf(path)) {
+    if (floating_base) {
+      fprintf(out, "%s: error: --floating-base applies to a URDF; a .mbd gives its base a "
+                   "floating joint itself ('joint base floating world -> BODY;')\n", path);
+      *errors = 1;
+      *warnings = 0;
+      return NULL;
+    }
+    return mbg_model_from_text(path, text, len, out, errors, warnings);
+  }
+  mbg_diag d;
+  mbg_diag_init(&d, path, text, len, out);
+  char name[256];
+  mbg_default_model_name(path, name, sizeof name);
+  mbg_model *m = mbg_urdf_build(path, text, len, name, floating_base, &d);
+  *errors = d.errors;
+  *warnings = d.warnings;
+  return m;
+}
+
+mbg_model *mbg_load(const char *path, const mbg_load_opts *o, FILE *out, int *errors,
+                    int *warnings) {
+  size_t len = 0;
+  *errors = *warnings = 0;
+  char *text = mbg_read_file(path, &len, out);
+  if (!text) {
+    *errors = 1;
+    return NULL;
+  }
+  mbg_model *m = mbg_model_from_source(path, text, len, o, out, errors, warnings);
   free(text);
   return m;
 }

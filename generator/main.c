@@ -8,6 +8,7 @@
 #include "build.h"
 #include "generate.h"
 #include "graph.h"
+#include "mbd_write.h"
 #include "outfile.h"
 #include "summary.h"
 #include "topology.h"
@@ -17,8 +18,8 @@ enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
 static const char usage[] =
   "usage: mbdc COMMAND [OPTIONS] MODEL\n"
   "\n"
-  "The multibody dynamics compiler: reads a model (.mbd), builds its topology graph and\n"
-  "generates flat C for its dynamics.\n"
+  "The multibody dynamics compiler: reads a model (.mbd, or a URDF: .urdf), builds its topology\n"
+  "graph and generates flat C for its dynamics.\n"
   "\n"
   "commands:\n"
   "  check MODEL              validate the model and print a summary (bodies, joints with\n"
@@ -38,8 +39,12 @@ static const char usage[] =
   "                           operation counts of every generated function (mul, add\n"
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
   "                           elimination orders with their dependency depths\n"
+  "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"
+  "                           (default: standard output)\n"
   "\n"
   "options:\n"
+  "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
+  "                           the world instead of a fixed one (legged robots, humanoids)\n"
   "  -h, --help               show this help\n"
   "  --version                show the version\n"
   "\n"
@@ -52,9 +57,10 @@ static int usage_error(const char *fmt, const char *arg) {
   return EXIT_USAGE;
 }
 
-/* Options of a subcommand: the model path and -o FILE. */
+/* Options of a subcommand: the model path, -o FILE and --floating-base. */
 typedef struct cli_args {
   const char *model, *output;
+  mbg_load_opts load;
 } cli_args;
 
 static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
@@ -63,6 +69,8 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
     if (allow_output && (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0)) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a file name", argv[i]);
       a->output = argv[++i];
+    } else if (strcmp(argv[i], "--floating-base") == 0) {
+      a->load.floating_base = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return usage_error("unknown option '%s'", argv[i]);
     } else if (a->model) {
@@ -76,10 +84,10 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
 }
 
 /* Load and check a model, and build its topology. Returns the exit status. */
-static int load(const char *path, mbg_model **m, mbg_topology **t) {
+static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t) {
   int errors, warnings;
   *t = NULL;
-  *m = mbg_load_mbd(path, stderr, &errors, &warnings);
+  *m = mbg_load(path, o, stderr, &errors, &warnings);
   if (!*m) {
     fprintf(stderr, "%s: %d error%s\n", path, errors, errors == 1 ? "" : "s");
     return EXIT_MODEL;
@@ -99,7 +107,7 @@ static int cmd_check(int argc, char **argv) {
   mbg_topology *t;
   int rc = parse_args(argc, argv, 0, &a);
   if (rc) return rc;
-  if ((rc = load(a.model, &m, &t))) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
   mbg_summary_print(stdout, m, t);
   mbg_topology_free(t);
   mbg_model_free(m);
@@ -112,7 +120,7 @@ static int cmd_graph(int argc, char **argv) {
   mbg_topology *t;
   int rc = parse_args(argc, argv, 1, &a);
   if (rc) return rc;
-  if ((rc = load(a.model, &m, &t))) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
   if (a.output) {
     mbg_outfile o;
     if (mbg_outfile_open(&o, a.output, stderr) == 0) {
@@ -155,6 +163,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
       else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
       else return usage_error("--scalar takes double or float, not '%s'", val);
+    } else if (strcmp(arg, "--floating-base") == 0) {
+      o->floating_base = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {
       *json = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -192,6 +202,31 @@ static int cmd_generate(int argc, char **argv, int is_stats) {
   return rc;
 }
 
+/* mbdc import: the model of a URDF as .mbd text, written whole or not at all. */
+static int cmd_import(int argc, char **argv) {
+  cli_args a;
+  int rc = parse_args(argc, argv, 1, &a), errors, warnings;
+  if (rc) return rc;
+  if (!mbg_is_urdf(a.model)) return usage_error("import reads a URDF (.urdf), not '%s'", a.model);
+  mbg_model *m = mbg_load(a.model, &a.load, stderr, &errors, &warnings);
+  if (!m) {
+    fprintf(stderr, "%s: %d error%s\n", a.model, errors, errors == 1 ? "" : "s");
+    return EXIT_MODEL;
+  }
+  if (a.output) {
+    mbg_outfile o;
+    rc = EXIT_USAGE;
+    if (mbg_outfile_open(&o, a.output, stderr) == 0) {
+      if (mbg_mbd_write(o.f, m, a.model) == 0) rc = mbg_outfile_commit(&o, stderr) == 0 ? 0 : rc;
+      else mbg_outfile_abort(&o);
+    }
+  } else {
+    rc = mbg_mbd_write(stdout, m, a.model) == 0 && fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+  }
+  mbg_model_free(m);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -210,5 +245,6 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "graph") == 0) return cmd_graph(argc, argv);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc, argv, 0);
   if (strcmp(cmd, "stats") == 0) return cmd_generate(argc, argv, 1);
+  if (strcmp(cmd, "import") == 0) return cmd_import(argc, argv);
   return usage_error("unknown command '%s'", cmd);
 }

@@ -1,6 +1,7 @@
 /* model.c — the validated model's storage: construction, lookup, joint-type tables. */
 #include "model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,13 @@ int mbg_joint_type_constraints(mbg_joint_type t) {
 }
 int mbg_joint_type_has_axis(mbg_joint_type t) {
   return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].has_axis : 0;
+}
+
+double mbg_axis_normalize(double a[3]) {
+  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (fabs(n - 1.0) > 1e-15)
+    for (int k = 0; k < 3; k++) a[k] /= n;
+  return n;
 }
 
 static char *dup_string(const char *s) {

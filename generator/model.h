@@ -109,6 +109,11 @@ typedef struct mbg_model {
   int *independent; /* joint indices named by `independent` */
 } mbg_model;
 
+/* Normalize an axis in place; returns its length as given. A vector within 1e-15 of unit length
+ * is kept as it is, so that normalizing twice changes nothing (a URDF's axis, normalized on
+ * import, reads back from the written .mbd as the same numbers). */
+double mbg_axis_normalize(double a[3]);
+
 /* Index of a body or joint by name, or -1. */
 int mbg_model_find_body(const mbg_model *m, const char *name);
 int mbg_model_find_joint(const mbg_model *m, const char *name);

@@ -76,6 +76,18 @@ const char *mbg_name_kind_text(mbg_name_kind k) {
   return "name";
 }
 
+int mbg_is_mbd_keyword(const char *name) {
+  static const char *const words[] = {
+    "model", "gravity", "const", "body", "joint", "loop", "independent", "mass", "com",
+    "inertia", "origin", "target", "xyz", "rpy", "axis", "axis2", "pitch", "distance",
+    "flexible", "node", "pi", "deg", "sqrt", "sin", "cos", "beam", "length", "modes", "nodes",
+    "stiffness", "damping", "EI", "rhoA",
+  };
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (strcmp(name, words[k]) == 0) return 1;
+  return 0;
+}
+
 int mbg_edit_distance(const char *a, const char *b, int cap) {
   size_t la = strlen(a), lb = strlen(b);
   if (la > 64 || lb > 64) return cap + 1;

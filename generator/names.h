@@ -31,6 +31,9 @@ void mbg_names_free(mbg_names *t);
 const char *mbg_name_kind_text(mbg_name_kind k);
 /* The declared name of kind `kind` closest to `name` (edit distance <= 2), or NULL. */
 const char *mbg_names_suggest(const mbg_names *t, const char *name, mbg_name_kind kind);
+/* 1 if `name` is a word of the model language (grammar/mbd.l: model, body, mass, pi, ...), which
+ * cannot name anything in a .mbd. tests/test_urdf.c checks this list against the lexer. */
+int mbg_is_mbd_keyword(const char *name);
 /* Edit distance between two short strings, capped at `cap` + 1. */
 int mbg_edit_distance(const char *a, const char *b, int cap);
 

@@ -79,8 +79,9 @@ typedef struct mb_model {
 } mb_model;
 
 /* Validate a model: pointers, regular numbering, consecutive iq/iv summing to nq/nv, unit axes,
- * proper rotations XT_E, physically consistent inertias (m ≥ 0, rotational inertia about the COM
- * positive semidefinite and satisfying the triangle inequalities). Returns 0 if valid; otherwise
+ * proper rotations XT_E, usable inertias (m ≥ 0, rotational inertia about the COM positive
+ * semidefinite; the triangle inequalities of a physical body are the front end's to check, not
+ * needed by the algorithms). Returns 0 if valid; otherwise
  * -1 and, if msg is not NULL, a one-line reason in msg[msgsize]. */
 int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
 

@@ -28,10 +28,13 @@ static int is_rotation(const double E[9]) {
   return c[0] * E[6] + c[1] * E[7] + c[2] * E[8] > 0.0;
 }
 
-/* 1 if the inertia is physical: m ≥ 0 (h = 0 if m = 0) and Σ = tr(Ic)/2·1 − Ic ⪰ 0, with Ic the
- * rotational inertia about the COM; Σ = ∫ρ x xᵀ ⪰ 0 is Ic ⪰ 0 plus the triangle inequalities. */
+/* 1 if the inertia is usable: m ≥ 0 (h = 0 if m = 0) and Ic ⪰ 0, with Ic the rotational inertia
+ * about the COM, which makes the spatial inertia positive semidefinite (its Schur complement on
+ * m·1 is Ic). A physical body also has Σ = tr(Ic)/2·1 − Ic = ∫ρ x xᵀ ⪰ 0 (the triangle
+ * inequalities); the algorithms do not need it, and real robots' URDFs break it, so the front end
+ * checks it (an error in a .mbd, a warning in a URDF) and the runtime does not. */
 static int is_physical(const double I[10]) {
-  double m = I[0], Ic[9], S[9];
+  double m = I[0], Ic[9];
   if (!(m >= 0.0) || !isfinite(m)) return 0;
   mbs_sym3_full(I + 4, Ic);
   /* Ic = Ī + h× h× / m,  h× h× = h hᵀ − |h|² 1 */
@@ -39,19 +42,20 @@ static int is_physical(const double I[10]) {
   if (m == 0.0 && hh != 0.0) return 0;
   for (int i = 0; i < 3 && m > 0.0; i++)
     for (int j = 0; j < 3; j++) Ic[3 * i + j] += (I[1 + i] * I[1 + j] - (i == j) * hh) / m;
-  /* rounding moves an eigenvalue of a degenerate Σ (rod, plate) by ~eps·tr: the minors by
+  /* rounding moves an eigenvalue of a degenerate Ic (rod, point) by ~eps·tr: the minors by
    * ~eps·tr², the determinant by ~eps·tr³, so each is allowed 1e-12 of its own scale */
   double tr = Ic[0] + Ic[4] + Ic[8], sc = fabs(tr) + 1e-300, tol = 1e-12 * sc;
-  for (int k = 0; k < 9; k++) S[k] = ((k % 4 == 0) ? 0.5 * tr : 0.0) - Ic[k];
-  /* every principal minor of Σ is ≥ 0 */
+  for (int k = 0; k < 9; k++)
+    if (!isfinite(Ic[k])) return 0;
+  /* every principal minor of Ic is ≥ 0 */
   for (int i = 0; i < 3; i++) {
-    if (!(S[4 * i] >= -tol)) return 0;
+    if (!(Ic[4 * i] >= -tol)) return 0;
     int j = (i + 1) % 3;
-    if (!(S[4 * i] * S[4 * j] - S[3 * i + j] * S[3 * i + j] >= -tol * sc)) return 0;
+    if (!(Ic[4 * i] * Ic[4 * j] - Ic[3 * i + j] * Ic[3 * i + j] >= -tol * sc)) return 0;
   }
   double c[3];
-  mbs_cross(S, S + 3, c);
-  return c[0] * S[6] + c[1] * S[7] + c[2] * S[8] >= -tol * sc * sc;
+  mbs_cross(Ic, Ic + 3, c);
+  return c[0] * Ic[6] + c[1] * Ic[7] + c[2] * Ic[8] >= -tol * sc * sc;
 }
 
 static int has_axis(mb_joint_type t) {

@@ -9,7 +9,8 @@
 #                  CC -std=c99 -Wall -Wextra -Werror -pedantic -Wvla -c (also at -O2), `nm -u` of
 #                  the object lists libm functions only (sin cos sqrt and their float versions;
 #                  at -O2 also sincos, sincosf, which GCC makes of a sin and cos pair), the object defines no writable data and
-#                  the source declares no static data but const tables
+#                  the source declares no static data but const tables (the robots of
+#                  examples/urdf/ at -O0 only: the build compiles them at -O2)
 set -euo pipefail
 mode=$1 mbdc=$2 src=$3 cc=${4:-cc} nm=${5:-nm}
 mbdc=$(cd "$(dirname "$mbdc")" && pwd)/$(basename "$mbdc")
@@ -33,6 +34,19 @@ generate() {
       exit 1
     fi
   done
+  # the robots of examples/urdf/ into generated/urdf/<stem>, as scripts/regenerate.sh does
+  for model in "$src"/examples/urdf/*.urdf; do
+    stem=$(basename "$model" .urdf)
+    local fb=()
+    if grep -qx "$stem" "$src/examples/urdf/floating_base.txt"; then fb=(--floating-base); fi
+    mkdir -p "$dir/generated/urdf"
+    if ! (cd "$dir" && "$mbdc" generate "examples/urdf/$stem.urdf" "${fb[@]}" \
+          -o "generated/urdf/$stem" "$@" 2>"$dir/$stem.err"); then
+      cat "$dir/$stem.err" >&2
+      echo "FAIL: mbdc generate examples/urdf/$stem.urdf ${fb[*]} -o generated/urdf/$stem $*" >&2
+      exit 1
+    fi
+  done
 }
 
 # The files that differ between two trees; the diff itself on stdout (first 300 lines).
@@ -52,7 +66,7 @@ stale)
          "'cmake --build BUILD --target regenerate' or 'scripts/regenerate.sh BUILD', and commit."
     exit 1
   fi
-  echo "ok: generated/ is up to date ($(ls "$src"/examples/*.mbd | wc -l) models)"
+  echo "ok: generated/ is up to date ($(ls "$src"/examples/*.mbd "$src"/examples/urdf/*.urdf | wc -l) models)"
   ;;
 deterministic)
   generate "$tmp/a"
@@ -69,9 +83,14 @@ libm)
   generate "$tmp/f" --scalar float
   allowed=" sin cos sqrt sinf cosf sqrtf "
   failed=0
-  for c in "$tmp"/d/generated/*/*_dynamics.c "$tmp"/f/generated/*/*_dynamics.c; do
+  for c in "$tmp"/d/generated/*/*_dynamics.c "$tmp"/f/generated/*/*_dynamics.c \
+           "$tmp"/d/generated/urdf/*/*_dynamics.c "$tmp"/f/generated/urdf/*/*_dynamics.c; do
     name=${c#"$tmp"/}
-    for opt in "" -O2; do
+    # The robots' files take minutes at -O2 (romeo_small 3 MB: ~50 s each); they are compiled at
+    # -O2 with the same warnings by the build (mbdc_add_model), here at -O0 only.
+    opts=("" -O2)
+    case $name in */generated/urdf/*) opts=("") ;; esac
+    for opt in "${opts[@]}"; do
       o=${c%.c}$opt.o
       if ! "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -Wvla $opt -c "$c" -o "$o"; then
         echo "FAIL: $name does not compile cleanly ($cc -std=c99 ... $opt)"

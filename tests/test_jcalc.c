@@ -166,11 +166,18 @@ static void test_model_check(void **state) {
   expect_reject(t, "nq/nv");
   t->model.nv -= 1;
   assert_int_equal(mb_model_check(&t->model, NULL, 0), 0);
-  /* a body whose principal moments break the triangle inequality: Ic = diag(1, 1, 3) */
-  double c[3] = {0.1, 0, 0}, bad[6] = {1, 1, 3, 0, 0, 0}, good[6] = {1, 1, 2, 0, 0, 0};
+  /* a rotational inertia that is not positive semidefinite: Ic = diag(1, 1, -0.5) */
+  double c[3] = {0.1, 0, 0}, bad[6] = {1, 1, -0.5, 0, 0, 0}, good[6] = {1, 1, 2, 0, 0, 0};
   mbt_tree_body(t, 5, 2.0, c, bad);
   expect_reject(t, "inertia");
   mbt_tree_body(t, 5, 2.0, c, good); /* the limit (a flat plate) is physical */
+  assert_int_equal(mb_model_check(&t->model, msg, sizeof msg), 0);
+  /* principal moments that break the triangle inequality, Ic = diag(1, 1, 3): no body has them,
+   * but the algorithms do not care (real URDFs have such inertias): accepted */
+  double unphysical[6] = {1, 1, 3, 0, 0, 0}, rod[6] = {0, 1, 1, 0, 0, 0};
+  mbt_tree_body(t, 5, 2.0, c, unphysical);
+  assert_int_equal(mb_model_check(&t->model, msg, sizeof msg), 0);
+  mbt_tree_body(t, 5, 2.0, c, rod); /* a thin rod: Ic singular, still positive semidefinite */
   assert_int_equal(mb_model_check(&t->model, msg, sizeof msg), 0);
   mbt_tree_body(t, 5, -1.0, c, good);
   expect_reject(t, "inertia");

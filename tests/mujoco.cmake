@@ -1,0 +1,43 @@
+# The cross-check against MuJoCo (issue 7): built whenever libmujoco-dev is installed
+# (scripts/setup.sh installs it). test_mujoco compares the generated dynamics of every example
+# robot (tests/generated.cmake builds them as urdf_<stem>_dynamics) with MuJoCo 2.2.2 loading the
+# same URDF; see test_mujoco.c and docs/urdf.md.
+find_path(MUJOCO_INCLUDE_DIR mujoco/mujoco.h)
+find_library(MUJOCO_LIBRARY mujoco)
+if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY OR NOT MBDC_URDF_ROBOTS)
+  message(STATUS "MuJoCo (libmujoco-dev) not found: the MuJoCo cross-check is not built")
+  return()
+endif()
+
+# The table of the robots' generated functions (mbt_robots[], tests/mujoco_model.h).
+set(includes "")
+set(entries "")
+set(libs "")
+foreach(stem IN LISTS MBDC_URDF_ROBOTS)
+  _mbdc_model_prefix(${PROJECT_SOURCE_DIR}/examples/urdf/${stem}.urdf p)
+  string(TOUPPER ${p} P)
+  set(fb 0)
+  if(stem IN_LIST MBDC_FLOATING_ROBOTS)
+    set(fb 1)
+  endif()
+  string(APPEND includes "#include \"${p}_dynamics.h\"\n")
+  string(APPEND entries "  {\"${stem}\", ${fb}, ${P}_NQ, ${P}_NV, ${P}_NJ, ${p}_joint_names, "
+                        "${p}_joint_iq, ${p}_joint_iv, ${p}_rnea, ${p}_crba, ${p}_aba},\n")
+  list(APPEND libs urdf_${stem}_dynamics)
+endforeach()
+set(table ${CMAKE_CURRENT_BINARY_DIR}/mujoco_robots.c)
+file(CONFIGURE OUTPUT ${table} CONTENT "/* The example robots' generated functions, for test_mujoco (tests/mujoco.cmake). */
+#include \"mujoco_model.h\"
+@includes@
+const mbt_robot mbt_robots[] = {
+@entries@};
+const int mbt_nrobots = (int)(sizeof mbt_robots / sizeof *mbt_robots);
+" @ONLY)
+
+add_executable(test_mujoco test_mujoco.c mujoco_model.c ${table})
+target_compile_options(test_mujoco PRIVATE ${MBDC_WARNINGS})
+target_include_directories(test_mujoco PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${MUJOCO_INCLUDE_DIR})
+target_link_libraries(test_mujoco PRIVATE ${libs} ${MUJOCO_LIBRARY} PkgConfig::LIBXML2 m)
+add_test(NAME test_mujoco COMMAND test_mujoco)
+set_tests_properties(test_mujoco PROPERTIES LABELS urdf TIMEOUT 300
+  ENVIRONMENT "MBDC_SOURCE_DIR=${PROJECT_SOURCE_DIR};MBDC_BINARY_DIR=${PROJECT_BINARY_DIR}")

@@ -1,0 +1,377 @@
+/* test_urdf.c — URDF import (generator/urdf*.c, docs/urdf.md).
+ *
+ * 1. Golden diagnostics: every tests/golden_urdf/NNN_name.urdf is read under the path
+ *    `golden_urdf/NNN_name.urdf` (with --floating-base when the name says `floating_base`) and
+ *    everything printed must equal NNN_name.err byte for byte; errors > 0 unless the name ends in
+ *    _warning or _accepted. MBDC_UPDATE_GOLDEN=1 rewrites the .err files.
+ * 2. Every element kind, with the expected model fields (reference: the URDF specification,
+ *    wiki.ros.org/urdf/XML, and the numbers written in the test's own URDF text).
+ * 3. The round trip of every example robot (the .urdf files of examples/urdf/): `mbdc import` text
+ * read back as a .mbd gives the same model, every number bit for bit.
+ * 4. The reserved words of the model language, as urdf_names.c avoids them, are the lexer's. */
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "build.h"
+#include "mbd_write.h"
+#include "names.h"
+
+static const char *source_dir(void) {
+  const char *s = getenv("MBDC_SOURCE_DIR");
+  return s && *s ? s : ".";
+}
+
+static char *read_text(const char *path, size_t *len) {
+  char *t = mbg_read_file(path, len, NULL);
+  if (!t) fail_msg("cannot read %s (is MBDC_SOURCE_DIR set?)", path);
+  return t;
+}
+
+/* Read a URDF from memory: the model, or NULL; the messages in *msgs (malloc'ed). */
+static mbg_model *from_urdf(const char *text, int floating_base, char **msgs, int *errors,
+                            int *warnings) {
+  size_t n = 0;
+  FILE *out = open_memstream(msgs, &n);
+  assert_non_null(out);
+  mbg_load_opts o = {floating_base};
+  mbg_model *m = mbg_model_from_source("t.urdf", text, strlen(text), &o, out, errors, warnings);
+  assert_int_equal(fclose(out), 0);
+  return m;
+}
+
+/* ------------------------------------------------------------------------ golden diagnostics */
+
+typedef struct golden_case {
+  char name[96];
+} golden_case;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const golden_case *)a)->name, ((const golden_case *)b)->name);
+}
+
+static golden_case *list_cases(const char *ext, size_t *count) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tests/golden_urdf", source_dir());
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cannot open %s (is MBDC_SOURCE_DIR set?)\n", dir);
+    exit(1);
+  }
+  size_t n = 0, cap = 64, el = strlen(ext);
+  golden_case *c = calloc(cap, sizeof *c);
+  const struct dirent *e;
+  while (c && (e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len <= el || len - el >= sizeof c->name || strcmp(e->d_name + len - el, ext) != 0) continue;
+    if (n == cap) c = realloc(c, (cap *= 2) * sizeof *c);
+    if (!c) break;
+    memset(&c[n], 0, sizeof c[n]);
+    memcpy(c[n].name, e->d_name, len - el);
+    n++;
+  }
+  closedir(d);
+  if (!c) exit(1);
+  qsort(c, n, sizeof *c, by_name);
+  *count = n;
+  return c;
+}
+
+static int updating(void) {
+  const char *u = getenv("MBDC_UPDATE_GOLDEN");
+  return u && *u && strcmp(u, "0") != 0;
+}
+
+static void run_golden(void **state) {
+  const golden_case *c = *state;
+  char path[1200], shown[160];
+  size_t len, out_len = 0;
+  snprintf(path, sizeof path, "%s/tests/golden_urdf/%s.urdf", source_dir(), c->name);
+  char *src = read_text(path, &len);
+  snprintf(shown, sizeof shown, "golden_urdf/%s.urdf", c->name);
+  char *out_buf = NULL;
+  FILE *out = open_memstream(&out_buf, &out_len);
+  int errors = -1, warnings = -1;
+  mbg_load_opts o = {strstr(c->name, "floating_base") != NULL};
+  mbg_model *m = mbg_model_from_source(shown, src, len, &o, out, &errors, &warnings);
+  assert_int_equal(fclose(out), 0);
+  int accepted = strstr(c->name, "_warning") || strstr(c->name, "_accepted");
+  int bad = (accepted ? errors != 0 : errors <= 0) || ((m == NULL) != (errors > 0)) ||
+            (strstr(c->name, "_warning") && warnings <= 0);
+  if (bad)
+    print_error("%d errors, %d warnings, model %s\n%s", errors, warnings,
+                m ? "returned" : "not returned", out_buf);
+  mbg_model_free(m);
+  snprintf(path, sizeof path, "%s/tests/golden_urdf/%s.err", source_dir(), c->name);
+  if (updating()) {
+    FILE *f = fopen(path, "wb");
+    bad |= !f || fwrite(out_buf, 1, out_len, f) != out_len || fclose(f) != 0;
+  } else {
+    size_t want_len = 0;
+    char *want = mbg_read_file(path, &want_len, NULL);
+    if (!want || want_len != out_len || memcmp(want, out_buf, out_len) != 0) {
+      print_error(
+          "golden_urdf/%s.err differs; expected:\n%s---- got:\n%s----\n(MBDC_UPDATE_GOLDEN=1 "
+          "rewrites the .err files)\n",
+          c->name, want ? want : "(missing)\n", out_buf);
+      bad = 1;
+    }
+    free(want);
+  }
+  free(out_buf);
+  free(src);
+  if (bad) fail();
+}
+
+/* ------------------------------------------------------------------------ element kinds */
+
+static const char every_kind[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<robot name=\"kinds\" xmlns:xacro=\"http://ros.org/wiki/xacro\">\n"
+    "  <material name=\"grey\"><color rgba=\"0.5 0.5 0.5 1\"/></material>\n"
+    "  <link name=\"base\">\n"
+    "    <visual><geometry><mesh filename=\"package://x/base.stl\"/></geometry></visual>\n"
+    "    <collision><geometry><box size=\"1 1 1\"/></geometry></collision>\n"
+    "    <inertial><origin xyz=\"0.1 -0.2 0.3\"/><mass value=\"2.5\"/>\n"
+    "      <inertia ixx=\"0.3\" ixy=\"0.01\" ixz=\"-0.02\" iyy=\"0.2\" iyz=\"0.03\" "
+    "izz=\"0.25\"/>\n"
+    "    </inertial>\n"
+    "  </link>\n"
+    "  <link name=\"rotated\">\n"
+    "    <inertial><origin xyz=\"0 0 0\" rpy=\"0 0 1.5707963267948966\"/><mass value=\"1\"/>\n"
+    "      <inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.2\" iyz=\"0\" izz=\"0.25\"/>\n"
+    "    </inertial>\n"
+    "  </link>\n"
+    "  <link name=\"slider\"><inertial><mass value=\"0.5\"/>\n"
+    "    <inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" "
+    "izz=\"0.01\"/></inertial>\n"
+    "  </link>\n"
+    "  <link name=\"wheel\"><inertial><mass value=\"0.5\"/>\n"
+    "    <inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" "
+    "izz=\"0.01\"/></inertial>\n"
+    "  </link>\n"
+    "  <link name=\"sensor\"/>\n"
+    "  <joint name=\"hinge\" type=\"revolute\">\n"
+    "    <parent link=\"base\"/><child link=\"rotated\"/>\n"
+    "    <origin xyz=\"1 2 3\" rpy=\"0.1 0.2 0.3\"/>\n"
+    "    <limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"2\"/><dynamics "
+    "damping=\"0.7\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"slide\" type=\"prismatic\">\n"
+    "    <parent link=\"rotated\"/><child link=\"slider\"/><axis xyz=\"0 1 0\"/>\n"
+    "    <calibration rising=\"0\"/><safety_controller k_velocity=\"1\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"spin\" type=\"continuous\">\n"
+    "    <parent link=\"slider\"/><child link=\"wheel\"/><axis xyz=\"0 0 -1\"/>\n"
+    "    <mimic joint=\"hinge\"/>\n"
+    "  </joint>\n"
+    "  <joint name=\"mount\" type=\"fixed\">\n"
+    "    <parent link=\"wheel\"/><child link=\"sensor\"/><origin rpy=\"0 0 0.5\"/>\n"
+    "  </joint>\n"
+    "  <transmission name=\"t\"><joint name=\"hinge\"/></transmission>\n"
+    "  <gazebo reference=\"base\"><mu1>0.5</mu1></gazebo>\n"
+    "  <xacro:property name=\"p\" value=\"1\"/>\n"
+    "  <anything_else/>\n"
+    "</robot>\n";
+
+static void test_every_kind(void **state) {
+  (void)state;
+  char *msgs;
+  int errors, warnings;
+  mbg_model *m = from_urdf(every_kind, 0, &msgs, &errors, &warnings);
+  assert_int_equal(errors, 0);
+  assert_int_equal(warnings, 1); /* the mimic joint */
+  assert_non_null(strstr(msgs, "t.urdf:34:5: warning: joint 'spin' mimics joint 'hinge'"));
+  free(msgs);
+  assert_non_null(m);
+  assert_string_equal(m->name, "kinds");
+  assert_int_equal(m->nbodies, 6); /* the world and five links, in document order */
+  assert_string_equal(m->bodies[1].name, "base");
+  assert_string_equal(m->bodies[5].name, "sensor");
+  const mbg_body *b = &m->bodies[1];
+  assert_true(b->mass == 2.5 && b->com[0] == 0.1 && b->com[1] == -0.2 && b->com[2] == 0.3);
+  /* URDF order ixx ixy ixz iyy iyz izz -> the model's ixx iyy izz ixy ixz iyz */
+  double want[6] = {0.3, 0.2, 0.25, 0.01, -0.02, 0.03};
+  for (int k = 0; k < 6; k++) assert_true(b->inertia[k] == want[k]);
+  /* rpy 0 0 π/2 (a quarter turn, exact): ixx and iyy swap */
+  const mbg_body *r = &m->bodies[2];
+  assert_true(r->inertia[0] == 0.2 && r->inertia[1] == 0.1 && r->inertia[2] == 0.25);
+  assert_true(r->inertia[3] == 0 && r->inertia[4] == 0 && r->inertia[5] == 0);
+  assert_int_equal(m->bodies[5].mass == 0.0, 1); /* no <inertial>: massless */
+  /* joints: the root joint first (fixed: no --floating-base), then document order */
+  assert_int_equal(m->njoints, 5);
+  const mbg_joint *j = m->joints;
+  assert_string_equal(j[0].name, "root_joint");
+  assert_int_equal(j[0].type, MBG_JOINT_FIXED);
+  assert_int_equal(j[0].parent, 0);
+  assert_int_equal(j[0].child, 1);
+  assert_int_equal(j[1].type, MBG_JOINT_REVOLUTE);
+  assert_true(j[1].xyz[0] == 1 && j[1].xyz[1] == 2 && j[1].xyz[2] == 3);
+  assert_true(j[1].rpy[0] == 0.1 && j[1].rpy[1] == 0.2 && j[1].rpy[2] == 0.3);
+  assert_true(j[1].axis[0] == 1 && j[1].axis[1] == 0 && j[1].axis[2] == 0); /* URDF's default */
+  assert_int_equal(j[2].type, MBG_JOINT_PRISMATIC);
+  assert_true(j[2].axis[1] == 1);
+  assert_int_equal(j[3].type, MBG_JOINT_CONTINUOUS);
+  assert_true(j[3].axis[2] == -1);
+  assert_int_equal(j[4].type, MBG_JOINT_FIXED);
+  assert_true(j[4].rpy[2] == 0.5);
+  assert_int_equal(j[4].parent, 4);
+  assert_int_equal(j[4].child, 5);
+  mbg_model_free(m);
+}
+
+/* --floating-base: the root joint is floating; a `floating` joint and a world link as written. */
+static void test_root_joints(void **state) {
+  (void)state;
+  static const char two[] =
+      "<robot name=\"r\"><link name=\"base\"><inertial><mass value=\"1\"/>"
+      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+      "</robot>";
+  static const char world[] =
+      "<robot name=\"r\"><link name=\"world\"/><link name=\"base\"><inertial><mass value=\"1\"/>"
+      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+      "<joint name=\"free\" type=\"floating\"><parent link=\"world\"/><child link=\"base\"/>"
+      "</joint></robot>";
+  char *msgs;
+  int errors, warnings;
+  mbg_model *m = from_urdf(two, 1, &msgs, &errors, &warnings);
+  free(msgs);
+  assert_non_null(m);
+  assert_int_equal(m->njoints, 1);
+  assert_int_equal(m->joints[0].type, MBG_JOINT_FLOATING);
+  mbg_model_free(m);
+  m = from_urdf(world, 0, &msgs, &errors, &warnings);
+  free(msgs);
+  assert_non_null(m);
+  assert_int_equal(m->nbodies, 2); /* link world is body 0 */
+  assert_int_equal(m->njoints, 1);
+  assert_string_equal(m->joints[0].name, "free");
+  assert_int_equal(m->joints[0].type, MBG_JOINT_FLOATING);
+  assert_int_equal(m->joints[0].parent, 0);
+  mbg_model_free(m);
+}
+
+/* ------------------------------------------------------------------------ round trip */
+
+static void assert_same_numbers(const double *a, const double *b, int n, const char *what) {
+  for (int k = 0; k < n; k++)
+    if (memcmp(&a[k], &b[k], sizeof a[k]) != 0 && !(a[k] == 0 && b[k] == 0))
+      fail_msg("%s[%d]: %.17g != %.17g", what, k, a[k], b[k]);
+}
+
+static void assert_same_model(const mbg_model *a, const mbg_model *b) {
+  assert_string_equal(a->name, b->name);
+  assert_same_numbers(a->gravity, b->gravity, 3, "gravity");
+  assert_int_equal(a->nbodies, b->nbodies);
+  for (int i = 0; i < a->nbodies; i++) {
+    assert_string_equal(a->bodies[i].name, b->bodies[i].name);
+    assert_same_numbers(&a->bodies[i].mass, &b->bodies[i].mass, 1, a->bodies[i].name);
+    assert_same_numbers(a->bodies[i].com, b->bodies[i].com, 3, a->bodies[i].name);
+    assert_same_numbers(a->bodies[i].inertia, b->bodies[i].inertia, 6, a->bodies[i].name);
+  }
+  assert_int_equal(a->njoints, b->njoints);
+  for (int j = 0; j < a->njoints; j++) {
+    const mbg_joint *x = &a->joints[j], *y = &b->joints[j];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->type, y->type);
+    assert_int_equal(x->parent, y->parent);
+    assert_int_equal(x->child, y->child);
+    assert_same_numbers(x->xyz, y->xyz, 3, x->name);
+    assert_same_numbers(x->rpy, y->rpy, 3, x->name);
+    assert_same_numbers(x->axis, y->axis, 3, x->name);
+  }
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/examples/urdf", source_dir());
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  const struct dirent *e;
+  int robots = 0;
+  while ((e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (n < 6 || strcmp(e->d_name + n - 5, ".urdf") != 0) continue;
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    for (int fb = 0; fb <= 1; fb++) {
+      FILE *sink = fopen("/dev/null", "w");
+      int errors, warnings;
+      mbg_load_opts o = {fb};
+      mbg_model *a = mbg_load(path, &o, sink, &errors, &warnings);
+      if (!a) { /* only a robot attached to link `world` refuses --floating-base */
+        fclose(sink);
+        if (!fb) fail_msg("%s does not load", e->d_name);
+        continue;
+      }
+      char *text = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&text, &len);
+      assert_int_equal(mbg_mbd_write(f, a, path), 0);
+      assert_int_equal(fclose(f), 0);
+      mbg_model *b = mbg_model_from_text("imported.mbd", text, len, sink, &errors, &warnings);
+      fclose(sink);
+      if (!b) fail_msg("the .mbd written of %s does not read back:\n%s", e->d_name, text);
+      assert_same_model(a, b);
+      mbg_model_free(a);
+      mbg_model_free(b);
+      free(text);
+      robots++;
+    }
+  }
+  closedir(d);
+  assert_true(robots >= 8);
+}
+
+/* ------------------------------------------------------------------------ reserved words */
+
+/* Every quoted word that starts a rule of grammar/mbd.l is a reserved word, and no other. */
+static void test_keywords_match_lexer(void **state) {
+  (void)state;
+  char path[1024];
+  size_t len;
+  snprintf(path, sizeof path, "%s/grammar/mbd.l", source_dir());
+  char *lex = read_text(path, &len);
+  int words = 0;
+  for (char *line = lex; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (line[0] != '"' || !isalpha((unsigned char)line[1])) continue;
+    char word[32];
+    size_t n = strcspn(line + 1, "\"");
+    if (n >= sizeof word) continue;
+    memcpy(word, line + 1, n);
+    word[n] = '\0';
+    if (!mbg_is_mbd_keyword(word)) fail_msg("'%s' is reserved by mbd.l but not listed", word);
+    words++;
+  }
+  free(lex);
+  assert_true(words >= 30);
+  assert_false(mbg_is_mbd_keyword("base_link"));
+}
+
+int main(void) {
+  size_t n;
+  golden_case *cases = list_cases(".urdf", &n);
+  struct CMUnitTest *tests = calloc(n + 4, sizeof *tests);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    tests[k++] = (struct CMUnitTest){cases[i].name, run_golden, NULL, NULL, &cases[i]};
+  tests[k++] = (struct CMUnitTest){"every_kind", test_every_kind, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"root_joints", test_root_joints, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"round_trip", test_round_trip, NULL, NULL, NULL};
+  tests[k++] =
+      (struct CMUnitTest){"keywords_match_lexer", test_keywords_match_lexer, NULL, NULL, NULL};
+  int failed = _cmocka_run_group_tests("urdf", tests, k, NULL, NULL);
+  free(tests);
+  free(cases);
+  return failed;
+}
