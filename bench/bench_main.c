@@ -2,7 +2,8 @@
  *
  * Compiled once per robot (bench/CMakeLists.txt) with BENCH_PREFIX (the generated code's prefix),
  * BENCH_HEADER ("<prefix>_dynamics.h"), BENCH_NAME and, for a URDF example, BENCH_URDF (its
- * path). The three implementations see the same random states, in the same process:
+ * path); bench_config.h, written at build time from the generated header, defines BENCH_HAVE_CFA
+ * when mbdc generated cfa for the robot. The three implementations see the same random states, in the same process:
  *
  *   bench_ROBOT                 check, then time: R repetitions; in each, for every function,
  *                               K batches of B calls of each implementation, interleaved batch by
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_config.h" /* BENCH_HAVE_CFA when the robot has a generated cfa */
 #include "bench_peer.h"
 #include "mb.h"
 #include BENCH_HEADER
