@@ -71,9 +71,14 @@ static int build_edges(const int *parent, const int *nt, graph *G, mbg_cfa_order
   return 0;
 }
 
-static void tips_order(int nb, const int *nt, mbg_cfa_order *o) {
+/* The joints on the world first (their pivots and their updates are constants: docs/cfa.md), then
+ * the others from the leaves to the root. Both steps eliminate a joint whose remaining
+ * neighbours share one body (a clique): zero fill. */
+static void tips_order(int nb, const int *parent, const int *nt, mbg_cfa_order *o) {
+  for (int i = 1; i <= nb; i++)
+    if (nt[i] > 0 && parent[i] == 0) o->body[o->n] = i, o->round[o->n++] = 0;
   for (int i = nb; i >= 1; i--)
-    if (nt[i] > 0) o->body[o->n] = i, o->round[o->n++] = 0;
+    if (nt[i] > 0 && parent[i] > 0) o->body[o->n] = i, o->round[o->n++] = 0;
 }
 
 /* Chain segments of the odd-even order: seg[] holds them back to back (inboard first), start[]
@@ -167,7 +172,7 @@ int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind k
   int rc = (!G.adj || !o->body || !o->round) ? -1 : build_edges(parent, nt, &G, o);
   if (rc == 0) {
     if (kind == MBG_CFA_ODD_EVEN) rc = odd_even_order(nb, parent, nt, o);
-    else tips_order(nb, nt, o);
+    else tips_order(nb, parent, nt, o);
   }
   if (rc == 0) rc = eliminate(&G, o);
   free(G.adj);

@@ -9,8 +9,10 @@
  * remaining neighbours (fill). This module computes, in C and deterministically, the order and
  * for every step the neighbours still present, so a recipe builds exactly the non-zero blocks:
  *
- *   tips      joints from the leaves to the root (descending body number): a perfect
- *             elimination order of the chordal line graph, zero fill, one step after another.
+ *   tips      the joints on the world first (ascending; their pivots and updates are constants
+ *             in cfa.lua), then the others from the leaves to the root (descending body
+ *             number): a perfect elimination order of the chordal line graph (every step's
+ *             remaining neighbours share one body), zero fill, one step after another.
  *   odd-even  seed 000's serial algorithm: the joints of nodes (bodies with several children
  *             that have rows) and of their children form the node set; the other joints form
  *             chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even

@@ -2,8 +2,9 @@
  *
  * The recipe reads the order from model.cfa; this stage pushes the model table once per order
  * (--cfa-order, or both), runs the recipe, measures each graph (operation counts, dependency depth
- * of the whole function and of the solve after A is assembled: cfa.lua names A's entries and its
- * right-hand side "A_...") and keeps the cheaper by total operation count (ties: tips). */
+ * of the whole function and of the solve after A is assembled: cfa.lua names the q-dependent
+ * entries of A, A_R_*, and its right-hand side, A_b_*) and keeps the cheaper by total operation
+ * count (ties: tips). */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdlib.h>

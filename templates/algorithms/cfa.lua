@@ -1,14 +1,16 @@
 -- cfa.lua — forward dynamics and the joint wrenches by the Constraint Force Algorithm
--- (ALGORITHMS.md §4; seed 000 §2-3, eqs. 4, 16-44). Every joint transmits w_j = f_j(bias) + F_j,
--- f_j(bias) the RNEA joint wrench at q̈ = 0 and F_j = S_j x_j + T_j F_S,j with x_j =
--- (S_jᵀ S_j)⁻¹ F_T,j, F_T = τ − b known and F_S the constraint forces. The relative
--- accelerations z = Pᵀ I⁻¹ P F (three sparse sweeps) must lie in span S:  A F_S = −Tᵀ z(S x),
--- A = Tᵀ Pᵀ I⁻¹ P T, assembled only where it is not zero and factored block by block in the
--- elimination order model.cfa (tips or odd-even, computed with its fill by the generator).
+-- (ALGORITHMS.md §4; seed 000 §2-3, eqs. 4, 16-44; docs/cfa.md). Joint j transmits the wrench
+-- w_j = S_j x_j + T_j F_S,j with x_j = (S_jᵀ S_j)⁻¹ τ_j and F_S the constraint forces. With f0
+-- the body forces of the RNEA's forward pass at q̈ = 0 (I a0 + v ×* I v), the relative
+-- accelerations z = Pᵀ I⁻¹ (P w − f0) (three sparse sweeps) must lie in span S:
+-- A F_S = −Tᵀ z(S x), A = Tᵀ Pᵀ I⁻¹ P T, its blocks constants in the frames fixed in the bodies
+-- (cfa_blocks.lua), factored block by block in the elimination order model.cfa (tips or
+-- odd-even, computed with its fill by the generator; cfa_ldl.lua).
 local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
 local CB = import "cfa_blocks"
+local LDL = import "cfa_ldl"
 
 local C = {
   name = "cfa",
@@ -31,46 +33,42 @@ local function gram_solve(b, y)
 end
 
 function C.build(model)
-  -- the bias pass: b = rnea(q, v, 0), keeping f(bias), the joint wrenches at q̈ = 0
-  local T, X, _, f = rnea.forward(model, "v", nil)
-  local bias = rnea.backward(T, X, f)
-  local G, Tc, nt, x = {}, {}, {}, {}
+  -- the forward pass at q̈ = 0: iXλ and the body forces f0
+  local T, X, _, f0 = rnea.forward(model, "v", nil)
+  local G, Tc, x, F0 = {}, {}, {}, {}
   for _, b in ipairs(T) do
     local i = b.i
     G[i], Tc[i] = CB.inverse_inertia(b.I), J.T(b)
-    nt[i] = #Tc[i]
-    -- x = (Sᵀ S)⁻¹ F_T,  F_T = τ − b
-    local FT = {}
-    for c = 1, b.nv do FT[c] = sym.input("tau", b.iv + c - 1) - bias[b.iv + c] end
-    x[i] = J.name(gram_solve(b, FT), "FT", b)
+    f0[i] = J.name(f0[i], "f0", b)
+    x[i] = gram_solve(b, J.read(b, "tau"))
+    F0[i] = J.S_mv(b, x[i])
   end
-  -- the right-hand side: rhs_j = −T_jᵀ z_j(S x)
-  local F0 = {}
-  for _, b in ipairs(T) do F0[b.i] = J.S_mv(b, x[b.i]) end
-  local z0, rhs = CB.sweeps(T, X, G, F0), {}
+  -- the right-hand side b_j = −T_jᵀ z_j(S x), in the body frames
+  local z0, rhs = CB.sweeps(T, X, G, F0, f0), {}
   for _, b in ipairs(T) do
-    rhs[b.i] = {}
+    rhs[b.i] = { body = {} }
     for l, t in ipairs(Tc[b.i]) do
-      rhs[b.i][l] = sym.name(-sp.dot(t, z0[b.i]), "A_b_" .. b.name .. "_" .. (l - 1))
+      rhs[b.i].body[l] = sym.name(-sp.dot(t, z0[b.i]), "A_b_" .. b.name .. "_" .. (l - 1))
     end
   end
-  -- A F_S = rhs: assemble, factor, solve
-  local A = CB.assemble(T, G, Tc, nt, model.cfa.blocks)
-  local fac = CB.factor(T, A, nt, model.cfa.steps)
-  local FS = CB.solve(fac, nt, model.cfa.steps, rhs)
-  -- F = S x + T F_S;  z = Pᵀ I⁻¹ P F;  q̈_j = (Sᵀ S)⁻¹ Sᵀ z_j;  w_j = f_j(bias) + F_j
-  local F = {}
+  -- Ã F̃_S = b̃: the frames, the constant blocks, factor, solve (F_S back in the body frames)
+  local F = CB.frames(T, Tc)
+  local S = CB.assemble(T, G, F, model.cfa.blocks)
+  local fac = LDL.factor(T, F, S, model.cfa.steps)
+  local FS = LDL.solve(F, fac, model.cfa.steps, rhs)
+  -- w = S x + T F_S;  z = Pᵀ I⁻¹ (P w − f0);  q̈_j = (Sᵀ S)⁻¹ Sᵀ z_j
+  local W = {}
   for _, b in ipairs(T) do
-    local Fi = J.S_mv(b, x[b.i])
-    for l, t in ipairs(Tc[b.i]) do Fi = sp.add(Fi, sp.scale(t, FS[b.i][l])) end
-    F[b.i] = J.name(Fi, "F", b)
+    local w = F0[b.i]
+    for l, t in ipairs(Tc[b.i]) do w = sp.add(w, sp.scale(t, FS[b.i][l])) end
+    W[b.i] = J.name(w, "w", b)
   end
-  local z = CB.sweeps(T, X, G, F, "alpha")
+  local z = CB.sweeps(T, X, G, W, f0, "alpha")
   for k = 0, 5 do sym.output("wrench", k, 0) end
   for _, b in ipairs(T) do
     local qdd = gram_solve(b, J.ST(b, z[b.i]))
     for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd[c]) end
-    for k, w in ipairs(J.wrench_out(b, sp.add(f[b.i], F[b.i]))) do
+    for k, w in ipairs(J.wrench_out(b, W[b.i])) do
       sym.output("wrench", 6 * b.i + k - 1, w)
     end
   end

@@ -1,12 +1,10 @@
 -- cfa_blocks.lua — the pieces of the Constraint Force Algorithm (ALGORITHMS.md §4; seed 000
--- eqs. 16-38): constant inverse inertias, the three sparse sweeps z = Pᵀ I⁻¹ P F, the non-zero
--- blocks of A = Tᵀ Pᵀ I⁻¹ P T, and the block LDLᵀ of A under the elimination order the
--- generator computed (model.cfa: the steps and, for each, the neighbours still present).
---
--- Blocks are tables of rows; A.get(j, k) is the block of the joints into bodies j and k
--- (nt_j × nt_k), stored with its transpose so either orientation is a lookup.
+-- eqs. 16-38): constant inverse inertias, the three sparse sweeps z = Pᵀ I⁻¹ (P F − f0), the
+-- joints' two frames and the non-zero blocks of A = Tᵀ Pᵀ I⁻¹ P T in them (all constants), for
+-- the block LDLᵀ of cfa_ldl.lua. Blocks are tables of rows, named by the joints' body numbers.
 local sp = import "spatial"
 local J = import "joints"
+local LDL = import "cfa_ldl"
 local C = {}
 
 -- ---- inverse inertias (numbers: I⁻¹ is constant in the body frame) ---------------------------
@@ -46,12 +44,16 @@ end
 
 -- ---- the three sweeps -------------------------------------------------------------------------
 
--- z = Pᵀ I⁻¹ P F for the joint forces F[i] (6-vectors, nil for zero), in three passes:
---   y_j = F_j − Σ_c jX*_c F_c;   α_j = I_j⁻¹ y_j;   z_j = α_j − jXλ α_λ  (α_0 = 0).
+-- z = Pᵀ I⁻¹ (P F − f0) for the joint forces F[i] (6-vectors, nil for zero) and the body
+-- forces f0[i] (nil: none), in three passes:
+--   y_j = F_j − f0_j − Σ_c jX*_c F_c;   α_j = I_j⁻¹ y_j;   z_j = α_j − jXλ α_λ  (α_0 = 0).
 -- prefix names α (nil: unnamed).
-function C.sweeps(T, X, G, F, prefix)
+function C.sweeps(T, X, G, F, f0, prefix)
   local y, alpha, z = {}, { [0] = false }, {}
-  for i = 1, #T do y[i] = F[i] or sp.zeros(6) end
+  for i = 1, #T do
+    y[i] = F[i] or sp.zeros(6)
+    if f0 then y[i] = sp.sub(y[i], f0[i]) end
+  end
   for i = #T, 1, -1 do
     local p = T[i].parent
     if p > 0 and F[i] then y[p] = sp.sub(y[p], sp.XT_fv(X[i], F[i])) end
@@ -65,42 +67,94 @@ function C.sweeps(T, X, G, F, prefix)
   return z
 end
 
--- ---- the blocks of A --------------------------------------------------------------------------
+-- ---- the joints' two frames ---------------------------------------------------------------
 
-local function transpose(M, nr, nc)
-  local R = {}
-  for c = 1, nc do
-    R[c] = {}
-    for r = 1, nr do R[c][r] = M[r][c] end
-  end
-  return R
-end
-
--- An empty block store for the joints' row counts nt.
-function C.store(nt)
-  local A, blocks = {}, {}
-  function A.get(j, k) return blocks[j .. "," .. k] end
-  function A.set(j, k, M)
-    blocks[j .. "," .. k] = M
-    if j ~= k then blocks[k .. "," .. j] = transpose(M, nt[j], nt[k]) end
-  end
-  function A.zeros(j, k)
-    local M = {}
-    for r = 1, nt[j] do M[r] = sp.zeros(nt[k]) end
-    return M
-  end
-  return A
-end
-
-local function name_block(M, bj, bk, symmetric)
-  for r = 1, #M do
-    for c = symmetric and r or 1, #M[r] do
-      M[r][c] = sym.name(M[r][c], "A_" .. bj.name .. "_" .. bk.name .. "_" .. (r - 1) .. (c - 1))
-      if symmetric then M[c][r] = M[r][c] end
+-- Per joint with constraint rows: T (columns), nt, canon ("body" on the world, else "pred"),
+-- Rinv = R_j⁻¹ = (T_jᵀ XJ_j⁻¹ T_j)(T_jᵀ T_j)⁻¹ (T_jᵀ XJ_j = R_j T_jᵀ: XJ_j maps S_j into span S_j),
+-- and rotate(j, M) = R_j⁻¹ M R_j⁻ᵀ for a symmetric M (a table of rows): for a revolute joint the
+-- half-angle congruence of spatial.lua (XJ⁻¹ = XJᵀ = diag(Eᵀ, Eᵀ), T unit columns), else dense
+-- products with Rinv (the engine folds its zeros).
+function C.frames(T, Tc)
+  local F = { T = Tc, nt = {}, canon = {}, Rinv = {}, XJ = {}, planar = {} }
+  for _, b in ipairs(T) do
+    local j, t = b.i, Tc[b.i]
+    F.nt[j] = #t
+    if #t > 0 then
+      F.canon[j] = b.parent == 0 and "body" or "pred"
+      local XJ = J.jcalc(b)
+      local Xi, R = sp.inverse(XJ), {}
+      for r = 1, #t do R[r] = {} end
+      for c, tc in ipairs(t) do
+        local u, g = sp.X_mv(Xi, tc), sp.dot(tc, tc)
+        for r, tr in ipairs(t) do
+          local d = sp.dot(tr, u)
+          R[r][c] = g == 1 and d or d / g
+        end
+      end
+      F.Rinv[j], F.XJ[j] = R, XJ
+      F.planar[j] = (b.type == "revolute" or b.type == "continuous") and XJ.k ~= nil
+      if F.planar[j] then
+        -- the half-angle constants, named A_R_* (the q-dependent entries of Ã: mbdc stats'
+        -- solve depth starts from them and from the right-hand side)
+        local c, s = XJ.c, XJ.s
+        local function nm(x, w) return sym.name(x, "A_R_" .. b.name .. "_" .. w) end
+        local SS, CC, SC = nm(s * s, "ss"), nm(c * c, "cc"), nm(s * c, "sc")
+        XJ.P = { c = c, s = s, SS = SS, CC = CC, SC = SC, C2 = CC - SS, S2 = SC + SC }
+      end
     end
   end
-  return M
+  function F.rotate(j, M) return C.rotate(F, j, M) end
+  return F
 end
+
+-- The index (1..6) of each unit column of T, or nil when a column is not a unit vector.
+local function unit_index(t)
+  local at
+  for l = 1, 6 do
+    if t[l] ~= 0 then
+      if at or t[l] ~= 1 then return nil end
+      at = l
+    end
+  end
+  return at
+end
+
+function C.rotate(F, j, M)
+  local t, n = F.T[j], F.nt[j]
+  if F.planar[j] then
+    local idx, A = {}, {}
+    for c = 1, n do idx[c] = unit_index(t[c]) end
+    for l = 1, 36 do A[l] = 0 end
+    for r = 1, n do
+      for c = 1, n do A[sp.at6(idx[r], idx[c])] = M[r][c] end
+    end
+    local B, out = sp.M6_to_parent(F.XJ[j], A), {}
+    for r = 1, n do
+      out[r] = {}
+      for c = 1, n do out[r][c] = B[sp.at6(idx[r], idx[c])] end
+    end
+    return out
+  end
+  local R, RM, out = F.Rinv[j], {}, {}
+  for r = 1, n do
+    RM[r], out[r] = {}, {}
+    for c = 1, n do
+      local s = 0
+      for k = 1, n do s = s + R[r][k] * M[k][c] end
+      RM[r][c] = s
+    end
+  end
+  for r = 1, n do
+    for c = r, n do
+      local s = 0
+      for k = 1, n do s = s + RM[r][k] * R[c][k] end
+      out[r][c], out[c][r] = s, s
+    end
+  end
+  return out
+end
+
+-- ---- the blocks of Ã (constants) ----------------------------------------------------------
 
 -- The constant 6×6 (columns) N = XT_j M XT_kᵀ for a matrix M given by its action mv on vectors
 -- (numbers: the tree transforms and the inverse inertias are constants).
@@ -116,167 +170,52 @@ local function const_between(XTj, mv, XTk)
   return N
 end
 
-local function N_mv(N, u)
-  local y = sp.zeros(6)
-  for c = 1, 6 do
-    if u[c] ~= 0 then
-      for r = 1, 6 do y[r] = y[r] + N[c][r] * u[c] end
-    end
-  end
-  return y
-end
-
--- Tlᵀ XJl N XJrᵀ Tr (XJl or XJr nil: the identity), column by column: each column of Tr is a
--- unit or sparse vector, XJrᵀ of it has few non-zeros, N is a constant.
-local function rotated_block(Tl, XJl, N, XJr, Tr, sign, upper)
+-- Tlᵀ N Tr for the columns N of a constant 6×6 (numbers).
+local function restrict(Tl, N, Tr, sign)
   local M = {}
-  for r = 1, #Tl do M[r] = {} end
-  for c, t in ipairs(Tr) do
-    local u = XJr and sp.XT_fv(XJr, t) or t
-    u = N_mv(N, u)
-    if XJl then u = sp.X_mv(XJl, u) end
-    for r = 1, upper and c or #Tl do M[r][c] = sign * sp.dot(Tl[r], u) end
+  for r, tl in ipairs(Tl) do
+    M[r] = {}
+    for c, tr in ipairs(Tr) do
+      local u = sp.zeros(6)
+      for l = 1, 6 do
+        if tr[l] ~= 0 then
+          for i = 1, 6 do u[i] = u[i] + N[l][i] * tr[l] end
+        end
+      end
+      M[r][c] = sign * sp.dot(tl, u)
+    end
   end
   return M
 end
 
--- A's blocks that are not zero (eqs. 31-38 in ALGORITHMS.md's notation). With iXλ = XJ_i XT_i
--- and the constants G_j = I_j⁻¹ (in body j), C_j = XT_j G_p XT_jᵀ (the parent's inverse inertia
--- at joint j before its motion), N_pj = XT_j G_p, N_jk = XT_j G_p XT_kᵀ:
---   A_jj = T_jᵀ G_j T_j + T_jᵀ XJ_j C_j XJ_jᵀ T_j     (the second term when p is a body)
---   A_jp = −T_jᵀ XJ_j N_pj T_p                          (j a child of p)
---   A_jk = T_jᵀ XJ_j N_jk XJ_kᵀ T_k                     (j, k siblings on p)
--- blocks is model.cfa.blocks, the off-diagonal pattern the generator computed.
-function C.assemble(T, G, Tc, nt, blocks)
-  local A, XJ = C.store(nt), {}
+-- Ã's blocks before elimination, every one a constant (ALGORITHMS.md §4 eqs. 31-38 with the
+-- unknowns of joint j in its pred frame, F_S,j = R_j⁻ᵀ F̃_j; docs/cfa.md "Frames"). With
+-- G_j = I_j⁻¹, the parts of Ã_jj are  T_jᵀ G_j T_j  (body frame: Ã_jj gets R_j⁻¹ (·) R_j⁻ᵀ) and
+-- T_jᵀ XT_j G_p XT_jᵀ T_j (pred); Ã_kp = −T_kᵀ XT_k G_p T_p (k a child of the joint p; p's
+-- side in p's body frame) and Ã_jk = T_jᵀ XT_j G_p XT_kᵀ T_k (siblings on p): in the frames
+-- fixed in the body they share, the joint motions drop out of every coupling.
+function C.assemble(T, G, F, blocks)
+  local S = LDL.store(F.nt)
   local function Gmv(i) return function(u) return C.Iinv_mv(G[i], u) end end
   for _, b in ipairs(T) do
-    local j, p = b.i, b.parent
-    XJ[j] = J.jcalc(b)
-    if nt[j] > 0 then
-      local D = rotated_block(Tc[j], nil, const_between(nil, Gmv(j), nil), nil, Tc[j], 1, true)
-      if p > 0 then
-        local R = rotated_block(Tc[j], XJ[j], const_between(b.XT, Gmv(p), b.XT), XJ[j], Tc[j], 1,
-                                true)
-        for r = 1, nt[j] do
-          for c = r, nt[j] do D[r][c] = D[r][c] + R[r][c] end
-        end
-      end
-      A.set(j, j, name_block(D, b, b, true))
+    local j, p, t = b.i, b.parent, F.T[b.i]
+    if #t > 0 then
+      local d = S.diag(j)
+      d.body = restrict(t, const_between(nil, Gmv(j), nil), t, 1)
+      if p > 0 then d.pred = restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1) end
     end
   end
   for _, e in ipairs(blocks) do
     local j, k = e[1], e[2]
     if e.sibling then
       local N = const_between(T[j].XT, Gmv(T[j].parent), T[k].XT)
-      A.set(j, k, name_block(rotated_block(Tc[j], XJ[j], N, XJ[k], Tc[k], 1), T[j], T[k]))
-    else -- A_kj, k the child
+      S.set(j, k, restrict(F.T[j], N, F.T[k], 1), "pred", "pred")
+    else -- Ã_kj, k the child
       local N = const_between(T[k].XT, Gmv(j), nil)
-      A.set(k, j, name_block(rotated_block(Tc[k], XJ[k], N, nil, Tc[j], -1), T[k], T[j]))
+      S.set(k, j, restrict(F.T[k], N, F.T[j], -1), "pred", "body")
     end
   end
-  return A
-end
-
--- ---- block LDLᵀ under the generator's elimination order ---------------------------------------
-
--- y = L⁻¹ b and x = L⁻ᵀ y for a factor of sp.ldl.
-local function lower_solve(F, b)
-  local y = {}
-  for i = 1, F.n do
-    local s = b[i]
-    for k = 1, i - 1 do s = s - F.L[i][k] * y[k] end
-    y[i] = s
-  end
-  return y
-end
-
-local function upper_solve(F, y)
-  local x = {}
-  for i = F.n, 1, -1 do
-    local s = y[i]
-    for k = i + 1, F.n do s = s - F.L[k][i] * x[k] end
-    x[i] = s
-  end
-  return x
-end
-
--- Eliminate the blocks step by step: D_j = L diag(d) Lᵀ (every d a pivot); for the remaining
--- neighbours k, l of j:  Z_jk = L⁻¹ A_jk,  Zs_jk = diag(d)⁻¹ Z_jk,  A_kl −= Z_jkᵀ Zs_jl
--- (A_kl a fill block when it did not exist). Returns the factors {F, Z, Zs} by body.
-function C.factor(T, A, nt, steps)
-  local fac = {}
-  for _, st in ipairs(steps) do
-    local j, b = st.body, T[st.body]
-    local l = 0
-    local F = sp.ldl(A.get(j, j), nt[j], function(d)
-      sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. l))
-      l = l + 1
-    end)
-    local Z, Zs = {}, {}
-    for _, k in ipairs(st.nbr) do
-      local Ajk = A.get(j, k)
-      Z[k], Zs[k] = {}, {}
-      local cols = {}
-      for c = 1, nt[k] do
-        local col = {}
-        for r = 1, nt[j] do col[r] = Ajk[r][c] end
-        cols[c] = lower_solve(F, col)
-      end
-      for r = 1, nt[j] do
-        Z[k][r], Zs[k][r] = {}, {}
-        for c = 1, nt[k] do Z[k][r][c], Zs[k][r][c] = cols[c][r], cols[c][r] * F.dinv[r] end
-      end
-    end
-    for a, k in ipairs(st.nbr) do
-      for e = a, #st.nbr do
-        local m = st.nbr[e]
-        local M = A.get(k, m) or A.zeros(k, m)
-        for r = 1, nt[k] do
-          for c = (k == m) and r or 1, nt[m] do
-            local s = M[r][c]
-            for i = 1, nt[j] do s = s - Z[k][i][r] * Zs[m][i][c] end
-            M[r][c] = s
-            if k == m then M[c][r] = s end
-          end
-        end
-        A.set(k, m, M)
-      end
-    end
-    fac[j] = { F = F, Z = Z, Zs = Zs }
-  end
-  return fac
-end
-
--- A x = rhs given C.factor: forward (e_j = diag⁻¹ L⁻¹ b_j, b_k −= Z_jkᵀ e_j), then backward
--- (x_j = L⁻ᵀ (e_j − Σ_k Zs_jk x_k)). rhs is consumed; returns x by body.
-function C.solve(fac, nt, steps, rhs)
-  local e, x = {}, {}
-  for _, st in ipairs(steps) do
-    local j, f = st.body, fac[st.body]
-    e[j] = lower_solve(f.F, rhs[j])
-    for r = 1, nt[j] do e[j][r] = e[j][r] * f.F.dinv[r] end
-    for _, k in ipairs(st.nbr) do
-      for c = 1, nt[k] do
-        local s = rhs[k][c]
-        for r = 1, nt[j] do s = s - f.Z[k][r][c] * e[j][r] end
-        rhs[k][c] = s
-      end
-    end
-  end
-  for s = #steps, 1, -1 do
-    local j, f = steps[s].body, fac[steps[s].body]
-    local t = {}
-    for r = 1, nt[j] do
-      local v = e[j][r]
-      for _, k in ipairs(steps[s].nbr) do
-        for c = 1, nt[k] do v = v - f.Zs[k][r][c] * x[k][c] end
-      end
-      t[r] = v
-    end
-    x[j] = upper_solve(f.F, t)
-  end
-  return x
+  return S
 end
 
 return C

@@ -255,8 +255,9 @@ function sp.newton_euler_U(I, Jm, ac, U)
   return join(sp.add(n, cross(h, ac)), sp.add(sp.scale(ac, m), rot(U, h)))
 end
 
--- The per-rotation constants of the half-angle congruences.
+-- The per-rotation constants of the half-angle congruences (X.P when the caller computed them).
 local function planar_consts(X)
+  if X.P then return X.P end
   local c, s = X.c, X.s
   local SS, CC, SC = s * s, c * c, s * c
   return { c = c, s = s, SS = SS, CC = CC, SC = SC, C2 = CC - SS, S2 = SC + SC }
