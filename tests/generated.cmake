@@ -2,8 +2,8 @@
 #   <stem>_check, arm7_float_check  generated functions against the runtime, random states
 #   generated_stale                 generated/ equals a fresh generation (else: regenerate)
 #   generated_deterministic         generating twice gives the same bytes
-#   generated_libm                  generated dynamics compile as strict C99, use libm only, keep
-#                                   no mutable static data
+#   generated_libm, _libm_float     generated dynamics (double, float) compile as strict C99,
+#                                   use libm only, keep no mutable static data
 if(NOT TARGET mbdc)
   return()
 endif()
@@ -47,7 +47,7 @@ endforeach()
 mbdc_add_model(NAME arm7_float MODEL ${PROJECT_SOURCE_DIR}/examples/arm7.mbd SCALAR float)
 set_tests_properties(arm7_float_check PROPERTIES LABELS generated TIMEOUT 120)
 
-foreach(mode stale deterministic libm)
+foreach(mode stale deterministic libm libm_float)
   add_test(NAME generated_${mode}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/generated_test.sh ${mode} $<TARGET_FILE:mbdc>
                    ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_NM})
