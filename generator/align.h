@@ -18,7 +18,8 @@
  *
  * Consumers in the original frames (ALGORITHMS.md, docs/templates.md "The model table"): an
  * external wrench f on body i enters as blockdiag(R_i, R_i) f; a joint wrench w' comes back as
- * blockdiag(R_iᵀ, R_iᵀ) w'; a world pose is R_world←orig = R_world←aligned · R_i, same origin.
+ * blockdiag(R_iᵀ, R_iᵀ) w'; a world pose is R_world←orig = R_world←aligned · R_i, same origin
+ * (the recipes get R_i composed with the placement of the working frames: Yo, dh_frames.h).
  * Frames given relative to a body's original frame (topology merged[].X, loop Xa/Xb) are not
  * rotated here. */
 #ifndef MBG_ALIGN_H

@@ -1,5 +1,6 @@
 /* gen_model.c — the recipes' read-only `model` table (docs/templates.md "The model table"):
- * the numbered tree after fixed-joint merging and joint-frame alignment. */
+ * the numbered tree after fixed-joint merging, joint-frame alignment and the DH placement of
+ * the working frames. */
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,19 @@ static void push_numbers(lua_State *L, const double *x, int n) {
   }
 }
 
-/* model.bodies[i]: one moving body of the aligned tree. */
+static void push_xform(lua_State *L, const mbg_xform *X) {
+  lua_createtable(L, 0, 5);
+  push_numbers(L, X->E, 9);
+  lua_setfield(L, -2, "E");
+  push_numbers(L, X->r, 3);
+  lua_setfield(L, -2, "r");
+}
+
+/* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */
 static void push_body(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
   const mbg_aligned_body *a = &g->aligned.body[i];
+  const mbg_dh_body *w = &g->dh.body[i];
   lua_createtable(L, 0, 20);
   mbg_lua_set_string(L, "name", g->model->bodies[b->model_body].name);
   mbg_lua_set_string(L, "joint", g->model->joints[b->model_joint].name);
@@ -38,20 +48,27 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   if (a->axis >= 0) mbg_lua_set_int(L, "axis", a->axis + 1);
   lua_pushnumber(L, b->type == MBG_JOINT_HELICAL ? b->pitch : 0.0);
   lua_setfield(L, -2, "pitch");
-  lua_createtable(L, 0, 2);
-  push_numbers(L, a->XT.E, 9);
-  lua_setfield(L, -2, "E");
-  push_numbers(L, a->XT.r, 3);
-  lua_setfield(L, -2, "r");
+  push_xform(L, &w->XT);
+  if (w->planar >= 0) {
+    mbg_lua_set_int(L, "k", w->planar + 1);
+    lua_pushnumber(L, w->c);
+    lua_setfield(L, -2, "c");
+    lua_pushnumber(L, w->s);
+    lua_setfield(L, -2, "s");
+  }
   lua_setfield(L, -2, "XT");
-  double I[10] = {a->I.m, a->I.h[0], a->I.h[1], a->I.h[2]};
-  memcpy(I + 4, a->I.I, sizeof a->I.I);
+  double I[10] = {w->I.m, w->I.h[0], w->I.h[1], w->I.h[2]};
+  memcpy(I + 4, w->I.I, sizeof w->I.I);
   push_numbers(L, I, 10);
   lua_setfield(L, -2, "inertia");
-  push_numbers(L, a->R, 9);
-  lua_setfield(L, -2, "R");
-  lua_pushboolean(L, a->rotated);
-  lua_setfield(L, -2, "aligned");
+  lua_pushnumber(L, w->theta);
+  lua_setfield(L, -2, "theta");
+  lua_pushnumber(L, w->cos_theta);
+  lua_setfield(L, -2, "cos_theta");
+  lua_pushnumber(L, w->sin_theta);
+  lua_setfield(L, -2, "sin_theta");
+  push_xform(L, &w->Yo);
+  lua_setfield(L, -2, "Yo");
 }
 
 static void push_ints(lua_State *L, const int *x, int n) {

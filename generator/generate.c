@@ -35,11 +35,12 @@ static void notes(const mbg_gen *g, FILE *err) {
             g->model->nloops == 1 ? " is" : "s are");
 }
 
-/* Topology, alignment, runtime model, Lua host and the recipes' model table of g->model. */
+/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
 static int prepare(mbg_gen *g, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
   if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
+      mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
       mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 ||
       !(g->lua = mbg_lua_new(g->opts->templates)))
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
@@ -148,6 +149,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_lsym_end(&g->lsym);
   mbg_lua_free(g->lua);
   mbg_rtmodel_free(&g->rt);
+  mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);
   mbg_model_free(g->model);

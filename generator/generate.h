@@ -1,9 +1,10 @@
 /* generate.h — `mbdc generate` and `mbdc stats`: model → recipes → flat C files.
  *
- * Stages: load and check the model, build its topology, align the joint frames (align.h), run
- * one recipe per function in the embedded Lua over the symbolic engine (gen_recipe.c), then the
- * render templates over one prepared read-only table (gen_render.c); every file is written to a
- * temporary name and renamed. Deterministic: the same model and options give the same bytes. */
+ * Stages: load and check the model, build its topology, align the joint frames (align.h), place
+ * the working frames (dh_frames.h), run one recipe per function in the embedded Lua over the
+ * symbolic engine (gen_recipe.c), then the render templates over one prepared read-only table
+ * (gen_render.c); every file is written to a temporary name and renamed. Deterministic: the same
+ * model and options give the same bytes. */
 #ifndef MBG_GENERATE_H
 #define MBG_GENERATE_H
 
@@ -11,6 +12,7 @@
 
 #include "align.h"
 #include "cfa_order.h"
+#include "dh_frames.h"
 #include "lua_host.h"
 #include "lua_sym.h"
 #include "rtmodel.h"
@@ -70,6 +72,7 @@ typedef struct mbg_gen {
   mbg_model *model;
   mbg_topology *topo;
   mbg_aligned aligned;
+  mbg_dh dh; /* the working frames of the recipes */
   mbg_rtmodel rt;
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */

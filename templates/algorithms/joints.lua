@@ -1,21 +1,17 @@
 -- joints.lua — joint models (jcalc, S) and the working frames the recipes compute in.
 --
--- The model table is aligned: every 1-dof joint moves about or along +e_k of its frame. A 1-dof
--- joint also commutes with every screw about its own axis, so each such body frame may be turned
--- about and slid along its axis for free; J.tree uses that to put consecutive 1-dof axes in
--- modified Denavit-Hartenberg position (ALGORITHMS.md §0: "re-express each joint frame"): body
--- λ's frame is turned so that the common normal with its principal child's axis is a coordinate
--- axis e_j, and slid to the foot of its own parent's normal; the child's tree transform is then
--- a rotation about e_j and a shift along e_j and e_kλ (the DH α, a, d), the cheapest constant
--- transform there is. The turn left between the child's frame and its parent's normal is folded
--- into the joint: XJ(q + θ0). Everything here is exact but for rounding: a placement is only used
--- when the transform it gives is sparse to 1e-14, and entries below 1e-15 of the model's
--- rotations (cos 90° of an rpy) are taken as the zeros they stand for.
+-- The model table is in the working frames the C core placed (generator/dh_frames.h): every
+-- 1-dof joint moves about or along +e_k of its frame, consecutive 1-dof axes are in modified
+-- Denavit-Hartenberg position (ALGORITHMS.md §0: "re-express each joint frame"), and the turn
+-- θ0 left between a child's frame and its parent's normal is folded into the joint: XJ(q + θ0).
+-- J.tree only copies those numbers into plain tables and adds the joint models.
 --
 -- A working body b (J.tree(model)[i]) has
 --   i, name, joint, parent, children, type, k (axis), h (pitch), iq, nq, iv, nv
---   XT       constant transform, parent working frame → this joint's (before XJ)
+--   XT       constant transform, parent working frame → this joint's (before XJ); with k, c, s
+--            when it is a rotation about a coordinate axis (spatial.lua)
 --   I        10-number inertia in the working frame
+--   theta, cz, sz   θ0 and its cosine and sine
 --   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis)
 --   Yo       constant transform, original body frame → working frame (fext, wrenches, poses)
 -- and iXλ = J.Xup(b) = XJ(q_i) XT, kept factored.
@@ -27,109 +23,18 @@ J.ONE_DOF = ONE_DOF
 -- Joints whose child origin is a fixed point of the parent (no relative translation).
 J.FIXED_ORIGIN = { revolute = true, continuous = true, spherical = true }
 
--- ---- numbers of the model (never symbolic) --------------------------------------------------
+-- ---- the working tree ---------------------------------------------------------------------------
 
-local function snap(x, tol)
-  tol = tol or 1e-15
-  if math.abs(x) < tol then return 0.0 end
-  if math.abs(x - 1) < tol then return 1.0 end
-  if math.abs(x + 1) < tol then return -1.0 end
-  return x
-end
-
-local function copy(t, n, tol)
+-- Plain copies of the model's (read-only) numbers.
+local function copy(t, n)
   local c = {}
-  for k = 1, n do c[k] = tol and snap(t[k], tol) or t[k] end
+  for k = 1, n do c[k] = t[k] end
   return c
 end
 
-local function unit(k) local e = { 0, 0, 0 }; e[k] = 1; return e end
-
--- The screw about axis k with rotation (c, s) and shift t along e_k, as a transform.
-local function screw(k, Y)
-  local r = { 0, 0, 0 }
-  r[k] = Y.t
-  return { E = sp.planar(k, Y.c, Y.s), r = r }
+local function xform(X)
+  return { E = copy(X.E, 9), r = copy(X.r, 3), k = X.k, c = X.c, s = X.s }
 end
-
-local function is_identity(Y) return Y.c == 1 and Y.s == 0 and Y.t == 0 end
-local IDENTITY = { c = 1, s = 0, t = 0 }
-
-local function nonzeros(X)
-  local n = 0
-  for k = 1, 9 do if X.E[k] ~= 0 then n = n + 1 end end
-  for k = 1, 3 do if X.r[k] ~= 0 then n = n + 1 end end
-  return n
-end
-
--- Tag X as a rotation about the coordinate axis l when it is one (exactly, but for 1e-15 in the
--- 2×2 block) and the angle is not a multiple of 90° (those fold as they are).
-local function tag_planar(X)
-  local E = X.E
-  for l = 1, 3 do
-    local l1, l2 = sp.next_axes(l)
-    local function e(i, j) return E[3 * i - 3 + j] end
-    if e(l, l) == 1 and e(l, l1) == 0 and e(l, l2) == 0 and e(l1, l) == 0 and e(l2, l) == 0 then
-      local c, s = e(l1, l1), e(l1, l2)
-      local exact = math.abs(e(l2, l2) - c) < 1e-15 and math.abs(e(l2, l1) + s) < 1e-15
-      if c ~= 0 and s ~= 0 and exact then
-        X.E, X.k, X.c, X.s = sp.planar(l, c, s), l, c, s
-      end
-      return X
-    end
-  end
-  return X
-end
-
--- Denavit-Hartenberg placement of body b's frame (Y, a screw about e_p) for its principal child c
--- (D, a screw about e_kc of the child's frame), so that D XT_c Y⁻¹ is a screw about e_j: the
--- common normal of the two axes is e_j, from b's origin to c's. Returns nothing when the result
--- is not sparse to rounding (nearly parallel axes).
-local function dh(b, c)
-  local p, kc, E, r = b.k, c.k, c.XT0.E, c.XT0.r
-  local p1, p2 = sp.next_axes(p)
-  local u = { E[3 * kc - 2], E[3 * kc - 1], E[3 * kc] } -- child axis, parent coordinates
-  local n = sp.cross(unit(p), u)
-  local nn = math.sqrt(sp.dot(n, n))
-  local tp, tc
-  if nn > 1e-6 then -- feet of the common normal: tp e_p and r + tc u
-    local bb, d1, d2 = u[p], r[p], sp.dot(r, u)
-    tp, tc = (d1 - bb * d2) / (1 - bb * bb), (bb * d1 - d2) / (1 - bb * bb)
-  else -- parallel: the normal through the child's origin
-    n = { r[1], r[2], r[3] }
-    n[p] = 0
-    nn = math.sqrt(sp.dot(n, n))
-    if nn < 1e-12 then n, nn = unit(p1), 1 end
-    tp, tc = r[p], 0
-  end
-  n = sp.scale(n, 1 / nn)
-  local j = (kc ~= p1) and p1 or p2
-  -- the rotation about axis k taking the unit vector x (⊥ e_k) to e_j, j one of the next axes
-  local function towards(k, x)
-    local k1, k2 = sp.next_axes(k)
-    if j == k1 then return x[k1], x[k2] end
-    return x[k2], -x[k1]
-  end
-  local scale = 1 + math.abs(tp) + math.abs(tc) + math.sqrt(sp.dot(r, r))
-  local Y, D = { t = snap(tp, 1e-15 * scale) }, { t = snap(tc, 1e-15 * scale) }
-  Y.c, Y.s = towards(p, n)
-  D.c, D.s = towards(kc, sp.rot(E, n))
-  Y.c, Y.s, D.c, D.s = snap(Y.c), snap(Y.s), snap(D.c), snap(D.s)
-  local X = sp.compose(screw(kc, D), sp.compose(c.XT0, sp.inverse(screw(p, Y))))
-  local j1, j2 = sp.next_axes(j)
-  for l = 1, 3 do
-    if l ~= j and (math.abs(X.E[3 * j - 3 + l]) > 1e-14 or math.abs(X.E[3 * l - 3 + j]) > 1e-14
-                   or math.abs(X.r[l]) > 1e-14 * scale) then
-      return nil
-    end
-  end
-  local ca, sa = snap(X.E[3 * j1 - 3 + j1]), snap(X.E[3 * j1 - 3 + j2])
-  local rj = { 0, 0, 0 }
-  rj[j] = snap(X.r[j], 1e-15 * scale)
-  return Y, D, tag_planar({ E = sp.planar(j, ca, sa), r = rj })
-end
-
--- ---- the working tree ---------------------------------------------------------------------------
 
 local cache = setmetatable({}, { __mode = "k" })
 
@@ -138,68 +43,13 @@ function J.tree(model)
   local T = {}
   for i = 1, model.nb do
     local m = model.bodies[i]
-    local I0 = copy(m.inertia, 10)
-    local big = 0
-    for k = 1, 10 do big = math.max(big, math.abs(I0[k])) end
-    for k = 2, 10 do if math.abs(I0[k]) < 1e-15 * big then I0[k] = 0.0 end end
-    T[i] = { i = i, name = m.name, joint = m.joint, parent = m.parent, type = m.type, k = m.axis,
-             h = m.pitch or 0, iq = m.iq, nq = m.nq, iv = m.iv, nv = m.nv, children = {},
-             size = 1, XT0 = { E = copy(m.XT.E, 9, 1e-15), r = copy(m.XT.r, 3) }, I0 = I0,
-             R = copy(m.R, 9), Y = IDENTITY, D = IDENTITY }
-  end
-  for i = #T, 1, -1 do
-    local p = T[i].parent
-    if p > 0 then
-      table.insert(T[p].children, 1, i)
-      T[p].size = T[p].size + T[i].size
-    end
-  end
-  -- DH pairs: every 1-dof body with its principal child (the 1-dof child of largest subtree)
-  -- unless the child's XT0 is already that sparse
-  for _, b in ipairs(T) do
-    local c
-    for _, ci in ipairs(ONE_DOF[b.type] and b.children or {}) do
-      if ONE_DOF[T[ci].type] and (not c or T[ci].size > c.size) then c = T[ci] end
-    end
-    if c and nonzeros(c.XT0) > 6 then
-      local Y, D, XT = dh(b, c)
-      if Y then b.Y, b.turned, c.D, c.XT, c.foot = Y, true, D, XT, Y.t end
-    end
-  end
-  -- the working frame: turned as Y (as D without a principal child), at the origin of D (the foot
-  -- of the parent's normal), so only the turn Y D⁻¹ is left to fold into the joint; the principal
-  -- child's XT takes the shift between the two feet on this axis
-  for _, b in ipairs(T) do
-    local turn = b.turned and b.Y or b.D
-    b.Y = { c = turn.c, s = turn.s, t = b.D.t }
-  end
-  for _, c in ipairs(T) do
-    if c.foot and c.foot ~= T[c.parent].Y.t then
-      local r = { c.XT.r[1], c.XT.r[2], c.XT.r[3] }
-      r[T[c.parent].k] = c.foot - T[c.parent].Y.t
-      c.XT = { E = c.XT.E, r = r, k = c.XT.k, c = c.XT.c, s = c.XT.s }
-    end
-  end
-  for _, b in ipairs(T) do
-    local p, k = b.parent, b.k
-    -- XT = D XT0 Y_λ⁻¹ (D = 1 off the DH pairs), the turn Y D⁻¹ folded into the joint
-    if not b.XT then
-      local X = b.XT0
-      if p > 0 and not is_identity(T[p].Y) then
-        X = sp.compose(X, sp.inverse(screw(T[p].k, T[p].Y)))
-        X = { E = copy(X.E, 9, 1e-15), r = X.r }
-      end
-      b.XT = tag_planar(X)
-    end
-    local Y, D = b.Y, b.D
-    b.cz, b.sz = snap(Y.c * D.c + Y.s * D.s), snap(Y.s * D.c - Y.c * D.s)
-    b.theta = math.atan(b.sz, b.cz)
-    if b.theta == 0 then b.cz = 1 end
-    -- inertia and the original frame in the working frame: x_working = Y R x_original
-    local Yx = is_identity(Y) and sp.identity() or screw(k, Y)
-    b.I = is_identity(Y) and b.I0 or sp.I_to_parent(sp.inverse(Yx), b.I0)
-    b.Yo = sp.compose(Yx, { E = b.R, r = { 0, 0, 0 } })
+    local b = { i = i, name = m.name, joint = m.joint, parent = m.parent, type = m.type,
+                k = m.axis, h = m.pitch or 0, iq = m.iq, nq = m.nq, iv = m.iv, nv = m.nv,
+                children = copy(m.children, #m.children), XT = xform(m.XT),
+                I = copy(m.inertia, 10), theta = m.theta, cz = m.cos_theta, sz = m.sin_theta,
+                Yo = xform(m.Yo) }
     b.S, b.J = J.S(b), sp.second_moment(b.I)
+    T[i] = b
   end
   cache[model] = T
   return T
