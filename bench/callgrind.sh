@@ -15,7 +15,7 @@ calls=${2:-1000}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-while read -r robot model; do
+while read -r robot _; do
   [ -n "$robot" ] || continue
   if ! valgrind --tool=callgrind --callgrind-out-file="$tmp/$robot.out" \
       "$build/bench/bench_$robot" --callgrind "$calls" >"$tmp/$robot.log" 2>"$tmp/$robot.err"; then

@@ -34,7 +34,7 @@ for c in $configs; do
     -DMBDC_TESTS=OFF -DMBDC_BENCH=ON >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null
   mkdir -p "$res/$c"
-  while read -r robot model; do
+  while read -r robot _; do
     echo "== $c: bench_$robot"
     # shellcheck disable=SC2086
     "$dir/bench/bench_$robot" ${MBDC_BENCH_ARGS:-} >"$res/$c/$robot.txt"
@@ -43,8 +43,9 @@ done
 
 first=${configs%% *}
 cp "build-bench/$first/bench/robots.txt" "$res/robots.txt"
-while read -r robot model; do
-  "build-bench/$first/generator/mbdc" stats "$model" --json >"$res/stats/$robot.json"
+while read -r robot model flags; do
+  # shellcheck disable=SC2086 # flags: --floating-base or nothing
+  "build-bench/$first/generator/mbdc" stats "$model" $flags --json >"$res/stats/$robot.json"
 done <"$res/robots.txt"
 
 echo "== callgrind ($first build, $calls calls per function)"
