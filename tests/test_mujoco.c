@@ -2,9 +2,8 @@
  * libmujoco-dev), an implementation no one here wrote (DESIGN.md, the validation ladder, step 4).
  *
  * Reference: MuJoCo loading the same URDF (mujoco_peer/mujoco_model.c prepares the copy and maps
- * the coordinates, as it does for the benchmarks), with passive
- * forces, constraints (limits, contacts, the mimic equality) and actuation disabled and armature,
- * damping and stiffness zero. On NSTATES random states it compares
+ * the coordinates, for the benchmarks too), with passive forces, constraints (limits, contacts,
+ * the mimic equality) and actuation disabled and armature, damping and stiffness zero. On NSTATES random states it compares
  *   RNEA   tau = rnea(q, v, a)          with MuJoCo's mj_inverse (qfrc_inverse)
  *   M      crba(q)                      with mj_fullM of qM
  *   FD     qdd = aba(q, v, tau)         with mj_forward's qacc under qfrc_applied = tau
