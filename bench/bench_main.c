@@ -7,17 +7,22 @@
  * the same process:
  *
  *   bench_ROBOT                 check, then time: R repetitions; in each, for every function,
- *                               K batches of B calls of each implementation, interleaved batch by
- *                               batch; median and minimum ns per call over the R·K batches
+ *                               K batches of each implementation, interleaved batch by batch, of
+ *                               up to B calls each: as many as fit in T ns of the function's slowest
+ *                               implementation (all three make the same number of calls); median
+ *                               and minimum ns per call over the R·K batches
  *   bench_ROBOT --smoke         check, then a few calls of everything (a ctest: it cannot rot)
  *   bench_ROBOT --check         only the agreement check on the states used
  *   bench_ROBOT --callgrind N   N calls of each (function, implementation) between callgrind
  *                               client requests (bench/callgrind.sh reads the dumps)
- *   options: --reps R --batches K --batch B (defaults 7, 100, 1000: 10^5 calls per repetition),
+ *   options: --reps R --batches K --batch B --batch-ns T (defaults 7, 100, 1000, 10^6: at most
+ *            10^5 calls and about 0.3 s of one function per repetition, so the big robots, whose
+ *            slowest calls take 100 µs, are measured in seconds too),
  *            --write-urdf FILE (keep the URDF MuJoCo read)
  *
  * Output lines for bench/report.sh, after '#' comments:
  *   check FUNC IMPL REL_ERR            worst relative error against the runtime over the states
+ *   batch FUNC CALLS                   calls per batch of this function
  *   time FUNC IMPL MEDIAN_NS MIN_NS    ns per call
  *   ratio FUNC PEER RATIO              median(peer) / median(generated), from this run
  *   mujoco n/a REASON                  when MuJoCo cannot load the robot */
@@ -240,17 +245,28 @@ static int cmp_double(const void *x, const void *y) {
   return (a > c) - (a < c);
 }
 
-static void time_all(bench *b, int reps, int batches, int calls) {
-  int nimpl = b->mj ? NIMPL : IMPL_MJ, n = reps * batches;
+static void time_all(bench *b, int reps, int batches, int calls, double batch_ns) {
+  int nimpl = b->mj ? NIMPL : IMPL_MJ, n = reps * batches, fcalls[NFUNC];
   double *t = malloc((size_t)(NFUNC * NIMPL * n) * sizeof *t);
-  for (int f = 0; f < NFUNC; f++) /* warm-up: caches, branch predictors, lazy binding */
-    for (int i = 0; i < nimpl; i++) batch(b, functions[f].k[i], 10 * calls > 10000 ? 10000 : 10 * calls);
+  /* warm-up (caches, branch predictors, lazy binding: up to 10^4 calls or ~10 batches' time),
+   * then the calls per batch from the slowest implementation */
+  for (int f = 0; f < NFUNC; f++) {
+    double slowest = 0;
+    for (int i = 0; i < nimpl; i++) {
+      double per_call = batch(b, functions[f].k[i], 10), warm = 10 * batch_ns / per_call;
+      per_call = batch(b, functions[f].k[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm);
+      if (per_call > slowest) slowest = per_call;
+    }
+    double fit = batch_ns / slowest;
+    fcalls[f] = fit >= calls ? calls : fit < 10 ? (calls < 10 ? calls : 10) : (int)fit;
+  }
   for (int r = 0; r < reps; r++)
     for (int f = 0; f < NFUNC; f++)
       for (int k = 0; k < batches; k++)
         for (int i = 0; i < nimpl; i++)
-          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], calls);
+          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], fcalls[f]);
   for (int f = 0; f < NFUNC; f++) {
+    printf("batch %s %d\n", functions[f].name, fcalls[f]);
     double median[NIMPL];
     for (int i = 0; i < nimpl; i++) {
       double *x = t + (f * NIMPL + i) * n;
@@ -281,13 +297,14 @@ static void callgrind(bench *b, int calls) {
 
 static int usage(void) {
   fprintf(stderr, "usage: bench_%s [--smoke | --check | --callgrind N] [--reps R] [--batches K] "
-                  "[--batch B] [--write-urdf FILE]\n",
+                  "[--batch B] [--batch-ns T] [--write-urdf FILE]\n",
           BENCH_NAME);
   return 2;
 }
 
 int main(int argc, char **argv) {
   int reps = 7, batches = 100, calls = 1000, mode_check = 0, cg_calls = 0;
+  double batch_ns = 1e6;
   const char *keep_urdf = NULL;
   for (int k = 1; k < argc; k++) {
     const char *o = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
@@ -303,12 +320,14 @@ int main(int argc, char **argv) {
       batches = atoi(val), k++;
     else if (strcmp(o, "--batch") == 0 && val)
       calls = atoi(val), k++;
+    else if (strcmp(o, "--batch-ns") == 0 && val)
+      batch_ns = atof(val), k++;
     else if (strcmp(o, "--write-urdf") == 0 && val)
       keep_urdf = val, k++;
     else
       return usage();
   }
-  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0) return usage();
+  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0 || !(batch_ns > 0)) return usage();
 
   bench bb = {0}, *b = &bb;
   const mb_model *m = &MODEL;
@@ -364,9 +383,10 @@ int main(int argc, char **argv) {
   } else if (cg_calls > 0) {
     callgrind(b, cg_calls);
   } else if (!mode_check) {
-    printf("# timing: %d repetitions x %d batches x %d calls per implementation and function\n",
-           reps, batches, calls);
-    time_all(b, reps, batches, calls);
+    printf("# timing: %d repetitions x %d batches per implementation and function, each of up to "
+           "%d calls and about %.0f us of the slowest implementation\n",
+           reps, batches, calls, batch_ns / 1e3);
+    time_all(b, reps, batches, calls, batch_ns);
   }
   bench_mj_close(b->mj);
   free(wsbuf), free(b->q), free(b->v), free(b->a), free(b->tau), free(b->out), free(b->wrench);

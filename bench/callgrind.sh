@@ -11,7 +11,7 @@
 #   instr ROBOT FUNC IMPL INSTRUCTIONS_PER_CALL
 set -euo pipefail
 build=${1:?usage: bench/callgrind.sh BUILD_DIR [CALLS]}
-calls=${2:-1000}
+calls=${2:-128}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
