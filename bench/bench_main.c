@@ -2,21 +2,27 @@
  *
  * Compiled once per robot (bench/CMakeLists.txt) with BENCH_PREFIX (the generated code's prefix),
  * BENCH_HEADER ("bench_config.h": the generated header, and BENCH_HAVE_CFA when the robot's code
- * has cfa), BENCH_NAME and, for a URDF example, BENCH_URDF (its
- * path). The three implementations see the same random states, in the same process:
+ * has cfa), BENCH_NAME and, for a URDF example, BENCH_URDF (its path) and BENCH_FLOATING_BASE (1
+ * when generated with --floating-base). The three implementations see the same random states, in
+ * the same process:
  *
  *   bench_ROBOT                 check, then time: R repetitions; in each, for every function,
- *                               K batches of B calls of each implementation, interleaved batch by
- *                               batch; median and minimum ns per call over the R·K batches
+ *                               K batches of each implementation, interleaved batch by batch, of
+ *                               up to B calls each: as many as fit in T ns of the function's slowest
+ *                               implementation (all three make the same number of calls); median
+ *                               and minimum ns per call over the R·K batches
  *   bench_ROBOT --smoke         check, then a few calls of everything (a ctest: it cannot rot)
  *   bench_ROBOT --check         only the agreement check on the states used
  *   bench_ROBOT --callgrind N   N calls of each (function, implementation) between callgrind
  *                               client requests (bench/callgrind.sh reads the dumps)
- *   options: --reps R --batches K --batch B (defaults 7, 100, 1000: 10^5 calls per repetition),
+ *   options: --reps R --batches K --batch B --batch-ns T (defaults 7, 100, 1000, 10^6: at most
+ *            10^5 calls and about 0.3 s of one function per repetition, so the big robots, whose
+ *            slowest calls take 100 µs, are measured in seconds too),
  *            --write-urdf FILE (keep the URDF MuJoCo read)
  *
  * Output lines for bench/report.sh, after '#' comments:
  *   check FUNC IMPL REL_ERR            worst relative error against the runtime over the states
+ *   batch FUNC CALLS                   calls per batch of this function
  *   time FUNC IMPL MEDIAN_NS MIN_NS    ns per call
  *   ratio FUNC PEER RATIO              median(peer) / median(generated), from this run
  *   mujoco n/a REASON                  when MuJoCo cannot load the robot */
@@ -46,11 +52,13 @@ extern const mb_model GEN(model);
 #define NSTATES 64 /* random states, cycled through by every implementation */
 #define SEED 20261121u
 #define TOL_GEN 1e-10 /* generated vs runtime: the harness's tolerance */
-/* MuJoCo vs runtime: MuJoCo stores each body's inertia as principal moments and axes, which it
- * finds only to about 1e-9 relative (arm7's link3: izz 0.0064 comes back as 0.00640000001),
- * and forward dynamics and M^-1 amplify that by M's condition number; a real disagreement (a
- * wrong frame or convention) is of order 1. */
-#define TOL_MJ 1e-6
+/* MuJoCo vs runtime. MuJoCo keeps each body's inertia as principal moments and axes, which its
+ * compiler finds only to ~1e-12 (off by up to ~1e-6 relative on panda, hyq, romeo_small,
+ * anymal_b: docs/urdf.md); bench_mujoco.c sets them from the URDF to rounding, as test_mujoco's
+ * "exact" run does, whose bound this is. What remains is rounding, amplified by M's condition
+ * number in forward dynamics and M^-1; a real disagreement (a wrong frame or convention) is of
+ * order 1. */
+#define TOL_MJ 1e-9
 
 typedef struct bench {
   const mb_model *m;
@@ -237,17 +245,28 @@ static int cmp_double(const void *x, const void *y) {
   return (a > c) - (a < c);
 }
 
-static void time_all(bench *b, int reps, int batches, int calls) {
-  int nimpl = b->mj ? NIMPL : IMPL_MJ, n = reps * batches;
+static void time_all(bench *b, int reps, int batches, int calls, double batch_ns) {
+  int nimpl = b->mj ? NIMPL : IMPL_MJ, n = reps * batches, fcalls[NFUNC];
   double *t = malloc((size_t)(NFUNC * NIMPL * n) * sizeof *t);
-  for (int f = 0; f < NFUNC; f++) /* warm-up: caches, branch predictors, lazy binding */
-    for (int i = 0; i < nimpl; i++) batch(b, functions[f].k[i], 10 * calls > 10000 ? 10000 : 10 * calls);
+  /* warm-up (caches, branch predictors, lazy binding: up to 10^4 calls or ~10 batches' time),
+   * then the calls per batch from the slowest implementation */
+  for (int f = 0; f < NFUNC; f++) {
+    double slowest = 0;
+    for (int i = 0; i < nimpl; i++) {
+      double per_call = batch(b, functions[f].k[i], 10), warm = 10 * batch_ns / per_call;
+      per_call = batch(b, functions[f].k[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm);
+      if (per_call > slowest) slowest = per_call;
+    }
+    double fit = batch_ns / slowest;
+    fcalls[f] = fit >= calls ? calls : fit < 10 ? (calls < 10 ? calls : 10) : (int)fit;
+  }
   for (int r = 0; r < reps; r++)
     for (int f = 0; f < NFUNC; f++)
       for (int k = 0; k < batches; k++)
         for (int i = 0; i < nimpl; i++)
-          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], calls);
+          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], fcalls[f]);
   for (int f = 0; f < NFUNC; f++) {
+    printf("batch %s %d\n", functions[f].name, fcalls[f]);
     double median[NIMPL];
     for (int i = 0; i < nimpl; i++) {
       double *x = t + (f * NIMPL + i) * n;
@@ -278,13 +297,14 @@ static void callgrind(bench *b, int calls) {
 
 static int usage(void) {
   fprintf(stderr, "usage: bench_%s [--smoke | --check | --callgrind N] [--reps R] [--batches K] "
-                  "[--batch B] [--write-urdf FILE]\n",
+                  "[--batch B] [--batch-ns T] [--write-urdf FILE]\n",
           BENCH_NAME);
   return 2;
 }
 
 int main(int argc, char **argv) {
   int reps = 7, batches = 100, calls = 1000, mode_check = 0, cg_calls = 0;
+  double batch_ns = 1e6;
   const char *keep_urdf = NULL;
   for (int k = 1; k < argc; k++) {
     const char *o = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
@@ -300,12 +320,14 @@ int main(int argc, char **argv) {
       batches = atoi(val), k++;
     else if (strcmp(o, "--batch") == 0 && val)
       calls = atoi(val), k++;
+    else if (strcmp(o, "--batch-ns") == 0 && val)
+      batch_ns = atof(val), k++;
     else if (strcmp(o, "--write-urdf") == 0 && val)
       keep_urdf = val, k++;
     else
       return usage();
   }
-  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0) return usage();
+  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0 || !(batch_ns > 0)) return usage();
 
   bench bb = {0}, *b = &bb;
   const mb_model *m = &MODEL;
@@ -328,15 +350,30 @@ int main(int argc, char **argv) {
 #else
   const char *urdf = NULL;
 #endif
-  bench_names names = {GEN(joint_names), GEN(body_names)};
-  b->mj = bench_mj_open(m, &names, urdf, keep_urdf, NSTATES, msg, sizeof msg);
-  for (int s = 0; b->mj && s < NSTATES; s++) bench_mj_set_state(b->mj, s, Q(s), V(s), A(s), TAU(s));
+#ifndef BENCH_FLOATING_BASE
+#define BENCH_FLOATING_BASE 0
+#endif
+  int nj = 0, base = 0; /* moving joints; the floating base's body */
+  for (int i = 1; i <= m->nb; i++) {
+    nj += m->jtype[i] != MB_JOINT_FIXED;
+    if (m->jtype[i] == MB_JOINT_FLOATING && !base) base = i;
+  }
+  bench_names names = {nj, GEN(joint_names), GEN(joint_iq), GEN(joint_iv), GEN(body_names)};
+  b->mj = bench_mj_open(m, &names, urdf, BENCH_FLOATING_BASE, keep_urdf, NSTATES, msg, sizeof msg);
+  double *pose = malloc((size_t)(12 * (b->nb + 1)) * sizeof *pose);
+  for (int s = 0; b->mj && s < NSTATES; s++) {
+    mb_fk(m, &b->ws, Q(s), pose); /* the base's world pose, whatever its joint's origin */
+    bench_mj_set_state(b->mj, s, base ? pose + 12 * base : NULL, Q(s), V(s), A(s), TAU(s));
+  }
+  free(pose);
 
   printf("# robot %s: nq %d, nv %d, %d moving bodies; %d random states (seed %u)\n", BENCH_NAME,
          b->nq, b->nv, b->nb, NSTATES, SEED);
   if (b->mj)
     printf("# mujoco %s, loaded from %s\n", bench_mj_version(),
-           urdf ? "the example's URDF (meshes stripped)" : "a URDF written from the runtime model");
+           urdf ? (BENCH_FLOATING_BASE ? "the example's URDF with a floating base"
+                                       : "the example's URDF")
+                : "a URDF written from the runtime model");
   else
     printf("mujoco n/a %s\n", msg);
 
@@ -346,9 +383,10 @@ int main(int argc, char **argv) {
   } else if (cg_calls > 0) {
     callgrind(b, cg_calls);
   } else if (!mode_check) {
-    printf("# timing: %d repetitions x %d batches x %d calls per implementation and function\n",
-           reps, batches, calls);
-    time_all(b, reps, batches, calls);
+    printf("# timing: %d repetitions x %d batches per implementation and function, each of up to "
+           "%d calls and about %.0f us of the slowest implementation\n",
+           reps, batches, calls, batch_ns / 1e3);
+    time_all(b, reps, batches, calls, batch_ns);
   }
   bench_mj_close(b->mj);
   free(wsbuf), free(b->q), free(b->v), free(b->a), free(b->tau), free(b->out), free(b->wrench);

@@ -1,16 +1,11 @@
-/* bench_urdf.c — the URDF text MuJoCo reads in the benchmarks: written from the model the runtime
- * uses (examples in .mbd), or copied from an example URDF without its meshes. */
+/* bench_urdf.c — the URDF MuJoCo reads in the benchmarks of an example in .mbd: written from the
+ * model the runtime uses (an example URDF is read as it is, mujoco_peer/ prepares both). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench_peer.h"
-
-#ifdef BENCH_HAVE_LIBXML2
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#endif
 
 static int fail(char *msg, size_t msgsize, const char *fmt, ...) {
   va_list ap;
@@ -93,94 +88,3 @@ int bench_urdf_from_model(const mb_model *m, const bench_names *names, FILE *out
   fprintf(out, "</robot>\n");
   return 0;
 }
-
-#ifdef BENCH_HAVE_LIBXML2
-static int is_element(xmlNodePtr n, const char *name) {
-  return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
-}
-
-static void strip_meshes(xmlNodePtr n) {
-  xmlNodePtr c = n->children;
-  while (c) {
-    xmlNodePtr next = c->next;
-    if (is_element(c, "visual") || is_element(c, "collision")) {
-      xmlUnlinkNode(c);
-      xmlFreeNode(c);
-    } else if (c->type == XML_ELEMENT_NODE) {
-      strip_meshes(c);
-    }
-    c = next;
-  }
-}
-
-/* The value of attribute attr of n's first child element named child ("" if none), in buf. */
-static const char *child_attr(xmlNodePtr n, const char *child, const char *attr, char *buf,
-                              size_t size) {
-  buf[0] = '\0';
-  for (xmlNodePtr c = n->children; c; c = c->next)
-    if (is_element(c, child)) {
-      xmlChar *v = xmlGetProp(c, (const xmlChar *)attr);
-      if (v) snprintf(buf, size, "%s", (const char *)v), xmlFree(v);
-      break;
-    }
-  return buf;
-}
-
-/* Give the root link a floating joint from a new link "world", unless the file has one. */
-static int add_floating_base(xmlNodePtr robot, const char *joint_name, char *msg, size_t msgsize) {
-  char buf[256], type[64], root[256] = "";
-  for (xmlNodePtr c = robot->children; c; c = c->next) {
-    if (!is_element(c, "joint")) continue;
-    xmlChar *t = xmlGetProp(c, (const xmlChar *)"type");
-    snprintf(type, sizeof type, "%s", t ? (const char *)t : "");
-    if (t) xmlFree(t);
-    if (strcmp(type, "floating") == 0) return 0;
-  }
-  for (xmlNodePtr c = robot->children; c; c = c->next) {
-    if (!is_element(c, "link")) continue;
-    xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
-    int is_child = 0;
-    for (xmlNodePtr j = robot->children; j && name; j = j->next)
-      if (is_element(j, "joint") &&
-          strcmp(child_attr(j, "child", "link", buf, sizeof buf), (const char *)name) == 0)
-        is_child = 1;
-    if (name && !is_child && root[0] == '\0') snprintf(root, sizeof root, "%s", (const char *)name);
-    int world = name && strcmp((const char *)name, "world") == 0;
-    if (name) xmlFree(name);
-    if (world) return fail(msg, msgsize, "the URDF has a link 'world' but no floating joint");
-  }
-  if (root[0] == '\0') return fail(msg, msgsize, "the URDF has no root link");
-  xmlNodePtr world = xmlNewChild(robot, NULL, (const xmlChar *)"link", NULL);
-  xmlNewProp(world, (const xmlChar *)"name", (const xmlChar *)"world");
-  xmlNodePtr j = xmlNewChild(robot, NULL, (const xmlChar *)"joint", NULL);
-  xmlNewProp(j, (const xmlChar *)"name", (const xmlChar *)joint_name);
-  xmlNewProp(j, (const xmlChar *)"type", (const xmlChar *)"floating");
-  xmlNewProp(xmlNewChild(j, NULL, (const xmlChar *)"parent", NULL), (const xmlChar *)"link",
-             (const xmlChar *)"world");
-  xmlNewProp(xmlNewChild(j, NULL, (const xmlChar *)"child", NULL), (const xmlChar *)"link",
-             (const xmlChar *)root);
-  return 0;
-}
-
-int bench_urdf_strip(const char *src, const char *floating_joint, FILE *out, char *msg,
-                     size_t msgsize) {
-  xmlDocPtr doc = xmlReadFile(src, NULL, XML_PARSE_NONET);
-  if (!doc) return fail(msg, msgsize, "%s: not well-formed XML", src);
-  xmlNodePtr robot = xmlDocGetRootElement(doc);
-  int rc = 0;
-  if (!robot || !is_element(robot, "robot"))
-    rc = fail(msg, msgsize, "%s: the root element is not <robot>", src);
-  if (rc == 0) strip_meshes(robot);
-  if (rc == 0 && floating_joint) rc = add_floating_base(robot, floating_joint, msg, msgsize);
-  if (rc == 0 && xmlDocFormatDump(out, doc, 1) < 0)
-    rc = fail(msg, msgsize, "cannot write the stripped URDF");
-  xmlFreeDoc(doc);
-  return rc;
-}
-#else
-int bench_urdf_strip(const char *src, const char *floating_joint, FILE *out, char *msg,
-                     size_t msgsize) {
-  (void)floating_joint, (void)out;
-  return fail(msg, msgsize, "%s: built without libxml2, cannot strip the URDF", src);
-}
-#endif

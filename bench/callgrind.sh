@@ -11,11 +11,11 @@
 #   instr ROBOT FUNC IMPL INSTRUCTIONS_PER_CALL
 set -euo pipefail
 build=${1:?usage: bench/callgrind.sh BUILD_DIR [CALLS]}
-calls=${2:-1000}
+calls=${2:-128}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-while read -r robot model; do
+while read -r robot _; do
   [ -n "$robot" ] || continue
   if ! valgrind --tool=callgrind --callgrind-out-file="$tmp/$robot.out" \
       "$build/bench/bench_$robot" --callgrind "$calls" >"$tmp/$robot.log" 2>"$tmp/$robot.err"; then

@@ -8,7 +8,8 @@
 # changes) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>), producing
 # <p>_dynamics.h, <p>_dynamics.c, <p>_model.c and <p>_check.c, and defines
 #   <name>_dynamics  static library of the generated functions (C99, libm only); linking it puts
-#                    OUTPUT_DIR on the include path: #include "<p>_dynamics.h"
+#                    OUTPUT_DIR on the include path: #include "<p>_dynamics.h"; its properties
+#                    MBDC_PREFIX and MBDC_OUTPUT_DIR say <p> and OUTPUT_DIR
 #   <name>_check     the cross-check harness, generated functions against the runtime `mbrt`
 #   test <name>_check  (ctest) runs the harness: fails if a function disagrees beyond 1e-10
 #                    (1e-4 for float)
@@ -143,6 +144,7 @@ function(mbdc_add_model)
   endif()
   add_library(${A_NAME}_dynamics STATIC ${out}/${prefix}_dynamics.c ${out}/${prefix}_dynamics.h)
   target_include_directories(${A_NAME}_dynamics PUBLIC ${out})
+  set_target_properties(${A_NAME}_dynamics PROPERTIES MBDC_PREFIX ${prefix} MBDC_OUTPUT_DIR ${out})
   target_compile_options(${A_NAME}_dynamics PRIVATE ${strict})
   set_target_properties(${A_NAME}_dynamics PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)

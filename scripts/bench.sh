@@ -8,13 +8,15 @@
 #
 # Environment: MBDC_BENCH_CONFIGS (default "O2 native"), MBDC_BENCH_ARGS (passed to every
 # bench_<robot>, e.g. "--reps 3" for a quicker run), MBDC_BENCH_CALLS (calls per callgrind dump,
-# default 1000). Takes a few minutes; quote its figures as one run (PERFORMANCE.md).
+# default 128: every one of the 64 states twice; the counts are exact). Takes about half an hour
+# on 2 cores, mostly building (the humanoids take ~45 s each to compile per configuration) and
+# callgrind; quote its figures as one run (PERFORMANCE.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=$(nproc)
 configs=${MBDC_BENCH_CONFIGS:-O2 native}
-calls=${MBDC_BENCH_CALLS:-1000}
+calls=${MBDC_BENCH_CALLS:-128}
 res=build-bench/results
 rm -rf "$res"
 mkdir -p "$res/stats"
@@ -34,7 +36,7 @@ for c in $configs; do
     -DMBDC_TESTS=OFF -DMBDC_BENCH=ON >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null
   mkdir -p "$res/$c"
-  while read -r robot model; do
+  while read -r robot _; do
     echo "== $c: bench_$robot"
     # shellcheck disable=SC2086
     "$dir/bench/bench_$robot" ${MBDC_BENCH_ARGS:-} >"$res/$c/$robot.txt"
@@ -43,8 +45,9 @@ done
 
 first=${configs%% *}
 cp "build-bench/$first/bench/robots.txt" "$res/robots.txt"
-while read -r robot model; do
-  "build-bench/$first/generator/mbdc" stats "$model" --json >"$res/stats/$robot.json"
+while read -r robot model flags; do
+  # shellcheck disable=SC2086 # flags: --floating-base or nothing
+  "build-bench/$first/generator/mbdc" stats "$model" $flags --json >"$res/stats/$robot.json"
 done <"$res/robots.txt"
 
 echo "== callgrind ($first build, $calls calls per function)"
@@ -60,7 +63,7 @@ robot1=$(awk 'NR == 1 { print $1 }' "$res/robots.txt")
   for c in $configs; do printf 'flags_%s\t%s -std=c99 (generated) / -std=c11 (runtime, bench)\n' "$c" "$(flags_of "$c")"; done
   printf 'mujoco\t2.2.2, Debian package libmujoco-dev %s (built by Debian, its own flags)\n' \
     "$(dpkg-query -W -f='${Version}' libmujoco-dev 2>/dev/null || echo '?')"
-  printf 'timing\t%s; CLOCK_MONOTONIC, after a warm-up of 10^4 calls each\n' \
+  printf 'timing\t%s; CLOCK_MONOTONIC, after a warm-up of up to 10^4 calls (about 10 batches) each\n' \
     "$(sed -n 's/^# timing: //p' "$res/$first/$robot1.txt")"
   printf 'instr\t%s, %s calls per function after a warm-up of as many\n' \
     "$(valgrind --version) --tool=callgrind" "$calls"

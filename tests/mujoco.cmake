@@ -1,15 +1,13 @@
 # The cross-check against MuJoCo (issue 7): built whenever libmujoco-dev is installed
 # (scripts/setup.sh installs it). test_mujoco compares the generated dynamics of every example
 # robot (tests/generated.cmake builds them as urdf_<stem>_dynamics) with MuJoCo 2.2.2 loading the
-# same URDF; see test_mujoco.c and docs/urdf.md.
-find_path(MUJOCO_INCLUDE_DIR mujoco/mujoco.h)
-find_library(MUJOCO_LIBRARY mujoco)
-if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY OR NOT MBDC_URDF_ROBOTS)
-  message(STATUS "MuJoCo (libmujoco-dev) not found: the MuJoCo cross-check is not built")
+# same URDF; see test_mujoco.c and docs/urdf.md. The MuJoCo side (the URDF copy, the inertias, the
+# coordinate map) is mujoco_peer/'s library mbdc_mujoco, which the benchmarks use too.
+if(NOT TARGET mbdc_mujoco OR NOT MBDC_URDF_ROBOTS)
   return()
 endif()
 
-# The table of the robots' generated functions (mbt_robots[], tests/mujoco_model.h).
+# The table of the robots' generated functions (mbt_robots[], tests/mujoco_robots.h).
 set(includes "")
 set(entries "")
 set(libs "")
@@ -27,17 +25,17 @@ foreach(stem IN LISTS MBDC_URDF_ROBOTS)
 endforeach()
 set(table ${CMAKE_CURRENT_BINARY_DIR}/mujoco_robots.c)
 file(CONFIGURE OUTPUT ${table} CONTENT "/* The example robots' generated functions, for test_mujoco (tests/mujoco.cmake). */
-#include \"mujoco_model.h\"
+#include \"mujoco_robots.h\"
 @includes@
 const mbt_robot mbt_robots[] = {
 @entries@};
 const int mbt_nrobots = (int)(sizeof mbt_robots / sizeof *mbt_robots);
 " @ONLY)
 
-add_executable(test_mujoco test_mujoco.c mujoco_model.c ${table})
+add_executable(test_mujoco test_mujoco.c ${table})
 target_compile_options(test_mujoco PRIVATE ${MBDC_WARNINGS})
-target_include_directories(test_mujoco PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${MUJOCO_INCLUDE_DIR})
-target_link_libraries(test_mujoco PRIVATE ${libs} ${MUJOCO_LIBRARY} PkgConfig::LIBXML2 m)
+target_include_directories(test_mujoco PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(test_mujoco PRIVATE ${libs} mbdc_mujoco m)
 add_test(NAME test_mujoco COMMAND test_mujoco)
 set_tests_properties(test_mujoco PROPERTIES LABELS urdf TIMEOUT 300
   ENVIRONMENT "MBDC_SOURCE_DIR=${PROJECT_SOURCE_DIR};MBDC_BINARY_DIR=${PROJECT_BINARY_DIR}")

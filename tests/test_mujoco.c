@@ -1,9 +1,9 @@
 /* test_mujoco.c — the generated dynamics of every example robot against MuJoCo 2.2.2 (Debian's
  * libmujoco-dev), an implementation no one here wrote (DESIGN.md, the validation ladder, step 4).
  *
- * Reference: MuJoCo loading the same URDF (mujoco_model.c prepares the copy), with passive
- * forces, constraints (limits, contacts, the mimic equality) and actuation disabled and armature,
- * damping and stiffness zero. On NSTATES random states it compares
+ * Reference: MuJoCo loading the same URDF (mujoco_peer/mujoco_model.c prepares the copy and maps
+ * the coordinates, for the benchmarks too), with passive forces, constraints (limits, contacts,
+ * the mimic equality) and actuation disabled and armature, damping and stiffness zero. On NSTATES random states it compares
  *   RNEA   tau = rnea(q, v, a)          with MuJoCo's mj_inverse (qfrc_inverse)
  *   M      crba(q)                      with mj_fullM of qM
  *   FD     qdd = aba(q, v, tau)         with mj_forward's qacc under qfrc_applied = tau
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "mujoco_model.h"
+#include "mujoco_robots.h"
 
 enum { NSTATES = 100, MAXV = 64 };
 static const double EXACT_BOUND = 1e-9;
@@ -49,100 +50,6 @@ static double uniform(unsigned long long *s, double lo, double hi) {
   return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0;
 }
 
-/* How our coordinates map to MuJoCo's. */
-typedef struct mapping {
-  int nv;
-  int free_joint; /* our index of the floating joint, or -1 */
-  int qadr[MAXV]; /* per our joint: MuJoCo qpos address */
-  int vadr[MAXV]; /* per our joint: MuJoCo dof address */
-} mapping;
-
-static int map_joints(const mbt_robot *r, const mjModel *m, mapping *map) {
-  map->nv = r->nv;
-  map->free_joint = -1;
-  if (m->nv != r->nv || m->nq != r->nq) {
-    fprintf(stderr, "%s: MuJoCo has nq %d nv %d, ours %d %d\n", r->stem, m->nq, m->nv, r->nq,
-            r->nv);
-    return -1;
-  }
-  for (int j = 0; j < r->nj; j++) {
-    int id = mj_name2id(m, mjOBJ_JOINT, r->joint_names[j]);
-    if (id < 0) {
-      fprintf(stderr, "%s: MuJoCo has no joint '%s'\n", r->stem, r->joint_names[j]);
-      return -1;
-    }
-    map->qadr[j] = m->jnt_qposadr[id];
-    map->vadr[j] = m->jnt_dofadr[id];
-    int nv = (j + 1 < r->nj ? r->joint_iv[j + 1] : r->nv) - r->joint_iv[j];
-    int want = m->jnt_type[id] == mjJNT_FREE ? 6 : m->jnt_type[id] == mjJNT_BALL ? 3 : 1;
-    if (nv != want)
-      return fprintf(stderr, "%s: joint '%s' types differ\n", r->stem, r->joint_names[j]), -1;
-    if (m->jnt_type[id] == mjJNT_FREE) map->free_joint = j;
-  }
-  return 0;
-}
-
-/* R (row-major, base to world) of our quaternion qx qy qz qw. */
-static void quat_R(const double *q, double R[9]) {
-  double x = q[0], y = q[1], z = q[2], w = q[3];
-  double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                 2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                 2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-  memcpy(R, M, sizeof M);
-}
-
-/* T (MuJoCo dof × our dof, dense) and, for the free joint, R and the offsets. */
-static void build_T(const mbt_robot *r, const mapping *map, const double *q, double *T,
-                    double R[9]) {
-  int nv = r->nv;
-  memset(T, 0, (size_t)nv * (size_t)nv * sizeof *T);
-  for (int k = 0; k < 9; k++) R[k] = (k % 4 == 0);
-  for (int j = 0; j < r->nj; j++) {
-    int iv = r->joint_iv[j], mv = map->vadr[j];
-    if (j == map->free_joint) {
-      quat_R(q + r->joint_iq[j] + 3, R);
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) T[(mv + a) * nv + iv + b] = R[3 * a + b];
-      for (int a = 3; a < 6; a++) T[(mv + a) * nv + iv + a] = 1;
-    } else {
-      T[mv * nv + iv] = 1;
-    }
-  }
-}
-
-static void to_mujoco_state(const mbt_robot *r, const mapping *map, const double *q,
-                            const double *v, const double *T, mjData *d) {
-  int nv = r->nv;
-  for (int j = 0; j < r->nj; j++) {
-    const double *qj = q + r->joint_iq[j];
-    double *mq = d->qpos + map->qadr[j];
-    if (j == map->free_joint) {
-      mq[0] = qj[0], mq[1] = qj[1], mq[2] = qj[2];
-      mq[3] = qj[6], mq[4] = qj[3], mq[5] = qj[4], mq[6] = qj[5]; /* w x y z */
-    } else {
-      mq[0] = qj[0];
-    }
-  }
-  for (int i = 0; i < nv; i++) {
-    double s = 0;
-    for (int k = 0; k < nv; k++) s += T[i * nv + k] * v[k];
-    d->qvel[i] = s;
-  }
-}
-
-/* Ṫ v: the free joint's R (ω × v_lin), in MuJoCo's dofs. */
-static void Tdot_v(const mbt_robot *r, const mapping *map, const double R[9], const double *v,
-                   double *out) {
-  memset(out, 0, (size_t)r->nv * sizeof *out);
-  if (map->free_joint < 0) return;
-  const double *vl = v + r->joint_iv[map->free_joint], *w = vl + 3;
-  double c[3] = {w[1] * vl[2] - w[2] * vl[1], w[2] * vl[0] - w[0] * vl[2],
-                 w[0] * vl[1] - w[1] * vl[0]};
-  for (int a = 0; a < 3; a++)
-    out[map->vadr[map->free_joint] + a] =
-        R[3 * a] * c[0] + R[3 * a + 1] * c[1] + R[3 * a + 2] * c[2];
-}
-
 static double rel_error(const double *ours, const double *ref, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
@@ -155,12 +62,15 @@ static double rel_error(const double *ours, const double *ref, int n) {
 
 /* Worst relative errors of RNEA, M and FD over NSTATES random states. */
 static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst[3]) {
-  mapping map;
-  if (map_joints(r, m, &map)) return -1;
+  mujoco_map map;
+  char msg[256];
+  if (mujoco_map_joints(m, r->nq, r->nv, r->nj, r->joint_names, r->joint_iq, r->joint_iv, &map, msg,
+                        sizeof msg) != 0)
+    return fprintf(stderr, "%s: %s\n", r->stem, msg), -1;
   int nv = r->nv;
-  double q[MAXV + 7], v[MAXV], a[MAXV], tau[MAXV], out[MAXV], ref[MAXV], tmp[MAXV], R[9];
-  double *T = malloc(sizeof(double) * (size_t)(4 * nv * nv));
-  double *Mo = T + nv * nv, *Mm = Mo + nv * nv, *Mr = Mm + nv * nv;
+  double q[MAXV + 7], v[MAXV], a[MAXV], tau[MAXV], out[MAXV], ref[MAXV], R[9];
+  double *Mo = malloc(sizeof(double) * (size_t)(3 * nv * nv)), *Mm = Mo + nv * nv,
+         *Mr = Mm + nv * nv;
   unsigned long long s = 20261121u;
   worst[0] = worst[1] = worst[2] = 0;
   for (int n = 0; n < NSTATES; n++) {
@@ -180,59 +90,33 @@ static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst
     }
     for (int k = 0; k < nv; k++)
       v[k] = uniform(&s, -1, 1), a[k] = uniform(&s, -1, 1), tau[k] = uniform(&s, -1, 1);
-    build_T(r, &map, q, T, R);
-    to_mujoco_state(r, &map, q, v, T, d);
+    mujoco_map_base_R(&map, q, R); /* the floating base hangs from the world: its q is its pose */
+    mujoco_map_qpos(&map, q, NULL, d->qpos);
+    mujoco_map_vel(&map, R, v, d->qvel);
     /* RNEA: qacc = T a + Ṫ v; tau = Tᵀ qfrc_inverse */
-    Tdot_v(r, &map, R, v, tmp);
-    for (int i = 0; i < nv; i++) {
-      double x = tmp[i];
-      for (int k = 0; k < nv; k++) x += T[i * nv + k] * a[k];
-      d->qacc[i] = x;
-    }
+    mujoco_map_acc(&map, R, v, a, d->qacc);
     mj_inverse(m, d);
-    for (int k = 0; k < nv; k++) {
-      double x = 0;
-      for (int i = 0; i < nv; i++) x += T[i * nv + k] * d->qfrc_inverse[i];
-      ref[k] = x;
-    }
+    mujoco_unmap_force(&map, R, d->qfrc_inverse, ref);
     r->rnea(q, v, a, out);
     double e = rel_error(out, ref, nv);
     if (!(e <= worst[0])) worst[0] = e;
     /* M: Tᵀ M_mj T (qM is that of the state's q after mj_inverse) */
     mj_fullM(m, Mm, d->qM);
-    for (int i = 0; i < nv; i++)
-      for (int k = 0; k < nv; k++) {
-        double x = 0;
-        for (int l = 0; l < nv; l++) x += Mm[i * nv + l] * T[l * nv + k];
-        Mo[i * nv + k] = x; /* M_mj T */
-      }
-    for (int i = 0; i < nv; i++)
-      for (int k = 0; k < nv; k++) {
-        double x = 0;
-        for (int l = 0; l < nv; l++) x += T[l * nv + i] * Mo[l * nv + k];
-        Mr[i * nv + k] = x;
-      }
+    mujoco_unmap_matrix(&map, R, Mm, Mr);
     r->crba(q, Mo);
     e = rel_error(Mo, Mr, nv * nv);
     if (!(e <= worst[1])) worst[1] = e;
     /* FD: qfrc_applied = T tau (T orthogonal: T⁻ᵀ = T); a = Tᵀ (qacc − Ṫ v) */
-    for (int i = 0; i < nv; i++) {
-      double x = 0;
-      for (int k = 0; k < nv; k++) x += T[i * nv + k] * tau[k];
-      d->qfrc_applied[i] = x;
-    }
+    mujoco_map_vel(&map, R, tau, d->qfrc_applied);
     mj_forward(m, d);
-    for (int k = 0; k < nv; k++) {
-      double x = 0;
-      for (int i = 0; i < nv; i++) x += T[i * nv + k] * (d->qacc[i] - tmp[i]);
-      ref[k] = x;
-    }
+    mujoco_unmap_acc(&map, R, v, d->qacc, ref);
     if (r->aba(q, v, tau, out) != 0) worst[2] = INFINITY;
     e = rel_error(out, ref, nv);
     if (!(e <= worst[2])) worst[2] = e;
     mju_zero(d->qfrc_applied, nv);
   }
-  free(T);
+  free(Mo);
+  mujoco_map_free(&map);
   return 0;
 }
 

@@ -1,5 +1,6 @@
-/* mujoco_model.c — the MuJoCo side of test_mujoco.c: a copy of an example URDF that MuJoCo 2.2.2
- * reads as the same rigid-body system, and the inertias of its bodies set exactly.
+/* mujoco_model.c — MuJoCo 2.2.2 as the reference of tests/test_mujoco.c and bench/: a copy of a
+ * URDF that MuJoCo reads as the same rigid-body system, the inertias of its bodies set exactly,
+ * and the map between mbdc's coordinates and MuJoCo's.
  *
  * The copy (written with libxml2 beside the build): <visual> and <collision> removed (their meshes
  * are not here, and MuJoCo would derive inertias from geoms); a <mujoco><compiler> element that
@@ -11,6 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,4 +240,155 @@ int mujoco_set_inertias(mjModel *m, const char *urdf, int all, int *changed, dou
   }
   xmlFreeDoc(doc);
   return rc;
+}
+
+/* ----------------------------------------------------------------------------- coordinates */
+
+static int map_fail(char *msg, size_t msgsize, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (msg) vsnprintf(msg, msgsize, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int mujoco_map_joints(const mjModel *m, int nq, int nv, int nj, const char *const *names,
+                      const int *iq, const int *iv, mujoco_map *map, char *msg, size_t msgsize) {
+  memset(map, 0, sizeof *map);
+  map->free_joint = -1;
+  if (m->nv != nv || m->nq != nq)
+    return map_fail(msg, msgsize, "MuJoCo has nq %d, nv %d; mbdc %d, %d", m->nq, m->nv, nq, nv);
+  size_t n = nj > 0 ? (size_t)nj : 1;
+  map->nq = nq, map->nv = nv, map->nj = nj;
+  map->iq = malloc(n * sizeof(int)), map->iv = malloc(n * sizeof(int));
+  map->qadr = malloc(n * sizeof(int)), map->vadr = malloc(n * sizeof(int));
+  map->dof_joint = malloc((nv > 0 ? (size_t)nv : 1) * sizeof(int));
+  for (int j = 0; j < nj; j++) {
+    int id = mj_name2id(m, mjOBJ_JOINT, names[j]);
+    if (id < 0)
+      return mujoco_map_free(map), map_fail(msg, msgsize, "MuJoCo has no joint '%s'", names[j]);
+    int ndof = (j + 1 < nj ? iv[j + 1] : nv) - iv[j];
+    int type = m->jnt_type[id];
+    int want = type == mjJNT_FREE ? 6 : type == mjJNT_BALL ? 3 : 1;
+    if (ndof != want || type == mjJNT_BALL) /* URDF has no spherical joint */
+      return mujoco_map_free(map), map_fail(msg, msgsize, "joint '%s': the types differ", names[j]);
+    if (type == mjJNT_FREE) map->free_joint = j;
+    map->iq[j] = iq[j], map->iv[j] = iv[j];
+    map->qadr[j] = m->jnt_qposadr[id], map->vadr[j] = m->jnt_dofadr[id];
+    for (int k = 0; k < ndof; k++) map->dof_joint[iv[j] + k] = j;
+  }
+  return 0;
+}
+
+void mujoco_map_free(mujoco_map *map) {
+  free(map->iq), free(map->iv), free(map->qadr), free(map->vadr), free(map->dof_joint);
+  map->iq = map->iv = map->qadr = map->vadr = map->dof_joint = NULL;
+}
+
+void mujoco_map_base_R(const mujoco_map *map, const double *q, double R[9]) {
+  if (map->free_joint < 0) {
+    for (int k = 0; k < 9; k++) R[k] = (k % 4 == 0);
+    return;
+  }
+  const double *qj = q + map->iq[map->free_joint] + 3;
+  double x = qj[0], y = qj[1], z = qj[2], w = qj[3];
+  double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                 2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                 2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+  memcpy(R, M, sizeof M);
+}
+
+void mujoco_map_qpos(const mujoco_map *map, const double *q, const double *base, double *qpos) {
+  for (int j = 0; j < map->nj; j++) {
+    const double *qj = q + map->iq[j];
+    double *mq = qpos + map->qadr[j];
+    if (j != map->free_joint) {
+      mq[0] = qj[0];
+    } else if (base) {
+      for (int k = 0; k < 3; k++) mq[k] = base[9 + k];
+      mat2quat(base, mq + 3);
+    } else {
+      mq[0] = qj[0], mq[1] = qj[1], mq[2] = qj[2];
+      mq[3] = qj[6], mq[4] = qj[3], mq[5] = qj[4], mq[6] = qj[5]; /* w x y z */
+    }
+  }
+}
+
+/* Column i of T (our dof i): its n MuJoCo dofs idx and weights w. */
+static int column(const mujoco_map *map, const double R[9], int i, int idx[3], double w[3]) {
+  int j = map->dof_joint[i], c = i - map->iv[j];
+  if (j == map->free_joint && c < 3) {
+    for (int a = 0; a < 3; a++) idx[a] = map->vadr[j] + a, w[a] = R[3 * a + c];
+    return 3;
+  }
+  idx[0] = map->vadr[j] + c, w[0] = 1;
+  return 1;
+}
+
+void mujoco_map_vel(const mujoco_map *map, const double R[9], const double *v, double *qvel) {
+  int idx[3];
+  double w[3];
+  for (int k = 0; k < map->nv; k++) qvel[k] = 0;
+  for (int i = 0; i < map->nv; i++)
+    for (int n = column(map, R, i, idx, w), a = 0; a < n; a++) qvel[idx[a]] += w[a] * v[i];
+}
+
+/* Ṫ v: R (ω × v_lin) on the free joint's linear dofs, in MuJoCo's dofs (zero elsewhere). */
+static void tdot_v(const mujoco_map *map, const double R[9], const double *v, double *out) {
+  for (int k = 0; k < map->nv; k++) out[k] = 0;
+  if (map->free_joint < 0) return;
+  const double *vl = v + map->iv[map->free_joint], *om = vl + 3;
+  double c[3] = {om[1] * vl[2] - om[2] * vl[1], om[2] * vl[0] - om[0] * vl[2],
+                 om[0] * vl[1] - om[1] * vl[0]};
+  for (int a = 0; a < 3; a++)
+    out[map->vadr[map->free_joint] + a] =
+        R[3 * a] * c[0] + R[3 * a + 1] * c[1] + R[3 * a + 2] * c[2];
+}
+
+void mujoco_map_acc(const mujoco_map *map, const double R[9], const double *v, const double *a,
+                    double *qacc) {
+  int idx[3];
+  double w[3];
+  tdot_v(map, R, v, qacc);
+  for (int i = 0; i < map->nv; i++)
+    for (int n = column(map, R, i, idx, w), k = 0; k < n; k++) qacc[idx[k]] += w[k] * a[i];
+}
+
+void mujoco_unmap_force(const mujoco_map *map, const double R[9], const double *qfrc, double *tau) {
+  int idx[3];
+  double w[3];
+  for (int i = 0; i < map->nv; i++) {
+    double x = 0;
+    for (int n = column(map, R, i, idx, w), a = 0; a < n; a++) x += w[a] * qfrc[idx[a]];
+    tau[i] = x;
+  }
+}
+
+void mujoco_unmap_acc(const mujoco_map *map, const double R[9], const double *v, const double *qacc,
+                      double *a) {
+  int idx[3];
+  double w[3], *t = malloc((map->nv > 0 ? (size_t)map->nv : 1) * sizeof *t);
+  tdot_v(map, R, v, t);
+  for (int i = 0; i < map->nv; i++) {
+    double x = 0;
+    for (int n = column(map, R, i, idx, w), k = 0; k < n; k++)
+      x += w[k] * (qacc[idx[k]] - t[idx[k]]);
+    a[i] = x;
+  }
+  free(t);
+}
+
+void mujoco_unmap_matrix(const mujoco_map *map, const double R[9], const double *X, double *out) {
+  int nv = map->nv, ri[3], ci[3];
+  double rw[3], cw[3];
+  for (int i = 0; i < nv; i++) {
+    int rn = column(map, R, i, ri, rw);
+    for (int j = 0; j < nv; j++) {
+      int cn = column(map, R, j, ci, cw);
+      double x = 0;
+      for (int a = 0; a < rn; a++)
+        for (int b = 0; b < cn; b++) x += rw[a] * X[ri[a] * nv + ci[b]] * cw[b];
+      out[i * nv + j] = x;
+    }
+  }
 }
