@@ -35,6 +35,9 @@ int mbg_outfile_open(mbg_outfile *o, const char *path, FILE *err) {
     mbg_outfile_abort(o);
     return -1;
   }
+  /* a 1 MiB buffer (glibc ignores the size unless given the buffer): a large model's source is
+   * written in 1 MiB system calls instead of 4 KiB ones (1.6 GB for a 1000-body tree) */
+  if ((o->buf = malloc((size_t)1 << 20))) setvbuf(o->f, o->buf, _IOFBF, (size_t)1 << 20);
   return 0;
 }
 
@@ -42,6 +45,8 @@ int mbg_outfile_commit(mbg_outfile *o, FILE *err) {
   int failed = ferror(o->f);
   failed |= fclose(o->f) != 0;
   o->f = NULL;
+  free(o->buf);
+  o->buf = NULL;
   if (!failed && rename(o->tmp, o->path) == 0) {
     free(o->tmp);
     free(o->path);
@@ -55,6 +60,7 @@ int mbg_outfile_commit(mbg_outfile *o, FILE *err) {
 
 void mbg_outfile_abort(mbg_outfile *o) {
   if (o->f) fclose(o->f);
+  free(o->buf);
   if (o->tmp) unlink(o->tmp);
   free(o->tmp);
   free(o->path);

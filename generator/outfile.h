@@ -8,6 +8,7 @@
 typedef struct mbg_outfile {
   FILE *f;
   char *path, *tmp;
+  char *buf; /* the stream's buffer (1 MiB), freed after fclose */
 } mbg_outfile;
 
 /* Open a temporary file beside `path`. Returns 0, or -1 with a message on `err`. */
