@@ -158,7 +158,7 @@ misses() {
   echo
   for c in $configs; do
     speed_rows "$c" | awk -v c="$c" '{ print c, $1, $2, "runtime", $6; if ($7 != "-") print c, $1, $2, "MuJoCo", $7 }'
-  done | sort -k5,5g | head -4 | while read -r c robot f peer x; do
+  done | sort -k5,5g | awk "NR <= 4" | while read -r c robot f peer x; do
     impl=$([ "$peer" = MuJoCo ] && echo mujoco || echo runtime)
     ir=$(awk -v r="$robot" -v f="$f" -v i="$impl" '$1 == "instr" && $2 == r && $3 == f && $4 == "generated" { g = $5 }
       $1 == "instr" && $2 == r && $3 == f && $4 == i { p = $5 } END { if (g) printf "%.1f", p / g; else print "n/a" }' "$res/instr.txt")

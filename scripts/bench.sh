@@ -57,9 +57,9 @@ cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "build-bench/$first/CMakeCache.txt"
 robot1=$(awk 'NR == 1 { print $1 }' "$res/robots.txt")
 {
   printf 'date\t%s\n' "$(date -u +%Y-%m-%d)"
-  printf 'cpu\t%s, %s cores (%s)\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+  printf 'cpu\t%s, %s cores (%s)\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1')" \
     "$(nproc)" "$(uname -sr)"
-  printf 'compiler\t%s (%s)\n' "$("$cc" --version | head -1)" "$cc"
+  printf 'compiler\t%s (%s)\n' "$("$cc" --version | awk 'NR == 1')" "$cc"
   for c in $configs; do printf 'flags_%s\t%s -std=c99 (generated) / -std=c11 (runtime, bench)\n' "$c" "$(flags_of "$c")"; done
   printf 'mujoco\t2.2.2, Debian package libmujoco-dev %s (built by Debian, its own flags)\n' \
     "$(dpkg-query -W -f='${Version}' libmujoco-dev 2>/dev/null || echo '?')"
