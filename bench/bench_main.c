@@ -302,33 +302,80 @@ static int usage(void) {
   return 2;
 }
 
-int main(int argc, char **argv) {
-  int reps = 7, batches = 100, calls = 1000, mode_check = 0, cg_calls = 0;
-  double batch_ns = 1e6;
-  const char *keep_urdf = NULL;
-  for (int k = 1; k < argc; k++) {
-    const char *o = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
-    if (strcmp(o, "--smoke") == 0)
-      reps = 1, batches = 2, calls = 10;
-    else if (strcmp(o, "--check") == 0)
-      mode_check = 1;
-    else if (strcmp(o, "--callgrind") == 0 && val)
-      cg_calls = atoi(val), k++;
-    else if (strcmp(o, "--reps") == 0 && val)
-      reps = atoi(val), k++;
-    else if (strcmp(o, "--batches") == 0 && val)
-      batches = atoi(val), k++;
-    else if (strcmp(o, "--batch") == 0 && val)
-      calls = atoi(val), k++;
-    else if (strcmp(o, "--batch-ns") == 0 && val)
-      batch_ns = atof(val), k++;
-    else if (strcmp(o, "--write-urdf") == 0 && val)
-      keep_urdf = val, k++;
-    else
-      return usage();
-  }
-  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0 || !(batch_ns > 0)) return usage();
+/* The command line (see the header). */
+typedef struct options {
+  int reps, batches, calls, mode_check, cg_calls;
+  double batch_ns;
+  const char *keep_urdf;
+} options;
 
+/* Fills o from argv. Returns 0, or -1 for a usage error. */
+static int parse_options(int argc, char **argv, options *o) {
+  *o = (options){7, 100, 1000, 0, 0, 1e6, NULL};
+  for (int k = 1; k < argc; k++) {
+    const char *a = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
+    if (strcmp(a, "--smoke") == 0)
+      o->reps = 1, o->batches = 2, o->calls = 10;
+    else if (strcmp(a, "--check") == 0)
+      o->mode_check = 1;
+    else if (strcmp(a, "--callgrind") == 0 && val)
+      o->cg_calls = atoi(val), k++;
+    else if (strcmp(a, "--reps") == 0 && val)
+      o->reps = atoi(val), k++;
+    else if (strcmp(a, "--batches") == 0 && val)
+      o->batches = atoi(val), k++;
+    else if (strcmp(a, "--batch") == 0 && val)
+      o->calls = atoi(val), k++;
+    else if (strcmp(a, "--batch-ns") == 0 && val)
+      o->batch_ns = atof(val), k++;
+    else if (strcmp(a, "--write-urdf") == 0 && val)
+      o->keep_urdf = val, k++;
+    else
+      return -1;
+  }
+  return o->reps < 1 || o->batches < 1 || o->calls < 1 || o->cg_calls < 0 || !(o->batch_ns > 0)
+             ? -1 : 0;
+}
+
+#ifdef BENCH_URDF
+#define URDF_PATH BENCH_URDF
+#else
+#define URDF_PATH NULL
+#endif
+#ifndef BENCH_FLOATING_BASE
+#define BENCH_FLOATING_BASE 0
+#endif
+
+/* MuJoCo on the robot's URDF with the states of b (b->mj stays NULL, msg says why, when it is not
+ * available), and a line saying what it loaded. */
+static void open_peer(bench *b, const char *keep_urdf, char *msg, size_t n) {
+  const mb_model *m = b->m;
+  const char *urdf = URDF_PATH;
+  int nj = 0, base = 0; /* moving joints; the floating base's body */
+  for (int i = 1; i <= m->nb; i++) {
+    nj += m->jtype[i] != MB_JOINT_FIXED;
+    if (m->jtype[i] == MB_JOINT_FLOATING && !base) base = i;
+  }
+  bench_names names = {nj, GEN(joint_names), GEN(joint_iq), GEN(joint_iv), GEN(body_names)};
+  b->mj = bench_mj_open(m, &names, urdf, BENCH_FLOATING_BASE, keep_urdf, NSTATES, msg, n);
+  double *pose = malloc((size_t)(12 * (b->nb + 1)) * sizeof *pose);
+  for (int s = 0; b->mj && pose && s < NSTATES; s++) {
+    mb_fk(m, &b->ws, Q(s), pose); /* the base's world pose, whatever its joint's origin */
+    bench_mj_set_state(b->mj, s, base ? pose + 12 * base : NULL, Q(s), V(s), A(s), TAU(s));
+  }
+  free(pose);
+  if (b->mj)
+    printf("# mujoco %s, loaded from %s\n", bench_mj_version(),
+           urdf ? (BENCH_FLOATING_BASE ? "the example's URDF with a floating base"
+                                       : "the example's URDF")
+                : "a URDF written from the runtime model");
+  else
+    printf("mujoco n/a %s\n", msg);
+}
+
+int main(int argc, char **argv) {
+  options o;
+  if (parse_options(argc, argv, &o) != 0) return usage();
   bench bb = {0}, *b = &bb;
   const mb_model *m = &MODEL;
   char msg[512];
@@ -345,48 +392,20 @@ int main(int argc, char **argv) {
   unsigned long long seed = SEED;
   for (int s = 0; s < NSTATES; s++) random_state(m, &seed, Q(s), V(s), A(s), TAU(s));
 
-#ifdef BENCH_URDF
-  const char *urdf = BENCH_URDF;
-#else
-  const char *urdf = NULL;
-#endif
-#ifndef BENCH_FLOATING_BASE
-#define BENCH_FLOATING_BASE 0
-#endif
-  int nj = 0, base = 0; /* moving joints; the floating base's body */
-  for (int i = 1; i <= m->nb; i++) {
-    nj += m->jtype[i] != MB_JOINT_FIXED;
-    if (m->jtype[i] == MB_JOINT_FLOATING && !base) base = i;
-  }
-  bench_names names = {nj, GEN(joint_names), GEN(joint_iq), GEN(joint_iv), GEN(body_names)};
-  b->mj = bench_mj_open(m, &names, urdf, BENCH_FLOATING_BASE, keep_urdf, NSTATES, msg, sizeof msg);
-  double *pose = malloc((size_t)(12 * (b->nb + 1)) * sizeof *pose);
-  for (int s = 0; b->mj && s < NSTATES; s++) {
-    mb_fk(m, &b->ws, Q(s), pose); /* the base's world pose, whatever its joint's origin */
-    bench_mj_set_state(b->mj, s, base ? pose + 12 * base : NULL, Q(s), V(s), A(s), TAU(s));
-  }
-  free(pose);
-
   printf("# robot %s: nq %d, nv %d, %d moving bodies; %d random states (seed %u)\n", BENCH_NAME,
          b->nq, b->nv, b->nb, NSTATES, SEED);
-  if (b->mj)
-    printf("# mujoco %s, loaded from %s\n", bench_mj_version(),
-           urdf ? (BENCH_FLOATING_BASE ? "the example's URDF with a floating base"
-                                       : "the example's URDF")
-                : "a URDF written from the runtime model");
-  else
-    printf("mujoco n/a %s\n", msg);
+  open_peer(b, o.keep_urdf, msg, sizeof msg);
 
   int failed = check(b);
   if (failed) {
     printf("# %d check(s) failed: not timing code that disagrees\n", failed);
-  } else if (cg_calls > 0) {
-    callgrind(b, cg_calls);
-  } else if (!mode_check) {
+  } else if (o.cg_calls > 0) {
+    callgrind(b, o.cg_calls);
+  } else if (!o.mode_check) {
     printf("# timing: %d repetitions x %d batches per implementation and function, each of up to "
            "%d calls and about %.0f us of the slowest implementation\n",
-           reps, batches, calls, batch_ns / 1e3);
-    time_all(b, reps, batches, calls, batch_ns);
+           o.reps, o.batches, o.calls, o.batch_ns / 1e3);
+    time_all(b, o.reps, o.batches, o.calls, o.batch_ns);
   }
   bench_mj_close(b->mj);
   free(wsbuf), free(b->q), free(b->v), free(b->a), free(b->tau), free(b->out), free(b->wrench);
