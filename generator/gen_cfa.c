@@ -120,7 +120,7 @@ int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err) {
     }
   }
   g->keep_sym = keep;
-  if (!keep && g->stats_only && f->sym) mbg_sym_free(f->sym), f->sym = NULL; /* see gen_recipe */
+  if (!mbg_gen_keeps_graph(g) && f->sym) mbg_sym_free(f->sym), f->sym = NULL;
   /* the generated order first, then the other(s) */
   g->ncfa_rows = 0;
   if (best >= 0) g->cfa_rows[g->ncfa_rows++] = rows[best];

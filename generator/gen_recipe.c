@@ -151,7 +151,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   lua_settop(L, 0);
   mbg_lsym_end(&g->lsym);
   g->lsym.s = NULL;
-  if ((g->keep_sym || !g->stats_only) && rc == 0) f->sym = s;
+  if (mbg_gen_keeps_graph(g) && rc == 0) f->sym = s;
   else mbg_sym_free(s);
   return rc;
 }

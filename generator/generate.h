@@ -88,6 +88,9 @@ typedef struct mbg_gen {
   mbg_gen_cfa_row cfa_rows[2];
 } mbg_gen;
 
+/* Whether a function's graph outlives its recipe: for writing the files, or for tests. */
+static inline int mbg_gen_keeps_graph(const mbg_gen *g) { return g->keep_sym || !g->stats_only; }
+
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
 int mbg_generate(const mbg_gen_opts *o, FILE *err);
 /* mbdc stats: operation counts of every function, as a table or as JSON. Exit status as above. */
