@@ -15,7 +15,8 @@
 mbg_sym *mbg_sym_new(void) {
   mbg_sym *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->nslot = 1024;
+  s->slot_bits = 10;
+  s->nslot = 1u << s->slot_bits;
   s->slot = malloc(s->nslot * sizeof *s->slot);
   if (!s->slot) {
     free(s);
@@ -79,20 +80,30 @@ static void huge_pages(void *p, size_t n) {
 #endif
 }
 
+/* The home slot of a tag in a table of 2^bits slots (bits <= 32). */
+static uint32_t home(uint64_t tag, int bits) { return (uint32_t)(tag >> (64 - bits)); }
+
+/* Doubles the table. Keys keep their order (homes are the tag's top bits), so walking the old
+ * table from the start of a probe run writes the new one almost sequentially. */
 static int rehash(mbg_sym *s) {
-  uint32_t n = s->nslot * 2;
-  uint64_t *slot = malloc(n * sizeof *slot);
+  if (s->slot_bits >= 32) return -1;
+  int bits = s->slot_bits + 1;
+  uint32_t n = 1u << bits, mask = n - 1, old = s->nslot;
+  uint64_t *slot = malloc((size_t)n * sizeof *slot);
   if (!slot) return -1;
-  huge_pages(slot, n * sizeof *slot);
-  memset(slot, 0xff, n * sizeof *slot);
-  for (int32_t e = 0; e < s->n; e++) {
-    uint64_t h = key_hash(s->op[e], s->a[e], s->b[e]);
-    uint32_t i = (uint32_t)h & (n - 1);
-    while (slot[i] != EMPTY) i = (i + 1) & (n - 1);
-    slot[i] = SLOT_TAG(h) | (uint32_t)e;
+  huge_pages(slot, (size_t)n * sizeof *slot);
+  memset(slot, 0xff, (size_t)n * sizeof *slot);
+  uint32_t start = 0; /* an empty old slot: no probe run wraps past it */
+  while (s->slot[start] != EMPTY) start++;
+  for (uint32_t k = 1; k <= old; k++) {
+    uint64_t x = s->slot[(start + k) & (old - 1)];
+    if (x == EMPTY) continue;
+    uint32_t i = home(x, bits);
+    while (slot[i] != EMPTY) i = (i + 1) & mask;
+    slot[i] = x;
   }
   free(s->slot);
-  s->slot = slot, s->nslot = n;
+  s->slot = slot, s->nslot = n, s->slot_bits = bits;
   return 0;
 }
 
@@ -110,8 +121,8 @@ static int reserve_node(mbg_sym *s) {
 /* The node (op, a, b): found, or appended. */
 static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b) {
   if ((uint32_t)s->n * 2 >= s->nslot && rehash(s)) return fail(s);
-  uint64_t h = key_hash(op, a, b), tag = SLOT_TAG(h);
-  uint32_t i = (uint32_t)h & (s->nslot - 1);
+  uint64_t tag = SLOT_TAG(key_hash(op, a, b));
+  uint32_t i = home(tag, s->slot_bits);
   for (; s->slot[i] != EMPTY; i = (i + 1) & (s->nslot - 1)) {
     mbg_sx e = SLOT_ID(s->slot[i]);
     if (SLOT_TAG(s->slot[i]) == tag && s->a[e] == a && s->b[e] == b && s->op[e] == op) return e;
@@ -130,7 +141,11 @@ mbg_sx mbg_sym_const(mbg_sym *s, double v) {
   uint64_t bits;
   v = v == 0.0 ? 0.0 : v; /* −0.0 → 0.0 */
   memcpy(&bits, &v, sizeof bits);
-  return node(s, MBG_SYM_CONST, (int32_t)(uint32_t)bits, (int32_t)(uint32_t)(bits >> 32));
+  uint32_t c = (uint32_t)((bits * 0x9e3779b97f4a7c15u) >> 54) & (MBG_SYM_KCACHE - 1);
+  if (s->kid[c] && s->kbits[c] == bits) return s->kid[c] - 1;
+  mbg_sx e = node(s, MBG_SYM_CONST, (int32_t)(uint32_t)bits, (int32_t)(uint32_t)(bits >> 32));
+  if (e >= 0) s->kbits[c] = bits, s->kid[c] = e + 1;
+  return e;
 }
 
 static int is_ident(const char *p) {

@@ -12,15 +12,24 @@
 /* Struct of arrays, indexed by node id. CONST: a, b = the low and high 32 bits of the value
  * (mbg_sym_kval). INPUT: a = array id, b = index. Unary ops: a = operand, b = -1. Binary ops:
  * a, b = operands (add, mul: a <= b). (op, a, b) is the whole key of a node. */
+#define MBG_SYM_KCACHE 1024
+
 struct mbg_sym {
   int32_t n, cap;
   uint8_t *op;
   int32_t *a, *b;
   int32_t *name; /* offset + 1 into pool, 0 = unnamed */
-  /* Hash of (op, a, b): open addressing; a slot holds the upper 32 bits of the key's hash (so
-   * most probes never touch the node arrays) and the node id; empty slots are all ones. */
+  /* Hash of (op, a, b): open addressing with linear probing; a slot holds the upper 32 bits of
+   * the key's hash (its tag: most probes never touch the node arrays) and the node id; empty
+   * slots are all ones. A key's home slot is the top log2(nslot) bits of its tag, so the table
+   * doubles by one pass over the old slots, without rehashing a key or reading a node. */
   uint64_t *slot;
   uint32_t nslot; /* power of two, at least twice n */
+  int slot_bits;  /* log2(nslot) */
+  /* The constants met last, direct-mapped by their bits: most operands are a few constants (0,
+   * 1, the model's numbers), found here without hashing into the table. */
+  uint64_t kbits[MBG_SYM_KCACHE];
+  int32_t kid[MBG_SYM_KCACHE]; /* node id + 1, 0 = empty */
   /* Array names (inputs and outputs), interned in first-use order. */
   char **arr;
   int32_t narr, caparr;
