@@ -205,8 +205,8 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   const double t5 = 1.0 / IA_cart_21;
   const double t6 = t1 * -1.5;
   const double t7 = t5 * t6;
-  const double t8 = t1 * t7;
-  const double t9 = 1.5 * t8;
+  const double t8 = t1 * 1.5;
+  const double t9 = t8 * t7;
   const double t10 = 3e+01 - t9;
   pivot[0] = IA_cart_21;
   Minv[0] = t5;

@@ -272,7 +272,7 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 6 mul, 6 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 5 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
 int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
   double pivot[1];
   const double t0 = sin(q[1]);
@@ -286,15 +286,13 @@ int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_
   const double t7 = 1.0 + t6;
   const double t8 = t7 * t5;
   const double t9 = -t8;
-  const double t10 = t1 * t8;
-  const double t11 = -1.5 * t10;
-  const double t12 = t11 - t8;
-  const double t13 = 3.0 - t12;
+  const double t10 = t7 * t8;
+  const double t11 = t10 + 3.0;
   pivot[0] = IA_link1_7;
   Minv[0] = t5;
   Minv[1] = t9;
   Minv[2] = t9;
-  Minv[3] = t13;
+  Minv[3] = t11;
   for (int k = 0; k < 1; k++)
     if (!(pivot[k] > 0.0)) return -1;
   return 0;

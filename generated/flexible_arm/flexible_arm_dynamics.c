@@ -232,7 +232,7 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 10 mul, 6 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 6 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
   double pivot[1];
   const double t0 = sin(q[1]);
@@ -249,16 +249,14 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   const double t10 = t9 + 0.9999999999999999;
   const double t11 = t10 * t7;
   const double t12 = -t11;
-  const double t13 = -0.5 * t11;
-  const double t14 = t1 * t13;
-  const double t15 = 1.4999999999999998 * t14;
-  const double t16 = t15 - t11;
-  const double t17 = 1.3888888888888886 - t16;
+  const double t13 = 1.0 + t9;
+  const double t14 = t11 * t13;
+  const double t15 = t14 + 1.3888888888888886;
   pivot[0] = IA_upper_arm_14;
   Minv[0] = t7;
   Minv[1] = t12;
   Minv[2] = t12;
-  Minv[3] = t17;
+  Minv[3] = t15;
   for (int k = 0; k < 1; k++)
     if (!(pivot[k] > 0.0)) return -1;
   return 0;

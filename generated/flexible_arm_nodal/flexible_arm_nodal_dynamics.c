@@ -498,7 +498,7 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 43 mul, 35 add, 2 div, 0 sqrt, 4 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 43 mul, 34 add, 2 div, 0 sqrt, 4 sin/cos. */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[2];
   const double t0 = sin(q[1]);
@@ -578,13 +578,12 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   const double t68 = t65 + t67;
   const double t69 = -t39 - t68;
   const double t70 = t69 - t52;
-  const double t71 = t66 + t70;
-  const double t72 = t3 * t71;
-  const double t73 = t2 * t63;
-  const double t74 = t72 - t73;
-  const double t75 = 16.96113074204947 * t74;
-  const double t76 = t70 + t75;
-  const double t77 = 848.0565371024735 - t76;
+  const double t71 = t38 * t70;
+  const double t72 = t42 * t63;
+  const double t73 = t71 + t72;
+  const double t74 = t37 * t66;
+  const double t75 = t73 + t74;
+  const double t76 = 848.0565371024735 - t75;
   pivot[0] = IA_forearm_14;
   pivot[1] = IA_upper_arm_14;
   Minv[0] = t28;
@@ -595,7 +594,7 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   Minv[5] = t69;
   Minv[6] = t53;
   Minv[7] = t69;
-  Minv[8] = t77;
+  Minv[8] = t76;
   for (int k = 0; k < 2; k++)
     if (!(pivot[k] > 0.0)) return -1;
   return 0;

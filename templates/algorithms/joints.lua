@@ -196,6 +196,17 @@ function J.W_mv(jt, x)
   return y
 end
 
+-- The rows of W iXλ as 6-vectors: (W X) x = W (X x), row c = Xᵀ (row c of W).
+function J.W_rows(jt, X)
+  local R = {}
+  for c = 1, #jt.U do
+    local row = {}
+    for l = 1, 6 do row[l] = jt.W[l][c] end
+    R[c] = sp.XT_fv(X, row)
+  end
+  return R
+end
+
 function J.WT_mv(jt, y)
   local x = {}
   for l = 1, 6 do x[l] = sp.dot(jt.W[l], y) end

@@ -41,15 +41,24 @@ return {
     end
     for _, b in ipairs(T) do
       local i, p = b.i, b.parent
+      -- A body without children needs no A_i: its rows of W iXλ (formed once) act on A_λ directly,
+      -- M⁻¹_ij −= (W iXλ) A_λ[:, j] — six products per entry instead of a transform.
+      local WX = (#b.children == 0 and p > 0) and J.W_rows(jt[i], X[i]) or nil
       for j = b.iv + 1, nv do
         -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
-        local ap, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}
-        local w = J.W_mv(jt[i], ap)
+        local ap, w, m
+        if WX then
+          w = {}
+          for k = 1, b.nv do w[k] = sp.dot(WX[k], A[p][j]) end
+        else
+          ap = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero
+          w, m = J.W_mv(jt[i], ap), {}
+        end
         for k = 1, b.nv do
           Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
-          m[k] = Mi[b.iv + k][j]
+          if m then m[k] = Mi[b.iv + k][j] end
         end
-        A[i][j] = sp.add(ap, J.S_mv(b, m))
+        if m then A[i][j] = sp.add(ap, J.S_mv(b, m)) end
       end
     end
     for r = 1, nv do

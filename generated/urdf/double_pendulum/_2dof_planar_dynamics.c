@@ -310,7 +310,7 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 10 mul, 6 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]) {
   double pivot[1];
   const double t0 = sin(q[1]);
@@ -327,16 +327,13 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
   const double t10 = 1.0 + t9;
   const double t11 = t10 * t7;
   const double t12 = -t11;
-  const double t13 = 0.1 * t11;
-  const double t14 = t1 * t13;
-  const double t15 = -7.470817120622567 * t14;
-  const double t16 = t15 - t11;
-  const double t17 = 249.0272373540856 - t16;
+  const double t13 = t10 * t11;
+  const double t14 = t13 + 249.0272373540856;
   pivot[0] = IA_link1_0;
   Minv[0] = t7;
   Minv[1] = t12;
   Minv[2] = t12;
-  Minv[3] = t17;
+  Minv[3] = t14;
   for (int k = 0; k < 1; k++)
     if (!(pivot[k] > 0.0)) return -1;
   return 0;

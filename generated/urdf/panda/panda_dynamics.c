@@ -7788,7 +7788,7 @@ int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 1122 mul, 905 add, 7 div, 0 sqrt, 12 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 1124 mul, 907 add, 7 div, 0 sqrt, 12 sin/cos. */
 int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   double pivot[7];
   const double t0 = sin(q[1]);
@@ -9817,26 +9817,30 @@ int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   const double t1944 = t85 * t1943;
   const double t1945 = t1940 + t1944;
   const double t1946 = -t1945;
-  const double t1947 = -0.1654 * t1906;
-  const double t1948 = t1914 - t1947;
-  const double t1949 = 0.7071067811865475 * t1948;
-  const double t1950 = 0.1654 * t1902;
-  const double t1951 = t1919 - t1950;
-  const double t1952 = 0.7071067811865476 * t1951;
-  const double t1953 = t1949 + t1952;
+  const double t1947 = -0.11695546160825496 * t1902;
+  const double t1948 = 0.11695546160825494 * t1906;
+  const double t1949 = t1947 + t1948;
+  const double t1950 = 0.7071067811865475 * t1914;
+  const double t1951 = t1949 + t1950;
+  const double t1952 = 0.7071067811865476 * t1919;
+  const double t1953 = t1951 + t1952;
   const double t1954 = 66.66666666666667 - t1953;
-  const double t1955 = -0.1654 * t1930;
-  const double t1956 = t1938 - t1955;
-  const double t1957 = 0.7071067811865475 * t1956;
-  const double t1958 = 0.1654 * t1926;
-  const double t1959 = t1943 - t1958;
-  const double t1960 = 0.7071067811865476 * t1959;
-  const double t1961 = t1957 + t1960;
+  const double t1955 = -0.11695546160825496 * t1926;
+  const double t1956 = 0.11695546160825494 * t1930;
+  const double t1957 = t1955 + t1956;
+  const double t1958 = 0.7071067811865475 * t1938;
+  const double t1959 = t1957 + t1958;
+  const double t1960 = 0.7071067811865476 * t1943;
+  const double t1961 = t1959 + t1960;
   const double t1962 = -t1961;
-  const double t1963 = -0.7071067811865475 * t1956;
-  const double t1964 = -0.7071067811865476 * t1959;
+  const double t1963 = 0.11695546160825496 * t1926;
+  const double t1964 = -0.11695546160825494 * t1930;
   const double t1965 = t1963 + t1964;
-  const double t1966 = 66.66666666666667 - t1965;
+  const double t1966 = -0.7071067811865475 * t1938;
+  const double t1967 = t1965 + t1966;
+  const double t1968 = -0.7071067811865476 * t1943;
+  const double t1969 = t1967 + t1968;
+  const double t1970 = 66.66666666666667 - t1969;
   pivot[0] = IA_panda_link7_14;
   pivot[1] = IA_panda_link6_14;
   pivot[2] = IA_panda_link5_14;
@@ -9924,7 +9928,7 @@ int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   Minv[77] = t1874;
   Minv[78] = t1946;
   Minv[79] = t1962;
-  Minv[80] = t1966;
+  Minv[80] = t1970;
   for (int k = 0; k < 7; k++)
     if (!(pivot[k] > 0.0)) return -1;
   return 0;
