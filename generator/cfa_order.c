@@ -1,38 +1,71 @@
 /* cfa_order.c — the CFA's elimination orders and their symbolic fill (see cfa_order.h).
  *
- * The graph is kept as a byte matrix over body numbers ((nb + 1)² bytes): every step looks at
- * every body, so building an order is O(nb²), deterministic, and never walks a hash table. */
+ * The graph is kept as a byte matrix over the unknowns ((nb + nhub + 1)² bytes): every step looks
+ * at every unknown, so building an order is O(nb²), deterministic, and never walks a hash table. */
 #include "cfa_order.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct graph {
-  int nb;
-  unsigned char *adj; /* adj[(nb + 1) j + k] */
+  int n;              /* unknowns 1..n */
+  unsigned char *adj; /* adj[(n + 1) j + k] */
 } graph;
 
 static unsigned char *at(graph *G, int j, int k) {
-  return &G->adj[(size_t)(G->nb + 1) * (size_t)j + (size_t)k];
+  return &G->adj[(size_t)(G->n + 1) * (size_t)j + (size_t)k];
 }
 
 void mbg_cfa_order_free(mbg_cfa_order *o) {
   free(o->body), free(o->round), free(o->nbr_start), free(o->nbr), free(o->edge);
-  free(o->sibling);
+  free(o->edge_kind), free(o->hub_body), free(o->rows);
   memset(o, 0, sizeof *o);
 }
 
-double mbg_cfa_order_flops(const mbg_cfa_order *o, const int *nt) {
+/* The cost model of one step: a block of d rows, remaining neighbours of sum rows in all, sq the
+ * sum of their squares. */
+static double step_flops(double d, double sum, double sq) {
+  return d * d * d / 3 + d * d * sum + d * (sum * sum + sq) / 2;
+}
+
+double mbg_cfa_order_flops(const mbg_cfa_order *o) {
   double flops = 0;
   for (int s = 0; s < o->n; s++) {
-    double d = nt[o->body[s]], sum = 0, sq = 0;
+    double sum = 0, sq = 0;
     for (int k = o->nbr_start[s]; k < o->nbr_start[s + 1]; k++) {
-      double e = nt[o->nbr[k]];
+      double e = o->rows[o->nbr[k]];
       sum += e, sq += e * e;
     }
-    flops += d * d * d / 3 + d * d * sum + d * (sum * sum + sq) / 2;
+    flops += step_flops(o->rows[o->body[s]], sum, sq);
   }
   return flops;
+}
+
+/* The hubs of the tips order (cfa_order.h): every body p whose joint has no rows and whose
+ * children's steps cost more with their siblings as neighbours (children go in descending
+ * order, so child k's remaining siblings are the smaller ones) than with the hub alone plus the
+ * hub's own 6 × 6 pivot. Sets hub_of[p] = nb + h and o->hub_body[h]. Returns 0, or -1 (memory). */
+static int choose_hubs(int nb, const int *parent, const int *nt, int *hub_of, mbg_cfa_order *o) {
+  size_t n1 = (size_t)nb + 1;
+  double *pair = calloc(n1, sizeof *pair), *hub = calloc(n1, sizeof *hub);
+  double *sum = calloc(n1, sizeof *sum), *sq = calloc(n1, sizeof *sq);
+  int rc = -1;
+  if (!pair || !hub || !sum || !sq) goto out;
+  for (int k = 1; k <= nb; k++) {
+    int p = parent[k];
+    if (p <= 0 || nt[p] != 0 || nt[k] == 0) continue;
+    double d = nt[k], alone = step_flops(d, 0, 0);
+    pair[p] += step_flops(d, sum[p], sq[p]) - alone;
+    hub[p] += step_flops(d, 6, 36) - alone;
+    sum[p] += d, sq[p] += d * d;
+  }
+  for (int p = 1; p <= nb; p++)
+    if (sum[p] > 0 && hub[p] + step_flops(6, 0, 0) < pair[p])
+      o->hub_body[++o->nhub] = p, hub_of[p] = nb + o->nhub;
+  rc = 0;
+out:
+  free(pair), free(hub), free(sum), free(sq);
+  return rc;
 }
 
 const char *mbg_cfa_kind_name(mbg_cfa_kind kind) {
@@ -45,40 +78,49 @@ int mbg_cfa_kind_parse(const char *name, mbg_cfa_kind *kind) {
   return -1;
 }
 
-/* The blocks of A before elimination: parent–child and siblings (both with rows, the common
- * parent a moving body). Fills G and o->edge / o->sibling in ascending (j, k). */
-static int build_edges(const int *parent, const int *nt, graph *G, mbg_cfa_order *o) {
-  int nb = G->nb;
+/* The blocks before elimination: parent–child and siblings (both with rows, the common parent a
+ * moving body), or joint–hub for the children of a hub body. Fills G and o->edge /
+ * o->edge_kind in ascending (j, k). */
+static int build_edges(int nb, const int *parent, const int *nt, const int *hub_of, graph *G,
+                       mbg_cfa_order *o) {
   for (int k = 1; k <= nb; k++) {
     int p = parent[k];
     if (nt[k] == 0 || p == 0) continue;
+    if (hub_of[p]) {
+      *at(G, k, hub_of[p]) = *at(G, hub_of[p], k) = 1;
+      continue;
+    }
     if (nt[p] > 0) *at(G, p, k) = *at(G, k, p) = 1;
     for (int j = k + 1; j <= nb; j++)
       if (parent[j] == p && nt[j] > 0) *at(G, j, k) = *at(G, k, j) = 1;
   }
-  for (int j = 1; j <= nb; j++)
-    for (int k = j + 1; k <= nb; k++) o->nedges += *at(G, j, k);
+  for (int j = 1; j <= G->n; j++)
+    for (int k = j + 1; k <= G->n; k++) o->nedges += *at(G, j, k);
   o->edge = malloc(2 * (size_t)(o->nedges + 1) * sizeof *o->edge);
-  o->sibling = malloc((size_t)(o->nedges + 1) * sizeof *o->sibling);
-  if (!o->edge || !o->sibling) return -1;
+  o->edge_kind = malloc((size_t)(o->nedges + 1) * sizeof *o->edge_kind);
+  if (!o->edge || !o->edge_kind) return -1;
   int e = 0;
-  for (int j = 1; j <= nb; j++)
-    for (int k = j + 1; k <= nb; k++)
+  for (int j = 1; j <= G->n; j++)
+    for (int k = j + 1; k <= G->n; k++)
       if (*at(G, j, k)) {
         o->edge[2 * e] = j, o->edge[2 * e + 1] = k;
-        o->sibling[e++] = parent[k] != j;
+        o->edge_kind[e++] = k > nb ? MBG_CFA_HUB : parent[k] == j ? MBG_CFA_CHILD : MBG_CFA_SIBLING;
       }
   return 0;
 }
 
 /* The joints on the world first (their pivots and their updates are constants: docs/cfa.md), then
- * the others from the leaves to the root. Both steps eliminate a joint whose remaining
- * neighbours share one body (a clique): zero fill. */
-static void tips_order(int nb, const int *parent, const int *nt, mbg_cfa_order *o) {
+ * the others from the leaves to the root, a hub as soon as its body's subtree is done (bodies
+ * are numbered parents first). Every step eliminates an unknown whose remaining neighbours
+ * share one body (a clique) or are its hub: zero fill. */
+static void tips_order(int nb, const int *parent, const int *nt, const int *hub_of,
+                       mbg_cfa_order *o) {
   for (int i = 1; i <= nb; i++)
     if (nt[i] > 0 && parent[i] == 0) o->body[o->n] = i, o->round[o->n++] = 0;
-  for (int i = nb; i >= 1; i--)
+  for (int i = nb; i >= 1; i--) {
+    if (hub_of[i]) o->body[o->n] = hub_of[i], o->round[o->n++] = 0;
     if (nt[i] > 0 && parent[i] > 0) o->body[o->n] = i, o->round[o->n++] = 0;
+  }
 }
 
 /* Chain segments of the odd-even order: seg[] holds them back to back (inboard first), start[]
@@ -131,8 +173,8 @@ out:
 
 /* Every step's remaining neighbours by step, the fill they create, the elimination tree. */
 static int eliminate(graph *G, mbg_cfa_order *o) {
-  int nb = G->nb, n = o->n, cap = 0;
-  int *pos = malloc((size_t)(nb + 1) * sizeof *pos), *list = malloc((size_t)(n + 1) * sizeof *list);
+  int n = o->n, cap = 0;
+  int *pos = malloc((size_t)(G->n + 1) * sizeof *pos), *list = malloc((size_t)(n + 1) * sizeof *list);
   int *h = calloc((size_t)n + 1, sizeof *h);
   o->nbr_start = malloc((size_t)(n + 1) * sizeof *o->nbr_start);
   if (!pos || !list || !h || !o->nbr_start) return free(pos), free(list), free(h), -1;
@@ -164,18 +206,33 @@ static int eliminate(graph *G, mbg_cfa_order *o) {
 
 int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind kind,
                         mbg_cfa_order *o) {
-  graph G = {nb, calloc((size_t)(nb + 1) * (size_t)(nb + 1), 1)};
+  size_t n1 = (size_t)nb + 1;
+  int *hub_of = calloc(n1, sizeof *hub_of);
+  graph G = {nb, NULL};
   memset(o, 0, sizeof *o);
   o->kind = kind;
-  o->body = malloc((size_t)(nb + 1) * sizeof *o->body);
-  o->round = malloc((size_t)(nb + 1) * sizeof *o->round);
-  int rc = (!G.adj || !o->body || !o->round) ? -1 : build_edges(parent, nt, &G, o);
+  o->hub_body = calloc(n1 + 1, sizeof *o->hub_body);
+  int rc = !hub_of || !o->hub_body ? -1 : 0;
+  if (rc == 0 && kind == MBG_CFA_TIPS) rc = choose_hubs(nb, parent, nt, hub_of, o);
+  if (rc == 0) {
+    G.n = nb + o->nhub;
+    size_t n = (size_t)G.n + 1;
+    G.adj = calloc(n * n, 1);
+    o->body = malloc(n * sizeof *o->body);
+    o->round = malloc(n * sizeof *o->round);
+    o->rows = malloc(n * sizeof *o->rows);
+    if (!G.adj || !o->body || !o->round || !o->rows) rc = -1;
+  }
+  if (rc == 0) {
+    for (int i = 0; i <= G.n; i++) o->rows[i] = i <= nb ? nt[i] : 6;
+    rc = build_edges(nb, parent, nt, hub_of, &G, o);
+  }
   if (rc == 0) {
     if (kind == MBG_CFA_ODD_EVEN) rc = odd_even_order(nb, parent, nt, o);
-    else tips_order(nb, parent, nt, o);
+    else tips_order(nb, parent, nt, hub_of, o);
   }
   if (rc == 0) rc = eliminate(&G, o);
-  free(G.adj);
+  free(G.adj), free(hub_of);
   if (rc != 0) mbg_cfa_order_free(o);
   return rc;
 }

@@ -13,6 +13,15 @@
  *             in cfa.lua), then the others from the leaves to the root (descending body
  *             number): a perfect elimination order of the chordal line graph (every step's
  *             remaining neighbours share one body), zero fill, one step after another.
+ *             Hubs: a body p whose own joint has no rows (floating) couples its children's
+ *             joints pairwise through its inverse inertia G_p, a dense clique. When the cost
+ *             model says it is cheaper (four revolute children and more), the system is
+ *             augmented by a hub unknown y_p (6 rows, p's body frame) with the blocks
+ *             (y_p, y_p) = −I_p and (k, y_p) = T_kᵀ kX_p for every child joint k, and without
+ *             the sibling blocks and the children's T_kᵀ kX_p G_p (kX_p)ᵀ T_k diagonal parts: its
+ *             Schur complement onto the joints is A again (−B_kᵀ (−I_p)⁻¹ B_j = T_kᵀ kX_p G_p ...).
+ *             Each child then has one neighbour (y_p) instead of all its siblings; y_p is
+ *             eliminated after p's subtree, its pivot −I_p − Σ_k (...) negative definite.
  *   odd-even  seed 000's serial algorithm: the joints of nodes (bodies with several children
  *             that have rows) and of their children form the node set; the other joints form
  *             chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even
@@ -25,16 +34,28 @@
 
 typedef enum mbg_cfa_kind { MBG_CFA_AUTO = 0, MBG_CFA_TIPS, MBG_CFA_ODD_EVEN } mbg_cfa_kind;
 
+/* The kinds of off-diagonal blocks. */
+typedef enum mbg_cfa_edge {
+  MBG_CFA_CHILD = 0, /* (j, k): j the parent joint of k */
+  MBG_CFA_SIBLING,   /* (j, k): two joints leaving the same body */
+  MBG_CFA_HUB        /* (k, y): joint k leaves the hub body of the unknown y */
+} mbg_cfa_edge;
+
+/* Unknowns are numbered: 1..nb the joints (by body number: the joint into body i), nb + h for
+ * hub h (h = 1..nhub, on body hub_body[h]). */
 typedef struct mbg_cfa_order {
   mbg_cfa_kind kind;
-  int n;           /* blocks (joints with nt > 0) */
-  int *body;       /* [n] step s eliminates the block of the joint into body[s] */
+  int n;           /* blocks (joints with nt > 0, and the hubs) */
+  int *body;       /* [n] step s eliminates the block of unknown body[s] */
   int *round;      /* [n] odd-even: 1..K on the chains, K + 1 for the node block; tips: 0 */
   int *nbr_start;  /* [n + 1] step s's remaining neighbours: nbr[nbr_start[s] .. nbr_start[s+1]) */
-  int *nbr;        /* body numbers, by their elimination step */
-  int nedges;      /* off-diagonal blocks of A (unordered pairs), before elimination */
+  int *nbr;        /* unknowns, by their elimination step */
+  int nedges;      /* off-diagonal blocks (unordered pairs), before elimination */
   int *edge;       /* [2 nedges] pairs (j, k), j < k, ascending */
-  int *sibling;    /* [nedges] 1 for siblings, 0 for parent–child (j the parent joint of k) */
+  int *edge_kind;  /* [nedges] mbg_cfa_edge */
+  int nhub;        /* tips: hub unknowns; odd-even: 0 */
+  int *hub_body;   /* [nhub + 1] the body of hub h (index 0 unused) */
+  int *rows;       /* [nb + nhub + 1] rows of every unknown's block (nt, 6 for a hub) */
   int nfill;       /* off-diagonal blocks the elimination creates */
   int rounds;      /* odd-even: K; tips: 0 */
   int longest;     /* odd-even: the longest chain segment (blocks) */
@@ -49,11 +70,11 @@ int mbg_cfa_order_build(int nb, const int *parent, const int *nt, mbg_cfa_kind k
                         mbg_cfa_order *o);
 void mbg_cfa_order_free(mbg_cfa_order *o);
 
-/* Multiplications of the order's dense block LDLᵀ, nt[body] the block sizes: per step with a
+/* Multiplications of the order's dense block LDLᵀ (o->rows the block sizes): per step with a
  * block of d rows and remaining neighbours of e_1 .. e_m rows, d³/3 + d² Σe + d Σ_{k≤l} e_k e_l
  * (factor, L = B D⁻¹, the Schur updates). A cost model, for choosing which orders are worth
- * generating: the generated counts are lower (structural zeros fold away). */
-double mbg_cfa_order_flops(const mbg_cfa_order *o, const int *nt);
+ * generating and where a hub pays: the generated counts are lower (structural zeros fold). */
+double mbg_cfa_order_flops(const mbg_cfa_order *o);
 
 /* "tips", "odd-even" (NULL for AUTO); parse: 0 and *kind, or -1 for an unknown name. */
 const char *mbg_cfa_kind_name(mbg_cfa_kind kind);

@@ -62,8 +62,8 @@ static int order_figures(const mbg_gen *g, mbg_cfa_kind kind, mbg_gen_cfa_row *r
   }
   if (rc == 0) {
     row->rounds = o.rounds, row->longest = o.longest, row->nnode = o.nnode;
-    row->fill = o.nfill, row->height = o.height;
-    row->estimate = mbg_cfa_order_flops(&o, nt);
+    row->fill = o.nfill, row->height = o.height, row->nhub = o.nhub;
+    row->estimate = mbg_cfa_order_flops(&o);
     mbg_cfa_order_free(&o);
   }
   free(parent), free(nt);
@@ -143,8 +143,8 @@ static void print_row(const mbg_gen_cfa_row *r, int json, FILE *out) {
                    "\"depth\": %ld, \"solve_depth\": %ld", c->mul, c->add, c->div, c->sqrt,
               c->trig, r->depth, r->solve_depth);
     fprintf(out, ", \"estimate\": %.0f, \"rounds\": %d, \"longest_chain\": %d, "
-                 "\"node_block\": %d, \"fill\": %d, \"etree_height\": %d}",
-            r->estimate, r->rounds, r->longest, r->nnode, r->fill, r->height);
+                 "\"node_block\": %d, \"hubs\": %d, \"fill\": %d, \"etree_height\": %d}",
+            r->estimate, r->rounds, r->longest, r->nnode, r->nhub, r->fill, r->height);
     return;
   }
   char label[32];
@@ -159,6 +159,8 @@ static void print_row(const mbg_gen_cfa_row *r, int json, FILE *out) {
   if (r->kind == MBG_CFA_ODD_EVEN)
     fprintf(out, ", K = %d rounds (longest chain %d), node block %d", r->rounds, r->longest,
             r->nnode);
+  else if (r->nhub > 0)
+    fprintf(out, ", hubs %d", r->nhub);
   fprintf(out, "\n");
 }
 

@@ -102,11 +102,20 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
   lua_createtable(L, o.nedges, 0);
   for (int e = 0; e < o.nedges; e++) {
     push_ints(L, o.edge + 2 * e, 2);
-    lua_pushboolean(L, o.sibling[e]);
+    lua_pushboolean(L, o.edge_kind[e] == MBG_CFA_SIBLING);
     lua_setfield(L, -2, "sibling");
+    lua_pushboolean(L, o.edge_kind[e] == MBG_CFA_HUB);
+    lua_setfield(L, -2, "hub");
     lua_rawseti(L, -2, e + 1);
   }
   lua_setfield(L, -2, "blocks");
+  /* hubs[u] = the body of hub unknown u (u = nb + h) */
+  lua_createtable(L, 0, o.nhub);
+  for (int h = 1; h <= o.nhub; h++) {
+    lua_pushinteger(L, o.hub_body[h]);
+    lua_rawseti(L, -2, nb + h);
+  }
+  lua_setfield(L, -2, "hubs");
   lua_createtable(L, o.n, 0);
   for (int s = 0; s < o.n; s++) {
     lua_createtable(L, 0, 3);

@@ -61,7 +61,7 @@ typedef struct mbg_gen_cfa_row {
   mbg_sym_counts counts;
   long depth;       /* dependency depth of the whole function */
   long solve_depth; /* of the work after A and its right-hand side are assembled */
-  int rounds, longest, nnode, fill, height; /* of the order (cfa_order.h) */
+  int rounds, longest, nnode, fill, height, nhub; /* of the order (cfa_order.h) */
   double estimate; /* mbg_cfa_order_flops: the cost model that decides what is generated */
   int generated;   /* 0: skipped, its estimate far above the cheapest order's */
 } mbg_gen_cfa_row;

@@ -4,7 +4,9 @@
  * independent elimination on a dense pattern; tips has zero fill on random trees (a perfect
  * elimination order of a chordal graph); odd-even takes K = ⌈log₂ longest chain⌉ rounds, gathers
  * the node joints (and their children) last, and its elimination tree is O(log n) high on a
- * chain, where tips' is n − 1. */
+ * chain, where tips' is n − 1. Hubs (tips only): a floating body's children coupled through one
+ * 6-row unknown instead of pairwise, where the cost model says so; the blocks and the fill are
+ * then checked on the augmented pattern. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,26 +34,43 @@ static void random_tree(mbt_rng *g, int nb, int shape, int floating, int *parent
   }
 }
 
-/* The pattern of A by definition, and the fill of o's order by a dense elimination. */
+/* The pattern of A by definition (augmented by o's hubs: a hub body's children are coupled to its
+ * hub unknown instead of to each other), and the fill of o's order by a dense elimination. */
 static int reference_fill(int nb, const int *parent, const int *nt, const mbg_cfa_order *o) {
-  static unsigned char adj[MAXB + 1][MAXB + 1];
+  enum { N = 2 * MAXB + 1 };
+  static unsigned char adj[N][N];
+  int hub_of[MAXB + 1] = {0}, n = nb + o->nhub;
   memset(adj, 0, sizeof adj);
+  for (int h = 1; h <= o->nhub; h++) {
+    int p = o->hub_body[h];
+    assert_true(p >= 1 && p <= nb && nt[p] == 0 && hub_of[p] == 0);
+    hub_of[p] = nb + h;
+  }
   int nedges = 0;
   for (int j = 1; j <= nb; j++)
     for (int k = j + 1; k <= nb; k++) {
-      int pc = parent[k] == j, sib = parent[j] == parent[k] && parent[j] > 0;
+      int pc = parent[k] == j, sib = parent[j] == parent[k] && parent[j] > 0 && !hub_of[parent[j]];
       adj[j][k] = adj[k][j] = nt[j] > 0 && nt[k] > 0 && (pc || sib);
       nedges += adj[j][k];
     }
+  for (int k = 1; k <= nb; k++)
+    if (nt[k] > 0 && parent[k] > 0 && hub_of[parent[k]])
+      adj[k][hub_of[parent[k]]] = adj[hub_of[parent[k]]][k] = 1, nedges++;
   assert_int_equal(o->nedges, nedges);
-  for (int e = 0; e < o->nedges; e++) assert_true(adj[o->edge[2 * e]][o->edge[2 * e + 1]]);
+  for (int e = 0; e < o->nedges; e++) {
+    int j = o->edge[2 * e], k = o->edge[2 * e + 1];
+    assert_true(j < k && adj[j][k]);
+    assert_int_equal(o->edge_kind[e], k > nb               ? MBG_CFA_HUB
+                                      : parent[k] == j ? MBG_CFA_CHILD
+                                                       : MBG_CFA_SIBLING);
+  }
   int fill = 0;
-  unsigned char gone[MAXB + 1] = {0};
+  unsigned char gone[N] = {0};
   for (int s = 0; s < o->n; s++) {
     int v = o->body[s], m = 0;
     assert_false(gone[v]);
     gone[v] = 1;
-    for (int u = 1; u <= nb; u++) m += adj[v][u] && !gone[u];
+    for (int u = 1; u <= n; u++) m += adj[v][u] && !gone[u];
     assert_int_equal(o->nbr_start[s + 1] - o->nbr_start[s], m);
     for (int a = o->nbr_start[s]; a < o->nbr_start[s + 1]; a++) {
       assert_true(adj[v][o->nbr[a]] && !gone[o->nbr[a]]);
@@ -68,6 +87,19 @@ static int blocks(int nb, const int *nt) {
   return n;
 }
 
+/* Children of p with rows; with exactly `rows` rows. */
+static int children_with_rows(int nb, const int *parent, const int *nt, int p) {
+  int n = 0;
+  for (int c = 1; c <= nb; c++) n += parent[c] == p && nt[c] > 0;
+  return n;
+}
+
+static int children_of_rows(int nb, const int *parent, const int *nt, int p, int rows) {
+  int n = 0;
+  for (int c = 1; c <= nb; c++) n += parent[c] == p && nt[c] == rows;
+  return n;
+}
+
 static void random_trees(void **state) {
   (void)state;
   mbt_rng g;
@@ -79,9 +111,21 @@ static void random_trees(void **state) {
     for (int kind = MBG_CFA_TIPS; kind <= MBG_CFA_ODD_EVEN; kind++) {
       mbg_cfa_order o;
       assert_int_equal(mbg_cfa_order_build(nb, parent, nt, (mbg_cfa_kind)kind, &o), 0);
-      assert_int_equal(o.n, blocks(nb, nt));
+      assert_int_equal(o.n, blocks(nb, nt) + o.nhub);
       assert_int_equal(reference_fill(nb, parent, nt, &o), o.nfill);
       if (kind == MBG_CFA_TIPS) assert_int_equal(o.nfill, 0); /* perfect elimination order */
+      if (kind == MBG_CFA_ODD_EVEN) assert_int_equal(o.nhub, 0);
+      /* a hub couples at least three joints (below that the pairwise blocks are cheaper);
+       * four and more 5-row joints on a floating body always get one (legged, below) */
+      for (int h = 1; h <= o.nhub; h++)
+        assert_true(children_with_rows(nb, parent, nt, o.hub_body[h]) >= 3);
+      for (int i = 1; i <= nb; i++)
+        if (nt[i] == 0 && i > 0 && children_with_rows(nb, parent, nt, i) >= 4 &&
+            children_with_rows(nb, parent, nt, i) == children_of_rows(nb, parent, nt, i, 5)) {
+          int is_hub = 0;
+          for (int h = 1; h <= o.nhub; h++) is_hub |= o.hub_body[h] == i;
+          assert_true(kind != MBG_CFA_TIPS || is_hub);
+        }
       if (kind == MBG_CFA_ODD_EVEN) {
         int K = 0;
         while ((1 << K) < o.longest) K++;
@@ -122,9 +166,9 @@ static void chains(void **state) {
     assert_int_equal(o.nnode, n == (1 << K) ? 1 : 0);
     /* the cost model, analytic for tips on a chain: n − 1 steps with one 5-row neighbour
      * (5³/3 + 5²·5 + 5·(5² + 5²)/2 multiplications), then the last block alone (5³/3) */
-    assert_true(fabs(mbg_cfa_order_flops(&t, nt) - ((n - 1) * (125.0 / 3 + 250) + 125.0 / 3)) <
+    assert_true(fabs(mbg_cfa_order_flops(&t) - ((n - 1) * (125.0 / 3 + 250) + 125.0 / 3)) <
                 1e-9 * n * 300);
-    assert_true(n < 4 || mbg_cfa_order_flops(&o, nt) > mbg_cfa_order_flops(&t, nt)); /* fill */
+    assert_true(n < 4 || mbg_cfa_order_flops(&o) > mbg_cfa_order_flops(&t)); /* fill */
     if (n == 8 || n == 64)
       print_message("chain of %2d: tips height %2d, odd-even height %d (K = %d), fill %d\n", n,
                     t.height, o.height, o.rounds, o.nfill);
@@ -143,7 +187,8 @@ static void space_robot(void **state) {
   int edges[] = {2, 3, 2, 5, 3, 4, 5, 6, 6, 7};
   assert_int_equal(o.nedges, 5);
   assert_memory_equal(o.edge, edges, sizeof edges);
-  assert_int_equal(o.sibling[1], 1);
+  assert_int_equal(o.edge_kind[0], MBG_CFA_CHILD);
+  assert_int_equal(o.edge_kind[1], MBG_CFA_SIBLING);
   /* the arms' first links 2 and 5 are the node set; segments {3, 4} and {6, 7}: one round
    * eliminates 3 and 6, the node block gathers 2, 4, 5, 7 */
   int order[] = {3, 6, 2, 4, 5, 7};
@@ -156,7 +201,44 @@ static void space_robot(void **state) {
   int tips[] = {7, 6, 5, 4, 3, 2};
   assert_memory_equal(o.body, tips, sizeof tips);
   assert_int_equal(o.nfill, 0);
+  assert_int_equal(o.nhub, 0); /* two arms: the one sibling block is cheaper than a hub */
   mbg_cfa_order_free(&o);
+}
+
+/* A floating trunk with k legs of two revolute joints. The cost model of the trunk's clique, per
+ * leg's first joint eliminated with m siblings left (5 rows each) against with the hub alone (6
+ * rows): Σ_m 5²·5m + 5·(25m² + 25m)/2 against k (5²·6 + 5·(36 + 36)/2) + 6³/3. k = 3: 875
+ * against 1062, no hub; k = 4: 2000 against 1392, a hub, after which every first joint has the
+ * hub as its only neighbour, and the hub none. */
+static void legged(void **state) {
+  (void)state;
+  for (int k = 2; k <= 6; k++) {
+    int nb = 1 + 2 * k, parent[MAXB + 1], nt[MAXB + 1];
+    parent[0] = -1, nt[0] = 0, parent[1] = 0, nt[1] = 0;
+    for (int l = 0; l < k; l++) {
+      parent[2 + 2 * l] = 1, parent[3 + 2 * l] = 2 + 2 * l;
+      nt[2 + 2 * l] = nt[3 + 2 * l] = 5;
+    }
+    mbg_cfa_order o;
+    assert_int_equal(mbg_cfa_order_build(nb, parent, nt, MBG_CFA_TIPS, &o), 0);
+    assert_int_equal(reference_fill(nb, parent, nt, &o), 0);
+    assert_int_equal(o.nhub, k >= 4);
+    if (o.nhub) {
+      assert_int_equal(o.hub_body[1], 1);
+      assert_int_equal(o.rows[nb + 1], 6);
+      assert_int_equal(o.body[o.n - 1], nb + 1); /* the hub last, after the whole tree */
+      for (int s = 0; s < o.n; s++)
+        if (o.body[s] <= nb && parent[o.body[s]] == 1) {
+          assert_int_equal(o.nbr_start[s + 1] - o.nbr_start[s], 1);
+          assert_int_equal(o.nbr[o.nbr_start[s]], nb + 1);
+        }
+      /* the modelled saving: each leg's first step, the pairwise terms against the hub's */
+      double pair = 0, hub = k * (25.0 * 6 + 5.0 * 36) + 72;
+      for (int m = 0; m < k; m++) pair += 25.0 * 5 * m + 5.0 * (25.0 * m * m + 25.0 * m) / 2;
+      assert_true(hub < pair);
+    }
+    mbg_cfa_order_free(&o);
+  }
 }
 
 static void names(void **state) {
@@ -176,6 +258,7 @@ int main(void) {
     cmocka_unit_test(random_trees),
     cmocka_unit_test(chains),
     cmocka_unit_test(space_robot),
+    cmocka_unit_test(legged),
     cmocka_unit_test(names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

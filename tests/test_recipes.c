@@ -226,8 +226,9 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
   free(buf), free(ref), free(got), free(s);
 }
 
-static void check_model(mbg_model *m, int nstates, const char *what, const char *functions,
-                        mbg_cfa_kind order) {
+/* Returns the hubs of the generated cfa order (0 when cfa was not generated). */
+static int check_model(mbg_model *m, int nstates, const char *what, const char *functions,
+                       mbg_cfa_kind order) {
   mbg_gen g;
   mbg_gen_opts o = {.model_path = what, .functions = functions, .cfa_order = order};
   FILE *err = tmpfile();
@@ -243,7 +244,9 @@ static void check_model(mbg_model *m, int nstates, const char *what, const char 
   }
   fclose(err);
   check_all(&g, nstates, what);
+  int hubs = g.ncfa_rows > 0 ? g.cfa_rows[0].nhub : 0;
   mbg_gen_close(&g);
+  return hubs;
 }
 
 static void random_trees(void **state) {
@@ -257,22 +260,36 @@ static void random_trees(void **state) {
   }
 }
 
-/* cfa in both elimination orders on chains, random, bushy and deep trees, with and without a
- * floating base (every joint type: spherical, prismatic, helical, revolute, fixed), up to 40
- * bodies: see check_cfa for the references. */
+/* cfa in both elimination orders on chains, random, bushy and deep trees, each with and without
+ * a floating base (every joint type: spherical, prismatic, helical, revolute, fixed), up to 40
+ * bodies: see check_cfa for the references. The bushy floating trees give the tips order hubs
+ * (a floating body's children coupled through one 6-row unknown: cfa_order.h). */
 static void cfa_random_trees(void **state) {
   (void)state;
   static const char *shapes[] = {"random", "chain", "bushy", "deep"};
+  int with_hubs = 0;
   for (int order = MBG_CFA_TIPS; order <= MBG_CFA_ODD_EVEN; order++)
     for (int seed = 1; seed <= 24; seed++) {
       mbt_rng_seed(&rng, (uint64_t)(1000 + seed));
       int shape = seed % 4, n = seed == 24 ? 40 : 2 + (seed * 7) % 17;
+      int floating = (seed + seed / 4) % 2;
       char what[96];
       snprintf(what, sizeof what, "cfa[%s], %s tree seed %d (%d bodies%s)",
                mbg_cfa_kind_name((mbg_cfa_kind)order), shapes[shape], seed, n,
-               seed % 2 ? ", floating base" : "");
-      check_model(random_model(n, shape, seed % 2), 3, what, "cfa", (mbg_cfa_kind)order);
+               floating ? ", floating base" : "");
+      int hubs = check_model(random_model(n, shape, floating), 3, what, "cfa", (mbg_cfa_kind)order);
+      if (order == MBG_CFA_ODD_EVEN) assert_int_equal(hubs, 0);
+      with_hubs += hubs > 0;
     }
+  for (int seed = 1; seed <= 6; seed++) { /* more bushy floating trees, in the tips order */
+    mbt_rng_seed(&rng, (uint64_t)(2000 + seed));
+    int n = 6 + 4 * seed;
+    char what[96];
+    snprintf(what, sizeof what, "cfa[tips], bushy tree seed %d (%d bodies, floating base)", seed, n);
+    with_hubs += check_model(random_model(n, SHAPE_BUSHY, 1), 3, what, "cfa", MBG_CFA_TIPS) > 0;
+  }
+  print_message("cfa: %d random trees with hubs\n", with_hubs);
+  assert_true(with_hubs >= 4);
 }
 
 static void example_models(void **state) {

@@ -73,12 +73,22 @@ end
 -- Rinv = R_j⁻¹ = (T_jᵀ XJ_j⁻¹ T_j)(T_jᵀ T_j)⁻¹ (T_jᵀ XJ_j = R_j T_jᵀ: XJ_j maps S_j into span S_j),
 -- and rotate(j, M) = R_j⁻¹ M R_j⁻ᵀ for a symmetric M (a table of rows): for a revolute joint the
 -- half-angle congruence of spatial.lua (XJ⁻¹ = XJᵀ = diag(Eᵀ, Eᵀ), T unit columns), else dense
--- products with Rinv (the engine folds its zeros).
-function C.frames(T, Tc)
-  local F = { T = Tc, nt = {}, canon = {}, Rinv = {}, XJ = {}, planar = {} }
+-- products with Rinv (the engine folds its zeros). The hub unknowns of the order (hubs[u] = the
+-- body p: cfa_order.h) have 6 rows in p's body frame (canon "body"), hub_of[p] = u; name[j] names
+-- every unknown (the joint's body, or hub_<body>) and sign[j] is −1 for a hub (its pivots are
+-- negative: the block is −I_p).
+function C.frames(T, Tc, hubs)
+  local F = { T = Tc, nt = {}, canon = {}, Rinv = {}, XJ = {}, planar = {}, name = {}, sign = {},
+              hub_of = {} }
+  local u = #T + 1
+  while hubs[u] do
+    local p = hubs[u]
+    F.nt[u], F.canon[u], F.name[u], F.sign[u] = 6, "body", "hub_" .. T[p].name, -1
+    F.hub_of[p], u = u, u + 1
+  end
   for _, b in ipairs(T) do
     local j, t = b.i, Tc[b.i]
-    F.nt[j] = #t
+    F.nt[j], F.name[j], F.sign[j] = #t, b.name, 1
     if #t > 0 then
       F.canon[j] = b.parent == 0 and "body" or "pred"
       local XJ = J.jcalc(b)
@@ -193,7 +203,10 @@ end
 -- G_j = I_j⁻¹, the parts of Ã_jj are  T_jᵀ G_j T_j  (body frame: Ã_jj gets R_j⁻¹ (·) R_j⁻ᵀ) and
 -- T_jᵀ XT_j G_p XT_jᵀ T_j (pred); Ã_kp = −T_kᵀ XT_k G_p T_p (k a child of the joint p; p's
 -- side in p's body frame) and Ã_jk = T_jᵀ XT_j G_p XT_kᵀ T_k (siblings on p): in the frames
--- fixed in the body they share, the joint motions drop out of every coupling.
+-- fixed in the body they share, the joint motions drop out of every coupling. A hub u of body p
+-- (cfa_order.h) replaces the pred parts of its children's pivots and their sibling blocks: its
+-- own block is −I_p, its block with a child joint k is T_kᵀ XT_k (the rows (XT_kᵀ t)ᵀ), so that
+-- eliminating it gives back T_kᵀ XT_k G_p XT_jᵀ T_j.
 function C.assemble(T, G, F, blocks)
   local S = LDL.store(F.nt)
   local function Gmv(i) return function(u) return C.Iinv_mv(G[i], u) end end
@@ -202,12 +215,27 @@ function C.assemble(T, G, F, blocks)
     if #t > 0 then
       local d = S.diag(j)
       d.body = restrict(t, const_between(nil, Gmv(j), nil), t, 1)
-      if p > 0 then d.pred = restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1) end
+      if p > 0 and not F.hub_of[p] then
+        d.pred = restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1)
+      end
+    end
+    local u = F.hub_of[j]
+    if u then
+      local I, M = sp.M6_from_I(b.I), {}
+      for r = 1, 6 do
+        M[r] = {}
+        for c = 1, 6 do M[r][c] = -I[sp.at6(r, c)] end
+      end
+      S.diag(u).body = M
     end
   end
   for _, e in ipairs(blocks) do
     local j, k = e[1], e[2]
-    if e.sibling then
+    if e.hub then -- Ã_ju, j the child joint, u the hub
+      local M = {}
+      for r, t in ipairs(F.T[j]) do M[r] = sp.XT_fv(T[j].XT, t) end
+      S.set(j, k, M, "pred", "body")
+    elseif e.sibling then
       local N = const_between(T[j].XT, Gmv(T[j].parent), T[k].XT)
       S.set(j, k, restrict(F.T[j], N, F.T[k], 1), "pred", "pred")
     else -- Ã_kj, k the child

@@ -151,13 +151,12 @@ end
 -- Eliminate the blocks step by step: D_j = L diag(d) Lᵀ (every d a pivot); for the remaining
 -- neighbours k, m of j:  Z_jk = L⁻¹ Ã_jk (k's side keeps its tag),  Zs_jk = diag(d)⁻¹ Z_jk,
 -- Ã_km −= Z_jkᵀ Zs_jm. Returns the factors {F, Z, Zs, tag} by body.
-function C.factor(T, F, S, steps)
+function C.factor(F, S, steps)
   local fac, nt = {}, F.nt
   for _, st in ipairs(steps) do
-    local j, b = st.body, T[st.body]
-    local l = 0
+    local j, l = st.body, 0
     local LD = sp.ldl(pivot_block(F, S, j), nt[j], function(d)
-      sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. l))
+      sym.pivot(F.sign[j] * sym.name(d, "D_" .. F.name[j] .. "_" .. l))
       l = l + 1
     end)
     local Z, Zs, tag = {}, {}, {}
