@@ -41,10 +41,11 @@ double mbg_cfa_order_flops(const mbg_cfa_order *o) {
   return flops;
 }
 
-/* The hubs of the tips order (cfa_order.h): every body p whose joint has no rows and whose
- * children's steps cost more with their siblings as neighbours (children go in descending
- * order, so child k's remaining siblings are the smaller ones) than with the hub alone plus the
- * hub's own 6 × 6 pivot. Sets hub_of[p] = nb + h and o->hub_body[h]. Returns 0, or -1 (memory). */
+/* The hubs of the tips order (cfa_order.h): every body p (not on the world with rows: those
+ * joints go first) whose children's steps cost more with their siblings and p's own joint as
+ * neighbours (children go in descending order, so child k's remaining siblings are the smaller
+ * ones) than with the hub alone, plus the hub's own step (6 rows, p's joint its neighbour). Sets
+ * hub_of[p] = nb + h and o->hub_body[h]. Returns 0, or -1 (memory). */
 static int choose_hubs(int nb, const int *parent, const int *nt, int *hub_of, mbg_cfa_order *o) {
   size_t n1 = (size_t)nb + 1;
   double *pair = calloc(n1, sizeof *pair), *hub = calloc(n1, sizeof *hub);
@@ -53,14 +54,14 @@ static int choose_hubs(int nb, const int *parent, const int *nt, int *hub_of, mb
   if (!pair || !hub || !sum || !sq) goto out;
   for (int k = 1; k <= nb; k++) {
     int p = parent[k];
-    if (p <= 0 || nt[p] != 0 || nt[k] == 0) continue;
-    double d = nt[k], alone = step_flops(d, 0, 0);
-    pair[p] += step_flops(d, sum[p], sq[p]) - alone;
+    if (p <= 0 || nt[k] == 0 || (parent[p] == 0 && nt[p] > 0)) continue;
+    double d = nt[k], alone = step_flops(d, 0, 0), e = nt[p];
+    pair[p] += step_flops(d, sum[p] + e, sq[p] + e * e) - alone;
     hub[p] += step_flops(d, 6, 36) - alone;
     sum[p] += d, sq[p] += d * d;
   }
   for (int p = 1; p <= nb; p++)
-    if (sum[p] > 0 && hub[p] + step_flops(6, 0, 0) < pair[p])
+    if (sum[p] > 0 && hub[p] + step_flops(6, nt[p], (double)nt[p] * nt[p]) < pair[p])
       o->hub_body[++o->nhub] = p, hub_of[p] = nb + o->nhub;
   rc = 0;
 out:
@@ -79,12 +80,13 @@ int mbg_cfa_kind_parse(const char *name, mbg_cfa_kind *kind) {
 }
 
 /* The blocks before elimination: parent–child and siblings (both with rows, the common parent a
- * moving body), or joint–hub for the children of a hub body. Fills G and o->edge /
- * o->edge_kind in ascending (j, k). */
+ * moving body), or joint–hub for a hub body's own joint and its children's. Fills G and o->edge
+ * / o->edge_kind in ascending (j, k). */
 static int build_edges(int nb, const int *parent, const int *nt, const int *hub_of, graph *G,
                        mbg_cfa_order *o) {
   for (int k = 1; k <= nb; k++) {
     int p = parent[k];
+    if (nt[k] > 0 && hub_of[k]) *at(G, k, hub_of[k]) = *at(G, hub_of[k], k) = 1;
     if (nt[k] == 0 || p == 0) continue;
     if (hub_of[p]) {
       *at(G, k, hub_of[p]) = *at(G, hub_of[p], k) = 1;

@@ -13,15 +13,17 @@
  *             in cfa.lua), then the others from the leaves to the root (descending body
  *             number): a perfect elimination order of the chordal line graph (every step's
  *             remaining neighbours share one body), zero fill, one step after another.
- *             Hubs: a body p whose own joint has no rows (floating) couples its children's
- *             joints pairwise through its inverse inertia G_p, a dense clique. When the cost
- *             model says it is cheaper (four revolute children and more), the system is
+ *             Hubs: a body p couples its children's joints and its own pairwise through its
+ *             inverse inertia G_p, a dense clique: A's blocks there are Q_jᵀ G_p Q_k with
+ *             Q_k = (kX_p)ᵀ T_k for a child joint k and Q_p = −T_p for p's own. When the cost
+ *             model says it is cheaper (a floating body with four revolute children, a body
+ *             with three children and a revolute joint of its own, ...), the system is
  *             augmented by a hub unknown y_p (6 rows, p's body frame) with the blocks
- *             (y_p, y_p) = −I_p and (k, y_p) = T_kᵀ kX_p for every child joint k, and without
- *             the sibling blocks and the children's T_kᵀ kX_p G_p (kX_p)ᵀ T_k diagonal parts: its
- *             Schur complement onto the joints is A again (−B_kᵀ (−I_p)⁻¹ B_j = T_kᵀ kX_p G_p ...).
- *             Each child then has one neighbour (y_p) instead of all its siblings; y_p is
- *             eliminated after p's subtree, its pivot −I_p − Σ_k (...) negative definite.
+ *             (y_p, y_p) = −I_p and (k, y_p) = Q_kᵀ, and without those pairwise terms: its Schur
+ *             complement onto the joints is A again (−Q_jᵀ (−I_p)⁻¹ Q_k). Each child then has
+ *             one neighbour (y_p) instead of its siblings and p's joint; y_p is eliminated once
+ *             p's subtree is, before p's joint, its pivot −I_p − Σ (...) negative definite.
+ *             Not for a body whose joint leaves the world with rows (it goes first).
  *   odd-even  seed 000's serial algorithm: the joints of nodes (bodies with several children
  *             that have rows) and of their children form the node set; the other joints form
  *             chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even

@@ -34,8 +34,9 @@ static void random_tree(mbt_rng *g, int nb, int shape, int floating, int *parent
   }
 }
 
-/* The pattern of A by definition (augmented by o's hubs: a hub body's children are coupled to its
- * hub unknown instead of to each other), and the fill of o's order by a dense elimination. */
+/* The pattern of A by definition (augmented by o's hubs: a hub body's children and its own joint
+ * are coupled to its hub unknown instead of to each other), and the fill of o's order by a dense
+ * elimination. */
 static int reference_fill(int nb, const int *parent, const int *nt, const mbg_cfa_order *o) {
   enum { N = 2 * MAXB + 1 };
   static unsigned char adj[N][N];
@@ -43,19 +44,22 @@ static int reference_fill(int nb, const int *parent, const int *nt, const mbg_cf
   memset(adj, 0, sizeof adj);
   for (int h = 1; h <= o->nhub; h++) {
     int p = o->hub_body[h];
-    assert_true(p >= 1 && p <= nb && nt[p] == 0 && hub_of[p] == 0);
+    assert_true(p >= 1 && p <= nb && (nt[p] == 0 || parent[p] > 0) && hub_of[p] == 0);
     hub_of[p] = nb + h;
   }
   int nedges = 0;
   for (int j = 1; j <= nb; j++)
     for (int k = j + 1; k <= nb; k++) {
-      int pc = parent[k] == j, sib = parent[j] == parent[k] && parent[j] > 0 && !hub_of[parent[j]];
+      int pc = parent[k] == j && !hub_of[j];
+      int sib = parent[j] == parent[k] && parent[j] > 0 && !hub_of[parent[j]];
       adj[j][k] = adj[k][j] = nt[j] > 0 && nt[k] > 0 && (pc || sib);
       nedges += adj[j][k];
     }
-  for (int k = 1; k <= nb; k++)
+  for (int k = 1; k <= nb; k++) {
     if (nt[k] > 0 && parent[k] > 0 && hub_of[parent[k]])
       adj[k][hub_of[parent[k]]] = adj[hub_of[parent[k]]][k] = 1, nedges++;
+    if (nt[k] > 0 && hub_of[k]) adj[k][hub_of[k]] = adj[hub_of[k]][k] = 1, nedges++;
+  }
   assert_int_equal(o->nedges, nedges);
   for (int e = 0; e < o->nedges; e++) {
     int j = o->edge[2 * e], k = o->edge[2 * e + 1];
@@ -241,6 +245,38 @@ static void legged(void **state) {
   }
 }
 
+/* A wrist of two revolute joints and a palm with k fingers of two revolute joints. The palm's
+ * clique (its joint and the fingers' first joints, 5 rows each), by the cost model: with m
+ * siblings left a finger's step has 5m + 5 neighbour rows, Σ_m 5²(5m + 5) + 5((5m + 5)² +
+ * 25(m + 1))/2, against k (5²·6 + 5·72/2) + 6³/3 + 6²·5 + 6·50/2 with the hub: k = 2: 875
+ * against 1062, no hub; k = 3: 2000 against 1392, a hub, eliminated just before the palm's
+ * joint, whose only neighbours were the fingers' first joints and the wrist's first joint. */
+static void hand(void **state) {
+  (void)state;
+  for (int k = 2; k <= 5; k++) {
+    int nb = 2 + 2 * k, parent[MAXB + 1], nt[MAXB + 1];
+    parent[0] = -1, nt[0] = 0, parent[1] = 0, parent[2] = 1, nt[1] = nt[2] = 5;
+    for (int l = 0; l < k; l++) {
+      parent[3 + 2 * l] = 2, parent[4 + 2 * l] = 3 + 2 * l;
+      nt[3 + 2 * l] = nt[4 + 2 * l] = 5;
+    }
+    mbg_cfa_order o;
+    assert_int_equal(mbg_cfa_order_build(nb, parent, nt, MBG_CFA_TIPS, &o), 0);
+    assert_int_equal(reference_fill(nb, parent, nt, &o), 0);
+    assert_int_equal(o.nhub, k >= 3);
+    if (o.nhub) {
+      assert_int_equal(o.hub_body[1], 2);
+      /* ... the hub, the palm's joint (2), the wrist's (1) went first: on the world */
+      assert_int_equal(o.body[0], 1);
+      assert_int_equal(o.body[o.n - 2], nb + 1);
+      assert_int_equal(o.body[o.n - 1], 2);
+      assert_int_equal(o.nbr_start[o.n - 1] - o.nbr_start[o.n - 2], 1); /* the hub: joint 2 */
+      assert_int_equal(o.nbr[o.nbr_start[o.n - 2]], 2);
+    }
+    mbg_cfa_order_free(&o);
+  }
+}
+
 static void names(void **state) {
   (void)state;
   mbg_cfa_kind k;
@@ -259,6 +295,7 @@ int main(void) {
     cmocka_unit_test(chains),
     cmocka_unit_test(space_robot),
     cmocka_unit_test(legged),
+    cmocka_unit_test(hand),
     cmocka_unit_test(names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

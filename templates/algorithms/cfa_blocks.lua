@@ -204,9 +204,10 @@ end
 -- T_jᵀ XT_j G_p XT_jᵀ T_j (pred); Ã_kp = −T_kᵀ XT_k G_p T_p (k a child of the joint p; p's
 -- side in p's body frame) and Ã_jk = T_jᵀ XT_j G_p XT_kᵀ T_k (siblings on p): in the frames
 -- fixed in the body they share, the joint motions drop out of every coupling. A hub u of body p
--- (cfa_order.h) replaces the pred parts of its children's pivots and their sibling blocks: its
--- own block is −I_p, its block with a child joint k is T_kᵀ XT_k (the rows (XT_kᵀ t)ᵀ), so that
--- eliminating it gives back T_kᵀ XT_k G_p XT_jᵀ T_j.
+-- (cfa_order.h) replaces every term through G_p (the pred parts of its children's pivots, the
+-- body part of p's own, the sibling blocks, the blocks of p's joint with its children): its own
+-- block is −I_p, its block with a child joint k is T_kᵀ XT_k (rows (XT_kᵀ t)ᵀ) and with p's joint
+-- −T_pᵀ, so that eliminating it gives those terms back (−Q_jᵀ (−I_p)⁻¹ Q_k).
 function C.assemble(T, G, F, blocks)
   local S = LDL.store(F.nt)
   local function Gmv(i) return function(u) return C.Iinv_mv(G[i], u) end end
@@ -214,7 +215,7 @@ function C.assemble(T, G, F, blocks)
     local j, p, t = b.i, b.parent, F.T[b.i]
     if #t > 0 then
       local d = S.diag(j)
-      d.body = restrict(t, const_between(nil, Gmv(j), nil), t, 1)
+      if not F.hub_of[j] then d.body = restrict(t, const_between(nil, Gmv(j), nil), t, 1) end
       if p > 0 and not F.hub_of[p] then
         d.pred = restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1)
       end
@@ -231,7 +232,11 @@ function C.assemble(T, G, F, blocks)
   end
   for _, e in ipairs(blocks) do
     local j, k = e[1], e[2]
-    if e.hub then -- Ã_ju, j the child joint, u the hub
+    if e.hub and F.hub_of[j] == k then -- Ã_ju, j the hub body's own joint: rows −t
+      local M = {}
+      for r, t in ipairs(F.T[j]) do M[r] = sp.scale(t, -1) end
+      S.set(j, k, M, "body", "body")
+    elseif e.hub then -- Ã_ju, j a child joint of the hub body: rows (XT_jᵀ t)ᵀ
       local M = {}
       for r, t in ipairs(F.T[j]) do M[r] = sp.XT_fv(T[j].XT, t) end
       S.set(j, k, M, "pred", "body")
