@@ -53,7 +53,6 @@ function C.build(model)
   end
   -- Ã F̃_S = b̃: the frames, the constant blocks, factor, solve (F_S back in the body frames)
   local F = CB.frames(T, Tc, model.cfa.hubs)
-  for _, u in pairs(F.hub_of) do rhs[u] = {} end
   local S = CB.assemble(T, G, F, model.cfa.blocks)
   local fac = LDL.factor(F, S, model.cfa.steps)
   local FS = LDL.solve(F, fac, model.cfa.steps, rhs)

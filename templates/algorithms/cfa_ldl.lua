@@ -207,7 +207,8 @@ end
 
 -- ---- solve --------------------------------------------------------------------------------
 
--- Ã x̃ = b̃ given C.factor; rhs[j] = {body = ..., pred = ...} (vectors by tag, nil for zero).
+-- Ã x̃ = b̃ given C.factor; rhs[j] = {body = ..., pred = ...} (vectors by tag, nil for zero; no
+-- entry at all for a zero right-hand side, as a hub's).
 -- Forward: e_j = diag⁻¹ L⁻¹ b̃_j, b_k −= Z_jkᵀ e_j (into k's accumulator of Z_jk's tag); back:
 -- x̃_j = L⁻ᵀ (e_j − Σ_k Zs_jk x_k), x_k in the frame of the tag. Returns the unknowns in the
 -- body frames (F_S,j = R_j⁻ᵀ x̃_j).
@@ -220,13 +221,14 @@ function C.solve(F, fac, steps, rhs)
     return xb[j]
   end
   for _, st in ipairs(steps) do
-    local j, f, r = st.body, fac[st.body], rhs[st.body]
+    local j, f, r = st.body, fac[st.body], rhs[st.body] or {}
     local v = r[F.canon[j]] or sp.zeros(nt[j])
     if F.canon[j] == "pred" and r.body then v = sp.add(v, mat_vec(F.Rinv[j], r.body, nt[j], nt[j])) end
     e[j] = lower_solve(f.LD.L, nt[j], v)
     for i = 1, nt[j] do e[j][i] = e[j][i] * f.LD.dinv[i] end
     for _, k in ipairs(st.nbr) do
       local t = f.tag[k]
+      rhs[k] = rhs[k] or {}
       rhs[k][t] = sub_into(rhs[k][t], matT_vec(f.Z[k], e[j], nt[j], nt[k]))
     end
   end

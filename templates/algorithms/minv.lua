@@ -45,20 +45,20 @@ return {
       -- M⁻¹_ij −= (W iXλ) A_λ[:, j] — six products per entry instead of a transform.
       local WX = (#b.children == 0 and p > 0) and J.W_rows(jt[i], X[i]) or nil
       for j = b.iv + 1, nv do
-        -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
-        local ap, w, m
         if WX then
-          w = {}
+          local w = {}
           for k = 1, b.nv do w[k] = sp.dot(WX[k], A[p][j]) end
+          for k = 1, b.nv do Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k] end
         else
-          ap = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero
-          w, m = J.W_mv(jt[i], ap), {}
+          -- a' = iXλ A_λ[:, j] (A_0 = 0);  M⁻¹_ij −= W a' (= D⁻¹ Uᵀ a');  A_i[:, j] = a' + S M⁻¹_ij
+          local ap, m = (p > 0) and sp.X_mv(X[i], A[p][j]) or zero, {}
+          local w = J.W_mv(jt[i], ap)
+          for k = 1, b.nv do
+            Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
+            m[k] = Mi[b.iv + k][j]
+          end
+          A[i][j] = sp.add(ap, J.S_mv(b, m))
         end
-        for k = 1, b.nv do
-          Mi[b.iv + k][j] = Mi[b.iv + k][j] - w[k]
-          if m then m[k] = Mi[b.iv + k][j] end
-        end
-        if m then A[i][j] = sp.add(ap, J.S_mv(b, m)) end
       end
     end
     for r = 1, nv do
