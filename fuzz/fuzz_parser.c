@@ -4,10 +4,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "build.h"
-#include "graph.h"
-#include "summary.h"
-#include "topology.h"
+#include "cli/graph.h"
+#include "cli/summary.h"
+#include "load/load.h"
+#include "topology/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

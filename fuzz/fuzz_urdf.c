@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "build.h"
-#include "mbd_write.h"
-#include "topology.h"
+#include "cli/mbd_write.h"
+#include "load/load.h"
+#include "topology/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

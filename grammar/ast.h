@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "diag.h"
+#include "base/diag.h"
 
 typedef enum mbd_expr_kind {
   MBD_E_NUM,   /* num */

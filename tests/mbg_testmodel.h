@@ -4,7 +4,7 @@
 #ifndef MBG_TESTMODEL_H
 #define MBG_TESTMODEL_H
 
-#include "model.h"
+#include "model/model.h"
 
 #define PI 3.14159265358979323846
 

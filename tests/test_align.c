@@ -26,9 +26,9 @@
 
 #include <cmocka.h>
 
-#include "align.h"
-#include "build.h"
-#include "rtmodel.h"
+#include "load/load.h"
+#include "topology/align.h"
+#include "topology/rtmodel.h"
 
 #include "mb_randtree.h"
 #include "mb_testutil.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfa_order.h"
+#include "emit/cfa_order.h"
 #include "mb_randtree.h"
 
 enum { MAXB = 80 };

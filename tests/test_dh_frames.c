@@ -27,8 +27,8 @@
 
 #include <cmocka.h>
 
-#include "build.h"
-#include "dh_frames.h"
+#include "load/load.h"
+#include "topology/dh_frames.h"
 
 #include "mb_randtree.h"
 #include "mb_testutil.h"

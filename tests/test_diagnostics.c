@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "build.h"
+#include "load/load.h"
 
 /* Printing stops after this many errors (generator/diag.c, mbg_diag_init). */
 enum { MAX_PRINTED_ERRORS = 50 };

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "build.h"
-#include "graph.h"
-#include "summary.h"
-#include "topology.h"
+#include "cli/graph.h"
+#include "cli/summary.h"
+#include "load/load.h"
+#include "topology/topology.h"
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");

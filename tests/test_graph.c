@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "graph.h"
-#include "summary.h"
+#include "cli/graph.h"
+#include "cli/summary.h"
 
 static const mbg_loc noloc = {0, 0, 0};
 

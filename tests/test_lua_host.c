@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lua_host.h"
-#include "lua_sym.h"
+#include "lua/lua_host.h"
+#include "lua/lua_sym.h"
 
 static char tmpdir[64];
 

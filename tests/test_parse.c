@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "build.h"
+#include "load/load.h"
 
 static const double PI = 3.14159265358979323846;
 

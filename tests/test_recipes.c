@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generate.h"
+#include "emit/generate.h"
 #include "mb.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "build.h"
-#include "rtmodel.h"
+#include "load/load.h"
+#include "topology/rtmodel.h"
 
 typedef struct loaded {
   mbg_model *m;

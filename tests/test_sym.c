@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "numfmt.h"
-#include "sym.h"
+#include "base/numfmt.h"
+#include "sym/sym.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u; /* xorshift64*: the same sequence everywhere */
 static uint64_t rnd_u64(void) {

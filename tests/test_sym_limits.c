@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sym.h"
+#include "sym/sym.h"
 
 static double lookup(void *ctx, const char *array, int index) {
   (void)ctx, (void)array;

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "topology.h"
+#include "topology/topology.h"
 
 #include "mbg_testmodel.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "topology.h"
+#include "topology/topology.h"
 
 #include "mb_randtree.h"
 #include "mbg_testmodel.h"

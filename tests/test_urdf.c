@@ -22,9 +22,10 @@
 
 #include <cmocka.h>
 
-#include "build.h"
-#include "mbd_write.h"
-#include "names.h"
+#include "base/readfile.h"
+#include "cli/mbd_write.h"
+#include "load/load.h"
+#include "model/names.h"
 
 static const char *source_dir(void) {
   const char *s = getenv("MBDC_SOURCE_DIR");

@@ -1,0 +1,250 @@
+/* main.c — the `mbdc` command: a thin CLI over the generator library.
+ *
+ * Exit status: 0 success, 1 the model has errors, 2 the command line is wrong (or I/O failed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/outfile.h"
+#include "cli/graph.h"
+#include "cli/mbd_write.h"
+#include "cli/summary.h"
+#include "emit/generate.h"
+#include "load/load.h"
+#include "topology/topology.h"
+
+enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
+
+static const char usage[] =
+  "usage: mbdc COMMAND [OPTIONS] MODEL\n"
+  "\n"
+  "The multibody dynamics compiler: reads a model (.mbd, or a URDF: .urdf), builds its topology\n"
+  "graph and generates flat C for its dynamics.\n"
+  "\n"
+  "commands:\n"
+  "  check MODEL              validate the model and print a summary (bodies, joints with\n"
+  "                           their q/v offsets, nq, nv, chains, nodes, loops)\n"
+  "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
+  "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"
+  "           [--templates DIR] [--cfa-order odd-even|tips]\n"
+  "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"
+  "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"
+  "                           (default .); P defaults to the model name; LIST is comma-separated\n"
+  "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
+  "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"
+  "                           replace the built-in recipes and render templates of the same\n"
+  "                           name; --cfa-order picks the elimination order of cfa (default:\n"
+  "                           the one with fewer operations)\n"
+  "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"
+  "                           operation counts of every generated function (mul, add\n"
+  "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
+  "                           elimination orders with their dependency depths\n"
+  "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"
+  "                           (default: standard output)\n"
+  "\n"
+  "options:\n"
+  "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
+  "                           the world instead of a fixed one (legged robots, humanoids)\n"
+  "  -h, --help               show this help\n"
+  "  --version                show the version\n"
+  "\n"
+  "Exit status: 0 success, 1 errors in the model, 2 wrong usage.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "mbdc: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'mbdc --help'.\n");
+  return EXIT_USAGE;
+}
+
+/* Options of a subcommand: the model path, -o FILE and --floating-base. */
+typedef struct cli_args {
+  const char *model, *output;
+  mbg_load_opts load;
+} cli_args;
+
+static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
+  memset(a, 0, sizeof *a);
+  for (int i = 2; i < argc; i++) {
+    if (allow_output && (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0)) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a file name", argv[i]);
+      a->output = argv[++i];
+    } else if (strcmp(argv[i], "--floating-base") == 0) {
+      a->load.floating_base = 1;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return usage_error("unknown option '%s'", argv[i]);
+    } else if (a->model) {
+      return usage_error("more than one model given ('%s')", argv[i]);
+    } else {
+      a->model = argv[i];
+    }
+  }
+  if (!a->model) return usage_error("%s needs a MODEL file", argv[1]);
+  return 0;
+}
+
+/* Load and check a model, and build its topology. Returns the exit status. */
+static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t) {
+  int errors, warnings;
+  *t = NULL;
+  *m = mbg_load(path, o, stderr, &errors, &warnings);
+  if (!*m) {
+    fprintf(stderr, "%s: %d error%s\n", path, errors, errors == 1 ? "" : "s");
+    return EXIT_MODEL;
+  }
+  *t = mbg_topology_build(*m);
+  if (!*t) {
+    fprintf(stderr, "mbdc: error: out of memory\n");
+    mbg_model_free(*m);
+    return EXIT_MODEL;
+  }
+  return 0;
+}
+
+static int cmd_check(int argc, char **argv) {
+  cli_args a;
+  mbg_model *m;
+  mbg_topology *t;
+  int rc = parse_args(argc, argv, 0, &a);
+  if (rc) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
+  mbg_summary_print(stdout, m, t);
+  mbg_topology_free(t);
+  mbg_model_free(m);
+  return 0;
+}
+
+static int cmd_graph(int argc, char **argv) {
+  cli_args a;
+  mbg_model *m;
+  mbg_topology *t;
+  int rc = parse_args(argc, argv, 1, &a);
+  if (rc) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
+  if (a.output) {
+    mbg_outfile o;
+    if (mbg_outfile_open(&o, a.output, stderr) == 0) {
+      mbg_graph_dot(o.f, m, t);
+      rc = mbg_outfile_commit(&o, stderr) == 0 ? 0 : EXIT_USAGE;
+    } else {
+      rc = EXIT_USAGE;
+    }
+  } else {
+    mbg_graph_dot(stdout, m, t);
+  }
+  mbg_topology_free(t);
+  mbg_model_free(m);
+  return rc;
+}
+
+/* Options of generate and stats (stats takes neither -o nor --prefix). */
+static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, int *json) {
+  memset(o, 0, sizeof *o);
+  *json = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i];
+    int is_output = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
+    int is_prefix = strcmp(arg, "--prefix") == 0;
+    if (is_output || is_prefix || strcmp(arg, "--scalar") == 0 ||
+        strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0 ||
+        strcmp(arg, "--cfa-order") == 0) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
+      if (is_stats && (is_output || is_prefix))
+        return usage_error("unknown option '%s' for stats", arg);
+      const char *val = argv[++i];
+      if (is_output) o->outdir = val;
+      else if (is_prefix) o->prefix = val;
+      else if (strcmp(arg, "--functions") == 0) o->functions = val;
+      else if (strcmp(arg, "--templates") == 0) o->templates = val;
+      else if (strcmp(arg, "--cfa-order") == 0) {
+        if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)
+          return usage_error("--cfa-order takes odd-even or tips, not '%s'", val);
+      }
+      else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
+      else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
+      else return usage_error("--scalar takes double or float, not '%s'", val);
+    } else if (strcmp(arg, "--floating-base") == 0) {
+      o->floating_base = 1;
+    } else if (is_stats && strcmp(arg, "--json") == 0) {
+      *json = 1;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      return usage_error("unknown option '%s'", arg);
+    } else if (o->model_path) {
+      return usage_error("more than one model given ('%s')", arg);
+    } else {
+      o->model_path = arg;
+    }
+  }
+  if (!o->model_path) return usage_error("%s needs a MODEL file", argv[1]);
+  return 0;
+}
+
+/* "mbdc generate ..." with the arguments as given. */
+static char *command_line(int argc, char **argv) {
+  size_t n = 5;
+  for (int i = 1; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n + 1);
+  if (!s) return NULL;
+  strcpy(s, "mbdc");
+  for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+  return s;
+}
+
+static int cmd_generate(int argc, char **argv, int is_stats) {
+  mbg_gen_opts o;
+  int json, rc = parse_gen_args(argc, argv, is_stats, &o, &json);
+  if (rc) return rc;
+  if (is_stats) return mbg_stats(&o, json, stdout, stderr);
+  char *command = command_line(argc, argv);
+  o.command = command;
+  rc = mbg_generate(&o, stderr);
+  free(command);
+  return rc;
+}
+
+/* mbdc import: the model of a URDF as .mbd text, written whole or not at all. */
+static int cmd_import(int argc, char **argv) {
+  cli_args a;
+  int rc = parse_args(argc, argv, 1, &a), errors, warnings;
+  if (rc) return rc;
+  if (!mbg_is_urdf(a.model)) return usage_error("import reads a URDF (.urdf), not '%s'", a.model);
+  mbg_model *m = mbg_load(a.model, &a.load, stderr, &errors, &warnings);
+  if (!m) {
+    fprintf(stderr, "%s: %d error%s\n", a.model, errors, errors == 1 ? "" : "s");
+    return EXIT_MODEL;
+  }
+  if (a.output) {
+    mbg_outfile o;
+    rc = EXIT_USAGE;
+    if (mbg_outfile_open(&o, a.output, stderr) == 0) {
+      if (mbg_mbd_write(o.f, m, a.model) == 0) rc = mbg_outfile_commit(&o, stderr) == 0 ? 0 : rc;
+      else mbg_outfile_abort(&o);
+    }
+  } else {
+    rc = mbg_mbd_write(stdout, m, a.model) == 0 && fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+  }
+  mbg_model_free(m);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("mbdc %s\n", MBDC_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "check") == 0) return cmd_check(argc, argv);
+  if (strcmp(cmd, "graph") == 0) return cmd_graph(argc, argv);
+  if (strcmp(cmd, "generate") == 0) return cmd_generate(argc, argv, 0);
+  if (strcmp(cmd, "stats") == 0) return cmd_generate(argc, argv, 1);
+  if (strcmp(cmd, "import") == 0) return cmd_import(argc, argv);
+  return usage_error("unknown command '%s'", cmd);
+}

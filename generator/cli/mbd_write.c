@@ -1,0 +1,100 @@
+/* mbd_write.c — a model as .mbd text (mbd_write.h). */
+#include "cli/mbd_write.h"
+
+#include <string.h>
+
+#include "base/numfmt.h"
+
+/* " v0 v1 ... v(n-1)" */
+static void numbers(FILE *f, const double *v, int n) {
+  char buf[32];
+  for (int k = 0; k < n; k++) {
+    mbg_fmt_double(v[k], buf);
+    fprintf(f, " %s", buf);
+  }
+}
+
+static int all_zero(const double *v, int n) {
+  for (int k = 0; k < n; k++)
+    if (v[k] != 0.0) return 0;
+  return 1;
+}
+
+static void body(FILE *f, const mbg_body *b) {
+  if (b->mass == 0.0 && all_zero(b->com, 3) && all_zero(b->inertia, 6)) {
+    fprintf(f, "body %s { }\n", b->name);
+    return;
+  }
+  fprintf(f, "body %s {\n  mass", b->name);
+  numbers(f, &b->mass, 1);
+  fputs(";\n", f);
+  if (!all_zero(b->com, 3)) {
+    fputs("  com", f);
+    numbers(f, b->com, 3);
+    fputs(";\n", f);
+  }
+  fputs("  inertia", f);
+  numbers(f, b->inertia, all_zero(b->inertia + 3, 3) ? 3 : 6);
+  fputs(";\n}\n", f);
+}
+
+static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
+  fprintf(f, "joint %s %s %s -> %s", j->name, mbg_joint_type_name(j->type),
+          m->bodies[j->parent].name, m->bodies[j->child].name);
+  int origin = !all_zero(j->xyz, 3) || !all_zero(j->rpy, 3);
+  int axis = mbg_joint_type_has_axis(j->type);
+  if (!origin && !axis) {
+    fputs(";\n", f);
+    return;
+  }
+  fputs(" {", f);
+  if (origin) {
+    fputs(" origin", f);
+    if (!all_zero(j->xyz, 3)) fputs(" xyz", f), numbers(f, j->xyz, 3);
+    if (!all_zero(j->rpy, 3)) fputs(" rpy", f), numbers(f, j->rpy, 3);
+    fputs(";", f);
+  }
+  if (axis) {
+    fputs(" axis", f);
+    numbers(f, j->axis, 3);
+    fputs(";", f);
+  }
+  if (j->type == MBG_JOINT_HELICAL) {
+    fputs(" pitch", f);
+    numbers(f, &j->pitch, 1);
+    fputs(";", f);
+  }
+  fputs(" }\n", f);
+}
+
+int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
+  for (int i = 1; i < m->nbodies; i++)
+    if (m->bodies[i].flex) {
+      fprintf(stderr, "mbdc: error: body '%s' is flexible: writing it is not supported\n",
+              m->bodies[i].name);
+      return -1;
+    }
+  if (m->nloops > 0 || m->nindependent > 0) {
+    fprintf(stderr, "mbdc: error: writing loop joints is not supported\n");
+    return -1;
+  }
+  const char *base = strrchr(source, '/');
+  base = base ? base + 1 : source;
+  fprintf(f, "# %s — imported from %s by mbdc %s (mbdc import).\n", m->name, base, MBDC_VERSION);
+  fputs(
+      "# Links are bodies (mass, centre of mass and inertia about it, in link axes), joints keep\n"
+      "# their URDF frames; visuals, collisions, limits and joint dynamics are not part of the\n"
+      "# model. Numbers read back exactly.\n\n",
+      f);
+  fprintf(f, "model %s;\ngravity", m->name);
+  numbers(f, m->gravity, 3);
+  fputs(";\n\n", f);
+  for (int i = 1; i < m->nbodies; i++) body(f, &m->bodies[i]);
+  fputc('\n', f);
+  for (int j = 0; j < m->njoints; j++) joint(f, m, &m->joints[j]);
+  if (ferror(f)) {
+    fprintf(stderr, "mbdc: error: cannot write the model\n");
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,136 @@
+/* summary.c — the text `mbdc check MODEL` prints on success (see summary.h).
+ *
+ * Every table is printed in two passes: measure the widest cell of each column, then print padded
+ * rows. Order is tree order or model order, never anything else, so the text is deterministic. */
+#include "cli/summary.h"
+
+#include <string.h>
+
+static const char *body_name(const mbg_model *m, int b) {
+  return b >= 0 && b < m->nbodies ? m->bodies[b].name : "?";
+}
+
+static const char *joint_name(const mbg_model *m, int j) {
+  return j >= 0 && j < m->njoints ? m->joints[j].name : "?";
+}
+
+static int widest(int w, const char *s) {
+  int n = (int)strlen(s);
+  return n > w ? n : w;
+}
+
+/* Model bodies (not the world) that are not moving bodies of their own. */
+static int count_merged(const mbg_topology *t) {
+  int n = 0;
+  for (int k = 0; k < t->nmerged; k++) {
+    const mbg_merged *mb = &t->merged[k];
+    if (mb->model_body == 0) continue;
+    if (mb->into <= 0 || t->body[mb->into].model_body != mb->model_body) n++;
+  }
+  return n;
+}
+
+static void print_header(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  fprintf(out, "model %s\n", m->name);
+  if (m->path && m->path[0]) fprintf(out, "  file          %s\n", m->path);
+  fprintf(out, "  coordinates   nq = %d, nv = %d\n", t->nq, t->nv);
+  fprintf(out, "  bodies        %d moving, %d merged (%d in the model, with the world)\n", t->nb,
+          count_merged(t), m->nbodies);
+  fprintf(out, "  gravity       %g %g %g\n", m->gravity[0], m->gravity[1], m->gravity[2]);
+}
+
+/* Column widths of the joint table: joint, type, parent, child. */
+static void joint_widths(const mbg_model *m, const mbg_topology *t, int w[4]) {
+  w[0] = widest(0, "joint"), w[1] = widest(0, "type");
+  w[2] = widest(0, "parent"), w[3] = widest(0, "child");
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *tb = &t->body[i];
+    int j = tb->model_joint;
+    w[0] = widest(w[0], joint_name(m, j));
+    w[1] = widest(w[1], mbg_joint_type_name(tb->type));
+    w[2] = widest(w[2], body_name(m, j >= 0 && j < m->njoints ? m->joints[j].parent : -1));
+    w[3] = widest(w[3], body_name(m, tb->model_body));
+  }
+}
+
+static void print_joints(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  int w[4];
+  joint_widths(m, t, w);
+  fprintf(out, "\nmoving joints, in tree order (%d)\n", t->nb);
+  fprintf(out, "  %3s  %-*s  %-*s  %-*s    %-*s  %4s %3s  %4s %3s\n", "#", w[0], "joint", w[1],
+          "type", w[2], "parent", w[3], "child", "iq", "nq", "iv", "nv");
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *tb = &t->body[i];
+    int j = tb->model_joint;
+    const char *parent = body_name(m, j >= 0 && j < m->njoints ? m->joints[j].parent : -1);
+    fprintf(out, "  %3d  %-*s  %-*s  %-*s -> %-*s  %4d %3d  %4d %3d\n", i, w[0], joint_name(m, j),
+            w[1], mbg_joint_type_name(tb->type), w[2], parent, w[3], body_name(m, tb->model_body),
+            tb->iq, tb->nq, tb->iv, tb->nv);
+  }
+}
+
+/* The model body a merged body ended up in, by name ("world" for the world). */
+static const char *host_name(const mbg_model *m, const mbg_topology *t, int b) {
+  if (b < 0 || b >= t->nmerged || t->merged[b].into < 0) return "?";
+  return body_name(m, t->body[t->merged[b].into].model_body);
+}
+
+static void print_fixed(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  int n = 0, w[2] = {0, 0};
+  for (int j = 0; j < m->njoints; j++) {
+    if (m->joints[j].type != MBG_JOINT_FIXED) continue;
+    n++;
+    w[0] = widest(w[0], m->joints[j].name);
+    w[1] = widest(w[1], body_name(m, m->joints[j].child));
+  }
+  if (n == 0) return;
+  fprintf(out, "\nfixed joints merged (%d)\n", n);
+  for (int j = 0; j < m->njoints; j++) {
+    const mbg_joint *J = &m->joints[j];
+    if (J->type != MBG_JOINT_FIXED) continue;
+    fprintf(out, "  %-*s  %-*s  into %s\n", w[0], J->name, w[1], body_name(m, J->child),
+            host_name(m, t, J->child));
+  }
+}
+
+static void print_chains(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  fprintf(out, "\nchains (%d)\n", t->nchains);
+  for (int c = 0; c < t->nchains; c++) {
+    fprintf(out, "  %3d ", c);
+    for (int k = t->chain_start[c]; k < t->chain_start[c + 1]; k++)
+      fprintf(out, "%s%s", k > t->chain_start[c] ? " -> " : " ",
+              body_name(m, t->body[t->chain_body[k]].model_body));
+    fprintf(out, "\n");
+  }
+  fprintf(out, "\nnodes (%d)", t->nnodes);
+  for (int k = 0; k < t->nnodes; k++)
+    fprintf(out, "%s%s", k > 0 ? ", " : "  ", body_name(m, t->body[t->node[k]].model_body));
+  fprintf(out, "%s\n", t->world_is_node ? "  (the world has more than one child)" : "");
+}
+
+static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  if (m->nloops == 0) return;
+  int w[2] = {0, 0};
+  for (int l = 0; l < m->nloops; l++) {
+    w[0] = widest(w[0], m->loops[l].name);
+    w[1] = widest(w[1], mbg_joint_type_name(m->loops[l].type));
+  }
+  fprintf(out, "\nloops (%d)\n", m->nloops);
+  for (int k = 0; k < t->nloops; k++) {
+    const mbg_tree_loop *L = &t->loop[k];
+    const mbg_loop *ml = &m->loops[L->model_loop];
+    fprintf(out, "  %-*s  %-*s  %s -- %s, path:", w[0], ml->name, w[1],
+            mbg_joint_type_name(ml->type), body_name(m, ml->body_a), body_name(m, ml->body_b));
+    for (int p = 0; p < L->npath; p++)
+      fprintf(out, " %s", joint_name(m, t->body[L->path[p]].model_joint));
+    fprintf(out, " (through %s)\n", body_name(m, t->body[L->ancestor].model_body));
+  }
+}
+
+void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  print_header(out, m, t);
+  print_joints(out, m, t);
+  print_fixed(out, m, t);
+  print_chains(out, m, t);
+  print_loops(out, m, t);
+}

@@ -1,0 +1,14 @@
+/* summary.h — what `mbdc check MODEL` prints on success: sizes, the moving joints in tree order
+ * with their coordinate offsets, the fixed joints merged away, chains, nodes, loops, gravity. */
+#ifndef MBG_SUMMARY_H
+#define MBG_SUMMARY_H
+
+#include <stdio.h>
+
+#include "model/model.h"
+#include "topology/topology.h"
+
+/* Plain, aligned, deterministic text. */
+void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t);
+
+#endif

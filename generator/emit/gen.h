@@ -1,0 +1,87 @@
+/* gen.h — the state of one generation, shared by the files of emit/: the options, the model
+ * through every earlier stage (model, topology, aligned and working frames, runtime model), the
+ * Lua host, and the functions generated so far. Data only; each stage has its own header. */
+#ifndef MBG_GEN_H
+#define MBG_GEN_H
+
+#include <stdio.h>
+
+#include "emit/cfa_order.h"
+#include "lua/lua_host.h"
+#include "lua/lua_sym.h"
+#include "sym/sym.h"
+#include "topology/align.h"
+#include "topology/dh_frames.h"
+#include "topology/rtmodel.h"
+#include "topology/topology.h"
+
+typedef struct mbg_gen_opts {
+  const char *model_path;
+  const char *outdir;    /* NULL = "." */
+  const char *prefix;    /* NULL = the model's name */
+  mbg_sym_scalar scalar; /* double or float */
+  const char *functions; /* comma-separated list, NULL = mbg_default_functions */
+  const char *templates; /* --templates DIR, or NULL */
+  const char *command;   /* the command line to print in the banner */
+  mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
+  int floating_base;      /* --floating-base (URDF) */
+} mbg_gen_opts;
+
+/* One generated function, as prepared for the render templates. */
+typedef struct mbg_gen_param {
+  char name[32];
+  char role[16];
+  int size;
+  int is_output;
+  int used;
+} mbg_gen_param;
+
+typedef struct mbg_gen_function {
+  char *name, *summary;
+  int returns_int;
+  int nparams;
+  mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
+  int npivots;
+  mbg_sym_counts counts;
+  /* The expression graph: kept for writing the files (its statements are emitted straight into
+   * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */
+  mbg_sym *sym;
+} mbg_gen_function;
+
+/* The cfa function in one elimination order (gen_cfa.c), for `mbdc stats`. */
+typedef struct mbg_gen_cfa_row {
+  mbg_cfa_kind kind;
+  mbg_sym_counts counts;
+  long depth;       /* dependency depth of the whole function */
+  long solve_depth; /* of the work after A and its right-hand side are assembled */
+  int rounds, longest, nnode, fill, height, nhub; /* of the order (cfa_order.h) */
+  double estimate; /* mbg_cfa_order_flops: the cost model that decides what is generated */
+  int generated;   /* 0: skipped, its estimate far above the cheapest order's */
+} mbg_gen_cfa_row;
+
+/* Everything a generation works on: the model through every stage, and the Lua host. */
+typedef struct mbg_gen {
+  const mbg_gen_opts *opts;
+  mbg_model *model;
+  mbg_topology *topo;
+  mbg_aligned aligned;
+  mbg_dh dh; /* the working frames of the recipes */
+  mbg_rtmodel rt;
+  char prefix[64];
+  char digest[72]; /* "sha256:<hex>" */
+  mbg_lua *lua;
+  mbg_lsym lsym;
+  int model_ref; /* registry reference of the frozen model table */
+  int nfunctions;
+  mbg_gen_function *functions;
+  int keep_sym;          /* keep every function's graph (for evaluating it in tests) */
+  int stats_only;        /* count only: no statements emitted (mbdc stats) */
+  mbg_cfa_kind cfa_kind; /* the order model.cfa describes (AUTO: tips) */
+  int ncfa_rows;         /* the orders cfa was generated in, the one kept first */
+  mbg_gen_cfa_row cfa_rows[2];
+} mbg_gen;
+
+/* Whether a function's graph outlives its recipe: for writing the files, or for tests. */
+static inline int mbg_gen_keeps_graph(const mbg_gen *g) { return g->keep_sym || !g->stats_only; }
+
+#endif

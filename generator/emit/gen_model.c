@@ -1,0 +1,164 @@
+/* gen_model.c — the recipes' read-only `model` table (docs/templates.md "The model table"):
+ * the numbered tree after fixed-joint merging, joint-frame alignment and the DH placement of
+ * the working frames. */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/gen_model.h"
+
+#include "emit/cfa_order.h"
+
+static void push_numbers(lua_State *L, const double *x, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushnumber(L, x[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
+static void push_xform(lua_State *L, const mbg_xform *X) {
+  lua_createtable(L, 0, 5);
+  push_numbers(L, X->E, 9);
+  lua_setfield(L, -2, "E");
+  push_numbers(L, X->r, 3);
+  lua_setfield(L, -2, "r");
+}
+
+/* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */
+static void push_body(mbg_gen *g, lua_State *L, int i) {
+  const mbg_tree_body *b = &g->topo->body[i];
+  const mbg_aligned_body *a = &g->aligned.body[i];
+  const mbg_dh_body *w = &g->dh.body[i];
+  lua_createtable(L, 0, 20);
+  mbg_lua_set_string(L, "name", g->model->bodies[b->model_body].name);
+  mbg_lua_set_string(L, "joint", g->model->joints[b->model_joint].name);
+  mbg_lua_set_int(L, "parent", b->parent);
+  lua_createtable(L, b->nchildren, 0);
+  int n = 0;
+  for (int c = b->first_child; c; c = g->topo->body[c].next_sibling) {
+    lua_pushinteger(L, c);
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_setfield(L, -2, "children");
+  mbg_lua_set_string(L, "type", mbg_joint_type_name(b->type));
+  mbg_lua_set_int(L, "iq", b->iq);
+  mbg_lua_set_int(L, "nq", b->nq);
+  mbg_lua_set_int(L, "iv", b->iv);
+  mbg_lua_set_int(L, "nv", b->nv);
+  if (a->axis >= 0) mbg_lua_set_int(L, "axis", a->axis + 1);
+  lua_pushnumber(L, b->type == MBG_JOINT_HELICAL ? b->pitch : 0.0);
+  lua_setfield(L, -2, "pitch");
+  push_xform(L, &w->XT);
+  if (w->planar >= 0) {
+    mbg_lua_set_int(L, "k", w->planar + 1);
+    lua_pushnumber(L, w->c);
+    lua_setfield(L, -2, "c");
+    lua_pushnumber(L, w->s);
+    lua_setfield(L, -2, "s");
+  }
+  lua_setfield(L, -2, "XT");
+  double I[10] = {w->I.m, w->I.h[0], w->I.h[1], w->I.h[2]};
+  memcpy(I + 4, w->I.I, sizeof w->I.I);
+  push_numbers(L, I, 10);
+  lua_setfield(L, -2, "inertia");
+  lua_pushnumber(L, w->theta);
+  lua_setfield(L, -2, "theta");
+  lua_pushnumber(L, w->cos_theta);
+  lua_setfield(L, -2, "cos_theta");
+  lua_pushnumber(L, w->sin_theta);
+  lua_setfield(L, -2, "sin_theta");
+  push_xform(L, &w->Yo);
+  lua_setfield(L, -2, "Yo");
+}
+
+static void push_ints(lua_State *L, const int *x, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushinteger(L, x[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
+/* model.cfa: the elimination order g->cfa_kind (tips when AUTO) of the CFA's system, its
+ * off-diagonal blocks before elimination and every step's remaining neighbours (cfa_order.h). */
+static void push_cfa(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  int nb = t->nb, *parent = malloc((size_t)(nb + 1) * sizeof *parent);
+  int *nt = malloc((size_t)(nb + 1) * sizeof *nt);
+  mbg_cfa_order o;
+  mbg_cfa_kind kind = g->cfa_kind == MBG_CFA_AUTO ? MBG_CFA_TIPS : g->cfa_kind;
+  if (!parent || !nt) free(parent), free(nt), luaL_error(L, "out of memory");
+  for (int i = 0; i <= nb; i++) parent[i] = t->body[i].parent, nt[i] = 6 - t->body[i].nv;
+  int rc = mbg_cfa_order_build(nb, parent, nt, kind, &o);
+  free(parent), free(nt);
+  if (rc != 0) luaL_error(L, "out of memory");
+  lua_createtable(L, 0, 10);
+  mbg_lua_set_string(L, "order", mbg_cfa_kind_name(kind));
+  mbg_lua_set_int(L, "rounds", o.rounds);
+  mbg_lua_set_int(L, "longest", o.longest);
+  mbg_lua_set_int(L, "nnode", o.nnode);
+  mbg_lua_set_int(L, "fill", o.nfill);
+  mbg_lua_set_int(L, "height", o.height);
+  lua_createtable(L, o.nedges, 0);
+  for (int e = 0; e < o.nedges; e++) {
+    push_ints(L, o.edge + 2 * e, 2);
+    lua_pushboolean(L, o.edge_kind[e] == MBG_CFA_SIBLING);
+    lua_setfield(L, -2, "sibling");
+    lua_pushboolean(L, o.edge_kind[e] == MBG_CFA_HUB);
+    lua_setfield(L, -2, "hub");
+    lua_rawseti(L, -2, e + 1);
+  }
+  lua_setfield(L, -2, "blocks");
+  /* hubs[u] = the body of hub unknown u (u = nb + h) */
+  lua_createtable(L, 0, o.nhub);
+  for (int h = 1; h <= o.nhub; h++) {
+    lua_pushinteger(L, o.hub_body[h]);
+    lua_rawseti(L, -2, nb + h);
+  }
+  lua_setfield(L, -2, "hubs");
+  lua_createtable(L, o.n, 0);
+  for (int s = 0; s < o.n; s++) {
+    lua_createtable(L, 0, 3);
+    mbg_lua_set_int(L, "body", o.body[s]);
+    mbg_lua_set_int(L, "round", o.round[s]);
+    push_ints(L, o.nbr + o.nbr_start[s], o.nbr_start[s + 1] - o.nbr_start[s]);
+    lua_setfield(L, -2, "nbr");
+    lua_rawseti(L, -2, s + 1);
+  }
+  lua_setfield(L, -2, "steps");
+  mbg_cfa_order_free(&o);
+  lua_setfield(L, -2, "cfa");
+}
+
+/* The model table, frozen, kept in the registry (g->model_ref). */
+static int push_model(lua_State *L) {
+  mbg_gen *g = lua_touserdata(L, 1);
+  lua_createtable(L, 0, 8);
+  mbg_lua_set_string(L, "name", g->prefix);
+  mbg_lua_set_int(L, "nb", g->topo->nb);
+  mbg_lua_set_int(L, "nq", g->topo->nq);
+  mbg_lua_set_int(L, "nv", g->topo->nv);
+  push_numbers(L, g->model->gravity, 3);
+  lua_setfield(L, -2, "gravity");
+  lua_createtable(L, g->topo->nb, 0);
+  for (int i = 1; i <= g->topo->nb; i++) {
+    push_body(g, L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, -2, "bodies");
+  push_cfa(g, L);
+  mbg_lua_freeze(L, -1);
+  return 1;
+}
+
+int mbg_gen_push_model(mbg_gen *g) {
+  lua_State *L = mbg_lua_state(g->lua);
+  if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
+  g->model_ref = LUA_NOREF;
+  lua_pushcfunction(L, push_model);
+  lua_pushlightuserdata(L, g);
+  if (mbg_lua_call(g->lua, 1, 1) != 0) return -1;
+  g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}

@@ -1,0 +1,165 @@
+/* gen_recipe.c — run one recipe (templates/algorithms/NAME.lua) over the symbolic engine and
+ * keep what the render templates need: the parameters, the emitted statements, the counts. */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/gen_recipe.h"
+
+#include "model/build.h"
+
+/* The parameter roles of docs/templates.md: the array size and direction of each. */
+static int role_size(const mbg_gen *g, const char *role, int *is_output) {
+  int nq = g->topo->nq, nv = g->topo->nv, nb1 = g->topo->nb + 1;
+  static const struct {
+    const char *role;
+    int out, kind; /* kind: 0 nq, 1 nv, 2 nv·nv, 3 6(nb+1), 4 12(nb+1) */
+  } roles[] = {{"q", 0, 0},          {"v", 0, 1},          {"a", 0, 1},
+               {"tau", 0, 1},        {"fext", 0, 3},       {"out_nv", 1, 1},
+               {"out_nvnv", 1, 2},   {"out_wrench", 1, 3}, {"out_pose", 1, 4}};
+  for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
+    if (strcmp(role, roles[k].role) != 0) continue;
+    *is_output = roles[k].out;
+    int sizes[] = {nq, nv, nv * nv, 6 * nb1, 12 * nb1};
+    return sizes[roles[k].kind];
+  }
+  return -1;
+}
+
+static char *dup_field(lua_State *L, int t, const char *key) {
+  lua_getfield(L, t, key);
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  char *d = s ? strdup(s) : NULL;
+  lua_pop(L, 1);
+  return d;
+}
+
+/* A parameter name: a C identifier that fits mbg_lsym_array and is not the pivot array. */
+static int valid_param_name(const char *s) {
+  const char *why;
+  return mbg_valid_c_name(s, &why) && strlen(s) < sizeof((mbg_lsym_array *)0)->name &&
+         strcmp(s, "pivot") != 0;
+}
+
+/* The recipe's params list into f->params. Returns 0, or -1 with the reason in msg. */
+static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, char *msg, size_t n) {
+  if (lua_getfield(L, t, "params") != LUA_TTABLE)
+    return snprintf(msg, n, "'params' must be a list of {name = ..., role = ...}"), -1;
+  int np = (int)luaL_len(L, -1);
+  if (np > MBG_LSYM_MAX_ARRAYS)
+    return snprintf(msg, n, "more than %d params", MBG_LSYM_MAX_ARRAYS), -1;
+  for (int k = 0; k < np; k++) {
+    mbg_gen_param *p = &f->params[k];
+    lua_rawgeti(L, -1, k + 1);
+    lua_getfield(L, -1, "name");
+    lua_getfield(L, -2, "role");
+    const char *name = lua_tostring(L, -2), *role = lua_tostring(L, -1);
+    if (!name || !role || !valid_param_name(name))
+      return snprintf(msg, n, "params[%d] needs a C identifier 'name' (not 'pivot') and a 'role'",
+                      k + 1), -1;
+    for (int j = 0; j < k; j++)
+      if (strcmp(f->params[j].name, name) == 0)
+        return snprintf(msg, n, "params[%d]: '%s' given twice", k + 1, name), -1;
+    strcpy(p->name, name);
+    snprintf(p->role, sizeof p->role, "%s", role);
+    if ((p->size = role_size(g, role, &p->is_output)) < 0)
+      return snprintf(msg, n, "params[%d]: unknown role '%s' (q, v, a, tau, fext, out_nv, "
+                      "out_nvnv, out_wrench, out_pose)", k + 1, role), -1;
+    lua_pop(L, 3);
+  }
+  lua_pop(L, 1);
+  f->nparams = np;
+  return 0;
+}
+
+/* Read the recipe's table (on the stack top) into f. Returns 0, or -1 with msg. */
+static int read_recipe(mbg_gen *g, lua_State *L, const char *name, mbg_gen_function *f, char *msg,
+                       size_t n) {
+  int t = lua_gettop(L);
+  if (!lua_istable(L, t)) return snprintf(msg, n, "the recipe must return a table"), -1;
+  f->name = dup_field(L, t, "name");
+  f->summary = dup_field(L, t, "summary");
+  char *returns = dup_field(L, t, "returns");
+  int ok_returns = returns && (strcmp(returns, "void") == 0 || strcmp(returns, "int") == 0);
+  f->returns_int = returns && strcmp(returns, "int") == 0;
+  free(returns);
+  if (!f->name || strcmp(f->name, name) != 0)
+    return snprintf(msg, n, "'name' must be \"%s\" (the file's name)", name), -1;
+  if (!f->summary) return snprintf(msg, n, "'summary' must be a string"), -1;
+  if (!ok_returns) return snprintf(msg, n, "'returns' must be \"void\" or \"int\""), -1;
+  if (read_params(g, L, t, f, msg, n) != 0) return -1;
+  if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
+    return snprintf(msg, n, "'build' must be a function(model)"), -1;
+  return 0; /* build is on the stack */
+}
+
+/* After the recipe ran: mark the inputs the live graph reads, emit, count. */
+static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
+  int32_t n = mbg_sym_size(s);
+  unsigned char *live = malloc((size_t)(n > 0 ? n : 1));
+  if (!live) return fprintf(err, "mbdc: error: out of memory\n"), 1;
+  mbg_sym_live(s, live);
+  for (mbg_sx e = 0; e < n; e++) {
+    const char *array = live[e] ? mbg_sym_input_of(s, e, NULL) : NULL;
+    for (int k = 0; array && k < f->nparams; k++)
+      if (strcmp(f->params[k].name, array) == 0) f->params[k].used = 1;
+  }
+  free(live);
+  f->npivots = g->lsym.npivots;
+  /* the statements are emitted when the files are written (gen_render.c): only what could make
+   * that fail other than memory and I/O is checked here, before any file is touched */
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1};
+  int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
+  if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
+  if (rc != 0) {
+    fprintf(err, "mbdc: error: %s: %s\n", f->name, mbg_sym_strerror(rc));
+    return 1;
+  }
+  return 0;
+}
+
+int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err) {
+  lua_State *L = mbg_lua_state(g->lua);
+  char path[96], msg[256];
+  memset(f, 0, sizeof *f);
+  snprintf(path, sizeof path, "algorithms/%s.lua", name);
+  if (mbg_lua_run(g->lua, path) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  if (read_recipe(g, L, name, f, msg, sizeof msg) != 0) {
+    lua_settop(L, 0);
+    return fprintf(err, "mbdc: error: %s: %s\n", path, msg), 1;
+  }
+  mbg_sym *s = mbg_sym_new();
+  if (!s) return fprintf(err, "mbdc: error: out of memory\n"), 1;
+  mbg_lsym_begin(&g->lsym, s);
+  int rc = 0;
+  for (int k = 0; k < f->nparams && rc == 0; k++)
+    rc = mbg_lsym_array_add(&g->lsym, f->params[k].name, f->params[k].size, f->params[k].is_output);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, g->model_ref);
+  if (rc != 0) {
+    fprintf(err, "mbdc: error: out of memory\n");
+    rc = 1;
+  } else if (mbg_lua_call(g->lua, 1, 0) != 0) {
+    fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua));
+    rc = 1;
+  } else if (mbg_lsym_missing(&g->lsym, msg, sizeof msg)) {
+    fprintf(err, "mbdc: error: %s: the recipe never writes %s (every output element must be "
+                 "written)\n", path, msg);
+    rc = 1;
+  } else {
+    rc = finish(g, s, f, err);
+  }
+  lua_settop(L, 0);
+  mbg_lsym_end(&g->lsym);
+  g->lsym.s = NULL;
+  if (mbg_gen_keeps_graph(g) && rc == 0) f->sym = s;
+  else mbg_sym_free(s);
+  return rc;
+}
+
+void mbg_gen_function_free(mbg_gen_function *f) {
+  free(f->name);
+  free(f->summary);
+  mbg_sym_free(f->sym);
+  memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,207 @@
+/* generate.c — the stages of `mbdc generate` and `mbdc stats` in order. */
+#include "emit/generate.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/digest.h"
+#include "base/readfile.h"
+#include "emit/gen_cfa.h"
+#include "emit/gen_model.h"
+#include "emit/gen_recipe.h"
+#include "emit/gen_render.h"
+#include "load/load.h"
+#include "model/build.h"
+
+const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
+                                             "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
+                                             "cfa",  NULL};
+
+/* The prefix: --prefix or the model name; a C identifier. */
+static int choose_prefix(mbg_gen *g, FILE *err) {
+  const char *p = g->opts->prefix ? g->opts->prefix : g->model->name, *why = NULL;
+  if (!mbg_valid_c_name(p, &why)) {
+    fprintf(err, "mbdc: error: prefix '%s' %s\n", p, why);
+    return 2;
+  }
+  strcpy(g->prefix, p);
+  return 0;
+}
+
+/* Say what the generated functions leave out of the model. */
+static void notes(const mbg_gen *g, FILE *err) {
+  for (int b = 1; b < g->model->nbodies; b++)
+    if (g->model->bodies[b].flex)
+      fprintf(err, "%s: note: flexible body '%s' is generated as rigid (flexible dynamics are "
+                   "not generated yet)\n", g->opts->model_path, g->model->bodies[b].name);
+  if (g->model->nloops > 0)
+    fprintf(err, "%s: note: %d loop joint%s not closed: the functions are those of the "
+                 "spanning tree\n", g->opts->model_path, g->model->nloops,
+            g->model->nloops == 1 ? " is" : "s are");
+}
+
+/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
+static int prepare(mbg_gen *g, FILE *err) {
+  int rc = choose_prefix(g, err);
+  if (rc) return rc;
+  if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
+      mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
+      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 ||
+      !(g->lua = mbg_lua_new(g->opts->templates)))
+    return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (g->topo->nv == 0) {
+    fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
+            g->opts->model_path);
+    return 1;
+  }
+  notes(g, err);
+  mbg_lsym_open(mbg_lua_state(g->lua), &g->lsym);
+  if (mbg_gen_push_model(g) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
+  return 0;
+}
+
+int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
+  int errors = 0, warnings = 0;
+  size_t len;
+  memset(g, 0, sizeof *g);
+  const char *path = o->model_path;
+  char *text = mbg_read_file(path, &len, err);
+  mbg_load_opts lo = {o->floating_base};
+  mbg_model *m = text ? mbg_model_from_source(path, text, len, &lo, err, &errors, &warnings) : NULL;
+  if (!m) {
+    fprintf(err, "%s: %d error%s\n", path, errors ? errors : 1, errors > 1 ? "s" : "");
+    free(text);
+    return 1;
+  }
+  int rc = mbg_gen_open_model(g, o, m, text, len, err);
+  free(text);
+  return rc;
+}
+
+int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
+                       size_t len, FILE *err) {
+  char hex[65];
+  memset(g, 0, sizeof *g);
+  g->opts = o;
+  g->model_ref = LUA_NOREF;
+  g->model = m;
+  mbg_sha256_hex(source, len, hex); /* the bytes that were parsed */
+  snprintf(g->digest, sizeof g->digest, "sha256:%s", hex);
+  return prepare(g, err);
+}
+
+/* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
+ * (",,") are skipped. */
+static char **function_list(const char *spec, int *n) {
+  size_t cap = 1;
+  for (const char *p = spec; p && *p; p++) cap += *p == ',';
+  for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
+  char **names = calloc(cap, sizeof *names);
+  int ok = names != NULL;
+  *n = 0;
+  for (int k = 0; ok && !spec && mbg_default_functions[k]; k++)
+    ok = (names[(*n)++] = strdup(mbg_default_functions[k])) != NULL;
+  for (const char *p = spec; ok && p && *p; p += strcspn(p, ","), p += *p == ',') {
+    size_t len = strcspn(p, ",");
+    if (len > 0) ok = (names[(*n)++] = strndup(p, len)) != NULL;
+  }
+  if (!ok && names) {
+    for (int k = 0; k < *n; k++) free(names[k]);
+    free(names);
+    names = NULL;
+  }
+  return names;
+}
+
+int mbg_gen_run(mbg_gen *g, FILE *err) {
+  int n, rc = 0;
+  char **names = function_list(g->opts->functions, &n);
+  if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  char undefined[256];
+  if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {
+    /* cfa is a default only where it is defined */
+    fprintf(err, "%s: note: cfa is not generated: %s\n", g->opts->model_path, undefined);
+    for (int k = 0; k < n; k++)
+      if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
+  }
+  if (n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
+  for (int k = 0; k < n && rc == 0; k++) {
+    for (int j = 0; j < k; j++)
+      if (strcmp(names[j], names[k]) == 0)
+        rc = (fprintf(err, "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
+    char path[96];
+    snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
+    const char *why;
+    if (rc == 0 && (!mbg_valid_c_name(names[k], &why) || !mbg_lua_has_template(g->lua, path)))
+      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);
+  }
+  if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
+    rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
+  for (int k = 0; k < n && rc == 0; k++) {
+    rc = strcmp(names[k], "cfa") == 0 ? mbg_gen_cfa(g, &g->functions[k], err)
+                                      : mbg_gen_recipe(g, names[k], &g->functions[k], err);
+    g->nfunctions = k + 1;
+  }
+  for (int k = 0; k < n; k++) free(names[k]);
+  free(names);
+  return rc;
+}
+
+void mbg_gen_close(mbg_gen *g) {
+  for (int k = 0; k < g->nfunctions; k++) mbg_gen_function_free(&g->functions[k]);
+  free(g->functions);
+  mbg_lsym_end(&g->lsym);
+  mbg_lua_free(g->lua);
+  mbg_rtmodel_free(&g->rt);
+  mbg_dh_free(&g->dh);
+  mbg_aligned_free(&g->aligned);
+  mbg_topology_free(g->topo);
+  mbg_model_free(g->model);
+  memset(g, 0, sizeof *g);
+}
+
+int mbg_generate(const mbg_gen_opts *o, FILE *err) {
+  mbg_gen g;
+  int rc = mbg_gen_open(&g, o, err);
+  if (rc == 0) rc = mbg_gen_run(&g, err);
+  if (rc == 0) rc = mbg_gen_render(&g, err);
+  mbg_gen_close(&g);
+  return rc;
+}
+
+static void print_counts(const mbg_gen *g, int json, FILE *out) {
+  if (json) fprintf(out, "{\"functions\": {");
+  else fprintf(out, "%-16s %8s %8s %6s %6s %6s\n", "function", "mul", "add", "div", "sqrt", "trig");
+  for (int k = 0; k < g->nfunctions; k++) {
+    const mbg_gen_function *f = &g->functions[k];
+    const mbg_sym_counts *c = &f->counts;
+    if (json)
+      fprintf(out,
+              "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
+              "\"trig\": %ld}",
+              k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig);
+    else
+      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld\n", f->name, c->mul, c->add, c->div, c->sqrt,
+              c->trig);
+  }
+  if (json) fprintf(out, "}");
+  mbg_gen_cfa_print(g, json, out);
+  if (json) fprintf(out, "}\n");
+}
+
+int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
+  mbg_gen g;
+  int rc = mbg_gen_open(&g, o, err);
+  g.stats_only = 1;
+  if (rc == 0) rc = mbg_gen_run(&g, err);
+  if (rc == 0) {
+    if (!json)
+      fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div)\n",
+              g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
+    print_counts(&g, json, out);
+  }
+  mbg_gen_close(&g);
+  return rc;
+}

@@ -1,0 +1,33 @@
+/* generate.h — `mbdc generate` and `mbdc stats`: model → recipes → flat C files.
+ *
+ * Stages: load and check the model (load/), build its topology, align the joint frames and place
+ * the working frames (topology/), run one recipe per function in the embedded Lua (lua/) over the
+ * symbolic engine (sym/; gen_recipe.c, gen_cfa.c), then the render templates over one prepared
+ * read-only table (gen_render.c); every file is written to a temporary name and renamed. Deterministic: the same
+ * model and options give the same bytes. */
+#ifndef MBG_GENERATE_H
+#define MBG_GENERATE_H
+
+#include <stdio.h>
+
+#include "emit/gen.h"
+
+/* The functions generated when --functions is not given, in this order. */
+extern const char *const mbg_default_functions[];
+
+/* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
+int mbg_generate(const mbg_gen_opts *o, FILE *err);
+/* mbdc stats: operation counts of every function, as a table or as JSON. Exit status as above. */
+int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err);
+
+/* Stages, for the tests. mbg_gen_open loads the model, topology, alignment, runtime model and
+ * Lua host (messages on err); mbg_gen_open_model does the same from a validated model it takes
+ * over (the digest is that of source[0..len), the text it was built from); mbg_gen_run runs the recipes of
+ * o->functions. All return 0 or the exit status. mbg_gen_close frees everything. */
+int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err);
+int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
+                       size_t len, FILE *err);
+int mbg_gen_run(mbg_gen *g, FILE *err);
+void mbg_gen_close(mbg_gen *g);
+
+#endif

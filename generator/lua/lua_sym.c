@@ -1,0 +1,248 @@
+/* lua_sym.c — symbolic scalars in Lua: the binding of sym.h for the recipes. */
+#include "lua/lua_sym.h"
+
+#include <lauxlib.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A symbolic value is a light userdata whose "pointer" encodes the node: TAG in bits 48-63,
+ * the low 16 bits of the function's generation in bits 32-47, the node id in bits 0-31. Light
+ * userdata are plain values (no allocation, no garbage collection: a recipe makes millions of
+ * them), equal exactly when node and generation are, and share one metatable, installed by
+ * mbg_lsym_open. Real pointers (the contexts the C side keeps as upvalues, never visible to
+ * recipes) never carry the tag. */
+_Static_assert(sizeof(void *) >= 8 && sizeof(uintptr_t) >= 8,
+               "symbolic values need a 64-bit host (they are encoded in a pointer)");
+#define SYM_TAG ((uintptr_t)0x6d62u << 48)
+#define SYM_TAG_MASK ((uintptr_t)0xffffu << 48)
+
+static mbg_lsym *ctx_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+static unsigned gen16(const mbg_lsym *c) { return c->generation & 0xffffu; }
+
+/* 1 and *word when the value at idx is a symbolic value (of any generation). */
+static int sym_word(lua_State *L, int idx, uintptr_t *word) {
+  if (lua_type(L, idx) != LUA_TLIGHTUSERDATA) return 0;
+  uintptr_t w = (uintptr_t)lua_touserdata(L, idx);
+  if ((w & SYM_TAG_MASK) != SYM_TAG) return 0;
+  *word = w;
+  return 1;
+}
+
+/* ---- conversions ---------------------------------------------------------------------------- */
+
+/* The node of argument idx: a number becomes a constant, a symbolic value its id. */
+static mbg_sx to_sx(lua_State *L, mbg_lsym *c, int idx) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    mbg_sx e = mbg_sym_const(c->s, lua_tonumber(L, idx));
+    if (e < 0) luaL_error(L, "symbolic engine: out of memory");
+    return e;
+  }
+  uintptr_t w = 0;
+  if (!sym_word(L, idx, &w))
+    luaL_error(L, "expected a number or a symbolic value, got %s", luaL_typename(L, idx));
+  if (((w >> 32) & 0xffffu) != gen16(c))
+    luaL_error(L, "symbolic value from another generated function (kept across recipes?)");
+  return (mbg_sx)(w & 0xffffffffu);
+}
+
+/* Push e: a constant as a Lua number, anything else as a symbolic value. */
+static int push_sx(lua_State *L, mbg_lsym *c, mbg_sx e) {
+  double k;
+  if (e < 0) return luaL_error(L, "symbolic engine: out of memory or invalid operation");
+  if (mbg_sym_is_const(c->s, e, &k)) {
+    lua_pushnumber(L, k);
+    return 1;
+  }
+  lua_pushlightuserdata(L, (void *)(SYM_TAG | (uintptr_t)gen16(c) << 32 | (uint32_t)e));
+  return 1;
+}
+
+/* ---- metamethods ---------------------------------------------------------------------------- */
+
+#define BINARY(fname, op)                                                                       \
+  static int fname(lua_State *L) {                                                              \
+    mbg_lsym *c = ctx_of(L);                                                                    \
+    mbg_sx a = to_sx(L, c, 1), b = to_sx(L, c, 2);                                              \
+    return push_sx(L, c, op(c->s, a, b));                                                       \
+  }
+BINARY(l_add, mbg_sym_add)
+BINARY(l_sub, mbg_sym_sub)
+BINARY(l_mul, mbg_sym_mul)
+BINARY(l_div, mbg_sym_div)
+#undef BINARY
+
+static int l_unm(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  return push_sx(L, c, mbg_sym_neg(c->s, to_sx(L, c, 1)));
+}
+
+static int l_compare(lua_State *L) {
+  return luaL_error(L, "symbolic values cannot be compared (their value is known only at run "
+                       "time); test structural zeros with x == 0");
+}
+
+static int l_unsupported(lua_State *L) {
+  return luaL_error(L, "operation not supported on symbolic values (use + - * / and sym.*)");
+}
+
+static int l_tostring(lua_State *L) {
+  uintptr_t w = 0;
+  if (!sym_word(L, 1, &w)) return luaL_error(L, "not a symbolic value");
+  lua_pushfstring(L, "sym#%d", (int)(w & 0xffffffffu));
+  return 1;
+}
+
+/* ---- the sym library ------------------------------------------------------------------------ */
+
+static mbg_lsym_array *find_array(lua_State *L, mbg_lsym *c, int want_output) {
+  const char *name = luaL_checkstring(L, 1);
+  for (int k = 0; k < c->narrays; k++) {
+    mbg_lsym_array *a = &c->arrays[k];
+    if (strcmp(a->name, name) != 0) continue;
+    if (a->is_output != want_output)
+      luaL_error(L, "'%s' is an %s of this function, not an %s", name,
+                 a->is_output ? "output" : "input", want_output ? "output" : "input");
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 0 || i >= a->size)
+      luaL_error(L, "index %d out of range for '%s' (size %d, 0-based)", (int)i, name, a->size);
+    return a;
+  }
+  luaL_error(L, "'%s' is not a parameter of this function", name);
+  return NULL;
+}
+
+static int l_input(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  mbg_lsym_array *a = find_array(L, c, 0);
+  return push_sx(L, c, mbg_sym_input(c->s, a->name, (int)lua_tointeger(L, 2)));
+}
+
+static int l_output(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  mbg_lsym_array *a = find_array(L, c, 1);
+  int i = (int)lua_tointeger(L, 2);
+  mbg_sx e = to_sx(L, c, 3);
+  if (a->written[i]) return luaL_error(L, "%s[%d] written twice", a->name, i);
+  a->written[i] = 1;
+  if (mbg_sym_output(c->s, a->name, i, e) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
+  return 0;
+}
+
+static int l_pivot(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  double k;
+  mbg_sx e = to_sx(L, c, 1);
+  if (mbg_sym_is_const(c->s, e, &k)) {
+    if (!(k > 0))
+      return luaL_error(L, "pivot is the constant %f: the model is singular (a massless body?)", k);
+    return 0; /* a positive constant needs no run-time check */
+  }
+  if (mbg_sym_output(c->s, "pivot", c->npivots++, e) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
+  return 0;
+}
+
+static int l_name(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  const char *name = luaL_checkstring(L, 2);
+  if (lua_type(L, 1) != LUA_TNUMBER && mbg_sym_name(c->s, to_sx(L, c, 1), name) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
+  lua_settop(L, 1);
+  return 1;
+}
+
+#define UNARY(fname, op)                                                                        \
+  static int fname(lua_State *L) {                                                              \
+    mbg_lsym *c = ctx_of(L);                                                                    \
+    return push_sx(L, c, op(c->s, to_sx(L, c, 1)));                                             \
+  }
+UNARY(l_sqrt, mbg_sym_sqrt)
+UNARY(l_sin, mbg_sym_sin)
+UNARY(l_cos, mbg_sym_cos)
+#undef UNARY
+
+static int l_sincos(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  mbg_sx s, co;
+  mbg_sym_sincos(c->s, to_sx(L, c, 1), &s, &co);
+  push_sx(L, c, s);
+  push_sx(L, c, co);
+  return 2;
+}
+
+static int l_is_symbolic(lua_State *L) {
+  uintptr_t w = 0;
+  lua_pushboolean(L, sym_word(L, 1, &w));
+  return 1;
+}
+
+void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
+  static const luaL_Reg meta[] = {
+    {"__add", l_add},       {"__sub", l_sub},         {"__mul", l_mul},
+    {"__div", l_div},       {"__unm", l_unm},
+    {"__lt", l_compare},    {"__le", l_compare},      {"__idiv", l_unsupported},
+    {"__mod", l_unsupported}, {"__pow", l_unsupported}, {"__concat", l_unsupported},
+    {"__tostring", l_tostring}, {NULL, NULL}};
+  static const luaL_Reg lib[] = {
+    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"name", l_name},
+    {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"sincos", l_sincos},
+    {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
+  lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
+  lua_newtable(L);
+  lua_pushlightuserdata(L, ctx);
+  luaL_setfuncs(L, meta, 1);
+  lua_pushliteral(L, "symbolic value");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_pushlightuserdata(L, ctx);
+  luaL_setfuncs(L, lib, 1);
+  lua_setglobal(L, "sym");
+}
+
+void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
+  mbg_lsym_end(ctx);
+  ctx->s = s;
+  ctx->generation++;
+  ctx->narrays = 0;
+  ctx->npivots = 0;
+}
+
+int mbg_lsym_array_add(mbg_lsym *ctx, const char *name, int size, int is_output) {
+  if (ctx->narrays >= MBG_LSYM_MAX_ARRAYS || strlen(name) >= sizeof ctx->arrays[0].name)
+    return -1;
+  mbg_lsym_array *a = &ctx->arrays[ctx->narrays];
+  memset(a, 0, sizeof *a);
+  strcpy(a->name, name);
+  a->size = size;
+  a->is_output = is_output;
+  if (is_output && !(a->written = calloc((size_t)(size > 0 ? size : 1), 1))) return -1;
+  ctx->narrays++;
+  return 0;
+}
+
+int mbg_lsym_missing(const mbg_lsym *ctx, char *buf, size_t bufsize) {
+  for (int k = 0; k < ctx->narrays; k++) {
+    const mbg_lsym_array *a = &ctx->arrays[k];
+    if (!a->is_output) continue;
+    for (int i = 0; i < a->size; i++)
+      if (!a->written[i]) {
+        snprintf(buf, bufsize, "%s[%d]", a->name, i);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+void mbg_lsym_end(mbg_lsym *ctx) {
+  for (int k = 0; k < ctx->narrays; k++) {
+    free(ctx->arrays[k].written);
+    ctx->arrays[k].written = NULL;
+  }
+  ctx->narrays = 0;
+}

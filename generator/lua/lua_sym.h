@@ -1,0 +1,45 @@
+/* lua_sym.h — the symbolic engine as a Lua value type (the `sym` global of docs/templates.md).
+ *
+ * A symbolic scalar is a light userdata encoding a node id of the current engine; arithmetic
+ * metamethods (+ − · / unary −) build nodes, and every result the engine folds to a constant
+ * comes back as a plain Lua number, so structural zeros are 0 in the recipes. The engine of one
+ * generated function is swapped in with mbg_lsym_begin; values kept from an earlier function are
+ * refused. The arrays a function may read and write are declared first: sym.input and
+ * sym.output check names, bounds and that every output element is written exactly once. */
+#ifndef MBG_LUA_SYM_H
+#define MBG_LUA_SYM_H
+
+#include <lua.h>
+
+#include "sym/sym.h"
+
+typedef struct mbg_lsym_array {
+  char name[32];
+  int size;
+  int is_output;
+  unsigned char *written;  /* outputs: [size] flags */
+} mbg_lsym_array;
+
+enum { MBG_LSYM_MAX_ARRAYS = 16 };
+
+typedef struct mbg_lsym {
+  mbg_sym *s;             /* the engine of the function being built */
+  unsigned generation;    /* bumped by every mbg_lsym_begin */
+  int narrays;
+  mbg_lsym_array arrays[MBG_LSYM_MAX_ARRAYS];
+  int npivots;            /* sym.pivot calls: outputs pivot[0..npivots) */
+} mbg_lsym;
+
+/* Install the `sym` global in L, bound to ctx (which must outlive L). */
+void mbg_lsym_open(lua_State *L, mbg_lsym *ctx);
+/* Start a function: engine s (owned by the caller), no arrays, no pivots. */
+void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s);
+/* Declare an array of the function. Returns 0, or -1 (too many, bad name, out of memory). */
+int mbg_lsym_array_add(mbg_lsym *ctx, const char *name, int size, int is_output);
+/* After the recipe: the first output element not written, as "array[index]" into buf; returns
+ * 1 if one is missing, 0 if all were written. */
+int mbg_lsym_missing(const mbg_lsym *ctx, char *buf, size_t bufsize);
+/* Free the written flags. */
+void mbg_lsym_end(mbg_lsym *ctx);
+
+#endif

@@ -1,0 +1,58 @@
+/* build_internal.h — shared by the model builder's files (build*.c); not a public interface. */
+#ifndef MBG_BUILD_INTERNAL_H
+#define MBG_BUILD_INTERNAL_H
+
+#include "model/build.h"
+#include "model/names.h"
+
+/* A constant's entry index while its own expression is being evaluated. */
+enum { MBG_CONST_DEFINING = -2 };
+
+typedef struct mbg_builder {
+  mbg_diag *d;
+  mbg_model *m;
+  mbg_names names;
+  int oom;
+  int tree_incomplete; /* a joint was rejected or names an unknown body: the tree has holes */
+  const mbd_stmt **body_stmt;  /* [nbodies]: the statement declaring each body (NULL: world) */
+  const mbd_stmt **joint_stmt; /* [njoints] */
+  const mbd_stmt **loop_stmt;  /* [nloops] */
+} mbg_builder;
+
+/* What a value is allowed to be. */
+typedef enum mbg_unit_use { MBG_NOT_ANGLE, MBG_ANGLE } mbg_unit_use;
+
+/* Evaluate an expression. Returns 1 and sets *v on success; on failure reports (once) and
+ * returns 0. `use` says whether the unit `deg` may appear. */
+int mbg_eval(mbg_builder *b, const mbd_expr *e, mbg_unit_use use, double *v);
+/* Evaluate a list that must hold exactly `n` values (or, when n_alt > 0, n_alt values).
+ * `what` names the property in messages ("'com'"). Returns the count read (n or n_alt), 0 on
+ * error (reported, with a hint when a spacing-split '-' is the likely cause). */
+int mbg_eval_list(mbg_builder *b, const mbd_exprs *l, mbg_loc where, const char *what, int n,
+                  int n_alt, mbg_unit_use use, double *out);
+
+/* build_body.c: items of a body (rigid and flexible). */
+void mbg_build_body(mbg_builder *b, const mbd_stmt *s, int index);
+/* build_flex.c: flexible-body data (beam preset or nodal data), and the rigid properties derived from it. */
+void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index);
+/* build_joint.c: joints, loops and the `independent` statement. */
+void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index);
+void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
+void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
+/* build_tree.c: tree structure: parents, cycles, connection; masses when no error came before. */
+void mbg_check_tree(mbg_builder *b, int errors_before);
+/* build_inertia.c: the rotational inertia must be positive semidefinite (an error); principal moments that break
+ * the triangle inequality are warned about and kept: no mass distribution has them, but the
+ * algorithms do not need them and real robots' URDFs have them (placeholders, typing errors). */
+void mbg_check_inertia(mbg_builder *b, const double I[6], mbg_loc loc, const char *whose);
+
+/* A name of `kind` referenced at `loc`: its entry index, or -1 after reporting. */
+int mbg_resolve(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind kind);
+
+/* The word that introduces an item ("mass", or the unknown word itself). */
+const char *mbg_item_word(const mbd_item *it);
+
+/* Report a second occurrence of an item that may appear once. Returns 1 if it is a duplicate. */
+int mbg_once(mbg_builder *b, const mbd_item **seen, const mbd_item *it, const char *what);
+
+#endif

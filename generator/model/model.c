@@ -1,0 +1,158 @@
+/* model.c — the validated model's storage: construction, lookup, joint-type tables. */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct joint_type_info {
+  const char *name;
+  int nq, nv;      /* as a tree joint */
+  int constraints; /* relative motions removed as a loop joint */
+  int has_axis;
+} joint_type_info;
+
+static const joint_type_info joint_types[MBG_JOINT_TYPE_COUNT] = {
+  [MBG_JOINT_FIXED] = {"fixed", 0, 0, 6, 0},
+  [MBG_JOINT_REVOLUTE] = {"revolute", 1, 1, 5, 1},
+  [MBG_JOINT_CONTINUOUS] = {"continuous", 1, 1, 5, 1},
+  [MBG_JOINT_PRISMATIC] = {"prismatic", 1, 1, 5, 1},
+  [MBG_JOINT_HELICAL] = {"helical", 1, 1, 5, 1},
+  [MBG_JOINT_SPHERICAL] = {"spherical", 4, 3, 3, 0},
+  [MBG_JOINT_FLOATING] = {"floating", 7, 6, 0, 0},
+  [MBG_JOINT_D1] = {"d1", 0, 0, 1, 1},
+  [MBG_JOINT_D2] = {"d2", 0, 0, 1, 1},
+  [MBG_JOINT_S] = {"s", 0, 0, 3, 0},
+  [MBG_JOINT_SS] = {"ss", 0, 0, 1, 0},
+};
+
+const char *mbg_joint_type_name(mbg_joint_type t) {
+  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].name : "?";
+}
+int mbg_joint_type_nq(mbg_joint_type t) {
+  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].nq : 0;
+}
+int mbg_joint_type_nv(mbg_joint_type t) {
+  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].nv : 0;
+}
+int mbg_joint_type_constraints(mbg_joint_type t) {
+  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].constraints : 0;
+}
+int mbg_joint_type_has_axis(mbg_joint_type t) {
+  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].has_axis : 0;
+}
+
+double mbg_axis_normalize(double a[3]) {
+  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (fabs(n - 1.0) > 1e-15)
+    for (int k = 0; k < 3; k++) a[k] /= n;
+  return n;
+}
+
+static char *dup_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+int mbg_model_find_body(const mbg_model *m, const char *name) {
+  for (int i = 0; i < m->nbodies; i++)
+    if (strcmp(m->bodies[i].name, name) == 0) return i;
+  return -1;
+}
+
+int mbg_model_find_joint(const mbg_model *m, const char *name) {
+  for (int i = 0; i < m->njoints; i++)
+    if (strcmp(m->joints[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* Append one zeroed element to an array of n elements of `size` bytes; NULL when out of memory
+ * (the array is then unchanged). Models are small: one realloc per element is fine. */
+static void *append(void *base, int n, size_t size) {
+  char *p = realloc(base, ((size_t)n + 1) * size);
+  if (p) memset(p + (size_t)n * size, 0, size);
+  return p;
+}
+
+mbg_model *mbg_model_new(const char *name, const char *path) {
+  mbg_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->name = dup_string(name ? name : "model");
+  m->path = dup_string(path ? path : "");
+  m->gravity[2] = -9.81;
+  mbg_loc none = {0, 0, 0};
+  if (!m->name || !m->path || mbg_model_add_body(m, "world", none) != 0) {
+    mbg_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+int mbg_model_add_body(mbg_model *m, const char *name, mbg_loc loc) {
+  mbg_body *grown = append(m->bodies, m->nbodies, sizeof *m->bodies);
+  if (!grown) return -1;
+  m->bodies = grown;
+  mbg_body *b = &grown[m->nbodies];
+  b->name = dup_string(name);
+  if (!b->name) return -1;
+  b->loc = loc;
+  return m->nbodies++;
+}
+
+int mbg_model_add_joint(mbg_model *m, const char *name, mbg_loc loc) {
+  mbg_joint *grown = append(m->joints, m->njoints, sizeof *m->joints);
+  if (!grown) return -1;
+  m->joints = grown;
+  mbg_joint *j = &grown[m->njoints];
+  j->name = dup_string(name);
+  if (!j->name) return -1;
+  j->loc = loc;
+  j->axis[2] = 1.0;
+  j->node = -1;
+  return m->njoints++;
+}
+
+int mbg_model_add_loop(mbg_model *m, const char *name, mbg_loc loc) {
+  mbg_loop *grown = append(m->loops, m->nloops, sizeof *m->loops);
+  if (!grown) return -1;
+  m->loops = grown;
+  mbg_loop *l = &grown[m->nloops];
+  l->name = dup_string(name);
+  if (!l->name) return -1;
+  l->loc = loc;
+  l->axis[2] = 1.0;
+  l->axis_b[2] = 1.0;
+  return m->nloops++;
+}
+
+static void flex_free(mbg_flex *f) {
+  if (!f) return;
+  for (int i = 0; i < f->nnodes; i++) free(f->nodes[i].name);
+  if (f->mode_names)
+    for (int i = 0; i < f->nmodes; i++) free(f->mode_names[i]);
+  free(f->nodes);
+  free(f->mode_names);
+  free(f->shapes);
+  free(f->stiffness);
+  free(f->damping);
+  free(f);
+}
+
+void mbg_model_free(mbg_model *m) {
+  if (!m) return;
+  for (int i = 0; i < m->nbodies; i++) {
+    free(m->bodies[i].name);
+    flex_free(m->bodies[i].flex);
+  }
+  for (int i = 0; i < m->njoints; i++) free(m->joints[i].name);
+  for (int i = 0; i < m->nloops; i++) free(m->loops[i].name);
+  free(m->bodies);
+  free(m->joints);
+  free(m->loops);
+  free(m->independent);
+  free(m->name);
+  free(m->path);
+  free(m);
+}

@@ -1,0 +1,129 @@
+/* model.h — the validated model: what a .mbd (or URDF) file says, checked and in SI units.
+ *
+ * Produced by mbg_model_build() from the parser's AST (or by the URDF importer), consumed by
+ * the topology stage. Everything here is in declaration order; numbering happens later.
+ * Body 0 is always the fixed `world`. */
+#ifndef MBG_MODEL_H
+#define MBG_MODEL_H
+
+#include "base/diag.h"
+
+typedef enum mbg_joint_type {
+  MBG_JOINT_FIXED,
+  MBG_JOINT_REVOLUTE,
+  MBG_JOINT_CONTINUOUS,
+  MBG_JOINT_PRISMATIC,
+  MBG_JOINT_HELICAL,
+  MBG_JOINT_SPHERICAL,
+  MBG_JOINT_FLOATING,
+  /* Haug's basic constraints (seed 002, Tables 1-4): loop joints only. */
+  MBG_JOINT_D1, /* axis on the first body perpendicular to axis on the second */
+  MBG_JOINT_D2, /* axis on the first body perpendicular to the separation of the two points */
+  MBG_JOINT_S,  /* two points coincide */
+  MBG_JOINT_SS, /* two points at a fixed distance */
+  MBG_JOINT_TYPE_COUNT
+} mbg_joint_type;
+
+/* Name as written in the language ("revolute", "d1", ...). */
+const char *mbg_joint_type_name(mbg_joint_type t);
+/* Position and velocity coordinates of a tree joint type (0 for the basic constraints). */
+int mbg_joint_type_nq(mbg_joint_type t);
+int mbg_joint_type_nv(mbg_joint_type t);
+/* Relative motions a loop joint of this type removes (revolute 5, s 3, d1 1, ...). */
+int mbg_joint_type_constraints(mbg_joint_type t);
+/* 1 if the type uses an axis (revolute, continuous, prismatic, helical, d1, d2). */
+int mbg_joint_type_has_axis(mbg_joint_type t);
+
+/* A lumped node of a flexible body. */
+typedef struct mbg_node {
+  char *name;
+  mbg_loc loc;
+  double xyz[3];     /* position in the body frame */
+  double mass;       /* lumped mass */
+  double inertia[6]; /* ixx iyy izz ixy ixz iyz about the node */
+} mbg_node;
+
+/* Assumed-modes data of a flexible body (seed 003 §3). Either the uniform Euler-Bernoulli beam
+ * preset (is_beam: length, EI, rhoA along the body x axis, cantilever modes; the modal data are
+ * computed by a later stage) or explicit nodal data. */
+typedef struct mbg_flex {
+  int is_beam;
+  double length, EI, rhoA; /* beam preset */
+  int nmodes;
+  int nnodes;              /* explicit data: */
+  mbg_node *nodes;         /* [nnodes] */
+  char **mode_names;       /* [nmodes] */
+  double *shapes;          /* [nmodes][nnodes][6]: [rotation; translation] of each node */
+  double *stiffness;       /* [nmodes][nmodes], symmetric positive definite */
+  double *damping;         /* [nmodes][nmodes] or NULL */
+} mbg_flex;
+
+typedef struct mbg_body {
+  char *name;
+  mbg_loc loc;
+  double mass;
+  double com[3];     /* centre of mass in the body frame (origin at its joint) */
+  double inertia[6]; /* ixx iyy izz ixy ixz iyz about the COM, body axes */
+  mbg_flex *flex;    /* NULL for a rigid body */
+} mbg_body;
+
+typedef struct mbg_joint {
+  char *name;
+  mbg_loc loc;
+  mbg_joint_type type;
+  int parent, child; /* body indices; 0 is the world */
+  mbg_loc parent_loc, child_loc;
+  double xyz[3], rpy[3]; /* joint frame in the parent frame: translation, then R = Rz Ry Rx */
+  double axis[3];        /* unit, in the joint frame (revolute, continuous, prismatic, helical) */
+  double pitch;          /* helical: metres of translation per radian */
+  int node;              /* parent flexible: index of the node the joint is attached to, else -1 */
+} mbg_joint;
+
+/* A loop (cut) joint between two bodies of the tree. The joint frame is `origin` on body a; it
+ * must coincide with the frame `target` on body b (up to the joint's free motion). */
+typedef struct mbg_loop {
+  char *name;
+  mbg_loc loc;
+  mbg_joint_type type;
+  int body_a, body_b;
+  double xyz[3], rpy[3];               /* origin on body a */
+  double target_xyz[3], target_rpy[3]; /* target on body b */
+  double axis[3];                      /* in the joint frame on a */
+  double axis_b[3];                    /* d1: second axis, in the target frame on b */
+  double pitch;
+  double distance;                     /* ss */
+} mbg_loop;
+
+typedef struct mbg_model {
+  char *name;
+  mbg_loc name_loc;
+  char *path; /* the model file as given on the command line */
+  double gravity[3];
+  int nbodies; /* including the world, bodies[0] */
+  mbg_body *bodies;
+  int njoints;
+  mbg_joint *joints;
+  int nloops;
+  mbg_loop *loops;
+  int nindependent;
+  int *independent; /* joint indices named by `independent` */
+} mbg_model;
+
+/* Normalize an axis in place; returns its length as given. A vector within 1e-15 of unit length
+ * is kept as it is, so that normalizing twice changes nothing (a URDF's axis, normalized on
+ * import, reads back from the written .mbd as the same numbers). */
+double mbg_axis_normalize(double a[3]);
+
+/* Index of a body or joint by name, or -1. */
+int mbg_model_find_body(const mbg_model *m, const char *name);
+int mbg_model_find_joint(const mbg_model *m, const char *name);
+
+/* An empty model holding only the world, with default gravity (0 0 -9.81). Returns NULL when out
+ * of memory. mbg_model_add_body/joint append and return the new index (or -1, out of memory). */
+mbg_model *mbg_model_new(const char *name, const char *path);
+int mbg_model_add_body(mbg_model *m, const char *name, mbg_loc loc);
+int mbg_model_add_joint(mbg_model *m, const char *name, mbg_loc loc);
+int mbg_model_add_loop(mbg_model *m, const char *name, mbg_loc loc);
+void mbg_model_free(mbg_model *m);
+
+#endif

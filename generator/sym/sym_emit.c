@@ -1,0 +1,334 @@
+/* sym_emit.c — the live graph as C statements: temporaries in schedule order, leaves inlined,
+ * then the outputs. Names of temporaries are made C identifiers and unique here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/numfmt.h"
+#include "sym/sym_internal.h"
+
+/* Words a temporary may not take: C99 keywords and the math functions we call. */
+static const char *const reserved[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "sqrt",
+    "sin", "cos", "sqrtf", "sinf", "cosf"};
+#define NRESERVED (sizeof reserved / sizeof *reserved)
+
+/* ---- a set of names, each with the next suffix to try ------------------------------------- */
+
+typedef struct name_set {
+  char **str; /* owned */
+  int32_t *next;
+  int32_t n;
+  uint32_t nslot; /* power of two, > 2 * capacity */
+  int32_t *slot;  /* index into str, -1 = empty */
+} name_set;
+
+static uint32_t str_hash(const char *p) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  return h;
+}
+
+static int set_init(name_set *t, size_t cap) {
+  memset(t, 0, sizeof *t);
+  t->nslot = 16;
+  while (t->nslot < 2 * cap + 2) t->nslot *= 2;
+  t->str = malloc((cap + 1) * sizeof *t->str);
+  t->next = malloc((cap + 1) * sizeof *t->next);
+  t->slot = malloc(t->nslot * sizeof *t->slot);
+  if (!t->str || !t->next || !t->slot) return -1;
+  memset(t->slot, 0xff, t->nslot * sizeof *t->slot);
+  return 0;
+}
+
+static void set_free(name_set *t) {
+  for (int32_t i = 0; i < t->n; i++) free(t->str[i]);
+  free(t->str), free(t->next), free(t->slot);
+}
+
+/* Slot of `name`: holding it, or the empty slot where it goes. */
+static uint32_t set_slot(const name_set *t, const char *name) {
+  uint32_t i = str_hash(name) & (t->nslot - 1);
+  while (t->slot[i] >= 0 && strcmp(t->str[t->slot[i]], name) != 0) i = (i + 1) & (t->nslot - 1);
+  return i;
+}
+
+/* Adds a copy of name (known absent at slot i); its index, or -1. */
+static int32_t set_add(name_set *t, uint32_t i, const char *name) {
+  char *copy = malloc(strlen(name) + 1);
+  if (!copy) return -1;
+  strcpy(copy, name);
+  t->str[t->n] = copy, t->next[t->n] = 2, t->slot[i] = t->n;
+  return t->n++;
+}
+
+/* ---- names of temporaries ----------------------------------------------------------------- */
+
+/* A C identifier from a preferred name: other characters become '_', a leading digit or
+ * underscore gets "n_" before it, at most 48 characters, and tN (our own names) gets a '_'. */
+static void sanitize(const char *raw, char *buf /* 56 */) {
+  size_t j = 0;
+  if (!(*raw == '_' || (*raw >= 'a' && *raw <= 'z') || (*raw >= 'A' && *raw <= 'Z')))
+    buf[j++] = 'n', buf[j++] = '_';
+  else if (*raw == '_')
+    buf[j++] = 'n';
+  for (const char *p = raw; *p && j < 50; p++) {
+    int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+    buf[j++] = ok ? *p : '_';
+  }
+  buf[j] = 0;
+  if (buf[0] == 't' && buf[1] && strspn(buf + 1, "0123456789") == j - 1) buf[j++] = '_', buf[j] = 0;
+}
+
+/* Index in t of a unique identifier made from raw, or -1 (memory). */
+static int32_t unique_name(name_set *t, const char *raw) {
+  char base[56], cand[72];
+  sanitize(raw, base);
+  uint32_t i = set_slot(t, base);
+  if (t->slot[i] < 0) return set_add(t, i, base);
+  int32_t owner = t->slot[i];
+  for (int32_t k = t->next[owner];; k++) {
+    snprintf(cand, sizeof cand, "%s_%d", base, (int)k);
+    uint32_t j = set_slot(t, cand);
+    if (t->slot[j] < 0) {
+      t->next[owner] = k + 1;
+      return set_add(t, j, cand);
+    }
+  }
+}
+
+/* ---- emission ----------------------------------------------------------------------------- */
+
+typedef struct emitter {
+  const mbg_sym *s;
+  FILE *f;
+  int fl;              /* float code */
+  int32_t *ref;        /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1]; constants: the
+                          offset of their literal in lit */
+  unsigned char *need; /* negations with a temporary (the others are written inline) */
+  int joined;          /* no_final_newline: a newline before every line but the first */
+  int started;         /* a line was written */
+  name_set names;
+  char *lit; /* the literals of the live constants, NUL-terminated, back to back */
+} emitter;
+
+/* One statement is built here and written with one fwrite: an operand is at most a name (50
+ * characters and a suffix), a literal (32) or an input (array name and index). */
+typedef struct line {
+  char buf[512];
+  size_t n;
+} line;
+
+static void put_str(line *l, const char *p) {
+  size_t k = strlen(p);
+  if (k > sizeof l->buf - 1 - l->n) k = sizeof l->buf - 1 - l->n; /* cannot happen; stay safe */
+  memcpy(l->buf + l->n, p, k);
+  l->n += k;
+}
+
+static void put_int(line *l, long v) {
+  char tmp[24];
+  int k = 0;
+  unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+  do tmp[k++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  if (v < 0) tmp[k++] = '-';
+  while (k > 0 && l->n < sizeof l->buf - 1) l->buf[l->n++] = tmp[--k];
+}
+
+/* A negation written inline in its consumers ("-t3 - t4"), without a temporary. */
+static int inline_neg(const emitter *m, mbg_sx e) {
+  return m->s->op[e] == MBG_SYM_NEG && !m->need[e];
+}
+
+/* An array name a temporary could shadow or clash with (a keyword, a math function, tN), or
+ * longer than 64 characters. */
+static int bad_array_name(const char *a) {
+  if (strlen(a) > 64) return 1; /* keeps every statement within struct line */
+  for (size_t i = 0; i < NRESERVED; i++)
+    if (strcmp(a, reserved[i]) == 0) return 1;
+  return a[0] == 't' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
+}
+
+/* Every live constant finite in the chosen scalar type, and no bad array name. */
+static int check_graph(const mbg_sym *s, int fl, const unsigned char *live) {
+  for (int32_t i = 0; i < s->narr; i++)
+    if (bad_array_name(s->arr[i])) return MBG_SYM_EINVAL;
+  for (int32_t e = 0; e < s->n; e++)
+    if (live[e] && s->op[e] == MBG_SYM_CONST &&
+        !(fl ? isfinite((float)mbg_sym_kval(s, e)) : isfinite(mbg_sym_kval(s, e))))
+      return MBG_SYM_ENONFINITE;
+  return 0;
+}
+
+/* The literal of every live constant, formatted once ("0.5", "0.5f"). */
+static int format_literals(emitter *m, const unsigned char *live) {
+  const mbg_sym *s = m->s;
+  size_t n = 0, cap = 0;
+  for (int32_t e = 0; e < s->n; e++) {
+    if (!live[e] || s->op[e] != MBG_SYM_CONST) continue;
+    if (n + 40 > cap) {
+      cap = cap ? cap * 2 : 4096;
+      char *p = realloc(m->lit, cap);
+      if (!p) return MBG_SYM_ENOMEM;
+      m->lit = p;
+    }
+    char buf[32];
+    if (m->fl) mbg_fmt_float((float)mbg_sym_kval(s, e), buf);
+    else mbg_fmt_double(mbg_sym_kval(s, e), buf);
+    m->ref[e] = (int32_t)n;
+    size_t k = strlen(buf);
+    memcpy(m->lit + n, buf, k);
+    n += k;
+    if (m->fl) m->lit[n++] = 'f';
+    m->lit[n++] = 0;
+  }
+  return 0;
+}
+
+/* Names the scheduled nodes in schedule order: a preferred name made unique (keywords, math
+ * functions and array names taken first), else t0, t1, ... */
+static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
+  const mbg_sym *s = m->s;
+  size_t named = 0;
+  for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
+  if (set_init(&m->names, NRESERVED + (size_t)s->narr + named)) return MBG_SYM_ENOMEM;
+  for (size_t i = 0; i < NRESERVED; i++)
+    if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
+      return MBG_SYM_ENOMEM;
+  for (int32_t i = 0; i < s->narr; i++) {
+    uint32_t j = set_slot(&m->names, s->arr[i]);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
+  }
+  int32_t tn = 0;
+  for (int32_t i = 0; i < len; i++) {
+    mbg_sx e = order[i];
+    if (inline_neg(m, e)) continue;
+    if (!s->name[e]) {
+      m->ref[e] = tn++;
+      continue;
+    }
+    int32_t k = unique_name(&m->names, s->pool + s->name[e] - 1);
+    if (k < 0) return MBG_SYM_ENOMEM;
+    m->ref[e] = -k - 1;
+  }
+  return 0;
+}
+
+static void put_operand(const emitter *m, line *l, mbg_sx x) {
+  const mbg_sym *s = m->s;
+  while (inline_neg(m, x)) { /* −(−x) never exists: the engine folds it */
+    put_str(l, "-");
+    x = s->a[x];
+  }
+  if (s->op[x] == MBG_SYM_CONST) {
+    put_str(l, m->lit + m->ref[x]);
+  } else if (s->op[x] == MBG_SYM_INPUT) {
+    put_str(l, s->arr[s->a[x]]);
+    put_str(l, "[");
+    put_int(l, s->b[x]);
+    put_str(l, "]");
+  } else if (m->ref[x] >= 0) {
+    put_str(l, "t");
+    put_int(l, m->ref[x]);
+  } else {
+    put_str(l, m->names.str[-m->ref[x] - 1]);
+  }
+}
+
+/* Ends a line and writes it: ";\n", or with no_final_newline the newline goes before the next. */
+static void put_end(emitter *m, line *l) {
+  put_str(l, m->joined ? ";" : ";\n");
+  if (m->joined && m->started) fputc('\n', m->f);
+  fwrite(l->buf, 1, l->n, m->f);
+  m->started = 1;
+}
+
+static void put_statement(emitter *m, const char *indent, mbg_sx e) {
+  static const char *const binop[] = {" + ", " - ", " * ", " / "};
+  static const char *const fn[2][3] = {{"sqrt(", "sin(", "cos("}, {"sqrtf(", "sinf(", "cosf("}};
+  const mbg_sym *s = m->s;
+  int op = s->op[e];
+  line l = {.n = 0};
+  put_str(&l, indent);
+  put_str(&l, m->fl ? "const float " : "const double ");
+  put_operand(m, &l, e);
+  put_str(&l, " = ");
+  if (mbg_sym_is_binary_op(op)) {
+    put_operand(m, &l, s->a[e]);
+    put_str(&l, binop[op - MBG_SYM_ADD]);
+    put_operand(m, &l, s->b[e]);
+  } else if (op == MBG_SYM_NEG) {
+    put_str(&l, "-");
+    put_operand(m, &l, s->a[e]);
+  } else {
+    put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
+    put_operand(m, &l, s->a[e]);
+    put_str(&l, ")");
+  }
+  put_end(m, &l);
+}
+
+static void put_output(emitter *m, const char *indent, int32_t i) {
+  const mbg_sym *s = m->s;
+  line l = {.n = 0};
+  put_str(&l, indent);
+  put_str(&l, s->arr[s->out_arr[i]]);
+  put_str(&l, "[");
+  put_int(&l, s->out_idx[i]);
+  put_str(&l, "] = ");
+  put_operand(m, &l, s->out_e[i]);
+  put_end(m, &l);
+}
+
+int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
+  if (!s || s->failed || !out) return MBG_SYM_EINVAL;
+  const char *indent = o && o->indent ? o->indent : "  ";
+  if (strlen(indent) > 64) return MBG_SYM_EINVAL;
+  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
+               o && o->no_final_newline, 0, {0}, NULL};
+  unsigned char *live = malloc((size_t)s->n + 1);
+  mbg_sx *order = NULL;
+  int32_t len = -1;
+  m.need = calloc((size_t)s->n + 1, 1);
+  int rc = live && m.need ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
+  if (!rc) mbg_sym_needed_negs(s, live, m.need);
+  if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) rc = format_literals(&m, live);
+  free(live);
+  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc) rc = assign_names(&m, order, len);
+  for (int32_t i = 0; !rc && i < len; i++)
+    if (!inline_neg(&m, order[i])) put_statement(&m, indent, order[i]);
+  for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);
+  if (!rc && ferror(out)) rc = MBG_SYM_EIO;
+  if (m.names.slot || m.names.str) set_free(&m.names);
+  free(order), free(m.ref), free(m.need), free(m.lit);
+  return rc;
+}
+
+int mbg_sym_emit_check(const mbg_sym *s, const mbg_sym_emit_opts *o) {
+  if (!s || s->failed) return MBG_SYM_EINVAL;
+  if (o && o->indent && strlen(o->indent) > 64) return MBG_SYM_EINVAL;
+  unsigned char *live = malloc((size_t)s->n + 1);
+  if (!live) return MBG_SYM_ENOMEM;
+  mbg_sym_live(s, live);
+  int rc = check_graph(s, o && o->scalar == MBG_SYM_FLOAT, live);
+  free(live);
+  return rc;
+}
+
+const char *mbg_sym_strerror(int code) {
+  switch (code) {
+  case 0: return "no error";
+  case MBG_SYM_ENOMEM: return "out of memory";
+  case MBG_SYM_ENONFINITE: return "a constant is NaN or infinite";
+  case MBG_SYM_EIO: return "write error";
+  case MBG_SYM_EINVAL: return "invalid expression graph or argument";
+  }
+  return "unknown error";
+}

@@ -1,0 +1,197 @@
+/* sym_sched.c — the live graph: liveness, emission order, operation counts, evaluation.
+ * Operands have smaller ids than their nodes, so one sweep down the ids marks liveness and one
+ * sweep up evaluates: everything here is O(nodes), without recursion. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/sym_internal.h"
+
+void mbg_sym_live(const mbg_sym *s, unsigned char *live) {
+  if (!s) return;
+  memset(live, 0, (size_t)s->n);
+  for (int32_t i = 0; i < s->nout; i++) live[s->out_e[i]] = 1;
+  for (int32_t e = s->n - 1; e >= 0; e--) {
+    if (!live[e] || mbg_sym_is_leaf_op(s->op[e])) continue;
+    live[s->a[e]] = 1;
+    if (s->b[e] >= 0) live[s->b[e]] = 1;
+  }
+}
+
+/* Operand k (0, 1) of e when it is a non-leaf node, else -1. */
+static mbg_sx inner_arg(const mbg_sym *s, mbg_sx e, int k) {
+  mbg_sx x = k == 0 ? s->a[e] : s->b[e];
+  return x >= 0 && !mbg_sym_is_leaf_op(s->op[x]) ? x : -1;
+}
+
+/* Appends root's unscheduled cone to out, depth-first, operands first; stage[e]: 0 unseen,
+ * 1 first operand pushed, 2 second operand pushed, 3 scheduled. A DAG has no cycles, so a
+ * pushed operand is unseen. */
+static void schedule_cone(const mbg_sym *s, mbg_sx root, unsigned char *stage, mbg_sx *stack,
+                          mbg_sx *out, int32_t *len) {
+  if (mbg_sym_is_leaf_op(s->op[root]) || stage[root]) return;
+  int32_t sp = 0;
+  stack[sp++] = root;
+  while (sp > 0) {
+    mbg_sx e = stack[sp - 1], x;
+    if (stage[e] < 2) {
+      x = inner_arg(s, e, stage[e]++);
+      if (x >= 0 && !stage[x]) stack[sp++] = x;
+    } else {
+      stage[e] = 3, out[(*len)++] = e, sp--;
+    }
+  }
+}
+
+int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
+  *order = NULL;
+  if (!s) return -1;
+  size_t n = (size_t)s->n + 1;
+  unsigned char *stage = calloc(n, 1);
+  mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
+  int32_t len = 0;
+  if (!stage || !stack || !out) {
+    free(stage), free(stack), free(out);
+    return -1;
+  }
+  /* the live sines and cosines first, in id order: a libm call in the middle of the arithmetic
+   * would spill every live temporary around it */
+  mbg_sym_live(s, stage);
+  for (mbg_sx e = 0; e < s->n; e++) {
+    int trig = stage[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS);
+    stage[e] = trig ? 4 : 0; /* 4: a live trig node, not yet scheduled */
+  }
+  for (mbg_sx e = 0; e < s->n; e++)
+    if (stage[e] == 4) stage[e] = 0, schedule_cone(s, e, stage, stack, out, &len);
+  for (int32_t i = 0; i < s->nout; i++) schedule_cone(s, s->out_e[i], stage, stack, out, &len);
+  free(stage), free(stack);
+  *order = out;
+  return len;
+}
+
+void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need) {
+  for (int32_t i = 0; i < s->nout; i++)
+    if (s->op[s->out_e[i]] == MBG_SYM_NEG) need[s->out_e[i]] = 1;
+  for (int32_t e = 0; e < s->n; e++)
+    if (live[e] && s->op[e] >= MBG_SYM_SQRT && s->op[s->a[e]] == MBG_SYM_NEG) need[s->a[e]] = 1;
+}
+
+int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
+  memset(c, 0, sizeof *c);
+  if (!s) return -1;
+  unsigned char *live = malloc((size_t)s->n + 1), *need = calloc((size_t)s->n + 1, 1);
+  if (!live || !need) {
+    free(live), free(need);
+    return -1;
+  }
+  mbg_sym_live(s, live);
+  mbg_sym_needed_negs(s, live, need);
+  for (int32_t e = 0; e < s->n; e++) {
+    if (!live[e]) continue;
+    switch ((mbg_sym_op)s->op[e]) {
+    case MBG_SYM_ADD:
+    case MBG_SYM_SUB: c->add++; break;
+    case MBG_SYM_MUL: c->mul++; break;
+    case MBG_SYM_DIV: c->div++; break;
+    case MBG_SYM_NEG: c->add += need[e]; break;
+    case MBG_SYM_SQRT: c->sqrt++; break;
+    case MBG_SYM_SIN:
+    case MBG_SYM_COS: c->trig++; break;
+    case MBG_SYM_CONST:
+    case MBG_SYM_INPUT: break;
+    }
+  }
+  free(live), free(need);
+  return 0;
+}
+
+/* One node in double arithmetic, operands already evaluated. */
+static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_input_fn in,
+                          void *ctx) {
+  double x = 0.0, y = 0.0;
+  if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
+  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  switch ((mbg_sym_op)s->op[e]) {
+  case MBG_SYM_CONST: return mbg_sym_kval(s, e);
+  case MBG_SYM_INPUT: return in(ctx, s->arr[s->a[e]], s->b[e]);
+  case MBG_SYM_ADD: return x + y;
+  case MBG_SYM_SUB: return x - y;
+  case MBG_SYM_MUL: return x * y;
+  case MBG_SYM_DIV: return x / y;
+  case MBG_SYM_NEG: return -x;
+  case MBG_SYM_SQRT: return sqrt(x);
+  case MBG_SYM_SIN: return sin(x);
+  case MBG_SYM_COS: return cos(x);
+  }
+  return NAN;
+}
+
+/* The same in float arithmetic, as the emitted float code computes. */
+static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_input_fn in,
+                        void *ctx) {
+  float x = 0.0f, y = 0.0f;
+  if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
+  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  switch ((mbg_sym_op)s->op[e]) {
+  case MBG_SYM_CONST: return (float)mbg_sym_kval(s, e);
+  case MBG_SYM_INPUT: return (float)in(ctx, s->arr[s->a[e]], s->b[e]);
+  case MBG_SYM_ADD: return x + y;
+  case MBG_SYM_SUB: return x - y;
+  case MBG_SYM_MUL: return x * y;
+  case MBG_SYM_DIV: return x / y;
+  case MBG_SYM_NEG: return -x;
+  case MBG_SYM_SQRT: return sqrtf(x);
+  case MBG_SYM_SIN: return sinf(x);
+  case MBG_SYM_COS: return cosf(x);
+  }
+  return NAN;
+}
+
+int mbg_sym_eval(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, double *values) {
+  unsigned char *live = s ? malloc((size_t)s->n + 1) : NULL;
+  if (!live) return -1;
+  mbg_sym_live(s, live);
+  for (int32_t e = 0; e < s->n; e++)
+    values[e] = live[e] ? eval_double(s, e, values, input, ctx) : NAN;
+  free(live);
+  return 0;
+}
+
+int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, float *values) {
+  unsigned char *live = s ? malloc((size_t)s->n + 1) : NULL;
+  if (!live) return -1;
+  mbg_sym_live(s, live);
+  for (int32_t e = 0; e < s->n; e++)
+    values[e] = live[e] ? eval_float(s, e, values, input, ctx) : NAN;
+  free(live);
+  return 0;
+}
+
+/* Longest path in operations from the leaves (or, with cut, from the nodes named cut...) to the
+ * outputs: a NEG adds nothing (it folds into its consumer), every other operation one level. */
+int mbg_sym_depth(const mbg_sym *s, const char *cut, long *depth) {
+  *depth = 0;
+  long *d = s ? malloc(((size_t)s->n + 1) * sizeof *d) : NULL;
+  unsigned char *down = s ? malloc((size_t)s->n + 1) : NULL;
+  if (!d || !down) {
+    free(d), free(down);
+    return -1;
+  }
+  size_t len = cut ? strlen(cut) : 0;
+  for (int32_t e = 0; e < s->n; e++) {
+    d[e] = 0, down[e] = cut == NULL;
+    if (mbg_sym_is_leaf_op(s->op[e])) continue;
+    if (cut && s->name[e] && strncmp(s->pool + s->name[e] - 1, cut, len) == 0) {
+      down[e] = 1;
+      continue;
+    }
+    mbg_sx a = s->a[e], b = s->b[e];
+    down[e] = down[a] || (b >= 0 && down[b]);
+    long m = d[a] > (b >= 0 ? d[b] : 0) ? d[a] : (b >= 0 ? d[b] : 0);
+    if (down[e]) d[e] = m + (s->op[e] != MBG_SYM_NEG);
+  }
+  for (int32_t i = 0; i < s->nout; i++)
+    if (d[s->out_e[i]] > *depth) *depth = d[s->out_e[i]];
+  free(d), free(down);
+  return 0;
+}

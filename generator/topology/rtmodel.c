@@ -1,0 +1,81 @@
+/* rtmodel.c — topology → runtime model: per-body arrays of nb + 1 entries, the world at 0. */
+#include "topology/rtmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static mb_joint_type runtime_type(mbg_joint_type t) {
+  switch (t) {
+  case MBG_JOINT_REVOLUTE: return MB_JOINT_REVOLUTE;
+  case MBG_JOINT_CONTINUOUS: return MB_JOINT_CONTINUOUS;
+  case MBG_JOINT_PRISMATIC: return MB_JOINT_PRISMATIC;
+  case MBG_JOINT_HELICAL: return MB_JOINT_HELICAL;
+  case MBG_JOINT_SPHERICAL: return MB_JOINT_SPHERICAL;
+  case MBG_JOINT_FLOATING: return MB_JOINT_FLOATING;
+  default: return MB_JOINT_FIXED;
+  }
+}
+
+int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = (size_t)t->nb + 1;
+  out->parent = calloc(n, sizeof *out->parent);
+  out->iq = calloc(n, sizeof *out->iq);
+  out->iv = calloc(n, sizeof *out->iv);
+  out->jtype = calloc(n, sizeof *out->jtype);
+  out->XT_E = calloc(9 * n, sizeof *out->XT_E);
+  out->XT_r = calloc(3 * n, sizeof *out->XT_r);
+  out->axis = calloc(3 * n, sizeof *out->axis);
+  out->pitch = calloc(n, sizeof *out->pitch);
+  out->inertia = calloc(10 * n, sizeof *out->inertia);
+  if (!out->parent || !out->iq || !out->iv || !out->jtype || !out->XT_E || !out->XT_r ||
+      !out->axis || !out->pitch || !out->inertia) {
+    mbg_rtmodel_free(out);
+    return -1;
+  }
+  out->parent[0] = -1;
+  out->jtype[0] = MB_JOINT_FIXED;
+  out->XT_E[0] = out->XT_E[4] = out->XT_E[8] = 1.0;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *b = &t->body[i];
+    out->parent[i] = b->parent;
+    out->iq[i] = b->iq;
+    out->iv[i] = b->iv;
+    out->jtype[i] = runtime_type(b->type);
+    memcpy(out->XT_E + 9 * i, b->XT.E, sizeof b->XT.E);
+    memcpy(out->XT_r + 3 * i, b->XT.r, sizeof b->XT.r);
+    memcpy(out->axis + 3 * i, b->axis, sizeof b->axis);
+    out->pitch[i] = b->pitch;
+    out->inertia[10 * i] = b->I.m;
+    memcpy(out->inertia + 10 * i + 1, b->I.h, sizeof b->I.h);
+    memcpy(out->inertia + 10 * i + 4, b->I.I, sizeof b->I.I);
+  }
+  mb_model *r = &out->model;
+  r->nb = t->nb;
+  r->nq = t->nq;
+  r->nv = t->nv;
+  r->parent = out->parent;
+  r->jtype = out->jtype;
+  r->iq = out->iq;
+  r->iv = out->iv;
+  r->XT_E = out->XT_E;
+  r->XT_r = out->XT_r;
+  r->axis = out->axis;
+  r->pitch = out->pitch;
+  r->inertia = out->inertia;
+  memcpy(r->gravity, m->gravity, sizeof r->gravity);
+  return 0;
+}
+
+void mbg_rtmodel_free(mbg_rtmodel *r) {
+  free(r->parent);
+  free(r->iq);
+  free(r->iv);
+  free(r->jtype);
+  free(r->XT_E);
+  free(r->XT_r);
+  free(r->axis);
+  free(r->pitch);
+  free(r->inertia);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,80 @@
+/* topology.h — the numbered kinematic tree the algorithms walk (ALGORITHMS.md §0, seed 000 §2.3).
+ *
+ * Built from a validated model. Fixed joints are merged away: a body attached by a fixed joint is
+ * folded into its parent (its mass, COM and inertia combined exactly, its children re-attached
+ * with the fixed transform composed into their tree transforms); a body fixed to the world
+ * vanishes. What remains are the moving bodies, numbered regularly 1..nb: depth-first preorder,
+ * children in the declaration order of their joints, so the parent comes before the child and
+ * every subtree is a contiguous range. Index 0 of every per-body array is the world (body[0]:
+ * parent -1, model_joint -1, zero inertia, is_node = world_is_node, chain -1). */
+#ifndef MBG_TOPOLOGY_H
+#define MBG_TOPOLOGY_H
+
+#include "model/model.h"
+#include "model/xform.h"
+
+typedef struct mbg_tree_body {
+  int model_body;   /* index into model->bodies */
+  int model_joint;  /* index into model->joints: the joint from parent[i] to i */
+  mbg_joint_type type;
+  int parent;       /* λ(i) < i; 0 = world */
+  int first_child;  /* first child's number, 0 if a leaf; siblings linked by next_sibling */
+  int next_sibling;
+  int nchildren;
+  int subtree_end;  /* the subtree of i is [i, subtree_end) */
+  int depth;        /* 1 for a child of the world */
+  int iq, nq;       /* first position coordinate and count */
+  int iv, nv;       /* first velocity coordinate and count */
+  mbg_xform XT;     /* tree transform: joint frame in the parent body's frame (fixed joints folded) */
+  double axis[3];   /* unit joint axis in the joint frame */
+  double pitch;
+  mbg_inertia I;    /* inertia of the body and everything merged into it, at the body origin */
+  int chain;        /* chain index, or -1 if this body is a node */
+  int is_node;      /* more than one child */
+} mbg_tree_body;
+
+/* A model body merged into a moving body (or into the world) by fixed joints. */
+typedef struct mbg_merged {
+  int model_body;
+  int into;         /* tree body number it is rigidly part of (0 = world; -1 only for a body an
+                       unvalidated model leaves unconnected to the world) */
+  mbg_xform X;      /* its frame relative to that body's frame */
+} mbg_merged;
+
+/* A loop joint between tree bodies a and b; the path between them through the tree. */
+typedef struct mbg_tree_loop {
+  int model_loop;
+  int a, b;           /* tree body numbers (0 = world) */
+  mbg_xform Xa, Xb;   /* loop frame on a, target frame on b, relative to those bodies' frames */
+  int ancestor;       /* nearest common ancestor of a and b */
+  int npath;          /* joints on the path: a up to the ancestor, then down to b */
+  int *path;          /* tree body numbers whose joints form the path, in that order */
+} mbg_tree_loop;
+
+typedef struct mbg_topology {
+  int nb;               /* moving bodies */
+  int nq, nv;
+  mbg_tree_body *body;  /* [nb + 1]; body[0] is the world */
+  int nmerged;
+  mbg_merged *merged;   /* [nmerged], every model body in model order, including the moving ones
+                           (into = their own number, X = identity) and the world (into 0) */
+  int *dof_parent;      /* [nv] expanded parent array: the previous DOF towards the root, or -1 */
+  int *dof_body;        /* [nv] the tree body a DOF belongs to */
+  int nchains;
+  int *chain_start;     /* [nchains + 1]: chain c is chain_body[chain_start[c] .. chain_start[c+1]) */
+  int *chain_body;      /* bodies of each chain from inboard to outboard */
+  int nnodes;
+  int *node;            /* [nnodes] tree bodies with more than one child, ascending */
+  int world_is_node;    /* the world has more than one child */
+  int nloops;
+  mbg_tree_loop *loop;
+} mbg_topology;
+
+/* Build the topology of a validated model. Returns NULL only when out of memory. */
+mbg_topology *mbg_topology_build(const mbg_model *m);
+void mbg_topology_free(mbg_topology *t);
+
+/* 1 if tree body j supports tree body i (j is i or an ancestor of i); j = 0 supports all. */
+int mbg_topology_supports(const mbg_topology *t, int j, int i);
+
+#endif

@@ -1,0 +1,76 @@
+/* urdf_names.c — URDF names as model names: C identifiers, unique among bodies and joints.
+ *
+ * The rule, applied in document order (links, then joints, then the added root joint), so the
+ * result is deterministic: every character that is not a letter, digit or '_' becomes '_'; a
+ * leading digit gets a '_' before it (as a file name does, load.c); a name reserved in C ('__x',
+ * '_X') gets an 'n' before it and a C keyword or a word of the model language ('body', 'mass':
+ * the written .mbd must read back) a '_' after it; at most 63 characters; a name
+ * already given (URDF keeps links and joints apart, the model does not) gets '_2', '_3', ... */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "urdf/urdf_internal.h"
+
+static int is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The identifier of `name` before uniqueness, into out[MBG_MAX_NAME + 1]. */
+static void identifier(const char *name, char *out) {
+  size_t n = 0;
+  if (name[0] >= '0' && name[0] <= '9')
+    out[n++] = '_';
+  else if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+    out[n++] = 'n';
+  for (const char *p = name; *p && n < MBG_MAX_NAME; p++) out[n++] = is_ident_char(*p) ? *p : '_';
+  if (n == 0) out[n++] = '_';
+  out[n] = '\0';
+  const char *why;
+  if ((!mbg_valid_c_name(out, &why) || mbg_is_mbd_keyword(out)) && n < MBG_MAX_NAME) {
+    out[n++] = '_';
+    out[n] = '\0';
+  }
+}
+
+char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc loc) {
+  char base[MBG_MAX_NAME + 1], cand[MBG_MAX_NAME + 1];
+  identifier(name, base);
+  strcpy(cand, base);
+  /* "world" is the world's: only the link named so may have it. */
+  int world_ok = strcmp(what, "link") == 0 && strcmp(name, "world") == 0;
+  int is_model = strcmp(what, "robot") == 0; /* the model's name is apart from the others */
+  for (int k = 2; !is_model && ((strcmp(cand, "world") == 0 && !world_ok) ||
+                                mbg_names_find(&u->names, cand) >= 0);
+       k++) {
+    char suffix[16];
+    int sl = snprintf(suffix, sizeof suffix, "_%d", k);
+    size_t keep = strlen(base);
+    if (keep + (size_t)sl > MBG_MAX_NAME) keep = MBG_MAX_NAME - (size_t)sl;
+    memcpy(cand, base, keep);
+    strcpy(cand + keep, suffix);
+  }
+  char *c = strdup(cand);
+  if (!c) {
+    u->oom = 1;
+    return NULL;
+  }
+  if (!is_model && mbg_names_add(&u->names, c, MBG_NAME_BODY, loc) == INT_MIN) {
+    free(c);
+    u->oom = 1;
+    return NULL;
+  }
+  if (strcmp(c, name) != 0) {
+    if (strcmp(c, base) == 0)
+      mbg_diag_warning(u->d, loc,
+                       "%s name '%.63s%s' is not a C identifier or is a reserved word; it is '%s' "
+                       "in the model",
+                       what, name, strlen(name) > 63 ? "..." : "", c);
+    else
+      mbg_diag_warning(u->d, loc,
+                       "%s name '%.63s': '%s' is already taken in the model (links and "
+                       "joints share one namespace there); it is '%s'",
+                       what, name, base, c);
+  }
+  return c;
+}
