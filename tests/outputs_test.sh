@@ -12,6 +12,13 @@
 #   targets    -o naming a file, a device (/dev/null), a directory or a symlink is refused
 # usage: outputs_test.sh MBDC SOURCE_DIR RUNTIME_LIB [CC]
 set -u
+if [ "${1:-}" = --full-disk-body ]; then # run in a mount namespace by the full-disk test below
+  shift
+  mount -t tmpfs -o size=128k tmpfs "$1" || exit 77
+  shift
+  "$@"
+  exit $?
+fi
 mbdc=$1 src=$2 rtlib=$3 cc=${4:-cc}
 mbdc=$(cd "$(dirname "$mbdc")" && pwd)/$(basename "$mbdc")
 src=$(cd "$src" && pwd)
@@ -149,6 +156,21 @@ expect 2 "a generated name of the C library (size_t)" -- "$mbdc" generate "$cp" 
   --templates "$tmp/fn" --functions t -o "$tmp/x"
 check_grep "size_t refused" "size_t" "$tmp/err"
 
+# URDF names made into reserved C identifiers: the imported .mbd reads back, and generates.
+cat >"$tmp/hostile.urdf" <<'EOF'
+<robot name="-X">
+  <link name="-A"><inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="1" iyy="2" izz="3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name=".."><inertial><origin xyz="0.2 0.1 0"/><mass value="1"/><inertia ixx="1" iyy="2" izz="3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="-"><inertial><origin xyz="0 0.1 0.3"/><mass value="1"/><inertia ixx="1" iyy="2" izz="3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="sin" type="revolute"><parent link="-A"/><child link=".."/><origin xyz="0.1 0.2 0.3"/><axis xyz="1 0 0"/></joint>
+  <joint name="_" type="revolute"><parent link=".."/><child link="-"/><origin xyz="0.3 -0.1 0.2" rpy="0.1 0.2 0.3"/><axis xyz="0 1 0"/></joint>
+</robot>
+EOF
+expect 0 "import hostile URDF names" -- "$mbdc" import "$tmp/hostile.urdf" -o "$tmp/hostile.mbd"
+expect 0 "the imported .mbd of hostile names reads back" -- "$mbdc" check "$tmp/hostile.mbd"
+expect 0 "and generates" -- "$mbdc" generate "$tmp/hostile.mbd" -o "$tmp/hostile"
+harness "hostile URDF names" "$tmp/hostile"
+
 # The harness of any subset of functions compiles strictly: user recipes only, each built-in.
 expect 0 "only a user recipe" -- "$mbdc" generate "$cp" --templates "$tmp/cmd/t*" --functions my_fn -o "$tmp/user"
 harness "the harness of a user recipe alone" "$tmp/user"
@@ -160,6 +182,146 @@ for f in rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk cfa; 
   if "$cc" "${strict[@]}" -fsyntax-only -I"$src/runtime" -I"$tmp/sub/$f" "$tmp/sub/$f"/*.c 2>"$tmp/cc.err"
   then ok; else bad "the harness of $f,my_fn does not compile strictly"; head -5 "$tmp/cc.err"; fi
 done
+
+# ---- atomic ---------------------------------------------------------------------------------
+# The files of a set, old and new: same_set DIR REF (every file of REF equal in DIR)
+files="cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c"
+same_set() {
+  for f in $files; do cmp -s "$1/$f" "$2/$f" || return 1; done
+  return 0
+}
+no_stage() { # no_stage DESCRIPTION DIR: nothing but the set's files left
+  if ls -A "$2" | grep -q '^\.mbdc-stage-'; then bad "$1: a staging directory was left in $2"; else ok; fi
+}
+gen_old() { "$mbdc" generate "$cp" -o "$1" 2>/dev/null; }
+gen_new() { "$mbdc" generate "$cp" --scalar float -o "$1" 2>/dev/null; }
+a=$tmp/atomic && mkdir -p "$a" && cd "$a" || exit 1
+gen_new out && cp -r out new && rm -rf out
+gen_old out && cp -r out old
+
+# A write that fails (injected: a full disk on the third file): exit 2, the old set untouched.
+MBDC_TEST_HOOK=enospc:cart_pole_model.c "$mbdc" generate "$cp" --scalar float -o out >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && ok || bad "an injected write failure: exit status"
+check_grep "the failure's message" "out/cart_pole_model.c: error: cannot write: No space left on device" "$tmp/err"
+same_set out old && ok || bad "an injected write failure changed the old set"
+no_stage "an injected write failure" out
+
+# A real full disk: a small tmpfs (as root, or in a user namespace), the old set on it, nearly
+# filled; the new set cannot be written: exit 2, the old set untouched, nothing left behind.
+full_disk() { # full_disk MOUNTPOINT (run with the tmpfs mounted there)
+  local fs=$1 ref=$1/../ref n=0
+  mkdir -p "$ref" && gen_new "$fs/out" && cp -r "$fs/out" "$ref/new" && rm -rf "$fs/out" &&
+    gen_old "$fs/out" && cp -r "$fs/out" "$ref/old" || { echo "cannot write the sets on the tmpfs"; return 1; }
+  # fill the disk but for 12 KiB: the new set (25 KiB) cannot be written
+  dd if=/dev/zero of="$fs/fill" bs=1k count=$(($(df -k "$fs" | awk 'NR==2 {print $4}') - 12)) 2>/dev/null
+  "$mbdc" generate "$cp" --scalar float -o "$fs/out" >"$ref/out" 2>"$ref/err"
+  local rc=$?
+  [ $rc -eq 2 ] || { echo "full disk: exit status $rc"; n=1; }
+  grep -q "No space left on device" "$ref/err" || { echo "full disk: no message"; cat "$ref/err"; n=1; }
+  same_set "$fs/out" "$ref/old" || { echo "full disk: the old set changed"; n=1; }
+  ls -A "$fs/out" | grep -q '^\.mbdc-stage-' && { echo "full disk: a staging directory was left"; n=1; }
+  rm -f "$fs/fill"
+  gen_new "$fs/out" && same_set "$fs/out" "$ref/new" || { echo "full disk: no new set after freeing space"; n=1; }
+  return $n
+}
+mkdir -p "$a/fs"
+export -f full_disk same_set gen_old gen_new
+export mbdc cp files
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=128k tmpfs "$a/fs" 2>/dev/null; then
+  mounted=$a/fs
+  full_disk "$a/fs" && ok || bad "a full disk (tmpfs of 128 KiB)"
+  umount "$a/fs" && mounted=""
+elif unshare -rm true 2>/dev/null; then
+  unshare -rm bash "$0" --full-disk-body "$a/fs" bash -c 'full_disk "$0"' "$a/fs"
+  case $? in 0) ok ;; 77) echo "note: no tmpfs in a user namespace here: the full disk is only injected" ;;
+    *) bad "a full disk (tmpfs of 128 KiB in a user namespace)" ;; esac
+else
+  echo "note: cannot mount a tmpfs here: the full disk is only injected"
+fi
+
+# kill -9 at every step of a commit: the old set, or a mix that does not compile, which the next
+# run into the directory completes (after the commit point) or drops (before it).
+order=(cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c)
+for step in stop:written stop:staged stop:renamed:1 stop:renamed:2 stop:renamed:3; do
+  rm -rf out "$tmp/kill.err" && cp -r old out && : >"$tmp/kill.err" # no earlier run's message
+  MBDC_TEST_HOOK=$step "$mbdc" generate "$cp" --scalar float -o out >/dev/null 2>"$tmp/kill.err" &
+  pid=$!
+  for _ in $(seq 600); do grep -q "test hook: stopped" "$tmp/kill.err" && break; sleep 0.05; done
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  grep -q "test hook: stopped at $step" "$tmp/kill.err" ||
+    { bad "$step: the run did not stop there"; sed 's/^/  | /' "$tmp/kill.err"; continue; }
+  renamed=0
+  case $step in stop:renamed:*) renamed=${step#stop:renamed:} ;; esac
+  state_ok=1
+  for i in 0 1 2 3; do
+    want=old
+    [ "$i" -lt "$renamed" ] && want=new
+    cmp -s "out/${order[$i]}" "$want/${order[$i]}" || state_ok=0
+  done
+  [ "$state_ok" = 1 ] && ok || bad "$step: the files after the kill are not the expected old/new ones"
+  ls -A out | grep -q '^\.mbdc-stage-' && ok || bad "$step: no staging directory left for the next run"
+  if [ "$renamed" -gt 0 ]; then # a mix: it must not compile
+    if build out "$tmp/mix" 2>/dev/null; then bad "$step: a mixed set compiles"; else
+      grep -q "are not from the same mbdc run" "$tmp/cc.err" && ok || bad "$step: a mixed set fails for another reason"
+    fi
+  fi
+  # the next run into the directory, another model's set: it first finishes or drops the rest
+  "$mbdc" generate "$src/examples/double_pendulum.mbd" -o out >/dev/null 2>"$tmp/next.err" || bad "$step: the next run failed"
+  case $step in
+    stop:written) same_set out old && ok || bad "$step: the next run did not keep the old set"
+                  check_grep "$step: the next run says so" "removed the unfinished output" "$tmp/next.err" ;;
+    *) same_set out new && ok || bad "$step: the next run did not complete the killed run's set"
+       check_grep "$step: the next run says so" "put in place now" "$tmp/next.err" ;;
+  esac
+  no_stage "$step: after the next run" out
+  [ -s out/double_pendulum_check.c ] && ok || bad "$step: the next run wrote nothing"
+done
+cd "$tmp" || exit 1
+
+# ---- modes ----------------------------------------------------------------------------------
+m=$tmp/modes
+for u in 077 027 022; do
+  (umask $u && "$mbdc" generate "$cp" -o "$m/$u" 2>/dev/null) || bad "generate under umask $u"
+  want=$(printf '%o' $((0666 & ~8#$u)))
+  got=$(stat -c %a "$m/$u/cart_pole_dynamics.h" "$m/$u/cart_pole_check.c" | sort -u)
+  [ "$got" = "$want" ] && ok || bad "umask $u: files are $got, expected $want"
+done
+chmod 600 "$m/022/cart_pole_dynamics.h" && chmod 640 "$m/022/cart_pole_model.c"
+(umask 022 && "$mbdc" generate "$cp" --scalar float -o "$m/022" 2>/dev/null) || bad "regenerate"
+[ "$(stat -c %a "$m/022/cart_pole_dynamics.h")" = 600 ] && ok || bad "a 0600 file was widened"
+[ "$(stat -c %a "$m/022/cart_pole_model.c")" = 640 ] && ok || bad "a 0640 file changed mode"
+[ "$(stat -c %a "$m/022/cart_pole_check.c")" = 644 ] && ok || bad "a 0644 file changed mode"
+grep -q "float" "$m/022/cart_pole_dynamics.h" && ok || bad "the 0600 file was not regenerated"
+
+# ---- targets --------------------------------------------------------------------------------
+t=$tmp/targets && mkdir -p "$t" && cd "$t" || exit 1
+dev=/dev/null
+if [ "$(id -u)" -eq 0 ] && mknod "$t/null" c 1 3 2>/dev/null; then dev=$t/null; fi
+echo keep >file
+expect 2 "generate -o a file" -- "$mbdc" generate "$cp" -o file
+check_grep "generate -o a file says why" "file: error: exists and is not a directory" "$tmp/err"
+[ "$(cat file)" = keep ] && ok || bad "generate -o a file changed it"
+expect 2 "generate -o /dev/null" -- "$mbdc" generate "$cp" -o /dev/null
+check_grep "generate -o /dev/null says why" "/dev/null: error: exists and is not a directory" "$tmp/err"
+for cmd in graph import; do
+  model=$cp
+  [ $cmd = import ] && model=$src/examples/urdf/ur5.urdf
+  expect 2 "$cmd -o a device" -- "$mbdc" $cmd "$model" -o "$dev"
+  check_grep "$cmd -o a device says why" "not a regular file" "$tmp/err"
+  [ -c "$dev" ] && ok || bad "$cmd -o $dev replaced the device"
+  mkdir -p d && expect 2 "$cmd -o a directory" -- "$mbdc" $cmd "$model" -o d
+  [ -d d ] && ok || bad "$cmd -o a directory replaced it"
+  ln -sf file link && expect 2 "$cmd -o a symbolic link" -- "$mbdc" $cmd "$model" -o link
+  [ -L link ] && [ "$(cat file)" = keep ] && ok || bad "$cmd -o a symbolic link replaced it or its target"
+  expect 0 "$cmd -o a new file" -- "$mbdc" $cmd "$model" -o new.$cmd
+  no_stage "$cmd -o" .
+done
+mkdir -p g/cart_pole_dynamics.h
+expect 2 "generate over a directory named like an output" -- "$mbdc" generate "$cp" -o g
+check_grep "says which" "g/cart_pole_dynamics.h: error: exists and is not a regular file (a directory)" "$tmp/err"
+[ "$(ls -A g)" = cart_pole_dynamics.h ] && ok || bad "a refused set left files: $(ls -A g)"
+cd "$tmp" || exit 1
 
 echo "outputs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
