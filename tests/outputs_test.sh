@@ -212,8 +212,8 @@ full_disk() { # full_disk MOUNTPOINT (run with the tmpfs mounted there)
   local fs=$1 ref=$1/../ref n=0
   mkdir -p "$ref" && gen_new "$fs/out" && cp -r "$fs/out" "$ref/new" && rm -rf "$fs/out" &&
     gen_old "$fs/out" && cp -r "$fs/out" "$ref/old" || { echo "cannot write the sets on the tmpfs"; return 1; }
-  # fill the disk but for 12 KiB: the new set (25 KiB) cannot be written
-  dd if=/dev/zero of="$fs/fill" bs=1k count=$(($(df -k "$fs" | awk 'NR==2 {print $4}') - 12)) 2>/dev/null
+  # fill the disk but for 8 KiB: the new header fits, the new source (11 KiB) does not
+  dd if=/dev/zero of="$fs/fill" bs=1k count=$(($(df -k "$fs" | awk 'NR==2 {print $4}') - 8)) 2>/dev/null
   "$mbdc" generate "$cp" --scalar float -o "$fs/out" >"$ref/out" 2>"$ref/err"
   local rc=$?
   [ $rc -eq 2 ] || { echo "full disk: exit status $rc"; n=1; }

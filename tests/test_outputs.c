@@ -142,10 +142,10 @@ static void t_prefixes(void **st) {
   char why[160];
   static const char *const bad[] = {"mb", "MB", "Mb", "mbs", "MBS", "mbg", "mb_", "mb_arm",
                                     "MB_X", "mbs_y", "Mbg_z", "mb__", "_a", "_arm", "_z9",
-                                    "__x", "_X", "9x", "a-b", "int", ""};
+                                    "__x", "_X", "_", "9x", "a-b", "int", ""};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
     if (mbg_gen_prefix_ok(bad[k], why, sizeof why)) fail_msg("prefix '%s' accepted", bad[k]);
-  static const char *const good[] = {"arm7", "mbot", "mbx_", "m", "M", "_2dof_planar", "_",
+  static const char *const good[] = {"arm7", "mbot", "mbx_", "m", "M", "_2dof_planar", "_9",
                                      "exp", "NQ", "random"};
   for (size_t k = 0; k < sizeof good / sizeof *good; k++)
     if (!mbg_gen_prefix_ok(good[k], why, sizeof why))

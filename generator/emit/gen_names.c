@@ -55,9 +55,10 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n) {
   if (family(P, "mb") || family(P, "mbs") || family(P, "mbg"))
     return snprintf(why, n, "is reserved: the runtime's names are mb_*, mbs_* and MB_* (choose "
                             "another with --prefix)"), 0;
-  if (P[0] == '_' && isalpha((unsigned char)P[1]))
-    return snprintf(why, n, "is reserved: it starts with '_' and a letter, so its macros would "
-                            "start with '_' and a capital (choose another with --prefix)"), 0;
+  if (P[0] == '_' && (isalpha((unsigned char)P[1]) || P[1] == '_' || P[1] == '\0'))
+    return snprintf(why, n, "is reserved: after '_' comes %s, so its names would start with '__' "
+                            "or its macros with '_' and a capital (choose another with --prefix)",
+                    P[1] ? "a letter" : "'_'"), 0;
   return 1;
 }
 

@@ -11,8 +11,9 @@
 
 /* Whether P may be a prefix: a C identifier (mbg_valid_c_name) that is not reserved — the
  * runtime's families mb, mbs, mbg (any case, alone or followed by '_': its functions are mb_*,
- * mbs_*, its macros MB_*) and '_' followed by a letter (the macros would begin with '_' and a
- * capital). Returns 1, or 0 with the reason in why[n]. */
+ * mbs_*, its macros MB_*), '_' alone (its names would begin with "__") and '_' followed by a
+ * letter (the macros would begin with '_' and a capital); '_' and a digit stays allowed (a file
+ * named 2dof.urdf gives _2dof). Returns 1, or 0 with the reason in why[n]. */
 int mbg_gen_prefix_ok(const char *P, char *why, size_t n);
 
 /* Whether function `name` (a C identifier) may be generated with prefix P: P_<name> and

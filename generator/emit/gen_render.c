@@ -1,6 +1,8 @@
 /* gen_render.c — the render table `d` (docs/templates.md "The render table") and the output
- * files: every template's text written to a temporary name and renamed. Numbers are formatted
- * here, in C (shortest round-trip), never by Lua. */
+ * files: every template's text rendered first, then the four files written as one set
+ * (base/outset.h) that replaces the old one whole. Numbers are formatted here, in C (shortest
+ * round-trip), never by Lua; text from outside (paths, the command line, summaries) reaches the
+ * table as comment text (base/quote.h). */
 #include <ctype.h>
 #include <lauxlib.h>
 #include <stdlib.h>
