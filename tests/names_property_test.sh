@@ -4,13 +4,18 @@
 # macros, of the generated files' parameters, locals, macros and harness helpers, C++ and C23
 # keywords) are generated, compiled with -std=c99 -Wall -Wextra -Werror -pedantic and their
 # harness run (every generated function against the runtime). A failing model is printed.
-# usage: names_property_test.sh MBDC HOSTILE_MODEL SOURCE_DIR RUNTIME_LIB [CC]
+# usage: names_property_test.sh MBDC HOSTILE_MODEL SOURCE_DIR [CC]
 #   MBDC_PROPERTY_MODELS=N (default 5) models from MBDC_PROPERTY_SEED (default 20261124)
 set -u
-mbdc=$1 gen=$2 src=$3 rtlib=$4 cc=${5:-cc}
+mbdc=$1 gen=$2 src=$3 cc=${4:-cc}
 n=${MBDC_PROPERTY_MODELS:-5} seed=${MBDC_PROPERTY_SEED:-20261124}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the runtime for the harnesses, built here with CC (the build's own may be instrumented)
+mkdir -p "$tmp/rt" && for f in "$src"/runtime/*.c; do
+  "$cc" -std=c99 -O1 -c "$f" -o "$tmp/rt/$(basename "$f" .c).o" || exit 1
+done && ar rcs "$tmp/librt.a" "$tmp"/rt/*.o || exit 1
+rtlib=$tmp/librt.a
 pass=0 fail=0
 for i in $(seq 1 "$n"); do
   m=$tmp/m$i.mbd out=$tmp/out$i

@@ -6,7 +6,7 @@
 mbdc_add_test(NAME test_outputs SOURCES test_outputs.c mb_randtree.c LIBS mbdc_core)
 if(TARGET mbdc)
   add_test(NAME outputs COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/outputs_test.sh
-           $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:mbrt> ${CMAKE_C_COMPILER})
+           $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER})
   set_tests_properties(outputs PROPERTIES TIMEOUT 600)
 endif()
 mbdc_add_test(NAME test_urdf_names SOURCES test_urdf_names.c mb_randtree.c LIBS mbdc_core)
@@ -17,6 +17,6 @@ target_link_libraries(hostile_model PRIVATE mbdc_core m)
 if(TARGET mbdc)
   add_test(NAME names_property COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/names_property_test.sh
            $<TARGET_FILE:mbdc> $<TARGET_FILE:hostile_model> ${PROJECT_SOURCE_DIR}
-           $<TARGET_FILE:mbrt> ${CMAKE_C_COMPILER})
+           ${CMAKE_C_COMPILER})
   set_tests_properties(names_property PROPERTIES TIMEOUT 600)
 endif()

@@ -10,7 +10,7 @@
 #              the next run finishes or removes what a killed run left
 #   modes      new files follow the umask, a regenerated file keeps its mode
 #   targets    -o naming a file, a device (/dev/null), a directory or a symlink is refused
-# usage: outputs_test.sh MBDC SOURCE_DIR RUNTIME_LIB [CC]
+# usage: outputs_test.sh MBDC SOURCE_DIR [CC]
 set -u
 if [ "${1:-}" = --full-disk-body ]; then # run in a mount namespace by the full-disk test below
   shift
@@ -19,10 +19,9 @@ if [ "${1:-}" = --full-disk-body ]; then # run in a mount namespace by the full-
   "$@"
   exit $?
 fi
-mbdc=$1 src=$2 rtlib=$3 cc=${4:-cc}
+mbdc=$1 src=$2 cc=${3:-cc}
 mbdc=$(cd "$(dirname "$mbdc")" && pwd)/$(basename "$mbdc")
 src=$(cd "$src" && pwd)
-rtlib=$(cd "$(dirname "$rtlib")" && pwd)/$(basename "$rtlib")
 tmp=$(mktemp -d)
 mounted=""
 cleanup() {
@@ -67,6 +66,11 @@ same_file() { # same_file DESCRIPTION GOT GOLDEN
   fi
 }
 gold=$src/tests/golden_outputs
+# the runtime for the harnesses, built here with CC (the build's own may be instrumented)
+mkdir -p "$tmp/rt" && for f in "$src"/runtime/*.c; do
+  "$cc" -std=c99 -O1 -c "$f" -o "$tmp/rt/$(basename "$f" .c).o" || exit 1
+done && ar rcs "$tmp/librt.a" "$tmp"/rt/*.o || exit 1
+rtlib=$tmp/librt.a
 
 # ---- injection -----------------------------------------------------------------------------
 # A directory that ends the banner's comment and defines cos as sin (the issue's reproduction).

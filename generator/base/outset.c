@@ -91,7 +91,9 @@ static int finish_stage(mbg_outset *s, int stagefd) {
   text[n] = '\0';
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
     struct stat st;
-    if (!plain_name(line) || fstatat(stagefd, line, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!plain_name(line) || fstatat(stagefd, line, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode))
+      continue;
     if (fstatat(s->dirfd, line, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) continue;
     if (renameat(stagefd, line, s->dirfd, line) == 0) moved++;
   }
@@ -99,7 +101,9 @@ static int finish_stage(mbg_outset *s, int stagefd) {
   return moved;
 }
 
-/* Every staging directory in dir is stale while we hold the lock: finish or remove it. */
+/* Every staging directory in dir is stale while we hold the lock: finish or remove it. Only our
+ * own (same owner): in a shared directory such as /tmp another user's could otherwise make us
+ * put their files over files we may replace and they may not. */
 static void recover(mbg_outset *s) {
   int fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -113,7 +117,11 @@ static void recover(mbg_outset *s) {
     int sfd = openat(s->dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sfd < 0) continue;
     struct stat st;
-    if (fstatat(sfd, MANIFEST, &st, 0) == 0) {
+    if (fstat(sfd, &st) != 0 || st.st_uid != geteuid()) {
+      close(sfd);
+      continue;
+    }
+    if (fstatat(sfd, MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
       int moved = finish_stage(s, sfd);
       fprintf(s->err, "%s: note: an interrupted mbdc run had written its files completely; %d "
                       "of them put in place now\n", s->dir, moved);

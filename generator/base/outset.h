@@ -22,7 +22,8 @@
  * Any failure before the commit point removes the staging directory and leaves every old file
  * untouched. A run killed before the commit point leaves a staging directory without a
  * manifest, which the next begin in that directory removes; a run killed after it leaves one
- * with a manifest, whose remaining files the next begin moves into place first. Files of one
+ * with a manifest, whose remaining files the next begin moves into place first (staging
+ * directories of another owner are left alone). Files of one
  * set can therefore be seen beside files of another only between a kill in the renaming and the
  * next run, and the stamps tell them apart. Messages go to the FILE* given to begin. */
 #ifndef MBG_OUTSET_H
