@@ -64,7 +64,9 @@ static void assert_comment_safe(const char *in, const char *t) {
 
 static void t_comment_text(void **st) {
   (void)st;
-  static const struct { const char *in, *out; } fixed[] = {
+  static const struct {
+    const char *in, *out;
+  } fixed[] = {
       {"examples/arm7.mbd", "examples/arm7.mbd"},
       {"q/x*/\n#define cos sin\n/*", "q/x\\x2a/\\x0a#define cos sin\\x0a\\x2f\\x2a"},
       {"a?\?/", "a\\x3f?/"}, /* "??/" would be a trigraph here */
@@ -140,13 +142,13 @@ static void t_shell_words(void **st) {
 static void t_prefixes(void **st) {
   (void)st;
   char why[160];
-  static const char *const bad[] = {"mb", "MB", "Mb", "mbs", "MBS", "mbg", "mb_", "mb_arm",
-                                    "MB_X", "mbs_y", "Mbg_z", "mb__", "_a", "_arm", "_z9",
-                                    "__x", "_X", "_", "9x", "a-b", "int", ""};
+  static const char *const bad[] = {
+      "mb",   "MB", "Mb",   "mbs", "MBS", "mbg", "mb_", "mb_arm", "MB_X", "mbs_y", "Mbg_z",
+      "mb__", "_a", "_arm", "_z9", "__x", "_X",  "_",   "9x",     "a-b",  "int",   ""};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
     if (mbg_gen_prefix_ok(bad[k], why, sizeof why)) fail_msg("prefix '%s' accepted", bad[k]);
-  static const char *const good[] = {"arm7", "mbot", "mbx_", "m", "M", "_2dof_planar", "_9",
-                                     "exp", "NQ", "random"};
+  static const char *const good[] = {"arm7",         "mbot", "mbx_", "m",  "M",
+                                     "_2dof_planar", "_9",   "exp",  "NQ", "random"};
   for (size_t k = 0; k < sizeof good / sizeof *good; k++)
     if (!mbg_gen_prefix_ok(good[k], why, sizeof why))
       fail_msg("prefix '%s' refused: %s", good[k], why);
@@ -158,16 +160,17 @@ static void t_function_names(void **st) {
   (void)st;
   char why[160];
   static const char *const bad[][2] = {
-      {"arm", "model"}, {"arm", "joint_names"}, {"arm", "joint_iq"}, {"arm", "joint_iv"},
-      {"arm", "body_names"}, {"arm", "NQ"}, {"arm", "nv"}, {"arm", "Nb"}, {"arm", "nj"},
-      {"arm", "set_id"}, {"arm", "dynamics_h"}, {"arm", "have_x"}, {"arm", "HAVE_RNEA"},
-      {"size", "t"}, {"FLT", "MAX"}, {"M", "PI"}, {"EXIT", "FAILURE"}, {"P", "tmpdir"}};
+      {"arm", "model"},      {"arm", "joint_names"}, {"arm", "joint_iq"},   {"arm", "joint_iv"},
+      {"arm", "body_names"}, {"arm", "NQ"},          {"arm", "nv"},         {"arm", "Nb"},
+      {"arm", "nj"},         {"arm", "set_id"},      {"arm", "dynamics_h"}, {"arm", "have_x"},
+      {"arm", "HAVE_RNEA"},  {"size", "t"},          {"FLT", "MAX"},        {"M", "PI"},
+      {"EXIT", "FAILURE"},   {"P", "tmpdir"}};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
     if (mbg_gen_function_name_ok(bad[k][0], bad[k][1], why, sizeof why))
       fail_msg("function '%s' with prefix '%s' accepted", bad[k][1], bad[k][0]);
-  static const char *const good[] = {"rnea", "rnea_ext", "nle", "gravity", "crba", "crba_fd",
-                                     "aba", "minv", "joint_wrenches", "fk", "cfa", "my_fn",
-                                     "models", "have"};
+  static const char *const good[] = {
+      "rnea", "rnea_ext",       "nle", "gravity", "crba",  "crba_fd", "aba",
+      "minv", "joint_wrenches", "fk",  "cfa",     "my_fn", "models",  "have"};
   for (size_t k = 0; k < sizeof good / sizeof *good; k++)
     if (!mbg_gen_function_name_ok("size", good[k], why, sizeof why))
       fail_msg("function '%s' refused: %s", good[k], why);
@@ -181,9 +184,9 @@ static void t_reserved_temporaries(void **st) {
   mbg_sx a = mbg_sym_input(s, "q", 0), b = mbg_sym_input(s, "q", 1);
   mbg_sx x = mbg_sym_mul(s, a, b), y = mbg_sym_add(s, a, b), z = mbg_sym_sub(s, x, y);
   mbg_sx w = mbg_sym_div(s, z, b);
-  assert_int_equal(mbg_sym_name(s, x, "M_PI"), 0);       /* a macro of <math.h> */
-  assert_int_equal(mbg_sym_name(s, y, "ARM_NQ"), 0);     /* the caller's macro */
-  assert_int_equal(mbg_sym_name(s, z, "pivot"), 0);      /* the caller's local */
+  assert_int_equal(mbg_sym_name(s, x, "M_PI"), 0);   /* a macro of <math.h> */
+  assert_int_equal(mbg_sym_name(s, y, "ARM_NQ"), 0); /* the caller's macro */
+  assert_int_equal(mbg_sym_name(s, z, "pivot"), 0);  /* the caller's local */
   assert_int_equal(mbg_sym_name(s, w, "INFINITY"), 0);
   assert_int_equal(mbg_sym_output(s, "tau", 0, w), 0);
   assert_int_equal(mbg_sym_output(s, "tau", 1, mbg_sym_mul(s, w, y)), 0);
@@ -363,7 +366,7 @@ static void t_set_recovers(void **st) {
   snprintf(path, sizeof path, "%s/.mbdc-stage-AbC123/x.c", dir);
   write_text(path, "new x", 0644);
   snprintf(path, sizeof path, "%s/.mbdc-stage-AbC123/manifest", dir);
-  write_text(path, "w.h\nx.c\n", 0600); /* w.h was renamed before the kill */
+  write_text(path, "w.h\nx.c\n", 0600);                      /* w.h was renamed before the kill */
   snprintf(path, sizeof path, "%s/.mbdc-stage-zzzzzz", dir); /* unfinished: no manifest */
   assert_int_equal(mkdir(path, 0700), 0);
   snprintf(path, sizeof path, "%s/.mbdc-stage-zzzzzz/y.c", dir);
@@ -389,8 +392,8 @@ static void t_set_recovers(void **st) {
   assert_int_equal(mbg_outset_begin(&s, dir, 0, err), 0);
   mbg_outset_abort(&s);
   listing(dir, list, sizeof list);
-  assert_string_equal(list, other ? ".mbdc-stage-keep .mbdc-stage-other x.c "
-                                  : ".mbdc-stage-keep x.c ");
+  assert_string_equal(list,
+                      other ? ".mbdc-stage-keep .mbdc-stage-other x.c " : ".mbdc-stage-keep x.c ");
   snprintf(path, sizeof path, "%s/x.c", dir);
   FILE *f = fopen(path, "r");
   char text[16] = {0};
@@ -404,10 +407,14 @@ static void t_set_recovers(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(t_comment_text),         cmocka_unit_test(t_shell_words),
-      cmocka_unit_test(t_prefixes),             cmocka_unit_test(t_function_names),
-      cmocka_unit_test(t_reserved_temporaries), cmocka_unit_test(t_set_modes_and_abort),
-      cmocka_unit_test(t_set_refuses_targets),  cmocka_unit_test(t_set_stamps),
+      cmocka_unit_test(t_comment_text),
+      cmocka_unit_test(t_shell_words),
+      cmocka_unit_test(t_prefixes),
+      cmocka_unit_test(t_function_names),
+      cmocka_unit_test(t_reserved_temporaries),
+      cmocka_unit_test(t_set_modes_and_abort),
+      cmocka_unit_test(t_set_refuses_targets),
+      cmocka_unit_test(t_set_stamps),
       cmocka_unit_test(t_set_recovers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,10 +23,15 @@
 static void xml_name(const char *name, char *out) {
   size_t n = 0;
   for (const char *p = name; *p; p++) {
-    const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
-                  : *p == '"' ? "&quot;" : NULL;
-    if (e) memcpy(out + n, e, strlen(e)), n += strlen(e);
-    else out[n++] = *p;
+    const char *e = *p == '&'   ? "&amp;"
+                    : *p == '<' ? "&lt;"
+                    : *p == '>' ? "&gt;"
+                    : *p == '"' ? "&quot;"
+                                : NULL;
+    if (e)
+      memcpy(out + n, e, strlen(e)), n += strlen(e);
+    else
+      out[n++] = *p;
   }
   out[n] = '\0';
 }
@@ -40,19 +45,22 @@ static char *chain_urdf(const char *robot, const char *const *links, const char 
   len += (size_t)snprintf(t + len, cap - len, "<robot name=\"%s\">\n", a);
   for (int k = 0; k < n; k++) {
     xml_name(links[k], a);
-    len += (size_t)snprintf(t + len, cap - len,
-                            "  <link name=\"%s\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" "
-                            "iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n",
-                            a);
+    len +=
+        (size_t)snprintf(t + len, cap - len,
+                         "  <link name=\"%s\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" "
+                         "iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n",
+                         a);
   }
   for (int k = 0; k + 1 < n; k++) {
     xml_name(joints[k], a);
     xml_name(links[k], b);
-    len += (size_t)snprintf(t + len, cap - len, "  <joint name=\"%s\" type=\"revolute\"><parent "
-                                                "link=\"%s\"/>", a, b);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "  <joint name=\"%s\" type=\"revolute\"><parent "
+                            "link=\"%s\"/>",
+                            a, b);
     xml_name(links[k + 1], b);
-    len += (size_t)snprintf(t + len, cap - len, "<child link=\"%s\"/><axis xyz=\"0 0 1\"/></joint>\n",
-                            b);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "<child link=\"%s\"/><axis xyz=\"0 0 1\"/></joint>\n", b);
   }
   snprintf(t + len, cap - len, "</robot>\n");
   return t;
@@ -61,7 +69,8 @@ static char *chain_urdf(const char *robot, const char *const *links, const char 
 static void assert_readable_name(const char *name, const char *what) {
   const char *why;
   if (!mbg_valid_c_name(name, &why)) fail_msg("%s name '%s' %s", what, name, why);
-  if (mbg_is_mbd_keyword(name)) fail_msg("%s name '%s' is a word of the model language", what, name);
+  if (mbg_is_mbd_keyword(name))
+    fail_msg("%s name '%s' is a word of the model language", what, name);
 }
 
 /* Import the chain and read the written .mbd back: the same names, no error. */
@@ -104,16 +113,44 @@ static void round_trip(const char *robot, const char *const *links, const char *
 static void t_hostile_names(void **st) {
   (void)st;
   static const char *const links[] = {
-      "-A", "..", "_", "-", ".", "__", "_Bool", "int", "sin", "body", "9lives", "a b",
-      "\xe6\x97\xa5\xe6\x9c\xac", "x", "a-b", "a_b", "-_", "_-", "main", "NULL", "true", "_Z9",
+      "-A",
+      "..",
+      "_",
+      "-",
+      ".",
+      "__",
+      "_Bool",
+      "int",
+      "sin",
+      "body",
+      "9lives",
+      "a b",
+      "\xe6\x97\xa5\xe6\x9c\xac",
+      "x",
+      "a-b",
+      "a_b",
+      "-_",
+      "_-",
+      "main",
+      "NULL",
+      "true",
+      "_Z9",
       "p23456789_123456789_123456789_123456789_123456789_123456789_1234567",
       "-23456789_123456789_123456789_123456789_123456789_123456789_1234567",
-      "_23456789_123456789_123456789_123456789_123456789_123456789_12345_", "world_", "model",
+      "_23456789_123456789_123456789_123456789_123456789_123456789_12345_",
+      "world_",
+      "model",
   };
   static const char *const joints[] = {
-      "world", "x", "-", "_", "__", "_A", "if", "sqrt", "joint", "axis2", "9", "a b", "a-b",
-      "a_b", "..", "-x", "_x", "mass", "EI", "rhoA", "_2", "_3", "node",
-      "p23456789_123456789_123456789_123456789_123456789_123456789_1234567", "y", "z",
+      "world", "x",    "-",
+      "_",     "__",   "_A",
+      "if",    "sqrt", "joint",
+      "axis2", "9",    "a b",
+      "a-b",   "a_b",  "..",
+      "-x",    "_x",   "mass",
+      "EI",    "rhoA", "_2",
+      "_3",    "node", "p23456789_123456789_123456789_123456789_123456789_123456789_1234567",
+      "y",     "z",
   };
   enum { N = sizeof links / sizeof *links };
   _Static_assert(sizeof joints / sizeof *joints == N - 1, "one joint between two links");

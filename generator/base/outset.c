@@ -69,8 +69,7 @@ static void remove_stage(int dirfd, const char *name) {
   if (d) {
     const struct dirent *e;
     while ((e = readdir(d)) != NULL)
-      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-        unlinkat(fd, e->d_name, 0);
+      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(fd, e->d_name, 0);
     closedir(d);
   } else if (fd >= 0) {
     close(fd);
@@ -123,8 +122,10 @@ static void recover(mbg_outset *s) {
     }
     if (fstatat(sfd, MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
       int moved = finish_stage(s, sfd);
-      fprintf(s->err, "%s: note: an interrupted mbdc run had written its files completely; %d "
-                      "of them put in place now\n", s->dir, moved);
+      fprintf(s->err,
+              "%s: note: an interrupted mbdc run had written its files completely; %d "
+              "of them put in place now\n",
+              s->dir, moved);
     } else {
       fprintf(s->err, "%s: note: removed the unfinished output of an interrupted mbdc run (%s)\n",
               s->dir, e->d_name);
@@ -188,8 +189,10 @@ static int replaceable(mbg_outset *s, const char *name, struct stat *st, int *ex
   }
   if (*exists && !S_ISREG(st->st_mode)) {
     fprintf(s->err, "%s/%s: error: exists and is not a regular file (%s): not replaced\n", s->dir,
-            name, S_ISDIR(st->st_mode) ? "a directory" : S_ISLNK(st->st_mode) ? "a symbolic link"
-                                                                             : "a device or other");
+            name,
+            S_ISDIR(st->st_mode)   ? "a directory"
+            : S_ISLNK(st->st_mode) ? "a symbolic link"
+                                   : "a device or other");
     return 0;
   }
   return 1;
@@ -303,7 +306,8 @@ static int finish_files(mbg_outset *s) {
     if (exists) { /* the replaced file's mode and owner (the owner where we may) */
       failed |= fchmod(fd, st.st_mode & 0777) != 0;
       if (st.st_uid != geteuid() || st.st_gid != getegid())
-        if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* not allowed: keep ours */ }
+        if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* not allowed: keep ours */
+        }
     }
     failed |= fsync(fd) != 0 && errno != EINVAL && errno != EROFS;
     failed |= fclose(f->f) != 0;
@@ -329,7 +333,8 @@ static int write_manifest(mbg_outset *s) {
   if (fd >= 0) failed |= close(fd) != 0;
   failed = failed || renameat(s->stagefd, MANIFEST ".tmp", s->stagefd, MANIFEST) != 0 ||
            fsync(s->stagefd) != 0;
-  if (failed) fprintf(s->err, "%s: error: cannot write the manifest: %s\n", s->dir, strerror(errno));
+  if (failed)
+    fprintf(s->err, "%s: error: cannot write the manifest: %s\n", s->dir, strerror(errno));
   return failed ? -1 : 0;
 }
 
@@ -341,9 +346,10 @@ int mbg_outset_commit(mbg_outset *s) {
   const char *h = hook();
   for (int k = 0; k < s->nfiles; k++) {
     if (renameat(s->stagefd, s->files[k].name, s->dirfd, s->files[k].name) != 0) {
-      fprintf(s->err, "%s/%s: error: cannot rename into place: %s (the next mbdc run into %s "
-                      "finishes replacing the set)\n", s->dir, s->files[k].name, strerror(errno),
-              s->dir);
+      fprintf(s->err,
+              "%s/%s: error: cannot rename into place: %s (the next mbdc run into %s "
+              "finishes replacing the set)\n",
+              s->dir, s->files[k].name, strerror(errno), s->dir);
       close(s->stagefd), close(s->dirfd); /* the staging directory stays, with its manifest */
       s->stagefd = s->dirfd = -1;
       s->stage[0] = '\0';

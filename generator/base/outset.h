@@ -43,9 +43,9 @@ typedef struct mbg_outset_file {
 } mbg_outset_file;
 
 typedef struct mbg_outset {
-  char *dir;              /* the output directory as given */
-  int dirfd, stagefd;     /* -1 when not open */
-  char stage[32];         /* the staging directory's name in dir */
+  char *dir;          /* the output directory as given */
+  int dirfd, stagefd; /* -1 when not open */
+  char stage[32];     /* the staging directory's name in dir */
   int nfiles;
   mbg_outset_file files[MBG_OUTSET_MAX];
   FILE *err;

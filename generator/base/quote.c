@@ -49,8 +49,10 @@ char *mbg_quote_shell(const char *s) {
   if (!out) return NULL;
   *p++ = '\'';
   for (size_t i = 0; i < len; i++) {
-    if (s[i] == '\'') memcpy(p, "'\\''", 4), p += 4;
-    else *p++ = s[i];
+    if (s[i] == '\'')
+      memcpy(p, "'\\''", 4), p += 4;
+    else
+      *p++ = s[i];
   }
   *p++ = '\'';
   *p = '\0';

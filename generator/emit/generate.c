@@ -139,7 +139,8 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     const char *c_why;
     if (rc == 0 && !mbg_valid_c_name(names[k], &c_why)) {
       mbg_quote_comment_to(names[k], why, sizeof why); /* any text: shown escaped */
-      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (not a C identifier)\n", why), 2);
+      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (not a C identifier)\n", why),
+            2);
     }
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
     if (rc == 0 && !mbg_lua_has_template(g->lua, path))

@@ -27,7 +27,8 @@ end
 -- of two runs does not compile.
 function common.set_check(b, d, file)
   b("#if ", d.PREFIX, "_SET_ID != ", d.set_id)
-  b("#error \"", file, " and ", d.prefix, "_dynamics.h are not from the same mbdc run: regenerate them together\"")
+  b("#error \"", file, " and ", d.prefix,
+    "_dynamics.h are not from the same mbdc run: regenerate them together\"")
   b("#endif")
 end
 
