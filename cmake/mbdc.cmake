@@ -15,11 +15,13 @@
 #                    (1e-4 for float)
 # <p> is PREFIX, or else the model's name (its `model NAME;` statement, read at configure time;
 # without one, the file's name as mbdc makes it: `arm-v2.mbd` -> arm_v2; for a URDF, the robot's
-# name with every character that is not a letter, digit or '_' replaced by '_' and a '_' before a
-# leading digit — give PREFIX for a robot named after a C keyword). FLOATING_BASE passes
-# --floating-base (a URDF without a world joint gets a floating base). FUNCTIONS is a CMake
-# list or a comma-separated string (default: every function mbdc generates). TEMPLATES is a
-# directory of replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua).
+# name with every character that is not a letter, digit or '_' replaced by '_', a '_' before a
+# leading digit and an 'n' before a leading '__' or '_' and a capital — give PREFIX for a robot
+# named after a C keyword; prefixes of the runtime's families mb, mbs, mbg are refused).
+# FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base).
+# FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
+# generates). TEMPLATES is a directory of replacement recipes and render templates
+# (DIR/algorithms/*.lua, DIR/c/*.lua).
 #
 # The mbdc executable is the target `mbdc` when it is part of the build (add_subdirectory of the
 # mbdc sources), else MBDC_EXECUTABLE (searched on the PATH).
@@ -40,6 +42,8 @@ function(_mbdc_model_prefix model out)
     string(REGEX REPLACE "[^A-Za-z0-9_]" "_" name "${name}")
     if(name MATCHES "^[0-9]")
       set(name "_${name}")
+    elseif(name MATCHES "^_[_A-Z]")
+      set(name "n${name}")
     endif()
     set(${out} ${name} PARENT_SCOPE)
     return()

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if ARM7_SET_ID != 0x012534c24a78
+#error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const arm7_joint_names[ARM7_NJ] = {"a1", "a2", "a3", "a4", "a5", "a6", "a7"};
 const int arm7_joint_iq[ARM7_NJ] = {0, 1, 2, 3, 4, 5, 6};
 const int arm7_joint_iv[ARM7_NJ] = {0, 1, 2, 3, 4, 5, 6};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (ARM7_joint_iq, ARM7_joint_iv); a floating joint has
+ * - q and v follow body numbering (arm7_joint_iq, arm7_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define ARM7_NV 7 /* velocity coordinates */
 #define ARM7_NB 7 /* moving bodies (fixed joints merged) */
 #define ARM7_NJ 7 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define ARM7_SET_ID 0x012534c24a78
 
 /* The functions of this file, for feature tests (#ifdef ARM7_HAVE_CFA). */
 #define ARM7_HAVE_RNEA 1

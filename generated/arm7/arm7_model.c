@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "arm7_dynamics.h"
+
+#if ARM7_SET_ID != 0x012534c24a78
+#error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[8] = {
   -1, 0, 1, 2, 3, 4, 5, 6,
 };
@@ -20,7 +26,7 @@ static const int iq[8] = {
 static const int iv[8] = {
   0, 0, 1, 2, 3, 4, 5, 6,
 };
-static const double XT_E[72] = {
+static const double XTE[72] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0,
@@ -30,7 +36,7 @@ static const double XT_E[72] = {
   1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0,
   1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0,
 };
-static const double XT_r[24] = {
+static const double XTr[24] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.15,
   0.0, 0.0, 0.19,
@@ -65,5 +71,5 @@ static const double inertia[80] = {
 };
 
 extern const mb_model arm7_model;
-const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if CART_POLE_SET_ID != 0x5a7b70f5302c
+#error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const cart_pole_joint_names[CART_POLE_NJ] = {"slider", "hinge"};
 const int cart_pole_joint_iq[CART_POLE_NJ] = {0, 1};
 const int cart_pole_joint_iv[CART_POLE_NJ] = {0, 1};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (CART_POLE_joint_iq, CART_POLE_joint_iv); a floating joint has
+ * - q and v follow body numbering (cart_pole_joint_iq, cart_pole_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define CART_POLE_NV 2 /* velocity coordinates */
 #define CART_POLE_NB 2 /* moving bodies (fixed joints merged) */
 #define CART_POLE_NJ 2 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define CART_POLE_SET_ID 0x5a7b70f5302c
 
 /* The functions of this file, for feature tests (#ifdef CART_POLE_HAVE_CFA). */
 #define CART_POLE_HAVE_RNEA 1

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if DOUBLE_PENDULUM_SET_ID != 0x90135d1a459b
+#error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ] = {"shoulder", "elbow"};
 const int double_pendulum_joint_iq[DOUBLE_PENDULUM_NJ] = {0, 1};
 const int double_pendulum_joint_iv[DOUBLE_PENDULUM_NJ] = {0, 1};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (DOUBLE_PENDULUM_joint_iq, DOUBLE_PENDULUM_joint_iv); a floating joint has
+ * - q and v follow body numbering (double_pendulum_joint_iq, double_pendulum_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define DOUBLE_PENDULUM_NV 2 /* velocity coordinates */
 #define DOUBLE_PENDULUM_NB 2 /* moving bodies (fixed joints merged) */
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define DOUBLE_PENDULUM_SET_ID 0x90135d1a459b
 
 /* The functions of this file, for feature tests (#ifdef DOUBLE_PENDULUM_HAVE_CFA). */
 #define DOUBLE_PENDULUM_HAVE_RNEA 1

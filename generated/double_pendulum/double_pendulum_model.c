@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "double_pendulum_dynamics.h"
+
+#if DOUBLE_PENDULUM_SET_ID != 0x90135d1a459b
+#error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[3] = {
   -1, 0, 1,
 };
@@ -19,12 +25,12 @@ static const int iq[3] = {
 static const int iv[3] = {
   0, 0, 1,
 };
-static const double XT_E[27] = {
+static const double XTE[27] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[9] = {
+static const double XTr[9] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   0.0, 0.0, -1.0,
@@ -44,5 +50,5 @@ static const double inertia[30] = {
 };
 
 extern const mb_model double_pendulum_model;
-const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if FIVE_BAR_SET_ID != 0xd6ff6b056fca
+#error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const five_bar_joint_names[FIVE_BAR_NJ] = {"q1", "q2", "q3", "q4"};
 const int five_bar_joint_iq[FIVE_BAR_NJ] = {0, 1, 2, 3};
 const int five_bar_joint_iv[FIVE_BAR_NJ] = {0, 1, 2, 3};

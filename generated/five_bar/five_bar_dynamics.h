@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (FIVE_BAR_joint_iq, FIVE_BAR_joint_iv); a floating joint has
+ * - q and v follow body numbering (five_bar_joint_iq, five_bar_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define FIVE_BAR_NV 4 /* velocity coordinates */
 #define FIVE_BAR_NB 4 /* moving bodies (fixed joints merged) */
 #define FIVE_BAR_NJ 4 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define FIVE_BAR_SET_ID 0xd6ff6b056fca
 
 /* The functions of this file, for feature tests (#ifdef FIVE_BAR_HAVE_CFA). */
 #define FIVE_BAR_HAVE_RNEA 1

@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "five_bar_dynamics.h"
+
+#if FIVE_BAR_SET_ID != 0xd6ff6b056fca
+#error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[5] = {
   -1, 0, 1, 2, 3,
 };
@@ -20,14 +26,14 @@ static const int iq[5] = {
 static const int iv[5] = {
   0, 0, 1, 2, 3,
 };
-static const double XT_E[45] = {
+static const double XTE[45] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   0.7071067811865476, -0.7071067811865475, 0.0, 0.7071067811865475, 0.7071067811865476, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[15] = {
+static const double XTr[15] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   1.0, 0.0, 0.0,
@@ -53,5 +59,5 @@ static const double inertia[50] = {
 };
 
 extern const mb_model five_bar_model;
-const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, -9.81, 0.0}};

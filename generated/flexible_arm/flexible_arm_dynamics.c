@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if FLEXIBLE_ARM_SET_ID != 0xd1409a44a356
+#error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const flexible_arm_joint_names[FLEXIBLE_ARM_NJ] = {"shoulder", "elbow"};
 const int flexible_arm_joint_iq[FLEXIBLE_ARM_NJ] = {0, 1};
 const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ] = {0, 1};

@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "flexible_arm_dynamics.h"
+
+#if FLEXIBLE_ARM_SET_ID != 0xd1409a44a356
+#error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[3] = {
   -1, 0, 1,
 };
@@ -19,12 +25,12 @@ static const int iq[3] = {
 static const int iv[3] = {
   0, 0, 1,
 };
-static const double XT_E[27] = {
+static const double XTE[27] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[9] = {
+static const double XTr[9] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.3,
   0.5, 0.0, 0.0,
@@ -44,5 +50,5 @@ static const double inertia[30] = {
 };
 
 extern const mb_model flexible_arm_model;
-const mb_model flexible_arm_model = {2, 2, 2, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model flexible_arm_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe65e09450a47
+#error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ] = {"shoulder", "elbow", "wrist"};
 const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 2};
 const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 2};

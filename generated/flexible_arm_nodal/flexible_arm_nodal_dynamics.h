@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (FLEXIBLE_ARM_NODAL_joint_iq, FLEXIBLE_ARM_NODAL_joint_iv); a floating joint has
+ * - q and v follow body numbering (flexible_arm_nodal_joint_iq, flexible_arm_nodal_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NV 3 /* velocity coordinates */
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xe65e09450a47
 
 /* The functions of this file, for feature tests (#ifdef FLEXIBLE_ARM_NODAL_HAVE_CFA). */
 #define FLEXIBLE_ARM_NODAL_HAVE_RNEA 1

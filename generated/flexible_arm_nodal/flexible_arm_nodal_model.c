@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "flexible_arm_nodal_dynamics.h"
+
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe65e09450a47
+#error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[4] = {
   -1, 0, 1, 2,
 };
@@ -19,13 +25,13 @@ static const int iq[4] = {
 static const int iv[4] = {
   0, 0, 1, 2,
 };
-static const double XT_E[36] = {
+static const double XTE[36] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[12] = {
+static const double XTr[12] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.3,
   0.5, 0.0, 0.0,
@@ -48,5 +54,5 @@ static const double inertia[40] = {
 };
 
 extern const mb_model flexible_arm_nodal_model;
-const mb_model flexible_arm_nodal_model = {3, 3, 3, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model flexible_arm_nodal_model = {3, 3, 3, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if GIMBAL_SET_ID != 0xedd19ca67e2f
+#error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const gimbal_joint_names[GIMBAL_NJ] = {"screw", "ball"};
 const int gimbal_joint_iq[GIMBAL_NJ] = {0, 1};
 const int gimbal_joint_iv[GIMBAL_NJ] = {0, 1};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (GIMBAL_joint_iq, GIMBAL_joint_iv); a floating joint has
+ * - q and v follow body numbering (gimbal_joint_iq, gimbal_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define GIMBAL_NV 4 /* velocity coordinates */
 #define GIMBAL_NB 2 /* moving bodies (fixed joints merged) */
 #define GIMBAL_NJ 2 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define GIMBAL_SET_ID 0xedd19ca67e2f
 
 /* The functions of this file, for feature tests (#ifdef GIMBAL_HAVE_CFA). */
 #define GIMBAL_HAVE_RNEA 1

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if QUADRUPED_SET_ID != 0x6d09400968dc
+#error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const quadruped_joint_names[QUADRUPED_NJ] = {"base", "lf_haa", "lf_hfe", "lf_kfe", "rf_haa", "rf_hfe", "rf_kfe", "lh_haa", "lh_hfe", "lh_kfe", "rh_haa", "rh_hfe", "rh_kfe"};
 const int quadruped_joint_iq[QUADRUPED_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int quadruped_joint_iv[QUADRUPED_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (QUADRUPED_joint_iq, QUADRUPED_joint_iv); a floating joint has
+ * - q and v follow body numbering (quadruped_joint_iq, quadruped_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define QUADRUPED_NV 18 /* velocity coordinates */
 #define QUADRUPED_NB 13 /* moving bodies (fixed joints merged) */
 #define QUADRUPED_NJ 13 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define QUADRUPED_SET_ID 0x6d09400968dc
 
 /* The functions of this file, for feature tests (#ifdef QUADRUPED_HAVE_CFA). */
 #define QUADRUPED_HAVE_RNEA 1

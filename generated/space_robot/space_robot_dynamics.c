@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if SPACE_ROBOT_SET_ID != 0x099761f2266c
+#error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const space_robot_joint_names[SPACE_ROBOT_NJ] = {"base", "j11", "j12", "j13", "j21", "j22", "j23"};
 const int space_robot_joint_iq[SPACE_ROBOT_NJ] = {0, 7, 8, 9, 10, 11, 12};
 const int space_robot_joint_iv[SPACE_ROBOT_NJ] = {0, 6, 7, 8, 9, 10, 11};

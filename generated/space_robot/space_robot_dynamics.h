@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (SPACE_ROBOT_joint_iq, SPACE_ROBOT_joint_iv); a floating joint has
+ * - q and v follow body numbering (space_robot_joint_iq, space_robot_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define SPACE_ROBOT_NV 12 /* velocity coordinates */
 #define SPACE_ROBOT_NB 7 /* moving bodies (fixed joints merged) */
 #define SPACE_ROBOT_NJ 7 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define SPACE_ROBOT_SET_ID 0x099761f2266c
 
 /* The functions of this file, for feature tests (#ifdef SPACE_ROBOT_HAVE_CFA). */
 #define SPACE_ROBOT_HAVE_RNEA 1

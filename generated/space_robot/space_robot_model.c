@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "space_robot_dynamics.h"
+
+#if SPACE_ROBOT_SET_ID != 0x099761f2266c
+#error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[8] = {
   -1, 0, 1, 2, 3, 1, 5, 6,
 };
@@ -20,7 +26,7 @@ static const int iq[8] = {
 static const int iv[8] = {
   0, 0, 6, 7, 8, 9, 10, 11,
 };
-static const double XT_E[72] = {
+static const double XTE[72] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0,
@@ -30,7 +36,7 @@ static const double XT_E[72] = {
   1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[24] = {
+static const double XTr[24] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   0.0, 0.6928203230275509, 0.3,
@@ -65,5 +71,5 @@ static const double inertia[80] = {
 };
 
 extern const mb_model space_robot_model;
-const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, 0.0}};

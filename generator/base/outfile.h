@@ -1,21 +1,23 @@
-/* outfile.h — output files written whole or not at all: to a temporary name beside the target,
- * renamed over it only when complete. */
+/* outfile.h — one output file written whole or not at all: a set of one file (outset.h) in the
+ * directory of `path`, which must exist. A `path` that names a directory, a symbolic link or a
+ * device (/dev/null) is an error, never replaced. */
 #ifndef MBG_OUTFILE_H
 #define MBG_OUTFILE_H
 
 #include <stdio.h>
 
+#include "base/outset.h"
+
 typedef struct mbg_outfile {
-  FILE *f;
-  char *path, *tmp;
-  char *buf; /* the stream's buffer (1 MiB), freed after fclose */
+  FILE *f; /* write the file's text here */
+  mbg_outset set;
 } mbg_outfile;
 
-/* Open a temporary file beside `path`. Returns 0, or -1 with a message on `err`. */
+/* Begin writing `path`. Returns 0, or -1 with a message on `err`. */
 int mbg_outfile_open(mbg_outfile *o, const char *path, FILE *err);
-/* Close and rename into place; on any write error the target is left untouched. Returns 0/-1. */
+/* Put the file in place; on any write error the target is left untouched. Returns 0/-1. */
 int mbg_outfile_commit(mbg_outfile *o, FILE *err);
-/* Close and remove the temporary file. */
+/* Drop what was written. */
 void mbg_outfile_abort(mbg_outfile *o);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/outfile.h"
+#include "base/quote.h"
 #include "cli/graph.h"
 #include "cli/mbd_write.h"
 #include "cli/summary.h"
@@ -179,14 +180,25 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
   return 0;
 }
 
-/* "mbdc generate ..." with the arguments as given. */
+/* "mbdc generate ..." with the arguments as given, each one a shell word (base/quote.h), so
+ * the banner's command reads back as the same arguments; malloc'ed, NULL when out of memory. */
 static char *command_line(int argc, char **argv) {
-  size_t n = 5;
-  for (int i = 1; i < argc; i++) n += strlen(argv[i]) + 1;
-  char *s = malloc(n + 1);
-  if (!s) return NULL;
-  strcpy(s, "mbdc");
-  for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+  size_t n = 5, len = 4;
+  char **words = calloc((size_t)argc, sizeof *words), *s = NULL;
+  int ok = words != NULL;
+  for (int i = 1; ok && i < argc; i++) ok = (words[i] = mbg_quote_shell(argv[i])) != NULL;
+  for (int i = 1; ok && i < argc; i++) n += strlen(words[i]) + 1;
+  if (ok && (s = malloc(n + 1))) {
+    memcpy(s, "mbdc", 5);
+    for (int i = 1; i < argc; i++) {
+      size_t k = strlen(words[i]);
+      s[len++] = ' ';
+      memcpy(s + len, words[i], k + 1);
+      len += k;
+    }
+  }
+  for (int i = 1; words && i < argc; i++) free(words[i]);
+  free(words);
   return s;
 }
 
@@ -196,6 +208,7 @@ static int cmd_generate(int argc, char **argv, int is_stats) {
   if (rc) return rc;
   if (is_stats) return mbg_stats(&o, json, stdout, stderr);
   char *command = command_line(argc, argv);
+  if (!command) return fprintf(stderr, "mbdc: error: out of memory\n"), EXIT_USAGE;
   o.command = command;
   rc = mbg_generate(&o, stderr);
   free(command);

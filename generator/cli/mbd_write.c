@@ -1,9 +1,11 @@
 /* mbd_write.c — a model as .mbd text (mbd_write.h). */
 #include "cli/mbd_write.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/numfmt.h"
+#include "base/quote.h"
 
 /* " v0 v1 ... v(n-1)" */
 static void numbers(FILE *f, const double *v, int n) {
@@ -79,8 +81,13 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
     return -1;
   }
   const char *base = strrchr(source, '/');
-  base = base ? base + 1 : source;
-  fprintf(f, "# %s — imported from %s by mbdc %s (mbdc import).\n", m->name, base, MBDC_VERSION);
+  char *name = mbg_quote_comment(base ? base + 1 : source); /* one line, whatever the file's name */
+  if (!name) {
+    fprintf(stderr, "mbdc: error: out of memory\n");
+    return -1;
+  }
+  fprintf(f, "# %s — imported from %s by mbdc %s (mbdc import).\n", m->name, name, MBDC_VERSION);
+  free(name);
   fputs(
       "# Links are bodies (mass, centre of mass and inertia about it, in link axes), joints keep\n"
       "# their URDF frames; visuals, collisions, limits and joint dynamics are not part of the\n"

@@ -108,7 +108,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   f->npivots = g->lsym.npivots;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1};
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL};
   int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc != 0) {

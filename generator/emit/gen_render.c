@@ -1,17 +1,18 @@
 /* gen_render.c — the render table `d` (docs/templates.md "The render table") and the output
- * files: every template's text written to a temporary name and renamed. Numbers are formatted
- * here, in C (shortest round-trip), never by Lua. */
+ * files: every template's text rendered first, then the four files written as one set
+ * (base/outset.h) that replaces the old one whole. Numbers are formatted here, in C (shortest
+ * round-trip), never by Lua; text from outside (paths, the command line, summaries) reaches the
+ * table as comment text (base/quote.h). */
 #include <ctype.h>
-#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "emit/gen_render.h"
 
 #include "base/numfmt.h"
-#include "base/outfile.h"
+#include "base/outset.h"
+#include "base/quote.h"
 
 /* t[key] = {C literals of x[0..n)} */
 static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
@@ -34,41 +35,58 @@ static void set_ints(lua_State *L, const char *key, const int *x, int n) {
   lua_setfield(L, -2, key);
 }
 
-/* The size of a parameter in the model's macros. */
-static const char *size_macro(const char *role) {
-  if (strcmp(role, "q") == 0) return "%s_NQ";
-  if (strcmp(role, "out_nvnv") == 0) return "%s_NV * %s_NV";
-  if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0) return "6 * (%s_NB + 1)";
-  if (strcmp(role, "out_pose") == 0) return "12 * (%s_NB + 1)";
-  return "%s_NV";
+/* t[key] = text from outside (a path, the command line, a recipe's summary) as comment text
+ * (base/quote.h): nothing of it can end a comment or start a line of code. */
+static void set_comment(lua_State *L, const char *key, const char *text) {
+  luaL_Buffer b;
+  size_t n = mbg_quote_comment_to(text, NULL, 0);
+  char *p = luaL_buffinitsize(L, &b, n + 1);
+  mbg_quote_comment_to(text, p, n + 1);
+  luaL_pushresultsize(&b, n);
+  lua_setfield(L, -2, key);
 }
 
-/* The marker that stands for function k's statements in the render table; write_one replaces
- * it by the statements (STX is never in a name, a number or a summary we produce). */
+/* The size of a parameter in the model's macros (P twice where it takes two). */
+static void push_size(lua_State *L, const char *role, const char *P) {
+  if (strcmp(role, "q") == 0) lua_pushfstring(L, "%s_NQ", P);
+  else if (strcmp(role, "out_nvnv") == 0) lua_pushfstring(L, "%s_NV * %s_NV", P, P);
+  else if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0)
+    lua_pushfstring(L, "6 * (%s_NB + 1)", P);
+  else if (strcmp(role, "out_pose") == 0) lua_pushfstring(L, "12 * (%s_NB + 1)", P);
+  else lua_pushfstring(L, "%s_NV", P);
+}
+
+/* The marker that stands for function k's statements in the render table, and the one that
+ * stands for the set's identifier (d.set_id); put_text replaces them by the statements and by
+ * the identifier's placeholder (STX is never in a name, a number or a summary we produce: a
+ * summary is comment text, base/quote.h). */
 #define BODY_MARK "\002mbdc-body-"
+#define SET_MARK "\002mbdc-set\002"
 
 static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   const mbg_gen_function *f = &g->functions[index];
   const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
-  char buf[160], size[64];
   lua_createtable(L, 0, 10);
   mbg_lua_set_string(L, "name", f->name);
-  snprintf(buf, sizeof buf, "%s_%s", g->prefix, f->name);
-  mbg_lua_set_string(L, "cname", buf);
-  mbg_lua_set_string(L, "summary", f->summary);
+  lua_pushfstring(L, "%s_%s", g->prefix, f->name);
+  lua_setfield(L, -2, "cname");
+  set_comment(L, "summary", f->summary);
   mbg_lua_set_string(L, "returns", f->returns_int ? "int" : "void");
   mbg_lua_set_int(L, "npivots", f->npivots);
-  snprintf(buf, sizeof buf, BODY_MARK "%d\002", index);
-  mbg_lua_set_string(L, "body", buf);
+  lua_pushfstring(L, BODY_MARK "%d\002", index);
+  lua_setfield(L, -2, "body");
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
     lua_createtable(L, 0, 4);
     mbg_lua_set_string(L, "name", p->name);
     mbg_lua_set_string(L, "role", p->role);
-    snprintf(size, sizeof size, size_macro(p->role), P, P);
-    snprintf(buf, sizeof buf, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name, size);
-    mbg_lua_set_string(L, "decl", buf);
+    /* names and sizes of any length: a 63-character prefix takes 130 characters in a size */
+    push_size(L, p->role, P);
+    lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name,
+                    lua_tostring(L, -1));
+    lua_setfield(L, -3, "decl");
+    lua_pop(L, 1);
     lua_pushboolean(L, p->used || p->is_output);
     lua_setfield(L, -2, "used");
     lua_rawseti(L, -2, k + 1);
@@ -146,9 +164,10 @@ static int push_d(lua_State *L) {
   lua_createtable(L, 0, 20);
   mbg_lua_set_string(L, "tool", "mbdc");
   mbg_lua_set_string(L, "version", MBDC_VERSION);
-  mbg_lua_set_string(L, "model_file", g->opts->model_path);
+  set_comment(L, "model_file", g->opts->model_path);
   mbg_lua_set_string(L, "digest", g->digest);
-  mbg_lua_set_string(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
+  mbg_lua_set_string(L, "set_id", SET_MARK);
+  set_comment(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
   mbg_lua_set_string(L, "prefix", g->prefix);
   mbg_lua_set_string(L, "PREFIX", P);
   mbg_lua_set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
@@ -195,14 +214,55 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
 /* Function f's statements, emitted from its graph straight into out, without the final
  * newline (a function of a large model has millions of them: they are never held as text).
  * Returns 0, or -1 (memory, or a write error). */
-static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out) {
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1};
+static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out,
+                    const char *const *reserved) {
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved};
   return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
 }
 
-/* text to out, every body marker replaced by its function's statements. Returns 0, or -1. */
-static int put_text(mbg_gen *g, const char *text, size_t len, FILE *out) {
-  const size_t nmark = sizeof BODY_MARK - 1;
+/* a "_" b, malloc'ed (NULL when out of memory); upper case when up. */
+static char *joined(const char *a, const char *b, int up) {
+  size_t n = strlen(a) + strlen(b) + 2;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s_%s", a, b);
+  for (char *c = s; up && c && *c; c++) *c = (char)toupper((unsigned char)*c);
+  return s;
+}
+
+/* The names a temporary of a function body must not take, malloc'ed, NULL-terminated (NULL
+ * when out of memory): the macros and globals the header declares (gen_names.h) and the locals
+ * source.lua gives an int function (pivot, k). */
+static char **body_reserved(const mbg_gen *g, const char *P) {
+  static const char *const macros[] = {"NQ", "NV", "NB", "NJ", "SET_ID", "DYNAMICS_H"};
+  static const char *const tables[] = {"joint_names", "joint_iq", "joint_iv", "body_names",
+                                       "model"};
+  enum { NM = sizeof macros / sizeof *macros, NT = sizeof tables / sizeof *tables };
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 2, k = 0;
+  char **r = calloc(n + 1, sizeof *r);
+  int ok = r != NULL;
+  for (size_t i = 0; ok && i < NM; i++) ok = (r[k++] = joined(P, macros[i], 0)) != NULL;
+  for (size_t i = 0; ok && i < NT; i++) ok = (r[k++] = joined(g->prefix, tables[i], 0)) != NULL;
+  for (int f = 0; ok && f < g->nfunctions; f++) {
+    const char *name = g->functions[f].name;
+    ok = (r[k++] = joined(g->prefix, name, 0)) != NULL;
+    char *have = ok ? joined(P, "HAVE", 0) : NULL;
+    ok = ok && have && (r[k++] = joined(have, name, 1)) != NULL;
+    free(have);
+  }
+  if (ok) ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("k"));
+  if (!ok && r) {
+    for (size_t i = 0; i < n; i++) free(r[i]);
+    free(r);
+    r = NULL;
+  }
+  return r;
+}
+
+/* text to out, every body marker replaced by its function's statements and every set marker by
+ * the identifier's placeholder. Returns 0, or -1. */
+static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, const char *text,
+                    size_t len, FILE *out) {
+  const size_t nmark = sizeof BODY_MARK - 1, nset = sizeof SET_MARK - 1;
   const char *p = text, *end = text + len;
   while (p < end) {
     const char *m = memchr(p, BODY_MARK[0], (size_t)(end - p));
@@ -213,8 +273,11 @@ static int put_text(mbg_gen *g, const char *text, size_t len, FILE *out) {
     long k = (size_t)(end - m) > nmark && memcmp(m, BODY_MARK, nmark) == 0
                  ? strtol(m + nmark, &stop, 10) : -1;
     if (k >= 0 && k < g->nfunctions && *stop == BODY_MARK[0]) {
-      if (put_body(g, &g->functions[k], out) != 0) return -1;
+      if (put_body(g, &g->functions[k], out, reserved) != 0) return -1;
       p = stop + 1;
+    } else if ((size_t)(end - m) >= nset && memcmp(m, SET_MARK, nset) == 0) {
+      if (mbg_outset_stamp(set, out) != 0) return -1;
+      p = m + nset;
     } else { /* not a marker: the byte itself */
       if (fputc(*m, out) == EOF) return -1;
       p = m + 1;
@@ -223,54 +286,11 @@ static int put_text(mbg_gen *g, const char *text, size_t len, FILE *out) {
   return 0;
 }
 
-/* Write text to dir/<prefix><file>, whole or not at all. Returns 0 or 2. */
-static int write_one(mbg_gen *g, const char *file, const char *text, size_t len, FILE *err) {
-  const char *dir = g->opts->outdir && *g->opts->outdir ? g->opts->outdir : ".";
-  size_t n = strlen(dir) + strlen(g->prefix) + strlen(file) + 2;
-  char *path = malloc(n);
-  mbg_outfile o;
-  int rc = 2;
-  if (path) {
-    snprintf(path, n, "%s/%s%s", dir, g->prefix, file);
-    if (mbg_outfile_open(&o, path, err) == 0) {
-      if (put_text(g, text, len, o.f) == 0) {
-        rc = mbg_outfile_commit(&o, err) == 0 ? 0 : 2;
-      } else {
-        mbg_outfile_abort(&o);
-        fprintf(err, "mbdc: error: cannot write %s\n", path);
-      }
-    }
-  }
-  free(path);
-  return rc;
-}
-
-/* mkdir -p dir: every prefix ending at a '/' and the whole path. Returns 0, or -1 (errno). */
-static int make_dirs(const char *dir) {
-  char *p = strdup(dir);
-  int rc = p ? 0 : -1;
-  for (char *s = p ? p + 1 : NULL; rc == 0 && s; s++) {
-    if (*s != '/' && *s != '\0') continue;
-    char c = *s;
-    *s = '\0';
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = -1;
-    *s = c;
-    if (!c) break;
-  }
-  free(p);
-  return rc;
-}
-
 int mbg_gen_render(mbg_gen *g, FILE *err) {
   static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
                                          {"c/source.lua", "_dynamics.c"},
                                          {"c/model.lua", "_model.c"},
                                          {"c/check.lua", "_check.c"}};
-  const char *dir = g->opts->outdir && *g->opts->outdir ? g->opts->outdir : ".";
-  if (make_dirs(dir) != 0) {
-    fprintf(err, "mbdc: error: cannot create directory %s: %s\n", dir, strerror(errno));
-    return 2;
-  }
   lua_State *L = mbg_lua_state(g->lua);
   lua_pushcfunction(L, push_d);
   lua_pushlightuserdata(L, g);
@@ -283,9 +303,28 @@ int mbg_gen_render(mbg_gen *g, FILE *err) {
   int rc = 0;
   for (size_t k = 0; k < NFILES && rc == 0; k++)
     rc = render_one(g, files[k][0], &text[k], &len[k], err);
-  for (size_t k = 0; k < NFILES && rc == 0; k++)
-    rc = write_one(g, files[k][1], text[k], len[k], err);
+  /* then the four files as one set (base/outset.h): all replaced, or none */
+  char P[64];
+  size_t n = 0;
+  for (; g->prefix[n] && n + 1 < sizeof P; n++) P[n] = (char)toupper((unsigned char)g->prefix[n]);
+  P[n] = '\0';
+  char **reserved = rc == 0 ? body_reserved(g, P) : NULL;
+  if (rc == 0 && !reserved) rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
+  mbg_outset set;
+  if (rc == 0 && mbg_outset_begin(&set, g->opts->outdir, 1, err) != 0) rc = 2;
+  for (size_t k = 0; k < NFILES && rc == 0; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s%s", g->prefix, files[k][1]);
+    FILE *out = mbg_outset_add(&set, name);
+    if (!out) rc = 2;
+    else if (put_text(g, &set, (const char *const *)reserved, text[k], len[k], out) != 0)
+      rc = (fprintf(err, "%s/%s: error: cannot write\n", set.dir, name), 2);
+    if (rc) mbg_outset_abort(&set);
+  }
+  if (rc == 0 && mbg_outset_commit(&set) != 0) rc = 2;
   for (size_t k = 0; k < NFILES; k++) free(text[k]);
+  for (char **r = reserved; r && *r; r++) free(*r);
+  free(reserved);
   lua_settop(L, 0);
   return rc;
 }

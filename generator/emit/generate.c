@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "base/digest.h"
+#include "base/quote.h"
 #include "base/readfile.h"
 #include "emit/gen_cfa.h"
 #include "emit/gen_model.h"
+#include "emit/gen_names.h"
 #include "emit/gen_recipe.h"
 #include "emit/gen_render.h"
 #include "load/load.h"
@@ -18,11 +20,13 @@ const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravit
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              "cfa",  NULL};
 
-/* The prefix: --prefix or the model name; a C identifier. */
+/* The prefix: --prefix or the model name; a C identifier, not reserved (gen_names.h). */
 static int choose_prefix(mbg_gen *g, FILE *err) {
-  const char *p = g->opts->prefix ? g->opts->prefix : g->model->name, *why = NULL;
-  if (!mbg_valid_c_name(p, &why)) {
-    fprintf(err, "mbdc: error: prefix '%s' %s\n", p, why);
+  const char *p = g->opts->prefix ? g->opts->prefix : g->model->name;
+  char why[160], shown[160];
+  if (!mbg_gen_prefix_ok(p, why, sizeof why)) {
+    mbg_quote_comment_to(p, shown, sizeof shown); /* --prefix is any text: shown escaped */
+    fprintf(err, "mbdc: error: prefix '%s' %s\n", shown, why);
     return 2;
   }
   strcpy(g->prefix, p);
@@ -131,11 +135,18 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int j = 0; j < k; j++)
       if (strcmp(names[j], names[k]) == 0)
         rc = (fprintf(err, "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
-    char path[96];
+    char path[96], why[160];
+    const char *c_why;
+    if (rc == 0 && !mbg_valid_c_name(names[k], &c_why)) {
+      mbg_quote_comment_to(names[k], why, sizeof why); /* any text: shown escaped */
+      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (not a C identifier)\n", why),
+            2);
+    }
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
-    const char *why;
-    if (rc == 0 && (!mbg_valid_c_name(names[k], &why) || !mbg_lua_has_template(g->lua, path)))
+    if (rc == 0 && !mbg_lua_has_template(g->lua, path))
       rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);
+    if (rc == 0 && !mbg_gen_function_name_ok(g->prefix, names[k], why, sizeof why))
+      rc = (fprintf(err, "mbdc: error: function '%s' %s\n", names[k], why), 2);
   }
   if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
     rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);

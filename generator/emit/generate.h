@@ -3,8 +3,8 @@
  * Stages: load and check the model (load/), build its topology, align the joint frames and place
  * the working frames (topology/), run one recipe per function in the embedded Lua (lua/) over the
  * symbolic engine (sym/; gen_recipe.c, gen_cfa.c), then the render templates over one prepared
- * read-only table (gen_render.c); every file is written to a temporary name and renamed. Deterministic: the same
- * model and options give the same bytes. */
+ * read-only table (gen_render.c); the files are written as one set that replaces the old one
+ * whole (base/outset.h). Deterministic: the same model and options give the same bytes. */
 #ifndef MBG_GENERATE_H
 #define MBG_GENERATE_H
 

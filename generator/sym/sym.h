@@ -137,6 +137,8 @@ typedef struct mbg_sym_emit_opts {
   const char *indent;    /* prefix of every line; NULL = "  " */
   mbg_sym_scalar scalar; /* float: float temporaries, "f" literals, sqrtf/sinf/cosf */
   int no_final_newline;  /* lines joined by newlines, the last one without */
+  const char *const *reserved; /* more names no temporary may take (the file's macros and
+                                  globals, the caller's locals), NULL-terminated; may be NULL */
 } mbg_sym_emit_opts;
 
 enum {

@@ -7,13 +7,18 @@
 #include "base/numfmt.h"
 #include "sym/sym_internal.h"
 
-/* Words a temporary may not take: C99 keywords and the math functions we call. */
+/* Words a temporary may not take: C99 keywords, the math functions we call and the object-like
+ * macros of <math.h> (ISO C and POSIX), which would replace the name. */
 static const char *const reserved[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
     "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "sqrt",
-    "sin", "cos", "sqrtf", "sinf", "cosf"};
+    "sin", "cos", "sqrtf", "sinf", "cosf", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "INFINITY",
+    "NAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "FP_FAST_FMA",
+    "FP_FAST_FMAF", "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO", "MATH_ERREXCEPT",
+    "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI", "M_PI_2",
+    "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "NULL"};
 #define NRESERVED (sizeof reserved / sizeof *reserved)
 
 /* ---- a set of names, each with the next suffix to try ------------------------------------- */
@@ -191,14 +196,20 @@ static int format_literals(emitter *m, const unsigned char *live) {
 
 /* Names the scheduled nodes in schedule order: a preferred name made unique (keywords, math
  * functions and array names taken first), else t0, t1, ... */
-static int assign_names(emitter *m, const mbg_sx *order, int32_t len) {
+static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
+                        const char *const *more) {
   const mbg_sym *s = m->s;
-  size_t named = 0;
+  size_t named = 0, nmore = 0;
   for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
-  if (set_init(&m->names, NRESERVED + (size_t)s->narr + named)) return MBG_SYM_ENOMEM;
+  while (more && more[nmore]) nmore++;
+  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named)) return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
+  for (size_t i = 0; i < nmore; i++) {
+    uint32_t j = set_slot(&m->names, more[i]);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, more[i]) < 0) return MBG_SYM_ENOMEM;
+  }
   for (int32_t i = 0; i < s->narr; i++) {
     uint32_t j = set_slot(&m->names, s->arr[i]);
     if (m->names.slot[j] < 0 && set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
@@ -301,7 +312,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc) rc = format_literals(&m, live);
   free(live);
   if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
-  if (!rc) rc = assign_names(&m, order, len);
+  if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
     if (!inline_neg(&m, order[i])) put_statement(&m, indent, order[i]);
   for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);

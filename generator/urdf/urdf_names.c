@@ -2,10 +2,12 @@
  *
  * The rule, applied in document order (links, then joints, then the added root joint), so the
  * result is deterministic: every character that is not a letter, digit or '_' becomes '_'; a
- * leading digit gets a '_' before it (as a file name does, load.c); a name reserved in C ('__x',
- * '_X') gets an 'n' before it and a C keyword or a word of the model language ('body', 'mass':
- * the written .mbd must read back) a '_' after it; at most 63 characters; a name
- * already given (URDF keeps links and joints apart, the model does not) gets '_2', '_3', ... */
+ * leading digit gets a '_' before it (as a file name does, load.c); a name then reserved in C
+ * ('__x', '_X', also when made so by the first step: "-A" -> "_A") gets an 'n' before it; at most
+ * 63 characters; a C keyword or a word of the model language ('body', 'mass': the written .mbd
+ * must read back) a '_' after it; a name already given (URDF keeps links and joints apart, the
+ * model does not) gets '_2', '_3', ... Every name made is one the model language accepts
+ * (mbg_valid_c_name, not a keyword), which tests/test_urdf_names.c checks on hostile names. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +18,27 @@ static int is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* Whether a name reads back as a model name. */
+static int readable(const char *name) {
+  const char *why;
+  return mbg_valid_c_name(name, &why) && !mbg_is_mbd_keyword(name);
+}
+
 /* The identifier of `name` before uniqueness, into out[MBG_MAX_NAME + 1]. */
 static void identifier(const char *name, char *out) {
-  size_t n = 0;
-  if (name[0] >= '0' && name[0] <= '9')
+  char mapped[MBG_MAX_NAME + 2];
+  size_t n = 0, m = 0;
+  for (const char *p = name; *p && m < MBG_MAX_NAME + 1; p++)
+    mapped[m++] = is_ident_char(*p) ? *p : '_';
+  mapped[m] = '\0';
+  if (mapped[0] >= '0' && mapped[0] <= '9')
     out[n++] = '_';
-  else if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+  else if (mapped[0] == '_' && (mapped[1] == '_' || (mapped[1] >= 'A' && mapped[1] <= 'Z')))
     out[n++] = 'n';
-  for (const char *p = name; *p && n < MBG_MAX_NAME; p++) out[n++] = is_ident_char(*p) ? *p : '_';
+  for (size_t k = 0; k < m && n < MBG_MAX_NAME; k++) out[n++] = mapped[k];
   if (n == 0) out[n++] = '_';
   out[n] = '\0';
-  const char *why;
-  if ((!mbg_valid_c_name(out, &why) || mbg_is_mbd_keyword(out)) && n < MBG_MAX_NAME) {
+  if (!readable(out) && n < MBG_MAX_NAME) { /* a keyword: short, so there is room */
     out[n++] = '_';
     out[n] = '\0';
   }
@@ -49,6 +60,11 @@ char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc l
     if (keep + (size_t)sl > MBG_MAX_NAME) keep = MBG_MAX_NAME - (size_t)sl;
     memcpy(cand, base, keep);
     strcpy(cand + keep, suffix);
+    if (!readable(cand)) { /* "_" + "_2" starts with "__": "n__2" */
+      memmove(cand + 1, cand, strlen(cand) + 1);
+      cand[0] = 'n';
+      cand[MBG_MAX_NAME] = '\0';
+    }
   }
   char *c = strdup(cand);
   if (!c) {

@@ -58,6 +58,9 @@ return function(d)
 
 #include "mb.h"
 #include "]], d.prefix, [[_dynamics.h"
+]])
+  common.set_check(b, d, d.prefix .. "_check.c")
+  b([[
 
 extern const mb_model ]], d.prefix, [[_model;
 #define M ]], d.prefix, [[_model
@@ -72,7 +75,7 @@ extern const mb_model ]], d.prefix, [[_model;
  * examples stay below 7e-6). */
 #define TOLERANCE ]], float and "1e-4" or "1e-10", [[
 
-typedef ]], d.scalar, [[ gen_t;
+typedef ]], d.scalar, [[ real;
 
 /* xorshift64*: a fixed, portable stream of uniform numbers in [lo, hi). */
 static double uniform(unsigned long long *s, double lo, double hi) {
@@ -81,7 +84,7 @@ static double uniform(unsigned long long *s, double lo, double hi) {
 }
 
 /* A random unit quaternion (normalized Gaussian-free: uniform cube, rejected outside the ball). */
-static void random_quat(unsigned long long *s, double *x) {
+static void randquat(unsigned long long *s, double *x) {
   double n2;
   do {
     n2 = 0;
@@ -90,17 +93,17 @@ static void random_quat(unsigned long long *s, double *x) {
   for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
 }
 
-/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to gen_t and
- * back, so the runtime sees exactly the generated code's inputs. */
-static void random_state(unsigned long long *s, double *q, double *v, double *a, double *tau,
-                         double *fext) {
+/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to the
+ * generated code's scalar type and back, so the runtime sees exactly its inputs. */
+static void randstate(unsigned long long *s, double *q, double *v, double *a, double *tau,
+                      double *fext) {
   for (int i = 1; i <= NB; i++) {
     double *qi = q + M.iq[i];
     switch (M.jtype[i]) {
-    case MB_JOINT_SPHERICAL: random_quat(s, qi); break;
+    case MB_JOINT_SPHERICAL: randquat(s, qi); break;
     case MB_JOINT_FLOATING:
       for (int k = 0; k < 3; k++) qi[k] = uniform(s, -1, 1);
-      random_quat(s, qi + 3);
+      randquat(s, qi + 3);
       break;
     case MB_JOINT_PRISMATIC: qi[0] = uniform(s, -0.5, 0.5); break;
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
@@ -109,14 +112,14 @@ static void random_state(unsigned long long *s, double *q, double *v, double *a,
   for (int k = 0; k < NV; k++)
     v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
   for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);
-  for (int k = 0; k < NQ; k++) q[k] = (double)(gen_t)q[k];
+  for (int k = 0; k < NQ; k++) q[k] = (double)(real)q[k];
   for (int k = 0; k < NV; k++)
-    v[k] = (double)(gen_t)v[k], a[k] = (double)(gen_t)a[k], tau[k] = (double)(gen_t)tau[k];
-  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = (double)(gen_t)fext[k];
+    v[k] = (double)(real)v[k], a[k] = (double)(real)a[k], tau[k] = (double)(real)tau[k];
+  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = (double)(real)fext[k];
 }
 
-static void to_gen(const double *x, gen_t *g, int n) {
-  for (int k = 0; k < n; k++) g[k] = (gen_t)x[k];
+static void togen(const double *x, real *g, int n) {
+  for (int k = 0; k < n; k++) g[k] = (real)x[k];
 }
 
 typedef struct result {
@@ -124,8 +127,19 @@ typedef struct result {
   double abs, rel; /* worst absolute error, worst |error| / max |reference| over the states */
   int failed_rc;   /* a return code differed */
 } result;
-
-static void compare(result *r, const double *ref, const gen_t *out, int n) {
+]])
+  -- every function with a runtime reference is compared; the others (user recipes) are run
+  local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
+  for _, f in ipairs(d.functions) do
+    if reference[f.name] then
+      known[#known + 1], slot[f.name] = f, nresults
+      nresults = nresults + (second[f.name] and 2 or 1)
+    else
+      unchecked[#unchecked + 1] = f
+    end
+  end
+  if #known > 0 then
+    b([[static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
     double e = fabs((double)out[k] - ref[k]);
@@ -136,28 +150,23 @@ static void compare(result *r, const double *ref, const gen_t *out, int n) {
   double rel = scale > 0 ? err / scale : err;
   if (!(rel <= r->rel)) r->rel = rel;
 }
-
+]])
+  end
+  b([[
 int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
-   * joint-type switch in random_state never writes 7 coordinates into a smaller model's q */
+   * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
-  gen_t *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
+  real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
-  local known, slot, nresults = {}, {}, 0 -- slot: the first result of each function
-  for _, f in ipairs(d.functions) do
-    if reference[f.name] then
-      known[#known + 1], slot[f.name] = f, nresults
-      nresults = nresults + (second[f.name] and 2 or 1)
-    end
-  end
   b("  result results[", math.max(nresults, 1), "] = {")
   for _, f in ipairs(known) do
     b("    {\"", f.name, "\", 0, 0, 0},")
@@ -168,9 +177,9 @@ int main(void) {
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
     int rc = 0, grc = 0;
-    random_state(&seed, q, v, a, tau, fext);
-    to_gen(q, gq, NQ), to_gen(v, gv, NV), to_gen(a, ga, NV), to_gen(tau, gtau, NV);
-    to_gen(fext, gfext, 6 * (NB + 1));]])
+    randstate(&seed, q, v, a, tau, fext);
+    togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
+    togen(fext, gfext, 6 * (NB + 1));]])
   for _, f in ipairs(known) do
     local gcall, size = call(f)
     local r = slot[f.name]
@@ -184,6 +193,10 @@ int main(void) {
       b("    ", s2.reference, ";")
       b("    compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
     end
+  end
+  for _, f in ipairs(unchecked) do
+    b("    /* ", f.name, ": run, not compared */")
+    b("    ", f.returns == "int" and "(void)" or "", (call(f)), ";")
   end
   b([[    (void)rc, (void)grc;
   }
@@ -199,12 +212,11 @@ int main(void) {
     printf("  %-16s %12.3e %12.3e  %s\n", r->name, r->abs, r->rel,
            r->failed_rc ? "FAIL (return code)" : bad ? "FAIL" : "ok");
   }]])
-  local skipped = {}
-  for _, f in ipairs(d.functions) do
-    if not reference[f.name] then skipped[#skipped + 1] = f.name end
-  end
-  if #skipped > 0 then
-    b("  printf(\"  not checked (no runtime reference): ", table.concat(skipped, ", "), "\\n\");")
+  if #unchecked > 0 then
+    local names = {}
+    for k, f in ipairs(unchecked) do names[k] = f.name end
+    b("  printf(\"  run but not checked (no runtime reference): ", table.concat(names, ", "),
+      "\\n\");")
   end
   b([[
   if (failed)

@@ -22,4 +22,14 @@ function common.banner(b, d, file, what)
   b(" */")
 end
 
+-- The check that a .c file and <prefix>_dynamics.h come from the same run of mbdc (the header
+-- defines <PREFIX>_SET_ID, the C core writes the set's identifier for d.set_id): a mix of files
+-- of two runs does not compile.
+function common.set_check(b, d, file)
+  b("#if ", d.PREFIX, "_SET_ID != ", d.set_id)
+  b("#error \"", file, " and ", d.prefix,
+    "_dynamics.h are not from the same mbdc run: regenerate them together\"")
+  b("#endif")
+end
+
 return common

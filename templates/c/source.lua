@@ -16,6 +16,8 @@ return function(d)
   b("")
   b("#include <math.h>")
   b("")
+  common.set_check(b, d, d.prefix .. "_dynamics.c")
+  b("")
   local iq, iv = {}, {}
   for k, j in ipairs(d.joints) do iq[k], iv[k] = j.iq, j.iv end
   b("const char *const ", d.prefix, "_joint_names[", P, "_NJ] = {", quoted_list(d.joints, "name"), "};")

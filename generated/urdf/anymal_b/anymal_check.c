@@ -12,6 +12,10 @@
 #include "mb.h"
 #include "anymal_dynamics.h"
 
+#if ANYMAL_SET_ID != 0x061ce0c3c448
+#error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 extern const mb_model anymal_model;
 #define M anymal_model
 #define NQ ANYMAL_NQ
@@ -24,7 +28,7 @@ extern const mb_model anymal_model;
  * inputs: float's epsilon (6e-8) amplified by the model's conditioning, about 10^3 (the bundled
  * examples stay below 7e-6). */
 #define TOLERANCE 1e-10
-typedef double gen_t;
+typedef double real;
 
 /* xorshift64*: a fixed, portable stream of uniform numbers in [lo, hi). */
 static double uniform(unsigned long long *s, double lo, double hi) {
@@ -33,7 +37,7 @@ static double uniform(unsigned long long *s, double lo, double hi) {
 }
 
 /* A random unit quaternion (normalized Gaussian-free: uniform cube, rejected outside the ball). */
-static void random_quat(unsigned long long *s, double *x) {
+static void randquat(unsigned long long *s, double *x) {
   double n2;
   do {
     n2 = 0;
@@ -42,17 +46,17 @@ static void random_quat(unsigned long long *s, double *x) {
   for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
 }
 
-/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to gen_t and
- * back, so the runtime sees exactly the generated code's inputs. */
-static void random_state(unsigned long long *s, double *q, double *v, double *a, double *tau,
-                         double *fext) {
+/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to the
+ * generated code's scalar type and back, so the runtime sees exactly its inputs. */
+static void randstate(unsigned long long *s, double *q, double *v, double *a, double *tau,
+                      double *fext) {
   for (int i = 1; i <= NB; i++) {
     double *qi = q + M.iq[i];
     switch (M.jtype[i]) {
-    case MB_JOINT_SPHERICAL: random_quat(s, qi); break;
+    case MB_JOINT_SPHERICAL: randquat(s, qi); break;
     case MB_JOINT_FLOATING:
       for (int k = 0; k < 3; k++) qi[k] = uniform(s, -1, 1);
-      random_quat(s, qi + 3);
+      randquat(s, qi + 3);
       break;
     case MB_JOINT_PRISMATIC: qi[0] = uniform(s, -0.5, 0.5); break;
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
@@ -61,14 +65,14 @@ static void random_state(unsigned long long *s, double *q, double *v, double *a,
   for (int k = 0; k < NV; k++)
     v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
   for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);
-  for (int k = 0; k < NQ; k++) q[k] = (double)(gen_t)q[k];
+  for (int k = 0; k < NQ; k++) q[k] = (double)(real)q[k];
   for (int k = 0; k < NV; k++)
-    v[k] = (double)(gen_t)v[k], a[k] = (double)(gen_t)a[k], tau[k] = (double)(gen_t)tau[k];
-  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = (double)(gen_t)fext[k];
+    v[k] = (double)(real)v[k], a[k] = (double)(real)a[k], tau[k] = (double)(real)tau[k];
+  for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = (double)(real)fext[k];
 }
 
-static void to_gen(const double *x, gen_t *g, int n) {
-  for (int k = 0; k < n; k++) g[k] = (gen_t)x[k];
+static void togen(const double *x, real *g, int n) {
+  for (int k = 0; k < n; k++) g[k] = (real)x[k];
 }
 
 typedef struct result {
@@ -77,7 +81,7 @@ typedef struct result {
   int failed_rc;   /* a return code differed */
 } result;
 
-static void compare(result *r, const double *ref, const gen_t *out, int n) {
+static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
     double e = fabs((double)out[k] - ref[k]);
@@ -92,11 +96,11 @@ static void compare(result *r, const double *ref, const gen_t *out, int n) {
 int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
-   * joint-type switch in random_state never writes 7 coordinates into a smaller model's q */
+   * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  gen_t gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
-  gen_t *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
+  real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
@@ -120,9 +124,9 @@ int main(void) {
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
     int rc = 0, grc = 0;
-    random_state(&seed, q, v, a, tau, fext);
-    to_gen(q, gq, NQ), to_gen(v, gv, NV), to_gen(a, ga, NV), to_gen(tau, gtau, NV);
-    to_gen(fext, gfext, 6 * (NB + 1));
+    randstate(&seed, q, v, a, tau, fext);
+    togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
+    togen(fext, gfext, 6 * (NB + 1));
     /* rnea */
     mb_rnea(&M, ws, q, v, a, NULL, ref);
     anymal_rnea(gq, gv, ga, out);

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if ANYMAL_SET_ID != 0x061ce0c3c448
+#error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const anymal_joint_names[ANYMAL_NJ] = {"root_joint", "LF_HAA", "LF_HFE", "LF_KFE", "RF_HAA", "RF_HFE", "RF_KFE", "LH_HAA", "LH_HFE", "LH_KFE", "RH_HAA", "RH_HFE", "RH_KFE"};
 const int anymal_joint_iq[ANYMAL_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int anymal_joint_iv[ANYMAL_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};

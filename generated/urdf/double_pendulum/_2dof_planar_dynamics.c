@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if _2DOF_PLANAR_SET_ID != 0x2cc41ba63006
+#error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const _2dof_planar_joint_names[_2DOF_PLANAR_NJ] = {"joint1", "joint2"};
 const int _2dof_planar_joint_iq[_2DOF_PLANAR_NJ] = {0, 1};
 const int _2dof_planar_joint_iv[_2DOF_PLANAR_NJ] = {0, 1};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (_2DOF_PLANAR_joint_iq, _2DOF_PLANAR_joint_iv); a floating joint has
+ * - q and v follow body numbering (_2dof_planar_joint_iq, _2dof_planar_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define _2DOF_PLANAR_NV 2 /* velocity coordinates */
 #define _2DOF_PLANAR_NB 2 /* moving bodies (fixed joints merged) */
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define _2DOF_PLANAR_SET_ID 0x2cc41ba63006
 
 /* The functions of this file, for feature tests (#ifdef _2DOF_PLANAR_HAVE_CFA). */
 #define _2DOF_PLANAR_HAVE_RNEA 1

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if HYQ_SET_ID != 0x081c1bd213f0
+#error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const hyq_joint_names[HYQ_NJ] = {"root_joint", "lf_haa_joint", "lf_hfe_joint", "lf_kfe_joint", "rf_haa_joint", "rf_hfe_joint", "rf_kfe_joint", "lh_haa_joint", "lh_hfe_joint", "lh_kfe_joint", "rh_haa_joint", "rh_hfe_joint", "rh_kfe_joint"};
 const int hyq_joint_iq[HYQ_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int hyq_joint_iv[HYQ_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};

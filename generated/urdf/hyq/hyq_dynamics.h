@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (HYQ_joint_iq, HYQ_joint_iv); a floating joint has
+ * - q and v follow body numbering (hyq_joint_iq, hyq_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define HYQ_NV 18 /* velocity coordinates */
 #define HYQ_NB 13 /* moving bodies (fixed joints merged) */
 #define HYQ_NJ 13 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define HYQ_SET_ID 0x081c1bd213f0
 
 /* The functions of this file, for feature tests (#ifdef HYQ_HAVE_CFA). */
 #define HYQ_HAVE_RNEA 1

@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "hyq_dynamics.h"
+
+#if HYQ_SET_ID != 0x081c1bd213f0
+#error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[14] = {
   -1, 0, 1, 2, 3, 1, 5, 6, 1, 8, 9, 1, 11, 12,
 };
@@ -22,7 +28,7 @@ static const int iq[14] = {
 static const int iv[14] = {
   0, 0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
 };
-static const double XT_E[126] = {
+static const double XTE[126] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   -4.8965888601467475e-12, -1.0127277222968137e-24, -1.0, 2.0682310711021444e-13, -1.0, 0.0, -1.0, -2.0682310711021444e-13, 4.8965888601467475e-12,
@@ -38,7 +44,7 @@ static const double XT_E[126] = {
   1.0, 0.0, 0.0, 0.0, 4.8965888601467475e-12, -1.0, 0.0, 1.0, 4.8965888601467475e-12,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[42] = {
+static const double XTr[42] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   0.3735, 0.207, 0.0,
@@ -92,5 +98,5 @@ static const double inertia[140] = {
 };
 
 extern const mb_model hyq_model;
-const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if PANDA_SET_ID != 0xdca773d43743
+#error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const panda_joint_names[PANDA_NJ] = {"panda_joint1", "panda_joint2", "panda_joint3", "panda_joint4", "panda_joint5", "panda_joint6", "panda_joint7", "panda_finger_joint1", "panda_finger_joint2"};
 const int panda_joint_iq[PANDA_NJ] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 const int panda_joint_iv[PANDA_NJ] = {0, 1, 2, 3, 4, 5, 6, 7, 8};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (PANDA_joint_iq, PANDA_joint_iv); a floating joint has
+ * - q and v follow body numbering (panda_joint_iq, panda_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define PANDA_NV 9 /* velocity coordinates */
 #define PANDA_NB 9 /* moving bodies (fixed joints merged) */
 #define PANDA_NJ 9 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define PANDA_SET_ID 0xdca773d43743
 
 /* The functions of this file, for feature tests (#ifdef PANDA_HAVE_CFA). */
 #define PANDA_HAVE_RNEA 1

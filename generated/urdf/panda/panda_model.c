@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "panda_dynamics.h"
+
+#if PANDA_SET_ID != 0xdca773d43743
+#error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[10] = {
   -1, 0, 1, 2, 3, 4, 5, 6, 7, 7,
 };
@@ -21,7 +27,7 @@ static const int iq[10] = {
 static const int iv[10] = {
   0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
 };
-static const double XT_E[90] = {
+static const double XTE[90] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0,
@@ -33,7 +39,7 @@ static const double XT_E[90] = {
   0.7071067811865476, -0.7071067811865475, 0.0, 0.7071067811865475, 0.7071067811865476, 0.0, 0.0, 0.0, 1.0,
   0.7071067811865476, -0.7071067811865475, 0.0, 0.7071067811865475, 0.7071067811865476, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[30] = {
+static const double XTr[30] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.333,
   0.0, 0.0, 0.0,
@@ -75,5 +81,5 @@ static const double inertia[100] = {
 };
 
 extern const mb_model panda_model;
-const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

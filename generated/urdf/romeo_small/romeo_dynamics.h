@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (ROMEO_joint_iq, ROMEO_joint_iv); a floating joint has
+ * - q and v follow body numbering (romeo_joint_iq, romeo_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define ROMEO_NV 37 /* velocity coordinates */
 #define ROMEO_NB 32 /* moving bodies (fixed joints merged) */
 #define ROMEO_NJ 32 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define ROMEO_SET_ID 0x569128130b05
 
 /* The functions of this file, for feature tests (#ifdef ROMEO_HAVE_CFA). */
 #define ROMEO_HAVE_RNEA 1

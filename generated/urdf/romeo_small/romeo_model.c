@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "romeo_dynamics.h"
+
+#if ROMEO_SET_ID != 0x569128130b05
+#error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[33] = {
   -1, 0, 1, 2, 3, 4, 5, 6, 1, 8, 9, 10, 11, 12, 1, 14,
   15, 16, 17, 14, 19, 20, 21, 22, 23, 24, 14, 26, 27, 28, 29, 30,
@@ -33,7 +39,7 @@ static const int iv[33] = {
   20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
   36,
 };
-static const double XT_E[297] = {
+static const double XTE[297] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
@@ -68,7 +74,7 @@ static const double XT_E[297] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[99] = {
+static const double XTr[99] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   0.0, 0.096, -0.20004,
@@ -182,5 +188,5 @@ static const double inertia[330] = {
 };
 
 extern const mb_model romeo_model;
-const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if SIMPLE_HUMANOID_SET_ID != 0x4df237950707
+#error "simple_humanoid_dynamics.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const simple_humanoid_joint_names[SIMPLE_HUMANOID_NJ] = {"root_joint", "RLEG_HIP_R", "RLEG_HIP_P", "RLEG_HIP_Y", "RLEG_KNEE", "RLEG_ANKLE_P", "RLEG_ANKLE_R", "LLEG_HIP_R", "LLEG_HIP_P", "LLEG_HIP_Y", "LLEG_KNEE", "LLEG_ANKLE_P", "LLEG_ANKLE_R", "WAIST_P", "WAIST_R", "CHEST", "RARM_SHOULDER_P", "RARM_SHOULDER_R", "RARM_SHOULDER_Y", "RARM_ELBOW", "RARM_WRIST_Y", "RARM_WRIST_P", "RARM_WRIST_R", "LARM_SHOULDER_P", "LARM_SHOULDER_R", "LARM_SHOULDER_Y", "LARM_ELBOW", "LARM_WRIST_Y", "LARM_WRIST_P", "LARM_WRIST_R"};
 const int simple_humanoid_joint_iq[SIMPLE_HUMANOID_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35};
 const int simple_humanoid_joint_iv[SIMPLE_HUMANOID_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34};

@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (SIMPLE_HUMANOID_joint_iq, SIMPLE_HUMANOID_joint_iv); a floating joint has
+ * - q and v follow body numbering (simple_humanoid_joint_iq, simple_humanoid_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define SIMPLE_HUMANOID_NV 35 /* velocity coordinates */
 #define SIMPLE_HUMANOID_NB 30 /* moving bodies (fixed joints merged) */
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define SIMPLE_HUMANOID_SET_ID 0x4df237950707
 
 /* The functions of this file, for feature tests (#ifdef SIMPLE_HUMANOID_HAVE_CFA). */
 #define SIMPLE_HUMANOID_HAVE_RNEA 1

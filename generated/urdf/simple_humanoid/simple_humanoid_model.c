@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "simple_humanoid_dynamics.h"
+
+#if SIMPLE_HUMANOID_SET_ID != 0x4df237950707
+#error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[31] = {
   -1, 0, 1, 2, 3, 4, 5, 6, 1, 8, 9, 10, 11, 12, 1, 14,
   15, 16, 17, 18, 19, 20, 21, 22, 16, 24, 25, 26, 27, 28, 29,
@@ -29,7 +35,7 @@ static const int iv[31] = {
   0, 0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
   20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
 };
-static const double XT_E[279] = {
+static const double XTE[279] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
@@ -62,7 +68,7 @@ static const double XT_E[279] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[93] = {
+static const double XTr[93] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
   0.0, -0.09, 0.0,
@@ -169,5 +175,5 @@ static const double inertia[310] = {
 };
 
 extern const mb_model simple_humanoid_model;
-const mb_model simple_humanoid_model = {30, 36, 35, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model simple_humanoid_model = {30, 36, 35, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if SOLO_SET_ID != 0x28b808e21732
+#error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const solo_joint_names[SOLO_NJ] = {"root_joint", "FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
 const int solo_joint_iq[SOLO_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int solo_joint_iv[SOLO_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};

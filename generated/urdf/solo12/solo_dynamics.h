@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (SOLO_joint_iq, SOLO_joint_iv); a floating joint has
+ * - q and v follow body numbering (solo_joint_iq, solo_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define SOLO_NV 18 /* velocity coordinates */
 #define SOLO_NB 13 /* moving bodies (fixed joints merged) */
 #define SOLO_NJ 13 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define SOLO_SET_ID 0x28b808e21732
 
 /* The functions of this file, for feature tests (#ifdef SOLO_HAVE_CFA). */
 #define SOLO_HAVE_RNEA 1

@@ -8,6 +8,10 @@
 
 #include <math.h>
 
+#if UR5_SET_ID != 0xbb8c5341996d
+#error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
 const char *const ur5_joint_names[UR5_NJ] = {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"};
 const int ur5_joint_iq[UR5_NJ] = {0, 1, 2, 3, 4, 5};
 const int ur5_joint_iv[UR5_NJ] = {0, 1, 2, 3, 4, 5};

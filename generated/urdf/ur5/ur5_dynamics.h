@@ -6,7 +6,7 @@
  */
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
- * - q and v follow body numbering (UR5_joint_iq, UR5_joint_iv); a floating joint has
+ * - q and v follow body numbering (ur5_joint_iq, ur5_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
  *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
@@ -31,6 +31,9 @@ extern "C" {
 #define UR5_NV 6 /* velocity coordinates */
 #define UR5_NB 6 /* moving bodies (fixed joints merged) */
 #define UR5_NJ 6 /* moving joints */
+
+/* The files of one run of mbdc carry the same number (each .c file checks it). */
+#define UR5_SET_ID 0xbb8c5341996d
 
 /* The functions of this file, for feature tests (#ifdef UR5_HAVE_CFA). */
 #define UR5_HAVE_RNEA 1

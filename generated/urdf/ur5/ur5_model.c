@@ -6,7 +6,13 @@
  */
 #include "mb.h"
 
-/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS). */
+#include "ur5_dynamics.h"
+
+#if UR5_SET_ID != 0xbb8c5341996d
+#error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
+#endif
+
+/* Per-body arrays, the world first (runtime/mb.h, MB_MODEL_ARRAYS; XTE, XTr are XT_E, XT_r). */
 static const int parent[7] = {
   -1, 0, 1, 2, 3, 4, 5,
 };
@@ -20,7 +26,7 @@ static const int iq[7] = {
 static const int iv[7] = {
   0, 0, 1, 2, 3, 4, 5,
 };
-static const double XT_E[63] = {
+static const double XTE[63] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   4.8965888601467475e-12, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 4.8965888601467475e-12,
@@ -29,7 +35,7 @@ static const double XT_E[63] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
 };
-static const double XT_r[21] = {
+static const double XTr[21] = {
   0.0, 0.0, 0.0,
   0.0, 0.0, 0.089159,
   0.0, 0.13585, 0.0,
@@ -61,5 +67,5 @@ static const double inertia[70] = {
 };
 
 extern const mb_model ur5_model;
-const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
+const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}};
