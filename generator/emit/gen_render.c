@@ -63,7 +63,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     mbg_lua_set_string(L, "name", p->name);
     mbg_lua_set_string(L, "role", p->role);
     snprintf(size, sizeof size, size_macro(p->role), P, P);
@@ -71,6 +71,9 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     mbg_lua_set_string(L, "decl", buf);
     lua_pushboolean(L, p->used || p->is_output);
     lua_setfield(L, -2, "used");
+    lua_pushboolean(L, p->is_output);
+    lua_setfield(L, -2, "is_output");
+    mbg_lua_set_string(L, "size", size);
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");
