@@ -21,7 +21,7 @@
  *   revolute, continuous  q = angle about the unit axis a (joint frame); S = [a; 0]
  *   prismatic             q = displacement along a;                    S = [0; a]
  *   helical, pitch h      rotation q about a and translation h q along a; S = [a; h a]
- *   spherical             q = unit quaternion [qx qy qz qw] (child→parent rotation),
+ *   spherical             q = quaternion [qx qy qz qw] (child→parent rotation of q/|q|),
  *                         v = angular velocity in the child frame;    S = [1₃; 0]
  *   floating              q = [x y z qx qy qz qw]: child origin in parent coordinates and the
  *                         child→parent rotation; v = [linear; angular] of the child frame in child
@@ -312,7 +312,9 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws);
 /* One backward step of the ABA for body i, given ws->IA[i] and the references ws->Dref
  * (mb_pivot_refs): U_i = IA_i S_i, D_i = S_iᵀ U_i factored by Cholesky into ws->D at 6·iv_i under
  * the pivot rule, and Ia = IA_i − U_i D_i⁻¹ U_iᵀ. Returns 0, or -1 (and ws->singular = i) if a
- * pivot fails. Shared by mb_aba and mb_minv. */
+ * pivot fails. Shared by mb_aba and mb_minv. mb_xup, mb_pivot_refs and mb_aba_joint read and write
+ * only ws->S, XE, Xr, IA, U, D, Dref, Dbase, Jsub and msub (and the tag): a caller that runs just
+ * the articulated-body steps may lay out a workspace of those arrays alone. */
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
 
 /* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; seed 000
