@@ -134,7 +134,10 @@ static double quad6(const double *A, const double *x) {
  * moving child, the same sum again through a fixed one), the composite-rigid-body diagonal
  * S_lᵀ IC_i S_l (every joint beyond locked), the base reference r and the reference R:
  *   d_l ≤ D_ll ≤ λ_l ≤ S_lᵀ IC_i S_l ≤ r_l ≤ R_l   and   R_l − r_l ≥ λ_l − D_ll
- * (the amplified lock terms are at least the lock terms), each to 1e-12 relative. */
+ * (the amplified lock terms are at least the lock terms), each to 1e-12 relative; and the lock
+ * terms' formula, λ_l − D_ll = Σ_c y D_c⁻¹ y with y = U_cᵀ X S_l (U_c carried to i's frame as
+ * forces, through fixed joints), to 1e-10 of λ_l: the 6×6 congruences of IA_c on one side, the
+ * vectors U_c and the factors of D_c on the other. */
 static void test_pivot_references(void **state) {
   (void)state;
   for (int s = 0; s < MBT_NSIZES; s++)
@@ -168,7 +171,29 @@ static void test_pivot_references(void **state) {
           const double *S = ws.S + 6 * (o + l), *Ch = ws.D + 6 * o;
           double d = Ch[n * l + l] * Ch[n * l + l], D = quad6(ws.IA + 36 * i, S);
           double lam = quad6(L + 36 * i, S), crb = quad6(Ic6, S), r = ws.Dbase[o + l];
-          double R = ws.Dref[o + l], tol = 1e-12 * R;
+          double R = ws.Dref[o + l], tol = 1e-12 * R, lock = 0.0;
+          for (int c = 1; c <= nb; c++) { /* the moving joints whose nearest moving ancestor is i */
+            int a = m->parent[c], nc = mb_joint_nv(m->jtype[c]), oc = m->iv[c];
+            while (a > 0 && mb_joint_nv(m->jtype[a]) == 0) a = m->parent[a];
+            if (a != i || nc == 0) continue;
+            double y[6], Y[6], tmp[6];
+            for (int k = 0; k < nc; k++) {
+              for (int e = 0; e < 6; e++) Y[e] = ws.U[6 * (oc + k) + e];
+              for (int b = c; b != i; b = m->parent[b]) {
+                mbs_XT_fv(ws.XE + 9 * b, ws.Xr + 3 * b, Y, tmp);
+                for (int e = 0; e < 6; e++) Y[e] = tmp[e];
+              }
+              y[k] = 0.0;
+              for (int e = 0; e < 6; e++) y[k] += S[e] * Y[e];
+            }
+            double x[6];
+            for (int k = 0; k < nc; k++) x[k] = y[k];
+            mbs_chol_solve(nc, ws.D + 6 * oc, x);
+            for (int k = 0; k < nc; k++) lock += y[k] * x[k];
+          }
+          if (!(fabs(lam - D - lock) <= 1e-10 * lam))
+            fail_msg("seed %d nb %d body %d dof %d: locked %.17g − D %.17g = %.17g, lock terms "
+                     "%.17g", (int)seed, nb, i, l, lam, D, lam - D, lock);
           if (!(d <= D + tol && D <= lam + tol && lam <= crb + tol && crb <= r + tol && r <= R &&
                 R - r >= lam - D - tol))
             fail_msg("seed %d nb %d body %d dof %d: d %.17g D %.17g locked %.17g crb %.17g r %.17g "
