@@ -3,35 +3,98 @@
  * by Cholesky; a fixed joint (n = 0) passes its articulated inertia on unchanged. */
 #include "mb.h"
 
+#include <assert.h>
+#include <math.h>
+
+void mb_pivot_refs(const mb_model *m, mb_workspace *ws) {
+  double *J = ws->Jsub, *ms = ws->msub;
+  /* J_i = ½ tr Ī_i + Σ_c (√J_c + √m_c |r_c|)² (Minkowski's inequality: a bound of ∫ |p|² dm over
+   * i's subtree, p measured from i's origin along the tree's offsets r_c = ws->Xr); m_i the
+   * subtree's mass */
+  for (int i = 1; i <= m->nb; i++) {
+    const double *I = m->inertia + 10 * i;
+    J[i] = 0.5 * (I[4] + I[5] + I[6]), ms[i] = I[0];
+  }
+  J[0] = ms[0] = 0.0;
+  for (int i = m->nb; i >= 1; i--) {
+    const double *r = ws->Xr + 3 * i;
+    double s = sqrt(J[i]) + sqrt(ms[i]) * sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    J[m->parent[i]] += s * s, ms[m->parent[i]] += ms[i];
+    /* r = (|s_ω| √(2J) + |s_v| √m)² for every column s = [s_ω; s_v] of S_i */
+    for (int l = 0, o = m->iv[i]; l < mb_joint_nv(m->jtype[i]); l++) {
+      const double *c = ws->S + 6 * (o + l);
+      double x = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) * sqrt(2.0 * J[i]) +
+                 sqrt(c[3] * c[3] + c[4] * c[4] + c[5] * c[5]) * sqrt(ms[i]);
+      ws->Dref[o + l] = ws->Dbase[o + l] = x * x;
+    }
+  }
+}
+
+/* Body i's pivots amplified into the references of its nearest moving ancestor a (through fixed
+ * joints). The lock term of a's dof l (what locking joint i would add to D_a) is y D_i⁻¹ y =
+ * Σ_m z_m², y = U_iᵀ X S_a,l the components of U_i along a's dof (U_i carried to a's frame as
+ * forces, X = aXᵢ), z = L⁻¹ y with D_i = L Lᵀ, d_m = L_mm². A pivot d_m of D_i carries a rounding
+ * error up to about ε_mach r_m (its base reference); through U_i D_i⁻¹ U_iᵀ that error reaches D_a
+ * multiplied by the lock term over d_m: r_a,l += Σ_m z_m² r_m / d_m. */
+static void aba_amplify(const mb_model *m, mb_workspace *ws, int i) {
+  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], a = i;
+  const double *L = ws->D + 6 * o, *r = ws->Dbase + o;
+  double Y[36], t[6];
+  if (n == 0) return;
+  for (int k = 0; k < 6 * n; k++) Y[k] = ws->U[6 * o + k];
+  do {
+    for (int c = 0; c < n; c++) {
+      mbs_XT_fv(ws->XE + 9 * a, ws->Xr + 3 * a, Y + 6 * c, t);
+      for (int k = 0; k < 6; k++) Y[6 * c + k] = t[k];
+    }
+    a = m->parent[a];
+  } while (a > 0 && mb_joint_nv(m->jtype[a]) == 0);
+  if (a == 0) return;
+  const double *Sa = ws->S + 6 * m->iv[a];
+  for (int l = 0; l < mb_joint_nv(m->jtype[a]); l++) {
+    double z[6], sum = 0.0;
+    for (int c = 0; c < n; c++) {
+      double x = 0.0;
+      for (int k = 0; k < 6; k++) x += Sa[6 * l + k] * Y[6 * c + k];
+      for (int k = 0; k < c; k++) x -= L[n * c + k] * z[k];
+      z[c] = x / L[n * c + c];
+      sum += z[c] * z[c] * (r[c] / (L[n * c + c] * L[n * c + c]));
+    }
+    ws->Dref[m->iv[a] + l] += sum;
+  }
+}
+
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]) {
+  assert(m && ws && Ia && i >= 1 && i <= m->nb);
   int n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
   const double *IA = ws->IA + 36 * i, *S = ws->S + 6 * o;
   double *U = ws->U + 6 * o, *D = ws->D + 6 * o, W[36];
-  /* U = IA S;  D = Sᵀ U = L Lᵀ */
+  /* U = IA S;  D = Sᵀ U = L Lᵀ, pivots against the references ws->Dref (mb_pivot_refs) */
   for (int c = 0; c < n; c++)
-    for (int r = 0; r < 6; r++) {
+    for (int k = 0; k < 6; k++) {
       double s = 0.0;
-      for (int k = 0; k < 6; k++) s += IA[6 * r + k] * S[6 * c + k];
-      U[6 * c + r] = s;
+      for (int l = 0; l < 6; l++) s += IA[6 * k + l] * S[6 * c + l];
+      U[6 * c + k] = s;
     }
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c <= r; c++) {
+  for (int l = 0; l < n; l++)
+    for (int c = 0; c <= l; c++) {
       double s = 0.0;
-      for (int k = 0; k < 6; k++) s += S[6 * r + k] * U[6 * c + k];
-      D[n * r + c] = s;
+      for (int k = 0; k < 6; k++) s += S[6 * l + k] * U[6 * c + k];
+      D[n * l + c] = s;
     }
-  if (mbs_chol(n, D)) return -1;
+  if (mbs_chol_ref(n, D, ws->Dref + o)) return ws->singular = i, -1;
   /* W = D⁻¹ Uᵀ (n × 6, column k at n k);  Ia = IA − U W */
   for (int k = 0; k < 6; k++) {
     for (int c = 0; c < n; c++) W[n * k + c] = U[6 * c + k];
     mbs_chol_solve(n, D, W + n * k);
   }
-  for (int r = 0; r < 6; r++)
+  for (int l = 0; l < 6; l++)
     for (int k = 0; k < 6; k++) {
-      double s = IA[6 * r + k];
-      for (int c = 0; c < n; c++) s -= U[6 * c + r] * W[n * k + c];
-      Ia[6 * r + k] = s;
+      double s = IA[6 * l + k];
+      for (int c = 0; c < n; c++) s -= U[6 * c + l] * W[n * k + c];
+      Ia[6 * l + k] = s;
     }
+  aba_amplify(m, ws, i);
   return 0;
 }
 
@@ -62,6 +125,7 @@ static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
  * pA_λ += λX*_i (pA + Ia c + U D⁻¹ u) */
 static int aba_articulated(const mb_model *m, mb_workspace *ws, const double *tau) {
   double Ia[36], pa[6], Du[6], t[6];
+  mb_pivot_refs(m, ws);
   for (int i = m->nb; i >= 1; i--) {
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], p = m->parent[i];
     const double *S = ws->S + 6 * o, *U = ws->U + 6 * o, *pA = ws->pA + 6 * i, *c = ws->c + 6 * i;
@@ -109,9 +173,13 @@ static void aba_accelerations(const mb_model *m, mb_workspace *ws, double *qdd) 
 
 int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, const double *fext, double *qdd) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !tau || !qdd) return MB_EINVAL;
+  ws->singular = 0;
   mb_xup(m, ws, q);
   aba_velocities(m, ws, v, fext);
-  if (aba_articulated(m, ws, tau)) return -1;
+  if (aba_articulated(m, ws, tau)) return MB_ENUMERIC;
   aba_accelerations(m, ws, qdd);
-  return 0;
+  return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }

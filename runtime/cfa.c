@@ -25,13 +25,13 @@ static int cfa_body_inverses(const mb_model *m, mb_workspace *ws) {
   for (int i = 1; i <= m->nb; i++) {
     const double *I = m->inertia + 10 * i;
     double *c = ws->Ii + 12 * i, *Ici = c + 3, Ic[9], e[3], mass = I[0];
-    if (!(mass > 0.0)) return -1;
+    if (!(mass > 0.0)) return ws->singular = i, -1;
     for (int k = 0; k < 3; k++) c[k] = I[1 + k] / mass;
     mbs_sym3_full(I + 4, Ic);
     double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
     for (int r = 0; r < 3; r++)
       for (int k = 0; k < 3; k++) Ic[3 * r + k] -= mass * ((r == k) * cc - c[r] * c[k]);
-    if (mbs_chol(3, Ic)) return -1;
+    if (mbs_chol(3, Ic)) return ws->singular = i, -1;
     for (int k = 0; k < 3; k++) {
       for (int r = 0; r < 3; r++) e[r] = (r == k);
       mbs_chol_solve(3, Ic, e);
@@ -110,12 +110,24 @@ static void cfa_wrench(const mb_model *m, mb_workspace *ws, const double *x, con
   }
 }
 
+/* The body of the constraint row j of A (the rows follow the bodies, 6 − nv_i each). */
+static int body_of_row(const mb_model *m, int j) {
+  int i = 1;
+  for (int off = 0; i < m->nb && off + 6 - mb_joint_nv(m->jtype[i]) <= j; i++)
+    off += 6 - mb_joint_nv(m->jtype[i]);
+  return i;
+}
+
 int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, double *qdd, double *wrench) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !tau || !qdd) return MB_EINVAL;
   int nc = (int)mb_cfa_nc(m);
+  ws->singular = 0;
   /* b = rnea(q, v, 0), keeping f(bias) in ws->f;  x = (Sᵀ S)⁻¹ (τ − b) */
   mb_rnea(m, ws, q, v, NULL, NULL, ws->tau);
-  if (cfa_body_inverses(m, ws)) return -1;
+  if (cfa_body_inverses(m, ws)) return MB_ENUMERIC;
   for (int k = 0; k < m->nv; k++) ws->u[k] = tau[k] - ws->tau[k];
   for (int i = 1; i <= m->nb; i++)
     cfa_gram_solve(ws->S + 6 * m->iv[i], mb_joint_nv(m->jtype[i]), ws->u + m->iv[i]);
@@ -131,7 +143,7 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   cfa_wrench(m, ws, ws->u, NULL);
   cfa_sweeps(m, ws);
   cfa_Tt_z(m, ws, -1.0, ws->xS, 1);
-  if (mbs_chol(nc, ws->A)) return -2;
+  if ((rc = mbs_chol(nc, ws->A)) != 0) return ws->singular = body_of_row(m, -1 - rc), MB_ENUMERIC;
   mbs_chol_solve(nc, ws->A, ws->xS);
   /* F = S x + T F_S;  q̈_j = (Sᵀ S)⁻¹ S_jᵀ z_j;  w_j = f_j(bias) + F_j */
   cfa_wrench(m, ws, ws->u, ws->xS);
@@ -146,5 +158,6 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   }
   for (int k = 0; k < 6 * (m->nb + 1) && wrench; k++)
     wrench[k] = (k < 6) ? 0.0 : ws->f[k] + ws->Fc[k];
-  return 0;
+  if (!mbs_finite(qdd, (size_t)m->nv)) return MB_ENUMERIC;
+  return !wrench || mbs_finite(wrench, 6 * ((size_t)m->nb + 1)) ? MB_OK : MB_ENUMERIC;
 }

@@ -27,8 +27,11 @@ static void crba_block(const mb_model *m, const mb_workspace *ws, int j, const d
     }
 }
 
-void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
+int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
   double F[36], t[6];
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !M) return MB_EINVAL;
   for (int k = 0; k < m->nv * m->nv; k++) M[k] = 0.0;
   mb_xup(m, ws, q);
   crba_composite(m, ws);
@@ -47,4 +50,5 @@ void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
       crba_block(m, ws, j, F, n, m->iv[i], M);
     }
   }
+  return mbs_finite(M, (size_t)m->nv * (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }

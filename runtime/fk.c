@@ -1,7 +1,10 @@
 /* fk.c — forward kinematics: every body's world pose. */
 #include "mb.h"
 
-void mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {
+int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !pose) return MB_EINVAL;
   mb_xup(m, ws, q);
   for (int k = 0; k < 12; k++) pose[k] = (k < 9 && k % 4 == 0) ? 1.0 : 0.0;
   for (int i = 1; i <= m->nb; i++) {
@@ -14,4 +17,5 @@ void mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {
       for (int b = 0; b < 3; b++) P[3 * a + b] = E[3 * b + a];
     for (int k = 0; k < 3; k++) P[9 + k] = r[k];
   }
+  return mbs_finite(pose, 12 * ((size_t)m->nb + 1)) ? MB_OK : MB_ENUMERIC;
 }

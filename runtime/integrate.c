@@ -28,7 +28,8 @@ static void free_step(const double *qi, const double u[3], const double phi[3], 
   quat_step(qi + 3, phi, out + 3);
 }
 
-void mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout) {
+int mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout) {
+  if (!m || !q || !v || !qout) return MB_EINVAL;
   for (int i = 1; i <= m->nb; i++) {
     const double *qi = q + m->iq[i], *vi = v + m->iv[i];
     double u[3], phi[3], out[7];
@@ -54,4 +55,5 @@ void mb_integrate(const mb_model *m, const double *q, const double *v, double dt
     }
     for (int k = 0; k < nq; k++) qout[m->iq[i] + k] = out[k];
   }
+  return mbs_finite(qout, (size_t)m->nq) ? MB_OK : MB_ENUMERIC;
 }

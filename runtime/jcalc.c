@@ -4,6 +4,7 @@
  * in the joint frame. */
 #include "mb.h"
 
+#include <assert.h>
 #include <math.h>
 
 int mb_joint_nq(mb_joint_type t) {
@@ -30,6 +31,7 @@ static void quat_E(const double *quat, double E[9]) {
 }
 
 void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]) {
+  assert(m && q && E && r && i >= 1 && i <= m->nb);
   const double *a = m->axis + 3 * i, *qi = q + m->iq[i];
   double R[9];
   identity(E, r);
@@ -88,6 +90,7 @@ void mb_joint_S(const mb_model *m, int i, double *S) {
 
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q) {
   double EJ[9], rJ[3];
+  assert(mb_workspace_check(m, ws) == MB_OK && q);
   /* iXλ = XJ(q_i) XT(i) */
   for (int i = 1; i <= m->nb; i++) {
     mb_jcalc(m, i, q, EJ, rJ);
@@ -95,12 +98,14 @@ void mb_xup(const mb_model *m, mb_workspace *ws, const double *q) {
   }
 }
 
-void mb_neutral(const mb_model *m, double *q) {
+int mb_neutral(const mb_model *m, double *q) {
+  if (!m || !q) return MB_EINVAL;
   for (int k = 0; k < m->nq; k++) q[k] = 0.0;
   for (int i = 1; i <= m->nb; i++) {
     if (m->jtype[i] == MB_JOINT_SPHERICAL) q[m->iq[i] + 3] = 1.0;
     if (m->jtype[i] == MB_JOINT_FLOATING) q[m->iq[i] + 6] = 1.0;
   }
+  return MB_OK;
 }
 
 void mb_joint_T(const mb_model *m, int i, double *T) {

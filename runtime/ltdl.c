@@ -6,25 +6,52 @@
  * strict upper triangle is left as it was. */
 #include "mb.h"
 
+#include <math.h>
+
 static int lam(const mb_workspace *ws, int k) { return (int)ws->lam[k]; }
 
-int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
+/* The body whose joint has dof k (k < nv). */
+static int body_of_dof(const mb_model *m, int k) {
+  int i = m->nb;
+  while (i > 1 && (m->iv[i] > k || mb_joint_nv(m->jtype[i]) == 0)) i--;
+  return i;
+}
+
+/* M = Lᵀ D L, the pivots against ws->Dref (set to the base references ws->Dbase): every L_ki
+ * carries the rounding error of d_k (about ε_mach Dbase_k) into d_i, amplified by L_ki²:
+ * Dref_i += L_ki² Dbase_k (the running error bound of the elimination, one level). */
+static int ltdl_factor(const mb_model *m, mb_workspace *ws, double *M) {
   int n = m->nv;
   /* for k = n..1, i = λ(k), λ(λ(k)), ...:  a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);
    * M_ki = a */
   for (int k = n - 1; k >= 0; k--) {
-    double d = M[k * n + k];
-    if (!(d > 0.0)) return -1;
+    double d = M[k * n + k], r = ws->Dref[k];
+    if (!(r > 0.0 && d > MB_PIVOT_EPS * r)) return ws->singular = body_of_dof(m, k), MB_ENUMERIC;
     for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) {
       double a = M[k * n + i] / d;
+      if (!isfinite(a)) return MB_ENUMERIC;
+      ws->Dref[i] += a * a * ws->Dbase[k];
       for (int j = i; j >= 0; j = lam(ws, j)) M[i * n + j] -= a * M[k * n + j];
       M[k * n + i] = a;
     }
   }
-  return 0;
+  return MB_OK;
 }
 
-void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x) {
+int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!M) return MB_EINVAL;
+  ws->singular = 0;
+  /* the base references: M's diagonal before elimination */
+  for (int k = 0; k < m->nv; k++) ws->Dref[k] = ws->Dbase[k] = M[k * m->nv + k];
+  return ltdl_factor(m, ws, M);
+}
+
+int mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!LD || !x) return MB_EINVAL;
   int n = m->nv;
   /* Lᵀ y = b:  for k = n..1: y_i −= L_ki y_k (i = λ(k), ...) */
   for (int k = n - 1; k >= 0; k--)
@@ -34,15 +61,21 @@ void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, 
   /* L x = y:  for k = 1..n: x_k −= L_ki x_i (i = λ(k), ...) */
   for (int k = 0; k < n; k++)
     for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= LD[k * n + i] * x[i];
+  return mbs_finite(x, (size_t)n) ? MB_OK : MB_ENUMERIC;
 }
 
 int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                const double *tau, double *qdd) {
-  /* h = C(q, v) v + g(q);  M q̈ = τ − h */
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !tau || !qdd) return MB_EINVAL;
+  /* h = C(q, v) v + g(q);  M q̈ = τ − h (mb_nle and mb_crba fail only on non-finite outputs, and
+   * then the factorization or the solve does too) */
   mb_nle(m, ws, q, v, qdd);
   for (int k = 0; k < m->nv; k++) qdd[k] = tau[k] - qdd[k];
   mb_crba(m, ws, q, ws->M);
-  if (mb_ltdl(m, ws, ws->M)) return -1;
-  mb_ltdl_solve(m, ws, ws->M, qdd);
-  return 0;
+  ws->singular = 0;
+  mb_pivot_refs(m, ws);
+  if (ltdl_factor(m, ws, ws->M)) return MB_ENUMERIC;
+  return mb_ltdl_solve(m, ws, ws->M, qdd);
 }

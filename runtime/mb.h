@@ -21,7 +21,7 @@
  *   revolute, continuous  q = angle about the unit axis a (joint frame); S = [a; 0]
  *   prismatic             q = displacement along a;                    S = [0; a]
  *   helical, pitch h      rotation q about a and translation h q along a; S = [a; h a]
- *   spherical             q = unit quaternion [qx qy qz qw] (child→parent rotation),
+ *   spherical             q = quaternion [qx qy qz qw] (child→parent rotation of q/|q|),
  *                         v = angular velocity in the child frame;    S = [1₃; 0]
  *   floating              q = [x y z qx qy qz qw]: child origin in parent coordinates and the
  *                         child→parent rotation; v = [linear; angular] of the child frame in child
@@ -34,6 +34,37 @@
 #define MB_H
 
 #include <stddef.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * The contract. Every entry point that takes a workspace, and every one that can fail, returns an
+ * int status; the building blocks (mb_jcalc, mb_joint_S, mb_joint_T, mb_xup, mb_aba_joint and the
+ * mbs_* utilities) trust their arguments and check them with assert() in debug builds only.
+ *
+ *   MB_OK         success; every output is finite.
+ *   MB_ENUMERIC   no finite answer: the system is singular to working precision (a pivot failed the
+ *                 relative test below; ws->singular names the joint), or an output is NaN or ±Inf
+ *                 (a NaN or Inf input, an overflow, a zero quaternion). The outputs are then
+ *                 undefined (they may hold NaN); the call had no other effect.
+ *   MB_EINVAL     a required pointer argument is NULL (nothing was computed or written).
+ *   MB_EWORKSPACE ws was not laid out by mb_workspace_init for this model (another model, a model
+ *                 whose sizes changed since, or an uninitialised workspace: detected through a tag
+ *                 and the model pointer the workspace keeps; zero-initialise workspaces,
+ *                 `mb_workspace ws = {0};`, to make the last case certain). Nothing was written.
+ *
+ * The pivot rule (the same in the generated code, its P_PIVOT_EPS): a pivot d of a factorization
+ * is accepted iff r > 0 and d > MB_PIVOT_EPS · r, with r a reference of the same units that bounds
+ * the rounding noise of d:
+ *   mb_ltdl, mb_crba_fd   r = M_kk, the diagonal entry of M the pivot came from;
+ *   mb_aba, mb_minv       r_l = the l-th diagonal entry of Sᵀ (I_i + Σ_c cXᵢᵀ IA_c cXᵢ) S, the
+ *                         projection D = Sᵀ IA S with the child joints c locked one level (D_ll
+ *                         plus Σ_c yᵀ D_c⁻¹ y, y = U_cᵀ cXᵢ S_l: docs/runtime.md, "Pivots");
+ *   mb_cfa                r = the diagonal entry of the constraint matrix A before elimination
+ *                         (and of every body's rotational inertia about its centre of mass).
+ * r bounds every term the pivot is the difference of, so a pivot below 1e-12 r has lost all but
+ * three or four of its sixteen digits to cancellation: the system is singular to working
+ * precision. r ≤ 0 means the joint moves nothing even with the joints beyond it locked. */
+enum mb_status { MB_OK = 0, MB_ENUMERIC = -1, MB_EINVAL = -2, MB_EWORKSPACE = -3 };
+#define MB_PIVOT_EPS 1e-12
 
 typedef enum mb_joint_type {
   MB_JOINT_FIXED,
@@ -120,6 +151,10 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
   X(c, 6 * MB_WS_NB1) /* ABA: velocity-product acceleration c = v × vJ */                          \
   X(U, 6 * MB_WS_NV) /* ABA, minv: U = IA S, one 6-column per dof */                               \
   X(D, 6 * MB_WS_NV) /* ABA, minv: Cholesky factor of D = Sᵀ U, nv_i × nv_i at 6·iv_i */           \
+  X(Dref, MB_WS_NV) /* pivot references r of every dof (the pivot rule) */                         \
+  X(Dbase, MB_WS_NV) /* their base part (mb_pivot_refs; mb_ltdl: M's diagonal) */                  \
+  X(Jsub, MB_WS_NB1) /* mb_pivot_refs: J_i, a bound of ∫ |p|² dm over body i's subtree */          \
+  X(msub, MB_WS_NB1) /* mb_pivot_refs: the mass of body i's subtree */                             \
   X(u, MB_WS_NV) /* ABA: u = τ − Sᵀ pA */                                                          \
   X(M, MB_WS_NV * MB_WS_NV) /* crba_fd: the mass matrix, then its LᵀDL factors */                  \
   X(F, 6 * MB_WS_NV * MB_WS_NB1) /* minv: F_i (6 × nv, 6 per column), then the accelerations */    \
@@ -131,19 +166,28 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
   X(A, MB_WS_NC * MB_WS_NC) /* CFA: nc × nc, then its Cholesky factor */
 
 typedef struct mb_workspace {
-  const mb_model *model;
+  const mb_model *model; /* the model it was laid out for (the tag below holds its sizes) */
+  unsigned tag;          /* MB_WS_TAG once laid out */
+  int nb, nq, nv;
+  int singular; /* after MB_ENUMERIC: the body whose joint's pivot failed, 0 if none did */
 #define MB_WORKSPACE_FIELD(name, count) double *name;
   MB_WORKSPACE_ARRAYS(MB_WORKSPACE_FIELD)
 #undef MB_WORKSPACE_FIELD
 } mb_workspace;
 
+#define MB_WS_TAG 0x6d627773u /* "mbws" */
+
 /* Σ (6 − nv_i) over the bodies: the constraint-force unknowns of the CFA (cfa.c). */
 size_t mb_cfa_nc(const mb_model *m);
-/* Bytes of buffer a model's workspace needs. */
+/* Bytes of buffer a model's workspace needs (0 for NULL). */
 size_t mb_workspace_size(const mb_model *m);
-/* Lay out ws in buffer (mb_workspace_size(m) bytes, aligned for double), zero it and fill the
- * constant motion subspaces S. The model must outlive the workspace. */
-void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer);
+/* Lay out ws in buffer (mb_workspace_size(m) bytes, aligned for double), zero it, fill the
+ * constant motion subspaces S and tag ws with m and its sizes. The model must outlive the
+ * workspace and keep its sizes. MB_OK, or MB_EINVAL if an argument is NULL. */
+int mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer);
+/* MB_OK if ws was laid out by mb_workspace_init for m; MB_EINVAL if either is NULL; else
+ * MB_EWORKSPACE. Every algorithm below starts with this check. */
+int mb_workspace_check(const mb_model *m, const mb_workspace *ws);
 
 /* ---------------------------------------------------------------------------------------------
  * Spatial algebra (spatial.c): pure functions on compact storage, never dense 6×6.
@@ -179,12 +223,18 @@ void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36]
 
 /* Small dense symmetric positive definite systems, n×n row-major. mbs_chol overwrites the lower
  * triangle of A with L, A = L Lᵀ (the strict upper triangle is neither read nor written); it
- * returns 0, or -1 if a pivot is not positive relative to its diagonal entry (A not positive
- * definite to working precision). mbs_chol_solve overwrites x with (L Lᵀ)⁻¹ x. */
+ * returns 0, or −1 − j if the pivot d_j (L_jj², before the square root) of row j fails the pivot
+ * rule against its diagonal entry A_jj (A not positive definite to working precision). mbs_chol_ref is the
+ * same with the references r_j = ref[j] instead. mbs_chol_solve overwrites x with (L Lᵀ)⁻¹ x. */
 int mbs_chol(int n, double *A);
+int mbs_chol_ref(int n, double *A, const double *ref);
+/* 1 if every x[k], k < n, is finite (not NaN, not ±Inf). */
+int mbs_finite(const double *x, size_t n);
 void mbs_chol_solve(int n, const double *L, double *x);
 
-/* Quaternions [x y z w], q_w last. The rotation matrix R(q) maps child to parent coordinates. */
+/* Quaternions [x y z w], q_w last. The rotation matrix R(q) maps child to parent coordinates:
+ * the rotation of q/|q|, R = 1 + (2/|q|²)(w u× + u×²) with u = (x, y, z), so any nonzero finite
+ * quaternion stands for a rotation, and the zero quaternion gives NaN (2/0 times 0). */
 void mbs_quat_normalize(double q[4]);
 void mbs_quat_to_rot(const double q[4], double R[9]);
 void mbs_quat_mul(const double a[4], const double b[4], double out[4]); /* a ⊗ b; may alias */
@@ -193,7 +243,7 @@ void mbs_quat_exp(const double w[3], double out[4]); /* rotation by the vector w
 void mbs_rot_axis(const double a[3], double theta, double R[9]);
 
 /* ---------------------------------------------------------------------------------------------
- * Joints (jcalc.c). */
+ * Joints (jcalc.c). Building blocks: arguments checked by assert() in debug builds only. */
 /* XJ(q_i) = (E, r) of body i's joint, q the full position vector. */
 void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]);
 /* The 6×nv_i motion subspace of body i's joint, column-major (6 doubles per column). */
@@ -203,73 +253,93 @@ void mb_joint_S(const mb_model *m, int i, double *S);
 void mb_joint_T(const mb_model *m, int i, double *T);
 /* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
-/* q = the neutral configuration (zeros, identity quaternions). */
-void mb_neutral(const mb_model *m, double *q);
+/* q = the neutral configuration (zeros, identity quaternions). MB_OK, or MB_EINVAL. */
+int mb_neutral(const mb_model *m, double *q);
 
 /* ---------------------------------------------------------------------------------------------
- * Algorithms. Sizes: q[nq], v/a/tau[nv], M[nv·nv], per-body arrays [(nb+1)·k]. Quaternions in q
- * must be unit (mb_integrate keeps them so); they are not renormalized. */
+ * Algorithms. Sizes: q[nq], v/a/tau[nv], M[nv·nv], per-body arrays [(nb+1)·k]. A quaternion in q
+ * stands for the rotation of q/|q| (any nonzero finite quaternion; mb_integrate keeps them unit);
+ * a zero quaternion makes the outputs NaN. Every function returns a status (above): MB_OK,
+ * MB_ENUMERIC when an output is not finite (and, for the solvers, when the system is singular),
+ * MB_EINVAL when a required pointer is NULL (the ones not said to be optional), MB_EWORKSPACE. */
 
 /* Inverse dynamics τ = M(q) a + C(q,v) v + g(q) − Σ Jᵢᵀ fextᵢ (rnea.c). fext is NULL or one
  * wrench [n; f] per body, acting on the body, at its origin, in its frame. v or a NULL means zero.
  * Leaves iXλ in ws->XE/Xr, v_i, a_i in ws->v/a and the joint wrenches in ws->f. */
-void mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
-             const double *a, const double *fext, double *tau);
-/* Bias forces h = C(q,v) v + g(q), and gravity torques g(q) (rnea.c). */
-void mb_nle(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *h);
-void mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g);
+int mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+            const double *a, const double *fext, double *tau);
+/* Bias forces h = C(q,v) v + g(q) (v NULL: zero), and gravity torques g(q) (rnea.c). */
+int mb_nle(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *h);
+int mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g);
 
 /* Joint-space inertia matrix, row-major, full symmetric (crba.c). */
-void mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
+int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
 
 /* M = Lᵀ D L in place with no fill-in (ltdl.c; Featherstone 2005): L unit lower triangular with
  * L_ki ≠ 0 only for i an ancestor of k in the expanded parent array λ (ws->lam). On return M's
- * diagonal holds D, its strict lower triangle L; the strict upper triangle is untouched. Returns 0,
- * or -1 if a pivot D_k is not positive. mb_ltdl_solve overwrites x with M⁻¹ x given the factors. */
+ * diagonal holds D, its strict lower triangle L; the strict upper triangle is untouched; ws->Dref
+ * M's diagonal. MB_OK, or MB_ENUMERIC if a pivot D_k fails the pivot rule against M_kk or is not
+ * finite. mb_ltdl_solve overwrites x with M⁻¹ x given the factors (MB_ENUMERIC if x is then not
+ * finite). */
 int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M);
-void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x);
+int mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, double *x);
 /* Forward dynamics by the mass matrix: h = mb_nle, M = mb_crba (into ws->M), factor, solve
- * M q̈ = τ − h (ltdl.c). Returns 0, or -1 if M is not positive definite. */
+ * M q̈ = τ − h (ltdl.c; v NULL: zero). MB_OK, or MB_ENUMERIC if M is singular to working
+ * precision or q̈ is not finite. */
 int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                const double *tau, double *qdd);
 
 /* M(q)⁻¹, nv×nv row-major, full symmetric, by the operator factorization of seed 003 Lemma 6.3
  * (minv.c; Carpentier 2018): one backward and one forward sweep over the columns, M is never
- * formed. Returns 0, or -1 if some joint's D is not positive definite (M singular). */
+ * formed. MB_OK, or MB_ENUMERIC if some joint's D fails the pivot rule (M singular to working
+ * precision) or an entry is not finite. */
 int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv);
 
 /* Forward dynamics by the articulated-body algorithm (aba.c): q̈ with M q̈ = τ − h(q, v) +
- * Σ Jᵢᵀ fextᵢ (fext as in mb_rnea, or NULL). Returns 0, or -1 if some joint's D = Sᵀ IA S is not
- * positive definite (e.g. a massless leaf body); qdd is then undefined. Leaves v_i, a_i in
- * ws->v/a, the articulated inertias, U and the factors of D in ws->IA/U/D. */
+ * Σ Jᵢᵀ fextᵢ (fext as in mb_rnea, or NULL; v NULL: zero). MB_OK, or MB_ENUMERIC if some joint's
+ * D = Sᵀ IA S fails the pivot rule (e.g. a massless leaf body) or q̈ is not finite; qdd is then
+ * undefined. Leaves v_i, a_i in ws->v/a, the articulated inertias, U, the factors of D and the
+ * pivot references in ws->IA/U/D/Dref. */
 int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, const double *fext, double *qdd);
-/* One backward step of the ABA for body i, given ws->IA[i] (and ws->S): U_i = IA_i S_i, D_i =
- * S_iᵀ U_i factored by Cholesky into ws->D at 6·iv_i, and Ia = IA_i − U_i D_i⁻¹ U_iᵀ. Returns 0, or
- * -1 if D_i is not positive definite. Shared by mb_aba and mb_minv. */
+/* The pivot references of every dof (the pivot rule) into ws->Dref, from ws->Xr (mb_xup): for a
+ * column s = [s_ω; s_v] of S_i, r = (|s_ω| √(2 J_i) + |s_v| √m_i)², m_i the mass of i's subtree and
+ * J_i = ½ tr Ī_i + Σ_c (√J_c + √m_c |r_c|)² over the children c (r_c their origins in i's frame),
+ * a bound of ∫ |p|² dm over the subtree with p measured from i's origin along the tree's offsets:
+ * every term the articulated or composite inertia of the subtree is summed from is bounded by 2J
+ * (rotation), √(2J m) (coupling) or m (translation). Used by mb_aba, mb_minv and mb_crba_fd. */
+void mb_pivot_refs(const mb_model *m, mb_workspace *ws);
+/* One backward step of the ABA for body i, given ws->IA[i] and the references ws->Dref
+ * (mb_pivot_refs): U_i = IA_i S_i, D_i = S_iᵀ U_i factored by Cholesky into ws->D at 6·iv_i under
+ * the pivot rule, and Ia = IA_i − U_i D_i⁻¹ U_iᵀ. Returns 0, or -1 (and ws->singular = i) if a
+ * pivot fails. Shared by mb_aba and mb_minv. mb_xup, mb_pivot_refs and mb_aba_joint read and write
+ * only ws->S, XE, Xr, IA, U, D, Dref, Dbase, Jsub and msub (and the tag): a caller that runs just
+ * the articulated-body steps may lay out a workspace of those arrays alone. */
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
 
 /* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; seed 000
  * eqs. 22-29, ALGORITHMS.md §4), dense: q̈ as mb_aba (no fext), and if wrench is not NULL the
  * wrench transmitted across every joint in the mb_joint_wrenches convention (wrench[0..5] = 0).
  * Every body needs an invertible inertia: m > 0 and a positive definite rotational inertia about
- * the COM. Returns 0; -1 if a body's inertia is not invertible; -2 if the constraint matrix A is not
- * positive definite. Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch arrays. */
+ * the COM (under the pivot rule). MB_OK; MB_ENUMERIC if a body's inertia is not invertible, if the
+ * constraint matrix A is singular to working precision, or if an output is not finite (wrench may
+ * be NULL). Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch arrays. */
 int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, double *qdd, double *wrench);
 
 /* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
  * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */
-void mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
+int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
 
 /* qout = q ⊕ v dt on the joint manifolds (integrate.c): scalars add, quaternions are multiplied
  * on the right by exp(ω dt) and stay unit, a floating joint moves along the screw of its body
- * twist (SE(3) exponential). qout may alias q. */
-void mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout);
+ * twist (SE(3) exponential). qout may alias q. MB_OK, MB_EINVAL, or MB_ENUMERIC if qout is not
+ * finite (then qout may have been partly written). */
+int mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout);
 
 /* The wrench [torque; force] transmitted across every joint, parent on child, at the joint origin,
  * in the joint frame: RNEA's f_i after the backward pass (joint_wrenches.c). wrench[0..5] = 0. */
-void mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
-                       const double *a, double *wrench);
+int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                      const double *a, double *wrench);
 
 #endif

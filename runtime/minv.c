@@ -12,6 +12,7 @@
 static int minv_backward(const mb_model *m, mb_workspace *ws, double *Minv) {
   int nv = m->nv;
   double Ia[36], w[6], t[6], x[6];
+  mb_pivot_refs(m, ws);
   for (int i = m->nb; i >= 1; i--) {
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], p = m->parent[i];
     const double *S = ws->S + 6 * o, *U = ws->U + 6 * o, *E = ws->XE + 9 * i, *r = ws->Xr + 3 * i;
@@ -67,14 +68,18 @@ static void minv_forward(const mb_model *m, mb_workspace *ws, double *Minv) {
 }
 
 int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !Minv) return MB_EINVAL;
   int nv = m->nv;
+  ws->singular = 0;
   mb_xup(m, ws, q);
   for (int i = 1; i <= m->nb; i++) mbs_I_mat(m->inertia + 10 * i, ws->IA + 36 * i);
   for (size_t k = 0; k < 6 * (size_t)nv * ((size_t)m->nb + 1); k++) ws->F[k] = 0.0;
-  if (minv_backward(m, ws, Minv)) return -1;
+  if (minv_backward(m, ws, Minv)) return MB_ENUMERIC;
   minv_forward(m, ws, Minv);
   /* M⁻¹_ji = M⁻¹_ij for j < i */
   for (int r = 0; r < nv; r++)
     for (int c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
-  return 0;
+  return mbs_finite(Minv, (size_t)nv * (size_t)nv) ? MB_OK : MB_ENUMERIC;
 }

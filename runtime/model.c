@@ -101,16 +101,21 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
 
 size_t mb_workspace_size(const mb_model *m) {
   size_t n = 0;
+  if (!m) return 0;
 #define MB_WS_SIZE(name, count) n += (size_t)(count);
   MB_WORKSPACE_ARRAYS(MB_WS_SIZE)
 #undef MB_WS_SIZE
   return n * sizeof(double);
 }
 
-void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
+int mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
   double *p = buffer;
+  if (!ws || !m || !buffer) return MB_EINVAL;
   memset(buffer, 0, mb_workspace_size(m));
   ws->model = m;
+  ws->tag = MB_WS_TAG;
+  ws->nb = m->nb, ws->nq = m->nq, ws->nv = m->nv;
+  ws->singular = 0;
 #define MB_WS_LAYOUT(name, count) \
   ws->name = p;                   \
   p += (size_t)(count);
@@ -127,4 +132,14 @@ void mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
   }
   /* the world's rotations are the identity, so per-body arrays read at index 0 are valid */
   for (int k = 0; k < 9; k += 4) ws->XE[k] = ws->X0E[k] = 1.0;
+  return MB_OK;
+}
+
+int mb_workspace_check(const mb_model *m, const mb_workspace *ws) {
+  if (!m || !ws) return MB_EINVAL;
+  /* the tag first: an uninitialised workspace fails there before its pointers are compared */
+  if (ws->tag != MB_WS_TAG || ws->model != m || ws->nb != m->nb || ws->nq != m->nq ||
+      ws->nv != m->nv)
+    return MB_EWORKSPACE;
+  return MB_OK;
 }

@@ -54,19 +54,23 @@ static void rnea_backward(const mb_model *m, mb_workspace *ws, double *tau) {
   }
 }
 
-void mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
-             const double *a, const double *fext, double *tau) {
+int mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+            const double *a, const double *fext, double *tau) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !tau) return MB_EINVAL;
   mb_xup(m, ws, q);
   rnea_forward(m, ws, v, a, fext);
   rnea_backward(m, ws, tau);
+  return mbs_finite(tau, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
 
-void mb_nle(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *h) {
+int mb_nle(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *h) {
   /* h = rnea(q, v, 0) */
-  mb_rnea(m, ws, q, v, NULL, NULL, h);
+  return mb_rnea(m, ws, q, v, NULL, NULL, h);
 }
 
-void mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g) {
+int mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g) {
   /* g = rnea(q, 0, 0) */
-  mb_rnea(m, ws, q, NULL, NULL, NULL, g);
+  return mb_rnea(m, ws, q, NULL, NULL, NULL, g);
 }

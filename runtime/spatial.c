@@ -4,7 +4,6 @@
  * articulated inertias (ABA, minv) are dense 6×6, and small SPD systems are solved by Cholesky. */
 #include "mb.h"
 
-#include <float.h>
 #include <math.h>
 
 void mbs_cross(const double a[3], const double b[3], double out[3]) {
@@ -159,10 +158,12 @@ void mbs_quat_normalize(double q[4]) {
 
 void mbs_quat_to_rot(const double q[4], double R[9]) {
   double x = q[0], y = q[1], z = q[2], w = q[3];
-  /* R = (w² − |u|²) 1 + 2 u uᵀ + 2 w u×, for a unit quaternion */
-  R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - z * w), R[2] = 2 * (x * z + y * w);
-  R[3] = 2 * (x * y + z * w), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - x * w);
-  R[6] = 2 * (x * z - y * w), R[7] = 2 * (y * z + x * w), R[8] = 1 - 2 * (x * x + y * y);
+  /* the rotation of q/|q|: R = 1 + s (w u× + u×²), s = 2/|q|², u×² = u uᵀ − |u|² 1 (one division,
+   * no square root; |q| = 0 gives s = Inf and NaN entries) */
+  double xx = x * x, yy = y * y, zz = z * z, s = 2.0 / (xx + yy + zz + w * w);
+  R[0] = 1 - s * (yy + zz), R[1] = s * (x * y - z * w), R[2] = s * (x * z + y * w);
+  R[3] = s * (x * y + z * w), R[4] = 1 - s * (xx + zz), R[5] = s * (y * z - x * w);
+  R[6] = s * (x * z - y * w), R[7] = s * (y * z + x * w), R[8] = 1 - s * (xx + yy);
 }
 
 void mbs_quat_mul(const double a[4], const double b[4], double out[4]) {
@@ -227,12 +228,21 @@ void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36]
   }
 }
 
-int mbs_chol(int n, double *A) {
-  /* L_jj = √(A_jj − Σ_k L_jk²);  L_ij = (A_ij − Σ_k L_ik L_jk) / L_jj */
+int mbs_chol(int n, double *A) { return mbs_chol_ref(n, A, NULL); }
+
+int mbs_chol_ref(int n, double *A, const double *ref) {
+  /* L_jj = √d, d = A_jj − Σ_k L_jk², accepted iff r > 0 and d > MB_PIVOT_EPS r, with r = A_jj
+   * (still the original diagonal at step j) or, given references, r = ref_j + Σ_k (L_jk² / d_k)
+   * ref_k (the rounding error of the earlier pivots d_k carried in by the unit factor L_jk/√d_k);
+   * L_ij = (A_ij − Σ_k L_ik L_jk) / L_jj */
   for (int j = 0; j < n; j++) {
-    double d = A[j * n + j], d0 = fabs(d);
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 64.0 * DBL_EPSILON * d0)) return -1;
+    double d = A[j * n + j], r = ref ? ref[j] : d;
+    for (int k = 0; k < j; k++) {
+      double l2 = A[j * n + k] * A[j * n + k];
+      d -= l2;
+      if (ref) r += l2 / (A[k * n + k] * A[k * n + k]) * ref[k];
+    }
+    if (!(r > 0.0 && d > MB_PIVOT_EPS * r)) return -1 - j;
     A[j * n + j] = sqrt(d);
     for (int i = j + 1; i < n; i++) {
       double x = A[i * n + j];
@@ -241,6 +251,13 @@ int mbs_chol(int n, double *A) {
     }
   }
   return 0;
+}
+
+int mbs_finite(const double *x, size_t n) {
+  /* x − x is 0 for a finite x and NaN for NaN or ±Inf: one sum, no branch per entry */
+  double z = 0.0;
+  for (size_t k = 0; k < n; k++) z += x[k] - x[k];
+  return z == 0.0;
 }
 
 void mbs_chol_solve(int n, const double *L, double *x) {

@@ -119,8 +119,95 @@ static void test_singular(void **state) {
   mbt_tree_free(t);
 }
 
+/* xᵀ A x for a 6×6 row-major A. */
+static double quad6(const double *A, const double *x) {
+  double s = 0.0;
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 6; k++) s += x[i] * A[6 * i + k] * x[k];
+  return s;
+}
+
+/* The pivot references of mb_aba (runtime/mb.h, the pivot rule) against quantities evaluated
+ * directly from the workspace and mb_crba on random trees with every joint type: for every dof l
+ * of every joint i, with d_l the pivot (the Cholesky L_ll²), D_ll = S_lᵀ IA_i S_l, the diagonal
+ * with the child joints locked one level λ_l = S_lᵀ (I_i + Σ_c Xᵀ K_c X) S_l (K_c = IA_c for a
+ * moving child, the same sum again through a fixed one), the composite-rigid-body diagonal
+ * S_lᵀ IC_i S_l (every joint beyond locked), the base reference r and the reference R:
+ *   d_l ≤ D_ll ≤ λ_l ≤ S_lᵀ IC_i S_l ≤ r_l ≤ R_l   and   R_l − r_l ≥ λ_l − D_ll
+ * (the amplified lock terms are at least the lock terms), each to 1e-12 relative; and the lock
+ * terms' formula, λ_l − D_ll = Σ_c y D_c⁻¹ y with y = U_cᵀ X S_l (U_c carried to i's frame as
+ * forces, through fixed joints), to 1e-10 of λ_l: the 6×6 congruences of IA_c on one side, the
+ * vectors U_c and the factors of D_c on the other. */
+static void test_pivot_references(void **state) {
+  (void)state;
+  for (int s = 0; s < MBT_NSIZES; s++)
+    for (uint64_t seed = 1; seed <= MBT_NSEEDS; seed++) {
+      mbt_tree *t = mbt_randtree(seed, mbt_sizes[s], (int)(seed % 2));
+      const mb_model *m = &t->model;
+      int nb = m->nb, nv = m->nv;
+      mb_workspace ws;
+      double *buf = mbt_workspace_new(m, &ws), *q = malloc(sizeof(double) * ((size_t)m->nq + 3 * (size_t)nv));
+      double *v = q + m->nq, *tau = v + nv, *qdd = tau + nv, *L = malloc(36 * sizeof(double) * (size_t)(nb + 1));
+      double *IC = malloc(10 * sizeof(double) * (size_t)(nb + 1)), *M = malloc(sizeof(double) * (size_t)(nv * nv + 1));
+      mbt_rng g;
+      mbt_rng_seed(&g, seed * 17 + (uint64_t)s);
+      mbt_rand_q(&g, m, q), mbt_rand_vec(&g, nv, -1, 1, v), mbt_rand_vec(&g, nv, -5, 5, tau);
+      assert_int_equal(mb_crba(m, &ws, q, M), MB_OK);
+      for (int k = 0; k < 10 * (nb + 1); k++) IC[k] = ws.IC[k];
+      assert_int_equal(mb_aba(m, &ws, q, v, tau, NULL, qdd), MB_OK);
+      /* L_i = I_i + Σ_c Xᵀ K_c X, leaves first */
+      for (int i = 0; i <= nb; i++) mbs_I_mat(m->inertia + 10 * i, L + 36 * i);
+      for (int i = nb; i >= 1; i--) {
+        double K[36];
+        const double *src = mb_joint_nv(m->jtype[i]) ? ws.IA + 36 * i : L + 36 * i;
+        mbs_mat6_to_parent(ws.XE + 9 * i, ws.Xr + 3 * i, src, K);
+        for (int k = 0; k < 36; k++) L[36 * m->parent[i] + k] += K[k];
+      }
+      for (int i = 1; i <= nb; i++) {
+        int n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
+        double Ic6[36];
+        mbs_I_mat(IC + 10 * i, Ic6);
+        for (int l = 0; l < n; l++) {
+          const double *S = ws.S + 6 * (o + l), *Ch = ws.D + 6 * o;
+          double d = Ch[n * l + l] * Ch[n * l + l], D = quad6(ws.IA + 36 * i, S);
+          double lam = quad6(L + 36 * i, S), crb = quad6(Ic6, S), r = ws.Dbase[o + l];
+          double R = ws.Dref[o + l], tol = 1e-12 * R, lock = 0.0;
+          for (int c = 1; c <= nb; c++) { /* the moving joints whose nearest moving ancestor is i */
+            int a = m->parent[c], nc = mb_joint_nv(m->jtype[c]), oc = m->iv[c];
+            while (a > 0 && mb_joint_nv(m->jtype[a]) == 0) a = m->parent[a];
+            if (a != i || nc == 0) continue;
+            double y[6], Y[6], tmp[6];
+            for (int k = 0; k < nc; k++) {
+              for (int e = 0; e < 6; e++) Y[e] = ws.U[6 * (oc + k) + e];
+              for (int b = c; b != i; b = m->parent[b]) {
+                mbs_XT_fv(ws.XE + 9 * b, ws.Xr + 3 * b, Y, tmp);
+                for (int e = 0; e < 6; e++) Y[e] = tmp[e];
+              }
+              y[k] = 0.0;
+              for (int e = 0; e < 6; e++) y[k] += S[e] * Y[e];
+            }
+            double x[6];
+            for (int k = 0; k < nc; k++) x[k] = y[k];
+            mbs_chol_solve(nc, ws.D + 6 * oc, x);
+            for (int k = 0; k < nc; k++) lock += y[k] * x[k];
+          }
+          if (!(fabs(lam - D - lock) <= 1e-10 * lam))
+            fail_msg("seed %d nb %d body %d dof %d: locked %.17g − D %.17g = %.17g, lock terms "
+                     "%.17g", (int)seed, nb, i, l, lam, D, lam - D, lock);
+          if (!(d <= D + tol && D <= lam + tol && lam <= crb + tol && crb <= r + tol && r <= R &&
+                R - r >= lam - D - tol))
+            fail_msg("seed %d nb %d body %d dof %d: d %.17g D %.17g locked %.17g crb %.17g r %.17g "
+                     "R %.17g", (int)seed, nb, i, l, d, D, lam, crb, r, R);
+        }
+      }
+      free(q), free(L), free(IC), free(M), free(buf);
+      mbt_tree_free(t);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pivot_references),
       cmocka_unit_test(test_single_pendulum),      cmocka_unit_test(test_cart_pole),
       cmocka_unit_test(test_inverse_of_rnea),      cmocka_unit_test(test_inverse_of_rnea_fext),
       cmocka_unit_test(test_singular),

@@ -1,7 +1,8 @@
 /* test_diagnostics.c — golden tests of the front end's diagnostics (STYLE.md §9, §12).
  *
  * Every tests/golden/NNN_name.mbd is a small malformed model (one mistake, or several to show
- * that recovery goes on). The test runs it through mbg_model_from_text() under the path
+ * that recovery goes on). The test runs it through mbg_model_from_text() and, when that accepts
+ * it, mbg_check_regular() (the mass matrix regular, as `mbdc check` does) under the path
  * `golden/NNN_name.mbd` and compares everything the front end prints with NNN_name.err, byte
  * for byte. A few inputs are generated here instead of stored (deep nesting, long chains): their
  * expected output is stored the same way, as NNN_name.err with no .mbd beside it.
@@ -24,6 +25,7 @@
 #include <cmocka.h>
 
 #include "load/load.h"
+#include "topology/regular.h"
 
 /* Printing stops after this many errors (generator/diag.c, mbg_diag_init). */
 enum { MAX_PRINTED_ERRORS = 50 };
@@ -193,6 +195,12 @@ static void run_case(void **state) {
   assert_non_null(out);
   int errors = -1, warnings = -1;
   mbg_model *m = mbg_model_from_text(shown, src.data, src.len, out, &errors, &warnings);
+  /* then the last check `mbdc check` and `mbdc generate` run: the mass matrix regular */
+  if (m && (errors = mbg_check_regular(m, shown, src.data, src.len, out)) != 0) {
+    assert_true(errors > 0);
+    mbg_model_free(m);
+    m = NULL;
+  }
   assert_int_equal(fclose(out), 0);
 
   /* The result agrees with the counts. Problems are collected, the buffers freed, then the test

@@ -195,7 +195,12 @@ static void misuse_is_reported(void **state) {
     {"return sym.input('q', 0) < 1", "cannot be compared"},
     {"return sym.input('q', 0) ^ 2", "not supported"},
     {"return sym.input('q', 0) + {}", "expected a number or a symbolic value, got table"},
-    {"sym.pivot(-1)", "pivot is the constant -1"},
+    {"sym.pivot(-1)", "the reference r of the pivot is missing"},
+    {"sym.pivot(-1, 2)", "pivot of a factorization is the constant -1 against the reference 2"},
+    {"sym.pivot(1e-13, 1, 'joint x')", "the pivot of joint x is the constant 1e-13 against"},
+    {"sym.pivot(1, 0)", "pivot of a factorization is the constant 1 against the reference 0"},
+    {"sym.pivot(sym.input('q', 0), -1)", "the reference of a pivot of a factorization is the "
+                                         "constant -1"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     assert_int_equal(run(f.h, cases[k].src), -1);

@@ -16,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "emit/generate.h"
 #include "mb.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 #include "mbg_testmodel.h"
+#include "topology/regular.h"
 
 /* ---- seeded random numbers and models ------------------------------------------------------- */
 
@@ -100,8 +103,8 @@ static double input(void *ctx, const char *array, int index) {
   return 0;
 }
 
-/* Evaluate f's graph on s: the output elements of `array` (NULL: every array but the pivots)
- * into out. */
+/* Evaluate f's graph on s: the output elements of `array` (NULL: every array but the pivots and
+ * their references) into out. */
 static void evaluate(const mbg_gen_function *f, const rstate *s, const char *array_name,
                      double *out) {
   double *values = malloc((size_t)mbg_sym_size(f->sym) * sizeof *values);
@@ -111,7 +114,7 @@ static void evaluate(const mbg_gen_function *f, const rstate *s, const char *arr
     const char *array;
     int index;
     mbg_sx e = mbg_sym_output_at(f->sym, k, &array, &index);
-    if (array_name ? strcmp(array, array_name) == 0 : strcmp(array, "pivot") != 0)
+    if (array_name ? strcmp(array, array_name) == 0 : strncmp(array, "pivot", 5) != 0)
       out[index] = values[e];
   }
   free(values);
@@ -196,6 +199,30 @@ static void check_cfa(const mbg_gen_function *f, const mb_model *m, mb_workspace
       fail_msg("%s: S^T w = %.17g, tau = %.17g at [%d]", what, tau[k], s->tau[k], k);
 }
 
+/* ---- the pivot rule (docs/generator.md) ------------------------------------------------------ */
+
+/* The pivots of f and their references on s (f->npivots each); the number that fail the rule
+ * d > 1e-12 r, r > 0. */
+static int failing_pivots(const mbg_gen_function *f, const rstate *s, double *d, double *r) {
+  int failing = 0;
+  evaluate(f, s, "pivot", d);
+  evaluate(f, s, "pivot_ref", r);
+  for (int k = 0; k < f->npivots; k++) failing += !(r[k] > 0 && d[k] > 1e-12 * r[k]);
+  return failing;
+}
+
+/* On the models of these tests (random physical inertias, the examples) every pivot passes, and
+ * for aba, minv and crba_fd it is at most its reference (d ≤ D_ll ≤ r: runtime/mb.h). */
+static void check_pivots(const mbg_gen_function *f, const rstate *s, const char *what) {
+  double d[512], r[512];
+  assert_true(f->npivots <= 512);
+  if (f->npivots == 0) return;
+  if (failing_pivots(f, s, d, r) != 0) fail_msg("%s, %s: a pivot fails the rule", what, f->name);
+  for (int k = 0; k < f->npivots && strcmp(f->name, "cfa") != 0; k++)
+    if (!(d[k] <= r[k] * (1 + 1e-12)))
+      fail_msg("%s, %s: pivot %d = %.17g above its reference %.17g", what, f->name, k, d[k], r[k]);
+}
+
 /* Every function of g against the runtime on `nstates` random states. */
 static void check_all(mbg_gen *g, int nstates, const char *what) {
   const mb_model *m = &g->rt.model;
@@ -211,9 +238,11 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
     for (int k = 0; k < g->nfunctions; k++) {
       const mbg_gen_function *f = &g->functions[k];
       if (!strcmp(f->name, "cfa")) {
+        check_pivots(f, s, what);
         check_cfa(f, m, &ws, s, what);
         continue;
       }
+      check_pivots(f, s, what);
       int size = reference(f->name, m, &ws, s, ref);
       evaluate(f, s, NULL, got);
       size_t w;
@@ -394,8 +423,147 @@ static void cfa_depth_on_chains(void **state) {
   assert_true(depth[1][3] < depth[0][3] / 4);
 }
 
+/* A point mass carried in a plane by three parallel revolute joints and two massless links: its
+ * mass matrix M = Jᵀ J (J the 2 × 3 Jacobian of the point) has rank 2 in every configuration. The
+ * model checks reject it (topology/regular.h); generated around them (mbg_gen_open_model), aba,
+ * minv and crba_fd have a pivot that fails the rule on every one of 1000 random states (before,
+ * d > 0 let rounding noise of the zero pivot through about half of the time). */
+static void singular_model_every_state(void **state) {
+  (void)state;
+  mbg_model *m = mbg_model_new("planar_point", "");
+  assert_non_null(m);
+  const char *names[3] = {"l1", "l2", "tip"};
+  int b[3];
+  for (int k = 0; k < 3; k++) {
+    b[k] = mbgt_body(m, names[k], k == 2 ? 1.0 : 0.0);
+    for (int c = 0; c < 6; c++) m->bodies[b[k]].inertia[c] = 0.0;
+  }
+  m->bodies[b[2]].com[0] = 0.7;
+  double xyz[3][3] = {{0, 0, 0}, {1, 0, 0}, {0.8, 0.1, 0}};
+  for (int k = 0; k < 3; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "j%d", k + 1);
+    int j = mbgt_joint(m, name, MBG_JOINT_REVOLUTE, k ? b[k - 1] : 0, b[k]);
+    mbg_joint *J = &m->joints[j];
+    J->axis[0] = J->axis[1] = 0, J->axis[2] = 1, J->node = -1;
+    for (int c = 0; c < 3; c++) J->xyz[c] = xyz[k][c];
+  }
+  FILE *null = tmpfile();
+  assert_int_equal(mbg_check_regular(m, "planar_point", NULL, 0, null), 1);
+  fclose(null);
+  mbg_gen g;
+  mbg_gen_opts o = {.model_path = "planar_point", .functions = "aba,minv,crba_fd"};
+  assert_int_equal(mbg_gen_open_model(&g, &o, m, "", 0, stderr), 0);
+  g.keep_sym = 1;
+  assert_int_equal(mbg_gen_run(&g, stderr), 0);
+  rstate *s = calloc(1, sizeof *s);
+  double d[64], r[64];
+  mbt_rng_seed(&rng, 4242);
+  for (int n = 0; n < 1000; n++) {
+    random_state(&g.rt.model, s);
+    for (int k = 0; k < g.nfunctions; k++)
+      if (failing_pivots(&g.functions[k], s, d, r) == 0)
+        fail_msg("%s accepted state %d of a singular model", g.functions[k].name, n);
+  }
+  free(s);
+  mbg_gen_close(&g);
+}
+
+/* A recipe (written here, run with --templates) that outputs J.base_references (joints.lua): one
+ * base reference per dof. */
+static const char base_recipe[] =
+    "local J = import \"joints\"\n"
+    "return { name = \"pivot_bases\", summary = \"base references\", returns = \"void\",\n"
+    "  params = { { name = \"q\", role = \"q\" }, { name = \"r\", role = \"out_nv\" } },\n"
+    "  build = function(model)\n"
+    "    local T, X = J.tree(model), {}\n"
+    "    for _, b in ipairs(T) do X[b.i] = J.Xup(b) end\n"
+    "    local base = J.base_references(T, X)\n"
+    "    for _, b in ipairs(T) do\n"
+    "      for l = 1, b.nv do sym.output(\"r\", b.iv + l - 1, base[b.i][l]) end\n"
+    "    end\n"
+    "  end }\n";
+
+/* The base references of the recipes (J.base_references) against their definition evaluated
+ * here in C over the same working frames (g->dh) at the same state: J_i = ½ tr Ī_i + Σ_c (√J_c +
+ * √m_c |r_c|)², r_c = XT_c.r + XT_cᵀ (the joint's shift: q e_k, h q e_k, the floating position),
+ * r = 2J for a rotation, m for a translation, (√(2J) + |h| √m)² for a helical column; to 1e-12. */
+static void check_base_references(mbg_model *m, const char *tpl, const char *what) {
+  mbg_gen g;
+  mbg_gen_opts o = {.model_path = what, .functions = "pivot_bases", .templates = tpl};
+  assert_int_equal(mbg_gen_open_model(&g, &o, m, "", 0, stderr), 0);
+  g.keep_sym = 1;
+  assert_int_equal(mbg_gen_run(&g, stderr), 0);
+  const mbg_topology *t = g.topo;
+  rstate *s = calloc(1, sizeof *s);
+  double got[64], J[65], ms[65], want[64];
+  assert_true(t->nb < 65 && t->nv <= 64);
+  for (int n = 0; n < 3; n++) {
+    random_state(&g.rt.model, s);
+    evaluate(&g.functions[0], s, "r", got);
+    for (int i = 1; i <= t->nb; i++) {
+      const mbg_inertia *I = &g.dh.body[i].I;
+      J[i] = 0.5 * (I->I[0] + I->I[1] + I->I[2]), ms[i] = I->m;
+    }
+    for (int i = t->nb; i >= 1; i--) {
+      const mbg_dh_body *w = &g.dh.body[i];
+      const mbg_tree_body *tb = &t->body[i];
+      const double *qi = s->q + tb->iq;
+      double shift[3] = {0, 0, 0}, rc[3];
+      int k = g.aligned.body[i].axis;
+      if (tb->type == MBG_JOINT_PRISMATIC) shift[k] = qi[0];
+      if (tb->type == MBG_JOINT_HELICAL) shift[k] = tb->pitch * qi[0];
+      if (tb->type == MBG_JOINT_FLOATING)
+        for (int c = 0; c < 3; c++) shift[c] = qi[c];
+      for (int c = 0; c < 3; c++)
+        rc[c] = w->XT.r[c] + w->XT.E[c] * shift[0] + w->XT.E[3 + c] * shift[1] +
+                w->XT.E[6 + c] * shift[2];
+      double x = sqrt(J[i]) + sqrt(ms[i]) * sqrt(rc[0] * rc[0] + rc[1] * rc[1] + rc[2] * rc[2]);
+      if (tb->parent > 0) J[tb->parent] += x * x, ms[tb->parent] += ms[i];
+      /* the columns of S in the working frame */
+      double *r = want + tb->iv, hh = fabs(tb->pitch);
+      switch (tb->type) {
+      case MBG_JOINT_PRISMATIC: r[0] = ms[i]; break;
+      case MBG_JOINT_HELICAL: r[0] = pow(sqrt(2 * J[i]) + hh * sqrt(ms[i]), 2); break;
+      case MBG_JOINT_SPHERICAL: r[0] = r[1] = r[2] = 2 * J[i]; break;
+      case MBG_JOINT_FLOATING:
+        r[0] = r[1] = r[2] = ms[i], r[3] = r[4] = r[5] = 2 * J[i];
+        break;
+      default: r[0] = 2 * J[i]; break;
+      }
+    }
+    for (int k = 0; k < t->nv; k++)
+      if (!(fabs(got[k] - want[k]) <= 1e-12 * want[k]))
+        fail_msg("%s: base reference of dof %d: recipe %.17g, C %.17g", what, k, got[k], want[k]);
+  }
+  free(s);
+  mbg_gen_close(&g);
+}
+
+static void base_references(void **state) {
+  (void)state;
+  char tpl[] = "/tmp/mbdc_refs_XXXXXX", dir[64], path[96];
+  assert_non_null(mkdtemp(tpl));
+  snprintf(dir, sizeof dir, "%s/algorithms", tpl);
+  snprintf(path, sizeof path, "%s/pivot_bases.lua", dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(base_recipe, f);
+  fclose(f);
+  for (int seed = 1; seed <= 12; seed++) {
+    mbt_rng_seed(&rng, (uint64_t)(3000 + seed));
+    char what[64];
+    snprintf(what, sizeof what, "random tree seed %d", seed);
+    check_base_references(random_model(2 + seed, seed % 4, seed % 2), tpl, what);
+  }
+  remove(path), rmdir(dir), rmdir(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(singular_model_every_state),
+    cmocka_unit_test(base_references),
     cmocka_unit_test(random_trees),
     cmocka_unit_test(cfa_random_trees),
     cmocka_unit_test(example_models),

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x5a7b70f5302c
+#if CART_POLE_SET_ID != 0x3f7a7cf1cfe4
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -122,103 +122,129 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
   M[3] = 0.03333333333333333;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 16 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 18 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double IC_cart_3 = t1 * 0.05;
   const double L_1_0 = IC_cart_3 * 3e+01;
   const double t2 = IC_cart_3 * L_1_0;
   const double D_cart_0 = 1.1 - t2;
-  const double t3 = 1.0 / D_cart_0;
+  const double t3 = L_1_0 * L_1_0;
+  const double t4 = 0.06666666666666667 * t3;
+  const double t5 = t4 + 1.1;
+  const double t6 = 1.0 / D_cart_0;
   const double ac_pole_0 = t0 * -9.8;
   const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t4 = t1 * f_pole_3;
+  const double t7 = t1 * f_pole_3;
   const double ac_pole_2 = t1 * 9.8;
-  const double t5 = ac_pole_2 * 0.1;
-  const double t6 = v[1] * v[1];
-  const double t7 = -0.05 * t6;
-  const double f_pole_5 = t5 + t7;
-  const double t8 = t0 * f_pole_5;
-  const double f_cart_3 = t4 + t8;
-  const double t9 = tau[0] - f_cart_3;
+  const double t8 = ac_pole_2 * 0.1;
+  const double t9 = v[1] * v[1];
+  const double t10 = -0.05 * t9;
+  const double f_pole_5 = t8 + t10;
+  const double t11 = t0 * f_pole_5;
+  const double f_cart_3 = t7 + t11;
+  const double t12 = tau[0] - f_cart_3;
   const double f_pole_1 = 0.05 * ac_pole_0;
-  const double t10 = tau[1] - f_pole_1;
-  const double t11 = L_1_0 * t10;
-  const double t12 = t9 - t11;
-  const double t13 = t3 * t12;
-  const double t14 = 3e+01 * t10;
-  const double t15 = L_1_0 * t13;
-  const double t16 = t14 - t15;
+  const double t13 = tau[1] - f_pole_1;
+  const double t14 = L_1_0 * t13;
+  const double t15 = t12 - t14;
+  const double t16 = t6 * t15;
+  const double t17 = 3e+01 * t13;
+  const double t18 = L_1_0 * t16;
+  const double t19 = t17 - t18;
   pivot[0] = D_cart_0;
-  qdd[0] = t13;
-  qdd[1] = t16;
+  pivot_ref[0] = t5;
+  qdd[0] = t16;
+  qdd[1] = t19;
+  /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < CART_POLE_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 16 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 19 mul, 9 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.07500000000000001;
   const double t4 = t3 + 0.024999999999999994;
   const double IA_cart_21 = 1.0 + t4;
-  const double t5 = 1.0 / IA_cart_21;
+  const double t5 = t1 * 0.05;
+  const double t6 = t5 * t5;
+  const double t7 = t6 * 6e+01;
+  const double t8 = t7 + 1.1;
+  const double t9 = 1.0 / IA_cart_21;
   const double ac_pole_0 = t0 * -9.8;
   const double pA_pole_3 = ac_pole_0 * 0.1;
   const double pA_pole_1 = ac_pole_0 * 0.05;
   const double u_pole_0 = tau[1] - pA_pole_1;
-  const double t6 = u_pole_0 * 1.5;
-  const double t7 = pA_pole_3 + t6;
-  const double t8 = t1 * t7;
+  const double t10 = u_pole_0 * 1.5;
+  const double t11 = pA_pole_3 + t10;
+  const double t12 = t1 * t11;
   const double ac_pole_2 = t1 * 9.8;
-  const double t9 = ac_pole_2 * 0.1;
-  const double t10 = v[1] * v[1];
-  const double t11 = t10 * -0.05;
-  const double pA_pole_5 = t9 + t11;
-  const double t12 = t0 * pA_pole_5;
-  const double pA_cart_3 = t8 + t12;
+  const double t13 = ac_pole_2 * 0.1;
+  const double t14 = v[1] * v[1];
+  const double t15 = t14 * -0.05;
+  const double pA_pole_5 = t13 + t15;
+  const double t16 = t0 * pA_pole_5;
+  const double pA_cart_3 = t12 + t16;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t5 * u_cart_0;
-  const double t13 = u_pole_0 * 3e+01;
+  const double da_cart_3 = t9 * u_cart_0;
+  const double t17 = u_pole_0 * 3e+01;
   const double da_pole_3 = t1 * da_cart_3;
-  const double t14 = 1.5 * da_pole_3;
-  const double da_pole_1 = t13 - t14;
+  const double t18 = 1.5 * da_pole_3;
+  const double da_pole_1 = t17 - t18;
   pivot[0] = IA_cart_21;
+  pivot_ref[0] = t8;
   qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
+  /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < CART_POLE_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 6 mul, 3 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 9 mul, 4 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.07500000000000001;
   const double t4 = t3 + 0.024999999999999994;
   const double IA_cart_21 = 1.0 + t4;
-  const double t5 = 1.0 / IA_cart_21;
-  const double t6 = t1 * -1.5;
-  const double t7 = t5 * t6;
-  const double t8 = t1 * 1.5;
-  const double t9 = t8 * t7;
-  const double t10 = 3e+01 - t9;
+  const double t5 = t1 * 0.05;
+  const double t6 = t5 * t5;
+  const double t7 = t6 * 6e+01;
+  const double t8 = t7 + 1.1;
+  const double t9 = 1.0 / IA_cart_21;
+  const double t10 = t1 * -1.5;
+  const double t11 = t9 * t10;
+  const double t12 = t1 * 1.5;
+  const double t13 = t12 * t11;
+  const double t14 = 3e+01 - t13;
   pivot[0] = IA_cart_21;
-  Minv[0] = t5;
-  Minv[1] = t7;
-  Minv[2] = t7;
-  Minv[3] = t10;
+  pivot_ref[0] = t8;
+  Minv[0] = t9;
+  Minv[1] = t11;
+  Minv[2] = t11;
+  Minv[3] = t14;
+  /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < CART_POLE_NV * CART_POLE_NV; k++)
+    if (!isfinite(Minv[k])) return -1;
   return 0;
 }
 

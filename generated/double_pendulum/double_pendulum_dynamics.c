@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x90135d1a459b
+#if DOUBLE_PENDULUM_SET_ID != 0x8be97f1a3ef0
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -170,9 +170,9 @@ void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PE
   M[3] = 0.3333333333333333;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 16 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 24 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
 int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[0]);
   const double t1 = cos(q[0]);
   const double t2 = sin(q[1]);
@@ -186,47 +186,55 @@ int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   const double L_1_0 = t8 * 3.0;
   const double t9 = t8 * L_1_0;
   const double D_link1_0 = IC_link1_5 - t9;
-  const double t10 = 1.0 / D_link1_0;
+  const double t10 = L_1_0 * L_1_0;
+  const double t11 = 0.6666666666666666 * t10;
+  const double t12 = t11 + 5.642734410091837;
+  const double t13 = 1.0 / D_link1_0;
   const double ac_link1_0 = t0 * -9.81;
-  const double t11 = -0.5 * ac_link1_0;
-  const double t12 = t3 * ac_link1_0;
+  const double t14 = -0.5 * ac_link1_0;
+  const double t15 = t3 * ac_link1_0;
   const double ac_link1_2 = t1 * 9.81;
-  const double t13 = v[0] * v[0];
-  const double t14 = ac_link1_2 + t13;
-  const double t15 = t2 * t14;
-  const double ac_link2_0 = t12 - t15;
+  const double t16 = v[0] * v[0];
+  const double t17 = ac_link1_2 + t16;
+  const double t18 = t2 * t17;
+  const double ac_link2_0 = t15 - t18;
   const double f_link2_1 = -0.5 * ac_link2_0;
-  const double t16 = t3 * ac_link2_0;
-  const double t17 = t2 * ac_link1_0;
-  const double t18 = t3 * t14;
-  const double ac_link2_2 = t17 + t18;
+  const double t19 = t3 * ac_link2_0;
+  const double t20 = t2 * ac_link1_0;
+  const double t21 = t3 * t17;
+  const double ac_link2_2 = t20 + t21;
   const double v_link2_1 = v[0] + v[1];
-  const double t19 = v_link2_1 * v_link2_1;
-  const double t20 = 0.5 * t19;
-  const double f_link2_5 = ac_link2_2 + t20;
-  const double t21 = t2 * f_link2_5;
-  const double t22 = t16 + t21;
-  const double t23 = f_link2_1 - t22;
-  const double f_link1_1 = t11 + t23;
-  const double t24 = tau[0] - f_link1_1;
-  const double t25 = tau[1] - f_link2_1;
-  const double t26 = L_1_0 * t25;
-  const double t27 = t24 - t26;
-  const double t28 = t10 * t27;
-  const double t29 = 3.0 * t25;
-  const double t30 = L_1_0 * t28;
-  const double t31 = t29 - t30;
+  const double t22 = v_link2_1 * v_link2_1;
+  const double t23 = 0.5 * t22;
+  const double f_link2_5 = ac_link2_2 + t23;
+  const double t24 = t2 * f_link2_5;
+  const double t25 = t19 + t24;
+  const double t26 = f_link2_1 - t25;
+  const double f_link1_1 = t14 + t26;
+  const double t27 = tau[0] - f_link1_1;
+  const double t28 = tau[1] - f_link2_1;
+  const double t29 = L_1_0 * t28;
+  const double t30 = t27 - t29;
+  const double t31 = t13 * t30;
+  const double t32 = 3.0 * t28;
+  const double t33 = L_1_0 * t31;
+  const double t34 = t32 - t33;
   pivot[0] = D_link1_0;
-  qdd[0] = t28;
-  qdd[1] = t31;
+  pivot_ref[0] = t12;
+  qdd[0] = t31;
+  qdd[1] = t34;
+  /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < DOUBLE_PENDULUM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 20 mul, 16 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 23 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos. */
 int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[0]);
   const double t1 = cos(q[0]);
   const double t2 = sin(q[1]);
@@ -235,70 +243,90 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   const double t5 = t4 * 0.75;
   const double t6 = t5 + 0.25;
   const double IA_link1_7 = 0.3333333333333333 + t6;
-  const double t7 = 1.0 / IA_link1_7;
+  const double t7 = 0.5 * t3;
+  const double t8 = 0.3333333333333333 + t7;
+  const double t9 = t8 * t8;
+  const double t10 = t9 * 6.0;
+  const double t11 = t10 + 5.642734410091837;
+  const double t12 = 1.0 / IA_link1_7;
   const double ac_link1_0 = t0 * -9.81;
-  const double t8 = ac_link1_0 * -0.5;
-  const double t9 = ac_link1_0 * t3;
+  const double t13 = ac_link1_0 * -0.5;
+  const double t14 = ac_link1_0 * t3;
   const double ac_link1_2 = t1 * 9.81;
-  const double t10 = v[0] * v[0];
-  const double t11 = ac_link1_2 + t10;
-  const double t12 = t2 * t11;
-  const double ac_link2_0 = t9 - t12;
+  const double t15 = v[0] * v[0];
+  const double t16 = ac_link1_2 + t15;
+  const double t17 = t2 * t16;
+  const double ac_link2_0 = t14 - t17;
   const double pA_link2_1 = -0.5 * ac_link2_0;
   const double u_link2_0 = tau[1] - pA_link2_1;
-  const double t13 = pA_link2_1 + u_link2_0;
-  const double t14 = u_link2_0 * -1.5;
-  const double t15 = ac_link2_0 + t14;
-  const double t16 = t3 * t15;
-  const double t17 = ac_link1_0 * t2;
-  const double t18 = t3 * t11;
-  const double ac_link2_2 = t17 + t18;
+  const double t18 = pA_link2_1 + u_link2_0;
+  const double t19 = u_link2_0 * -1.5;
+  const double t20 = ac_link2_0 + t19;
+  const double t21 = t3 * t20;
+  const double t22 = ac_link1_0 * t2;
+  const double t23 = t3 * t16;
+  const double ac_link2_2 = t22 + t23;
   const double v_link2_1 = v[0] + v[1];
-  const double t19 = v_link2_1 * v_link2_1;
-  const double t20 = 0.5 * t19;
-  const double pA_link2_5 = ac_link2_2 + t20;
-  const double t21 = t2 * pA_link2_5;
-  const double t22 = t16 + t21;
-  const double t23 = t13 - t22;
-  const double pA_link1_1 = t8 + t23;
+  const double t24 = v_link2_1 * v_link2_1;
+  const double t25 = 0.5 * t24;
+  const double pA_link2_5 = ac_link2_2 + t25;
+  const double t26 = t2 * pA_link2_5;
+  const double t27 = t21 + t26;
+  const double t28 = t18 - t27;
+  const double pA_link1_1 = t13 + t28;
   const double u_link1_0 = tau[0] - pA_link1_1;
-  const double da_link1_1 = t7 * u_link1_0;
-  const double t24 = u_link2_0 * 3.0;
-  const double t25 = t3 * da_link1_1;
-  const double t26 = t25 * 1.5;
-  const double t27 = da_link1_1 + t26;
-  const double t28 = t24 - t27;
+  const double da_link1_1 = t12 * u_link1_0;
+  const double t29 = u_link2_0 * 3.0;
+  const double t30 = t3 * da_link1_1;
+  const double t31 = t30 * 1.5;
+  const double t32 = da_link1_1 + t31;
+  const double t33 = t29 - t32;
   pivot[0] = IA_link1_7;
+  pivot_ref[0] = t11;
   qdd[0] = da_link1_1;
-  qdd[1] = t28;
+  qdd[1] = t33;
+  /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < DOUBLE_PENDULUM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 5 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
 int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.75;
   const double t4 = t3 + 0.25;
   const double IA_link1_7 = 0.3333333333333333 + t4;
-  const double t5 = 1.0 / IA_link1_7;
-  const double t6 = t1 * 1.5;
-  const double t7 = 1.0 + t6;
-  const double t8 = t7 * t5;
-  const double t9 = -t8;
-  const double t10 = t7 * t8;
-  const double t11 = t10 + 3.0;
+  const double t5 = t1 * 0.5;
+  const double t6 = 0.3333333333333333 + t5;
+  const double t7 = t6 * t6;
+  const double t8 = t7 * 6.0;
+  const double t9 = t8 + 5.642734410091837;
+  const double t10 = 1.0 / IA_link1_7;
+  const double t11 = t1 * 1.5;
+  const double t12 = 1.0 + t11;
+  const double t13 = t12 * t10;
+  const double t14 = -t13;
+  const double t15 = t12 * t13;
+  const double t16 = t15 + 3.0;
   pivot[0] = IA_link1_7;
-  Minv[0] = t5;
-  Minv[1] = t9;
-  Minv[2] = t9;
-  Minv[3] = t11;
+  pivot_ref[0] = t9;
+  Minv[0] = t10;
+  Minv[1] = t14;
+  Minv[2] = t14;
+  Minv[3] = t16;
+  /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV; k++)
+    if (!isfinite(Minv[k])) return -1;
   return 0;
 }
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0xd1409a44a356
+#if FLEXIBLE_ARM_SET_ID != 0xe11ac9f687f2
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -142,9 +142,9 @@ void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV
   M[3] = 0.7200000000000001;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 20 mul, 12 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t1 * 1.08;
@@ -155,42 +155,50 @@ int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   const double L_1_0 = t5 * 1.3888888888888886;
   const double t6 = t5 * L_1_0;
   const double D_upper_arm_0 = IC_upper_arm_6 - t6;
-  const double t7 = 1.0 / D_upper_arm_0;
-  const double t8 = v[0] * v[0];
-  const double t9 = t8 * -0.5;
-  const double t10 = t0 * t9;
-  const double f_forearm_2 = -1.08 * t10;
-  const double ac_forearm_0 = t1 * t9;
-  const double t11 = ac_forearm_0 * 2.16;
+  const double t7 = L_1_0 * L_1_0;
+  const double t8 = 1.4400000000000002 * t7;
+  const double t9 = t8 + 5.265453162899184;
+  const double t10 = 1.0 / D_upper_arm_0;
+  const double t11 = v[0] * v[0];
+  const double t12 = t11 * -0.5;
+  const double t13 = t0 * t12;
+  const double f_forearm_2 = -1.08 * t13;
+  const double ac_forearm_0 = t1 * t12;
+  const double t14 = ac_forearm_0 * 2.16;
   const double v_forearm_2 = v[0] + v[1];
-  const double t12 = v_forearm_2 * v_forearm_2;
-  const double t13 = -1.08 * t12;
-  const double f_forearm_3 = t11 + t13;
-  const double t14 = t0 * f_forearm_3;
-  const double f_forearm_4 = t10 * -2.16;
-  const double t15 = t1 * f_forearm_4;
-  const double f_upper_arm_4 = t14 + t15;
-  const double t16 = 0.5 * f_upper_arm_4;
-  const double f_upper_arm_2 = f_forearm_2 + t16;
-  const double t17 = tau[0] - f_upper_arm_2;
-  const double t18 = tau[1] - f_forearm_2;
-  const double t19 = L_1_0 * t18;
-  const double t20 = t17 - t19;
-  const double t21 = t7 * t20;
-  const double t22 = 1.3888888888888886 * t18;
-  const double t23 = L_1_0 * t21;
-  const double t24 = t22 - t23;
+  const double t15 = v_forearm_2 * v_forearm_2;
+  const double t16 = -1.08 * t15;
+  const double f_forearm_3 = t14 + t16;
+  const double t17 = t0 * f_forearm_3;
+  const double f_forearm_4 = t13 * -2.16;
+  const double t18 = t1 * f_forearm_4;
+  const double f_upper_arm_4 = t17 + t18;
+  const double t19 = 0.5 * f_upper_arm_4;
+  const double f_upper_arm_2 = f_forearm_2 + t19;
+  const double t20 = tau[0] - f_upper_arm_2;
+  const double t21 = tau[1] - f_forearm_2;
+  const double t22 = L_1_0 * t21;
+  const double t23 = t20 - t22;
+  const double t24 = t10 * t23;
+  const double t25 = 1.3888888888888886 * t21;
+  const double t26 = L_1_0 * t24;
+  const double t27 = t25 - t26;
   pivot[0] = D_upper_arm_0;
-  qdd[0] = t21;
-  qdd[1] = t24;
+  pivot_ref[0] = t9;
+  qdd[0] = t24;
+  qdd[1] = t27;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 22 mul, 12 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 26 mul, 14 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t0 * t0;
@@ -199,46 +207,57 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   const double t5 = 0.5 * t4;
   const double t6 = 0.5 * t5;
   const double IA_upper_arm_14 = t6 + 0.12545;
-  const double t7 = 1.0 / IA_upper_arm_14;
-  const double t8 = v[0] * v[0];
-  const double t9 = t8 * -0.5;
-  const double t10 = t0 * t9;
-  const double pA_forearm_2 = t10 * -1.08;
+  const double t7 = t1 * 1.08;
+  const double t8 = 0.5 * t7;
+  const double t9 = 0.7200000000000001 + t8;
+  const double t10 = t9 * t9;
+  const double t11 = t10 * 2.777777777777777;
+  const double t12 = t11 + 5.265453162899184;
+  const double t13 = 1.0 / IA_upper_arm_14;
+  const double t14 = v[0] * v[0];
+  const double t15 = t14 * -0.5;
+  const double t16 = t0 * t15;
+  const double pA_forearm_2 = t16 * -1.08;
   const double u_forearm_0 = tau[1] - pA_forearm_2;
-  const double t11 = pA_forearm_2 + u_forearm_0;
-  const double ac_forearm_0 = t1 * t9;
-  const double t12 = ac_forearm_0 * 2.16;
+  const double t17 = pA_forearm_2 + u_forearm_0;
+  const double ac_forearm_0 = t1 * t15;
+  const double t18 = ac_forearm_0 * 2.16;
   const double v_forearm_2 = v[0] + v[1];
-  const double t13 = v_forearm_2 * v_forearm_2;
-  const double t14 = t13 * -1.08;
-  const double pA_forearm_3 = t12 + t14;
-  const double t15 = t0 * pA_forearm_3;
-  const double pA_forearm_4 = t10 * -2.16;
-  const double t16 = u_forearm_0 * 1.4999999999999998;
-  const double t17 = pA_forearm_4 + t16;
-  const double t18 = t1 * t17;
-  const double pA_upper_arm_4 = t15 + t18;
-  const double t19 = 0.5 * pA_upper_arm_4;
-  const double pA_upper_arm_2 = t11 + t19;
+  const double t19 = v_forearm_2 * v_forearm_2;
+  const double t20 = t19 * -1.08;
+  const double pA_forearm_3 = t18 + t20;
+  const double t21 = t0 * pA_forearm_3;
+  const double pA_forearm_4 = t16 * -2.16;
+  const double t22 = u_forearm_0 * 1.4999999999999998;
+  const double t23 = pA_forearm_4 + t22;
+  const double t24 = t1 * t23;
+  const double pA_upper_arm_4 = t21 + t24;
+  const double t25 = 0.5 * pA_upper_arm_4;
+  const double pA_upper_arm_2 = t17 + t25;
   const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
-  const double da_upper_arm_2 = t7 * u_upper_arm_0;
-  const double t20 = u_forearm_0 * 1.3888888888888886;
-  const double t21 = 0.5 * da_upper_arm_2;
-  const double da_forearm_4 = t1 * t21;
-  const double t22 = 1.4999999999999998 * da_forearm_4;
-  const double t23 = da_upper_arm_2 + t22;
-  const double t24 = t20 - t23;
+  const double da_upper_arm_2 = t13 * u_upper_arm_0;
+  const double t26 = u_forearm_0 * 1.3888888888888886;
+  const double t27 = 0.5 * da_upper_arm_2;
+  const double da_forearm_4 = t1 * t27;
+  const double t28 = 1.4999999999999998 * da_forearm_4;
+  const double t29 = da_upper_arm_2 + t28;
+  const double t30 = t26 - t29;
   pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = t12;
   qdd[0] = da_upper_arm_2;
-  qdd[1] = t24;
+  qdd[1] = t30;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 6 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 12 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
-  double pivot[1];
+  double pivot[1], pivot_ref[1];
   const double t0 = sin(q[1]);
   const double t1 = cos(q[1]);
   const double t2 = t0 * t0;
@@ -247,22 +266,33 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   const double t5 = 0.5 * t4;
   const double t6 = 0.5 * t5;
   const double IA_upper_arm_14 = t6 + 0.12545;
-  const double t7 = 1.0 / IA_upper_arm_14;
-  const double t8 = t1 * 1.4999999999999998;
-  const double t9 = t8 * 0.5;
-  const double t10 = t9 + 0.9999999999999999;
-  const double t11 = t10 * t7;
-  const double t12 = -t11;
-  const double t13 = 1.0 + t9;
-  const double t14 = t11 * t13;
-  const double t15 = t14 + 1.3888888888888886;
+  const double t7 = t1 * 1.08;
+  const double t8 = 0.5 * t7;
+  const double t9 = 0.7200000000000001 + t8;
+  const double t10 = t9 * t9;
+  const double t11 = t10 * 2.777777777777777;
+  const double t12 = t11 + 5.265453162899184;
+  const double t13 = 1.0 / IA_upper_arm_14;
+  const double t14 = t1 * 1.4999999999999998;
+  const double t15 = 0.5 * t14;
+  const double t16 = t15 + 0.9999999999999999;
+  const double t17 = t16 * t13;
+  const double t18 = -t17;
+  const double t19 = 1.0 + t15;
+  const double t20 = t17 * t19;
+  const double t21 = t20 + 1.3888888888888886;
   pivot[0] = IA_upper_arm_14;
-  Minv[0] = t7;
-  Minv[1] = t12;
-  Minv[2] = t12;
-  Minv[3] = t15;
+  pivot_ref[0] = t12;
+  Minv[0] = t13;
+  Minv[1] = t18;
+  Minv[2] = t18;
+  Minv[3] = t21;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
-    if (!(pivot[k] > 0.0)) return -1;
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV; k++)
+    if (!isfinite(Minv[k])) return -1;
   return 0;
 }
 

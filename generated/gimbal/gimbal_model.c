@@ -8,7 +8,7 @@
 
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0xedd19ca67e2f
+#if GIMBAL_SET_ID != 0xac110ca2cae4
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

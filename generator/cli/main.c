@@ -7,11 +7,13 @@
 
 #include "base/outfile.h"
 #include "base/quote.h"
+#include "base/readfile.h"
 #include "cli/graph.h"
 #include "cli/mbd_write.h"
 #include "cli/summary.h"
 #include "emit/generate.h"
 #include "load/load.h"
+#include "topology/regular.h"
 #include "topology/topology.h"
 
 enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
@@ -84,11 +86,21 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
   return 0;
 }
 
-/* Load and check a model, and build its topology. Returns the exit status. */
+/* Load and check a model (the rules of the model language, then a mass matrix regular in a
+ * generic configuration: topology/regular.h, as `generate` does), and build its topology.
+ * Returns the exit status. */
 static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t) {
-  int errors, warnings;
+  int errors = 1, warnings;
+  size_t len;
   *t = NULL;
-  *m = mbg_load(path, o, stderr, &errors, &warnings);
+  char *text = mbg_read_file(path, &len, stderr);
+  *m = text ? mbg_model_from_source(path, text, len, o, stderr, &errors, &warnings) : NULL;
+  if (*m && (errors = mbg_check_regular(*m, path, text, len, stderr)) != 0) {
+    if (errors < 0) fprintf(stderr, "mbdc: error: out of memory\n"), errors = 1;
+    mbg_model_free(*m);
+    *m = NULL;
+  }
+  free(text);
   if (!*m) {
     fprintf(stderr, "%s: %d error%s\n", path, errors, errors == 1 ? "" : "s");
     return EXIT_MODEL;

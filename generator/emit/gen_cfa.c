@@ -130,7 +130,7 @@ int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err) {
   for (int k = 0; k < n; k++)
     if (k != best) g->cfa_rows[g->ncfa_rows++] = rows[k];
   g->cfa_kind = MBG_CFA_AUTO;
-  if (rc == 0 && mbg_gen_push_model(g) != 0)
+  if ((rc == 0 || rc == MBG_GEN_SINGULAR) && mbg_gen_push_model(g) != 0)
     rc = (fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2);
   return rc;
 }

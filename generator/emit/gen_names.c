@@ -63,19 +63,20 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n) {
 }
 
 /* The functions' neighbours: P_<these> are tables, PU_<THESE> macros. */
-static const char *const tables[] = {"model", "joint_names", "joint_iq", "joint_iv", "body_names"};
-static const char *const macros[] = {"NQ", "NV", "NB", "NJ", "SET_ID", "DYNAMICS_H"};
+const char *const mbg_gen_header_tables[] = {"model",    "joint_names", "joint_iq",
+                                             "joint_iv", "body_names",  NULL};
+const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB", "NJ", "SET_ID",
+                                             "PIVOT_EPS", "DYNAMICS_H", NULL};
 
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n) {
   char upper[80], id[160];
   size_t k = 0;
   for (; name[k] && k + 1 < sizeof upper; k++) upper[k] = (char)toupper((unsigned char)name[k]);
   upper[k] = '\0';
-  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-    if (strcmp(name, tables[t]) == 0)
-      return snprintf(why, n, "would collide with the table %s_%s", P, tables[t]), 0;
-  for (size_t t = 0; t < sizeof macros / sizeof *macros; t++)
-    if (strcmp(upper, macros[t]) == 0)
+  for (const char *const *t = mbg_gen_header_tables; *t; t++)
+    if (strcmp(name, *t) == 0) return snprintf(why, n, "would collide with the table %s_%s", P, *t), 0;
+  for (const char *const *t = mbg_gen_header_macros; *t; t++)
+    if (strcmp(upper, *t) == 0)
       return snprintf(why, n, "would collide with the macro of the same name in capitals"), 0;
   if (strncmp(upper, "HAVE_", 5) == 0)
     return snprintf(why, n, "would collide with the feature macros *_HAVE_<NAME>"), 0;

@@ -3,7 +3,7 @@
  *
  * With prefix P (upper case PU), the files declare: the functions P_<name> (one per recipe), the
  * tables P_joint_names, P_joint_iq, P_joint_iv, P_body_names, P_model, and the macros PU_NQ,
- * PU_NV, PU_NB, PU_NJ, PU_SET_ID, PU_DYNAMICS_H and PU_HAVE_<NAME>. */
+ * PU_NV, PU_NB, PU_NJ, PU_SET_ID, PU_PIVOT_EPS, PU_DYNAMICS_H and PU_HAVE_<NAME>. */
 #ifndef MBG_GEN_NAMES_H
 #define MBG_GEN_NAMES_H
 
@@ -21,6 +21,10 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n);
  * in any case, HAVE_*) nor an identifier of the C library headers the files include. Returns 1,
  * or 0 with the reason in why[n]. */
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n);
+
+/* The header's macros after "PU_" (NQ, NV, ...), NULL-terminated, and its tables after "P_". */
+extern const char *const mbg_gen_header_macros[];
+extern const char *const mbg_gen_header_tables[];
 
 /* Whether `id` is an identifier (with an '_', not leading) of <math.h>, <stdio.h>, <stdlib.h>,
  * <float.h>, <stddef.h> in ISO C99/C11, or a common POSIX one of them (M_PI, P_tmpdir, ...). */

@@ -6,7 +6,13 @@
 
 #include "emit/gen.h"
 
-/* Run the recipe `name` into f (its parameters, pivots, counts and graph); 0 or exit status. */
+/* What mbg_gen_recipe returns when a pivot of the recipe is a constant that fails the pivot rule
+ * (the model is singular in every configuration; g->lsym.singular_msg says where). The message
+ * was printed, as an internal error, unless the function is cfa (gen_cfa.c reports it). */
+enum { MBG_GEN_SINGULAR = 3 };
+
+/* Run the recipe `name` into f (its parameters, pivots, counts and graph); 0, an exit status, or
+ * MBG_GEN_SINGULAR. */
 int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err);
 void mbg_gen_function_free(mbg_gen_function *f);
 

@@ -13,6 +13,7 @@
 #include "base/numfmt.h"
 #include "base/outset.h"
 #include "base/quote.h"
+#include "emit/gen_names.h"
 
 /* t[key] = {C literals of x[0..n)} */
 static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
@@ -78,7 +79,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     mbg_lua_set_string(L, "name", p->name);
     mbg_lua_set_string(L, "role", p->role);
     /* names and sizes of any length: a 63-character prefix takes 130 characters in a size */
@@ -86,9 +87,11 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name,
                     lua_tostring(L, -1));
     lua_setfield(L, -3, "decl");
-    lua_pop(L, 1);
+    lua_setfield(L, -2, "size");
     lua_pushboolean(L, p->used || p->is_output);
     lua_setfield(L, -2, "used");
+    lua_pushboolean(L, p->is_output);
+    lua_setfield(L, -2, "is_output");
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");
@@ -231,17 +234,18 @@ static char *joined(const char *a, const char *b, int up) {
 
 /* The names a temporary of a function body must not take, malloc'ed, NULL-terminated (NULL
  * when out of memory): the macros and globals the header declares (gen_names.h) and the locals
- * source.lua gives an int function (pivot, k). */
+ * source.lua gives an int function (pivot, pivot_ref, k). */
 static char **body_reserved(const mbg_gen *g, const char *P) {
-  static const char *const macros[] = {"NQ", "NV", "NB", "NJ", "SET_ID", "DYNAMICS_H"};
-  static const char *const tables[] = {"joint_names", "joint_iq", "joint_iv", "body_names",
-                                       "model"};
-  enum { NM = sizeof macros / sizeof *macros, NT = sizeof tables / sizeof *tables };
-  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 2, k = 0;
+  size_t NM = 0, NT = 0;
+  while (mbg_gen_header_macros[NM]) NM++;
+  while (mbg_gen_header_tables[NT]) NT++;
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 3, k = 0;
   char **r = calloc(n + 1, sizeof *r);
   int ok = r != NULL;
-  for (size_t i = 0; ok && i < NM; i++) ok = (r[k++] = joined(P, macros[i], 0)) != NULL;
-  for (size_t i = 0; ok && i < NT; i++) ok = (r[k++] = joined(g->prefix, tables[i], 0)) != NULL;
+  for (size_t i = 0; ok && i < NM; i++)
+    ok = (r[k++] = joined(P, mbg_gen_header_macros[i], 0)) != NULL;
+  for (size_t i = 0; ok && i < NT; i++)
+    ok = (r[k++] = joined(g->prefix, mbg_gen_header_tables[i], 0)) != NULL;
   for (int f = 0; ok && f < g->nfunctions; f++) {
     const char *name = g->functions[f].name;
     ok = (r[k++] = joined(g->prefix, name, 0)) != NULL;
@@ -249,7 +253,8 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
     ok = ok && have && (r[k++] = joined(have, name, 1)) != NULL;
     free(have);
   }
-  if (ok) ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("k"));
+  if (ok)
+    ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("pivot_ref")) && (r[k++] = strdup("k"));
   if (!ok && r) {
     for (size_t i = 0; i < n; i++) free(r[i]);
     free(r);

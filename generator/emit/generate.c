@@ -15,6 +15,7 @@
 #include "emit/gen_render.h"
 #include "load/load.h"
 #include "model/build.h"
+#include "topology/regular.h"
 
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
@@ -74,6 +75,13 @@ int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
   char *text = mbg_read_file(path, &len, err);
   mbg_load_opts lo = {o->floating_base};
   mbg_model *m = text ? mbg_model_from_source(path, text, len, &lo, err, &errors, &warnings) : NULL;
+  /* the model checks end with a mass matrix regular in a generic configuration (the same check
+   * as `mbdc check`), before any recipe runs */
+  if (m && (errors = mbg_check_regular(m, path, text, len, err)) != 0) {
+    if (errors < 0) fprintf(err, "mbdc: error: out of memory\n"), errors = 1;
+    mbg_model_free(m);
+    m = NULL;
+  }
   if (!m) {
     fprintf(err, "%s: %d error%s\n", path, errors ? errors : 1, errors > 1 ? "s" : "");
     free(text);
@@ -151,9 +159,31 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
   if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
     rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
-    rc = strcmp(names[k], "cfa") == 0 ? mbg_gen_cfa(g, &g->functions[k], err)
-                                      : mbg_gen_recipe(g, names[k], &g->functions[k], err);
+    int is_cfa = strcmp(names[k], "cfa") == 0;
+    rc = is_cfa ? mbg_gen_cfa(g, &g->functions[k], err)
+                : mbg_gen_recipe(g, names[k], &g->functions[k], err);
     g->nfunctions = k + 1;
+    if (rc == MBG_GEN_SINGULAR && is_cfa) {
+      /* A positive definite in exact arithmetic, but singular to working precision for every
+       * configuration (a body whose inertia is negligible against its neighbours'): like a body
+       * without an inverse inertia, cfa is left out of the defaults and refused on request */
+      fprintf(err, "%s: %s: %s: its constraint matrix is singular to working precision in every "
+                   "configuration (%s)\n", g->opts->model_path,
+              g->opts->functions ? "error" : "note",
+              g->opts->functions ? "cannot generate cfa" : "cfa is not generated",
+              g->lsym.singular_msg);
+      mbg_gen_function_free(&g->functions[k]);
+      g->nfunctions = k;
+      rc = g->opts->functions ? 1 : 0;
+      if (rc == 0) {
+        free(names[k]);
+        for (int j = k; j + 1 < n; j++) names[j] = names[j + 1];
+        names[--n] = NULL;
+        k--;
+      }
+    } else if (rc == MBG_GEN_SINGULAR) {
+      rc = 1;
+    }
   }
   for (int k = 0; k < n; k++) free(names[k]);
   free(names);

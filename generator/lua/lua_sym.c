@@ -132,17 +132,40 @@ static int l_output(lua_State *L) {
   return 0;
 }
 
+/* sym.pivot(d, r [, what]): the pivot d of a factorization with its reference r (the pivot rule,
+ * docs/generator.md: accepted iff r > 0 and d > ε r). Both numbers: decided here; a failure under
+ * double's ε means the model is singular in every configuration, which the model checks should
+ * have reported: it is recorded (the caller reports it as an internal error, without a traceback)
+ * and raised. Numbers that pass double's ε but not the generated scalar's (float) are left to the
+ * run-time check, which then always fails. Otherwise both become outputs pivot[k], pivot_ref[k]. */
 static int l_pivot(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
-  double k;
-  mbg_sx e = to_sx(L, c, 1);
-  if (mbg_sym_is_const(c->s, e, &k)) {
-    if (!(k > 0))
-      return luaL_error(L, "pivot is the constant %f: the model is singular (a massless body?)", k);
-    return 0; /* a positive constant needs no run-time check */
+  double d, r, eps = c->pivot_eps > 0 ? c->pivot_eps : MBG_PIVOT_EPS_DOUBLE;
+  if (lua_isnoneornil(L, 2))
+    return luaL_error(L, "sym.pivot(d, r): the reference r of the pivot is missing (see the pivot "
+                         "rule in docs/generator.md)");
+  mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
+  int dk = mbg_sym_is_const(c->s, e, &d), rk = mbg_sym_is_const(c->s, er, &r);
+  /* a reference that is a number ≤ 0 fails whatever d is (d ≤ r in exact arithmetic) */
+  if ((dk && rk && !(r > 0 && d > MBG_PIVOT_EPS_DOUBLE * r)) || (rk && !(r > 0))) {
+    const char *what = luaL_optstring(L, 3, "a factorization");
+    luaL_where(L, 1);
+    if (dk)
+      snprintf(c->singular_msg, sizeof c->singular_msg,
+               "%sthe pivot of %s is the constant %.17g against the reference %.17g",
+               lua_tostring(L, -1), what, d, r);
+    else
+      snprintf(c->singular_msg, sizeof c->singular_msg,
+               "%sthe reference of a pivot of %s is the constant %.17g", lua_tostring(L, -1), what,
+               r);
+    c->singular = 1;
+    return luaL_error(L, "%s (the model is singular in every configuration)", c->singular_msg);
   }
-  if (mbg_sym_output(c->s, "pivot", c->npivots++, e) != 0)
+  if (dk && rk && d > eps * r) return 0; /* passes in every state: no run-time check */
+  if (mbg_sym_output(c->s, "pivot", c->npivots, e) != 0 ||
+      mbg_sym_output(c->s, "pivot_ref", c->npivots, er) != 0)
     return luaL_error(L, "symbolic engine: out of memory");
+  c->npivots++;
   return 0;
 }
 
@@ -211,6 +234,8 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->generation++;
   ctx->narrays = 0;
   ctx->npivots = 0;
+  ctx->singular = 0;
+  ctx->singular_msg[0] = '\0';
 }
 
 int mbg_lsym_array_add(mbg_lsym *ctx, const char *name, int size, int is_output) {

@@ -22,17 +22,24 @@ typedef struct mbg_lsym_array {
 
 enum { MBG_LSYM_MAX_ARRAYS = 16 };
 
+/* The pivot rule (docs/generator.md): a pivot d is accepted iff r > 0 and d > ε r. */
+#define MBG_PIVOT_EPS_DOUBLE 1e-12
+#define MBG_PIVOT_EPS_FLOAT 1e-5
+
 typedef struct mbg_lsym {
   mbg_sym *s;             /* the engine of the function being built */
   unsigned generation;    /* bumped by every mbg_lsym_begin */
   int narrays;
   mbg_lsym_array arrays[MBG_LSYM_MAX_ARRAYS];
-  int npivots;            /* sym.pivot calls: outputs pivot[0..npivots) */
+  int npivots;            /* sym.pivot calls checked at run time: pivot[k], pivot_ref[k] */
+  double pivot_eps;       /* ε of the generated scalar type (set by the caller; 0: double's) */
+  int singular;           /* a sym.pivot whose d and r are numbers failed the rule (double's ε) */
+  char singular_msg[256]; /* then: where and what, for the caller's message */
 } mbg_lsym;
 
 /* Install the `sym` global in L, bound to ctx (which must outlive L). */
 void mbg_lsym_open(lua_State *L, mbg_lsym *ctx);
-/* Start a function: engine s (owned by the caller), no arrays, no pivots. */
+/* Start a function: engine s (owned by the caller), no arrays, no pivots, not singular. */
 void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s);
 /* Declare an array of the function. Returns 0, or -1 (too many, bad name, out of memory). */
 int mbg_lsym_array_add(mbg_lsym *ctx, const char *name, int size, int is_output);

@@ -22,15 +22,17 @@ local A = {
 function A.build(model)
   -- v_i, pA_i = I_i a0_i + v_i ×* I_i v_i: the RNEA's forward pass at q̈ = 0
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local IA, jt, u = {}, {}, {}
-  for _, b in ipairs(T) do IA[b.i] = sp.M6_from_I(b.I) end
+  local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
+  for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
   for i = #T, 1, -1 do
     local b, p = T[i], T[i].parent
     IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
-    -- U = IA S;  D = Sᵀ U;  W = D⁻¹ Uᵀ;  u = τ − Sᵀ pA
-    jt[i] = J.articulated(b, IA[i])
+    -- U = IA S;  D = Sᵀ U (pivots against R_i);  W = D⁻¹ Uᵀ;  u = τ − Sᵀ pA
+    jt[i] = J.articulated(b, IA[i], R[i])
     u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
     if p > 0 then
+      -- R_λ += the lock terms of i weighted by base_i / d_i
+      J.amplify(R[p], T[p], X[i], jt[i], base[i])
       -- pa = pA + U D⁻¹ u;  IA_λ += λX*_i Ia iXλ;  pA_λ += λX*_i pa
       local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
       IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))

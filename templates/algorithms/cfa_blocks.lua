@@ -208,17 +208,25 @@ end
 -- body part of p's own, the sibling blocks, the blocks of p's joint with its children): its own
 -- block is −I_p, its block with a child joint k is T_kᵀ XT_k (rows (XT_kᵀ t)ᵀ) and with p's joint
 -- −T_pᵀ, so that eliminating it gives those terms back (−Q_jᵀ (−I_p)⁻¹ Q_k).
+--
+-- F.ref[j][l] is the pivot reference of row l of unknown j (the pivot rule, docs/generator.md):
+-- the diagonal entry of Ã before elimination, counted as if there were no hub (a hub's elimination
+-- gives the terms through G_p back to p's own joint), and −I_p's for a hub's rows.
 function C.assemble(T, G, F, blocks)
   local S = LDL.store(F.nt)
   local function Gmv(i) return function(u) return C.Iinv_mv(G[i], u) end end
+  F.ref = {}
   for _, b in ipairs(T) do
     local j, p, t = b.i, b.parent, F.T[b.i]
     if #t > 0 then
       local d = S.diag(j)
-      if not F.hub_of[j] then d.body = restrict(t, const_between(nil, Gmv(j), nil), t, 1) end
-      if p > 0 and not F.hub_of[p] then
-        d.pred = restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1)
-      end
+      local B = restrict(t, const_between(nil, Gmv(j), nil), t, 1)
+      local P = p > 0 and restrict(t, const_between(b.XT, Gmv(p), b.XT), t, 1) or nil
+      local Bc, ref = F.canon[j] == "pred" and F.rotate(j, B) or B, {}
+      for l = 1, #t do ref[l] = Bc[l][l] + (P and P[l][l] or 0) end
+      F.ref[j] = ref
+      if not F.hub_of[j] then d.body = B end
+      if P and not F.hub_of[p] then d.pred = P end
     end
     local u = F.hub_of[j]
     if u then
@@ -228,6 +236,8 @@ function C.assemble(T, G, F, blocks)
         for c = 1, 6 do M[r][c] = -I[sp.at6(r, c)] end
       end
       S.diag(u).body = M
+      F.ref[u] = {}
+      for l = 1, 6 do F.ref[u][l] = M[l][l] end
     end
   end
   for _, e in ipairs(blocks) do

@@ -154,10 +154,11 @@ end
 function C.factor(F, S, steps)
   local fac, nt = {}, F.nt
   for _, st in ipairs(steps) do
-    local j, l = st.body, 0
-    local LD = sp.ldl(pivot_block(F, S, j), nt[j], function(d)
-      sym.pivot(F.sign[j] * sym.name(d, "D_" .. F.name[j] .. "_" .. l))
-      l = l + 1
+    local j = st.body
+    -- the pivots against the diagonal of Ã before elimination (F.ref); a hub's are checked as −d
+    local LD = sp.ldl(pivot_block(F, S, j), nt[j], function(d, l)
+      sym.pivot(F.sign[j] * sym.name(d, "D_" .. F.name[j] .. "_" .. (l - 1)), F.sign[j] * F.ref[j][l],
+                "the constraint forces of '" .. F.name[j] .. "'")
     end)
     local Z, Zs, tag = {}, {}, {}
     for _, k in ipairs(st.nbr) do

@@ -19,6 +19,9 @@ return {
   build = function(model)
     local T, n = J.tree(model), model.nv
     local M, h = crba.mass_matrix(model), rnea.passes(model, "v", nil)
+    local X = {}
+    for _, b in ipairs(T) do X[b.i] = J.Xup(b) end
+    local base_of, base, R = J.base_references(T, X), {}, {}
     -- λ(k): the previous dof of the same joint, else the last dof of the parent body (0: none)
     local lam, body = {}, {}
     for _, b in ipairs(T) do
@@ -26,18 +29,21 @@ return {
         local p = T[b.parent]
         lam[b.iv + c] = (c > 1) and b.iv + c - 1 or (p and p.iv + p.nv or 0)
         body[b.iv + c] = b
+        base[b.iv + c] = base_of[b.i][c]
+        R[b.iv + c] = base[b.iv + c]
       end
     end
     -- for k = n..1, i = λ(k), λ(λ(k)), ...:  a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);
-    -- M_ki = a
+    -- M_ki = a;  the reference of d_i gains the error of d_k carried by L_ki:  R_i += a² base_k
     local dinv = {}
     for k = n, 1, -1 do
       local d = sym.name(M[k][k], "D_" .. body[k].name .. "_" .. (k - 1 - body[k].iv))
-      sym.pivot(d)
+      sym.pivot(d, R[k], "joint '" .. body[k].joint .. "'")
       dinv[k] = 1 / d
       local i = lam[k]
       while i > 0 do
         local a = M[k][i] * dinv[k]
+        R[i] = R[i] + (a * a) * base[k]
         local j = i
         while j > 0 do
           M[i][j] = M[i][j] - a * M[k][j]

@@ -87,11 +87,15 @@ end
 
 -- ---- joint transforms -------------------------------------------------------------------------
 
--- E = R(quat)ᵀ with R exactly as runtime/spatial.c mbs_quat_to_rot (not renormalized).
-local function quat_E(x, y, z, w)
-  local R = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-              2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-              2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) }
+-- E = R(quat)ᵀ with R exactly as runtime/spatial.c mbs_quat_to_rot: the rotation of q/|q|,
+-- R = 1 + s (w u× + u×²) with s = 2/|q|² (one division, no square root), so any nonzero quaternion
+-- is accepted and the zero quaternion gives NaN (2/0 = Inf times 0).
+local function quat_E(x, y, z, w, name)
+  local xx, yy, zz = x * x, y * y, z * z
+  local s = sym.name(2 / (xx + yy + zz + w * w), "qs_" .. name)
+  local R = { 1 - s * (yy + zz), s * (x * y - z * w), s * (x * z + y * w),
+              s * (x * y + z * w), 1 - s * (xx + zz), s * (y * z - x * w),
+              s * (x * z - y * w), s * (y * z + x * w), 1 - s * (xx + yy) }
   return sp.transpose3(R)
 end
 
@@ -112,9 +116,9 @@ function J.jcalc(b)
     if b.cz ~= 0 and b.sz ~= 0 then X.k, X.c, X.s = k, b.cz, b.sz end
     return X
   elseif t == "spherical" then
-    return { E = quat_E(q(0), q(1), q(2), q(3)), r = r }
+    return { E = quat_E(q(0), q(1), q(2), q(3), b.name), r = r }
   end
-  return { E = quat_E(q(3), q(4), q(5), q(6)), r = { q(0), q(1), q(2) } } -- floating
+  return { E = quat_E(q(3), q(4), q(5), q(6), b.name), r = { q(0), q(1), q(2) } } -- floating
 end
 
 -- iXλ = XJ(q_i) XT(i), factored.
@@ -145,23 +149,63 @@ function J.ST(b, f)
   return y
 end
 
+-- ---- pivot references (the pivot rule: docs/generator.md "Singular and non-finite inputs") -----
+
+-- The base reference of every dof (aba, minv, crba_fd): an upper bound of the terms the pivot of
+-- that dof is summed from, so of its rounding noise. With m_i the mass of body i's subtree and
+-- J_i = ½ tr Ī_i + Σ_c (√J_c + √m_c |r_c|)² (children c, r_c = the origin of c in i's frame) a
+-- bound of ∫ |p|² dm over the subtree, p measured from i's origin along the tree's offsets
+-- (Minkowski's inequality), every entry of the subtree's composite or articulated inertia and every
+-- term they are summed from is bounded by 2J (rotation), √(2J m) (coupling) or m (translation), so
+-- a column s = [s_ω; s_v] of S_i has r = (|s_ω| √(2J) + |s_v| √m)². Numbers wherever no prismatic,
+-- helical or floating joint moves an offset (sqrt of numbers folds). Returns base[i][l].
+function J.base_references(T, X)
+  local Jm, mass, base = {}, {}, {}
+  for _, b in ipairs(T) do
+    local I = b.I
+    Jm[b.i], mass[b.i] = (I[5] + I[6] + I[7]) / 2, I[1]
+  end
+  for i = #T, 1, -1 do
+    local b, p = T[i], T[i].parent
+    if p > 0 then
+      local r = sp.origin(X[i])
+      local s = sym.sqrt(Jm[i]) + sym.sqrt(mass[i]) * sym.sqrt(sp.dot(r, r))
+      Jm[p], mass[p] = Jm[p] + s * s, mass[p] + mass[i]
+    end
+    base[i] = {}
+    for l, c in ipairs(b.S) do
+      local w2, v2 = c[1] * c[1] + c[2] * c[2] + c[3] * c[3], c[4] * c[4] + c[5] * c[5] + c[6] * c[6]
+      local r
+      if v2 == 0 then
+        r = w2 * (2 * Jm[i])
+      elseif w2 == 0 then
+        r = v2 * mass[i]
+      else
+        local x = sym.sqrt(w2) * sym.sqrt(2 * Jm[i]) + sym.sqrt(v2) * sym.sqrt(mass[i])
+        r = x * x
+      end
+      base[i][l] = sym.name(r, "r_" .. b.name .. "_" .. (l - 1))
+    end
+  end
+  return base
+end
+
 -- ---- the articulated-body step (ALGORITHMS.md §3; aba, minv) ---------------------------------
 
--- Body b with articulated inertia IA: U = IA S;  D = Sᵀ U = L diag(d) Lᵀ (every d a pivot);
--- W = D⁻¹ Uᵀ (W S = 1: exact where S selects a coordinate);  Ia = IA − U W, exactly zero in the
--- rows and columns S selects (Ia S = 0). W[l] is column l of W (n entries).
-function J.articulated(b, IA)
+-- Body b with articulated inertia IA: U = IA S;  D = Sᵀ U = L diag(d) Lᵀ (every d a pivot, against
+-- the references R of b's dofs, amplified inside D by sp.ldl); W = D⁻¹ Uᵀ (W S = 1: exact where S
+-- selects a coordinate);  Ia = IA − U W, exactly zero in the rows and columns S selects (Ia S = 0).
+-- W[l] is column l of W (n entries).
+function J.articulated(b, IA, R)
   local U, D, n = {}, {}, b.nv
   for c, Sc in ipairs(b.S) do U[c] = J.name(sp.M6_mv(IA, Sc), "U" .. (c - 1), b) end
   for r = 1, n do
     D[r] = {}
     for c = 1, r do D[r][c] = sp.dot(b.S[r], U[c]) end
   end
-  local npiv = 0
-  local F = sp.ldl(D, n, function(d)
-    sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. npiv))
-    npiv = npiv + 1
-  end)
+  local F = sp.ldl(D, n, function(d, l, Rl)
+    sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. (l - 1)), Rl, "joint '" .. b.joint .. "'")
+  end, R)
   local W, zero = {}, {}
   for l = 1, 6 do
     local row = {}
@@ -183,6 +227,29 @@ function J.articulated(b, IA)
     return s
   end)
   return { U = U, F = F, W = W, Ia = Ia }
+end
+
+-- Child c's pivots amplified into the references R (a list, updated) of its parent p's dofs: the
+-- lock term of p's dof l (what locking joint c would add to D_p) is y D_c⁻¹ y = Σ_m z_m² / d_m with
+-- y = U_cᵀ X S_p,l (U_c carried to p's frame as forces, X = cXp) and z = L⁻¹ y; a pivot d_m of
+-- D_c carries a rounding error up to about ε_mach base_m, which reaches D_p multiplied by the lock
+-- term over d_m:  R_l += Σ_m z_m² base_m / d_m² .
+function J.amplify(R, p, X, jt, base)
+  local Y, w = {}, {}
+  for m, Um in ipairs(jt.U) do
+    Y[m] = sp.XT_fv(X, Um)
+    w[m] = base[m] * (jt.F.dinv[m] * jt.F.dinv[m])
+  end
+  for l, Sl in ipairs(p.S) do
+    local z, sum = {}, 0
+    for m = 1, #jt.U do
+      local x = sp.dot(Sl, Y[m])
+      for k = 1, m - 1 do x = x - jt.F.L[m][k] * z[k] end
+      z[m] = x
+      sum = sum + (x * x) * w[m]
+    end
+    R[l] = R[l] + sum
+  end
 end
 
 -- W x = D⁻¹ Uᵀ x (n values, x a 6-vector) and Wᵀ y = U D⁻¹ y (a 6-vector, y n values).

@@ -15,15 +15,18 @@ return {
   },
   build = function(model)
     local T, nv, zero = J.tree(model), model.nv, sp.zeros(6)
-    local X, IA, jt, F, A, Mi = {}, {}, {}, {}, { [0] = {} }, {}
+    local X, IA, jt, F, A, Mi, R = {}, {}, {}, {}, { [0] = {} }, {}, {}
     for _, b in ipairs(T) do
       X[b.i], IA[b.i], F[b.i], A[b.i] = J.Xup(b), sp.M6_from_I(b.I), {}, {}
     end
+    local base = J.base_references(T, X)
+    for _, b in ipairs(T) do R[b.i] = { table.unpack(base[b.i]) } end
     for r = 1, nv do Mi[r] = {} end
     for i = #T, 1, -1 do
       local b, p = T[i], T[i].parent
       IA[i] = sp.name6(IA[i], "IA_" .. b.name)
-      jt[i] = J.articulated(b, IA[i])
+      jt[i] = J.articulated(b, IA[i], R[i])
+      if p > 0 then J.amplify(R[p], T[p], X[i], jt[i], base[i]) end
       for j = b.iv + 1, nv do
         -- M⁻¹_ij = D⁻¹ (δ_ij − Sᵀ F_i[:, j])
         local Fj, rhs = F[i][j] or zero, {}

@@ -436,15 +436,21 @@ function sp.M6_to_parent(X, A) return apply(M6_to_parent1, X, A, true) end
 -- ---- small symmetric positive definite systems ----------------------------------------------
 
 -- D = L diag(d) Lᵀ for an n×n symmetric D (D[i][j], i ≥ j read), L unit lower triangular; pivot
--- is called on every d_j (the Cholesky diagonal before its square root). Returns {L, dinv, n}.
-function sp.ldl(D, n, pivot)
+-- is called as pivot(d_j, j, R_j) on every d_j (the Cholesky diagonal before its square root).
+-- With references r (a list of n, the pivot rule's base references of D's rows), R_j = r_j +
+-- Σ_{k<j} L_jk² r_k: the rounding error of each earlier pivot (up to about ε_mach r_k) reaches d_j
+-- multiplied by L_jk²; without, R_j is nil. Returns {L, dinv, n}.
+function sp.ldl(D, n, pivot, r)
   local L, d, dinv = {}, {}, {}
   for j = 1, n do
     L[j] = L[j] or {}
-    local x = D[j][j]
-    for k = 1, j - 1 do x = x - L[j][k] * (L[j][k] * d[k]) end
+    local x, R = D[j][j], r and r[j]
+    for k = 1, j - 1 do
+      x = x - L[j][k] * (L[j][k] * d[k])
+      if r then R = R + (L[j][k] * L[j][k]) * r[k] end
+    end
     d[j] = x
-    pivot(x)
+    pivot(x, j, R)
     dinv[j] = 1 / x
     for i = j + 1, n do
       L[i] = L[i] or {}

@@ -33,15 +33,25 @@ return function(d)
     b("/* ", f.summary, "; ", c.mul, " mul, ", c.add, " add, ", c.div, " div, ", c.sqrt, " sqrt, ",
       c.trig, " sin/cos. */")
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ") {")
-    if f.npivots > 0 then b("  ", scalar, " pivot[", f.npivots, "];") end
+    if f.npivots > 0 then
+      b("  ", scalar, " pivot[", f.npivots, "], pivot_ref[", f.npivots, "];")
+    end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
     end
     b(f.body)
     if f.returns == "int" then
       if f.npivots > 0 then
+        b("  /* the pivot rule: d accepted iff r > 0 and d > ", P, "_PIVOT_EPS r */")
         b("  for (int k = 0; k < ", f.npivots, "; k++)")
-        b("    if (!(pivot[k] > ", zero, ")) return -1;")
+        b("    if (!(pivot_ref[k] > ", zero, " && pivot[k] > ", P, "_PIVOT_EPS * pivot_ref[k])) return -1;")
+      end
+      b("  /* every output finite: else no finite answer (NaN or Inf input, overflow) */")
+      for _, p in ipairs(f.params) do
+        if p.is_output then
+          b("  for (int k = 0; k < ", p.size, "; k++)")
+          b("    if (!isfinite(", p.name, "[k])) return -1;")
+        end
       end
       b("  return 0;")
     end

@@ -8,7 +8,7 @@
 
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x2cc41ba63006
+#if _2DOF_PLANAR_SET_ID != 0x19854f48860e
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

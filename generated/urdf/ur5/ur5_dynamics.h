@@ -7,10 +7,9 @@
 
 /* Conventions (DESIGN.md, the same as Pinocchio's):
  * - q and v follow body numbering (ur5_joint_iq, ur5_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, unit quaternion rotating child to
+ *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a unit quaternion in q and the child-frame angular velocity in v.
- *   Quaternions are used as given: keep them unit.
+ *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
  * - Matrices are UR5_NV x UR5_NV, row-major, full symmetric.
  * - Per-body arrays have UR5_NB + 1 entries indexed by body number (ur5_body_names),
  *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
@@ -18,8 +17,26 @@
  *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
  *   body origin in world coordinates (12 numbers).
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
- * - Functions returning int return 0, or -1 when the system is singular (a pivot not positive);
- *   the outputs are then undefined. No function allocates, keeps state or reads mutable globals. */
+ * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
+ *   regular system: a pivot of the factorization fails the pivot rule below (the system is
+ *   singular to working precision), or an output is NaN or +-Inf (a NaN or Inf input, a zero
+ *   quaternion, an overflow from huge inputs); the outputs are then undefined. A NaN input that
+ *   no output depends on (minv reads only q; the coordinates of a joint on the world enter
+ *   little) leaves the outputs finite and the result 0. Compile without -ffast-math or
+ *   -ffinite-math-only: they let the compiler assume there is no NaN or Inf and drop the checks.
+ * - The pivot rule: a pivot d is accepted iff r > 0 and d > UR5_PIVOT_EPS * r, with r a
+ *   reference of the same units that bounds the rounding noise of d: for aba, minv and
+ *   crba_fd the inertia scale of the joint's subtree along the pivot's dof (a bound of every
+ *   term the pivot is summed from) plus the noise the earlier pivots carry in; for cfa the
+ *   diagonal entry of its constraint matrix before elimination (a hub's pivots, of a negative
+ *   definite block, are checked as -d against -r). A pivot below it has lost all but a few
+ *   digits to cancellation. mbdc's docs/generator.md derives the references.
+ * - Void functions never trap or crash on NaN, Inf or huge inputs (IEEE arithmetic, no
+ *   branches on values): NaN and Inf propagate to the outputs that depend on them, and an
+ *   overflow gives Inf or NaN there; the other outputs are unaffected.
+ * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
+ *   the zero quaternion makes every output that depends on it NaN.
+ * - No function allocates, keeps state or reads mutable globals. */
 #ifndef UR5_DYNAMICS_H
 #define UR5_DYNAMICS_H
 
@@ -33,7 +50,9 @@ extern "C" {
 #define UR5_NJ 6 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0xbb8c5341996d
+#define UR5_SET_ID 0x899fd4bd7ae6
+/* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
+#define UR5_PIVOT_EPS 1e-12
 
 /* The functions of this file, for feature tests (#ifdef UR5_HAVE_CFA). */
 #define UR5_HAVE_RNEA 1
