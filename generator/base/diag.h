@@ -21,6 +21,8 @@ typedef struct mbg_diag {
   FILE *out;          /* where messages go (stderr in the CLI, a memory stream in tests) */
   int errors, warnings;
   int max_errors;     /* stop printing after this many errors (still counted); 0 = no limit */
+  int seen_line;      /* the last line quoted and where it starts: the next one is looked for */
+  size_t seen_at;     /* from there (diagnostics mostly come in order), not from the start */
 } mbg_diag;
 
 void mbg_diag_init(mbg_diag *d, const char *path, const char *source, size_t len, FILE *out);
