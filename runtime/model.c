@@ -32,22 +32,25 @@ static int is_rotation(const double E[9]) {
  * about the COM, which makes the spatial inertia positive semidefinite (its Schur complement on
  * m·1 is Ic). A physical body also has Σ = tr(Ic)/2·1 − Ic = ∫ρ x xᵀ ⪰ 0 (the triangle
  * inequalities); the algorithms do not need it, and real robots' URDFs break it, so the front end
- * checks it (an error in a .mbd, a warning in a URDF) and the runtime does not. */
+ * checks it (an error in a .mbd, a warning in a URDF) and the runtime does not.
+ * "⪰ 0" is to 1e-9 of the body's scale s = tr Ī + m (1 mm)², Ī about the body origin: the front
+ * end's rule (generator/model/build_inertia.c, about the COM, so never more lenient than this),
+ * which takes data noise (iCub's ±2.4e-35 on a 1.3 kg body) as zero at any scale and covers the
+ * rounding of Ic = Ī − m c× c×ᵀ (~eps·tr Ī); a point mass has no inertia of its own, hence the
+ * millimetre. */
 static int is_physical(const double I[10]) {
   double m = I[0], Ic[9];
   if (!(m >= 0.0) || !isfinite(m)) return 0;
   mbs_sym3_full(I + 4, Ic);
+  double sc = fabs(Ic[0]) + fabs(Ic[4]) + fabs(Ic[8]) + m * 1e-6, tol = 1e-9 * sc;
   /* Ic = Ī + h× h× / m,  h× h× = h hᵀ − |h|² 1 */
   double hh = I[1] * I[1] + I[2] * I[2] + I[3] * I[3];
   if (m == 0.0 && hh != 0.0) return 0;
   for (int i = 0; i < 3 && m > 0.0; i++)
     for (int j = 0; j < 3; j++) Ic[3 * i + j] += (I[1 + i] * I[1 + j] - (i == j) * hh) / m;
-  /* rounding moves an eigenvalue of a degenerate Ic (rod, point) by ~eps·tr: the minors by
-   * ~eps·tr², the determinant by ~eps·tr³, so each is allowed 1e-12 of its own scale */
-  double tr = Ic[0] + Ic[4] + Ic[8], sc = fabs(tr) + 1e-300, tol = 1e-12 * sc;
   for (int k = 0; k < 9; k++)
-    if (!isfinite(Ic[k])) return 0;
-  /* every principal minor of Ic is ≥ 0 */
+    if (!isfinite(Ic[k]) || !isfinite(sc)) return 0;
+  /* every principal minor of Ic is ≥ 0: an eigenvalue ≥ −tol moves a k×k minor by ≥ −tol·s^(k−1) */
   for (int i = 0; i < 3; i++) {
     if (!(Ic[4 * i] >= -tol)) return 0;
     int j = (i + 1) % 3;

@@ -11,7 +11,9 @@
  * 4. The reserved words of the model language, as urdf_names.c avoids them, are the lexer's.
  * 5. Entities (docs/urdf.md, "Entities"): the predefined ones and character references give the
  *    values XML says; a declared entity is refused, never read as if its text were absent.
- * 6. Reading time: a 4000-link chain is read in time linear in its size (a bound far above the
+ * 6. Inertias: the semidefiniteness test is relative to the body's scale (cases from real robots
+ *    and the limits: noise, point masses, tiny bodies, clearly indefinite tensors).
+ * 7. Reading time: a 4000-link chain is read in time linear in its size (a bound far above the
  *    linear reader's time and far below the quadratic one's). */
 #include <ctype.h>
 #include <dirent.h>
@@ -339,6 +341,82 @@ static void test_round_trip(void **state) {
   assert_true(robots >= 8);
 }
 
+/* ------------------------------------------------------------------------ inertia scale */
+
+/* The errors of a one-link robot with this <inertial>; the messages in *msgs. A robot that loads
+ * must also load from the .mbd `mbdc import` writes of it (the language's check is the same). */
+static int one_link_errors(const char *mass, const char *xyz, const char *inertia, char **msgs) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "<robot name=\"r\"><link name=\"a\"><inertial><origin xyz=\"%s\"/><mass value=\"%s\"/>"
+           "<inertia %s/></inertial></link></robot>",
+           xyz, mass, inertia);
+  int errors, warnings;
+  mbg_model *m = from_urdf(text, 0, msgs, &errors, &warnings);
+  assert_true((m == NULL) == (errors > 0));
+  if (m) {
+    char *mbd = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mbd, &len);
+    assert_int_equal(mbg_mbd_write(f, m, "t.urdf"), 0);
+    assert_int_equal(fclose(f), 0);
+    FILE *sink = fopen("/dev/null", "w");
+    int e2, w2;
+    mbg_model *b = mbg_model_from_text("t.mbd", mbd, len, sink, &e2, &w2);
+    fclose(sink);
+    if (!b) fail_msg("the imported .mbd does not load:\n%s", mbd);
+    mbg_model_free(b);
+    free(mbd);
+  }
+  mbg_model_free(m);
+  return errors;
+}
+
+/* A negative principal moment is allowed down to 1e-9 of the body's scale, tr I + m (1 mm)²
+ * (docs/urdf.md, "Inertias"): noise loads at any scale, a clearly indefinite inertia is an error
+ * at any scale. */
+static void test_inertia_scale(void **state) {
+  (void)state;
+  static const struct {
+    const char *what, *mass, *xyz, *inertia;
+    int errors;
+  } cases[] = {
+      /* iCub's head (example-robot-data): only ixz = 2.4e-35, principal moments ±2.4e-35 */
+      {"icub head", "1.33687", "0.0185 -0.1108 6.78454e-18",
+       "ixx=\"0\" ixy=\"0\" ixz=\"2.40741e-35\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      /* and its left ankle: ixz = 1.36e-20 */
+      {"icub ankle", "0.2675", "0.008 0 0.0553",
+       "ixx=\"0\" ixy=\"0\" ixz=\"1.35525e-20\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      /* a full inertia with noise products: principal moments 1e-3, 1e-35, -1e-35 */
+      {"noise products", "0.5", "0 0 0",
+       "ixx=\"1e-3\" ixy=\"-2.4e-35\" ixz=\"0\" iyy=\"0\" iyz=\"1e-35\" izz=\"0\"", 0},
+      /* every entry ~1e-35, 1 kg at the link origin: principal moments -1e-35, 1e-35, 3e-35 */
+      {"all noise", "1", "0 0 0",
+       "ixx=\"1e-35\" ixy=\"2e-35\" ixz=\"0\" iyy=\"1e-35\" iyz=\"0\" izz=\"1e-35\"", 0},
+      {"point mass", "1", "0 0 0",
+       "ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      {"tiny body", "1e-6", "0 0 0",
+       "ixx=\"1e-12\" ixy=\"1e-35\" ixz=\"0\" iyy=\"2e-12\" iyz=\"0\" izz=\"1.5e-12\"", 0},
+      /* principal moments -4e-12, 1e-12, 6e-12 of a 1e-6 kg body: indefinite at its scale */
+      {"tiny indefinite", "1e-6", "0 0 0",
+       "ixx=\"1e-12\" ixy=\"5e-12\" ixz=\"0\" iyy=\"1e-12\" iyz=\"0\" izz=\"1e-12\"", 1},
+      /* principal moments -1e-3, 0, 1e-3: nothing on the diagonal, nothing like noise */
+      {"off-diagonal only", "1", "0.1 0 0",
+       "ixx=\"0\" ixy=\"1e-3\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 1},
+      {"sign typo", "2", "0 0 0",
+       "ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\" iyz=\"0\" izz=\"-0.015\"", 1},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char *msgs;
+    int errors = one_link_errors(cases[k].mass, cases[k].xyz, cases[k].inertia, &msgs);
+    if (errors != cases[k].errors)
+      fail_msg("%s: %d errors, expected %d\n%s", cases[k].what, errors, cases[k].errors, msgs);
+    if (errors && !strstr(msgs, "is not positive semidefinite"))
+      fail_msg("%s: not the inertia's error\n%s", cases[k].what, msgs);
+    free(msgs);
+  }
+}
+
 /* ------------------------------------------------------------------------ entities */
 
 /* XML's predefined entities and character references are part of the value: mass="&#50;&#x30;" is
@@ -461,13 +539,14 @@ static void test_keywords_match_lexer(void **state) {
 int main(void) {
   size_t n;
   golden_case *cases = list_cases(".urdf", &n);
-  struct CMUnitTest *tests = calloc(n + 7, sizeof *tests);
+  struct CMUnitTest *tests = calloc(n + 8, sizeof *tests);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     tests[k++] = (struct CMUnitTest){cases[i].name, run_golden, NULL, NULL, &cases[i]};
   tests[k++] = (struct CMUnitTest){"every_kind", test_every_kind, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"root_joints", test_root_joints, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"round_trip", test_round_trip, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"inertia_scale", test_inertia_scale, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"entities_read", test_entities_read, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"entity_not_dropped", test_entity_not_dropped, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"large_chain_time", test_large_chain_time, NULL, NULL, NULL};

@@ -175,7 +175,7 @@ static void read_inertial(mbg_urdf *u, const mbg_urdf_link *l, mbg_body *b) {
   char whose[96];
   snprintf(whose, sizeof whose, "link '%.63s'", l->name);
   mbg_builder checker = {.d = u->d};
-  mbg_check_inertia(&checker, I, mbg_urdf_loc(u, t, NULL), whose);
+  mbg_check_inertia(&checker, I, b->mass, mbg_urdf_loc(u, t, NULL), whose);
   rotate_inertia(rpy, I);
   memcpy(b->inertia, I, sizeof I);
 }
