@@ -8,17 +8,21 @@
 
 static int lam(const mb_workspace *ws, int k) { return (int)ws->lam[k]; }
 
+/* Row k of the nv × nv matrix M: offsets in size_t (nv² exceeds an int from nv = 46341). */
+static double *row(double *M, int n, int k) { return M + (size_t)k * (size_t)n; }
+static const double *crow(const double *M, int n, int k) { return M + (size_t)k * (size_t)n; }
+
 int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
   int n = m->nv;
   /* for k = n..1, i = λ(k), λ(λ(k)), ...:  a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);
    * M_ki = a */
   for (int k = n - 1; k >= 0; k--) {
-    double d = M[k * n + k];
+    double *Mk = row(M, n, k), d = Mk[k];
     if (!(d > 0.0)) return -1;
     for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) {
-      double a = M[k * n + i] / d;
-      for (int j = i; j >= 0; j = lam(ws, j)) M[i * n + j] -= a * M[k * n + j];
-      M[k * n + i] = a;
+      double a = Mk[i] / d, *Mi = row(M, n, i);
+      for (int j = i; j >= 0; j = lam(ws, j)) Mi[j] -= a * Mk[j];
+      Mk[i] = a;
     }
   }
   return 0;
@@ -28,12 +32,12 @@ void mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, 
   int n = m->nv;
   /* Lᵀ y = b:  for k = n..1: y_i −= L_ki y_k (i = λ(k), ...) */
   for (int k = n - 1; k >= 0; k--)
-    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[i] -= LD[k * n + i] * x[k];
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[i] -= crow(LD, n, k)[i] * x[k];
   /* y = D⁻¹ y */
-  for (int k = 0; k < n; k++) x[k] /= LD[k * n + k];
+  for (int k = 0; k < n; k++) x[k] /= crow(LD, n, k)[k];
   /* L x = y:  for k = 1..n: x_k −= L_ki x_i (i = λ(k), ...) */
   for (int k = 0; k < n; k++)
-    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= LD[k * n + i] * x[i];
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= crow(LD, n, k)[i] * x[i];
 }
 
 int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,

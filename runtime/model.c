@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,9 +67,36 @@ static int has_axis(mb_joint_type t) {
          t == MB_JOINT_HELICAL;
 }
 
+/* The workspace in doubles, counted in floating point (exact far beyond size_t's range on 64-bit
+ * machines, and never wrapping): whether size_t holds its bytes. nb must be in range. */
+static int workspace_fits(const mb_model *m) {
+  double nb1 = (double)m->nb + 1, nv = (double)m->nv, nc = (double)mb_cfa_nc(m), n = 0;
+#undef MB_WS_NB1
+#undef MB_WS_NV
+#undef MB_WS_NC
+#define MB_WS_NB1 nb1
+#define MB_WS_NV nv
+#define MB_WS_NC nc
+#define MB_WS_COUNT(name, count) n += (count);
+  MB_WORKSPACE_ARRAYS(MB_WS_COUNT)
+#undef MB_WS_COUNT
+#undef MB_WS_NB1
+#undef MB_WS_NV
+#undef MB_WS_NC
+#define MB_WS_NB1 ((size_t)m->nb + 1)
+#define MB_WS_NV ((size_t)m->nv)
+#define MB_WS_NC mb_cfa_nc(m)
+  return n * (double)sizeof(double) < (double)SIZE_MAX;
+}
+
 int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   if (!m) return fail(msg, msgsize, "model is NULL");
   if (m->nb < 0 || m->nq < 0 || m->nv < 0) return fail(msg, msgsize, "negative size");
+  if (m->nb > MB_MAX_BODIES)
+    return fail(msg, msgsize, "%d bodies, more than the %d whose offsets an int holds", m->nb,
+                MB_MAX_BODIES);
+  if (m->nv > 6 * m->nb || m->nq > 7 * m->nb)
+    return fail(msg, msgsize, "nq/nv = %d/%d, more than %d bodies can have", m->nq, m->nv, m->nb);
 #define MB_CHECK_FIELD(type, name, per_body) \
   if (!m->name) return fail(msg, msgsize, "array " #name " is NULL");
   MB_MODEL_ARRAYS(MB_CHECK_FIELD)
@@ -97,12 +125,17 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   }
   if (nq != m->nq || nv != m->nv)
     return fail(msg, msgsize, "nq/nv = %d/%d, joints give %d/%d", m->nq, m->nv, nq, nv);
+  if (!workspace_fits(m))
+    return fail(msg, msgsize, "the workspace of nb = %d, nv = %d does not fit in size_t", m->nb,
+                m->nv);
   for (int k = 0; k < 3; k++)
     if (!isfinite(m->gravity[k])) return fail(msg, msgsize, "gravity is not finite");
   return 0;
 }
 
 size_t mb_workspace_size(const mb_model *m) {
+  if (m->nb < 0 || m->nb > MB_MAX_BODIES || m->nv < 0 || m->nv > 6 * m->nb || !workspace_fits(m))
+    return SIZE_MAX;
   size_t n = 0;
 #define MB_WS_SIZE(name, count) n += (size_t)(count);
   MB_WORKSPACE_ARRAYS(MB_WS_SIZE)
