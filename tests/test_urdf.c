@@ -13,8 +13,9 @@
  *    values XML says; a declared entity is refused, never read as if its text were absent.
  * 6. Inertias: the semidefiniteness test is relative to the body's scale (cases from real robots
  *    and the limits: noise, point masses, tiny bodies, clearly indefinite tensors).
- * 7. Reading time: a 4000-link chain is read in time linear in its size (a bound far above the
- *    linear reader's time and far below the quadratic one's). */
+ * 7. Reading time: a 4000-link chain, and 20000 names that become one identifier, are read in
+ *    time linear in their size (a bound far above the linear reader's time and far below the
+ *    quadratic one's). */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -536,10 +537,46 @@ static void test_keywords_match_lexer(void **state) {
   assert_false(mbg_is_mbd_keyword("base_link"));
 }
 
+/* 20000 links whose names all become the identifier 'a____' ('a-.!@', 'a-.!#', ...): each takes
+ * the next suffix. The search for a free suffix started at _2 for every name, so reading took
+ * time quadratic in their number (8000 names: 5.4 s; linear: 0.3 s). */
+static void test_same_base_names_time(void **state) {
+  (void)state;
+  static const char chars[] = "-.!@#$%^*()+=~?,;:[]{}|/";
+  enum { N = 20000 };
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  fprintf(f, "<robot name=\"r\"><link name=\"root\"><inertial><mass value=\"1\"/>"
+             "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>"
+             "</link>\n");
+  for (int k = 0; k < N; k++)
+    fprintf(f, "<link name=\"a%c%c%c%c\"/><joint name=\"j%d\" type=\"fixed\"><parent link=\"root\"/>"
+               "<child link=\"a%c%c%c%c\"/></joint>\n",
+            chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824],
+            k, chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824]);
+  fprintf(f, "</robot>\n");
+  assert_int_equal(fclose(f), 0);
+  char *msgs;
+  int errors, warnings;
+  clock_t t0 = clock();
+  mbg_model *m = from_urdf(text, 0, &msgs, &errors, &warnings);
+  double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  free(text);
+  assert_non_null(m);
+  assert_int_equal(warnings, N);
+  assert_string_equal(m->bodies[N + 1].name, "a_____20000");
+  assert_non_null(strstr(msgs, "it is 'a_____20000'"));
+  free(msgs);
+  mbg_model_free(m);
+  if (seconds > 10.0) fail_msg("20000 names with one base took %.1f s of CPU", seconds);
+}
+
 int main(void) {
   size_t n;
   golden_case *cases = list_cases(".urdf", &n);
-  struct CMUnitTest *tests = calloc(n + 8, sizeof *tests);
+  struct CMUnitTest *tests = calloc(n + 9, sizeof *tests);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     tests[k++] = (struct CMUnitTest){cases[i].name, run_golden, NULL, NULL, &cases[i]};
@@ -550,6 +587,8 @@ int main(void) {
   tests[k++] = (struct CMUnitTest){"entities_read", test_entities_read, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"entity_not_dropped", test_entity_not_dropped, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"large_chain_time", test_large_chain_time, NULL, NULL, NULL};
+  tests[k++] =
+      (struct CMUnitTest){"same_base_names_time", test_same_base_names_time, NULL, NULL, NULL};
   tests[k++] =
       (struct CMUnitTest){"keywords_match_lexer", test_keywords_match_lexer, NULL, NULL, NULL};
   int failed = _cmocka_run_group_tests("urdf", tests, k, NULL, NULL);

@@ -332,6 +332,9 @@ mbg_model *mbg_urdf_build(const char *path, const char *text, size_t len, const 
   mbg_names_free(&u.names);
   mbg_names_free(&u.link_names);
   mbg_names_free(&u.joint_names);
+  mbg_names_free(&u.suffixes);
+  for (int k = 0; k < u.nsuffix_text; k++) free(u.suffix_text[k]);
+  free(u.suffix_text);
   free(u.lines);
   xmlFreeDoc(u.doc);
   if (d->errors > errors) {

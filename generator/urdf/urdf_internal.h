@@ -42,6 +42,9 @@ typedef struct mbg_urdf {
   mbg_names names;      /* every model name given so far, to keep them unique */
   mbg_names link_names; /* the URDF's link names, entry i = link i */
   mbg_names joint_names; /* the URDF's joint names, for duplicates */
+  mbg_names suffixes;    /* base identifier -> the next '_k' to try (urdf_names.c) */
+  char **suffix_text;    /* the base identifiers, owned */
+  int nsuffix_text, csuffix_text;
   int oom;
 } mbg_urdf;
 
