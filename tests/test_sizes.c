@@ -1,8 +1,9 @@
-/* test_sizes.c — models whose sizes do not fit an int (docs/runtime.md, "Sizes"): products of two
- * sizes (nv², 6 nv (nb + 1), nc²) overflow an int from nv = 46341, so the runtime computes them
- * in size_t and rejects models it cannot index, and the generator refuses, with a clear error,
- * models whose arrays the generated code cannot index. References: the arithmetic of the sizes,
- * written out here; the messages' text. */
+/* test_sizes.c — models at scale. Sizes that do not fit an int (docs/runtime.md, "Sizes"):
+ * products of two sizes (nv², 6 nv (nb + 1), nc²) overflow an int from nv = 46341, so the runtime
+ * computes them in size_t and rejects models it cannot index, and the generator refuses, with a
+ * clear error, models whose arrays the generated code cannot index. References: the arithmetic
+ * of the sizes, written out here; the messages' text. And the readers' time on many errors: a
+ * did-you-mean search per unknown name made it quadratic (a bound far above the linear time). */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -126,11 +128,48 @@ static void generator_refuses_beyond_int(void **state) {
   free(text);
 }
 
+/* 10000 bodies and 30000 references to names that do not exist, in a .mbd and a URDF: 30000
+ * errors, 50 printed. Each searched all names for a did-you-mean (40 s for each file); only the
+ * printed ones do now. */
+static void many_unknown_names_time(void **state) {
+  (void)state;
+  for (int urdf = 0; urdf <= 1; urdf++) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    fprintf(f, urdf ? "<robot name=\"r\">\n" : "model r;\n");
+    for (int i = 0; i < 10000; i++)
+      fprintf(f, urdf ? "<link name=\"link%05d\"/>\n" : "body link%05d { mass 1; }\n", i);
+    for (int i = 0; i < 30000; i++)
+      fprintf(f,
+              urdf ? "<joint name=\"j%d\" type=\"fixed\"><parent link=\"link00000\"/>"
+                     "<child link=\"lunk%05d\"/></joint>\n"
+                   : "joint j%d fixed link00000 -> lunk%05d;\n",
+              i, i % 10000);
+    if (urdf) fprintf(f, "</robot>\n");
+    assert_int_equal(fclose(f), 0);
+    FILE *sink = fopen("/dev/null", "w");
+    int errors, warnings;
+    mbg_load_opts o = {0};
+    clock_t t0 = clock();
+    mbg_model *m = mbg_model_from_source(urdf ? "t.urdf" : "t.mbd", text, len, &o, sink, &errors,
+                                         &warnings);
+    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    fclose(sink);
+    free(text);
+    assert_null(m);
+    assert_int_equal(errors, 30000);
+    if (seconds > 10.0) fail_msg("%s: 30000 unknown names took %.1f s", urdf ? "URDF" : ".mbd", seconds);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runtime_workspace_beyond_int),
       cmocka_unit_test(runtime_too_many_bodies),
       cmocka_unit_test(generator_refuses_beyond_int),
+      cmocka_unit_test(many_unknown_names_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

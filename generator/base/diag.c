@@ -73,6 +73,10 @@ static int printing(const mbg_diag *d) {
   return d->max_errors == 0 || d->errors <= d->max_errors;
 }
 
+int mbg_diag_will_print(const mbg_diag *d) {
+  return d->max_errors == 0 || d->errors < d->max_errors;
+}
+
 void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
   d->errors++;
   if (d->max_errors && d->errors == d->max_errors + 1)

@@ -35,6 +35,9 @@ void mbg_diag_init(mbg_diag *d, const char *path, const char *source, size_t len
 
 void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
 void mbg_diag_warning(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
+/* Whether another error would be printed (max_errors not reached): work done only for a message,
+ * such as a did-you-mean search, is skipped after that. */
+int mbg_diag_will_print(const mbg_diag *d);
 /* A note attached to the previous error or warning (printed only if that one was printed). */
 void mbg_diag_note(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
 
