@@ -209,11 +209,21 @@ typedef struct xml_hooks {
   int refused; /* a declaration mbdc does not read: reported, parsing stopped */
 } xml_hooks;
 
-/* The byte of the text the parser is at, or NULL (libxml2 counts in the document's own encoding,
- * so this holds for Latin-1 as for UTF-8). */
+/* The byte of the text the parser is at, or NULL. In UTF-8 (or ASCII) libxml2's byte count is
+ * the offset, at no cost; in an encoding it converts from, counting bytes converts the rest of
+ * its buffer back (linear per call: a Latin-1 chain of 4000 links took 2.6 s), so the line and
+ * the column (in characters) are used: exact for one-byte encodings such as Latin-1; in others
+ * (UTF-16) the tag is not found there and is looked for by its line (find_tag). */
 static const char *parser_at(const mbg_urdf *u, xmlParserCtxtPtr ctxt) {
-  long off = xmlByteConsumed(ctxt);
-  return off >= 0 && (size_t)off < u->len ? u->text + off : NULL;
+  xmlParserInputPtr in = ctxt->input;
+  if (!in) return NULL;
+  if (!in->buf || !in->buf->encoder) {
+    long off = xmlByteConsumed(ctxt);
+    return off >= 0 && (size_t)off < u->len ? u->text + off : NULL;
+  }
+  if (in->line < 1 || (size_t)in->line > u->nlines || in->col < 1) return NULL;
+  size_t off = u->lines[in->line - 1] + (size_t)in->col - 1;
+  return off < u->len ? u->text + off : NULL;
 }
 
 /* The declaration `<!KIND` that ends where the parser is, for its location. */
