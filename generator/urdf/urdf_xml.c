@@ -60,17 +60,18 @@ static const char *find_tag(const mbg_urdf *u, xmlNodePtr n) {
   long line = xmlGetLineNo(n);
   const char *ls = line > 0 ? line_start(u, line) : NULL;
   if (!ls) return NULL;
-  const char *end = memchr(ls, '\n', (size_t)(u->text + u->len - ls));
-  end = end ? end : u->text + u->len;
-  const char *stop = ls - u->text > LOOK_BACK ? ls - LOOK_BACK : u->text;
+  const char *nl = memchr(ls, '\n', (size_t)(u->text + u->len - ls));
+  size_t end = (size_t)((nl ? nl : u->text + u->len) - u->text), start = (size_t)(ls - u->text);
+  size_t stop = start > LOOK_BACK ? start - LOOK_BACK : 0;
   char tag[160];
   if (n->ns && n->ns->prefix)
     snprintf(tag, sizeof tag, "<%s:%s", (const char *)n->ns->prefix, (const char *)n->name);
   else
     snprintf(tag, sizeof tag, "<%s", (const char *)n->name);
   size_t tl = strlen(tag);
-  for (const char *p = end - 1; p >= stop; p--) {
-    if (*p != '<' || (size_t)(u->text + u->len - p) <= tl || memcmp(p, tag, tl) != 0) continue;
+  for (size_t k = end; k-- > stop;) {
+    const char *p = u->text + k;
+    if (*p != '<' || u->len - k <= tl || memcmp(p, tag, tl) != 0) continue;
     char after = p[tl];
     if (is_space(after) || after == '/' || after == '>') return p;
   }
@@ -272,7 +273,10 @@ static void attribute_decl(void *ctx, const xmlChar *elem, const xmlChar *fullna
                            int def, const xmlChar *value, xmlEnumerationPtr tree) {
   xmlParserCtxtPtr ctxt = ctx;
   xml_hooks *h = ctxt->_private;
-  h->attribute_decl(ctx, elem, fullname, type, def, value, tree); /* takes `tree` */
+  if (h->attribute_decl)
+    h->attribute_decl(ctx, elem, fullname, type, def, value, tree); /* takes `tree` */
+  else
+    xmlFreeEnumeration(tree);
   if (!value || h->refused) return;
   mbg_diag_error(h->u->d, decl_loc(h->u, ctxt, "<!ATTLIST"),
                  "the document gives attribute '%.63s' of <%.63s> the default value '%.40s'; "
@@ -283,17 +287,21 @@ static void attribute_decl(void *ctx, const xmlChar *elem, const xmlChar *fullna
 
 /* Every element's start tag, found once as the parser passes it (the parser is at its closing
  * '>' or "/>", and no '<' can come between: attribute values may not contain one); kept in the
- * node's _private, which libxml2 leaves to its users, as the offset + 1. */
+ * node's _private, which libxml2 leaves to its users, as the offset + 1. The look back is the
+ * tag's length, except where the position is only estimated (parser_at: a multi-byte encoding),
+ * where it is bounded and the tag's name checked. */
 static void start_element(void *ctx, const xmlChar *name, const xmlChar *prefix,
                           const xmlChar *uri, int nns, const xmlChar **ns, int nattr, int ndef,
                           const xmlChar **attr) {
   xmlParserCtxtPtr ctxt = ctx;
   xml_hooks *h = ctxt->_private;
-  h->start_element(ctx, name, prefix, uri, nns, ns, nattr, ndef, attr);
+  if (h->start_element) h->start_element(ctx, name, prefix, uri, nns, ns, nattr, ndef, attr);
   xmlNodePtr n = ctxt->node;
   const char *p = parser_at(h->u, ctxt);
   if (!n || n->_private || !xmlStrEqual(n->name, name) || !p) return;
-  while (p > h->u->text && *p != '<') p--;
+  int estimated = ctxt->input->buf && ctxt->input->buf->encoder;
+  const char *stop = estimated && p - h->u->text > 4096 ? p - 4096 : h->u->text;
+  while (p > stop && *p != '<') p--;
   size_t pl = prefix ? strlen((const char *)prefix) : 0, nl = strlen((const char *)name);
   size_t room = (size_t)(h->u->text + h->u->len - p);
   if (*p != '<' || room <= 1 + pl + (pl > 0) + nl) return;
