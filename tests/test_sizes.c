@@ -160,7 +160,8 @@ static void many_unknown_names_time(void **state) {
     free(text);
     assert_null(m);
     assert_int_equal(errors, 30000);
-    if (seconds > 10.0) fail_msg("%s: 30000 unknown names took %.1f s", urdf ? "URDF" : ".mbd", seconds);
+    if (seconds > 10.0)
+      fail_msg("%s: 30000 unknown names took %.1f s", urdf ? "URDF" : ".mbd", seconds);
   }
 }
 

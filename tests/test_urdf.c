@@ -557,8 +557,9 @@ static void test_same_base_names_time(void **state) {
              "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>"
              "</link>\n");
   for (int k = 0; k < N; k++)
-    fprintf(f, "<link name=\"a%c%c%c%c\"/><joint name=\"j%d\" type=\"fixed\"><parent link=\"root\"/>"
-               "<child link=\"a%c%c%c%c\"/></joint>\n",
+    fprintf(f,
+            "<link name=\"a%c%c%c%c\"/><joint name=\"j%d\" type=\"fixed\">"
+            "<parent link=\"root\"/><child link=\"a%c%c%c%c\"/></joint>\n",
             chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824],
             k, chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824]);
   fprintf(f, "</robot>\n");

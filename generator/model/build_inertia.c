@@ -31,8 +31,9 @@ static void sym3_eigenvalues(const double I[6], double lam[3]) {
       }
       /* the rotation that zeroes A[p][q]: t = tan(angle), the smaller root of t² + 2θt − 1 = 0 */
       double theta = (A[q][q] - A[p][p]) / (2.0 * apq);
-      double t = fabs(theta) > 1e150 ? 0.5 / theta
-                                     : (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+      double t = fabs(theta) > 1e150
+                     ? 0.5 / theta
+                     : (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
       double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
       A[p][p] -= t * apq;
       A[q][q] += t * apq;
@@ -63,8 +64,8 @@ void mbg_check_inertia(mbg_builder *b, const double I[6], double mass, mbg_loc l
    * principal moment is taken as zero down to -1e-9 of it: exported files carry products of
    * inertia like ±2.4e-35 on bodies whose inertia is otherwise zero (iCub's head, 1.3 kg), while
    * a wrong sign or a typo gives a moment of the order of the inertia itself. */
-  double scale = fabs(I[0]) + fabs(I[1]) + fabs(I[2]) + (mass > 0 ? mass : 0.0) * MBG_INERTIA_LENGTH *
-                                                          MBG_INERTIA_LENGTH;
+  double m = mass > 0 ? mass : 0.0;
+  double scale = fabs(I[0]) + fabs(I[1]) + fabs(I[2]) + m * MBG_INERTIA_LENGTH * MBG_INERTIA_LENGTH;
   double tol = MBG_INERTIA_TOL * scale;
   if (lam[0] < -tol) {
     mbg_diag_error(b->d, loc,
