@@ -388,6 +388,13 @@ static void test_inertia_scale(void **state) {
       /* and its left ankle: ixz = 1.36e-20 */
       {"icub ankle", "0.2675", "0.008 0 0.0553",
        "ixx=\"0\" ixy=\"0\" ixz=\"1.35525e-20\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      /* its right hip: negative moments on the diagonal, -5.4e-20 */
+      {"icub hip", "0.526", "0 0 0.03045",
+       "ixx=\"-5.42101e-20\" ixy=\"0\" ixz=\"0\" iyy=\"-5.42101e-20\" iyz=\"0\" izz=\"0\"", 0},
+      /* its right ankle: every entry noise */
+      {"icub right ankle", "0.746", "-0.0054 0.00163 -0.0172",
+       "ixx=\"2.71051e-20\" ixy=\"-1.69407e-21\" ixz=\"1.35525e-20\" iyy=\"5.42101e-20\" "
+       "iyz=\"3.38813e-21\" izz=\"1.35525e-20\"", 0},
       /* a full inertia with noise products: principal moments 1e-3, 1e-35, -1e-35 */
       {"noise products", "0.5", "0 0 0",
        "ixx=\"1e-3\" ixy=\"-2.4e-35\" ixz=\"0\" iyy=\"0\" iyz=\"1e-35\" izz=\"0\"", 0},
