@@ -42,7 +42,6 @@ static void notes(const mbg_gen *g, FILE *err) {
             g->model->nloops == 1 ? " is" : "s are");
 }
 
-/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
 /* The largest array of the generated interface: an nv × nv matrix or a pose per body, 12 (nb + 1)
  * numbers. Both the generator (its symbolic arrays) and the emitted code (sizes written as
  * NV * NV, an int expression) index it with an int. */
@@ -58,6 +57,7 @@ static int sizes_fit(const mbg_gen *g, FILE *err) {
   return 0;
 }
 
+/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
 static int prepare(mbg_gen *g, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
