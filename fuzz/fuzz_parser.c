@@ -1,5 +1,6 @@
 /* fuzz_parser.c — libFuzzer target: any bytes through the whole front end (lexer, parser, model
- * checks, topology, summary, graph). Nothing may crash, leak, hang or invoke undefined behaviour. */
+ * checks, topology, summary, graph). Nothing may crash, leak, hang or invoke undefined behaviour.
+ * Run: bash scripts/fuzz.sh [--time SECONDS | --runs N] parser (docs/fuzzing.md). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

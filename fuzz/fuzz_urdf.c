@@ -1,6 +1,8 @@
 /* fuzz_urdf.c — libFuzzer target: any bytes through the URDF reader (libxml2, the importer's
  * checks), then topology and the .mbd writer. Nothing may crash, leak, hang or invoke undefined
- * behaviour in our code. Run: FUZZ_TARGET=fuzz_urdf bash scripts/fuzz.sh [SECONDS]. */
+ * behaviour in our code. Run: bash scripts/fuzz.sh [--time SECONDS | --runs N] urdf
+ * (docs/fuzzing.md). The first byte's low bit is --floating-base (test_fuzz_regressions replays
+ * .urdf inputs so). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -85,14 +85,16 @@ static void cfa_gram_solve(const double *S, int n, double *x) {
   mbs_chol_solve(n, G, x);
 }
 
-/* out[(off_i + l) · stride] = s · T_i[:, l]ᵀ z_i for every body i. */
-static void cfa_Tt_z(const mb_model *m, const mb_workspace *ws, double s, double *out, int stride) {
+/* out[(off_i + l) · stride] = s · T_i[:, l]ᵀ z_i for every body i (stride nc: in size_t, as nc²
+ * exceeds an int from nc = 46341). */
+static void cfa_Tt_z(const mb_model *m, const mb_workspace *ws, double s, double *out,
+                     size_t stride) {
   for (int i = 1, off = 0; i <= m->nb; i++) {
     int nt = 6 - mb_joint_nv(m->jtype[i]);
     for (int l = 0; l < nt; l++, off++) {
       double d = 0.0;
       for (int k = 0; k < 6; k++) d += ws->T[36 * i + 6 * l + k] * ws->z[6 * i + k];
-      out[off * stride] = s * d;
+      out[(size_t)off * stride] = s * d;
     }
   }
 }
@@ -137,7 +139,7 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
       for (int k = 0; k < nc; k++) ws->xS[k] = (k == col);
       cfa_wrench(m, ws, NULL, ws->xS);
       cfa_sweeps(m, ws);
-      cfa_Tt_z(m, ws, 1.0, ws->A + col, nc);
+      cfa_Tt_z(m, ws, 1.0, ws->A + col, (size_t)nc);
     }
   /* A F_S = −Tᵀ Pᵀ I⁻¹ P S x */
   cfa_wrench(m, ws, ws->u, NULL);

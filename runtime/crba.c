@@ -18,12 +18,14 @@ static void crba_composite(const mb_model *m, mb_workspace *ws) {
 static void crba_block(const mb_model *m, const mb_workspace *ws, int j, const double *F, int n,
                        int col, double *M) {
   const double *S = ws->S + 6 * m->iv[j];
-  int nv = m->nv, nj = mb_joint_nv(m->jtype[j]);
+  size_t nv = (size_t)m->nv; /* offsets into M in size_t: nv² exceeds an int from nv = 46341 */
+  int nj = mb_joint_nv(m->jtype[j]);
   for (int r = 0; r < nj; r++)
     for (int c = 0; c < n; c++) {
       double s = 0.0;
       for (int k = 0; k < 6; k++) s += S[6 * r + k] * F[6 * c + k];
-      M[(m->iv[j] + r) * nv + col + c] = M[(col + c) * nv + m->iv[j] + r] = s;
+      size_t row = (size_t)(m->iv[j] + r), cl = (size_t)(col + c);
+      M[row * nv + cl] = M[cl * nv + row] = s;
     }
 }
 
@@ -32,7 +34,7 @@ int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !M) return MB_EINVAL;
-  for (int k = 0; k < m->nv * m->nv; k++) M[k] = 0.0;
+  for (size_t k = 0; k < (size_t)m->nv * (size_t)m->nv; k++) M[k] = 0.0;
   mb_xup(m, ws, q);
   crba_composite(m, ws);
   for (int i = 1; i <= m->nb; i++) {

@@ -10,6 +10,10 @@
 
 static int lam(const mb_workspace *ws, int k) { return (int)ws->lam[k]; }
 
+/* Row k of the nv × nv matrix M: offsets in size_t (nv² exceeds an int from nv = 46341). */
+static double *row(double *M, int n, int k) { return M + (size_t)k * (size_t)n; }
+static const double *crow(const double *M, int n, int k) { return M + (size_t)k * (size_t)n; }
+
 /* The body whose joint has dof k (k < nv). */
 static int body_of_dof(const mb_model *m, int k) {
   int i = m->nb;
@@ -25,14 +29,14 @@ static int ltdl_factor(const mb_model *m, mb_workspace *ws, double *M) {
   /* for k = n..1, i = λ(k), λ(λ(k)), ...:  a = M_ki / M_kk;  M_ij −= a M_kj (j = i, λ(i), ...);
    * M_ki = a */
   for (int k = n - 1; k >= 0; k--) {
-    double d = M[k * n + k], r = ws->Dref[k];
+    double *Mk = row(M, n, k), d = Mk[k], r = ws->Dref[k];
     if (!(r > 0.0 && d > MB_PIVOT_EPS * r)) return ws->singular = body_of_dof(m, k), MB_ENUMERIC;
     for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) {
-      double a = M[k * n + i] / d;
+      double a = Mk[i] / d, *Mi = row(M, n, i);
       if (!isfinite(a)) return MB_ENUMERIC;
       ws->Dref[i] += a * a * ws->Dbase[k];
-      for (int j = i; j >= 0; j = lam(ws, j)) M[i * n + j] -= a * M[k * n + j];
-      M[k * n + i] = a;
+      for (int j = i; j >= 0; j = lam(ws, j)) Mi[j] -= a * Mk[j];
+      Mk[i] = a;
     }
   }
   return MB_OK;
@@ -44,7 +48,7 @@ int mb_ltdl(const mb_model *m, mb_workspace *ws, double *M) {
   if (!M) return MB_EINVAL;
   ws->singular = 0;
   /* the base references: M's diagonal before elimination */
-  for (int k = 0; k < m->nv; k++) ws->Dref[k] = ws->Dbase[k] = M[k * m->nv + k];
+  for (int k = 0; k < m->nv; k++) ws->Dref[k] = ws->Dbase[k] = row(M, m->nv, k)[k];
   return ltdl_factor(m, ws, M);
 }
 
@@ -55,12 +59,12 @@ int mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, d
   int n = m->nv;
   /* Lᵀ y = b:  for k = n..1: y_i −= L_ki y_k (i = λ(k), ...) */
   for (int k = n - 1; k >= 0; k--)
-    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[i] -= LD[k * n + i] * x[k];
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[i] -= crow(LD, n, k)[i] * x[k];
   /* y = D⁻¹ y */
-  for (int k = 0; k < n; k++) x[k] /= LD[k * n + k];
+  for (int k = 0; k < n; k++) x[k] /= crow(LD, n, k)[k];
   /* L x = y:  for k = 1..n: x_k −= L_ki x_i (i = λ(k), ...) */
   for (int k = 0; k < n; k++)
-    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= LD[k * n + i] * x[i];
+    for (int i = lam(ws, k); i >= 0; i = lam(ws, i)) x[k] -= crow(LD, n, k)[i] * x[i];
   return mbs_finite(x, (size_t)n) ? MB_OK : MB_ENUMERIC;
 }
 

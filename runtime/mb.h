@@ -109,12 +109,18 @@ typedef struct mb_model {
   double gravity[3]; /* in world coordinates, e.g. {0, 0, -9.81} */
 } mb_model;
 
-/* Validate a model: pointers, regular numbering, consecutive iq/iv summing to nq/nv, unit axes,
- * proper rotations XT_E, usable inertias (m ≥ 0, rotational inertia about the COM positive
- * semidefinite; the triangle inequalities of a physical body are the front end's to check, not
- * needed by the algorithms). Returns 0 if valid; otherwise
+/* Validate a model: sizes (nb ≤ MB_MAX_BODIES, a workspace size that size_t holds), pointers,
+ * regular numbering, consecutive iq/iv summing to nq/nv, unit axes, proper rotations XT_E, usable
+ * inertias (m ≥ 0, rotational inertia about the COM positive semidefinite to 1e-9 of the body's
+ * scale tr Ī + m (1 mm)²; the triangle inequalities of a physical body are the front end's to
+ * check, not needed by the algorithms). Returns 0 if valid; otherwise
  * -1 and, if msg is not NULL, a one-line reason in msg[msgsize]. */
 int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
+
+/* The most bodies a model may have: every per-body offset (at most 36 (nb + 1)) and nq, nv are
+ * ints; offsets into the nv × nv matrices, the minv scratch (6 nv (nb + 1)) and the CFA's nc × nc
+ * system are computed in size_t. */
+#define MB_MAX_BODIES (0x7fffffff / 36 - 1)
 
 /* ---------------------------------------------------------------------------------------------
  * The workspace: one caller-provided buffer, laid out once per model (like MuJoCo's arena).
@@ -179,7 +185,8 @@ typedef struct mb_workspace {
 
 /* Σ (6 − nv_i) over the bodies: the constraint-force unknowns of the CFA (cfa.c). */
 size_t mb_cfa_nc(const mb_model *m);
-/* Bytes of buffer a model's workspace needs (0 for NULL). */
+/* Bytes of buffer a model's workspace needs: 0 for NULL; SIZE_MAX when size_t cannot hold it or
+ * nb is out of range (mb_model_check rejects such a model; malloc(SIZE_MAX) fails). */
 size_t mb_workspace_size(const mb_model *m);
 /* Lay out ws in buffer (mb_workspace_size(m) bytes, aligned for double), zero it, fill the
  * constant motion subspaces S and tag ws with m and its sizes. The model must outlive the

@@ -7,6 +7,15 @@
  * symmetry. */
 #include "mb.h"
 
+/* Offsets into the nv × nv matrix and into F (6 nv per body) are size_t: they exceed an int from
+ * nv = 46341, or nv (nb + 1) ≈ 3.6e8. */
+static double *at(double *Minv, int nv, int r, int c) {
+  return Minv + (size_t)r * (size_t)nv + (size_t)c;
+}
+static double *Fbody(const mb_model *m, const mb_workspace *ws, int i) {
+  return ws->F + 6 * (size_t)m->nv * (size_t)i;
+}
+
 /* Backward sweep: U, D, IA_λ += λX*_i Ia iXλ;  M⁻¹_ij = D⁻¹ (δ_ij − Sᵀ F_i[:, j]);
  * F_λ[:, j] += λX*_i (F_i[:, j] + U M⁻¹_ij). */
 static int minv_backward(const mb_model *m, mb_workspace *ws, double *Minv) {
@@ -16,7 +25,7 @@ static int minv_backward(const mb_model *m, mb_workspace *ws, double *Minv) {
   for (int i = m->nb; i >= 1; i--) {
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], p = m->parent[i];
     const double *S = ws->S + 6 * o, *U = ws->U + 6 * o, *E = ws->XE + 9 * i, *r = ws->Xr + 3 * i;
-    double *F = ws->F + 6 * nv * i, *Fp = ws->F + 6 * nv * p;
+    double *F = Fbody(m, ws, i), *Fp = Fbody(m, ws, p);
     if (mb_aba_joint(m, ws, i, Ia)) return -1;
     for (int j = o; j < nv; j++) {
       for (int c = 0; c < n; c++) {
@@ -24,7 +33,7 @@ static int minv_backward(const mb_model *m, mb_workspace *ws, double *Minv) {
         for (int k = 0; k < 6; k++) w[c] -= S[6 * c + k] * F[6 * j + k];
       }
       mbs_chol_solve(n, ws->D + 6 * o, w);
-      for (int c = 0; c < n; c++) Minv[(o + c) * nv + j] = w[c];
+      for (int c = 0; c < n; c++) at(Minv, nv, o + c, j)[0] = w[c];
       if (p == 0) continue;
       for (int k = 0; k < 6; k++) {
         x[k] = F[6 * j + k];
@@ -48,20 +57,20 @@ static void minv_forward(const mb_model *m, mb_workspace *ws, double *Minv) {
   for (int i = 1; i <= m->nb; i++) {
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], p = m->parent[i];
     const double *S = ws->S + 6 * o, *U = ws->U + 6 * o;
-    double *A = ws->F + 6 * nv * i;
+    double *A = Fbody(m, ws, i);
     for (int j = o; j < nv; j++) {
       if (p == 0)
         for (int k = 0; k < 6; k++) a[k] = 0.0;
       else
-        mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->F + 6 * nv * p + 6 * j, a);
+        mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, Fbody(m, ws, p) + 6 * j, a);
       for (int c = 0; c < n; c++) {
         w[c] = 0.0;
         for (int k = 0; k < 6; k++) w[c] += U[6 * c + k] * a[k];
       }
       mbs_chol_solve(n, ws->D + 6 * o, w);
-      for (int c = 0; c < n; c++) Minv[(o + c) * nv + j] -= w[c];
+      for (int c = 0; c < n; c++) at(Minv, nv, o + c, j)[0] -= w[c];
       for (int c = 0; c < n; c++)
-        for (int k = 0; k < 6; k++) a[k] += S[6 * c + k] * Minv[(o + c) * nv + j];
+        for (int k = 0; k < 6; k++) a[k] += S[6 * c + k] * at(Minv, nv, o + c, j)[0];
       for (int k = 0; k < 6; k++) A[6 * j + k] = a[k];
     }
   }
@@ -80,6 +89,6 @@ int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv) 
   minv_forward(m, ws, Minv);
   /* M⁻¹_ji = M⁻¹_ij for j < i */
   for (int r = 0; r < nv; r++)
-    for (int c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
+    for (int c = r + 1; c < nv; c++) at(Minv, nv, c, r)[0] = at(Minv, nv, r, c)[0];
   return mbs_finite(Minv, (size_t)nv * (size_t)nv) ? MB_OK : MB_ENUMERIC;
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,22 +33,25 @@ static int is_rotation(const double E[9]) {
  * about the COM, which makes the spatial inertia positive semidefinite (its Schur complement on
  * m·1 is Ic). A physical body also has Σ = tr(Ic)/2·1 − Ic = ∫ρ x xᵀ ⪰ 0 (the triangle
  * inequalities); the algorithms do not need it, and real robots' URDFs break it, so the front end
- * checks it (an error in a .mbd, a warning in a URDF) and the runtime does not. */
+ * checks it (an error in a .mbd, a warning in a URDF) and the runtime does not.
+ * "⪰ 0" is to 1e-9 of the body's scale s = tr Ī + m (1 mm)², Ī about the body origin: the front
+ * end's rule (generator/model/build_inertia.c, about the COM, so never more lenient than this),
+ * which takes data noise (iCub's ±2.4e-35 on a 1.3 kg body) as zero at any scale and covers the
+ * rounding of Ic = Ī − m c× c×ᵀ (~eps·tr Ī); a point mass has no inertia of its own, hence the
+ * millimetre. */
 static int is_physical(const double I[10]) {
   double m = I[0], Ic[9];
   if (!(m >= 0.0) || !isfinite(m)) return 0;
   mbs_sym3_full(I + 4, Ic);
+  double sc = fabs(Ic[0]) + fabs(Ic[4]) + fabs(Ic[8]) + m * 1e-6, tol = 1e-9 * sc;
   /* Ic = Ī + h× h× / m,  h× h× = h hᵀ − |h|² 1 */
   double hh = I[1] * I[1] + I[2] * I[2] + I[3] * I[3];
   if (m == 0.0 && hh != 0.0) return 0;
   for (int i = 0; i < 3 && m > 0.0; i++)
     for (int j = 0; j < 3; j++) Ic[3 * i + j] += (I[1 + i] * I[1 + j] - (i == j) * hh) / m;
-  /* rounding moves an eigenvalue of a degenerate Ic (rod, point) by ~eps·tr: the minors by
-   * ~eps·tr², the determinant by ~eps·tr³, so each is allowed 1e-12 of its own scale */
-  double tr = Ic[0] + Ic[4] + Ic[8], sc = fabs(tr) + 1e-300, tol = 1e-12 * sc;
   for (int k = 0; k < 9; k++)
-    if (!isfinite(Ic[k])) return 0;
-  /* every principal minor of Ic is ≥ 0 */
+    if (!isfinite(Ic[k]) || !isfinite(sc)) return 0;
+  /* every principal minor of Ic is ≥ 0: an eigenvalue ≥ −tol moves a k×k minor by ≥ −tol·s^(k−1) */
   for (int i = 0; i < 3; i++) {
     if (!(Ic[4 * i] >= -tol)) return 0;
     int j = (i + 1) % 3;
@@ -63,9 +67,36 @@ static int has_axis(mb_joint_type t) {
          t == MB_JOINT_HELICAL;
 }
 
+/* The workspace in doubles, counted in floating point (exact far beyond size_t's range on 64-bit
+ * machines, and never wrapping): whether size_t holds its bytes. nb must be in range. */
+static int workspace_fits(const mb_model *m) {
+  double nb1 = (double)m->nb + 1, nv = (double)m->nv, nc = (double)mb_cfa_nc(m), n = 0;
+#undef MB_WS_NB1
+#undef MB_WS_NV
+#undef MB_WS_NC
+#define MB_WS_NB1 nb1
+#define MB_WS_NV nv
+#define MB_WS_NC nc
+#define MB_WS_COUNT(name, count) n += (count);
+  MB_WORKSPACE_ARRAYS(MB_WS_COUNT)
+#undef MB_WS_COUNT
+#undef MB_WS_NB1
+#undef MB_WS_NV
+#undef MB_WS_NC
+#define MB_WS_NB1 ((size_t)m->nb + 1)
+#define MB_WS_NV ((size_t)m->nv)
+#define MB_WS_NC mb_cfa_nc(m)
+  return n * (double)sizeof(double) < (double)SIZE_MAX;
+}
+
 int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   if (!m) return fail(msg, msgsize, "model is NULL");
   if (m->nb < 0 || m->nq < 0 || m->nv < 0) return fail(msg, msgsize, "negative size");
+  if (m->nb > MB_MAX_BODIES)
+    return fail(msg, msgsize, "%d bodies, more than the %d whose offsets an int holds", m->nb,
+                MB_MAX_BODIES);
+  if (m->nv > 6 * m->nb || m->nq > 7 * m->nb)
+    return fail(msg, msgsize, "nq/nv = %d/%d, more than %d bodies can have", m->nq, m->nv, m->nb);
 #define MB_CHECK_FIELD(type, name, per_body) \
   if (!m->name) return fail(msg, msgsize, "array " #name " is NULL");
   MB_MODEL_ARRAYS(MB_CHECK_FIELD)
@@ -94,14 +125,19 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   }
   if (nq != m->nq || nv != m->nv)
     return fail(msg, msgsize, "nq/nv = %d/%d, joints give %d/%d", m->nq, m->nv, nq, nv);
+  if (!workspace_fits(m))
+    return fail(msg, msgsize, "the workspace of nb = %d, nv = %d does not fit in size_t", m->nb,
+                m->nv);
   for (int k = 0; k < 3; k++)
     if (!isfinite(m->gravity[k])) return fail(msg, msgsize, "gravity is not finite");
   return 0;
 }
 
 size_t mb_workspace_size(const mb_model *m) {
-  size_t n = 0;
   if (!m) return 0;
+  if (m->nb < 0 || m->nb > MB_MAX_BODIES || m->nv < 0 || m->nv > 6 * m->nb || !workspace_fits(m))
+    return SIZE_MAX;
+  size_t n = 0;
 #define MB_WS_SIZE(name, count) n += (size_t)(count);
   MB_WORKSPACE_ARRAYS(MB_WS_SIZE)
 #undef MB_WS_SIZE

@@ -228,6 +228,10 @@ void mbs_mat6_to_parent(const double E[9], const double r[3], const double A[36]
   }
 }
 
+/* Row i of an n × n matrix: the offset in size_t (n² exceeds an int from n = 46341: the CFA's
+ * nc × nc system). */
+#define ROW(A, n, i) ((A) + (size_t)(i) * (size_t)(n))
+
 int mbs_chol(int n, double *A) { return mbs_chol_ref(n, A, NULL); }
 
 int mbs_chol_ref(int n, double *A, const double *ref) {
@@ -236,18 +240,18 @@ int mbs_chol_ref(int n, double *A, const double *ref) {
    * ref_k (the rounding error of the earlier pivots d_k carried in by the unit factor L_jk/√d_k);
    * L_ij = (A_ij − Σ_k L_ik L_jk) / L_jj */
   for (int j = 0; j < n; j++) {
-    double d = A[j * n + j], r = ref ? ref[j] : d;
+    double *Aj = ROW(A, n, j), d = Aj[j], r = ref ? ref[j] : d;
     for (int k = 0; k < j; k++) {
-      double l2 = A[j * n + k] * A[j * n + k];
+      double l2 = Aj[k] * Aj[k];
       d -= l2;
-      if (ref) r += l2 / (A[k * n + k] * A[k * n + k]) * ref[k];
+      if (ref) r += l2 / (ROW(A, n, k)[k] * ROW(A, n, k)[k]) * ref[k];
     }
     if (!(r > 0.0 && d > MB_PIVOT_EPS * r)) return -1 - j;
-    A[j * n + j] = sqrt(d);
+    Aj[j] = sqrt(d);
     for (int i = j + 1; i < n; i++) {
-      double x = A[i * n + j];
-      for (int k = 0; k < j; k++) x -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = x / A[j * n + j];
+      double *Ai = ROW(A, n, i), x = Ai[j];
+      for (int k = 0; k < j; k++) x -= Ai[k] * Aj[k];
+      Ai[j] = x / Aj[j];
     }
   }
   return 0;
@@ -263,11 +267,13 @@ int mbs_finite(const double *x, size_t n) {
 void mbs_chol_solve(int n, const double *L, double *x) {
   /* L y = x, then Lᵀ x = y */
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < i; k++) x[i] -= L[i * n + k] * x[k];
-    x[i] /= L[i * n + i];
+    const double *Li = ROW(L, n, i);
+    for (int k = 0; k < i; k++) x[i] -= Li[k] * x[k];
+    x[i] /= Li[i];
   }
   for (int i = n - 1; i >= 0; i--) {
-    for (int k = i + 1; k < n; k++) x[i] -= L[k * n + i] * x[k];
-    x[i] /= L[i * n + i];
+    for (int k = i + 1; k < n; k++) x[i] -= ROW(L, n, k)[i] * x[k];
+    x[i] /= ROW(L, n, i)[i];
   }
 }
+#undef ROW

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: set up, then build and run every test in a normal build, fuzz the parser
-# for a bounded time, and run every test again in a sanitizer build (-fsanitize=address,undefined).
+# The whole test suite: set up, then build and run every test in a normal build, fuzz both readers
+# (the model language and URDF) for a bounded time each, and run every test again in a sanitizer
+# build (-fsanitize=address,undefined). The fuzzers' regression inputs are replayed by ctest
+# (test_fuzz_regressions) in both builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,8 +13,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
-echo "== fuzzing the parser for ${MBDC_FUZZ_SECONDS:-30} s"
-bash scripts/fuzz.sh "${MBDC_FUZZ_SECONDS:-30}"
+echo "== fuzzing each reader for ${MBDC_FUZZ_SECONDS:-20} s"
+bash scripts/fuzz.sh --time "${MBDC_FUZZ_SECONDS:-20}" all
 
 echo "== sanitizer build (address, undefined)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMBDC_SANITIZE=ON >/dev/null

@@ -1,7 +1,9 @@
-/* test_fuzz_regressions.c — replay every input in tests/fuzz-regressions/ through the whole front
- * end (parse, check, topology, summary, graph). Reference: each must finish without a crash, a
- * leak or undefined behaviour (the sanitizer build runs this too); the diagnostics are not pinned
- * here (test_diagnostics does that for the golden files). */
+/* test_fuzz_regressions.c — replay every input in tests/fuzz-regressions/ through the reader its
+ * name picks (a .urdf through the URDF reader, with --floating-base when its first byte is odd, as
+ * fuzz/fuzz_urdf.c does; anything else through the model language) and then everything the two
+ * fuzz targets run after it (topology, summary, graph, the .mbd writer). Reference: each must
+ * finish without a crash, a leak or undefined behaviour (the sanitizer build runs this too); the
+ * diagnostics are not pinned here (test_diagnostics and test_urdf do that for the golden files). */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cli/graph.h"
+#include "cli/mbd_write.h"
 #include "cli/summary.h"
 #include "load/load.h"
 #include "topology/topology.h"
@@ -46,7 +49,7 @@ static void replay_all(void **state) {
   assert_non_null(d);
   FILE *sink = fopen("/dev/null", "w");
   assert_non_null(sink);
-  int replayed = 0;
+  int replayed = 0, urdf = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0) continue;
@@ -56,7 +59,8 @@ static void replay_all(void **state) {
     char *text = slurp(path, &len);
     assert_non_null(text);
     int errors, warnings;
-    mbg_model *m = mbg_model_from_text(e->d_name, text, len, sink, &errors, &warnings);
+    mbg_load_opts o = {mbg_is_urdf(e->d_name) && len > 0 && (text[0] & 1)};
+    mbg_model *m = mbg_model_from_source(e->d_name, text, len, &o, sink, &errors, &warnings);
     assert_true((m == NULL) == (errors > 0));
     if (m) {
       mbg_topology *t = mbg_topology_build(m);
@@ -64,14 +68,16 @@ static void replay_all(void **state) {
       mbg_summary_print(sink, m, t);
       mbg_graph_dot(sink, m, t);
       mbg_topology_free(t);
+      assert_int_equal(mbg_mbd_write(sink, m, e->d_name), 0);
       mbg_model_free(m);
     }
     free(text);
     replayed++;
+    urdf += mbg_is_urdf(e->d_name);
   }
   closedir(d);
   fclose(sink);
-  assert_true(replayed > 0);
+  assert_true(replayed > urdf && urdf > 0); /* both readers */
 }
 
 int main(void) {

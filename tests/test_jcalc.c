@@ -184,6 +184,45 @@ static void test_model_check(void **state) {
   mbt_tree_free(t);
 }
 
+/* The tolerance of the semidefiniteness test is relative to the body's scale, tr Ī (about the body
+ * origin) + m (1 mm)² (docs/runtime.md): noise in the data is accepted at any scale, a clearly
+ * indefinite inertia rejected at any scale. */
+static void test_model_check_scale(void **state) {
+  (void)state;
+  char msg[200];
+  mbt_tree *t = mbt_randtree(3, 8, 0);
+  /* iCub's head (example-robot-data): 1.34 kg, no inertia but ixz = 2.4e-35 (principal moments
+   * ±2.4e-35), the centre of mass 11 cm from the link origin */
+  double head_c[3] = {0.0185, -0.1108, 0}, head[6] = {0, 0, 0, 0, 2.40741e-35, 0};
+  mbt_tree_body(t, 5, 1.33687, head_c, head);
+  if (mb_model_check(&t->model, msg, sizeof msg)) fail_msg("head: %s", msg);
+  /* every entry ~1e-35 (principal moments -1e-35, 1e-35, 3e-35), 1 kg at the body origin */
+  double o[3] = {0, 0, 0}, noise[6] = {1e-35, 1e-35, 1e-35, 2e-35, 0, 0};
+  mbt_tree_body(t, 5, 1.0, o, noise);
+  if (mb_model_check(&t->model, msg, sizeof msg)) fail_msg("noise: %s", msg);
+  /* a point mass (zero inertia), at the origin and away from it */
+  double zero[6] = {0, 0, 0, 0, 0, 0}, away[3] = {0.3, -0.2, 0.1};
+  mbt_tree_body(t, 5, 1.0, o, zero);
+  if (mb_model_check(&t->model, msg, sizeof msg)) fail_msg("point mass: %s", msg);
+  mbt_tree_body(t, 5, 1.0, away, zero);
+  if (mb_model_check(&t->model, msg, sizeof msg)) fail_msg("point mass away: %s", msg);
+  /* a tiny body, 1e-6 kg: its own inertia with noise accepted, an indefinite one (principal
+   * moments -4e-12, 1e-12, 6e-12) rejected */
+  double tiny[6] = {1e-12, 2e-12, 1.5e-12, 1e-35, -2e-35, 0}, tiny_bad[6] = {1e-12, 1e-12, 1e-12,
+                                                                              5e-12, 0, 0};
+  mbt_tree_body(t, 5, 1e-6, away, tiny);
+  if (mb_model_check(&t->model, msg, sizeof msg)) fail_msg("tiny: %s", msg);
+  mbt_tree_body(t, 5, 1e-6, o, tiny_bad);
+  expect_reject(t, "inertia");
+  /* clearly indefinite without any diagonal (principal moments -1e-3, 0, 1e-3), and a sign typo */
+  double offdiag[6] = {0, 0, 0, 1e-3, 0, 0}, typo[6] = {0.01, 0.02, -0.015, 0, 0, 0};
+  mbt_tree_body(t, 5, 1.0, o, offdiag);
+  expect_reject(t, "inertia");
+  mbt_tree_body(t, 5, 2.0, away, typo);
+  expect_reject(t, "inertia");
+  mbt_tree_free(t);
+}
+
 /* The workspace arrays tile the buffer exactly; S holds every joint's motion subspace. */
 static void test_workspace(void **state) {
   (void)state;
@@ -213,6 +252,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_xj_analytic),       cmocka_unit_test(test_S_finite_difference),
       cmocka_unit_test(test_sizes_and_neutral), cmocka_unit_test(test_model_check),
+      cmocka_unit_test(test_model_check_scale),
       cmocka_unit_test(test_workspace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

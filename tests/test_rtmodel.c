@@ -4,7 +4,8 @@
  *                        g1 = m g L (3/2 sin q1 + 1/2 sin(q1+q2)), g2 = m g L sin(q1+q2)/2;
  *   cart_pole.mbd:       M = [mc+mp, mp l cos θ; ., mp l² + I], h at zero velocity = [0, −mp g l sin θ].
  * The gravity torques' sign depends on the axis direction, so g is compared in absolute value
- * against the formula and in sign against a finite difference of the potential energy. */
+ * against the formula and in sign against a finite difference of the potential energy. Inertias
+ * with noise (exported robots) are accepted by the front end and then by the runtime's check. */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -148,11 +149,62 @@ static void cart_pole_closed_form(void **state) {
   unload(&L);
 }
 
+/* Inertias with noise, as exported robots have them (iCub of example-robot-data: a 1.34 kg head
+ * whose only inertia is ixz = 2.4e-35, an ankle with ixz = 1.4e-20, massless frames), through
+ * fixed-joint merging into the runtime's model, which must accept what the front end accepts. */
+static void noisy_inertias_reach_the_runtime(void **state) {
+  (void)state;
+  static const char urdf[] =
+      "<robot name=\"noisy\">\n"
+      " <link name=\"chest\"><inertial><mass value=\"4.81\"/>"
+      "<origin xyz=\"0.00222898 0.075 -1.18362e-17\"/>"
+      "<inertia ixx=\"0.07472\" ixy=\"-3.6e-06\" ixz=\"-4.705e-05\" iyy=\"0.08145\" "
+      "iyz=\"0.004567\" izz=\"0.01306\"/></inertial></link>\n"
+      " <link name=\"head\"><inertial><mass value=\"1.33687\"/>"
+      "<origin xyz=\"0.0185 -0.1108 6.78454e-18\"/>"
+      "<inertia ixx=\"0\" ixy=\"0\" ixz=\"2.40741e-35\" iyy=\"0\" iyz=\"0\" izz=\"0\"/>"
+      "</inertial></link>\n"
+      " <link name=\"ankle\"><inertial><mass value=\"0.2675\"/><origin xyz=\"0.008 0 0.0553\"/>"
+      "<inertia ixx=\"0\" ixy=\"0\" ixz=\"1.35525e-20\" iyy=\"0\" iyz=\"0\" izz=\"0\"/>"
+      "</inertial></link>\n"
+      " <link name=\"lump\"><inertial><mass value=\"1\"/>"
+      "<inertia ixx=\"1e-35\" ixy=\"2e-35\" ixz=\"0\" iyy=\"1e-35\" iyz=\"0\" izz=\"1e-35\"/>"
+      "</inertial></link>\n"
+      " <link name=\"frame\"><inertial><mass value=\"0\"/>"
+      "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+      " <joint name=\"neck\" type=\"revolute\"><parent link=\"chest\"/><child link=\"head\"/>"
+      "<origin xyz=\"0 0.2 0\"/><axis xyz=\"0 0 1\"/></joint>\n"
+      " <joint name=\"hip\" type=\"revolute\"><parent link=\"chest\"/><child link=\"ankle\"/>"
+      "<origin xyz=\"0 -0.4 0\" rpy=\"0.3 0 0\"/><axis xyz=\"1 0 0\"/></joint>\n"
+      " <joint name=\"glue\" type=\"fixed\"><parent link=\"head\"/><child link=\"lump\"/>"
+      "<origin xyz=\"0.05 0 0.1\" rpy=\"0 1 0\"/></joint>\n"
+      " <joint name=\"mark\" type=\"fixed\"><parent link=\"ankle\"/><child link=\"frame\"/>"
+      "</joint>\n"
+      "</robot>\n";
+  for (int floating = 0; floating <= 1; floating++) {
+    int errors, warnings;
+    mbg_load_opts o = {floating};
+    mbg_model *m =
+        mbg_model_from_source("noisy.urdf", urdf, strlen(urdf), &o, stderr, &errors, &warnings);
+    assert_non_null(m);
+    mbg_topology *t = mbg_topology_build(m);
+    assert_non_null(t);
+    mbg_rtmodel rt;
+    assert_int_equal(mbg_rtmodel_build(m, t, &rt), 0);
+    char msg[256];
+    if (mb_model_check(&rt.model, msg, sizeof msg)) fail_msg("floating %d: %s", floating, msg);
+    mbg_rtmodel_free(&rt);
+    mbg_topology_free(t);
+    mbg_model_free(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(every_example_builds),
     cmocka_unit_test(double_pendulum_closed_form),
     cmocka_unit_test(cart_pole_closed_form),
+    cmocka_unit_test(noisy_inertias_reach_the_runtime),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,14 @@
  *    wiki.ros.org/urdf/XML, and the numbers written in the test's own URDF text).
  * 3. The round trip of every example robot (the .urdf files of examples/urdf/): `mbdc import` text
  * read back as a .mbd gives the same model, every number bit for bit.
- * 4. The reserved words of the model language, as urdf_names.c avoids them, are the lexer's. */
+ * 4. The reserved words of the model language, as urdf_names.c avoids them, are the lexer's.
+ * 5. Entities (docs/urdf.md, "Entities"): the predefined ones and character references give the
+ *    values XML says; a declared entity is refused, never read as if its text were absent.
+ * 6. Inertias: the semidefiniteness test is relative to the body's scale (cases from real robots
+ *    and the limits: noise, point masses, tiny bodies, clearly indefinite tensors).
+ * 7. Reading time: a 4000-link chain, and 20000 names that become one identifier, are read in
+ *    time linear in their size (a bound far above the linear reader's time and far below the
+ *    quadratic one's). */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -19,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -334,6 +342,188 @@ static void test_round_trip(void **state) {
   assert_true(robots >= 8);
 }
 
+/* ------------------------------------------------------------------------ inertia scale */
+
+/* The errors of a one-link robot with this <inertial>; the messages in *msgs. A robot that loads
+ * must also load from the .mbd `mbdc import` writes of it (the language's check is the same). */
+static int one_link_errors(const char *mass, const char *xyz, const char *inertia, char **msgs) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "<robot name=\"r\"><link name=\"a\"><inertial><origin xyz=\"%s\"/><mass value=\"%s\"/>"
+           "<inertia %s/></inertial></link></robot>",
+           xyz, mass, inertia);
+  int errors, warnings;
+  mbg_model *m = from_urdf(text, 0, msgs, &errors, &warnings);
+  assert_true((m == NULL) == (errors > 0));
+  if (m) {
+    char *mbd = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mbd, &len);
+    assert_int_equal(mbg_mbd_write(f, m, "t.urdf"), 0);
+    assert_int_equal(fclose(f), 0);
+    FILE *sink = fopen("/dev/null", "w");
+    int e2, w2;
+    mbg_model *b = mbg_model_from_text("t.mbd", mbd, len, sink, &e2, &w2);
+    fclose(sink);
+    if (!b) fail_msg("the imported .mbd does not load:\n%s", mbd);
+    mbg_model_free(b);
+    free(mbd);
+  }
+  mbg_model_free(m);
+  return errors;
+}
+
+/* A negative principal moment is allowed down to 1e-9 of the body's scale, tr I + m (1 mm)²
+ * (docs/urdf.md, "Inertias"): noise loads at any scale, a clearly indefinite inertia is an error
+ * at any scale. */
+static void test_inertia_scale(void **state) {
+  (void)state;
+  static const struct {
+    const char *what, *mass, *xyz, *inertia;
+    int errors;
+  } cases[] = {
+      /* iCub's head (example-robot-data): only ixz = 2.4e-35, principal moments ±2.4e-35 */
+      {"icub head", "1.33687", "0.0185 -0.1108 6.78454e-18",
+       "ixx=\"0\" ixy=\"0\" ixz=\"2.40741e-35\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      /* and its left ankle: ixz = 1.36e-20 */
+      {"icub ankle", "0.2675", "0.008 0 0.0553",
+       "ixx=\"0\" ixy=\"0\" ixz=\"1.35525e-20\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      /* its right hip: negative moments on the diagonal, -5.4e-20 */
+      {"icub hip", "0.526", "0 0 0.03045",
+       "ixx=\"-5.42101e-20\" ixy=\"0\" ixz=\"0\" iyy=\"-5.42101e-20\" iyz=\"0\" izz=\"0\"", 0},
+      /* its right ankle: every entry noise */
+      {"icub right ankle", "0.746", "-0.0054 0.00163 -0.0172",
+       "ixx=\"2.71051e-20\" ixy=\"-1.69407e-21\" ixz=\"1.35525e-20\" iyy=\"5.42101e-20\" "
+       "iyz=\"3.38813e-21\" izz=\"1.35525e-20\"", 0},
+      /* a full inertia with noise products: principal moments 1e-3, 1e-35, -1e-35 */
+      {"noise products", "0.5", "0 0 0",
+       "ixx=\"1e-3\" ixy=\"-2.4e-35\" ixz=\"0\" iyy=\"0\" iyz=\"1e-35\" izz=\"0\"", 0},
+      /* every entry ~1e-35, 1 kg at the link origin: principal moments -1e-35, 1e-35, 3e-35 */
+      {"all noise", "1", "0 0 0",
+       "ixx=\"1e-35\" ixy=\"2e-35\" ixz=\"0\" iyy=\"1e-35\" iyz=\"0\" izz=\"1e-35\"", 0},
+      {"point mass", "1", "0 0 0",
+       "ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 0},
+      {"tiny body", "1e-6", "0 0 0",
+       "ixx=\"1e-12\" ixy=\"1e-35\" ixz=\"0\" iyy=\"2e-12\" iyz=\"0\" izz=\"1.5e-12\"", 0},
+      /* principal moments -4e-12, 1e-12, 6e-12 of a 1e-6 kg body: indefinite at its scale */
+      {"tiny indefinite", "1e-6", "0 0 0",
+       "ixx=\"1e-12\" ixy=\"5e-12\" ixz=\"0\" iyy=\"1e-12\" iyz=\"0\" izz=\"1e-12\"", 1},
+      /* principal moments -1e-3, 0, 1e-3: nothing on the diagonal, nothing like noise */
+      {"off-diagonal only", "1", "0.1 0 0",
+       "ixx=\"0\" ixy=\"1e-3\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"", 1},
+      {"sign typo", "2", "0 0 0",
+       "ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\" iyz=\"0\" izz=\"-0.015\"", 1},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char *msgs;
+    int errors = one_link_errors(cases[k].mass, cases[k].xyz, cases[k].inertia, &msgs);
+    if (errors != cases[k].errors)
+      fail_msg("%s: %d errors, expected %d\n%s", cases[k].what, errors, cases[k].errors, msgs);
+    if (errors && !strstr(msgs, "is not positive semidefinite"))
+      fail_msg("%s: not the inertia's error\n%s", cases[k].what, msgs);
+    free(msgs);
+  }
+}
+
+/* ------------------------------------------------------------------------ entities */
+
+/* XML's predefined entities and character references are part of the value: mass="&#50;&#x30;" is
+ * 20, izz="&#49;" is 1, name="r&amp;d" is r&d. A DOCTYPE without declarations, or declaring
+ * elements and attributes without defaults, changes nothing. */
+static void test_entities_read(void **state) {
+  (void)state;
+  static const char text[] =
+      "<?xml version=\"1.0\"?>\n"
+      "<!DOCTYPE robot [\n"
+      "  <!ELEMENT robot ANY>\n"
+      "  <!ATTLIST robot name CDATA #IMPLIED>\n"
+      "]>\n"
+      "<robot name=\"r&amp;d\">\n"
+      "  <link name=\"a\"><inertial><mass value=\"&#50;&#x30;\"/>\n"
+      "    <inertia ixx=\"2\" ixy=\"0\" ixz=\"0\" iyy=\"2\" iyz=\"0\" izz=\"&#49;\"/>\n"
+      "  </inertial></link>\n"
+      "</robot>\n";
+  char *msgs;
+  int errors, warnings;
+  mbg_model *m = from_urdf(text, 0, &msgs, &errors, &warnings);
+  assert_int_equal(errors, 0);
+  assert_non_null(strstr(msgs, "robot name 'r&d'")); /* renamed r_d, with a warning */
+  free(msgs);
+  assert_non_null(m);
+  assert_true(m->bodies[1].mass == 20.0);
+  assert_true(m->bodies[1].inertia[0] == 2.0 && m->bodies[1].inertia[2] == 1.0);
+  mbg_model_free(m);
+}
+
+/* The reviewer's document: an internal entity inside an attribute. XML reads mass="2&z;" as 20;
+ * mbdc refuses the declaration (it must never read 2). */
+static void test_entity_not_dropped(void **state) {
+  (void)state;
+  static const char text[] =
+      "<?xml version=\"1.0\"?>\n"
+      "<!DOCTYPE robot [<!ENTITY z \"0\">]>\n"
+      "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"2&z;\"/>\n"
+      "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n"
+      "</robot>\n";
+  char *msgs;
+  int errors, warnings;
+  mbg_model *m = from_urdf(text, 0, &msgs, &errors, &warnings);
+  assert_null(m);
+  assert_int_equal(errors, 1);
+  assert_non_null(strstr(msgs, "t.urdf:2:18: error: the document declares the entity 'z'"));
+  free(msgs);
+}
+
+/* ------------------------------------------------------------------------ reading time */
+
+/* The chain of bench/urdf_chain.sh, written here: N links with inertias, N joints. */
+static char *chain_urdf(int n, const char *encoding) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"%s\"?>\n<robot name=\"chain\">\n", encoding);
+  for (int k = 0; k <= n; k++)
+    fprintf(f,
+            "  <link name=\"link%d\">\n    <inertial>\n      <origin xyz=\"0 0 0.05\"/>\n"
+            "      <mass value=\"1\"/>\n      <inertia ixx=\"0.0012\" ixy=\"1e-05\" "
+            "ixz=\"-2e-05\" iyy=\"0.0011\" iyz=\"3e-05\" izz=\"0.0005\"/>\n    </inertial>\n"
+            "  </link>\n",
+            k);
+  for (int k = 1; k <= n; k++)
+    fprintf(f,
+            "  <joint name=\"joint%d\" type=\"revolute\">\n    <parent link=\"link%d\"/>\n"
+            "    <child link=\"link%d\"/>\n    <origin xyz=\"0 0 0.1\"/>\n"
+            "    <axis xyz=\"0 0 1\"/>\n  </joint>\n",
+            k, k - 1, k);
+  fprintf(f, "</robot>\n");
+  assert_int_equal(fclose(f), 0);
+  return text;
+}
+
+/* Locating an element once scanned the text from its start, so reading took time quadratic in
+ * the size: 4000 links took over a minute. Linear, they take a fraction of a second; the bound
+ * leaves room for a loaded machine and the sanitizer build. */
+static void test_large_chain_time(void **state) {
+  (void)state;
+  for (int latin1 = 0; latin1 <= 1; latin1++) {
+    /* in Latin-1, libxml2 converts the text: the tags are found another way (urdf_xml.c) */
+    char *text = chain_urdf(4000, latin1 ? "ISO-8859-1" : "UTF-8"), *msgs;
+    int errors, warnings;
+    clock_t t0 = clock();
+    mbg_model *m = from_urdf(text, 0, &msgs, &errors, &warnings);
+    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    free(msgs);
+    free(text);
+    assert_non_null(m);
+    assert_int_equal(m->nbodies, 4002);
+    mbg_model_free(m);
+    if (seconds > 10.0)
+      fail_msg("reading a 4000-link URDF%s took %.1f s of CPU", latin1 ? " in Latin-1" : "",
+               seconds);
+  }
+}
+
 /* ------------------------------------------------------------------------ reserved words */
 
 /* Every quoted word that starts a rule of grammar/mbd.l is a reserved word, and no other. */
@@ -359,16 +549,59 @@ static void test_keywords_match_lexer(void **state) {
   assert_false(mbg_is_mbd_keyword("base_link"));
 }
 
+/* 20000 links whose names all become the identifier 'a____' ('a-.!@', 'a-.!#', ...): each takes
+ * the next suffix. The search for a free suffix started at _2 for every name, so reading took
+ * time quadratic in their number (8000 names: 5.4 s; linear: 0.3 s). */
+static void test_same_base_names_time(void **state) {
+  (void)state;
+  static const char chars[] = "-.!@#$%^*()+=~?,;:[]{}|/";
+  enum { N = 20000 };
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  fprintf(f, "<robot name=\"r\"><link name=\"root\"><inertial><mass value=\"1\"/>"
+             "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>"
+             "</link>\n");
+  for (int k = 0; k < N; k++)
+    fprintf(f,
+            "<link name=\"a%c%c%c%c\"/><joint name=\"j%d\" type=\"fixed\">"
+            "<parent link=\"root\"/><child link=\"a%c%c%c%c\"/></joint>\n",
+            chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824],
+            k, chars[k % 24], chars[k / 24 % 24], chars[k / 576 % 24], chars[k / 13824]);
+  fprintf(f, "</robot>\n");
+  assert_int_equal(fclose(f), 0);
+  char *msgs;
+  int errors, warnings;
+  clock_t t0 = clock();
+  mbg_model *m = from_urdf(text, 0, &msgs, &errors, &warnings);
+  double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  free(text);
+  assert_non_null(m);
+  assert_int_equal(warnings, N);
+  assert_string_equal(m->bodies[N + 1].name, "a_____20000");
+  assert_non_null(strstr(msgs, "it is 'a_____20000'"));
+  free(msgs);
+  mbg_model_free(m);
+  if (seconds > 10.0) fail_msg("20000 names with one base took %.1f s of CPU", seconds);
+}
+
 int main(void) {
   size_t n;
   golden_case *cases = list_cases(".urdf", &n);
-  struct CMUnitTest *tests = calloc(n + 4, sizeof *tests);
+  struct CMUnitTest *tests = calloc(n + 9, sizeof *tests);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     tests[k++] = (struct CMUnitTest){cases[i].name, run_golden, NULL, NULL, &cases[i]};
   tests[k++] = (struct CMUnitTest){"every_kind", test_every_kind, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"root_joints", test_root_joints, NULL, NULL, NULL};
   tests[k++] = (struct CMUnitTest){"round_trip", test_round_trip, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"inertia_scale", test_inertia_scale, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"entities_read", test_entities_read, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"entity_not_dropped", test_entity_not_dropped, NULL, NULL, NULL};
+  tests[k++] = (struct CMUnitTest){"large_chain_time", test_large_chain_time, NULL, NULL, NULL};
+  tests[k++] =
+      (struct CMUnitTest){"same_base_names_time", test_same_base_names_time, NULL, NULL, NULL};
   tests[k++] =
       (struct CMUnitTest){"keywords_match_lexer", test_keywords_match_lexer, NULL, NULL, NULL};
   int failed = _cmocka_run_group_tests("urdf", tests, k, NULL, NULL);

@@ -22,21 +22,26 @@ void mbg_diag_init(mbg_diag *d, const char *path, const char *source, size_t len
 }
 
 /* Find line `line` (1-based) of the source; returns its start and sets *len (without newline). */
-static const char *find_line(const mbg_diag *d, int line, size_t *len) {
+static const char *find_line(mbg_diag *d, int line, size_t *len) {
   if (!d->source || line < 1) return NULL;
   const char *p = d->source, *end = d->source + d->source_len;
-  for (int l = 1; l < line; l++) {
+  int l = 1;
+  if (d->seen_line > 0 && d->seen_line <= line && d->seen_at <= d->source_len)
+    l = d->seen_line, p += d->seen_at;
+  for (; l < line; l++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     if (!nl) return NULL;
     p = nl + 1;
   }
+  d->seen_line = line;
+  d->seen_at = (size_t)(p - d->source);
   const char *nl = memchr(p, '\n', (size_t)(end - p));
   *len = (size_t)((nl ? nl : end) - p);
   if (*len > 0 && p[*len - 1] == '\r') (*len)--;
   return p;
 }
 
-static void quote(const mbg_diag *d, mbg_loc loc) {
+static void quote(mbg_diag *d, mbg_loc loc) {
   size_t len;
   const char *text = find_line(d, loc.line, &len);
   if (!text || len > MAX_QUOTED_LINE || loc.col < 1 || (size_t)loc.col > len + 1) return;
@@ -66,6 +71,10 @@ static void report(mbg_diag *d, mbg_loc loc, const char *kind, const char *fmt, 
 
 static int printing(const mbg_diag *d) {
   return d->max_errors == 0 || d->errors <= d->max_errors;
+}
+
+int mbg_diag_will_print(const mbg_diag *d) {
+  return d->max_errors == 0 || d->errors < d->max_errors;
 }
 
 void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {

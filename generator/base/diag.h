@@ -21,6 +21,8 @@ typedef struct mbg_diag {
   FILE *out;          /* where messages go (stderr in the CLI, a memory stream in tests) */
   int errors, warnings;
   int max_errors;     /* stop printing after this many errors (still counted); 0 = no limit */
+  int seen_line;      /* the last line quoted and where it starts: the next one is looked for */
+  size_t seen_at;     /* from there (diagnostics mostly come in order), not from the start */
 } mbg_diag;
 
 void mbg_diag_init(mbg_diag *d, const char *path, const char *source, size_t len, FILE *out);
@@ -33,6 +35,9 @@ void mbg_diag_init(mbg_diag *d, const char *path, const char *source, size_t len
 
 void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
 void mbg_diag_warning(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
+/* Whether another error would be printed (max_errors not reached): work done only for a message,
+ * such as a did-you-mean search, is skipped after that. */
+int mbg_diag_will_print(const mbg_diag *d);
 /* A note attached to the previous error or warning (printed only if that one was printed). */
 void mbg_diag_note(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
 

@@ -10,6 +10,7 @@
 
 /* The parameter roles of docs/templates.md: the array size and direction of each. */
 static int role_size(const mbg_gen *g, const char *role, int *is_output) {
+  /* generate.c's sizes_fit has refused models where nv² or 12 (nb + 1) exceeds an int */
   int nq = g->topo->nq, nv = g->topo->nv, nb1 = g->topo->nb + 1;
   static const struct {
     const char *role;

@@ -2,6 +2,7 @@
 #include "emit/generate.h"
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +47,29 @@ static void notes(const mbg_gen *g, FILE *err) {
             g->model->nloops == 1 ? " is" : "s are");
 }
 
+/* The largest array of the generated interface: an nv × nv matrix or a pose per body, 12 (nb + 1)
+ * numbers. Both the generator (its symbolic arrays) and the emitted code (sizes written as
+ * NV * NV, an int expression) index it with an int. */
+static int sizes_fit(const mbg_gen *g, FILE *err) {
+  long long nv = g->topo->nv, nb1 = (long long)g->topo->nb + 1;
+  long long big = nv * nv > 12 * nb1 ? nv * nv : 12 * nb1;
+  if (big <= INT_MAX) return 1;
+  fprintf(err,
+          "%s: error: the model is too large to generate: nv = %lld velocity coordinates and "
+          "%lld bodies make arrays of %lld numbers (an nv x nv matrix, a pose per body), more "
+          "than the %d that generated code indexes\n",
+          g->opts->model_path, nv, nb1, big, INT_MAX);
+  return 0;
+}
+
 /* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
 static int prepare(mbg_gen *g, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
-  if (!(g->topo = mbg_topology_build(g->model)) || mbg_align(g->topo, &g->aligned) != 0 ||
+  if (!(g->topo = mbg_topology_build(g->model)))
+    return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (!sizes_fit(g, err)) return 1;
+  if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
       mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 ||
       !(g->lua = mbg_lua_new(g->opts->templates)))

@@ -42,6 +42,6 @@ void mbg_build_body(mbg_builder *b, const mbd_stmt *s, int index) {
   if (inertia) {
     int errs = b->d->errors;
     read_inertia(b, inertia, body->inertia);
-    if (b->d->errors == errs) mbg_check_inertia(b, body->inertia, inertia->loc, whose);
+    if (b->d->errors == errs) mbg_check_inertia(b, body->inertia, body->mass, inertia->loc, whose);
   }
 }

@@ -24,7 +24,8 @@ int mbg_resolve(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind kin
     if (e->loc.line > 0) mbg_diag_note(b->d, e->loc, "'%s' is declared here", name);
     return -1;
   }
-  const char *hint = mbg_names_suggest(&b->names, name, kind);
+  /* the search is linear in the names: only for the errors that are printed */
+  const char *hint = mbg_diag_will_print(b->d) ? mbg_names_suggest(&b->names, name, kind) : NULL;
   if (hint)
     mbg_diag_error(b->d, loc, "unknown %s '%s'; did you mean '%s'?", mbg_name_kind_text(kind),
                    name, hint);

@@ -111,7 +111,7 @@ static void read_node(mbg_builder *b, const mbd_item *def, mbg_node *node) {
     mbg_eval_list(b, inertia->args, inertia->loc, "'inertia'", 3, 6, MBG_NOT_ANGLE, node->inertia);
     char whose[96];
     snprintf(whose, sizeof whose, "node '%s'", def->name);
-    if (b->d->errors == errs) mbg_check_inertia(b, node->inertia, inertia->loc, whose);
+    if (b->d->errors == errs) mbg_check_inertia(b, node->inertia, node->mass, inertia->loc, whose);
   }
 }
 

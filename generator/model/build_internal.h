@@ -41,10 +41,16 @@ void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
 /* build_tree.c: tree structure: parents, cycles, connection; masses when no error came before. */
 void mbg_check_tree(mbg_builder *b, int errors_before);
-/* build_inertia.c: the rotational inertia must be positive semidefinite (an error); principal moments that break
- * the triangle inequality are warned about and kept: no mass distribution has them, but the
- * algorithms do not need them and real robots' URDFs have them (placeholders, typing errors). */
-void mbg_check_inertia(mbg_builder *b, const double I[6], mbg_loc loc, const char *whose);
+/* build_inertia.c: the rotational inertia I (about the centre of mass) of a body of mass `mass`
+ * must be positive semidefinite (an error), to 1e-9 of the body's scale, tr I + mass (1 mm)²;
+ * principal moments that break the triangle inequality are warned about and kept: no mass
+ * distribution has them, but the algorithms do not need them and real robots' URDFs have them
+ * (placeholders, typing errors). The runtime's mb_model_check uses the same scale, about the body
+ * origin (runtime/model.c). */
+#define MBG_INERTIA_TOL 1e-9
+#define MBG_INERTIA_LENGTH 1e-3
+void mbg_check_inertia(mbg_builder *b, const double I[6], double mass, mbg_loc loc,
+                       const char *whose);
 
 /* A name of `kind` referenced at `loc`: its entry index, or -1 after reporting. */
 int mbg_resolve(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind kind);

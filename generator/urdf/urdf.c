@@ -5,6 +5,7 @@
  * become C identifiers (urdf_names.c), bodies and joints are filled in document order, the root
  * joint first; (5) the model builder's own checks: inertias, and masses on every moving joint.
  * Errors are located at the XML element (or attribute) and counted; the importer keeps going. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +60,17 @@ static void collect_joint(mbg_urdf *u, xmlNodePtr n) {
   if (!j->parent_node || !j->child_node)
     mbg_diag_error(u->d, mbg_urdf_loc(u, n, NULL), "joint '%s' needs a <%s link=\"...\"/>", j->name,
                    j->parent_node ? "child" : "parent");
-  for (int k = 0; k < u->njoints - 1 && *j->name; k++)
-    if (strcmp(u->joints[k].name, j->name) == 0) {
-      mbg_diag_error(u->d, mbg_urdf_loc(u, n, "name"), "joint '%s' is defined twice", j->name);
-      mbg_diag_note(u->d, mbg_urdf_loc(u, u->joints[k].node, "name"), "first defined here");
-      break;
-    }
+  if (!*j->name) return;
+  int e = mbg_names_add(&u->joint_names, j->name, MBG_NAME_JOINT, (mbg_loc){0, 0, 0});
+  if (e == INT_MIN) {
+    u->oom = 1;
+  } else if (e < 0) {
+    mbg_diag_error(u->d, mbg_urdf_loc(u, n, "name"), "joint '%s' is defined twice", j->name);
+    const mbg_urdf_joint *first = &u->joints[u->joint_names.entry[-e - 1].index];
+    mbg_diag_note(u->d, mbg_urdf_loc(u, first->node, "name"), "first defined here");
+  } else {
+    u->joint_names.entry[e].index = u->njoints - 1;
+  }
 }
 
 static void collect_link(mbg_urdf *u, xmlNodePtr n) {
@@ -75,7 +81,7 @@ static void collect_link(mbg_urdf *u, xmlNodePtr n) {
   l->name = mbg_urdf_need_attr(u, n, "name");
   if (!l->name) return; /* not collected: nothing can refer to it */
   int e = mbg_names_add(&u->link_names, l->name, MBG_NAME_BODY, mbg_urdf_loc(u, n, "name"));
-  if (e == -2147483647 - 1) {
+  if (e == INT_MIN) {
     u->oom = 1;
   } else if (e < 0) {
     mbg_diag_error(u->d, mbg_urdf_loc(u, n, "name"), "link '%s' is defined twice", l->name);
@@ -169,7 +175,7 @@ static void read_inertial(mbg_urdf *u, const mbg_urdf_link *l, mbg_body *b) {
   char whose[96];
   snprintf(whose, sizeof whose, "link '%.63s'", l->name);
   mbg_builder checker = {.d = u->d};
-  mbg_check_inertia(&checker, I, mbg_urdf_loc(u, t, NULL), whose);
+  mbg_check_inertia(&checker, I, b->mass, mbg_urdf_loc(u, t, NULL), whose);
   rotate_inertia(rpy, I);
   memcpy(b->inertia, I, sizeof I);
 }
@@ -325,6 +331,11 @@ mbg_model *mbg_urdf_build(const char *path, const char *text, size_t len, const 
   free(u.joints);
   mbg_names_free(&u.names);
   mbg_names_free(&u.link_names);
+  mbg_names_free(&u.joint_names);
+  mbg_names_free(&u.suffixes);
+  for (int k = 0; k < u.nsuffix_text; k++) free(u.suffix_text[k]);
+  free(u.suffix_text);
+  free(u.lines);
   xmlFreeDoc(u.doc);
   if (d->errors > errors) {
     mbg_model_free(m);

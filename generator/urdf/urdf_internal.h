@@ -3,6 +3,7 @@
 #define MBG_URDF_INTERNAL_H
 
 #include <libxml/tree.h>
+#include <stdint.h>
 
 #include "model/build_internal.h"
 #include "urdf/urdf.h"
@@ -30,6 +31,8 @@ typedef struct mbg_urdf {
   mbg_diag *d;
   const char *text; /* the document's bytes, for locating elements */
   size_t len;
+  uint32_t *lines; /* the offset of every line's start (urdf_xml.c) */
+  size_t nlines;
   xmlDocPtr doc;
   int nlinks, njoints;
   mbg_urdf_link *links;
@@ -38,15 +41,23 @@ typedef struct mbg_urdf {
   int root;             /* the root link when it is not `world`, else -1 */
   mbg_names names;      /* every model name given so far, to keep them unique */
   mbg_names link_names; /* the URDF's link names, entry i = link i */
+  mbg_names joint_names; /* the URDF's joint names, for duplicates */
+  mbg_names suffixes;    /* base identifier -> the next '_k' to try (urdf_names.c) */
+  char **suffix_text;    /* the base identifiers, owned */
+  int nsuffix_text, csuffix_text;
   int oom;
 } mbg_urdf;
 
 /* urdf_xml.c — the document. */
-/* Parse the text; a malformed document is reported at libxml2's line and column. */
+/* Parse the text; a malformed document is reported at libxml2's line and column, a declared
+ * entity, an attribute default declared in the DTD or a reference to an undeclared entity at its
+ * place (docs/urdf.md, "Entities"). */
 xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path);
 /* The location of an element's start tag, or of the value of its attribute `attr` (NULL: the
  * tag), found in the text from libxml2's line number. */
 mbg_loc mbg_urdf_loc(const mbg_urdf *u, xmlNodePtr n, const char *attr);
+/* Line and column of position p of the text, underlining `width` bytes (0: none). */
+mbg_loc mbg_urdf_loc_at(const mbg_urdf *u, const char *p, size_t width);
 /* An attribute's value (borrowed), or NULL when absent. */
 const char *mbg_urdf_attr(xmlNodePtr n, const char *name);
 /* A required attribute: its value, or NULL after reporting that it is missing. */

@@ -44,6 +44,27 @@ static void identifier(const char *name, char *out) {
   }
 }
 
+/* The suffix to try first for `base`: every smaller one was taken when it was last looked for,
+ * and names are never given back, so the search goes on from there (linear in the number of
+ * names however many share a base). Returns its entry in u->suffixes, -1 when out of memory. */
+static int suffix_entry(mbg_urdf *u, const char *base) {
+  int e = mbg_names_find(&u->suffixes, base);
+  if (e >= 0) return e;
+  if (u->nsuffix_text == u->csuffix_text) {
+    int cap = u->csuffix_text ? 2 * u->csuffix_text : 16;
+    char **t = realloc(u->suffix_text, (size_t)cap * sizeof *t);
+    if (!t) return -1;
+    u->suffix_text = t, u->csuffix_text = cap;
+  }
+  char *copy = strdup(base);
+  if (!copy) return -1;
+  u->suffix_text[u->nsuffix_text++] = copy;
+  e = mbg_names_add(&u->suffixes, copy, MBG_NAME_BODY, (mbg_loc){0, 0, 0});
+  if (e < 0) return -1;
+  u->suffixes.entry[e].index = 2;
+  return e;
+}
+
 char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc loc) {
   char base[MBG_MAX_NAME + 1], cand[MBG_MAX_NAME + 1];
   identifier(name, base);
@@ -51,9 +72,14 @@ char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc l
   /* "world" is the world's: only the link named so may have it. */
   int world_ok = strcmp(what, "link") == 0 && strcmp(name, "world") == 0;
   int is_model = strcmp(what, "robot") == 0; /* the model's name is apart from the others */
-  for (int k = 2; !is_model && ((strcmp(cand, "world") == 0 && !world_ok) ||
-                                mbg_names_find(&u->names, cand) >= 0);
-       k++) {
+  int taken = !is_model && ((strcmp(cand, "world") == 0 && !world_ok) ||
+                            mbg_names_find(&u->names, cand) >= 0);
+  int se = taken ? suffix_entry(u, base) : 0;
+  if (se < 0) {
+    u->oom = 1;
+    return NULL;
+  }
+  for (int k = taken ? u->suffixes.entry[se].index : 0; taken; k++) {
     char suffix[16];
     int sl = snprintf(suffix, sizeof suffix, "_%d", k);
     size_t keep = strlen(base);
@@ -65,6 +91,8 @@ char *mbg_urdf_c_name(mbg_urdf *u, const char *name, const char *what, mbg_loc l
       cand[0] = 'n';
       cand[MBG_MAX_NAME] = '\0';
     }
+    taken = (strcmp(cand, "world") == 0 && !world_ok) || mbg_names_find(&u->names, cand) >= 0;
+    if (!taken) u->suffixes.entry[se].index = k + 1;
   }
   char *c = strdup(cand);
   if (!c) {

@@ -12,7 +12,9 @@ static int link_ref(mbg_urdf *u, const mbg_urdf_joint *j, xmlNodePtr ref) {
   if (!name) return -1;
   int e = mbg_names_find(&u->link_names, name);
   if (e >= 0) return e;
-  const char *near = mbg_names_suggest(&u->link_names, name, MBG_NAME_BODY);
+  /* the search is linear in the links: only for the errors that are printed */
+  const char *near =
+      mbg_diag_will_print(u->d) ? mbg_names_suggest(&u->link_names, name, MBG_NAME_BODY) : NULL;
   mbg_loc loc = mbg_urdf_loc(u, ref, "link");
   if (near)
     mbg_diag_error(u->d, loc, "joint '%s' names an unknown link '%.63s'; did you mean '%s'?",
