@@ -122,7 +122,8 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
     lua_createtable(L, 0, 3);
     mbg_lua_set_int(L, "body", o.body[s]);
     mbg_lua_set_int(L, "round", o.round[s]);
-    push_ints(L, o.nbr + o.nbr_start[s], o.nbr_start[s + 1] - o.nbr_start[s]);
+    int first = o.nbr_start[s], n = o.nbr_start[s + 1] - first;
+    push_ints(L, n > 0 ? o.nbr + first : NULL, n); /* o.nbr is NULL when no block has one */
     lua_setfield(L, -2, "nbr");
     lua_rawseti(L, -2, s + 1);
   }
