@@ -107,12 +107,13 @@ int mbg_gen_templates_check(const char *dir, FILE *err) {
   return errors ? 2 : 0;
 }
 
-/* The built-in name nearest to rel (edit distance <= 2), or NULL. */
+/* The built-in name nearest to rel (edit distance <= 2; of equal distances, one as long as rel:
+ * a swap of two letters costs 2), or NULL. */
 static const char *suggest(const char *rel) {
   const char *best = NULL;
-  int best_d = 3;
+  int best_d = 6;
   for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++) {
-    int d = mbg_edit_distance(rel, t->name, 2);
+    int d = 2 * mbg_edit_distance(rel, t->name, 2) + (strlen(t->name) != strlen(rel));
     if (d < best_d) best = t->name, best_d = d;
   }
   return best;
@@ -131,13 +132,17 @@ static void warn(const char *dir, const char *rel, const char *why, FILE *err) {
   fprintf(err, "\n");
 }
 
-/* The built-in names of one folder, "aba crba ...", on err. */
+/* The built-in names of one folder, "algorithms/{aba, cfa, ...}.lua", on err. */
 static void list_builtin(const char *folder, FILE *err) {
   size_t n = strlen(folder);
-  fprintf(err, " %s/:", folder);
+  const char *sep = "{";
+  fprintf(err, "%s/", folder);
   for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
-    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/')
-      fprintf(err, " %.*s", (int)(strlen(t->name) - n - 1 - 4), t->name + n + 1);
+    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/') {
+      fprintf(err, "%s%.*s", sep, (int)(strlen(t->name) - n - 1 - 4), t->name + n + 1);
+      sep = ", ";
+    }
+  fprintf(err, "}.lua");
 }
 
 int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
@@ -174,11 +179,13 @@ int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
   }
   free_list(top);
   if (warnings) {
-    fprintf(err, "mbdc: note: a file in --templates replaces the built-in one of the same name;"
-                 " the built-in names are");
-    for (size_t k = 0; k < sizeof folders / sizeof folders[0]; k++) list_builtin(folders[k], err);
-    fprintf(err, " (.lua); another recipe is used when --functions names it, another module "
-                 "when an import names it\n");
+    fprintf(err, "mbdc: note: a file in --templates replaces the built-in one of the same name, "
+                 "and the built-in ones are ");
+    list_builtin("algorithms", err);
+    fprintf(err, " and ");
+    list_builtin("c", err);
+    fprintf(err, "; any other recipe is read when --functions names it, any other module when an "
+                 "import names it\n");
   }
   return warnings;
 }

@@ -434,6 +434,23 @@ static int is_frozen(lua_State *L, int idx) {
   return frozen;
 }
 
+/* setmetatable(t, mt) of the sandbox: as Lua's (upvalue 1), but a metatable with __gc is
+ * refused. Lua runs finalizers with hooks off, at no defined time: one that never ended would
+ * escape the time limit, one with side effects would make the output depend on the collector. */
+static int l_setmetatable(lua_State *L) {
+  lua_settop(L, 2);
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, 2) != LUA_TNIL)
+      return luaL_error(L, "setmetatable: templates cannot have finalizers (__gc)");
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 2, 1);
+  return 1;
+}
+
 /* rawset(t, k, v) of the sandbox: as Lua's, but a read-only table is refused. */
 static int l_rawset(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -514,6 +531,9 @@ static int open_sandbox(lua_State *L) {
   remove_field(L, "math", "randomseed");
   lua_pushcfunction(L, l_rawset);
   lua_setglobal(L, "rawset");
+  lua_getglobal(L, "setmetatable");
+  lua_pushcclosure(L, l_setmetatable, 1);
+  lua_setglobal(L, "setmetatable");
   /* the strings' metatable leads to the one real string table: hidden */
   lua_pushliteral(L, "");
   if (lua_getmetatable(L, -1)) {
@@ -535,8 +555,8 @@ static int panic(lua_State *L) {
   fprintf(stderr, "mbdc: internal error: a Lua error escaped every protected call: %s\n"
                   "mbdc: note: this is a bug in mbdc; please report it with the command line "
                   "and the templates used\n", msg);
-  fflush(stderr);
-  exit(MBG_LUA_EXIT_INTERNAL); /* rather than Lua's abort() */
+  fflush(NULL);
+  _Exit(MBG_LUA_EXIT_INTERNAL); /* rather than Lua's abort(); the state is beyond use */
 }
 
 mbg_lua *mbg_lua_new(const char *user_dir) {
