@@ -25,6 +25,8 @@ expect() { # expect STATUS DESCRIPTION -- COMMAND...
 
 expect 0 "--help" -- "$mbdc" --help
 grep -q '^usage: mbdc' "$tmp/out" || { echo "FAIL: --help prints no usage"; fail=$((fail + 1)); }
+grep -q -- '--lua-time SECONDS' "$tmp/out" && grep -q -- '--lua-memory MIB' "$tmp/out" ||
+  { echo "FAIL: --help does not document the Lua limits"; fail=$((fail + 1)); }
 expect 0 "--version" -- "$mbdc" --version
 grep -Eq '^mbdc [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" || { echo "FAIL: --version"; fail=$((fail + 1)); }
 expect 2 "no arguments" -- "$mbdc"

@@ -40,24 +40,24 @@ static const char usage[] =
   "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
   "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"
   "                           replace the built-in recipes and render templates of the same\n"
-  "                           name; --cfa-order picks the elimination order of cfa (default:\n"
-  "                           the one with fewer operations)\n"
+  "                           name (a file there that nothing reads is a warning); --cfa-order\n"
+  "                           picks the elimination order of cfa (default: the one with fewer\n"
+  "                           operations)\n"
   "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"
   "                           operation counts of every generated function (mul, add\n"
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
   "                           elimination orders with their dependency depths\n"
-  "           generate and stats also take the limits of the Lua that runs the recipes and\n"
-  "           templates (a template past one stops with an error naming it):\n"
-  "           --lua-time SECONDS   CPU time one recipe or template may take\n"
-  "                                (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) ", 0: no limit)\n"
-  "           --lua-memory MIB     MiB of memory the Lua state may hold in all\n"
-  "                                (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB) ", 0: no limit)\n"
   "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"
   "                           (default: standard output)\n"
   "\n"
   "options:\n"
   "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
   "                           the world instead of a fixed one (legged robots, humanoids)\n"
+  "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
+  "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
+  "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
+  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB) "; 0: no limit). A template\n"
+  "                           past either limit stops with an error naming it\n"
   "  -h, --help               show this help\n"
   "  --version                show the version\n"
   "\n"
@@ -203,9 +203,10 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     } else if (strcmp(arg, "--lua-time") == 0 || strcmp(arg, "--lua-memory") == 0) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
       const char *val = argv[++i];
-      if (arg[6] == 't' ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
-        return usage_error(arg[6] == 't' ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
-                                         : "--lua-memory takes MiB (0: no limit), not '%s'", val);
+      int is_time = strcmp(arg, "--lua-time") == 0;
+      if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
+        return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
+                                   : "--lua-memory takes MiB (0: no limit), not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {
