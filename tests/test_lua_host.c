@@ -1,7 +1,7 @@
 /* test_lua_host.c — the embedded Lua: sandbox, template lookup, errors naming file:line,
  * read-only tables, templates kept apart, the limits, the panic handler, import, and the
  * symbolic-scalar binding (generator/lua/lua_host.c, lua_sym.c). References: the contract in
- * docs/templates.md and STYLE.md §5. */
+ * docs/templates.md. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* lua_host.h — the embedded Lua that runs recipes and render templates (STYLE.md §5).
+/* lua_host.h — the embedded Lua that runs recipes and render templates.
  *
  * One sandboxed state: the base library without load, loadfile, dofile, require,
  * collectgarbage and print, with a rawset that refuses read-only tables; string (without
