@@ -56,7 +56,8 @@ static const char usage[] =
   "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
   "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
   "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
-  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB) "; 0: no limit). A template\n"
+  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB)
+  "; 0: no limit). A template\n"
   "                           past either limit stops with an error naming it\n"
   "  -h, --help               show this help\n"
   "  --version                show the version\n"

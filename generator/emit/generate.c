@@ -65,7 +65,8 @@ static int open_lua(mbg_gen *g, FILE *err) {
   return 0;
 }
 
-/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
+/* The --templates directory checked; topology, alignment, working frames, runtime model, Lua
+ * host and the recipes' model table of g->model. */
 static int prepare(mbg_gen *g, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
