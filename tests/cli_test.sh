@@ -25,6 +25,8 @@ expect() { # expect STATUS DESCRIPTION -- COMMAND...
 
 expect 0 "--help" -- "$mbdc" --help
 grep -q '^usage: mbdc' "$tmp/out" || { echo "FAIL: --help prints no usage"; fail=$((fail + 1)); }
+grep -q -- '--lua-time SECONDS' "$tmp/out" && grep -q -- '--lua-memory MIB' "$tmp/out" ||
+  { echo "FAIL: --help does not document the Lua limits"; fail=$((fail + 1)); }
 expect 0 "--version" -- "$mbdc" --version
 grep -Eq '^mbdc [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" || { echo "FAIL: --version"; fail=$((fail + 1)); }
 expect 2 "no arguments" -- "$mbdc"
@@ -75,10 +77,96 @@ fi
 printf 'return {\n  name = "rnea", summary = "x", returns = "void",\n  params = {{name = "q", role = "q"}, {name = "tau", role = "out_nv"}},\n  build = function(model) sym.output("tau", 0, 1) end,\n}\n' >"$tmp/tpl/algorithms/rnea.lua"
 expect 1 "a recipe that misses an output" -- "$mbdc" generate "$cp" --templates "$tmp/tpl" --functions rnea -o "$tmp/g"
 grep -q "never writes tau\[1\]" "$tmp/err" || { echo "FAIL: missing output message"; fail=$((fail + 1)); }
+
+# Templates you did not write: no Lua error escapes a protected call (the process used to abort),
+# a runaway or a memory bomb stops at its limit, the data tables stay read-only, and a problem in
+# --templates is never silent. `timeout` keeps a regression from hanging the suite.
+recipe() { # recipe DIR BUILD-BODY: DIR/algorithms/rnea.lua with that build function body
+  mkdir -p "$1/algorithms"
+  printf 'return {\n  name = "rnea", summary = "x", returns = "void",\n  params = {{name = "q", role = "q"}, {name = "tau", role = "out_nv"}},\n  build = function(model)\n%s\n  end,\n}\n' "$2" >"$1/algorithms/rnea.lua"
+}
+mkdir -p "$tmp/esc/algorithms"
+printf 'return setmetatable({}, {__index = function(t, k) error("no field " .. k) end})\n' >"$tmp/esc/algorithms/rnea.lua"
+expect 1 "a recipe table whose __index errors" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/esc" --functions rnea -o "$tmp/g"
+grep -q "esc/algorithms/rnea.lua:1: no field name" "$tmp/err" || { echo "FAIL: __index error not located"; cat "$tmp/err"; fail=$((fail + 1)); }
+printf 'return {name = "rnea", summary = "x", returns = "void", params = {1}, build = function() end}\n' >"$tmp/esc/algorithms/rnea.lua"
+expect 1 "a params entry that is not a table" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/esc" --functions rnea -o "$tmp/g"
+grep -q "params\[1\] must be a table" "$tmp/err" || { echo "FAIL: params[1] message"; cat "$tmp/err"; fail=$((fail + 1)); }
+printf 'return {name = "rnea", summary = "x", returns = "void",\n  params = setmetatable({}, {__len = function() error("no length") end}), build = function() end}\n' >"$tmp/esc/algorithms/rnea.lua"
+expect 1 "a params list whose __len errors" -- timeout 60 "$mbdc" stats "$cp" --templates "$tmp/esc" --functions rnea
+grep -q "esc/algorithms/rnea.lua:2: no length" "$tmp/err" || { echo "FAIL: __len error not located"; cat "$tmp/err"; fail=$((fail + 1)); }
+recipe "$tmp/loop" '    local n = 0
+    while true do n = n + 1 end'
+expect 1 "a recipe that never ends" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/loop" --functions rnea -o "$tmp/g" --lua-time 0.5
+grep -q "loop/algorithms/rnea.lua:6: .*algorithms/rnea.lua ran past the time limit (0.5 s of CPU time per template run); raise it with --lua-time" "$tmp/err" ||
+  { echo "FAIL: time limit message"; cat "$tmp/err"; fail=$((fail + 1)); }
+recipe "$tmp/bomb" '    local t = {}
+    for i = 1, 1e12 do t[i] = {i} end'
+expect 1 "a recipe that allocates without end" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/bomb" --functions rnea -o "$tmp/g" --lua-memory 64
+grep -q "bomb/algorithms/rnea.lua: the Lua memory limit is reached (64 MiB in all); raise it with --lua-memory" "$tmp/err" ||
+  { echo "FAIL: memory limit message"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--lua-time bad" -- "$mbdc" generate "$cp" --lua-time soon -o "$tmp/g"
+expect 2 "--lua-memory negative" -- "$mbdc" stats "$cp" --lua-memory -5
+expect 0 "no limits" -- "$mbdc" stats "$cp" --lua-time 0 --lua-memory 0
+mkdir -p "$tmp/ro/c"
+printf 'return function(d)\n  rawset(d, "prefix", "evil")\n  return ""\nend\n' >"$tmp/ro/c/header.lua"
+expect 1 "a render template that rawsets the render table" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/ro" -o "$tmp/ro_out"
+grep -q "ro/c/header.lua:2: attempt to modify a read-only table" "$tmp/err" || { echo "FAIL: rawset on d"; cat "$tmp/err"; fail=$((fail + 1)); }
+printf 'return function(d)\n  local _, raw = pairs(d.functions[1])\n  raw.cname = "evil"\n  return ""\nend\n' >"$tmp/ro/c/header.lua"
+expect 1 "a render template that writes through pairs" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/ro" -o "$tmp/ro_out"
+grep -q "ro/c/header.lua:3: attempt to modify a read-only table" "$tmp/err" || { echo "FAIL: write through pairs"; cat "$tmp/err"; fail=$((fail + 1)); }
+[ -e "$tmp/ro_out" ] && [ -n "$(ls -A "$tmp/ro_out")" ] && { echo "FAIL: a refused template left files"; fail=$((fail + 1)); }
+# --templates DIR itself: I/O problems are errors (2), names that nothing reads are warnings
+expect 2 "--templates that does not exist" -- "$mbdc" generate "$cp" --templates "$tmp/no-such-dir" -o "$tmp/g"
+grep -q "mbdc: error: --templates $tmp/no-such-dir: No such file or directory" "$tmp/err" || { echo "FAIL: missing --templates message"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--templates that is a file" -- "$mbdc" stats "$cp" --templates "$cp"
+grep -q "not a directory" "$tmp/err" || { echo "FAIL: --templates file message"; fail=$((fail + 1)); }
+mkdir -p "$tmp/badtpl"
+touch "$tmp/badtpl/algorithms"
+expect 2 "--templates with a file named algorithms" -- "$mbdc" generate "$cp" --templates "$tmp/badtpl" -o "$tmp/g"
+grep -q "badtpl/algorithms is not a directory" "$tmp/err" || { echo "FAIL: algorithms file message"; fail=$((fail + 1)); }
+rm "$tmp/badtpl/algorithms"
+mkdir -p "$tmp/badtpl/c" "$tmp/badtpl/algorithms/rnea.lua"
+ln -s "$tmp/nowhere.lua" "$tmp/badtpl/c/header.lua"
+expect 2 "--templates with unreadable templates" -- "$mbdc" generate "$cp" --templates "$tmp/badtpl" -o "$tmp/g"
+grep -q "cannot read $tmp/badtpl/c/header.lua: No such file or directory" "$tmp/err" &&
+  grep -q "cannot read $tmp/badtpl/algorithms/rnea.lua: not a regular file" "$tmp/err" ||
+  { echo "FAIL: unreadable template messages"; cat "$tmp/err"; fail=$((fail + 1)); }
+if [ "$(id -u)" -ne 0 ]; then # root reads anything
+  rm -rf "$tmp/badtpl" && mkdir -p "$tmp/badtpl/c" && echo 'return function() return "" end' >"$tmp/badtpl/c/model.lua"
+  chmod 000 "$tmp/badtpl/c/model.lua"
+  expect 2 "--templates with a file without read permission" -- "$mbdc" generate "$cp" --templates "$tmp/badtpl" -o "$tmp/g"
+  grep -q "cannot read .*c/model.lua: Permission denied" "$tmp/err" || { echo "FAIL: permission message"; fail=$((fail + 1)); }
+fi
+mkdir -p "$tmp/typo/algorithms" "$tmp/typo/c"
+cp "$src/templates/algorithms/rnea.lua" "$tmp/typo/algorithms/rnae.lua"
+cp "$src/templates/c/header.lua" "$tmp/typo/c/hedaer.lua"
+cp "$src/templates/algorithms/crba.lua" "$tmp/typo/crba.lua"
+printf 'local lib = import "my_lib"\nlocal r = import "rnea"\nreturn {name = "my_fn", summary = lib.summary, returns = "void", params = r.params, build = r.build}\n' >"$tmp/typo/algorithms/my_fn.lua"
+printf 'return {summary = "rnea again"}\n' >"$tmp/typo/algorithms/my_lib.lua"
+expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates "$tmp/typo" --functions rnea,my_fn -o "$tmp/typo_out"
+grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
+  grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
+  grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, source}.lua" "$tmp/err" ||
+  { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
+if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
+  echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))
+fi
+grep -q "void cart_pole_my_fn(" "$tmp/typo_out/cart_pole_dynamics.c" || { echo "FAIL: my_fn not generated"; fail=$((fail + 1)); }
+expect 0 "stats with a misspelt recipe" -- "$mbdc" stats "$cp" --templates "$tmp/typo" --functions rnea
+grep -q "algorithms/rnae.lua was not used" "$tmp/err" && ! grep -q "hedaer" "$tmp/err" ||
+  { echo "FAIL: stats warnings (render templates do not run in stats)"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 0 "generate cart_pole" -- "$mbdc" generate "$cp" -o "$tmp/g"
 for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c; do
   [ -s "$tmp/g/$f" ] || { echo "FAIL: generate wrote no $f"; fail=$((fail + 1)); }
 done
+# one moving body: cfa's elimination order has no neighbours at all (clang's UBSan once caught
+# pointer arithmetic on the empty neighbour array, gen_model.c)
+printf 'model one;\nbody b { mass 1; inertia 1 1 1; }\njoint j revolute world -> b { axis 0 0 1; }\n' >"$tmp/one.mbd"
+expect 0 "generate a one-body model" -- "$mbdc" generate "$tmp/one.mbd" -o "$tmp/one"
+[ -s "$tmp/one/one_dynamics.c" ] && grep -q 'one_cfa' "$tmp/one/one_dynamics.c" ||
+  { echo "FAIL: one-body model: no cfa generated"; fail=$((fail + 1)); }
 expect 0 "generate into a directory that does not exist yet" -- "$mbdc" generate "$cp" -o "$tmp/deep/a/b"
 [ -s "$tmp/deep/a/b/cart_pole_check.c" ] || { echo "FAIL: -o a/b/c not created"; fail=$((fail + 1)); }
 expect 2 "--cfa-order bad" -- "$mbdc" generate "$cp" --cfa-order zigzag -o "$tmp/g"

@@ -48,7 +48,7 @@ static void test_scalars_and_unit_quaternions(void **st) {
     memcpy(s.q1, s.q, sizeof(double) * (size_t)m->nq);
     for (int step = 0; step < 1000; step++) mb_integrate(m, s.q1, s.v, 0.01, s.q1); /* in place */
     for (int i = 1; i <= m->nb; i++) {
-      int t = m->jtype[i];
+      mb_joint_type t = m->jtype[i];
       if (t != MB_JOINT_SPHERICAL && t != MB_JOINT_FLOATING) continue;
       const double *u = s.q1 + m->iq[i] + (t == MB_JOINT_FLOATING ? 3 : 0);
       MBT_ASSERT_NEAR1(sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]), 1.0, 1e-15);

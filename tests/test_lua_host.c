@@ -1,6 +1,7 @@
 /* test_lua_host.c — the embedded Lua: sandbox, template lookup, errors naming file:line,
- * read-only tables, import, and the symbolic-scalar binding (generator/lua_host.c, lua_sym.c).
- * References: the contract in docs/templates.md and STYLE.md §5. */
+ * read-only tables, templates kept apart, the limits, the panic handler, import, and the
+ * symbolic-scalar binding (generator/lua/lua_host.c, lua_sym.c). References: the contract in
+ * docs/templates.md. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lua/lua_host.h"
@@ -127,6 +130,165 @@ static void frozen_tables_read_but_refuse_writes(void **state) {
   mbg_lua_free(h);
 }
 
+/* A read-only table cannot be changed by any means the sandbox has: rawset is refused, and the
+ * table behind the proxy never reaches Lua (pairs used to hand it out as its state). */
+static void read_only_tables_stay_read_only(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  lua_State *L = mbg_lua_state(h);
+  assert_int_equal(run(h, "return {10, 20, prefix = 'arm', inner = {x = 1}}"), 0);
+  mbg_lua_freeze(L, -1);
+  lua_setglobal(L, "t");
+  const char *attempts[] = {
+    "rawset(t, 'prefix', 'evil')",
+    "rawset(t.inner, 'x', 2)",
+    "rawset(t, 3, 30)",
+    "local _, raw = pairs(t); raw.prefix = 'evil'",
+    "local _, raw = pairs(t.inner); rawset(raw, 'x', 2)",
+    "setmetatable(t, nil).prefix = 'evil'",
+    "table.insert(t, 30)",
+  };
+  for (size_t k = 0; k < sizeof attempts / sizeof attempts[0]; k++) {
+    if (run(h, attempts[k]) == 0) fail_msg("'%s' changed a read-only table", attempts[k]);
+    if (!strstr(mbg_lua_error(h), "read-only") && !strstr(mbg_lua_error(h), "protected"))
+      fail_msg("'%s': %s", attempts[k], mbg_lua_error(h));
+  }
+  assert_int_equal(run(h, "local n = 0; for k, v in pairs(t) do n = n + 1 end\n"
+                          "return t.prefix == 'arm' and t.inner.x == 1 and #t == 2 and n == 4\n"
+                          "  and t[3] == nil and getmetatable(t) == 'read-only'"), 0);
+  assert_true(lua_toboolean(L, -1));
+  /* rawset still works on a template's own tables */
+  assert_int_equal(run(h, "local mine = {}; rawset(mine, 'a', 1); return mine.a == 1"), 0);
+  assert_true(lua_toboolean(L, -1));
+  mbg_lua_free(h);
+}
+
+/* What one template changes in its globals or in the libraries stays its own. */
+static void templates_cannot_change_each_other(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  lua_State *L = mbg_lua_state(h);
+  assert_int_equal(run(h, "string.upper = nil; math.pi = 3; table.concat = nil\n"
+                          "_G.leak = 1; rawset(_G, 'leak2', 2); import = nil\n"
+                          "return getmetatable('')"), 0);
+  assert_false(lua_toboolean(L, -1)); /* the strings' metatable (the real string table) hidden */
+  lua_pop(L, 1);
+  assert_int_equal(run(h, "return string.upper ~= nil and math.pi > 3.14 and table.concat ~= nil\n"
+                          "  and leak == nil and leak2 == nil and import ~= nil\n"
+                          "  and ('x'):upper() == 'X' and _G == _ENV"), 0);
+  assert_true(lua_toboolean(L, -1));
+  mbg_lua_free(h);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A runaway template stops at the time limit, naming itself, the limit and the option; a pcall
+ * in it cannot swallow the error; the host runs the next template as usual. */
+static void time_limit_stops_a_runaway(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  mbg_lua_set_limits(h, 0.2, 0);
+  const char *loops[] = {"local n = 0\nwhile true do n = n + 1 end",
+                         "while true do pcall(function() while true do end end) end",
+                         "local t = {}\nrepeat t[#t % 100 + 1] = {} until false"};
+  for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+    double t0 = now();
+    assert_int_equal(run(h, loops[k]), -1);
+    if (now() - t0 > 20) fail_msg("'%s' stopped only after %.1f s", loops[k], now() - t0);
+    const char *e = mbg_lua_error(h);
+    if (!strstr(e, "algorithms/t.lua:") || !strstr(e, "time limit (0.2 s") ||
+        !strstr(e, "--lua-time"))
+      fail_msg("'%s': %s", loops[k], e);
+  }
+  assert_int_equal(run(h, "local s = 0; for i = 1, 1000 do s = s + i end; return s"), 0);
+  assert_int_equal(lua_tointeger(mbg_lua_state(h), -1), 500500);
+  /* Lua runs finalizers with hooks off: a template cannot have one (it could never be stopped) */
+  assert_int_equal(run(h, "kept = setmetatable({}, {__gc = function() while true do end end})"),
+                   -1);
+  assert_non_null(strstr(mbg_lua_error(h), "templates cannot have finalizers (__gc)"));
+  assert_int_equal(run(h, "return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a"),
+                   0);
+  assert_int_equal(lua_tointeger(mbg_lua_state(h), -1), 1);
+  mbg_lua_free(h);
+}
+
+/* A template that allocates without end stops at the memory cap with a message naming it, the
+ * limit and the option; what it held is collected and the host goes on. */
+static void memory_limit_stops_a_bomb(void **state) {
+  (void)state;
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  mbg_lua_set_limits(h, 0, 32 << 20);
+  const char *bombs[] = {"local t = {}\nfor i = 1, 1e12 do t[i] = {i} end",
+                         "return string.rep('x', 1 << 30)",
+                         "local s = 'x'\nwhile true do s = s .. s end"};
+  for (size_t k = 0; k < sizeof bombs / sizeof bombs[0]; k++) {
+    assert_int_equal(run(h, bombs[k]), -1);
+    const char *e = mbg_lua_error(h);
+    if (!strstr(e, "algorithms/t.lua: the Lua memory limit is reached (32 MiB") ||
+        !strstr(e, "--lua-memory"))
+      fail_msg("'%s': %s", bombs[k], e);
+    assert_true(mbg_lua_memory_peak(h) <= 32 << 20);
+  }
+  assert_int_equal(run(h, "local t = {}; for i = 1, 1000 do t[i] = {i} end; return #t"), 0);
+  assert_int_equal(lua_tointeger(mbg_lua_state(h), -1), 1000);
+  mbg_lua_free(h);
+}
+
+/* An unprotected Lua error (a bug in mbdc) ends the process with status 3 and a message, never
+ * with Lua's abort(). */
+static void panic_exits_with_an_internal_error(void **state) {
+  (void)state;
+  char log[128];
+  snprintf(log, sizeof log, "%s/panic.log", tmpdir);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(log, "w", stderr)) _exit(99);
+    mbg_lua *h = mbg_lua_new(NULL);
+    lua_State *L = mbg_lua_state(h);
+    lua_pushliteral(L, "escaped on purpose");
+    lua_error(L); /* outside any lua_pcall */
+    _exit(98);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  if (!WIFEXITED(status)) fail_msg("the panic killed the process (signal %d)", WTERMSIG(status));
+  assert_int_equal(WEXITSTATUS(status), 3);
+  FILE *f = fopen(log, "r");
+  char text[512] = "";
+  assert_non_null(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  assert_non_null(strstr(text, "mbdc: internal error:"));
+  assert_non_null(strstr(text, "escaped on purpose"));
+}
+
+/* A user's template that is there but cannot be read is an error, never replaced by the built-in
+ * one; an import cycle is reported as one. */
+static void unreadable_templates_and_cycles(void **state) {
+  (void)state;
+  char path[256];
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  write_file("algorithms/t.lua", "return 1"); /* makes algorithms/ and c/ */
+  snprintf(path, sizeof path, "%s/c/header.lua", tmpdir);
+  assert_int_equal(symlink("/nonexistent/header.lua", path), 0);
+  assert_int_equal(mbg_lua_run(h, "c/header.lua"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "cannot read template"));
+  assert_non_null(strstr(mbg_lua_error(h), "c/header.lua"));
+  unlink(path);
+  write_file("algorithms/cyc_a.lua", "return import 'cyc_b'");
+  write_file("algorithms/cyc_b.lua", "return import 'cyc_a'");
+  assert_int_equal(run(h, "return import 'cyc_a'"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "import cycle"));
+  mbg_lua_free(h);
+}
+
 /* ---- the sym binding ------------------------------------------------------------------------ */
 
 typedef struct fixture {
@@ -239,6 +401,12 @@ int main(void) {
     cmocka_unit_test(globals_stay_in_their_template),
     cmocka_unit_test(import_runs_once),
     cmocka_unit_test(frozen_tables_read_but_refuse_writes),
+    cmocka_unit_test(read_only_tables_stay_read_only),
+    cmocka_unit_test(templates_cannot_change_each_other),
+    cmocka_unit_test(time_limit_stops_a_runaway),
+    cmocka_unit_test(memory_limit_stops_a_bomb),
+    cmocka_unit_test(panic_exits_with_an_internal_error),
+    cmocka_unit_test(unreadable_templates_and_cycles),
     cmocka_unit_test(folding_gives_plain_numbers),
     cmocka_unit_test(outputs_are_checked),
     cmocka_unit_test(misuse_is_reported),

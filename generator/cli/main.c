@@ -1,6 +1,10 @@
 /* main.c — the `mbdc` command: a thin CLI over the generator library.
  *
- * Exit status: 0 success, 1 the model has errors, 2 the command line is wrong (or I/O failed). */
+ * Exit status: 0 success, 1 the model (or a recipe or template) has errors, 2 the command line is
+ * wrong (or I/O failed), 3 an internal error (lua_host.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,9 @@
 #include "topology/topology.h"
 
 enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
+
+#define MBG_STR_(x) #x
+#define MBG_STR(x) MBG_STR_(x)
 
 static const char usage[] =
   "usage: mbdc COMMAND [OPTIONS] MODEL\n"
@@ -36,8 +43,9 @@ static const char usage[] =
   "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
   "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"
   "                           replace the built-in recipes and render templates of the same\n"
-  "                           name; --cfa-order picks the elimination order of cfa (default:\n"
-  "                           the one with fewer operations)\n"
+  "                           name (a file there that nothing reads is a warning); --cfa-order\n"
+  "                           picks the elimination order of cfa (default: the one with fewer\n"
+  "                           operations)\n"
   "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"
   "                           operation counts of every generated function (mul, add\n"
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
@@ -48,10 +56,17 @@ static const char usage[] =
   "options:\n"
   "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
   "                           the world instead of a fixed one (legged robots, humanoids)\n"
+  "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
+  "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
+  "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
+  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB)
+  "; 0: no limit). A template\n"
+  "                           past either limit stops with an error naming it\n"
   "  -h, --help               show this help\n"
   "  --version                show the version\n"
   "\n"
-  "Exit status: 0 success, 1 errors in the model, 2 wrong usage.\n";
+  "Exit status: 0 success, 1 errors in the model (or in a recipe or template), 2 wrong usage or\n"
+  "I/O, 3 an internal error (a bug in mbdc).\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "mbdc: error: ");
@@ -150,6 +165,29 @@ static int cmd_graph(int argc, char **argv) {
   return rc;
 }
 
+/* The value of --lua-memory: whole MiB, 0 for none (stored as -1: 0 is the default). */
+static int parse_mib(const char *text, long long *mib) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (!isdigit((unsigned char)text[0]) || *end || errno || v < 0 || v > (LLONG_MAX >> 20))
+    return -1;
+  *mib = v == 0 ? -1 : v;
+  return 0;
+}
+
+/* The value of --lua-time: seconds (a decimal number), 0 for none (stored as -1). */
+static int parse_seconds(const char *text, double *seconds) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (!(isdigit((unsigned char)text[0]) || text[0] == '.') || *end || errno || !(v >= 0) ||
+      v > 1e9)
+    return -1;
+  *seconds = v == 0 ? -1 : v;
+  return 0;
+}
+
 /* Options of generate and stats (stats takes neither -o nor --prefix). */
 static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, int *json) {
   memset(o, 0, sizeof *o);
@@ -176,6 +214,13 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
       else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
       else return usage_error("--scalar takes double or float, not '%s'", val);
+    } else if (strcmp(arg, "--lua-time") == 0 || strcmp(arg, "--lua-memory") == 0) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
+      const char *val = argv[++i];
+      int is_time = strcmp(arg, "--lua-time") == 0;
+      if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
+        return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
+                                   : "--lua-memory takes MiB (0: no limit), not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {

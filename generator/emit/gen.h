@@ -25,6 +25,8 @@ typedef struct mbg_gen_opts {
   const char *command;   /* the command line to print in the banner */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
   int floating_base;      /* --floating-base (URDF) */
+  double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
+  long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
 } mbg_gen_opts;
 
 /* One generated function, as prepared for the render templates. */

@@ -122,7 +122,8 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
     lua_createtable(L, 0, 3);
     mbg_lua_set_int(L, "body", o.body[s]);
     mbg_lua_set_int(L, "round", o.round[s]);
-    push_ints(L, o.nbr + o.nbr_start[s], o.nbr_start[s + 1] - o.nbr_start[s]);
+    int first = o.nbr_start[s], n = o.nbr_start[s + 1] - first;
+    push_ints(L, n > 0 ? o.nbr + first : NULL, n); /* o.nbr is NULL when no block has one */
     lua_setfield(L, -2, "nbr");
     lua_rawseti(L, -2, s + 1);
   }
@@ -131,7 +132,7 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "cfa");
 }
 
-/* The model table, frozen, kept in the registry (g->model_ref). */
+/* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
   lua_createtable(L, 0, 8);
@@ -149,16 +150,9 @@ static int push_model(lua_State *L) {
   lua_setfield(L, -2, "bodies");
   push_cfa(g, L);
   mbg_lua_freeze(L, -1);
-  return 1;
-}
-
-int mbg_gen_push_model(mbg_gen *g) {
-  lua_State *L = mbg_lua_state(g->lua);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
-  g->model_ref = LUA_NOREF;
-  lua_pushcfunction(L, push_model);
-  lua_pushlightuserdata(L, g);
-  if (mbg_lua_call(g->lua, 1, 1) != 0) return -1;
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 0;
 }
+
+int mbg_gen_push_model(mbg_gen *g) { return mbg_lua_cpcall(g->lua, push_model, g, 0); }

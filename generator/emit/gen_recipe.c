@@ -46,12 +46,14 @@ static int valid_param_name(const char *s) {
 static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, char *msg, size_t n) {
   if (lua_getfield(L, t, "params") != LUA_TTABLE)
     return snprintf(msg, n, "'params' must be a list of {name = ..., role = ...}"), -1;
-  int np = (int)luaL_len(L, -1);
-  if (np > MBG_LSYM_MAX_ARRAYS)
-    return snprintf(msg, n, "more than %d params", MBG_LSYM_MAX_ARRAYS), -1;
+  lua_Integer len = luaL_len(L, -1);
+  if (len < 0 || len > MBG_LSYM_MAX_ARRAYS)
+    return snprintf(msg, n, "'params' must list at most %d params", MBG_LSYM_MAX_ARRAYS), -1;
+  int np = (int)len;
   for (int k = 0; k < np; k++) {
     mbg_gen_param *p = &f->params[k];
-    lua_rawgeti(L, -1, k + 1);
+    if (lua_geti(L, -1, k + 1) != LUA_TTABLE)
+      return snprintf(msg, n, "params[%d] must be a table {name = ..., role = ...}", k + 1), -1;
     lua_getfield(L, -1, "name");
     lua_getfield(L, -2, "role");
     const char *name = lua_tostring(L, -2), *role = lua_tostring(L, -1);
@@ -74,10 +76,9 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
   return 0;
 }
 
-/* Read the recipe's table (on the stack top) into f. Returns 0, or -1 with msg. */
-static int read_recipe(mbg_gen *g, lua_State *L, const char *name, mbg_gen_function *f, char *msg,
-                       size_t n) {
-  int t = lua_gettop(L);
+/* Read the recipe's table (at index t) into f. Returns 0, or -1 with msg. */
+static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_gen_function *f,
+                       char *msg, size_t n) {
   if (!lua_istable(L, t)) return snprintf(msg, n, "the recipe must return a table"), -1;
   f->name = dup_field(L, t, "name");
   f->summary = dup_field(L, t, "summary");
@@ -93,6 +94,23 @@ static int read_recipe(mbg_gen *g, lua_State *L, const char *name, mbg_gen_funct
   if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
     return snprintf(msg, n, "'build' must be a function(model)"), -1;
   return 0; /* build is on the stack */
+}
+
+typedef struct recipe_read {
+  mbg_gen *g;
+  const char *name;
+  mbg_gen_function *f;
+  char msg[256]; /* what is wrong with the table, or "" */
+} recipe_read;
+
+/* read(recipe, r as light userdata): the recipe's table into r->f; returns its build function,
+ * or nil with r->msg. Runs protected: reading the table may run the recipe's own metamethods,
+ * and what they raise is an error of the recipe like any other. */
+static int l_read_recipe(lua_State *L) {
+  recipe_read *r = lua_touserdata(L, 2);
+  lua_settop(L, 2);
+  if (read_recipe(r->g, L, 1, r->name, r->f, r->msg, sizeof r->msg) != 0) lua_pushnil(L);
+  return 1;
 }
 
 /* After the recipe ran: mark the inputs the live graph reads, emit, count. */
@@ -127,9 +145,14 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   snprintf(path, sizeof path, "algorithms/%s.lua", name);
   if (mbg_lua_run(g->lua, path) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
-  if (read_recipe(g, L, name, f, msg, sizeof msg) != 0) {
+  recipe_read r = {g, name, f, ""};
+  lua_pushcfunction(L, l_read_recipe);
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, &r);
+  if (mbg_lua_call(g->lua, 2, 1) != 0 || r.msg[0]) {
     lua_settop(L, 0);
-    return fprintf(err, "mbdc: error: %s: %s\n", path, msg), 1;
+    if (r.msg[0]) return fprintf(err, "mbdc: error: %s: %s\n", path, r.msg), 1;
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
   }
   mbg_sym *s = mbg_sym_new();
   if (!s) return fprintf(err, "mbdc: error: out of memory\n"), 1;

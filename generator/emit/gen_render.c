@@ -297,9 +297,7 @@ int mbg_gen_render(mbg_gen *g, FILE *err) {
                                          {"c/model.lua", "_model.c"},
                                          {"c/check.lua", "_check.c"}};
   lua_State *L = mbg_lua_state(g->lua);
-  lua_pushcfunction(L, push_d);
-  lua_pushlightuserdata(L, g);
-  if (mbg_lua_call(g->lua, 1, 1) != 0)
+  if (mbg_lua_cpcall(g->lua, push_d, g, 1) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
   /* every template first, then the files: a failing template leaves no file changed */
   enum { NFILES = sizeof files / sizeof files[0] };

@@ -14,6 +14,7 @@
 #include "emit/gen_names.h"
 #include "emit/gen_recipe.h"
 #include "emit/gen_render.h"
+#include "emit/gen_templates.h"
 #include "load/load.h"
 #include "model/build.h"
 #include "topology/regular.h"
@@ -62,25 +63,48 @@ static int sizes_fit(const mbg_gen *g, FILE *err) {
   return 0;
 }
 
-/* Topology, alignment, working frames, runtime model, Lua host and the recipes' model table of g->model. */
+/* A limit option: 0 the default, < 0 none (0 for mbg_lua_set_limits). */
+static double limit(double option, double default_value) {
+  return option == 0 ? default_value : option < 0 ? 0 : option;
+}
+
+static int open_sym(lua_State *L) {
+  mbg_lsym_open(L, lua_touserdata(L, 1));
+  return 0;
+}
+
+/* The Lua host: limits set, the sym binding installed. Returns 0 or the exit status. */
+static int open_lua(mbg_gen *g, FILE *err) {
+  const mbg_gen_opts *o = g->opts;
+  if (!(g->lua = mbg_lua_new(o->templates))) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  long long mib = o->lua_memory_mib == 0 ? MBG_LUA_DEFAULT_MEMORY_MIB : o->lua_memory_mib;
+  if (mib < 0 || mib > (LLONG_MAX >> 20)) mib = 0;
+  mbg_lua_set_limits(g->lua, limit(o->lua_seconds, MBG_LUA_DEFAULT_SECONDS), mib << 20);
+  if (mbg_lua_cpcall(g->lua, open_sym, &g->lsym, 0) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
+  return 0;
+}
+
+/* The --templates directory checked; topology, alignment, working frames, runtime model, Lua
+ * host and the recipes' model table of g->model. */
 static int prepare(mbg_gen *g, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
+  if (g->opts->templates && (rc = mbg_gen_templates_check(g->opts->templates, err))) return rc;
   if (!(g->topo = mbg_topology_build(g->model)))
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
-      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0 ||
-      !(g->lua = mbg_lua_new(g->opts->templates)))
+      mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0)
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if ((rc = open_lua(g, err))) return rc;
   if (g->topo->nv == 0) {
     fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
             g->opts->model_path);
     return 1;
   }
   notes(g, err);
-  mbg_lsym_open(mbg_lua_state(g->lua), &g->lsym);
   if (mbg_gen_push_model(g) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
   return 0;
@@ -227,6 +251,7 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err) {
   int rc = mbg_gen_open(&g, o, err);
   if (rc == 0) rc = mbg_gen_run(&g, err);
   if (rc == 0) rc = mbg_gen_render(&g, err);
+  if (rc == 0) mbg_gen_templates_unused(&g, 1, err);
   mbg_gen_close(&g);
   return rc;
 }
@@ -261,6 +286,7 @@ int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
       fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div)\n",
               g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
     print_counts(&g, json, out);
+    mbg_gen_templates_unused(&g, 0, err);
   }
   mbg_gen_close(&g);
   return rc;

@@ -1,0 +1,191 @@
+/* gen_templates.c — the user's --templates DIR: checked first, its unread files reported last. */
+#include "emit/gen_templates.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lua/templates_builtin.h"
+#include "model/names.h"
+
+/* The folders of DIR that hold templates, by the prefix of their names. */
+static const char *const folders[] = {"algorithms", "c"};
+
+static int ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), m = strlen(tail);
+  return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static char *join(const char *a, const char *b) {
+  size_t n = strlen(a) + strlen(b) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", a, b);
+  return p;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in directory `path` but . and .., sorted (output never depends on readdir's order),
+ * malloc'ed, NULL-terminated; NULL with errno when it cannot be listed. */
+static char **list_dir(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) return NULL;
+  size_t n = 0, cap = 16;
+  char **names = malloc(cap * sizeof *names);
+  for (struct dirent *e; names && (e = readdir(d));) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (n + 1 == cap) {
+      char **grown = realloc(names, 2 * cap * sizeof *names);
+      if (!grown) break;
+      names = grown, cap *= 2;
+    }
+    if (!(names[n] = strdup(e->d_name))) break;
+    n++;
+  }
+  closedir(d);
+  if (names) names[n] = NULL;
+  if (names) qsort(names, n, sizeof *names, by_name);
+  return names;
+}
+
+static void free_list(char **names) {
+  for (size_t k = 0; names && names[k]; k++) free(names[k]);
+  free(names);
+}
+
+/* A template file DIR/folder/name: a readable regular file. Returns 0, or 1 with the message. */
+static int check_file(const char *dir, const char *path, FILE *err) {
+  struct stat st;
+  const char *why = NULL;
+  FILE *f = NULL;
+  if (stat(path, &st) != 0) why = strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  else if (!(f = fopen(path, "rb"))) why = strerror(errno);
+  if (f) fclose(f);
+  if (!why) return 0;
+  fprintf(err, "mbdc: error: --templates %s: cannot read %s: %s\n", dir, path, why);
+  return 1;
+}
+
+int mbg_gen_templates_check(const char *dir, FILE *err) {
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return fprintf(err, "mbdc: error: --templates %s: %s\n", dir, strerror(errno)), 2;
+  if (!S_ISDIR(st.st_mode))
+    return fprintf(err, "mbdc: error: --templates %s: not a directory\n", dir), 2;
+  char **top = list_dir(dir);
+  if (!top) return fprintf(err, "mbdc: error: --templates %s: %s\n", dir, strerror(errno)), 2;
+  free_list(top);
+  int errors = 0;
+  for (size_t k = 0; k < sizeof folders / sizeof folders[0]; k++) {
+    char *sub = join(dir, folders[k]), **names = NULL;
+    if (!sub) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+    if (lstat(sub, &st) != 0 && errno == ENOENT) {
+      free(sub);
+      continue;
+    }
+    if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fprintf(err, "mbdc: error: --templates %s: %s is not a directory\n", dir, sub);
+      errors++;
+    } else if (!(names = list_dir(sub))) {
+      fprintf(err, "mbdc: error: --templates %s: cannot read %s: %s\n", dir, sub, strerror(errno));
+      errors++;
+    }
+    for (size_t j = 0; names && names[j]; j++) {
+      if (!ends_with(names[j], ".lua") || names[j][0] == '.') continue;
+      char *path = join(sub, names[j]);
+      errors += path ? check_file(dir, path, err) : 1;
+      free(path);
+    }
+    free_list(names);
+    free(sub);
+  }
+  return errors ? 2 : 0;
+}
+
+/* The built-in name nearest to rel (edit distance <= 2; of equal distances, one as long as rel:
+ * a swap of two letters costs 2), or NULL. */
+static const char *suggest(const char *rel) {
+  const char *best = NULL;
+  int best_d = 6;
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++) {
+    int d = 2 * mbg_edit_distance(rel, t->name, 2) + (strlen(t->name) != strlen(rel));
+    if (d < best_d) best = t->name, best_d = d;
+  }
+  return best;
+}
+
+static int is_builtin(const char *rel) {
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
+    if (strcmp(t->name, rel) == 0) return 1;
+  return 0;
+}
+
+static void warn(const char *dir, const char *rel, const char *why, FILE *err) {
+  const char *near = suggest(rel);
+  fprintf(err, "mbdc: warning: --templates %s: %s was not used: %s", dir, rel, why);
+  if (near) fprintf(err, " (did you mean %s?)", near);
+  fprintf(err, "\n");
+}
+
+/* The built-in names of one folder, "algorithms/{aba, cfa, ...}.lua", on err. */
+static void list_builtin(const char *folder, FILE *err) {
+  size_t n = strlen(folder);
+  const char *sep = "{";
+  fprintf(err, "%s/", folder);
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
+    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/') {
+      fprintf(err, "%s%.*s", sep, (int)(strlen(t->name) - n - 1 - 4), t->name + n + 1);
+      sep = ", ";
+    }
+  fprintf(err, "}.lua");
+}
+
+int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
+  const char *dir = g->opts->templates;
+  if (!dir) return 0;
+  int warnings = 0;
+  for (size_t k = 0; k < sizeof folders / sizeof folders[0]; k++) {
+    if (!rendered && strcmp(folders[k], "c") == 0) continue;
+    char *sub = join(dir, folders[k]), **names = sub ? list_dir(sub) : NULL;
+    for (size_t j = 0; names && names[j]; j++) {
+      struct stat st;
+      char *rel = join(folders[k], names[j]), *path = join(sub, names[j]);
+      int skip = !rel || !path || names[j][0] == '.' || is_builtin(rel) ||
+                 mbg_lua_read_user_file(g->lua, rel) ||
+                 (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+      if (!skip) {
+        warn(dir, rel, ends_with(rel, ".lua") ? "no built-in recipe or template has that name, "
+                       "and neither --functions nor an import named it"
+                                              : "templates are NAME.lua files", err);
+        warnings++;
+      }
+      free(rel);
+      free(path);
+    }
+    free_list(names);
+    free(sub);
+  }
+  char **top = list_dir(dir);
+  for (size_t j = 0; top && top[j]; j++) {
+    if (!ends_with(top[j], ".lua") || top[j][0] == '.') continue;
+    fprintf(err, "mbdc: warning: --templates %s: %s was not used: recipes go in %s/algorithms/, "
+                 "render templates in %s/c/\n", dir, top[j], dir, dir);
+    warnings++;
+  }
+  free_list(top);
+  if (warnings) {
+    fprintf(err, "mbdc: note: a file in --templates replaces the built-in one of the same name, "
+                 "and the built-in ones are ");
+    list_builtin("algorithms", err);
+    fprintf(err, " and ");
+    list_builtin("c", err);
+    fprintf(err, "; any other recipe is read when --functions names it, any other module when an "
+                 "import names it\n");
+  }
+  return warnings;
+}
