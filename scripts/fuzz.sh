@@ -2,11 +2,13 @@
 # Fuzz the model readers with libFuzzer (clang; built in build-fuzz/ with -DMBDC_FUZZ=ON, which
 # also turns on AddressSanitizer and UndefinedBehaviorSanitizer). docs/fuzzing.md has the numbers.
 #
-#   bash scripts/fuzz.sh [--time SECONDS | --runs N] [parser | urdf | all]
+#   bash scripts/fuzz.sh [--time SECONDS | --runs N] [parser | urdf | pipeline | all]
 #
-#   parser  fuzz/fuzz_parser.c: the model language (default)
-#   urdf    fuzz/fuzz_urdf.c: the URDF reader
-#   all     both, one after the other
+#   parser    fuzz/fuzz_parser.c: the model language (default)
+#   urdf      fuzz/fuzz_urdf.c: the URDF reader
+#   pipeline  fuzz/fuzz_pipeline.c: check and generate (either reader, every recipe, the render
+#             templates), into memory
+#   all       the three, one after the other
 #   --time  stop each target after SECONDS (default 60); --runs: after N inputs
 #   a bare number is --time (the old form, `fuzz.sh 30`); FUZZ_TARGET=fuzz_urdf picks urdf
 #
@@ -25,10 +27,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
   --time) mode=time amount=${2:?--time needs SECONDS}; shift 2 ;;
   --runs) mode=runs amount=${2:?--runs needs N}; shift 2 ;;
-  parser | urdf) targets+=("$1"); shift ;;
-  all) targets+=(parser urdf); shift ;;
+  parser | urdf | pipeline) targets+=("$1"); shift ;;
+  all) targets+=(parser urdf pipeline); shift ;;
   [0-9]*) mode=time amount=$1; shift ;;
-  *) echo "usage: fuzz.sh [--time SECONDS | --runs N] [parser | urdf | all]" >&2; exit 2 ;;
+  *) echo "usage: fuzz.sh [--time SECONDS | --runs N] [parser | urdf | pipeline | all]" >&2; exit 2 ;;
   esac
 done
 if [ ${#targets[@]} -eq 0 ]; then
@@ -51,6 +53,11 @@ for t in "${targets[@]}"; do
   if [ "$t" = urdf ]; then
     ext=urdf dict=fuzz/urdf.dict max_len=16384
     cp examples/urdf/*.urdf tests/golden_urdf/*.urdf fuzz/seeds/*.urdf "$work/seeds/"
+  elif [ "$t" = pipeline ]; then
+    # valid models first: the examples, the degenerate ones of tests/singular/, small URDFs
+    ext=mbd dict=fuzz/mbd.dict max_len=4096
+    cp examples/*.mbd tests/singular/*.mbd fuzz/seeds/*.urdf "$work/seeds/"
+    cp examples/urdf/double_pendulum.urdf examples/urdf/ur5.urdf "$work/seeds/"
   else
     ext=mbd dict=fuzz/mbd.dict max_len=4096
     cp examples/*.mbd tests/golden/*.mbd "$work/seeds/"

@@ -167,6 +167,14 @@ printf 'model one;\nbody b { mass 1; inertia 1 1 1; }\njoint j revolute world ->
 expect 0 "generate a one-body model" -- "$mbdc" generate "$tmp/one.mbd" -o "$tmp/one"
 [ -s "$tmp/one/one_dynamics.c" ] && grep -q 'one_cfa' "$tmp/one/one_dynamics.c" ||
   { echo "FAIL: one-body model: no cfa generated"; fail=$((fail + 1)); }
+# no moving joint: a valid model that check warns about and generate refuses
+printf 'model still;\nbody b { mass 1; inertia 1 1 1; }\njoint j fixed world -> b;\n' >"$tmp/still.mbd"
+expect 0 "check a model without a moving joint" -- "$mbdc" check "$tmp/still.mbd"
+grep -q "warning: the model has no moving joint" "$tmp/err" ||
+  { echo "FAIL: check did not warn about a model without a moving joint"; fail=$((fail + 1)); }
+expect 1 "generate a model without a moving joint" -- "$mbdc" generate "$tmp/still.mbd" -o "$tmp/still"
+grep -q "error: the model has no moving joint" "$tmp/err" ||
+  { echo "FAIL: generate of a model without a moving joint"; fail=$((fail + 1)); }
 expect 0 "generate into a directory that does not exist yet" -- "$mbdc" generate "$cp" -o "$tmp/deep/a/b"
 [ -s "$tmp/deep/a/b/cart_pole_check.c" ] || { echo "FAIL: -o a/b/c not created"; fail=$((fail + 1)); }
 expect 2 "--cfa-order bad" -- "$mbdc" generate "$cp" --cfa-order zigzag -o "$tmp/g"

@@ -1,4 +1,4 @@
-# What mbdc writes (docs/security-outputs.md): hostile paths, names and command lines reach the
+# What mbdc writes (docs/security.md, "Outputs and untrusted input"): hostile paths, names and command lines reach the
 # generated text only escaped; output sets are replaced whole (full disk, kill -9 at every step);
 # modes; refused targets (outputs_test.sh). The generated C of random models with hostile names
 # compiles strictly and passes its harness (names_property_test.sh; MBDC_PROPERTY_MODELS=N for

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What mbdc writes, against hostile input and a hostile machine (docs/security-outputs.md):
+# What mbdc writes, against hostile input and a hostile machine (docs/security.md, "Outputs and untrusted input"):
 #   injection  paths, file names, the command line and recipe summaries reach generated text only
 #              escaped: golden banners (tests/golden_outputs/), the files compile with -Werror and
 #              their harness passes; a URDF file name cannot add statements to an imported .mbd

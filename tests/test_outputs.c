@@ -1,4 +1,4 @@
-/* test_outputs.c — what mbdc writes, in C (docs/security-outputs.md):
+/* test_outputs.c — what mbdc writes, in C (docs/security.md, "Outputs and untrusted input"):
  * 1. comment text (base/quote.h) of random bytes: printable ASCII, no comment end or start, no
  *    "??", no backslash but an escape, and it decodes back to the input; shell words read back
  *    by sh as the argument;

@@ -1,5 +1,5 @@
 /* outset.h — a set of output files that replaces the files of the same names in a directory
- * together, as atomically as POSIX allows (docs/security-outputs.md says what is guaranteed).
+ * together, as atomically as POSIX allows (docs/security.md, "Outputs", says what is guaranteed).
  *
  *   begin   open the directory (created with its parents if asked; an existing non-directory is
  *           an error), lock it (flock: runs into the same directory take turns), finish or

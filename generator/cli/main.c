@@ -136,6 +136,10 @@ static int cmd_check(int argc, char **argv) {
   int rc = parse_args(argc, argv, 0, &a);
   if (rc) return rc;
   if ((rc = load(a.model, &a.load, &m, &t))) return rc;
+  /* valid, but `generate` refuses it: say so here too (check and generate agree) */
+  if (t->nv == 0)
+    fprintf(stderr, "%s: warning: the model has no moving joint: mbdc generate has nothing to "
+                    "generate from it\n", a.model);
   mbg_summary_print(stdout, m, t);
   mbg_topology_free(t);
   mbg_model_free(m);

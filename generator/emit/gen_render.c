@@ -281,7 +281,8 @@ static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, co
       if (put_body(g, &g->functions[k], out, reserved) != 0) return -1;
       p = stop + 1;
     } else if ((size_t)(end - m) >= nset && memcmp(m, SET_MARK, nset) == 0) {
-      if (mbg_outset_stamp(set, out) != 0) return -1;
+      /* without a set (mbg_gen_render_to) the identifier is zero, in the same width */
+      if (set ? mbg_outset_stamp(set, out) != 0 : fputs("0x000000000000", out) == EOF) return -1;
       p = m + nset;
     } else { /* not a marker: the byte itself */
       if (fputc(*m, out) == EOF) return -1;
@@ -291,28 +292,49 @@ static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, co
   return 0;
 }
 
-int mbg_gen_render(mbg_gen *g, FILE *err) {
-  static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
-                                         {"c/source.lua", "_dynamics.c"},
-                                         {"c/model.lua", "_model.c"},
-                                         {"c/check.lua", "_check.c"}};
-  lua_State *L = mbg_lua_state(g->lua);
+/* The output files: the template of each, and the file name after the prefix. */
+static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
+                                       {"c/source.lua", "_dynamics.c"},
+                                       {"c/model.lua", "_model.c"},
+                                       {"c/check.lua", "_check.c"}};
+enum { NFILES = sizeof files / sizeof files[0] };
+
+/* Every template run (none writes anything): their texts, and the names a function body must not
+ * take. Returns 0 or the exit status; what is allocated is freed by rendered_free either way. */
+typedef struct rendered {
+  char *text[NFILES];
+  size_t len[NFILES];
+  char **reserved;
+} rendered;
+
+static void rendered_free(rendered *r) {
+  for (size_t k = 0; k < NFILES; k++) free(r->text[k]);
+  for (char **s = r->reserved; s && *s; s++) free(*s);
+  free(r->reserved);
+}
+
+static int render_all(mbg_gen *g, rendered *r, FILE *err) {
+  memset(r, 0, sizeof *r);
   if (mbg_lua_cpcall(g->lua, push_d, g, 1) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
-  /* every template first, then the files: a failing template leaves no file changed */
-  enum { NFILES = sizeof files / sizeof files[0] };
-  char *text[NFILES] = {0};
-  size_t len[NFILES] = {0};
   int rc = 0;
   for (size_t k = 0; k < NFILES && rc == 0; k++)
-    rc = render_one(g, files[k][0], &text[k], &len[k], err);
-  /* then the four files as one set (base/outset.h): all replaced, or none */
+    rc = render_one(g, files[k][0], &r->text[k], &r->len[k], err);
+  lua_settop(mbg_lua_state(g->lua), 0);
   char P[64];
   size_t n = 0;
   for (; g->prefix[n] && n + 1 < sizeof P; n++) P[n] = (char)toupper((unsigned char)g->prefix[n]);
   P[n] = '\0';
-  char **reserved = rc == 0 ? body_reserved(g, P) : NULL;
-  if (rc == 0 && !reserved) rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
+  if (rc == 0 && !(r->reserved = body_reserved(g, P)))
+    rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
+  return rc;
+}
+
+int mbg_gen_render(mbg_gen *g, FILE *err) {
+  /* every template first, then the files: a failing template leaves no file changed */
+  rendered r;
+  int rc = render_all(g, &r, err);
+  /* then the four files as one set (base/outset.h): all replaced, or none */
   mbg_outset set;
   if (rc == 0 && mbg_outset_begin(&set, g->opts->outdir, 1, err) != 0) rc = 2;
   for (size_t k = 0; k < NFILES && rc == 0; k++) {
@@ -320,14 +342,21 @@ int mbg_gen_render(mbg_gen *g, FILE *err) {
     snprintf(name, sizeof name, "%s%s", g->prefix, files[k][1]);
     FILE *out = mbg_outset_add(&set, name);
     if (!out) rc = 2;
-    else if (put_text(g, &set, (const char *const *)reserved, text[k], len[k], out) != 0)
+    else if (put_text(g, &set, (const char *const *)r.reserved, r.text[k], r.len[k], out) != 0)
       rc = (fprintf(err, "%s/%s: error: cannot write\n", set.dir, name), 2);
     if (rc) mbg_outset_abort(&set);
   }
   if (rc == 0 && mbg_outset_commit(&set) != 0) rc = 2;
-  for (size_t k = 0; k < NFILES; k++) free(text[k]);
-  for (char **r = reserved; r && *r; r++) free(*r);
-  free(reserved);
-  lua_settop(L, 0);
+  rendered_free(&r);
+  return rc;
+}
+
+int mbg_gen_render_to(mbg_gen *g, FILE *out, FILE *err) {
+  rendered r;
+  int rc = render_all(g, &r, err);
+  for (size_t k = 0; k < NFILES && rc == 0; k++)
+    if (put_text(g, NULL, (const char *const *)r.reserved, r.text[k], r.len[k], out) != 0)
+      rc = (fprintf(err, "mbdc: error: cannot write the rendered text\n"), 2);
+  rendered_free(&r);
   return rc;
 }

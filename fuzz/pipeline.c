@@ -1,0 +1,55 @@
+/* pipeline.c — check and generate one input into memory (pipeline.h). */
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/summary.h"
+#include "emit/gen_render.h"
+#include "emit/generate.h"
+#include "load/load.h"
+#include "topology/regular.h"
+#include "topology/topology.h"
+
+static int is_urdf_text(const char *data, size_t size) {
+  size_t k = 0;
+  while (k < size && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r'))
+    k++;
+  return k < size && data[k] == '<';
+}
+
+int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
+  const char *path = is_urdf_text(data, size) ? "fuzz.urdf" : "fuzz.mbd";
+  mbg_load_opts lo = {mbg_is_urdf(path) && size > 0 && (data[size - 1] & 1)};
+  int errors = 0, warnings = 0;
+  mbg_model *m = mbg_model_from_source(path, data, size, &lo, sink, &errors, &warnings);
+  if (!m) return 0;
+  /* mbdc check: the last model check, then the summary */
+  if (mbg_check_regular(m, path, data, size, sink) != 0) {
+    mbg_model_free(m);
+    return 0;
+  }
+  mbg_topology *t = mbg_topology_build(m);
+  if (!t) {
+    mbg_model_free(m);
+    return 0;
+  }
+  mbg_summary_print(sink, m, t);
+  int nb = t->nb;
+  mbg_topology_free(t);
+  /* mbdc generate, rendered into the sink */
+  mbg_gen_opts o;
+  memset(&o, 0, sizeof o);
+  o.model_path = path;
+  o.command = "mbdc generate fuzz";
+  o.floating_base = lo.floating_base;
+  o.functions = nb <= MBDC_FUZZ_ALL_FUNCTIONS_MAX_NB ? NULL : "rnea,crba,aba";
+  mbg_gen g;
+  int stage = 1;
+  if (mbg_gen_open_model(&g, &o, m, data, size, sink) == 0 && mbg_gen_run(&g, sink) == 0) {
+    stage = 2;
+    if (mbg_gen_render_to(&g, sink, sink) == 0) stage = 3;
+  }
+  mbg_gen_close(&g);
+  return stage;
+}
