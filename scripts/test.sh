@@ -14,7 +14,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
-echo "== fuzzing each reader for ${MBDC_FUZZ_SECONDS:-20} s"
+echo "== fuzzing each target (model language, URDF, whole pipeline) for ${MBDC_FUZZ_SECONDS:-20} s"
 bash scripts/fuzz.sh --time "${MBDC_FUZZ_SECONDS:-20}" all
 
 # sanitize DIR [CMAKE OPTION...]: a Debug build with -fsanitize=address,undefined, every test run
