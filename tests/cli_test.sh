@@ -175,6 +175,18 @@ grep -q "warning: the model has no moving joint" "$tmp/err" ||
 expect 1 "generate a model without a moving joint" -- "$mbdc" generate "$tmp/still.mbd" -o "$tmp/still"
 grep -q "error: the model has no moving joint" "$tmp/err" ||
   { echo "FAIL: generate of a model without a moving joint"; fail=$((fail + 1)); }
+# a model name that is not a prefix: check warns, generate refuses without --prefix
+printf 'model _low;\nbody b { mass 1; inertia 1 1 1; }\njoint j revolute world -> b { axis 0 0 1; }\n' >"$tmp/low.mbd"
+expect 0 "check a model whose name cannot be a prefix" -- "$mbdc" check "$tmp/low.mbd"
+grep -q "warning: the model name '_low' is reserved" "$tmp/err" ||
+  { echo "FAIL: check did not warn about the model name"; fail=$((fail + 1)); }
+expect 0 "generate it with --prefix" -- "$mbdc" generate "$tmp/low.mbd" --prefix low -o "$tmp/low"
+# a point mass merged off the origin: a body without inverse inertia, cfa left out with a note
+# (the recipe used to stop the whole generation; found by fuzz_pipeline)
+printf 'model pm;\nbody hub { }\nbody w { mass 3; }\njoint turn revolute world -> hub { axis 0 0 1; }\njoint weld fixed hub -> w { origin xyz 1.1 0.2 0.3; }\n' >"$tmp/pm.mbd"
+expect 0 "generate a point mass merged off the origin" -- "$mbdc" generate "$tmp/pm.mbd" -o "$tmp/pm"
+grep -q "note: cfa is not generated: body 'hub' has no inverse inertia" "$tmp/err" ||
+  { echo "FAIL: no note about cfa for a point mass"; fail=$((fail + 1)); }
 expect 0 "generate into a directory that does not exist yet" -- "$mbdc" generate "$cp" -o "$tmp/deep/a/b"
 [ -s "$tmp/deep/a/b/cart_pole_check.c" ] || { echo "FAIL: -o a/b/c not created"; fail=$((fail + 1)); }
 expect 2 "--cfa-order bad" -- "$mbdc" generate "$cp" --cfa-order zigzag -o "$tmp/g"

@@ -15,6 +15,7 @@
 #include "cli/graph.h"
 #include "cli/mbd_write.h"
 #include "cli/summary.h"
+#include "emit/gen_names.h"
 #include "emit/generate.h"
 #include "load/load.h"
 #include "topology/regular.h"
@@ -140,6 +141,10 @@ static int cmd_check(int argc, char **argv) {
   if (t->nv == 0)
     fprintf(stderr, "%s: warning: the model has no moving joint: mbdc generate has nothing to "
                     "generate from it\n", a.model);
+  char why[256];
+  if (!mbg_gen_prefix_ok(m->name, why, sizeof why))
+    fprintf(stderr, "%s: warning: the model name '%s' %s; mbdc generate needs --prefix\n", a.model,
+            m->name, why);
   mbg_summary_print(stdout, m, t);
   mbg_topology_free(t);
   mbg_model_free(m);

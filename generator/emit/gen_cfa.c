@@ -21,14 +21,15 @@ int mbg_gen_cfa_defined(const mbg_gen *g, char *why, size_t n) {
     double m = I->m, c[3], a[3][3], scale = 0;
     int ok = m > 0;
     for (int k = 0; k < 3 && ok; k++) c[k] = I->h[k] / m;
-    /* Ic = Ī − m (|c|² 1 − c cᵀ) and its Cholesky pivots, relative to its largest entry */
+    /* Ic = Ī − m (|c|² 1 − c cᵀ) and its Cholesky pivots, relative to the scale of the terms it
+     * is the difference of (Ī's entries and m |c|²): a point mass off the origin leaves an Ic of
+     * rounding noise, which is no inverse inertia however it compares with itself */
     static const int sym[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+    double cc = ok ? c[0] * c[0] + c[1] * c[1] + c[2] * c[2] : 0.0;
+    for (int k = 0; k < 6 && ok; k++) scale = fmax(scale, fabs(I->I[k]));
+    scale += m * cc;
     for (int r = 0; r < 3 && ok; r++)
-      for (int k = 0; k < 3; k++) {
-        double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-        a[r][k] = I->I[sym[r][k]] - m * ((r == k) * cc - c[r] * c[k]);
-        if (fabs(a[r][k]) > scale) scale = fabs(a[r][k]);
-      }
+      for (int k = 0; k < 3; k++) a[r][k] = I->I[sym[r][k]] - m * ((r == k) * cc - c[r] * c[k]);
     for (int j = 0; j < 3 && ok; j++) {
       for (int r = j; r < 3; r++)
         for (int k = 0; k < j; k++) a[r][j] -= a[r][k] * a[j][k];
