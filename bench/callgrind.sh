@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per call of every benchmarked function, counted by valgrind --tool=callgrind:
-# exact and repeatable on a noisy machine (PERFORMANCE.md), where times are not.
+# exact and repeatable on a noisy machine, where times are not.
 #
 # usage: bench/callgrind.sh BUILD_DIR [CALLS]     (BUILD_DIR configured with MBDC_BENCH=ON)
 #

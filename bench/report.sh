@@ -170,7 +170,7 @@ misses() {
   echo "# Benchmarks"
   echo
   echo "Written by \`$(meta command)\` on $(meta date); do not edit (rerun the command)."
-  echo "Method and caveats: [PERFORMANCE.md](../../shared/design/PERFORMANCE.md) and \`bench/\`."
+  echo "Method and caveats: the programs and scripts of \`bench/\` (\`bench_main.c\`, \`callgrind.sh\`, \`report.sh\`): every time is one run on a shared 2-core machine, so compare ratios measured in the same run; instruction counts from callgrind are exact."
   echo
   echo "| | |"
   echo "|---|---|"

@@ -10,7 +10,7 @@
 # bench_<robot>, e.g. "--reps 3" for a quicker run), MBDC_BENCH_CALLS (calls per callgrind dump,
 # default 128: every one of the 64 states twice; the counts are exact). Takes about half an hour
 # on 2 cores, mostly building (the humanoids take ~45 s each to compile per configuration) and
-# callgrind; quote its figures as one run (PERFORMANCE.md).
+# callgrind; quote its figures as one run, never as a typical speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
