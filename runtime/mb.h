@@ -349,4 +349,147 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
 int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                       const double *a, double *wrench);
 
+/* ---------------------------------------------------------------------------------------------
+ * Closed loops (loops.c, fd_loops.c, project.c; docs/loops.md). A loop (cut) joint closes a
+ * kinematic loop of the tree: its frame, fixed in body a, must coincide with a target frame fixed
+ * in body b up to the joint's own motion. Every loop type is a list of rows, each one of Haug's
+ * basic constraints (Haug 1989; Kang & Yoon) on the loop frame F_a (axes x_a y_a z_a, origin p_a)
+ * and the target frame F_b, with d = p_b − p_a in world coordinates and u1, u2 two unit vectors
+ * of the loop frame orthogonal to the axis a (u1 the coordinate axis least aligned with a,
+ * Gram-Schmidt; u2 = a × u1); a vector on b is the same loop-frame components in the target frame:
+ *
+ *   d1(u, w) = u_a · w_b        (perpendicular vectors)     d2(u) = u_a · d  (u ⟂ separation)
+ *   ss       = d · d − D²       (points at distance D)     screw = a_a · d − h θ
+ *
+ *   type        rows (names)
+ *   revolute,   x y z tilt1 tilt2      d2(x) d2(y) d2(z) d1(u1, a) d1(u2, a)
+ *   continuous
+ *   prismatic   tilt1 tilt2 twist slide1 slide2   d1(u1, a) d1(u2, a) d1(u1, u2) d2(u1) d2(u2)
+ *   helical     tilt1 tilt2 slide1 slide2 screw   d1(u1, a) d1(u2, a) d2(u1) d2(u2) screw
+ *   spherical,s x y z                  d2(x) d2(y) d2(z)
+ *   fixed       x y z tilt1 tilt2 twist   d2(x) d2(y) d2(z) d1(x, z) d1(y, z) d1(x, y)
+ *   d1          d1                     d1(a, axis2)   (axis2 given in the target frame)
+ *   d2          d2                     d2(a)
+ *   ss          ss                     d · d − D²
+ *
+ * θ (helical) is the rotation of F_b about a relative to F_a, atan2(u2_a · u1_b, u1_a · u1_b),
+ * in (−π, π]: a helical loop's residual is defined within half a turn of its assembled position.
+ * Rows are exact functions of q; K = ∂φ/∂q in velocity coordinates (K v = φ̇ exactly, everywhere)
+ * and K̇v = φ̈ at q̈ = 0. A d1 row is zero at a right angle, so it also vanishes when the joint is
+ * turned by half a turn: the mechanism is assembled near its model configuration. */
+typedef enum mb_loop_type {
+  MB_LOOP_REVOLUTE,
+  MB_LOOP_CONTINUOUS,
+  MB_LOOP_PRISMATIC,
+  MB_LOOP_HELICAL,
+  MB_LOOP_SPHERICAL,
+  MB_LOOP_FIXED,
+  MB_LOOP_D1,
+  MB_LOOP_D2,
+  MB_LOOP_S,
+  MB_LOOP_SS,
+  MB_LOOP_TYPE_COUNT
+} mb_loop_type;
+
+#define MB_LOOP_MAX_ROWS 6
+
+typedef struct mb_loop {
+  mb_loop_type type;
+  int a, b;               /* bodies (0 = world), a ≠ b */
+  double Ea[9], ra[3];    /* loop frame relative to body a: E rotates a coordinates into loop-frame
+                             coordinates, r is the loop frame's origin in a coordinates */
+  double Eb[9], rb[3];    /* target frame relative to body b, likewise */
+  double axis[3];         /* unit, loop-frame coordinates (revolute ... helical, d1, d2) */
+  double axis2[3];        /* d1: unit, target-frame coordinates */
+  double pitch;           /* helical: metres per radian */
+  double distance;        /* ss: D > 0 */
+} mb_loop;
+
+/* The loops of a model and the rows kept (the independent ones: the generator drops the rows that
+ * are identically dependent, docs/loops.md). row[r] = MB_LOOP_MAX_ROWS · l + k is row k of loop
+ * l, strictly ascending. */
+typedef struct mb_loops {
+  int nloops;
+  const mb_loop *loop;
+  int nc;
+  const int *row;
+} mb_loops;
+
+/* Rows of a loop type (revolute 5, ..., 0 if invalid) and the name of row k ("tilt1"; NULL if
+ * out of range). */
+int mb_loop_nrows(mb_loop_type t);
+const char *mb_loop_row_name(mb_loop_type t, int k);
+/* Validate loops against a model: bodies in range and distinct, unit axes (and an axis2 for d1),
+ * proper rotations, D > 0 for ss, rows ascending and existing. 0, or -1 and a reason in msg. */
+int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsize);
+
+/* The loops' scratch, laid out like the model's workspace (NR = L->nc). */
+#define MB_LWS_NR ((size_t)L->nc)
+#define MB_LOOP_WORKSPACE_ARRAYS(X)                                                             \
+  X(pose, 12 * MB_WS_NB1) /* R (body → world, row-major), p: world pose of every body */          \
+  X(vel, 6 * MB_WS_NB1) /* ω and the origin's velocity, world coordinates */                     \
+  X(acc, 6 * MB_WS_NB1) /* α and the origin's classical acceleration at q̈ = 0, world */         \
+  X(bv, 6 * MB_WS_NB1) /* body spatial velocity, body coordinates */                             \
+  X(ba, 6 * MB_WS_NB1) /* body spatial acceleration at q̈ = 0 without gravity, body coordinates */ \
+  X(phi, MB_LWS_NR) /* residual */                                                               \
+  X(g, 12 * MB_LWS_NR) /* row covectors: φ̇_r = g_a · v_a + g_b · v_b, body coordinates */        \
+  X(kb, MB_LWS_NR) /* K̇v */                                                                      \
+  X(K, MB_LWS_NR * MB_WS_NV) /* constraint Jacobian, row-major */                               \
+  X(Y, MB_LWS_NR * MB_WS_NV) /* M⁻¹ Kᵀ (row r: M⁻¹ K_rᵀ) */                                      \
+  X(Phi, MB_LWS_NR * MB_LWS_NR) /* K M⁻¹ Kᵀ or K Kᵀ, then its Cholesky factor */                 \
+  X(lam, MB_LWS_NR) /* multipliers, Newton right-hand sides */                                  \
+  X(dq, MB_WS_NV) /* Newton step, scratch */                                                     \
+  X(q0, 7 * MB_WS_NB1) /* projection: the configuration iterated */
+
+typedef struct mb_loop_workspace {
+  const mb_model *model;
+  const mb_loops *loops;
+  unsigned tag; /* MB_LWS_TAG once laid out */
+  int nv, nc;
+  int singular; /* after MB_ENUMERIC from a constraint solve: 1 + the row whose pivot failed */
+#define MB_LOOP_WORKSPACE_FIELD(name, count) double *name;
+  MB_LOOP_WORKSPACE_ARRAYS(MB_LOOP_WORKSPACE_FIELD)
+#undef MB_LOOP_WORKSPACE_FIELD
+} mb_loop_workspace;
+
+#define MB_LWS_TAG 0x6d626c77u /* "mblw" */
+
+/* Bytes the loops' workspace needs (0 for NULL, SIZE_MAX if size_t cannot hold it), and its
+ * layout in buffer (aligned for double). MB_OK or MB_EINVAL. */
+size_t mb_loop_workspace_size(const mb_model *m, const mb_loops *L);
+int mb_loop_workspace_init(mb_loop_workspace *lw, const mb_model *m, const mb_loops *L,
+                           void *buffer);
+
+/* φ(q) [nc], K(q) [nc × nv, row-major], and K̇v [nc] (loops.c). Each also leaves in lw the
+ * poses (and, for the bias, the velocities) it computed. MB_OK, MB_EINVAL, MB_EWORKSPACE (either
+ * workspace), MB_ENUMERIC if an output is not finite. */
+int mb_loop_residual(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                     mb_loop_workspace *lw, const double *q, double *phi);
+int mb_loop_jacobian(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                     mb_loop_workspace *lw, const double *q, double *K);
+int mb_loop_bias(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                 const double *q, const double *v, double *kb);
+
+/* Constrained forward dynamics (fd_loops.c): q̈ and λ with M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v, by the
+ * mass matrix (M = Lᵀ D L without fill, Y = M⁻¹ Kᵀ, Φ = K Y, Φ λ = −K̇v − K q̈₀ with q̈₀ the
+ * unconstrained accelerations). lambda may be NULL. MB_OK; MB_ENUMERIC if M or Φ is singular to
+ * working precision (lw->singular: 1 + the row of Φ whose pivot failed) or an output is not
+ * finite. */
+int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                const double *q, const double *v, const double *tau, double *qdd,
+                double *lambda);
+
+/* Projection onto the constraint manifold (project.c): Newton's method on φ(q) = 0 with the
+ * minimum-norm step Δv = −Kᵀ (K Kᵀ + μ 1)⁻¹ φ (μ = 1e-10 · max diag K Kᵀ: redundant rows are
+ * harmless), applied with mb_integrate (quaternions stay unit), until max |φ_r| ≤ MB_PROJECT_TOL,
+ * at most MB_PROJECT_MAXIT iterations; then v is replaced by its orthogonal projection
+ * v − Kᵀ (K Kᵀ)⁻¹ K v onto K v = 0. MB_OK; MB_ENUMERIC if the iteration does not converge or
+ * K Kᵀ is singular (q, v are then left as they were on entry). */
+#define MB_PROJECT_TOL 1e-12
+#define MB_PROJECT_MAXIT 30
+int mb_project_q(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                 double *q);
+int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                 const double *q, double *v);
+
 #endif

@@ -1,0 +1,52 @@
+/* fd_loops.c — forward dynamics of a tree closed by loop joints, with Lagrange multipliers:
+ * M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v (Kang & Yoon eqs. 37-43; docs/loops.md). The runtime's reference
+ * solves it through the mass matrix, M = Lᵀ D L without fill (mb_ltdl): q̈₀ = M⁻¹ (τ − h), Y = M⁻¹
+ * Kᵀ, Φ = K Y, Φ λ = −K̇v − K q̈₀, q̈ = q̈₀ + Y λ. The generated p_fd_loops carries K through the
+ * articulated-body sweeps instead: two algorithms, so the harness compares independent answers. */
+#include "loops_internal.h"
+
+#include <string.h>
+
+int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, double *x) {
+  int j = mbs_chol(n, lw->Phi);
+  if (j) return lw->singular = -j, -1;
+  mbs_chol_solve(n, lw->Phi, x);
+  return 0;
+}
+
+int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                const double *q, const double *v, const double *tau, double *qdd,
+                double *lambda) {
+  int rc = mb_loop_all_(m, L, ws, lw, q, v), nv = m->nv, nc = L->nc;
+  if (rc) return rc;
+  if (!v || !tau || !qdd) return MB_EINVAL;
+  lw->singular = 0, ws->singular = 0;
+  /* q̈₀ = M⁻¹ (τ − h) */
+  if ((rc = mb_nle(m, ws, q, v, qdd))) return rc;
+  for (int k = 0; k < nv; k++) qdd[k] = tau[k] - qdd[k];
+  if ((rc = mb_crba(m, ws, q, ws->M)) || (rc = mb_ltdl(m, ws, ws->M))) return rc;
+  if ((rc = mb_ltdl_solve(m, ws, ws->M, qdd))) return rc;
+  /* Y_r = M⁻¹ K_rᵀ;  Φ = K Yᵀ (lower triangle);  λ from Φ λ = −K̇v − K q̈₀ */
+  for (int r = 0; r < nc; r++) {
+    double *Y = lw->Y + (size_t)r * (size_t)nv, s = -lw->kb[r];
+    const double *Kr = lw->K + (size_t)r * (size_t)nv;
+    memcpy(Y, Kr, sizeof *Y * (size_t)nv);
+    if ((rc = mb_ltdl_solve(m, ws, ws->M, Y))) return rc;
+    for (int c = 0; c <= r; c++) {
+      const double *Kc = lw->K + (size_t)c * (size_t)nv;
+      double p = 0.0;
+      for (int k = 0; k < nv; k++) p += Kc[k] * Y[k];
+      lw->Phi[(size_t)r * (size_t)nc + (size_t)c] = p;
+    }
+    for (int k = 0; k < nv; k++) s -= Kr[k] * qdd[k];
+    lw->lam[r] = s;
+  }
+  if (mb_loop_spd_solve_(lw, nc, lw->lam)) return MB_ENUMERIC;
+  for (int r = 0; r < nc; r++) {
+    const double *Y = lw->Y + (size_t)r * (size_t)nv;
+    for (int k = 0; k < nv; k++) qdd[k] += lw->lam[r] * Y[k];
+  }
+  if (lambda) memcpy(lambda, lw->lam, sizeof *lambda * (size_t)nc);
+  if (!mbs_finite(qdd, (size_t)nv) || !mbs_finite(lw->lam, (size_t)nc)) return MB_ENUMERIC;
+  return MB_OK;
+}
