@@ -8,6 +8,7 @@
 #include "emit/gen_render.h"
 #include "emit/generate.h"
 #include "load/load.h"
+#include "topology/loop_rows.h"
 #include "topology/regular.h"
 #include "topology/topology.h"
 
@@ -34,7 +35,14 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
     mbg_model_free(m);
     return 0;
   }
-  mbg_summary_print(sink, m, t);
+  mbg_loop_rows rows;
+  if (mbg_check_loops(m, t, NULL, path, data, size, sink, &rows) != 0) {
+    mbg_topology_free(t);
+    mbg_model_free(m);
+    return 0;
+  }
+  mbg_summary_print(sink, m, t, &rows);
+  mbg_loop_rows_free(&rows);
   int nb = t->nb;
   mbg_topology_free(t);
   /* mbdc generate, rendered into the sink */

@@ -18,6 +18,7 @@
 #include "emit/gen_names.h"
 #include "emit/generate.h"
 #include "load/load.h"
+#include "topology/loop_rows.h"
 #include "topology/regular.h"
 #include "topology/topology.h"
 
@@ -105,7 +106,8 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
 /* Load and check a model (the rules of the model language, then a mass matrix regular in a
  * generic configuration: topology/regular.h, as `generate` does), and build its topology.
  * Returns the exit status. */
-static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t) {
+static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t,
+                mbg_loop_rows *rows) {
   int errors = 1, warnings;
   size_t len;
   *t = NULL;
@@ -116,15 +118,22 @@ static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_top
     mbg_model_free(*m);
     *m = NULL;
   }
+  if (*m && !(*t = mbg_topology_build(*m))) {
+    fprintf(stderr, "mbdc: error: out of memory\n");
+    free(text);
+    mbg_model_free(*m);
+    return EXIT_MODEL;
+  }
+  /* the loops close near the model's configuration (topology/loop_rows.h, as `generate`) */
+  if (*m && (errors = mbg_check_loops(*m, *t, NULL, path, text, len, stderr, rows)) != 0) {
+    if (errors < 0) fprintf(stderr, "mbdc: error: out of memory\n"), errors = 1;
+    mbg_topology_free(*t);
+    mbg_model_free(*m);
+    *m = NULL, *t = NULL;
+  }
   free(text);
   if (!*m) {
     fprintf(stderr, "%s: %d error%s\n", path, errors, errors == 1 ? "" : "s");
-    return EXIT_MODEL;
-  }
-  *t = mbg_topology_build(*m);
-  if (!*t) {
-    fprintf(stderr, "mbdc: error: out of memory\n");
-    mbg_model_free(*m);
     return EXIT_MODEL;
   }
   return 0;
@@ -136,7 +145,8 @@ static int cmd_check(int argc, char **argv) {
   mbg_topology *t;
   int rc = parse_args(argc, argv, 0, &a);
   if (rc) return rc;
-  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
+  mbg_loop_rows rows;
+  if ((rc = load(a.model, &a.load, &m, &t, &rows))) return rc;
   /* valid, but `generate` refuses it: say so here too (check and generate agree) */
   if (t->nv == 0)
     fprintf(stderr, "%s: warning: the model has no moving joint: mbdc generate has nothing to "
@@ -145,7 +155,8 @@ static int cmd_check(int argc, char **argv) {
   if (!mbg_gen_prefix_ok(m->name, why, sizeof why))
     fprintf(stderr, "%s: warning: the model name '%s' %s; mbdc generate needs --prefix\n", a.model,
             m->name, why);
-  mbg_summary_print(stdout, m, t);
+  mbg_summary_print(stdout, m, t, &rows);
+  mbg_loop_rows_free(&rows);
   mbg_topology_free(t);
   mbg_model_free(m);
   return 0;
@@ -157,7 +168,7 @@ static int cmd_graph(int argc, char **argv) {
   mbg_topology *t;
   int rc = parse_args(argc, argv, 1, &a);
   if (rc) return rc;
-  if ((rc = load(a.model, &a.load, &m, &t))) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t, NULL))) return rc;
   if (a.output) {
     mbg_outfile o;
     if (mbg_outfile_open(&o, a.output, stderr) == 0) {

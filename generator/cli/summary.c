@@ -4,6 +4,8 @@
  * rows. Order is tree order or model order, never anything else, so the text is deterministic. */
 #include "cli/summary.h"
 
+#include "topology/rtloops.h"
+
 #include <string.h>
 
 static const char *body_name(const mbg_model *m, int b) {
@@ -108,7 +110,29 @@ static void print_chains(FILE *out, const mbg_model *m, const mbg_topology *t) {
   fprintf(out, "%s\n", t->world_is_node ? "  (the world has more than one child)" : "");
 }
 
-static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t) {
+/* "q5: 5 rows, 2 independent, 3 redundant (kept: ...; redundant: ...)" */
+static void print_rows(FILE *out, const mbg_model *m, const mbg_topology *t,
+                       const mbg_loop_rows *rows, int k) {
+  mb_loop_type type = mbg_rtloop_type(m->loops[t->loop[k].model_loop].type);
+  int nr = mb_loop_nrows(type), r = 0;
+  fprintf(out, "      %s: %d row%s, %d independent, %d redundant", m->loops[t->loop[k].model_loop].name,
+          nr, nr == 1 ? "" : "s", rows->nkept[k], rows->nrows[k] - rows->nkept[k]);
+  for (int pass = 0; pass < 2; pass++) {
+    int any = 0;
+    for (int j = 0; j < nr; j++) {
+      int code = MB_LOOP_MAX_ROWS * k + j, kept = 0;
+      for (r = 0; r < rows->nc; r++) kept |= rows->row[r] == code;
+      if (kept != (pass == 0)) continue;
+      fprintf(out, "%s%s", any ? " " : pass ? "; redundant: " : " (kept: ", mb_loop_row_name(type, j));
+      any = 1;
+    }
+    if (pass == 0 && !any) fprintf(out, " (kept: none");
+  }
+  fprintf(out, ")\n");
+}
+
+static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
+                        const mbg_loop_rows *rows) {
   if (m->nloops == 0) return;
   int w[2] = {0, 0};
   for (int l = 0; l < m->nloops; l++) {
@@ -124,13 +148,18 @@ static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t) {
     for (int p = 0; p < L->npath; p++)
       fprintf(out, " %s", joint_name(m, t->body[L->path[p]].model_joint));
     fprintf(out, " (through %s)\n", body_name(m, t->body[L->ancestor].model_body));
+    if (rows && rows->nrows) print_rows(out, m, t, rows, k);
   }
+  if (rows && rows->nrows)
+    fprintf(out, "  mobility: %d velocity coordinates - %d independent constraint rows = %d degrees of "
+                 "freedom\n", t->nv, rows->nc, t->nv - rows->nc);
 }
 
-void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t) {
+void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
+                       const mbg_loop_rows *rows) {
   print_header(out, m, t);
   print_joints(out, m, t);
   print_fixed(out, m, t);
   print_chains(out, m, t);
-  print_loops(out, m, t);
+  print_loops(out, m, t, rows);
 }

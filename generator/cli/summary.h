@@ -6,9 +6,12 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "topology/loop_rows.h"
 #include "topology/topology.h"
 
 /* Plain, aligned, deterministic text. */
-void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t);
+/* rows (may be NULL): the loops' independent rows (topology/loop_rows.h), printed per loop. */
+void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
+                       const mbg_loop_rows *rows);
 
 #endif

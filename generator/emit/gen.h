@@ -12,6 +12,7 @@
 #include "sym/sym.h"
 #include "topology/align.h"
 #include "topology/dh_frames.h"
+#include "topology/loop_rows.h"
 #include "topology/rtmodel.h"
 #include "topology/topology.h"
 
@@ -69,6 +70,7 @@ typedef struct mbg_gen {
   mbg_aligned aligned;
   mbg_dh dh; /* the working frames of the recipes */
   mbg_rtmodel rt;
+  mbg_loop_rows loops; /* the loops' independent rows and assembled configuration */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

@@ -42,10 +42,6 @@ static void notes(const mbg_gen *g, FILE *err) {
     if (g->model->bodies[b].flex)
       fprintf(err, "%s: note: flexible body '%s' is generated as rigid (flexible dynamics are "
                    "not generated yet)\n", g->opts->model_path, g->model->bodies[b].name);
-  if (g->model->nloops > 0)
-    fprintf(err, "%s: note: %d loop joint%s not closed: the functions are those of the "
-                 "spanning tree\n", g->opts->model_path, g->model->nloops,
-            g->model->nloops == 1 ? " is" : "s are");
 }
 
 /* The largest array of the generated interface: an nv × nv matrix or a pose per body, 12 (nb + 1)
@@ -87,12 +83,17 @@ static int open_lua(mbg_gen *g, FILE *err) {
 
 /* The --templates directory checked; topology, alignment, working frames, runtime model, Lua
  * host and the recipes' model table of g->model. */
-static int prepare(mbg_gen *g, FILE *err) {
+static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
   if (g->opts->templates && (rc = mbg_gen_templates_check(g->opts->templates, err))) return rc;
   if (!(g->topo = mbg_topology_build(g->model)))
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  /* the loops close near the model's configuration; their independent rows (loop_rows.h) */
+  rc = mbg_check_loops(g->model, g->topo, NULL, g->opts->model_path, source, len, err, &g->loops);
+  if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (rc > 0)
+    return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
@@ -144,7 +145,7 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
   g->model = m;
   mbg_sha256_hex(source, len, hex); /* the bytes that were parsed */
   snprintf(g->digest, sizeof g->digest, "sha256:%s", hex);
-  return prepare(g, err);
+  return prepare(g, source, len, err);
 }
 
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
@@ -239,6 +240,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_lsym_end(&g->lsym);
   mbg_lua_free(g->lua);
   mbg_rtmodel_free(&g->rt);
+  mbg_loop_rows_free(&g->loops);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);
