@@ -132,6 +132,66 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "cfa");
 }
 
+/* A frame given relative to tree body i's original frame, re-expressed in its working frame:
+ * X · Yo⁻¹ (the world, i = 0, has no working frame of its own). */
+static void to_working(const mbg_gen *g, int i, const mbg_xform *X, mbg_xform *out) {
+  if (i == 0) {
+    *out = *X;
+    return;
+  }
+  const mbg_xform *Yo = &g->dh.body[i].Yo;
+  mbg_xform inv;
+  /* Yo⁻¹ = (Eᵀ, −E r) */
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) inv.E[3 * a + b] = Yo->E[3 * b + a];
+  for (int a = 0; a < 3; a++)
+    inv.r[a] = -(Yo->E[3 * a] * Yo->r[0] + Yo->E[3 * a + 1] * Yo->r[1] + Yo->E[3 * a + 2] * Yo->r[2]);
+  mbg_xform_compose(X, &inv, out);
+}
+
+/* model.loops[l]: every loop joint, frames in the working frames of its bodies; model.constraints:
+ * the independent rows kept (topology/loop_rows.h), in order. */
+static void push_loops(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  lua_createtable(L, t->nloops, 0);
+  for (int l = 0; l < t->nloops; l++) {
+    const mbg_tree_loop *tl = &t->loop[l];
+    const mbg_loop *ml = &g->model->loops[tl->model_loop];
+    mbg_xform Xa, Xb;
+    to_working(g, tl->a, &tl->Xa, &Xa);
+    to_working(g, tl->b, &tl->Xb, &Xb);
+    lua_createtable(L, 0, 10);
+    mbg_lua_set_string(L, "name", ml->name);
+    mbg_lua_set_string(L, "type", mbg_joint_type_name(ml->type));
+    mbg_lua_set_int(L, "a", tl->a);
+    mbg_lua_set_int(L, "b", tl->b);
+    push_xform(L, &Xa);
+    lua_setfield(L, -2, "Xa");
+    push_xform(L, &Xb);
+    lua_setfield(L, -2, "Xb");
+    push_numbers(L, ml->axis, 3);
+    lua_setfield(L, -2, "axis");
+    push_numbers(L, ml->axis_b, 3);
+    lua_setfield(L, -2, "axis2");
+    lua_pushnumber(L, ml->pitch);
+    lua_setfield(L, -2, "pitch");
+    lua_pushnumber(L, ml->distance);
+    lua_setfield(L, -2, "distance");
+    lua_rawseti(L, -2, l + 1);
+  }
+  lua_setfield(L, -2, "loops");
+  lua_createtable(L, g->loops.nc, 0);
+  for (int r = 0; r < g->loops.nc; r++) {
+    int l = g->loops.row[r] / MB_LOOP_MAX_ROWS, k = g->loops.row[r] % MB_LOOP_MAX_ROWS;
+    lua_createtable(L, 0, 2);
+    mbg_lua_set_int(L, "loop", l + 1);
+    mbg_lua_set_int(L, "row", k + 1);
+    lua_rawseti(L, -2, r + 1);
+  }
+  lua_setfield(L, -2, "constraints");
+  mbg_lua_set_int(L, "nc", g->loops.nc);
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -149,6 +209,7 @@ static int push_model(lua_State *L) {
   }
   lua_setfield(L, -2, "bodies");
   push_cfa(g, L);
+  push_loops(g, L);
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);

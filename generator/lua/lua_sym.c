@@ -188,6 +188,11 @@ UNARY(l_sin, mbg_sym_sin)
 UNARY(l_cos, mbg_sym_cos)
 #undef UNARY
 
+static int l_atan2(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  return push_sx(L, c, mbg_sym_atan2(c->s, to_sx(L, c, 1), to_sx(L, c, 2)));
+}
+
 static int l_sincos(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_sx s, co;
@@ -212,7 +217,7 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"__tostring", l_tostring}, {NULL, NULL}};
   static const luaL_Reg lib[] = {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"name", l_name},
-    {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"sincos", l_sincos},
+    {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
   lua_newtable(L);

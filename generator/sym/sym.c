@@ -323,6 +323,16 @@ mbg_sx mbg_sym_sqrt(mbg_sym *s, mbg_sx a) { return unary(s, MBG_SYM_SQRT, a); }
 mbg_sx mbg_sym_sin(mbg_sym *s, mbg_sx a) { return unary(s, MBG_SYM_SIN, a); }
 mbg_sx mbg_sym_cos(mbg_sym *s, mbg_sx a) { return unary(s, MBG_SYM_COS, a); }
 
+mbg_sx mbg_sym_atan2(mbg_sym *s, mbg_sx y, mbg_sx x) {
+  if (bad_args(s, y, x, 1)) return -1;
+  double ky, kx;
+  if (mbg_sym_is_const(s, y, &ky) && mbg_sym_is_const(s, x, &kx)) {
+    mbg_sx f = folded(s, atan2(ky, kx));
+    if (f != -2) return f;
+  }
+  return node(s, MBG_SYM_ATAN2, y, x);
+}
+
 void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x) {
   mbg_sx sn = mbg_sym_sin(s, x), cs = mbg_sym_cos(s, x);
   if (sin_x) *sin_x = sn;

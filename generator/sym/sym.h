@@ -38,7 +38,8 @@ typedef enum mbg_sym_op {
   MBG_SYM_NEG,
   MBG_SYM_SQRT,
   MBG_SYM_SIN,
-  MBG_SYM_COS
+  MBG_SYM_COS,
+  MBG_SYM_ATAN2 /* atan2(a, b) */
 } mbg_sym_op;
 
 mbg_sym *mbg_sym_new(void);
@@ -63,6 +64,8 @@ mbg_sx mbg_sym_neg(mbg_sym *s, mbg_sx a);
 mbg_sx mbg_sym_sqrt(mbg_sym *s, mbg_sx a);
 mbg_sx mbg_sym_sin(mbg_sym *s, mbg_sx a);
 mbg_sx mbg_sym_cos(mbg_sym *s, mbg_sx a);
+/* atan2(y, x), the angle of the point (x, y) in (−π, π]; constants folded. */
+mbg_sx mbg_sym_atan2(mbg_sym *s, mbg_sx y, mbg_sx x);
 /* Both at once (the same nodes as mbg_sym_sin and mbg_sym_cos of x). */
 void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x);
 

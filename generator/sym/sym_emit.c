@@ -260,7 +260,8 @@ static void put_end(emitter *m, line *l) {
 
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
-  static const char *const fn[2][3] = {{"sqrt(", "sin(", "cos("}, {"sqrtf(", "sinf(", "cosf("}};
+  static const char *const fn[2][4] = {{"sqrt(", "sin(", "cos(", "atan2("},
+                                       {"sqrtf(", "sinf(", "cosf(", "atan2f("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
   line l = {.n = 0};
@@ -278,6 +279,7 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   } else {
     put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
     put_operand(m, &l, s->a[e]);
+    if (op == MBG_SYM_ATAN2) put_str(&l, ", "), put_operand(m, &l, s->b[e]);
     put_str(&l, ")");
   }
   put_end(m, &l);

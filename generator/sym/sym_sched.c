@@ -73,7 +73,10 @@ void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned c
   for (int32_t i = 0; i < s->nout; i++)
     if (s->op[s->out_e[i]] == MBG_SYM_NEG) need[s->out_e[i]] = 1;
   for (int32_t e = 0; e < s->n; e++)
-    if (live[e] && s->op[e] >= MBG_SYM_SQRT && s->op[s->a[e]] == MBG_SYM_NEG) need[s->a[e]] = 1;
+    if (live[e] && s->op[e] >= MBG_SYM_SQRT) {
+      if (s->op[s->a[e]] == MBG_SYM_NEG) need[s->a[e]] = 1;
+      if (s->op[e] == MBG_SYM_ATAN2 && s->op[s->b[e]] == MBG_SYM_NEG) need[s->b[e]] = 1;
+    }
 }
 
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
@@ -96,7 +99,8 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
     case MBG_SYM_NEG: c->add += need[e]; break;
     case MBG_SYM_SQRT: c->sqrt++; break;
     case MBG_SYM_SIN:
-    case MBG_SYM_COS: c->trig++; break;
+    case MBG_SYM_COS:
+    case MBG_SYM_ATAN2: c->trig++; break;
     case MBG_SYM_CONST:
     case MBG_SYM_INPUT: break;
     }
@@ -110,7 +114,7 @@ static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_i
                           void *ctx) {
   double x = 0.0, y = 0.0;
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
-  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  if (mbg_sym_is_binary_op(s->op[e]) || s->op[e] == MBG_SYM_ATAN2) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
   case MBG_SYM_CONST: return mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return in(ctx, s->arr[s->a[e]], s->b[e]);
@@ -122,6 +126,7 @@ static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_i
   case MBG_SYM_SQRT: return sqrt(x);
   case MBG_SYM_SIN: return sin(x);
   case MBG_SYM_COS: return cos(x);
+  case MBG_SYM_ATAN2: return atan2(x, y);
   }
   return NAN;
 }
@@ -131,7 +136,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
                         void *ctx) {
   float x = 0.0f, y = 0.0f;
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
-  if (mbg_sym_is_binary_op(s->op[e])) y = v[s->b[e]];
+  if (mbg_sym_is_binary_op(s->op[e]) || s->op[e] == MBG_SYM_ATAN2) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
   case MBG_SYM_CONST: return (float)mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return (float)in(ctx, s->arr[s->a[e]], s->b[e]);
@@ -143,6 +148,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
   case MBG_SYM_SQRT: return sqrtf(x);
   case MBG_SYM_SIN: return sinf(x);
   case MBG_SYM_COS: return cosf(x);
+  case MBG_SYM_ATAN2: return atan2f(x, y);
   }
   return NAN;
 }
