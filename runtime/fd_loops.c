@@ -17,8 +17,9 @@ int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, double *x) {
 int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                 const double *q, const double *v, const double *tau, double *qdd,
                 double *lambda) {
-  int rc = mb_loop_all_(m, L, ws, lw, q, v), nv = m->nv, nc = L->nc;
-  if (rc) return rc;
+  int rc = mb_loop_all_(m, L, ws, lw, q, v);
+  if (rc) return rc; /* before m and L are read: either may be NULL */
+  int nv = m->nv, nc = L->nc;
   if (!v || !tau || !qdd) return MB_EINVAL;
   lw->singular = 0, ws->singular = 0;
   /* q̈₀ = M⁻¹ (τ − h) */

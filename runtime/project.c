@@ -35,7 +35,8 @@ int mb_project_q(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
   memcpy(x, q, sizeof *q * (size_t)m->nq);
   for (int it = 0;; it++) {
     double err = 0.0;
-    for (int r = 0; r < nc; r++) err = fmax(err, fabs(lw->phi[r]));
+    for (int r = 0; r < nc; r++) /* not fmax: it would drop a NaN */
+      if (!(fabs(lw->phi[r]) <= err)) err = fabs(lw->phi[r]);
     if (!(err <= 1e300)) return MB_ENUMERIC; /* NaN or Inf */
     if (err <= MB_PROJECT_TOL) break;
     if (it == MB_PROJECT_MAXIT) return MB_ENUMERIC;
