@@ -843,6 +843,45 @@ static void test_singular(void **state) {
   mbt_tree_free(t), mbt_tree_free(t2), mbt_tree_free(t3);
 }
 
+/* A redundant row that vanishes only to rounding: the four-bar in a tilted plane (body 1's XT a
+ * random rotation), closed by a spherical loop with rows x, y, z. The z row (along the plane's
+ * normal) is identically zero, but its K row is rounding noise (~1e-17), not exact zeros, so Φ's
+ * pivot for it is noise² and is not small against Φ_zz (noise² itself). Reference (mb.h): Φ is
+ * singular to working precision → MB_ENUMERIC (never MB_OK with λ_z ~ 1e17 and a q̈ of noise),
+ * and mb_project_v → MB_ENUMERIC with v unchanged; with rows x, y: MB_OK. */
+static void test_noise_rows(void **state) {
+  (void)state;
+  mbt_rng g;
+  mbt_rng_seed(&g, 121);
+  for (int trial = 0; trial < 8; trial++) {
+    fourbar f = {1.0, 0.4, 1.1, 0.8};
+    mbt_tree *t = fourbar_tree(&f);
+    mbt_rand_rot(&g, t->XT_E + 9);
+    const mb_model *m = &t->model;
+    double q[3], v[3], vc[3], tau[3], qdd[3], lam[3];
+    assert_int_equal(fourbar_q(&f, mbt_uniform(&g, -MBT_PI, MBT_PI), q), 0);
+    mb_loop l;
+    memset(&l, 0, sizeof l);
+    l.type = MB_LOOP_SPHERICAL, l.a = 3, l.b = 0, l.ra[0] = f.L3;
+    memcpy(l.Ea, I3, sizeof l.Ea), l.axis[0] = 1;
+    loop_close(m, q, &l, I3, (double[3]){0, 0, 0});
+    int xy[2] = {0, 1};
+    lsys *s2 = lsys_new(m, &l, 1, xy, 2), *s3 = lsys_new(m, &l, 1, NULL, 0);
+    mbt_rand_vec(&g, 3, -1, 1, v), mbt_rand_vec(&g, 3, -1, 1, tau);
+    assert_int_equal(mb_project_v(m, &s2->L, &s2->ws, &s2->lw, q, v), MB_OK);
+    check_fd(s2, q, v, tau, qdd);
+    int rc = mb_fd_loops(m, &s3->L, &s3->ws, &s3->lw, q, v, tau, qdd, lam);
+    if (rc != MB_ENUMERIC)
+      fail_msg("trial %d: rows x y z: mb_fd_loops %d, λ = %g %g %g", trial, rc, lam[0], lam[1], lam[2]);
+    assert_int_equal(s3->lw.singular, 3);
+    memcpy(vc, v, sizeof vc);
+    assert_int_equal(mb_project_v(m, &s3->L, &s3->ws, &s3->lw, q, vc), MB_ENUMERIC);
+    assert_memory_equal(vc, v, sizeof vc);
+    lsys_free(s2), lsys_free(s3);
+    mbt_tree_free(t);
+  }
+}
+
 /* MB_EINVAL for every NULL argument, MB_EWORKSPACE for a workspace of another model or other
  * loops or never laid out; nothing written then. */
 static void test_errors(void **state) {
@@ -889,6 +928,10 @@ static void test_errors(void **state) {
   assert_int_equal(mb_loop_workspace_init(lw, m, L, NULL), MB_EINVAL);
   assert_int_equal(mb_loop_workspace_size(NULL, L), 0);
   assert_int_equal(mb_loop_workspace_size(m, NULL), 0);
+  mb_loops Lbad = {1, &l, -1, xy}; /* nc < 0: no size, and no layout (not a memset of SIZE_MAX) */
+  assert_true(mb_loop_workspace_size(m, &Lbad) == SIZE_MAX);
+  mb_loop_workspace lwbad;
+  assert_int_equal(mb_loop_workspace_init(&lwbad, m, &Lbad, s->lbuf), MB_EINVAL);
   /* foreign workspaces: nothing is written to the outputs */
   double sentinel[15];
   for (int k = 0; k < 15; k++) sentinel[k] = out[k] = 12345.0;
@@ -996,7 +1039,8 @@ int main(void) {
       cmocka_unit_test(test_loop_equals_tree_joint), cmocka_unit_test(test_fourbar),
       cmocka_unit_test(test_slider_crank),       cmocka_unit_test(test_spatial_loops),
       cmocka_unit_test(test_coupled_loops),      cmocka_unit_test(test_energy),
-      cmocka_unit_test(test_singular),           cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_singular),           cmocka_unit_test(test_noise_rows),
+      cmocka_unit_test(test_errors),
       cmocka_unit_test(test_loops_check),        cmocka_unit_test(test_report),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
