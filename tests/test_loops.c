@@ -50,7 +50,8 @@ typedef struct lsys {
 } lsys;
 
 /* A system of loops (rows NULL: every row of every loop); heap-allocated, since lw points at L. */
-static lsys *lsys_new(const mb_model *m, const mb_loop *loops, int nloops, const int *rows, int nc) {
+static lsys *lsys_new(const mb_model *m, const mb_loop *loops, int nloops, const int *rows,
+                      int nc) {
   lsys *s = calloc(1, sizeof *s);
   char msg[160];
   s->m = m;
@@ -59,7 +60,8 @@ static lsys *lsys_new(const mb_model *m, const mb_loop *loops, int nloops, const
     memcpy(s->row, rows, sizeof *rows * (size_t)nc);
   else
     for (int l = nc = 0; l < nloops; l++)
-      for (int k = 0; k < mb_loop_nrows(loops[l].type); k++) s->row[nc++] = MB_LOOP_MAX_ROWS * l + k;
+      for (int k = 0; k < mb_loop_nrows(loops[l].type); k++)
+        s->row[nc++] = MB_LOOP_MAX_ROWS * l + k;
   s->L = (mb_loops){nloops, s->loop, nc, s->row};
   if (mb_loops_check(m, &s->L, msg, sizeof msg)) fail_msg("mb_loops_check: %s", msg);
   s->wbuf = mbt_workspace_new(m, &s->ws);
@@ -107,7 +109,8 @@ static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 static void loop_close(const mb_model *m, const double *q, mb_loop *l, const double Rrel[9],
                        const double t[3]) {
   mb_workspace ws;
-  double *buf = mbt_workspace_new(m, &ws), *pose = malloc(sizeof(double) * 12 * (size_t)(m->nb + 1));
+  double *buf = mbt_workspace_new(m, &ws),
+         *pose = malloc(sizeof(double) * 12 * (size_t)(m->nb + 1));
   assert_int_equal(mb_fk(m, &ws, q, pose), MB_OK);
   const double *Ra = pose + 12 * l->a, *pa = Ra + 9, *Rb = pose + 12 * l->b, *pb = Rb + 9;
   double EaT[9], W[9], T[9], TT[9], P[3], Wt[3], x[3];
@@ -144,7 +147,9 @@ static mb_loop loop_rand(mbt_rng *g, const mb_model *m, const double *q, mb_loop
   double alpha = mbt_uniform(g, -1.0, 1.0);
   switch (t) {
   case MB_LOOP_REVOLUTE:
-  case MB_LOOP_CONTINUOUS: mbs_rot_axis(l.axis, alpha, Rrel); break;
+  case MB_LOOP_CONTINUOUS:
+    mbs_rot_axis(l.axis, alpha, Rrel);
+    break;
   case MB_LOOP_PRISMATIC:
     for (int k = 0; k < 3; k++) off[k] = alpha * l.axis[k];
     break;
@@ -154,8 +159,11 @@ static mb_loop loop_rand(mbt_rng *g, const mb_model *m, const double *q, mb_loop
     for (int k = 0; k < 3; k++) off[k] = l.pitch * alpha * l.axis[k];
     break;
   case MB_LOOP_SPHERICAL:
-  case MB_LOOP_S: mbt_rand_rot(g, Rrel); break;
-  case MB_LOOP_FIXED: break;
+  case MB_LOOP_S:
+    mbt_rand_rot(g, Rrel);
+    break;
+  case MB_LOOP_FIXED:
+    break;
   case MB_LOOP_D1: /* axis2 (target coordinates) is, in the world, a unit vector ⟂ a */
     mbt_rand_rot(g, Rrel), mbt_rand_vec(g, 3, -0.5, 0.5, off);
     unit_perp(g, l.axis, w), mbs_mat3_tmv(Rrel, w, l.axis2);
@@ -169,15 +177,16 @@ static mb_loop loop_rand(mbt_rng *g, const mb_model *m, const double *q, mb_loop
     do mbt_rand_vec(g, 3, -0.6, 0.6, off);
     while ((l.distance = sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2])) < 0.1);
     break;
-  default: break;
+  default:
+    break;
   }
   loop_close(m, q, &l, Rrel, off);
   return l;
 }
 
 static void box_body(mbt_tree *t, int i, double mass, double len) {
-  double com[3] = {len / 2, 0, 0}, Ic[6] = {1e-3 * mass, mass * len * len / 12,
-                                            mass * len * len / 12 + 1e-3 * mass, 0, 0, 0};
+  double com[3] = {len / 2, 0, 0},
+         Ic[6] = {1e-3 * mass, mass * len * len / 12, mass * len * len / 12 + 1e-3 * mass, 0, 0, 0};
   mbt_tree_body(t, i, mass, com, Ic);
 }
 
@@ -457,8 +466,7 @@ static void test_loop_equals_tree_joint(void **state) {
       if (pairs[p].j == MB_JOINT_SPHERICAL)
         memcpy(quat, q1 + 1, sizeof quat);
       else if (pairs[p].j != MB_JOINT_PRISMATIC && pairs[p].j != MB_JOINT_FIXED)
-        for (int k = 0; k < 4; k++)
-          quat[k] = k < 3 ? ax[1][k] * sin(q1[1] / 2) : cos(q1[1] / 2);
+        for (int k = 0; k < 4; k++) quat[k] = k < 3 ? ax[1][k] * sin(q1[1] / 2) : cos(q1[1] / 2);
       q2[0] = q1[0];
       for (int k = 0; k < 3; k++) q2[1 + k] = rj[k];
       memcpy(q2 + 4, quat, sizeof quat);
@@ -492,10 +500,12 @@ static void test_loop_equals_tree_joint(void **state) {
       snprintf(ctx, sizeof ctx, "loop = tree joint: pair %d seed %d", (int)p, (int)seed);
       double phi[MAXC], K[MAXC * MAXV], Kv[MAXC];
       resid(s, q2, phi);
-      if (!(maxabs(phi, s->L.nc) <= 1e-13)) fail_msg("pair %d: φ = %.3e", (int)p, maxabs(phi, s->L.nc));
+      if (!(maxabs(phi, s->L.nc) <= 1e-13))
+        fail_msg("pair %d: φ = %.3e", (int)p, maxabs(phi, s->L.nc));
       jac(s, q2, K);
       double sc = kmul(K, s->L.nc, m2->nv, v2, Kv);
-      if (!(maxabs(Kv, s->L.nc) <= 1e-13 * fmax(sc, 1.0))) fail_msg("pair %d: K v = %.3e", (int)p, maxabs(Kv, s->L.nc));
+      if (!(maxabs(Kv, s->L.nc) <= 1e-13 * fmax(sc, 1.0)))
+        fail_msg("pair %d: K v = %.3e", (int)p, maxabs(Kv, s->L.nc));
       assert_int_equal(mb_aba(m1, &ws1, q1, v1, tau1, NULL, a1), MB_OK);
       check_fd(s, q2, v2, tau2, a2);
       /* compare: joints 1, 3, and S_X q̈_X with the floating v̇ */
@@ -569,7 +579,8 @@ static void test_fourbar(void **state) {
  * accelerations. */
 static void test_slider_crank(void **state) {
   (void)state;
-  double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, rc = 0.3, rl = 1.0, r2[3] = {rc, 0, 0}, r3[3] = {rl, 0, 0};
+  double z[3] = {0, 0, 1}, x[3] = {1, 0, 0}, rc = 0.3, rl = 1.0, r2[3] = {rc, 0, 0},
+         r3[3] = {rl, 0, 0};
   double zero[3] = {0, 0, 0}, Ip[6] = {0.01, 0.01, 0.02, 0, 0, 0};
   mbt_tree *ta = mbt_tree_new(3), *tb = mbt_tree_new(3);
   mbt_tree_joint(ta, 1, 0, MB_JOINT_REVOLUTE, z, NULL, NULL);
@@ -594,7 +605,8 @@ static void test_slider_crank(void **state) {
   mbt_rng g;
   mbt_rng_seed(&g, 51);
   for (int trial = 0; trial < 12; trial++) {
-    double th = mbt_uniform(&g, -MBT_PI, MBT_PI), xp = rc * cos(th) + sqrt(rl * rl - pow(rc * sin(th), 2));
+    double th = mbt_uniform(&g, -MBT_PI, MBT_PI),
+           xp = rc * cos(th) + sqrt(rl * rl - pow(rc * sin(th), 2));
     double ph = atan2(-rc * sin(th), xp - rc * cos(th));
     double q0a[3] = {th, ph - th, -ph}, q0b[3] = {th, ph - th, xp};
     double qa[3], va[3], qdda[3], qb[3], vb[3], qddb[3], tau[3], K[2 * 3];
@@ -739,7 +751,8 @@ static void rk4_step(lsys *s, double *q, double *v, double h) {
   }
   for (int j = 0; j < nv; j++) {
     dq[j] = 0.0;
-    for (int st = 0; st < 4; st++) dq[j] += h * b[st] * Kq[st * nv + j], v[j] += h * b[st] * Kv[st * nv + j];
+    for (int st = 0; st < 4; st++)
+      dq[j] += h * b[st] * Kq[st * nv + j], v[j] += h * b[st] * Kv[st * nv + j];
   }
   mb_integrate(m, q, dq, 1.0, q);
   assert_int_equal(mb_project_q(m, &s->L, &s->ws, &s->lw, q), MB_OK);
@@ -815,8 +828,10 @@ static void test_singular(void **state) {
     double th = k * 1e-9, qq[3];
     if (fourbar_q(&f, th, qq)) continue;
     int rc = mb_fd_loops(m, &s->L, &s->ws, &s->lw, qq, v, tau, qdd, lam);
-    if (rc == MB_OK) assert_true(mbs_finite(qdd, 3) && mbs_finite(lam, 2));
-    else assert_int_equal(rc, MB_ENUMERIC);
+    if (rc == MB_OK)
+      assert_true(mbs_finite(qdd, 3) && mbs_finite(lam, 2));
+    else
+      assert_int_equal(rc, MB_ENUMERIC);
   }
   /* redundant rows, at a regular pose */
   fourbar f2 = {1.0, 0.4, 1.1, 0.8};
@@ -872,7 +887,8 @@ static void test_noise_rows(void **state) {
     check_fd(s2, q, v, tau, qdd);
     int rc = mb_fd_loops(m, &s3->L, &s3->ws, &s3->lw, q, v, tau, qdd, lam);
     if (rc != MB_ENUMERIC)
-      fail_msg("trial %d: rows x y z: mb_fd_loops %d, λ = %g %g %g", trial, rc, lam[0], lam[1], lam[2]);
+      fail_msg("trial %d: rows x y z: mb_fd_loops %d, λ = %g %g %g", trial, rc, lam[0], lam[1],
+               lam[2]);
     assert_int_equal(s3->lw.singular, 3);
     memcpy(vc, v, sizeof vc);
     assert_int_equal(mb_project_v(m, &s3->L, &s3->ws, &s3->lw, q, vc), MB_ENUMERIC);
@@ -976,32 +992,33 @@ static void test_loops_check(void **state) {
   mb_loop bad[2];
   int br[3];
   mb_loops B = {2, bad, 2, br};
-#define REJECT(...)                                                            \
-  do {                                                                         \
-    memcpy(bad, good, sizeof bad), memcpy(br, rows, sizeof rows);              \
-    B = (mb_loops){2, bad, 2, br};                                             \
-    __VA_ARGS__;                                                                   \
-    msg[0] = 0;                                                                \
-    assert_int_equal(mb_loops_check(m, &B, msg, sizeof msg), -1);              \
-    assert_true(msg[0] != 0);                                                  \
+#define REJECT(...)                                                                                \
+  do {                                                                                             \
+    memcpy(bad, good, sizeof bad), memcpy(br, rows, sizeof rows);                                  \
+    B = (mb_loops){2, bad, 2, br};                                                                 \
+    __VA_ARGS__;                                                                                   \
+    msg[0] = 0;                                                                                    \
+    assert_int_equal(mb_loops_check(m, &B, msg, sizeof msg), -1);                                  \
+    assert_true(msg[0] != 0);                                                                      \
   } while (0)
-  REJECT(bad[0].b = bad[0].a);                         /* a == b */
-  REJECT(bad[1].a = 0, bad[1].b = 0);                  /* a == b == world */
-  REJECT(bad[0].a = m->nb + 1);                        /* out of range */
-  REJECT(bad[0].b = -1);                               /* out of range */
+  REJECT(bad[0].b = bad[0].a);                                           /* a == b */
+  REJECT(bad[1].a = 0, bad[1].b = 0);                                    /* a == b == world */
+  REJECT(bad[0].a = m->nb + 1);                                          /* out of range */
+  REJECT(bad[0].b = -1);                                                 /* out of range */
   REJECT(bad[0].axis[0] = 1, bad[0].axis[1] = 0.01, bad[0].axis[2] = 0); /* non-unit axis */
-  REJECT(bad[0].axis2[0] = 0.9, bad[0].axis2[1] = bad[0].axis2[2] = 0); /* non-unit axis2 */
-  REJECT(bad[1].distance = 0.0);                       /* ss distance ≤ 0 */
-  REJECT(bad[1].distance = -0.5);                      /* ss distance ≤ 0 */
-  REJECT(bad[1].distance = NAN);                       /* ss distance not finite */
-  REJECT(br[0] = 6, br[1] = 0);                        /* rows not ascending */
-  REJECT(br[1] = br[0]);                               /* repeated row */
-  REJECT(br[1] = 7);                                   /* ss has one row */
-  REJECT(br[1] = 12);                                  /* loop 2 does not exist */
-  REJECT(br[0] = -1);                                  /* negative row */
-  REJECT(bad[0].Ea[0] = -bad[0].Ea[0], bad[0].Ea[1] = -bad[0].Ea[1], bad[0].Ea[2] = -bad[0].Ea[2]); /* det −1 */
-  REJECT(bad[1].Eb[4] += 1e-3);                        /* not orthonormal */
-  REJECT(bad[0].type = MB_LOOP_TYPE_COUNT);            /* bad type */
+  REJECT(bad[0].axis2[0] = 0.9, bad[0].axis2[1] = bad[0].axis2[2] = 0);  /* non-unit axis2 */
+  REJECT(bad[1].distance = 0.0);                                         /* ss distance ≤ 0 */
+  REJECT(bad[1].distance = -0.5);                                        /* ss distance ≤ 0 */
+  REJECT(bad[1].distance = NAN); /* ss distance not finite */
+  REJECT(br[0] = 6, br[1] = 0);  /* rows not ascending */
+  REJECT(br[1] = br[0]);         /* repeated row */
+  REJECT(br[1] = 7);             /* ss has one row */
+  REJECT(br[1] = 12);            /* loop 2 does not exist */
+  REJECT(br[0] = -1);            /* negative row */
+  REJECT(bad[0].Ea[0] = -bad[0].Ea[0], bad[0].Ea[1] = -bad[0].Ea[1],
+         bad[0].Ea[2] = -bad[0].Ea[2]);     /* det −1 */
+  REJECT(bad[1].Eb[4] += 1e-3);             /* not orthonormal */
+  REJECT(bad[0].type = MB_LOOP_TYPE_COUNT); /* bad type */
   REJECT(B.nloops = -1);
   REJECT(B.row = NULL);
   /* a helical loop with a non-finite pitch */
@@ -1035,13 +1052,19 @@ static void test_report(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_calculus_every_type), cmocka_unit_test(test_dynamics_every_type),
-      cmocka_unit_test(test_loop_equals_tree_joint), cmocka_unit_test(test_fourbar),
-      cmocka_unit_test(test_slider_crank),       cmocka_unit_test(test_spatial_loops),
-      cmocka_unit_test(test_coupled_loops),      cmocka_unit_test(test_energy),
-      cmocka_unit_test(test_singular),           cmocka_unit_test(test_noise_rows),
+      cmocka_unit_test(test_calculus_every_type),
+      cmocka_unit_test(test_dynamics_every_type),
+      cmocka_unit_test(test_loop_equals_tree_joint),
+      cmocka_unit_test(test_fourbar),
+      cmocka_unit_test(test_slider_crank),
+      cmocka_unit_test(test_spatial_loops),
+      cmocka_unit_test(test_coupled_loops),
+      cmocka_unit_test(test_energy),
+      cmocka_unit_test(test_singular),
+      cmocka_unit_test(test_noise_rows),
       cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_loops_check),        cmocka_unit_test(test_report),
+      cmocka_unit_test(test_loops_check),
+      cmocka_unit_test(test_report),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
