@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, double *x) {
-  int j = mbs_chol(n, lw->Phi);
+int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, const double *ref, double *x) {
+  int j = ref ? mbs_chol_ref(n, lw->Phi, ref) : mbs_chol(n, lw->Phi);
   if (j) return lw->singular = -j, -1;
   mbs_chol_solve(n, lw->Phi, x);
   return 0;
@@ -17,8 +17,9 @@ int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, double *x) {
 int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                 const double *q, const double *v, const double *tau, double *qdd,
                 double *lambda) {
-  int rc = mb_loop_all_(m, L, ws, lw, q, v), nv = m->nv, nc = L->nc;
-  if (rc) return rc;
+  int rc = mb_loop_all_(m, L, ws, lw, q, v);
+  if (rc) return rc; /* before m and L are read: either may be NULL */
+  int nv = m->nv, nc = L->nc;
   if (!v || !tau || !qdd) return MB_EINVAL;
   lw->singular = 0, ws->singular = 0;
   /* q̈₀ = M⁻¹ (τ − h) */
@@ -41,7 +42,18 @@ int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_
     for (int k = 0; k < nv; k++) s -= Kr[k] * qdd[k];
     lw->lam[r] = s;
   }
-  if (mb_loop_spd_solve_(lw, nc, lw->lam)) return MB_ENUMERIC;
+  /* Pivot references |K_r| M⁻¹ |K_r|ᵀ (mb_loop_kabs_row_; into lw->phi, which fd does not use):
+   * against Φ_rr alone, a redundant row whose K row is rounding noise would pass (noise² against
+   * noise²) and give λ_r ~ 1/ε. */
+  for (int r = 0; r < nc; r++) {
+    double *a = lw->dq, *b = lw->q0, s = 0.0;
+    mb_loop_kabs_row_(m, L, ws, lw, r, a);
+    memcpy(b, a, sizeof *b * (size_t)nv);
+    if ((rc = mb_ltdl_solve(m, ws, ws->M, b))) return rc;
+    for (int k = 0; k < nv; k++) s += a[k] * b[k];
+    lw->phi[r] = s;
+  }
+  if (mb_loop_spd_solve_(lw, nc, lw->phi, lw->lam)) return MB_ENUMERIC;
   for (int r = 0; r < nc; r++) {
     const double *Y = lw->Y + (size_t)r * (size_t)nv;
     for (int k = 0; k < nv; k++) qdd[k] += lw->lam[r] * Y[k];

@@ -172,7 +172,9 @@ int mb_loop_workspace_init(mb_loop_workspace *lw, const mb_model *m, const mb_lo
                            void *buffer) {
   double *p = buffer;
   if (!lw || !m || !L || !buffer) return MB_EINVAL;
-  memset(buffer, 0, mb_loop_workspace_size(m, L));
+  size_t size = mb_loop_workspace_size(m, L);
+  if (size == SIZE_MAX) return MB_EINVAL; /* nc < 0 or too large: no layout */
+  memset(buffer, 0, size);
   lw->model = m, lw->loops = L, lw->tag = MB_LWS_TAG;
   lw->nv = m->nv, lw->nc = L->nc, lw->singular = 0;
 #define MB_LWS_LAYOUT(name, count) \
@@ -385,6 +387,26 @@ static void jacobian_add(const mb_model *m, const mb_workspace *ws, int i, const
     }
     mbs_XT_fv(ws->XE + 9 * i, ws->Xr + 3 * i, f, t);
     memcpy(f, t, sizeof f);
+  }
+}
+
+static double norm3(const double x[3]) { return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); }
+
+void mb_loop_kabs_row_(const mb_model *m, const mb_loops *L, const mb_workspace *ws,
+                       const mb_loop_workspace *lw, int r, double *out) {
+  const mb_loop *l = &L->loop[L->row[r] / MB_LOOP_MAX_ROWS];
+  for (int k = 0; k < m->nv; k++) out[k] = 0.0;
+  for (int side = 0; side < 2; side++) {
+    const double *g = lw->g + 12 * r + 6 * side;
+    double n = norm3(g), f = norm3(g + 3);
+    /* λX*ᵢ (n, f) = (Eᵀ n + r × Eᵀ f, Eᵀ f): |n'| ≤ |n| + |r| |f|, |f'| = |f| */
+    for (int i = side ? l->b : l->a; i > 0; i = m->parent[i]) {
+      for (int c = 0, o = m->iv[i]; c < mb_joint_nv(m->jtype[i]); c++) {
+        const double *S = ws->S + 6 * (o + c);
+        out[o + c] += norm3(S) * n + norm3(S + 3) * f;
+      }
+      n += norm3(ws->Xr + 3 * i) * f;
+    }
   }
 }
 

@@ -35,13 +35,14 @@ int mb_project_q(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
   memcpy(x, q, sizeof *q * (size_t)m->nq);
   for (int it = 0;; it++) {
     double err = 0.0;
-    for (int r = 0; r < nc; r++) err = fmax(err, fabs(lw->phi[r]));
+    for (int r = 0; r < nc; r++) /* not fmax: it would drop a NaN */
+      if (!(fabs(lw->phi[r]) <= err)) err = fabs(lw->phi[r]);
     if (!(err <= 1e300)) return MB_ENUMERIC; /* NaN or Inf */
     if (err <= MB_PROJECT_TOL) break;
     if (it == MB_PROJECT_MAXIT) return MB_ENUMERIC;
     gram(lw, nv, nc, 1e-10);
     memcpy(lw->lam, lw->phi, sizeof *lw->lam * (size_t)nc);
-    if (mb_loop_spd_solve_(lw, nc, lw->lam)) return MB_ENUMERIC;
+    if (mb_loop_spd_solve_(lw, nc, NULL, lw->lam)) return MB_ENUMERIC;
     kt_mul(lw, nv, nc, lw->lam, lw->dq);
     if (mb_integrate(m, x, lw->dq, -1.0, x)) return MB_ENUMERIC;
     if ((rc = mb_loop_all_(m, L, ws, lw, x, NULL))) return rc;
@@ -57,12 +58,20 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
   if (!v) return MB_EINVAL;
   int nv = m->nv, nc = L->nc;
   gram(lw, nv, nc, 0.0);
+  /* pivot references |K_r|² (mb_loop_kabs_row_; into lw->phi): a redundant row whose K row is
+   * rounding noise must fail, not pass against its own noise² diagonal */
+  for (int r = 0; r < nc; r++) {
+    double s = 0.0;
+    mb_loop_kabs_row_(m, L, ws, lw, r, lw->dq);
+    for (int k = 0; k < nv; k++) s += lw->dq[k] * lw->dq[k];
+    lw->phi[r] = s;
+  }
   for (int r = 0; r < nc; r++) {
     double s = 0.0;
     for (int k = 0; k < nv; k++) s += lw->K[(size_t)r * (size_t)nv + (size_t)k] * v[k];
     lw->lam[r] = s;
   }
-  if (mb_loop_spd_solve_(lw, nc, lw->lam)) return MB_ENUMERIC;
+  if (mb_loop_spd_solve_(lw, nc, lw->phi, lw->lam)) return MB_ENUMERIC;
   kt_mul(lw, nv, nc, lw->lam, lw->dq);
   for (int k = 0; k < nv; k++) lw->dq[k] = v[k] - lw->dq[k];
   if (!mbs_finite(lw->dq, (size_t)nv)) return MB_ENUMERIC;

@@ -96,10 +96,50 @@ static void test_algorithms_do_not_allocate(void **state) {
   }
 }
 
+/* The closed-loop functions (loops.c, fd_loops.c, project.c): a spherical loop from the last body
+ * of a floating-base tree to the world (the floating joint keeps Φ regular), with both
+ * workspaces laid out beforehand. */
+static void test_loops_do_not_allocate(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    mbt_tree *t = mbt_randtree(seed, 10, 1);
+    const mb_model *m = &t->model;
+    size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
+    mb_loop l = {MB_LOOP_SPHERICAL, m->nb, 0, {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0.1, 0.2, 0.3},
+                 {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0.5, 0, 0.5}, {1, 0, 0}, {0, 0, 0}, 0, 0};
+    int rows[3] = {0, 1, 2};
+    mb_loops L = {1, &l, 3, rows};
+    mb_workspace ws;
+    mb_loop_workspace lw;
+    double *buf = malloc(mb_workspace_size(m)), *lbuf = malloc(mb_loop_workspace_size(m, &L));
+    mb_workspace_init(&ws, m, buf);
+    mb_loop_workspace_init(&lw, m, &L, lbuf);
+    double *q = malloc(sizeof(double) * (nq + 3 * nv + 3 * nv + 12));
+    double *v = q + nq, *tau = v + nv, *qdd = tau + nv, *K = qdd + nv, *out = K + 3 * nv;
+    mbt_rng g;
+    mbt_rng_seed(&g, seed);
+    mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, tau);
+    int rc = 0;
+    calls = 0, counting = 1;
+    rc |= mb_loop_residual(m, &L, &ws, &lw, q, out);
+    rc |= mb_loop_jacobian(m, &L, &ws, &lw, q, K);
+    rc |= mb_loop_bias(m, &L, &ws, &lw, q, v, out);
+    rc |= mb_fd_loops(m, &L, &ws, &lw, q, v, tau, qdd, out);
+    rc |= mb_project_q(m, &L, &ws, &lw, q);
+    rc |= mb_project_v(m, &L, &ws, &lw, q, v);
+    counting = 0;
+    assert_int_equal(rc, 0);
+    assert_int_equal(calls, 0);
+    free(q), free(buf), free(lbuf);
+    mbt_tree_free(t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrapping_works),
       cmocka_unit_test(test_algorithms_do_not_allocate),
+      cmocka_unit_test(test_loops_do_not_allocate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
