@@ -242,6 +242,9 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
         check_cfa(f, m, &ws, s, what);
         continue;
       }
+      /* the loop functions need the loops' rows (mb_loops): the generated harness compares them
+       * with the runtime (tests/generated.cmake, five_bar_check) */
+      if (!strcmp(f->name, "fd_loops") || !strncmp(f->name, "loop_", 5)) continue;
       check_pivots(f, s, what);
       int size = reference(f->name, m, &ws, s, ref);
       evaluate(f, s, NULL, got);

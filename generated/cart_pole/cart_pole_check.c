@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0x3f7a7cf1cfe4
+#if CART_POLE_SET_ID != 0xf1462c6c0e7c
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model cart_pole_model;
 #define NQ CART_POLE_NQ
 #define NV CART_POLE_NV
 #define NB CART_POLE_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

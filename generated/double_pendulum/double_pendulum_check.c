@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8be97f1a3ef0
+#if DOUBLE_PENDULUM_SET_ID != 0x392133cf8c55
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model double_pendulum_model;
 #define NQ DOUBLE_PENDULUM_NQ
 #define NV DOUBLE_PENDULUM_NV
 #define NB DOUBLE_PENDULUM_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -8,7 +8,7 @@
 
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8be97f1a3ef0
+#if DOUBLE_PENDULUM_SET_ID != 0x392133cf8c55
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

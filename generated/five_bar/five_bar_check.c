@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x8be728e63f14
+#if FIVE_BAR_SET_ID != 0x35bf9c028cea
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,10 @@ extern const mb_model five_bar_model;
 #define NQ FIVE_BAR_NQ
 #define NV FIVE_BAR_NV
 #define NB FIVE_BAR_NB
+
+#define NC FIVE_BAR_NC
+extern const mb_loops five_bar_loops;
+#define LP five_bar_loops
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the
@@ -108,7 +112,12 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[10] = {
+  void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
+  mb_loop_workspace lwbuf, *lw = &lwbuf;
+  if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
+  mb_loop_workspace_init(lw, &M, &LP, lbuffer);
+  result results[16] = {
     {"rnea", 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0},
@@ -119,6 +128,12 @@ int main(void) {
     {"minv", 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0},
+    {"fd_loops", 0, 0, 0, 0},
+    {"fd_loops.lambda", 0, 0, 0, 0},
+    {"loop_residual", 0, 0, 0, 0},
+    {"loop_jacobian", 0, 0, 0, 0},
+    {"project_q", 0, 0, 0, 0},
+    {"project_v", 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -216,13 +231,67 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* fd_loops */
+    rc = grc = 0;
+    rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2);
+    grc = five_bar_fd_loops(gq, gv, gtau, out, out2);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, NV);
+      (void)0;
+      compare(&results[11], ref2, out2, NC);
+    }
+    /* loop_residual */
+    rc = grc = 0;
+    rc = mb_loop_residual(&M, &LP, ws, lw, q, ref);
+    five_bar_loop_residual(gq, out);
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[12], ref, out, NC);
+    }
+    /* loop_jacobian */
+    rc = grc = 0;
+    rc = mb_loop_jacobian(&M, &LP, ws, lw, q, ref);
+    five_bar_loop_jacobian(gq, out);
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[13], ref, out, NC * NV);
+    }
+    /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
+    {
+      double qp[NQ + 7], dq[NV], vp[NV];
+      real gqp[NQ], gvp[NV];
+      for (int k = 0; k < NQ; k++) qp[k] = five_bar_q_assembled[k];
+      for (int k = 0; k < NV; k++) dq[k] = uniform(&seed, -0.05, 0.05);
+      mb_integrate(&M, qp, dq, 1.0, qp);
+      for (int k = 0; k < NQ; k++) qp[k] = (double)(real)qp[k];
+      togen(qp, gqp, NQ);
+      rc = mb_project_q(&M, &LP, ws, lw, qp);
+      grc = five_bar_project_q(gqp);
+      if ((rc != 0) != (grc != 0)) results[14].failed_rc = 1;
+      if (rc != 0) results[14].singular++;
+      if (rc == 0 && grc == 0) compare(&results[14], qp, gqp, NQ);
+      for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
+      togen(vp, gvp, NV);
+      if (rc == 0 && grc == 0) {
+        for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
+        rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
+        grc = five_bar_project_v(gqp, gvp);
+        if ((rc != 0) != (grc != 0)) results[15].failed_rc = 1;
+        if (rc != 0) results[15].singular++;
+        if (rc == 0 && grc == 0) compare(&results[15], vp, gvp, NV);
+      }
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 16; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -235,7 +304,8 @@ int main(void) {
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 15, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
+  free(lbuffer);
   return failed ? 1 : 0;
 }

@@ -48,9 +48,13 @@ extern "C" {
 #define FIVE_BAR_NV 4 /* velocity coordinates */
 #define FIVE_BAR_NB 4 /* moving bodies (fixed joints merged) */
 #define FIVE_BAR_NJ 4 /* moving joints */
+#define FIVE_BAR_NC 2 /* independent constraint rows of the loop joints */
+/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
+#define FIVE_BAR_PROJECT_TOL 1e-12
+#define FIVE_BAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x8be728e63f14
+#define FIVE_BAR_SET_ID 0x35bf9c028cea
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -65,6 +69,11 @@ extern "C" {
 #define FIVE_BAR_HAVE_MINV 1
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
+#define FIVE_BAR_HAVE_FD_LOOPS 1
+#define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
+#define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
+#define FIVE_BAR_HAVE_PROJECT_Q 1
+#define FIVE_BAR_HAVE_PROJECT_V 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const five_bar_joint_names[FIVE_BAR_NJ];
@@ -72,6 +81,17 @@ extern const int five_bar_joint_iq[FIVE_BAR_NJ];
 extern const int five_bar_joint_iv[FIVE_BAR_NJ];
 /* Every body by number, the world first. */
 extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
+
+/* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions
+ * are those of the spanning tree: the loop joints are cut and apply no force there. The loop
+ * functions below add them: each loop joint is a list of rows (Haug's basic constraints),
+ * the rows that are identically dependent are dropped, and the FIVE_BAR_NC kept are named
+ * "loop.row" below. phi(q) = 0 where every loop is closed; K(q) v = d phi / dt; fd_loops
+ * solves M qdd + h = tau + K^T lambda with K qdd = -Kdot v, so K^T lambda is the generalized
+ * force the cut joints transmit. */
+extern const char *const five_bar_constraint_names[FIVE_BAR_NC];
+/* The model's configuration with its loops closed (Newton's method from the neutral one). */
+extern const double five_bar_q_assembled[FIVE_BAR_NQ];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]);
@@ -102,6 +122,24 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 
 /* forward kinematics: world pose (R row-major, p) of every body */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
+
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
+int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
+
+/* loop closure residual phi(q), one entry per independent constraint row */
+void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]);
+
+/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error */
+void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]);
+
+/* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the
+ * minimum-norm step dv = -K^T (K K^T + mu 1)^-1 phi (mu = 1e-10 max diag K K^T), applied on the
+ * joint manifolds (quaternions stay unit), until max |phi_r| <= FIVE_BAR_PROJECT_TOL, at most
+ * FIVE_BAR_PROJECT_MAXIT iterations. 0, or -1 (q unchanged) when it does not converge. */
+int five_bar_project_q(double q[FIVE_BAR_NQ]);
+/* Replace v by its orthogonal projection onto K(q) v = 0: v - K^T (K K^T)^-1 K v. 0, or -1
+ * (v unchanged) when K K^T is singular at q. */
+int five_bar_project_v(const double q[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
 
 #ifdef __cplusplus
 }

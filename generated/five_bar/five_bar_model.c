@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x8be728e63f14
+#if FIVE_BAR_SET_ID != 0x35bf9c028cea
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -61,3 +61,17 @@ static const double inertia[50] = {
 extern const mb_model five_bar_model;
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, -9.81, 0.0}};
+
+/* The loop joints (runtime/mb.h "Closed loops") and the independent rows kept. */
+static const mb_loop loops[1] = {
+  /* q5 */
+  {MB_LOOP_PRISMATIC, 4, 0,
+   {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0},
+   {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 1.4142135623730951, 0.0},
+   {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, 0.0, 0.0},
+};
+static const int rows[2] = {
+  0, 3,
+};
+extern const mb_loops five_bar_loops;
+const mb_loops five_bar_loops = {1, loops, 2, rows};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xe11ac9f687f2
+#if FLEXIBLE_ARM_SET_ID != 0xf66913f79fa3
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model flexible_arm_model;
 #define NQ FLEXIBLE_ARM_NQ
 #define NV FLEXIBLE_ARM_NV
 #define NB FLEXIBLE_ARM_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x7073833ca6be
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x64ddd0e8eb3b
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model flexible_arm_nodal_model;
 #define NQ FLEXIBLE_ARM_NODAL_NQ
 #define NV FLEXIBLE_ARM_NODAL_NV
 #define NB FLEXIBLE_ARM_NODAL_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

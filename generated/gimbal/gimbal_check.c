@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0xac110ca2cae4
+#if GIMBAL_SET_ID != 0xb6196bf9065e
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model gimbal_model;
 #define NQ GIMBAL_NQ
 #define NV GIMBAL_NV
 #define NB GIMBAL_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x80f8efc04fe1
+#if QUADRUPED_SET_ID != 0x51eaffc9656e
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model quadruped_model;
 #define NQ QUADRUPED_NQ
 #define NV QUADRUPED_NV
 #define NB QUADRUPED_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

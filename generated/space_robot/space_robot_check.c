@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0xa923ab26bf35
+#if SPACE_ROBOT_SET_ID != 0x9ebf198dad50
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model space_robot_model;
 #define NQ SPACE_ROBOT_NQ
 #define NV SPACE_ROBOT_NV
 #define NB SPACE_ROBOT_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

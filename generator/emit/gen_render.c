@@ -14,6 +14,7 @@
 #include "base/outset.h"
 #include "base/quote.h"
 #include "emit/gen_names.h"
+#include "topology/rtloops.h"
 
 /* t[key] = {C literals of x[0..n)} */
 static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
@@ -54,6 +55,8 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0)
     lua_pushfstring(L, "6 * (%s_NB + 1)", P);
   else if (strcmp(role, "out_pose") == 0) lua_pushfstring(L, "12 * (%s_NB + 1)", P);
+  else if (strcmp(role, "out_nc") == 0) lua_pushfstring(L, "%s_NC", P);
+  else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -134,6 +137,51 @@ static void push_rt(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "rt");
 }
 
+/* d.nc, d.constraints (the names of the independent rows, "loop.row"), d.q_assembled (the model's
+ * configuration with the loops closed) and d.rt.loops / d.rt.rows (the runtime's mb_loops): set
+ * only for a model with loop rows. */
+static void push_loops(mbg_gen *g, lua_State *L) {
+  static const char *const ltype[] = {"MB_LOOP_REVOLUTE", "MB_LOOP_CONTINUOUS", "MB_LOOP_PRISMATIC",
+                                      "MB_LOOP_HELICAL",  "MB_LOOP_SPHERICAL",  "MB_LOOP_FIXED",
+                                      "MB_LOOP_D1",       "MB_LOOP_D2",         "MB_LOOP_S",
+                                      "MB_LOOP_SS"};
+  const mbg_loop_rows *lr = &g->loops;
+  mbg_lua_set_int(L, "nc", lr->nc);
+  if (lr->nc == 0) return;
+  lua_createtable(L, lr->nc, 0);
+  for (int r = 0; r < lr->nc; r++) {
+    int l = lr->row[r] / MB_LOOP_MAX_ROWS, k = lr->row[r] % MB_LOOP_MAX_ROWS;
+    const mbg_loop *ml = &g->model->loops[g->topo->loop[l].model_loop];
+    lua_pushfstring(L, "%s.%s", ml->name, mb_loop_row_name(mbg_rtloop_type(ml->type), k));
+    lua_rawseti(L, -2, r + 1);
+  }
+  lua_setfield(L, -2, "constraints");
+  set_doubles(L, "q_assembled", lr->q, g->topo->nq);
+  lua_getfield(L, -1, "rt");
+  lua_createtable(L, g->topo->nloops, 0);
+  for (int l = 0; l < g->topo->nloops; l++) {
+    const mbg_tree_loop *tl = &g->topo->loop[l];
+    const mbg_loop *ml = &g->model->loops[tl->model_loop];
+    double num[2] = {ml->pitch, ml->distance};
+    lua_createtable(L, 0, 12);
+    mbg_lua_set_string(L, "type", ltype[mbg_rtloop_type(ml->type)]);
+    mbg_lua_set_int(L, "a", tl->a);
+    mbg_lua_set_int(L, "b", tl->b);
+    set_doubles(L, "Ea", tl->Xa.E, 9);
+    set_doubles(L, "ra", tl->Xa.r, 3);
+    set_doubles(L, "Eb", tl->Xb.E, 9);
+    set_doubles(L, "rb", tl->Xb.r, 3);
+    set_doubles(L, "axis", ml->axis, 3);
+    set_doubles(L, "axis2", ml->axis_b, 3);
+    set_doubles(L, "pitch_distance", num, 2);
+    mbg_lua_set_string(L, "name", ml->name);
+    lua_rawseti(L, -2, l + 1);
+  }
+  lua_setfield(L, -2, "loops");
+  set_ints(L, "rows", lr->row, lr->nc);
+  lua_pop(L, 1);
+}
+
 static void push_joints(mbg_gen *g, lua_State *L) {
   lua_createtable(L, g->topo->nb, 0);
   for (int i = 1; i <= g->topo->nb; i++) {
@@ -186,6 +234,7 @@ static int push_d(lua_State *L) {
   }
   lua_setfield(L, -2, "functions");
   push_rt(g, L);
+  push_loops(g, L);
   mbg_lua_freeze(L, -1);
   return 1;
 }

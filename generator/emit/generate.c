@@ -22,6 +22,8 @@
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              "cfa",  NULL};
+/* Added to the defaults for a model with loop joints (docs/loops.md). */
+static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", NULL};
 
 /* The prefix: --prefix or the model name; a C identifier, not reserved (gen_names.h). */
 static int choose_prefix(mbg_gen *g, FILE *err) {
@@ -150,15 +152,18 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
 
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
-static char **function_list(const char *spec, int *n) {
+static char **function_list(const char *spec, int loops, int *n) {
   size_t cap = 1;
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
   for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
+  for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
   char **names = calloc(cap, sizeof *names);
   int ok = names != NULL;
   *n = 0;
   for (int k = 0; ok && !spec && mbg_default_functions[k]; k++)
     ok = (names[(*n)++] = strdup(mbg_default_functions[k])) != NULL;
+  for (int k = 0; ok && !spec && loops && loop_functions[k]; k++)
+    ok = (names[(*n)++] = strdup(loop_functions[k])) != NULL;
   for (const char *p = spec; ok && p && *p; p += strcspn(p, ","), p += *p == ',') {
     size_t len = strcspn(p, ",");
     if (len > 0) ok = (names[(*n)++] = strndup(p, len)) != NULL;
@@ -173,7 +178,7 @@ static char **function_list(const char *spec, int *n) {
 
 int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
-  char **names = function_list(g->opts->functions, &n);
+  char **names = function_list(g->opts->functions, g->loops.nc > 0, &n);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];
   if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {

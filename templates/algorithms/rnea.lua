@@ -20,7 +20,8 @@ local function top(x) return { x[1], x[2], x[3] } end
 local function bottom(x) return { x[4], x[5], x[6] } end
 
 -- The forward pass with q̇, q̈ and fext read from the named inputs (nil: zero). Returns the working
--- tree T, iXλ, v and the body forces f_i = I_i a_i + v_i ×* I_i v_i − fext_i (working frames).
+-- tree T, iXλ, v and the body forces f_i = I_i a_i + v_i ×* I_i v_i − fext_i (working frames),
+-- then ω̇ and the classical acceleration a_c of every body origin (working frames).
 -- Accelerations are carried as ω̇ and the classical acceleration a_c = a_v + ω × v of the origin,
 -- with U = ω̇× + ω×ω× (a body point x accelerates as a_c + U x): linear velocities are then only
 -- needed below a joint that translates.
@@ -54,7 +55,7 @@ function R.forward(model, qd, qdd, fext)
     f[i] = sp.newton_euler_U(b.I, b.J, ac[i], U[i])
     if fext then f[i] = sp.sub(f[i], J.fext(b, fext)) end
   end
-  return T, X, v, f
+  return T, X, v, f, wd, ac
 end
 
 -- The backward pass: τ_i = S_iᵀ f_i;  f_λ += λX*_i f_i. Returns τ (1-based over the dofs); f

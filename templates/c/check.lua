@@ -2,6 +2,7 @@
 -- generic runtime (runtime/mb.h) on random states from a fixed seed; prints the worst absolute
 -- and relative error per function and fails above the tolerance.
 local common = import "c/common"
+local project = import "c/project"
 
 -- The runtime call that computes the same output as each built-in function (args in C).
 local reference = {
@@ -16,6 +17,9 @@ local reference = {
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
   fk = "mb_fk(&M, ws, q, ref)",
   cfa = "rc = mb_cfa(&M, ws, q, v, tau, ref, NULL)",
+  loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, q, ref)",
+  loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, q, ref)",
+  fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -23,12 +27,14 @@ local reference = {
 local second = {
   cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
           reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
+  fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
 }
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
+  out_nc = "NC", out_ncnv = "NC * NV",
 }
 
 local function call(f)
@@ -67,6 +73,14 @@ extern const mb_model ]], d.prefix, [[_model;
 #define NQ ]], d.PREFIX, [[_NQ
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB
+]])
+  local loops = (d.nc or 0) > 0
+  if loops then
+    b("#define NC ", d.PREFIX, "_NC")
+    b("extern const mb_loops ", d.prefix, "_loops;")
+    b("#define LP ", d.prefix, "_loops")
+  end
+  b([[
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the
@@ -168,12 +182,26 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
+  if loops then
+    b([[
+  void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
+  mb_loop_workspace lwbuf, *lw = &lwbuf;
+  if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
+  mb_loop_workspace_init(lw, &M, &LP, lbuffer);]])
+  end
+  local proj = project.wanted(d)
+  if proj then nresults = nresults + 2 end
   b("  result results[", math.max(nresults, 1), "] = {")
   for _, f in ipairs(known) do
     b("    {\"", f.name, "\", 0, 0, 0, 0},")
     if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0, 0},") end
   end
-  if #known == 0 then b("    {\"none\", 0, 0, 0, 0},") end
+  if proj then
+    b("    {\"project_q\", 0, 0, 0, 0},")
+    b("    {\"project_v\", 0, 0, 0, 0},")
+  end
+  if #known == 0 and not proj then b("    {\"none\", 0, 0, 0, 0},") end
   b([[  };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -198,6 +226,35 @@ int main(void) {
       b("      compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
     end
     b("    }")
+  end
+  if proj then
+    local r, p = nresults - 2, d.prefix
+    b([[
+    /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
+    {
+      double qp[NQ + 7], dq[NV], vp[NV];
+      real gqp[NQ], gvp[NV];
+      for (int k = 0; k < NQ; k++) qp[k] = ]], p, [[_q_assembled[k];
+      for (int k = 0; k < NV; k++) dq[k] = uniform(&seed, -0.05, 0.05);
+      mb_integrate(&M, qp, dq, 1.0, qp);
+      for (int k = 0; k < NQ; k++) qp[k] = (double)(real)qp[k];
+      togen(qp, gqp, NQ);
+      rc = mb_project_q(&M, &LP, ws, lw, qp);
+      grc = ]], p, [[_project_q(gqp);
+      if ((rc != 0) != (grc != 0)) results[]], r, [[].failed_rc = 1;
+      if (rc != 0) results[]], r, [[].singular++;
+      if (rc == 0 && grc == 0) compare(&results[]], r, [[], qp, gqp, NQ);
+      for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
+      togen(vp, gvp, NV);
+      if (rc == 0 && grc == 0) {
+        for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
+        rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
+        grc = ]], p, [[_project_v(gqp, gvp);
+        if ((rc != 0) != (grc != 0)) results[]], r + 1, [[].failed_rc = 1;
+        if (rc != 0) results[]], r + 1, [[].singular++;
+        if (rc == 0 && grc == 0) compare(&results[]], r + 1, [[], vp, gvp, NV);
+      }
+    }]])
   end
   for _, f in ipairs(unchecked) do
     b("    /* ", f.name, ": run, not compared */")
@@ -229,9 +286,12 @@ int main(void) {
   if (failed)
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]], #known,
+    printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
+    #known + (proj and 2 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(ref2), free(out2), free(buffer);
+  free(ref), free(out), free(ref2), free(out2), free(buffer);]])
+  if loops then b("  free(lbuffer);") end
+  b([[
   return failed ? 1 : 0;
 }]])
   return b.text()

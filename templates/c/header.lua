@@ -1,5 +1,6 @@
 -- header.lua — <prefix>_dynamics.h: sizes, name tables and the generated functions.
 local common = import "c/common"
+local project = import "c/project"
 
 return function(d)
   local b = common.buffer()
@@ -49,6 +50,12 @@ return function(d)
   b("#define ", P, "_NV ", d.nv, " /* velocity coordinates */")
   b("#define ", P, "_NB ", d.nb, " /* moving bodies (fixed joints merged) */")
   b("#define ", P, "_NJ ", d.nj, " /* moving joints */")
+  if (d.nc or 0) > 0 then
+    b("#define ", P, "_NC ", d.nc, " /* independent constraint rows of the loop joints */")
+    b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
+    b("#define ", P, "_PROJECT_TOL ", d.scalar == "float" and "1e-5f" or "1e-12")
+    b("#define ", P, "_PROJECT_MAXIT 30")
+  end
   b("")
   b("/* The files of one run of mbdc carry the same number (each .c file checks it). */")
   b("#define ", P, "_SET_ID ", d.set_id)
@@ -58,6 +65,10 @@ return function(d)
   b("")
   b("/* The functions of this file, for feature tests (#ifdef ", P, "_HAVE_CFA). */")
   for _, f in ipairs(d.functions) do b("#define ", P, "_HAVE_", f.name:upper(), " 1") end
+  if project.wanted(d) then
+    b("#define ", P, "_HAVE_PROJECT_Q 1")
+    b("#define ", P, "_HAVE_PROJECT_V 1")
+  end
   b("")
   b("/* Every moving joint in coordinate order: its name and first q and v index. */")
   b("extern const char *const ", d.prefix, "_joint_names[", P, "_NJ];")
@@ -65,6 +76,19 @@ return function(d)
   b("extern const int ", d.prefix, "_joint_iv[", P, "_NJ];")
   b("/* Every body by number, the world first. */")
   b("extern const char *const ", d.prefix, "_body_names[", P, "_NB + 1];")
+  if (d.nc or 0) > 0 then
+    b("")
+    b("/* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions")
+    b(" * are those of the spanning tree: the loop joints are cut and apply no force there. The loop")
+    b(" * functions below add them: each loop joint is a list of rows (Haug's basic constraints),")
+    b(" * the rows that are identically dependent are dropped, and the ", P, "_NC kept are named")
+    b(" * \"loop.row\" below. phi(q) = 0 where every loop is closed; K(q) v = d phi / dt; fd_loops")
+    b(" * solves M qdd + h = tau + K^T lambda with K qdd = -Kdot v, so K^T lambda is the generalized")
+    b(" * force the cut joints transmit. */")
+    b("extern const char *const ", d.prefix, "_constraint_names[", P, "_NC];")
+    b("/* The model's configuration with its loops closed (Newton's method from the neutral one). */")
+    b("extern const ", d.scalar, " ", d.prefix, "_q_assembled[", P, "_NQ];")
+  end
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end
@@ -72,6 +96,7 @@ return function(d)
     b("/* ", f.summary, " */")
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ");")
   end
+  if project.wanted(d) then project.declare(b, d) end
   b("")
   b("#ifdef __cplusplus")
   b("}")

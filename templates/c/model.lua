@@ -38,5 +38,22 @@ return function(d)
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")
   b("  {", table.concat(rt.gravity, ", "), "}};")
+  if (d.nc or 0) > 0 then
+    b("")
+    b("/* The loop joints (runtime/mb.h \"Closed loops\") and the independent rows kept. */")
+    b("static const mb_loop loops[", #rt.loops, "] = {")
+    for _, l in ipairs(rt.loops) do
+      b("  /* ", l.name, " */")
+      b("  {", l.type, ", ", l.a, ", ", l.b, ",")
+      b("   {", table.concat(l.Ea, ", "), "}, {", table.concat(l.ra, ", "), "},")
+      b("   {", table.concat(l.Eb, ", "), "}, {", table.concat(l.rb, ", "), "},")
+      b("   {", table.concat(l.axis, ", "), "}, {", table.concat(l.axis2, ", "), "}, ",
+        l.pitch_distance[1], ", ", l.pitch_distance[2], "},")
+    end
+    b("};")
+    array(b, "int", "rows", rt.rows, 16)
+    b("extern const mb_loops ", d.prefix, "_loops;")
+    b("const mb_loops ", d.prefix, "_loops = {", #rt.loops, ", loops, ", d.nc, ", rows};")
+  end
   return b.text()
 end

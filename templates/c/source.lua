@@ -1,9 +1,10 @@
 -- source.lua — <prefix>_dynamics.c: the name tables and one flat function per recipe.
 local common = import "c/common"
+local project = import "c/project"
 
 local function quoted_list(items, field)
   local out = {}
-  for k, item in ipairs(items) do out[k] = field and ('"' .. item[field] .. '"') or item end
+  for k, item in ipairs(items) do out[k] = '"' .. (field and item[field] or item) .. '"' end
   return table.concat(out, ", ")
 end
 
@@ -25,6 +26,12 @@ return function(d)
   b("const int ", d.prefix, "_joint_iv[", P, "_NJ] = {", table.concat(iv, ", "), "};")
   b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
     quoted_list(d.bodies, "name"), "};")
+  if (d.nc or 0) > 0 then
+    b("const char *const ", d.prefix, "_constraint_names[", P, "_NC] = {", quoted_list(d.constraints),
+      "};")
+    b("const ", scalar, " ", d.prefix, "_q_assembled[", P, "_NQ] = {",
+      table.concat(d.q_assembled, ", "), "};")
+  end
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end
@@ -57,5 +64,6 @@ return function(d)
     end
     b("}")
   end
+  if project.wanted(d) then project.define(b, d) end
   return b.text()
 end

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xf6dd72b6b62b
+#if ANYMAL_SET_ID != 0xab8e539fe923
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model anymal_model;
 #define NQ ANYMAL_NQ
 #define NV ANYMAL_NV
 #define NB ANYMAL_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

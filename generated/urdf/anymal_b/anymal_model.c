@@ -8,7 +8,7 @@
 
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xf6dd72b6b62b
+#if ANYMAL_SET_ID != 0xab8e539fe923
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x19854f48860e
+#if _2DOF_PLANAR_SET_ID != 0x44150ce29c13
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model _2dof_planar_model;
 #define NQ _2DOF_PLANAR_NQ
 #define NV _2DOF_PLANAR_NV
 #define NB _2DOF_PLANAR_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

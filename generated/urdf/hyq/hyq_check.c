@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x7283710e2783
+#if HYQ_SET_ID != 0x7adce01b1fe1
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model hyq_model;
 #define NQ HYQ_NQ
 #define NV HYQ_NV
 #define NB HYQ_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

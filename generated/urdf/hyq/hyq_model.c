@@ -8,7 +8,7 @@
 
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x7283710e2783
+#if HYQ_SET_ID != 0x7adce01b1fe1
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0x8d8fb6ce4149
+#if PANDA_SET_ID != 0xc873c6eebe4b
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model panda_model;
 #define NQ PANDA_NQ
 #define NV PANDA_NV
 #define NB PANDA_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -8,7 +8,7 @@
 
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0x8d8fb6ce4149
+#if PANDA_SET_ID != 0xc873c6eebe4b
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

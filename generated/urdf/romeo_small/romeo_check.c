@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0xd2f2e180c748
+#if ROMEO_SET_ID != 0x4344f23151bc
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model romeo_model;
 #define NQ ROMEO_NQ
 #define NV ROMEO_NV
 #define NB ROMEO_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -8,7 +8,7 @@
 
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0xd2f2e180c748
+#if ROMEO_SET_ID != 0x4344f23151bc
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

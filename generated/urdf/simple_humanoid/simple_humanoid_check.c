@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xd5086e3b5343
+#if SIMPLE_HUMANOID_SET_ID != 0x1f630b36ee3b
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model simple_humanoid_model;
 #define NQ SIMPLE_HUMANOID_NQ
 #define NV SIMPLE_HUMANOID_NV
 #define NB SIMPLE_HUMANOID_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -8,7 +8,7 @@
 
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xd5086e3b5343
+#if SIMPLE_HUMANOID_SET_ID != 0x1f630b36ee3b
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x581edf9df03e
+#if SOLO_SET_ID != 0xce442b114c1b
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model solo_model;
 #define NQ SOLO_NQ
 #define NV SOLO_NV
 #define NB SOLO_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

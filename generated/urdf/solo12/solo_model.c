@@ -8,7 +8,7 @@
 
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x581edf9df03e
+#if SOLO_SET_ID != 0xce442b114c1b
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

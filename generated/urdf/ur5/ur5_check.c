@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0x899fd4bd7ae6
+#if UR5_SET_ID != 0x240256b90c9a
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -21,6 +21,7 @@ extern const mb_model ur5_model;
 #define NQ UR5_NQ
 #define NV UR5_NV
 #define NB UR5_NB
+
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the

@@ -8,7 +8,7 @@
 
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0x899fd4bd7ae6
+#if UR5_SET_ID != 0x240256b90c9a
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -1,0 +1,142 @@
+-- fd_loops.lua — forward dynamics of the tree closed by its loop joints, with Lagrange
+-- multipliers: M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v (Kang & Yoon's fully recursive formulation with cut
+-- joints, eqs. 37-43; docs/loops.md). The constraint Jacobian is carried through the
+-- articulated-body sweeps instead of forming M⁻¹:
+--   backward: every row r is the generalized force of the wrenches g_a on body a and g_b on body b
+--     (loops.lua); swept inward like an external force, it leaves at each joint i the innovation
+--     u_r,i = −S_iᵀ P_r,i, P_r,λ += λX*_i (P_r,i + U_i D_i⁻¹ u_r,i) (P starts at −g);
+--   the m × m system: Φ = K M⁻¹ Kᵀ = Σ_i u_iᵀ D_i⁻¹ u_i (the innovations factorization
+--     M⁻¹ = [1 − HψK]* D⁻¹ [1 − HψK]), Φ λ = −K̇v − K q̈₀ with q̈₀ the articulated-body answer and
+--     K q̈₀ = g_a · Δa_a + g_b · Δa_b (Δa the accelerations q̈₀ causes);
+--   forward: q̈ = q̈₀ + the articulated-body forward pass of the innovations Σ_r λ_r u_r.
+-- Only the bodies between the loop bodies and the root carry the rows: O(n + n_path m + m³).
+local sp = import "spatial"
+local J = import "joints"
+local rnea = import "rnea"
+local L = import "loops"
+
+local F = {
+  name = "fd_loops",
+  summary = "forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, "
+    .. "K qdd = -Kdot v",
+  returns = "int",
+  params = {
+    { name = "q", role = "q" },
+    { name = "v", role = "v" },
+    { name = "tau", role = "tau" },
+    { name = "qdd", role = "out_nv" },
+    { name = "lambda", role = "out_nc" },
+  },
+}
+
+-- The articulated-body backward pass of aba.lua, with the constraint rows swept along.
+local function backward(model, T, X, pA, rows)
+  local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
+  local P, ur = {}, {}
+  for r, row in ipairs(rows) do
+    P[r], ur[r] = {}, {}
+    for side, i in ipairs({ row.loop.a, row.loop.b }) do
+      if i > 0 then
+        local g = {}
+        for k = 1, 6 do g[k] = -row.g[6 * (side - 1) + k] end
+        P[r][i] = P[r][i] and sp.add(P[r][i], g) or g
+      end
+    end
+  end
+  for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
+  for i = #T, 1, -1 do
+    local b, p = T[i], T[i].parent
+    IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
+    jt[i] = J.articulated(b, IA[i], R[i])
+    u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+    for r = 1, #rows do
+      if P[r][i] then
+        local y = J.ST(b, P[r][i])
+        for c = 1, #y do y[c] = -y[c] end
+        ur[r][i] = sp.name(y, "u_c" .. (r - 1) .. "_" .. b.name)
+        if p > 0 then
+          local pa = sp.XT_fv(X[i], sp.add(P[r][i], J.WT_mv(jt[i], ur[r][i])))
+          P[r][p] = P[r][p] and sp.add(P[r][p], pa) or pa
+        end
+      end
+    end
+    if p > 0 then
+      J.amplify(R[p], T[p], X[i], jt[i], base[i])
+      local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
+      IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))
+      pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
+    end
+  end
+  return jt, u, ur
+end
+
+-- The forward pass: q̈ = D⁻¹ u − W iXλ Δa_λ, Δa = iXλ Δa_λ + S q̈ (u nil: zero).
+local function forward(T, X, jt, u, prefix)
+  local da, qdd = { [0] = sp.zeros(6) }, {}
+  for _, b in ipairs(T) do
+    local i = b.i
+    local ap = sp.X_mv(X[i], da[b.parent])
+    local x = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv), J.W_mv(jt[i], ap))
+    qdd[i] = x
+    da[i] = J.name(sp.add(ap, J.S_mv(b, x)), prefix, b)
+  end
+  return qdd, da
+end
+
+-- Φ (lower triangle) and its factors; the pivots against Φ's diagonal.
+local function constraint_system(T, jt, ur, n)
+  local Phi = {}
+  for r = 1, n do
+    Phi[r] = {}
+    for c = 1, r do
+      local s = 0
+      for _, b in ipairs(T) do
+        local x, y = ur[r][b.i], ur[c][b.i]
+        if x and y then s = s + sp.dot(x, sp.ldl_solve(jt[b.i].F, y)) end
+      end
+      Phi[r][c] = sym.name(s, "Phi_" .. (r - 1) .. "_" .. (c - 1))
+    end
+  end
+  local ref = {}
+  for r = 1, n do ref[r] = Phi[r][r] end
+  return sp.ldl(Phi, n, function(d, l, Rl)
+    sym.pivot(d, Rl, "constraint row " .. (l - 1))
+  end, ref)
+end
+
+function F.build(model)
+  L.require_loops(model, "fd_loops")
+  local T, X, _, pA = rnea.forward(model, "v", nil)
+  local K = L.kinematics(model, "v")
+  local rows = L.rows(model, K, true)
+  local jt, u, ur = backward(model, T, X, pA, rows)
+  local qdd0, da = forward(T, X, jt, u, "da")
+  -- γ̄_r = −K̇v_r − K_r q̈₀
+  local gam = {}
+  for r, row in ipairs(rows) do
+    local s = row.dd
+    for side, i in ipairs({ row.loop.a, row.loop.b }) do
+      if i > 0 then
+        for k = 1, 6 do s = s + row.g[6 * (side - 1) + k] * da[i][k] end
+      end
+    end
+    gam[r] = -s
+  end
+  local lambda = sp.ldl_solve(constraint_system(T, jt, ur, #rows), gam)
+  local ul = {}
+  for _, b in ipairs(T) do
+    for r = 1, #rows do
+      if ur[r][b.i] then
+        local x = sp.scale(ur[r][b.i], lambda[r])
+        ul[b.i] = ul[b.i] and sp.add(ul[b.i], x) or x
+      end
+    end
+  end
+  local qddl = forward(T, X, jt, ul, "dal")
+  for _, b in ipairs(T) do
+    for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
+  end
+  for r = 1, #rows do sym.output("lambda", r - 1, lambda[r]) end
+end
+
+return F
