@@ -150,9 +150,11 @@ static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
     fprintf(out, " (through %s)\n", body_name(m, t->body[L->ancestor].model_body));
     if (rows && rows->nrows) print_rows(out, m, t, rows, k);
   }
-  if (rows && rows->nrows)
-    fprintf(out, "  mobility: %d velocity coordinates - %d independent constraint rows = %d degrees of "
-                 "freedom\n", t->nv, rows->nc, t->nv - rows->nc);
+  if (rows && rows->nrows) {
+    int dof = t->nv - rows->nc;
+    fprintf(out, "  mobility: %d velocity coordinates - %d independent constraint rows = %d degree%s "
+                 "of freedom\n", t->nv, rows->nc, dof, dof == 1 ? "" : "s");
+  }
 }
 
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
