@@ -1,5 +1,5 @@
 # Tests of the generic runtime solver (runtime/), one file per runtime file.
-foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv cfa energy numerics api)
+foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv cfa energy numerics api passive)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_${t}.c)
     mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c LIBS mbrt)
   endif()
