@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if ARM7_SET_ID != 0xf39336e14df3
+#if ARM7_SET_ID != 0x9a1b1f6cfa3a
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x3f7a7cf1cfe4
+#if CART_POLE_SET_ID != 0x9e6df21f2124
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

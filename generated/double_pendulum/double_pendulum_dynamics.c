@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8be97f1a3ef0
+#if DOUBLE_PENDULUM_SET_ID != 0x719dc6e24505
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x8be728e63f14
+#if FIVE_BAR_SET_ID != 0xdeb3df23fa9b
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

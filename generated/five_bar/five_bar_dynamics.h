@@ -50,7 +50,7 @@ extern "C" {
 #define FIVE_BAR_NJ 4 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x8be728e63f14
+#define FIVE_BAR_SET_ID 0xdeb3df23fa9b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -72,6 +72,10 @@ extern const int five_bar_joint_iq[FIVE_BAR_NJ];
 extern const int five_bar_joint_iv[FIVE_BAR_NJ];
 /* Every body by number, the world first. */
 extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in five_bar_model.c. */
+extern const double five_bar_q_initial[FIVE_BAR_NQ];
+extern const double five_bar_v_initial[FIVE_BAR_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x7073833ca6be
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xf12190cef21d
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

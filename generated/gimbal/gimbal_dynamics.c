@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0xac110ca2cae4
+#if GIMBAL_SET_ID != 0xd4ea7001a0b6
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x80f8efc04fe1
+#if QUADRUPED_SET_ID != 0x5fc542bfcc57
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model quadruped_model;
+extern const mb_springs quadruped_springs;
 #define M quadruped_model
+#define SPRINGS quadruped_springs
 #define NQ QUADRUPED_NQ
 #define NV QUADRUPED_NV
 #define NB QUADRUPED_NB

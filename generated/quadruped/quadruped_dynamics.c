@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x80f8efc04fe1
+#if QUADRUPED_SET_ID != 0x5fc542bfcc57
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

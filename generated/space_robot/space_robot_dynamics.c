@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPACE_ROBOT_SET_ID != 0xa923ab26bf35
+#if SPACE_ROBOT_SET_ID != 0x7761756dda35
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,6 +69,7 @@ typedef struct mbg_gen {
   mbg_aligned aligned;
   mbg_dh dh; /* the working frames of the recipes */
   mbg_rtmodel rt;
+  mbg_rtsprings rtsprings; /* the runtime's springs (the harness's reference) */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

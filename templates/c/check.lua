@@ -16,6 +16,7 @@ local reference = {
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
   fk = "mb_fk(&M, ws, q, ref)",
   cfa = "rc = mb_cfa(&M, ws, q, v, tau, ref, NULL)",
+  passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -63,7 +64,9 @@ return function(d)
   b([[
 
 extern const mb_model ]], d.prefix, [[_model;
+extern const mb_springs ]], d.prefix, [[_springs;
 #define M ]], d.prefix, [[_model
+#define SPRINGS ]], d.prefix, [[_springs
 #define NQ ]], d.PREFIX, [[_NQ
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB

@@ -65,6 +65,10 @@ return function(d)
   b("extern const int ", d.prefix, "_joint_iv[", P, "_NJ];")
   b("/* Every body by number, the world first. */")
   b("extern const char *const ", d.prefix, "_body_names[", P, "_NB + 1];")
+  b("/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and")
+  b(" * zero velocity), in coordinate order; defined in ", d.prefix, "_model.c. */")
+  b("extern const double ", d.prefix, "_q_initial[", P, "_NQ];")
+  b("extern const double ", d.prefix, "_v_initial[", P, "_NV];")
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if ANYMAL_SET_ID != 0xf6dd72b6b62b
+#if ANYMAL_SET_ID != 0xd6506e95726e
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

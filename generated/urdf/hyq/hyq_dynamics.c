@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if HYQ_SET_ID != 0x7283710e2783
+#if HYQ_SET_ID != 0xaeb9e8d3bdfb
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if PANDA_SET_ID != 0x8d8fb6ce4149
+#if PANDA_SET_ID != 0x6645759e0d0b
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SIMPLE_HUMANOID_SET_ID != 0xd5086e3b5343
+#if SIMPLE_HUMANOID_SET_ID != 0x017159e2ad2a
 #error "simple_humanoid_dynamics.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x581edf9df03e
+#if SOLO_SET_ID != 0x7d1671aeccc4
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model solo_model;
+extern const mb_springs solo_springs;
 #define M solo_model
+#define SPRINGS solo_springs
 #define NQ SOLO_NQ
 #define NV SOLO_NV
 #define NB SOLO_NB

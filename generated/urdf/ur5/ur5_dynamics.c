@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if UR5_SET_ID != 0x899fd4bd7ae6
+#if UR5_SET_ID != 0x20341785432a
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
