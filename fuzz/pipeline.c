@@ -36,7 +36,7 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
     return 0;
   }
   mbg_loop_rows rows;
-  if (mbg_check_loops(m, t, NULL, path, data, size, sink, &rows) != 0) {
+  if (mbg_check_loops(m, t, t->q_initial, path, data, size, sink, &rows) != 0) {
     mbg_topology_free(t);
     mbg_model_free(m);
     return 0;

@@ -189,6 +189,7 @@ void mbd_stmt_free(mbd_stmt *s) {
     free(s->name);
     mbd_expr_free(s->value);
     mbd_exprs_free(s->args);
+    mbd_exprs_free(s->velocity);
     free(s->type);
     free(s->parent);
     free(s->child);

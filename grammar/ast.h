@@ -67,7 +67,7 @@ typedef enum mbd_item_kind {
   MBD_I_DISTANCE,
   MBD_I_NODE,      /* name */
   MBD_I_BEAM,      /* sub: LENGTH, EI, RHOA, MODES items */
-  MBD_I_LENGTH,
+  MBD_I_LENGTH,    /* in a beam; and a spring's rest length */
   MBD_I_EI,
   MBD_I_RHOA,
   MBD_I_NMODES,
@@ -76,8 +76,8 @@ typedef enum mbd_item_kind {
   MBD_I_MODES,     /* sub: MODEDEF items */
   MBD_I_MODEDEF,   /* name, sub: SHAPE items */
   MBD_I_SHAPE,     /* name (a node), args: 6 values */
-  MBD_I_STIFFNESS, /* rows */
-  MBD_I_DAMPING,   /* rows */
+  MBD_I_STIFFNESS, /* rows (flexible body); args (spring) */
+  MBD_I_DAMPING,   /* rows (flexible body); args (spring) */
   MBD_I_UNKNOWN    /* name: a word that is no property (reported by the checker) */
 } mbd_item_kind;
 
@@ -101,7 +101,9 @@ typedef enum mbd_stmt_kind {
   MBD_S_BODY,
   MBD_S_JOINT,
   MBD_S_LOOP,
-  MBD_S_INDEPENDENT
+  MBD_S_INDEPENDENT,
+  MBD_S_SPRING,  /* name, parent (body A), child (body B), items */
+  MBD_S_INITIAL  /* name (a joint), args (positions, may be NULL), velocity (may be NULL) */
 } mbd_stmt_kind;
 
 typedef struct mbd_stmt {
@@ -110,14 +112,16 @@ typedef struct mbd_stmt {
   char *name;            /* MODEL, CONST, BODY, JOINT, LOOP */
   mbg_loc name_loc;
   mbd_expr *value;       /* CONST */
-  mbd_exprs *args;       /* GRAVITY */
+  mbd_exprs *args;       /* GRAVITY, INITIAL (positions) */
+  mbd_exprs *velocity;   /* INITIAL: the values after 'velocity' */
+  mbg_loc velocity_loc;  /* INITIAL: the 'velocity' keyword */
   int flexible;          /* BODY */
   mbg_loc flexible_loc;
   char *type;            /* JOINT, LOOP */
   mbg_loc type_loc;
-  char *parent, *child;  /* JOINT, LOOP */
+  char *parent, *child;  /* JOINT, LOOP, SPRING */
   mbg_loc parent_loc, child_loc;
-  mbd_item *items;       /* BODY, JOINT, LOOP */
+  mbd_item *items;       /* BODY, JOINT, LOOP, SPRING */
   mbd_name *names;       /* INDEPENDENT */
   struct mbd_stmt *next;
 } mbd_stmt;

@@ -105,6 +105,7 @@ static char *word(struct mbd_lex_state *st, const char *w) {
        PI "'pi'" DEG "'deg'" SQRT "'sqrt'" SIN "'sin'" COS "'cos'"
        BEAM "'beam'" LENGTH "'length'" EI "'EI'" RHOA "'rhoA'" MODES "'modes'"
        NODES "'nodes'" STIFFNESS "'stiffness'" DAMPING "'damping'"
+       SPRING "'spring'" INITIAL_KW "'initial'" VELOCITY "'velocity'"
        ARROW "'->'" MINUS "'-'"
 %token <num> UMINUS "unary '-'"  /* value 1 when unary only because of spacing: `a -b` */
 
@@ -114,7 +115,7 @@ static char *word(struct mbd_lex_state *st, const char *w) {
 %type <rows> rows
 %type <item> items item frame beam_params beam_param node_defs node_def node_props node_prop
              mode_defs mode_def shapes shape
-%type <stmt> stmt joint_head
+%type <stmt> stmt joint_head spring_head initial_stmt
 %type <name> names
 
 %destructor { free($$); } <str>
@@ -141,7 +142,7 @@ file:
   | file error
   ;
 
-/* statement: model | gravity | const | body | joint | loop | independent */
+/* statement: model | gravity | const | body | joint | loop | spring | initial | independent */
 stmt:
     MODEL name ';'
       { $$ = mbd_stmt_new(MBD_S_MODEL, L(@1));
@@ -169,6 +170,37 @@ stmt:
   | INDEPENDENT names ';'
       { $$ = mbd_stmt_new(MBD_S_INDEPENDENT, L(@1));
         if ($$) $$->names = mbd_name_reverse($2); else mbd_name_free($2); }
+  | spring_head '{' items '}'
+      { $$ = $1; if ($$) $$->items = mbd_item_reverse($3); else mbd_item_free($3); }
+  | initial_stmt ';'
+      { $$ = $1; }
+  ;
+
+/* spring_head: 'spring' name body_a '->' body_b */
+spring_head:
+    SPRING name name ARROW name
+      { $$ = mbd_stmt_new(MBD_S_SPRING, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->parent = $3; $$->parent_loc = L(@3);
+                  $$->child = $5; $$->child_loc = L(@5); }
+        else { free($2); free($3); free($5); } }
+  ;
+
+/* initial_stmt: 'initial' joint [values] ['velocity' values] (at least one of the two lists) */
+initial_stmt:
+    INITIAL_KW name exprs
+      { $$ = mbd_stmt_new(MBD_S_INITIAL, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->args = $3; }
+        else { free($2); mbd_exprs_free($3); } }
+  | INITIAL_KW name VELOCITY exprs
+      { $$ = mbd_stmt_new(MBD_S_INITIAL, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->velocity = $4;
+                  $$->velocity_loc = L(@3); }
+        else { free($2); mbd_exprs_free($4); } }
+  | INITIAL_KW name exprs VELOCITY exprs
+      { $$ = mbd_stmt_new(MBD_S_INITIAL, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->args = $3; $$->velocity = $5;
+                  $$->velocity_loc = L(@4); }
+        else { free($2); mbd_exprs_free($3); mbd_exprs_free($5); } }
   ;
 
 /* joint_head: ('joint' | 'loop') name type parent '->' child */
@@ -196,6 +228,9 @@ name:
   | NODES              { $$ = word(st, "nodes"); }
   | STIFFNESS          { $$ = word(st, "stiffness"); }
   | DAMPING            { $$ = word(st, "damping"); }
+  | SPRING             { $$ = word(st, "spring"); }
+  | INITIAL_KW         { $$ = word(st, "initial"); }
+  | VELOCITY           { $$ = word(st, "velocity"); }
   ;
 
 names:
@@ -220,6 +255,9 @@ item:
   | AXIS2 exprs ';'              { $$ = item(MBD_I_AXIS2, @1, $2); }
   | PITCH exprs ';'              { $$ = item(MBD_I_PITCH, @1, $2); }
   | DISTANCE exprs ';'           { $$ = item(MBD_I_DISTANCE, @1, $2); }
+  | STIFFNESS exprs ';'          { $$ = item(MBD_I_STIFFNESS, @1, $2); }
+  | DAMPING exprs ';'            { $$ = item(MBD_I_DAMPING, @1, $2); }
+  | LENGTH exprs ';'             { $$ = item(MBD_I_LENGTH, @1, $2); }
   | ORIGIN frame ';'             { $$ = $2; if ($$) { $$->kind = MBD_I_ORIGIN; $$->loc = L(@1); } }
   | TARGET frame ';'             { $$ = $2; if ($$) { $$->kind = MBD_I_TARGET; $$->loc = L(@1); } }
   | NODE name ';'                { $$ = item(MBD_I_NODE, @1, NULL);
@@ -381,7 +419,7 @@ static expected classify(const yysymbol_kind_t *exp, int n) {
 static int starts_statement(yysymbol_kind_t k) {
   return k == YYSYMBOL_MODEL || k == YYSYMBOL_GRAVITY || k == YYSYMBOL_CONST ||
          k == YYSYMBOL_BODY || k == YYSYMBOL_JOINT || k == YYSYMBOL_LOOP ||
-         k == YYSYMBOL_INDEPENDENT;
+         k == YYSYMBOL_INDEPENDENT || k == YYSYMBOL_SPRING || k == YYSYMBOL_INITIAL_KW;
 }
 
 static void note_unless_same(struct mbd_lex_state *st, mbg_loc error_at, mbg_loc at,
@@ -442,7 +480,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                    "unknown function '%s'; the functions are sqrt, sin and cos", st->prev_text);
   } else if (e.statement) {
     mbg_diag_error(st->diag, at, "unexpected %s; expected a statement: model, gravity, const, "
-                                 "body, joint, loop or independent", what);
+                                 "body, joint, loop, spring, initial or independent", what);
   } else if (e.semicolon && have_prev && (eof || at.line > last.line)) {
     mbg_diag_error(st->diag, after, "expected ';' after '%s'", last_text);
   } else if (e.semicolon) {

@@ -492,4 +492,44 @@ int mb_project_q(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
 int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                  const double *q, double *v);
 
+/* ---------------------------------------------------------------------------------------------
+ * Springs (passive.c; docs/dsl.md "spring"). A linear point-to-point spring-damper between the
+ * point ra of body a and rb of body b (body coordinates; body 0 is the world, a ≠ b). With
+ * d = p_b − p_a in world coordinates, ℓ = |d| and ḋ its rate, the spring pulls the two points
+ * together with f = k (ℓ − L0) + c ℓ̇ (tension positive): +f u on a, −f u on b, u = d/ℓ.
+ *
+ * The zero-length rule: the direction is taken as u = d / ℓε with ℓε = √(d·d + MB_SPRING_EPS²),
+ * so the force vector on a is F = k d − k L0 u + c (u·ḋ) u. For ℓ ≫ MB_SPRING_EPS (1e-12 m) this
+ * is the law above to a relative 0.5 (ε/ℓ)² (1e-12 at ℓ = 1 µm); at ℓ = 0, where the direction
+ * is undefined, F = 0: never NaN for finite inputs, no branch, and continuous in d (with L0 = 0,
+ * F = k d + c (u·ḋ) u is also exact everywhere but for the damper's direction). The generated
+ * p_passive_forces computes the same expressions. */
+#define MB_SPRING_EPS 1e-12
+
+typedef struct mb_spring {
+  int a, b;                           /* bodies, 0 = world, a ≠ b */
+  double ra[3], rb[3];                /* attachment points in body coordinates of a and b */
+  double stiffness, damping, length;  /* k ≥ 0 (N/m), c ≥ 0 (N·s/m), L0 ≥ 0 (m) */
+} mb_spring;
+
+typedef struct mb_springs {
+  int n;
+  const mb_spring *spring; /* [n]; may be NULL when n = 0 */
+} mb_springs;
+
+/* Validate springs against a model: bodies in range and distinct, finite points, k, c, L0 finite
+ * and ≥ 0. 0, or -1 and a one-line reason in msg (if not NULL). */
+int mb_springs_check(const mb_model *m, const mb_springs *S, char *msg, size_t msgsize);
+
+/* τ_passive = Σ J_aᵀ F_a + J_bᵀ F_b [nv], the generalized forces of every spring, to be ADDED to
+ * the applied τ (M q̈ + h = τ + τ_passive). v NULL means zero. Uses ws->XE/Xr, X0E/X0r, v and f.
+ * MB_OK, MB_EINVAL (a NULL model, springs, q or tau), MB_EWORKSPACE, MB_ENUMERIC if an output is
+ * not finite. No allocation. */
+int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,
+                      const double *v, double *tau);
+/* The springs' potential energy Σ ½ k (ℓ − L0)² (ℓ = |d|, exact), or NaN when an argument is
+ * NULL or ws is not laid out for m. Uses ws->XE/Xr and X0E/X0r. */
+double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws,
+                        const double *q);
+
 #endif

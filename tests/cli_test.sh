@@ -200,5 +200,25 @@ expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
 grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
 
+# springs and the initial state: check lists them, generate and stats add passive_forces (only
+# for a model with springs), the header declares the initial state
+sp="$src/examples/spring_pendulum.mbd"
+expect 0 "check a model with springs" -- "$mbdc" check "$sp"
+grep -q '^springs (3)' "$tmp/out" && grep -q '^initial state (2 joints' "$tmp/out" ||
+  { echo "FAIL: check lists no springs or initial state"; cat "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "stats of a model with springs" -- "$mbdc" stats "$sp"
+grep -q '^passive_forces ' "$tmp/out" || { echo "FAIL: stats counts no passive_forces"; fail=$((fail + 1)); }
+expect 0 "stats of a model without springs" -- "$mbdc" stats "$cp"
+grep -q '^passive_forces ' "$tmp/out" && { echo "FAIL: passive_forces without springs"; fail=$((fail + 1)); }
+expect 0 "generate a model with springs" -- "$mbdc" generate "$sp" -o "$tmp/sp"
+grep -q 'spring_pendulum_passive_forces(const double q' "$tmp/sp/spring_pendulum_dynamics.h" &&
+  grep -q 'extern const double spring_pendulum_q_initial\[SPRING_PENDULUM_NQ\];' "$tmp/sp/spring_pendulum_dynamics.h" ||
+  { echo "FAIL: header of a model with springs"; fail=$((fail + 1)); }
+printf 'body a { mass 1; inertia 1 1 1; }\njoint j revolute world -> a;\nspring s a -> a { stiffness -1; }\n' >"$tmp/badspring.mbd"
+expect 1 "a spring error" -- "$mbdc" check "$tmp/badspring.mbd"
+grep -q 'badspring.mbd:3:15: error: spring .s. connects body .a. to itself' "$tmp/err" &&
+  grep -q 'badspring.mbd:3:19: error: .stiffness. must not be negative (it is -1)' "$tmp/err" ||
+  { echo "FAIL: spring errors"; cat "$tmp/err"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

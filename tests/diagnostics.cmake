@@ -1,6 +1,8 @@
 # The front end: golden diagnostics (exact text, tests/golden/) and the parsed model's fields.
 mbdc_add_test(NAME test_diagnostics SOURCES test_diagnostics.c LIBS mbdc_core)
 mbdc_add_test(NAME test_parse SOURCES test_parse.c LIBS mbdc_core)
+# The spring and initial statements: values, topology, runtime springs, the .mbd writer.
+mbdc_add_test(NAME test_springs SOURCES test_springs.c LIBS mbdc_core)
 # check, generate and stats agree on models singular in every configuration (tests/singular/),
 # with located errors and no Lua traceback.
 if(TARGET mbdc)

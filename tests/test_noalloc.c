@@ -73,6 +73,9 @@ static void test_algorithms_do_not_allocate(void **state) {
     mbt_rng_seed(&g, seed);
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, a);
     mbt_rand_vec(&g, m->nv, -1, 1, tau), mbt_rand_vec(&g, (int)nw, -1, 1, fext);
+    mb_spring sp[2] = {{0, m->nb, {0.1, 0, 0}, {0, 0.2, 0}, 10, 1, 0.5},
+                       {1, m->nb, {0, 0, 0}, {0, 0, 0.1}, 0, 2, 0}};
+    mb_springs S = {2, sp};
     int rc = 0;
     calls = 0, counting = 1;
     mb_rnea(m, &ws, q, v, a, fext, out);
@@ -88,6 +91,7 @@ static void test_algorithms_do_not_allocate(void **state) {
     mb_fk(m, &ws, q, pose);
     mb_integrate(m, q, v, 0.01, q2);
     mb_joint_wrenches(m, &ws, q, v, a, w);
+    rc |= mb_passive_forces(m, &S, &ws, q, v, out);
     counting = 0;
     assert_int_equal(rc, 0);
     assert_int_equal(calls, 0);

@@ -134,6 +134,9 @@ static void random_state(const mb_model *m, rstate *s) {
   for (int k = 0; k < 6 * (m->nb + 1); k++) s->fext[k] = k < 6 ? 0 : urand(-1, 1);
 }
 
+/* The springs of the model being checked (check_all), for passive_forces. */
+static const mb_springs *springs;
+
 /* The runtime's value of function `name` on s into ref; the number of outputs. */
 static int reference(const char *name, const mb_model *m, mb_workspace *ws, const rstate *s,
                      double *ref) {
@@ -151,6 +154,8 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strcmp(name, "joint_wrenches"))
     return mb_joint_wrenches(m, ws, s->q, s->v, s->a, ref), 6 * nb1;
   if (!strcmp(name, "fk")) return mb_fk(m, ws, s->q, ref), 12 * nb1;
+  if (!strcmp(name, "passive_forces"))
+    return assert_int_equal(mb_passive_forces(m, springs, ws, s->q, s->v, ref), 0), nv;
   fail_msg("no runtime reference for %s", name);
   return 0;
 }
@@ -233,6 +238,7 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
   rstate *s = calloc(1, sizeof *s);
   assert_true(buf && ref && got && s && m->nq <= 64 && m->nb < 64);
   mb_workspace_init(&ws, m, buf);
+  springs = &g->rtsprings.springs;
   for (int n = 0; n < nstates; n++) {
     random_state(m, s);
     for (int k = 0; k < g->nfunctions; k++) {
@@ -322,6 +328,34 @@ static void cfa_random_trees(void **state) {
   }
   print_message("cfa: %d random trees with hubs\n", with_hubs);
   assert_true(with_hubs >= 4);
+}
+
+/* passive_forces on random trees (every joint type, fixed joints merged, frames aligned and
+ * placed) with random springs between random bodies, the world included. */
+static void springs_random_trees(void **state) {
+  (void)state;
+  for (int seed = 1; seed <= 16; seed++) {
+    mbt_rng_seed(&rng, (uint64_t)(3000 + seed));
+    int n = 2 + seed % 9;
+    mbg_model *m = random_model(n, seed % 4, seed % 3 == 0);
+    mbg_loc none = {0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+      char name[16];
+      snprintf(name, sizeof name, "s%d", k);
+      int i = mbg_model_add_spring(m, name, none);
+      assert_true(i >= 0);
+      mbg_spring *sp = &m->springs[i];
+      sp->body_a = irand(n + 1);
+      sp->body_b = (sp->body_a + 1 + irand(n)) % (n + 1);
+      for (int c = 0; c < 3; c++) sp->ra[c] = urand(-0.5, 0.5), sp->rb[c] = urand(-0.5, 0.5);
+      sp->stiffness = k == 3 ? 0 : urand(1, 50);
+      sp->damping = k == 2 ? 0 : urand(0, 3);
+      sp->length = k % 2 ? 0 : urand(0, 1);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "springs, random tree seed %d (%d bodies)", seed, n);
+    check_model(m, 3, what, "passive_forces", MBG_CFA_AUTO);
+  }
 }
 
 static void example_models(void **state) {
@@ -569,6 +603,7 @@ int main(void) {
     cmocka_unit_test(base_references),
     cmocka_unit_test(random_trees),
     cmocka_unit_test(cfa_random_trees),
+    cmocka_unit_test(springs_random_trees),
     cmocka_unit_test(example_models),
     cmocka_unit_test(generic_chain_within_featherstone_bounds),
     cmocka_unit_test(cfa_depth_on_chains),

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0xf4cc2a2c5966
+#if ARM7_SET_ID != 0xe47137b5f0d2
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model arm7_model;
+extern const mb_springs arm7_springs;
 #define M arm7_model
+#define SPRINGS arm7_springs
 #define NQ ARM7_NQ
 #define NV ARM7_NV
 #define NB ARM7_NB

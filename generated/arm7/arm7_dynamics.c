@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if ARM7_SET_ID != 0xf4cc2a2c5966
+#if ARM7_SET_ID != 0xe47137b5f0d2
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

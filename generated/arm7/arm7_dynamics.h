@@ -50,7 +50,7 @@ extern "C" {
 #define ARM7_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xf4cc2a2c5966
+#define ARM7_SET_ID 0xe47137b5f0d2
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int arm7_joint_iq[ARM7_NJ];
 extern const int arm7_joint_iv[ARM7_NJ];
 /* Every body by number, the world first. */
 extern const char *const arm7_body_names[ARM7_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in arm7_model.c. */
+extern const double arm7_q_initial[ARM7_NQ];
+extern const double arm7_v_initial[ARM7_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]);

@@ -8,7 +8,7 @@
 
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0xf4cc2a2c5966
+#if ARM7_SET_ID != 0xe47137b5f0d2
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -69,6 +69,18 @@ static const double inertia[80] = {
   1.8, 0.0, 0.009000000000000001, 0.0036000000000000003, 0.0038522, 0.0033072, 0.003645, 0.0001, 0.0, 0.000182,
   0.8999999999999999, 0.0, 0.0, 0.069, 0.007935000000000001, 0.007935000000000001, 0.0007999999999999999, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (arm7_dynamics.h). */
+const double arm7_q_initial[ARM7_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double arm7_v_initial[ARM7_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs arm7_springs;
+const mb_springs arm7_springs = {0, NULL};
 
 extern const mb_model arm7_model;
 const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

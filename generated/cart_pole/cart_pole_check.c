@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0xf1462c6c0e7c
+#if CART_POLE_SET_ID != 0x75aaddce506d
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model cart_pole_model;
+extern const mb_springs cart_pole_springs;
 #define M cart_pole_model
+#define SPRINGS cart_pole_springs
 #define NQ CART_POLE_NQ
 #define NV CART_POLE_NV
 #define NB CART_POLE_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0xf1462c6c0e7c
+#if CART_POLE_SET_ID != 0x75aaddce506d
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define CART_POLE_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xf1462c6c0e7c
+#define CART_POLE_SET_ID 0x75aaddce506d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -72,6 +72,10 @@ extern const int cart_pole_joint_iq[CART_POLE_NJ];
 extern const int cart_pole_joint_iv[CART_POLE_NJ];
 /* Every body by number, the world first. */
 extern const char *const cart_pole_body_names[CART_POLE_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in cart_pole_model.c. */
+extern const double cart_pole_q_initial[CART_POLE_NQ];
+extern const double cart_pole_v_initial[CART_POLE_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]);

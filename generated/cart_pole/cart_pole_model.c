@@ -8,7 +8,7 @@
 
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0xf1462c6c0e7c
+#if CART_POLE_SET_ID != 0x75aaddce506d
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,6 +48,18 @@ static const double inertia[30] = {
   1.0, 0.0, 0.0, 0.0, 0.005208333333333333, 0.015208333333333336, 0.01666666666666667, 0.0, 0.0, 0.0,
   0.1, 0.0, 0.0, 0.05, 0.03333333333333333, 0.03333333333333333, 0.0, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (cart_pole_dynamics.h). */
+const double cart_pole_q_initial[CART_POLE_NQ] = {
+  0.0, 0.0,
+};
+const double cart_pole_v_initial[CART_POLE_NV] = {
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs cart_pole_springs;
+const mb_springs cart_pole_springs = {0, NULL};
 
 extern const mb_model cart_pole_model;
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x392133cf8c55
+#if DOUBLE_PENDULUM_SET_ID != 0x6c34d721e127
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model double_pendulum_model;
+extern const mb_springs double_pendulum_springs;
 #define M double_pendulum_model
+#define SPRINGS double_pendulum_springs
 #define NQ DOUBLE_PENDULUM_NQ
 #define NV DOUBLE_PENDULUM_NV
 #define NB DOUBLE_PENDULUM_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x392133cf8c55
+#if DOUBLE_PENDULUM_SET_ID != 0x6c34d721e127
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

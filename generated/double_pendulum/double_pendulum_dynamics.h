@@ -50,7 +50,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x392133cf8c55
+#define DOUBLE_PENDULUM_SET_ID 0x6c34d721e127
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -72,6 +72,10 @@ extern const int double_pendulum_joint_iq[DOUBLE_PENDULUM_NJ];
 extern const int double_pendulum_joint_iv[DOUBLE_PENDULUM_NJ];
 /* Every body by number, the world first. */
 extern const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in double_pendulum_model.c. */
+extern const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ];
+extern const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double tau[DOUBLE_PENDULUM_NV]);

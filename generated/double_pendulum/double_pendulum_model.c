@@ -8,7 +8,7 @@
 
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x392133cf8c55
+#if DOUBLE_PENDULUM_SET_ID != 0x6c34d721e127
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,6 +48,18 @@ static const double inertia[30] = {
   1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0, 0.0,
   1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (double_pendulum_dynamics.h). */
+const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ] = {
+  0.0, 0.0,
+};
+const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs double_pendulum_springs;
+const mb_springs double_pendulum_springs = {0, NULL};
 
 extern const mb_model double_pendulum_model;
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

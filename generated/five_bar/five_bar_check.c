@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0xc73a1999b641
+#if FIVE_BAR_SET_ID != 0x6288b8fdec07
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model five_bar_model;
+extern const mb_springs five_bar_springs;
 #define M five_bar_model
+#define SPRINGS five_bar_springs
 #define NQ FIVE_BAR_NQ
 #define NV FIVE_BAR_NV
 #define NB FIVE_BAR_NB

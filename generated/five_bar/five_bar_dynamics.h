@@ -54,7 +54,7 @@ extern "C" {
 #define FIVE_BAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xc73a1999b641
+#define FIVE_BAR_SET_ID 0x6288b8fdec07
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -92,6 +92,10 @@ extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
 extern const char *const five_bar_constraint_names[FIVE_BAR_NC];
 /* The model's configuration with its loops closed (Newton's method from the neutral one). */
 extern const double five_bar_q_assembled[FIVE_BAR_NQ];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in five_bar_model.c. */
+extern const double five_bar_q_initial[FIVE_BAR_NQ];
+extern const double five_bar_v_initial[FIVE_BAR_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]);

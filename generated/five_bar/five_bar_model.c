@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0xc73a1999b641
+#if FIVE_BAR_SET_ID != 0x6288b8fdec07
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,18 @@ static const double inertia[50] = {
   1.0, 0.5, 0.0, 0.0, 0.0, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0,
   1.0, 0.5, 0.0, 0.0, 0.0, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (five_bar_dynamics.h). */
+const double five_bar_q_initial[FIVE_BAR_NQ] = {
+  0.0, 0.0, 0.0, 0.0,
+};
+const double five_bar_v_initial[FIVE_BAR_NV] = {
+  0.0, 0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs five_bar_springs;
+const mb_springs five_bar_springs = {0, NULL};
 
 extern const mb_model five_bar_model;
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

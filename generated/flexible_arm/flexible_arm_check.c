@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xf66913f79fa3
+#if FLEXIBLE_ARM_SET_ID != 0x5d23fa03e90c
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model flexible_arm_model;
+extern const mb_springs flexible_arm_springs;
 #define M flexible_arm_model
+#define SPRINGS flexible_arm_springs
 #define NQ FLEXIBLE_ARM_NQ
 #define NV FLEXIBLE_ARM_NV
 #define NB FLEXIBLE_ARM_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0xf66913f79fa3
+#if FLEXIBLE_ARM_SET_ID != 0x5d23fa03e90c
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

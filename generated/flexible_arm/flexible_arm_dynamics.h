@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0xf66913f79fa3
+#define FLEXIBLE_ARM_SET_ID 0x5d23fa03e90c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -72,6 +72,10 @@ extern const int flexible_arm_joint_iq[FLEXIBLE_ARM_NJ];
 extern const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in flexible_arm_model.c. */
+extern const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ];
+extern const double flexible_arm_v_initial[FLEXIBLE_ARM_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void flexible_arm_rnea(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double tau[FLEXIBLE_ARM_NV]);

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xf66913f79fa3
+#if FLEXIBLE_ARM_SET_ID != 0x5d23fa03e90c
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,6 +48,18 @@ static const double inertia[30] = {
   1.5, 0.375, 0.0, 0.0, 0.00065, 0.1252, 0.12545, 0.0, 0.0, 0.0,
   2.16, 1.08, 0.0, 0.0, 0.0, 0.7200000000000001, 0.7200000000000001, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (flexible_arm_dynamics.h). */
+const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
+  0.0, 0.0,
+};
+const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs flexible_arm_springs;
+const mb_springs flexible_arm_springs = {0, NULL};
 
 extern const mb_model flexible_arm_model;
 const mb_model flexible_arm_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x64ddd0e8eb3b
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x82f123f80d56
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model flexible_arm_nodal_model;
+extern const mb_springs flexible_arm_nodal_springs;
 #define M flexible_arm_nodal_model
+#define SPRINGS flexible_arm_nodal_springs
 #define NQ FLEXIBLE_ARM_NODAL_NQ
 #define NV FLEXIBLE_ARM_NODAL_NV
 #define NB FLEXIBLE_ARM_NODAL_NB

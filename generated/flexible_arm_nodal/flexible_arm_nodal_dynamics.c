@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x64ddd0e8eb3b
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x82f123f80d56
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x64ddd0e8eb3b
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x82f123f80d56
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ];
 extern const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in flexible_arm_nodal_model.c. */
+extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
+extern const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double tau[FLEXIBLE_ARM_NODAL_NV]);

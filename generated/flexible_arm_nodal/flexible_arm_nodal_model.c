@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x64ddd0e8eb3b
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x82f123f80d56
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -52,6 +52,18 @@ static const double inertia[40] = {
   2.16, 1.08, 0.0, 0.0, 0.0018115200000000003, 0.7750115200000001, 0.7768, 0.0, 0.0, 0.0,
   0.5, 0.02, 0.0, 0.0, 0.000225, 0.0011791666666666667, 0.0011791666666666667, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (flexible_arm_nodal_dynamics.h). */
+const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
+  0.0, 0.0, 0.0,
+};
+const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
+  0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs flexible_arm_nodal_springs;
+const mb_springs flexible_arm_nodal_springs = {0, NULL};
 
 extern const mb_model flexible_arm_nodal_model;
 const mb_model flexible_arm_nodal_model = {3, 3, 3, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

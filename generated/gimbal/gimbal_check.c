@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0xb6196bf9065e
+#if GIMBAL_SET_ID != 0x08d646301641
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model gimbal_model;
+extern const mb_springs gimbal_springs;
 #define M gimbal_model
+#define SPRINGS gimbal_springs
 #define NQ GIMBAL_NQ
 #define NV GIMBAL_NV
 #define NB GIMBAL_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0xb6196bf9065e
+#if GIMBAL_SET_ID != 0x08d646301641
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0xb6196bf9065e
+#define GIMBAL_SET_ID 0x08d646301641
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int gimbal_joint_iq[GIMBAL_NJ];
 extern const int gimbal_joint_iv[GIMBAL_NJ];
 /* Every body by number, the world first. */
 extern const char *const gimbal_body_names[GIMBAL_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in gimbal_model.c. */
+extern const double gimbal_q_initial[GIMBAL_NQ];
+extern const double gimbal_v_initial[GIMBAL_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double tau[GIMBAL_NV]);

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x51eaffc9656e
+#if QUADRUPED_SET_ID != 0x7c04c192713c
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model quadruped_model;
+extern const mb_springs quadruped_springs;
 #define M quadruped_model
+#define SPRINGS quadruped_springs
 #define NQ QUADRUPED_NQ
 #define NV QUADRUPED_NV
 #define NB QUADRUPED_NB

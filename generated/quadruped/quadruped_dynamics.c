@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x51eaffc9656e
+#if QUADRUPED_SET_ID != 0x7c04c192713c
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

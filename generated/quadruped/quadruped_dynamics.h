@@ -50,7 +50,7 @@ extern "C" {
 #define QUADRUPED_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x51eaffc9656e
+#define QUADRUPED_SET_ID 0x7c04c192713c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int quadruped_joint_iq[QUADRUPED_NJ];
 extern const int quadruped_joint_iv[QUADRUPED_NJ];
 /* Every body by number, the world first. */
 extern const char *const quadruped_body_names[QUADRUPED_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in quadruped_model.c. */
+extern const double quadruped_q_initial[QUADRUPED_NQ];
+extern const double quadruped_v_initial[QUADRUPED_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]);

@@ -8,7 +8,7 @@
 
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x51eaffc9656e
+#if QUADRUPED_SET_ID != 0x7c04c192713c
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,6 +96,22 @@ static const double inertia[140] = {
   1.6, 0.0, -0.024, -0.096, 0.01892, 0.01876, 0.0018599999999999999, 0.0, -0.0002, -0.00184,
   0.35, 0.0, 0.0, -0.041999999999999996, 0.0077399999999999995, 0.0077399999999999995, 8e-05, 0.0, -3e-05, 0.0,
 };
+
+/* The initial state (quadruped_dynamics.h). */
+const double quadruped_q_initial[QUADRUPED_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double quadruped_v_initial[QUADRUPED_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs quadruped_springs;
+const mb_springs quadruped_springs = {0, NULL};
 
 extern const mb_model quadruped_model;
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

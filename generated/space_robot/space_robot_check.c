@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0x9ebf198dad50
+#if SPACE_ROBOT_SET_ID != 0xf534eb602372
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model space_robot_model;
+extern const mb_springs space_robot_springs;
 #define M space_robot_model
+#define SPRINGS space_robot_springs
 #define NQ SPACE_ROBOT_NQ
 #define NV SPACE_ROBOT_NV
 #define NB SPACE_ROBOT_NB

@@ -50,7 +50,7 @@ extern "C" {
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x9ebf198dad50
+#define SPACE_ROBOT_SET_ID 0xf534eb602372
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int space_robot_joint_iq[SPACE_ROBOT_NJ];
 extern const int space_robot_joint_iv[SPACE_ROBOT_NJ];
 /* Every body by number, the world first. */
 extern const char *const space_robot_body_names[SPACE_ROBOT_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in space_robot_model.c. */
+extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
+extern const double space_robot_v_initial[SPACE_ROBOT_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]);

@@ -8,7 +8,7 @@
 
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0x9ebf198dad50
+#if SPACE_ROBOT_SET_ID != 0xf534eb602372
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -69,6 +69,20 @@ static const double inertia[80] = {
   15.0, 0.0, 7.5, 0.0, 5.0135, 0.027, 5.0135, 0.0, 0.0, 0.0,
   1e+01, 0.0, 5.0, 0.0, 3.3395833333333336, 0.012500000000000002, 3.3395833333333336, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (space_robot_dynamics.h). */
+const double space_robot_q_initial[SPACE_ROBOT_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double space_robot_v_initial[SPACE_ROBOT_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs space_robot_springs;
+const mb_springs space_robot_springs = {0, NULL};
 
 extern const mb_model space_robot_model;
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -125,7 +125,8 @@ static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_top
     return EXIT_MODEL;
   }
   /* the loops close near the model's configuration (topology/loop_rows.h, as `generate`) */
-  if (*m && (errors = mbg_check_loops(*m, *t, NULL, path, text, len, stderr, rows)) != 0) {
+  if (*m &&
+      (errors = mbg_check_loops(*m, *t, (*t)->q_initial, path, text, len, stderr, rows)) != 0) {
     if (errors < 0) fprintf(stderr, "mbdc: error: out of memory\n"), errors = 1;
     mbg_topology_free(*t);
     mbg_model_free(*m);

@@ -69,6 +69,26 @@ static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
   fputs(" }\n", f);
 }
 
+static void spring(FILE *f, const mbg_model *m, const mbg_spring *s) {
+  fprintf(f, "spring %s %s -> %s {", s->name, m->bodies[s->body_a].name,
+          m->bodies[s->body_b].name);
+  if (!all_zero(s->ra, 3)) fputs(" origin xyz", f), numbers(f, s->ra, 3), fputs(";", f);
+  if (!all_zero(s->rb, 3)) fputs(" target xyz", f), numbers(f, s->rb, 3), fputs(";", f);
+  if (s->stiffness != 0.0) fputs(" stiffness", f), numbers(f, &s->stiffness, 1), fputs(";", f);
+  if (s->damping != 0.0 || s->stiffness == 0.0)
+    fputs(" damping", f), numbers(f, &s->damping, 1), fputs(";", f);
+  if (s->length != 0.0) fputs(" length", f), numbers(f, &s->length, 1), fputs(";", f);
+  fputs(" }\n", f);
+}
+
+static void initial(FILE *f, const mbg_joint *j) {
+  if (!j->has_q0 && !j->has_v0) return;
+  fprintf(f, "initial %s", j->name);
+  if (j->has_q0) numbers(f, j->q0, mbg_joint_type_nq(j->type));
+  if (j->has_v0) fputs(" velocity", f), numbers(f, j->v0, mbg_joint_type_nv(j->type));
+  fputs(";\n", f);
+}
+
 int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
   for (int i = 1; i < m->nbodies; i++)
     if (m->bodies[i].flex) {
@@ -99,6 +119,12 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
   for (int i = 1; i < m->nbodies; i++) body(f, &m->bodies[i]);
   fputc('\n', f);
   for (int j = 0; j < m->njoints; j++) joint(f, m, &m->joints[j]);
+  if (m->nsprings > 0) fputc('\n', f);
+  for (int k = 0; k < m->nsprings; k++) spring(f, m, &m->springs[k]);
+  int ninitial = 0;
+  for (int j = 0; j < m->njoints; j++) ninitial += m->joints[j].has_q0 || m->joints[j].has_v0;
+  if (ninitial > 0) fputc('\n', f);
+  for (int j = 0; j < m->njoints; j++) initial(f, &m->joints[j]);
   if (ferror(f)) {
     fprintf(stderr, "mbdc: error: cannot write the model\n");
     return -1;

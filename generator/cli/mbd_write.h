@@ -10,7 +10,7 @@
 
 #include "model/model.h"
 
-/* Write m (rigid bodies and tree joints: what a URDF holds) to f; `source` names the file it came
+/* Write m (rigid bodies, tree joints, springs and the initial state) to f; `source` names the file it came
  * from in the header comment (its base name only). Returns 0, or -1 with a message on stderr for
  * what the language writer does not cover (flexible bodies, loops) or a write error. */
 int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source);

@@ -157,6 +157,50 @@ static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
   }
 }
 
+/* The springs as the topology keeps them: bodies (tree names), k, c, L0; those between two
+ * parts of one rigid body are said to be left out. */
+static void print_springs(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  if (m->nsprings == 0) return;
+  int w[3] = {0, 0, 0};
+  for (int k = 0; k < m->nsprings; k++) {
+    w[0] = widest(w[0], m->springs[k].name);
+    w[1] = widest(w[1], body_name(m, m->springs[k].body_a));
+    w[2] = widest(w[2], body_name(m, m->springs[k].body_b));
+  }
+  fprintf(out, "\nsprings (%d)\n", m->nsprings);
+  for (int k = 0, i = 0; k < m->nsprings; k++) {
+    const mbg_spring *s = &m->springs[k];
+    fprintf(out, "  %-*s  %-*s -- %-*s  k %g, c %g, L0 %g", w[0], s->name, w[1],
+            body_name(m, s->body_a), w[2], body_name(m, s->body_b), s->stiffness, s->damping,
+            s->length);
+    if (i < t->nsprings && t->spring[i].model_spring == k) {
+      const mbg_tree_spring *ts = &t->spring[i++];
+      fprintf(out, "  (on %s, %s)\n", body_name(m, t->body[ts->a].model_body),
+              body_name(m, t->body[ts->b].model_body));
+    } else {
+      fprintf(out, "  (both ends on one rigid body: no force, left out)\n");
+    }
+  }
+}
+
+/* The joints given an initial state, in tree order, with their values. */
+static void print_initial(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  int n = 0;
+  for (int i = 1; i <= t->nb; i++) n += m->joints[t->body[i].model_joint].initial_loc.line > 0;
+  if (n == 0) return;
+  fprintf(out, "\ninitial state (%d joint%s; the others neutral, at rest)\n", n, n > 1 ? "s" : "");
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *tb = &t->body[i];
+    const mbg_joint *J = &m->joints[tb->model_joint];
+    if (J->initial_loc.line == 0) continue;
+    fprintf(out, "  %s  q", J->name);
+    for (int k = 0; k < tb->nq; k++) fprintf(out, " %g", t->q_initial[tb->iq + k]);
+    fprintf(out, "  v");
+    for (int k = 0; k < tb->nv; k++) fprintf(out, " %g", t->v_initial[tb->iv + k]);
+    fprintf(out, "\n");
+  }
+}
+
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
                        const mbg_loop_rows *rows) {
   print_header(out, m, t);
@@ -164,4 +208,6 @@ void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
   print_fixed(out, m, t);
   print_chains(out, m, t);
   print_loops(out, m, t, rows);
+  print_springs(out, m, t);
+  print_initial(out, m, t);
 }

@@ -71,6 +71,7 @@ typedef struct mbg_gen {
   mbg_dh dh; /* the working frames of the recipes */
   mbg_rtmodel rt;
   mbg_loop_rows loops; /* the loops' independent rows and assembled configuration */
+  mbg_rtsprings rtsprings; /* the runtime's springs (the harness's reference) */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

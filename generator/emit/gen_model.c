@@ -192,6 +192,46 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   mbg_lua_set_int(L, "nc", g->loops.nc);
 }
 
+/* The point p of tree body i (original frame) in its working frame: Yo.E (p − Yo.r). */
+static void working_point(const mbg_gen *g, int i, const double p[3], double out[3]) {
+  const mbg_xform *Y = &g->dh.body[i].Yo;
+  double d[3] = {p[0] - Y->r[0], p[1] - Y->r[1], p[2] - Y->r[2]};
+  for (int k = 0; k < 3; k++)
+    out[k] = Y->E[3 * k] * d[0] + Y->E[3 * k + 1] * d[1] + Y->E[3 * k + 2] * d[2];
+}
+
+/* model.springs[k]: the tree's springs, attachment points in the working frames; and
+ * model.spring_eps, the zero-length rule's ε (mb.h MB_SPRING_EPS). */
+static void push_springs(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  lua_createtable(L, t->nsprings, 0);
+  for (int k = 0; k < t->nsprings; k++) {
+    const mbg_tree_spring *ts = &t->spring[k];
+    const mbg_spring *s = &g->model->springs[ts->model_spring];
+    double ra[3], rb[3];
+    working_point(g, ts->a, ts->ra, ra);
+    working_point(g, ts->b, ts->rb, rb);
+    lua_createtable(L, 0, 8);
+    mbg_lua_set_string(L, "name", s->name);
+    mbg_lua_set_int(L, "a", ts->a);
+    mbg_lua_set_int(L, "b", ts->b);
+    push_numbers(L, ra, 3);
+    lua_setfield(L, -2, "ra");
+    push_numbers(L, rb, 3);
+    lua_setfield(L, -2, "rb");
+    lua_pushnumber(L, s->stiffness);
+    lua_setfield(L, -2, "stiffness");
+    lua_pushnumber(L, s->damping);
+    lua_setfield(L, -2, "damping");
+    lua_pushnumber(L, s->length);
+    lua_setfield(L, -2, "length");
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "springs");
+  lua_pushnumber(L, MB_SPRING_EPS);
+  lua_setfield(L, -2, "spring_eps");
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -210,6 +250,7 @@ static int push_model(lua_State *L) {
   lua_setfield(L, -2, "bodies");
   push_cfa(g, L);
   push_loops(g, L);
+  push_springs(g, L);
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);

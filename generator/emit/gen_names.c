@@ -63,8 +63,9 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n) {
 }
 
 /* The functions' neighbours: P_<these> are tables, PU_<THESE> macros. */
-const char *const mbg_gen_header_tables[] = {"model",    "joint_names", "joint_iq",
-                                             "joint_iv", "body_names",  NULL};
+const char *const mbg_gen_header_tables[] = {"model",     "joint_names", "joint_iq",
+                                             "joint_iv",  "body_names",  "q_initial",
+                                             "v_initial", "springs",     NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB", "NJ", "SET_ID",
                                              "PIVOT_EPS", "DYNAMICS_H", NULL};
 

@@ -2,8 +2,9 @@
  * each other, from the runtime and from the C library (docs/generator.md "Names").
  *
  * With prefix P (upper case PU), the files declare: the functions P_<name> (one per recipe), the
- * tables P_joint_names, P_joint_iq, P_joint_iv, P_body_names, P_model, and the macros PU_NQ,
- * PU_NV, PU_NB, PU_NJ, PU_SET_ID, PU_PIVOT_EPS, PU_DYNAMICS_H and PU_HAVE_<NAME>. */
+ * tables P_joint_names, P_joint_iq, P_joint_iv, P_body_names, P_q_initial, P_v_initial,
+ * P_model, P_springs, and the macros PU_NQ, PU_NV, PU_NB, PU_NJ, PU_SET_ID, PU_PIVOT_EPS,
+ * PU_DYNAMICS_H and PU_HAVE_<NAME>. */
 #ifndef MBG_GEN_NAMES_H
 #define MBG_GEN_NAMES_H
 

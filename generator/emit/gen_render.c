@@ -182,6 +182,37 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* d.rt.springs[k] (the runtime's springs as C literals: a, b, ra {3}, rb {3}, stiffness,
+ * damping, length), and d.q_initial, d.v_initial (the `initial` state in coordinate order). */
+static void push_springs_initial(mbg_gen *g, lua_State *L) {
+  const mb_springs *S = &g->rtsprings.springs;
+  char buf[40];
+  lua_getfield(L, -1, "rt");
+  lua_createtable(L, S->n, 0);
+  for (int k = 0; k < S->n; k++) {
+    const mb_spring *s = &S->spring[k];
+    lua_createtable(L, 0, 8);
+    lua_pushfstring(L, "%d", s->a);
+    lua_setfield(L, -2, "a");
+    lua_pushfstring(L, "%d", s->b);
+    lua_setfield(L, -2, "b");
+    set_doubles(L, "ra", s->ra, 3);
+    set_doubles(L, "rb", s->rb, 3);
+    const double kcl[3] = {s->stiffness, s->damping, s->length};
+    const char *const key[3] = {"stiffness", "damping", "length"};
+    for (int j = 0; j < 3; j++) {
+      mbg_fmt_double(kcl[j], buf);
+      lua_pushstring(L, buf);
+      lua_setfield(L, -2, key[j]);
+    }
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "springs");
+  lua_pop(L, 1);
+  set_doubles(L, "q_initial", g->topo->q_initial, g->topo->nq);
+  set_doubles(L, "v_initial", g->topo->v_initial, g->topo->nv);
+}
+
 static void push_joints(mbg_gen *g, lua_State *L) {
   lua_createtable(L, g->topo->nb, 0);
   for (int i = 1; i <= g->topo->nb; i++) {
@@ -235,6 +266,7 @@ static int push_d(lua_State *L) {
   lua_setfield(L, -2, "functions");
   push_rt(g, L);
   push_loops(g, L);
+  push_springs_initial(g, L);
   mbg_lua_freeze(L, -1);
   return 1;
 }

@@ -91,8 +91,9 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (g->opts->templates && (rc = mbg_gen_templates_check(g->opts->templates, err))) return rc;
   if (!(g->topo = mbg_topology_build(g->model)))
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
-  /* the loops close near the model's configuration; their independent rows (loop_rows.h) */
-  rc = mbg_check_loops(g->model, g->topo, NULL, g->opts->model_path, source, len, err, &g->loops);
+  /* the loops close near the model's initial configuration; their independent rows (loop_rows.h) */
+  rc = mbg_check_loops(g->model, g->topo, g->topo->q_initial, g->opts->model_path, source, len,
+                       err, &g->loops);
   if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (rc > 0)
     return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
@@ -100,6 +101,8 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
       mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0)
+    return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (mbg_rtsprings_build(g->model, g->topo, &g->rtsprings) != 0)
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if ((rc = open_lua(g, err))) return rc;
   if (g->topo->nv == 0) {
@@ -153,7 +156,7 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
 static char **function_list(const char *spec, int loops, int *n) {
-  size_t cap = 1;
+  size_t cap = 2; /* the final NULL, and passive_forces (add_passive) */
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
   for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
   for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
@@ -176,9 +179,19 @@ static char **function_list(const char *spec, int loops, int *n) {
   return names;
 }
 
+/* The defaults of a model with springs also hold passive_forces (names has room for it). */
+static int add_passive(const mbg_gen *g, char **names, int *n) {
+  if (g->opts->functions || g->topo->nsprings == 0) return 0;
+  return (names[(*n)++] = strdup("passive_forces")) ? 0 : -1;
+}
+
 int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
   char **names = function_list(g->opts->functions, g->loops.nc > 0, &n);
+  if (names && add_passive(g, names, &n) != 0) {
+    for (int k = 0; k < n; k++) free(names[k]);
+    free(names), names = NULL;
+  }
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];
   if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {
@@ -246,6 +259,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_lua_free(g->lua);
   mbg_rtmodel_free(&g->rt);
   mbg_loop_rows_free(&g->loops);
+  mbg_rtsprings_free(&g->rtsprings);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);

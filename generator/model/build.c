@@ -1,7 +1,7 @@
-/* build.c — the model builder's driver: names, statements, joints and loops.
+/* build.c — the model builder's driver: names, statements, joints, loops and springs.
  *
- * Order of work: (1) every declared name enters the name table (duplicates reported with a note
- * at the first one); (2) statements are evaluated in source order, so a constant must be defined
+ * Order of work: (1) every declared name (constants, bodies, joints, loops, springs) enters the
+ * name table (duplicates reported with a note at the first one); (2) statements are evaluated in source order, so a constant must be defined
  * before it is used; (3) joints and loops are resolved once every body is known; (4) the tree is
  * checked as a whole. Every error is located; the builder never stops at the first one. */
 #include <stdlib.h>
@@ -85,8 +85,32 @@ static void declare_all(mbg_builder *b, const mbd_ast *ast) {
       b->names.entry[e].index = mbg_model_add_loop(b->m, s->name, s->name_loc);
       if (b->names.entry[e].index < 0) b->oom = 1;
       break;
+    case MBD_S_SPRING:
+      e = declare(b, s->name, s->name_loc, MBG_NAME_SPRING);
+      if (e < 0) break;
+      b->names.entry[e].index = mbg_model_add_spring(b->m, s->name, s->name_loc);
+      if (b->names.entry[e].index < 0) b->oom = 1;
+      break;
     default: break;
     }
+  }
+}
+
+/* b->joint_stmt: the statement that declared each joint (an `initial` statement may come before
+ * its joint's, and needs its type). */
+static void index_joints(mbg_builder *b, const mbd_ast *ast) {
+  b->joint_stmt = calloc((size_t)b->m->njoints + 1, sizeof *b->joint_stmt);
+  if (!b->joint_stmt) {
+    b->oom = 1;
+    return;
+  }
+  for (const mbd_stmt *s = ast->first; s; s = s->next) {
+    if (s->kind != MBD_S_JOINT) continue;
+    int e = mbg_names_find(&b->names, s->name);
+    if (e >= 0 && b->names.entry[e].kind == MBG_NAME_JOINT &&
+        b->names.entry[e].loc.line == s->name_loc.line &&
+        b->names.entry[e].loc.col == s->name_loc.col && b->names.entry[e].index >= 0)
+      b->joint_stmt[b->names.entry[e].index] = s;
   }
 }
 
@@ -140,7 +164,8 @@ static void read_const(mbg_builder *b, const mbd_stmt *s) {
 static void statements(mbg_builder *b, const mbd_ast *ast) {
   const mbd_stmt *model = NULL, *gravity = NULL, *independent = NULL;
   for (const mbd_stmt *s = ast->first; s && !b->oom; s = s->next) {
-    int e = (s->kind == MBD_S_BODY || s->kind == MBD_S_JOINT || s->kind == MBD_S_LOOP)
+    int e = (s->kind == MBD_S_BODY || s->kind == MBD_S_JOINT || s->kind == MBD_S_LOOP ||
+             s->kind == MBD_S_SPRING)
                 ? mbg_names_find(&b->names, s->name) : -1;
     /* A rejected (duplicate) declaration is not checked further. */
     int owner = e >= 0 && b->names.entry[e].loc.line == s->name_loc.line &&
@@ -160,6 +185,10 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
       if (owner) mbg_build_loop(b, s, b->names.entry[e].index);
       break;
     case MBD_S_INDEPENDENT: mbg_read_independent(b, s, &independent); break;
+    case MBD_S_SPRING:
+      if (owner) mbg_build_spring(b, s, b->names.entry[e].index);
+      break;
+    case MBD_S_INITIAL: mbg_build_initial(b, s); break;
     }
   }
 }
@@ -185,9 +214,11 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
   int errors_before = d->errors;
   check_default_name(&b, ast, default_name);
   declare_all(&b, ast);
+  if (!b.oom) index_joints(&b, ast);
   if (!b.oom) statements(&b, ast);
   if (!b.oom) mbg_check_tree(&b, errors_before);
   mbg_names_free(&b.names);
+  free(b.joint_stmt);
   if (b.oom || d->errors > errors_before) {
     mbg_model_free(b.m);
     return NULL;

@@ -170,6 +170,7 @@ const char *mbg_item_word(const mbd_item *it) {
   case MBD_I_MODES: return "modes";
   case MBD_I_STIFFNESS: return "stiffness";
   case MBD_I_DAMPING: return "damping";
+  case MBD_I_LENGTH: return "length";
   case MBD_I_UNKNOWN: return it->name ? it->name : "?";
   default: return "item";
   }

@@ -247,8 +247,14 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index) {
     case MBD_I_BEAM: mbg_once(b, &beam, it, "'beam'"); break;
     case MBD_I_NODES: mbg_once(b, &nodes, it, "'nodes'"); break;
     case MBD_I_MODES: mbg_once(b, &modes, it, "'modes'"); break;
-    case MBD_I_STIFFNESS: mbg_once(b, &stiffness, it, "'stiffness'"); break;
-    case MBD_I_DAMPING: mbg_once(b, &damping, it, "'damping'"); break;
+    case MBD_I_STIFFNESS:
+    case MBD_I_DAMPING:
+      if (!it->rows) /* `stiffness K;`: a spring's property */
+        mbg_diag_error(b->d, it->loc, "a flexible body's '%s' is a matrix: write '%s { ...; ... }'",
+                       mbg_item_word(it), mbg_item_word(it));
+      else mbg_once(b, it->kind == MBD_I_STIFFNESS ? &stiffness : &damping, it,
+                    it->kind == MBD_I_STIFFNESS ? "'stiffness'" : "'damping'");
+      break;
     case MBD_I_MASS: case MBD_I_COM: case MBD_I_INERTIA:
       mbg_diag_error(b->d, it->loc, "a flexible body's mass properties come from its beam or "
                                     "nodal data; remove this line");

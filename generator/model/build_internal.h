@@ -14,9 +14,7 @@ typedef struct mbg_builder {
   mbg_names names;
   int oom;
   int tree_incomplete; /* a joint was rejected or names an unknown body: the tree has holes */
-  const mbd_stmt **body_stmt;  /* [nbodies]: the statement declaring each body (NULL: world) */
-  const mbd_stmt **joint_stmt; /* [njoints] */
-  const mbd_stmt **loop_stmt;  /* [nloops] */
+  const mbd_stmt **joint_stmt; /* [njoints]: the statement declaring each joint */
 } mbg_builder;
 
 /* What a value is allowed to be. */
@@ -39,6 +37,9 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
+/* build_spring.c: springs, and the initial state of a joint (b->joint_stmt gives its type). */
+void mbg_build_spring(mbg_builder *b, const mbd_stmt *s, int index);
+void mbg_build_initial(mbg_builder *b, const mbd_stmt *s);
 /* build_tree.c: tree structure: parents, cycles, connection; masses when no error came before. */
 void mbg_check_tree(mbg_builder *b, int errors_before);
 /* build_inertia.c: the rotational inertia I (about the centre of mass) of a body of mass `mass`

@@ -134,6 +134,17 @@ int mbg_model_add_loop(mbg_model *m, const char *name, mbg_loc loc) {
   return m->nloops++;
 }
 
+int mbg_model_add_spring(mbg_model *m, const char *name, mbg_loc loc) {
+  mbg_spring *grown = append(m->springs, m->nsprings, sizeof *m->springs);
+  if (!grown) return -1;
+  m->springs = grown;
+  mbg_spring *s = &grown[m->nsprings];
+  s->name = dup_string(name);
+  if (!s->name) return -1;
+  s->loc = loc;
+  return m->nsprings++;
+}
+
 static void flex_free(mbg_flex *f) {
   if (!f) return;
   for (int i = 0; i < f->nnodes; i++) free(f->nodes[i].name);
@@ -155,6 +166,8 @@ void mbg_model_free(mbg_model *m) {
   }
   for (int i = 0; i < m->njoints; i++) free(m->joints[i].name);
   for (int i = 0; i < m->nloops; i++) free(m->loops[i].name);
+  for (int i = 0; i < m->nsprings; i++) free(m->springs[i].name);
+  free(m->springs);
   free(m->bodies);
   free(m->joints);
   free(m->loops);

@@ -77,6 +77,12 @@ typedef struct mbg_joint {
   double axis[3];        /* unit, in the joint frame (revolute, continuous, prismatic, helical) */
   double pitch;          /* helical: metres of translation per radian */
   int node;              /* parent flexible: index of the node the joint is attached to, else -1 */
+  /* `initial`: the joint's initial coordinates (nq values, a quaternion normalized) and
+   * velocities (nv values); without them the neutral configuration (zeros, identity quaternion)
+   * and zero velocity. */
+  int has_q0, has_v0;
+  double q0[7], v0[6];
+  mbg_loc initial_loc; /* the `initial` statement; line 0 without one */
 } mbg_joint;
 
 /* A loop (cut) joint between two bodies of the tree. The joint frame is `origin` on body a; it
@@ -94,6 +100,17 @@ typedef struct mbg_loop {
   double distance;                     /* ss */
 } mbg_loop;
 
+/* A linear point-to-point spring-damper between two bodies (either may be the world): the point
+ * `ra` of body a and `rb` of body b (body frames), force f = k (ℓ − L0) + c ℓ̇ along the line,
+ * tension positive, ℓ the distance between the points (docs/dsl.md "spring"). */
+typedef struct mbg_spring {
+  char *name;
+  mbg_loc loc;
+  int body_a, body_b;
+  double ra[3], rb[3];
+  double stiffness, damping, length; /* k ≥ 0, c ≥ 0, L0 ≥ 0 */
+} mbg_spring;
+
 typedef struct mbg_model {
   char *name;
   mbg_loc name_loc;
@@ -105,6 +122,8 @@ typedef struct mbg_model {
   mbg_joint *joints;
   int nloops;
   mbg_loop *loops;
+  int nsprings;
+  mbg_spring *springs;
   int nindependent;
   int *independent; /* joint indices named by `independent` */
 } mbg_model;
@@ -124,6 +143,7 @@ mbg_model *mbg_model_new(const char *name, const char *path);
 int mbg_model_add_body(mbg_model *m, const char *name, mbg_loc loc);
 int mbg_model_add_joint(mbg_model *m, const char *name, mbg_loc loc);
 int mbg_model_add_loop(mbg_model *m, const char *name, mbg_loc loc);
+int mbg_model_add_spring(mbg_model *m, const char *name, mbg_loc loc);
 void mbg_model_free(mbg_model *m);
 
 #endif

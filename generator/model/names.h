@@ -1,17 +1,23 @@
-/* names.h — the model's name table: every declared constant, body, joint and loop, by name.
+/* names.h — the model's name table: every declared constant, body, joint, loop and spring, by name.
  * A hash table for lookup; entries kept in declaration order (never iterated by hash). */
 #ifndef MBG_NAMES_H
 #define MBG_NAMES_H
 
 #include "base/diag.h"
 
-typedef enum mbg_name_kind { MBG_NAME_CONST, MBG_NAME_BODY, MBG_NAME_JOINT, MBG_NAME_LOOP } mbg_name_kind;
+typedef enum mbg_name_kind {
+  MBG_NAME_CONST,
+  MBG_NAME_BODY,
+  MBG_NAME_JOINT,
+  MBG_NAME_LOOP,
+  MBG_NAME_SPRING
+} mbg_name_kind;
 
 typedef struct mbg_name_entry {
   const char *name; /* borrowed from the AST */
   mbg_name_kind kind;
   mbg_loc loc;
-  int index;        /* body/joint/loop index in the model; for constants, -1 until defined */
+  int index;        /* body/joint/loop/spring index in the model; for constants, -1 until defined */
   double value;     /* constants */
 } mbg_name_entry;
 

@@ -79,3 +79,31 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->inertia);
   memset(r, 0, sizeof *r);
 }
+
+/* ---------------------------------------------------------------- springs */
+
+int mbg_rtsprings_build(const mbg_model *m, const mbg_topology *t, mbg_rtsprings *out) {
+  memset(out, 0, sizeof *out);
+  out->spring = calloc((size_t)(t->nsprings > 0 ? t->nsprings : 1), sizeof *out->spring);
+  if (!out->spring) return -1;
+  for (int k = 0; k < t->nsprings; k++) {
+    const mbg_tree_spring *ts = &t->spring[k];
+    const mbg_spring *s = &m->springs[ts->model_spring];
+    mb_spring *r = &out->spring[k];
+    r->a = ts->a;
+    r->b = ts->b;
+    memcpy(r->ra, ts->ra, sizeof r->ra);
+    memcpy(r->rb, ts->rb, sizeof r->rb);
+    r->stiffness = s->stiffness;
+    r->damping = s->damping;
+    r->length = s->length;
+  }
+  out->springs.n = t->nsprings;
+  out->springs.spring = out->spring;
+  return 0;
+}
+
+void mbg_rtsprings_free(mbg_rtsprings *r) {
+  free(r->spring);
+  memset(r, 0, sizeof *r);
+}

@@ -1,6 +1,6 @@
 /* rtmodel.h — the runtime's model (runtime/mb.h) built from a validated model's topology, so the
  * generic solver can run any .mbd file. Loops and flexibility are not part of it: it is the
- * rigid spanning tree, fixed joints merged. */
+ * rigid spanning tree, fixed joints merged; its springs are a separate mb_springs. */
 #ifndef MBG_RTMODEL_H
 #define MBG_RTMODEL_H
 
@@ -17,5 +17,16 @@ typedef struct mbg_rtmodel {
 /* Fill `out` from the topology (gravity from the model). Returns 0, or -1 when out of memory. */
 int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out);
 void mbg_rtmodel_free(mbg_rtmodel *r);
+
+/* The runtime's springs (mb_springs) of a topology: the tree springs, points in the runtime's
+ * body frames (the topology's, unaligned). */
+typedef struct mbg_rtsprings {
+  mb_springs springs; /* points into spring */
+  mb_spring *spring;
+} mbg_rtsprings;
+
+/* Fill `out` from t->spring and the model's constants. Returns 0, or -1 when out of memory. */
+int mbg_rtsprings_build(const mbg_model *m, const mbg_topology *t, mbg_rtsprings *out);
+void mbg_rtsprings_free(mbg_rtsprings *r);
 
 #endif

@@ -360,6 +360,7 @@ mbg_topology *mbg_topology_build(const mbg_model *m) {
   ok = ok && build_dofs(t) == 0 && build_chains(t) == 0;
   ok = ok && build_loops(&B) == 0 && build_merged(&B) == 0;
   builder_free(&B);
+  ok = ok && mbg_topology_springs(m, t) == 0 && mbg_topology_initial(m, t) == 0;
   if (!ok) {
     mbg_topology_free(t);
     return NULL;
@@ -372,6 +373,9 @@ void mbg_topology_free(mbg_topology *t) {
   if (t->loop)
     for (int l = 0; l < t->nloops; l++) free(t->loop[l].path);
   free(t->loop);
+  free(t->spring);
+  free(t->q_initial);
+  free(t->v_initial);
   free(t->body);
   free(t->merged);
   free(t->dof_parent);

@@ -51,6 +51,15 @@ typedef struct mbg_tree_loop {
   int *path;          /* tree body numbers whose joints form the path, in that order */
 } mbg_tree_loop;
 
+/* A spring between tree bodies a and b (springs.c): its points re-expressed in the frames of the
+ * moving bodies (or the world) the model bodies were merged into. A spring whose two ends end up
+ * on one rigid body exerts no generalized force and is left out. */
+typedef struct mbg_tree_spring {
+  int model_spring;
+  int a, b;            /* tree body numbers (0 = world), a ≠ b */
+  double ra[3], rb[3]; /* the points in the (original, unaligned) frames of a and b */
+} mbg_tree_spring;
+
 typedef struct mbg_topology {
   int nb;               /* moving bodies */
   int nq, nv;
@@ -68,7 +77,16 @@ typedef struct mbg_topology {
   int world_is_node;    /* the world has more than one child */
   int nloops;
   mbg_tree_loop *loop;
+  int nsprings;
+  mbg_tree_spring *spring; /* springs.c */
+  double *q_initial;       /* [nq] the `initial` state in coordinate order (springs.c): neutral */
+  double *v_initial;       /* [nv] (zeros, identity quaternions) and zero where none is given */
 } mbg_topology;
+
+/* springs.c: t->spring and t->q_initial, t->v_initial of a topology built from m (called by
+ * mbg_topology_build). Returns 0, or -1 when out of memory. */
+int mbg_topology_springs(const mbg_model *m, mbg_topology *t);
+int mbg_topology_initial(const mbg_model *m, mbg_topology *t);
 
 /* Build the topology of a validated model. Returns NULL only when out of memory. */
 mbg_topology *mbg_topology_build(const mbg_model *m);

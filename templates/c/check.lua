@@ -20,6 +20,7 @@ local reference = {
   loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref)",
   loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
   fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
+  passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -73,7 +74,9 @@ return function(d)
   b([[
 
 extern const mb_model ]], d.prefix, [[_model;
+extern const mb_springs ]], d.prefix, [[_springs;
 #define M ]], d.prefix, [[_model
+#define SPRINGS ]], d.prefix, [[_springs
 #define NQ ]], d.PREFIX, [[_NQ
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB

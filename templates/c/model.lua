@@ -11,6 +11,36 @@ local function array(b, ctype, name, items, per_line)
   b("};")
 end
 
+-- A global const double array, 8 numbers a line.
+local function vector(b, decl, items)
+  b("const double ", decl, " = {")
+  for k = 1, #items, 8 do
+    local row = {}
+    for j = k, math.min(k + 7, #items) do row[#row + 1] = items[j] end
+    b("  ", table.concat(row, ", "), ",")
+  end
+  b("};")
+end
+
+-- <prefix>_springs: the runtime's springs (mb.h mb_springs), {0, NULL} for none.
+local function springs(b, d)
+  local S = d.rt.springs
+  b("")
+  b("/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */")
+  b("extern const mb_springs ", d.prefix, "_springs;")
+  if #S == 0 then
+    b("const mb_springs ", d.prefix, "_springs = {0, NULL};")
+    return
+  end
+  b("static const mb_spring spring[", #S, "] = {")
+  for _, s in ipairs(S) do
+    b("  {", s.a, ", ", s.b, ", {", table.concat(s.ra, ", "), "}, {", table.concat(s.rb, ", "),
+      "}, ", s.stiffness, ", ", s.damping, ", ", s.length, "},")
+  end
+  b("};")
+  b("const mb_springs ", d.prefix, "_springs = {", #S, ", spring};")
+end
+
 return function(d)
   local b = common.buffer()
   local rt = d.rt
@@ -33,6 +63,11 @@ return function(d)
   array(b, "double", "axis", rt.axis, 3)
   array(b, "double", "pitch", rt.pitch, 8)
   array(b, "double", "inertia", rt.inertia, 10)
+  b("")
+  b("/* The initial state (", d.prefix, "_dynamics.h). */")
+  vector(b, d.prefix .. "_q_initial[" .. d.PREFIX .. "_NQ]", d.q_initial)
+  vector(b, d.prefix .. "_v_initial[" .. d.PREFIX .. "_NV]", d.v_initial)
+  springs(b, d)
   b("")
   b("extern const mb_model ", d.prefix, "_model;")
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xab8e539fe923
+#if ANYMAL_SET_ID != 0x585f0aba9443
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model anymal_model;
+extern const mb_springs anymal_springs;
 #define M anymal_model
+#define SPRINGS anymal_springs
 #define NQ ANYMAL_NQ
 #define NV ANYMAL_NV
 #define NB ANYMAL_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if ANYMAL_SET_ID != 0xab8e539fe923
+#if ANYMAL_SET_ID != 0x585f0aba9443
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

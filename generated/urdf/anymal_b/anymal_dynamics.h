@@ -50,7 +50,7 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xab8e539fe923
+#define ANYMAL_SET_ID 0x585f0aba9443
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int anymal_joint_iq[ANYMAL_NJ];
 extern const int anymal_joint_iv[ANYMAL_NJ];
 /* Every body by number, the world first. */
 extern const char *const anymal_body_names[ANYMAL_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in anymal_model.c. */
+extern const double anymal_q_initial[ANYMAL_NQ];
+extern const double anymal_v_initial[ANYMAL_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]);

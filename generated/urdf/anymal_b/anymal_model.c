@@ -8,7 +8,7 @@
 
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xab8e539fe923
+#if ANYMAL_SET_ID != 0x585f0aba9443
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,6 +96,22 @@ static const double inertia[140] = {
   1.634976467, 0.0063730860831871265, -0.08865924519298096, -0.3508387663642895, 0.09212865165028315, 0.08737337202456111, 0.007326758903804234, 0.0004132115599964518, 0.0010797519727682556, -0.01761869863944799,
   0.34837506900000004, -0.0205024624019124, 0.003780124906705854, -0.03438632158691117, 0.010343491872010979, 0.012356873626872725, 0.002269316715065086, 0.00025507332387350357, -0.0034615628742993864, 0.0006913959956100609,
 };
+
+/* The initial state (anymal_dynamics.h). */
+const double anymal_q_initial[ANYMAL_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double anymal_v_initial[ANYMAL_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs anymal_springs;
+const mb_springs anymal_springs = {0, NULL};
 
 extern const mb_model anymal_model;
 const mb_model anymal_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

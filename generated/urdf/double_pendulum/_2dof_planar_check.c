@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x44150ce29c13
+#if _2DOF_PLANAR_SET_ID != 0x582713b6fb63
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model _2dof_planar_model;
+extern const mb_springs _2dof_planar_springs;
 #define M _2dof_planar_model
+#define SPRINGS _2dof_planar_springs
 #define NQ _2DOF_PLANAR_NQ
 #define NV _2DOF_PLANAR_NV
 #define NB _2DOF_PLANAR_NB

@@ -50,7 +50,7 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x44150ce29c13
+#define _2DOF_PLANAR_SET_ID 0x582713b6fb63
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int _2dof_planar_joint_iq[_2DOF_PLANAR_NJ];
 extern const int _2dof_planar_joint_iv[_2DOF_PLANAR_NJ];
 /* Every body by number, the world first. */
 extern const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in _2dof_planar_model.c. */
+extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
+extern const double _2dof_planar_v_initial[_2DOF_PLANAR_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]);

@@ -8,7 +8,7 @@
 
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x44150ce29c13
+#if _2DOF_PLANAR_SET_ID != 0x582713b6fb63
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,6 +48,18 @@ static const double inertia[30] = {
   0.2, 0.0, 0.0, 0.010000000000000002, 0.0006770830000000001, 0.0006770830000000001, 2.0833e-05, 0.0, 0.0, 0.0,
   0.3, 0.0, 0.0, 0.03, 0.004015625, 0.004015625, 0.002, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (_2dof_planar_dynamics.h). */
+const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ] = {
+  0.0, 0.0,
+};
+const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs _2dof_planar_springs;
+const mb_springs _2dof_planar_springs = {0, NULL};
 
 extern const mb_model _2dof_planar_model;
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x7adce01b1fe1
+#if HYQ_SET_ID != 0x3753c059de70
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model hyq_model;
+extern const mb_springs hyq_springs;
 #define M hyq_model
+#define SPRINGS hyq_springs
 #define NQ HYQ_NQ
 #define NV HYQ_NV
 #define NB HYQ_NB

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if HYQ_SET_ID != 0x7adce01b1fe1
+#if HYQ_SET_ID != 0x3753c059de70
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

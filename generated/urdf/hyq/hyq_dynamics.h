@@ -50,7 +50,7 @@ extern "C" {
 #define HYQ_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x7adce01b1fe1
+#define HYQ_SET_ID 0x3753c059de70
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int hyq_joint_iq[HYQ_NJ];
 extern const int hyq_joint_iv[HYQ_NJ];
 /* Every body by number, the world first. */
 extern const char *const hyq_body_names[HYQ_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in hyq_model.c. */
+extern const double hyq_q_initial[HYQ_NQ];
+extern const double hyq_v_initial[HYQ_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]);

@@ -8,7 +8,7 @@
 
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x7adce01b1fe1
+#if HYQ_SET_ID != 0x3753c059de70
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,6 +96,22 @@ static const double inertia[140] = {
   2.638, 0.39765212, 0.06924749999999999, 0.0, 0.005497746875000001, 0.08713208056880001, 0.08986982744380001, -0.00741836815, -0.0001, 2e-05,
   0.881001, 0.11047774600000002, -3.524e-05, 8.81e-05, 0.00047101021959998235, 0.026414994486000015, 0.026184987085600013, -5.4580904000004895e-05, -2.0477399999951043e-06, -9.964760000097928e-07,
 };
+
+/* The initial state (hyq_dynamics.h). */
+const double hyq_q_initial[HYQ_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double hyq_v_initial[HYQ_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs hyq_springs;
+const mb_springs hyq_springs = {0, NULL};
 
 extern const mb_model hyq_model;
 const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0xc873c6eebe4b
+#if PANDA_SET_ID != 0x72cefc1d15ff
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model panda_model;
+extern const mb_springs panda_springs;
 #define M panda_model
+#define SPRINGS panda_springs
 #define NQ PANDA_NQ
 #define NV PANDA_NV
 #define NB PANDA_NB

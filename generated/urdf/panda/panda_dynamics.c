@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if PANDA_SET_ID != 0xc873c6eebe4b
+#if PANDA_SET_ID != 0x72cefc1d15ff
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define PANDA_NJ 9 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xc873c6eebe4b
+#define PANDA_SET_ID 0x72cefc1d15ff
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int panda_joint_iq[PANDA_NJ];
 extern const int panda_joint_iv[PANDA_NJ];
 /* Every body by number, the world first. */
 extern const char *const panda_body_names[PANDA_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in panda_model.c. */
+extern const double panda_q_initial[PANDA_NQ];
+extern const double panda_v_initial[PANDA_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void panda_rnea(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double tau[PANDA_NV]);

@@ -8,7 +8,7 @@
 
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0xc873c6eebe4b
+#if PANDA_SET_ID != 0x72cefc1d15ff
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -79,6 +79,20 @@ static const double inertia[100] = {
   0.015, 0.0, 0.0, 0.0, 2.3749999999999997e-06, 2.3749999999999997e-06, 7.5e-07, 0.0, 0.0, 0.0,
   0.015, 0.0, 0.0, 0.0, 2.3749999999999997e-06, 2.3749999999999997e-06, 7.5e-07, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (panda_dynamics.h). */
+const double panda_q_initial[PANDA_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0,
+};
+const double panda_v_initial[PANDA_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs panda_springs;
+const mb_springs panda_springs = {0, NULL};
 
 extern const mb_model panda_model;
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0x4344f23151bc
+#if ROMEO_SET_ID != 0x52b2dccf0b16
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model romeo_model;
+extern const mb_springs romeo_springs;
 #define M romeo_model
+#define SPRINGS romeo_springs
 #define NQ ROMEO_NQ
 #define NV ROMEO_NV
 #define NB ROMEO_NB

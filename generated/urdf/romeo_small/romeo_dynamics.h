@@ -50,7 +50,7 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x4344f23151bc
+#define ROMEO_SET_ID 0x52b2dccf0b16
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int romeo_joint_iq[ROMEO_NJ];
 extern const int romeo_joint_iv[ROMEO_NJ];
 /* Every body by number, the world first. */
 extern const char *const romeo_body_names[ROMEO_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in romeo_model.c. */
+extern const double romeo_q_initial[ROMEO_NQ];
+extern const double romeo_v_initial[ROMEO_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void romeo_rnea(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double tau[ROMEO_NV]);

@@ -8,7 +8,7 @@
 
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0x4344f23151bc
+#if ROMEO_SET_ID != 0x52b2dccf0b16
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -186,6 +186,26 @@ static const double inertia[330] = {
   0.07595, -0.000566587, 1.2152000000000002e-05, -1.6709000000000002e-05, 1.45458203e-05, 4.3421115e-05, 4.2407383340000004e-05, 4.908392000000001e-08, -4.790914e-08, 5.753440000000001e-09,
   0.16569, 0.0115767603, 0.0006312789, -0.0002733885, 0.00011538526363399992, 0.0018891393331860002, 0.0019649434147700003, -4.4107456743e-05, 1.9101654495e-05, 1.041610185e-06,
 };
+
+/* The initial state (romeo_dynamics.h). */
+const double romeo_q_initial[ROMEO_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double romeo_v_initial[ROMEO_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs romeo_springs;
+const mb_springs romeo_springs = {0, NULL};
 
 extern const mb_model romeo_model;
 const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x1f630b36ee3b
+#if SIMPLE_HUMANOID_SET_ID != 0x81a994400e79
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model simple_humanoid_model;
+extern const mb_springs simple_humanoid_springs;
 #define M simple_humanoid_model
+#define SPRINGS simple_humanoid_springs
 #define NQ SIMPLE_HUMANOID_NQ
 #define NV SIMPLE_HUMANOID_NV
 #define NB SIMPLE_HUMANOID_NB

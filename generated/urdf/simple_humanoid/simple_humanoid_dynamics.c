@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SIMPLE_HUMANOID_SET_ID != 0x1f630b36ee3b
+#if SIMPLE_HUMANOID_SET_ID != 0x81a994400e79
 #error "simple_humanoid_dynamics.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x1f630b36ee3b
+#define SIMPLE_HUMANOID_SET_ID 0x81a994400e79
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int simple_humanoid_joint_iq[SIMPLE_HUMANOID_NJ];
 extern const int simple_humanoid_joint_iv[SIMPLE_HUMANOID_NJ];
 /* Every body by number, the world first. */
 extern const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in simple_humanoid_model.c. */
+extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
+extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void simple_humanoid_rnea(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double tau[SIMPLE_HUMANOID_NV]);

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0xce442b114c1b
+#if SOLO_SET_ID != 0x89ae7ed1df72
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model solo_model;
+extern const mb_springs solo_springs;
 #define M solo_model
+#define SPRINGS solo_springs
 #define NQ SOLO_NQ
 #define NV SOLO_NV
 #define NB SOLO_NB

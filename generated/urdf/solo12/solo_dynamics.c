@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0xce442b114c1b
+#if SOLO_SET_ID != 0x89ae7ed1df72
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0xce442b114c1b
+#define SOLO_SET_ID 0x89ae7ed1df72
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int solo_joint_iq[SOLO_NJ];
 extern const int solo_joint_iv[SOLO_NJ];
 /* Every body by number, the world first. */
 extern const char *const solo_body_names[SOLO_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in solo_model.c. */
+extern const double solo_q_initial[SOLO_NQ];
+extern const double solo_v_initial[SOLO_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double tau[SOLO_NV]);

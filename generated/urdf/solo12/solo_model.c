@@ -8,7 +8,7 @@
 
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0xce442b114c1b
+#if SOLO_SET_ID != 0x89ae7ed1df72
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,6 +96,22 @@ static const double inertia[140] = {
   0.14853845, -2.0453744564999998e-06, -0.0028754860404784995, -0.01169101578415, 0.001386899962102278, 0.0013320948074879001, 8.590521094399056e-05, -3.959544277738894e-08, -1.609852873477455e-07, -0.0002730308797879413,
   0.03763607, 0.0, -0.0002972952667644, -0.0038482516772413004, 0.0005446477058047094, 0.0005426192213171668, 5.038484487542566e-06, 0.0, 0.0, -3.3497340042275575e-05,
 };
+
+/* The initial state (solo_dynamics.h). */
+const double solo_q_initial[SOLO_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double solo_v_initial[SOLO_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs solo_springs;
+const mb_springs solo_springs = {0, NULL};
 
 extern const mb_model solo_model;
 const mb_model solo_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,

@@ -12,12 +12,14 @@
 #include "mb.h"
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0x240256b90c9a
+#if UR5_SET_ID != 0x9b7a4ba8e0cf
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 extern const mb_model ur5_model;
+extern const mb_springs ur5_springs;
 #define M ur5_model
+#define SPRINGS ur5_springs
 #define NQ UR5_NQ
 #define NV UR5_NV
 #define NB UR5_NB

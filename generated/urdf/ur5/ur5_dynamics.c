@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if UR5_SET_ID != 0x240256b90c9a
+#if UR5_SET_ID != 0x9b7a4ba8e0cf
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define UR5_NJ 6 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x240256b90c9a
+#define UR5_SET_ID 0x9b7a4ba8e0cf
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -73,6 +73,10 @@ extern const int ur5_joint_iq[UR5_NJ];
 extern const int ur5_joint_iv[UR5_NJ];
 /* Every body by number, the world first. */
 extern const char *const ur5_body_names[UR5_NB + 1];
+/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
+ * zero velocity), in coordinate order; defined in ur5_model.c. */
+extern const double ur5_q_initial[UR5_NQ];
+extern const double ur5_v_initial[UR5_NV];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
 void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double tau[UR5_NV]);

@@ -8,7 +8,7 @@
 
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0x240256b90c9a
+#if UR5_SET_ID != 0x9b7a4ba8e0cf
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -65,6 +65,18 @@ static const double inertia[70] = {
   1.219, 0.0, 0.0, 0.0, 0.111172755531, 0.111172755531, 0.21942, 0.0, 0.0, 0.0,
   0.1879, 0.0, 0.0, 0.0, 0.0171364731454, 0.0171364731454, 0.033822, 0.0, 0.0, 0.0,
 };
+
+/* The initial state (ur5_dynamics.h). */
+const double ur5_q_initial[UR5_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double ur5_v_initial[UR5_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+
+/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
+extern const mb_springs ur5_springs;
+const mb_springs ur5_springs = {0, NULL};
 
 extern const mb_model ur5_model;
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
