@@ -12,6 +12,7 @@
 
 enum { NSAMPLES = 5, TRIES = 12 };
 #define INDEPENDENT 1e-6 /* relative residual of a unit row on the span of the rows kept before */
+#define ZERO_ROW 1e-9 /* a row this small against the sample's largest row is zero (rounding) */
 
 /* The runtime objects one check works with. */
 typedef struct ctx {
@@ -148,7 +149,18 @@ static double try_row(ctx *c, int s, int r, int add) {
   double *Q = c->Q + (size_t)s * n, *x = Q + (size_t)c->nQ[s] * (size_t)nv, norm = 0.0, res = 0.0;
   for (int j = 0; j < nv; j++) norm += k[j] * k[j];
   norm = sqrt(norm);
-  if (!(norm > 0.0)) return 0.0;
+  /* A row that vanishes identically (a spherical loop's row along a fixed axis through the
+   * joint, e.g. two ball joints on one line) comes out as rounding noise (1e-33), which scaled
+   * to unit length would look independent: rows far below the largest row of the sample are
+   * zero. */
+  double kmax = 0.0;
+  for (int o = 0; o < c->rl.nrows; o++) {
+    const double *ko = c->K + (size_t)s * n + (size_t)o * (size_t)nv;
+    double n2 = 0.0;
+    for (int j = 0; j < nv; j++) n2 += ko[j] * ko[j];
+    kmax = fmax(kmax, sqrt(n2));
+  }
+  if (!(norm > ZERO_ROW * kmax)) return 0.0;
   for (int j = 0; j < nv; j++) x[j] = k[j] / norm;
   for (int pass = 0; pass < 2; pass++) /* Gram-Schmidt, twice for orthogonality */
     for (int b = 0; b < c->nQ[s]; b++) {
