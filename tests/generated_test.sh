@@ -81,7 +81,7 @@ deterministic)
   ;;
 libm | libm_float)
   if [ "$mode" = libm ]; then generate "$tmp/d"; else generate "$tmp/d" --scalar float; fi
-  allowed=" sin cos sqrt sinf cosf sqrtf "
+  allowed=" sin cos sqrt atan2 sinf cosf sqrtf atan2f "
   failed=0
   robots=("$tmp"/d/generated/urdf/*/*_dynamics.c)
   # float: the examples/*.mbd cover every template path; the robots' megabytes add nothing there

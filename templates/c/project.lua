@@ -52,7 +52,7 @@ local function helpers(b, d)
     b("/* quat <- quat * exp(-w), renormalized (a rotation by -w in the child frame). */")
     b("static void quat_step(", real, " *quat, const ", real, " *w) {")
     b("  ", real, " th = ", sq, "(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);")
-    b("  ", real, " s = th < 1e-4", f, " ? 0.5", f, " - th * th / 48", f, " : ", sn, "(0.5", f,
+    b("  ", real, " s = th < 1e-4", f, " ? 0.5", f, " - th * th / 48.0", f, " : ", sn, "(0.5", f,
       " * th) / th;")
     b("  ", real, " e[4] = {-s * w[0], -s * w[1], -s * w[2], ", cs, "(0.5", f, " * th)};")
     b("  ", real, " a[4] = {quat[0], quat[1], quat[2], quat[3]};")
@@ -72,8 +72,8 @@ local function helpers(b, d)
     b("static void free_step(", real, " *x, const ", real, " *lin, const ", real, " *ang) {")
     b("  ", real, " u[3] = {-lin[0], -lin[1], -lin[2]}, w[3] = {-ang[0], -ang[1], -ang[2]};")
     b("  ", real, " t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], t = ", sq, "(t2);")
-    b("  ", real, " A = t < 1e-4", f, " ? 0.5", f, " - t2 / 24", f, " : (1 - ", cs, "(t)) / t2;")
-    b("  ", real, " B = t < 1e-4", f, " ? 1", f, " / 6 - t2 / 120", f, " : (t - ", sn, "(t)) / (t2 * t);")
+    b("  ", real, " A = t < 1e-4", f, " ? 0.5", f, " - t2 / 24.0", f, " : (1 - ", cs, "(t)) / t2;")
+    b("  ", real, " B = t < 1e-4", f, " ? 1.0", f, " / 6 - t2 / 120.0", f, " : (t - ", sn, "(t)) / (t2 * t);")
     b("  ", real, " c1[3] = {w[1] * u[2] - w[2] * u[1], w[2] * u[0] - w[0] * u[2], ",
       "w[0] * u[1] - w[1] * u[0]};")
     b("  ", real, " c2[3] = {w[1] * c1[2] - w[2] * c1[1], w[2] * c1[0] - w[0] * c1[2], ",
