@@ -9,3 +9,8 @@ if(TARGET mbdc)
   add_test(NAME singular_models COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/singular_test.sh
            $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR})
 endif()
+# Loops that cannot be used: located errors, the same from check, generate and stats.
+if(TARGET mbdc)
+  add_test(NAME loop_errors COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/loop_errors_test.sh
+           $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR})
+endif()

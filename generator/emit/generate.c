@@ -212,6 +212,11 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
       rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (not a C identifier)\n", why),
             2);
     }
+    for (int j = 0; rc == 0 && g->loops.nc == 0 && loop_functions[j]; j++)
+      if (strcmp(names[k], loop_functions[j]) == 0)
+        rc = (fprintf(err, "%s: error: --functions %s: %s needs a model with loop joints ('loop' "
+                           "statements); this one has none\n",
+                      g->opts->model_path, names[k], names[k]), 1);
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
     if (rc == 0 && !mbg_lua_has_template(g->lua, path))
       rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);

@@ -57,8 +57,9 @@ static double uniform(uint64_t *s, double lo, double hi) {
   return lo + (hi - lo) * ((double)(z >> 11) / 9007199254740992.0);
 }
 
-/* Project q onto the rows of loops [l0, l1) alone. Returns the runtime status. */
-static int assemble_some(ctx *c, int l0, int l1, double *q) {
+/* Project q onto the rows of loops [l0, l1) alone; *start = their largest residual at q before.
+ * Returns the runtime status (-100: out of memory). */
+static int assemble_some(ctx *c, int l0, int l1, double *q, double *start) {
   const mb_model *rm = &c->rm.model;
   int nr = 0, rc;
   for (int r = 0; r < c->rl.nrows; r++) {
@@ -70,6 +71,9 @@ static int assemble_some(ctx *c, int l0, int l1, double *q) {
   mb_loop_workspace lw;
   if (!buf) return -100;
   mb_loop_workspace_init(&lw, rm, &sub, buf);
+  *start = 0.0;
+  if (mb_loop_residual(rm, &sub, &c->ws, &lw, q, lw.lam) == MB_OK)
+    for (int r = 0; r < nr; r++) *start = fmax(*start, fabs(lw.lam[r]));
   rc = mb_project_q(rm, &sub, &c->ws, &lw, q);
   free(buf);
   /* restore the full row list */
@@ -87,23 +91,26 @@ static int report_assembly(ctx *c, const mbg_model *m, const mbg_topology *t, co
   if (!q) return -1;
   for (int l = 0; l < t->nloops; l++) {
     memcpy(q, q0, sizeof *q * (size_t)rm->nq);
-    int rc = assemble_some(c, l, l + 1, q);
+    double start;
+    int rc = assemble_some(c, l, l + 1, q, &start);
     if (rc == -100) return free(q), -1;
     if (rc) {
       const mbg_loop *ml = &m->loops[t->loop[l].model_loop];
       mbg_diag_error(d, ml->loc,
-                     "loop '%s' cannot be closed near the model's configuration: Newton's method "
-                     "on its %d rows does not reach a residual of %g within %d iterations",
-                     ml->name, mb_loop_nrows(c->rl.loop[l].type), MB_PROJECT_TOL, MB_PROJECT_MAXIT);
-      mbg_diag_note(d, ml->loc, "check its 'origin' and 'target' frames and the lengths of the "
-                                "bodies between them");
+                     "loop '%s' cannot be closed near the model's initial configuration: its "
+                     "residual there is %.3g, and Newton's method on its row%s does not bring it "
+                     "below %g within %d iterations",
+                     ml->name, start, mb_loop_nrows(c->rl.loop[l].type) == 1 ? "" : "s",
+                     MB_PROJECT_TOL, MB_PROJECT_MAXIT);
+      mbg_diag_note(d, ml->loc, "check its 'origin' and 'target' frames, the bodies between them "
+                                "and the 'initial' state of their joints");
       errors++;
     }
   }
   if (!errors && t->nloops > 0) {
     const mbg_loop *ml = &m->loops[t->loop[t->nloops - 1].model_loop];
     mbg_diag_error(d, ml->loc,
-                   "the loops cannot be closed together near the model's configuration (each "
+                   "the loops cannot be closed together near the model's initial configuration (each "
                    "closes alone): Newton's method on all their rows does not converge");
     errors++;
   }
