@@ -55,6 +55,15 @@ foreach(model IN LISTS loop_models)
   mbdc_add_model(NAME test_${stem} MODEL ${model})
   set_tests_properties(test_${stem}_check PROPERTIES LABELS generated TIMEOUT 120)
 endforeach()
+# Seeded random closed chains through the whole pipeline (tests/random_loops.c).
+add_executable(random_loops ${CMAKE_CURRENT_LIST_DIR}/random_loops.c)
+target_compile_options(random_loops PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(random_loops PRIVATE m)
+add_test(NAME random_loops
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/random_loops_test.sh $<TARGET_FILE:mbdc>
+                 $<TARGET_FILE:random_loops> ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/runtime
+                 $<TARGET_FILE:mbrt>)
+set_tests_properties(random_loops PROPERTIES LABELS generated TIMEOUT 600)
 mbdc_add_model(NAME four_bar_float MODEL ${CMAKE_CURRENT_LIST_DIR}/models/four_bar.mbd SCALAR float)
 set_tests_properties(four_bar_float_check PROPERTIES LABELS generated TIMEOUT 120)
 
