@@ -54,7 +54,7 @@ extern "C" {
 #define FIVE_BAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x6288b8fdec07
+#define FIVE_BAR_SET_ID 0x41b376416286
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -88,7 +88,8 @@ extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
  * the rows that are identically dependent are dropped, and the FIVE_BAR_NC kept are named
  * "loop.row" below. phi(q) = 0 where every loop is closed; K(q) v = d phi / dt; fd_loops
  * solves M qdd + h = tau + K^T lambda with K qdd = -Kdot v, so K^T lambda is the generalized
- * force the cut joints transmit. */
+ * force the cut joints transmit; tau is the applied force on every tree coordinate (the
+ * spring-dampers' passive_forces are not in it: add them). */
 extern const char *const five_bar_constraint_names[FIVE_BAR_NC];
 /* The model's configuration with its loops closed (Newton's method from the neutral one). */
 extern const double five_bar_q_assembled[FIVE_BAR_NQ];

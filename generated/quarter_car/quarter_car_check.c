@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0xe2020871a0f4
+#if QUARTER_CAR_SET_ID != 0xd39a5d04bc55
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

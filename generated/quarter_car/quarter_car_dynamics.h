@@ -54,7 +54,7 @@ extern "C" {
 #define QUARTER_CAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xe2020871a0f4
+#define QUARTER_CAR_SET_ID 0xd39a5d04bc55
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -89,7 +89,8 @@ extern const char *const quarter_car_body_names[QUARTER_CAR_NB + 1];
  * the rows that are identically dependent are dropped, and the QUARTER_CAR_NC kept are named
  * "loop.row" below. phi(q) = 0 where every loop is closed; K(q) v = d phi / dt; fd_loops
  * solves M qdd + h = tau + K^T lambda with K qdd = -Kdot v, so K^T lambda is the generalized
- * force the cut joints transmit. */
+ * force the cut joints transmit; tau is the applied force on every tree coordinate (the
+ * spring-dampers' passive_forces are not in it: add them). */
 extern const char *const quarter_car_constraint_names[QUARTER_CAR_NC];
 /* The model's configuration with its loops closed (Newton's method from the neutral one). */
 extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
