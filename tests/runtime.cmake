@@ -1,8 +1,13 @@
 # Tests of the generic runtime solver (runtime/), one file per runtime file.
+# The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
 foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv cfa energy numerics api loops
-       passive)
+       fd_loops passive)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_${t}.c)
-    mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c LIBS mbrt)
+    set(_extra)
+    if(t STREQUAL "loops" OR t STREQUAL "fd_loops")
+      set(_extra mb_loopmech.c)
+    endif()
+    mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
   endif()
 endforeach()
 # No algorithm allocates: malloc and friends wrapped at link time and counted.
