@@ -210,7 +210,7 @@ static int ls_run(const loop_sim *S, double dt, double T, int project, FILE *csv
     if (csv && (n % every == 0 || n == steps)) {
       fprintf(csv, "%.6f", t);
       for (int i = 0; i < S->nq; i++) fprintf(csv, ",%.12g", q[i]);
-      fprintf(csv, ",%.6e,%.6e,%.12g,%.12g", phi, kv, e, d);
+      fprintf(csv, ",%.6e,%.6e,%.17g,%.17g", phi, kv, e, d);
       for (int i = 0; i < S->nextra; i++) fprintf(csv, ",%.12g", extra[i]);
       fprintf(csv, "\n");
     }
