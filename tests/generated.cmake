@@ -81,3 +81,17 @@ add_executable(space_robot_sim ${PROJECT_SOURCE_DIR}/examples/sim/space_robot_si
 target_link_libraries(space_robot_sim PRIVATE space_robot_dynamics mbrt m)
 add_test(NAME cfa_space_robot_sim COMMAND space_robot_sim)
 set_tests_properties(cfa_space_robot_sim PROPERTIES LABELS generated TIMEOUT 120)
+
+# The closed-loop examples simulated with their generated fd_loops, RK4 and the coordinate
+# projection (examples/sim/loop_sim.h, docs/loops_simulation.md): the five-bar of Critchley &
+# Anderson (2003) §6 for 5 s, the quarter car of Kang & Yoon (KSME) for 2 s. Each checks the
+# constraint drift with and without projection and the energy (conserved by the five-bar,
+# dissipated by the quarter car's damper, E + D = E(0)).
+foreach(sim five_bar quarter_car)
+  add_executable(${sim}_sim ${PROJECT_SOURCE_DIR}/examples/sim/${sim}_sim.c
+                 ${CMAKE_CURRENT_BINARY_DIR}/${sim}/${sim}_model.c)
+  target_include_directories(${sim}_sim PRIVATE ${PROJECT_SOURCE_DIR}/examples/sim)
+  target_link_libraries(${sim}_sim PRIVATE ${sim}_dynamics mbrt m)
+  add_test(NAME loops_${sim}_sim COMMAND ${sim}_sim --check)
+  set_tests_properties(loops_${sim}_sim PROPERTIES LABELS "generated;loops" TIMEOUT 60)
+endforeach()
