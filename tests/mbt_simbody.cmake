@@ -22,6 +22,11 @@ add_library(mbt_simbody STATIC ${CMAKE_CURRENT_LIST_DIR}/mbt_simbody.cpp
 set_target_properties(mbt_simbody PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
 target_compile_options(mbt_simbody PRIVATE
   $<$<COMPILE_LANGUAGE:C>:${MBDC_WARNINGS}> $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror>)
+# Debian's libSimTKcommon is built without NDEBUG, and Simbody's headers lay out classes
+# differently with it (StateImpl.h: CacheEntryInfo's version fields under #ifndef NDEBUG): inline
+# code compiled here with NDEBUG (RelWithDebInfo, Release) and interposed on the library's
+# crashes it. Every C++ file using Simbody is compiled without NDEBUG, as the library was.
+target_compile_options(mbt_simbody PUBLIC $<$<COMPILE_LANGUAGE:CXX>:-UNDEBUG>)
 target_include_directories(mbt_simbody PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_include_directories(mbt_simbody SYSTEM PUBLIC ${Simbody_INCLUDE_DIR})
 target_link_libraries(mbt_simbody PUBLIC ${Simbody_LIBRARIES} mbdc_core m)
