@@ -28,7 +28,9 @@
  *   bench_loops                 check, then time (as bench_main.c: R repetitions; in each, for
  *                               every function, K batches of each implementation, interleaved batch
  *                               by batch, of up to B calls, as many as fit in T ns of the slowest
- *                               implementation; median and minimum ns per call over R·K batches)
+ *                               implementation; median and minimum ns per call over R·K batches;
+ *                               unlike bench_main.c, a batch goes on through the states where the
+ *                               last one stopped, so short batches do not time the first states only)
  *   bench_loops --smoke         check, then a few calls of everything (the ctest)
  *   bench_loops --check         only the check
  *   bench_loops --callgrind N   N calls of each (model, function, implementation) between callgrind
@@ -300,13 +302,19 @@ double now_ns() {
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-double batch(Bench *b, Kernel k, int n) {
+/* ns per call of n calls, cycling through the states from *pos on (and advancing it): each
+ * implementation has its own position, all reset together, and makes the same numbers of calls,
+ * so all see the same sequence of states even when a batch holds fewer than NSTATES calls. */
+double batch(Bench *b, Kernel k, int n, unsigned *pos) {
+  unsigned p = *pos;
   double t0 = now_ns();
-  for (int c = 0; c < n; c++) {
-    k(b, c & (NSTATES - 1));
+  for (int c = 0; c < n; c++, p++) {
+    k(b, (int)(p & (NSTATES - 1)));
     __asm__ volatile("" ::: "memory");
   }
-  return (now_ns() - t0) / n;
+  double t = (now_ns() - t0) / n;
+  *pos = p;
+  return t;
 }
 
 int cmp_double(const void *x, const void *y) {
@@ -320,18 +328,20 @@ void time_all(Bench *b, std::vector<Func> &funcs, int reps, int batches, int cal
   for (Func &f : funcs) {
     b->f = &f;
     double slowest = 0;
+    unsigned pos[NIMPL] = {0, 0, 0, 0};
     for (int i = 0; i < NIMPL; i++) { /* warm-up, then the calls per batch from the slowest */
-      double per_call = batch(b, kernels[i], 10), warm = 10 * batch_ns / per_call;
-      per_call = batch(b, kernels[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm);
+      double per_call = batch(b, kernels[i], 10, &pos[i]), warm = 10 * batch_ns / per_call;
+      per_call = batch(b, kernels[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm, &pos[i]);
       slowest = std::fmax(slowest, per_call);
     }
+    for (int i = 0; i < NIMPL; i++) pos[i] = 0;
     double fit = batch_ns / slowest;
     int fcalls = fit >= calls ? calls : fit < 10 ? (calls < 10 ? calls : 10) : (int)fit;
     std::vector<double> t((size_t)(NIMPL * n));
     for (int r = 0; r < reps; r++)
       for (int k = 0; k < batches; k++)
         for (int i = 0; i < NIMPL; i++)
-          t[(size_t)(i * n + r * batches + k)] = batch(b, kernels[i], fcalls);
+          t[(size_t)(i * n + r * batches + k)] = batch(b, kernels[i], fcalls, &pos[i]);
     std::printf("batch %s %s %d\n", b->def->name, f.name.c_str(), fcalls);
     double median[NIMPL];
     for (int i = 0; i < NIMPL; i++) {
@@ -353,10 +363,12 @@ void callgrind(Bench *b, std::vector<Func> &funcs, int calls) {
   for (Func &f : funcs) {
     b->f = &f;
     for (int i = 0; i < NIMPL; i++) {
-      batch(b, kernels[i], calls); /* warm-up: lazy binding */
+      unsigned pos = 0;
+      batch(b, kernels[i], calls, &pos); /* warm-up: lazy binding */
       std::snprintf(name, sizeof name, "%s %s %s", b->def->name, f.name.c_str(), impl_name[i]);
+      pos = 0;
       CALLGRIND_ZERO_STATS;
-      batch(b, kernels[i], calls);
+      batch(b, kernels[i], calls, &pos);
       CALLGRIND_DUMP_STATS_AT(name);
     }
   }
