@@ -71,7 +71,9 @@ section() {
   cat <<'EOF'
 Target (the closed-loop issue): the generated `p_fd_loops` at least 10× faster than Simbody's
 acceleration realization and than the runtime's `mb_fd_loops`, on the five-bar and the quarter
-car; below it a ratio is **bold** and marked ✗.
+car; below it a ratio is **bold** and marked ✗. A time ratio within some 15% of the target can
+fall on either side from one run to the next on this shared machine; the instruction ratio does
+not change.
 
 What is timed (`bench/bench_loops.cpp`), in one process on the same 64 random assembled states
 per model (a random step from the assembled configuration projected by `mb_project_q`, a random
