@@ -15,6 +15,14 @@ res=${1:?usage: bench/report.sh RESULTS_DIR MARKDOWN PNG}
 md=${2:?}
 png=${3:?}
 target=4
+# The section "Closed loops" is bench/loops.sh's: kept as it is (scripts/bench.sh reruns it after).
+loops_sec=$(mktemp)
+dat=$(mktemp)
+trap 'rm -f "$dat" "$loops_sec"' EXIT
+if [ -f "$md" ]; then
+  awk '/^<!-- closed-loops: bench\/loops.sh -->$/ { on = 1 } on { print } /^<!-- \/closed-loops -->$/ { on = 0 }' \
+    "$md" >"$loops_sec"
+fi
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$res/meta.txt"; }
 robots=$(awk '{ print $1 }' "$res/robots.txt")
 configs=$(meta configs)
@@ -244,11 +252,13 @@ misses() {
   check_table
   echo
   echo "![speed-ups](benchmarks.png)"
+  if [ -s "$loops_sec" ]; then
+    echo
+    cat "$loops_sec"
+  fi
 } >"$md"
 
 # The chart: speed-ups of the first configuration, log scale, the target as a line.
-dat=$(mktemp)
-trap 'rm -f "$dat"' EXIT
 speed_rows "$first_config" | awk '{ printf "\"%s %s\" %s %s\n", $1, $2, $6, $7 }' >"$dat"
 rows=$(wc -l <"$dat")
 gnuplot <<EOF

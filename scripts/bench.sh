@@ -73,3 +73,7 @@ robot1=$(awk 'NR == 1 { print $1 }' "$res/robots.txt")
 
 bash bench/report.sh "$res" docs/benchmarks.md docs/benchmarks.png
 echo "== wrote docs/benchmarks.md and docs/benchmarks.png"
+# Closed loops (bench_loops: generated p_fd_loops vs mb_fd_loops vs Simbody), when Simbody is there.
+if [ -x "build-bench/$first/bench/bench_loops" ]; then
+  MBDC_BENCH_CALLS=$calls bash bench/loops.sh "build-bench/$first" docs/benchmarks.md
+fi

@@ -15,6 +15,7 @@ typedef struct priv {
   mbg_topology *t;
   mbg_rtmodel rt;
   mbg_rtloops rl;
+  mbg_rtsprings rs;
   mbg_loop_rows rows;
   mb_loops loops;
   double *q0;
@@ -30,6 +31,7 @@ int mbt_loopmodel_load(const char *path, mbt_loopmodel *out) {
   if (!(p->t = mbg_topology_build(p->m))) return mbt_loopmodel_free(out), -1;
   if (mbg_rtmodel_build(p->m, p->t, &p->rt)) return mbt_loopmodel_free(out), -1;
   if (mbg_rtloops_build(p->m, p->t, &p->rl)) return mbt_loopmodel_free(out), -1;
+  if (mbg_rtsprings_build(p->m, p->t, &p->rs)) return mbt_loopmodel_free(out), -1;
   if (mbg_check_loops(p->m, p->t, NULL, path, NULL, 0, stderr, &p->rows) != 0)
     return mbt_loopmodel_free(out), -1;
   const mb_model *rm = &p->rt.model;
@@ -46,6 +48,7 @@ int mbt_loopmodel_load(const char *path, mbt_loopmodel *out) {
   out->model = rm;
   out->loops = &p->loops;
   out->q0 = p->q0;
+  out->springs = &p->rs.springs;
   out->nrows = p->rl.nrows;
   return 0;
 }
@@ -56,6 +59,7 @@ void mbt_loopmodel_free(mbt_loopmodel *lm) {
     free(p->q0);
     mbg_loop_rows_free(&p->rows);
     mbg_rtloops_free(&p->rl);
+    mbg_rtsprings_free(&p->rs);
     mbg_rtmodel_free(&p->rt);
     if (p->t) mbg_topology_free(p->t);
     if (p->m) mbg_model_free(p->m);

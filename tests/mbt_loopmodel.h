@@ -1,7 +1,7 @@
-/* mbt_loopmodel.h — a .mbd file loaded in-process into the runtime's model and loops, the loops
- * with the independent rows mbdc check selects (generator/topology/loop_rows.h), for tests that
- * run the runtime's closed-loop dynamics on a model file. A plain C interface, so C++ tests (the
- * Simbody cross-check) need not include the generator's headers. */
+/* mbt_loopmodel.h — a .mbd file loaded in-process into the runtime's model, loops and springs,
+ * the loops with the independent rows mbdc check selects (generator/topology/loop_rows.h), for
+ * tests that run the runtime's closed-loop dynamics on a model file. A plain C interface, so C++
+ * tests (the Simbody cross-check, bench_loops) need not include the generator's headers. */
 #ifndef MBT_LOOPMODEL_H
 #define MBT_LOOPMODEL_H
 
@@ -15,6 +15,7 @@ typedef struct mbt_loopmodel {
   const mb_model *model;
   const mb_loops *loops; /* the kept rows (nc = 0 for a tree) */
   const double *q0;      /* [nq]: an assembled configuration (the neutral one for a tree) */
+  const mb_springs *springs; /* the model's spring-dampers (n = 0 if none) */
   int nrows;             /* all rows of all loops, kept or not */
   void *priv;
 } mbt_loopmodel;
