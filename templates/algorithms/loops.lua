@@ -103,7 +103,9 @@ local function mvec_body(K, i, side, c, point, bias)
   local R = K.R[i]
   local rho = sp.rot(R, c)
   local x = { u = point and sp.add(K.p[i], rho) or rho, terms = {} }
-  if i > 0 then x.terms[1] = { side = side, body = i, rho = rho, point = point, sign = 1 } end
+  -- a direction keeps its body coordinates: a force along it needs no rotation into the body
+  if not point then x.body, x.cb = i, c end
+  if i > 0 then x.terms[1] = { side = side, body = i, c = c, point = point, sign = 1 } end
   if bias and i > 0 then
     local wr = sp.cross(K.w[i], rho)
     x.du = point and sp.add(K.vo[i], wr) or wr
@@ -120,18 +122,20 @@ local function mvec_sub(p, q)
   if p.du then d.du, d.ddu = sp.sub(p.du, q.du), sp.sub(p.ddu, q.ddu) end
   for _, t in ipairs(p.terms) do d.terms[#d.terms + 1] = t end
   for _, t in ipairs(q.terms) do
-    d.terms[#d.terms + 1] = { side = t.side, body = t.body, rho = t.rho, point = t.point,
+    d.terms[#d.terms + 1] = { side = t.side, body = t.body, c = t.c, point = t.point,
                               sign = -t.sign }
   end
   return d
 end
 
--- The covector of w · x through x's terms: the wrench of "force" w at ρ, in body coordinates.
-local function add_covector(K, g, x, w)
+-- The covector of w · x through x's terms: the wrench of "force" w at ρ = R c, in body
+-- coordinates: n = Rᵀ (ρ × w) = c × Rᵀw, f = Rᵀw (a point; 0 for a direction), with Rᵀw taken
+-- from w's own body coordinates when w is a direction on the same body.
+local function add_covector(K, g, x, wv)
   for _, t in ipairs(x.terms) do
-    local R = K.R[t.body]
-    local n = sp.rotT(R, sp.cross(t.rho, w))
-    local f = t.point and sp.rotT(R, w) or sp.zeros(3)
+    local wb = (wv.cb and wv.body == t.body) and wv.cb or sp.rotT(K.R[t.body], wv.u)
+    local n = sp.cross(t.c, wb)
+    local f = t.point and wb or sp.zeros(3)
     local o = 6 * t.side
     for k = 1, 3 do
       g[o + k] = g[o + k] + t.sign * n[k]
@@ -142,8 +146,8 @@ end
 
 local function dot_row(K, u, w, bias)
   local s = { val = sp.dot(u.u, w.u), g = sp.zeros(12) }
-  add_covector(K, s.g, w, u.u)
-  add_covector(K, s.g, u, w.u)
+  add_covector(K, s.g, w, u)
+  add_covector(K, s.g, u, w)
   if bias then
     s.dd = sp.dot(u.ddu, w.u) + 2 * sp.dot(u.du, w.du) + sp.dot(u.u, w.ddu)
   end
