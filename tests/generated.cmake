@@ -59,10 +59,15 @@ endforeach()
 add_executable(random_loops ${CMAKE_CURRENT_LIST_DIR}/random_loops.c)
 target_compile_options(random_loops PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(random_loops PRIVATE m)
+# (the programs are compiled by the test: with the sanitizers when the runtime has them)
+set(random_loops_flags "")
+if(MBDC_SANITIZE)
+  set(random_loops_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
+endif()
 add_test(NAME random_loops
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/random_loops_test.sh $<TARGET_FILE:mbdc>
                  $<TARGET_FILE:random_loops> ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/runtime
-                 $<TARGET_FILE:mbrt>)
+                 $<TARGET_FILE:mbrt> "${random_loops_flags}")
 set_tests_properties(random_loops PROPERTIES LABELS generated TIMEOUT 600)
 mbdc_add_model(NAME four_bar_float MODEL ${CMAKE_CURRENT_LIST_DIR}/models/four_bar.mbd SCALAR float)
 set_tests_properties(four_bar_float_check PROPERTIES LABELS generated TIMEOUT 120)

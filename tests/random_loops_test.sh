@@ -4,9 +4,9 @@
 # close near the neutral configuration), generated, compiled with the runtime, and its harness
 # compares every generated function, the loop functions included, with the runtime on 200 closed
 # states (reference: the runtime's mass-matrix solution; tolerance 1e-10 relative).
-# usage: random_loops_test.sh MBDC RANDOM_LOOPS CC RUNTIME_INCLUDE RUNTIME_LIB
+# usage: random_loops_test.sh MBDC RANDOM_LOOPS CC RUNTIME_INCLUDE RUNTIME_LIB [CFLAGS]
 set -u
-mbdc=$1 gen=$2 cc=$3 inc=$4 lib=$5
+mbdc=$1 gen=$2 cc=$3 inc=$4 lib=$5 flags=${6:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -22,7 +22,8 @@ for kind in planar spatial coupled; do
     if ! "$mbdc" generate "$tmp/$name.mbd" -o "$tmp/$name" >/dev/null 2>"$tmp/$name.err"; then
       echo "FAIL: $name: mbdc generate"; cat "$tmp/$name.err"; fail=$((fail + 1)); continue
     fi
-    if ! "$cc" -std=c99 -O1 -I"$inc" "$tmp/$name"/*.c "$lib" -lm -o "$tmp/$name/check" \
+    # shellcheck disable=SC2086
+    if ! "$cc" -std=c99 -O1 $flags -I"$inc" "$tmp/$name"/*.c "$lib" -lm -o "$tmp/$name/check" \
       2>"$tmp/$name.cc"; then
       echo "FAIL: $name: does not compile"; head -20 "$tmp/$name.cc"; fail=$((fail + 1)); continue
     fi
