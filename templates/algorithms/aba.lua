@@ -19,9 +19,11 @@ local A = {
   },
 }
 
-function A.build(model)
-  -- v_i, pA_i = I_i a0_i + v_i ×* I_i v_i: the RNEA's forward pass at q̈ = 0
-  local T, X, _, pA = rnea.forward(model, "v", nil)
+-- The backward pass from the RNEA's forward pass (T, X, pA at q̈ = 0): the articulated inertias,
+-- each joint's factors jt[i] (U, D = L diag Lᵀ, W, Ia) and innovations u[i]. each(i, jt_i), if
+-- given, runs once per body after its factors and before its parent's (fd_loops sweeps its
+-- constraint rows there).
+function A.backward(T, X, pA, each)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
   for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
   for i = #T, 1, -1 do
@@ -30,6 +32,7 @@ function A.build(model)
     -- U = IA S;  D = Sᵀ U (pivots against R_i);  W = D⁻¹ Uᵀ;  u = τ − Sᵀ pA
     jt[i] = J.articulated(b, IA[i], R[i])
     u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+    if each then each(i, jt[i]) end
     if p > 0 then
       -- R_λ += the lock terms of i weighted by base_i / d_i
       J.amplify(R[p], T[p], X[i], jt[i], base[i])
@@ -39,14 +42,29 @@ function A.build(model)
       pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
     end
   end
-  local da = { [0] = sp.zeros(6) }
+  return jt, u
+end
+
+-- The forward pass: a' = iXλ Δa_λ;  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil: zero).
+-- Returns q̈ (per body) and Δa, named prefix_<body>.
+function A.forward(T, X, jt, u, prefix)
+  local da, qdd = { [0] = sp.zeros(6) }, {}
   for _, b in ipairs(T) do
     local i = b.i
-    -- a' = iXλ Δa_λ;  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈
     local ap = sp.X_mv(X[i], da[b.parent])
-    local qdd = sp.sub(sp.ldl_solve(jt[i].F, u[i]), J.W_mv(jt[i], ap))
-    for k = 1, b.nv do sym.output("qdd", b.iv + k - 1, qdd[k]) end
-    da[i] = J.name(sp.add(ap, J.S_mv(b, qdd)), "da", b)
+    qdd[i] = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv), J.W_mv(jt[i], ap))
+    da[i] = J.name(sp.add(ap, J.S_mv(b, qdd[i])), prefix, b)
+  end
+  return qdd, da
+end
+
+function A.build(model)
+  -- v_i, pA_i = I_i a0_i + v_i ×* I_i v_i: the RNEA's forward pass at q̈ = 0
+  local T, X, _, pA = rnea.forward(model, "v", nil)
+  local jt, u = A.backward(T, X, pA)
+  local qdd = A.forward(T, X, jt, u, "da")
+  for _, b in ipairs(T) do
+    for k = 1, b.nv do sym.output("qdd", b.iv + k - 1, qdd[b.i][k]) end
   end
 end
 

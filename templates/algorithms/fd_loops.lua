@@ -13,6 +13,7 @@
 local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
+local aba = import "aba"
 local L = import "loops"
 
 local F = {
@@ -29,9 +30,9 @@ local F = {
   },
 }
 
--- The articulated-body backward pass of aba.lua, with the constraint rows swept along.
-local function backward(model, T, X, pA, rows)
-  local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
+-- The constraint rows swept through the articulated-body backward pass (aba.lua): the innovations
+-- ur[r][i] of every row r at every body i on its paths to the root.
+local function backward(T, X, pA, rows)
   local P, ur = {}, {}
   for r, row in ipairs(rows) do
     P[r], ur[r] = {}, {}
@@ -43,44 +44,21 @@ local function backward(model, T, X, pA, rows)
       end
     end
   end
-  for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
-  for i = #T, 1, -1 do
+  local jt, u = aba.backward(T, X, pA, function(i, jti)
     local b, p = T[i], T[i].parent
-    IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
-    jt[i] = J.articulated(b, IA[i], R[i])
-    u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
     for r = 1, #rows do
       if P[r][i] then
         local y = J.ST(b, P[r][i])
         for c = 1, #y do y[c] = -y[c] end
         ur[r][i] = sp.name(y, "u_c" .. (r - 1) .. "_" .. b.name)
         if p > 0 then
-          local pa = sp.XT_fv(X[i], sp.add(P[r][i], J.WT_mv(jt[i], ur[r][i])))
+          local pa = sp.XT_fv(X[i], sp.add(P[r][i], J.WT_mv(jti, ur[r][i])))
           P[r][p] = P[r][p] and sp.add(P[r][p], pa) or pa
         end
       end
     end
-    if p > 0 then
-      J.amplify(R[p], T[p], X[i], jt[i], base[i])
-      local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
-      IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))
-      pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
-    end
-  end
+  end)
   return jt, u, ur
-end
-
--- The forward pass: q̈ = D⁻¹ u − W iXλ Δa_λ, Δa = iXλ Δa_λ + S q̈ (u nil: zero).
-local function forward(T, X, jt, u, prefix)
-  local da, qdd = { [0] = sp.zeros(6) }, {}
-  for _, b in ipairs(T) do
-    local i = b.i
-    local ap = sp.X_mv(X[i], da[b.parent])
-    local x = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv), J.W_mv(jt[i], ap))
-    qdd[i] = x
-    da[i] = J.name(sp.add(ap, J.S_mv(b, x)), prefix, b)
-  end
-  return qdd, da
 end
 
 -- Φ (lower triangle) and its factors; the pivots against Φ's diagonal.
@@ -109,8 +87,8 @@ function F.build(model)
   local T, X, _, pA = rnea.forward(model, "v", nil)
   local K = L.kinematics(model, "v")
   local rows = L.rows(model, K, true)
-  local jt, u, ur = backward(model, T, X, pA, rows)
-  local qdd0, da = forward(T, X, jt, u, "da")
+  local jt, u, ur = backward(T, X, pA, rows)
+  local qdd0, da = aba.forward(T, X, jt, u, "da")
   -- γ̄_r = −K̇v_r − K_r q̈₀
   local gam = {}
   for r, row in ipairs(rows) do
@@ -132,7 +110,7 @@ function F.build(model)
       end
     end
   end
-  local qddl = forward(T, X, jt, ul, "dal")
+  local qddl = aba.forward(T, X, jt, ul, "dal")
   for _, b in ipairs(T) do
     for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
   end
