@@ -158,6 +158,19 @@ expect 0 "stats with a misspelt recipe" -- "$mbdc" stats "$cp" --templates "$tmp
 grep -q "algorithms/rnae.lua was not used" "$tmp/err" && ! grep -q "hedaer" "$tmp/err" ||
   { echo "FAIL: stats warnings (render templates do not run in stats)"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 0 "generate cart_pole" -- "$mbdc" generate "$cp" -o "$tmp/g"
+# the velocity coordinates' names and the q entry each is the rate of (-1: a quaternion's or a
+# floating joint's, integrated on the manifold): gimbal has a helical and a spherical joint,
+# quadruped a floating base (q = [x y z quaternion], v = [linear; angular] in the child frame)
+expect 0 "generate gimbal" -- "$mbdc" generate "$src/examples/gimbal.mbd" -o "$tmp/gimbal"
+grep -qF 'const char *const gimbal_coord_names[GIMBAL_NV] = {"screw", "ball.1", "ball.2", "ball.3"};' \
+  "$tmp/gimbal/gimbal_dynamics.c" &&
+  grep -qF 'const int gimbal_coord_iq[GIMBAL_NV] = {0, -1, -1, -1};' "$tmp/gimbal/gimbal_dynamics.c" ||
+  { echo "FAIL: gimbal's coordinate names or q indices"; fail=$((fail + 1)); }
+expect 0 "generate quadruped" -- "$mbdc" generate "$src/examples/quadruped.mbd" -o "$tmp/quad"
+grep -qF 'quadruped_coord_names[QUADRUPED_NV] = {"base.1", "base.2", "base.3", "base.4", "base.5", "base.6", "lf_haa",' \
+  "$tmp/quad/quadruped_dynamics.c" &&
+  grep -qF 'quadruped_coord_iq[QUADRUPED_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9,' "$tmp/quad/quadruped_dynamics.c" ||
+  { echo "FAIL: quadruped's coordinate names or q indices"; fail=$((fail + 1)); }
 for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c; do
   [ -s "$tmp/g/$f" ] || { echo "FAIL: generate wrote no $f"; fail=$((fail + 1)); }
 done

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if ARM7_SET_ID != 0xe47137b5f0d2
+#if ARM7_SET_ID != 0xf89661d2c764
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const arm7_joint_names[ARM7_NJ] = {"a1", "a2", "a3", "a4", "a5", "a6", "a7"};
 const int arm7_joint_iq[ARM7_NJ] = {0, 1, 2, 3, 4, 5, 6};
 const int arm7_joint_iv[ARM7_NJ] = {0, 1, 2, 3, 4, 5, 6};
+const char *const arm7_coord_names[ARM7_NV] = {"a1", "a2", "a3", "a4", "a5", "a6", "a7"};
+const int arm7_coord_iq[ARM7_NV] = {0, 1, 2, 3, 4, 5, 6};
 const char *const arm7_body_names[ARM7_NB + 1] = {"world", "link1", "link2", "link3", "link4", "link5", "link6", "link7"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 313 mul, 286 add, 0 div, 0 sqrt, 12 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define ARM7_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xe47137b5f0d2
+#define ARM7_SET_ID 0xf89661d2c764
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const arm7_joint_names[ARM7_NJ];
 extern const int arm7_joint_iq[ARM7_NJ];
 extern const int arm7_joint_iv[ARM7_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const arm7_coord_names[ARM7_NV];
+extern const int arm7_coord_iq[ARM7_NV];
 /* Every body by number, the world first. */
 extern const char *const arm7_body_names[ARM7_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

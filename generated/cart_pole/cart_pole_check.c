@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0x75aaddce506d
+#if CART_POLE_SET_ID != 0x4ba5be35e221
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x75aaddce506d
+#if CART_POLE_SET_ID != 0x4ba5be35e221
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const cart_pole_joint_names[CART_POLE_NJ] = {"slider", "hinge"};
 const int cart_pole_joint_iq[CART_POLE_NJ] = {0, 1};
 const int cart_pole_joint_iv[CART_POLE_NJ] = {0, 1};
+const char *const cart_pole_coord_names[CART_POLE_NV] = {"slider", "hinge"};
+const int cart_pole_coord_iq[CART_POLE_NV] = {0, 1};
 const char *const cart_pole_body_names[CART_POLE_NB + 1] = {"world", "cart", "pole"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */

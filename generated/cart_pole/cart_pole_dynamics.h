@@ -50,7 +50,7 @@ extern "C" {
 #define CART_POLE_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x75aaddce506d
+#define CART_POLE_SET_ID 0x4ba5be35e221
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -70,6 +70,12 @@ extern "C" {
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
 extern const int cart_pole_joint_iq[CART_POLE_NJ];
 extern const int cart_pole_joint_iv[CART_POLE_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const cart_pole_coord_names[CART_POLE_NV];
+extern const int cart_pole_coord_iq[CART_POLE_NV];
 /* Every body by number, the world first. */
 extern const char *const cart_pole_body_names[CART_POLE_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x6c34d721e127
+#if DOUBLE_PENDULUM_SET_ID != 0xdf89bc7af1ca
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ] = {"shoulder", "elbow"};
 const int double_pendulum_joint_iq[DOUBLE_PENDULUM_NJ] = {0, 1};
 const int double_pendulum_joint_iv[DOUBLE_PENDULUM_NJ] = {0, 1};
+const char *const double_pendulum_coord_names[DOUBLE_PENDULUM_NV] = {"shoulder", "elbow"};
+const int double_pendulum_coord_iq[DOUBLE_PENDULUM_NV] = {0, 1};
 const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1] = {"world", "link1", "link2"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */

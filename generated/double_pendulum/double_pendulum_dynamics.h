@@ -50,7 +50,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x6c34d721e127
+#define DOUBLE_PENDULUM_SET_ID 0xdf89bc7af1ca
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -70,6 +70,12 @@ extern "C" {
 extern const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ];
 extern const int double_pendulum_joint_iq[DOUBLE_PENDULUM_NJ];
 extern const int double_pendulum_joint_iv[DOUBLE_PENDULUM_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const double_pendulum_coord_names[DOUBLE_PENDULUM_NV];
+extern const int double_pendulum_coord_iq[DOUBLE_PENDULUM_NV];
 /* Every body by number, the world first. */
 extern const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x2e1f190b7bef
+#if FIVE_BAR_SET_ID != 0xd485030abc24
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const five_bar_joint_names[FIVE_BAR_NJ] = {"q1", "q2", "q3", "q4"};
 const int five_bar_joint_iq[FIVE_BAR_NJ] = {0, 1, 2, 3};
 const int five_bar_joint_iv[FIVE_BAR_NJ] = {0, 1, 2, 3};
+const char *const five_bar_coord_names[FIVE_BAR_NV] = {"q1", "q2", "q3", "q4"};
+const int five_bar_coord_iq[FIVE_BAR_NV] = {0, 1, 2, 3};
 const char *const five_bar_body_names[FIVE_BAR_NB + 1] = {"world", "bar1", "bar2", "bar3", "bar4"};
 const char *const five_bar_constraint_names[FIVE_BAR_NC] = {"q5.tilt1", "q5.slide1"};
 const double five_bar_q_assembled[FIVE_BAR_NQ] = {0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0};

@@ -54,7 +54,7 @@ extern "C" {
 #define FIVE_BAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x2e1f190b7bef
+#define FIVE_BAR_SET_ID 0xd485030abc24
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -79,6 +79,12 @@ extern "C" {
 extern const char *const five_bar_joint_names[FIVE_BAR_NJ];
 extern const int five_bar_joint_iq[FIVE_BAR_NJ];
 extern const int five_bar_joint_iv[FIVE_BAR_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const five_bar_coord_names[FIVE_BAR_NV];
+extern const int five_bar_coord_iq[FIVE_BAR_NV];
 /* Every body by number, the world first. */
 extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
 

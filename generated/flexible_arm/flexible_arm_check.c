@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x5d23fa03e90c
+#if FLEXIBLE_ARM_SET_ID != 0x7014de41b0f6
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

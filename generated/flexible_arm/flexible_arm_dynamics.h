@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x5d23fa03e90c
+#define FLEXIBLE_ARM_SET_ID 0x7014de41b0f6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -70,6 +70,12 @@ extern "C" {
 extern const char *const flexible_arm_joint_names[FLEXIBLE_ARM_NJ];
 extern const int flexible_arm_joint_iq[FLEXIBLE_ARM_NJ];
 extern const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV];
+extern const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x82f123f80d56
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x805a61d95830
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

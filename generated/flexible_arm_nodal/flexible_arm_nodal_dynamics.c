@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x82f123f80d56
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x805a61d95830
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ] = {"shoulder", "elbow", "wrist"};
 const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 2};
 const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 2};
+const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV] = {"shoulder", "elbow", "wrist"};
+const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV] = {0, 1, 2};
 const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1] = {"world", "upper_arm", "forearm", "payload"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 36 mul, 28 add, 0 div, 0 sqrt, 4 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x82f123f80d56
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x805a61d95830
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ];
 extern const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ];
 extern const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV];
+extern const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0x08d646301641
+#if GIMBAL_SET_ID != 0x3ad5cf624362
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const gimbal_joint_names[GIMBAL_NJ] = {"screw", "ball"};
 const int gimbal_joint_iq[GIMBAL_NJ] = {0, 1};
 const int gimbal_joint_iv[GIMBAL_NJ] = {0, 1};
+const char *const gimbal_coord_names[GIMBAL_NV] = {"screw", "ball.1", "ball.2", "ball.3"};
+const int gimbal_coord_iq[GIMBAL_NV] = {0, -1, -1, -1};
 const char *const gimbal_body_names[GIMBAL_NB + 1] = {"world", "nut", "payload"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 77 mul, 59 add, 1 div, 0 sqrt, 0 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x08d646301641
+#define GIMBAL_SET_ID 0x3ad5cf624362
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const gimbal_joint_names[GIMBAL_NJ];
 extern const int gimbal_joint_iq[GIMBAL_NJ];
 extern const int gimbal_joint_iv[GIMBAL_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const gimbal_coord_names[GIMBAL_NV];
+extern const int gimbal_coord_iq[GIMBAL_NV];
 /* Every body by number, the world first. */
 extern const char *const gimbal_body_names[GIMBAL_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

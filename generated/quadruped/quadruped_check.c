@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x7c04c192713c
+#if QUADRUPED_SET_ID != 0x03af99c4ec7c
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x7c04c192713c
+#if QUADRUPED_SET_ID != 0x03af99c4ec7c
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const quadruped_joint_names[QUADRUPED_NJ] = {"base", "lf_haa", "lf_hfe", "lf_kfe", "rf_haa", "rf_hfe", "rf_kfe", "lh_haa", "lh_hfe", "lh_kfe", "rh_haa", "rh_hfe", "rh_kfe"};
 const int quadruped_joint_iq[QUADRUPED_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int quadruped_joint_iv[QUADRUPED_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+const char *const quadruped_coord_names[QUADRUPED_NV] = {"base.1", "base.2", "base.3", "base.4", "base.5", "base.6", "lf_haa", "lf_hfe", "lf_kfe", "rf_haa", "rf_hfe", "rf_kfe", "lh_haa", "lh_hfe", "lh_kfe", "rh_haa", "rh_hfe", "rh_kfe"};
+const int quadruped_coord_iq[QUADRUPED_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const quadruped_body_names[QUADRUPED_NB + 1] = {"world", "trunk", "lf_hip", "lf_thigh", "lf_shank", "rf_hip", "rf_thigh", "rf_shank", "lh_hip", "lh_thigh", "lh_shank", "rh_hip", "rh_thigh", "rh_shank"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 706 mul, 662 add, 1 div, 0 sqrt, 24 sin/cos. */

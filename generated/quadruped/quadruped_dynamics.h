@@ -50,7 +50,7 @@ extern "C" {
 #define QUADRUPED_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x7c04c192713c
+#define QUADRUPED_SET_ID 0x03af99c4ec7c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const quadruped_joint_names[QUADRUPED_NJ];
 extern const int quadruped_joint_iq[QUADRUPED_NJ];
 extern const int quadruped_joint_iv[QUADRUPED_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const quadruped_coord_names[QUADRUPED_NV];
+extern const int quadruped_coord_iq[QUADRUPED_NV];
 /* Every body by number, the world first. */
 extern const char *const quadruped_body_names[QUADRUPED_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x53ac6dd1d9d3
+#if QUARTER_CAR_SET_ID != 0x4562a21f6961
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const quarter_car_joint_names[QUARTER_CAR_NJ] = {"lca_front", "ball_lower", "spin", "uca_pivot", "rack_u1", "rack_u2"};
 const int quarter_car_joint_iq[QUARTER_CAR_NJ] = {0, 4, 8, 9, 10, 11};
 const int quarter_car_joint_iv[QUARTER_CAR_NJ] = {0, 3, 6, 7, 8, 9};
+const char *const quarter_car_coord_names[QUARTER_CAR_NV] = {"lca_front.1", "lca_front.2", "lca_front.3", "ball_lower.1", "ball_lower.2", "ball_lower.3", "spin", "uca_pivot", "rack_u1", "rack_u2"};
+const int quarter_car_coord_iq[QUARTER_CAR_NV] = {-1, -1, -1, -1, -1, -1, 8, 9, 10, 11};
 const char *const quarter_car_body_names[QUARTER_CAR_NB + 1] = {"world", "lca", "knuckle", "wheel", "uca", "tie_cross", "tie_rod"};
 const char *const quarter_car_constraint_names[QUARTER_CAR_NC] = {"lca_rear.y", "lca_rear.z", "ball_upper.x", "ball_upper.y", "ball_upper.z", "tie_ball.x", "tie_ball.y", "tie_ball.z"};
 const double quarter_car_q_assembled[QUARTER_CAR_NQ] = {0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0};

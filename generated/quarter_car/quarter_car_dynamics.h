@@ -54,7 +54,7 @@ extern "C" {
 #define QUARTER_CAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x53ac6dd1d9d3
+#define QUARTER_CAR_SET_ID 0x4562a21f6961
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -80,6 +80,12 @@ extern "C" {
 extern const char *const quarter_car_joint_names[QUARTER_CAR_NJ];
 extern const int quarter_car_joint_iq[QUARTER_CAR_NJ];
 extern const int quarter_car_joint_iv[QUARTER_CAR_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const quarter_car_coord_names[QUARTER_CAR_NV];
+extern const int quarter_car_coord_iq[QUARTER_CAR_NV];
 /* Every body by number, the world first. */
 extern const char *const quarter_car_body_names[QUARTER_CAR_NB + 1];
 

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0xf534eb602372
+#if SPACE_ROBOT_SET_ID != 0x50a85a55d499
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

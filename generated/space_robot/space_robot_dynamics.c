@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if SPACE_ROBOT_SET_ID != 0xf534eb602372
+#if SPACE_ROBOT_SET_ID != 0x50a85a55d499
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const space_robot_joint_names[SPACE_ROBOT_NJ] = {"base", "j11", "j12", "j13", "j21", "j22", "j23"};
 const int space_robot_joint_iq[SPACE_ROBOT_NJ] = {0, 7, 8, 9, 10, 11, 12};
 const int space_robot_joint_iv[SPACE_ROBOT_NJ] = {0, 6, 7, 8, 9, 10, 11};
+const char *const space_robot_coord_names[SPACE_ROBOT_NV] = {"base.1", "base.2", "base.3", "base.4", "base.5", "base.6", "j11", "j12", "j13", "j21", "j22", "j23"};
+const int space_robot_coord_iq[SPACE_ROBOT_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12};
 const char *const space_robot_body_names[SPACE_ROBOT_NB + 1] = {"world", "hub", "L11", "L12", "L13", "L21", "L22", "L23"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 294 mul, 276 add, 0 div, 0 sqrt, 12 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0xf534eb602372
+#define SPACE_ROBOT_SET_ID 0x50a85a55d499
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const space_robot_joint_names[SPACE_ROBOT_NJ];
 extern const int space_robot_joint_iq[SPACE_ROBOT_NJ];
 extern const int space_robot_joint_iv[SPACE_ROBOT_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const space_robot_coord_names[SPACE_ROBOT_NV];
+extern const int space_robot_coord_iq[SPACE_ROBOT_NV];
 /* Every body by number, the world first. */
 extern const char *const space_robot_body_names[SPACE_ROBOT_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x45ede0440991
+#if SPRING_PENDULUM_SET_ID != 0x15edcc4b784a
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const spring_pendulum_joint_names[SPRING_PENDULUM_NJ] = {"rail", "hinge"};
 const int spring_pendulum_joint_iq[SPRING_PENDULUM_NJ] = {0, 1};
 const int spring_pendulum_joint_iv[SPRING_PENDULUM_NJ] = {0, 1};
+const char *const spring_pendulum_coord_names[SPRING_PENDULUM_NV] = {"rail", "hinge"};
+const int spring_pendulum_coord_iq[SPRING_PENDULUM_NV] = {0, 1};
 const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1] = {"world", "cart", "arm"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */

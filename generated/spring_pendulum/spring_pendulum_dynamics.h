@@ -50,7 +50,7 @@ extern "C" {
 #define SPRING_PENDULUM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x45ede0440991
+#define SPRING_PENDULUM_SET_ID 0x15edcc4b784a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -72,6 +72,12 @@ extern "C" {
 extern const char *const spring_pendulum_joint_names[SPRING_PENDULUM_NJ];
 extern const int spring_pendulum_joint_iq[SPRING_PENDULUM_NJ];
 extern const int spring_pendulum_joint_iv[SPRING_PENDULUM_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const spring_pendulum_coord_names[SPRING_PENDULUM_NV];
+extern const int spring_pendulum_coord_iq[SPRING_PENDULUM_NV];
 /* Every body by number, the world first. */
 extern const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

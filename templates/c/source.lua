@@ -24,6 +24,15 @@ return function(d)
   b("const char *const ", d.prefix, "_joint_names[", P, "_NJ] = {", quoted_list(d.joints, "name"), "};")
   b("const int ", d.prefix, "_joint_iq[", P, "_NJ] = {", table.concat(iq, ", "), "};")
   b("const int ", d.prefix, "_joint_iv[", P, "_NJ] = {", table.concat(iv, ", "), "};")
+  local cnames, ciq = {}, {}
+  for _, j in ipairs(d.joints) do
+    for k = 1, j.nv do
+      cnames[#cnames + 1] = j.nv == 1 and j.name or (j.name .. "." .. k)
+      ciq[#ciq + 1] = (j.nv == 1 and j.nq == 1) and j.iq or -1
+    end
+  end
+  b("const char *const ", d.prefix, "_coord_names[", P, "_NV] = {", quoted_list(cnames), "};")
+  b("const int ", d.prefix, "_coord_iq[", P, "_NV] = {", table.concat(ciq, ", "), "};")
   b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
     quoted_list(d.bodies, "name"), "};")
   if (d.nc or 0) > 0 then

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if ANYMAL_SET_ID != 0x585f0aba9443
+#if ANYMAL_SET_ID != 0xf2ccf0fe4440
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const anymal_joint_names[ANYMAL_NJ] = {"root_joint", "LF_HAA", "LF_HFE", "LF_KFE", "RF_HAA", "RF_HFE", "RF_KFE", "LH_HAA", "LH_HFE", "LH_KFE", "RH_HAA", "RH_HFE", "RH_KFE"};
 const int anymal_joint_iq[ANYMAL_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int anymal_joint_iv[ANYMAL_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+const char *const anymal_coord_names[ANYMAL_NV] = {"root_joint.1", "root_joint.2", "root_joint.3", "root_joint.4", "root_joint.5", "root_joint.6", "LF_HAA", "LF_HFE", "LF_KFE", "RF_HAA", "RF_HFE", "RF_KFE", "LH_HAA", "LH_HFE", "LH_KFE", "RH_HAA", "RH_HFE", "RH_KFE"};
+const int anymal_coord_iq[ANYMAL_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const anymal_body_names[ANYMAL_NB + 1] = {"world", "base", "LF_HIP", "LF_THIGH", "LF_SHANK", "RF_HIP", "RF_THIGH", "RF_SHANK", "LH_HIP", "LH_THIGH", "LH_SHANK", "RH_HIP", "RH_THIGH", "RH_SHANK"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 899 mul, 891 add, 1 div, 0 sqrt, 24 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0x585f0aba9443
+#define ANYMAL_SET_ID 0xf2ccf0fe4440
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const anymal_joint_names[ANYMAL_NJ];
 extern const int anymal_joint_iq[ANYMAL_NJ];
 extern const int anymal_joint_iv[ANYMAL_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const anymal_coord_names[ANYMAL_NV];
+extern const int anymal_coord_iq[ANYMAL_NV];
 /* Every body by number, the world first. */
 extern const char *const anymal_body_names[ANYMAL_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,7 +8,7 @@
 
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0x585f0aba9443
+#if ANYMAL_SET_ID != 0xf2ccf0fe4440
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x582713b6fb63
+#if _2DOF_PLANAR_SET_ID != 0xde560826ed21
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const _2dof_planar_joint_names[_2DOF_PLANAR_NJ] = {"joint1", "joint2"};
 const int _2dof_planar_joint_iq[_2DOF_PLANAR_NJ] = {0, 1};
 const int _2dof_planar_joint_iv[_2DOF_PLANAR_NJ] = {0, 1};
+const char *const _2dof_planar_coord_names[_2DOF_PLANAR_NV] = {"joint1", "joint2"};
+const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV] = {0, 1};
 const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1] = {"world", "link1", "link2"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos. */

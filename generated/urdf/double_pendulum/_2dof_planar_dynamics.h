@@ -50,7 +50,7 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x582713b6fb63
+#define _2DOF_PLANAR_SET_ID 0xde560826ed21
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const _2dof_planar_joint_names[_2DOF_PLANAR_NJ];
 extern const int _2dof_planar_joint_iq[_2DOF_PLANAR_NJ];
 extern const int _2dof_planar_joint_iv[_2DOF_PLANAR_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const _2dof_planar_coord_names[_2DOF_PLANAR_NV];
+extern const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV];
 /* Every body by number, the world first. */
 extern const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

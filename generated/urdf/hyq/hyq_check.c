@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x3753c059de70
+#if HYQ_SET_ID != 0x00102a57f1a9
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if HYQ_SET_ID != 0x3753c059de70
+#if HYQ_SET_ID != 0x00102a57f1a9
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const hyq_joint_names[HYQ_NJ] = {"root_joint", "lf_haa_joint", "lf_hfe_joint", "lf_kfe_joint", "rf_haa_joint", "rf_hfe_joint", "rf_kfe_joint", "lh_haa_joint", "lh_hfe_joint", "lh_kfe_joint", "rh_haa_joint", "rh_hfe_joint", "rh_kfe_joint"};
 const int hyq_joint_iq[HYQ_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int hyq_joint_iv[HYQ_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+const char *const hyq_coord_names[HYQ_NV] = {"root_joint.1", "root_joint.2", "root_joint.3", "root_joint.4", "root_joint.5", "root_joint.6", "lf_haa_joint", "lf_hfe_joint", "lf_kfe_joint", "rf_haa_joint", "rf_hfe_joint", "rf_kfe_joint", "lh_haa_joint", "lh_hfe_joint", "lh_kfe_joint", "rh_haa_joint", "rh_hfe_joint", "rh_kfe_joint"};
+const int hyq_coord_iq[HYQ_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const hyq_body_names[HYQ_NB + 1] = {"world", "base_link", "lf_hipassembly", "lf_upperleg", "lf_lowerleg", "rf_hipassembly", "rf_upperleg", "rf_lowerleg", "lh_hipassembly", "lh_upperleg", "lh_lowerleg", "rh_hipassembly", "rh_upperleg", "rh_lowerleg"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 905 mul, 891 add, 1 div, 0 sqrt, 24 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define HYQ_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x3753c059de70
+#define HYQ_SET_ID 0x00102a57f1a9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const hyq_joint_names[HYQ_NJ];
 extern const int hyq_joint_iq[HYQ_NJ];
 extern const int hyq_joint_iv[HYQ_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const hyq_coord_names[HYQ_NV];
+extern const int hyq_coord_iq[HYQ_NV];
 /* Every body by number, the world first. */
 extern const char *const hyq_body_names[HYQ_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0x72cefc1d15ff
+#if PANDA_SET_ID != 0xf7ad4209bb47
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

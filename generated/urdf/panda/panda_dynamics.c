@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if PANDA_SET_ID != 0x72cefc1d15ff
+#if PANDA_SET_ID != 0xf7ad4209bb47
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const panda_joint_names[PANDA_NJ] = {"panda_joint1", "panda_joint2", "panda_joint3", "panda_joint4", "panda_joint5", "panda_joint6", "panda_joint7", "panda_finger_joint1", "panda_finger_joint2"};
 const int panda_joint_iq[PANDA_NJ] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 const int panda_joint_iv[PANDA_NJ] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+const char *const panda_coord_names[PANDA_NV] = {"panda_joint1", "panda_joint2", "panda_joint3", "panda_joint4", "panda_joint5", "panda_joint6", "panda_joint7", "panda_finger_joint1", "panda_finger_joint2"};
+const int panda_coord_iq[PANDA_NV] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 const char *const panda_body_names[PANDA_NB + 1] = {"world", "panda_link1", "panda_link2", "panda_link3", "panda_link4", "panda_link5", "panda_link6", "panda_link7", "panda_leftfinger", "panda_rightfinger"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 505 mul, 459 add, 0 div, 0 sqrt, 12 sin/cos. */

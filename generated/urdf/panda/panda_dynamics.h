@@ -50,7 +50,7 @@ extern "C" {
 #define PANDA_NJ 9 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x72cefc1d15ff
+#define PANDA_SET_ID 0xf7ad4209bb47
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const panda_joint_names[PANDA_NJ];
 extern const int panda_joint_iq[PANDA_NJ];
 extern const int panda_joint_iv[PANDA_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const panda_coord_names[PANDA_NV];
+extern const int panda_coord_iq[PANDA_NV];
 /* Every body by number, the world first. */
 extern const char *const panda_body_names[PANDA_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

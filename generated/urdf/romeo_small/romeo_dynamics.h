@@ -50,7 +50,7 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x52b2dccf0b16
+#define ROMEO_SET_ID 0x85bcb5b5ba5c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const romeo_joint_names[ROMEO_NJ];
 extern const int romeo_joint_iq[ROMEO_NJ];
 extern const int romeo_joint_iv[ROMEO_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const romeo_coord_names[ROMEO_NV];
+extern const int romeo_coord_iq[ROMEO_NV];
 /* Every body by number, the world first. */
 extern const char *const romeo_body_names[ROMEO_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if SIMPLE_HUMANOID_SET_ID != 0x81a994400e79
+#if SIMPLE_HUMANOID_SET_ID != 0xdd25db8330f6
 #error "simple_humanoid_dynamics.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const simple_humanoid_joint_names[SIMPLE_HUMANOID_NJ] = {"root_joint", "RLEG_HIP_R", "RLEG_HIP_P", "RLEG_HIP_Y", "RLEG_KNEE", "RLEG_ANKLE_P", "RLEG_ANKLE_R", "LLEG_HIP_R", "LLEG_HIP_P", "LLEG_HIP_Y", "LLEG_KNEE", "LLEG_ANKLE_P", "LLEG_ANKLE_R", "WAIST_P", "WAIST_R", "CHEST", "RARM_SHOULDER_P", "RARM_SHOULDER_R", "RARM_SHOULDER_Y", "RARM_ELBOW", "RARM_WRIST_Y", "RARM_WRIST_P", "RARM_WRIST_R", "LARM_SHOULDER_P", "LARM_SHOULDER_R", "LARM_SHOULDER_Y", "LARM_ELBOW", "LARM_WRIST_Y", "LARM_WRIST_P", "LARM_WRIST_R"};
 const int simple_humanoid_joint_iq[SIMPLE_HUMANOID_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35};
 const int simple_humanoid_joint_iv[SIMPLE_HUMANOID_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34};
+const char *const simple_humanoid_coord_names[SIMPLE_HUMANOID_NV] = {"root_joint.1", "root_joint.2", "root_joint.3", "root_joint.4", "root_joint.5", "root_joint.6", "RLEG_HIP_R", "RLEG_HIP_P", "RLEG_HIP_Y", "RLEG_KNEE", "RLEG_ANKLE_P", "RLEG_ANKLE_R", "LLEG_HIP_R", "LLEG_HIP_P", "LLEG_HIP_Y", "LLEG_KNEE", "LLEG_ANKLE_P", "LLEG_ANKLE_R", "WAIST_P", "WAIST_R", "CHEST", "RARM_SHOULDER_P", "RARM_SHOULDER_R", "RARM_SHOULDER_Y", "RARM_ELBOW", "RARM_WRIST_Y", "RARM_WRIST_P", "RARM_WRIST_R", "LARM_SHOULDER_P", "LARM_SHOULDER_R", "LARM_SHOULDER_Y", "LARM_ELBOW", "LARM_WRIST_Y", "LARM_WRIST_P", "LARM_WRIST_R"};
+const int simple_humanoid_coord_iq[SIMPLE_HUMANOID_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35};
 const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1] = {"world", "base_link", "RLEG_LINK1", "RLEG_LINK2", "RLEG_LINK3", "RLEG_LINK4", "RLEG_LINK5", "r_ankle", "LLEG_LINK1", "LLEG_LINK2", "LLEG_LINK3", "LLEG_LINK4", "LLEG_LINK5", "l_ankle", "WAIST_LINK1", "WAIST_LINK2", "torso", "RARM_LINK1", "RARM_LINK2", "RARM_LINK3", "RARM_LINK4", "RARM_LINK5", "RARM_LINK6", "r_wrist", "LARM_LINK1", "LARM_LINK2", "LARM_LINK3", "LARM_LINK4", "LARM_LINK5", "LARM_LINK6", "l_wrist"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 1295 mul, 1138 add, 1 div, 0 sqrt, 58 sin/cos. */

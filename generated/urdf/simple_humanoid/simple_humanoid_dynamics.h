@@ -50,7 +50,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x81a994400e79
+#define SIMPLE_HUMANOID_SET_ID 0xdd25db8330f6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const simple_humanoid_joint_names[SIMPLE_HUMANOID_NJ];
 extern const int simple_humanoid_joint_iq[SIMPLE_HUMANOID_NJ];
 extern const int simple_humanoid_joint_iv[SIMPLE_HUMANOID_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const simple_humanoid_coord_names[SIMPLE_HUMANOID_NV];
+extern const int simple_humanoid_coord_iq[SIMPLE_HUMANOID_NV];
 /* Every body by number, the world first. */
 extern const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

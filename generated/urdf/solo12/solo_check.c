@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x89ae7ed1df72
+#if SOLO_SET_ID != 0x59dc96c4ea0d
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

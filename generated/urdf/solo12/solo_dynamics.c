@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0x89ae7ed1df72
+#if SOLO_SET_ID != 0x59dc96c4ea0d
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const solo_joint_names[SOLO_NJ] = {"root_joint", "FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
 const int solo_joint_iq[SOLO_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const int solo_joint_iv[SOLO_NJ] = {0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+const char *const solo_coord_names[SOLO_NV] = {"root_joint.1", "root_joint.2", "root_joint.3", "root_joint.4", "root_joint.5", "root_joint.6", "FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
+const int solo_coord_iq[SOLO_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const solo_body_names[SOLO_NB + 1] = {"world", "base_link", "FL_SHOULDER", "FL_UPPER_LEG", "FL_LOWER_LEG", "FR_SHOULDER", "FR_UPPER_LEG", "FR_LOWER_LEG", "HL_SHOULDER", "HL_UPPER_LEG", "HL_LOWER_LEG", "HR_SHOULDER", "HR_UPPER_LEG", "HR_LOWER_LEG"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 767 mul, 731 add, 1 div, 0 sqrt, 24 sin/cos. */

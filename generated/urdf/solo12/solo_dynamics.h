@@ -50,7 +50,7 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x89ae7ed1df72
+#define SOLO_SET_ID 0x59dc96c4ea0d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const solo_joint_names[SOLO_NJ];
 extern const int solo_joint_iq[SOLO_NJ];
 extern const int solo_joint_iv[SOLO_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const solo_coord_names[SOLO_NV];
+extern const int solo_coord_iq[SOLO_NV];
 /* Every body by number, the world first. */
 extern const char *const solo_body_names[SOLO_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and

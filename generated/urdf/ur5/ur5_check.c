@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0x9b7a4ba8e0cf
+#if UR5_SET_ID != 0xb01b1191dec1
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-#if UR5_SET_ID != 0x9b7a4ba8e0cf
+#if UR5_SET_ID != 0xb01b1191dec1
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const ur5_joint_names[UR5_NJ] = {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"};
 const int ur5_joint_iq[UR5_NJ] = {0, 1, 2, 3, 4, 5};
 const int ur5_joint_iv[UR5_NJ] = {0, 1, 2, 3, 4, 5};
+const char *const ur5_coord_names[UR5_NV] = {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"};
+const int ur5_coord_iq[UR5_NV] = {0, 1, 2, 3, 4, 5};
 const char *const ur5_body_names[UR5_NB + 1] = {"world", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 231 mul, 192 add, 0 div, 0 sqrt, 10 sin/cos. */

@@ -50,7 +50,7 @@ extern "C" {
 #define UR5_NJ 6 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x9b7a4ba8e0cf
+#define UR5_SET_ID 0xb01b1191dec1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -71,6 +71,12 @@ extern "C" {
 extern const char *const ur5_joint_names[UR5_NJ];
 extern const int ur5_joint_iq[UR5_NJ];
 extern const int ur5_joint_iv[UR5_NJ];
+/* Every velocity coordinate: its name (a 1-dof joint's name; "joint.k", k = 1, 2, ..., for the
+ * k-th of a spherical or floating joint) and the q entry it is the rate of, or -1 where it is
+ * not the rate of a single q entry (a spherical joint's angular velocity moves a quaternion, a
+ * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */
+extern const char *const ur5_coord_names[UR5_NV];
+extern const int ur5_coord_iq[UR5_NV];
 /* Every body by number, the world first. */
 extern const char *const ur5_body_names[UR5_NB + 1];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
