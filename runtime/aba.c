@@ -1,6 +1,10 @@
-/* aba.c — forward dynamics by the articulated-body algorithm (ALGORITHMS.md §3; seed 001
- * eqs. 9-22; seed 003 §6-7, eqs. 6.1, 7.2-7.3). A joint of n dofs has an n×n D = Sᵀ U, factored
- * by Cholesky; a fixed joint (n = 0) passes its articulated inertia on unchanged. */
+/* aba.c — forward dynamics by the articulated-body algorithm (Featherstone, "Rigid Body Dynamics
+ * Algorithms", 2008, ch. 7; Critchley & Anderson, "A Generalized Recursive Coordinate Reduction
+ * Method for Multibody System Dynamics", International Journal for Multiscale Computational
+ * Engineering, 2003, eqs. 9-22; Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody
+ * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §6-7, eqs. 6.1, 7.2-7.3). A joint
+ * of n dofs has an n×n D = Sᵀ U, factored by Cholesky; a fixed joint (n = 0) passes its
+ * articulated inertia on unchanged. */
 #include "mb.h"
 
 #include <assert.h>

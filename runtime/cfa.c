@@ -1,5 +1,7 @@
 /* cfa.c — forward dynamics with the joint wrenches by the Constraint Force Algorithm
- * (ALGORITHMS.md §4; seed 000 eqs. 22-29), the plain dense reference of the sparse generated forms.
+ * (Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system dynamics",
+ * Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, eqs. 22-29), the plain dense
+ * reference of the sparse generated forms (docs/cfa.md).
  *
  * Every joint transmits w_j = f_j(bias) + F_j with F_j = S_j x_j + T_j F_S,j: f_j(bias) the RNEA
  * joint wrench at q̈ = 0, x_j = (S_jᵀ S_j)⁻¹ F_T,j with F_T = τ − b the known part, T_j (ws->T) an

@@ -1,5 +1,7 @@
 /* crba.c — the joint-space inertia matrix by the composite-rigid-body algorithm
- * (ALGORITHMS.md §2; seed 003 §5, Lemma 5.1, eq. 5.5). */
+ * (Featherstone, "Rigid Body Dynamics Algorithms", 2008, ch. 6; Jain & Rodriguez, "Recursive
+ * Dynamics for Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990,
+ * §5, Lemma 5.1, eq. 5.5). */
 #include "mb.h"
 
 /* Composite inertias: IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ. */

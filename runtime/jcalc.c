@@ -1,4 +1,4 @@
-/* jcalc.c — joint models: XJ(q) and S for every joint type (ALGORITHMS.md §0, the joint table).
+/* jcalc.c — joint models: XJ(q) and S for every joint type (docs/runtime.md, the joint table).
  *
  * S is constant in the child frame for every joint, so cJ = 0. Axes are arbitrary unit vectors
  * in the joint frame. */

@@ -1,6 +1,7 @@
-/* joint_wrenches.c — the wrench transmitted across every joint (ALGORITHMS.md §1): RNEA's f_i
- * after the backward pass, already at body i's origin and in its frame (the child-side joint
- * frame), [torque; force] of the parent on the child. */
+/* joint_wrenches.c — the wrench transmitted across every joint (Featherstone, "Rigid Body
+ * Dynamics Algorithms", 2008, ch. 5): RNEA's f_i after the backward pass, already at body i's
+ * origin and in its frame (the child-side joint frame), [torque; force] of the parent on the
+ * child. */
 #include "mb.h"
 
 int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, const double *v,

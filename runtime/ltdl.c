@@ -1,9 +1,11 @@
 /* ltdl.c — sparse factorization M = Lᵀ D L of the joint-space inertia matrix and forward dynamics
- * by the composite-rigid-body method (ALGORITHMS.md §2; seed 003 §5, eq. 5.1; Featherstone 2005,
- * RBDA §6.5). λ(k) is the expanded parent array of the dofs (ws->lam, set at init): M_ki ≠ 0 only
- * if i is k or an ancestor of k in λ, so iterating k = nv−1..0 along the λ chains has no fill-in.
- * The factors overwrite M: D on the diagonal, L_ki (i < k, unit diagonal implied) below it; the
- * strict upper triangle is left as it was. */
+ * by the composite-rigid-body method (Jain & Rodriguez, "Recursive Dynamics for Flexible
+ * Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990, §5, eq. 5.1;
+ * Featherstone 2005; Featherstone, "Rigid Body Dynamics Algorithms", 2008, §6.5). λ(k) is the
+ * expanded parent array of the dofs (ws->lam, set at init): M_ki ≠ 0 only if i is k or an
+ * ancestor of k in λ, so iterating k = nv−1..0 along the λ chains has no fill-in. The factors
+ * overwrite M: D on the diagonal, L_ki (i < k, unit diagonal implied) below it; the strict upper
+ * triangle is left as it was. */
 #include "mb.h"
 
 #include <math.h>

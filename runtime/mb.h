@@ -4,9 +4,10 @@
  * at run time. Plain C11, libm only, no allocation: every algorithm works in a caller-provided
  * workspace laid out once by mb_workspace_init().
  *
- * Notation (ALGORITHMS.md §0). Spatial motion vectors are m = [ω; v], force vectors f = [n; f]
- * (angular first). A transform X = (E, r) is Featherstone's BXA = [E 0; −E r× E]: E (3×3,
- * row-major) rotates A coordinates into B coordinates and r is the origin of B in A coordinates.
+ * Notation (Featherstone, "Rigid Body Dynamics Algorithms", 2008, ch. 2). Spatial motion vectors
+ * are m = [ω; v], force vectors f = [n; f] (angular first). A transform X = (E, r) is
+ * Featherstone's BXA = [E 0; −E r× E]: E (3×3, row-major) rotates A coordinates into B
+ * coordinates and r is the origin of B in A coordinates.
  * Inertias are 10 numbers at the body origin: [m, hx hy hz, ixx iyy izz ixy ixz iyz] with h = m c
  * the first moment and the rotational inertia about the body origin, the symmetric matrix
  * [ixx ixy ixz; ixy iyy iyz; ixz iyz izz] (tensor entries, not negated products), so
@@ -17,7 +18,7 @@
  * indexed by body number; entry 0 is the world (ignored on input, identity or zero on output).
  * Body i's frame is the child-side frame of joint i; iXλ = XJ(q_i) XT(i).
  *
- * Coordinates (DESIGN.md "The generated interface", Pinocchio's conventions):
+ * Coordinates (Pinocchio's conventions; docs/runtime.md, the joint table):
  *   revolute, continuous  q = angle about the unit axis a (joint frame); S = [a; 0]
  *   prismatic             q = displacement along a;                    S = [0; a]
  *   helical, pitch h      rotation q about a and translation h q along a; S = [a; h a]
@@ -296,10 +297,11 @@ int mb_ltdl_solve(const mb_model *m, const mb_workspace *ws, const double *LD, d
 int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                const double *tau, double *qdd);
 
-/* M(q)⁻¹, nv×nv row-major, full symmetric, by the operator factorization of seed 003 Lemma 6.3
- * (minv.c; Carpentier 2018): one backward and one forward sweep over the columns, M is never
- * formed. MB_OK, or MB_ENUMERIC if some joint's D fails the pivot rule (M singular to working
- * precision) or an entry is not finite. */
+/* M(q)⁻¹, nv×nv row-major, full symmetric, by the operator factorization of Jain & Rodriguez,
+ * "Recursive Dynamics for Flexible Multibody Systems Using Spatial Operators", JPL Publication
+ * 90-26, 1990, Lemma 6.3 (minv.c; Carpentier 2018): one backward and one forward sweep over the
+ * columns, M is never formed. MB_OK, or MB_ENUMERIC if some joint's D fails the pivot rule (M
+ * singular to working precision) or an entry is not finite. */
 int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv);
 
 /* Forward dynamics by the articulated-body algorithm (aba.c): q̈ with M q̈ = τ − h(q, v) +
@@ -324,13 +326,15 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws);
  * the articulated-body steps may lay out a workspace of those arrays alone. */
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
 
-/* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; seed 000
- * eqs. 22-29, ALGORITHMS.md §4), dense: q̈ as mb_aba (no fext), and if wrench is not NULL the
- * wrench transmitted across every joint in the mb_joint_wrenches convention (wrench[0..5] = 0).
- * Every body needs an invertible inertia: m > 0 and a positive definite rotational inertia about
- * the COM (under the pivot rule). MB_OK; MB_ENUMERIC if a body's inertia is not invertible, if the
- * constraint matrix A is singular to working precision, or if an output is not finite (wrench may
- * be NULL). Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch arrays. */
+/* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; Liu, Hu &
+ * Zhang, "Constraint force algorithm for tree-like multibody system dynamics", Chinese Journal of
+ * Theoretical and Applied Mechanics 48(1), 2016, eqs. 22-29), dense: q̈ as mb_aba (no fext), and if
+ * wrench is not NULL the wrench transmitted across every joint in the mb_joint_wrenches convention
+ * (wrench[0..5] = 0). Every body needs an invertible inertia: m > 0 and a positive definite
+ * rotational inertia about the COM (under the pivot rule). MB_OK; MB_ENUMERIC if a body's inertia
+ * is not invertible, if the constraint matrix A is singular to working precision, or if an output
+ * is not finite (wrench may be NULL). Works in ws->A (nc × nc, nc = mb_cfa_nc) and the CFA scratch
+ * arrays. */
 int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
            const double *tau, double *qdd, double *wrench);
 

@@ -1,9 +1,10 @@
-/* minv.c — the inverse of the joint-space inertia matrix by the operator factorization of seed 003
- * (Lemma 6.3, M⁻¹ = [I − ℋΨK]* D⁻¹ [I − ℋΨK]) in the two-sweep form of Carpentier 2018
- * ("Analytical inverse of the joint space inertia matrix"): the ABA run on every column of the
- * identity at once, with v = 0 and no gravity. F_i (6 × nv) is the articulated bias force of body i
- * for each column; its nonzero columns are the dofs of i's subtree, all ≥ iv_i, so body i only
- * touches the columns j ≥ iv_i. Row i of M⁻¹ is computed for those columns, the rest by
+/* minv.c — the inverse of the joint-space inertia matrix by the operator factorization of Jain &
+ * Rodriguez, "Recursive Dynamics for Flexible Multibody Systems Using Spatial Operators", JPL
+ * Publication 90-26, 1990 (Lemma 6.3, M⁻¹ = [I − ℋΨK]* D⁻¹ [I − ℋΨK]) in the two-sweep form of
+ * Carpentier 2018 ("Analytical inverse of the joint space inertia matrix"): the ABA run on every
+ * column of the identity at once, with v = 0 and no gravity. F_i (6 × nv) is the articulated bias
+ * force of body i for each column; its nonzero columns are the dofs of i's subtree, all ≥ iv_i, so
+ * body i only touches the columns j ≥ iv_i. Row i of M⁻¹ is computed for those columns, the rest by
  * symmetry. */
 #include "mb.h"
 

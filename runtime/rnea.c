@@ -1,5 +1,7 @@
-/* rnea.c — inverse dynamics by the recursive Newton-Euler algorithm (ALGORITHMS.md §1;
- * seed 003 §4, eqs. 4.1-4.2), and the bias and gravity terms it gives with a = 0. */
+/* rnea.c — inverse dynamics by the recursive Newton-Euler algorithm (Featherstone, "Rigid Body
+ * Dynamics Algorithms", 2008, ch. 5; Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody
+ * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §4, eqs. 4.1-4.2), and the bias
+ * and gravity terms it gives with a = 0. */
 #include "mb.h"
 
 /* out = S qd for the n columns of S (qd NULL means zero). */

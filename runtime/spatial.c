@@ -1,4 +1,5 @@
-/* spatial.c — spatial algebra on compact storage (ALGORITHMS.md §0).
+/* spatial.c — spatial algebra on compact storage (Featherstone, "Rigid Body Dynamics
+ * Algorithms", 2008, ch. 2).
  *
  * Transforms are (E, r) with X = [E 0; −E r× E]; inertias are 10 numbers [m, h, Ī]. Only the
  * articulated inertias (ABA, minv) are dense 6×6, and small SPD systems are solved by Cholesky. */

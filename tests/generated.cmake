@@ -79,8 +79,9 @@ foreach(mode stale deterministic libm libm_float)
   set_tests_properties(generated_${mode} PROPERTIES LABELS generated TIMEOUT 300)
 endforeach()
 
-# The seed 000 space robot simulated for 10 s with the generated cfa and aba (examples/sim/):
-# the trajectories agree to 1e-9.
+# The space robot of Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system
+# dynamics", Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §4, simulated for
+# 10 s with the generated cfa and aba (examples/sim/): the trajectories agree to 1e-9.
 add_executable(space_robot_sim ${PROJECT_SOURCE_DIR}/examples/sim/space_robot_sim.c
                ${CMAKE_CURRENT_BINARY_DIR}/space_robot/space_robot_model.c)
 target_link_libraries(space_robot_sim PRIVATE space_robot_dynamics mbrt m)

@@ -40,7 +40,7 @@ static void teardown(fixture *f) {
   mbt_tree_free(f->t);
 }
 
-/* cfa = aba to 1e-10 relative (ALGORITHMS.md §8). */
+/* cfa = aba to 1e-10 relative: two algorithms, one forward dynamics. */
 static void test_equals_aba(void **state) {
   (void)state;
   for (int s = 0; s < MBT_NSIZES; s++)

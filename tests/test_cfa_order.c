@@ -181,7 +181,9 @@ static void chains(void **state) {
   }
 }
 
-/* The space robot of seed 000: a floating hub (no rows) with two 3-joint arms. The arms' first
+/* The space robot of Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system
+ * dynamics", Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §4
+ * (examples/space_robot.mbd): a floating hub (no rows) with two 3-joint arms. The arms' first
  * joints are siblings (coupled through the hub), the rest chains; the world couples nothing. */
 static void space_robot(void **state) {
   (void)state;

@@ -38,7 +38,7 @@ static void teardown(fixture *f) {
   mbt_tree_free(f->t);
 }
 
-/* Column i of M = rnea(q, 0, e_i) − gravity(q) (ALGORITHMS.md §8), to 1e-10 relative. */
+/* Column i of M = rnea(q, 0, e_i) − gravity(q), to 1e-10 relative. */
 static void test_columns_from_rnea(void **state) {
   (void)state;
   for (int s = 0; s < MBT_NSIZES; s++)

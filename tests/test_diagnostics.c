@@ -1,4 +1,4 @@
-/* test_diagnostics.c — golden tests of the front end's diagnostics (STYLE.md §9, §12).
+/* test_diagnostics.c — golden tests of the front end's diagnostics.
  *
  * Every tests/golden/NNN_name.mbd is a small malformed model (one mistake, or several to show
  * that recovery goes on). The test runs it through mbg_model_from_text() and, when that accepts

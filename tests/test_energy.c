@@ -1,4 +1,4 @@
-/* test_energy.c — energy balance over a short simulation (ALGORITHMS.md §8): integrating
+/* test_energy.c — energy balance over a short simulation: integrating
  * q̇ = v, v̇ = aba(q, v, τ) with a constant τ from random states, the change of kinetic
  * plus potential energy, T = ½ vᵀ M v (mb_crba) and V = −Σ gᵀ (m p + R h) (mb_fk), equals the work
  * W = ∫ vᵀ τ dt (integrated alongside). Reference: that identity; the discrepancy is the

@@ -119,7 +119,8 @@ static void test_S_finite_difference(void **state) {
     }
 }
 
-/* Reference: the joint table of ALGORITHMS.md §0; the neutral configuration gives XJ = 1. */
+/* Reference: the joint table of docs/runtime.md (and runtime/mb.h); the neutral configuration gives
+ * XJ = 1. */
 static void test_sizes_and_neutral(void **state) {
   (void)state;
   static const int nq[] = {0, 1, 1, 1, 1, 4, 7}, nv[] = {0, 1, 1, 1, 1, 3, 6};

@@ -111,7 +111,7 @@ static void test_solve(void **state) {
     }
 }
 
-/* crba_fd = aba to 1e-10 relative (ALGORITHMS.md §8). */
+/* crba_fd = aba to 1e-10 relative: two algorithms, one forward dynamics. */
 static void test_crba_fd_equals_aba(void **state) {
   (void)state;
   for (int s = 0; s < MBT_NSIZES; s++)

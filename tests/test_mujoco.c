@@ -1,5 +1,5 @@
 /* test_mujoco.c — the generated dynamics of every example robot against MuJoCo 2.2.2 (Debian's
- * libmujoco-dev), an implementation no one here wrote (DESIGN.md, the validation ladder, step 4).
+ * libmujoco-dev), an implementation no one here wrote.
  *
  * Reference: MuJoCo loading the same URDF (mujoco_peer/mujoco_model.c prepares the copy and maps
  * the coordinates, for the benchmarks too), with passive forces, constraints (limits, contacts,

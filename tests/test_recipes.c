@@ -1,10 +1,10 @@
 /* test_recipes.c — every built-in recipe (templates/algorithms/) against the generic runtime
  * (runtime/, written independently): the expression graph a recipe builds is evaluated
  * numerically (mbg_sym_eval) on random states and compared with mb_rnea, mb_crba, mb_aba, ... to
- * 1e-10 relative (DESIGN.md, the validation ladder, rung 3). On seeded random trees with every
- * joint type, generic and signed coordinate axes (so joint-frame alignment is exercised), fixed
- * joints, floating and spherical joints anywhere, and on every example model. Fast: no C
- * compiler involved (the compiled harness runs per example in tests/generated.cmake). */
+ * 1e-10 relative. On seeded random trees with every joint type, generic and signed coordinate axes
+ * (so joint-frame alignment is exercised), fixed joints, floating and spherical joints anywhere,
+ * and on every example model. Fast: no C compiler involved (the compiled harness runs per example
+ * in tests/generated.cmake). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -390,7 +390,7 @@ static void example_models(void **state) {
  * placements and full inertias, at or below Featherstone's Table 10.1 (RBDA 2008) for n = 7:
  * RNEA 93n − 108 mul + 81n − 100 add, CRBA 10n² + 22n − 32 / 6n² + 37n − 43, ABA 224n − 259 /
  * 205n − 248. Featherstone counts divisions as multiplications: compare mul + div. Exact counts,
- * not timing (PERFORMANCE.md). */
+ * not timing (times are in docs/benchmarks.md). */
 static void generic_chain_within_featherstone_bounds(void **state) {
   (void)state;
   const long n = 7;

@@ -1,5 +1,6 @@
 /* test_spatial.c — spatial algebra (runtime/spatial.c) against dense 6×6 references built here
- * from the textbook definitions (ALGORITHMS.md §0), and the algebraic identities. */
+ * from the textbook definitions (Featherstone, "Rigid Body Dynamics Algorithms", 2008, ch. 2),
+ * and the algebraic identities. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,7 @@
 /* cfa_order.h — elimination orders of the Constraint Force Algorithm's system A F_S = b and
- * their symbolic fill (ALGORITHMS.md §4; seed 000 §3, eqs. 30-44).
+ * their symbolic fill (Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody
+ * system dynamics", Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §3,
+ * eqs. 30-44; docs/cfa.md).
  *
  * A has one block per joint with constraint rows (nt = 6 − nv > 0: every joint but a floating
  * one). Block (j, k) is structurally non-zero when j = k, when one joint's child body is the
@@ -24,13 +26,13 @@
  *             one neighbour (y_p) instead of its siblings and p's joint; y_p is eliminated once
  *             p's subtree is, before p's joint, its pivot −I_p − Σ (...) negative definite.
  *             Not for a body whose joint leaves the world with rows (it goes first).
- *   odd-even  seed 000's serial algorithm: the joints of nodes (bodies with several children
- *             that have rows) and of their children form the node set; the other joints form
- *             chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even
+ *   odd-even  the serial algorithm of Liu et al. 2016: the joints of nodes (bodies with several
+ *             children that have rows) and of their children form the node set; the other joints
+ *             form chain segments (paths in A). K = ⌈log₂ (longest segment)⌉ rounds of odd-even
  *             elimination on every segment (round r eliminates the 1st, 3rd, 5th ... block still
- *             present, inboard first), then the node set and the leftovers gathered into one
- *             block, eliminated last in ascending body order. Its elimination tree is O(log n)
- *             high on a chain. */
+ *             present, inboard first), then the node set and the leftovers gathered into one block,
+ *             eliminated last in ascending body order. Its elimination tree is O(log n) high on a
+ *             chain. */
 #ifndef MBG_CFA_ORDER_H
 #define MBG_CFA_ORDER_H
 

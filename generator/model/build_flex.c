@@ -1,5 +1,7 @@
-/* build_flex.c — flexible bodies (seed 003 §3): the uniform-beam preset or explicit nodal data
- * (nodes, mode shapes, modal stiffness and damping), and the rigid mass properties they imply. */
+/* build_flex.c — flexible bodies (Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody
+ * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §3): the uniform-beam preset or
+ * explicit nodal data (nodes, mode shapes, modal stiffness and damping), and the rigid mass
+ * properties they imply. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

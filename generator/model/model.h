@@ -16,7 +16,9 @@ typedef enum mbg_joint_type {
   MBG_JOINT_HELICAL,
   MBG_JOINT_SPHERICAL,
   MBG_JOINT_FLOATING,
-  /* Haug's basic constraints (seed 002, Tables 1-4): loop joints only. */
+  /* Haug's basic constraints, as tabulated by Kang & Yoon, "On the improvement of a fully
+   * recursive formulation for the dynamic analysis of multibody systems", KSME International
+   * Journal, Tables 1-4: loop joints only. */
   MBG_JOINT_D1, /* axis on the first body perpendicular to axis on the second */
   MBG_JOINT_D2, /* axis on the first body perpendicular to the separation of the two points */
   MBG_JOINT_S,  /* two points coincide */
@@ -43,9 +45,10 @@ typedef struct mbg_node {
   double inertia[6]; /* ixx iyy izz ixy ixz iyz about the node */
 } mbg_node;
 
-/* Assumed-modes data of a flexible body (seed 003 §3). Either the uniform Euler-Bernoulli beam
- * preset (is_beam: length, EI, rhoA along the body x axis, cantilever modes; the modal data are
- * computed by a later stage) or explicit nodal data. */
+/* Assumed-modes data of a flexible body (Jain & Rodriguez, "Recursive Dynamics for Flexible
+ * Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990, §3). Either the
+ * uniform Euler-Bernoulli beam preset (is_beam: length, EI, rhoA along the body x axis,
+ * cantilever modes; the modal data are computed by a later stage) or explicit nodal data. */
 typedef struct mbg_flex {
   int is_beam;
   double length, EI, rhoA; /* beam preset */

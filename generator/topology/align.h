@@ -1,6 +1,6 @@
 /* align.h — joint frames re-expressed so every 1-dof joint axis is a positive coordinate axis.
  *
- * ALGORITHMS.md §0: the generator rotates each revolute, continuous, prismatic and helical joint
+ * The generator rotates each revolute, continuous, prismatic and helical joint
  * frame (= the child body's frame) by R_i so that its axis becomes +e_k; S is then a column of the
  * identity and most products vanish. The rotation is folded into the tree transforms and the
  * inertias; the joint coordinates keep their meaning (same q, v, τ, M):
@@ -16,7 +16,7 @@
  * Spherical and floating joints keep R = identity (their quaternions are defined in the original
  * frames). When R_i and R_λ are signed permutations every product above is exact.
  *
- * Consumers in the original frames (ALGORITHMS.md, docs/templates.md "The model table"): an
+ * Consumers in the original frames (docs/templates.md "The model table"): an
  * external wrench f on body i enters as blockdiag(R_i, R_i) f; a joint wrench w' comes back as
  * blockdiag(R_iᵀ, R_iᵀ) w'; a world pose is R_world←orig = R_world←aligned · R_i, same origin
  * (the recipes get R_i composed with the placement of the working frames: Yo, dh_frames.h).

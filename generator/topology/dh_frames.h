@@ -1,6 +1,6 @@
 /* dh_frames.h — the working frames the recipes compute in: the aligned joint frames (align.h)
  * turned about and slid along their axes into modified Denavit-Hartenberg position
- * (ALGORITHMS.md §0, "re-express each joint frame").
+ * (docs/generator.md, "Working frames").
  *
  * A 1-dof joint moves about or along +e_k of its aligned frame and commutes with every screw
  * about that axis, so each such body frame may be turned about and slid along its axis for free.

@@ -1,5 +1,7 @@
 /* topology.c — the numbered kinematic tree: fixed joints merged, regular numbering, DOF offsets,
- * expanded parent array, chains and nodes (seed 000 §2.3), loop closures (ALGORITHMS.md §0).
+ * expanded parent array, chains and nodes (Liu, Hu & Zhang, "Constraint force algorithm for
+ * tree-like multibody system dynamics", Chinese Journal of Theoretical and Applied Mechanics
+ * 48(1), 2016, §2.3), loop closures.
  *
  * Stages, each a short function over a private builder:
  *   find_parent_joints   the tree joint whose child each model body is

@@ -1,4 +1,6 @@
-/* topology.h — the numbered kinematic tree the algorithms walk (ALGORITHMS.md §0, seed 000 §2.3).
+/* topology.h — the numbered kinematic tree the algorithms walk, with the chains and nodes of
+ * Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system dynamics",
+ * Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §2.3.
  *
  * Built from a validated model. Fixed joints are merged away: a body attached by a fixed joint is
  * folded into its parent (its mass, COM and inertia combined exactly, its children re-attached

@@ -1,5 +1,9 @@
--- aba.lua — forward dynamics by the articulated-body algorithm (ALGORITHMS.md §3; seed 001
--- eqs. 9-22; seed 003 §6-7, eqs. 6.1, 7.2-7.3), in its bias-force form: with a_i = a0_i + Δa_i,
+-- aba.lua — forward dynamics by the articulated-body algorithm (Featherstone, "Rigid Body
+-- Dynamics Algorithms", 2008, ch. 7; Critchley & Anderson, "A Generalized Recursive Coordinate
+-- Reduction Method for Multibody System Dynamics", International Journal for Multiscale
+-- Computational Engineering, 2003, eqs. 9-22; Jain & Rodriguez, "Recursive Dynamics for Flexible
+-- Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990, §6-7, eqs. 6.1,
+-- 7.2-7.3), in its bias-force form: with a_i = a0_i + Δa_i,
 -- a0 the accelerations at q̈ = 0 (gravity and velocity products: a0_i = iXλ a0_λ + c_i), the
 -- articulated bias starts from the RNEA's body forces at q̈ = 0, pA_i = I_i a0_i + v_i ×* I_i v_i,
 -- the term Ia c drops out of pa, and the last pass carries Δa_i = iXλ Δa_λ + S q̈ from Δa_0 = 0.

@@ -1,5 +1,7 @@
 -- cfa.lua — forward dynamics and the joint wrenches by the Constraint Force Algorithm
--- (ALGORITHMS.md §4; seed 000 §2-3, eqs. 4, 16-44; docs/cfa.md). Joint j transmits the wrench
+-- (Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system dynamics",
+-- Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §2-3, eqs. 4, 16-44;
+-- docs/cfa.md). Joint j transmits the wrench
 -- w_j = S_j x_j + T_j F_S,j with x_j = (S_jᵀ S_j)⁻¹ τ_j and F_S the constraint forces. With f0
 -- the body forces of the RNEA's forward pass at q̈ = 0 (I a0 + v ×* I v), the relative
 -- accelerations z = Pᵀ I⁻¹ (P w − f0) (three sparse sweeps) must lie in span S:

@@ -1,7 +1,9 @@
--- cfa_blocks.lua — the pieces of the Constraint Force Algorithm (ALGORITHMS.md §4; seed 000
--- eqs. 16-38): constant inverse inertias, the three sparse sweeps z = Pᵀ I⁻¹ (P F − f0), the
--- joints' two frames and the non-zero blocks of A = Tᵀ Pᵀ I⁻¹ P T in them (all constants), for
--- the block LDLᵀ of cfa_ldl.lua. Blocks are tables of rows, named by the joints' body numbers.
+-- cfa_blocks.lua — the pieces of the Constraint Force Algorithm (Liu, Hu & Zhang, "Constraint
+-- force algorithm for tree-like multibody system dynamics", Chinese Journal of Theoretical and
+-- Applied Mechanics 48(1), 2016, eqs. 16-38): constant inverse inertias, the three sparse
+-- sweeps z = Pᵀ I⁻¹ (P F − f0), the joints' two frames and the non-zero blocks of
+-- A = Tᵀ Pᵀ I⁻¹ P T in them (all constants), for the block LDLᵀ of cfa_ldl.lua. Blocks are
+-- tables of rows, named by the joints' body numbers.
 local sp = import "spatial"
 local J = import "joints"
 local LDL = import "cfa_ldl"
@@ -198,7 +200,7 @@ local function restrict(Tl, N, Tr, sign)
   return M
 end
 
--- Ã's blocks before elimination, every one a constant (ALGORITHMS.md §4 eqs. 31-38 with the
+-- Ã's blocks before elimination, every one a constant (Liu et al. 2016, eqs. 31-38, with the
 -- unknowns of joint j in its pred frame, F_S,j = R_j⁻ᵀ F̃_j; docs/cfa.md "Frames"). With
 -- G_j = I_j⁻¹, the parts of Ã_jj are  T_jᵀ G_j T_j  (body frame: Ã_jj gets R_j⁻¹ (·) R_j⁻ᵀ) and
 -- T_jᵀ XT_j G_p XT_jᵀ T_j (pred); Ã_kp = −T_kᵀ XT_k G_p T_p (k a child of the joint p; p's

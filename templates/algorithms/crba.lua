@@ -1,5 +1,7 @@
--- crba.lua — the joint-space inertia matrix by the composite-rigid-body algorithm (ALGORITHMS.md
--- §2; seed 003 §5, Lemma 5.1, eq. 5.5). C.mass_matrix is shared with crba_fd.
+-- crba.lua — the joint-space inertia matrix by the composite-rigid-body algorithm (Featherstone,
+-- "Rigid Body Dynamics Algorithms", 2008, ch. 6; Jain & Rodriguez, "Recursive Dynamics for
+-- Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990, §5,
+-- Lemma 5.1, eq. 5.5). C.mass_matrix is shared with crba_fd.
 local sp = import "spatial"
 local J = import "joints"
 

@@ -1,4 +1,5 @@
--- crba_fd.lua — forward dynamics by the mass matrix (ALGORITHMS.md §2; seed 003 §5, eq. 5.1):
+-- crba_fd.lua — forward dynamics by the mass matrix (Jain & Rodriguez, "Recursive Dynamics for
+-- Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990, §5, eq. 5.1):
 -- M q̈ = τ − h with M from the CRBA, h from the RNEA at q̈ = 0, and M = Lᵀ D L factored without
 -- fill-in along the expanded parent array λ (Featherstone 2005; runtime/ltdl.c): L_ki ≠ 0 only
 -- for i an ancestor of k, so only the branch-induced non-zeros are ever computed.

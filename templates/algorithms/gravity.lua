@@ -1,4 +1,4 @@
--- gravity.lua — the gravity torques g(q): the RNEA with q̇ = q̈ = 0 (ALGORITHMS.md §1).
+-- gravity.lua — the gravity torques g(q): the RNEA with q̇ = q̈ = 0.
 local rnea = import "rnea"
 
 return {

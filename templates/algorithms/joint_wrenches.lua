@@ -1,6 +1,6 @@
--- joint_wrenches.lua — the wrench every joint transmits (ALGORITHMS.md §1): the RNEA's f_i after
--- the backward pass, [torque; force] of the parent on the child at the joint origin, returned in
--- the original joint frame.
+-- joint_wrenches.lua — the wrench every joint transmits (Featherstone, "Rigid Body Dynamics
+-- Algorithms", 2008, ch. 5): the RNEA's f_i after the backward pass, [torque; force] of the
+-- parent on the child at the joint origin, returned in the original joint frame.
 local J = import "joints"
 local rnea = import "rnea"
 

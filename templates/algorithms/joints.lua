@@ -2,7 +2,7 @@
 --
 -- The model table is in the working frames the C core placed (generator/dh_frames.h): every
 -- 1-dof joint moves about or along +e_k of its frame, consecutive 1-dof axes are in modified
--- Denavit-Hartenberg position (ALGORITHMS.md §0: "re-express each joint frame"), and the turn
+-- Denavit-Hartenberg position (docs/generator.md, "Working frames"), and the turn
 -- θ0 left between a child's frame and its parent's normal is folded into the joint: XJ(q + θ0).
 -- J.tree only copies those numbers into plain tables and adds the joint models.
 --
@@ -66,9 +66,9 @@ function J.S(b)
   return { e(4), e(5), e(6), e(1), e(2), e(3) } -- floating: [v_lin; ω] ↦ [ω; v]
 end
 
--- The constrained directions T (ALGORITHMS.md §4): 6 − nv constant columns with Sᵀ T = 0 that
--- complete S to a basis of R⁶: the unit coordinate columns S does not touch, and for a helical
--- joint of pitch h ≠ 0 also [−h e_k; e_k].
+-- The constrained directions T of the Constraint Force Algorithm (docs/cfa.md): 6 − nv constant
+-- columns with Sᵀ T = 0 that complete S to a basis of R⁶: the unit coordinate columns S does not
+-- touch, and for a helical joint of pitch h ≠ 0 also [−h e_k; e_k].
 function J.T(b)
   local used, cols = {}, {}
   for _, c in ipairs(b.S) do
@@ -190,7 +190,7 @@ function J.base_references(T, X)
   return base
 end
 
--- ---- the articulated-body step (ALGORITHMS.md §3; aba, minv) ---------------------------------
+-- ---- the articulated-body step (aba, minv) -----------------------------------------------------
 
 -- Body b with articulated inertia IA: U = IA S;  D = Sᵀ U = L diag(d) Lᵀ (every d a pivot, against
 -- the references R of b's dofs, amplified inside D by sp.ldl); W = D⁻¹ Uᵀ (W S = 1: exact where S

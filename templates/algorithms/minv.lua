@@ -1,7 +1,9 @@
--- minv.lua — M(q)⁻¹ by the operator factorization of seed 003 (Lemma 6.3) in the two-sweep form
--- of Carpentier 2018 (runtime/minv.c): the ABA on every column of the identity at once, v = 0, no
--- gravity; M is never formed. Body i computes row i of M⁻¹ from column iv_i on; the rest is
--- symmetry. Columns outside a body's subtree stay exactly 0 in the backward sweep.
+-- minv.lua — M(q)⁻¹ by the operator factorization of Jain & Rodriguez, "Recursive Dynamics for
+-- Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990 (Lemma 6.3),
+-- in the two-sweep form of Carpentier 2018 (runtime/minv.c): the ABA on every column of the
+-- identity at once, v = 0, no gravity; M is never formed. Body i computes row i of M⁻¹ from
+-- column iv_i on; the rest is symmetry. Columns outside a body's subtree stay exactly 0 in the
+-- backward sweep.
 local sp = import "spatial"
 local J = import "joints"
 

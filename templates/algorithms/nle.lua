@@ -1,4 +1,4 @@
--- nle.lua — the bias forces h = C(q, v) v + g(q): the RNEA with q̈ = 0 (ALGORITHMS.md §1-2).
+-- nle.lua — the bias forces h = C(q, v) v + g(q): the RNEA with q̈ = 0.
 local rnea = import "rnea"
 
 return {

@@ -1,6 +1,7 @@
--- rnea.lua — inverse dynamics by the recursive Newton-Euler algorithm (ALGORITHMS.md §1; seed 003
--- §4, eqs. 4.1-4.2). R.forward and R.backward are shared with rnea_ext, nle, gravity,
--- joint_wrenches, crba_fd and aba.
+-- rnea.lua — inverse dynamics by the recursive Newton-Euler algorithm (Featherstone, "Rigid Body
+-- Dynamics Algorithms", 2008, ch. 5; Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody
+-- Systems Using Spatial Operators", JPL Publication 90-26, 1990, §4, eqs. 4.1-4.2). R.forward
+-- and R.backward are shared with rnea_ext, nle, gravity, joint_wrenches, crba_fd and aba.
 local sp = import "spatial"
 local J = import "joints"
 

@@ -1,4 +1,4 @@
--- rnea_ext.lua — inverse dynamics with external wrenches (ALGORITHMS.md §1): the RNEA with
+-- rnea_ext.lua — inverse dynamics with external wrenches: the RNEA with
 -- f_i = I_i a_i + v_i ×* I_i v_i − fext_i, fext_i given in body i's original frame.
 local rnea = import "rnea"
 

@@ -1,5 +1,6 @@
--- spatial.lua — the spatial algebra of ALGORITHMS.md §0 over scalars (Lua numbers or symbolic
--- values: only + − · / and unary − are applied to them, so structural zeros fold by themselves).
+-- spatial.lua — the spatial algebra of Featherstone ("Rigid Body Dynamics Algorithms", 2008,
+-- ch. 2) over scalars (Lua numbers or symbolic values: only + − · / and unary − are applied to
+-- them, so structural zeros fold by themselves).
 --
 --   motion vector   m = {ωx, ωy, ωz, vx, vy, vz}       force vector f = {nx, ny, nz, fx, fy, fz}
 --   transform       X = {E = {9}, r = {3}} = BXA = [E 0; −E r× E]: E (row-major) rotates A
