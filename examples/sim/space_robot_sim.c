@@ -1,10 +1,12 @@
-/* space_robot_sim.c — the free-floating two-arm space robot of seed 000 §4 (examples/space_robot.mbd)
- * simulated for 10 s with step 0.002 s, as in the paper, twice: with the generated constraint
- * force algorithm (space_robot_cfa) and with the generated articulated-body algorithm
- * (space_robot_aba), from the same state and the same joint torques. The paper does not name its
- * integrator; both runs use the same classical RK4 on the joint manifold (the positions advanced
- * with the runtime's mb_integrate, q ⊕ v dt). The trajectories must agree to 1e-9 (q, v) and the
- * constraint wrenches of cfa must equal joint_wrenches(q, v, q̈_aba) to 1e-9 relative.
+/* space_robot_sim.c — the free-floating two-arm space robot of Liu, Hu & Zhang,
+ * "Constraint force algorithm for tree-like multibody system dynamics", Chinese Journal of
+ * Theoretical and Applied Mechanics 48(1), 2016, §4 (examples/space_robot.mbd), simulated for
+ * 10 s with step 0.002 s, as in the paper, twice: with the generated constraint force algorithm
+ * (space_robot_cfa) and with the generated articulated-body algorithm (space_robot_aba), from
+ * the same state and the same joint torques. The paper does not name its integrator; both runs
+ * use the same classical RK4 on the joint manifold (the positions advanced with the runtime's
+ * mb_integrate, q ⊕ v dt). The trajectories must agree to 1e-9 (q, v) and the constraint
+ * wrenches of cfa must equal joint_wrenches(q, v, q̈_aba) to 1e-9 relative.
  *
  *   space_robot_sim [DATA]   exit 0 when they agree; with DATA, writes every 0.02 s:
  *   t, hub roll pitch yaw (deg), arm-1 joint angles q11 q12 q13 (deg), and the wrench of the hub

@@ -8,7 +8,7 @@
 
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0xf89661d2c764
+#if ARM7_SET_ID != 0x3a8e8abfa5c4
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

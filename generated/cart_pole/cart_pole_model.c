@@ -8,7 +8,7 @@
 
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0x4ba5be35e221
+#if CART_POLE_SET_ID != 0x2a0e6317b8c7
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0xdf89bc7af1ca
+#if DOUBLE_PENDULUM_SET_ID != 0x87f01d9e6273
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

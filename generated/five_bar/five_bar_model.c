@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0xd485030abc24
+#if FIVE_BAR_SET_ID != 0x10d3c33b300a
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -5,7 +5,7 @@
  *   mbdc generate examples/flexible_arm_nodal.mbd -o generated/flexible_arm_nodal
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (flexible_arm_nodal_joint_iq, flexible_arm_nodal_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x805a61d95830
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xa8711f5bd68d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 

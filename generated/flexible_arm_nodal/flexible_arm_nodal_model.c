@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x805a61d95830
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa8711f5bd68d
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

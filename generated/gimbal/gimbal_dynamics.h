@@ -5,7 +5,7 @@
  *   mbdc generate examples/gimbal.mbd -o generated/gimbal
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (gimbal_joint_iq, gimbal_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x3ad5cf624362
+#define GIMBAL_SET_ID 0xedda61639bb3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 

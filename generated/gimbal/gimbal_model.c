@@ -8,7 +8,7 @@
 
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0x3ad5cf624362
+#if GIMBAL_SET_ID != 0xedda61639bb3
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -5,7 +5,7 @@
  *   mbdc generate examples/quarter_car.mbd -o generated/quarter_car
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (quarter_car_joint_iq, quarter_car_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -54,7 +54,7 @@ extern "C" {
 #define QUARTER_CAR_PROJECT_MAXIT 30
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x4562a21f6961
+#define QUARTER_CAR_SET_ID 0x1702e4002a9a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 

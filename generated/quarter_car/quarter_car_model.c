@@ -8,7 +8,7 @@
 
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0x4562a21f6961
+#if QUARTER_CAR_SET_ID != 0x1702e4002a9a
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -5,7 +5,7 @@
  *   mbdc generate examples/spring_pendulum.mbd -o generated/spring_pendulum
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (spring_pendulum_joint_iq, spring_pendulum_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define SPRING_PENDULUM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x15edcc4b784a
+#define SPRING_PENDULUM_SET_ID 0xfab389b5cc62
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 

@@ -90,10 +90,9 @@ extern const mb_springs ]], d.prefix, [[_springs;
   b([[
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
-/* Relative error allowed: double code must agree with the runtime to 1e-10 (DESIGN.md, the
- * validation ladder); float code is compared with the double runtime on the same (rounded)
- * inputs: float's epsilon (6e-8) amplified by the model's conditioning, about 10^3 (the bundled
- * examples stay below 7e-6). */
+/* Relative error allowed: double code must agree with the runtime to 1e-10; float code is
+ * compared with the double runtime on the same (rounded) inputs: float's epsilon (6e-8) amplified
+ * by the model's conditioning, about 10^3 (the bundled examples stay below 7e-6). */
 #define TOLERANCE ]], float and "1e-4" or "1e-10", [[
 
 typedef ]], d.scalar, [[ real;

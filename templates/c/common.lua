@@ -12,7 +12,7 @@ function common.buffer()
   return b
 end
 
--- The banner of every generated file (STYLE.md §10).
+-- The banner of every generated file.
 function common.banner(b, d, file, what)
   b("/* ", file, " — ", what)
   b(" *")

@@ -7,7 +7,7 @@ return function(d)
   local P, file = d.PREFIX, d.prefix .. "_dynamics.h"
   common.banner(b, d, file, "the dynamics of model '" .. d.prefix .. "'.")
   b("")
-  b("/* Conventions (DESIGN.md, the same as Pinocchio's):")
+  b("/* Conventions (the same as Pinocchio's):")
   b(" * - q and v follow body numbering (", d.prefix, "_joint_iq, ", d.prefix, "_joint_iv); a floating joint has")
   b(" *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to")
   b(" *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];")

@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/anymal_b.urdf --floating-base -o generated/urdf/anymal_b
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (anymal_joint_iq, anymal_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xf2ccf0fe4440
+#define ANYMAL_SET_ID 0xb0ca58c98c86
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 

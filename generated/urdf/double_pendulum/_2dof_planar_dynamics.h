@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/double_pendulum.urdf -o generated/urdf/double_pendulum
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (_2dof_planar_joint_iq, _2dof_planar_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xde560826ed21
+#define _2DOF_PLANAR_SET_ID 0xc041d5840676
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 

@@ -8,7 +8,7 @@
 
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x00102a57f1a9
+#if HYQ_SET_ID != 0x592a2e5a6638
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

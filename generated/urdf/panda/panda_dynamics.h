@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/panda.urdf -o generated/urdf/panda
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (panda_joint_iq, panda_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define PANDA_NJ 9 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xf7ad4209bb47
+#define PANDA_SET_ID 0xa21c6675bee8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 

@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/romeo_small.urdf --floating-base -o generated/urdf/romeo_small
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (romeo_joint_iq, romeo_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x85bcb5b5ba5c
+#define ROMEO_SET_ID 0xf7437c065017
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 

@@ -8,7 +8,7 @@
 
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0x85bcb5b5ba5c
+#if ROMEO_SET_ID != 0xf7437c065017
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

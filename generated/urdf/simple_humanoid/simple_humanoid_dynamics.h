@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/simple_humanoid.urdf --floating-base -o generated/urdf/simple_humanoid
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (simple_humanoid_joint_iq, simple_humanoid_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xdd25db8330f6
+#define SIMPLE_HUMANOID_SET_ID 0x471d97f08935
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 

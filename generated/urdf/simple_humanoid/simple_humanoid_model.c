@@ -8,7 +8,7 @@
 
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xdd25db8330f6
+#if SIMPLE_HUMANOID_SET_ID != 0x471d97f08935
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0x59dc96c4ea0d
+#if SOLO_SET_ID != 0x3b9aef7ee2b4
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

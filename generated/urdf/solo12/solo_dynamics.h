@@ -5,7 +5,7 @@
  *   mbdc generate examples/urdf/solo12.urdf --floating-base -o generated/urdf/solo12
  */
 
-/* Conventions (DESIGN.md, the same as Pinocchio's):
+/* Conventions (the same as Pinocchio's):
  * - q and v follow body numbering (solo_joint_iq, solo_joint_iv); a floating joint has
  *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
  *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
@@ -50,7 +50,7 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x59dc96c4ea0d
+#define SOLO_SET_ID 0x3b9aef7ee2b4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
