@@ -1,11 +1,13 @@
 # cfa_space_robot.gp — docs/cfa_space_robot.png from the data of examples/sim/space_robot_sim
-# (like seed 000 figs. 8-10: the hub's attitude, arm 1's joint angles, the constraint wrench at
-# L11's inboard joint). Run from the source directory (scripts/cfa_space_robot.sh does it all):
+# (like figs. 8-10 of Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system
+# dynamics", Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016: the hub's attitude,
+# arm 1's joint angles, the constraint wrench at L11's inboard joint). Run from the source
+# directory (scripts/cfa_space_robot.sh does it all):
 #   gnuplot -e "data='space_robot.dat'" docs/cfa_space_robot.gp
 if (!exists("data")) data = "space_robot.dat"
 set terminal pngcairo size 900,1100 font ",10"
 set output "docs/cfa_space_robot.png"
-set multiplot layout 4,1 title "Free-floating space robot (seed 000 §4), 10 s, RK4 step 0.002 s, generated cfa"
+set multiplot layout 4,1 title "Free-floating space robot (Liu et al. 2016, §4), 10 s, RK4 step 0.002 s, generated cfa"
 set grid
 set lmargin 12
 set rmargin 22
