@@ -132,21 +132,23 @@ static void push_cfa(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "cfa");
 }
 
-/* A frame given relative to tree body i's original frame, re-expressed in its working frame:
- * X · Yo⁻¹ (the world, i = 0, has no working frame of its own). */
-static void to_working(const mbg_gen *g, int i, const mbg_xform *X, mbg_xform *out) {
-  if (i == 0) {
-    *out = *X;
-    return;
-  }
-  const mbg_xform *Yo = &g->dh.body[i].Yo;
-  mbg_xform inv;
-  /* Yo⁻¹ = (Eᵀ, −E r) */
+/* The point p of tree body i (original frame) in its working frame: Yo.E (p − Yo.r). */
+static void working_point(const mbg_gen *g, int i, const double p[3], double out[3]) {
+  const mbg_xform *Y = &g->dh.body[i].Yo;
+  double d[3] = {p[0] - Y->r[0], p[1] - Y->r[1], p[2] - Y->r[2]};
+  for (int k = 0; k < 3; k++)
+    out[k] = Y->E[3 * k] * d[0] + Y->E[3 * k + 1] * d[1] + Y->E[3 * k + 2] * d[2];
+}
+
+/* A frame X given relative to tree body i's original frame, re-expressed relative to its working
+ * frame: X · Yo⁻¹, i.e. E = X.E Yo.Eᵀ and the origin as working_point. */
+static void working_frame(const mbg_gen *g, int i, const mbg_xform *X, mbg_xform *out) {
+  const double *Y = g->dh.body[i].Yo.E;
   for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) inv.E[3 * a + b] = Yo->E[3 * b + a];
-  for (int a = 0; a < 3; a++)
-    inv.r[a] = -(Yo->E[3 * a] * Yo->r[0] + Yo->E[3 * a + 1] * Yo->r[1] + Yo->E[3 * a + 2] * Yo->r[2]);
-  mbg_xform_compose(X, &inv, out);
+    for (int b = 0; b < 3; b++)
+      out->E[3 * a + b] =
+          X->E[3 * a] * Y[3 * b] + X->E[3 * a + 1] * Y[3 * b + 1] + X->E[3 * a + 2] * Y[3 * b + 2];
+  working_point(g, i, X->r, out->r);
 }
 
 /* model.loops[l]: every loop joint, frames in the working frames of its bodies; model.constraints:
@@ -158,8 +160,8 @@ static void push_loops(mbg_gen *g, lua_State *L) {
     const mbg_tree_loop *tl = &t->loop[l];
     const mbg_loop *ml = &g->model->loops[tl->model_loop];
     mbg_xform Xa, Xb;
-    to_working(g, tl->a, &tl->Xa, &Xa);
-    to_working(g, tl->b, &tl->Xb, &Xb);
+    working_frame(g, tl->a, &tl->Xa, &Xa);
+    working_frame(g, tl->b, &tl->Xb, &Xb);
     lua_createtable(L, 0, 10);
     mbg_lua_set_string(L, "name", ml->name);
     mbg_lua_set_string(L, "type", mbg_joint_type_name(ml->type));
@@ -190,14 +192,6 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   }
   lua_setfield(L, -2, "constraints");
   mbg_lua_set_int(L, "nc", g->loops.nc);
-}
-
-/* The point p of tree body i (original frame) in its working frame: Yo.E (p − Yo.r). */
-static void working_point(const mbg_gen *g, int i, const double p[3], double out[3]) {
-  const mbg_xform *Y = &g->dh.body[i].Yo;
-  double d[3] = {p[0] - Y->r[0], p[1] - Y->r[1], p[2] - Y->r[2]};
-  for (int k = 0; k < 3; k++)
-    out[k] = Y->E[3 * k] * d[0] + Y->E[3 * k + 1] * d[1] + Y->E[3 * k + 2] * d[2];
 }
 
 /* model.springs[k]: the tree's springs, attachment points in the working frames; and

@@ -61,12 +61,11 @@ static double uniform(uint64_t *s, double lo, double hi) {
  * Returns the runtime status (-100: out of memory). */
 static int assemble_some(ctx *c, int l0, int l1, double *q, double *start) {
   const mb_model *rm = &c->rm.model;
-  int nr = 0, rc;
-  for (int r = 0; r < c->rl.nrows; r++) {
-    int l = c->rl.row[r] / MB_LOOP_MAX_ROWS;
-    if (l >= l0 && l < l1) c->rl.row[nr++] = c->rl.row[r];
-  }
-  mb_loops sub = {c->rl.loops.nloops, c->rl.loop, nr, c->rl.row};
+  int first = 0, nr = 0, rc;
+  /* the row list is ascending: the rows of loops [l0, l1) are one slice of it */
+  while (first < c->rl.nrows && c->rl.row[first] / MB_LOOP_MAX_ROWS < l0) first++;
+  while (first + nr < c->rl.nrows && c->rl.row[first + nr] / MB_LOOP_MAX_ROWS < l1) nr++;
+  mb_loops sub = {c->rl.loops.nloops, c->rl.loop, nr, c->rl.row + first};
   void *buf = malloc(mb_loop_workspace_size(rm, &sub));
   mb_loop_workspace lw;
   if (!buf) return -100;
@@ -76,9 +75,6 @@ static int assemble_some(ctx *c, int l0, int l1, double *q, double *start) {
     for (int r = 0; r < nr; r++) *start = fmax(*start, fabs(lw.lam[r]));
   rc = mb_project_q(rm, &sub, &c->ws, &lw, q);
   free(buf);
-  /* restore the full row list */
-  for (int l = 0, n = 0; l < c->rl.loops.nloops; l++)
-    for (int k = 0; k < mb_loop_nrows(c->rl.loop[l].type); k++) c->rl.row[n++] = MB_LOOP_MAX_ROWS * l + k;
   return rc;
 }
 
@@ -249,7 +245,8 @@ int mbg_check_loops(const mbg_model *m, const mbg_topology *t, const double *q0,
     free(start), free(qa), ctx_free(&c);
     return errors;
   }
-  int rc = draw_samples(&c, qa);
+  /* the samples only serve the row selection */
+  int rc = rows ? draw_samples(&c, qa) : 0;
   if (!rc && rows) rc = select_rows(&c, rows, t->nloops);
   if (!rc && rows) rows->q = qa, qa = NULL;
   free(qa);
