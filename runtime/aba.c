@@ -5,7 +5,7 @@
  * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §6-7, eqs. 6.1, 7.2-7.3). A joint
  * of n dofs has an n×n D = Sᵀ U, factored by Cholesky; a fixed joint (n = 0) passes its
  * articulated inertia on unchanged. */
-#include "mb.h"
+#include "flex_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -180,6 +180,7 @@ int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !tau || !qdd) return MB_EINVAL;
+  if (mbf_on(m)) return mbf_aba(m, ws, q, v, tau, fext, qdd);
   ws->singular = 0;
   mb_xup(m, ws, q);
   aba_velocities(m, ws, v, fext);

@@ -2,7 +2,7 @@
  * (Featherstone, "Rigid Body Dynamics Algorithms", 2008, ch. 6; Jain & Rodriguez, "Recursive
  * Dynamics for Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990,
  * §5, Lemma 5.1, eq. 5.5). */
-#include "mb.h"
+#include "flex_internal.h"
 
 /* Composite inertias: IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ. */
 static void crba_composite(const mb_model *m, mb_workspace *ws) {
@@ -36,6 +36,7 @@ int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !M) return MB_EINVAL;
+  if (mbf_on(m)) return mbf_crba(m, ws, q, M);
   for (size_t k = 0; k < (size_t)m->nv * (size_t)m->nv; k++) M[k] = 0.0;
   mb_xup(m, ws, q);
   crba_composite(m, ws);

@@ -1,5 +1,5 @@
-/* integrate.c — q ⊕ v dt on the joint manifolds (R for scalars, S³ for quaternions, SE(3) for a
- * floating joint), the counterpart of Pinocchio's integrate. */
+/* integrate.c — q ⊕ v dt on the joint manifolds (R for scalars and modal coordinates, S³ for
+ * quaternions, SE(3) for a floating joint), the counterpart of Pinocchio's integrate. */
 #include "mb.h"
 
 #include <math.h>
@@ -54,6 +54,9 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
       break;
     }
     for (int k = 0; k < nq; k++) qout[m->iq[i] + k] = out[k];
+    /* modal coordinates (flexible bodies): η + η̇ dt */
+    for (int k = 0, nv = mb_joint_nv(m->jtype[i]); k < mb_body_nm(m, i); k++)
+      qout[m->iq[i] + nq + k] = qi[nq + k] + vi[nv + k] * dt;
   }
   return mbs_finite(qout, (size_t)m->nq) ? MB_OK : MB_ENUMERIC;
 }

@@ -6,7 +6,7 @@
  * ancestor of k in λ, so iterating k = nv−1..0 along the λ chains has no fill-in. The factors
  * overwrite M: D on the diagonal, L_ki (i < k, unit diagonal implied) below it; the strict upper
  * triangle is left as it was. */
-#include "mb.h"
+#include "flex_internal.h"
 
 #include <math.h>
 
@@ -19,7 +19,7 @@ static const double *crow(const double *M, int n, int k) { return M + (size_t)k 
 /* The body whose joint has dof k (k < nv). */
 static int body_of_dof(const mb_model *m, int k) {
   int i = m->nb;
-  while (i > 1 && (m->iv[i] > k || mb_joint_nv(m->jtype[i]) == 0)) i--;
+  while (i > 1 && (m->iv[i] > k || mb_joint_nv(m->jtype[i]) + mb_body_nm(m, i) == 0)) i--;
   return i;
 }
 
@@ -82,6 +82,9 @@ int mb_crba_fd(const mb_model *m, mb_workspace *ws, const double *q, const doubl
   mb_crba(m, ws, q, ws->M);
   ws->singular = 0;
   mb_pivot_refs(m, ws);
+  for (int k = 0; k < m->nv && mbf_on(m); k++) /* modes: against M's diagonal */
+    if (k >= m->iv[body_of_dof(m, k)] + mb_joint_nv(m->jtype[body_of_dof(m, k)]))
+      ws->Dref[k] = ws->Dbase[k] = ws->M[(size_t)k * (size_t)m->nv + (size_t)k];
   if (ltdl_factor(m, ws, ws->M)) return MB_ENUMERIC;
   return mb_ltdl_solve(m, ws, ws->M, qdd);
 }

@@ -101,6 +101,27 @@ int mb_joint_nv(mb_joint_type t);
   X(double, pitch, 1)          /* helical pitch, metres per radian */                           \
   X(double, inertia, 10)       /* m, h = m c, Ī about the body origin (see above) */
 
+/* Flexible bodies (flex.c; Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody Systems
+ * Using Spatial Operators", JPL Publication 90-26, 1990, §3 and §8: assumed modes, the ruthlessly
+ * linearized model). Body i has nm[i] modal coordinates η_i; they follow its joint's coordinates
+ * in q and in v (q: iq[i] + nq_joint ..., v: iv[i] + nv_joint ...). Its modal mass matrix, in its
+ * body frame, with the modal velocity [v_i; η̇_i] (v_i the spatial velocity of the body frame),
+ * is constant: [I_i, Mc_i; Mc_iᵀ, Me_i], I_i the body's rigid inertia (inertia[] above). A joint
+ * on a flexible parent p hangs from a section of it that moves, per unit η̇_p, with the spatial
+ * velocity Ψ_i (p's frame, at p's origin): body i sees its parent move with v_p + Ψ_i η̇_p.
+ * The elastic and damping forces K_i η_i + D_i η̇_i act on the modal rows. Arrays are packed body
+ * after body (bodies with nm = 0 take no room): with e_i = Σ_{j<i} nm[j], Mc_i (nm[i] columns of
+ * 6) at 6 e_i; Me_i, K_i, D_i (nm[i]², row-major) at Σ_{j<i} nm[j]²; Ψ_i (nm[parent[i]] columns of
+ * 6) at 6 Σ_{j<i} nm[parent[j]]. docs/flexible.md. */
+typedef struct mb_flex {
+  const int *nm;     /* [nb + 1] modes of every body, nm[0] = 0 */
+  const double *Mc;  /* coupling of the body frame's motion with the modes */
+  const double *Me;  /* modal mass */
+  const double *K;   /* modal stiffness */
+  const double *D;   /* modal damping */
+  const double *Psi; /* attachment shapes of the joints on flexible parents */
+} mb_flex;
+
 typedef struct mb_model {
   int nb; /* moving bodies; per-body arrays have nb + 1 entries */
   int nq, nv;
@@ -108,7 +129,11 @@ typedef struct mb_model {
   MB_MODEL_ARRAYS(MB_MODEL_FIELD)
 #undef MB_MODEL_FIELD
   double gravity[3]; /* in world coordinates, e.g. {0, 0, -9.81} */
+  const mb_flex *flex; /* NULL: every body rigid */
 } mb_model;
+
+/* Modes of body i (0 for a rigid model). */
+int mb_body_nm(const mb_model *m, int i);
 
 /* Validate a model: sizes (nb ≤ MB_MAX_BODIES, a workspace size that size_t holds), pointers,
  * regular numbering, consecutive iq/iv summing to nq/nv, unit axes, proper rotations XT_E, usable
@@ -140,6 +165,9 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
 #define MB_WS_NB1 ((size_t)m->nb + 1)
 #define MB_WS_NV ((size_t)m->nv)
 #define MB_WS_NC mb_cfa_nc(m)
+#define MB_WS_NE mb_flex_count(m, 0)
+#define MB_WS_NE2 mb_flex_count(m, 1)
+#define MB_WS_NFD mb_flex_count(m, 2)
 #define MB_WORKSPACE_ARRAYS(X)                                                                  \
   X(S, 6 * MB_WS_NV) /* motion subspaces: 6 doubles per dof column, body frame; set at init */     \
   X(XE, 9 * MB_WS_NB1) /* iXλ = XJ XT: rotation E */                                               \
@@ -170,7 +198,13 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
   X(y, 6 * MB_WS_NB1) /* CFA: net body force y = P F, then α = I⁻¹ y */                            \
   X(z, 6 * MB_WS_NB1) /* CFA: relative accelerations z = Pᵀ α */                                   \
   X(xS, 6 * MB_WS_NB1) /* CFA: right-hand side, then F_S (nc ≤ 6 nb entries) */                    \
-  X(A, MB_WS_NC * MB_WS_NC) /* CFA: nc × nc, then its Cholesky factor */
+  X(A, MB_WS_NC * MB_WS_NC) /* CFA: nc × nc, then its Cholesky factor */                       \
+  X(fo, 4 * MB_WS_NB1) /* flex: offsets of body i's blocks (e_i, Σnm², Ψ, FD); set at init */      \
+  X(fe, MB_WS_NE) /* flex RNEA: modal forces */                                                    \
+  X(PC, 6 * MB_WS_NE) /* flex CRBA, ABA: coupling block of the composite/articulated inertia */   \
+  X(PE, MB_WS_NE2) /* flex CRBA, ABA: its modal block */                                           \
+  X(pe, MB_WS_NE) /* flex ABA: modal bias forces */                                                \
+  X(FD, MB_WS_NFD) /* flex ABA: Cholesky factor of D_i, (nv_i + nm_i)² for a flexible body */
 
 typedef struct mb_workspace {
   const mb_model *model; /* the model it was laid out for (the tag below holds its sizes) */
@@ -184,6 +218,9 @@ typedef struct mb_workspace {
 
 #define MB_WS_TAG 0x6d627773u /* "mbws" */
 
+/* flex.c: Σ nm_i (what = 0), Σ nm_i² (1), Σ (nv_i + nm_i)² over the flexible bodies (2); 0 for
+ * a rigid model. */
+size_t mb_flex_count(const mb_model *m, int what);
 /* Σ (6 − nv_i) over the bodies: the constraint-force unknowns of the CFA (cfa.c). */
 size_t mb_cfa_nc(const mb_model *m);
 /* Bytes of buffer a model's workspace needs: 0 for NULL; SIZE_MAX when size_t cannot hold it or

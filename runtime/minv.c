@@ -6,7 +6,7 @@
  * force of body i for each column; its nonzero columns are the dofs of i's subtree, all ≥ iv_i, so
  * body i only touches the columns j ≥ iv_i. Row i of M⁻¹ is computed for those columns, the rest by
  * symmetry. */
-#include "mb.h"
+#include "flex_internal.h"
 
 /* Offsets into the nv × nv matrix and into F (6 nv per body) are size_t: they exceed an int from
  * nv = 46341, or nv (nb + 1) ≈ 3.6e8. */
@@ -81,6 +81,7 @@ int mb_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv) 
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !Minv) return MB_EINVAL;
+  if (mbf_on(m)) return mbf_minv(m, ws, q, Minv);
   int nv = m->nv;
   ws->singular = 0;
   mb_xup(m, ws, q);

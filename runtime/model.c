@@ -1,5 +1,5 @@
 /* model.c — model validation and the workspace layout. */
-#include "mb.h"
+#include "flex_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -71,21 +71,35 @@ static int has_axis(mb_joint_type t) {
  * machines, and never wrapping): whether size_t holds its bytes. nb must be in range. */
 static int workspace_fits(const mb_model *m) {
   double nb1 = (double)m->nb + 1, nv = (double)m->nv, nc = (double)mb_cfa_nc(m), n = 0;
+  double ne = (double)mb_flex_count(m, 0), ne2 = (double)mb_flex_count(m, 1);
+  double nfd = (double)mb_flex_count(m, 2);
 #undef MB_WS_NB1
 #undef MB_WS_NV
 #undef MB_WS_NC
+#undef MB_WS_NE
+#undef MB_WS_NE2
+#undef MB_WS_NFD
 #define MB_WS_NB1 nb1
 #define MB_WS_NV nv
 #define MB_WS_NC nc
+#define MB_WS_NE ne
+#define MB_WS_NE2 ne2
+#define MB_WS_NFD nfd
 #define MB_WS_COUNT(name, count) n += (count);
   MB_WORKSPACE_ARRAYS(MB_WS_COUNT)
 #undef MB_WS_COUNT
 #undef MB_WS_NB1
 #undef MB_WS_NV
 #undef MB_WS_NC
+#undef MB_WS_NE
+#undef MB_WS_NE2
+#undef MB_WS_NFD
 #define MB_WS_NB1 ((size_t)m->nb + 1)
 #define MB_WS_NV ((size_t)m->nv)
 #define MB_WS_NC mb_cfa_nc(m)
+#define MB_WS_NE mb_flex_count(m, 0)
+#define MB_WS_NE2 mb_flex_count(m, 1)
+#define MB_WS_NFD mb_flex_count(m, 2)
   return n * (double)sizeof(double) < (double)SIZE_MAX;
 }
 
@@ -95,23 +109,28 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   if (m->nb > MB_MAX_BODIES)
     return fail(msg, msgsize, "%d bodies, more than the %d whose offsets an int holds", m->nb,
                 MB_MAX_BODIES);
-  if (m->nv > 6 * m->nb || m->nq > 7 * m->nb)
-    return fail(msg, msgsize, "nq/nv = %d/%d, more than %d bodies can have", m->nq, m->nv, m->nb);
 #define MB_CHECK_FIELD(type, name, per_body) \
   if (!m->name) return fail(msg, msgsize, "array " #name " is NULL");
   MB_MODEL_ARRAYS(MB_CHECK_FIELD)
 #undef MB_CHECK_FIELD
-  int nq = 0, nv = 0;
   for (int i = 1; i <= m->nb; i++) {
-    mb_joint_type t = m->jtype[i];
     if (m->parent[i] < 0 || m->parent[i] >= i)
       return fail(msg, msgsize, "body %d: parent %d is not in [0, %d)", i, m->parent[i], i);
-    if ((unsigned)t >= MB_JOINT_TYPE_COUNT)
-      return fail(msg, msgsize, "body %d: invalid joint type %d", i, (int)t);
+    if ((unsigned)m->jtype[i] >= MB_JOINT_TYPE_COUNT)
+      return fail(msg, msgsize, "body %d: invalid joint type %d", i, (int)m->jtype[i]);
+  }
+  if (m->flex && mbf_check(m, msg, msgsize)) return -1;
+  /* modes count in long long: nb MB_MAX_MODES of them overflow an int */
+  long long ne = (long long)mb_flex_count(m, 0);
+  if (m->nv > 6 * m->nb + ne || m->nq > 7 * m->nb + ne)
+    return fail(msg, msgsize, "nq/nv = %d/%d, more than %d bodies can have", m->nq, m->nv, m->nb);
+  long long nq = 0, nv = 0;
+  for (int i = 1; i <= m->nb; i++) {
+    mb_joint_type t = m->jtype[i];
     if (m->iq[i] != nq || m->iv[i] != nv)
-      return fail(msg, msgsize, "body %d: iq/iv = %d/%d, expected %d/%d", i, m->iq[i], m->iv[i],
-                  nq, nv);
-    nq += mb_joint_nq(t), nv += mb_joint_nv(t);
+      return fail(msg, msgsize, "body %d: iq/iv = %d/%d, expected %lld/%lld", i, m->iq[i],
+                  m->iv[i], nq, nv);
+    nq += mb_joint_nq(t) + mb_body_nm(m, i), nv += mb_joint_nv(t) + mb_body_nm(m, i);
     const double *a = m->axis + 3 * i;
     if (has_axis(t) && !(fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) < 1e-9))
       return fail(msg, msgsize, "body %d: joint axis is not a unit vector", i);
@@ -124,7 +143,8 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
       return fail(msg, msgsize, "body %d: inertia is not physically consistent", i);
   }
   if (nq != m->nq || nv != m->nv)
-    return fail(msg, msgsize, "nq/nv = %d/%d, joints give %d/%d", m->nq, m->nv, nq, nv);
+    return fail(msg, msgsize, "nq/nv = %d/%d, joints and modes give %lld/%lld", m->nq, m->nv, nq,
+                nv);
   if (!workspace_fits(m))
     return fail(msg, msgsize, "the workspace of nb = %d, nv = %d does not fit in size_t", m->nb,
                 m->nv);
@@ -135,7 +155,8 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
 
 size_t mb_workspace_size(const mb_model *m) {
   if (!m) return 0;
-  if (m->nb < 0 || m->nb > MB_MAX_BODIES || m->nv < 0 || m->nv > 6 * m->nb || !workspace_fits(m))
+  if (m->nb < 0 || m->nb > MB_MAX_BODIES || m->nv < 0 ||
+      m->nv > 6 * (long long)m->nb + (long long)mb_flex_count(m, 0) || !workspace_fits(m))
     return SIZE_MAX;
   size_t n = 0;
 #define MB_WS_SIZE(name, count) n += (size_t)(count);
@@ -158,14 +179,16 @@ int mb_workspace_init(mb_workspace *ws, const mb_model *m, void *buffer) {
   MB_WORKSPACE_ARRAYS(MB_WS_LAYOUT)
 #undef MB_WS_LAYOUT
   for (int i = 1; i <= m->nb; i++) {
-    int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], a = m->parent[i];
+    int n = mb_joint_nv(m->jtype[i]) + mb_body_nm(m, i), o = m->iv[i], a = m->parent[i];
     mb_joint_S(m, i, ws->S + 6 * o);
     mb_joint_T(m, i, ws->T + 36 * i);
-    /* λ(k): the previous dof of the same joint, else the last dof of the nearest moving ancestor */
-    while (a > 0 && mb_joint_nv(m->jtype[a]) == 0) a = m->parent[a];
-    for (int k = 0; k < n; k++)
-      ws->lam[o + k] = (k > 0) ? o + k - 1 : (a > 0) ? m->iv[a] + mb_joint_nv(m->jtype[a]) - 1 : -1;
+    /* λ(k): the previous dof of the same body (its joint's, then its modes), else the last dof of
+     * the nearest ancestor that has dofs */
+    while (a > 0 && mb_joint_nv(m->jtype[a]) + mb_body_nm(m, a) == 0) a = m->parent[a];
+    int last = a > 0 ? m->iv[a] + mb_joint_nv(m->jtype[a]) + mb_body_nm(m, a) - 1 : -1;
+    for (int k = 0; k < n; k++) ws->lam[o + k] = (k > 0) ? o + k - 1 : last;
   }
+  mbf_offsets(m, ws);
   /* the world's rotations are the identity, so per-body arrays read at index 0 are valid */
   for (int k = 0; k < 9; k += 4) ws->XE[k] = ws->X0E[k] = 1.0;
   return MB_OK;

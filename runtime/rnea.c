@@ -2,7 +2,7 @@
  * Dynamics Algorithms", 2008, ch. 5; Jain & Rodriguez, "Recursive Dynamics for Flexible Multibody
  * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §4, eqs. 4.1-4.2), and the bias
  * and gravity terms it gives with a = 0. */
-#include "mb.h"
+#include "flex_internal.h"
 
 /* out = S qd for the n columns of S (qd NULL means zero). */
 static void S_mul(const double *S, int n, const double *qd, double out[6]) {
@@ -61,6 +61,7 @@ int mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !tau) return MB_EINVAL;
+  if (mbf_on(m)) return mbf_rnea(m, ws, q, v, a, fext, tau);
   mb_xup(m, ws, q);
   rnea_forward(m, ws, v, a, fext);
   rnea_backward(m, ws, tau);

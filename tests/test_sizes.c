@@ -51,7 +51,7 @@ static star *star_new(int nb, mb_joint_type type) {
   }
   s->model = (mb_model){nb,        nq,       nv,      s->parent, s->jtype, s->iq,
                         s->iv,     s->XT_E,  s->XT_r, s->axis,   s->pitch, s->inertia,
-                        {0, 0, -9.81}};
+                        {0, 0, -9.81}, NULL};
   return s;
 }
 
@@ -68,7 +68,7 @@ static void runtime_workspace_beyond_int(void **state) {
   char msg[200];
   if (mb_model_check(&s->model, msg, sizeof msg)) fail_msg("%s", msg);
   size_t nb1 = 8001, nv = 48000, nc = 0; /* a floating joint leaves no constraint unknown */
-  size_t per_body = 9 + 3 + 6 + 6 + 6 + 10 + 9 + 3 + 36 + 36 + 6 + 6 + 1 + 1 + 12 + 6 + 6 + 6 + 6;
+  size_t per_body = 9 + 3 + 6 + 6 + 6 + 10 + 9 + 3 + 36 + 36 + 6 + 6 + 1 + 1 + 12 + 6 + 6 + 6 + 6 + 4;
   size_t per_dof = 6 + 1 + 1 + 6 + 6 + 1 + 1 + 1;
   size_t doubles = per_body * nb1 + per_dof * nv + nv * nv + 6 * nv * nb1 + nc * nc;
   assert_true(mb_workspace_size(&s->model) == doubles * sizeof(double));

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0x3a8e8abfa5c4
+#if ARM7_SET_ID != 0x4fac845d1316
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0x3a8e8abfa5c4
+#if ARM7_SET_ID != 0x4fac845d1316
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -84,4 +84,4 @@ const mb_springs arm7_springs = {0, NULL};
 
 extern const mb_model arm7_model;
 const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -8,7 +8,7 @@
 
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0x2a0e6317b8c7
+#if CART_POLE_SET_ID != 0x1fb1eea0b028
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,4 +63,4 @@ const mb_springs cart_pole_springs = {0, NULL};
 
 extern const mb_model cart_pole_model;
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.8}};
+  {0.0, 0.0, -9.8}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x87f01d9e6273
+#if DOUBLE_PENDULUM_SET_ID != 0x98d82db23f68
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

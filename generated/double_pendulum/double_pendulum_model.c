@@ -8,7 +8,7 @@
 
 #include "double_pendulum_dynamics.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x87f01d9e6273
+#if DOUBLE_PENDULUM_SET_ID != 0x98d82db23f68
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,4 +63,4 @@ const mb_springs double_pendulum_springs = {0, NULL};
 
 extern const mb_model double_pendulum_model;
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

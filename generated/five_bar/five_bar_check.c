@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x10d3c33b300a
+#if FIVE_BAR_SET_ID != 0x4dd14f39e738
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

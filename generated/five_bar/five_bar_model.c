@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x10d3c33b300a
+#if FIVE_BAR_SET_ID != 0x4dd14f39e738
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -72,7 +72,7 @@ const mb_springs five_bar_springs = {0, NULL};
 
 extern const mb_model five_bar_model;
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, -9.81, 0.0}};
+  {0.0, -9.81, 0.0}, NULL};
 
 /* The loop joints (runtime/mb.h "Closed loops") and the independent rows kept. */
 static const mb_loop loops[1] = {

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0xeaf7eac4cc71
+#if FLEXIBLE_ARM_SET_ID != 0x633581b713e7
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

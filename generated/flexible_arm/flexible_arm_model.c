@@ -8,7 +8,7 @@
 
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xeaf7eac4cc71
+#if FLEXIBLE_ARM_SET_ID != 0x633581b713e7
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,4 +63,4 @@ const mb_springs flexible_arm_springs = {0, NULL};
 
 extern const mb_model flexible_arm_model;
 const mb_model flexible_arm_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa8711f5bd68d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa595aec7ffc0
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

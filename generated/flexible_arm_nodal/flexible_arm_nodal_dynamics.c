@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa8711f5bd68d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa595aec7ffc0
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa8711f5bd68d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa595aec7ffc0
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -67,4 +67,4 @@ const mb_springs flexible_arm_nodal_springs = {0, NULL};
 
 extern const mb_model flexible_arm_nodal_model;
 const mb_model flexible_arm_nodal_model = {3, 3, 3, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0xedda61639bb3
+#if GIMBAL_SET_ID != 0xca426accaef5
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "gimbal_dynamics.h"
 
-#if GIMBAL_SET_ID != 0xedda61639bb3
+#if GIMBAL_SET_ID != 0xca426accaef5
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,4 +63,4 @@ const mb_springs gimbal_springs = {0, NULL};
 
 extern const mb_model gimbal_model;
 const mb_model gimbal_model = {2, 5, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x01eeed6285f1
+#if QUADRUPED_SET_ID != 0x28444a0d4619
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

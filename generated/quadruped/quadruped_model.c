@@ -8,7 +8,7 @@
 
 #include "quadruped_dynamics.h"
 
-#if QUADRUPED_SET_ID != 0x01eeed6285f1
+#if QUADRUPED_SET_ID != 0x28444a0d4619
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -115,4 +115,4 @@ const mb_springs quadruped_springs = {0, NULL};
 
 extern const mb_model quadruped_model;
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

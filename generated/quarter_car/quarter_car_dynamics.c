@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x1702e4002a9a
+#if QUARTER_CAR_SET_ID != 0xf6aa9d8afacf
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0xbb4bd9cff842
+#if SPACE_ROBOT_SET_ID != 0x0486d4c096f4
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,4 +86,4 @@ const mb_springs space_robot_springs = {0, NULL};
 
 extern const mb_model space_robot_model;
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, 0.0}};
+  {0.0, 0.0, 0.0}, NULL};

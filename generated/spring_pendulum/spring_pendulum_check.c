@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "spring_pendulum_dynamics.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xfab389b5cc62
+#if SPRING_PENDULUM_SET_ID != 0xa6f7fae33ebc
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "spring_pendulum_dynamics.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xfab389b5cc62
+#if SPRING_PENDULUM_SET_ID != 0xa6f7fae33ebc
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -68,4 +68,4 @@ const mb_springs spring_pendulum_springs = {3, spring};
 
 extern const mb_model spring_pendulum_model;
 const mb_model spring_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

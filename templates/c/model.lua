@@ -72,7 +72,7 @@ return function(d)
   b("extern const mb_model ", d.prefix, "_model;")
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")
-  b("  {", table.concat(rt.gravity, ", "), "}};")
+  b("  {", table.concat(rt.gravity, ", "), "}, ", rt.flex and "&flex" or "NULL", "};")
   if (d.nc or 0) > 0 then
     b("")
     b("/* The loop joints (runtime/mb.h \"Closed loops\") and the independent rows kept. */")

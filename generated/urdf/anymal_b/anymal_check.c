@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xb0ca58c98c86
+#if ANYMAL_SET_ID != 0x9b57b62c35d3
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

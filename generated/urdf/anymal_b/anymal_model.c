@@ -8,7 +8,7 @@
 
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0xb0ca58c98c86
+#if ANYMAL_SET_ID != 0x9b57b62c35d3
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -115,4 +115,4 @@ const mb_springs anymal_springs = {0, NULL};
 
 extern const mb_model anymal_model;
 const mb_model anymal_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

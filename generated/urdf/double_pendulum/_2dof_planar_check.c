@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xc041d5840676
+#if _2DOF_PLANAR_SET_ID != 0x513830bfa904
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

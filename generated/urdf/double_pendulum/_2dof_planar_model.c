@@ -8,7 +8,7 @@
 
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xc041d5840676
+#if _2DOF_PLANAR_SET_ID != 0x513830bfa904
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,4 +63,4 @@ const mb_springs _2dof_planar_springs = {0, NULL};
 
 extern const mb_model _2dof_planar_model;
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x592a2e5a6638
+#if HYQ_SET_ID != 0x45fac8d20b5f
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if HYQ_SET_ID != 0x592a2e5a6638
+#if HYQ_SET_ID != 0x45fac8d20b5f
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

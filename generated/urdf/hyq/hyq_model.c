@@ -8,7 +8,7 @@
 
 #include "hyq_dynamics.h"
 
-#if HYQ_SET_ID != 0x592a2e5a6638
+#if HYQ_SET_ID != 0x45fac8d20b5f
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -115,4 +115,4 @@ const mb_springs hyq_springs = {0, NULL};
 
 extern const mb_model hyq_model;
 const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

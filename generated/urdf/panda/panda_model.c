@@ -8,7 +8,7 @@
 
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0xa21c6675bee8
+#if PANDA_SET_ID != 0xca67b34ac1b3
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,4 +96,4 @@ const mb_springs panda_springs = {0, NULL};
 
 extern const mb_model panda_model;
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

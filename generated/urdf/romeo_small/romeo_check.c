@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0xf7437c065017
+#if ROMEO_SET_ID != 0x83f764ffa039
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

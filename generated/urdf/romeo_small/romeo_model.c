@@ -8,7 +8,7 @@
 
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0xf7437c065017
+#if ROMEO_SET_ID != 0x83f764ffa039
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -209,4 +209,4 @@ const mb_springs romeo_springs = {0, NULL};
 
 extern const mb_model romeo_model;
 const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x471d97f08935
+#if SIMPLE_HUMANOID_SET_ID != 0xc27de76eb821
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "simple_humanoid_dynamics.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x471d97f08935
+#if SIMPLE_HUMANOID_SET_ID != 0xc27de76eb821
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -196,4 +196,4 @@ const mb_springs simple_humanoid_springs = {0, NULL};
 
 extern const mb_model simple_humanoid_model;
 const mb_model simple_humanoid_model = {30, 36, 35, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x3b9aef7ee2b4
+#if SOLO_SET_ID != 0x06bf1bcc023e
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

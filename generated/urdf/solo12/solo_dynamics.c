@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0x3b9aef7ee2b4
+#if SOLO_SET_ID != 0x06bf1bcc023e
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

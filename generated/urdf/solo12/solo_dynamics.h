@@ -50,7 +50,7 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x3b9aef7ee2b4
+#define SOLO_SET_ID 0x06bf1bcc023e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 

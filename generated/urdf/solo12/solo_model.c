@@ -8,7 +8,7 @@
 
 #include "solo_dynamics.h"
 
-#if SOLO_SET_ID != 0x3b9aef7ee2b4
+#if SOLO_SET_ID != 0x06bf1bcc023e
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -115,4 +115,4 @@ const mb_springs solo_springs = {0, NULL};
 
 extern const mb_model solo_model;
 const mb_model solo_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};

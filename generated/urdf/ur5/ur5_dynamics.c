@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if UR5_SET_ID != 0xed29e7255656
+#if UR5_SET_ID != 0xfb7c27cf84a3
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "ur5_dynamics.h"
 
-#if UR5_SET_ID != 0xed29e7255656
+#if UR5_SET_ID != 0xfb7c27cf84a3
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -80,4 +80,4 @@ const mb_springs ur5_springs = {0, NULL};
 
 extern const mb_model ur5_model;
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}};
+  {0.0, 0.0, -9.81}, NULL};
