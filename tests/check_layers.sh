@@ -10,13 +10,14 @@ dir=${1:?usage: check_layers.sh GENERATOR_DIR}
 declare -A may=(
   [base]=""
   [model]="base"
+  [modal]="base model"
   [urdf]="base model"
   [load]="base model urdf"
-  [topology]="base model"
+  [topology]="base model modal"
   [sym]="base"
   [lua]="base sym"
-  [emit]="base model load topology sym lua"
-  [cli]="base model urdf load topology sym lua emit"
+  [emit]="base model modal load topology sym lua"
+  [cli]="base model modal urdf load topology sym lua emit"
 )
 # Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/).
 declare -A outside=(
