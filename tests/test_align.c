@@ -179,6 +179,15 @@ typedef struct pair {
   void *bo, *ba;
 } pair;
 
+/* x ← blockdiag(R, R) x for a spatial vector (R row-major). */
+static void rotate6(const double R[9], double x[6]) {
+  double y[6];
+  for (int h = 0; h < 6; h += 3)
+    for (int k = 0; k < 3; k++)
+      y[h + k] = R[3 * k] * x[h] + R[3 * k + 1] * x[h + 1] + R[3 * k + 2] * x[h + 2];
+  memcpy(x, y, sizeof y);
+}
+
 /* The aligned runtime model: the original one with XT, axis = e_k and inertia from `al`. */
 static void set_aligned_arrays(pair *P) {
   for (int i = 1; i <= P->t->nb; i++) {
@@ -191,6 +200,14 @@ static void set_aligned_arrays(pair *P) {
     P->ra.inertia[10 * i] = b->I.m;
     memcpy(P->ra.inertia + 10 * i + 1, b->I.h, sizeof b->I.h);
     memcpy(P->ra.inertia + 10 * i + 4, b->I.I, sizeof b->I.I);
+  }
+  /* flexible bodies: the modal coupling (force columns in the body's frame) rotates with R_i,
+   * an attachment shape (motion columns in the parent's frame) with R_λ */
+  for (int i = 1, e = 0, ps = 0; P->ra.model.flex && i <= P->t->nb; i++) {
+    int nm = P->t->body[i].nm, p = P->t->body[i].parent, np = P->t->body[p].nm;
+    for (int c = 0; c < nm; c++) rotate6(P->al.body[i].R, P->ra.Mc + 6 * (e + c));
+    for (int c = 0; c < np; c++) rotate6(P->al.body[p].R, P->ra.Psi + ps + 6 * c);
+    e += nm, ps += 6 * np;
   }
 }
 

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x633581b713e7
+#if FLEXIBLE_ARM_SET_ID != 0x075d549fd988
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -49,12 +49,36 @@ static const double inertia[30] = {
   2.16, 1.08, 0.0, 0.0, 0.0, 0.7200000000000001, 0.7200000000000001, 0.0, 0.0, 0.0,
 };
 
+/* Flexible bodies (runtime/mb.h mb_flex): modes per body, then the modal coupling, mass,
+   stiffness and damping, and the attachment shapes, packed body after body. */
+static const int nm[3] = {
+  0, 0, 3,
+};
+static const double flex_Mc[18] = {
+  0.0, 0.0, 0.6143318032067037, 0.0, 0.8456310965227959, 0.0,
+  0.0, 0.0, -0.09802812983729788, 0.0, -0.4686507667195767, 0.0,
+  0.0, 0.0, 0.03500968431932399, 0.0, 0.2747793206153942, 0.0,
+};
+static const double flex_Me[9] = {
+  0.54, 0.0, 0.0, 0.0, 0.54, 0.0,
+  0.0, 0.0, 0.54,
+};
+static const double flex_K[9] = {
+  923.0564648350222, 0.0, 0.0, 0.0, 36252.071782331725, 0.0,
+  0.0, 0.0, 284222.12122389505,
+};
+static const double flex_D[9] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL};
+
 /* The initial state (flexible_arm_dynamics.h). */
 const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
-  0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
 };
 const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
-  0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
@@ -62,5 +86,5 @@ extern const mb_springs flexible_arm_springs;
 const mb_springs flexible_arm_springs = {0, NULL};
 
 extern const mb_model flexible_arm_model;
-const mb_model flexible_arm_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+const mb_model flexible_arm_model = {2, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
+  {0.0, 0.0, -9.81}, &flex};

@@ -44,13 +44,13 @@
 extern "C" {
 #endif
 
-#define FLEXIBLE_ARM_NODAL_NQ 3 /* position coordinates */
-#define FLEXIBLE_ARM_NODAL_NV 3 /* velocity coordinates */
+#define FLEXIBLE_ARM_NODAL_NQ 5 /* position coordinates */
+#define FLEXIBLE_ARM_NODAL_NV 5 /* velocity coordinates */
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xa595aec7ffc0
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x0e754c2564a3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -62,10 +62,8 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_HAVE_CRBA 1
 #define FLEXIBLE_ARM_NODAL_HAVE_CRBA_FD 1
 #define FLEXIBLE_ARM_NODAL_HAVE_ABA 1
-#define FLEXIBLE_ARM_NODAL_HAVE_MINV 1
 #define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FK 1
-#define FLEXIBLE_ARM_NODAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ];
@@ -105,17 +103,11 @@ int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
-int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
-
 /* joint wrenches [torque; force] of parent on child, in each joint frame */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
-
-/* forward dynamics and joint wrenches by the constraint force algorithm */
-int flexible_arm_nodal_cfa(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa595aec7ffc0
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x0e754c2564a3
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -20,10 +20,10 @@ static const mb_joint_type jtype[4] = {
   MB_JOINT_FIXED, MB_JOINT_REVOLUTE, MB_JOINT_REVOLUTE, MB_JOINT_REVOLUTE,
 };
 static const int iq[4] = {
-  0, 0, 1, 2,
+  0, 0, 1, 4,
 };
 static const int iv[4] = {
-  0, 0, 1, 2,
+  0, 0, 1, 4,
 };
 static const double XTE[36] = {
   1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
@@ -53,12 +53,36 @@ static const double inertia[40] = {
   0.5, 0.02, 0.0, 0.0, 0.000225, 0.0011791666666666667, 0.0011791666666666667, 0.0, 0.0, 0.0,
 };
 
+/* Flexible bodies (runtime/mb.h mb_flex): modes per body, then the modal coupling, mass,
+   stiffness and damping, and the attachment shapes, packed body after body. */
+static const int nm[4] = {
+  0, 0, 2, 0,
+};
+static const double flex_Mc[12] = {
+  0.0, 0.0, 0.6799046751333333, 0.0, 0.8729834399999999, 0.0,
+  0.0, 0.0, 0.029710801266666698, 0.0, -0.36889128000000004, 0.0,
+};
+static const double flex_Me[4] = {
+  0.6156560766381021, 0.147295719218678, 0.147295719218678, 0.8511503097610915,
+};
+static const double flex_K[4] = {
+  923.0564648114698, 0.0, 0.0, 36252.07178312948,
+};
+static const double flex_D[4] = {
+  0.4767917219853641, 0.0, 0.0, 3.51327559418841,
+};
+static const double flex_Psi[12] = {
+  0.0, 0.0, 1.376505, 0.0, -0.3765050000000001, 0.0,
+  0.0, 0.0, 4.780778, 0.0, -3.7807779999999998, 0.0,
+};
+static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi};
+
 /* The initial state (flexible_arm_nodal_dynamics.h). */
 const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
-  0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
 };
 const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
-  0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
@@ -66,5 +90,5 @@ extern const mb_springs flexible_arm_nodal_springs;
 const mb_springs flexible_arm_nodal_springs = {0, NULL};
 
 extern const mb_model flexible_arm_nodal_model;
-const mb_model flexible_arm_nodal_model = {3, 3, 3, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+const mb_model flexible_arm_nodal_model = {3, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
+  {0.0, 0.0, -9.81}, &flex};

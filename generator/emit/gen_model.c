@@ -25,6 +25,68 @@ static void push_xform(lua_State *L, const mbg_xform *X) {
   lua_setfield(L, -2, "r");
 }
 
+/* A spatial vector at tree body i's original origin, in its original axes, re-expressed at its
+ * working frame's origin in working axes (Yo: E, r the working origin in original coordinates):
+ * a motion [ω; v] becomes [E ω; E (v + ω × r)], a force [n; f] becomes [E (n − r × f); E f]. */
+static void working_vector(const mbg_gen *g, int i, const double x[6], int force, double out[6]) {
+  const mbg_xform *Y = &g->dh.body[i].Yo;
+  const double *r = Y->r;
+  double a[3] = {x[0], x[1], x[2]}, b[3] = {x[3], x[4], x[5]};
+  const double *u = force ? b : a; /* the moving part: r × f or ω × r */
+  double c[3] = {r[1] * u[2] - r[2] * u[1], r[2] * u[0] - r[0] * u[2], r[0] * u[1] - r[1] * u[0]};
+  for (int k = 0; k < 3; k++) {
+    if (force) a[k] -= c[k];
+    else b[k] -= c[k]; /* ω × r = −(r × ω) */
+  }
+  for (int k = 0; k < 3; k++) {
+    out[k] = Y->E[3 * k] * a[0] + Y->E[3 * k + 1] * a[1] + Y->E[3 * k + 2] * a[2];
+    out[3 + k] = Y->E[3 * k] * b[0] + Y->E[3 * k + 1] * b[1] + Y->E[3 * k + 2] * b[2];
+  }
+}
+
+/* n columns of 6 as a list of 6-vectors in body i's working frame. */
+static void push_columns(const mbg_gen *g, lua_State *L, int i, const double *x, int n, int force) {
+  lua_createtable(L, n, 0);
+  for (int c = 0; c < n; c++) {
+    double w[6];
+    working_vector(g, i, x + 6 * c, force, w);
+    push_numbers(L, w, 6);
+    lua_rawseti(L, -2, c + 1);
+  }
+}
+
+/* An n × n row-major matrix as a list of rows. */
+static void push_matrix(lua_State *L, const double *A, int n) {
+  lua_createtable(L, n, 0);
+  for (int r = 0; r < n; r++) {
+    push_numbers(L, A + (size_t)n * (size_t)r, n);
+    lua_rawseti(L, -2, r + 1);
+  }
+}
+
+/* A flexible body's modes (docs/templates.md "The model table"): nm, and with nm > 0 the
+ * coupling Mc (nm force columns), Me, K, D (rows); a joint on a flexible parent: Psi (nm of the
+ * parent motion columns, in the parent's working frame). */
+static void push_modal(mbg_gen *g, lua_State *L, int i) {
+  const mbg_tree_body *b = &g->topo->body[i];
+  int np = g->topo->body[b->parent].nm;
+  mbg_lua_set_int(L, "nm", b->nm);
+  if (b->nm > 0) {
+    push_columns(g, L, i, b->modal.Mc, b->nm, 1);
+    lua_setfield(L, -2, "Mc");
+    push_matrix(L, b->modal.Mee, b->nm);
+    lua_setfield(L, -2, "Me");
+    push_matrix(L, b->modal.K, b->nm);
+    lua_setfield(L, -2, "K");
+    push_matrix(L, b->modal.D, b->nm);
+    lua_setfield(L, -2, "D");
+  }
+  if (b->parent > 0 && np > 0) {
+    push_columns(g, L, b->parent, b->psi, np, 0);
+    lua_setfield(L, -2, "Psi");
+  }
+}
+
 /* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */
 static void push_body(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
@@ -70,6 +132,7 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   lua_setfield(L, -2, "sin_theta");
   push_xform(L, &w->Yo);
   lua_setfield(L, -2, "Yo");
+  push_modal(g, L, i);
 }
 
 static void push_ints(lua_State *L, const int *x, int n) {

@@ -134,6 +134,18 @@ static void push_rt(mbg_gen *g, lua_State *L) {
   set_doubles(L, "axis", m->axis, 3 * n);
   set_doubles(L, "pitch", m->pitch, n);
   set_doubles(L, "inertia", m->inertia, 10 * n);
+  if (m->flex) { /* rt.flex: the packed modal arrays (mb.h mb_flex) */
+    int ne = (int)mb_flex_count(m, 0), ne2 = (int)mb_flex_count(m, 1), nps = 0;
+    for (int i = 1; i < n; i++) nps += 6 * m->flex->nm[m->parent[i]];
+    lua_createtable(L, 0, 6);
+    set_ints(L, "nm", m->flex->nm, n);
+    set_doubles(L, "Mc", m->flex->Mc, 6 * ne);
+    set_doubles(L, "Me", m->flex->Me, ne2);
+    set_doubles(L, "K", m->flex->K, ne2);
+    set_doubles(L, "D", m->flex->D, ne2);
+    set_doubles(L, "Psi", m->flex->Psi, nps);
+    lua_setfield(L, -2, "flex");
+  }
   lua_setfield(L, -2, "rt");
 }
 

@@ -38,12 +38,39 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
   return 0;
 }
 
-/* Say what the generated functions leave out of the model. */
-static void notes(const mbg_gen *g, FILE *err) {
-  for (int b = 1; b < g->model->nbodies; b++)
-    if (g->model->bodies[b].flex)
-      fprintf(err, "%s: note: flexible body '%s' is generated as rigid (flexible dynamics are "
-                   "not generated yet)\n", g->opts->model_path, g->model->bodies[b].name);
+/* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
+static const char *const flex_missing[] = {"minv", "cfa", NULL};
+
+/* The first tree body with modes, 0 if none. */
+static int flexible_body(const mbg_gen *g) {
+  for (int i = 1; i <= g->topo->nb; i++)
+    if (g->topo->body[i].nm > 0) return i;
+  return 0;
+}
+
+/* Leave out of the defaults (a note) or refuse on request (an error, returns 1) what is not
+ * generated for flexible bodies yet. */
+static int flex_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
+  int f = flexible_body(g);
+  if (!f) return 0;
+  const char *body = g->model->bodies[g->topo->body[f].model_body].name;
+  for (int k = 0; k < *n; k++)
+    for (int j = 0; flex_missing[j]; j++) {
+      if (strcmp(names[k], flex_missing[j]) != 0) continue;
+      if (g->opts->functions) {
+        fprintf(err, "%s: error: --functions %s: %s is not generated for models with flexible "
+                     "bodies yet ('%s' has modes)\n", g->opts->model_path, names[k], names[k], body);
+        return 1;
+      }
+      fprintf(err, "%s: note: %s is not generated: not yet for models with flexible bodies ('%s' "
+                   "has modes)\n", g->opts->model_path, names[k], body);
+      free(names[k]);
+      for (int i = k; i + 1 < *n; i++) names[i] = names[i + 1];
+      names[--*n] = NULL;
+      k--;
+      break;
+    }
+  return 0;
 }
 
 /* The largest array of the generated interface: an nv × nv matrix or a pose per body, 12 (nb + 1)
@@ -110,7 +137,6 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
             g->opts->model_path);
     return 1;
   }
-  notes(g, err);
   if (mbg_gen_push_model(g) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
   return 0;
@@ -200,7 +226,8 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++)
       if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
   }
-  if (n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
+  if (flex_functions(g, names, &n, err)) rc = 1;
+  if (rc == 0 && n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
     for (int j = 0; j < k; j++)
       if (strcmp(names[j], names[k]) == 0)

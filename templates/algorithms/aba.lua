@@ -23,40 +23,82 @@ local A = {
   },
 }
 
--- The backward pass from the RNEA's forward pass (T, X, pA at q̈ = 0): the articulated inertias,
--- each joint's factors jt[i] (U, D = L diag Lᵀ, W, Ia) and innovations u[i]. each(i, jt_i), if
--- given, runs once per body after its factors and before its parent's (fd_loops sweeps its
--- constraint rows there).
-function A.backward(T, X, pA, each)
+-- The backward pass from the RNEA's forward pass (T, X, pA at q̈ = 0, and pe, the modal forces
+-- of the flexible bodies at q̈ = 0): the articulated inertias, each joint's factors jt[i] (U,
+-- D = L diag Lᵀ, W, Ia) and innovations u[i]. each(i, jt_i), if given, runs once per body after
+-- its factors and before its parent's (fd_loops sweeps its constraint rows there). A flexible
+-- body carries the coupling PC and modal block PE of its articulated modal inertia; a child
+-- passes A = λX*_i Ia iXλ and F = λX*_i pa to its section: PC_λ += A Ψ_i, PE_λ += Ψ_iᵀ A Ψ_i,
+-- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7).
+function A.backward(T, X, pA, each, pe)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
-  for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
+  local PC, PE = {}, {}
+  pe = pe or {}
+  for _, b in ipairs(T) do
+    IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) }
+    if b.nm > 0 then
+      PC[b.i], PE[b.i] = {}, {}
+      for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
+    end
+  end
   for i = #T, 1, -1 do
     local b, p = T[i], T[i].parent
     IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
     -- U = IA S;  D = Sᵀ U (pivots against R_i);  W = D⁻¹ Uᵀ;  u = τ − Sᵀ pA
-    jt[i] = J.articulated(b, IA[i], R[i])
-    u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+    if b.nm > 0 then
+      for c = 1, b.nm do
+        PC[i][c] = sp.name(PC[i][c], "PC" .. (c - 1) .. "_" .. b.name)
+        PE[i][c] = sp.name(PE[i][c], "PE" .. (c - 1) .. "_" .. b.name)
+      end
+      jt[i] = J.articulated_modal(b, IA[i], PC[i], PE[i], R[i])
+      local ut = sp.sub(J.read(b, "tau"), J.ST(b, pA[i]))
+      for c, x in ipairs(sp.sub(J.read_modes(b, "tau"), pe[i])) do ut[b.nv + c] = x end
+      u[i] = J.name(ut, "u", b)
+    else
+      jt[i] = J.articulated(b, IA[i], R[i])
+      u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+    end
     if each then each(i, jt[i]) end
     if p > 0 then
-      -- R_λ += the lock terms of i weighted by base_i / d_i
-      J.amplify(R[p], T[p], X[i], jt[i], base[i])
+      -- R_λ += the lock terms of i weighted by base_i / d_i (rigid bodies)
+      if b.nm == 0 then J.amplify(R[p], T[p], X[i], jt[i], base[i]) end
       -- pa = pA + U D⁻¹ u;  IA_λ += λX*_i Ia iXλ;  pA_λ += λX*_i pa
       local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
-      IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))
-      pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
+      local A6 = sp.M6_to_parent(X[i], jt[i].Ia)
+      local F = sp.XT_fv(X[i], pa)
+      IA[p] = sp.M6_add(IA[p], A6)
+      pA[p] = sp.add(pA[p], F)
+      if b.Psi then
+        local AP = {}
+        for c, col in ipairs(b.Psi) do
+          AP[c] = sp.M6_mv(A6, col)
+          PC[p][c] = sp.add(PC[p][c], AP[c])
+        end
+        for r, col in ipairs(b.Psi) do
+          for c = 1, #b.Psi do PE[p][r][c] = PE[p][r][c] + sp.dot(col, AP[c]) end
+        end
+        pe[p] = sp.add(pe[p], J.cols_T(b.Psi, F))
+      end
     end
   end
   return jt, u
 end
 
--- The forward pass: a' = iXλ Δa_λ;  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil: zero).
--- Returns q̈ (per body) and Δa, named prefix_<body>.
+-- The forward pass: a' = iXλ (Δa_λ + Ψ q̈_η,λ);  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil:
+-- zero; a flexible body's q̈ lists its joint's then its modes'). Returns q̈ (per body) and Δa,
+-- named prefix_<body>.
 function A.forward(T, X, jt, u, prefix)
   local da, qdd = { [0] = sp.zeros(6) }, {}
   for _, b in ipairs(T) do
     local i = b.i
-    local ap = sp.X_mv(X[i], da[b.parent])
-    qdd[i] = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv), J.W_mv(jt[i], ap))
+    local dp = da[b.parent]
+    if b.Psi then
+      local P, eta = T[b.parent], {}
+      for c = 1, P.nm do eta[c] = qdd[P.i][P.nv + c] end
+      dp = J.cols_mv(b.Psi, eta, { table.unpack(dp) })
+    end
+    local ap = sp.X_mv(X[i], dp)
+    qdd[i] = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv + b.nm), J.W_mv(jt[i], ap))
     da[i] = J.name(sp.add(ap, J.S_mv(b, qdd[i])), prefix, b)
   end
   return qdd, da
@@ -64,11 +106,11 @@ end
 
 function A.build(model)
   -- v_i, pA_i = I_i a0_i + v_i ×* I_i v_i: the RNEA's forward pass at q̈ = 0
-  local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u = A.backward(T, X, pA)
+  local T, X, _, pA, _, _, pe = rnea.forward(model, "v", nil)
+  local jt, u = A.backward(T, X, pA, nil, pe)
   local qdd = A.forward(T, X, jt, u, "da")
   for _, b in ipairs(T) do
-    for k = 1, b.nv do sym.output("qdd", b.iv + k - 1, qdd[b.i][k]) end
+    for k = 1, b.nv + b.nm do sym.output("qdd", b.iv + k - 1, qdd[b.i][k]) end
   end
 end
 

@@ -15,38 +15,91 @@ local C = {
   },
 }
 
--- M as rows M[r][c] (1-based dofs), both triangles; structural zeros are 0.
-function C.mass_matrix(model)
-  local T, nv = J.tree(model), model.nv
-  local X, IC, M = {}, {}, {}
-  for r = 1, nv do M[r] = sp.zeros(nv) end
-  for _, b in ipairs(T) do X[b.i], IC[b.i] = J.Xup(b), b.I end
-  -- IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ
-  for i = #T, 1, -1 do
-    local p = T[i].parent
-    IC[i] = J.name(IC[i], "IC", T[i])
-    if p > 0 then IC[p] = sp.I_add(IC[p], sp.I_to_parent(X[i], IC[i])) end
+-- Composite inertias: IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ. A flexible body also
+-- has the coupling PC (nm columns) and modal block PE of its composite modal inertia: PC = Mc,
+-- PE = Me, and a child locked to it moves with its section, so with A = λX*_i IC_i iXλ:
+-- PC_λ += A Ψ_i,  PE_λ += Ψ_iᵀ A Ψ_i (Jain & Rodriguez 1990, §5, eq. 5.5).
+local function composites(T, X)
+  local IC, PC, PE = {}, {}, {}
+  for _, b in ipairs(T) do
+    IC[b.i] = b.I
+    if b.nm > 0 then
+      PC[b.i], PE[b.i] = {}, {}
+      for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
+    end
   end
-  -- M_ji = M_ijᵀ = S_jᵀ F for j = i and every ancestor j of i
-  local function block(j, i, F)
-    for r, Sr in ipairs(j.S) do
-      for c = 1, #F do
-        local x = sp.dot(Sr, F[c])
-        M[j.iv + r][i.iv + c], M[i.iv + c][j.iv + r] = x, x
+  for i = #T, 1, -1 do
+    local b, p = T[i], T[i].parent
+    IC[i] = J.name(IC[i], "IC", b)
+    for c = 1, b.nm do
+      PC[i][c] = sp.name(PC[i][c], "PC" .. (c - 1) .. "_" .. b.name)
+      PE[i][c] = sp.name(PE[i][c], "PE" .. (c - 1) .. "_" .. b.name)
+    end
+    if p > 0 then
+      local A = sp.I_to_parent(X[i], IC[i])
+      IC[p] = sp.I_add(IC[p], A)
+      if b.Psi then
+        local AP = {}
+        for c, col in ipairs(b.Psi) do
+          AP[c] = sp.I_mv(A, col)
+          PC[p][c] = sp.add(PC[p][c], AP[c])
+        end
+        for r, col in ipairs(b.Psi) do
+          for c = 1, #b.Psi do PE[p][r][c] = PE[p][r][c] + sp.dot(col, AP[c]) end
+        end
       end
     end
   end
-  for _, b in ipairs(T) do
-    -- F = IC_i S_i;  M_ii = S_iᵀ F
-    local F = {}
-    for c, Sc in ipairs(b.S) do F[c] = sp.I_mv(IC[b.i], Sc) end
-    block(b, b, F)
-    -- while λ(j) ≠ 0:  F = λX*_j F;  j = λ(j);  M_ji = S_jᵀ F
+  return IC, PC, PE
+end
+
+-- M as rows M[r][c] (1-based dofs), both triangles; structural zeros are 0.
+function C.mass_matrix(model)
+  local T, nv = J.tree(model), model.nv
+  local X, M = {}, {}
+  for r = 1, nv do M[r] = sp.zeros(nv) end
+  for _, b in ipairs(T) do X[b.i] = J.Xup(b) end
+  local IC, PC, PE = composites(T, X)
+  local function set(r, c, x) M[r][c], M[c][r] = x, x end
+  -- M_jc = S_jᵀ F for body j's joint, F the force of column c (cols[k] the column of F[k])
+  local function block(j, cols, F)
+    for r, Sr in ipairs(j.S) do
+      for k = 1, #F do set(j.iv + r, cols[k], sp.dot(Sr, F[k])) end
+    end
+  end
+  -- the rows of every ancestor: while λ(j) ≠ 0:  F = λX*_j F;  j = λ(j);  M_jc = S_jᵀ F, and
+  -- the modes of a flexible λ(j): Ψ_jᵀ F
+  local function up(b, cols, F)
     local j = b
     while j.parent > 0 do
-      for c = 1, #F do F[c] = sp.XT_fv(X[j.i], F[c]) end
+      for k = 1, #F do F[k] = sp.XT_fv(X[j.i], F[k]) end
+      if j.Psi then
+        for k = 1, #F do
+          for r, x in ipairs(J.cols_T(j.Psi, F[k])) do set(T[j.parent].ie + r, cols[k], x) end
+        end
+      end
       j = T[j.parent]
-      block(j, b, F)
+      block(j, cols, F)
+    end
+  end
+  for _, b in ipairs(T) do
+    -- F = IC_i S_i;  M_ii = S_iᵀ F;  a flexible body's modal rows: PCᵀ S_i
+    local F, cols = {}, {}
+    for c, Sc in ipairs(b.S) do
+      F[c], cols[c] = sp.I_mv(IC[b.i], Sc), b.iv + c
+      for r = 1, b.nm do set(b.ie + r, b.iv + c, sp.dot(PC[b.i][r], Sc)) end
+    end
+    block(b, cols, F)
+    up(b, cols, F)
+    -- its modes: F = PC e_c, M_ηη = PE
+    if b.nm > 0 then
+      local Fm, cm = {}, {}
+      for c = 1, b.nm do
+        Fm[c], cm[c] = { table.unpack(PC[b.i][c]) }, b.ie + c
+        for r = 1, b.nm do set(b.ie + r, b.ie + c, PE[b.i][r][c]) end
+      end
+      block(b, cm, Fm)
+      up(b, cm, Fm)
     end
   end
   return M

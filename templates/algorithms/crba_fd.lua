@@ -23,14 +23,15 @@ return {
     local X = {}
     for _, b in ipairs(T) do X[b.i] = J.Xup(b) end
     local base_of, base, R = J.base_references(T, X), {}, {}
-    -- λ(k): the previous dof of the same joint, else the last dof of the parent body (0: none)
+    -- λ(k): the previous dof of the same body, else the last dof of the parent body (0: none)
     local lam, body = {}, {}
+    -- (a flexible body's modes follow its joint's dofs; their base reference is M's diagonal)
     for _, b in ipairs(T) do
-      for c = 1, b.nv do
+      for c = 1, b.nv + b.nm do
         local p = T[b.parent]
-        lam[b.iv + c] = (c > 1) and b.iv + c - 1 or (p and p.iv + p.nv or 0)
+        lam[b.iv + c] = (c > 1) and b.iv + c - 1 or (p and p.iv + p.nv + p.nm or 0)
         body[b.iv + c] = b
-        base[b.iv + c] = base_of[b.i][c]
+        base[b.iv + c] = c <= b.nv and base_of[b.i][c] or M[b.iv + c][b.iv + c]
         R[b.iv + c] = base[b.iv + c]
       end
     end

@@ -14,6 +14,10 @@
 --   theta, cz, sz   θ0 and its cosine and sine
 --   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis)
 --   Yo       constant transform, original body frame → working frame (fext, wrenches, poses)
+--   nm, iqe, ie      modes of a flexible body and their first q and v index (0-based); with
+--                    nm > 0 also Mc (nm force columns), Me, K, D (nm × nm rows) in its frame
+--   Psi      a joint on a flexible parent: the parent section's motion per unit modal rate
+--            (nm(parent) motion columns, the parent's working frame)
 -- and iXλ = J.Xup(b) = XJ(q_i) XT, kept factored.
 local sp = import "spatial"
 local J = {}
@@ -49,6 +53,12 @@ function J.tree(model)
                 I = copy(m.inertia, 10), theta = m.theta, cz = m.cos_theta, sz = m.sin_theta,
                 Yo = xform(m.Yo) }
     b.S, b.J = J.S(b), sp.second_moment(b.I)
+    -- a flexible body's modes (0-based q and v indices iqe, ie: after the joint's coordinates)
+    b.nm, b.iqe, b.ie = m.nm or 0, m.iq + m.nq, m.iv + m.nv
+    local function cols(x) local c = {}; for k = 1, #x do c[k] = copy(x[k], 6) end; return c end
+    local function rows(x) local c = {}; for k = 1, #x do c[k] = copy(x[k], #x) end; return c end
+    if b.nm > 0 then b.Mc, b.Me, b.K, b.D = cols(m.Mc), rows(m.Me), rows(m.K), rows(m.D) end
+    if m.Psi then b.Psi = cols(m.Psi) end
     T[i] = b
   end
   cache[model] = T
@@ -131,6 +141,30 @@ function J.read(b, name)
   local x = {}
   for c = 1, b.nv do x[c] = name and sym.input(name, b.iv + c - 1) or 0 end
   return x
+end
+
+-- The nm modal entries of body b in the input array `name` (zeros when name is nil); q: η.
+function J.read_modes(b, name)
+  local x = {}
+  local at = name == "q" and b.iqe or b.ie
+  for c = 1, b.nm do x[c] = name and sym.input(name, at + c - 1) or 0 end
+  return x
+end
+
+-- Σ_c cols[c] x[c] (6-vectors) added to m (a 6-vector, returned)
+function J.cols_mv(cols, x, m)
+  m = m or sp.zeros(6)
+  for c, col in ipairs(cols) do
+    for l = 1, 6 do m[l] = m[l] + col[l] * x[c] end
+  end
+  return m
+end
+
+-- colsᵀ f (one value per column)
+function J.cols_T(cols, f)
+  local y = {}
+  for c, col in ipairs(cols) do y[c] = sp.dot(col, f) end
+  return y
 end
 
 -- S x
@@ -224,6 +258,50 @@ function J.articulated(b, IA, R)
     if zero[i] or zero[j] then return 0 end
     local s = IA[sp.at6(i, j)]
     for c = 1, n do s = s - U[c][i] * W[j][c] end
+    return s
+  end)
+  return { U = U, F = F, W = W, Ia = Ia }
+end
+
+-- The articulated-body step of a flexible body b (Jain & Rodriguez 1990, §7, eqs. 7.2-7.3, its
+-- hinge and modal dofs together): the articulated modal inertia [IA, PC; PCᵀ, PE] and the dofs'
+-- map 𝓗ᵀ = [S 0; 0 1] give U = [IA S, PC] (nv + nm 6-vectors), D = [Sᵀ IA S, Sᵀ PC; PCᵀ S, PE]
+-- (factored directly; the references of the modal pivots are D's diagonal), W = D⁻¹ Uᵀ and
+-- Ia = IA − U W, zero where S selects a coordinate (W S = the first nv unit columns).
+function J.articulated_modal(b, IA, PC, PE, R)
+  local U, D, n, d, Rd = {}, {}, b.nv, b.nv + b.nm, {}
+  for c, Sc in ipairs(b.S) do U[c] = J.name(sp.M6_mv(IA, Sc), "U" .. (c - 1), b) end
+  for c = 1, b.nm do U[n + c] = PC[c] end
+  for r = 1, d do
+    D[r] = {}
+    for c = 1, r do
+      if r <= n then D[r][c] = sp.dot(b.S[r], U[c])
+      elseif c <= n then D[r][c] = sp.dot(PC[r - n], b.S[c])
+      else D[r][c] = PE[r - n][c - n] end
+    end
+    Rd[r] = r <= n and R[r] or D[r][r]
+  end
+  local F = sp.ldl(D, d, function(x, l, Rl)
+    sym.pivot(sym.name(x, "D_" .. b.name .. "_" .. (l - 1)), Rl, "joint '" .. b.joint .. "'")
+  end, Rd)
+  local W, zero = {}, {}
+  for l = 1, 6 do
+    local row = {}
+    for c = 1, d do row[c] = U[c][l] end
+    W[l] = sp.ldl_solve(F, row)
+  end
+  for c, Sc in ipairs(b.S) do
+    local nz, at = 0, 0
+    for l = 1, 6 do if Sc[l] ~= 0 then nz, at = nz + 1, l end end
+    if nz == 1 and Sc[at] == 1 then
+      zero[at] = true
+      for c2 = 1, d do W[at][c2] = (c2 == c) and 1 or 0 end
+    end
+  end
+  local Ia = sp.sym6(function(i, j)
+    if zero[i] or zero[j] then return 0 end
+    local s = IA[sp.at6(i, j)]
+    for c = 1, d do s = s - U[c][i] * W[j][c] end
     return s
   end)
   return { U = U, F = F, W = W, Ia = Ia }

@@ -26,18 +26,51 @@ local function bottom(x) return { x[4], x[5], x[6] } end
 -- Accelerations are carried as ω̇ and the classical acceleration a_c = a_v + ω × v of the origin,
 -- with U = ω̇× + ω×ω× (a body point x accelerates as a_c + U x): linear velocities are then only
 -- needed below a joint that translates.
+-- M x for an n × n matrix given as rows
+local function mat_mv(A, x)
+  local y = {}
+  for r, row in ipairs(A) do y[r] = sp.dot(row, x) end
+  return y
+end
+
+-- A flexible body's own forces (Jain & Rodriguez 1990, §4 and §8: the modal mass matrix constant
+-- in the body frame; the Euler-Poincaré equations of ½ [v; η̇]ᵀ M_m [v; η̇]): f_i gains
+-- Mc η̈ + v ×* (Mc η̇), and the modal force is g_i = Mcᵀ a_i + Me η̈ + K η + D η̇ (a_i spatial).
+local function modal_forces(b, f, v, wd, ac, qd, qdd)
+  local ed, edd, eta = J.read_modes(b, qd), J.read_modes(b, qdd), J.read_modes(b, "q")
+  if qdd then f = sp.add(f, J.cols_mv(b.Mc, edd)) end
+  if qd then f = sp.add(f, sp.crf(v, J.cols_mv(b.Mc, ed))) end
+  local wv = sp.cross(top(v), bottom(v))
+  local a = { wd[1], wd[2], wd[3], ac[1] - wv[1], ac[2] - wv[2], ac[3] - wv[3] }
+  local g = sp.add(J.cols_T(b.Mc, a), mat_mv(b.K, eta))
+  if qdd then g = sp.add(g, mat_mv(b.Me, edd)) end
+  if qd then g = sp.add(g, mat_mv(b.D, ed)) end
+  return f, sp.name(g, "g_" .. b.name)
+end
+
 function R.forward(model, qd, qdd, fext)
   local T = J.tree(model)
   local X, v, wd, ac, U, f = {}, { [0] = sp.zeros(6) }, { [0] = sp.zeros(3) }, {}, {}, {}
+  local g = {}
   ac[0], U[0] = bottom(J.a0(model)), sp.zeros(9)
   for _, b in ipairs(T) do
     local i, p = b.i, b.parent
     X[i] = J.Xup(b)
-    -- vJ = S q̇;  v_i = iXλ v_λ + vJ
+    -- vJ = S q̇;  v_i = iXλ ṽ + vJ, ṽ = v_λ + Ψ η̇_λ (the parent's section; v_λ when rigid)
     local vJ, aJ = J.S_mv(b, J.read(b, qd)), J.S_mv(b, J.read(b, qdd))
-    v[i] = J.name(sp.add(sp.X_mv(X[i], v[p]), vJ), "v", b)
+    local vp = v[p]
+    if b.Psi and qd then vp = J.cols_mv(b.Psi, J.read_modes(T[p], qd), { table.unpack(v[p]) }) end
+    v[i] = J.name(sp.add(sp.X_mv(X[i], vp), vJ), "v", b)
     local w = top(v[i])
-    if J.FIXED_ORIGIN[b.type] then
+    if b.Psi then
+      -- a_i = iXλ ã + S q̈ + v_i × vJ, ã = a_λ + Ψ η̈_λ (a_λ spatial: [ω̇_λ; a_c,λ − ω_λ × v_λ])
+      local wv = sp.cross(top(v[p]), bottom(v[p]))
+      local al = { wd[p][1], wd[p][2], wd[p][3],
+                   ac[p][1] - wv[1], ac[p][2] - wv[2], ac[p][3] - wv[3] }
+      if qdd then al = J.cols_mv(b.Psi, J.read_modes(T[p], qdd), al) end
+      local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
+      wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
+    elseif J.FIXED_ORIGIN[b.type] then
       -- ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the origin in λ
       wd[i] = sp.add(sp.add(sp.rot_of(X[i], wd[p]), top(aJ)), sp.cross(w, top(vJ)))
       ac[i] = sp.rot_of(X[i], sp.add(ac[p], sp.mat3_mv(U[p], sp.origin(X[i]))))
@@ -54,28 +87,36 @@ function R.forward(model, qd, qdd, fext)
     -- U_i = ω̇× + ω×ω×;  f_i = I_i a_i + v_i ×* I_i v_i − fext_i = [n; m a_c + U h] − fext_i
     U[i] = sp.U(w, wd[i])
     f[i] = sp.newton_euler_U(b.I, b.J, ac[i], U[i])
+    if b.nm > 0 then f[i], g[i] = modal_forces(b, f[i], v[i], wd[i], ac[i], qd, qdd) end
     if fext then f[i] = sp.sub(f[i], J.fext(b, fext)) end
   end
-  return T, X, v, f, wd, ac
+  return T, X, v, f, wd, ac, g
 end
 
--- The backward pass: τ_i = S_iᵀ f_i;  f_λ += λX*_i f_i. Returns τ (1-based over the dofs); f
--- becomes the joint wrenches.
-function R.backward(T, X, f)
+-- The backward pass: τ_i = S_iᵀ f_i;  f_λ += λX*_i f_i; the modes: τ_η = g_i, and a flexible
+-- parent's g_λ += Ψ_iᵀ λX*_i f_i. Returns τ (1-based over the dofs); f becomes the joint wrenches.
+function R.backward(T, X, f, g)
   local tau = {}
+  g = g or {}
+  for _, b in ipairs(T) do if b.nm > 0 then g[b.i] = g[b.i] or sp.zeros(b.nm) end end
   for i = #T, 1, -1 do
     local b = T[i]
     f[i] = J.name(f[i], "f", b)
     for c, x in ipairs(J.ST(b, f[i])) do tau[b.iv + c] = x end
-    if b.parent > 0 then f[b.parent] = sp.add(f[b.parent], sp.XT_fv(X[i], f[i])) end
+    for c = 1, b.nm do tau[b.ie + c] = g[i][c] end
+    if b.parent > 0 then
+      local F = sp.XT_fv(X[i], f[i])
+      f[b.parent] = sp.add(f[b.parent], F)
+      if b.Psi then g[b.parent] = sp.add(g[b.parent], J.cols_T(b.Psi, F)) end
+    end
   end
   return tau
 end
 
 -- Both passes: τ and the joint wrenches f.
 function R.passes(model, qd, qdd, fext)
-  local T, X, _, f = R.forward(model, qd, qdd, fext)
-  return R.backward(T, X, f), f
+  local T, X, _, f, _, _, g = R.forward(model, qd, qdd, fext)
+  return R.backward(T, X, f, g), f
 end
 
 function R.build(model)

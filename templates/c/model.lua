@@ -63,6 +63,19 @@ return function(d)
   array(b, "double", "axis", rt.axis, 3)
   array(b, "double", "pitch", rt.pitch, 8)
   array(b, "double", "inertia", rt.inertia, 10)
+  if rt.flex then
+    local F = rt.flex
+    b("")
+    b("/* Flexible bodies (runtime/mb.h mb_flex): modes per body, then the modal coupling, mass,")
+    b("   stiffness and damping, and the attachment shapes, packed body after body. */")
+    array(b, "int", "nm", F.nm, 16)
+    for _, name in ipairs({ "Mc", "Me", "K", "D", "Psi" }) do
+      if #F[name] > 0 then array(b, "double", "flex_" .. name, F[name], 6) end
+    end
+    local function ref(name) return #F[name] > 0 and "flex_" .. name or "NULL" end
+    b("static const mb_flex flex = {nm, ", ref("Mc"), ", ", ref("Me"), ", ", ref("K"), ", ",
+      ref("D"), ", ", ref("Psi"), "};")
+  end
   b("")
   b("/* The initial state (", d.prefix, "_dynamics.h). */")
   vector(b, d.prefix .. "_q_initial[" .. d.PREFIX .. "_NQ]", d.q_initial)
