@@ -8,15 +8,15 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x075d549fd988
+#if FLEXIBLE_ARM_SET_ID != 0x501d40260dc4
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const flexible_arm_joint_names[FLEXIBLE_ARM_NJ] = {"shoulder", "elbow"};
 const int flexible_arm_joint_iq[FLEXIBLE_ARM_NJ] = {0, 1};
 const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ] = {0, 1};
-const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV] = {"shoulder", "elbow"};
-const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV] = {0, 1};
+const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV] = {"shoulder", "elbow", "forearm.eta1", "forearm.eta2", "forearm.eta3"};
+const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1] = {"world", "upper_arm", "forearm"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 45 mul, 31 add, 0 div, 0 sqrt, 2 sin/cos. */

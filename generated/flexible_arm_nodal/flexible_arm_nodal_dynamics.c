@@ -8,15 +8,15 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x0e754c2564a3
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xb0f89537fc22
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ] = {"shoulder", "elbow", "wrist"};
 const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 4};
 const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 4};
-const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV] = {"shoulder", "elbow", "wrist"};
-const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV] = {0, 1, 4};
+const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV] = {"shoulder", "elbow", "forearm.eta1", "forearm.eta2", "wrist"};
+const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1] = {"world", "upper_arm", "forearm", "payload"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 81 mul, 65 add, 0 div, 0 sqrt, 4 sin/cos. */

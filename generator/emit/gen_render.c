@@ -236,6 +236,8 @@ static void push_joints(mbg_gen *g, lua_State *L) {
     mbg_lua_set_int(L, "iv", b->iv);
     mbg_lua_set_int(L, "nq", b->nq);
     mbg_lua_set_int(L, "nv", b->nv);
+    mbg_lua_set_int(L, "nm", b->nm); /* the child's modes follow the joint's coordinates */
+    mbg_lua_set_string(L, "body", g->model->bodies[b->model_body].name);
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "joints");

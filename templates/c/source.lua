@@ -30,6 +30,10 @@ return function(d)
       cnames[#cnames + 1] = j.nv == 1 and j.name or (j.name .. "." .. k)
       ciq[#ciq + 1] = (j.nv == 1 and j.nq == 1) and j.iq or -1
     end
+    for k = 1, j.nm do -- a flexible body's modal coordinates: body.eta1, ...
+      cnames[#cnames + 1] = j.body .. ".eta" .. k
+      ciq[#ciq + 1] = j.iq + j.nq + k - 1
+    end
   end
   b("const char *const ", d.prefix, "_coord_names[", P, "_NV] = {", quoted_list(cnames), "};")
   b("const int ", d.prefix, "_coord_iq[", P, "_NV] = {", table.concat(ciq, ", "), "};")
