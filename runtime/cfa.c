@@ -127,6 +127,7 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !tau || !qdd) return MB_EINVAL;
+  if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   int nc = (int)mb_cfa_nc(m);
   ws->singular = 0;
   /* b = rnea(q, v, 0), keeping f(bias) in ws->f;  x = (Sᵀ S)⁻¹ (τ − b) */

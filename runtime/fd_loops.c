@@ -21,6 +21,7 @@ int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_
   if (rc) return rc; /* before m and L are read: either may be NULL */
   int nv = m->nv, nc = L->nc;
   if (!v || !tau || !qdd) return MB_EINVAL;
+  if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   lw->singular = 0, ws->singular = 0;
   /* q̈₀ = M⁻¹ (τ − h) */
   if ((rc = mb_nle(m, ws, q, v, qdd))) return rc;

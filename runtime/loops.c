@@ -133,6 +133,8 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   if (!m || !L) return fail(msg, msgsize, "NULL model or loops", -1);
   if (L->nloops < 0 || (L->nloops > 0 && !L->loop) || L->nc < 0 || (L->nc > 0 && !L->row))
     return fail(msg, msgsize, "bad sizes or NULL arrays", -1);
+  if (L->nloops > 0 && mb_flex_count(m, 0) > 0)
+    return fail(msg, msgsize, "loops in a model with flexible bodies are not supported", -1);
   for (int l = 0; l < L->nloops; l++) {
     const mb_loop *p = &L->loop[l];
     if ((int)p->type < 0 || p->type >= MB_LOOP_TYPE_COUNT) return fail(msg, msgsize, "bad type", l);

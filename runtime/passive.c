@@ -95,6 +95,7 @@ int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, 
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!S || !q || !tau || (S->n > 0 && !S->spring)) return MB_EINVAL;
+  if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   mb_xup(m, ws, q);
   world_transforms(m, ws);
   velocities(m, ws, v);
