@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x501d40260dc4
+#if FLEXIBLE_ARM_SET_ID != 0x4b9d418961c6
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -561,6 +561,103 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
   for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
     if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* inverse of the joint-space inertia matrix by the operator factorization; 34 mul, 21 add, 1 div, 0 sqrt, 2 sin/cos. */
+int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 2.0894770166837833;
+  const double t4 = t3 + 0.07052298331621666;
+  const double t5 = 0.5 * t4;
+  const double t6 = 0.5 * t5;
+  const double IA_upper_arm_14 = t6 + 0.12545;
+  const double t7 = 1.0 / IA_upper_arm_14;
+  const double t8 = t1 * 14.505344941196103;
+  const double t9 = 0.5 * t8;
+  const double t10 = t9 + 0.9999999999999454;
+  const double t11 = t10 * t7;
+  const double t12 = -t11;
+  const double t13 = t1 * -14.936043735810063;
+  const double t14 = 0.5 * t13;
+  const double t15 = t14 + 4.618527782440651e-14;
+  const double t16 = t15 * t7;
+  const double t17 = -t16;
+  const double t18 = t1 * 1.7653353157607419;
+  const double t19 = 0.5 * t18;
+  const double t20 = t19 - 4.9960036108132044e-15;
+  const double t21 = t20 * t7;
+  const double t22 = -t21;
+  const double t23 = t1 * -0.4315707902199699;
+  const double t24 = 0.5 * t23;
+  const double t25 = t24 + 7.494005416219807e-15;
+  const double t26 = t25 * t7;
+  const double t27 = -t26;
+  const double t28 = t1 * 14.505344941196125;
+  const double t29 = 0.5 * t28;
+  const double t30 = 1.0 + t29;
+  const double t31 = t11 * t30;
+  const double t32 = t31 + 962.1495134032016;
+  const double t33 = t16 * t30;
+  const double t34 = t33 - 1094.59082504341;
+  const double t35 = t21 * t30;
+  const double t36 = t35 + 174.66243967181853;
+  const double t37 = t26 * t30;
+  const double t38 = t37 - 62.378797652291226;
+  const double t39 = t1 * -14.9360437358101;
+  const double t40 = 0.5 * t39;
+  const double t41 = t16 * t40;
+  const double t42 = t41 + 1247.1147320785767;
+  const double t43 = t21 * t40;
+  const double t44 = t43 - 198.70498428901917;
+  const double t45 = t26 * t40;
+  const double t46 = 70.96533193258918 + t45;
+  const double t47 = t1 * 1.7653353157607192;
+  const double t48 = 0.5 * t47;
+  const double t49 = t21 * t48;
+  const double t50 = t49 + 33.55894872934857;
+  const double t51 = t26 * t48;
+  const double t52 = t51 - 11.323846065469137;
+  const double t53 = t1 * -0.4315707902199724;
+  const double t54 = 0.5 * t53;
+  const double t55 = t26 * t54;
+  const double t56 = t55 + 5.896040766714265;
+  pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = 5.265453162899184;
+  Minv[0] = t7;
+  Minv[1] = t12;
+  Minv[2] = t17;
+  Minv[3] = t22;
+  Minv[4] = t27;
+  Minv[5] = t12;
+  Minv[6] = t32;
+  Minv[7] = t34;
+  Minv[8] = t36;
+  Minv[9] = t38;
+  Minv[10] = t17;
+  Minv[11] = t34;
+  Minv[12] = t42;
+  Minv[13] = t44;
+  Minv[14] = t46;
+  Minv[15] = t22;
+  Minv[16] = t36;
+  Minv[17] = t44;
+  Minv[18] = t50;
+  Minv[19] = t52;
+  Minv[20] = t27;
+  Minv[21] = t38;
+  Minv[22] = t46;
+  Minv[23] = t52;
+  Minv[24] = t56;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV; k++)
+    if (!isfinite(Minv[k])) return -1;
   return 0;
 }
 

@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x501d40260dc4
+#define FLEXIBLE_ARM_SET_ID 0x4b9d418961c6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -62,6 +62,7 @@ extern "C" {
 #define FLEXIBLE_ARM_HAVE_CRBA 1
 #define FLEXIBLE_ARM_HAVE_CRBA_FD 1
 #define FLEXIBLE_ARM_HAVE_ABA 1
+#define FLEXIBLE_ARM_HAVE_MINV 1
 #define FLEXIBLE_ARM_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_HAVE_FK 1
 
@@ -102,6 +103,9 @@ int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
 int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]);
+
+/* inverse of the joint-space inertia matrix by the operator factorization */
+int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame */
 void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double wrench[6 * (FLEXIBLE_ARM_NB + 1)]);

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xb0f89537fc22
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x6b6fd8f9665e
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,7 +110,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[9] = {
+  result results[10] = {
     {"rnea", 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0},
@@ -118,6 +118,7 @@ int main(void) {
     {"crba", 0, 0, 0, 0},
     {"crba_fd", 0, 0, 0, 0},
     {"aba", 0, 0, 0, 0},
+    {"minv", 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0},
   };
@@ -190,23 +191,32 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[6], ref, out, NV);
     }
+    /* minv */
+    rc = grc = 0;
+    rc = mb_minv(&M, ws, q, ref);
+    grc = flexible_arm_nodal_minv(gq, out);
+    if (grc != rc) results[7].failed_rc = 1;
+    if (rc != 0) results[7].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[7], ref, out, NV * NV);
+    }
     /* joint_wrenches */
     rc = grc = 0;
     mb_joint_wrenches(&M, ws, q, v, a, ref);
     flexible_arm_nodal_joint_wrenches(gq, gv, ga, out);
-    if (grc != rc) results[7].failed_rc = 1;
-    if (rc != 0) results[7].singular++;
+    if (grc != rc) results[8].failed_rc = 1;
+    if (rc != 0) results[8].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[7], ref, out, 6 * (NB + 1));
+      compare(&results[8], ref, out, 6 * (NB + 1));
     }
     /* fk */
     rc = grc = 0;
     mb_fk(&M, ws, q, ref);
     flexible_arm_nodal_fk(gq, out);
-    if (grc != rc) results[8].failed_rc = 1;
-    if (rc != 0) results[8].singular++;
+    if (grc != rc) results[9].failed_rc = 1;
+    if (rc != 0) results[9].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[8], ref, out, 12 * (NB + 1));
+      compare(&results[9], ref, out, 12 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -214,7 +224,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm_nodal", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 9; k++) {
+  for (int k = 0; k < 10; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -227,7 +237,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm_nodal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 9, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -39,7 +39,7 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
 }
 
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
-static const char *const flex_missing[] = {"minv", "cfa", NULL};
+static const char *const flex_missing[] = {"cfa", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
