@@ -84,12 +84,14 @@ static void read_beam(mbg_builder *b, const mbd_item *beam, mbg_body *body, mbg_
       mbg_diag_error(b->d, beam->loc, "the beam needs '%s'", p[k].what);
       continue;
     }
-    if (mbg_eval(b, p[k].it->args->v[0], MBG_NOT_ANGLE, p[k].v) && !(*p[k].v > 0))
-      mbg_diag_error(b->d, p[k].it->loc, "'%s' must be positive (it is %g)", p[k].what, *p[k].v);
+    if (mbg_eval(b, p[k].it->args->v[0], MBG_NOT_ANGLE, p[k].v) &&
+        !(k == 3 ? *p[k].v >= 0 : *p[k].v > 0))
+      mbg_diag_error(b->d, p[k].it->loc, "'%s' must be %s (it is %g)", p[k].what,
+                     k == 3 ? "zero or more" : "positive", *p[k].v);
   }
-  if (modes && nm > 0 && (nm != floor(nm) || nm > 20))
-    mbg_diag_error(b->d, modes->loc, "'modes' must be a whole number from 1 to 20 (it is %g)", nm);
-  f->nmodes = nm > 0 && nm <= 20 ? (int)nm : 0;
+  if (modes && (nm != floor(nm) || nm > 20))
+    mbg_diag_error(b->d, modes->loc, "'modes' must be a whole number from 0 to 20 (it is %g)", nm);
+  f->nmodes = nm >= 0 && nm <= 20 ? (int)nm : 0;
   /* the rigid body it is: a uniform rod along x */
   body->mass = f->rhoA * f->length;
   body->com[0] = f->length / 2;
@@ -282,4 +284,44 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index) {
   body->flex->is_beam = beam != NULL;
   if (beam) read_beam(b, beam, body, body->flex);
   else read_nodal(b, s, nodes, modes, stiffness, damping, body, body->flex);
+}
+
+/* 1 if model body k is flexible with at least one mode (modes 0 is the rigid body). */
+static int has_modes(const mbg_model *m, int k) {
+  return k > 0 && k < m->nbodies && m->bodies[k].flex && m->bodies[k].flex->nmodes > 0;
+}
+
+/* What the dynamics of flexible bodies do not cover yet is an error at its statement, never a
+ * body silently taken as rigid: fixed joints to or from a flexible body (a fixed joint merges its
+ * child into the parent's rigid frame), loops and springs on one, a joint hanging from a beam
+ * beyond its length. */
+void mbg_check_flex_uses(mbg_builder *b) {
+  const mbg_model *m = b->m;
+  for (int j = 0; j < m->njoints; j++) {
+    const mbg_joint *J = &m->joints[j];
+    int fp = has_modes(m, J->parent), fc = has_modes(m, J->child);
+    if (J->type == MBG_JOINT_FIXED && (fp || fc))
+      mbg_diag_error(b->d, J->loc, "fixed joint '%s' %s flexible body '%s': not supported yet "
+                     "(give it a moving joint, or make the body rigid)", J->name,
+                     fc ? "holds" : "hangs from", m->bodies[fc ? J->child : J->parent].name);
+    const mbg_flex *f = fp ? m->bodies[J->parent].flex : NULL;
+    if (f && f->is_beam && !(J->xyz[0] >= 0 && J->xyz[0] <= f->length))
+      mbg_diag_error(b->d, J->loc, "joint '%s' hangs from beam '%s' at x = %g, outside the beam "
+                     "(0 to %g along the body's x axis)", J->name, m->bodies[J->parent].name,
+                     J->xyz[0], f->length);
+  }
+  for (int k = 0; k < m->nloops; k++) {
+    const mbg_loop *l = &m->loops[k];
+    if (has_modes(m, l->body_a) || has_modes(m, l->body_b))
+      mbg_diag_error(b->d, l->loc, "loop '%s' closes on flexible body '%s': loops on flexible "
+                     "bodies are not supported yet", l->name,
+                     m->bodies[has_modes(m, l->body_a) ? l->body_a : l->body_b].name);
+  }
+  for (int k = 0; k < m->nsprings; k++) {
+    const mbg_spring *s = &m->springs[k];
+    if (has_modes(m, s->body_a) || has_modes(m, s->body_b))
+      mbg_diag_error(b->d, s->loc, "spring '%s' acts on flexible body '%s': springs on flexible "
+                     "bodies are not supported yet", s->name,
+                     m->bodies[has_modes(m, s->body_a) ? s->body_a : s->body_b].name);
+  }
 }

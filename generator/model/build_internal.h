@@ -42,6 +42,8 @@ void mbg_build_spring(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_initial(mbg_builder *b, const mbd_stmt *s);
 /* build_tree.c: tree structure: parents, cycles, connection; masses when no error came before. */
 void mbg_check_tree(mbg_builder *b, int errors_before);
+/* build_flex.c: the uses of flexible bodies the dynamics do not cover yet, each an error. */
+void mbg_check_flex_uses(mbg_builder *b);
 /* build_inertia.c: the rotational inertia I (about the centre of mass) of a body of mass `mass`
  * must be positive semidefinite (an error), to 1e-9 of the body's scale, tr I + mass (1 mm)²;
  * principal moments that break the triangle inequality are warned about and kept: no mass

@@ -16,6 +16,40 @@ static mb_joint_type runtime_type(mbg_joint_type t) {
   }
 }
 
+/* The modal data, packed body after body (mb.h, mb_flex), when some body has modes. */
+static int build_flex(const mbg_topology *t, mbg_rtmodel *out) {
+  size_t ne = 0, ne2 = 0, nps = 0;
+  for (int i = 1; i <= t->nb; i++) {
+    size_t nm = (size_t)t->body[i].nm;
+    ne += nm, ne2 += nm * nm, nps += 6 * (size_t)t->body[t->body[i].parent].nm;
+  }
+  if (ne == 0) return 0;
+  out->nm = calloc((size_t)t->nb + 1, sizeof *out->nm);
+  out->Mc = calloc(6 * ne, sizeof *out->Mc);
+  out->Me = calloc(ne2, sizeof *out->Me);
+  out->K = calloc(ne2, sizeof *out->K);
+  out->D = calloc(ne2, sizeof *out->D);
+  out->Psi = calloc(nps + 1, sizeof *out->Psi);
+  if (!out->nm || !out->Mc || !out->Me || !out->K || !out->D || !out->Psi) return -1;
+  size_t e = 0, e2 = 0, ps = 0;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *b = &t->body[i];
+    size_t nm = (size_t)b->nm, np = (size_t)t->body[b->parent].nm;
+    out->nm[i] = b->nm;
+    if (nm > 0) {
+      memcpy(out->Mc + 6 * e, b->modal.Mc, 6 * nm * sizeof *out->Mc);
+      memcpy(out->Me + e2, b->modal.Mee, nm * nm * sizeof *out->Me);
+      memcpy(out->K + e2, b->modal.K, nm * nm * sizeof *out->K);
+      memcpy(out->D + e2, b->modal.D, nm * nm * sizeof *out->D);
+    }
+    if (np > 0) memcpy(out->Psi + ps, b->psi, 6 * np * sizeof *out->Psi);
+    e += nm, e2 += nm * nm, ps += 6 * np;
+  }
+  out->flex = (mb_flex){out->nm, out->Mc, out->Me, out->K, out->D, out->Psi};
+  out->model.flex = &out->flex;
+  return 0;
+}
+
 int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
   memset(out, 0, sizeof *out);
   size_t n = (size_t)t->nb + 1;
@@ -64,6 +98,10 @@ int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *ou
   r->pitch = out->pitch;
   r->inertia = out->inertia;
   memcpy(r->gravity, m->gravity, sizeof r->gravity);
+  if (build_flex(t, out) != 0) {
+    mbg_rtmodel_free(out);
+    return -1;
+  }
   return 0;
 }
 
@@ -77,6 +115,12 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->axis);
   free(r->pitch);
   free(r->inertia);
+  free(r->nm);
+  free(r->Mc);
+  free(r->Me);
+  free(r->K);
+  free(r->D);
+  free(r->Psi);
   memset(r, 0, sizeof *r);
 }
 

@@ -12,6 +12,9 @@ typedef struct mbg_rtmodel {
   int *parent, *iq, *iv;
   mb_joint_type *jtype;
   double *XT_E, *XT_r, *axis, *pitch, *inertia;
+  mb_flex flex; /* model.flex points here when some body has modes (packed as mb.h says) */
+  int *nm;
+  double *Mc, *Me, *K, *D, *Psi;
 } mbg_rtmodel;
 
 /* Fill `out` from the topology (gravity from the model). Returns 0, or -1 when out of memory. */

@@ -182,8 +182,10 @@ static void fill_bodies(builder *B) {
     tb->chain = -1;
     if (i == 0) continue;
     fill_joint(B, i, B->order[i]);
+    const mbg_flex *f = B->m->bodies[B->order[i]].flex;
+    tb->nm = f ? f->nmodes : 0;
     tb->iq = t->nq, tb->iv = t->nv;
-    t->nq += tb->nq, t->nv += tb->nv;
+    t->nq += tb->nq + tb->nm, t->nv += tb->nv + tb->nm;
   }
   for (int i = t->nb; i >= 1; i--) { /* children by prepending in reverse: declaration order */
     mbg_tree_body *p = &t->body[t->body[i].parent];
@@ -207,12 +209,27 @@ static int build_dofs(mbg_topology *t) {
   for (int i = 1; i <= t->nb; i++) {
     const mbg_tree_body *tb = &t->body[i];
     int p = tb->parent;
-    while (p > 0 && t->body[p].nv == 0) p = t->body[p].parent;
-    int above = p > 0 ? t->body[p].iv + t->body[p].nv - 1 : -1;
-    for (int k = 0; k < tb->nv; k++) {
+    while (p > 0 && t->body[p].nv + t->body[p].nm == 0) p = t->body[p].parent;
+    int above = p > 0 ? t->body[p].iv + t->body[p].nv + t->body[p].nm - 1 : -1;
+    for (int k = 0; k < tb->nv + tb->nm; k++) { /* the joint's dofs, then the modes */
       t->dof_body[tb->iv + k] = i;
       t->dof_parent[tb->iv + k] = k > 0 ? tb->iv + k - 1 : above;
     }
+  }
+  return 0;
+}
+
+/* The modal data of every flexible body, and the attachment shape of every joint on one. */
+static int build_modal(const mbg_model *m, mbg_topology *t) {
+  for (int i = 1; i <= t->nb; i++) {
+    mbg_tree_body *tb = &t->body[i];
+    const mbg_tree_body *p = &t->body[tb->parent];
+    if (tb->nm > 0 && mbg_modal_build(m->bodies[tb->model_body].flex, &tb->modal) != 0) return -1;
+    if (tb->parent == 0 || p->nm == 0) continue;
+    const mbg_joint *J = &m->joints[tb->model_joint];
+    tb->psi = malloc(6 * (size_t)p->nm * sizeof *tb->psi);
+    if (!tb->psi) return -1;
+    mbg_modal_attach_shape(m->bodies[p->model_body].flex, J->node, J->xyz, tb->psi);
   }
   return 0;
 }
@@ -359,7 +376,7 @@ mbg_topology *mbg_topology_build(const mbg_model *m) {
   t->body = calloc((size_t)t->nb + 1, sizeof *t->body);
   int ok = t->body != NULL;
   if (ok) fill_bodies(&B);
-  ok = ok && build_dofs(t) == 0 && build_chains(t) == 0;
+  ok = ok && build_dofs(t) == 0 && build_chains(t) == 0 && build_modal(m, t) == 0;
   ok = ok && build_loops(&B) == 0 && build_merged(&B) == 0;
   builder_free(&B);
   ok = ok && mbg_topology_springs(m, t) == 0 && mbg_topology_initial(m, t) == 0;
@@ -378,6 +395,10 @@ void mbg_topology_free(mbg_topology *t) {
   free(t->spring);
   free(t->q_initial);
   free(t->v_initial);
+  for (int i = 0; t->body && i <= t->nb; i++) {
+    mbg_modal_free(&t->body[i].modal);
+    free(t->body[i].psi);
+  }
   free(t->body);
   free(t->merged);
   free(t->dof_parent);

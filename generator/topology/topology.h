@@ -12,6 +12,7 @@
 #ifndef MBG_TOPOLOGY_H
 #define MBG_TOPOLOGY_H
 
+#include "modal/modal.h"
 #include "model/model.h"
 #include "model/xform.h"
 
@@ -25,8 +26,12 @@ typedef struct mbg_tree_body {
   int nchildren;
   int subtree_end;  /* the subtree of i is [i, subtree_end) */
   int depth;        /* 1 for a child of the world */
-  int iq, nq;       /* first position coordinate and count */
-  int iv, nv;       /* first velocity coordinate and count */
+  int iq, nq;       /* first position coordinate and count (the joint's) */
+  int iv, nv;       /* first velocity coordinate and count (the joint's) */
+  int nm;           /* modal coordinates of a flexible body: q and v from iq + nq and iv + nv */
+  mbg_modal modal;  /* its modal data in its body frame (nm > 0) */
+  double *psi;      /* [6 nm(parent)]: a joint on a flexible parent: the spatial motion of the
+                       section it hangs from per unit modal rate (modal.h), parent body frame */
   mbg_xform XT;     /* tree transform: joint frame in the parent body's frame (fixed joints folded) */
   double axis[3];   /* unit joint axis in the joint frame */
   double pitch;
@@ -70,7 +75,7 @@ typedef struct mbg_topology {
   mbg_merged *merged;   /* [nmerged], every model body in model order, including the moving ones
                            (into = their own number, X = identity) and the world (into 0) */
   int *dof_parent;      /* [nv] expanded parent array: the previous DOF towards the root, or -1 */
-  int *dof_body;        /* [nv] the tree body a DOF belongs to */
+  int *dof_body;        /* [nv] the tree body a DOF (joint or modal) belongs to */
   int nchains;
   int *chain_start;     /* [nchains + 1]: chain c is chain_body[chain_start[c] .. chain_start[c+1]) */
   int *chain_body;      /* bodies of each chain from inboard to outboard */
