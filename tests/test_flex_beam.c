@@ -1,0 +1,285 @@
+/* test_flex_beam.c — the runtime's flexible beam against Euler-Bernoulli beam theory: the
+ * clamped and the pinned-free natural frequencies, the static sag of a cantilever under its own
+ * weight, and the nodal route (the beam sampled at lumped nodes) against the beam preset. The
+ * beam: L = 1.2 m, EI = 350 N m², ρA = 2.7 kg/m. References: Meirovitch, "Fundamentals of
+ * Vibrations", 2001; Blevins, "Formulas for Natural Frequency and Mode Shape", 1979; Timoshenko &
+ * Gere, "Mechanics of Materials", 1972 (the cantilever's deflection). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mbt_flex.h"
+#include "modal/beam.h"
+
+enum { MAXV = 32 };
+
+static const double L = 1.2, EI = 350, RHOA = 2.7, G = 9.81;
+
+/* The beam on a revolute joint about z at the world, bending in the x-y plane. */
+static void load_beam(int modes, double gy, mbt_fm *F) {
+  char src[512];
+  snprintf(src, sizeof src,
+           "body beam flexible { beam length %.17g EI %.17g rhoA %.17g modes %d; }\n"
+           "joint pin revolute world -> beam { axis 0 0 1; }\n"
+           "gravity 0 %.17g 0;\n",
+           L, EI, RHOA, modes, gy);
+  mbt_fm_text("beam.mbd", src, F);
+  assert_int_equal(F->nv, 1 + modes);
+}
+
+/* ω₀ = √(EI/(ρA L⁴)): a uniform beam's frequencies are (β_i L)² ω₀ (Meirovitch 2001, §8.9). */
+static double omega0(void) { return sqrt(EI / (RHOA * L * L * L * L)); }
+
+/* The joint locked: the modal rows and columns of M and the modal stiffness K (the rtmodel's).
+ * The exact cantilever modes are orthogonal in mass and stiffness (Meirovitch 2001, §8.5), so
+ * Rayleigh-Ritz in them is diagonal and returns the exact eigenvalues, ω_i = (β_i L)² ω₀, up to
+ * rounding: asserted to 1e-9 (the 0.1 % of the textbook's 5-digit roots also). */
+void test_flex_clamped(void **state) {
+  (void)state;
+  static const double book[3] = {1.8751, 4.6941, 7.8548}; /* Blevins 1979, table 8-1 */
+  mbt_fm F;
+  load_beam(3, 0, &F);
+  unsigned long long seed = 5;
+  double q[MAXV], M[MAXV * MAXV], Mm[9], w[3];
+  mbt_random_q(F.model, &seed, 0.05, q);
+  assert_int_equal(mb_crba(F.model, &F.ws, q, M), MB_OK);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) Mm[3 * r + c] = M[4 * (1 + r) + 1 + c];
+  assert_int_equal(mbt_gen_eig(3, F.rt.K, Mm, w), 0);
+  for (int i = 0; i < 3; i++) {
+    double om = sqrt(w[i]), B = mbg_beam_root(i + 1), want = B * B * omega0();
+    print_message("  clamped mode %d: omega %.12f rad/s, (beta L)^2 w0 %.12f, rel %.1e\n", i + 1,
+                  om, want, fabs(om / want - 1));
+    assert_true(fabs(om / want - 1) < 1e-9);
+    assert_true(fabs(om / (book[i] * book[i] * omega0()) - 1) < 1e-3);
+  }
+  mbt_fm_free(&F);
+}
+
+/* β L of the pinned-free beam's first elastic mode: the root of tan x = tanh x near 3.9266
+ * (Blevins 1979, table 8-1), by Newton's method on sin x cosh x − cos x sinh x. */
+static double pinned_free_root(void) {
+  double x = 3.9266;
+  for (int it = 0; it < 20; it++) {
+    double f = sin(x) * cosh(x) - cos(x) * sinh(x), df = 2 * sin(x) * sinh(x);
+    x -= f / df;
+  }
+  return x;
+}
+
+/* The free joint (no hub: the pin at x = 0), the full M (joint and modes) with K padded by a
+ * zero row and column: the frequencies are Rayleigh-Ritz upper bounds in nested subspaces
+ * (Meirovitch 2001, §8.14), so the first elastic one decreases monotonically to
+ * (3.9266)² ω₀ as clamped modes are added (the pinned end's zero moment is a natural boundary
+ * condition, which the trial functions need not meet: it holds in the limit). */
+void test_flex_pinned_free(void **state) {
+  (void)state;
+  static const int counts[] = {1, 2, 4, 8, 12, 16, 20};
+  double B = pinned_free_root(), want = B * B * omega0(), prev = INFINITY, err = 1;
+  assert_true(fabs(B - 3.92660231) < 1e-8);
+  print_message("  pinned-free, first elastic mode, exact %.10f rad/s (beta L = %.12f)\n"
+                "    modes   omega [rad/s]      rel. error\n", want, B);
+  for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
+    int nm = counts[t], n = nm + 1;
+    mbt_fm F;
+    load_beam(nm, 0, &F);
+    double q[MAXV] = {0}, M[MAXV * MAXV], K[MAXV * MAXV] = {0}, w[MAXV];
+    assert_int_equal(mb_crba(F.model, &F.ws, q, M), MB_OK);
+    for (int r = 0; r < nm; r++)
+      for (int c = 0; c < nm; c++) K[n * (1 + r) + 1 + c] = F.rt.K[nm * r + c];
+    assert_int_equal(mbt_gen_eig(n, K, M, w), 0);
+    assert_true(fabs(w[0]) < 1e-9 * w[1]); /* the rigid rotation */
+    double om = sqrt(w[1]);
+    err = om / want - 1;
+    print_message("    %5d   %.10f   %.3e\n", nm, om, err);
+    assert_true(om < prev && err > -1e-12);
+    prev = om;
+    mbt_fm_free(&F);
+  }
+  assert_true(err < 1e-3);
+}
+
+/* The cantilever (joint locked) under its own weight, gravity −9.81 along the body's y: RNEA's
+ * modal rows at η = 0, rest, give minus the modal load, so K η = −rnea. The tip deflection is
+ * Σ η_k (tip normalization) → −q L⁴/(8 EI), q = ρA g (Timoshenko & Gere 1972, the cantilever
+ * under a uniform load); the modal series converges like Σ 1/(β_k L)⁵. */
+void test_flex_sag(void **state) {
+  (void)state;
+  static const int counts[] = {1, 2, 3, 4, 6, 8, 10, 15, 20};
+  double want = -RHOA * G * L * L * L * L / (8 * EI), err10 = 1;
+  print_message("  cantilever sag, exact tip deflection %.12f m\n"
+                "    modes   tip [m]           rel. error\n", want);
+  for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
+    int nm = counts[t];
+    mbt_fm F;
+    load_beam(nm, -G, &F);
+    double q[MAXV] = {0}, r[MAXV], Kc[MAXV * MAXV], tip = 0;
+    assert_int_equal(mb_rnea(F.model, &F.ws, q, NULL, NULL, NULL, r), MB_OK);
+    memcpy(Kc, F.rt.K, (size_t)nm * (size_t)nm * sizeof *Kc);
+    assert_int_equal(mbt_chol(nm, Kc), 0);
+    double *eta = r + 1; /* the modal rows */
+    for (int k = 0; k < nm; k++) eta[k] = -eta[k];
+    mbt_chol_solve(nm, Kc, eta);
+    for (int k = 0; k < nm; k++) tip += eta[k];
+    double err = tip / want - 1;
+    if (nm == 10) err10 = err;
+    print_message("    %5d   %.12f   %+.3e\n", nm, tip, err);
+    mbt_fm_free(&F);
+  }
+  assert_true(fabs(err10) < 5e-3);
+}
+
+/* A payload of mass P/g hanging from the cantilever at x = a on a (locked) revolute joint, its
+ * centre of mass c further along x, gravity −g along y: the payload's weight reaches the modal
+ * rows through the attachment shape Ψ as a point load P at a and a moment P c there, so the tip
+ * deflects by the beam's own sag (above) plus P a²(3L − a)/(6 EI) + P c a (2L − a)/(2 EI)
+ * (Timoshenko & Gere 1972, the cantilever under a point load and under a moment). The modal
+ * series of a concentrated load converges like Σ 1/(β_k L)³ (the moment's; the force's like
+ * Σ 1/(β_k L)⁴): < 0.5 % at 20 modes. */
+void test_flex_point_load(void **state) {
+  (void)state;
+  static const double at[2][2] = {{1.2, 0.15}, {0.7, 0.0}}; /* (a, c) */
+  const double mp = 0.9, P = mp * G;
+  for (int t = 0; t < 2; t++) {
+    double a = at[t][0], c = at[t][1], err = 1, tip = 0;
+    double want = -(RHOA * G * L * L * L * L / (8 * EI) + P * a * a * (3 * L - a) / (6 * EI) +
+                    P * c * a * (2 * L - a) / (2 * EI));
+    print_message("  payload at x = %.2f (com %.2f beyond), exact tip deflection %.12f m\n"
+                  "    modes   tip [m]           rel. error\n", a, c, want);
+    for (int nm = 5; nm <= 20; nm += 5) {
+      char src[512];
+      snprintf(src, sizeof src,
+               "body beam flexible { beam length %.17g EI %.17g rhoA %.17g modes %d; }\n"
+               "body pay { mass %.17g; com %.17g 0 0; inertia 1e-4 1e-4 1e-4; }\n"
+               "joint pin revolute world -> beam { axis 0 0 1; }\n"
+               "joint wrist revolute beam -> pay { origin xyz %.17g 0 0; axis 0 0 1; }\n"
+               "gravity 0 %.17g 0;\n",
+               L, EI, RHOA, nm, mp, c, a, -G);
+      mbt_fm F;
+      mbt_fm_text("payload.mbd", src, &F);
+      double q[MAXV] = {0}, r[MAXV], Kc[MAXV * MAXV];
+      assert_int_equal(mb_rnea(F.model, &F.ws, q, NULL, NULL, NULL, r), MB_OK);
+      memcpy(Kc, F.rt.K, (size_t)nm * (size_t)nm * sizeof *Kc);
+      assert_int_equal(mbt_chol(nm, Kc), 0);
+      double *eta = r + 1; /* the beam's modal rows; r[1 + nm] is the wrist's */
+      for (int k = 0; k < nm; k++) eta[k] = -eta[k];
+      mbt_chol_solve(nm, Kc, eta);
+      tip = 0;
+      for (int k = 0; k < nm; k++) tip += eta[k];
+      err = tip / want - 1;
+      print_message("    %5d   %.12f   %+.3e\n", nm, tip, err);
+      mbt_fm_free(&F);
+    }
+    assert_true(fabs(err) < 5e-3);
+  }
+}
+
+/* ------------------------------------------------------- nodal data against the beam preset */
+
+enum { NODAL_MODES = 3 };
+
+/* Node j of N: n0, n1, ..., and the last one "tip". */
+static const char *node_name(int j, int N) {
+  static char buf[16];
+  if (j == N - 1) return "tip";
+  snprintf(buf, sizeof buf, "n%d", j);
+  return buf;
+}
+
+/* The payload on a revolute joint at the tip, on the beam preset or on nodal data at N nodes:
+ * node masses ρA dx (trapezoid: half at the ends), no node inertia, mode k's shape translation
+ * y = φ_k(x), rotation z = φ_k'(x), stiffness diag(EI (β_k L)⁴/(4 L³)). */
+static char *payload_model(int N) {
+  mbt_text t = {0};
+  if (N == 0) {
+    mbt_text_printf(&t, "body arm flexible { beam length %.17g EI %.17g rhoA %.17g modes %d; }\n",
+                    L, EI, RHOA, NODAL_MODES);
+  } else {
+    double dx = L / (N - 1);
+    mbt_text_printf(&t, "body arm flexible {\n  nodes {\n");
+    for (int j = 0; j < N; j++)
+      mbt_text_printf(&t, "    %s xyz %.17g 0 0 mass %.17g;\n", node_name(j, N), j * dx,
+                      RHOA * dx * (j == 0 || j == N - 1 ? 0.5 : 1));
+    mbt_text_printf(&t, "  }\n  modes {\n");
+    for (int k = 1; k <= NODAL_MODES; k++) {
+      mbt_text_printf(&t, "    bend%d {\n", k);
+      for (int j = 1; j < N; j++) {
+        double s[3];
+        mbg_beam_shape(k, L, j * dx, s);
+        mbt_text_printf(&t, "      %s 0 0 %.17g 0 %.17g 0;\n", node_name(j, N), s[1], s[0]);
+      }
+      mbt_text_printf(&t, "    }\n");
+    }
+    mbt_text_printf(&t, "  }\n  stiffness {");
+    for (int r = 1; r <= NODAL_MODES; r++)
+      for (int c = 1; c <= NODAL_MODES; c++)
+        mbt_text_printf(&t, " %.17g%s", r == c ? mbg_beam_stiffness(r, L, EI) : 0.0,
+                        c == NODAL_MODES ? ";" : "");
+    mbt_text_printf(&t, " }\n}\n");
+  }
+  mbt_text_printf(&t, "body pay { mass 0.8; com 0.05 0.02 0; inertia 0.002 0.003 0.004; }\n"
+                      "joint pin revolute world -> arm { axis 0 0 1; }\n"
+                      "joint wrist revolute arm -> pay { origin xyz %.17g 0 0 rpy 0.2 0.1 0;%s }\n"
+                      "gravity 0.5 -9.81 -3;\n",
+                  L, N ? " node tip;" : "");
+  return mbt_text_take(&t);
+}
+
+/* M and RNEA of the nodal models (N = 25, 50, 100) against the preset's at random states:
+ * the node sums are the trapezoid rule of the preset's integrals, so the error falls like
+ * dx² (Davis & Rabinowitz, "Methods of Numerical Integration", 1984, the trapezoid rule's
+ * Euler-Maclaurin error), by ((N₂ − 1)/(N₁ − 1))² ≈ 4 per doubling; < 1e-3 at N = 100. RNEA is
+ * compared at η = 0 (with nonzero η̇, η̈): both models have the same K, and in the ruthlessly
+ * linearized model η enters only through K η, which would swamp the comparison. */
+void test_flex_nodal_vs_beam(void **state) {
+  (void)state;
+  static const int Ns[] = {25, 50, 100};
+  char *src = payload_model(0);
+  mbt_fm P;
+  mbt_fm_text("preset.mbd", src, &P);
+  free(src);
+  int n = P.nv;
+  double e[3][2];
+  print_message("  nodal beam vs preset (3 modes, tip payload), max rel. error over 5 states\n"
+                "        N   M            rnea         ratio M  ratio rnea\n");
+  for (int t = 0; t < 3; t++) {
+    src = payload_model(Ns[t]);
+    mbt_fm F;
+    mbt_fm_text("nodal.mbd", src, &F);
+    free(src);
+    assert_int_equal(F.nv, n);
+    unsigned long long seed = 21;
+    e[t][0] = e[t][1] = 0;
+    for (int s = 0; s < 5; s++) {
+      double q[MAXV], v[MAXV], a[MAXV], x[2][MAXV * MAXV];
+      mbt_random_q(P.model, &seed, 0, q);
+      mbt_random_v(n, &seed, v);
+      mbt_random_v(n, &seed, a);
+      assert_int_equal(mb_crba(P.model, &P.ws, q, x[0]), MB_OK);
+      assert_int_equal(mb_crba(F.model, &F.ws, q, x[1]), MB_OK);
+      size_t nn = (size_t)n * (size_t)n;
+      e[t][0] = fmax(e[t][0], mbt_maxdiff(x[0], x[1], nn) / mbt_maxabs(x[0], nn));
+      assert_int_equal(mb_rnea(P.model, &P.ws, q, v, a, NULL, x[0]), MB_OK);
+      assert_int_equal(mb_rnea(F.model, &F.ws, q, v, a, NULL, x[1]), MB_OK);
+      e[t][1] = fmax(e[t][1], mbt_maxdiff(x[0], x[1], (size_t)n) / mbt_maxabs(x[0], (size_t)n));
+    }
+    mbt_fm_free(&F);
+    if (t == 0) print_message("    %5d   %.3e    %.3e\n", Ns[t], e[t][0], e[t][1]);
+    else print_message("    %5d   %.3e    %.3e    %.2f     %.2f\n", Ns[t], e[t][0], e[t][1],
+                       e[t - 1][0] / e[t][0], e[t - 1][1] / e[t][1]);
+  }
+  for (int t = 1; t < 3; t++)
+    for (int k = 0; k < 2; k++) {
+      double h = (double)(Ns[t] - 1) / (Ns[t - 1] - 1), ratio = e[t - 1][k] / e[t][k];
+      assert_true(fabs(ratio / (h * h) - 1) < 0.15); /* dx², to the next term's dx⁴ */
+    }
+  assert_true(e[2][0] < 1e-3 && e[2][1] < 1e-3);
+  mbt_fm_free(&P);
+}
