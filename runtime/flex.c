@@ -146,5 +146,17 @@ int mbf_check(const mb_model *m, char *msg, size_t msgsize) {
   }
   for (int k = 0; k < ps; k++)
     if (!isfinite(f->Psi[k])) return fail(msg, msgsize, "flex: non-finite attachment shape");
+  if (f->nnodes < 0 || (f->nnodes > 0 && (!f->node_body || !f->node_r || !f->node_shape)))
+    return fail(msg, msgsize, "flex: bad node count or NULL node arrays");
+  for (int k = 0, off = 0; k < f->nnodes; k++) {
+    int i = f->node_body[k];
+    if (i < 1 || i > m->nb || f->nm[i] == 0)
+      return fail(msg, msgsize, "node %d: body %d is not a flexible body with modes", k, i);
+    for (int a = 0; a < 3; a++)
+      if (!isfinite(f->node_r[3 * k + a])) return fail(msg, msgsize, "node %d: not finite", k);
+    for (int c = 0; c < 6 * f->nm[i]; c++)
+      if (!isfinite(f->node_shape[off + c])) return fail(msg, msgsize, "node %d: not finite", k);
+    off += 6 * f->nm[i];
+  }
   return 0;
 }

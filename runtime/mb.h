@@ -120,6 +120,13 @@ typedef struct mb_flex {
   const double *K;   /* modal stiffness */
   const double *D;   /* modal damping */
   const double *Psi; /* attachment shapes of the joints on flexible parents */
+  /* Nodes (mb_node_poses): node k of body node_body[k] at node_r[3k] (body frame) moves per unit
+   * η with the shape [r; t] (small rotation, translation of the node; nm[node_body[k]] columns of
+   * 6, packed node after node in node_shape). */
+  int nnodes;
+  const int *node_body;
+  const double *node_r;
+  const double *node_shape;
 } mb_flex;
 
 typedef struct mb_model {
@@ -382,6 +389,13 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
 /* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
  * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */
 int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
+
+/* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
+ * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and
+ * rotation R Rot(φ), φ = r_shape η its small rotation, Rot(φ) the rotation of the quaternion
+ * (φ/2, 1)/|(φ/2, 1)| (exp(φ×) to second order, and a proper rotation for every φ). MB_OK,
+ * MB_EINVAL (no nodes: a rigid model), MB_ENUMERIC if not finite. */
+int mb_node_poses(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
 
 /* qout = q ⊕ v dt on the joint manifolds (integrate.c): scalars add, quaternions are multiplied
  * on the right by exp(ω dt) and stay unit, a floating joint moves along the screw of its body

@@ -76,6 +76,7 @@ void test_flex_clamped(void **state);
 void test_flex_pinned_free(void **state);
 void test_flex_sag(void **state);
 void test_flex_point_load(void **state);
+void test_flex_node_poses(void **state);
 void test_flex_nodal_vs_beam(void **state);
 void test_flex_energy(void **state);
 void test_flex_damped(void **state);

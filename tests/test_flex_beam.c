@@ -283,3 +283,41 @@ void test_flex_nodal_vs_beam(void **state) {
   assert_true(e[2][0] < 1e-3 && e[2][1] < 1e-3);
   mbt_fm_free(&P);
 }
+
+/* Node poses against the beam's own kinematics: the beam preset's node is its tip, tip-normalized,
+ * so at any q its position is the forearm frame's origin + R (L, Σ η_k, 0) and its rotation is
+ * R Rz(2 atan(φ_z/2)), φ_z = Σ φ_k'(L) η_k (the section's slope; the rotation of the quaternion
+ * (0, 0, φ_z/2, 1)). Reference: mb_fk (the body's pose) and modal/beam.h (φ_k'(L)). */
+void test_flex_node_poses(void **state) {
+  (void)state;
+  mbt_fm F;
+  mbt_fm_file("examples/flexible_arm.mbd", &F);
+  const mb_model *m = F.model;
+  assert_int_equal(m->flex->nnodes, 1);
+  int i = m->flex->node_body[0], nm = m->flex->nm[i], iq = mbt_mode_iq(m, i);
+  double q[64], body[12 * 8], node[12], len = 1.0, worst = 0; /* the forearm's length */
+  unsigned long long s = 99;
+  for (int trial = 0; trial < 20; trial++) {
+    mbt_random_q(m, &s, 0.05, q);
+    assert_int_equal(mb_fk(m, &F.ws, q, body), MB_OK);
+    assert_int_equal(mb_node_poses(m, &F.ws, q, node), MB_OK);
+    double defl = 0, slope = 0, sh[3];
+    for (int k = 0; k < nm; k++) {
+      mbg_beam_shape(k + 1, len, len, sh);
+      defl += q[iq + k], slope += sh[1] * q[iq + k];
+    }
+    const double *R = body + 12 * i, *p = R + 9;
+    double a = 2 * atan(slope / 2), c = cos(a), sn = sin(a);
+    double Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1}, want[12], x[3] = {len, defl, 0};
+    for (int r = 0; r < 3; r++) {
+      for (int k = 0; k < 3; k++)
+        want[3 * r + k] = R[3 * r] * Rz[k] + R[3 * r + 1] * Rz[3 + k] + R[3 * r + 2] * Rz[6 + k];
+      want[9 + r] = p[r] + R[3 * r] * x[0] + R[3 * r + 1] * x[1] + R[3 * r + 2] * x[2];
+    }
+    double d = mbt_maxdiff(node, want, 12);
+    worst = d > worst ? d : worst;
+  }
+  print_message("node poses: worst |tip pose - beam kinematics| = %.3g\n", worst);
+  assert_true(worst < 1e-14);
+  mbt_fm_free(&F);
+}

@@ -154,6 +154,8 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strcmp(name, "joint_wrenches"))
     return mb_joint_wrenches(m, ws, s->q, s->v, s->a, ref), 6 * nb1;
   if (!strcmp(name, "fk")) return mb_fk(m, ws, s->q, ref), 12 * nb1;
+  if (!strcmp(name, "node_poses"))
+    return assert_int_equal(mb_node_poses(m, ws, s->q, ref), 0), 12 * m->flex->nnodes;
   if (!strcmp(name, "passive_forces"))
     return assert_int_equal(mb_passive_forces(m, springs, ws, s->q, s->v, ref), 0), nv;
   fail_msg("no runtime reference for %s", name);

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x4b9d418961c6
+#if FLEXIBLE_ARM_SET_ID != 0xc6b6fcaefe00
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -24,6 +24,7 @@ extern const mb_springs flexible_arm_springs;
 #define NV FLEXIBLE_ARM_NV
 #define NB FLEXIBLE_ARM_NB
 
+#define NNODES FLEXIBLE_ARM_NNODES
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10; float code is
@@ -110,7 +111,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[10] = {
+  result results[11] = {
     {"rnea", 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0},
@@ -121,6 +122,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0},
+    {"node_poses", 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -218,13 +220,22 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* node_poses */
+    rc = grc = 0;
+    rc = mb_node_poses(&M, ws, q, ref);
+    flexible_arm_node_poses(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NNODES);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 11; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -237,7 +248,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

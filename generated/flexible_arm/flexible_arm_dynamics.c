@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x4b9d418961c6
+#if FLEXIBLE_ARM_SET_ID != 0xc6b6fcaefe00
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ] = {0, 1};
 const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV] = {"shoulder", "elbow", "forearm.eta1", "forearm.eta2", "forearm.eta3"};
 const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1] = {"world", "upper_arm", "forearm"};
+const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES] = {"forearm.tip"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 45 mul, 31 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rnea(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double tau[FLEXIBLE_ARM_NV]) {
@@ -801,4 +802,66 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   pose[33] = r0_forearm_0;
   pose[34] = r0_forearm_1;
   pose[35] = 0.3;
+}
+
+/* world pose (R row-major, p) of every node of the flexible bodies; 24 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = q[2] * 1.3765054846725349;
+  const double t5 = q[3] * 4.780778410211632;
+  const double t6 = t4 + t5;
+  const double t7 = q[4] * 7.848666046489503;
+  const double t8 = t6 + t7;
+  const double t9 = 0.5 * t8;
+  const double t10 = t9 * t9;
+  const double t11 = 1.0 + t10;
+  const double t12 = 2.0 / t11;
+  const double t13 = t10 * t12;
+  const double t14 = 1.0 - t13;
+  const double t15 = E0_forearm_0 * t14;
+  const double t16 = E0_upper_arm_1 * t1;
+  const double t17 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t16 - t17;
+  const double t18 = t9 * t12;
+  const double t19 = E0_forearm_3 * t18;
+  const double t20 = t15 + t19;
+  const double t21 = t8 * -0.5;
+  const double t22 = t12 * t21;
+  const double t23 = E0_forearm_0 * t22;
+  const double t24 = E0_forearm_3 * t14;
+  const double t25 = t23 + t24;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double t26 = r0_forearm_0 + E0_forearm_0;
+  const double t27 = q[2] + q[3];
+  const double t28 = q[4] + t27;
+  const double t29 = E0_forearm_3 * t28;
+  const double t30 = t26 + t29;
+  const double E0_forearm_1 = t16 + t17;
+  const double t31 = E0_forearm_1 * t14;
+  const double t32 = E0_forearm_0 * t18;
+  const double t33 = t31 + t32;
+  const double t34 = E0_forearm_1 * t22;
+  const double t35 = t15 + t34;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t36 = r0_forearm_1 + E0_forearm_1;
+  const double t37 = E0_forearm_0 * t28;
+  const double t38 = t36 + t37;
+  pose[0] = t20;
+  pose[1] = t25;
+  pose[2] = 0.0;
+  pose[9] = t30;
+  pose[3] = t33;
+  pose[4] = t35;
+  pose[5] = 0.0;
+  pose[10] = t38;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[11] = 0.3;
 }

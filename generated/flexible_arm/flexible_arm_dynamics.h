@@ -48,9 +48,10 @@ extern "C" {
 #define FLEXIBLE_ARM_NV 5 /* velocity coordinates */
 #define FLEXIBLE_ARM_NB 2 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
+#define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x4b9d418961c6
+#define FLEXIBLE_ARM_SET_ID 0xc6b6fcaefe00
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -65,6 +66,7 @@ extern "C" {
 #define FLEXIBLE_ARM_HAVE_MINV 1
 #define FLEXIBLE_ARM_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_HAVE_FK 1
+#define FLEXIBLE_ARM_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_joint_names[FLEXIBLE_ARM_NJ];
@@ -78,6 +80,8 @@ extern const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV];
 extern const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1];
+/* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
+extern const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in flexible_arm_model.c. */
 extern const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ];
@@ -112,6 +116,9 @@ void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v
 
 /* forward kinematics: world pose (R row-major, p) of every body */
 void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE_ARM_NB + 1)]);
+
+/* world pose (R row-major, p) of every node of the flexible bodies */
+void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x4b9d418961c6
+#if FLEXIBLE_ARM_SET_ID != 0xc6b6fcaefe00
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -71,7 +71,19 @@ static const double flex_D[9] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0,
 };
-static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL};
+static const double flex_node_r[3] = {
+  1.0, 0.0, 0.0,
+};
+static const double flex_node_shape[18] = {
+  0.0, 0.0, 1.3765054846725349, 0.0, 1.0, 0.0,
+  0.0, 0.0, 4.780778410211632, 0.0, 1.0, 0.0,
+  0.0, 0.0, 7.848666046489503, 0.0, 1.0, 0.0,
+};
+static const int flex_node_body[1] = {
+  2,
+};
+static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
+  1, flex_node_body, flex_node_r, flex_node_shape};
 
 /* The initial state (flexible_arm_dynamics.h). */
 const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {

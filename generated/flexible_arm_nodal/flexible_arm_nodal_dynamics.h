@@ -48,9 +48,10 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NV 5 /* velocity coordinates */
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
+#define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x6b6fd8f9665e
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x461c3e61077d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -65,6 +66,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_HAVE_MINV 1
 #define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FK 1
+#define FLEXIBLE_ARM_NODAL_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ];
@@ -78,6 +80,8 @@ extern const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV];
 extern const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV];
 /* Every body by number, the world first. */
 extern const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1];
+/* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
+extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in flexible_arm_nodal_model.c. */
 extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
@@ -112,6 +116,9 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
+
+/* world pose (R row-major, p) of every node of the flexible bodies */
+void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]);
 
 #ifdef __cplusplus
 }

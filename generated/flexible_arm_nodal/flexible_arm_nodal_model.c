@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x6b6fd8f9665e
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x461c3e61077d
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -75,7 +75,25 @@ static const double flex_Psi[12] = {
   0.0, 0.0, 1.376505, 0.0, -0.3765050000000001, 0.0,
   0.0, 0.0, 4.780778, 0.0, -3.7807779999999998, 0.0,
 };
-static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi};
+static const double flex_node_r[12] = {
+  0.0, 0.0, 0.0, 0.3333333333333333, 0.0, 0.0,
+  0.6666666666666666, 0.0, 0.0, 1.0, 0.0, 0.0,
+};
+static const double flex_node_shape[48] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.904503, 0.0, 0.165536, 0.0,
+  0.0, 0.0, -1.762543, 0.0, -0.589642, 0.0,
+  0.0, 0.0, 1.308935, 0.0, 0.546941, 0.0,
+  0.0, 0.0, 2.96062, 0.0, -0.422707, 0.0,
+  0.0, 0.0, 1.376505, 0.0, 1.0, 0.0,
+  0.0, 0.0, 4.780778, 0.0, 1.0, 0.0,
+};
+static const int flex_node_body[4] = {
+  2, 2, 2, 2,
+};
+static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi,
+  4, flex_node_body, flex_node_r, flex_node_shape};
 
 /* The initial state (flexible_arm_nodal_dynamics.h). */
 const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {

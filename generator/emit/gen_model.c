@@ -87,6 +87,32 @@ static void push_modal(mbg_gen *g, lua_State *L, int i) {
   }
 }
 
+/* model.nodes[k]: the flexible bodies' nodes (mb.h mb_flex): body, name, position r and shape
+ * columns [rotation; translation] per mode, in the body's original frame (node_poses composes
+ * them with the original frame's pose). */
+static void push_nodes(mbg_gen *g, lua_State *L) {
+  const mb_flex *F = g->rt.model.flex;
+  int n = F ? F->nnodes : 0;
+  lua_createtable(L, n, 0);
+  for (int k = 0, off = 0; k < n; k++) {
+    int i = F->node_body[k], nm = F->nm[i];
+    lua_createtable(L, 0, 4);
+    mbg_lua_set_int(L, "body", i);
+    mbg_lua_set_string(L, "name", g->rt.node_name[k]);
+    push_numbers(L, F->node_r + 3 * k, 3);
+    lua_setfield(L, -2, "r");
+    lua_createtable(L, nm, 0);
+    for (int c = 0; c < nm; c++) {
+      push_numbers(L, F->node_shape + off + 6 * c, 6);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_setfield(L, -2, "shape");
+    off += 6 * nm;
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "nodes");
+}
+
 /* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */
 static void push_body(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
@@ -308,6 +334,7 @@ static int push_model(lua_State *L) {
   push_cfa(g, L);
   push_loops(g, L);
   push_springs(g, L);
+  push_nodes(g, L);
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);

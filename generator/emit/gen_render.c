@@ -55,6 +55,7 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0)
     lua_pushfstring(L, "6 * (%s_NB + 1)", P);
   else if (strcmp(role, "out_pose") == 0) lua_pushfstring(L, "12 * (%s_NB + 1)", P);
+  else if (strcmp(role, "out_nodes") == 0) lua_pushfstring(L, "12 * %s_NNODES", P);
   else if (strcmp(role, "out_nc") == 0) lua_pushfstring(L, "%s_NC", P);
   else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
   else lua_pushfstring(L, "%s_NV", P);
@@ -144,6 +145,12 @@ static void push_rt(mbg_gen *g, lua_State *L) {
     set_doubles(L, "K", m->flex->K, ne2);
     set_doubles(L, "D", m->flex->D, ne2);
     set_doubles(L, "Psi", m->flex->Psi, nps);
+    int nn = m->flex->nnodes, nsh = 0;
+    for (int k = 0; k < nn; k++) nsh += 6 * m->flex->nm[m->flex->node_body[k]];
+    mbg_lua_set_int(L, "nnodes", nn);
+    set_ints(L, "node_body", m->flex->node_body, nn);
+    set_doubles(L, "node_r", m->flex->node_r, 3 * nn);
+    set_doubles(L, "node_shape", m->flex->node_shape, nsh);
     lua_setfield(L, -2, "flex");
   }
   lua_setfield(L, -2, "rt");
@@ -271,6 +278,14 @@ static int push_d(lua_State *L) {
   mbg_lua_set_int(L, "nv", g->topo->nv);
   mbg_lua_set_int(L, "nb", g->topo->nb);
   mbg_lua_set_int(L, "nj", g->topo->nb);
+  int nn = g->rt.model.flex ? g->rt.model.flex->nnodes : 0;
+  mbg_lua_set_int(L, "nnodes", nn);
+  lua_createtable(L, nn, 0);
+  for (int n = 0; n < nn; n++) {
+    lua_pushstring(L, g->rt.node_name[n]);
+    lua_rawseti(L, -2, n + 1);
+  }
+  lua_setfield(L, -2, "node_names");
   push_joints(g, L);
   lua_createtable(L, g->nfunctions, 0);
   for (int f = 0; f < g->nfunctions; f++) {

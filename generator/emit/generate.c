@@ -182,7 +182,7 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
 static char **function_list(const char *spec, int loops, int *n) {
-  size_t cap = 2; /* the final NULL, and passive_forces (add_passive) */
+  size_t cap = 3; /* the final NULL, passive_forces and node_poses (add_passive) */
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
   for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
   for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
@@ -205,10 +205,14 @@ static char **function_list(const char *spec, int loops, int *n) {
   return names;
 }
 
-/* The defaults of a model with springs also hold passive_forces (names has room for it). */
+/* The defaults of a model with springs also hold passive_forces, of a model with flexible bodies
+ * node_poses (names has room for both). */
 static int add_passive(const mbg_gen *g, char **names, int *n) {
-  if (g->opts->functions || g->topo->nsprings == 0) return 0;
-  return (names[(*n)++] = strdup("passive_forces")) ? 0 : -1;
+  if (g->opts->functions) return 0;
+  if (g->topo->nsprings > 0 && !(names[(*n)++] = strdup("passive_forces"))) return -1;
+  if (g->rt.model.flex && g->rt.model.flex->nnodes > 0 && !(names[(*n)++] = strdup("node_poses")))
+    return -1;
+  return 0;
 }
 
 int mbg_gen_run(mbg_gen *g, FILE *err) {

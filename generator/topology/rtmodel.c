@@ -1,8 +1,11 @@
 /* rtmodel.c — topology → runtime model: per-body arrays of nb + 1 entries, the world at 0. */
 #include "topology/rtmodel.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "modal/beam.h"
 
 static mb_joint_type runtime_type(mbg_joint_type t) {
   switch (t) {
@@ -14,6 +17,66 @@ static mb_joint_type runtime_type(mbg_joint_type t) {
   case MBG_JOINT_FLOATING: return MB_JOINT_FLOATING;
   default: return MB_JOINT_FIXED;
   }
+}
+
+/* Body i's nodes: nodal data's, or the beam's tip (x = L) with its shape [0, 0, φ'(L); 0, 1, 0]
+ * per mode. With out NULL only counts them (return: nodes, or -1 out of memory). */
+static int body_nodes(const mbg_model *m, const mbg_topology *t, int i, mbg_rtmodel *out,
+                      int k0, size_t off) {
+  const mbg_body *B = &m->bodies[t->body[i].model_body];
+  const mbg_flex *f = B->flex;
+  int n = f->is_beam ? 1 : f->nnodes, nm = t->body[i].nm;
+  for (int k = 0; out && k < n; k++) {
+    const char *node = f->is_beam ? "tip" : f->nodes[k].name;
+    size_t len = strlen(B->name) + strlen(node) + 2;
+    if (!(out->node_name[k0 + k] = malloc(len))) return -1;
+    snprintf(out->node_name[k0 + k], len, "%s.%s", B->name, node);
+    out->node_body[k0 + k] = i;
+    double *r = out->node_r + 3 * (k0 + k), *sh = out->node_shape + off + 6 * (size_t)(k * nm);
+    for (int c = 0; c < nm; c++) {
+      double phi[3];
+      if (f->is_beam) {
+        mbg_beam_shape(c + 1, f->length, f->length, phi);
+        const double col[6] = {0, 0, phi[1], 0, phi[0], 0};
+        memcpy(sh + 6 * c, col, sizeof col);
+      } else {
+        memcpy(sh + 6 * c, f->shapes + 6 * ((size_t)c * (size_t)f->nnodes + (size_t)k),
+               6 * sizeof *sh);
+      }
+    }
+    if (f->is_beam) r[0] = f->length, r[1] = r[2] = 0.0;
+    else memcpy(r, f->nodes[k].xyz, sizeof f->nodes[k].xyz);
+  }
+  return n;
+}
+
+/* The nodes of every flexible body with modes, in body order. */
+static int build_nodes(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
+  int n = 0;
+  size_t nsh = 0;
+  for (int i = 1; i <= t->nb; i++)
+    if (t->body[i].nm > 0) {
+      int k = body_nodes(m, t, i, NULL, 0, 0);
+      n += k, nsh += 6 * (size_t)k * (size_t)t->body[i].nm;
+    }
+  out->node_body = calloc((size_t)n + 1, sizeof *out->node_body);
+  out->node_r = calloc(3 * (size_t)n + 1, sizeof *out->node_r);
+  out->node_shape = calloc(nsh + 1, sizeof *out->node_shape);
+  out->node_name = calloc((size_t)n + 1, sizeof *out->node_name);
+  if (!out->node_body || !out->node_r || !out->node_shape || !out->node_name) return -1;
+  int k = 0;
+  size_t off = 0;
+  for (int i = 1; i <= t->nb; i++) {
+    if (t->body[i].nm == 0) continue;
+    int c = body_nodes(m, t, i, out, k, off);
+    if (c < 0) return -1;
+    off += 6 * (size_t)c * (size_t)t->body[i].nm, k += c;
+  }
+  out->flex.nnodes = n;
+  out->flex.node_body = out->node_body;
+  out->flex.node_r = out->node_r;
+  out->flex.node_shape = out->node_shape;
+  return 0;
 }
 
 /* The modal data, packed body after body (mb.h, mb_flex), when some body has modes. */
@@ -45,7 +108,7 @@ static int build_flex(const mbg_topology *t, mbg_rtmodel *out) {
     if (np > 0) memcpy(out->Psi + ps, b->psi, 6 * np * sizeof *out->Psi);
     e += nm, e2 += nm * nm, ps += 6 * np;
   }
-  out->flex = (mb_flex){out->nm, out->Mc, out->Me, out->K, out->D, out->Psi};
+  out->flex = (mb_flex){out->nm, out->Mc, out->Me, out->K, out->D, out->Psi, 0, NULL, NULL, NULL};
   out->model.flex = &out->flex;
   return 0;
 }
@@ -98,7 +161,7 @@ int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *ou
   r->pitch = out->pitch;
   r->inertia = out->inertia;
   memcpy(r->gravity, m->gravity, sizeof r->gravity);
-  if (build_flex(t, out) != 0) {
+  if (build_flex(t, out) != 0 || (out->model.flex && build_nodes(m, t, out) != 0)) {
     mbg_rtmodel_free(out);
     return -1;
   }
@@ -121,6 +184,11 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->K);
   free(r->D);
   free(r->Psi);
+  for (int k = 0; r->node_name && k < r->flex.nnodes; k++) free(r->node_name[k]);
+  free(r->node_name);
+  free(r->node_body);
+  free(r->node_r);
+  free(r->node_shape);
   memset(r, 0, sizeof *r);
 }
 

@@ -15,6 +15,9 @@ typedef struct mbg_rtmodel {
   mb_flex flex; /* model.flex points here when some body has modes (packed as mb.h says) */
   int *nm;
   double *Mc, *Me, *K, *D, *Psi;
+  int *node_body;       /* the nodes: nodal data's nodes, a beam's tip (rtmodel.c) */
+  double *node_r, *node_shape;
+  char **node_name;     /* [nnodes] "body.node" ("body.tip" for a beam), malloc'ed */
 } mbg_rtmodel;
 
 /* Fill `out` from the topology (gravity from the model). Returns 0, or -1 when out of memory. */

@@ -16,6 +16,7 @@ local reference = {
   minv = "rc = mb_minv(&M, ws, q, ref)",
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
   fk = "mb_fk(&M, ws, q, ref)",
+  node_poses = "rc = mb_node_poses(&M, ws, q, ref)",
   cfa = "rc = mb_cfa(&M, ws, q, v, tau, ref, NULL)",
   loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref)",
   loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
@@ -35,7 +36,7 @@ local second = {
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
-  out_nc = "NC", out_ncnv = "NC * NV",
+  out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -81,6 +82,7 @@ extern const mb_springs ]], d.prefix, [[_springs;
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB
 ]])
+  if d.nnodes > 0 then b("#define NNODES ", d.PREFIX, "_NNODES") end
   local loops = (d.nc or 0) > 0
   if loops then
     b("#define NC ", d.PREFIX, "_NC")

@@ -50,6 +50,9 @@ return function(d)
   b("#define ", P, "_NV ", d.nv, " /* velocity coordinates */")
   b("#define ", P, "_NB ", d.nb, " /* moving bodies (fixed joints merged) */")
   b("#define ", P, "_NJ ", d.nj, " /* moving joints */")
+  if d.nnodes > 0 then
+    b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
+  end
   if (d.nc or 0) > 0 then
     b("#define ", P, "_NC ", d.nc, " /* independent constraint rows of the loop joints */")
     b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
@@ -82,6 +85,10 @@ return function(d)
   b("extern const int ", d.prefix, "_coord_iq[", P, "_NV];")
   b("/* Every body by number, the world first. */")
   b("extern const char *const ", d.prefix, "_body_names[", P, "_NB + 1];")
+  if d.nnodes > 0 then
+    b("/* Every node of the flexible bodies (\"body.node\"; a beam's node is its tip). */")
+    b("extern const char *const ", d.prefix, "_node_names[", P, "_NNODES];")
+  end
   if (d.nc or 0) > 0 then
     b("")
     b("/* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions")

@@ -39,6 +39,10 @@ return function(d)
   b("const int ", d.prefix, "_coord_iq[", P, "_NV] = {", table.concat(ciq, ", "), "};")
   b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
     quoted_list(d.bodies, "name"), "};")
+  if d.nnodes > 0 then
+    b("const char *const ", d.prefix, "_node_names[", P, "_NNODES] = {", quoted_list(d.node_names),
+      "};")
+  end
   if (d.nc or 0) > 0 then
     b("const char *const ", d.prefix, "_constraint_names[", P, "_NC] = {", quoted_list(d.constraints),
       "};")
