@@ -6,6 +6,10 @@
 
 #include "topology/rtloops.h"
 
+#include <math.h>
+
+#include "modal/beam.h"
+
 #include <string.h>
 
 static const char *body_name(const mbg_model *m, int b) {
@@ -201,6 +205,39 @@ static void print_initial(FILE *out, const mbg_model *m, const mbg_topology *t) 
   }
 }
 
+/* The flexible bodies: their data, modal coordinates and nodes; the beam preset's clamped
+ * natural frequencies (β_k L)² √(EI / (ρA L⁴)), exact for its modes (docs/flexible.md). */
+static void print_flexible(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  int n = 0;
+  for (int i = 1; i <= t->nb; i++) n += m->bodies[t->body[i].model_body].flex != NULL;
+  if (n == 0) return;
+  fprintf(out, "\nflexible bodies (%d)\n", n);
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_tree_body *tb = &t->body[i];
+    const mbg_body *B = &m->bodies[tb->model_body];
+    const mbg_flex *f = B->flex;
+    if (!f) continue;
+    if (f->is_beam)
+      fprintf(out, "  %s  beam L %g, EI %g, rhoA %g", B->name, f->length, f->EI, f->rhoA);
+    else
+      fprintf(out, "  %s  nodal data, %d nodes", B->name, f->nnodes);
+    if (tb->nm == 0) {
+      fprintf(out, ", 0 modes: the rigid body\n");
+      continue;
+    }
+    fprintf(out, ", %d mode%s: q %d..%d, v %d..%d\n", tb->nm, tb->nm > 1 ? "s" : "",
+            tb->iq + tb->nq, tb->iq + tb->nq + tb->nm - 1, tb->iv + tb->nv,
+            tb->iv + tb->nv + tb->nm - 1);
+    if (!f->is_beam) continue;
+    fprintf(out, "    clamped natural frequencies (rad/s):");
+    for (int k = 1; k <= tb->nm; k++) {
+      double bl = mbg_beam_root(k);
+      fprintf(out, " %.4g", bl * bl * sqrt(f->EI / (f->rhoA * pow(f->length, 4))));
+    }
+    fprintf(out, "\n");
+  }
+}
+
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
                        const mbg_loop_rows *rows) {
   print_header(out, m, t);
@@ -209,5 +246,6 @@ void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
   print_chains(out, m, t);
   print_loops(out, m, t, rows);
   print_springs(out, m, t);
+  print_flexible(out, m, t);
   print_initial(out, m, t);
 }
