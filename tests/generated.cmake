@@ -101,3 +101,14 @@ foreach(sim five_bar quarter_car)
   add_test(NAME loops_${sim}_sim COMMAND ${sim}_sim --check)
   set_tests_properties(loops_${sim}_sim PROPERTIES LABELS "generated;loops" TIMEOUT 60)
 endforeach()
+
+# The flexible arm of examples/flexible_arm.mbd and the same arm with a rigid forearm
+# (flexible_arm_rigid.mbd) swung by the same torques for 5 s with their generated aba and RK4
+# (examples/sim/flexible_arm_sim.c, docs/flexible.md "Simulation"): the energy balance
+# T + U - W, the convergence when dt is halved, the rigid arm on its reference and the residual
+# vibration at the linearized frequency.
+add_executable(flexible_arm_sim ${PROJECT_SOURCE_DIR}/examples/sim/flexible_arm_sim.c)
+target_compile_options(flexible_arm_sim PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(flexible_arm_sim PRIVATE flexible_arm_dynamics flexible_arm_rigid_dynamics m)
+add_test(NAME flexible_arm_sim COMMAND flexible_arm_sim --check)
+set_tests_properties(flexible_arm_sim PROPERTIES LABELS "generated;flexible" TIMEOUT 120)
