@@ -81,10 +81,16 @@ static const char *host_name(const mbg_model *m, const mbg_topology *t, int b) {
   return body_name(m, t->body[t->merged[b].into].model_body);
 }
 
+/* A fixed joint whose child stays a body of the tree (a flexible body) is not merged. */
+static int merged_away(const mbg_topology *t, int child) {
+  return child < 0 || child >= t->nmerged || t->merged[child].into < 0 ||
+         t->body[t->merged[child].into].model_body != child;
+}
+
 static void print_fixed(FILE *out, const mbg_model *m, const mbg_topology *t) {
   int n = 0, w[2] = {0, 0};
   for (int j = 0; j < m->njoints; j++) {
-    if (m->joints[j].type != MBG_JOINT_FIXED) continue;
+    if (m->joints[j].type != MBG_JOINT_FIXED || !merged_away(t, m->joints[j].child)) continue;
     n++;
     w[0] = widest(w[0], m->joints[j].name);
     w[1] = widest(w[1], body_name(m, m->joints[j].child));
@@ -93,7 +99,7 @@ static void print_fixed(FILE *out, const mbg_model *m, const mbg_topology *t) {
   fprintf(out, "\nfixed joints merged (%d)\n", n);
   for (int j = 0; j < m->njoints; j++) {
     const mbg_joint *J = &m->joints[j];
-    if (J->type != MBG_JOINT_FIXED) continue;
+    if (J->type != MBG_JOINT_FIXED || !merged_away(t, J->child)) continue;
     fprintf(out, "  %-*s  %-*s  into %s\n", w[0], J->name, w[1], body_name(m, J->child),
             host_name(m, t, J->child));
   }

@@ -63,14 +63,17 @@ static void find_parent_joints(builder *B) {
   }
 }
 
-/* Walk up through fixed joints until the world, a moving body or a known host; then give every
- * body on the way that host and its frame: rel(b) = X_joint(b) rel(parent). */
+/* Walk up through fixed joints until the world, a moving body (or a flexible one) or a known host;
+ * then give every body on the way that host and its frame: rel(b) = X_joint(b) rel(parent). */
 static void resolve_host(builder *B, int b) {
   const mbg_model *m = B->m;
   int n = 0, x = b;
   while (B->host[x] == UNKNOWN) {
     int j = B->pjoint[x];
-    if (x == 0 || (j >= 0 && m->joints[j].type != MBG_JOINT_FIXED)) {
+    /* a flexible body with modes on a fixed joint stays a body of the tree (a joint of no dof:
+     * its modes are its coordinates) */
+    int flexible = x > 0 && m->bodies[x].flex && m->bodies[x].flex->nmodes > 0;
+    if (x == 0 || (j >= 0 && (m->joints[j].type != MBG_JOINT_FIXED || flexible))) {
       B->host[x] = x;
       mbg_xform_identity(&B->rel[x]);
     } else if (j < 0 || n >= m->nbodies) {

@@ -25,7 +25,7 @@ local J = {}
 local ONE_DOF = { revolute = true, continuous = true, prismatic = true, helical = true }
 J.ONE_DOF = ONE_DOF
 -- Joints whose child origin is a fixed point of the parent (no relative translation).
-J.FIXED_ORIGIN = { revolute = true, continuous = true, spherical = true }
+J.FIXED_ORIGIN = { revolute = true, continuous = true, spherical = true, fixed = true }
 
 -- ---- the working tree ---------------------------------------------------------------------------
 
@@ -69,6 +69,7 @@ end
 function J.S(b)
   local function e(l, x) local c = sp.zeros(6); c[l] = x or 1; return c end
   local t, k = b.type, b.k
+  if t == "fixed" then return {} end -- a flexible body held by a fixed joint: its modes only
   if t == "revolute" or t == "continuous" then return { e(k) } end
   if t == "prismatic" then return { e(3 + k) } end
   if t == "helical" then local c = e(k); c[3 + k] = b.h; return { c } end
@@ -114,6 +115,7 @@ function J.jcalc(b)
   local t, k = b.type, b.k
   local function q(l) return sym.input("q", b.iq + l) end
   local r = { 0, 0, 0 }
+  if t == "fixed" then return sp.identity() end
   if t == "revolute" or t == "continuous" or t == "helical" then
     -- rotation q + θ0 about e_k (helical: and the shift h q along e_k)
     local s, c = sym.sincos(q(0) + b.theta)
