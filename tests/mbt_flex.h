@@ -78,6 +78,7 @@ void test_flex_sag(void **state);
 void test_flex_point_load(void **state);
 void test_flex_node_poses(void **state);
 void test_flex_fixed_joint(void **state);
+void test_flex_fixed_payload(void **state);
 void test_flex_nodal_vs_beam(void **state);
 void test_flex_energy(void **state);
 void test_flex_damped(void **state);

@@ -332,6 +332,7 @@ int main(void) {
       cmocka_unit_test(test_flex_damped),       cmocka_unit_test(test_flex_work),
       cmocka_unit_test(test_flex_power),        cmocka_unit_test(test_flex_point_load),
       cmocka_unit_test(test_flex_node_poses),   cmocka_unit_test(test_flex_fixed_joint),
+      cmocka_unit_test(test_flex_fixed_payload),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,18 +292,13 @@ static int has_modes(const mbg_model *m, int k) {
 }
 
 /* What the dynamics of flexible bodies do not cover yet is an error at its statement, never a
- * body silently taken as rigid: fixed joints hanging from a flexible body (a fixed joint merges
- * its child into the parent's rigid frame), loops and springs in a model with one (their kinematics
- * and forces are the rigid tree's), a joint hanging from a beam beyond its length. */
+ * body silently taken as rigid: loops and springs in a model with one (their kinematics and forces
+ * are the rigid tree's); and a joint hanging from a beam beyond its length. */
 void mbg_check_flex_uses(mbg_builder *b) {
   const mbg_model *m = b->m;
   for (int j = 0; j < m->njoints; j++) {
     const mbg_joint *J = &m->joints[j];
     int fp = has_modes(m, J->parent);
-    if (J->type == MBG_JOINT_FIXED && fp)
-      mbg_diag_error(b->d, J->loc, "fixed joint '%s' hangs from flexible body '%s': not supported "
-                     "yet (give it a moving joint, or make the body rigid)", J->name,
-                     m->bodies[J->parent].name);
     const mbg_flex *f = fp ? m->bodies[J->parent].flex : NULL;
     if (f && f->is_beam && !(J->xyz[0] >= 0 && J->xyz[0] <= f->length))
       mbg_diag_error(b->d, J->loc, "joint '%s' hangs from beam '%s' at x = %g, outside the beam "

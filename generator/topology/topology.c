@@ -222,21 +222,6 @@ static int build_dofs(mbg_topology *t) {
   return 0;
 }
 
-/* The modal data of every flexible body, and the attachment shape of every joint on one. */
-static int build_modal(const mbg_model *m, mbg_topology *t) {
-  for (int i = 1; i <= t->nb; i++) {
-    mbg_tree_body *tb = &t->body[i];
-    const mbg_tree_body *p = &t->body[tb->parent];
-    if (tb->nm > 0 && mbg_modal_build(m->bodies[tb->model_body].flex, &tb->modal) != 0) return -1;
-    if (tb->parent == 0 || p->nm == 0) continue;
-    const mbg_joint *J = &m->joints[tb->model_joint];
-    tb->psi = malloc(6 * (size_t)p->nm * sizeof *tb->psi);
-    if (!tb->psi) return -1;
-    mbg_modal_attach_shape(m->bodies[p->model_body].flex, J->node, J->xyz, tb->psi);
-  }
-  return 0;
-}
-
 /* Nodes: moving bodies with more than one child. Chains: maximal parent-child runs of the other
  * moving bodies, each starting where the parent is the world or a node, ordered by first body. */
 static int build_chains(mbg_topology *t) {
@@ -379,8 +364,8 @@ mbg_topology *mbg_topology_build(const mbg_model *m) {
   t->body = calloc((size_t)t->nb + 1, sizeof *t->body);
   int ok = t->body != NULL;
   if (ok) fill_bodies(&B);
-  ok = ok && build_dofs(t) == 0 && build_chains(t) == 0 && build_modal(m, t) == 0;
-  ok = ok && build_loops(&B) == 0 && build_merged(&B) == 0;
+  ok = ok && build_dofs(t) == 0 && build_chains(t) == 0;
+  ok = ok && build_loops(&B) == 0 && build_merged(&B) == 0 && mbg_topology_modal(m, t) == 0;
   builder_free(&B);
   ok = ok && mbg_topology_springs(m, t) == 0 && mbg_topology_initial(m, t) == 0;
   if (!ok) {

@@ -95,6 +95,11 @@ typedef struct mbg_topology {
 int mbg_topology_springs(const mbg_model *m, mbg_topology *t);
 int mbg_topology_initial(const mbg_model *m, mbg_topology *t);
 
+/* flexible.c: the modal data of every flexible body (bodies merged into it by fixed joints
+ * included) and the attachment shape of every joint hanging from one (called by
+ * mbg_topology_build, after the merged list). Returns 0, or -1 when out of memory. */
+int mbg_topology_modal(const mbg_model *m, mbg_topology *t);
+
 /* Build the topology of a validated model. Returns NULL only when out of memory. */
 mbg_topology *mbg_topology_build(const mbg_model *m);
 void mbg_topology_free(mbg_topology *t);

@@ -1,0 +1,94 @@
+/* flexible.c — the modal data of the topology's flexible bodies (Jain & Rodriguez, "Recursive
+ * Dynamics for Flexible Multibody Systems Using Spatial Operators", JPL Publication 90-26, 1990,
+ * §3): each one's modal body (modal/modal.h), the rigid bodies fixed to it added as lumped
+ * attachments, and the section every joint hanging from it moves with.
+ *
+ * A rigid body b fixed (through a chain of fixed joints) to a flexible body moves with the section
+ * of the first joint of that chain, Ψ per unit η̇ (modal.h): with I_b its spatial inertia at the
+ * flexible body's origin (already in the body's rigid inertia, topology.c), it adds I_b Ψ to the
+ * coupling Mc and Ψᵀ I_b Ψ to the modal mass Me — exactly a node of mass and inertia I_b. A moving
+ * joint on b hangs from the same section. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology/topology.h"
+
+/* The joint whose parent is model body `host` on the chain of joints up from `joint` (joint
+ * itself when its parent is host; the others on the way are fixed); -1 if none. */
+static int section_joint(const mbg_model *m, int host, int joint) {
+  for (int n = 0; joint >= 0 && n <= m->njoints; n++) {
+    int p = m->joints[joint].parent, next = -1;
+    if (p == host) return joint;
+    for (int j = 0; j < m->njoints && next < 0; j++)
+      if (m->joints[j].child == p && m->joints[j].type == MBG_JOINT_FIXED) next = j;
+    joint = next;
+  }
+  return -1;
+}
+
+/* The section shape (6 nm) of model joint j on flexible model body host. */
+static void section_shape(const mbg_model *m, int host, int j, double *psi) {
+  const mbg_joint *J = &m->joints[j];
+  mbg_modal_attach_shape(m->bodies[host].flex, J->node, J->xyz, psi);
+}
+
+/* out = I x for a spatial inertia at the origin: [Ī ω + h × v; m v − h × ω]. */
+static void inertia_mv(const mbg_inertia *I, const double x[6], double out[6]) {
+  const double *s = I->I, *h = I->h, *w = x, *v = x + 3;
+  double J[9] = {s[0], s[3], s[4], s[3], s[1], s[5], s[4], s[5], s[2]};
+  for (int k = 0; k < 3; k++) {
+    int a = (k + 1) % 3, b = (k + 2) % 3;
+    out[k] = J[3 * k] * w[0] + J[3 * k + 1] * w[1] + J[3 * k + 2] * w[2] + h[a] * v[b] - h[b] * v[a];
+    out[3 + k] = I->m * v[k] - (h[a] * w[b] - h[b] * w[a]);
+  }
+}
+
+/* Rigid model body b, merged into flexible tree body i: its lumped contribution. */
+static int add_attached(const mbg_model *m, const mbg_topology *t, const mbg_merged *mb) {
+  const mbg_tree_body *tb = &t->body[mb->into];
+  int nm = tb->nm, host = tb->model_body, j = -1;
+  for (int k = 0; k < m->njoints && j < 0; k++)
+    if (m->joints[k].child == mb->model_body) j = k;
+  j = j >= 0 ? section_joint(m, host, j) : -1;
+  if (j < 0) return 0; /* not reached for a validated model */
+  double *psi = malloc(12 * (size_t)nm * sizeof *psi), *IP = psi + 6 * nm;
+  if (!psi) return -1;
+  mbg_inertia own, I;
+  mbg_inertia_from_body(&m->bodies[mb->model_body], &own);
+  mbg_inertia_to_parent(&mb->X, &own, &I);
+  section_shape(m, host, j, psi);
+  for (int c = 0; c < nm; c++) {
+    inertia_mv(&I, psi + 6 * c, IP + 6 * c);
+    for (int k = 0; k < 6; k++) tb->modal.Mc[6 * c + k] += IP[6 * c + k];
+  }
+  for (int r = 0; r < nm; r++)
+    for (int c = 0; c < nm; c++) {
+      double x = 0;
+      for (int k = 0; k < 6; k++) x += psi[6 * r + k] * IP[6 * c + k];
+      tb->modal.Mee[nm * r + c] += x;
+    }
+  free(psi);
+  return 0;
+}
+
+int mbg_topology_modal(const mbg_model *m, mbg_topology *t) {
+  for (int i = 1; i <= t->nb; i++) {
+    mbg_tree_body *tb = &t->body[i];
+    if (tb->nm > 0 && mbg_modal_build(m->bodies[tb->model_body].flex, &tb->modal) != 0) return -1;
+  }
+  for (int b = 0; b < t->nmerged; b++) {
+    const mbg_merged *mb = &t->merged[b];
+    if (mb->into <= 0 || t->body[mb->into].model_body == mb->model_body) continue;
+    if (t->body[mb->into].nm > 0 && add_attached(m, t, mb) != 0) return -1;
+  }
+  for (int i = 1; i <= t->nb; i++) {
+    mbg_tree_body *tb = &t->body[i];
+    const mbg_tree_body *p = &t->body[tb->parent];
+    if (tb->parent == 0 || p->nm == 0) continue;
+    int j = section_joint(m, p->model_body, tb->model_joint);
+    tb->psi = calloc(6 * (size_t)p->nm, sizeof *tb->psi);
+    if (!tb->psi) return -1;
+    if (j >= 0) section_shape(m, p->model_body, j, tb->psi);
+  }
+  return 0;
+}
