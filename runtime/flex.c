@@ -29,6 +29,18 @@ size_t mb_flex_count(const mb_model *m, int what) {
   return n;
 }
 
+double mbf_q_form(const mb_model *m, const mb_workspace *ws, int i, int k, const double v[6]) {
+  if (!m->flex->Q) return 0.0;
+  const double *Q = m->flex->Q + 36 * ((size_t)mbf_e(ws, i) + (size_t)k);
+  double s = 0.0;
+  for (int r = 0; r < 6; r++) {
+    double x = 0.0;
+    for (int c = 0; c < 6; c++) x += Q[6 * r + c] * v[c];
+    s += v[r] * x;
+  }
+  return s;
+}
+
 void mbf_offsets(const mb_model *m, mb_workspace *ws) {
   int e = 0, e2 = 0, ps = 0, fd = 0;
   for (int i = 0; i <= m->nb; i++) {
@@ -146,6 +158,8 @@ int mbf_check(const mb_model *m, char *msg, size_t msgsize) {
   }
   for (int k = 0; k < ps; k++)
     if (!isfinite(f->Psi[k])) return fail(msg, msgsize, "flex: non-finite attachment shape");
+  for (int k = 0; f->Q && k < 36 * e; k++)
+    if (!isfinite(f->Q[k])) return fail(msg, msgsize, "flex: non-finite velocity-product form");
   if (f->nnodes < 0 || (f->nnodes > 0 && (!f->node_body || !f->node_r || !f->node_shape)))
     return fail(msg, msgsize, "flex: bad node count or NULL node arrays");
   for (int k = 0, off = 0; k < f->nnodes; k++) {

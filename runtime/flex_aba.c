@@ -44,8 +44,8 @@ static void init(const mb_model *m, mb_workspace *ws, const double *q, const dou
     mbs_crf(vi, h, pA);
     for (int k = 0; k < 6 && fext; k++) pA[k] -= fext[6 * i + k];
     const double *eta = q + m->iq[i] + mb_joint_nq(m->jtype[i]);
-    for (int r = 0; r < nm; r++) { /* pe = K η + D η̇ */
-      double s = 0.0;
+    for (int r = 0; r < nm; r++) { /* pe = K η + D η̇ + vᵀ Q_r v */
+      double s = v ? mbf_q_form(m, ws, i, r, vi) : 0.0;
       for (int c = 0; c < nm; c++)
         s += F->K[e2 + nm * r + c] * eta[c] + (v ? F->D[e2 + nm * r + c] * v[ie + c] : 0.0);
       ws->pe[e + r] = s;

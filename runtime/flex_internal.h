@@ -22,6 +22,9 @@ static inline int mbf_ie(const mb_model *m, int i) { return m->iv[i] + mb_joint_
 /* 1 if some body of m has modes: the algorithms then take the flexible route. */
 static inline int mbf_on(const mb_model *m) { return m->flex && mb_flex_count(m, 0) > 0; }
 
+/* vᵀ Q v for mode k of body i (0 without Q). */
+double mbf_q_form(const mb_model *m, const mb_workspace *ws, int i, int k, const double v[6]);
+
 /* Set ws->fo (mb_workspace_init). */
 void mbf_offsets(const mb_model *m, mb_workspace *ws);
 /* Validate m->flex (mb_model_check): sizes, finiteness, symmetry, a positive semidefinite modal

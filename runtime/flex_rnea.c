@@ -6,11 +6,12 @@
  *
  *   v_i = iXλ ṽ + S θ̇_i                    a_i = iXλ (a_p + Ψ_i η̈_p) + S θ̈_i + v_i × S θ̇_i
  *   f_i = I_i a_i + Mc_i η̈_i + v_i ×* (I_i v_i + Mc_i η̇_i) − fext_i
- *   g_i = Mc_iᵀ a_i + Me_i η̈_i + K_i η_i + D_i η̇_i
+ *   g_i = Mc_iᵀ a_i + Me_i η̈_i + K_i η_i + D_i η̇_i + [v_iᵀ Q_ik v_i]_k
  *   τ_θ = Sᵀ f_i,  τ_η = g_i;   f_p += λX*_i f_i,  g_p += Ψ_iᵀ λX*_i f_i
  *
- * (the Euler-Poincaré equations of the kinetic energy ½ [v; η̇]ᵀ M_m [v; η̇]: exact for that
- * model, so M, h and the energy balance agree to rounding). Gravity enters as a_0 = −g. */
+ * (the Euler-Poincaré equations of the kinetic energy ½ [v; η̇]ᵀ M_m [v; η̇], and the
+ * velocity-product load of the undeformed body on the modes, b_m⁰ of eq. 8.1: vᵀ Q_k v, which
+ * does work: docs/flexible.md). Gravity enters as a_0 = −g. */
 #include "flex_internal.h"
 
 /* out += A x, A 6 × n in columns of 6 */
@@ -54,7 +55,7 @@ static void forward(const mb_model *m, mb_workspace *ws, const double *q, const 
     const double *Me = nm ? F->Me + mbf_e2(ws, i) : NULL, *K = nm ? F->K + mbf_e2(ws, i) : NULL;
     const double *D = nm ? F->D + mbf_e2(ws, i) : NULL, *eta = q + m->iq[i] + mb_joint_nq(m->jtype[i]);
     for (int r2 = 0; r2 < nm; r2++) {
-      double s = 0.0;
+      double s = v ? mbf_q_form(m, ws, i, r2, vi) : 0.0;
       for (int k = 0; k < 6; k++) s += Mc[6 * r2 + k] * ai[k];
       for (int c = 0; c < nm; c++) {
         s += K[nm * r2 + c] * eta[c];

@@ -106,7 +106,8 @@ int mb_joint_nv(mb_joint_type t);
  * linearized model). Body i has nm[i] modal coordinates η_i; they follow its joint's coordinates
  * in q and in v (q: iq[i] + nq_joint ..., v: iv[i] + nv_joint ...). Its modal mass matrix, in its
  * body frame, with the modal velocity [v_i; η̇_i] (v_i the spatial velocity of the body frame),
- * is constant: [I_i, Mc_i; Mc_iᵀ, Me_i], I_i the body's rigid inertia (inertia[] above). A joint
+ * is constant: [I_i, Mc_i; Mc_iᵀ, Me_i], I_i the body's rigid inertia (inertia[] above); the
+ * modes also feel the velocity-product load of the undeformed body, vᵢᵀ Q_ik vᵢ. A joint
  * on a flexible parent p hangs from a section of it that moves, per unit η̇_p, with the spatial
  * velocity Ψ_i (p's frame, at p's origin): body i sees its parent move with v_p + Ψ_i η̇_p.
  * The elastic and damping forces K_i η_i + D_i η̇_i act on the modal rows. Arrays are packed body
@@ -127,6 +128,10 @@ typedef struct mb_flex {
   const int *node_body;
   const double *node_r;
   const double *node_shape;
+  /* The velocity-product load of the undeformed body on its modes (Jain & Rodriguez's b_m⁰): on
+   * mode k of body i, vᵢᵀ Q_ik vᵢ, Q_ik a symmetric 6×6 (row-major, 36 per mode at 36 e_i + 36 k).
+   * NULL: none. */
+  const double *Q;
 } mb_flex;
 
 typedef struct mb_model {

@@ -107,8 +107,10 @@ endforeach()
 # (examples/sim/flexible_arm_sim.c, docs/flexible.md "Simulation"): the energy balance
 # T + U - W, the convergence when dt is halved, the rigid arm on its reference and the residual
 # vibration at the linearized frequency.
-add_executable(flexible_arm_sim ${PROJECT_SOURCE_DIR}/examples/sim/flexible_arm_sim.c)
+add_executable(flexible_arm_sim ${PROJECT_SOURCE_DIR}/examples/sim/flexible_arm_sim.c
+               ${CMAKE_CURRENT_BINARY_DIR}/flexible_arm/flexible_arm_model.c)
 target_compile_options(flexible_arm_sim PRIVATE ${MBDC_WARNINGS})
-target_link_libraries(flexible_arm_sim PRIVATE flexible_arm_dynamics flexible_arm_rigid_dynamics m)
+target_link_libraries(flexible_arm_sim PRIVATE flexible_arm_dynamics flexible_arm_rigid_dynamics
+                      mbrt m)
 add_test(NAME flexible_arm_sim COMMAND flexible_arm_sim --check)
 set_tests_properties(flexible_arm_sim PROPERTIES LABELS "generated;flexible" TIMEOUT 120)

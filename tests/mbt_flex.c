@@ -240,3 +240,22 @@ double mbt_maxdiff(const double *x, const double *y, size_t n) {
   }
   return s;
 }
+
+void mbt_q_load(mbt_fm *F, const double *q, const double *v, double *b) {
+  double h0[256];
+  const double *Q = F->rt.flex.Q;
+  assert_true(F->nv <= 256);
+  assert_int_equal(mb_nle(F->model, &F->ws, q, v, b), MB_OK);
+  F->rt.flex.Q = NULL;
+  int rc = mb_nle(F->model, &F->ws, q, v, h0);
+  F->rt.flex.Q = Q;
+  assert_int_equal(rc, MB_OK);
+  for (int k = 0; k < F->nv; k++) b[k] -= h0[k];
+}
+
+double mbt_q_power(mbt_fm *F, const double *q, const double *v) {
+  double b[256], p = 0;
+  mbt_q_load(F, q, v, b);
+  for (int k = 0; k < F->nv; k++) p += v[k] * b[k];
+  return p;
+}

@@ -53,6 +53,11 @@ int mbt_mode_iq(const mb_model *m, int i);
 double mbt_kinetic(mbt_fm *F, const double *q, const double *v);
 double mbt_elastic(const mb_model *m, const double *q);
 double mbt_dissipation(const mb_model *m, const double *v);
+/* The velocity-product load of the undeformed bodies on the modes (mb_flex.Q, Jain & Rodriguez's
+ * b_m⁰) at (q, v): b = nle(q, v) − the same with Q removed (zero off the modal rows), and its
+ * power vᵀ b = η̇ᵀ b_η: the one force of the model that is neither conservative nor applied. */
+void mbt_q_load(mbt_fm *F, const double *q, const double *v, double *b);
+double mbt_q_power(mbt_fm *F, const double *q, const double *v);
 
 /* Eigenvalues of the symmetric n×n A (row-major; destroyed) by cyclic Jacobi, ascending in w.
  * Returns the number of sweeps, or -1 if it did not converge. */
@@ -79,6 +84,7 @@ void test_flex_point_load(void **state);
 void test_flex_node_poses(void **state);
 void test_flex_fixed_joint(void **state);
 void test_flex_fixed_payload(void **state);
+void test_flex_centrifugal(void **state);
 void test_flex_nodal_vs_beam(void **state);
 void test_flex_energy(void **state);
 void test_flex_damped(void **state);

@@ -205,7 +205,17 @@ static void set_aligned_arrays(pair *P) {
    * an attachment shape (motion columns in the parent's frame) with R_λ */
   for (int i = 1, e = 0, ps = 0; P->ra.model.flex && i <= P->t->nb; i++) {
     int nm = P->t->body[i].nm, p = P->t->body[i].parent, np = P->t->body[p].nm;
-    for (int c = 0; c < nm; c++) rotate6(P->al.body[i].R, P->ra.Mc + 6 * (e + c));
+    for (int c = 0; c < nm; c++) {
+      rotate6(P->al.body[i].R, P->ra.Mc + 6 * (e + c));
+      /* the velocity-product form Q' = R6 Q R6ᵀ: rotate its columns, then its rows */
+      double *Q = P->ra.Q + 36 * (e + c), col[6];
+      for (int k = 0; k < 6; k++) {
+        for (int r = 0; r < 6; r++) col[r] = Q[6 * r + k];
+        rotate6(P->al.body[i].R, col);
+        for (int r = 0; r < 6; r++) Q[6 * r + k] = col[r];
+      }
+      for (int r = 0; r < 6; r++) rotate6(P->al.body[i].R, Q + 6 * r);
+    }
     for (int c = 0; c < np; c++) rotate6(P->al.body[p].R, P->ra.Psi + ps + 6 * c);
     e += nm, ps += 6 * np;
   }

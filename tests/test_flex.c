@@ -188,7 +188,7 @@ static int flex_route_is_rigid(mbt_fm *F, unsigned long long seed) {
   int *nm = calloc((size_t)nb + 1, sizeof *nm);
   double dummy[1] = {0}, q[MAXV], v[MAXV], a[MAXV], x[2][MAXV * MAXV];
   assert_non_null(nm);
-  mb_flex none = {nm, dummy, dummy, dummy, dummy, dummy, 0, NULL, NULL, NULL};
+  mb_flex none = {nm, dummy, dummy, dummy, dummy, dummy, 0, NULL, NULL, NULL, NULL};
   mb_model m = *F->model;
   m.flex = &none;
   mb_workspace ws = {0};
@@ -262,7 +262,7 @@ static void copy_flex(const mb_model *src, flexcopy *c) {
   memcpy(c->K, src->flex->K, ne2 * sizeof *c->K);
   memcpy(c->D, src->flex->D, ne2 * sizeof *c->D);
   c->f = (mb_flex){c->nm, c->Mc, c->Me, c->K, c->D, src->flex->Psi, src->flex->nnodes,
-                   src->flex->node_body, src->flex->node_r, src->flex->node_shape};
+                   src->flex->node_body, src->flex->node_r, src->flex->node_shape, src->flex->Q};
   c->m.flex = &c->f;
 }
 
@@ -332,7 +332,7 @@ int main(void) {
       cmocka_unit_test(test_flex_damped),       cmocka_unit_test(test_flex_work),
       cmocka_unit_test(test_flex_power),        cmocka_unit_test(test_flex_point_load),
       cmocka_unit_test(test_flex_node_poses),   cmocka_unit_test(test_flex_fixed_joint),
-      cmocka_unit_test(test_flex_fixed_payload),
+      cmocka_unit_test(test_flex_fixed_payload), cmocka_unit_test(test_flex_centrifugal),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

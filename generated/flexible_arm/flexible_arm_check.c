@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xc6b6fcaefe00
+#if FLEXIBLE_ARM_SET_ID != 0x329637909ac9
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xc6b6fcaefe00
+#if FLEXIBLE_ARM_SET_ID != 0x329637909ac9
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -79,11 +79,31 @@ static const double flex_node_shape[18] = {
   0.0, 0.0, 4.780778410211632, 0.0, 1.0, 0.0,
   0.0, 0.0, 7.848666046489503, 0.0, 1.0, 0.0,
 };
+static const double flex_Q[108] = {
+  0.0, 0.3071659016033523, 0.0, 0.0, 0.0, -0.4228155482613978,
+  0.3071659016033523, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.4228155482613978, 0.0, 0.0,
+  0.0, 0.0, 0.4228155482613978, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  -0.4228155482613978, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, -0.049014064918648736, 0.0, 0.0, 0.0, 0.23432538335978792,
+  -0.049014064918648736, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, -0.23432538335978792, 0.0, 0.0,
+  0.0, 0.0, -0.23432538335978792, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.23432538335978792, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.017504842159661974, 0.0, 0.0, 0.0, -0.1373896603076976,
+  0.017504842159661974, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.1373896603076976, 0.0, 0.0,
+  0.0, 0.0, 0.1373896603076976, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  -0.1373896603076976, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
 static const int flex_node_body[1] = {
   2,
 };
 static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
-  1, flex_node_body, flex_node_r, flex_node_shape};
+  1, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
 
 /* The initial state (flexible_arm_dynamics.h). */
 const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {

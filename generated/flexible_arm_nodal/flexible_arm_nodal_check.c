@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x461c3e61077d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x18b2a8711bb9
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

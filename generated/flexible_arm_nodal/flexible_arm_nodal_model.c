@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x461c3e61077d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x18b2a8711bb9
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -89,11 +89,25 @@ static const double flex_node_shape[48] = {
   0.0, 0.0, 1.376505, 0.0, 1.0, 0.0,
   0.0, 0.0, 4.780778, 0.0, 1.0, 0.0,
 };
+static const double flex_Q[72] = {
+  0.0, 0.3382113232666666, 0.0, 0.0, 0.0, -0.43649171999999997,
+  0.3382113232666666, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.43649171999999997, 0.0, 0.0,
+  0.0, 0.0, 0.43649171999999997, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  -0.43649171999999997, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.012702321033333408, 0.0, 0.0, 0.0, 0.18444563999999986,
+  0.012702321033333408, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, -0.18444563999999986, 0.0, 0.0,
+  0.0, 0.0, -0.18444563999999986, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.18444563999999986, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
 static const int flex_node_body[4] = {
   2, 2, 2, 2,
 };
 static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi,
-  4, flex_node_body, flex_node_r, flex_node_shape};
+  4, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
 
 /* The initial state (flexible_arm_nodal_dynamics.h). */
 const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {

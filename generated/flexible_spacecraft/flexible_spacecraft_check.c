@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_spacecraft_dynamics.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x4b70be84a63c
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x95db50965b04
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

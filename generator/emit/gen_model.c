@@ -64,8 +64,29 @@ static void push_matrix(lua_State *L, const double *A, int n) {
   }
 }
 
+/* The velocity-product forms Q_k (6×6, on motion vectors) in body i's working frame: with F the
+ * force transform (working_vector), v_orig = Fᵀ v_work, so Q' = F Q Fᵀ. A list of nm flat 36s. */
+static void push_forms(const mbg_gen *g, lua_State *L, int i, const double *Q, int nm) {
+  lua_createtable(L, nm, 0);
+  for (int k = 0; k < nm; k++) {
+    double A[36], B[36], col[6], out[6];
+    for (int c = 0; c < 6; c++) { /* A = F Q, column by column */
+      for (int r = 0; r < 6; r++) col[r] = Q[36 * k + 6 * r + c];
+      working_vector(g, i, col, 1, out);
+      for (int r = 0; r < 6; r++) A[6 * r + c] = out[r];
+    }
+    for (int r = 0; r < 6; r++) { /* B = A Fᵀ = (F Aᵀ)ᵀ: row r of B is F (row r of A) */
+      working_vector(g, i, A + 6 * r, 1, out);
+      for (int c = 0; c < 6; c++) B[6 * r + c] = out[c];
+    }
+    push_numbers(L, B, 36);
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
 /* A flexible body's modes (docs/templates.md "The model table"): nm, and with nm > 0 the
- * coupling Mc (nm force columns), Me, K, D (rows); a joint on a flexible parent: Psi (nm of the
+ * coupling Mc (nm force columns), Me, K, D (rows), Q (nm velocity-product forms, 36 each,
+ * row-major); a joint on a flexible parent: Psi (nm of the
  * parent motion columns, in the parent's working frame). */
 static void push_modal(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
@@ -80,6 +101,8 @@ static void push_modal(mbg_gen *g, lua_State *L, int i) {
     lua_setfield(L, -2, "K");
     push_matrix(L, b->modal.D, b->nm);
     lua_setfield(L, -2, "D");
+    push_forms(g, L, i, b->modal.Q, b->nm);
+    lua_setfield(L, -2, "Q");
   }
   if (b->parent > 0 && np > 0) {
     push_columns(g, L, b->parent, b->psi, np, 0);

@@ -145,6 +145,7 @@ static void push_rt(mbg_gen *g, lua_State *L) {
     set_doubles(L, "K", m->flex->K, ne2);
     set_doubles(L, "D", m->flex->D, ne2);
     set_doubles(L, "Psi", m->flex->Psi, nps);
+    set_doubles(L, "Q", m->flex->Q, 36 * ne);
     int nn = m->flex->nnodes, nsh = 0;
     for (int k = 0; k < nn; k++) nsh += 6 * m->flex->nm[m->flex->node_body[k]];
     mbg_lua_set_int(L, "nnodes", nn);

@@ -14,6 +14,62 @@ static void cross(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* ½ (crm(ψ)ᵀ I + I crm(ψ)) added to Q: with crm(ψ) = [ω×, 0; v×, ω×] for ψ = [ω; v], the
+ * velocity-product load ψᵀ crf(v) I v of a node of spatial inertia I (crf = −crmᵀ, and
+ * crm(v) ψ = −crm(ψ) v) is vᵀ crm(ψ)ᵀ I v, whose symmetric part this is. */
+static void add_q(const double I[36], const double psi[6], double Q[36]) {
+  double C[36] = {0}, A[36];
+  const double *w = psi, *v = psi + 3;
+  const double wx[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
+  const double vx[9] = {0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      C[6 * r + c] = C[6 * (r + 3) + c + 3] = wx[3 * r + c];
+      C[6 * (r + 3) + c] = vx[3 * r + c];
+    }
+  for (int r = 0; r < 6; r++) /* A = Cᵀ I */
+    for (int c = 0; c < 6; c++) {
+      double x = 0;
+      for (int k = 0; k < 6; k++) x += C[6 * k + r] * I[6 * k + c];
+      A[6 * r + c] = x;
+    }
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) Q[6 * r + c] += 0.5 * (A[6 * r + c] + A[6 * c + r]);
+}
+
+/* The spatial inertia (6×6 row-major) at the origin of mass m at p with rotational inertia J
+ * (ixx iyy izz ixy ixz iyz, tensor entries) about p: [J + m (|p|² 1 − p pᵀ), m p×; −m p×, m 1]. */
+static void point_inertia(double m, const double p[3], const double *J, double I[36]) {
+  double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+  const double Jf[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
+  const double px[9] = {0, -p[2], p[1], p[2], 0, -p[0], -p[1], p[0], 0};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      I[6 * r + c] = Jf[3 * r + c] + m * ((r == c) * pp - p[r] * p[c]);
+      I[6 * r + c + 3] = m * px[3 * r + c];
+      I[6 * (r + 3) + c] = -m * px[3 * r + c];
+      I[6 * (r + 3) + c + 3] = m * (r == c);
+    }
+}
+
+void mbg_modal_add_lumped(mbg_modal *m, const double I[36], const double *psi) {
+  int nm = m->nm;
+  for (int k = 0; k < nm; k++) {
+    double h[6];
+    for (int r = 0; r < 6; r++) {
+      h[r] = 0;
+      for (int c = 0; c < 6; c++) h[r] += I[6 * r + c] * psi[6 * k + c];
+      m->Mc[6 * k + r] += h[r];
+    }
+    for (int l = 0; l < nm; l++) {
+      double e = 0;
+      for (int r = 0; r < 6; r++) e += psi[6 * l + r] * h[r];
+      m->Mee[l * nm + k] += e;
+    }
+    add_q(I, psi + 6 * k, m->Q + 36 * k);
+  }
+}
+
 /* Node j's shape [r; t] in mode k (mbg_flex.shapes is [nmodes][nnodes][6]). */
 static const double *node_shape(const mbg_flex *f, int k, int j) {
   return f->shapes + ((size_t)k * (size_t)f->nnodes + (size_t)j) * 6;
@@ -61,9 +117,42 @@ static void build_nodal(const mbg_flex *f, mbg_modal *m) {
       double e = 0.5 * (m->Mee[k * nm + l] + m->Mee[l * nm + k]);
       m->Mee[k * nm + l] = m->Mee[l * nm + k] = e;
     }
+  for (int j = 0; j < f->nnodes; j++) { /* the velocity-product forms */
+    double I[36];
+    point_inertia(f->nodes[j].mass, f->nodes[j].xyz, f->nodes[j].inertia, I);
+    for (int k = 0; k < nm; k++) {
+      double psi[6];
+      node_psi(f, k, j, psi);
+      add_q(I, psi, m->Q + 36 * k);
+    }
+  }
   size_t n2 = (size_t)nm * (size_t)nm;
   if (f->stiffness) memcpy(m->K, f->stiffness, n2 * sizeof *m->K);
   if (f->damping) memcpy(m->D, f->damping, n2 * sizeof *m->D);
+}
+
+/* The beam's velocity-product forms: its sections as nodes of mass ρA dx at (x, 0, 0) with the
+ * shape [0, 0, φ'; 0, φ − x φ', 0], integrated by Gauss-Legendre quadrature (the integrands are
+ * smooth: 256 panels of 8 points resolve mode 20's ten wavelengths to rounding). */
+static void beam_q(const mbg_flex *f, mbg_modal *m) {
+  static const double gx[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                               0.9602898564975363};
+  static const double gw[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                               0.1012285362903763};
+  const int panels = 256;
+  const double zero[6] = {0, 0, 0, 0, 0, 0}, L = f->length, h = L / panels;
+  for (int p = 0; p < panels; p++)
+    for (int g = 0; g < 8; g++) {
+      double x = h * (p + 0.5 + 0.5 * (g < 4 ? -gx[g] : gx[g - 4])), I[36];
+      double w = 0.5 * h * gw[g < 4 ? g : g - 4], pos[3] = {x, 0, 0};
+      point_inertia(f->rhoA * w, pos, zero, I);
+      for (int k = 0; k < m->nm; k++) {
+        double s[3];
+        mbg_beam_shape(k + 1, L, x, s);
+        const double psi[6] = {0, 0, s[1], 0, s[0] - x * s[1], 0};
+        add_q(I, psi, m->Q + 36 * k);
+      }
+    }
 }
 
 static void build_beam(const mbg_flex *f, mbg_modal *m) {
@@ -75,6 +164,7 @@ static void build_beam(const mbg_flex *f, mbg_modal *m) {
     for (int l = 0; l < nm; l++) m->Mee[k * nm + l] = rhoA * mbg_beam_int_phiphi(k + 1, l + 1, L);
     m->K[k * nm + k] = mbg_beam_stiffness(k + 1, L, f->EI);
   }
+  beam_q(f, m);
 }
 
 int mbg_modal_build(const mbg_flex *f, mbg_modal *out) {
@@ -86,7 +176,8 @@ int mbg_modal_build(const mbg_flex *f, mbg_modal *out) {
   out->Mee = calloc(n2, sizeof *out->Mee);
   out->K = calloc(n2, sizeof *out->K);
   out->D = calloc(n2, sizeof *out->D);
-  if (!out->Mc || !out->Mee || !out->K || !out->D) {
+  out->Q = calloc(36 * (size_t)nm + 1, sizeof *out->Q);
+  if (!out->Mc || !out->Mee || !out->K || !out->D || !out->Q) {
     mbg_modal_free(out);
     return -1;
   }
@@ -101,6 +192,7 @@ void mbg_modal_free(mbg_modal *m) {
   free(m->Mee);
   free(m->K);
   free(m->D);
+  free(m->Q);
   memset(m, 0, sizeof *m);
 }
 

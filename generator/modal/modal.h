@@ -25,7 +25,14 @@ typedef struct mbg_modal {
   double *Mee; /* [nm nm] row-major: Σ_j Ψ_jᵀ I_j Ψ_j, the modal mass */
   double *K;   /* [nm nm] modal stiffness */
   double *D;   /* [nm nm] modal damping (zeros when the model gives none) */
+  double *Q;   /* [36 nm]: mode k's 6×6 symmetric form at Q + 36k (row-major): the velocity-product
+                * load of the undeformed body on mode k is vᵀ Q_k v, v the body frame's spatial
+                * velocity (Jain & Rodriguez's b_m⁰): Q_k = Σ_j ½ (crm(Ψ_jk)ᵀ I_j + I_j crm(Ψ_jk)) */
 } mbg_modal;
+
+/* A lumped inertia I (6×6 row-major, at the body origin) moving with the section of shapes psi
+ * (6 nm): Mc += I Ψ, Mee += Ψᵀ I Ψ, Q_k += ½ (crm(Ψ_k)ᵀ I + I crm(Ψ_k)) — a node. */
+void mbg_modal_add_lumped(mbg_modal *m, const double I[36], const double *psi);
 
 /* Beam preset: Mc column k = ρA [0, 0, ∫xφ_k; 0, ∫φ_k, 0], Mee = ρA ∫φ_iφ_j = ρA L/4 δ_ij,
  * K = diag(EI (β_k L)⁴/(4 L³)), D = 0. Nodal data: I_j Ψ_jk = [J_j r + m_j p_j × t; m_j t]

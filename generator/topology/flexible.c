@@ -5,9 +5,9 @@
  *
  * A rigid body b fixed (through a chain of fixed joints) to a flexible body moves with the section
  * of the first joint of that chain, Ψ per unit η̇ (modal.h): with I_b its spatial inertia at the
- * flexible body's origin (already in the body's rigid inertia, topology.c), it adds I_b Ψ to the
- * coupling Mc and Ψᵀ I_b Ψ to the modal mass Me — exactly a node of mass and inertia I_b. A moving
- * joint on b hangs from the same section. */
+ * flexible body's origin (already in the body's rigid inertia, topology.c), it is a node of the
+ * modal body (mbg_modal_add_lumped: I_b Ψ in the coupling, Ψᵀ I_b Ψ in the modal mass, its
+ * velocity-product form). A moving joint on b hangs from the same section. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,41 +32,36 @@ static void section_shape(const mbg_model *m, int host, int j, double *psi) {
   mbg_modal_attach_shape(m->bodies[host].flex, J->node, J->xyz, psi);
 }
 
-/* out = I x for a spatial inertia at the origin: [Ī ω + h × v; m v − h × ω]. */
-static void inertia_mv(const mbg_inertia *I, const double x[6], double out[6]) {
-  const double *s = I->I, *h = I->h, *w = x, *v = x + 3;
-  double J[9] = {s[0], s[3], s[4], s[3], s[1], s[5], s[4], s[5], s[2]};
-  for (int k = 0; k < 3; k++) {
-    int a = (k + 1) % 3, b = (k + 2) % 3;
-    out[k] = J[3 * k] * w[0] + J[3 * k + 1] * w[1] + J[3 * k + 2] * w[2] + h[a] * v[b] - h[b] * v[a];
-    out[3 + k] = I->m * v[k] - (h[a] * w[b] - h[b] * w[a]);
-  }
+/* The 6×6 spatial inertia (row-major) of an mbg_inertia: [Ī, h×; −h×, m 1]. */
+static void inertia_mat(const mbg_inertia *I, double A[36]) {
+  const double *s = I->I, *h = I->h;
+  const double J[9] = {s[0], s[3], s[4], s[3], s[1], s[5], s[4], s[5], s[2]};
+  const double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      A[6 * r + c] = J[3 * r + c];
+      A[6 * r + c + 3] = hx[3 * r + c];
+      A[6 * (r + 3) + c] = -hx[3 * r + c];
+      A[6 * (r + 3) + c + 3] = I->m * (r == c);
+    }
 }
 
 /* Rigid model body b, merged into flexible tree body i: its lumped contribution. */
-static int add_attached(const mbg_model *m, const mbg_topology *t, const mbg_merged *mb) {
-  const mbg_tree_body *tb = &t->body[mb->into];
+static int add_attached(const mbg_model *m, mbg_topology *t, const mbg_merged *mb) {
+  mbg_tree_body *tb = &t->body[mb->into];
   int nm = tb->nm, host = tb->model_body, j = -1;
   for (int k = 0; k < m->njoints && j < 0; k++)
     if (m->joints[k].child == mb->model_body) j = k;
   j = j >= 0 ? section_joint(m, host, j) : -1;
   if (j < 0) return 0; /* not reached for a validated model */
-  double *psi = malloc(12 * (size_t)nm * sizeof *psi), *IP = psi + 6 * nm;
+  double *psi = malloc(6 * (size_t)nm * sizeof *psi), A[36];
   if (!psi) return -1;
   mbg_inertia own, I;
   mbg_inertia_from_body(&m->bodies[mb->model_body], &own);
   mbg_inertia_to_parent(&mb->X, &own, &I);
+  inertia_mat(&I, A);
   section_shape(m, host, j, psi);
-  for (int c = 0; c < nm; c++) {
-    inertia_mv(&I, psi + 6 * c, IP + 6 * c);
-    for (int k = 0; k < 6; k++) tb->modal.Mc[6 * c + k] += IP[6 * c + k];
-  }
-  for (int r = 0; r < nm; r++)
-    for (int c = 0; c < nm; c++) {
-      double x = 0;
-      for (int k = 0; k < 6; k++) x += psi[6 * r + k] * IP[6 * c + k];
-      tb->modal.Mee[nm * r + c] += x;
-    }
+  mbg_modal_add_lumped(&tb->modal, A, psi);
   free(psi);
   return 0;
 }

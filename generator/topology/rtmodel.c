@@ -93,7 +93,8 @@ static int build_flex(const mbg_topology *t, mbg_rtmodel *out) {
   out->K = calloc(ne2, sizeof *out->K);
   out->D = calloc(ne2, sizeof *out->D);
   out->Psi = calloc(nps + 1, sizeof *out->Psi);
-  if (!out->nm || !out->Mc || !out->Me || !out->K || !out->D || !out->Psi) return -1;
+  out->Q = calloc(36 * ne, sizeof *out->Q);
+  if (!out->nm || !out->Mc || !out->Me || !out->K || !out->D || !out->Psi || !out->Q) return -1;
   size_t e = 0, e2 = 0, ps = 0;
   for (int i = 1; i <= t->nb; i++) {
     const mbg_tree_body *b = &t->body[i];
@@ -104,11 +105,13 @@ static int build_flex(const mbg_topology *t, mbg_rtmodel *out) {
       memcpy(out->Me + e2, b->modal.Mee, nm * nm * sizeof *out->Me);
       memcpy(out->K + e2, b->modal.K, nm * nm * sizeof *out->K);
       memcpy(out->D + e2, b->modal.D, nm * nm * sizeof *out->D);
+      memcpy(out->Q + 36 * e, b->modal.Q, 36 * nm * sizeof *out->Q);
     }
     if (np > 0) memcpy(out->Psi + ps, b->psi, 6 * np * sizeof *out->Psi);
     e += nm, e2 += nm * nm, ps += 6 * np;
   }
-  out->flex = (mb_flex){out->nm, out->Mc, out->Me, out->K, out->D, out->Psi, 0, NULL, NULL, NULL};
+  out->flex = (mb_flex){out->nm, out->Mc, out->Me, out->K, out->D, out->Psi, 0, NULL, NULL, NULL,
+                        out->Q};
   out->model.flex = &out->flex;
   return 0;
 }
@@ -184,6 +187,7 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->K);
   free(r->D);
   free(r->Psi);
+  free(r->Q);
   for (int k = 0; r->node_name && k < r->flex.nnodes; k++) free(r->node_name[k]);
   free(r->node_name);
   free(r->node_body);

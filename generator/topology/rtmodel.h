@@ -14,7 +14,7 @@ typedef struct mbg_rtmodel {
   double *XT_E, *XT_r, *axis, *pitch, *inertia;
   mb_flex flex; /* model.flex points here when some body has modes (packed as mb.h says) */
   int *nm;
-  double *Mc, *Me, *K, *D, *Psi;
+  double *Mc, *Me, *K, *D, *Psi, *Q;
   int *node_body;       /* the nodes: nodal data's nodes, a beam's tip (rtmodel.c) */
   double *node_r, *node_shape;
   char **node_name;     /* [nnodes] "body.node" ("body.tip" for a beam), malloc'ed */

@@ -57,7 +57,11 @@ function J.tree(model)
     b.nm, b.iqe, b.ie = m.nm or 0, m.iq + m.nq, m.iv + m.nv
     local function cols(x) local c = {}; for k = 1, #x do c[k] = copy(x[k], 6) end; return c end
     local function rows(x) local c = {}; for k = 1, #x do c[k] = copy(x[k], #x) end; return c end
-    if b.nm > 0 then b.Mc, b.Me, b.K, b.D = cols(m.Mc), rows(m.Me), rows(m.K), rows(m.D) end
+    if b.nm > 0 then
+      b.Mc, b.Me, b.K, b.D = cols(m.Mc), rows(m.Me), rows(m.K), rows(m.D)
+      b.Q = {}
+      for k = 1, b.nm do b.Q[k] = copy(m.Q[k], 36) end
+    end
     if m.Psi then b.Psi = cols(m.Psi) end
     T[i] = b
   end

@@ -34,8 +34,8 @@ local function mat_mv(A, x)
 end
 
 -- A flexible body's own forces (Jain & Rodriguez 1990, §4 and §8: the modal mass matrix constant
--- in the body frame; the Euler-Poincaré equations of ½ [v; η̇]ᵀ M_m [v; η̇]): f_i gains
--- Mc η̈ + v ×* (Mc η̇), and the modal force is g_i = Mcᵀ a_i + Me η̈ + K η + D η̇ (a_i spatial).
+-- in the body frame, eq. 8.1): f_i gains Mc η̈ + v ×* (Mc η̇), and the modal force is
+-- g_i = Mcᵀ a_i + Me η̈ + K η + D η̇ + [vᵀ Q_k v]_k (a_i spatial; Q the velocity-product forms).
 local function modal_forces(b, f, v, wd, ac, qd, qdd)
   local ed, edd, eta = J.read_modes(b, qd), J.read_modes(b, qdd), J.read_modes(b, "q")
   if qdd then f = sp.add(f, J.cols_mv(b.Mc, edd)) end
@@ -44,7 +44,19 @@ local function modal_forces(b, f, v, wd, ac, qd, qdd)
   local a = { wd[1], wd[2], wd[3], ac[1] - wv[1], ac[2] - wv[2], ac[3] - wv[3] }
   local g = sp.add(J.cols_T(b.Mc, a), mat_mv(b.K, eta))
   if qdd then g = sp.add(g, mat_mv(b.Me, edd)) end
-  if qd then g = sp.add(g, mat_mv(b.D, ed)) end
+  if qd then
+    g = sp.add(g, mat_mv(b.D, ed))
+    -- the velocity-product load of the undeformed body on the modes (b_m⁰): vᵀ Q_k v
+    for k = 1, b.nm do
+      local Q, s = b.Q[k], 0
+      for r = 1, 6 do
+        local x = 0
+        for c = 1, 6 do x = x + Q[6 * (r - 1) + c] * v[c] end
+        s = s + v[r] * x
+      end
+      g[k] = g[k] + s
+    end
+  end
   return f, sp.name(g, "g_" .. b.name)
 end
 

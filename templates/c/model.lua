@@ -72,14 +72,15 @@ return function(d)
     for _, name in ipairs({ "Mc", "Me", "K", "D", "Psi" }) do
       if #F[name] > 0 then array(b, "double", "flex_" .. name, F[name], 6) end
     end
-    for _, name in ipairs({ "node_r", "node_shape" }) do
+    for _, name in ipairs({ "node_r", "node_shape", "Q" }) do
       if #F[name] > 0 then array(b, "double", "flex_" .. name, F[name], 6) end
     end
     if #F.node_body > 0 then array(b, "int", "flex_node_body", F.node_body, 16) end
     local function ref(name) return #F[name] > 0 and "flex_" .. name or "NULL" end
     b("static const mb_flex flex = {nm, ", ref("Mc"), ", ", ref("Me"), ", ", ref("K"), ", ",
       ref("D"), ", ", ref("Psi"), ",")
-    b("  ", F.nnodes, ", ", ref("node_body"), ", ", ref("node_r"), ", ", ref("node_shape"), "};")
+    b("  ", F.nnodes, ", ", ref("node_body"), ", ", ref("node_r"), ", ", ref("node_shape"), ", ",
+      ref("Q"), "};")
   end
   b("")
   b("/* The initial state (", d.prefix, "_dynamics.h). */")
