@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x501d40260dc4
+#if FLEXIBLE_ARM_SET_ID != 0x8eba0862781f
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

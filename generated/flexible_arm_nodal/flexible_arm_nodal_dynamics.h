@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xb0f89537fc22
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xe2a7638fbb2a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 

@@ -8,7 +8,7 @@
 
 #include "flexible_arm_nodal_dynamics.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xb0f89537fc22
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe2a7638fbb2a
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
