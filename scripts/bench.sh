@@ -2,7 +2,9 @@
 # The benchmark suite (issue 6), one command: builds the bench programs in two configurations
 # (-O2, and -O3 -march=native), runs every bench_<robot> (generated code vs runtime vs MuJoCo, same
 # states, same process), counts instructions per call with callgrind, collects `mbdc stats`, and
-# writes docs/benchmarks.md and docs/benchmarks.png.
+# writes docs/benchmarks.md and docs/benchmarks.png; then bench/loops.sh (closed loops, when
+# Simbody is there) and bench/flex.sh (flexible bodies: also the tables of docs/flexible.md) write
+# their sections.
 #
 #   bash scripts/bench.sh
 #
@@ -33,7 +35,7 @@ for c in $configs; do
   dir=build-bench/$c
   echo "== build $c ($(flags_of "$c"))"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="$(flags_of "$c")" \
-    -DMBDC_TESTS=OFF -DMBDC_BENCH=ON >/dev/null
+    -DMBDC_TESTS=OFF -DMBDC_BENCH=ON "-DMBDC_BENCH_FLEX_CHAINS=3_5;6_10" >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null
   mkdir -p "$res/$c"
   while read -r robot _; do
@@ -76,4 +78,8 @@ echo "== wrote docs/benchmarks.md and docs/benchmarks.png"
 # Closed loops (bench_loops: generated p_fd_loops vs mb_fd_loops vs Simbody), when Simbody is there.
 if [ -x "build-bench/$first/bench/bench_loops" ]; then
   MBDC_BENCH_CALLS=$calls bash bench/loops.sh "build-bench/$first" docs/benchmarks.md
+fi
+# Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
+if [ -f "build-bench/$first/bench/flex_models.txt" ]; then
+  MBDC_BENCH_CALLS=$calls bash bench/flex.sh "build-bench/$first" docs/benchmarks.md docs/flexible.md
 fi

@@ -89,6 +89,8 @@ extern const mb_springs ]], d.prefix, [[_springs;
     b("extern const mb_loops ", d.prefix, "_loops;")
     b("#define LP ", d.prefix, "_loops")
   end
+  local modal = false
+  for _, j in ipairs(d.joints) do modal = modal or (j.nm or 0) > 0 end
   b([[
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -115,8 +117,13 @@ static void randquat(unsigned long long *s, double *x) {
   for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
 }
 
+]], modal and [[
+/* q in the joints' ranges of use, modal coordinates in [-0.1, 0.1), v a tau in [-1, 1), fext on
+ * every body; rounded to the generated code's scalar type and back, so the runtime sees exactly
+ * its inputs. */]] or [[
 /* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to the
- * generated code's scalar type and back, so the runtime sees exactly its inputs. */
+ * generated code's scalar type and back, so the runtime sees exactly its inputs. */]], [[
+
 static void randstate(unsigned long long *s, double *q, double *v, double *a, double *tau,
                       double *fext) {
   for (int i = 1; i <= NB; i++) {
@@ -130,7 +137,14 @@ static void randstate(unsigned long long *s, double *q, double *v, double *a, do
     case MB_JOINT_PRISMATIC: qi[0] = uniform(s, -0.5, 0.5); break;
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
     }
-  }
+  }]])
+  for _, j in ipairs(d.joints) do -- a flexible body's modal coordinates follow its joint's
+    if (j.nm or 0) > 0 then
+      b("  for (int k = ", j.iq + j.nq, "; k < ", j.iq + j.nq + j.nm,
+        "; k++) q[k] = uniform(s, -0.1, 0.1); /* ", j.body, " */")
+    end
+  end
+  b([[
   for (int k = 0; k < NV; k++)
     v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
   for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);
