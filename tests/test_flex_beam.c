@@ -354,7 +354,7 @@ void test_flex_fixed_joint(void **state) {
   mbt_fm_text("bus.mbd", src, &F);
   assert_int_equal(F.nv, 9);
   unsigned long long s = 17;
-  double x[9], v[9], tau[9], h[9], a1[9], a2[9], Mb[81], col[9], e[9];
+  double x[10], v[9], tau[9], h[9], a1[9], a2[9], Mb[81], col[9], e[9]; /* nq 10, nv 9 */
   mbt_random_q(F.model, &s, 0.05, x);
   mbt_random_v(9, &s, v);
   mbt_random_v(9, &s, tau);

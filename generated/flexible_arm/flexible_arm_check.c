@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_arm_dynamics.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x329637909ac9
+#if FLEXIBLE_ARM_SET_ID != 0x9504cc81c506
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -49,8 +49,9 @@ static void randquat(unsigned long long *s, double *x) {
   for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
 }
 
-/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to the
- * generated code's scalar type and back, so the runtime sees exactly its inputs. */
+/* q in the joints' ranges of use, modal coordinates in [-0.1, 0.1), v a tau in [-1, 1), fext on
+ * every body; rounded to the generated code's scalar type and back, so the runtime sees exactly
+ * its inputs. */
 static void randstate(unsigned long long *s, double *q, double *v, double *a, double *tau,
                       double *fext) {
   for (int i = 1; i <= NB; i++) {
@@ -65,6 +66,7 @@ static void randstate(unsigned long long *s, double *q, double *v, double *a, do
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
     }
   }
+  for (int k = 2; k < 5; k++) q[k] = uniform(s, -0.1, 0.1); /* forearm */
   for (int k = 0; k < NV; k++)
     v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
   for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);

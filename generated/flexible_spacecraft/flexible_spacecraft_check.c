@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "flexible_spacecraft_dynamics.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x95db50965b04
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x532b12b31c82
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -49,8 +49,9 @@ static void randquat(unsigned long long *s, double *x) {
   for (int k = 0; k < 4; k++) x[k] /= sqrt(n2);
 }
 
-/* q in the joints' ranges of use, v a tau in [-1, 1), fext on every body; rounded to the
- * generated code's scalar type and back, so the runtime sees exactly its inputs. */
+/* q in the joints' ranges of use, modal coordinates in [-0.1, 0.1), v a tau in [-1, 1), fext on
+ * every body; rounded to the generated code's scalar type and back, so the runtime sees exactly
+ * its inputs. */
 static void randstate(unsigned long long *s, double *q, double *v, double *a, double *tau,
                       double *fext) {
   for (int i = 1; i <= NB; i++) {
@@ -65,6 +66,8 @@ static void randstate(unsigned long long *s, double *q, double *v, double *a, do
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
     }
   }
+  for (int k = 7; k < 10; k++) q[k] = uniform(s, -0.1, 0.1); /* array_left */
+  for (int k = 10; k < 13; k++) q[k] = uniform(s, -0.1, 0.1); /* array_right */
   for (int k = 0; k < NV; k++)
     v[k] = uniform(s, -1, 1), a[k] = uniform(s, -1, 1), tau[k] = uniform(s, -1, 1);
   for (int k = 0; k < 6 * (NB + 1); k++) fext[k] = k < 6 ? 0.0 : uniform(s, -1, 1);
