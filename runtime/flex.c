@@ -53,7 +53,8 @@ void mbf_offsets(const mb_model *m, mb_workspace *ws) {
 
 void mbf_psi_mv(const mb_model *m, const mb_workspace *ws, int i, const double *x, double out[6]) {
   int n = mb_body_nm(m, m->parent[i]);
-  const double *P = m->flex ? m->flex->Psi + mbf_ps(ws, i) : NULL;
+  if (n == 0) return; /* a rigid parent (and no offset into a Psi that may be NULL) */
+  const double *P = m->flex->Psi + mbf_ps(ws, i);
   for (int c = 0; c < n; c++)
     for (int k = 0; k < 6; k++) out[k] += P[6 * c + k] * x[c];
 }
@@ -61,7 +62,8 @@ void mbf_psi_mv(const mb_model *m, const mb_workspace *ws, int i, const double *
 void mbf_psiT_fv(const mb_model *m, const mb_workspace *ws, int i, const double f[6],
                  double *out) {
   int n = mb_body_nm(m, m->parent[i]);
-  const double *P = m->flex ? m->flex->Psi + mbf_ps(ws, i) : NULL;
+  if (n == 0) return; /* a rigid parent (and no offset into a Psi that may be NULL) */
+  const double *P = m->flex->Psi + mbf_ps(ws, i);
   for (int c = 0; c < n; c++)
     for (int k = 0; k < 6; k++) out[c] += P[6 * c + k] * f[k];
 }
