@@ -67,10 +67,11 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n) {
 const char *const mbg_gen_header_tables[] = {
     "model",      "joint_names", "joint_iq",         "joint_iv",  "body_names",
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
-    "loops",      "constraint_names", "q_assembled", "project_q", "project_v", NULL};
+    "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names",
+    NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
-                                             "PROJECT_TOL", "PROJECT_MAXIT", NULL};
+                                             "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", NULL};
 
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n) {
   char upper[80], id[160];
