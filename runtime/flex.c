@@ -68,6 +68,26 @@ void mbf_psiT_fv(const mb_model *m, const mb_workspace *ws, int i, const double 
     for (int k = 0; k < 6; k++) out[c] += P[6 * c + k] * f[k];
 }
 
+void mbf_add_section(const mb_model *m, mb_workspace *ws, int i, const double A[36]) {
+  int p = m->parent[i], np = mb_body_nm(m, p);
+  if (np == 0) return;
+  const double *P = m->flex->Psi + mbf_ps(ws, i);
+  double *C = ws->PC + 6 * mbf_e(ws, p), *E = ws->PE + mbf_e2(ws, p), AP[6 * MB_MAX_MODES];
+  for (int c = 0; c < np; c++) /* AP = A Ψ */
+    for (int r = 0; r < 6; r++) {
+      double s = 0.0;
+      for (int k = 0; k < 6; k++) s += A[6 * r + k] * P[6 * c + k];
+      AP[6 * c + r] = s;
+      C[6 * c + r] += s;
+    }
+  for (int r = 0; r < np; r++)
+    for (int c = 0; c < np; c++) {
+      double s = 0.0;
+      for (int k = 0; k < 6; k++) s += P[6 * r + k] * AP[6 * c + k];
+      E[np * r + c] += s;
+    }
+}
+
 static int fail(char *msg, size_t msgsize, const char *fmt, ...) {
   if (msg && msgsize > 0) {
     va_list ap;

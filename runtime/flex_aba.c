@@ -95,28 +95,13 @@ static int joint(const mb_model *m, mb_workspace *ws, int i, double *Ia) {
 
 /* Pass Ia and pa of body i to its parent p (see the top). */
 static void to_parent(const mb_model *m, mb_workspace *ws, int i, double *Ia, const double pa[6]) {
-  int p = m->parent[i], np = mb_body_nm(m, p);
+  int p = m->parent[i];
   double F[6];
   mbs_mat6_to_parent(ws->XE + 9 * i, ws->Xr + 3 * i, Ia, Ia);
   mbs_XT_fv(ws->XE + 9 * i, ws->Xr + 3 * i, pa, F);
   for (int k = 0; k < 36; k++) ws->IA[36 * p + k] += Ia[k];
   for (int k = 0; k < 6; k++) ws->pA[6 * p + k] += F[k];
-  if (np == 0) return;
-  const double *Psi = m->flex->Psi + mbf_ps(ws, i);
-  double *PC = ws->PC + 6 * mbf_e(ws, p), *PE = ws->PE + mbf_e2(ws, p), AP[6 * MB_MAX_MODES];
-  for (int c = 0; c < np; c++)
-    for (int r = 0; r < 6; r++) {
-      double s = 0.0;
-      for (int k = 0; k < 6; k++) s += Ia[6 * r + k] * Psi[6 * c + k];
-      AP[6 * c + r] = s;
-      PC[6 * c + r] += s;
-    }
-  for (int r = 0; r < np; r++)
-    for (int c = 0; c < np; c++) {
-      double s = 0.0;
-      for (int k = 0; k < 6; k++) s += Psi[6 * r + k] * AP[6 * c + k];
-      PE[np * r + c] += s;
-    }
+  mbf_add_section(m, ws, i, Ia);
   mbf_psiT_fv(m, ws, i, F, ws->pe + mbf_e(ws, p));
 }
 

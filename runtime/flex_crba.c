@@ -13,7 +13,7 @@
 /* Composite inertias: IC in ws->IA (6×6), C in ws->PC, E in ws->PE. */
 static void composite(const mb_model *m, mb_workspace *ws) {
   const mb_flex *F = m->flex;
-  double A[36], AP[6 * MB_MAX_MODES];
+  double A[36];
   for (int i = 1; i <= m->nb; i++) {
     int nm = mb_body_nm(m, i), e = mbf_e(ws, i), e2 = mbf_e2(ws, i);
     mbs_I_mat(m->inertia + 10 * i, ws->IA + 36 * i);
@@ -21,26 +21,11 @@ static void composite(const mb_model *m, mb_workspace *ws) {
     for (int k = 0; k < nm * nm; k++) ws->PE[e2 + k] = F->Me[e2 + k];
   }
   for (int i = m->nb; i >= 1; i--) {
-    int p = m->parent[i], np = mb_body_nm(m, p);
+    int p = m->parent[i];
     if (p == 0) continue;
     mbs_mat6_to_parent(ws->XE + 9 * i, ws->Xr + 3 * i, ws->IA + 36 * i, A);
     for (int k = 0; k < 36; k++) ws->IA[36 * p + k] += A[k];
-    if (np == 0) continue;
-    const double *P = F->Psi + mbf_ps(ws, i);
-    double *C = ws->PC + 6 * mbf_e(ws, p), *E = ws->PE + mbf_e2(ws, p);
-    for (int c = 0; c < np; c++) /* AP = A Ψ */
-      for (int r = 0; r < 6; r++) {
-        double s = 0.0;
-        for (int k = 0; k < 6; k++) s += A[6 * r + k] * P[6 * c + k];
-        AP[6 * c + r] = s;
-      }
-    for (int k = 0; k < 6 * np; k++) C[k] += AP[k];
-    for (int r = 0; r < np; r++)
-      for (int c = 0; c < np; c++) {
-        double s = 0.0;
-        for (int k = 0; k < 6; k++) s += P[6 * r + k] * AP[6 * c + k];
-        E[np * r + c] += s;
-      }
+    mbf_add_section(m, ws, i, A);
   }
 }
 

@@ -34,6 +34,10 @@ int mbf_check(const mb_model *m, char *msg, size_t msgsize);
 void mbf_psi_mv(const mb_model *m, const mb_workspace *ws, int i, const double *x, double out[6]);
 void mbf_psiT_fv(const mb_model *m, const mb_workspace *ws, int i, const double f[6], double *out);
 
+/* A child i locked to its flexible parent p's section, A its inertia (6×6 row-major, composite
+ * or articulated) in p's frame: PC_p += A Ψ_i, PE_p += Ψ_iᵀ A Ψ_i (ws->PC, ws->PE). */
+void mbf_add_section(const mb_model *m, mb_workspace *ws, int i, const double A[36]);
+
 /* The algorithms for models with flexible bodies (flex_rnea.c, flex_crba.c, flex_aba.c). */
 int mbf_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
              const double *a, const double *fext, double *tau);

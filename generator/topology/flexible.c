@@ -13,6 +13,8 @@
 
 #include "topology/topology.h"
 
+#include "mb.h"
+
 /* The joint whose parent is model body `host` on the chain of joints up from `joint` (joint
  * itself when its parent is host; the others on the way are fixed); -1 if none. */
 static int section_joint(const mbg_model *m, int host, int joint) {
@@ -32,20 +34,6 @@ static void section_shape(const mbg_model *m, int host, int j, double *psi) {
   mbg_modal_attach_shape(m->bodies[host].flex, J->node, J->xyz, psi);
 }
 
-/* The 6×6 spatial inertia (row-major) of an mbg_inertia: [Ī, h×; −h×, m 1]. */
-static void inertia_mat(const mbg_inertia *I, double A[36]) {
-  const double *s = I->I, *h = I->h;
-  const double J[9] = {s[0], s[3], s[4], s[3], s[1], s[5], s[4], s[5], s[2]};
-  const double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++) {
-      A[6 * r + c] = J[3 * r + c];
-      A[6 * r + c + 3] = hx[3 * r + c];
-      A[6 * (r + 3) + c] = -hx[3 * r + c];
-      A[6 * (r + 3) + c + 3] = I->m * (r == c);
-    }
-}
-
 /* Rigid model body b, merged into flexible tree body i: its lumped contribution. */
 static int add_attached(const mbg_model *m, mbg_topology *t, const mbg_merged *mb) {
   mbg_tree_body *tb = &t->body[mb->into];
@@ -59,7 +47,9 @@ static int add_attached(const mbg_model *m, mbg_topology *t, const mbg_merged *m
   mbg_inertia own, I;
   mbg_inertia_from_body(&m->bodies[mb->model_body], &own);
   mbg_inertia_to_parent(&mb->X, &own, &I);
-  inertia_mat(&I, A);
+  double I10[10] = {I.m, I.h[0], I.h[1], I.h[2]}; /* the runtime's 10-number form */
+  memcpy(I10 + 4, I.I, sizeof I.I);
+  mbs_I_mat(I10, A);
   section_shape(m, host, j, psi);
   mbg_modal_add_lumped(&tb->modal, A, psi);
   free(psi);

@@ -32,24 +32,15 @@ local A = {
 -- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7).
 function A.backward(T, X, pA, each, pe)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
-  local PC, PE = {}, {}
+  local PC, PE = J.modal_blocks(T)
   pe = pe or {}
-  for _, b in ipairs(T) do
-    IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) }
-    if b.nm > 0 then
-      PC[b.i], PE[b.i] = {}, {}
-      for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
-    end
-  end
+  for _, b in ipairs(T) do IA[b.i], R[b.i] = sp.M6_from_I(b.I), { table.unpack(base[b.i]) } end
   for i = #T, 1, -1 do
     local b, p = T[i], T[i].parent
     IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
     -- U = IA S;  D = Sᵀ U (pivots against R_i);  W = D⁻¹ Uᵀ;  u = τ − Sᵀ pA
     if b.nm > 0 then
-      for c = 1, b.nm do
-        PC[i][c] = sp.name(PC[i][c], "PC" .. (c - 1) .. "_" .. b.name)
-        PE[i][c] = sp.name(PE[i][c], "PE" .. (c - 1) .. "_" .. b.name)
-      end
+      J.name_modal(PC, PE, b)
       jt[i] = J.articulated_modal(b, IA[i], PC[i], PE[i], R[i])
       local ut = sp.sub(J.read(b, "tau"), J.ST(b, pA[i]))
       for c, x in ipairs(sp.sub(J.read_modes(b, "tau"), pe[i])) do ut[b.nv + c] = x end
@@ -69,14 +60,7 @@ function A.backward(T, X, pA, each, pe)
       IA[p] = sp.M6_add(IA[p], A6)
       pA[p] = sp.add(pA[p], F)
       if b.Psi then
-        local AP = {}
-        for c, col in ipairs(b.Psi) do
-          AP[c] = sp.M6_mv(A6, col)
-          PC[p][c] = sp.add(PC[p][c], AP[c])
-        end
-        for r, col in ipairs(b.Psi) do
-          for c = 1, #b.Psi do PE[p][r][c] = PE[p][r][c] + sp.dot(col, AP[c]) end
-        end
+        J.add_section(PC[p], PE[p], b.Psi, function(x) return sp.M6_mv(A6, x) end)
         pe[p] = sp.add(pe[p], J.cols_T(b.Psi, F))
       end
     end

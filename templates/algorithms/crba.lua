@@ -20,34 +20,16 @@ local C = {
 -- PE = Me, and a child locked to it moves with its section, so with A = λX*_i IC_i iXλ:
 -- PC_λ += A Ψ_i,  PE_λ += Ψ_iᵀ A Ψ_i (Jain & Rodriguez 1990, §5, eq. 5.5).
 local function composites(T, X)
-  local IC, PC, PE = {}, {}, {}
-  for _, b in ipairs(T) do
-    IC[b.i] = b.I
-    if b.nm > 0 then
-      PC[b.i], PE[b.i] = {}, {}
-      for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
-    end
-  end
+  local IC, PC, PE = {}, J.modal_blocks(T)
+  for _, b in ipairs(T) do IC[b.i] = b.I end
   for i = #T, 1, -1 do
     local b, p = T[i], T[i].parent
     IC[i] = J.name(IC[i], "IC", b)
-    for c = 1, b.nm do
-      PC[i][c] = sp.name(PC[i][c], "PC" .. (c - 1) .. "_" .. b.name)
-      PE[i][c] = sp.name(PE[i][c], "PE" .. (c - 1) .. "_" .. b.name)
-    end
+    J.name_modal(PC, PE, b)
     if p > 0 then
       local A = sp.I_to_parent(X[i], IC[i])
       IC[p] = sp.I_add(IC[p], A)
-      if b.Psi then
-        local AP = {}
-        for c, col in ipairs(b.Psi) do
-          AP[c] = sp.I_mv(A, col)
-          PC[p][c] = sp.add(PC[p][c], AP[c])
-        end
-        for r, col in ipairs(b.Psi) do
-          for c = 1, #b.Psi do PE[p][r][c] = PE[p][r][c] + sp.dot(col, AP[c]) end
-        end
-      end
+      if b.Psi then J.add_section(PC[p], PE[p], b.Psi, function(x) return sp.I_mv(A, x) end) end
     end
   end
   return IC, PC, PE

@@ -313,6 +313,40 @@ function J.articulated_modal(b, IA, PC, PE, R)
   return { U = U, F = F, W = W, Ia = Ia }
 end
 
+-- The modal blocks of flexible bodies' composite or articulated inertias (crba, aba, minv):
+-- J.modal_blocks(T) starts every flexible body's coupling PC and modal block PE from its own
+-- Mc and Me (copies); J.name_modal names body b's; J.add_section adds a child locked to its
+-- flexible parent's section, A_mv(x) = A x its (composite or articulated) inertia in the parent
+-- frame: PC_λ += A Ψ, PE_λ += Ψᵀ A Ψ (Jain & Rodriguez 1990, §5 and §7).
+function J.modal_blocks(T)
+  local PC, PE = {}, {}
+  for _, b in ipairs(T) do
+    if b.nm > 0 then
+      PC[b.i], PE[b.i] = {}, {}
+      for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
+    end
+  end
+  return PC, PE
+end
+
+function J.name_modal(PC, PE, b)
+  for c = 1, b.nm do
+    PC[b.i][c] = sp.name(PC[b.i][c], "PC" .. (c - 1) .. "_" .. b.name)
+    PE[b.i][c] = sp.name(PE[b.i][c], "PE" .. (c - 1) .. "_" .. b.name)
+  end
+end
+
+function J.add_section(PC, PE, Psi, A_mv)
+  local AP = {}
+  for c, col in ipairs(Psi) do
+    AP[c] = A_mv(col)
+    PC[c] = sp.add(PC[c], AP[c])
+  end
+  for r, col in ipairs(Psi) do
+    for c = 1, #Psi do PE[r][c] = PE[r][c] + sp.dot(col, AP[c]) end
+  end
+end
+
 -- Child c's pivots amplified into the references R (a list, updated) of its parent p's dofs: the
 -- lock term of p's dof l (what locking joint c would add to D_p) is y D_c⁻¹ y = Σ_m z_m² / d_m with
 -- y = U_cᵀ X S_p,l (U_c carried to p's frame as forces, X = cXp) and z = L⁻¹ y; a pivot d_m of

@@ -17,14 +17,11 @@ return {
   },
   build = function(model)
     local T, nv, zero = J.tree(model), model.nv, sp.zeros(6)
-    local X, IA, PC, PE, jt, F, FE = {}, {}, {}, {}, {}, {}, {}
+    local X, IA, jt, F, FE = {}, {}, {}, {}, {}
     local A, Mi, R = { [0] = {} }, {}, {}
+    local PC, PE = J.modal_blocks(T) -- a flexible body's coupling and modal blocks
     for _, b in ipairs(T) do
       X[b.i], IA[b.i], F[b.i], FE[b.i], A[b.i] = J.Xup(b), sp.M6_from_I(b.I), {}, {}, {}
-      if b.nm > 0 then -- a flexible body: the coupling and modal blocks of its articulated inertia
-        PC[b.i], PE[b.i] = {}, {}
-        for c = 1, b.nm do PC[b.i][c], PE[b.i][c] = { table.unpack(b.Mc[c]) }, { table.unpack(b.Me[c]) } end
-      end
     end
     local base = J.base_references(T, X)
     for _, b in ipairs(T) do R[b.i] = { table.unpack(base[b.i]) } end
@@ -34,10 +31,7 @@ return {
       local d = b.nv + b.nm
       IA[i] = sp.name6(IA[i], "IA_" .. b.name)
       if b.nm > 0 then
-        for c = 1, b.nm do
-          PC[i][c] = sp.name(PC[i][c], "PC" .. (c - 1) .. "_" .. b.name)
-          PE[i][c] = sp.name(PE[i][c], "PE" .. (c - 1) .. "_" .. b.name)
-        end
+        J.name_modal(PC, PE, b)
         jt[i] = J.articulated_modal(b, IA[i], PC[i], PE[i], R[i])
       else
         jt[i] = J.articulated(b, IA[i], R[i])
@@ -66,16 +60,7 @@ return {
       if p > 0 then
         local A6 = sp.M6_to_parent(X[i], jt[i].Ia)
         IA[p] = sp.M6_add(IA[p], A6)
-        if b.Psi then
-          local AP = {}
-          for c, col in ipairs(b.Psi) do
-            AP[c] = sp.M6_mv(A6, col)
-            PC[p][c] = sp.add(PC[p][c], AP[c])
-          end
-          for r, col in ipairs(b.Psi) do
-            for c = 1, #b.Psi do PE[p][r][c] = PE[p][r][c] + sp.dot(col, AP[c]) end
-          end
-        end
+        if b.Psi then J.add_section(PC[p], PE[p], b.Psi, function(x) return sp.M6_mv(A6, x) end) end
       end
     end
     for _, b in ipairs(T) do
