@@ -489,6 +489,8 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
 
 /* The loops' scratch, laid out like the model's workspace (NR = L->nc). */
 #define MB_LWS_NR ((size_t)L->nc)
+#define MB_RCR_PLAN_INTS                                                                        \
+  (10 * MB_WS_NB1 + 6 * MB_WS_NV + 16 * ((size_t)L->nloops + 1) + 2 * MB_LWS_NR + 16)
 #define MB_LOOP_WORKSPACE_ARRAYS(X)                                                             \
   X(pose, 12 * MB_WS_NB1) /* R (body → world, row-major), p: world pose of every body */          \
   X(vel, 6 * MB_WS_NB1) /* ω and the origin's velocity, world coordinates */                     \
@@ -503,7 +505,21 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   X(Phi, MB_LWS_NR * MB_LWS_NR) /* K M⁻¹ Kᵀ or K Kᵀ, then its Cholesky factor */                 \
   X(lam, MB_LWS_NR) /* multipliers, Newton right-hand sides */                                  \
   X(dq, MB_WS_NV) /* Newton step, scratch */                                                     \
-  X(q0, 7 * MB_WS_NB1) /* projection: the configuration iterated */
+  X(q0, 7 * MB_WS_NB1) /* projection: the configuration iterated */                           \
+  X(rplan, MB_RCR_PLAN_INTS / 2 + 1) /* RCR: the plan of the groups (ints; rcr_plan.c) */        \
+  X(rI, 36 * MB_WS_NB1) /* RCR: articulated inertias, world Plücker coordinates */               \
+  X(rp, 6 * MB_WS_NB1) /* RCR: articulated bias forces, world */                                 \
+  X(rab, 6 * MB_WS_NB1) /* RCR: bias accelerations (q̈ = 0, with −gravity), world */             \
+  X(racc, 6 * MB_WS_NB1) /* RCR: accelerations of the bodies (absolute; head: relative), world */ \
+  X(rS, 6 * MB_WS_NV) /* RCR: motion subspace columns, world */                                  \
+  X(rD, 24 * MB_WS_NV) /* RCR: per dof: U, SᵀΛ̂_c, SᵀΛ̂_p, the row of D's Cholesky factor */      \
+  X(ru, MB_WS_NV) /* RCR: per dof: τ − Sᵀ(bias) */                                               \
+  X(rPhi, 6 * MB_WS_NB1 * (7 + MB_WS_NV)) /* RCR: tail bodies' accelerations, affine maps */      \
+  X(rE, MB_LWS_NR * (7 + MB_WS_NV)) /* RCR: dependent accelerations, affine maps */              \
+  X(rR, 2 * MB_LWS_NR * MB_LWS_NR + 2 * MB_LWS_NR) /* RCR: the projector recursion's R and ρ */      \
+  X(rN, 13 * MB_WS_NV + 1) /* RCR: tail independents' accelerations, affine maps */              \
+  X(rM, MB_WS_NV * MB_WS_NV + 1) /* RCR: the tail independents' mass matrices, factored */       \
+  X(rG, 6 * MB_LWS_NR + 6 * 36 + 24) /* RCR: head covectors G, wrench maps of a group, scratch */
 
 typedef struct mb_loop_workspace {
   const mb_model *model;
@@ -555,6 +571,38 @@ int mb_project_q(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
                  double *q);
 int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                  const double *q, double *v);
+
+/* Forward dynamics by recursive coordinate reduction (rcr_plan.c, rcr.c; Critchley & Anderson,
+ * "A Generalized Recursive Coordinate Reduction Method for Multibody System Dynamics", 2003;
+ * docs/loops.md "Recursive coordinate reduction"): the q̈ of mb_fd_loops (the same equations, on
+ * the constraint manifold) without multipliers, in O(n + m). Loops that share tree joints form a
+ * group; a group's rows are solved for its dependent coordinates, one selection of nc dependent
+ * velocity coordinates among nsel alternatives (dep, row-major nsel × nc, in order of preference).
+ * Per group the first selection whose pivots all keep a ratio ≥ MB_RCR_SWITCH is used (the ratio
+ * of a dependent column: |R c|² / |c|², R the projector that removes the columns eliminated
+ * before it); if none does, the one with the largest smallest ratio, if that ratio is above
+ * MB_PIVOT_EPS. used (NULL, or [nloops]) receives per loop the selection its group used (−1: a loop
+ * with no kept rows). MB_OK; MB_EINVAL (a NULL argument, nsel < 1, a selection that does not give
+ * every group as many dependents as rows, or a coordinate out of range); MB_ENUMERIC when no
+ * selection is regular at q (lw->singular: 1 + the group's first row), when a tail's or a head
+ * joint's mass matrix fails the pivot rule, or when q̈ is not finite. */
+#define MB_RCR_SWITCH 1e-2
+int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+           int nsel, const int *dep, const double *q, const double *v, const double *tau,
+           double *qdd, int *used);
+/* A selection regular at q (into dep[nc]): per group, the velocity coordinates taken greedily along
+ * each loop's chain (its path from the loops' common body out to body a, then from body b back),
+ * from the chain's end (from_start = 0: the paper's default, the last coordinates of the opened
+ * loop) or from its start (1); a coordinate is taken if its column keeps a pivot ratio ≥
+ * MB_RCR_SWITCH against those taken before, never if keep (NULL, or nv flags) marks it. MB_OK,
+ * MB_EINVAL, or MB_ENUMERIC if some group cannot be completed (lw->singular as above). */
+int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                  const double *q, int from_start, const int *keep, int *dep);
+/* The pivot ratio of every dependent of the selection dep[nc] at q (ratio[nc], in dep's order),
+ * each group eliminated from its chain's end. The smallest ratio into *min (may be NULL). MB_OK,
+ * MB_EINVAL (as mb_rcr), MB_ENUMERIC if a ratio is not finite. */
+int mb_rcr_pivots(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                  const double *q, const int *dep, double *ratio, double *min);
 
 /* ---------------------------------------------------------------------------------------------
  * Springs (passive.c; docs/dsl.md "spring"). A linear point-to-point spring-damper between the

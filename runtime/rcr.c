@@ -1,0 +1,556 @@
+/* rcr.c — forward dynamics of a tree closed by loop joints by recursive coordinate reduction
+ * (mb.h; Critchley & Anderson 2003, §3-5; docs/loops.md "Recursive coordinate reduction").
+ *
+ * Everything is in world Plücker coordinates (spatial vectors at the world origin, world axes),
+ * so shifting a vector from one body to another is the identity. A is a body's absolute spatial
+ * acceleration, a_b its value at q̈ = 0 (with −gravity: the bias), W = IA A + pA the wrench its
+ * articulated subtree needs. Free joints (in no group) take the articulated-body algorithm's
+ * step. A group with base c, head c → p and tail (rcr_internal.h) is reduced at c:
+ *
+ * 1. Dependents (eqs. 27-45, 65-67): the group's rows, K_D q̈_D + K_I q̈_I + G Â_p + K̇v = 0, with
+ *    Â_p = A_p − A_c − (a_b,p − a_b,c) p's acceleration relative to c from the head's q̈ and G the
+ *    rows' covectors on the loop bodies beyond p, are solved dependent by dependent in chain order
+ *    with the projector recursion (R, ρ_d = R c_d / c_dᵀ R c_d, eliminated from the chain's end):
+ *    q̈_D = E [Â_p; q̈_I; 1], no division by a pivot below the selection's rule.
+ * 2. Tail bodies (eqs. 72-81): A_k = A_c + Φ_k [Â_p; q̈_I; 1] along the tail's tree paths.
+ * 3. Tail independents (eqs. 82-99): their reduced equations Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, an
+ *    n_I × n_I system (the paper's M̂_M), give q̈_I = N [A_c; Â_p; 1].
+ * 4. The tail's reduced wrench on p (eqs. 100-102) — weighted by Y_k = ∂A_k/∂Â_p, Ŵ = Σ Y_kᵀ W_k −
+ *    E_pᵀ τ_D, for the head's equations — and its total wrench T = Σ W_k on c, both affine in
+ *    (A_c, Â_p): two pairs of inertias.
+ * 5. Head (eqs. 57-64): from p to c every head joint's equation Sᵀ Ŵ = τ gives q̈ in terms of
+ *    (A_c, Â of its parent), substituted into Ŵ and T; at c, Â_c = 0 and T is an articulated
+ *    inertia and bias force of c like any child's.
+ * The forward sweep runs it back: at c, the head's q̈ outward, q̈_I, q̈_D, then the bodies. */
+#include "rcr_internal.h"
+
+#include "loops_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ small dense helpers */
+
+/* C (r × c) += A (r × k) B (k × c), row-major with leading dimensions. */
+static void gemm(int r, int c, int k, const double *A, int lda, const double *B, int ldb,
+                 double *C, int ldc, double sign) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double s = 0.0;
+      for (int l = 0; l < k; l++) s += A[i * lda + l] * B[l * ldb + j];
+      C[i * ldc + j] += sign * s;
+    }
+}
+
+/* C (r × c) += Aᵀ B with A (k × r), B (k × c). */
+static void gemm_tn(int r, int c, int k, const double *A, int lda, const double *B, int ldb,
+                    double *C, int ldc, double sign) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double s = 0.0;
+      for (int l = 0; l < k; l++) s += A[l * lda + i] * B[l * ldb + j];
+      C[i * ldc + j] += sign * s;
+    }
+}
+
+/* x (n) ← (L Lᵀ)⁻¹ x for every column of X (n × c, leading dimension ld). */
+static void chol_solve_cols(int n, const double *L, double *X, int c, int ld) {
+  double t[64];
+  for (int j = 0; j < c; j++) {
+    for (int i = 0; i < n; i++) t[i] = X[i * ld + j];
+    mbs_chol_solve(n, L, t);
+    for (int i = 0; i < n; i++) X[i * ld + j] = t[i];
+  }
+}
+
+/* ---------------------------------------------------------------------------- world quantities */
+
+static void world_setup(const mb_model *m, mb_workspace *ws, mb_loop_workspace *lw) {
+  double g0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
+  memcpy(lw->rab, g0, sizeof g0);
+  memset(lw->rI, 0, 36 * sizeof(double));
+  memset(lw->rp, 0, 6 * sizeof(double));
+  for (int i = 1; i <= m->nb; i++) {
+    const double *E = ws->X0E + 9 * i, *r = ws->X0r + 3 * i;
+    double I6[36], f[6], t[6];
+    mbs_Xinv_mv(E, r, lw->ba + 6 * i, lw->rab + 6 * i);
+    for (int k = 0; k < 6; k++) lw->rab[6 * i + k] += g0[k];
+    mbs_I_mat(m->inertia + 10 * i, I6);
+    mbs_mat6_to_parent(E, r, I6, lw->rI + 36 * i);
+    mbs_I_mv(m->inertia + 10 * i, lw->bv + 6 * i, t);
+    mbs_crf(lw->bv + 6 * i, t, f);
+    mbs_XT_fv(E, r, f, lw->rp + 6 * i);
+    int n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
+    for (int c = 0; c < n; c++) mbs_Xinv_mv(E, r, ws->S + 6 * (o + c), lw->rS + 6 * (o + c));
+  }
+}
+
+/* ------------------------------------------------------------------------------- free joints */
+
+/* Rows of the Cholesky factor of joint i's D at rD + 18 nv + 6 (iv + row). */
+#define DFAC(lw, nv, o) ((lw)->rD + 18 * (size_t)(nv) + 6 * (size_t)(o))
+
+/* Factor the n × n matrix D (row-major) of the joint whose first dof is o into DFAC. */
+static int factor_joint(mb_loop_workspace *lw, int nv, int o, int n, const double *D) {
+  double F[36];
+  memcpy(F, D, sizeof(double) * (size_t)(n * n));
+  if (mbs_chol(n, F)) return -1;
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) DFAC(lw, nv, o + a)[b] = F[a * n + b];
+  return 0;
+}
+
+static void joint_factor(const mb_loop_workspace *lw, int nv, int o, int n, double *F) {
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) F[a * n + b] = DFAC(lw, nv, o + a)[b];
+}
+
+/* The articulated-body step of free joint i into its parent. */
+static int free_backward(const mb_model *m, mb_loop_workspace *lw, int i, const double *tau) {
+  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
+  double *IA = lw->rI + 36 * i, *pA = lw->rp + 6 * i, c[6], pc[6], D[36], F[36], Ut[36];
+  for (int k = 0; k < 6; k++) c[k] = lw->rab[6 * i + k] - lw->rab[6 * lam + k];
+  memcpy(pc, pA, sizeof pc);
+  gemm(6, 1, 6, IA, 6, c, 1, pc, 1, 1.0); /* pA + IA c */
+  for (int a = 0; a < n; a++) {
+    double *U = lw->rD + 6 * (o + a);
+    const double *s = lw->rS + 6 * (o + a);
+    for (int k = 0; k < 6; k++) U[k] = 0.0;
+    gemm(6, 1, 6, IA, 6, s, 1, U, 1, 1.0);
+    double u = tau[o + a];
+    for (int k = 0; k < 6; k++) u -= s[k] * pc[k];
+    lw->ru[o + a] = u;
+  }
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      double s = 0.0;
+      for (int k = 0; k < 6; k++) s += lw->rS[6 * (o + a) + k] * lw->rD[6 * (o + b) + k];
+      D[a * n + b] = s;
+    }
+  if (factor_joint(lw, nv, o, n, D)) return -1;
+  joint_factor(lw, nv, o, n, F);
+  /* Ut = D⁻¹ Uᵀ (n × 6), Dinv u */
+  double du[6];
+  for (int a = 0; a < n; a++) {
+    du[a] = lw->ru[o + a];
+    for (int k = 0; k < 6; k++) Ut[a * 6 + k] = lw->rD[6 * (o + a) + k];
+  }
+  chol_solve_cols(n, F, Ut, 6, 6);
+  mbs_chol_solve(n, F, du);
+  double *IP = lw->rI + 36 * lam, *pP = lw->rp + 6 * lam;
+  for (int r = 0; r < 6; r++) {
+    double s = pc[r];
+    for (int a = 0; a < n; a++) s += lw->rD[6 * (o + a) + r] * du[a];
+    pP[r] += s;
+    for (int q = 0; q < 6; q++) {
+      double t = IA[6 * r + q];
+      for (int a = 0; a < n; a++) t -= lw->rD[6 * (o + a) + r] * Ut[a * 6 + q];
+      IP[6 * r + q] += t;
+    }
+  }
+  return 0;
+}
+
+static void free_forward(const mb_model *m, mb_loop_workspace *lw, int i, double *qdd) {
+  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], lam = m->parent[i];
+  double F[36], x[6], *A = lw->racc + 6 * i;
+  const double *Al = lw->racc + 6 * lam;
+  for (int a = 0; a < n; a++) {
+    x[a] = lw->ru[o + a];
+    for (int k = 0; k < 6; k++) x[a] -= lw->rD[6 * (o + a) + k] * Al[k];
+  }
+  joint_factor(lw, m->nv, o, n, F);
+  mbs_chol_solve(n, F, x);
+  for (int k = 0; k < 6; k++) A[k] = Al[k] + lw->rab[6 * i + k] - lw->rab[6 * lam + k];
+  for (int a = 0; a < n; a++) {
+    qdd[o + a] = x[a];
+    for (int k = 0; k < 6; k++) A[k] += lw->rS[6 * (o + a) + k] * x[a];
+  }
+}
+
+/* ------------------------------------------------------------------------------------ groups */
+
+/* The group's wrench maps in lw->rG: [Λ̂_c | Λ̂_p | ŵ] and [Λ_c | Λ_p | w], 6 × 13 each. */
+#define WHAT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc)
+#define WTOT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc + 78)
+
+/* 1. E: the dependents' accelerations, affine in [Â_p; q̈_I; 1]. */
+static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                             mb_loop_workspace *lw, const rcr_plan *P, int g) {
+  int mg = P->row0[g + 1] - P->row0[g], nI = P->nI[g], W = 7 + nI, nv = m->nv;
+  int c = P->base[g], p = P->p[g];
+  double *E = lw->rE + P->E0[g], *Rhs = lw->rPhi; /* rPhi is free until step 2 */
+  const double *rho = lw->rR + (size_t)mg * (size_t)mg;
+  for (int a = 0; a < mg; a++) {
+    int r = P->row[P->row0[g] + a], l = L->row[r] / MB_LOOP_MAX_ROWS;
+    double *h = Rhs + a * W;
+    for (int k = 0; k < W; k++) h[k] = 0.0;
+    for (int side = 0; side < 2 && p != c; side++) {
+      int e = side ? L->loop[l].b : L->loop[l].a, x = e, t[6];
+      while (x > p) x = m->parent[x];
+      if (x != p || e == 0) continue; /* not beyond p */
+      double gw[6];
+      mbs_XT_fv(ws->X0E + 9 * e, ws->X0r + 3 * e, lw->g + 12 * r + 6 * side, gw);
+      for (int k = 0; k < 6; k++) h[k] += gw[k];
+      (void)t;
+    }
+    for (int i = 0; i < nI; i++) h[6 + i] = lw->K[(size_t)r * (size_t)nv + (size_t)P->ind[P->ind0[g] + i]];
+    h[6 + nI] = lw->kb[r];
+  }
+  for (int d = 0; d < mg; d++) {
+    int col = P->dep[P->dep0[g] + d];
+    double *e = E + d * W;
+    for (int k = 0; k < W; k++) {
+      double s = 0.0;
+      for (int a = 0; a < mg; a++) s += rho[d * mg + a] * Rhs[a * W + k];
+      e[k] = -s;
+    }
+    for (int a = 0; a < mg; a++) {
+      double cd = lw->K[(size_t)P->row[P->row0[g] + a] * (size_t)nv + (size_t)col];
+      for (int k = 0; k < W; k++) Rhs[a * W + k] += cd * e[k];
+    }
+  }
+}
+
+/* 2. Φ_k of every tail body: A_k = A_c + Φ_k [Â_p; q̈_I; 1]. */
+static void group_tail_maps(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g) {
+  int nI = P->nI[g], W = 7 + nI, c = P->base[g], p = P->p[g];
+  const double *E = lw->rE + P->E0[g];
+  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
+    int k = P->tail[t], pi = m->parent[k];
+    double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k;
+    if (P->role[pi] == 2 && P->grp[pi] == g) {
+      memcpy(F, lw->rPhi + (size_t)6 * (size_t)W * (size_t)pi, sizeof(double) * 6 * (size_t)W);
+    } else {
+      for (int k2 = 0; k2 < 6 * W; k2++) F[k2] = 0.0;
+      if (pi == p && p != c)
+        for (int r = 0; r < 6; r++) F[r * W + r] = 1.0, F[r * W + 6 + nI] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
+    }
+    for (int r = 0; r < 6; r++) F[r * W + 6 + nI] += lw->rab[6 * k + r] - lw->rab[6 * pi + r];
+    for (int j = 0; j < mb_joint_nv(m->jtype[k]); j++) {
+      int col = m->iv[k] + j;
+      const double *s = lw->rS + 6 * col;
+      if (P->indid[col] >= 0)
+        for (int r = 0; r < 6; r++) F[r * W + 6 + P->indid[col]] += s[r];
+      else
+        for (int r = 0; r < 6; r++)
+          for (int q = 0; q < W; q++) F[r * W + q] += s[r] * E[P->depid[col] * W + q];
+    }
+  }
+}
+
+/* 3. The tail independents' system: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN. */
+static int group_tail_solve(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                            const double *tau) {
+  int nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
+  double *N = lw->rN + P->N0[g], *M = lw->rM + P->M0[g], IF[6 * 71];
+  const double *E = lw->rE + P->E0[g];
+  (void)m;
+  if (nI == 0) return 0;
+  if (nI > 64) return -1; /* the paper's locally cubic case: bounded here */
+  for (int k = 0; k < nI * nI; k++) M[k] = 0.0;
+  for (int k = 0; k < 13 * nI; k++) N[k] = 0.0;
+  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
+    int k = P->tail[t];
+    const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k, *IA = lw->rI + 36 * k;
+    for (int k2 = 0; k2 < 6 * W; k2++) IF[k2] = 0.0;
+    gemm(6, W, 6, IA, 6, F, W, IF, W, 1.0); /* IA Φ */
+    for (int r = 0; r < 6; r++) IF[r * W + 6 + nI] += lw->rp[6 * k + r]; /* + pA */
+    gemm_tn(nI, nI, 6, F + 6, W, IF + 6, W, M, nI, 1.0);       /* Hᵀ IA H */
+    gemm_tn(nI, 6, 6, F + 6, W, IA, 6, N, 13, 1.0);             /* Hᵀ IA: A_c */
+    gemm_tn(nI, 6, 6, F + 6, W, IF, W, N + 6, 13, 1.0);         /* Hᵀ IA Y: Â_p */
+    gemm_tn(nI, 1, 6, F + 6, W, IF + 6 + nI, W, N + 12, 13, 1.0); /* Hᵀ (IA z + pA) */
+  }
+  for (int i = 0; i < nI; i++) {
+    N[i * 13 + 12] -= tau[P->ind[P->ind0[g] + i]];
+    for (int d = 0; d < mg; d++) N[i * 13 + 12] -= E[d * W + 6 + i] * tau[P->dep[P->dep0[g] + d]];
+  }
+  if (mbs_chol(nI, M)) return -1;
+  chol_solve_cols(nI, M, N, 13, 13);
+  for (int k = 0; k < 13 * nI; k++) N[k] = -N[k];
+  return 0;
+}
+
+/* 4. The tail's wrench maps on p (weighted by Y) and on c (total) into WHAT / WTOT. */
+static void group_tail_wrench(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                              const double *tau) {
+  int nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
+  double *Wh = WHAT(lw), *Wt = WTOT(lw), B[6 * 13], IB[6 * 13];
+  const double *N = lw->rN + P->N0[g], *E = lw->rE + P->E0[g];
+  (void)m;
+  for (int k = 0; k < 78; k++) Wh[k] = Wt[k] = 0.0;
+  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
+    int k = P->tail[t];
+    const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k, *IA = lw->rI + 36 * k;
+    /* B = [1 + H Nc | Y + H Np | z + H n0]: A_k = B [A_c; Â_p; 1] */
+    for (int r = 0; r < 6; r++) {
+      for (int q = 0; q < 6; q++) B[r * 13 + q] = r == q, B[r * 13 + 6 + q] = F[r * W + q];
+      B[r * 13 + 12] = F[r * W + 6 + nI];
+    }
+    gemm(6, 13, nI, F + 6, W, N, 13, B, 13, 1.0);
+    for (int k2 = 0; k2 < 78; k2++) IB[k2] = 0.0;
+    gemm(6, 13, 6, IA, 6, B, 13, IB, 13, 1.0);
+    for (int r = 0; r < 6; r++) IB[r * 13 + 12] += lw->rp[6 * k + r];
+    for (int k2 = 0; k2 < 78; k2++) Wt[k2] += IB[k2];
+    gemm_tn(6, 13, 6, F, W, IB, 13, Wh, 13, 1.0); /* Yᵀ W_k */
+  }
+  for (int d = 0; d < mg; d++)
+    for (int r = 0; r < 6; r++) Wh[r * 13 + 12] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
+}
+
+/* 5. The head from p down to c; then T onto c. */
+static int group_head(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                      const double *tau) {
+  int c = P->base[g], nv = m->nv;
+  double *Wh = WHAT(lw), *Wt = WTOT(lw);
+  for (int h = P->head0[g + 1] - 1; h >= P->head0[g]; h--) {
+    int j = P->head[h], n = mb_joint_nv(m->jtype[j]), o = m->iv[j];
+    const double *IA = lw->rI + 36 * j, *S = lw->rS + 6 * o;
+    double b[6], Ib[6] = {0}, D[36], F[36], KH[36], KT[36], u[6];
+    for (int r = 0; r < 6; r++) b[r] = lw->rab[6 * j + r] - lw->rab[6 * c + r];
+    gemm(6, 1, 6, IA, 6, b, 1, Ib, 1, 1.0);
+    for (int r = 0; r < 6; r++)
+      for (int q = 0; q < 6; q++) {
+        Wh[r * 13 + q] += IA[6 * r + q], Wh[r * 13 + 6 + q] += IA[6 * r + q];
+        Wt[r * 13 + q] += IA[6 * r + q], Wt[r * 13 + 6 + q] += IA[6 * r + q];
+      }
+    for (int r = 0; r < 6; r++) {
+      Wh[r * 13 + 12] += Ib[r] + lw->rp[6 * j + r], Wt[r * 13 + 12] += Ib[r] + lw->rp[6 * j + r];
+    }
+    /* SLc, SLp (n × 6), u = τ − Sᵀ ŵ, D = Sᵀ Λ̂_p S */
+    for (int a = 0; a < n; a++) {
+      double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
+      const double *s = S + 6 * a;
+      u[a] = tau[o + a];
+      for (int q = 0; q < 6; q++) {
+        double x = 0.0, y = 0.0;
+        for (int r = 0; r < 6; r++) x += s[r] * Wh[r * 13 + q], y += s[r] * Wh[r * 13 + 6 + q];
+        SLc[q] = x, SLp[q] = y;
+      }
+      for (int r = 0; r < 6; r++) u[a] -= s[r] * Wh[r * 13 + 12];
+      lw->ru[o + a] = u[a];
+    }
+    for (int a = 0; a < n; a++)
+      for (int bb = 0; bb < n; bb++) {
+        double x = 0.0;
+        for (int q = 0; q < 6; q++) x += lw->rD[12 * (size_t)nv + 6 * (size_t)(o + a) + (size_t)q] * S[6 * bb + q];
+        D[a * n + bb] = x;
+      }
+    if (factor_joint(lw, nv, o, n, D)) return -1;
+    joint_factor(lw, nv, o, n, F);
+    /* KH = Λ̂_p S D⁻¹, KT = Λ_p S D⁻¹ (6 × n, stored transposed: n × 6) */
+    for (int a = 0; a < n; a++)
+      for (int r = 0; r < 6; r++) {
+        double x = 0.0, y = 0.0;
+        for (int q = 0; q < 6; q++) x += Wh[r * 13 + 6 + q] * S[6 * a + q], y += Wt[r * 13 + 6 + q] * S[6 * a + q];
+        KH[a * 6 + r] = x, KT[a * 6 + r] = y;
+      }
+    chol_solve_cols(n, F, KH, 6, 6);
+    chol_solve_cols(n, F, KT, 6, 6);
+    for (int r = 0; r < 6; r++)
+      for (int a = 0; a < n; a++) {
+        const double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
+        for (int q = 0; q < 6; q++) {
+          Wh[r * 13 + q] -= KH[a * 6 + r] * SLc[q], Wh[r * 13 + 6 + q] -= KH[a * 6 + r] * SLp[q];
+          Wt[r * 13 + q] -= KT[a * 6 + r] * SLc[q], Wt[r * 13 + 6 + q] -= KT[a * 6 + r] * SLp[q];
+        }
+        Wh[r * 13 + 12] += KH[a * 6 + r] * u[a], Wt[r * 13 + 12] += KT[a * 6 + r] * u[a];
+      }
+  }
+  /* Â_c = 0: T = Λ_c A_c + w, symmetric up to rounding (kept exactly symmetric) */
+  double *IC = lw->rI + 36 * c;
+  for (int r = 0; r < 6; r++) {
+    for (int q = 0; q < 6; q++) IC[6 * r + q] += 0.5 * (Wt[r * 13 + q] + Wt[q * 13 + r]);
+    lw->rp[6 * c + r] += Wt[r * 13 + 12];
+  }
+  return 0;
+}
+
+/* The forward sweep of group g once A_c is known. */
+static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                          double *qdd) {
+  int c = P->base[g], p = P->p[g], nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
+  int nv = m->nv;
+  const double *Ac = lw->racc + 6 * c;
+  double Ap[6] = {0}, x[7 + 64 + 1];
+  /* the head, outward: relative accelerations Â in racc of the head bodies (temporarily) */
+  for (int h = P->head0[g]; h < P->head0[g + 1]; h++) {
+    int j = P->head[h], n = mb_joint_nv(m->jtype[j]), o = m->iv[j], lam = m->parent[j];
+    double F[36], y[6], *Aj = lw->racc + 6 * j;
+    const double *Al = lam == c ? Ap : lw->racc + 6 * lam; /* Ap is still zero for c's child */
+    for (int a = 0; a < n; a++) {
+      const double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
+      y[a] = lw->ru[o + a];
+      for (int q = 0; q < 6; q++) y[a] -= SLc[q] * Ac[q] + SLp[q] * Al[q];
+    }
+    joint_factor(lw, nv, o, n, F);
+    mbs_chol_solve(n, F, y);
+    for (int q = 0; q < 6; q++) Aj[q] = Al[q];
+    for (int a = 0; a < n; a++) {
+      qdd[o + a] = y[a];
+      for (int q = 0; q < 6; q++) Aj[q] += lw->rS[6 * (o + a) + q] * y[a];
+    }
+  }
+  if (p != c) memcpy(Ap, lw->racc + 6 * p, sizeof Ap);
+  /* [Â_p; q̈_I; 1] */
+  for (int q = 0; q < 6; q++) x[q] = Ap[q];
+  const double *N = lw->rN + P->N0[g];
+  for (int i = 0; i < nI; i++) {
+    double s = N[i * 13 + 12];
+    for (int q = 0; q < 6; q++) s += N[i * 13 + q] * Ac[q] + N[i * 13 + 6 + q] * Ap[q];
+    x[6 + i] = s, qdd[P->ind[P->ind0[g] + i]] = s;
+  }
+  x[6 + nI] = 1.0;
+  const double *E = lw->rE + P->E0[g];
+  for (int d = 0; d < mg; d++) {
+    double s = 0.0;
+    for (int k = 0; k < W; k++) s += E[d * W + k] * x[k];
+    qdd[P->dep[P->dep0[g] + d]] = s;
+  }
+  /* absolute accelerations of the group's bodies */
+  for (int i = c + 1; i <= m->nb; i++) {
+    if (P->grp[i] != g) continue;
+    int lam = m->parent[i], n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
+    double *A = lw->racc + 6 * i;
+    for (int q = 0; q < 6; q++) A[q] = lw->racc[6 * lam + q] + lw->rab[6 * i + q] - lw->rab[6 * lam + q];
+    for (int a = 0; a < n; a++)
+      for (int q = 0; q < 6; q++) A[q] += lw->rS[6 * (o + a) + q] * qdd[o + a];
+  }
+}
+
+/* ----------------------------------------------------------------------------------- the API */
+
+static int start(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                 const double *q, const double *v, rcr_plan *P) {
+  int rc = mb_loop_all_(m, L, ws, lw, q, v);
+  if (rc) return rc;
+  if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported */
+  lw->singular = 0, ws->singular = 0;
+  return mb_rcr_groups_(m, L, lw, P);
+}
+
+/* Group g's selection among nsel (the rule of mb.h) into P->sel[g] and its dependents. */
+static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P, int g,
+                  int nsel, const int *dep) {
+  int best = -1, rc;
+  double bestr = -1.0;
+  for (int s = 0; s < nsel; s++) {
+    if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
+    double r = mb_rcr_project_(L, lw, P, g, NULL);
+    if (r >= MB_RCR_SWITCH) {
+      best = s, bestr = r;
+      break;
+    }
+    if (r > bestr) best = s, bestr = r;
+  }
+  if (!(bestr > MB_PIVOT_EPS)) return lw->singular = 1 + P->row[P->row0[g]], MB_ENUMERIC;
+  P->sel[g] = best;
+  return mb_rcr_take_(m, L, P, g, dep + (size_t)best * (size_t)L->nc);
+}
+
+static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                    rcr_plan *P, const double *tau) {
+  for (int i = m->nb; i >= 0; i--) {
+    for (int g = 0; g < P->ng; g++) {
+      if (P->base[g] != i) continue;
+      mb_rcr_project_(L, lw, P, g, NULL);
+      group_dependents(m, L, ws, lw, P, g);
+      group_tail_maps(m, lw, P, g);
+      if (group_tail_solve(m, lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      group_tail_wrench(m, lw, P, g, tau);
+      if (group_head(m, lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+    }
+    if (i > 0 && P->role[i] == 0 && free_backward(m, lw, i, tau)) return ws->singular = i, -1;
+  }
+  return 0;
+}
+
+int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+           int nsel, const int *dep, const double *q, const double *v, const double *tau,
+           double *qdd, int *used) {
+  rcr_plan P;
+  int rc = start(m, L, ws, lw, q, v, &P);
+  if (rc) return rc;
+  if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
+  for (int g = 0; g < P.ng; g++)
+    if ((rc = choose(m, L, lw, &P, g, nsel, dep))) return rc;
+  for (int g = 0; g < P.ng; g++) mb_rcr_split_(m, L, &P, g);
+  world_setup(m, ws, lw);
+  if (backward(m, L, ws, lw, &P, tau)) return MB_ENUMERIC;
+  memcpy(lw->racc, lw->rab, 6 * sizeof(double));
+  for (int i = 0; i <= m->nb; i++) {
+    if (i > 0 && P.role[i] == 0) free_forward(m, lw, i, qdd);
+    for (int g = 0; g < P.ng; g++)
+      if (P.base[g] == i) group_forward(m, lw, &P, g, qdd);
+  }
+  if (used)
+    for (int l = 0; l < L->nloops; l++) used[l] = P.loopgrp[l] < 0 ? -1 : P.sel[P.loopgrp[l]];
+  return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
+}
+
+int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                  const double *q, int from_start, const int *keep, int *dep) {
+  rcr_plan P;
+  int rc = start(m, L, ws, lw, q, NULL, &P), nv;
+  if (rc) return rc;
+  if (!dep) return MB_EINVAL;
+  nv = m->nv;
+  for (int g = 0; g < P.ng; g++) {
+    int mg = P.row0[g + 1] - P.row0[g], n = 0, taken = 0, *cols = P.ind;
+    double *R = lw->rR, *w = R + (size_t)mg * (size_t)mg, *cv = w + mg;
+    for (int k = 0; k < nv; k++) { /* the group's columns in chain order */
+      int body = 0;
+      for (int i = 1; i <= m->nb; i++)
+        if (k >= m->iv[i] && k < m->iv[i] + mb_joint_nv(m->jtype[i])) body = i;
+      if (P.grp[body] == g && P.chain[k] >= 0) cols[n++] = k;
+    }
+    for (int a = 1; a < n; a++)
+      for (int b = a; b > 0 && P.chain[cols[b]] < P.chain[cols[b - 1]]; b--) {
+        int t = cols[b];
+        cols[b] = cols[b - 1], cols[b - 1] = t;
+      }
+    for (int a = 0; a < mg; a++)
+      for (int b = 0; b < mg; b++) R[a * mg + b] = a == b;
+    for (int t = 0; t < n && taken < mg; t++) {
+      int col = cols[from_start ? t : n - 1 - t];
+      double cc = 0.0, piv = 0.0;
+      if (keep && keep[col]) continue;
+      for (int a = 0; a < mg; a++) {
+        cv[a] = lw->K[(size_t)P.row[P.row0[g] + a] * (size_t)nv + (size_t)col];
+        cc += cv[a] * cv[a];
+      }
+      for (int a = 0; a < mg; a++) {
+        double s = 0.0;
+        for (int b = 0; b < mg; b++) s += R[a * mg + b] * cv[b];
+        w[a] = s, piv += cv[a] * s;
+      }
+      if (!(cc > 0.0 && piv >= MB_RCR_SWITCH * cc)) continue;
+      for (int a = 0; a < mg; a++)
+        for (int b = 0; b < mg; b++) R[a * mg + b] -= w[a] * w[b] / piv;
+      dep[P.row0[g] + taken++] = col;
+    }
+    if (taken < mg) return lw->singular = 1 + P.row[P.row0[g]], MB_ENUMERIC;
+  }
+  return MB_OK;
+}
+
+int mb_rcr_pivots(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                  const double *q, const int *dep, double *ratio, double *min) {
+  rcr_plan P;
+  int rc = start(m, L, ws, lw, q, NULL, &P);
+  double lo = INFINITY, r[64];
+  if (rc) return rc;
+  if (!dep || !ratio) return MB_EINVAL;
+  for (int g = 0; g < P.ng; g++) {
+    int mg = P.row0[g + 1] - P.row0[g];
+    double *rr = mg <= 64 ? r : lw->rE; /* rE is free here */
+    if ((rc = mb_rcr_take_(m, L, &P, g, dep))) return rc;
+    mb_rcr_project_(L, lw, &P, g, rr);
+    for (int d = 0; d < mg; d++)
+      for (int k = 0; k < L->nc; k++)
+        if (dep[k] == P.dep[P.dep0[g] + d]) ratio[k] = rr[d];
+  }
+  for (int k = 0; k < L->nc; k++) lo = ratio[k] < lo ? ratio[k] : lo;
+  if (min) *min = lo;
+  return mbs_finite(ratio, (size_t)L->nc) ? MB_OK : MB_ENUMERIC;
+}

@@ -1,0 +1,55 @@
+/* rcr_internal.h — what rcr_plan.c shares with rcr.c (not part of the API).
+ *
+ * The plan of recursive coordinate reduction for one selection of dependent coordinates. Loops
+ * with kept rows that share a tree joint are one group (union-find over the joints of their
+ * paths). A group has a base c (the common ancestor of its loops' bodies), its joints (the paths
+ * from each loop's own common body out to bodies a and b), its rows, a chain order of its velocity
+ * columns (loop after loop: out along a's path, back along b's), a head and a tail:
+ *   head  the path c → p of the group's joints whose columns are all independent, followed from c
+ *         while the current body has exactly one group joint among its children and (but for c)
+ *         is not body a or b of a loop of the group; p is the last body (p = c: no head);
+ *   tail  every other joint of the group: its dependent columns and its independent ones (n_I).
+ * Every tail joint then hangs from c, p or a tail body. Body roles: 0 free (the plain
+ * articulated-body algorithm), 1 head, 2 tail. Integers live in the loop workspace's rplan. */
+#ifndef MB_RCR_INTERNAL_H
+#define MB_RCR_INTERNAL_H
+
+#include "mb.h"
+
+typedef struct rcr_plan {
+  int ng;
+  int *grp;   /* [nb + 1] group of body i's joint, −1 */
+  int *role;  /* [nb + 1] 0 free, 1 head, 2 tail */
+  int *depid; /* [nv] index of a dependent column in its group's list, −1 */
+  int *indid; /* [nv] index of a tail-independent column in its group's list, −1 */
+  int *chain; /* [nv] position of a column in its group's chain, −1 */
+  int *base, *p, *sel, *nI; /* [nloops] per group */
+  int *row0, *row;          /* rows of group g: row[row0[g] .. row0[g+1]) (indices < nc) */
+  int *dep0, *dep;          /* dependent columns in chain order */
+  int *ind0, *ind;          /* tail-independent columns in column order */
+  int *head0, *head;        /* head bodies from c's child out to p */
+  int *tail0, *tail;        /* tail bodies in body order */
+  int *E0, *N0, *M0;        /* offsets of a group's maps in lw->rE, rN, rM */
+  int *loopgrp;             /* [nloops] group of a loop, −1 (no kept rows) */
+  int *lca;                 /* [nloops] a loop's own common body */
+  int *tmp;                 /* [nb + 1] scratch */
+} rcr_plan;
+
+/* Lay the plan's arrays out in lw->rplan and find the groups, their bases, rows, joints (grp) and
+ * chain order (independent of the selection). MB_OK or MB_EINVAL (a loop body out of range). */
+int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P);
+
+/* The group's dependents from selection dep[nc] into P (dep0/dep in chain order, depid): MB_OK, or
+ * MB_EINVAL if the selection gives the group a different count or a column out of range. */
+int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const int *dep);
+
+/* The projector recursion over group g's dependents (from the chain's end) with the columns of
+ * lw->K: leaves ρ_d = R c_d / piv_d in lw->rR (one row of m per dependent, in P->dep order) and
+ * returns the smallest pivot ratio (0 for a zero column); ratio (may be NULL) per dependent. */
+double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                       double *ratio);
+
+/* Head, tail, roles and offsets of group g for its current dependents. */
+void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g);
+
+#endif

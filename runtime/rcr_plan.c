@@ -1,0 +1,216 @@
+/* rcr_plan.c — the plan of recursive coordinate reduction (rcr_internal.h): the groups of coupled
+ * loops, their chains, the choice of dependent coordinates and the head/tail split; and the
+ * selection helpers mb_rcr_select and mb_rcr_pivots (mb.h). */
+#include "rcr_internal.h"
+
+#include "loops_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static int lca(const mb_model *m, int a, int b) {
+  while (a != b) {
+    if (a > b)
+      a = m->parent[a];
+    else
+      b = m->parent[b];
+  }
+  return a;
+}
+
+static int ufind(int *uf, int x) {
+  while (uf[x] != x) x = uf[x] = uf[uf[x]];
+  return x;
+}
+
+static void layout(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
+  int *s = (int *)(void *)lw->rplan, nb1 = m->nb + 1, nv = m->nv, nl = L->nloops, nc = L->nc;
+#define TAKE(f, n) (P->f = s, s += (n))
+  TAKE(grp, nb1), TAKE(role, nb1), TAKE(depid, nv), TAKE(indid, nv), TAKE(chain, nv);
+  TAKE(base, nl + 1), TAKE(p, nl + 1), TAKE(sel, nl + 1), TAKE(nI, nl + 1);
+  TAKE(row0, nl + 1), TAKE(row, nc), TAKE(dep0, nl + 1), TAKE(dep, nc), TAKE(ind0, nl + 1);
+  TAKE(ind, nv), TAKE(head0, nl + 1), TAKE(head, nb1), TAKE(tail0, nl + 1), TAKE(tail, nb1);
+  TAKE(E0, nl + 1), TAKE(N0, nl + 1), TAKE(M0, nl + 1), TAKE(loopgrp, nl + 1), TAKE(lca, nl + 1);
+  TAKE(tmp, nb1);
+#undef TAKE
+}
+
+/* Mark the joints of loop l's paths with group id g in P->grp (−2: not yet grouped). */
+static void path_joints(const mb_model *m, const mb_loop *lp, int c, int *mark, int val) {
+  for (int x = lp->a; x != c; x = m->parent[x]) mark[x] = val;
+  for (int x = lp->b; x != c; x = m->parent[x]) mark[x] = val;
+}
+
+/* Chain positions of loop l's columns not yet placed: out along a's path, back along b's. */
+static void chain_loop(const mb_model *m, const mb_loop *lp, int c, rcr_plan *P, int *pos) {
+  int n = 0, *t = P->tmp;
+  for (int x = lp->a; x != c; x = m->parent[x]) t[n++] = x;
+  for (int k = n - 1; k >= -1; k--) {
+    if (k < 0) { /* then b's side, from b inward */
+      for (int x = lp->b; x != c; x = m->parent[x]) {
+        int o = m->iv[x], nj = mb_joint_nv(m->jtype[x]);
+        for (int j = 0; j < nj; j++)
+          if (P->chain[o + j] < 0) P->chain[o + j] = (*pos)++;
+      }
+      break;
+    }
+    int o = m->iv[t[k]], nj = mb_joint_nv(m->jtype[t[k]]);
+    for (int j = 0; j < nj; j++)
+      if (P->chain[o + j] < 0) P->chain[o + j] = (*pos)++;
+  }
+}
+
+int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
+  int nl = L->nloops, nb = m->nb, *uf;
+  layout(m, L, lw, P);
+  uf = P->sel; /* sel doubles as the union-find scratch */
+  for (int i = 0; i <= nb; i++) P->grp[i] = -1, P->role[i] = 0;
+  for (int k = 0; k < m->nv; k++) P->depid[k] = P->indid[k] = P->chain[k] = -1;
+  for (int l = 0; l < nl; l++) {
+    const mb_loop *lp = &L->loop[l];
+    if (lp->a < 0 || lp->a > nb || lp->b < 0 || lp->b > nb) return MB_EINVAL;
+    P->lca[l] = lca(m, lp->a, lp->b), P->loopgrp[l] = -1, uf[l] = l;
+  }
+  for (int r = 0; r < L->nc; r++) P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] = 0; /* has rows */
+  /* union the loops that share a joint: P->tmp[i] = the first loop seen on joint i */
+  for (int i = 0; i <= nb; i++) P->tmp[i] = -1;
+  for (int l = 0; l < nl; l++) {
+    if (P->loopgrp[l] < 0) continue;
+    const mb_loop *lp = &L->loop[l];
+    for (int side = 0; side < 2; side++)
+      for (int x = side ? lp->b : lp->a; x != P->lca[l]; x = m->parent[x]) {
+        if (P->tmp[x] < 0)
+          P->tmp[x] = l;
+        else
+          uf[ufind(uf, l)] = ufind(uf, P->tmp[x]);
+      }
+  }
+  /* number the groups in order of their first loop */
+  int ng = 0;
+  for (int l = 0; l < nl; l++)
+    if (P->loopgrp[l] >= 0 && ufind(uf, l) == l) P->p[l] = ng++; /* p reused: root → id */
+  for (int l = 0; l < nl; l++)
+    if (P->loopgrp[l] >= 0) P->loopgrp[l] = P->p[ufind(uf, l)];
+  P->ng = ng;
+  /* rows, bases, joints and chains of every group */
+  int nr = 0, pos;
+  for (int g = 0; g < ng; g++) {
+    P->row0[g] = P->dep0[g] = nr;
+    for (int r = 0; r < L->nc; r++)
+      if (P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] == g) P->row[nr++] = r;
+    int c = -1;
+    pos = 0;
+    for (int l = 0; l < nl; l++) {
+      if (P->loopgrp[l] != g) continue;
+      c = c < 0 ? P->lca[l] : lca(m, c, P->lca[l]);
+      path_joints(m, &L->loop[l], P->lca[l], P->grp, g);
+      chain_loop(m, &L->loop[l], P->lca[l], P, &pos);
+    }
+    P->base[g] = c;
+  }
+  P->row0[ng] = P->dep0[ng] = nr;
+  return MB_OK;
+}
+
+int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const int *dep) {
+  int o = P->dep0[g], n = 0, want = P->row0[g + 1] - P->row0[g];
+  /* clear the group's columns */
+  for (int i = 1; i <= m->nb; i++) {
+    if (P->grp[i] != g) continue;
+    for (int j = 0; j < mb_joint_nv(m->jtype[i]); j++) P->depid[m->iv[i] + j] = -1;
+  }
+  for (int k = 0; k < L->nc; k++) {
+    int col = dep[k];
+    if (col < 0 || col >= m->nv) return MB_EINVAL;
+    int body = 0;
+    for (int i = 1; i <= m->nb; i++)
+      if (col >= m->iv[i] && col < m->iv[i] + mb_joint_nv(m->jtype[i])) body = i;
+    if (P->grp[body] != g) continue;
+    if (n == want || P->depid[col] >= 0) return MB_EINVAL; /* too many, or repeated */
+    P->dep[o + n++] = col, P->depid[col] = 0;
+  }
+  if (n != want) return MB_EINVAL;
+  /* chain order (insertion sort: a group has few dependents), then the ids */
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && P->chain[P->dep[o + b]] < P->chain[P->dep[o + b - 1]]; b--) {
+      int t = P->dep[o + b];
+      P->dep[o + b] = P->dep[o + b - 1], P->dep[o + b - 1] = t;
+    }
+  for (int d = 0; d < n; d++) P->depid[P->dep[o + d]] = d;
+  return MB_OK;
+}
+
+double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan *P, int g,
+                       double *ratio) {
+  int m = P->row0[g + 1] - P->row0[g], nv = lw->nv, o = P->dep0[g];
+  double *R = lw->rR, *rho = lw->rR + (size_t)m * (size_t)m, *w = rho + (size_t)m * (size_t)m;
+  double worst = INFINITY;
+  (void)L;
+  for (int a = 0; a < m; a++)
+    for (int b = 0; b < m; b++) R[a * m + b] = a == b;
+  for (int d = m - 1; d >= 0; d--) {
+    int col = P->dep[o + d];
+    double c[MB_LOOP_MAX_ROWS * 8], cc = 0.0, piv = 0.0;
+    double *cv = m <= (int)(sizeof c / sizeof c[0]) ? c : w + m; /* large groups: scratch */
+    for (int a = 0; a < m; a++) {
+      cv[a] = lw->K[(size_t)P->row[P->row0[g] + a] * (size_t)nv + (size_t)col];
+      cc += cv[a] * cv[a];
+    }
+    for (int a = 0; a < m; a++) {
+      double s = 0.0;
+      for (int b = 0; b < m; b++) s += R[a * m + b] * cv[b];
+      w[a] = s, piv += cv[a] * s;
+    }
+    double q = (cc > 0.0 && piv > 0.0) ? piv / cc : 0.0;
+    if (ratio) ratio[d] = q;
+    if (q < worst) worst = q;
+    double inv = piv > 0.0 ? 1.0 / piv : 0.0;
+    for (int a = 0; a < m; a++) rho[d * m + a] = w[a] * inv;
+    for (int a = 0; a < m; a++)
+      for (int b = 0; b < m; b++) R[a * m + b] -= w[a] * w[b] * inv;
+  }
+  return m ? worst : 1.0;
+}
+
+/* Is x (≠ c) body a or b of a loop of group g? */
+static int is_end(const mb_loops *L, const rcr_plan *P, int g, int x) {
+  for (int l = 0; l < L->nloops; l++)
+    if (P->loopgrp[l] == g && (L->loop[l].a == x || L->loop[l].b == x)) return 1;
+  return 0;
+}
+
+void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
+  int c = P->base[g], h = c, nh = 0, ni = 0, nt = 0;
+  if (g == 0) P->head0[0] = P->tail0[0] = P->ind0[0] = P->E0[0] = P->N0[0] = P->M0[0] = 0;
+  int *head = P->head + P->head0[g];
+  for (;;) { /* the head: one group child, all of its columns independent */
+    int next = -1, count = 0;
+    if (h != c && is_end(L, P, g, h)) break;
+    for (int i = h + 1; i <= m->nb; i++)
+      if (m->parent[i] == h && P->grp[i] == g) next = i, count++;
+    if (count != 1) break;
+    int free = 1;
+    for (int j = 0; j < mb_joint_nv(m->jtype[next]); j++)
+      if (P->depid[m->iv[next] + j] >= 0) free = 0;
+    if (!free) break;
+    head[nh++] = h = next;
+    P->role[next] = 1;
+  }
+  P->p[g] = h;
+  int *tail = P->tail + P->tail0[g], *ind = P->ind + P->ind0[g];
+  for (int i = 1; i <= m->nb; i++) {
+    if (P->grp[i] != g || P->role[i] == 1) continue;
+    P->role[i] = 2, tail[nt++] = i;
+    for (int j = 0; j < mb_joint_nv(m->jtype[i]); j++) {
+      int col = m->iv[i] + j;
+      P->indid[col] = -1;
+      if (P->depid[col] < 0) P->indid[col] = ni, ind[ni++] = col;
+    }
+  }
+  int mg = P->row0[g + 1] - P->row0[g];
+  P->nI[g] = ni;
+  P->head0[g + 1] = P->head0[g] + nh, P->tail0[g + 1] = P->tail0[g] + nt;
+  P->ind0[g + 1] = P->ind0[g] + ni;
+  P->E0[g + 1] = P->E0[g] + mg * (7 + ni), P->N0[g + 1] = P->N0[g] + 13 * ni;
+  P->M0[g + 1] = P->M0[g] + ni * ni;
+}
