@@ -576,16 +576,18 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * "A Generalized Recursive Coordinate Reduction Method for Multibody System Dynamics", 2003;
  * docs/loops.md "Recursive coordinate reduction"): the q̈ of mb_fd_loops (the same equations, on
  * the constraint manifold) without multipliers, in O(n + m). Loops that share tree joints form a
- * group; a group's rows are solved for its dependent coordinates, one selection of nc dependent
- * velocity coordinates among nsel alternatives (dep, row-major nsel × nc, in order of preference).
- * Per group the first selection whose pivots all keep a ratio ≥ MB_RCR_SWITCH is used (the ratio
- * of a dependent column: |R c|² / |c|², R the projector that removes the columns eliminated
- * before it); if none does, the one with the largest smallest ratio, if that ratio is above
- * MB_PIVOT_EPS. used (NULL, or [nloops]) receives per loop the selection its group used (−1: a loop
- * with no kept rows). MB_OK; MB_EINVAL (a NULL argument, nsel < 1, a selection that does not give
- * every group as many dependents as rows, or a coordinate out of range); MB_ENUMERIC when no
- * selection is regular at q (lw->singular: 1 + the group's first row), when a tail's or a head
- * joint's mass matrix fails the pivot rule, or when q̈ is not finite. */
+ * group; a group's rows are solved for its dependent coordinates. A selection is nc dependent
+ * velocity coordinates (every group gets as many as it has rows); dep holds nsel alternatives
+ * (row-major nsel × nc) in order of preference. The pivot ratio of a dependent column c is
+ * |R c|² / |c|², R the projector that removes the columns eliminated before it (from the chain's
+ * end); a selection's ratio is the smallest over all its groups. The first selection whose ratio
+ * is ≥ MB_RCR_SWITCH is used; if none, the one with the largest ratio, if that is above
+ * MB_PIVOT_EPS. used (may be NULL) receives the index of the selection used. MB_OK; MB_EINVAL (a
+ * NULL argument, nsel < 1, a selection that does not give every group as many dependents as rows,
+ * or a coordinate out of range or repeated); MB_ENUMERIC when no selection is regular at q
+ * (lw->singular: 1 + the first row of the worst group of the first selection), when a tail's or a
+ * head joint's mass matrix fails the pivot rule, or when q̈ is not finite. The generated p_rcr
+ * follows the same rule. */
 #define MB_RCR_SWITCH 1e-2
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
            int nsel, const int *dep, const double *q, const double *v, const double *tau,

@@ -429,23 +429,30 @@ static int start(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
   return mb_rcr_groups_(m, L, lw, P);
 }
 
-/* Group g's selection among nsel (the rule of mb.h) into P->sel[g] and its dependents. */
-static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P, int g,
+/* The selection among nsel (the rule of mb.h: the smallest ratio over every group) into
+ * P->sel[0], its dependents taken. */
+static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P,
                   int nsel, const int *dep) {
-  int best = -1, rc;
+  int best = -1, rc, worst_row = 0;
   double bestr = -1.0;
   for (int s = 0; s < nsel; s++) {
-    if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
-    double r = mb_rcr_project_(L, lw, P, g, NULL);
+    double r = INFINITY;
+    for (int g = 0; g < P->ng; g++) {
+      if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
+      double x = mb_rcr_project_(L, lw, P, g, NULL);
+      if (x < r) r = x, worst_row = s == 0 ? P->row[P->row0[g]] : worst_row;
+    }
     if (r >= MB_RCR_SWITCH) {
       best = s, bestr = r;
       break;
     }
     if (r > bestr) best = s, bestr = r;
   }
-  if (!(bestr > MB_PIVOT_EPS)) return lw->singular = 1 + P->row[P->row0[g]], MB_ENUMERIC;
-  P->sel[g] = best;
-  return mb_rcr_take_(m, L, P, g, dep + (size_t)best * (size_t)L->nc);
+  if (!(bestr > MB_PIVOT_EPS)) return lw->singular = 1 + worst_row, MB_ENUMERIC;
+  P->sel[0] = best;
+  for (int g = 0; g < P->ng; g++)
+    if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)best * (size_t)L->nc))) return rc;
+  return MB_OK;
 }
 
 static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
@@ -472,8 +479,7 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
   int rc = start(m, L, ws, lw, q, v, &P);
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
-  for (int g = 0; g < P.ng; g++)
-    if ((rc = choose(m, L, lw, &P, g, nsel, dep))) return rc;
+  if ((rc = choose(m, L, lw, &P, nsel, dep))) return rc;
   for (int g = 0; g < P.ng; g++) mb_rcr_split_(m, L, &P, g);
   world_setup(m, ws, lw);
   if (backward(m, L, ws, lw, &P, tau)) return MB_ENUMERIC;
@@ -483,8 +489,7 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
     for (int g = 0; g < P.ng; g++)
       if (P.base[g] == i) group_forward(m, lw, &P, g, qdd);
   }
-  if (used)
-    for (int l = 0; l < L->nloops; l++) used[l] = P.loopgrp[l] < 0 ? -1 : P.sel[P.loopgrp[l]];
+  if (used) *used = P.sel[0];
   return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
 
