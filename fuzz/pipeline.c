@@ -41,7 +41,7 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
     mbg_model_free(m);
     return 0;
   }
-  mbg_summary_print(sink, m, t, &rows);
+  mbg_summary_print(sink, m, t, &rows, NULL);
   mbg_loop_rows_free(&rows);
   int nb = t->nb;
   mbg_topology_free(t);

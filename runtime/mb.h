@@ -579,8 +579,9 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * group; a group's rows are solved for its dependent coordinates. A selection is nc dependent
  * velocity coordinates (every group gets as many as it has rows); dep holds nsel alternatives
  * (row-major nsel × nc) in order of preference. The pivot ratio of a dependent column c is
- * |R c|² / |c|², R the projector that removes the columns eliminated before it (from the chain's
- * end); a selection's ratio is the smallest over all its groups. The first selection whose ratio
+ * |R c|² / (|c|² + MB_RCR_ZERO Σ|c_d|²), R the projector that removes the columns eliminated
+ * before it (from the chain's end) and the sum over the group's dependents (a column of rounding
+ * noise counts as zero); a selection's ratio is the smallest over all its groups. The first selection whose ratio
  * is ≥ MB_RCR_SWITCH is used; if none, the one with the largest ratio, if that is above
  * MB_PIVOT_EPS. used (may be NULL) receives the index of the selection used. MB_OK; MB_EINVAL (a
  * NULL argument, nsel < 1, a selection that does not give every group as many dependents as rows,
@@ -589,6 +590,7 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * head joint's mass matrix fails the pivot rule, or when q̈ is not finite. The generated p_rcr
  * follows the same rule. */
 #define MB_RCR_SWITCH 1e-2
+#define MB_RCR_ZERO 1e-12
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
            int nsel, const int *dep, const double *q, const double *v, const double *tau,
            double *qdd, int *used);
@@ -596,7 +598,8 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
  * each loop's chain (its path from the loops' common body out to body a, then from body b back),
  * from the chain's end (from_start = 0: the paper's default, the last coordinates of the opened
  * loop) or from its start (1); a coordinate is taken if its column keeps a pivot ratio ≥
- * MB_RCR_SWITCH against those taken before, never if keep (NULL, or nv flags) marks it. MB_OK,
+ * MB_RCR_SWITCH against those taken before (the sum in its ratio over all the group's columns),
+ * never if keep (NULL, or nv flags) marks it. MB_OK,
  * MB_EINVAL, or MB_ENUMERIC if some group cannot be completed (lw->singular as above). */
 int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                   const double *q, int from_start, const int *keep, int *dep);

@@ -479,6 +479,9 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
   int rc = start(m, L, ws, lw, q, v, &P);
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
+  for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
+    for (int g = 0; g < P.ng; g++)
+      if ((rc = mb_rcr_take_(m, L, &P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep))) return rc;
   for (int g = 0; g < P.ng; g++) mb_rcr_split_(m, L, &P, g);
   world_setup(m, ws, lw);
@@ -516,9 +519,15 @@ int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loo
       }
     for (int a = 0; a < mg; a++)
       for (int b = 0; b < mg; b++) R[a * mg + b] = a == b;
+    double scale = 0.0; /* Σ |c|² over the group's columns: a column of rounding noise is zero */
+    for (int t = 0; t < n; t++)
+      for (int a = 0; a < mg; a++) {
+        double x = lw->K[(size_t)P.row[P.row0[g] + a] * (size_t)nv + (size_t)cols[t]];
+        scale += x * x;
+      }
     for (int t = 0; t < n && taken < mg; t++) {
       int col = cols[from_start ? t : n - 1 - t];
-      double cc = 0.0, piv = 0.0;
+      double cc = MB_RCR_ZERO * scale, piv = 0.0;
       if (keep && keep[col]) continue;
       for (int a = 0; a < mg; a++) {
         cv[a] = lw->K[(size_t)P.row[P.row0[g] + a] * (size_t)nv + (size_t)col];

@@ -146,6 +146,12 @@ double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan 
   double *R = lw->rR, *rho = lw->rR + (size_t)m * (size_t)m, *w = rho + (size_t)m * (size_t)m;
   double worst = INFINITY;
   (void)L;
+  double scale = 0.0; /* Σ |c_d|² over the dependents: a column of rounding noise is zero */
+  for (int d = 0; d < m; d++)
+    for (int a = 0; a < m; a++) {
+      double x = lw->K[(size_t)P->row[P->row0[g] + a] * (size_t)nv + (size_t)P->dep[o + d]];
+      scale += x * x;
+    }
   for (int a = 0; a < m; a++)
     for (int b = 0; b < m; b++) R[a * m + b] = a == b;
   for (int d = m - 1; d >= 0; d--) {
@@ -156,6 +162,7 @@ double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan 
       cv[a] = lw->K[(size_t)P->row[P->row0[g] + a] * (size_t)nv + (size_t)col];
       cc += cv[a] * cv[a];
     }
+    cc += MB_RCR_ZERO * scale;
     for (int a = 0; a < m; a++) {
       double s = 0.0;
       for (int b = 0; b < m; b++) s += R[a * m + b] * cv[b];

@@ -19,11 +19,13 @@ declare -A may=(
   [emit]="base model modal load topology sym lua"
   [cli]="base model modal urdf load topology sym lua emit"
 )
-# Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/).
+# Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/);
+# topology/ also reads the runtime's plan of recursive coordinate reduction (rcr_internal.h), so
+# the generated p_rcr and the runtime's mb_rcr follow one plan.
 declare -A outside=(
   [model]="ast.h"
   [load]="ast.h"
-  [topology]="mb.h"
+  [topology]="mb.h rcr_internal.h"
   [emit]="mb.h"
   [cli]="mb.h"
 )

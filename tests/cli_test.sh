@@ -148,7 +148,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, project, source}.lua" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, project, rcr, source}.lua" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))

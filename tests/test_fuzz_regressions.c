@@ -68,7 +68,7 @@ static void replay_all(void **state) {
     if (m) {
       mbg_topology *t = mbg_topology_build(m);
       assert_non_null(t);
-      mbg_summary_print(sink, m, t, NULL);
+      mbg_summary_print(sink, m, t, NULL, NULL);
       mbg_graph_dot(sink, m, t);
       mbg_topology_free(t);
       assert_int_equal(mbg_mbd_write(sink, m, e->d_name), 0);

@@ -123,7 +123,7 @@ static void test_dot_accepted(void **state) {
 
 /* The summary without a loop-row selection (the loops' lines are the topology's alone). */
 static void summary_plain(FILE *out, const mbg_model *m, const mbg_topology *t) {
-  mbg_summary_print(out, m, t, NULL);
+  mbg_summary_print(out, m, t, NULL, NULL);
 }
 
 static void test_summary(void **state) {

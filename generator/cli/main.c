@@ -19,6 +19,7 @@
 #include "emit/generate.h"
 #include "load/load.h"
 #include "topology/loop_rows.h"
+#include "topology/rcr_select.h"
 #include "topology/regular.h"
 #include "topology/topology.h"
 
@@ -107,7 +108,7 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
  * generic configuration: topology/regular.h, as `generate` does), and build its topology.
  * Returns the exit status. */
 static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_topology **t,
-                mbg_loop_rows *rows) {
+                mbg_loop_rows *rows, mbg_rcr_sel *sel) {
   int errors = 1, warnings;
   size_t len;
   *t = NULL;
@@ -132,6 +133,15 @@ static int load(const char *path, const mbg_load_opts *o, mbg_model **m, mbg_top
     mbg_model_free(*m);
     *m = NULL, *t = NULL;
   }
+  /* the dependent coordinates of recursive coordinate reduction (topology/rcr_select.h) */
+  if (*m && rows && sel &&
+      (errors = mbg_rcr_selections(*m, *t, rows, path, text, len, stderr, sel)) != 0) {
+    if (errors < 0) fprintf(stderr, "mbdc: error: out of memory\n"), errors = 1;
+    mbg_loop_rows_free(rows);
+    mbg_topology_free(*t);
+    mbg_model_free(*m);
+    *m = NULL, *t = NULL;
+  }
   free(text);
   if (!*m) {
     fprintf(stderr, "%s: %d error%s\n", path, errors, errors == 1 ? "" : "s");
@@ -147,7 +157,8 @@ static int cmd_check(int argc, char **argv) {
   int rc = parse_args(argc, argv, 0, &a);
   if (rc) return rc;
   mbg_loop_rows rows;
-  if ((rc = load(a.model, &a.load, &m, &t, &rows))) return rc;
+  mbg_rcr_sel sel;
+  if ((rc = load(a.model, &a.load, &m, &t, &rows, &sel))) return rc;
   /* valid, but `generate` refuses it: say so here too (check and generate agree) */
   if (t->nv == 0)
     fprintf(stderr, "%s: warning: the model has no moving joint: mbdc generate has nothing to "
@@ -156,7 +167,8 @@ static int cmd_check(int argc, char **argv) {
   if (!mbg_gen_prefix_ok(m->name, why, sizeof why))
     fprintf(stderr, "%s: warning: the model name '%s' %s; mbdc generate needs --prefix\n", a.model,
             m->name, why);
-  mbg_summary_print(stdout, m, t, &rows);
+  mbg_summary_print(stdout, m, t, &rows, &sel);
+  mbg_rcr_sel_free(&sel);
   mbg_loop_rows_free(&rows);
   mbg_topology_free(t);
   mbg_model_free(m);
@@ -169,7 +181,7 @@ static int cmd_graph(int argc, char **argv) {
   mbg_topology *t;
   int rc = parse_args(argc, argv, 1, &a);
   if (rc) return rc;
-  if ((rc = load(a.model, &a.load, &m, &t, NULL))) return rc;
+  if ((rc = load(a.model, &a.load, &m, &t, NULL, NULL))) return rc;
   if (a.output) {
     mbg_outfile o;
     if (mbg_outfile_open(&o, a.output, stderr) == 0) {

@@ -141,8 +141,29 @@ static void print_rows(FILE *out, const mbg_model *m, const mbg_topology *t,
   fprintf(out, ")\n");
 }
 
+/* The selections of dependent coordinates p_rcr switches between (topology/rcr_select.h). */
+static void print_rcr(FILE *out, const mbg_model *m, const mbg_topology *t,
+                      const mbg_rcr_sel *sel) {
+  static const char *const origin[] = {"the model's 'independent'", "from the chains' ends",
+                                       "from the chains' starts"};
+  fprintf(out, "  recursive coordinate reduction (rcr): %d selection%s of dependent coordinates\n",
+          sel->nsel, sel->nsel == 1 ? "" : "s");
+  for (int s = 0; s < sel->nsel; s++) {
+    fprintf(out, "    %d (%s):", s, origin[sel->origin[s]]);
+    for (int k = 0; k < sel->nc; k++) {
+      int col = sel->dep[s * sel->nc + k], i = 1;
+      while (i < t->nb && !(col >= t->body[i].iv && col < t->body[i].iv + t->body[i].nv)) i++;
+      if (t->body[i].nv > 1)
+        fprintf(out, " %s[%d]", joint_name(m, t->body[i].model_joint), col - t->body[i].iv);
+      else
+        fprintf(out, " %s", joint_name(m, t->body[i].model_joint));
+    }
+    fprintf(out, "; pivot ratio %.3g at the assembled configuration\n", sel->ratio[s]);
+  }
+}
+
 static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
-                        const mbg_loop_rows *rows) {
+                        const mbg_loop_rows *rows, const mbg_rcr_sel *sel) {
   if (m->nloops == 0) return;
   int w[2] = {0, 0};
   for (int l = 0; l < m->nloops; l++) {
@@ -165,6 +186,7 @@ static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
     fprintf(out, "  mobility: %d velocity coordinates - %d independent constraint rows = %d degree%s "
                  "of freedom\n", t->nv, rows->nc, dof, dof == 1 ? "" : "s");
   }
+  if (sel && sel->nsel > 0) print_rcr(out, m, t, sel);
 }
 
 /* The springs as the topology keeps them: bodies (tree names), k, c, L0; those between two
@@ -245,12 +267,12 @@ static void print_flexible(FILE *out, const mbg_model *m, const mbg_topology *t)
 }
 
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
-                       const mbg_loop_rows *rows) {
+                       const mbg_loop_rows *rows, const mbg_rcr_sel *sel) {
   print_header(out, m, t);
   print_joints(out, m, t);
   print_fixed(out, m, t);
   print_chains(out, m, t);
-  print_loops(out, m, t, rows);
+  print_loops(out, m, t, rows, sel);
   print_springs(out, m, t);
   print_flexible(out, m, t);
   print_initial(out, m, t);

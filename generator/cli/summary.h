@@ -7,11 +7,12 @@
 
 #include "model/model.h"
 #include "topology/loop_rows.h"
+#include "topology/rcr_select.h"
 #include "topology/topology.h"
 
 /* Plain, aligned, deterministic text. */
 /* rows (may be NULL): the loops' independent rows (topology/loop_rows.h), printed per loop. */
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
-                       const mbg_loop_rows *rows);
+                       const mbg_loop_rows *rows, const mbg_rcr_sel *sel);
 
 #endif

@@ -13,6 +13,7 @@
 #include "topology/align.h"
 #include "topology/dh_frames.h"
 #include "topology/loop_rows.h"
+#include "topology/rcr_select.h"
 #include "topology/rtmodel.h"
 #include "topology/topology.h"
 
@@ -71,6 +72,7 @@ typedef struct mbg_gen {
   mbg_dh dh; /* the working frames of the recipes */
   mbg_rtmodel rt;
   mbg_loop_rows loops; /* the loops' independent rows and assembled configuration */
+  mbg_rcr_sel rcr;     /* the selections of dependent coordinates of p_rcr */
   mbg_rtsprings rtsprings; /* the runtime's springs (the harness's reference) */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */

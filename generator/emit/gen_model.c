@@ -263,6 +263,58 @@ static void working_frame(const mbg_gen *g, int i, const mbg_xform *X, mbg_xform
   working_point(g, i, X->r, out->r);
 }
 
+/* A list of ints [from, to) as a Lua array (1-based), each plus add. */
+static void push_intl(lua_State *L, const int *x, int from, int to, int add) {
+  lua_createtable(L, to - from > 0 ? to - from : 0, 0);
+  for (int k = from; k < to; k++) {
+    lua_pushinteger(L, x[k] + add);
+    lua_rawseti(L, -2, k - from + 1);
+  }
+}
+
+/* model.rcr: the selections of recursive coordinate reduction (topology/rcr_select.h) and, per
+ * selection, the plan of every group (runtime/rcr_internal.h): base body, p, the rows (1-based
+ * constraint indices), the dependents in chain order and the tail independents (velocity
+ * coordinates, 0-based), the head and tail bodies. */
+static void push_rcr(mbg_gen *g, lua_State *L) {
+  mbg_rcr_sel *sel = &g->rcr;
+  lua_createtable(L, 0, 4);
+  mbg_lua_set_int(L, "nsel", sel->nsel);
+  lua_pushnumber(L, MB_RCR_SWITCH);
+  lua_setfield(L, -2, "switch");
+  lua_createtable(L, sel->nsel, 0);
+  for (int s = 0; s < sel->nsel; s++) {
+    mbg_rcr_plan_view v;
+    if (mbg_rcr_plan(sel, s, &v) != 0) break;
+    lua_createtable(L, 0, 2);
+    push_intl(L, sel->dep, s * sel->nc, (s + 1) * sel->nc, 0);
+    lua_setfield(L, -2, "dep");
+    lua_createtable(L, v.ng, 0);
+    for (int k = 0; k < v.ng; k++) {
+      lua_createtable(L, 0, 8);
+      mbg_lua_set_int(L, "base", v.base[k]);
+      mbg_lua_set_int(L, "p", v.p[k]);
+      push_intl(L, v.row, v.row0[k], v.row0[k + 1], 1);
+      lua_setfield(L, -2, "rows");
+      push_intl(L, v.dep, v.dep0[k], v.dep0[k + 1], 0);
+      lua_setfield(L, -2, "dep");
+      push_intl(L, v.ind, v.ind0[k], v.ind0[k + 1], 0);
+      lua_setfield(L, -2, "ind");
+      push_intl(L, v.head, v.head0[k], v.head0[k + 1], 0);
+      lua_setfield(L, -2, "head");
+      push_intl(L, v.tail, v.tail0[k], v.tail0[k + 1], 0);
+      lua_setfield(L, -2, "tail");
+      lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "groups");
+    push_intl(L, v.role, 0, g->topo->nb + 1, 0);
+    lua_setfield(L, -2, "role"); /* role[i + 1] of body i */
+    lua_rawseti(L, -2, s + 1);
+  }
+  lua_setfield(L, -2, "sel");
+  lua_setfield(L, -2, "rcr");
+}
+
 /* model.loops[l]: every loop joint, frames in the working frames of its bodies; model.constraints:
  * the independent rows kept (topology/loop_rows.h), in order. */
 static void push_loops(mbg_gen *g, lua_State *L) {
@@ -304,6 +356,7 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   }
   lua_setfield(L, -2, "constraints");
   mbg_lua_set_int(L, "nc", g->loops.nc);
+  push_rcr(g, L);
 }
 
 /* model.springs[k]: the tree's springs, attachment points in the working frames; and

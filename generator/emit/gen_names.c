@@ -67,11 +67,12 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n) {
 const char *const mbg_gen_header_tables[] = {
     "model",      "joint_names", "joint_iq",         "joint_iv",  "body_names",
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
-    "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names",
+    "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names", "rcr_dep",
     NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
-                                             "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", NULL};
+                                             "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
+                                             "RCR_SWITCH", NULL};
 
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n) {
   char upper[80], id[160];

@@ -58,6 +58,7 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_nodes") == 0) lua_pushfstring(L, "12 * %s_NNODES", P);
   else if (strcmp(role, "out_nc") == 0) lua_pushfstring(L, "%s_NC", P);
   else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
+  else if (strcmp(role, "out_rcr") == 0) lua_pushfstring(L, "%s_RCR_NSEL * %s_NC", P, P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -177,6 +178,14 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   }
   lua_setfield(L, -2, "constraints");
   set_doubles(L, "q_assembled", lr->q, g->topo->nq);
+  /* d.rcr_nsel, d.rcr_dep: p_rcr's selections of dependent coordinates (topology/rcr_select.h) */
+  mbg_lua_set_int(L, "rcr_nsel", g->rcr.nsel);
+  lua_createtable(L, g->rcr.nsel * g->rcr.nc, 0);
+  for (int k = 0; k < g->rcr.nsel * g->rcr.nc; k++) {
+    lua_pushinteger(L, g->rcr.dep[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "rcr_dep");
   lua_getfield(L, -1, "rt");
   lua_createtable(L, g->topo->nloops, 0);
   for (int l = 0; l < g->topo->nloops; l++) {

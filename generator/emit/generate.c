@@ -23,7 +23,8 @@ const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravit
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              "cfa",  NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
-static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", NULL};
+static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
+                                             NULL};
 
 /* The prefix: --prefix or the model name; a C identifier, not reserved (gen_names.h). */
 static int choose_prefix(mbg_gen *g, FILE *err) {
@@ -124,6 +125,11 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (rc > 0)
     return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
+  rc = mbg_rcr_selections(g->model, g->topo, &g->loops, g->opts->model_path, source, len, err,
+                          &g->rcr);
+  if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if (rc > 0)
+    return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
@@ -215,6 +221,38 @@ static int add_passive(const mbg_gen *g, char **names, int *n) {
   return 0;
 }
 
+/* "rcr" stands for its parts: rcr_pivots and one variant per selection (rcr_0 ...), over which
+ * the C template c/rcr.lua writes p_rcr. Returns the new list (names freed), or NULL. */
+static char **expand_rcr(const mbg_gen *g, char **names, int *n) {
+  int at = -1;
+  for (int k = 0; k < *n; k++)
+    if (strcmp(names[k], "rcr") == 0) at = k;
+  if (at < 0 || g->rcr.nsel == 0) return names;
+  char **out = calloc((size_t)(*n + g->rcr.nsel + 2), sizeof *out);
+  int m = 0, ok = out != NULL;
+  for (int k = 0; ok && k < *n; k++) {
+    if (k != at) {
+      out[m++] = names[k], names[k] = NULL;
+      continue;
+    }
+    ok = (out[m++] = strdup("rcr_pivots")) != NULL;
+    for (int s = 0; ok && s < g->rcr.nsel; s++) {
+      char buf[16];
+      snprintf(buf, sizeof buf, "rcr_%d", s);
+      ok = (out[m++] = strdup(buf)) != NULL;
+    }
+  }
+  for (int k = 0; k < *n; k++) free(names[k]);
+  free(names);
+  if (!ok) {
+    for (int k = 0; out && k < m; k++) free(out[k]);
+    free(out);
+    return NULL;
+  }
+  *n = m;
+  return out;
+}
+
 int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
   char **names = function_list(g->opts->functions, g->loops.nc > 0, &n);
@@ -222,6 +260,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++) free(names[k]);
     free(names), names = NULL;
   }
+  if (names && g->loops.nc > 0) names = expand_rcr(g, names, &n);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];
   if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {
@@ -295,6 +334,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_lua_free(g->lua);
   mbg_rtmodel_free(&g->rt);
   mbg_loop_rows_free(&g->loops);
+  mbg_rcr_sel_free(&g->rcr);
   mbg_rtsprings_free(&g->rtsprings);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);

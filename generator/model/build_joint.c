@@ -198,4 +198,5 @@ void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **se
   free(b->m->independent);
   b->m->independent = idx;
   b->m->nindependent = k;
+  b->m->independent_loc = s->loc;
 }

@@ -129,6 +129,7 @@ typedef struct mbg_model {
   mbg_spring *springs;
   int nindependent;
   int *independent; /* joint indices named by `independent` */
+  mbg_loc independent_loc; /* the `independent` statement */
 } mbg_model;
 
 /* Normalize an axis in place; returns its length as given. A vector within 1e-15 of unit length

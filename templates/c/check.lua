@@ -3,6 +3,7 @@
 -- and relative error per function and fails above the tolerance.
 local common = import "c/common"
 local project = import "c/project"
+local rcr = import "c/rcr"
 
 -- The runtime call that computes the same output as each built-in function (args in C).
 local reference = {
@@ -36,7 +37,7 @@ local second = {
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
-  out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES",
+  out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -88,6 +89,7 @@ extern const mb_springs ]], d.prefix, [[_springs;
     b("#define NC ", d.PREFIX, "_NC")
     b("extern const mb_loops ", d.prefix, "_loops;")
     b("#define LP ", d.prefix, "_loops")
+    if (d.rcr_nsel or 0) > 0 then b("#define RCR_NSEL ", d.PREFIX, "_RCR_NSEL") end
   end
   local modal = false
   for _, j in ipairs(d.joints) do modal = modal or (j.nm or 0) > 0 end
@@ -166,6 +168,16 @@ typedef struct result {
 } result;
 ]])
   -- every function with a runtime reference is compared; the others (user recipes) are run
+  -- p_rcr's parts: the pivot ratios of every selection, and each variant with its selection alone
+  local refs = setmetatable({}, { __index = reference })
+  if loops and (d.rcr_nsel or 0) > 0 then
+    refs.rcr_pivots = "rc = rcr_pivots_ref(ws, lw, q, ref)"
+    for s = 0, d.rcr_nsel - 1 do
+      refs["rcr_" .. s] = "rc = mb_rcr(&M, &LP, ws, lw, 1, " .. d.prefix .. "_rcr_dep + " .. s ..
+        " * NC, q, v, tau, ref, NULL)"
+    end
+  end
+  reference = refs
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
   for _, f in ipairs(d.functions) do
     if reference[f.name] then
@@ -174,6 +186,16 @@ typedef struct result {
     else
       unchecked[#unchecked + 1] = f
     end
+  end
+  local with_rcr = loops and rcr.wanted(d)
+  if loops and (d.rcr_nsel or 0) > 0 then
+    b([[/* The runtime's pivot ratios of every selection of p_rcr, in the generated order. */
+static int rcr_pivots_ref(mb_workspace *ws, mb_loop_workspace *lw, const double *q, double *ref) {
+  for (int s = 0; s < RCR_NSEL; s++)
+    (void)mb_rcr_pivots(&M, &LP, ws, lw, q, ]], d.prefix, [[_rcr_dep + s * NC, ref + s * NC, NULL);
+  return 0;
+}
+]])
   end
   if #known > 0 then
     b([[static void compare(result *r, const double *ref, const real *out, int n) {
@@ -216,6 +238,7 @@ int main(void) {
   end
   local proj = project.wanted(d)
   if proj then nresults = nresults + 2 end
+  if with_rcr then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
   for _, f in ipairs(known) do
     b("    {\"", f.name, "\", 0, 0, 0, 0},")
@@ -225,6 +248,7 @@ int main(void) {
     b("    {\"project_q\", 0, 0, 0, 0},")
     b("    {\"project_v\", 0, 0, 0, 0},")
   end
+  if with_rcr then b("    {\"rcr\", 0, 0, 0, 0},") end
   if #known == 0 and not proj then b("    {\"none\", 0, 0, 0, 0},") end
   b([[  };
   unsigned long long seed = SEED;
@@ -297,6 +321,19 @@ int main(void) {
       }
     }]])
   end
+  if with_rcr then
+    local r, p = nresults - 1, d.prefix
+    b([[
+    /* rcr: the choice between the selections too */
+    {
+      int gused = -1, rused = -1;
+      rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, ]], p, [[_rcr_dep, q, v, tau, ref, &rused);
+      grc = ]], p, [[_rcr(gq, gv, gtau, out, &gused);
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[]], r, [[].failed_rc = 1;
+      if (rc != 0) results[]], r, [[].singular++;
+      if (rc == 0 && grc == 0) compare(&results[]], r, [[], ref, out, NV);
+    }]])
+  end
   for _, f in ipairs(unchecked) do
     b("    /* ", f.name, ": run, not compared */")
     b("    ", f.returns == "int" and "(void)" or "", (call(f)), ";")
@@ -328,7 +365,7 @@ int main(void) {
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + (proj and 2 or 0),
+    #known + (proj and 2 or 0) + (with_rcr and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);]])
   if loops then b("  free(lbuffer);") end

@@ -1,6 +1,7 @@
 -- header.lua — <prefix>_dynamics.h: sizes, name tables and the generated functions.
 local common = import "c/common"
 local project = import "c/project"
+local rcr = import "c/rcr"
 
 return function(d)
   local b = common.buffer()
@@ -58,6 +59,7 @@ return function(d)
     b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
     b("#define ", P, "_PROJECT_TOL ", d.scalar == "float" and "1e-5f" or "1e-12")
     b("#define ", P, "_PROJECT_MAXIT 30")
+    if rcr.wanted(d) then rcr.defines(b, d) end
   end
   b("")
   b("/* The files of one run of mbdc carry the same number (each .c file checks it). */")
@@ -72,6 +74,7 @@ return function(d)
     b("#define ", P, "_HAVE_PROJECT_Q 1")
     b("#define ", P, "_HAVE_PROJECT_V 1")
   end
+  if rcr.wanted(d) then b("#define ", P, "_HAVE_RCR 1") end
   b("")
   b("/* Every moving joint in coordinate order: its name and first q and v index. */")
   b("extern const char *const ", d.prefix, "_joint_names[", P, "_NJ];")
@@ -115,6 +118,7 @@ return function(d)
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ");")
   end
   if project.wanted(d) then project.declare(b, d) end
+  if rcr.wanted(d) then rcr.declare(b, d) end
   b("")
   b("#ifdef __cplusplus")
   b("}")

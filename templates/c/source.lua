@@ -1,6 +1,7 @@
 -- source.lua — <prefix>_dynamics.c: the name tables and one flat function per recipe.
 local common = import "c/common"
 local project = import "c/project"
+local rcr = import "c/rcr"
 
 local function quoted_list(items, field)
   local out = {}
@@ -82,5 +83,6 @@ return function(d)
     b("}")
   end
   if project.wanted(d) then project.define(b, d) end
+  if rcr.wanted(d) then rcr.define(b, d) end
   return b.text()
 end

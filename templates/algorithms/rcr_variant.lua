@@ -1,0 +1,526 @@
+-- rcr_variant.lua — forward dynamics by recursive coordinate reduction for one selection of
+-- dependent coordinates (Critchley & Anderson, "A Generalized Recursive Coordinate Reduction
+-- Method for Multibody System Dynamics", 2003, §3-5; docs/loops.md "Recursive coordinate
+-- reduction"); the recipes rcr_0, rcr_1, rcr_2 are its instances, rcr_pivots chooses between
+-- them and the C template c/rcr.lua writes p_rcr over both. The runtime's mb_rcr (runtime/rcr.c)
+-- computes the same equations; the plan (groups, head, tail: runtime/rcr_internal.h) comes from
+-- the generator as model.rcr.
+--
+-- Free joints take the articulated-body step in their body frames (aba.lua, bias-force form:
+-- Δa = a − a0, a0 the accelerations at q̈ = 0 with −gravity). A group is reduced at its base c in
+-- world Plücker coordinates: its rows K_D q̈_D + K_I q̈_I + G Δâ_p + K̇v = 0 are solved for the
+-- dependents with the projector recursion (ρ_d = R c_d / c_dᵀ R c_d from the chain's end, no pivot
+-- below the rule); the tail bodies' Δa_k = Δa_c + Φ_k [Δâ_p; q̈_I; 1]; the tail independents'
+-- reduced equations (M̂_M, n_I × n_I) give q̈_I; the tail's wrench maps — weighted by Y = ∂Δa/∂Δâ_p
+-- for the head's equations, and total for c — are carried down the head, whose equations give
+-- each head q̈; at c the total map is an articulated inertia and bias force like a child's.
+local sp = import "spatial"
+local J = import "joints"
+local rnea = import "rnea"
+local L = import "loops"
+
+local V = {}
+local ZERO = 1e-12 -- mb.h's MB_RCR_ZERO: a column of rounding noise is zero
+
+-- ---- dense helpers: matrices are tables of rows ---------------------------------------------
+
+local function mat(r, c)
+  local A = {}
+  for i = 1, r do
+    A[i] = {}
+    for j = 1, c do A[i][j] = 0 end
+  end
+  return A
+end
+
+local function M6_rows(M) -- a flat 6×6 (row-major) as rows
+  local A = {}
+  for i = 1, 6 do
+    A[i] = {}
+    for j = 1, 6 do A[i][j] = M[6 * (i - 1) + j] end
+  end
+  return A
+end
+
+local function matmul(A, B, r, k, c) -- A (r × k) B (k × c)
+  local C = mat(r, c)
+  for i = 1, r do
+    for j = 1, c do
+      local s = 0
+      for l = 1, k do s = s + A[i][l] * B[l][j] end
+      C[i][j] = s
+    end
+  end
+  return C
+end
+
+local function matTmul(A, B, r, k, c) -- Aᵀ (A: k × r) B (k × c)
+  local C = mat(r, c)
+  for i = 1, r do
+    for j = 1, c do
+      local s = 0
+      for l = 1, k do s = s + A[l][i] * B[l][j] end
+      C[i][j] = s
+    end
+  end
+  return C
+end
+
+local function name_mat(A, prefix)
+  for i, row in ipairs(A) do
+    for j = 1, #row do row[j] = sym.name(row[j], prefix .. "_" .. (i - 1) .. "_" .. (j - 1)) end
+  end
+  return A
+end
+
+-- An n × n symmetric system factored with its diagonal as the pivot references.
+local function factor(D, n, what)
+  local ref = {}
+  for j = 1, n do ref[j] = D[j][j] end
+  return sp.ldl(D, n, function(d, l, Rl) sym.pivot(d, Rl, what .. " " .. (l - 1)) end, ref)
+end
+
+-- ---- the model in world coordinates ---------------------------------------------------------
+
+-- col → { body, index of the column in its joint (1-based) }
+local function columns(T)
+  local cols = {}
+  for _, b in ipairs(T) do
+    for c = 1, b.nv do cols[b.iv + c - 1] = { body = b.i, c = c } end
+  end
+  return cols
+end
+
+local function is_ancestor(T, a, x) -- a is x or an ancestor of x (bodies; 0 the world)
+  while x > 0 and x ~= a do x = T[x].parent end
+  return x == a
+end
+
+-- The world transforms, the bias forces (with v: rnea's at q̈ = 0) and the rows (with K̇v).
+function V.setup(model, dynamics)
+  local qd = dynamics and "v" or nil
+  local T, X, _, pA = rnea.forward(model, qd, nil)
+  local K = L.kinematics(model, qd)
+  local W = { T = T, X = X, pA = pA, rows = L.rows(model, K, dynamics), cols = columns(T) }
+  W.X0, W.X0inv = { [0] = sp.identity() }, { [0] = sp.identity() }
+  for _, b in ipairs(T) do
+    W.X0[b.i] = sp.compose(X[b.i], W.X0[b.parent])
+    W.X0inv[b.i] = sp.inverse(W.X0[b.i])
+  end
+  W.Sw = {} -- world columns of the bodies in groups, on demand
+  return W
+end
+
+local function S_world(W, col)
+  if not W.Sw[col] then
+    local c = W.cols[col]
+    local b = W.T[c.body]
+    W.Sw[col] = sp.name(sp.X_mv(W.X0inv[b.i], b.S[c.c]), "sw_" .. b.name .. "_" .. (c.c - 1))
+  end
+  return W.Sw[col]
+end
+
+-- The world covectors of row r on bodies a and b (nil for the world).
+local function covectors(W, r)
+  local row, g = W.rows[r], {}
+  for side, i in ipairs({ row.loop.a, row.loop.b }) do
+    if i > 0 then
+      local x = {}
+      for k = 1, 6 do x[k] = row.g[6 * (side - 1) + k] end
+      g[side] = sp.name(sp.XT_fv(W.X0[i], x), "gw" .. (r - 1) .. "_" .. side)
+    end
+  end
+  return g
+end
+
+-- K_rk for column col of a group body: Σ over the row's bodies that col's joint moves.
+local function K_entry(W, r, g, col)
+  local row, body, s = W.rows[r], W.cols[col].body, 0
+  for side, i in ipairs({ row.loop.a, row.loop.b }) do
+    if i > 0 and is_ancestor(W.T, body, i) then s = s + sp.dot(g[side], S_world(W, col)) end
+  end
+  return s
+end
+
+V.K_entry, V.covectors, V.is_ancestor = K_entry, covectors, is_ancestor
+
+-- The group's constraint columns: C[a][col] for its rows a; G (head covectors) and κ.
+function V.group_rows(W, grp)
+  local C, G, kap, gs = {}, {}, {}, {}
+  local c, p = grp.base, grp.p
+  for a, r in ipairs(grp.rows) do
+    gs[a] = covectors(W, r)
+    C[a], G[a], kap[a] = {}, sp.zeros(6), W.rows[r].dd or 0
+    local row = W.rows[r]
+    for side, e in ipairs({ row.loop.a, row.loop.b }) do
+      if p ~= c and e > 0 and is_ancestor(W.T, p, e) then G[a] = sp.add(G[a], gs[a][side]) end
+    end
+  end
+  local function col(k)
+    local x = {}
+    for a, r in ipairs(grp.rows) do x[a] = K_entry(W, r, gs[a], k) end
+    return x
+  end
+  return C, G, kap, col
+end
+
+-- The projector recursion over the dependents (from the chain's end): ρ_d, with every pivot
+-- c_dᵀ R c_d checked against |c_d|² (the pivot rule).
+function V.project(grp, col, check)
+  local m = #grp.rows
+  local R, rho, piv, cc, cd = mat(m, m), {}, {}, {}, {}
+  for i = 1, m do R[i][i] = 1 end
+  local scale = 0 -- Σ |c_d|² over the dependents (the runtime's MB_RCR_ZERO rule)
+  for d = 1, m do
+    local c = col(grp.dep[d])
+    for a = 1, m do scale = scale + c[a] * c[a] end
+  end
+  for d = m, 1, -1 do
+    local c = col(grp.dep[d])
+    cd[d] = c
+    local w, p, n2 = {}, 0, 0
+    for a = 1, m do
+      local s = 0
+      for b2 = 1, m do s = s + R[a][b2] * c[b2] end
+      w[a] = s
+      p, n2 = p + c[a] * s, n2 + c[a] * c[a]
+    end
+    piv[d], cc[d] = sym.name(p, "piv_" .. (d - 1)), n2 + ZERO * scale
+    if check then
+      sym.pivot(piv[d], cc[d], "the dependent coordinate " .. grp.dep[d])
+      rho[d] = {}
+      for a = 1, m do rho[d][a] = sym.name(w[a] / piv[d], "rho_" .. (d - 1) .. "_" .. (a - 1)) end
+      if d > 1 then
+        for a = 1, m do
+          for b2 = 1, m do R[a][b2] = R[a][b2] - w[a] * rho[d][b2] end
+        end
+      end
+    else
+      for a = 1, m do
+        for b2 = 1, m do R[a][b2] = R[a][b2] - w[a] * w[b2] / piv[d] end
+      end
+    end
+  end
+  return rho, piv, cc, cd
+end
+
+-- ---- one group ------------------------------------------------------------------------------
+
+-- Steps 1-4 (the dependents, the tail, its independents, its wrench maps). Returns the group's
+-- state for the head and the forward pass.
+local function group_tail(W, grp, IAw, pAw, tag)
+  local m, nI = #grp.rows, #grp.ind
+  local Wd = 7 + nI
+  local C, G, kap, col = V.group_rows(W, grp)
+  local rho, _, _, cd = V.project(grp, col, true)
+  -- Rhs = [G | K_I | κ]; q̈_D = E [Δâ_p; q̈_I; 1] in chain order
+  local Rhs = mat(m, Wd)
+  for a = 1, m do
+    for k = 1, 6 do Rhs[a][k] = G[a][k] end
+    Rhs[a][Wd] = kap[a]
+  end
+  for i, k in ipairs(grp.ind) do
+    local x = col(k)
+    for a = 1, m do Rhs[a][6 + i] = x[a] end
+  end
+  local E = {}
+  for d = 1, m do
+    E[d] = {}
+    for k = 1, Wd do
+      local s = 0
+      for a = 1, m do s = s + rho[d][a] * Rhs[a][k] end
+      E[d][k] = sym.name(-s, "E" .. tag .. "_" .. (d - 1) .. "_" .. (k - 1))
+    end
+    for a = 1, m do
+      for k = 1, Wd do Rhs[a][k] = Rhs[a][k] + cd[d][a] * E[d][k] end
+    end
+  end
+  local depid, indid = {}, {}
+  for d, k in ipairs(grp.dep) do depid[k] = d end
+  for i, k in ipairs(grp.ind) do indid[k] = i end
+  -- Φ_k of the tail bodies
+  local Phi, intail = {}, {}
+  for _, k in ipairs(grp.tail) do intail[k] = true end
+  for _, k in ipairs(grp.tail) do
+    local b, pi = W.T[k], W.T[k].parent
+    local F = mat(6, Wd)
+    if intail[pi] then
+      for r = 1, 6 do for q = 1, Wd do F[r][q] = Phi[pi][r][q] end end
+    elseif pi == grp.p and grp.p ~= grp.base then
+      for r = 1, 6 do F[r][r] = 1 end
+    end
+    for c = 1, b.nv do
+      local colk = b.iv + c - 1
+      local s = S_world(W, colk)
+      if indid[colk] then
+        for r = 1, 6 do F[r][6 + indid[colk]] = F[r][6 + indid[colk]] + s[r] end
+      else
+        local e = E[depid[colk]]
+        for r = 1, 6 do
+          for q = 1, Wd do F[r][q] = F[r][q] + s[r] * e[q] end
+        end
+      end
+    end
+    Phi[k] = name_mat(F, "Phi" .. tag .. "_" .. b.name)
+  end
+  -- the tail independents: M̂_M q̈_I = −(N1 Δa_c + N2 Δâ_p + n3)
+  local N = mat(nI, 13)
+  local IF = {}
+  if nI > 0 then
+    local M = mat(nI, nI)
+    for _, k in ipairs(grp.tail) do
+      local F, IA = Phi[k], IAw[k]
+      local I1 = matmul(IA, F, 6, 6, Wd)
+      for r = 1, 6 do I1[r][Wd] = I1[r][Wd] + pAw[k][r] end
+      IF[k] = I1
+      for i = 1, nI do
+        for j = 1, 13 do
+          local s = 0
+          for r = 1, 6 do
+            local h = F[r][6 + i]
+            if j <= 6 then s = s + h * IA[r][j]
+            elseif j <= 12 then s = s + h * I1[r][j - 6]
+            else s = s + h * I1[r][Wd] end
+          end
+          N[i][j] = N[i][j] + s
+        end
+        for j = 1, i do
+          local s = 0
+          for r = 1, 6 do s = s + F[r][6 + i] * I1[r][6 + j] end
+          M[i][j] = M[i][j] + s
+        end
+      end
+    end
+    for i, k in ipairs(grp.ind) do
+      local s = sym.input("tau", k)
+      for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * sym.input("tau", kd) end
+      N[i][13] = N[i][13] - s
+    end
+    for i = 1, nI do for j = i + 1, nI do M[i][j] = M[i][j] end end
+    local Fm = factor(name_mat(M, "MM" .. tag), nI, "the tail independents")
+    for j = 1, 13 do
+      local col2 = {}
+      for i = 1, nI do col2[i] = N[i][j] end
+      local x = sp.ldl_solve(Fm, col2)
+      for i = 1, nI do N[i][j] = -x[i] end
+    end
+    name_mat(N, "N" .. tag)
+  end
+  -- the wrench maps: Wh = Σ Yᵀ W_k − E_pᵀ τ_D (head), Wt = Σ W_k (total), 6 × 13 each
+  local Wh, Wt = mat(6, 13), mat(6, 13)
+  for _, k in ipairs(grp.tail) do
+    local F, IA = Phi[k], IAw[k]
+    local B = mat(6, 13)
+    for r = 1, 6 do
+      for q = 1, 6 do B[r][q] = (r == q) and 1 or 0; B[r][6 + q] = F[r][q] end
+      B[r][13] = F[r][Wd]
+      for i = 1, nI do
+        for q = 1, 13 do B[r][q] = B[r][q] + F[r][6 + i] * N[i][q] end
+      end
+    end
+    local IB = matmul(IA, B, 6, 6, 13)
+    for r = 1, 6 do IB[r][13] = IB[r][13] + pAw[k][r] end
+    local YIB = matTmul(F, IB, 6, 6, 13)
+    for r = 1, 6 do
+      for q = 1, 13 do Wt[r][q], Wh[r][q] = Wt[r][q] + IB[r][q], Wh[r][q] + YIB[r][q] end
+    end
+  end
+  for d, kd in ipairs(grp.dep) do
+    for r = 1, 6 do Wh[r][13] = Wh[r][13] - E[d][r] * sym.input("tau", kd) end
+  end
+  return { E = E, N = N, Wh = Wh, Wt = Wt, nI = nI }
+end
+
+-- Step 5: the head from p down to c. Returns the head steps for the forward pass and Wt at c.
+local function group_head(W, grp, IAw, pAw, st, tag)
+  local Wh, Wt, steps = st.Wh, st.Wt, {}
+  for h = #grp.head, 1, -1 do
+    local j = grp.head[h]
+    local b = W.T[j]
+    local IA = IAw[j]
+    for r = 1, 6 do
+      for q = 1, 6 do
+        Wh[r][q], Wh[r][6 + q] = Wh[r][q] + IA[r][q], Wh[r][6 + q] + IA[r][q]
+        Wt[r][q], Wt[r][6 + q] = Wt[r][q] + IA[r][q], Wt[r][6 + q] + IA[r][q]
+      end
+      Wh[r][13], Wt[r][13] = Wh[r][13] + pAw[j][r], Wt[r][13] + pAw[j][r]
+    end
+    name_mat(Wh, "Wh" .. tag .. "_" .. b.name)
+    name_mat(Wt, "Wt" .. tag .. "_" .. b.name)
+    local n, S = b.nv, {}
+    for c = 1, n do S[c] = S_world(W, b.iv + c - 1) end
+    local SLc, SLp, u, D = {}, {}, {}, {}
+    for a = 1, n do
+      SLc[a], SLp[a] = {}, {}
+      for q = 1, 6 do
+        local x, y = 0, 0
+        for r = 1, 6 do x, y = x + S[a][r] * Wh[r][q], y + S[a][r] * Wh[r][6 + q] end
+        SLc[a][q], SLp[a][q] = x, y
+      end
+      local s = sym.input("tau", b.iv + a - 1)
+      for r = 1, 6 do s = s - S[a][r] * Wh[r][13] end
+      u[a] = sym.name(s, "u" .. tag .. "_" .. b.name .. "_" .. (a - 1))
+    end
+    for a = 1, n do
+      D[a] = {}
+      for c = 1, a do D[a][c] = sp.dot(SLp[a], S[c]) end
+    end
+    local F = factor(D, n, "joint '" .. b.joint .. "'")
+    -- KH = Λ̂_p S D⁻¹, KT = Λ_p S D⁻¹ (rows r: 6 of n)
+    local KH, KT = {}, {}
+    for r = 1, 6 do
+      local x, y = {}, {}
+      for a = 1, n do
+        local s1, s2 = 0, 0
+        for q = 1, 6 do s1, s2 = s1 + Wh[r][6 + q] * S[a][q], s2 + Wt[r][6 + q] * S[a][q] end
+        x[a], y[a] = s1, s2
+      end
+      KH[r], KT[r] = sp.ldl_solve(F, x), sp.ldl_solve(F, y)
+    end
+    for r = 1, 6 do
+      for a = 1, n do
+        for q = 1, 6 do
+          Wh[r][q] = Wh[r][q] - KH[r][a] * SLc[a][q]
+          Wh[r][6 + q] = Wh[r][6 + q] - KH[r][a] * SLp[a][q]
+          Wt[r][q] = Wt[r][q] - KT[r][a] * SLc[a][q]
+          Wt[r][6 + q] = Wt[r][6 + q] - KT[r][a] * SLp[a][q]
+        end
+        Wh[r][13] = Wh[r][13] + KH[r][a] * u[a]
+        Wt[r][13] = Wt[r][13] + KT[r][a] * u[a]
+      end
+    end
+    steps[h] = { body = j, S = S, SLc = SLc, SLp = SLp, u = u, F = F }
+  end
+  return steps
+end
+
+-- The group's forward pass given Δa_c (world): q̈ of its coordinates into qdd (0-based).
+local function group_forward(W, grp, st, steps, Ac, qdd)
+  local rel = { [grp.base] = sp.zeros(6) }
+  for h, stp in ipairs(steps) do
+    local j = stp.body
+    local Al = rel[W.T[j].parent]
+    local y = {}
+    for a = 1, #stp.u do
+      y[a] = stp.u[a] - sp.dot(stp.SLc[a], Ac) - sp.dot(stp.SLp[a], Al)
+    end
+    local x = sp.ldl_solve(stp.F, y)
+    local A = { table.unpack(Al) }
+    for a = 1, #x do
+      qdd[W.T[j].iv + a - 1] = x[a]
+      for r = 1, 6 do A[r] = A[r] + stp.S[a][r] * x[a] end
+    end
+    rel[j] = sp.name(A, "rel_" .. W.T[j].name)
+    _ = h
+  end
+  local Ap = rel[grp.p] or sp.zeros(6)
+  local xv = {}
+  for q = 1, 6 do xv[q] = Ap[q] end
+  for i = 1, st.nI do
+    local s = st.N[i][13]
+    for q = 1, 6 do s = s + st.N[i][q] * Ac[q] + st.N[i][6 + q] * Ap[q] end
+    xv[6 + i] = s
+    qdd[grp.ind[i]] = s
+  end
+  xv[7 + st.nI] = 1
+  for d, kd in ipairs(grp.dep) do
+    local s = 0
+    for k = 1, 7 + st.nI do s = s + st.E[d][k] * xv[k] end
+    qdd[kd] = s
+  end
+end
+
+-- ---- the recipe -------------------------------------------------------------------------------
+
+local function build(model, s)
+  L.require_loops(model, "rcr")
+  local sel = model.rcr.sel[s + 1]
+  local W = V.setup(model, true)
+  local T, X, pA = W.T, W.X, W.pA
+  local role = sel.role
+  local IA, base, jt, u = {}, J.base_references(T, X), {}, {}
+  for _, b in ipairs(T) do IA[b.i] = sp.M6_from_I(b.I) end
+  local bybase, states = {}, {}
+  for gi, grp in ipairs(sel.groups) do
+    bybase[grp.base] = bybase[grp.base] or {}
+    table.insert(bybase[grp.base], gi)
+  end
+  for i = #T, 0, -1 do
+    for _, gi in ipairs(bybase[i] or {}) do
+      local grp, tag = sel.groups[gi], tostring(gi - 1)
+      local IAw, pAw = {}, {}
+      local function world(k)
+        IAw[k] = M6_rows(sp.M6_to_parent(W.X0[k], sp.name6(IA[k], "IA_" .. T[k].name)))
+        pAw[k] = sp.XT_fv(W.X0[k], J.name(pA[k], "pA", T[k]))
+      end
+      for _, k in ipairs(grp.head) do world(k) end
+      for _, k in ipairs(grp.tail) do world(k) end
+      local st = group_tail(W, grp, IAw, pAw, tag)
+      st.steps = group_head(W, grp, IAw, pAw, st, tag)
+      states[gi] = st
+      if i > 0 then
+        local Wt = st.Wt
+        local Lc = sp.sym6(function(r, q) return (Wt[r][q] + Wt[q][r]) / 2 end)
+        local Xi = W.X0inv[i]
+        IA[i] = sp.M6_add(IA[i], sp.M6_to_parent(Xi, Lc))
+        local w = {}
+        for r = 1, 6 do w[r] = Wt[r][13] end
+        pA[i] = sp.add(pA[i], sp.X_fv(W.X0[i], w))
+      end
+    end
+    local b = T[i]
+    if i > 0 and role[i + 1] == 0 then
+      IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
+      jt[i] = J.articulated(b, IA[i], base[i])
+      u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+      local p = b.parent
+      if p > 0 then
+        local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
+        IA[p] = sp.M6_add(IA[p], sp.M6_to_parent(X[i], jt[i].Ia))
+        pA[p] = sp.add(pA[p], sp.XT_fv(X[i], pa))
+      end
+    end
+  end
+  -- forward
+  local qdd, da = {}, { [0] = sp.zeros(6) }
+  local function groups_at(i)
+    for _, gi in ipairs(bybase[i] or {}) do
+      local grp = sel.groups[gi]
+      local Ac = i > 0 and sp.X_mv(W.X0inv[i], da[i]) or sp.zeros(6)
+      group_forward(W, grp, states[gi], states[gi].steps, Ac, qdd)
+    end
+  end
+  groups_at(0)
+  for _, b in ipairs(T) do
+    local i = b.i
+    local ap = sp.X_mv(X[i], da[b.parent])
+    if role[i + 1] == 0 then
+      local x = sp.sub(sp.ldl_solve(jt[i].F, u[i]), J.W_mv(jt[i], ap))
+      for c = 1, b.nv do qdd[b.iv + c - 1] = x[c] end
+    end
+    local y = {}
+    for c = 1, b.nv do y[c] = qdd[b.iv + c - 1] end
+    da[i] = J.name(sp.add(ap, J.S_mv(b, y)), "da", b)
+    groups_at(i)
+  end
+  for k = 0, model.nv - 1 do sym.output("qdd", k, qdd[k]) end
+end
+
+-- The recipe of selection s (rcr_0.lua ...).
+function V.recipe(s)
+  return {
+    name = "rcr_" .. s,
+    summary = "forward dynamics by recursive coordinate reduction with the dependent coordinates "
+      .. "of selection " .. s .. " (p_rcr chooses)",
+    returns = "int",
+    params = {
+      { name = "q", role = "q" },
+      { name = "v", role = "v" },
+      { name = "tau", role = "tau" },
+      { name = "qdd", role = "out_nv" },
+    },
+    build = function(model) build(model, s) end,
+  }
+end
+
+return V

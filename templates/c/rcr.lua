@@ -1,0 +1,75 @@
+-- rcr.lua — p_rcr of <prefix>_dynamics.c: the choice between the selections of dependent
+-- coordinates (docs/loops.md "Recursive coordinate reduction"), written over the generated
+-- rcr_pivots and rcr_0, rcr_1, ...: the first selection whose smallest pivot ratio is at least
+-- P_RCR_SWITCH, else the one with the largest, if that is above P_PIVOT_EPS (the runtime's
+-- mb_rcr follows the same rule). Only the chosen variant runs: no division by a degenerate pivot.
+local M = {}
+
+function M.wanted(d)
+  if (d.nc or 0) == 0 or (d.rcr_nsel or 0) == 0 then return false end
+  local have = {}
+  for _, f in ipairs(d.functions) do have[f.name] = true end
+  if not have.rcr_pivots then return false end
+  for s = 0, d.rcr_nsel - 1 do if not have["rcr_" .. s] then return false end end
+  return true
+end
+
+function M.defines(b, d)
+  local P = d.PREFIX
+  b("/* p_rcr: the selections of dependent coordinates it switches between, and the pivot ratio")
+  b(" * below which it leaves one for the next (docs/loops.md). */")
+  b("#define ", P, "_RCR_NSEL ", d.rcr_nsel)
+  b("#define ", P, "_RCR_SWITCH ", d.scalar == "float" and "1e-2f" or "1e-2")
+end
+
+function M.declare(b, d)
+  local p, P, real = d.prefix, d.PREFIX, d.scalar
+  b("")
+  b("/* The dependent velocity coordinates of each selection (", P, "_RCR_NSEL x ", P, "_NC). */")
+  b("extern const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC];")
+  b("/* Forward dynamics of the tree closed by its loop joints by recursive coordinate reduction")
+  b(" * (Critchley & Anderson 2003): the qdd of ", p, "_fd_loops on the constraint manifold, in")
+  b(" * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (")
+  b(" * ", p, "_rcr_pivots) is >= ", P, "_RCR_SWITCH is used, else the one with the largest ratio;")
+  b(" * -1 when none is above ", P, "_PIVOT_EPS, when a pivot of the chosen one fails, or when an")
+  b(" * output is not finite. *used (may be NULL) receives the selection's index. */")
+  b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
+    " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
+end
+
+function M.define(b, d)
+  local p, P, real = d.prefix, d.PREFIX, d.scalar
+  local dep = {}
+  for k, x in ipairs(d.rcr_dep) do dep[k] = tostring(x) end
+  b("")
+  b("const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC] = {", table.concat(dep, ", "), "};")
+  b("")
+  b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
+    " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used) {")
+  b("  ", real, " ratio[", P, "_RCR_NSEL * ", P, "_NC], best = -1;")
+  b("  int s, k, use = -1;")
+  b("  ", p, "_rcr_pivots(q, ratio);")
+  b("  for (s = 0; s < ", P, "_RCR_NSEL; s++) {")
+  b("    ", real, " lo = ratio[s * ", P, "_NC];")
+  b("    for (k = 1; k < ", P, "_NC; k++)")
+  b("      if (!(ratio[s * ", P, "_NC + k] >= lo)) lo = ratio[s * ", P, "_NC + k];")
+  b("    if (lo >= ", P, "_RCR_SWITCH) {")
+  b("      use = s;")
+  b("      best = lo;")
+  b("      break;")
+  b("    }")
+  b("    if (lo > best) {")
+  b("      use = s;")
+  b("      best = lo;")
+  b("    }")
+  b("  }")
+  b("  if (!(best > ", P, "_PIVOT_EPS)) return -1;")
+  b("  if (used) *used = use;")
+  b("  switch (use) {")
+  for s = 0, d.rcr_nsel - 1 do b("  case ", s, ": return ", p, "_rcr_", s, "(q, v, tau, qdd);") end
+  b("  default: return -1;")
+  b("  }")
+  b("}")
+end
+
+return M
