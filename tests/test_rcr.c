@@ -169,12 +169,6 @@ static void check_selection(const sys *s, const int *dep, const char *what) {
       fail_msg("%s: group %d has %d dependents, %d rows", what, l, count[l], grows[l]);
 }
 
-static int has_rows(const sys *s, int l) {
-  for (int r = 0; r < s->nc; r++)
-    if (s->L->row[r] / MB_LOOP_MAX_ROWS == l) return 1;
-  return 0;
-}
-
 /* The selection's smallest pivot ratio at q (mb_rcr_pivots), with the ratios checked in (0, 1]. */
 static double min_ratio(sys *s, const double *q, const int *dep) {
   double ratio[MAXV], lo = -1, lo2 = INFINITY;
@@ -194,7 +188,7 @@ static double min_ratio(sys *s, const double *q, const int *dep) {
  * first selection's ratios are all ≥ MB_RCR_SWITCH, it is the one used. */
 static void agreement(const char *rel, uint64_t seed) {
   sys *s = sys_open(rel);
-  int dep[2 * MAXV], used[MAXV];
+  int dep[2 * MAXV], used = -2;
   double q[MAXV], v[MAXV], tau[MAXV], worst = 0.0;
   for (int f = 0; f < 2; f++) {
     int *d = dep + f * s->nc;
@@ -209,9 +203,8 @@ static void agreement(const char *rel, uint64_t seed) {
     assembled_state(s, &g, q, v, tau);
     for (int f = 0; f < 2; f++)
       worst = fmax(worst, rcr_vs_fd(s, 1, dep + f * s->nc, q, v, tau, NULL));
-    worst = fmax(worst, rcr_vs_fd(s, 2, dep, q, v, tau, used));
-    if (min_ratio(s, q, dep) >= MB_RCR_SWITCH) /* −1: a loop without kept rows */
-      for (int l = 0; l < s->L->nloops; l++) assert_int_equal(used[l], has_rows(s, l) ? 0 : -1);
+    worst = fmax(worst, rcr_vs_fd(s, 2, dep, q, v, tau, &used));
+    if (min_ratio(s, q, dep) >= MB_RCR_SWITCH) assert_int_equal(used, 0);
   }
   if (!(worst <= 1e-10)) fail_msg("%s: mb_rcr vs mb_fd_loops: relative %.3e", rel, worst);
   printf("%-32s nv %2d nc %2d: worst |qdd_rcr - qdd_fd| / max|qdd_fd| = %.1e\n", rel, s->nv, s->nc,
@@ -459,6 +452,9 @@ static void test_select_invalid(void **state) {
   expect_einval(s, q0, (int[]){1, 4}, "column nv");
   expect_einval(s, q0, (int[]){-1, 1}, "column -1");
   expect_einval(s, q0, (int[]){1, 1}, "a column twice");
+  /* an invalid second selection, though the first is regular and would be used */
+  assert_int_equal(mb_rcr(s->m, s->L, &s->ws, &s->lw, 2, (int[]){1, 2, 1, 4}, q0, z, z, qdd, NULL),
+                   MB_EINVAL);
   for (int nsel = -1; nsel <= 0; nsel++)
     assert_int_equal(mb_rcr(s->m, s->L, &s->ws, &s->lw, nsel, five_sel, q0, z, z, qdd, NULL),
                      MB_EINVAL);
@@ -511,24 +507,28 @@ static void test_select_invalid(void **state) {
  * one below MB_PIVOT_EPS is never used. At the paper's five-bar state the rows are tilt1 (the
  * rotation) and slide1 (P's height): the columns of q1, q2, q3 are (1, 0), (1, L/√2), (1, 0) up to
  * sign. Eliminated from the chain's end, q2, q3 has ratios 1/3 (q2: 1 − (c2·c3)² / |c2|²|c3|²) and
- * 1 (q3); q1, q2 has 1/3 (q1) and 1 (q2); q1, q3 is singular (equal columns). */
+ * 1 (q3); q1, q2 has 1/3 (q1) and 1 (q2); q1, q3 is singular (equal columns). The denominators
+ * carry MB_RCR_ZERO (|c2|² + |c3|²) = 2.5 MB_RCR_ZERO besides |c|² (mb.h). */
 static void test_preference(void **state) {
   (void)state;
   sys *s = sys_open("examples/five_bar.mbd");
   double q[MAXV], v[MAXV], tau[MAXV], z[MAXV] = {0}, qdd[MAXV], ratio[MAXV], lo;
   const int swapped[4] = {0, 1, 1, 2}, singular_first[4] = {0, 2, 1, 2}, reversed[2] = {2, 1};
-  const double third_one[2] = {1.0 / 3, 1.0}, one_third[2] = {1.0, 1.0 / 3};
+  const double z25 = 2.5 * MB_RCR_ZERO;
+  const double third_one[2] = {0.5 / (1.5 + z25), 1.0 / (1.0 + z25)};
+  const double one_third[2] = {1.0 / (1.0 + z25), 0.5 / (1.5 + z25)};
+  const double q1q2[2] = {(1.0 / 3) / (1.0 + z25), 1.5 / (1.5 + z25)}; /* q1 against c2 */
   int used = -2;
   rng g = {5};
   assembled_state(s, &g, q, v, tau);
   five_paper(s, q); /* with a velocity of the manifold there */
   assert_int_equal(mb_rcr_pivots(s->m, s->L, &s->ws, &s->lw, q, five_sel, ratio, &lo), MB_OK);
   MBT_ASSERT_NEAR(ratio, third_one, 2, 1e-14);
-  MBT_ASSERT_NEAR1(lo, 1.0 / 3, 1e-14);
+  MBT_ASSERT_NEAR1(lo, third_one[0], 1e-14);
   assert_int_equal(mb_rcr_pivots(s->m, s->L, &s->ws, &s->lw, q, reversed, ratio, &lo), MB_OK);
   MBT_ASSERT_NEAR(ratio, one_third, 2, 1e-14); /* in dep's order */
   assert_int_equal(mb_rcr_pivots(s->m, s->L, &s->ws, &s->lw, q, five_sel + 2, ratio, &lo), MB_OK);
-  MBT_ASSERT_NEAR(ratio, third_one, 2, 1e-14);
+  MBT_ASSERT_NEAR(ratio, q1q2, 2, 1e-14);
   assert_true(min_ratio(s, q, singular_first) < MB_PIVOT_EPS);
   assert_int_equal(mb_project_v(s->m, s->L, &s->ws, &s->lw, q, v), MB_OK);
   assert_true(rcr_vs_fd(s, 2, five_sel, q, v, tau, &used) <= 1e-10);

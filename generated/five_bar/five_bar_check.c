@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x4dd14f39e738
+#if FIVE_BAR_SET_ID != 0xfe9f0f15fa2b
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -27,6 +27,7 @@ extern const mb_springs five_bar_springs;
 #define NC FIVE_BAR_NC
 extern const mb_loops five_bar_loops;
 #define LP five_bar_loops
+#define RCR_NSEL FIVE_BAR_RCR_NSEL
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10; float code is
@@ -87,6 +88,13 @@ typedef struct result {
   int singular;    /* states where both returned -1 (outputs undefined: not compared) */
 } result;
 
+/* The runtime's pivot ratios of every selection of p_rcr, in the generated order. */
+static int rcr_pivots_ref(mb_workspace *ws, mb_loop_workspace *lw, const double *q, double *ref) {
+  for (int s = 0; s < RCR_NSEL; s++)
+    (void)mb_rcr_pivots(&M, &LP, ws, lw, q, five_bar_rcr_dep + s * NC, ref + s * NC, NULL);
+  return 0;
+}
+
 static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
@@ -120,7 +128,7 @@ int main(void) {
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[16] = {
+  result results[20] = {
     {"rnea", 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0},
@@ -131,12 +139,16 @@ int main(void) {
     {"minv", 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0},
-    {"fd_loops", 0, 0, 0, 0},
-    {"fd_loops.lambda", 0, 0, 0, 0},
+    {"rcr_1", 0, 0, 0, 0},
     {"loop_residual", 0, 0, 0, 0},
     {"loop_jacobian", 0, 0, 0, 0},
+    {"fd_loops", 0, 0, 0, 0},
+    {"fd_loops.lambda", 0, 0, 0, 0},
+    {"rcr_pivots", 0, 0, 0, 0},
+    {"rcr_0", 0, 0, 0, 0},
     {"project_q", 0, 0, 0, 0},
     {"project_v", 0, 0, 0, 0},
+    {"rcr", 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -245,34 +257,61 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
-    /* fd_loops */
+    /* rcr_1 */
     rc = grc = 0;
-    rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2);
-    grc = five_bar_fd_loops(gq, gv, gtau, out, out2);
+    rc = mb_rcr(&M, &LP, ws, lw, 1, five_bar_rcr_dep + 1 * NC, q, v, tau, ref, NULL);
+    grc = five_bar_rcr_1(gq, gv, gtau, out);
     if (grc != rc) results[10].failed_rc = 1;
     if (rc != 0) results[10].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[10], ref, out, NV);
-      (void)0;
-      compare(&results[11], ref2, out2, NC);
     }
     /* loop_residual */
     rc = grc = 0;
     rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_residual(gqr, out);
-    if (grc != rc) results[12].failed_rc = 1;
-    if (rc != 0) results[12].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[12], ref, out, NC);
+      compare(&results[11], ref, out, NC);
     }
     /* loop_jacobian */
     rc = grc = 0;
     rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_jacobian(gqr, out);
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[12], ref, out, NC * NV);
+    }
+    /* fd_loops */
+    rc = grc = 0;
+    rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2);
+    grc = five_bar_fd_loops(gq, gv, gtau, out, out2);
     if (grc != rc) results[13].failed_rc = 1;
     if (rc != 0) results[13].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[13], ref, out, NC * NV);
+      compare(&results[13], ref, out, NV);
+      (void)0;
+      compare(&results[14], ref2, out2, NC);
+    }
+    /* rcr_pivots */
+    rc = grc = 0;
+    rc = rcr_pivots_ref(ws, lw, q, ref);
+    five_bar_rcr_pivots(gq, out);
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[15], ref, out, RCR_NSEL * NC);
+    }
+    /* rcr_0 */
+    rc = grc = 0;
+    rc = mb_rcr(&M, &LP, ws, lw, 1, five_bar_rcr_dep + 0 * NC, q, v, tau, ref, NULL);
+    grc = five_bar_rcr_0(gq, gv, gtau, out);
+    if (grc != rc) results[16].failed_rc = 1;
+    if (rc != 0) results[16].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[16], ref, out, NV);
     }
     /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
     {
@@ -285,19 +324,28 @@ int main(void) {
       togen(qp, gqp, NQ);
       rc = mb_project_q(&M, &LP, ws, lw, qp);
       grc = five_bar_project_q(gqp);
-      if ((rc != 0) != (grc != 0)) results[14].failed_rc = 1;
-      if (rc != 0) results[14].singular++;
-      if (rc == 0 && grc == 0) compare(&results[14], qp, gqp, NQ);
+      if ((rc != 0) != (grc != 0)) results[18].failed_rc = 1;
+      if (rc != 0) results[18].singular++;
+      if (rc == 0 && grc == 0) compare(&results[18], qp, gqp, NQ);
       for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
       togen(vp, gvp, NV);
       if (rc == 0 && grc == 0) {
         for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
         rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
         grc = five_bar_project_v(gqp, gvp);
-        if ((rc != 0) != (grc != 0)) results[15].failed_rc = 1;
-        if (rc != 0) results[15].singular++;
-        if (rc == 0 && grc == 0) compare(&results[15], vp, gvp, NV);
+        if ((rc != 0) != (grc != 0)) results[19].failed_rc = 1;
+        if (rc != 0) results[19].singular++;
+        if (rc == 0 && grc == 0) compare(&results[19], vp, gvp, NV);
       }
+    }
+    /* rcr: the choice between the selections too */
+    {
+      int gused = -1, rused = -1;
+      rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, five_bar_rcr_dep, q, v, tau, ref, &rused);
+      grc = five_bar_rcr(gq, gv, gtau, out, &gused);
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[19].failed_rc = 1;
+      if (rc != 0) results[19].singular++;
+      if (rc == 0 && grc == 0) compare(&results[19], ref, out, NV);
     }
     (void)rc, (void)grc;
   }
@@ -305,7 +353,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 16; k++) {
+  for (int k = 0; k < 20; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -318,7 +366,7 @@ int main(void) {
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 15, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 19, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(lbuffer);
   return failed ? 1 : 0;

@@ -52,9 +52,13 @@ extern "C" {
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define FIVE_BAR_PROJECT_TOL 1e-12
 #define FIVE_BAR_PROJECT_MAXIT 30
+/* p_rcr: the selections of dependent coordinates it switches between, and the pivot ratio
+ * below which it leaves one for the next (docs/loops.md). */
+#define FIVE_BAR_RCR_NSEL 2
+#define FIVE_BAR_RCR_SWITCH 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x4dd14f39e738
+#define FIVE_BAR_SET_ID 0xfe9f0f15fa2b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -69,11 +73,15 @@ extern "C" {
 #define FIVE_BAR_HAVE_MINV 1
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
-#define FIVE_BAR_HAVE_FD_LOOPS 1
+#define FIVE_BAR_HAVE_RCR_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
+#define FIVE_BAR_HAVE_FD_LOOPS 1
+#define FIVE_BAR_HAVE_RCR_PIVOTS 1
+#define FIVE_BAR_HAVE_RCR_0 1
 #define FIVE_BAR_HAVE_PROJECT_Q 1
 #define FIVE_BAR_HAVE_PROJECT_V 1
+#define FIVE_BAR_HAVE_RCR 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const five_bar_joint_names[FIVE_BAR_NJ];
@@ -134,14 +142,23 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 /* forward kinematics: world pose (R row-major, p) of every body */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
-int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses) */
+int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row */
 void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]);
 
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error */
 void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]);
+
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
+int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
+
+/* the pivot ratios of p_rcr's selections of dependent coordinates */
+void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC]);
+
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses) */
+int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the
  * minimum-norm step dv = -K^T (K K^T + mu 1)^-1 phi (mu = 1e-10 max diag K K^T), applied on the
@@ -151,6 +168,16 @@ int five_bar_project_q(double q[FIVE_BAR_NQ]);
 /* Replace v by its orthogonal projection onto K(q) v = 0: v - K^T (K K^T)^-1 K v. 0, or -1
  * (v unchanged) when K K^T is singular at q. */
 int five_bar_project_v(const double q[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
+
+/* The dependent velocity coordinates of each selection (FIVE_BAR_RCR_NSEL x FIVE_BAR_NC). */
+extern const int five_bar_rcr_dep[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC];
+/* Forward dynamics of the tree closed by its loop joints by recursive coordinate reduction
+ * (Critchley & Anderson 2003): the qdd of five_bar_fd_loops on the constraint manifold, in
+ * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (
+ * five_bar_rcr_pivots) is >= FIVE_BAR_RCR_SWITCH is used, else the one with the largest ratio;
+ * -1 when none is above FIVE_BAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
+ * output is not finite. *used (may be NULL) receives the selection's index. */
+int five_bar_rcr(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], int *used);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x4dd14f39e738
+#if FIVE_BAR_SET_ID != 0xfe9f0f15fa2b
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0xf6aa9d8afacf
+#if QUARTER_CAR_SET_ID != 0x2d347c927051
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -27,6 +27,7 @@ extern const mb_springs quarter_car_springs;
 #define NC QUARTER_CAR_NC
 extern const mb_loops quarter_car_loops;
 #define LP quarter_car_loops
+#define RCR_NSEL QUARTER_CAR_RCR_NSEL
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
 /* Relative error allowed: double code must agree with the runtime to 1e-10; float code is
@@ -87,6 +88,13 @@ typedef struct result {
   int singular;    /* states where both returned -1 (outputs undefined: not compared) */
 } result;
 
+/* The runtime's pivot ratios of every selection of p_rcr, in the generated order. */
+static int rcr_pivots_ref(mb_workspace *ws, mb_loop_workspace *lw, const double *q, double *ref) {
+  for (int s = 0; s < RCR_NSEL; s++)
+    (void)mb_rcr_pivots(&M, &LP, ws, lw, q, quarter_car_rcr_dep + s * NC, ref + s * NC, NULL);
+  return 0;
+}
+
 static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
@@ -120,7 +128,7 @@ int main(void) {
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[17] = {
+  result results[21] = {
     {"rnea", 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0},
@@ -136,8 +144,12 @@ int main(void) {
     {"loop_jacobian", 0, 0, 0, 0},
     {"fd_loops", 0, 0, 0, 0},
     {"fd_loops.lambda", 0, 0, 0, 0},
+    {"rcr_pivots", 0, 0, 0, 0},
+    {"rcr_0", 0, 0, 0, 0},
+    {"rcr_1", 0, 0, 0, 0},
     {"project_q", 0, 0, 0, 0},
     {"project_v", 0, 0, 0, 0},
+    {"rcr", 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -284,6 +296,33 @@ int main(void) {
       (void)0;
       compare(&results[14], ref2, out2, NC);
     }
+    /* rcr_pivots */
+    rc = grc = 0;
+    rc = rcr_pivots_ref(ws, lw, q, ref);
+    quarter_car_rcr_pivots(gq, out);
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[15], ref, out, RCR_NSEL * NC);
+    }
+    /* rcr_0 */
+    rc = grc = 0;
+    rc = mb_rcr(&M, &LP, ws, lw, 1, quarter_car_rcr_dep + 0 * NC, q, v, tau, ref, NULL);
+    grc = quarter_car_rcr_0(gq, gv, gtau, out);
+    if (grc != rc) results[16].failed_rc = 1;
+    if (rc != 0) results[16].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[16], ref, out, NV);
+    }
+    /* rcr_1 */
+    rc = grc = 0;
+    rc = mb_rcr(&M, &LP, ws, lw, 1, quarter_car_rcr_dep + 1 * NC, q, v, tau, ref, NULL);
+    grc = quarter_car_rcr_1(gq, gv, gtau, out);
+    if (grc != rc) results[17].failed_rc = 1;
+    if (rc != 0) results[17].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[17], ref, out, NV);
+    }
     /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
     {
       double qp[NQ + 7], dq[NV], vp[NV];
@@ -295,19 +334,28 @@ int main(void) {
       togen(qp, gqp, NQ);
       rc = mb_project_q(&M, &LP, ws, lw, qp);
       grc = quarter_car_project_q(gqp);
-      if ((rc != 0) != (grc != 0)) results[15].failed_rc = 1;
-      if (rc != 0) results[15].singular++;
-      if (rc == 0 && grc == 0) compare(&results[15], qp, gqp, NQ);
+      if ((rc != 0) != (grc != 0)) results[19].failed_rc = 1;
+      if (rc != 0) results[19].singular++;
+      if (rc == 0 && grc == 0) compare(&results[19], qp, gqp, NQ);
       for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
       togen(vp, gvp, NV);
       if (rc == 0 && grc == 0) {
         for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
         rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
         grc = quarter_car_project_v(gqp, gvp);
-        if ((rc != 0) != (grc != 0)) results[16].failed_rc = 1;
-        if (rc != 0) results[16].singular++;
-        if (rc == 0 && grc == 0) compare(&results[16], vp, gvp, NV);
+        if ((rc != 0) != (grc != 0)) results[20].failed_rc = 1;
+        if (rc != 0) results[20].singular++;
+        if (rc == 0 && grc == 0) compare(&results[20], vp, gvp, NV);
       }
+    }
+    /* rcr: the choice between the selections too */
+    {
+      int gused = -1, rused = -1;
+      rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, quarter_car_rcr_dep, q, v, tau, ref, &rused);
+      grc = quarter_car_rcr(gq, gv, gtau, out, &gused);
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[20].failed_rc = 1;
+      if (rc != 0) results[20].singular++;
+      if (rc == 0 && grc == 0) compare(&results[20], ref, out, NV);
     }
     (void)rc, (void)grc;
   }
@@ -315,7 +363,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "quarter_car", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 17; k++) {
+  for (int k = 0; k < 21; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -328,7 +376,7 @@ int main(void) {
   if (failed)
     printf("quarter_car: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("quarter_car: ok: %d functions agree to %g (worst %.1e, %s)\n", 16, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("quarter_car: ok: %d functions agree to %g (worst %.1e, %s)\n", 20, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(lbuffer);
   return failed ? 1 : 0;

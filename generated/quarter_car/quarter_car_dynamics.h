@@ -52,9 +52,13 @@ extern "C" {
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define QUARTER_CAR_PROJECT_TOL 1e-12
 #define QUARTER_CAR_PROJECT_MAXIT 30
+/* p_rcr: the selections of dependent coordinates it switches between, and the pivot ratio
+ * below which it leaves one for the next (docs/loops.md). */
+#define QUARTER_CAR_RCR_NSEL 2
+#define QUARTER_CAR_RCR_SWITCH 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xf6aa9d8afacf
+#define QUARTER_CAR_SET_ID 0x2d347c927051
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -73,8 +77,12 @@ extern "C" {
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
 #define QUARTER_CAR_HAVE_FD_LOOPS 1
+#define QUARTER_CAR_HAVE_RCR_PIVOTS 1
+#define QUARTER_CAR_HAVE_RCR_0 1
+#define QUARTER_CAR_HAVE_RCR_1 1
 #define QUARTER_CAR_HAVE_PROJECT_Q 1
 #define QUARTER_CAR_HAVE_PROJECT_V 1
+#define QUARTER_CAR_HAVE_RCR 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const quarter_car_joint_names[QUARTER_CAR_NJ];
@@ -147,6 +155,15 @@ void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_
 /* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]);
 
+/* the pivot ratios of p_rcr's selections of dependent coordinates */
+void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]);
+
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses) */
+int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
+
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses) */
+int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
+
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the
  * minimum-norm step dv = -K^T (K K^T + mu 1)^-1 phi (mu = 1e-10 max diag K K^T), applied on the
  * joint manifolds (quaternions stay unit), until max |phi_r| <= QUARTER_CAR_PROJECT_TOL, at most
@@ -155,6 +172,16 @@ int quarter_car_project_q(double q[QUARTER_CAR_NQ]);
 /* Replace v by its orthogonal projection onto K(q) v = 0: v - K^T (K K^T)^-1 K v. 0, or -1
  * (v unchanged) when K K^T is singular at q. */
 int quarter_car_project_v(const double q[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV]);
+
+/* The dependent velocity coordinates of each selection (QUARTER_CAR_RCR_NSEL x QUARTER_CAR_NC). */
+extern const int quarter_car_rcr_dep[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC];
+/* Forward dynamics of the tree closed by its loop joints by recursive coordinate reduction
+ * (Critchley & Anderson 2003): the qdd of quarter_car_fd_loops on the constraint manifold, in
+ * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (
+ * quarter_car_rcr_pivots) is >= QUARTER_CAR_RCR_SWITCH is used, else the one with the largest ratio;
+ * -1 when none is above QUARTER_CAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
+ * output is not finite. *used (may be NULL) receives the selection's index. */
+int quarter_car_rcr(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], int *used);
 
 #ifdef __cplusplus
 }

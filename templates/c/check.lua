@@ -89,7 +89,7 @@ extern const mb_springs ]], d.prefix, [[_springs;
     b("#define NC ", d.PREFIX, "_NC")
     b("extern const mb_loops ", d.prefix, "_loops;")
     b("#define LP ", d.prefix, "_loops")
-    if (d.rcr_nsel or 0) > 0 then b("#define RCR_NSEL ", d.PREFIX, "_RCR_NSEL") end
+    if rcr.any(d) then b("#define RCR_NSEL ", d.PREFIX, "_RCR_NSEL") end
   end
   local modal = false
   for _, j in ipairs(d.joints) do modal = modal or (j.nm or 0) > 0 end
@@ -170,17 +170,19 @@ typedef struct result {
   -- every function with a runtime reference is compared; the others (user recipes) are run
   -- p_rcr's parts: the pivot ratios of every selection, and each variant with its selection alone
   local refs = setmetatable({}, { __index = reference })
-  if loops and (d.rcr_nsel or 0) > 0 then
+  if rcr.any(d) then
     refs.rcr_pivots = "rc = rcr_pivots_ref(ws, lw, q, ref)"
-    for s = 0, d.rcr_nsel - 1 do
-      refs["rcr_" .. s] = "rc = mb_rcr(&M, &LP, ws, lw, 1, " .. d.prefix .. "_rcr_dep + " .. s ..
-        " * NC, q, v, tau, ref, NULL)"
-    end
   end
   reference = refs
+  -- the variants rcr_<s>: compared with mb_rcr on selection s alone where s is regular (its
+  -- smallest pivot ratio ≥ P_RCR_SWITCH: where p_rcr may choose it)
+  local variants = {}
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
   for _, f in ipairs(d.functions) do
-    if reference[f.name] then
+    local s = rcr.any(d) and f.name:match("^rcr_(%d+)$")
+    if s then
+      variants[#variants + 1] = { f = f, s = tonumber(s) }
+    elseif reference[f.name] then
       known[#known + 1], slot[f.name] = f, nresults
       nresults = nresults + (second[f.name] and 2 or 1)
     else
@@ -188,7 +190,9 @@ typedef struct result {
     end
   end
   local with_rcr = loops and rcr.wanted(d)
-  if loops and (d.rcr_nsel or 0) > 0 then
+  if reference.rcr_pivots and (function()
+    for _, f in ipairs(d.functions) do if f.name == "rcr_pivots" then return true end end
+  end)() then
     b([[/* The runtime's pivot ratios of every selection of p_rcr, in the generated order. */
 static int rcr_pivots_ref(mb_workspace *ws, mb_loop_workspace *lw, const double *q, double *ref) {
   for (int s = 0; s < RCR_NSEL; s++)
@@ -237,6 +241,8 @@ int main(void) {
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);]])
   end
   local proj = project.wanted(d)
+  local first_variant = nresults
+  nresults = nresults + #variants
   if proj then nresults = nresults + 2 end
   if with_rcr then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
@@ -244,6 +250,7 @@ int main(void) {
     b("    {\"", f.name, "\", 0, 0, 0, 0},")
     if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0, 0},") end
   end
+  for _, x in ipairs(variants) do b("    {\"", x.f.name, "\", 0, 0, 0, 0},") end
   if proj then
     b("    {\"project_q\", 0, 0, 0, 0},")
     b("    {\"project_v\", 0, 0, 0, 0},")
@@ -292,8 +299,24 @@ int main(void) {
     end
     b("    }")
   end
+  for k, x in ipairs(variants) do
+    local r, p = first_variant + k - 1, d.prefix
+    b([[
+    /* ]], x.f.name, [[: where selection ]], x.s, [[ is regular */
+    {
+      double lo = 0, ratio[NC];
+      const int *sel = ]], p, [[_rcr_dep + ]], x.s, [[ * NC;
+      if (mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= ]], d.PREFIX, [[_RCR_SWITCH) {
+        rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
+        grc = ]], p, "_rcr_", x.s, [[(gq, gv, gtau, out);
+        if (grc != rc) results[]], r, [[].failed_rc = 1;
+        if (rc != 0) results[]], r, [[].singular++;
+        if (rc == 0 && grc == 0) compare(&results[]], r, [[], ref, out, NV);
+      }
+    }]])
+  end
   if proj then
-    local r, p = nresults - 2, d.prefix
+    local r, p = nresults - 2 - (with_rcr and 1 or 0), d.prefix
     b([[
     /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
     {
@@ -365,7 +388,7 @@ int main(void) {
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + (proj and 2 or 0) + (with_rcr and 1 or 0),
+    #known + #variants + (proj and 2 or 0) + (with_rcr and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);]])
   if loops then b("  free(lbuffer);") end

@@ -59,7 +59,7 @@ return function(d)
     b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
     b("#define ", P, "_PROJECT_TOL ", d.scalar == "float" and "1e-5f" or "1e-12")
     b("#define ", P, "_PROJECT_MAXIT 30")
-    if rcr.wanted(d) then rcr.defines(b, d) end
+    if rcr.any(d) then rcr.defines(b, d) end
   end
   b("")
   b("/* The files of one run of mbdc carry the same number (each .c file checks it). */")
@@ -118,6 +118,7 @@ return function(d)
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ");")
   end
   if project.wanted(d) then project.declare(b, d) end
+  if rcr.any(d) then rcr.declare_table(b, d) end
   if rcr.wanted(d) then rcr.declare(b, d) end
   b("")
   b("#ifdef __cplusplus")

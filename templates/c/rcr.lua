@@ -5,6 +5,15 @@
 -- mb_rcr follows the same rule). Only the chosen variant runs: no division by a degenerate pivot.
 local M = {}
 
+-- Some part of p_rcr is generated (the selections' table and macros are then written).
+function M.any(d)
+  if (d.nc or 0) == 0 or (d.rcr_nsel or 0) == 0 then return false end
+  for _, f in ipairs(d.functions) do
+    if f.name == "rcr_pivots" or f.name:match("^rcr_%d+$") then return true end
+  end
+  return false
+end
+
 function M.wanted(d)
   if (d.nc or 0) == 0 or (d.rcr_nsel or 0) == 0 then return false end
   local have = {}
@@ -22,11 +31,15 @@ function M.defines(b, d)
   b("#define ", P, "_RCR_SWITCH ", d.scalar == "float" and "1e-2f" or "1e-2")
 end
 
-function M.declare(b, d)
-  local p, P, real = d.prefix, d.PREFIX, d.scalar
+function M.declare_table(b, d)
+  local p, P = d.prefix, d.PREFIX
   b("")
   b("/* The dependent velocity coordinates of each selection (", P, "_RCR_NSEL x ", P, "_NC). */")
   b("extern const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC];")
+end
+
+function M.declare(b, d)
+  local p, P, real = d.prefix, d.PREFIX, d.scalar
   b("/* Forward dynamics of the tree closed by its loop joints by recursive coordinate reduction")
   b(" * (Critchley & Anderson 2003): the qdd of ", p, "_fd_loops on the constraint manifold, in")
   b(" * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (")
@@ -37,12 +50,16 @@ function M.declare(b, d)
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
 end
 
-function M.define(b, d)
-  local p, P, real = d.prefix, d.PREFIX, d.scalar
+function M.define_table(b, d)
+  local p, P = d.prefix, d.PREFIX
   local dep = {}
   for k, x in ipairs(d.rcr_dep) do dep[k] = tostring(x) end
   b("")
   b("const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC] = {", table.concat(dep, ", "), "};")
+end
+
+function M.define(b, d)
+  local p, P, real = d.prefix, d.PREFIX, d.scalar
   b("")
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used) {")

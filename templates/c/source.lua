@@ -83,6 +83,7 @@ return function(d)
     b("}")
   end
   if project.wanted(d) then project.define(b, d) end
+  if rcr.any(d) then rcr.define_table(b, d) end
   if rcr.wanted(d) then rcr.define(b, d) end
   return b.text()
 end
