@@ -1,0 +1,110 @@
+/* loop_family.c — writes one model of a family of planar closed-chain mechanisms (.mbd) to
+ * stdout, for measuring how the constrained forward dynamics scale with the number of loops
+ * (bench/loop_family.sh: p_fd_loops, Lagrange multipliers, against recursive coordinate
+ * reduction).
+ *
+ * usage: loop_family ladder|tree K          (1 <= K <= 10000)
+ *   ladder  K four-bar loops in series: loop 1 hangs from the world (crank_1 and rocker_1 from
+ *           the world, coupler_1 from crank_1, the loop pin_1 closing rocker_1 -> coupler_1);
+ *           loop i+1 hangs from coupler_i (crank_{i+1} and rocker_{i+1} from coupler_i). The
+ *           loops share bodies but no joints, and loop i's path to the root passes through every
+ *           earlier loop: n = 3K coordinates, m = 2K kept rows, K degrees of freedom.
+ *   tree    a spine of K revolute links in series from the world (spine_1 ... spine_K), and one
+ *           four-bar hanging from each spine link (crank_i, rocker_i from spine_i): n = 4K,
+ *           m = 2K, 2K degrees of freedom.
+ *
+ * Every loop is the same generic four-bar, a trapezoid at the neutral configuration (q = 0),
+ * where it closes exactly (to the printed digits): ground link 1.0 (pivots A = (0, 0),
+ * B = (1, 0) in the ground link's frame), crank A -> C = (0.1, -0.6) (length 0.608), coupler
+ * C -> D = (0.7, -0.6) (0.6, parallel to the ground), rocker B -> D (0.671). No two opposite
+ * sides are equal (not a parallelogram); the nearest change point (the four pivots collinear,
+ * where the constraint rows turn dependent) is 0.32 away in the sum of signed lengths
+ * (1 - 0.608 + 0.6 - 0.671), and the transmission angles at C and D are 80.5 and 63.4 degrees.
+ * The ladder alternates this loop (ground 1.0, coupler 0.6) with its mirror image upside down
+ * (ground 0.6 — the previous coupler end to end —, coupler 1.0): every coupler stays horizontal
+ * and the left pivot returns to the same x every two loops, so the ladder hangs straight down,
+ * 0.6 per loop, without overlapping itself for any K. The tree's spine lies along x, 1.4 per
+ * link, each four-bar hanging between x = 0.2 and 1.2 of its link.
+ *
+ * Gravity is -y (in the plane of the mechanism), every axis z. Each body is a rod of 2 kg/m
+ * along its x axis with a 2 cm radius: mass 2L, centre L/2, inertia (m r^2/2, m L^2/12 +
+ * m r^2/4, the same): positive definite. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DENSITY 2.0  /* kg/m */
+#define RADIUS 0.02  /* m */
+#define SPINE 1.4    /* tree: length of a spine link */
+#define OFFSET 0.2   /* tree: the four-bar's left pivot on its spine link */
+
+/* One four-bar in its ground link's frame: pivots (0, 0) and (ground, 0), the crank's end c, the
+ * rocker's end d (the coupler runs from c to d, parallel to x). */
+typedef struct fourbar {
+  double ground, c[2], d[2];
+} fourbar;
+
+static const fourbar upright = {1.0, {0.1, -0.6}, {0.7, -0.6}};
+/* upright's mirror image upside down: its ground is upright's coupler, its coupler upright's
+ * ground, its left pivot (0, 0) what was c */
+static const fourbar inverted = {0.6, {-0.1, -0.6}, {0.9, -0.6}};
+
+static void rod(const char *name, int i, double len) {
+  double m = DENSITY * len, r2 = RADIUS * RADIUS;
+  printf("body %s_%d { mass %.17g; com %.17g 0 0; inertia %.17g %.17g %.17g; }\n", name, i, m,
+         len / 2, m * r2 / 2, m * len * len / 12 + m * r2 / 4, m * len * len / 12 + m * r2 / 4);
+}
+
+/* Loop i: crank_i and rocker_i from `parent` (its pivots at x0 and x0 + ground on its x axis),
+ * coupler_i from crank_i, closed by pin_i: rocker_i -> coupler_i. */
+static void loop(int i, const char *parent, double x0, const fourbar *f) {
+  double crank = hypot(f->c[0], f->c[1]), coupler = f->d[0] - f->c[0];
+  double rocker = hypot(f->d[0] - f->ground, f->d[1]);
+  double a_crank = atan2(f->c[1], f->c[0]), a_rocker = atan2(f->d[1], f->d[0] - f->ground);
+  rod("crank", i, crank);
+  rod("coupler", i, coupler);
+  rod("rocker", i, rocker);
+  printf("joint j_crank_%d revolute %s -> crank_%d { origin xyz %.17g 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", i, parent, i, x0, a_crank);
+  printf("joint j_coupler_%d revolute crank_%d -> coupler_%d { origin xyz %.17g 0 0 rpy 0 0 "
+         "%.17g; axis 0 0 1; }\n", i, i, i, crank, -a_crank);
+  printf("joint j_rocker_%d revolute %s -> rocker_%d { origin xyz %.17g 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", i, parent, i, x0 + f->ground, a_rocker);
+  printf("loop pin_%d revolute rocker_%d -> coupler_%d { origin xyz %.17g 0 0; target xyz %.17g "
+         "0 0; axis 0 0 1; }\n", i, i, i, rocker, coupler);
+}
+
+int main(int argc, char **argv) {
+  const char *usage = "usage: loop_family ladder|tree K    (1 <= K <= 10000)\n";
+  if (argc != 3) return fputs(usage, stderr), 2;
+  int ladder = strcmp(argv[1], "ladder") == 0;
+  if (!ladder && strcmp(argv[1], "tree") != 0) return fputs(usage, stderr), 2;
+  char *end;
+  errno = 0;
+  long k = strtol(argv[2], &end, 10);
+  if (errno || end == argv[2] || *end || k < 1 || k > 10000) return fputs(usage, stderr), 2;
+  int n = (int)k;
+  printf("# loop_family %s %d (bench/loop_family.c): %s\n", argv[1], n,
+         ladder ? "four-bar loops in series, each hanging from the previous coupler"
+                : "a spine of revolute links, a four-bar hanging from each");
+  printf("model %s_%d;\ngravity 0 -9.81 0;\n", argv[1], n);
+  char parent[32];
+  for (int i = 1; i <= n; i++) {
+    if (ladder) {
+      if (i == 1) snprintf(parent, sizeof parent, "world");
+      else snprintf(parent, sizeof parent, "coupler_%d", i - 1);
+      loop(i, parent, 0.0, i % 2 ? &upright : &inverted);
+    } else {
+      rod("spine", i, SPINE);
+      if (i == 1) printf("joint j_spine_1 revolute world -> spine_1 { axis 0 0 1; }\n");
+      else
+        printf("joint j_spine_%d revolute spine_%d -> spine_%d { origin xyz %.17g 0 0; "
+               "axis 0 0 1; }\n", i, i - 1, i, SPINE);
+      snprintf(parent, sizeof parent, "spine_%d", i);
+      loop(i, parent, OFFSET, &upright);
+    }
+  }
+  return 0;
+}

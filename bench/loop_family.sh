@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Operation counts of the constrained forward dynamics on two families of planar closed-loop
+# mechanisms (bench/loop_family.c), for the scaling of p_fd_loops (Lagrange multipliers,
+# O(n + n_path m + m^3), docs/loops.md) against recursive coordinate reduction (O(n + m)):
+#   ladder K  K four-bar loops in series, each hanging from the previous coupler: n = 3K, m = 2K
+#   tree K    a spine of K links, a four-bar hanging from each: n = 4K, m = 2K
+# For each family and K the model is written, checked (mbdc check: every loop keeps 2 rows, the
+# mobility is K for the ladder and 2K for the tree — the script fails otherwise) and counted
+# (mbdc stats --json). The table, whitespace-separated, one row per model:
+#   family K nv m dof  fd_mul fd_add fd_div fd_ops  rcr_fn rcr_mul rcr_add rcr_div rcr_ops
+# fd_* are the counts of the generated fd_loops; ops = mul + add + div + sqrt + trig (sin/cos).
+# rcr_* are those of the first generated function whose name contains "rcr" (among mbdc stats'
+# default functions, else asked for as --functions rcr), "-" while mbdc has none.
+#
+# usage: bash bench/loop_family.sh BUILD_DIR OUT.dat
+#   BUILD_DIR has generator/mbdc and bench/loop_family built (make mbdc loop_family; loop_family
+#   is built with -DMBDC_BENCH=OFF too).
+# Environment: MBDC_LOOP_FAMILIES (default "ladder tree"), MBDC_LOOP_FAMILY_K (default
+# "1 2 4 8 16 32 64"). The wall time of each mbdc stats goes to stderr (K = 64: some 6 s).
+set -euo pipefail
+usage="usage: bash bench/loop_family.sh BUILD_DIR OUT.dat"
+[ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
+build=$1
+out=$2
+mbdc=$build/generator/mbdc
+gen=$build/bench/loop_family
+for exe in "$mbdc" "$gen"; do
+  [ -x "$exe" ] || { echo "loop_family.sh: no $exe (make mbdc loop_family in $build)" >&2; exit 2; }
+done
+families=${MBDC_LOOP_FAMILIES:-ladder tree}
+ks=${MBDC_LOOP_FAMILY_K:-1 2 4 8 16 32 64}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ops FUNCTION STATS.json: "mul add div ops" of FUNCTION, or "- - - -"
+ops() {
+  local entry
+  entry=$(grep -o "\"$1\": {[^}]*}" "$2" | head -n 1 || true)
+  if [ -z "$entry" ]; then
+    echo "- - - -"
+    return
+  fi
+  echo "$entry" | awk '{
+    for (i = 1; i <= NF; i++) { k = $i; gsub(/[^a-z]/, "", k); v = $(i + 1); gsub(/[^0-9]/, "", v)
+      if (k == "mul" || k == "add" || k == "div" || k == "sqrt" || k == "trig") c[k] = v + 0 }
+    printf "%d %d %d %d\n", c["mul"], c["add"], c["div"], c["mul"] + c["add"] + c["div"] + c["sqrt"] + c["trig"] }'
+}
+
+{
+  echo "# bench/loop_family.sh: operation counts (mbdc stats) of the constrained forward dynamics"
+  echo "# on bench/loop_family.c's planar four-bar families; $("$mbdc" --version 2>/dev/null | head -n 1 || echo mbdc),"
+  echo "# $(date -u +%Y-%m-%d). ladder K: K loops in series (n = 3K); tree K: a spine of K links"
+  echo "# with a four-bar on each (n = 4K). nv: velocity coordinates, m: kept constraint rows,"
+  echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: the first"
+  echo "# function whose name contains rcr (rcr_fn), '-' when mbdc generates none."
+  echo "# ops = mul + add + div + sqrt + trig (subtractions counted as add, mul excludes div)."
+  echo "family K nv m dof fd_mul fd_add fd_div fd_ops rcr_fn rcr_mul rcr_add rcr_div rcr_ops"
+  for fam in $families; do
+    for k in $ks; do
+      model=$tmp/${fam}_$k.mbd
+      "$gen" "$fam" "$k" >"$model"
+      if ! "$mbdc" check "$model" >"$tmp/check" 2>&1; then
+        echo "loop_family.sh: mbdc check $fam $k failed:" >&2
+        head -n 20 "$tmp/check" >&2
+        exit 1
+      fi
+      nv=$(sed -n 's/^ *coordinates *nq = [0-9]*, nv = \([0-9]*\)$/\1/p' "$tmp/check")
+      read -r m dof < <(sed -n 's/^ *mobility: [0-9]* velocity coordinates - \([0-9]*\) independent constraint rows = \([0-9]*\) degrees* of freedom$/\1 \2/p' "$tmp/check")
+      case $fam in ladder) want_nv=$((3 * k)) want_dof=$k ;; *) want_nv=$((4 * k)) want_dof=$((2 * k)) ;; esac
+      loops2=$(grep -c ': 5 rows, 2 independent, 3 redundant' "$tmp/check" || true)
+      if [ "${nv:-}" != "$want_nv" ] || [ "${m:-}" != $((2 * k)) ] || [ "${dof:-}" != "$want_dof" ] ||
+        [ "$loops2" != "$k" ]; then
+        echo "loop_family.sh: $fam $k: nv ${nv:-?} m ${m:-?} dof ${dof:-?}, $loops2 loops of 2 rows;" \
+          "expected nv $want_nv m $((2 * k)) dof $want_dof, $k loops of 2 rows" >&2
+        exit 1
+      fi
+      start=$(date +%s.%N)
+      if ! "$mbdc" stats "$model" --json >"$tmp/stats.json" 2>"$tmp/stats.err"; then
+        echo "loop_family.sh: mbdc stats $fam $k failed:" >&2
+        cat "$tmp/stats.err" >&2
+        exit 1
+      fi
+      secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+      rcr=$(grep -o '"[A-Za-z0-9_]*rcr[A-Za-z0-9_]*": {' "$tmp/stats.json" | head -n 1 |
+        sed 's/^"\([^"]*\)".*/\1/' || true)
+      if [ -z "$rcr" ] &&
+        "$mbdc" stats "$model" --json --functions rcr >"$tmp/rcr.json" 2>/dev/null; then
+        rcr=rcr
+        cat "$tmp/rcr.json" >>"$tmp/stats.json"
+      fi
+      if [ -n "$rcr" ]; then rcr_ops=$(ops "$rcr" "$tmp/stats.json"); else rcr=- rcr_ops="- - - -"; fi
+      echo "$fam $k $nv $m $dof $(ops fd_loops "$tmp/stats.json") $rcr $rcr_ops"
+      echo "loop_family.sh: $fam $k: nv $nv, m $m, dof $dof; mbdc stats ${secs} s" >&2
+    done
+  done
+} >"$tmp/table"
+# aligned columns; the column names as a comment
+awk '/^#/ { print; next }
+     { printf "%s%-6s %3s %4s %4s %4s %9s %9s %5s %9s %-8s %9s %9s %5s %9s\n", (seen++ ? "  " : "# "),
+         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 }' "$tmp/table" >"$tmp/aligned"
+cp "$tmp/aligned" "$out"
+echo "loop_family.sh: wrote $out" >&2
