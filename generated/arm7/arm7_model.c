@@ -8,7 +8,7 @@
 
 #include "arm7_dynamics.h"
 
-#if ARM7_SET_ID != 0x4fac845d1316
+#if ARM7_SET_ID != 0xe225203bfb4d
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

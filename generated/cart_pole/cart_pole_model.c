@@ -8,7 +8,7 @@
 
 #include "cart_pole_dynamics.h"
 
-#if CART_POLE_SET_ID != 0x1fb1eea0b028
+#if CART_POLE_SET_ID != 0xb8f7b097e765
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

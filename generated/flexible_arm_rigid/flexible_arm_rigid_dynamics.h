@@ -50,7 +50,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0x8ecabdf64d48
+#define FLEXIBLE_ARM_RIGID_SET_ID 0x1e2c6851c1d6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 

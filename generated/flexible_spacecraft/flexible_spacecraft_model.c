@@ -8,7 +8,7 @@
 
 #include "flexible_spacecraft_dynamics.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x532b12b31c82
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x59490a8acfcf
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

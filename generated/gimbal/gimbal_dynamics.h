@@ -50,7 +50,7 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0xca426accaef5
+#define GIMBAL_SET_ID 0x96110e985dc7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 

@@ -8,7 +8,7 @@
 
 #include "space_robot_dynamics.h"
 
-#if SPACE_ROBOT_SET_ID != 0x0486d4c096f4
+#if SPACE_ROBOT_SET_ID != 0x8aef5cb67bf2
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

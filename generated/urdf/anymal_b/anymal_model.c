@@ -8,7 +8,7 @@
 
 #include "anymal_dynamics.h"
 
-#if ANYMAL_SET_ID != 0x9b57b62c35d3
+#if ANYMAL_SET_ID != 0x25a83856d3c0
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

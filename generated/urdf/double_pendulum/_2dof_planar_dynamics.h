@@ -50,7 +50,7 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x513830bfa904
+#define _2DOF_PLANAR_SET_ID 0xc1d353aa7e8a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 

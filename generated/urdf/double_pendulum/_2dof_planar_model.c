@@ -8,7 +8,7 @@
 
 #include "_2dof_planar_dynamics.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x513830bfa904
+#if _2DOF_PLANAR_SET_ID != 0xc1d353aa7e8a
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if HYQ_SET_ID != 0x45fac8d20b5f
+#if HYQ_SET_ID != 0x7610804e4653
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

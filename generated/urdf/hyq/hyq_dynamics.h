@@ -50,7 +50,7 @@ extern "C" {
 #define HYQ_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x45fac8d20b5f
+#define HYQ_SET_ID 0x7610804e4653
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 

@@ -8,7 +8,7 @@
 
 #include "panda_dynamics.h"
 
-#if PANDA_SET_ID != 0xca67b34ac1b3
+#if PANDA_SET_ID != 0xf3f74075a48c
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -50,7 +50,7 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x83f764ffa039
+#define ROMEO_SET_ID 0x303b9f331daa
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 

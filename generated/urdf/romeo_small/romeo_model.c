@@ -8,7 +8,7 @@
 
 #include "romeo_dynamics.h"
 
-#if ROMEO_SET_ID != 0x83f764ffa039
+#if ROMEO_SET_ID != 0x303b9f331daa
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
