@@ -9,8 +9,8 @@
 # (mbdc stats --json). The table, whitespace-separated, one row per model:
 #   family K nv m dof  fd_mul fd_add fd_div fd_ops  rcr_fn rcr_mul rcr_add rcr_div rcr_ops
 # fd_* are the counts of the generated fd_loops; ops = mul + add + div + sqrt + trig (sin/cos).
-# rcr_* are those of the first generated function whose name contains "rcr" (among mbdc stats'
-# default functions, else asked for as --functions rcr), "-" while mbdc has none.
+# rcr_* are p_rcr's on its common path: rcr_pivots (the pivot ratios of every selection) plus
+# rcr_0 (the first selection's variant); "-" when mbdc generates none.
 #
 # usage: bash bench/loop_family.sh BUILD_DIR OUT.dat
 #   BUILD_DIR has generator/mbdc and bench/loop_family built (make mbdc loop_family; loop_family
@@ -51,8 +51,8 @@ ops() {
   echo "# on bench/loop_family.c's planar four-bar families; $("$mbdc" --version 2>/dev/null | head -n 1 || echo mbdc),"
   echo "# $(date -u +%Y-%m-%d). ladder K: K loops in series (n = 3K); tree K: a spine of K links"
   echo "# with a four-bar on each (n = 4K). nv: velocity coordinates, m: kept constraint rows,"
-  echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: the first"
-  echo "# function whose name contains rcr (rcr_fn), '-' when mbdc generates none."
+  echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: p_rcr"
+  echo "# (recursive coordinate reduction: rcr_pivots + rcr_0, the first selection's variant)."
   echo "# ops = mul + add + div + sqrt + trig (subtractions counted as add, mul excludes div)."
   echo "family K nv m dof fd_mul fd_add fd_div fd_ops rcr_fn rcr_mul rcr_add rcr_div rcr_ops"
   for fam in $families; do
@@ -81,14 +81,14 @@ ops() {
         exit 1
       fi
       secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-      rcr=$(grep -o '"[A-Za-z0-9_]*rcr[A-Za-z0-9_]*": {' "$tmp/stats.json" | head -n 1 |
-        sed 's/^"\([^"]*\)".*/\1/' || true)
-      if [ -z "$rcr" ] &&
-        "$mbdc" stats "$model" --json --functions rcr >"$tmp/rcr.json" 2>/dev/null; then
-        rcr=rcr
-        cat "$tmp/rcr.json" >>"$tmp/stats.json"
+      # p_rcr's cost on its common path: its pivot ratios, then the first selection's variant
+      read -r pm pa pd po < <(ops rcr_pivots "$tmp/stats.json")
+      read -r vm va vd vo < <(ops rcr_0 "$tmp/stats.json")
+      if [ "$pm" != "-" ] && [ "$vm" != "-" ]; then
+        rcr=p_rcr rcr_ops="$((pm + vm)) $((pa + va)) $((pd + vd)) $((po + vo))"
+      else
+        rcr=- rcr_ops="- - - -"
       fi
-      if [ -n "$rcr" ]; then rcr_ops=$(ops "$rcr" "$tmp/stats.json"); else rcr=- rcr_ops="- - - -"; fi
       echo "$fam $k $nv $m $dof $(ops fd_loops "$tmp/stats.json") $rcr $rcr_ops"
       echo "loop_family.sh: $fam $k: nv $nv, m $m, dof $dof; mbdc stats ${secs} s" >&2
     done

@@ -102,6 +102,16 @@ foreach(sim five_bar quarter_car)
   set_tests_properties(loops_${sim}_sim PROPERTIES LABELS "generated;loops" TIMEOUT 60)
 endforeach()
 
+# The five-bar through the instants where the paper's dependent coordinates turn singular: the
+# generated p_rcr (recursive coordinate reduction, switching selections) against the generated
+# p_fd_loops (multipliers) over 5 s (examples/sim/five_bar_rcr.c; docs/loops.md).
+add_executable(five_bar_rcr ${PROJECT_SOURCE_DIR}/examples/sim/five_bar_rcr.c
+               ${CMAKE_CURRENT_BINARY_DIR}/five_bar/five_bar_model.c)
+target_compile_options(five_bar_rcr PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(five_bar_rcr PRIVATE five_bar_dynamics mbrt m)
+add_test(NAME loops_five_bar_rcr COMMAND five_bar_rcr)
+set_tests_properties(loops_five_bar_rcr PROPERTIES LABELS "generated;loops" TIMEOUT 60)
+
 # The flexible arm of examples/flexible_arm.mbd and the same arm with a rigid forearm
 # (flexible_arm_rigid.mbd) swung by the same torques for 5 s with their generated aba and RK4
 # (examples/sim/flexible_arm_sim.c, docs/flexible.md "Simulation"): the energy balance
