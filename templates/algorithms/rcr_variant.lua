@@ -206,9 +206,8 @@ end
 
 -- ---- one group ------------------------------------------------------------------------------
 
--- Steps 1-4 (the dependents, the tail, its independents, its wrench maps). Returns the group's
--- state for the head and the forward pass.
-local function group_tail(W, grp, IAw, pAw, tag)
+-- Step 1: the dependents' accelerations q̈_D = E [Δâ_p; q̈_I; 1] (rows of 7 + n_I), chain order.
+local function tail_dependents(W, grp, tag)
   local m, nI = #grp.rows, #grp.ind
   local Wd = 7 + nI
   local C, G, kap, col = V.group_rows(W, grp)
@@ -235,10 +234,16 @@ local function group_tail(W, grp, IAw, pAw, tag)
       for k = 1, Wd do Rhs[a][k] = Rhs[a][k] + cd[d][a] * E[d][k] end
     end
   end
+  return E
+end
+
+-- Step 2: Φ_k of every tail body, Δa_k = Δa_c + Φ_k [Δâ_p; q̈_I; 1].
+local function tail_maps(W, grp, E, tag)
+  local nI = #grp.ind
+  local Wd = 7 + nI
   local depid, indid = {}, {}
   for d, k in ipairs(grp.dep) do depid[k] = d end
   for i, k in ipairs(grp.ind) do indid[k] = i end
-  -- Φ_k of the tail bodies
   local Phi, intail = {}, {}
   for _, k in ipairs(grp.tail) do intail[k] = true end
   for _, k in ipairs(grp.tail) do
@@ -263,6 +268,13 @@ local function group_tail(W, grp, IAw, pAw, tag)
     end
     Phi[k] = name_mat(F, "Phi" .. tag .. "_" .. b.name)
   end
+  return Phi
+end
+
+-- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; 1] (rows of 13).
+local function tail_solve(grp, IAw, pAw, E, Phi, tag)
+  local nI = #grp.ind
+  local Wd = 7 + nI
   -- the tail independents: M̂_M q̈_I = −(N1 Δa_c + N2 Δâ_p + n3)
   local N = mat(nI, 13)
   local IF = {}
@@ -306,6 +318,13 @@ local function group_tail(W, grp, IAw, pAw, tag)
     end
     name_mat(N, "N" .. tag)
   end
+  return N
+end
+
+-- Step 4: the tail's wrench maps on p (weighed by Y) and on c (total), 6 × 13 each.
+local function tail_wrench(grp, IAw, pAw, E, Phi, N)
+  local nI = #grp.ind
+  local Wd = 7 + nI
   -- the wrench maps: Wh = Σ Yᵀ W_k − E_pᵀ τ_D (head), Wt = Σ W_k (total), 6 × 13 each
   local Wh, Wt = mat(6, 13), mat(6, 13)
   for _, k in ipairs(grp.tail) do
@@ -328,7 +347,16 @@ local function group_tail(W, grp, IAw, pAw, tag)
   for d, kd in ipairs(grp.dep) do
     for r = 1, 6 do Wh[r][13] = Wh[r][13] - E[d][r] * sym.input("tau", kd) end
   end
-  return { E = E, N = N, Wh = Wh, Wt = Wt, nI = nI }
+  return Wh, Wt
+end
+
+-- Steps 1-4: the group's state for the head and the forward pass.
+local function group_tail(W, grp, IAw, pAw, tag)
+  local E = tail_dependents(W, grp, tag)
+  local Phi = tail_maps(W, grp, E, tag)
+  local N = tail_solve(grp, IAw, pAw, E, Phi, tag)
+  local Wh, Wt = tail_wrench(grp, IAw, pAw, E, Phi, N)
+  return { E = E, N = N, Wh = Wh, Wt = Wt, nI = #grp.ind }
 end
 
 -- Step 5: the head from p down to c. Returns the head steps for the forward pass and Wt at c.
