@@ -2,7 +2,9 @@
 # Loop joints that cannot be used (tests/loop_errors/): `mbdc check`, `generate` and `stats` refuse
 # each model with exit status 1 and the same located diagnostics, byte for byte the golden
 # NAME.err (a loop that cannot be closed near the initial configuration, with its residual there;
-# two such loops, both reported; a loop between two parts of one rigid body). A loop function
+# two such loops, both reported; a loop between two parts of one rigid body; an `independent`
+# statement whose dependent coordinates are singular at the assembled configuration, or too many
+# for the rows: docs/loops.md "Recursive coordinate reduction"). A loop function
 # asked of a model without loops is an error naming the function, without a traceback.
 # usage: loop_errors_test.sh MBDC SOURCE_DIR
 set -u
