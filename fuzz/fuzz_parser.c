@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (m) {
     mbg_topology *t = mbg_topology_build(m);
     if (t) {
-      mbg_summary_print(sink, m, t, NULL);
+      mbg_summary_print(sink, m, t, NULL, NULL);
       mbg_graph_dot(sink, m, t);
       mbg_topology_free(t);
     }
