@@ -9,6 +9,7 @@
 #include "emit/generate.h"
 #include "load/load.h"
 #include "topology/loop_rows.h"
+#include "topology/rcr_select.h"
 #include "topology/regular.h"
 #include "topology/topology.h"
 
@@ -41,7 +42,15 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
     mbg_model_free(m);
     return 0;
   }
-  mbg_summary_print(sink, m, t, &rows, NULL);
+  mbg_rcr_sel sel;
+  if (mbg_rcr_selections(m, t, &rows, path, data, size, sink, &sel) != 0) {
+    mbg_loop_rows_free(&rows);
+    mbg_topology_free(t);
+    mbg_model_free(m);
+    return 0;
+  }
+  mbg_summary_print(sink, m, t, &rows, &sel);
+  mbg_rcr_sel_free(&sel);
   mbg_loop_rows_free(&rows);
   int nb = t->nb;
   mbg_topology_free(t);
