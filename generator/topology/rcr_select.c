@@ -127,19 +127,20 @@ int mbg_rcr_selections(const mbg_model *m, const mbg_topology *t, const mbg_loop
   priv *p = priv_new(m, t, rows);
   int nc = rows->nc, errors = 0;
   if (!p) return -1;
+  sel->priv = p; /* freed with sel on every error below */
   const mb_model *rm = &p->rm.model;
   sel->nc = nc;
   sel->dep = calloc((size_t)(3 * nc), sizeof *sel->dep);
   sel->ratio = calloc(3, sizeof *sel->ratio);
   int *cand = calloc((size_t)(3 * nc), sizeof *cand);
-  if (!sel->dep || !sel->ratio || !cand) return free(cand), priv_free(p), -1;
+  if (!sel->dep || !sel->ratio || !cand) return free(cand), mbg_rcr_sel_free(sel), -1;
   /* the greedy selections from the end and from the start */
   int ok_end = mb_rcr_select(rm, &p->rl.loops, &p->ws, &p->lw, rows->q, 0, NULL, cand + nc) == 0;
   int ok_start =
       mb_rcr_select(rm, &p->rl.loops, &p->ws, &p->lw, rows->q, 1, NULL, cand + 2 * nc) == 0;
   if (m->nindependent > 0) {
     errors = from_independent(m, t, p, &d, rows->q, cand, cand + nc);
-    if (errors) return free(cand), priv_free(p), errors < 0 ? -1 : errors;
+    if (errors) return free(cand), mbg_rcr_sel_free(sel), errors < 0 ? -1 : errors;
     sel->user = 1;
   } else if (ok_end) {
     memcpy(cand, cand + nc, sizeof *cand * (size_t)nc);
@@ -149,7 +150,7 @@ int mbg_rcr_selections(const mbg_model *m, const mbg_topology *t, const mbg_loop
     mbg_diag_error(&d, m->loops[t->loop[0].model_loop].loc,
                    "no regular choice of dependent coordinates for recursive coordinate reduction "
                    "at the loops' assembled configuration");
-    return free(cand), priv_free(p), 1;
+    return free(cand), mbg_rcr_sel_free(sel), 1;
   }
   for (int s = 0; s < 3; s++) {
     if ((s == 1 && !ok_end) || (s == 2 && !ok_start)) continue;
@@ -161,18 +162,17 @@ int mbg_rcr_selections(const mbg_model *m, const mbg_topology *t, const mbg_loop
     mb_rcr_groups_(rm, &p->rl.loops, &p->lw, &p->plan);
     for (int g = 0; g < p->plan.ng; g++)
       if (mb_rcr_take_(rm, &p->rl.loops, &p->plan, g, cand + s * nc))
-        return free(cand), priv_free(p), -1;
+        return free(cand), mbg_rcr_sel_free(sel), -1;
     memcpy(sel->dep + sel->nsel * nc, p->plan.dep, sizeof *cand * (size_t)nc);
     sel->origin[sel->nsel] = s == 0 ? (sel->user ? 0 : 1) : s;
     double *ratio = calloc((size_t)nc, sizeof *ratio);
-    if (!ratio) return free(cand), priv_free(p), -1;
+    if (!ratio) return free(cand), mbg_rcr_sel_free(sel), -1;
     mb_rcr_pivots(rm, &p->rl.loops, &p->ws, &p->lw, rows->q, sel->dep + sel->nsel * nc, ratio,
                   &sel->ratio[sel->nsel]);
     free(ratio);
     sel->nsel++;
   }
   free(cand);
-  sel->priv = p;
   return 0;
 }
 
