@@ -186,13 +186,12 @@ static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace 
     double *h = Rhs + a * W;
     for (int k = 0; k < W; k++) h[k] = 0.0;
     for (int side = 0; side < 2 && p != c; side++) {
-      int e = side ? L->loop[l].b : L->loop[l].a, x = e, t[6];
+      int e = side ? L->loop[l].b : L->loop[l].a, x = e;
       while (x > p) x = m->parent[x];
       if (x != p || e == 0) continue; /* not beyond p */
       double gw[6];
       mbs_XT_fv(ws->X0E + 9 * e, ws->X0r + 3 * e, lw->g + 12 * r + 6 * side, gw);
       for (int k = 0; k < 6; k++) h[k] += gw[k];
-      (void)t;
     }
     for (int i = 0; i < nI; i++) h[6 + i] = lw->K[(size_t)r * (size_t)nv + (size_t)P->ind[P->ind0[g] + i]];
     h[6 + nI] = lw->kb[r];
@@ -506,12 +505,8 @@ int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loo
   for (int g = 0; g < P.ng; g++) {
     int mg = P.row0[g + 1] - P.row0[g], n = 0, taken = 0, *cols = P.ind;
     double *R = lw->rR, *w = R + (size_t)mg * (size_t)mg, *cv = w + mg;
-    for (int k = 0; k < nv; k++) { /* the group's columns in chain order */
-      int body = 0;
-      for (int i = 1; i <= m->nb; i++)
-        if (k >= m->iv[i] && k < m->iv[i] + mb_joint_nv(m->jtype[i])) body = i;
-      if (P.grp[body] == g && P.chain[k] >= 0) cols[n++] = k;
-    }
+    for (int k = 0; k < nv; k++) /* the group's columns in chain order */
+      if (P.grp[mb_rcr_col_body_(m, k)] == g && P.chain[k] >= 0) cols[n++] = k;
     for (int a = 1; a < n; a++)
       for (int b = a; b > 0 && P.chain[cols[b]] < P.chain[cols[b - 1]]; b--) {
         int t = cols[b];

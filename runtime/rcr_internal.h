@@ -39,6 +39,9 @@ typedef struct rcr_plan {
  * chain order (independent of the selection). MB_OK or MB_EINVAL (a loop body out of range). */
 int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P);
 
+/* The body whose joint owns velocity coordinate col (0 if none). */
+int mb_rcr_col_body_(const mb_model *m, int col);
+
 /* The group's dependents from selection dep[nc] into P (dep0/dep in chain order, depid): MB_OK, or
  * MB_EINVAL if the selection gives the group a different count or a column out of range. */
 int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const int *dep);

@@ -112,6 +112,12 @@ int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
   return MB_OK;
 }
 
+int mb_rcr_col_body_(const mb_model *m, int col) {
+  for (int i = 1; i <= m->nb; i++)
+    if (col >= m->iv[i] && col < m->iv[i] + mb_joint_nv(m->jtype[i])) return i;
+  return 0;
+}
+
 int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const int *dep) {
   int o = P->dep0[g], n = 0, want = P->row0[g + 1] - P->row0[g];
   /* clear the group's columns */
@@ -122,10 +128,7 @@ int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const
   for (int k = 0; k < L->nc; k++) {
     int col = dep[k];
     if (col < 0 || col >= m->nv) return MB_EINVAL;
-    int body = 0;
-    for (int i = 1; i <= m->nb; i++)
-      if (col >= m->iv[i] && col < m->iv[i] + mb_joint_nv(m->jtype[i])) body = i;
-    if (P->grp[body] != g) continue;
+    if (P->grp[mb_rcr_col_body_(m, col)] != g) continue;
     if (n == want || P->depid[col] >= 0) return MB_EINVAL; /* too many, or repeated */
     P->dep[o + n++] = col, P->depid[col] = 0;
   }

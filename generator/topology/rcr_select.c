@@ -42,17 +42,10 @@ static priv *priv_new(const mbg_model *m, const mbg_topology *t, const mbg_loop_
   return p;
 }
 
-/* The tree body whose joint owns velocity coordinate k. */
-static int col_body(const mb_model *rm, int k) {
-  for (int i = 1; i <= rm->nb; i++)
-    if (k >= rm->iv[i] && k < rm->iv[i] + mb_joint_nv(rm->jtype[i])) return i;
-  return 0;
-}
-
 /* "q2" or "ball[1]" for a coordinate of a multi-dof joint. */
 static void coord_name(const mbg_model *m, const mbg_topology *t, const mb_model *rm, int k,
                        char *buf, size_t n) {
-  int i = col_body(rm, k);
+  int i = mb_rcr_col_body_(rm, k);
   const char *name = m->joints[t->body[i].model_joint].name;
   if (mb_joint_nv(rm->jtype[i]) > 1)
     snprintf(buf, n, "%s[%d]", name, k - rm->iv[i]);

@@ -24,7 +24,7 @@ function F.build(model)
   for s, sel in ipairs(model.rcr.sel) do
     k = (s - 1) * model.nc
     for _, grp in ipairs(sel.groups) do
-      local _, _, _, col = V.group_rows(W, grp)
+      local _, _, col = V.group_rows(W, grp)
       local _, piv, cc = V.project(grp, col, false)
       for d = 1, #grp.dep do
         sym.output("ratio", k, piv[d] / cc[d])

@@ -142,15 +142,13 @@ local function K_entry(W, r, g, col)
   return s
 end
 
-V.K_entry, V.covectors, V.is_ancestor = K_entry, covectors, is_ancestor
-
--- The group's constraint columns: C[a][col] for its rows a; G (head covectors) and κ.
+-- The group's head covectors G and K̇v (κ) per row, and col(k): column k of the group's rows.
 function V.group_rows(W, grp)
-  local C, G, kap, gs = {}, {}, {}, {}
+  local G, kap, gs = {}, {}, {}
   local c, p = grp.base, grp.p
   for a, r in ipairs(grp.rows) do
     gs[a] = covectors(W, r)
-    C[a], G[a], kap[a] = {}, sp.zeros(6), W.rows[r].dd or 0
+    G[a], kap[a] = sp.zeros(6), W.rows[r].dd or 0
     local row = W.rows[r]
     for side, e in ipairs({ row.loop.a, row.loop.b }) do
       if p ~= c and e > 0 and is_ancestor(W.T, p, e) then G[a] = sp.add(G[a], gs[a][side]) end
@@ -161,7 +159,7 @@ function V.group_rows(W, grp)
     for a, r in ipairs(grp.rows) do x[a] = K_entry(W, r, gs[a], k) end
     return x
   end
-  return C, G, kap, col
+  return G, kap, col
 end
 
 -- The projector recursion over the dependents (from the chain's end): ρ_d, with every pivot
@@ -210,7 +208,7 @@ end
 local function tail_dependents(W, grp, tag)
   local m, nI = #grp.rows, #grp.ind
   local Wd = 7 + nI
-  local C, G, kap, col = V.group_rows(W, grp)
+  local G, kap, col = V.group_rows(W, grp)
   local rho, _, _, cd = V.project(grp, col, true)
   -- Rhs = [G | K_I | κ]; q̈_D = E [Δâ_p; q̈_I; 1] in chain order
   local Rhs = mat(m, Wd)
@@ -425,7 +423,7 @@ end
 -- The group's forward pass given Δa_c (world): q̈ of its coordinates into qdd (0-based).
 local function group_forward(W, grp, st, steps, Ac, qdd)
   local rel = { [grp.base] = sp.zeros(6) }
-  for h, stp in ipairs(steps) do
+  for _, stp in ipairs(steps) do
     local j = stp.body
     local Al = rel[W.T[j].parent]
     local y = {}
@@ -439,7 +437,6 @@ local function group_forward(W, grp, st, steps, Ac, qdd)
       for r = 1, 6 do A[r] = A[r] + stp.S[a][r] * x[a] end
     end
     rel[j] = sp.name(A, "rel_" .. W.T[j].name)
-    _ = h
   end
   local Ap = rel[grp.p] or sp.zeros(6)
   local xv = {}
