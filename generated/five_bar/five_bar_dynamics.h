@@ -58,7 +58,7 @@ extern "C" {
 #define FIVE_BAR_RCR_SWITCH 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xa2b312867609
+#define FIVE_BAR_SET_ID 0x7f3ee3a056f3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -142,7 +142,7 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 /* forward kinematics: world pose (R row-major, p) of every body */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row */
@@ -157,7 +157,7 @@ int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
 /* the pivot ratios of p_rcr's selections of dependent coordinates */
 void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

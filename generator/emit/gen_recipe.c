@@ -39,11 +39,12 @@ static char *dup_field(lua_State *L, int t, const char *key) {
   return d;
 }
 
-/* A parameter name: a C identifier that fits mbg_lsym_array and is not a pivot array. */
+/* A parameter name: a C identifier that fits mbg_lsym_array and does not start with "pivot" (the
+ * pivot arrays: pivot, pivot_ref, pivot_switch, pivot_switch_ref). */
 static int valid_param_name(const char *s) {
   const char *why;
   return mbg_valid_c_name(s, &why) && strlen(s) < sizeof((mbg_lsym_array *)0)->name &&
-         strcmp(s, "pivot") != 0 && strcmp(s, "pivot_ref") != 0;
+         strncmp(s, "pivot", 5) != 0;
 }
 
 /* The recipe's params list into f->params. Returns 0, or -1 with the reason in msg. */
@@ -62,8 +63,8 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
     lua_getfield(L, -2, "role");
     const char *name = lua_tostring(L, -2), *role = lua_tostring(L, -1);
     if (!name || !role || !valid_param_name(name))
-      return snprintf(msg, n, "params[%d] needs a C identifier 'name' (not 'pivot' or "
-                      "'pivot_ref') and a 'role'",
+      return snprintf(msg, n, "params[%d] needs a C identifier 'name' (not starting with "
+                      "'pivot') and a 'role'",
                       k + 1), -1;
     for (int j = 0; j < k; j++)
       if (strcmp(f->params[j].name, name) == 0)
@@ -130,6 +131,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   }
   free(live);
   f->npivots = g->lsym.npivots;
+  f->nswitch = g->lsym.nswitch;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL};

@@ -169,6 +169,23 @@ static int l_pivot(lua_State *L) {
   return 0;
 }
 
+/* sym.switch_pivot(d, r): a pivot d of a selection of dependent coordinates (recursive coordinate
+ * reduction) with its reference r: the function returns 1 instead of 0 when d < P_RCR_SWITCH r
+ * (the selection is regular but ill-conditioned: its caller may prefer another). Numbers that
+ * pass 1e-2 (P_RCR_SWITCH) are decided here; otherwise outputs pivot_switch[k], _ref[k]. */
+static int l_switch_pivot(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  double d, r;
+  mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
+  if (mbg_sym_is_const(c->s, e, &d) && mbg_sym_is_const(c->s, er, &r) && d >= 1e-2 * r)
+    return 0;
+  if (mbg_sym_output(c->s, "pivot_switch", c->nswitch, e) != 0 ||
+      mbg_sym_output(c->s, "pivot_switch_ref", c->nswitch, er) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
+  c->nswitch++;
+  return 0;
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -216,7 +233,7 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"__mod", l_unsupported}, {"__pow", l_unsupported}, {"__concat", l_unsupported},
     {"__tostring", l_tostring}, {NULL, NULL}};
   static const luaL_Reg lib[] = {
-    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"name", l_name},
+    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot}, {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
@@ -239,6 +256,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->generation++;
   ctx->narrays = 0;
   ctx->npivots = 0;
+  ctx->nswitch = 0;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -54,18 +54,6 @@ local function matmul(A, B, r, k, c) -- A (r × k) B (k × c)
   return C
 end
 
-local function matTmul(A, B, r, k, c) -- Aᵀ (A: k × r) B (k × c)
-  local C = mat(r, c)
-  for i = 1, r do
-    for j = 1, c do
-      local s = 0
-      for l = 1, k do s = s + A[l][i] * B[l][j] end
-      C[i][j] = s
-    end
-  end
-  return C
-end
-
 local function name_mat(A, prefix)
   for i, row in ipairs(A) do
     for j = 1, #row do row[j] = sym.name(row[j], prefix .. "_" .. (i - 1) .. "_" .. (j - 1)) end
@@ -186,6 +174,7 @@ function V.project(grp, col, check)
     piv[d], cc[d] = sym.name(p, "piv_" .. (d - 1)), n2 + ZERO * scale
     if check then
       sym.pivot(piv[d], cc[d], "the dependent coordinate " .. grp.dep[d])
+      sym.switch_pivot(piv[d], cc[d]) -- below P_RCR_SWITCH: the variant returns 1
       rho[d] = {}
       for a = 1, m do rho[d][a] = sym.name(w[a] / piv[d], "rho_" .. (d - 1) .. "_" .. (a - 1)) end
       if d > 1 then
@@ -269,44 +258,51 @@ local function tail_maps(W, grp, E, tag)
   return Phi
 end
 
--- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; 1] (rows of 13).
-local function tail_solve(grp, IAw, pAw, E, Phi, tag)
+-- Steps 3-4 from the tail's reduced inertia: with F_k = IA_k Φ_k (+ pA_k in the last column),
+-- Q = Σ Φ_kᵀ F_k (its Δâ_p and q̈_I rows; symmetric but for the last column) and the total
+-- Ft = Σ F_k, the weighted wrenches are Σ Φ_kᵀ W_k = Ftᵀ Δa_c + Q x, x = [Δâ_p; q̈_I; 1].
+local function tail_inertia(grp, IAw, pAw, Phi)
+  local nI = #grp.ind
+  local Wd, n = 7 + nI, 6 + nI
+  local Q, Ft, SI = mat(n, Wd), mat(6, Wd), mat(6, 6)
+  for _, k in ipairs(grp.tail) do
+    local F, IA = Phi[k], IAw[k]
+    local I1 = matmul(IA, F, 6, 6, Wd)
+    for r = 1, 6 do I1[r][Wd] = I1[r][Wd] + pAw[k][r] end
+    for a = 1, n do
+      for c = a, Wd do
+        local s = 0
+        for r = 1, 6 do s = s + F[r][a] * I1[r][c] end
+        Q[a][c] = Q[a][c] + s
+      end
+    end
+    for r = 1, 6 do
+      for c = 1, Wd do Ft[r][c] = Ft[r][c] + I1[r][c] end
+      for c = 1, 6 do SI[r][c] = SI[r][c] + IA[r][c] end
+    end
+  end
+  for a = 1, n do for c = 1, a - 1 do Q[a][c] = Q[c][a] end end
+  return Q, Ft, SI
+end
+
+-- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; 1] (rows of 13): their reduced equations
+-- Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, the paper's M̂_M = Q_II.
+local function tail_solve(grp, E, Q, Ft, tag)
   local nI = #grp.ind
   local Wd = 7 + nI
-  -- the tail independents: M̂_M q̈_I = −(N1 Δa_c + N2 Δâ_p + n3)
   local N = mat(nI, 13)
-  local IF = {}
   if nI > 0 then
     local M = mat(nI, nI)
-    for _, k in ipairs(grp.tail) do
-      local F, IA = Phi[k], IAw[k]
-      local I1 = matmul(IA, F, 6, 6, Wd)
-      for r = 1, 6 do I1[r][Wd] = I1[r][Wd] + pAw[k][r] end
-      IF[k] = I1
-      for i = 1, nI do
-        for j = 1, 13 do
-          local s = 0
-          for r = 1, 6 do
-            local h = F[r][6 + i]
-            if j <= 6 then s = s + h * IA[r][j]
-            elseif j <= 12 then s = s + h * I1[r][j - 6]
-            else s = s + h * I1[r][Wd] end
-          end
-          N[i][j] = N[i][j] + s
-        end
-        for j = 1, i do
-          local s = 0
-          for r = 1, 6 do s = s + F[r][6 + i] * I1[r][6 + j] end
-          M[i][j] = M[i][j] + s
-        end
-      end
+    for i = 1, nI do
+      for j = 1, nI do M[i][j] = Q[6 + i][6 + j] end
+      for j = 1, 6 do N[i][j], N[i][6 + j] = Ft[j][6 + i], Q[6 + i][j] end
+      N[i][13] = Q[6 + i][Wd]
     end
     for i, k in ipairs(grp.ind) do
       local s = sym.input("tau", k)
       for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * sym.input("tau", kd) end
       N[i][13] = N[i][13] - s
     end
-    for i = 1, nI do for j = i + 1, nI do M[i][j] = M[i][j] end end
     local Fm = factor(name_mat(M, "MM" .. tag), nI, "the tail independents")
     for j = 1, 13 do
       local col2 = {}
@@ -319,27 +315,23 @@ local function tail_solve(grp, IAw, pAw, E, Phi, tag)
   return N
 end
 
--- Step 4: the tail's wrench maps on p (weighed by Y) and on c (total), 6 × 13 each.
-local function tail_wrench(grp, IAw, pAw, E, Phi, N)
+-- Step 4: the tail's wrench maps on p (weighed by Y) and on c (total), 6 × 13 each: q̈_I = N […]
+-- substituted into Wh = Σ Yᵀ W_k − E_pᵀ τ_D and Wt = Σ W_k.
+local function tail_wrench(grp, E, Q, Ft, SI, N)
   local nI = #grp.ind
   local Wd = 7 + nI
-  -- the wrench maps: Wh = Σ Yᵀ W_k − E_pᵀ τ_D (head), Wt = Σ W_k (total), 6 × 13 each
   local Wh, Wt = mat(6, 13), mat(6, 13)
-  for _, k in ipairs(grp.tail) do
-    local F, IA = Phi[k], IAw[k]
-    local B = mat(6, 13)
-    for r = 1, 6 do
-      for q = 1, 6 do B[r][q] = (r == q) and 1 or 0; B[r][6 + q] = F[r][q] end
-      B[r][13] = F[r][Wd]
-      for i = 1, nI do
-        for q = 1, 13 do B[r][q] = B[r][q] + F[r][6 + i] * N[i][q] end
-      end
+  for r = 1, 6 do
+    for q = 1, 6 do
+      Wh[r][q], Wh[r][6 + q] = Ft[q][r], Q[r][q]
+      Wt[r][q], Wt[r][6 + q] = SI[r][q], Ft[r][q]
     end
-    local IB = matmul(IA, B, 6, 6, 13)
-    for r = 1, 6 do IB[r][13] = IB[r][13] + pAw[k][r] end
-    local YIB = matTmul(F, IB, 6, 6, 13)
-    for r = 1, 6 do
-      for q = 1, 13 do Wt[r][q], Wh[r][q] = Wt[r][q] + IB[r][q], Wh[r][q] + YIB[r][q] end
+    Wh[r][13], Wt[r][13] = Q[r][Wd], Ft[r][Wd]
+    for i = 1, nI do
+      for q = 1, 13 do
+        Wh[r][q] = Wh[r][q] + Q[r][6 + i] * N[i][q]
+        Wt[r][q] = Wt[r][q] + Ft[r][6 + i] * N[i][q]
+      end
     end
   end
   for d, kd in ipairs(grp.dep) do
@@ -352,8 +344,9 @@ end
 local function group_tail(W, grp, IAw, pAw, tag)
   local E = tail_dependents(W, grp, tag)
   local Phi = tail_maps(W, grp, E, tag)
-  local N = tail_solve(grp, IAw, pAw, E, Phi, tag)
-  local Wh, Wt = tail_wrench(grp, IAw, pAw, E, Phi, N)
+  local Q, Ft, SI = tail_inertia(grp, IAw, pAw, Phi)
+  local N = tail_solve(grp, E, Q, Ft, tag)
+  local Wh, Wt = tail_wrench(grp, E, Q, Ft, SI, N)
   return { E = E, N = N, Wh = Wh, Wt = Wt, nI = #grp.ind }
 end
 
@@ -536,7 +529,8 @@ function V.recipe(s)
   return {
     name = "rcr_" .. s,
     summary = "forward dynamics by recursive coordinate reduction with the dependent coordinates "
-      .. "of selection " .. s .. " (p_rcr chooses)",
+      .. "of selection " .. s .. " (p_rcr chooses); 1 when a pivot ratio of its dependent "
+      .. "coordinates is below P_RCR_SWITCH (qdd is still its answer)",
     returns = "int",
     params = {
       { name = "q", role = "q" },

@@ -2,7 +2,9 @@
 -- coordinates (docs/loops.md "Recursive coordinate reduction"), written over the generated
 -- rcr_pivots and rcr_0, rcr_1, ...: the first selection whose smallest pivot ratio is at least
 -- P_RCR_SWITCH, else the one with the largest, if that is above P_PIVOT_EPS (the runtime's
--- mb_rcr follows the same rule). Only the chosen variant runs: no division by a degenerate pivot.
+-- mb_rcr follows the same rule). Each variant checks its own ratios (returns 1 below the switch),
+-- so the usual call costs one variant; rcr_pivots runs only when every selection is below the
+-- switch. The answer p_rcr returns never comes from a pivot below the rule.
 local M = {}
 
 -- Some part of p_rcr is generated (the selections' table and macros are then written).
@@ -64,17 +66,20 @@ function M.define(b, d)
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used) {")
   b("  ", real, " ratio[", P, "_RCR_NSEL * ", P, "_NC], best = -1;")
-  b("  int s, k, use = -1;")
+  b("  int s, k, use = -1, rc = -1;")
+  b("  /* the first selection whose variant finds every pivot ratio >= ", P, "_RCR_SWITCH (0) */")
+  for s = 0, d.rcr_nsel - 1 do
+    b("  if (", p, "_rcr_", s, "(q, v, tau, qdd) == 0) {")
+    b("    if (used) *used = ", s, ";")
+    b("    return 0;")
+    b("  }")
+  end
+  b("  /* none: the one whose smallest pivot ratio is largest, if it is above ", P, "_PIVOT_EPS */")
   b("  ", p, "_rcr_pivots(q, ratio);")
   b("  for (s = 0; s < ", P, "_RCR_NSEL; s++) {")
   b("    ", real, " lo = ratio[s * ", P, "_NC];")
   b("    for (k = 1; k < ", P, "_NC; k++)")
   b("      if (!(ratio[s * ", P, "_NC + k] >= lo)) lo = ratio[s * ", P, "_NC + k];")
-  b("    if (lo >= ", P, "_RCR_SWITCH) {")
-  b("      use = s;")
-  b("      best = lo;")
-  b("      break;")
-  b("    }")
   b("    if (lo > best) {")
   b("      use = s;")
   b("      best = lo;")
@@ -83,9 +88,10 @@ function M.define(b, d)
   b("  if (!(best > ", P, "_PIVOT_EPS)) return -1;")
   b("  if (used) *used = use;")
   b("  switch (use) {")
-  for s = 0, d.rcr_nsel - 1 do b("  case ", s, ": return ", p, "_rcr_", s, "(q, v, tau, qdd);") end
-  b("  default: return -1;")
+  for s = 0, d.rcr_nsel - 1 do b("  case ", s, ": rc = ", p, "_rcr_", s, "(q, v, tau, qdd); break;") end
+  b("  default: break;")
   b("  }")
+  b("  return rc < 0 ? -1 : 0;")
   b("}")
 end
 

@@ -61,6 +61,9 @@ return function(d)
     if f.npivots > 0 then
       b("  ", scalar, " pivot[", f.npivots, "], pivot_ref[", f.npivots, "];")
     end
+    if f.nswitch > 0 then
+      b("  ", scalar, " pivot_switch[", f.nswitch, "], pivot_switch_ref[", f.nswitch, "];")
+    end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
     end
@@ -77,6 +80,12 @@ return function(d)
           b("  for (int k = 0; k < ", p.size, "; k++)")
           b("    if (!isfinite(", p.name, "[k])) return -1;")
         end
+      end
+      if f.nswitch > 0 then
+        b("  /* a dependent coordinate's pivot ratio below ", P, "_RCR_SWITCH: 1 (qdd is this")
+        b("   * selection's answer, ill-conditioned; ", d.prefix, "_rcr then tries the next) */")
+        b("  for (int k = 0; k < ", f.nswitch, "; k++)")
+        b("    if (!(pivot_switch[k] >= ", P, "_RCR_SWITCH * pivot_switch_ref[k])) return 1;")
       end
       b("  return 0;")
     end
