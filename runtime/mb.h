@@ -490,7 +490,12 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
 /* The loops' scratch, laid out like the model's workspace (NR = L->nc). */
 #define MB_LWS_NR ((size_t)L->nc)
 #define MB_RCR_PLAN_INTS                                                                        \
-  (10 * MB_WS_NB1 + 6 * MB_WS_NV + 16 * ((size_t)L->nloops + 1) + 2 * MB_LWS_NR + 16)
+  ((15 + MB_RCR_MAX_OPEN) * MB_WS_NB1 + 6 * MB_WS_NV + 17 * ((size_t)L->nloops + 1) +         \
+   2 * MB_LWS_NR + 16)
+/* RCR: per body, the head's wrench maps (1 + MB_RCR_MAX_OPEN maps of 1 + MB_RCR_MAX_OPEN 6 × 6
+ * blocks and a bias) */
+#define MB_RCR_HMAP (6 + 36 * (1 + MB_RCR_MAX_OPEN))
+#define MB_RCR_HBODY ((1 + MB_RCR_MAX_OPEN) * MB_RCR_HMAP)
 #define MB_LOOP_WORKSPACE_ARRAYS(X)                                                             \
   X(pose, 12 * MB_WS_NB1) /* R (body → world, row-major), p: world pose of every body */          \
   X(vel, 6 * MB_WS_NB1) /* ω and the origin's velocity, world coordinates */                     \
@@ -512,7 +517,8 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   X(rab, 6 * MB_WS_NB1) /* RCR: bias accelerations (q̈ = 0, with −gravity), world */             \
   X(racc, 6 * MB_WS_NB1) /* RCR: accelerations of the bodies (absolute; head: relative), world */ \
   X(rS, 6 * MB_WS_NV) /* RCR: motion subspace columns, world */                                  \
-  X(rD, 24 * MB_WS_NV) /* RCR: per dof: U, SᵀΛ̂_c, SᵀΛ̂_p, the row of D's Cholesky factor */      \
+  X(rD, (12 + 6 * MB_RCR_MAX_OPEN) * MB_WS_NV) /* RCR: per dof: U or Sᵀ of the head's maps, D */  \
+  X(rH, MB_RCR_HBODY * MB_WS_NB1) /* RCR: the head's wrench maps per body (rcr.c) */           \
   X(ru, MB_WS_NV) /* RCR: per dof: τ − Sᵀ(bias) */                                               \
   X(rPhi, 6 * MB_WS_NB1 * (7 + MB_WS_NV)) /* RCR: tail bodies' accelerations, affine maps */      \
   X(rE, MB_LWS_NR * (7 + MB_WS_NV)) /* RCR: dependent accelerations, affine maps */              \
@@ -576,7 +582,10 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * "A Generalized Recursive Coordinate Reduction Method for Multibody System Dynamics", 2003;
  * docs/loops.md "Recursive coordinate reduction"): the q̈ of mb_fd_loops (the same equations, on
  * the constraint manifold) without multipliers, in O(n + m). Loops that share tree joints form a
- * group; a group's rows are solved for its dependent coordinates. A selection is nc dependent
+ * group, unless every joint they share is in each one's head (independent coordinates on the path
+ * out of its base): such coupled loops stay apart and their heads are reduced together, one
+ * inertia per open base (the paper's §5; at most MB_RCR_MAX_OPEN heads on one body, beyond which
+ * the loops are grouped). A group's rows are solved for its dependent coordinates. A selection is nc dependent
  * velocity coordinates (every group gets as many as it has rows); dep holds nsel alternatives
  * (row-major nsel × nc) in order of preference. The pivot ratio of a dependent column c is
  * |R c|² / (|c|² + MB_RCR_ZERO Σ|c_d|²), R the projector that removes the columns eliminated
@@ -591,6 +600,7 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * follows the same rule. */
 #define MB_RCR_SWITCH 1e-2
 #define MB_RCR_ZERO 1e-12
+#define MB_RCR_MAX_OPEN 4
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
            int nsel, const int *dep, const double *q, const double *v, const double *tau,
            double *qdd, int *used);

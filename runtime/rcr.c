@@ -87,8 +87,10 @@ static void world_setup(const mb_model *m, mb_workspace *ws, mb_loop_workspace *
 
 /* ------------------------------------------------------------------------------- free joints */
 
-/* Rows of the Cholesky factor of joint i's D at rD + 18 nv + 6 (iv + row). */
-#define DFAC(lw, nv, o) ((lw)->rD + 18 * (size_t)(nv) + 6 * (size_t)(o))
+/* Per dof of a joint: U (free joints) or Sᵀ times block b of the head's weighted map (b = 0: the
+ * body's own acceleration, 1..: the open bases) at SL(b), the row of D's Cholesky factor. */
+#define SL(lw, nv, b, o) ((lw)->rD + 6 * (size_t)(nv) * (size_t)(b) + 6 * (size_t)(o))
+#define DFAC(lw, nv, o) SL(lw, nv, 1 + MB_RCR_MAX_OPEN, o)
 
 /* Factor the n × n matrix D (row-major) of the joint whose first dof is o into DFAC. */
 static int factor_joint(mb_loop_workspace *lw, int nv, int o, int n, const double *D) {
@@ -297,101 +299,164 @@ static void group_tail_wrench(const mb_model *m, mb_loop_workspace *lw, const rc
     for (int r = 0; r < 6; r++) Wh[r * 13 + 12] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
 }
 
-/* 5. The head from p down to c; then T onto c. */
-static int group_head(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
-                      const double *tau) {
-  int c = P->base[g], nv = m->nv;
-  double *Wh = WHAT(lw), *Wt = WTOT(lw);
-  for (int h = P->head0[g + 1] - 1; h >= P->head0[g]; h--) {
-    int j = P->head[h], n = mb_joint_nv(m->jtype[j]), o = m->iv[j];
-    const double *IA = lw->rI + 36 * j, *S = lw->rS + 6 * o;
-    double b[6], Ib[6] = {0}, D[36], F[36], KH[36], KT[36], u[6];
-    for (int r = 0; r < 6; r++) b[r] = lw->rab[6 * j + r] - lw->rab[6 * c + r];
-    gemm(6, 1, 6, IA, 6, b, 1, Ib, 1, 1.0);
-    for (int r = 0; r < 6; r++)
+/* ------------------------------------------------------------------------------------ heads */
+
+/* The head's maps (Critchley & Anderson's §5 in world coordinates): a head body i holds the
+ * weighted wrench map Ĥ of everything beyond its joint (s = 0) and, per group g open at i (its
+ * head holds i), Δ_g = T_g − Ŵ_g, the total wrench of g's tail less its weighted one (s = 1..).
+ * Every map is affine in the absolute accelerations of i (block 0) and of the open groups' bases
+ * (blocks 1..): Ĥ = X_0 A_i + Σ_g X_g A_{c_g} + x. Joint i's equation is Sᵀ Ĥ = τ. */
+#define HBIAS (36 * (1 + MB_RCR_MAX_OPEN))
+
+static double *hmap(const mb_loop_workspace *lw, int i, int s) {
+  return lw->rH + (size_t)MB_RCR_HBODY * (size_t)i + (size_t)MB_RCR_HMAP * (size_t)s;
+}
+
+/* 1 + the position of group g among body i's open groups; 0 if not open there. */
+static int slot(const rcr_plan *P, int i, int g) {
+  for (int k = 0; k < P->nopen[i]; k++)
+    if (P->open[MB_RCR_MAX_OPEN * i + k] == g) return 1 + k;
+  return 0;
+}
+
+/* Add sign · M (6 × 6, leading dimension ld; may be NULL) and sign · x (may be NULL) into body
+ * i's map of group gm (−1: Ĥ), as the block of the base of group gb (−1: i's own acceleration).
+ * A group not open at i closes there (its base is i): its block is i's own, its Δ joins Ĥ. A body
+ * that is no head keeps Ĥ as its articulated inertia and bias force (symmetrized). */
+static void add_to(mb_loop_workspace *lw, const rcr_plan *P, int i, int gm, int gb,
+                   const double *M, int ld, const double *x, double sign) {
+  int sm = gm < 0 ? 0 : slot(P, i, gm), sb = gb < 0 ? 0 : slot(P, i, gb);
+  if (P->nopen[i] == 0) {
+    double *I = lw->rI + 36 * (size_t)i, *p = lw->rp + 6 * (size_t)i;
+    for (int r = 0; M && r < 6; r++)
+      for (int q = 0; q < 6; q++) I[6 * r + q] += sign * 0.5 * (M[r * ld + q] + M[q * ld + r]);
+    for (int r = 0; x && r < 6; r++) p[r] += sign * x[r];
+    return;
+  }
+  double *H = hmap(lw, i, sm), *B = H + 36 * sb;
+  for (int r = 0; M && r < 6; r++)
+    for (int q = 0; q < 6; q++) B[6 * r + q] += sign * M[r * ld + q];
+  for (int r = 0; x && r < 6; r++) H[HBIAS + r] += sign * x[r];
+}
+
+/* The tail's maps of group g at p (WHAT, WTOT: [Λ_c | Λ_p | w] with Â_p = A_p − A_c − (a_b,p −
+ * a_b,c)) into p's head maps, in absolute accelerations: Ŵ into Ĥ, T − Ŵ into Δ_g. */
+static void tail_to_head(mb_loop_workspace *lw, const rcr_plan *P, int g) {
+  int c = P->base[g], p = P->p[g];
+  double *Wh = WHAT(lw), *Wt = WTOT(lw), b[6], xh[6], xt[6];
+  for (int r = 0; r < 6; r++) b[r] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
+  for (int r = 0; r < 6; r++) { /* the biases: w − Λ_p b */
+    xh[r] = Wh[r * 13 + 12], xt[r] = Wt[r * 13 + 12];
+    for (int q = 0; q < 6; q++) xh[r] -= Wh[r * 13 + 6 + q] * b[q], xt[r] -= Wt[r * 13 + 6 + q] * b[q];
+  }
+  /* W = (Λ_c − Λ_p) A_c + Λ_p A_p + x: Ĥ += Ŵ, Δ_g += T − Ŵ */
+  const struct { const double *W, *x; int gm; double sign; } parts[3] = {
+      {Wh, xh, -1, 1.0}, {Wt, xt, g, 1.0}, {Wh, xh, g, -1.0}};
+  for (int k = 0; k < 3; k++) {
+    add_to(lw, P, p, parts[k].gm, g, parts[k].W, 13, NULL, parts[k].sign);
+    add_to(lw, P, p, parts[k].gm, g, parts[k].W + 6, 13, NULL, -parts[k].sign);
+    add_to(lw, P, p, parts[k].gm, -1, parts[k].W + 6, 13, parts[k].x, parts[k].sign);
+  }
+}
+
+/* Head body i: its joint's equation Sᵀ Ĥ = τ solved for q̈ in terms of the parent's and the open
+ * bases' accelerations (kept for the forward sweep), substituted into every map, which then goes
+ * to the parent. */
+static int head_body(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
+                     const double *tau) {
+  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
+  int k = P->nopen[i];
+  const double *S = lw->rS + 6 * o;
+  double beta[6], D[36], F[36], u[6], K[36], *H = hmap(lw, i, 0);
+  add_to(lw, P, i, -1, -1, lw->rI + 36 * i, 6, lw->rp + 6 * i, 1.0);
+  for (int r = 0; r < 6; r++) beta[r] = lw->rab[6 * i + r] - lw->rab[6 * lam + r];
+  for (int a = 0; a < n; a++) { /* SL_b = Sᵀ Ĥ_b, u = τ − Sᵀ (Ĥ_0 β + ĥ) */
+    const double *s = S + 6 * a;
+    for (int bl = 0; bl <= k; bl++) {
+      double *sl = SL(lw, nv, bl, o + a);
       for (int q = 0; q < 6; q++) {
-        Wh[r * 13 + q] += IA[6 * r + q], Wh[r * 13 + 6 + q] += IA[6 * r + q];
-        Wt[r * 13 + q] += IA[6 * r + q], Wt[r * 13 + 6 + q] += IA[6 * r + q];
-      }
-    for (int r = 0; r < 6; r++) {
-      Wh[r * 13 + 12] += Ib[r] + lw->rp[6 * j + r], Wt[r * 13 + 12] += Ib[r] + lw->rp[6 * j + r];
-    }
-    /* SLc, SLp (n × 6), u = τ − Sᵀ ŵ, D = Sᵀ Λ̂_p S */
-    for (int a = 0; a < n; a++) {
-      double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
-      const double *s = S + 6 * a;
-      u[a] = tau[o + a];
-      for (int q = 0; q < 6; q++) {
-        double x = 0.0, y = 0.0;
-        for (int r = 0; r < 6; r++) x += s[r] * Wh[r * 13 + q], y += s[r] * Wh[r * 13 + 6 + q];
-        SLc[q] = x, SLp[q] = y;
-      }
-      for (int r = 0; r < 6; r++) u[a] -= s[r] * Wh[r * 13 + 12];
-      lw->ru[o + a] = u[a];
-    }
-    for (int a = 0; a < n; a++)
-      for (int bb = 0; bb < n; bb++) {
         double x = 0.0;
-        for (int q = 0; q < 6; q++) x += lw->rD[12 * (size_t)nv + 6 * (size_t)(o + a) + (size_t)q] * S[6 * bb + q];
-        D[a * n + bb] = x;
+        for (int r = 0; r < 6; r++) x += s[r] * H[36 * bl + 6 * r + q];
+        sl[q] = x;
       }
-    if (factor_joint(lw, nv, o, n, D)) return -1;
-    joint_factor(lw, nv, o, n, F);
-    /* KH = Λ̂_p S D⁻¹, KT = Λ_p S D⁻¹ (6 × n, stored transposed: n × 6) */
+    }
+    u[a] = tau[o + a];
+    for (int r = 0; r < 6; r++) {
+      double hb = H[HBIAS + r];
+      for (int q = 0; q < 6; q++) hb += H[6 * r + q] * beta[q];
+      u[a] -= s[r] * hb;
+    }
+    lw->ru[o + a] = u[a];
+  }
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      double x = 0.0;
+      for (int q = 0; q < 6; q++) x += SL(lw, nv, 0, o + a)[q] * S[6 * b + q];
+      D[a * n + b] = x;
+    }
+  if (factor_joint(lw, nv, o, n, D)) return -1;
+  joint_factor(lw, nv, o, n, F);
+  for (int sm = 0; sm <= k; sm++) { /* every map: K = M_0 S D⁻¹, M_b −= K SL_b, m += M_0 β + K u */
+    double *Mp = hmap(lw, i, sm), nb[6];
     for (int a = 0; a < n; a++)
       for (int r = 0; r < 6; r++) {
-        double x = 0.0, y = 0.0;
-        for (int q = 0; q < 6; q++) x += Wh[r * 13 + 6 + q] * S[6 * a + q], y += Wt[r * 13 + 6 + q] * S[6 * a + q];
-        KH[a * 6 + r] = x, KT[a * 6 + r] = y;
+        double x = 0.0;
+        for (int q = 0; q < 6; q++) x += Mp[6 * r + q] * S[6 * a + q];
+        K[a * 6 + r] = x;
       }
-    chol_solve_cols(n, F, KH, 6, 6);
-    chol_solve_cols(n, F, KT, 6, 6);
-    for (int r = 0; r < 6; r++)
-      for (int a = 0; a < n; a++) {
-        const double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
-        for (int q = 0; q < 6; q++) {
-          Wh[r * 13 + q] -= KH[a * 6 + r] * SLc[q], Wh[r * 13 + 6 + q] -= KH[a * 6 + r] * SLp[q];
-          Wt[r * 13 + q] -= KT[a * 6 + r] * SLc[q], Wt[r * 13 + 6 + q] -= KT[a * 6 + r] * SLp[q];
+    chol_solve_cols(n, F, K, 6, 6);
+    for (int r = 0; r < 6; r++) {
+      nb[r] = 0.0;
+      for (int q = 0; q < 6; q++) nb[r] += Mp[6 * r + q] * beta[q];
+      for (int a = 0; a < n; a++) nb[r] += K[a * 6 + r] * u[a];
+    }
+    for (int bl = 0; bl <= k; bl++)
+      for (int r = 0; r < 6; r++)
+        for (int a = 0; a < n; a++) {
+          const double *sl = SL(lw, nv, bl, o + a);
+          for (int q = 0; q < 6; q++) Mp[36 * bl + 6 * r + q] -= K[a * 6 + r] * sl[q];
         }
-        Wh[r * 13 + 12] += KH[a * 6 + r] * u[a], Wt[r * 13 + 12] += KT[a * 6 + r] * u[a];
-      }
-  }
-  /* Â_c = 0: T = Λ_c A_c + w, symmetric up to rounding (kept exactly symmetric) */
-  double *IC = lw->rI + 36 * c;
-  for (int r = 0; r < 6; r++) {
-    for (int q = 0; q < 6; q++) IC[6 * r + q] += 0.5 * (Wt[r * 13 + q] + Wt[q * 13 + r]);
-    lw->rp[6 * c + r] += Wt[r * 13 + 12];
+    for (int r = 0; r < 6; r++) Mp[HBIAS + r] += nb[r];
+    /* into the parent: the same map (Ĥ or Δ of the same group), block by block */
+    int gm = sm ? P->open[MB_RCR_MAX_OPEN * i + sm - 1] : -1;
+    add_to(lw, P, lam, gm, -1, Mp, 6, Mp + HBIAS, 1.0);
+    for (int bl = 1; bl <= k; bl++)
+      add_to(lw, P, lam, gm, P->open[MB_RCR_MAX_OPEN * i + bl - 1], Mp + 36 * bl, 6, NULL, 1.0);
   }
   return 0;
 }
 
-/* The forward sweep of group g once A_c is known. */
+/* Forward: head body i's q̈ and absolute acceleration. */
+static void head_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
+                         double *qdd) {
+  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
+  double F[36], y[6], *A = lw->racc + 6 * i;
+  const double *Al = lw->racc + 6 * lam;
+  for (int a = 0; a < n; a++) {
+    y[a] = lw->ru[o + a];
+    for (int q = 0; q < 6; q++) y[a] -= SL(lw, nv, 0, o + a)[q] * Al[q];
+    for (int bl = 1; bl <= P->nopen[i]; bl++) {
+      const double *Ac = lw->racc + 6 * P->base[P->open[MB_RCR_MAX_OPEN * i + bl - 1]];
+      for (int q = 0; q < 6; q++) y[a] -= SL(lw, nv, bl, o + a)[q] * Ac[q];
+    }
+  }
+  joint_factor(lw, nv, o, n, F);
+  mbs_chol_solve(n, F, y);
+  for (int q = 0; q < 6; q++) A[q] = Al[q] + lw->rab[6 * i + q] - lw->rab[6 * lam + q];
+  for (int a = 0; a < n; a++) {
+    qdd[o + a] = y[a];
+    for (int q = 0; q < 6; q++) A[q] += lw->rS[6 * (o + a) + q] * y[a];
+  }
+}
+
+/* The forward sweep of group g's tail once A_c and A_p are known. */
 static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
                           double *qdd) {
   int c = P->base[g], p = P->p[g], nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
-  int nv = m->nv;
   const double *Ac = lw->racc + 6 * c;
-  double Ap[6] = {0}, x[7 + 64 + 1];
-  /* the head, outward: relative accelerations Â in racc of the head bodies (temporarily) */
-  for (int h = P->head0[g]; h < P->head0[g + 1]; h++) {
-    int j = P->head[h], n = mb_joint_nv(m->jtype[j]), o = m->iv[j], lam = m->parent[j];
-    double F[36], y[6], *Aj = lw->racc + 6 * j;
-    const double *Al = lam == c ? Ap : lw->racc + 6 * lam; /* Ap is still zero for c's child */
-    for (int a = 0; a < n; a++) {
-      const double *SLc = lw->rD + 6 * (size_t)nv + 6 * (size_t)(o + a), *SLp = SLc + 6 * (size_t)nv;
-      y[a] = lw->ru[o + a];
-      for (int q = 0; q < 6; q++) y[a] -= SLc[q] * Ac[q] + SLp[q] * Al[q];
-    }
-    joint_factor(lw, nv, o, n, F);
-    mbs_chol_solve(n, F, y);
-    for (int q = 0; q < 6; q++) Aj[q] = Al[q];
-    for (int a = 0; a < n; a++) {
-      qdd[o + a] = y[a];
-      for (int q = 0; q < 6; q++) Aj[q] += lw->rS[6 * (o + a) + q] * y[a];
-    }
-  }
-  if (p != c) memcpy(Ap, lw->racc + 6 * p, sizeof Ap);
-  /* [Â_p; q̈_I; 1] */
+  double Ap[6], x[7 + 64 + 1];
+  for (int q = 0; q < 6; q++) /* Â_p: p's acceleration relative to c from the head's q̈ */
+    Ap[q] = p == c ? 0.0 : lw->racc[6 * p + q] - Ac[q] - lw->rab[6 * p + q] + lw->rab[6 * c + q];
   for (int q = 0; q < 6; q++) x[q] = Ap[q];
   const double *N = lw->rN + P->N0[g];
   for (int i = 0; i < nI; i++) {
@@ -406,10 +471,8 @@ static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_pl
     for (int k = 0; k < W; k++) s += E[d * W + k] * x[k];
     qdd[P->dep[P->dep0[g] + d]] = s;
   }
-  /* absolute accelerations of the group's bodies */
-  for (int i = c + 1; i <= m->nb; i++) {
-    if (P->grp[i] != g) continue;
-    int lam = m->parent[i], n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
+  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) { /* the tail bodies, in body order */
+    int i = P->tail[t], lam = m->parent[i], n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
     double *A = lw->racc + 6 * i;
     for (int q = 0; q < 6; q++) A[q] = lw->racc[6 * lam + q] + lw->rab[6 * i + q] - lw->rab[6 * lam + q];
     for (int a = 0; a < n; a++)
@@ -428,16 +491,16 @@ static int start(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
   return mb_rcr_groups_(m, L, lw, P);
 }
 
-/* The selection among nsel (the rule of mb.h: the smallest ratio over every group) into
- * P->sel[0], its dependents taken. */
+/* The selection among nsel (the rule of mb.h: the smallest ratio over every group), its plan
+ * laid out in P; its index into *use. */
 static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P,
-                  int nsel, const int *dep) {
+                  int nsel, const int *dep, int *use) {
   int best = -1, rc, worst_row = 0;
   double bestr = -1.0;
   for (int s = 0; s < nsel; s++) {
     double r = INFINITY;
+    if ((rc = mb_rcr_plan_(m, L, lw, P, dep + (size_t)s * (size_t)L->nc))) return rc;
     for (int g = 0; g < P->ng; g++) {
-      if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
       double x = mb_rcr_project_(L, lw, P, g, NULL);
       if (x < r) r = x, worst_row = s == 0 ? P->row[P->row0[g]] : worst_row;
     }
@@ -448,24 +511,27 @@ static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, r
     if (r > bestr) best = s, bestr = r;
   }
   if (!(bestr > MB_PIVOT_EPS)) return lw->singular = 1 + worst_row, MB_ENUMERIC;
-  P->sel[0] = best;
-  for (int g = 0; g < P->ng; g++)
-    if ((rc = mb_rcr_take_(m, L, P, g, dep + (size_t)best * (size_t)L->nc))) return rc;
-  return MB_OK;
+  *use = best;
+  return mb_rcr_plan_(m, L, lw, P, dep + (size_t)best * (size_t)L->nc);
 }
 
+/* Backward: at each body, the tails of the groups whose p it is, then its head joint (or the
+ * articulated-body step of a free joint). */
 static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                     rcr_plan *P, const double *tau) {
+  for (int i = 0; i <= m->nb; i++)
+    if (P->nopen[i]) memset(hmap(lw, i, 0), 0, sizeof(double) * MB_RCR_HBODY);
   for (int i = m->nb; i >= 0; i--) {
     for (int g = 0; g < P->ng; g++) {
-      if (P->base[g] != i) continue;
+      if (P->p[g] != i) continue;
       mb_rcr_project_(L, lw, P, g, NULL);
       group_dependents(m, L, ws, lw, P, g);
       group_tail_maps(m, lw, P, g);
       if (group_tail_solve(m, lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
       group_tail_wrench(m, lw, P, g, tau);
-      if (group_head(m, lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      tail_to_head(lw, P, g);
     }
+    if (i > 0 && P->role[i] == 1 && head_body(m, lw, P, i, tau)) return ws->singular = i, -1;
     if (i > 0 && P->role[i] == 0 && free_backward(m, lw, i, tau)) return ws->singular = i, -1;
   }
   return 0;
@@ -475,23 +541,22 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
            int nsel, const int *dep, const double *q, const double *v, const double *tau,
            double *qdd, int *used) {
   rcr_plan P;
-  int rc = start(m, L, ws, lw, q, v, &P);
+  int rc = start(m, L, ws, lw, q, v, &P), use = -1;
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
   for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
-    for (int g = 0; g < P.ng; g++)
-      if ((rc = mb_rcr_take_(m, L, &P, g, dep + (size_t)s * (size_t)L->nc))) return rc;
-  if ((rc = choose(m, L, lw, &P, nsel, dep))) return rc;
-  for (int g = 0; g < P.ng; g++) mb_rcr_split_(m, L, &P, g);
+    if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
+  if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;
   world_setup(m, ws, lw);
   if (backward(m, L, ws, lw, &P, tau)) return MB_ENUMERIC;
   memcpy(lw->racc, lw->rab, 6 * sizeof(double));
   for (int i = 0; i <= m->nb; i++) {
     if (i > 0 && P.role[i] == 0) free_forward(m, lw, i, qdd);
+    if (i > 0 && P.role[i] == 1) head_forward(m, lw, &P, i, qdd);
     for (int g = 0; g < P.ng; g++)
-      if (P.base[g] == i) group_forward(m, lw, &P, g, qdd);
+      if (P.p[g] == i) group_forward(m, lw, &P, g, qdd);
   }
-  if (used) *used = P.sel[0];
+  if (used) *used = use;
   return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
 
@@ -550,10 +615,10 @@ int mb_rcr_pivots(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loo
   double lo = INFINITY, r[64];
   if (rc) return rc;
   if (!dep || !ratio) return MB_EINVAL;
+  if ((rc = mb_rcr_plan_(m, L, lw, &P, dep))) return rc;
   for (int g = 0; g < P.ng; g++) {
     int mg = P.row0[g + 1] - P.row0[g];
     double *rr = mg <= 64 ? r : lw->rE; /* rE is free here */
-    if ((rc = mb_rcr_take_(m, L, &P, g, dep))) return rc;
     mb_rcr_project_(L, lw, &P, g, rr);
     for (int d = 0; d < mg; d++)
       for (int k = 0; k < L->nc; k++)

@@ -2,7 +2,10 @@
  *
  * The plan of recursive coordinate reduction for one selection of dependent coordinates. Loops
  * with kept rows that share a tree joint are one group (union-find over the joints of their
- * paths). A group has a base c (the common ancestor of its loops' bodies), its joints (the paths
+ * paths) — unless every joint they share is in the head of each and has no dependent column: such
+ * coupled loops stay separate groups whose heads overlap (Critchley & Anderson's §5), as long as
+ * at most MB_RCR_MAX_OPEN heads hold one body. A group has a base c (the common ancestor of its
+ * loops' bodies), its joints (the paths
  * from each loop's own common body out to bodies a and b), its rows, a chain order of its velocity
  * columns (loop after loop: out along a's path, back along b's), a head and a tail:
  *   head  the path c → p of the group's joints whose columns are all independent, followed from c
@@ -10,7 +13,8 @@
  *         is not body a or b of a loop of the group; p is the last body (p = c: no head);
  *   tail  every other joint of the group: its dependent columns and its independent ones (n_I).
  * Every tail joint then hangs from c, p or a tail body. Body roles: 0 free (the plain
- * articulated-body algorithm), 1 head, 2 tail. Integers live in the loop workspace's rplan. */
+ * articulated-body algorithm), 1 head (of one group or more: nopen, open), 2 tail. Integers live
+ * in the loop workspace's rplan. */
 #ifndef MB_RCR_INTERNAL_H
 #define MB_RCR_INTERNAL_H
 
@@ -23,7 +27,7 @@ typedef struct rcr_plan {
   int *depid; /* [nv] index of a dependent column in its group's list, −1 */
   int *indid; /* [nv] index of a tail-independent column in its group's list, −1 */
   int *chain; /* [nv] position of a column in its group's chain, −1 */
-  int *base, *p, *sel, *nI; /* [nloops] per group */
+  int *base, *p, *nI;       /* [nloops] per group */
   int *row0, *row;          /* rows of group g: row[row0[g] .. row0[g+1]) (indices < nc) */
   int *dep0, *dep;          /* dependent columns in chain order */
   int *ind0, *ind;          /* tail-independent columns in column order */
@@ -33,11 +37,21 @@ typedef struct rcr_plan {
   int *loopgrp;             /* [nloops] group of a loop, −1 (no kept rows) */
   int *lca;                 /* [nloops] a loop's own common body */
   int *tmp;                 /* [nb + 1] scratch */
+  int *nopen, *open;        /* [nb + 1], [(nb + 1) × MB_RCR_MAX_OPEN] groups whose head holds i */
+  int *first, *bad, *mark;  /* [nb + 1] scratch of the grouping */
+  int *uf;                  /* [nloops] union-find of the loops */
 } rcr_plan;
 
-/* Lay the plan's arrays out in lw->rplan and find the groups, their bases, rows, joints (grp) and
- * chain order (independent of the selection). MB_OK or MB_EINVAL (a loop body out of range). */
+/* Lay the plan's arrays out in lw->rplan and find the groups of loops that share a joint, their
+ * bases, rows, joints (grp) and chain order (independent of the selection). MB_OK or MB_EINVAL
+ * (a loop body out of range). */
 int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P);
+
+/* The whole plan for selection dep[nc]: the groups of that selection (loops sharing only head
+ * joints apart), their dependents (mb_rcr_take_), heads and tails (mb_rcr_split_) and the open
+ * heads per body. MB_OK or MB_EINVAL (a bad body or selection). */
+int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P,
+                 const int *dep);
 
 /* The body whose joint owns velocity coordinate col (0 if none). */
 int mb_rcr_col_body_(const mb_model *m, int col);

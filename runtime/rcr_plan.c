@@ -27,11 +27,12 @@ static void layout(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
   int *s = (int *)(void *)lw->rplan, nb1 = m->nb + 1, nv = m->nv, nl = L->nloops, nc = L->nc;
 #define TAKE(f, n) (P->f = s, s += (n))
   TAKE(grp, nb1), TAKE(role, nb1), TAKE(depid, nv), TAKE(indid, nv), TAKE(chain, nv);
-  TAKE(base, nl + 1), TAKE(p, nl + 1), TAKE(sel, nl + 1), TAKE(nI, nl + 1);
+  TAKE(base, nl + 1), TAKE(p, nl + 1), TAKE(nI, nl + 1);
   TAKE(row0, nl + 1), TAKE(row, nc), TAKE(dep0, nl + 1), TAKE(dep, nc), TAKE(ind0, nl + 1);
   TAKE(ind, nv), TAKE(head0, nl + 1), TAKE(head, nb1), TAKE(tail0, nl + 1), TAKE(tail, nb1);
   TAKE(E0, nl + 1), TAKE(N0, nl + 1), TAKE(M0, nl + 1), TAKE(loopgrp, nl + 1), TAKE(lca, nl + 1);
-  TAKE(tmp, nb1);
+  TAKE(tmp, nb1), TAKE(nopen, nb1), TAKE(open, nb1 * MB_RCR_MAX_OPEN), TAKE(first, nb1);
+  TAKE(bad, nb1), TAKE(mark, nb1), TAKE(uf, nl + 1);
 #undef TAKE
 }
 
@@ -60,11 +61,109 @@ static void chain_loop(const mb_model *m, const mb_loop *lp, int c, rcr_plan *P,
   }
 }
 
+/* The groups of the union-find P->uf: numbered in order of their first loop (loopgrp), their
+ * rows, bases, joints (grp: the last group marking a joint) and chain orders. */
+static void build_groups(const mb_model *m, const mb_loops *L, rcr_plan *P) {
+  int nl = L->nloops, ng = 0, nr = 0, pos;
+  for (int l = 0; l < nl; l++)
+    if (P->loopgrp[l] >= 0 && ufind(P->uf, l) == l) P->tmp[l] = ng++; /* tmp: root → id */
+  for (int l = 0; l < nl; l++)
+    if (P->loopgrp[l] >= 0) P->loopgrp[l] = P->tmp[ufind(P->uf, l)];
+  P->ng = ng;
+  for (int i = 0; i <= m->nb; i++) P->grp[i] = -1;
+  for (int k = 0; k < m->nv; k++) P->chain[k] = -1;
+  for (int g = 0; g < ng; g++) {
+    P->row0[g] = P->dep0[g] = nr;
+    for (int r = 0; r < L->nc; r++)
+      if (P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] == g) P->row[nr++] = r;
+    int c = -1;
+    pos = 0;
+    for (int l = 0; l < nl; l++) {
+      if (P->loopgrp[l] != g) continue;
+      c = c < 0 ? P->lca[l] : lca(m, c, P->lca[l]);
+      path_joints(m, &L->loop[l], P->lca[l], P->grp, g);
+      chain_loop(m, &L->loop[l], P->lca[l], P, &pos);
+    }
+    P->base[g] = c;
+  }
+  P->row0[ng] = P->dep0[ng] = nr;
+}
+
+/* Mark the joints of group g's loops with g in P->mark. */
+static void mark_group(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
+  for (int l = 0; l < L->nloops; l++)
+    if (P->loopgrp[l] == g) path_joints(m, &L->loop[l], P->lca[l], P->mark, g);
+}
+
+/* Is x (≠ c) body a or b of a loop of group g? */
+static int is_end(const mb_loops *L, const rcr_plan *P, int g, int x) {
+  for (int l = 0; l < L->nloops; l++)
+    if (P->loopgrp[l] == g && (L->loop[l].a == x || L->loop[l].b == x)) return 1;
+  return 0;
+}
+
+/* The head of group g (its joints marked in P->mark): from c, while the current body has exactly
+ * one joint of g among its children, (but for c) is not body a or b of a loop of g, and that
+ * joint has no dependent column (isdep[col] ≥ 0). Bodies into out; returns their count. */
+static int head_walk(const mb_model *m, const mb_loops *L, const rcr_plan *P, int g,
+                     const int *isdep, int *out) {
+  int h = P->base[g], n = 0;
+  for (;;) {
+    int next = -1, count = 0;
+    if (h != P->base[g] && is_end(L, P, g, h)) break;
+    for (int i = h + 1; i <= m->nb; i++)
+      if (m->parent[i] == h && P->mark[i] == g) next = i, count++;
+    if (count != 1) break;
+    for (int j = 0; j < mb_joint_nv(m->jtype[next]); j++)
+      if (isdep[m->iv[next] + j] >= 0) count = 0;
+    if (!count) break;
+    out[n++] = h = next;
+  }
+  return n;
+}
+
+/* One round of the fine grouping: union the groups that share a joint unless it is in the head
+ * of every group holding it (and has no dependent column), and those that would leave more than
+ * MB_RCR_MAX_OPEN heads on one body. Returns 1 if it joined any. */
+static int refine(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *isdep) {
+  int nb = m->nb, joined = 0, *hb = P->head; /* head is free until the split */
+  for (int i = 0; i <= nb; i++) P->first[i] = -1, P->bad[i] = 0, P->nopen[i] = 0, P->mark[i] = -1;
+  for (int g = 0; g < P->ng; g++) {
+    mark_group(m, L, P, g);
+    int n = head_walk(m, L, P, g, isdep, hb);
+    for (int k = 0; k < n; k++) P->mark[hb[k]] = -2 - g; /* in g's head */
+    for (int i = 1; i <= nb; i++) {
+      if (P->mark[i] == g) P->bad[i] = 1; /* g's joint, not in its head */
+      if (P->mark[i] != g && P->mark[i] != -2 - g) continue;
+      if (P->first[i] < 0) P->first[i] = g;
+      if (P->mark[i] == -2 - g && P->nopen[i]++ >= MB_RCR_MAX_OPEN) P->bad[i] = 1;
+      P->mark[i] = -1;
+    }
+  }
+  for (int g = 0; g < P->ng; g++) {
+    mark_group(m, L, P, g);
+    int rep = -1;
+    for (int l = 0; l < L->nloops && rep < 0; l++)
+      if (P->loopgrp[l] == g) rep = l;
+    for (int i = 1; i <= nb; i++) {
+      if (P->mark[i] != g) continue;
+      P->mark[i] = -1;
+      if (!P->bad[i] || P->first[i] == g) continue;
+      for (int l = 0; l < L->nloops; l++)
+        if (P->loopgrp[l] == P->first[i] && ufind(P->uf, l) != ufind(P->uf, rep)) {
+          P->uf[ufind(P->uf, l)] = ufind(P->uf, rep), joined = 1;
+          break;
+        }
+    }
+  }
+  return joined;
+}
+
 int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
   int nl = L->nloops, nb = m->nb, *uf;
   layout(m, L, lw, P);
-  uf = P->sel; /* sel doubles as the union-find scratch */
-  for (int i = 0; i <= nb; i++) P->grp[i] = -1, P->role[i] = 0;
+  uf = P->uf;
+  for (int i = 0; i <= nb; i++) P->grp[i] = -1, P->role[i] = 0, P->nopen[i] = 0;
   for (int k = 0; k < m->nv; k++) P->depid[k] = P->indid[k] = P->chain[k] = -1;
   for (int l = 0; l < nl; l++) {
     const mb_loop *lp = &L->loop[l];
@@ -85,30 +184,35 @@ int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
           uf[ufind(uf, l)] = ufind(uf, P->tmp[x]);
       }
   }
-  /* number the groups in order of their first loop */
-  int ng = 0;
-  for (int l = 0; l < nl; l++)
-    if (P->loopgrp[l] >= 0 && ufind(uf, l) == l) P->p[l] = ng++; /* p reused: root → id */
-  for (int l = 0; l < nl; l++)
-    if (P->loopgrp[l] >= 0) P->loopgrp[l] = P->p[ufind(uf, l)];
-  P->ng = ng;
-  /* rows, bases, joints and chains of every group */
-  int nr = 0, pos;
-  for (int g = 0; g < ng; g++) {
-    P->row0[g] = P->dep0[g] = nr;
-    for (int r = 0; r < L->nc; r++)
-      if (P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] == g) P->row[nr++] = r;
-    int c = -1;
-    pos = 0;
-    for (int l = 0; l < nl; l++) {
-      if (P->loopgrp[l] != g) continue;
-      c = c < 0 ? P->lca[l] : lca(m, c, P->lca[l]);
-      path_joints(m, &L->loop[l], P->lca[l], P->grp, g);
-      chain_loop(m, &L->loop[l], P->lca[l], P, &pos);
-    }
-    P->base[g] = c;
+  build_groups(m, L, P);
+  return MB_OK;
+}
+
+int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P,
+                 const int *dep) {
+  int rc = mb_rcr_groups_(m, L, lw, P), nl = L->nloops;
+  if (rc) return rc;
+  /* isdep per column in P->indid (reset by the split) */
+  for (int k = 0; k < L->nc; k++) {
+    if (dep[k] < 0 || dep[k] >= m->nv) return MB_EINVAL;
+    P->indid[dep[k]] = 1;
   }
-  P->row0[ng] = P->dep0[ng] = nr;
+  for (int l = 0; l < nl; l++) P->uf[l] = l;
+  for (int l = 0; l < nl; l++) /* back to the loops, each alone */
+    if (P->loopgrp[l] >= 0) P->loopgrp[l] = 0;
+  build_groups(m, L, P);
+  while (refine(m, L, P, P->indid)) build_groups(m, L, P);
+  for (int k = 0; k < m->nv; k++) P->indid[k] = -1;
+  for (int g = 0; g < P->ng; g++)
+    if ((rc = mb_rcr_take_(m, L, P, g, dep))) return rc;
+  for (int g = 0; g < P->ng; g++) mb_rcr_split_(m, L, P, g);
+  /* the groups whose head holds each body, ascending */
+  for (int i = 0; i <= m->nb; i++) P->nopen[i] = 0;
+  for (int g = 0; g < P->ng; g++)
+    for (int h = P->head0[g]; h < P->head0[g + 1]; h++) {
+      int i = P->head[h];
+      P->open[MB_RCR_MAX_OPEN * i + P->nopen[i]++] = g;
+    }
   return MB_OK;
 }
 
@@ -182,34 +286,19 @@ double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan 
   return m ? worst : 1.0;
 }
 
-/* Is x (≠ c) body a or b of a loop of group g? */
-static int is_end(const mb_loops *L, const rcr_plan *P, int g, int x) {
-  for (int l = 0; l < L->nloops; l++)
-    if (P->loopgrp[l] == g && (L->loop[l].a == x || L->loop[l].b == x)) return 1;
-  return 0;
-}
-
 void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
-  int c = P->base[g], h = c, nh = 0, ni = 0, nt = 0;
+  int c = P->base[g], ni = 0, nt = 0;
   if (g == 0) P->head0[0] = P->tail0[0] = P->ind0[0] = P->E0[0] = P->N0[0] = P->M0[0] = 0;
   int *head = P->head + P->head0[g];
-  for (;;) { /* the head: one group child, all of its columns independent */
-    int next = -1, count = 0;
-    if (h != c && is_end(L, P, g, h)) break;
-    for (int i = h + 1; i <= m->nb; i++)
-      if (m->parent[i] == h && P->grp[i] == g) next = i, count++;
-    if (count != 1) break;
-    int free = 1;
-    for (int j = 0; j < mb_joint_nv(m->jtype[next]); j++)
-      if (P->depid[m->iv[next] + j] >= 0) free = 0;
-    if (!free) break;
-    head[nh++] = h = next;
-    P->role[next] = 1;
-  }
+  for (int i = 0; i <= m->nb; i++) P->mark[i] = -1;
+  mark_group(m, L, P, g);
+  int nh = head_walk(m, L, P, g, P->depid, head);
+  int h = nh ? head[nh - 1] : c;
+  for (int k = 0; k < nh; k++) P->role[head[k]] = 1;
   P->p[g] = h;
   int *tail = P->tail + P->tail0[g], *ind = P->ind + P->ind0[g];
   for (int i = 1; i <= m->nb; i++) {
-    if (P->grp[i] != g || P->role[i] == 1) continue;
+    if (P->mark[i] != g || P->role[i] == 1) continue;
     P->role[i] = 2, tail[nt++] = i;
     for (int j = 0; j < mb_joint_nv(m->jtype[i]); j++) {
       int col = m->iv[i] + j;

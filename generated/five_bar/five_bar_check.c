@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0x7f3ee3a056f3
+#if FIVE_BAR_SET_ID != 0xb95b4e6fad81
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

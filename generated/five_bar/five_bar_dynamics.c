@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x7f3ee3a056f3
+#if FIVE_BAR_SET_ID != 0xb95b4e6fad81
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3208,7 +3208,7 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   const double t335 = t333 * t334;
   const double t336 = t333 * t335;
   const double t337 = t316 - t336;
-  const double Wh0_bar1_2_8 = 0.3333333333333333 + t337;
+  const double Hc_bar1_2_2 = 0.3333333333333333 + t337;
   const double ac_bar1_1 = t1 * 9.81;
   const double pA_bar1_2 = ac_bar1_1 * 0.5;
   const double t338 = ac_bar1_1 * t3;
@@ -3448,20 +3448,20 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   const double t548 = t546 + t547;
   const double t549 = t276 * tau[2];
   const double t550 = t548 + t549;
-  const double Wh0_bar1_2_12 = pA_bar1_2 + t550;
-  const double u0_bar1_0 = tau[0] - Wh0_bar1_2_12;
-  const double t551 = 1.0 / Wh0_bar1_2_8;
-  const double rel_bar1_2 = u0_bar1_0 * t551;
-  const double t552 = t335 * rel_bar1_2;
-  const double t553 = -t552 - t544;
-  const double t554 = t102 * t553;
-  const double t555 = t247 * rel_bar1_2;
-  const double t556 = -t554 - t555;
-  const double t557 = t556 - t421;
-  const double t558 = t157 * t553;
-  const double t559 = t276 * rel_bar1_2;
-  const double t560 = -t558 - t559;
-  const double t561 = t560 - t465;
+  const double t551 = pA_bar1_2 + t550;
+  const double u_bar1_0 = tau[0] - t551;
+  const double t552 = 1.0 / Hc_bar1_2_2;
+  const double wa_bar1_2 = u_bar1_0 * t552;
+  const double t553 = t335 * wa_bar1_2;
+  const double t554 = -t553 - t544;
+  const double t555 = t102 * t554;
+  const double t556 = t247 * wa_bar1_2;
+  const double t557 = -t555 - t556;
+  const double t558 = t557 - t421;
+  const double t559 = t157 * t554;
+  const double t560 = t276 * wa_bar1_2;
+  const double t561 = -t559 - t560;
+  const double t562 = t561 - t465;
   pivot[0] = piv_1;
   pivot_ref[0] = t82;
   pivot_switch[0] = piv_1;
@@ -3472,12 +3472,12 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   pivot_switch_ref[1] = t98;
   pivot[2] = MM0_0_0;
   pivot_ref[2] = MM0_0_0;
-  pivot[3] = Wh0_bar1_2_8;
-  pivot_ref[3] = Wh0_bar1_2_8;
-  qdd[0] = rel_bar1_2;
-  qdd[1] = t557;
-  qdd[2] = t561;
-  qdd[3] = t553;
+  pivot[3] = Hc_bar1_2_2;
+  pivot_ref[3] = Hc_bar1_2_2;
+  qdd[0] = wa_bar1_2;
+  qdd[1] = t558;
+  qdd[2] = t562;
+  qdd[3] = t554;
   /* the pivot rule: d accepted iff r > 0 and d > FIVE_BAR_PIVOT_EPS r */
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;

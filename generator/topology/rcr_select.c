@@ -152,10 +152,8 @@ int mbg_rcr_selections(const mbg_model *m, const mbg_topology *t, const mbg_loop
     if (dup) continue;
     /* stored group after group, each in chain order (mb_rcr_take_): the order of the ratios of
      * mb_rcr_pivots and of the generated rcr_pivots */
-    mb_rcr_groups_(rm, &p->rl.loops, &p->lw, &p->plan);
-    for (int g = 0; g < p->plan.ng; g++)
-      if (mb_rcr_take_(rm, &p->rl.loops, &p->plan, g, cand + s * nc))
-        return free(cand), mbg_rcr_sel_free(sel), -1;
+    if (mb_rcr_plan_(rm, &p->rl.loops, &p->lw, &p->plan, cand + s * nc))
+      return free(cand), mbg_rcr_sel_free(sel), -1;
     memcpy(sel->dep + sel->nsel * nc, p->plan.dep, sizeof *cand * (size_t)nc);
     sel->origin[sel->nsel] = s == 0 ? (sel->user ? 0 : 1) : s;
     double *ratio = calloc((size_t)nc, sizeof *ratio);
@@ -174,10 +172,7 @@ int mbg_rcr_plan(mbg_rcr_sel *sel, int s, mbg_rcr_plan_view *o) {
   if (!p || s < 0 || s >= sel->nsel) return -1;
   const mb_model *rm = &p->rm.model;
   rcr_plan *P = &p->plan;
-  if (mb_rcr_groups_(rm, &p->rl.loops, &p->lw, P)) return -1;
-  for (int g = 0; g < P->ng; g++)
-    if (mb_rcr_take_(rm, &p->rl.loops, P, g, sel->dep + (size_t)s * (size_t)sel->nc)) return -1;
-  for (int g = 0; g < P->ng; g++) mb_rcr_split_(rm, &p->rl.loops, P, g);
+  if (mb_rcr_plan_(rm, &p->rl.loops, &p->lw, P, sel->dep + (size_t)s * (size_t)sel->nc)) return -1;
   *o = (mbg_rcr_plan_view){P->ng,    P->base, P->p,     P->row0,  P->row,
                            P->dep0,  P->dep,  P->ind0,  P->ind,   P->head0,
                            P->head,  P->tail0, P->tail, P->role,  P->grp};
