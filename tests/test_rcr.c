@@ -12,7 +12,10 @@
  *   - the contract of mb.h: the selection rules (a group's dependents as many as its rows, kept
  *     columns never taken, the first selection with every ratio ≥ MB_RCR_SWITCH used), the pivot
  *     ratios in (0, 1], MB_EINVAL for invalid arguments, MB_ENUMERIC where no selection is
- *     regular; the groups are recomputed here from their definition (loops sharing a joint). */
+ *     regular; the groups are recomputed here from their definition (loops sharing a joint);
+ *   - the plan of coupled loops (rcr_internal.h): loops that share only head joints stay apart
+ *     (tests/models/nested_loops.mbd: two groups, two open bases on the shared bodies), more than
+ *     MB_RCR_MAX_OPEN heads on one body are grouped (tests/models/nested_fan.mbd). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +28,7 @@
 
 #include "mb_testutil.h"
 #include "mbt_loopmodel.h"
+#include "rcr_internal.h"
 
 #define PI 3.14159265358979323846
 #define MAXV 64 /* every model here has fewer coordinates, rows and bodies */
@@ -36,6 +40,7 @@ static const char *const models[] = {
     "tests/models/spatial_chain.mbd", "tests/models/rssr.mbd",
     "tests/models/two_loops.mbd",     "tests/models/loop_kinds.mbd",
     "tests/models/loop_types.mbd",    "tests/models/nested_loops.mbd",
+    "tests/models/nested_fan.mbd",
 };
 #define NMODELS ((int)(sizeof models / sizeof models[0]))
 
@@ -184,12 +189,15 @@ static double min_ratio(sys *s, const double *q, const int *dep) {
 /* ------------------------------------------------------------------ agreement with mb_fd_loops */
 
 /* One model: the selections from the chain's end and start at q0, each alone and both in order,
- * against mb_fd_loops on NSTATES random assembled states. Also the selection rule: where the
- * first selection's ratios are all ≥ MB_RCR_SWITCH, it is the one used. */
+ * against mb_fd_loops on NSTATES random assembled states: both in order (mb_rcr's rule) and each
+ * alone where its ratios are ≥ MB_RCR_SWITCH to 1e-10; each alone below the switch within the
+ * error model ε / ratio (error × ratio ≤ 1e-12: an ill-conditioned selection, which mb_rcr uses
+ * only as a last resort). Also the selection rule: where the first selection's ratios are all
+ * ≥ MB_RCR_SWITCH, it is the one used. */
 static void agreement(const char *rel, uint64_t seed) {
   sys *s = sys_open(rel);
-  int dep[2 * MAXV], used = -2;
-  double q[MAXV], v[MAXV], tau[MAXV], worst = 0.0;
+  int dep[2 * MAXV], used = -2, below = 0;
+  double q[MAXV], v[MAXV], tau[MAXV], worst = 0.0, worst_below = 0.0;
   for (int f = 0; f < 2; f++) {
     int *d = dep + f * s->nc;
     assert_int_equal(mb_rcr_select(s->m, s->L, &s->ws, &s->lw, s->lm.q0, f, NULL, d), MB_OK);
@@ -201,14 +209,22 @@ static void agreement(const char *rel, uint64_t seed) {
   rng g = {seed};
   for (int n = 0; n < NSTATES; n++) {
     assembled_state(s, &g, q, v, tau);
-    for (int f = 0; f < 2; f++)
-      worst = fmax(worst, rcr_vs_fd(s, 1, dep + f * s->nc, q, v, tau, NULL));
+    for (int f = 0; f < 2; f++) {
+      double e = rcr_vs_fd(s, 1, dep + f * s->nc, q, v, tau, NULL), r = min_ratio(s, q, dep + f * s->nc);
+      if (r >= MB_RCR_SWITCH)
+        worst = fmax(worst, e);
+      else
+        below++, worst_below = fmax(worst_below, e * r);
+    }
     worst = fmax(worst, rcr_vs_fd(s, 2, dep, q, v, tau, &used));
     if (min_ratio(s, q, dep) >= MB_RCR_SWITCH) assert_int_equal(used, 0);
   }
   if (!(worst <= 1e-10)) fail_msg("%s: mb_rcr vs mb_fd_loops: relative %.3e", rel, worst);
-  printf("%-32s nv %2d nc %2d: worst |qdd_rcr - qdd_fd| / max|qdd_fd| = %.1e\n", rel, s->nv, s->nc,
-         worst);
+  if (!(worst_below <= 1e-12))
+    fail_msg("%s: below the switch, error x ratio %.3e", rel, worst_below);
+  printf("%-32s nv %2d nc %2d: worst |qdd_rcr - qdd_fd| / max|qdd_fd| = %.1e (below the switch: "
+         "%d, error x ratio %.1e)\n",
+         rel, s->nv, s->nc, worst, below, worst_below);
   sys_close(s);
 }
 
@@ -544,11 +560,49 @@ static void test_preference(void **state) {
   sys_close(s);
 }
 
+/* The plan of coupled loops (rcr_internal.h), checked against the models' topology; their q̈ is
+ * checked against mb_fd_loops by test_agreement. nested_loops: bodies L1 L2 L3 A1 A2 B1 B2 are
+ * 1..7; the outer loop (group 0, base the world) and the inner one (group 1, base L1) share the
+ * joints of L2 and L3, independent in both: two groups, L1 in the outer head only, L2 and L3 in
+ * both, p = L3 for both. nested_fan: six loops whose heads all hold S6 (6 > MB_RCR_MAX_OPEN): one
+ * group. */
+static void test_nested_plan(void **state) {
+  (void)state;
+  sys *s = sys_open("tests/models/nested_loops.mbd");
+  int dep[MAXV];
+  rcr_plan P;
+  assert_int_equal(s->m->nb, 7);
+  assert_int_equal(mb_rcr_select(s->m, s->L, &s->ws, &s->lw, s->lm.q0, 0, NULL, dep), MB_OK);
+  assert_int_equal(mb_rcr_plan_(s->m, s->L, &s->lw, &P, dep), MB_OK);
+  assert_int_equal(P.ng, 2);
+  assert_int_equal(P.base[0], 0);
+  assert_int_equal(P.base[1], 1);
+  assert_int_equal(P.p[0], 3);
+  assert_int_equal(P.p[1], 3);
+  const int nopen[8] = {0, 1, 2, 2, 0, 0, 0, 0}, role[8] = {0, 1, 1, 1, 2, 2, 2, 2};
+  for (int i = 0; i <= 7; i++) {
+    assert_int_equal(P.nopen[i], nopen[i]);
+    assert_int_equal(P.role[i], role[i]);
+  }
+  assert_int_equal(P.nI[0] + P.nI[1], 0);
+  /* with q2 dependent the shared joint is no head: one group, its tail holding q2 and q3 */
+  const int merged[4] = {1, 3, 5, 6};
+  assert_int_equal(mb_rcr_plan_(s->m, s->L, &s->lw, &P, merged), MB_OK);
+  assert_int_equal(P.ng, 1);
+  sys_close(s);
+  s = sys_open("tests/models/nested_fan.mbd");
+  assert_int_equal(mb_rcr_select(s->m, s->L, &s->ws, &s->lw, s->lm.q0, 0, NULL, dep), MB_OK);
+  assert_int_equal(mb_rcr_plan_(s->m, s->L, &s->lw, &P, dep), MB_OK);
+  assert_int_equal(P.ng, 1);
+  for (int i = 0; i <= s->m->nb; i++) assert_true(P.nopen[i] <= MB_RCR_MAX_OPEN);
+  sys_close(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_agreement),   cmocka_unit_test(test_five_bar),
       cmocka_unit_test(test_select_keep), cmocka_unit_test(test_select_invalid),
-      cmocka_unit_test(test_preference),
+      cmocka_unit_test(test_preference),  cmocka_unit_test(test_nested_plan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
