@@ -141,9 +141,40 @@ static void print_rows(FILE *out, const mbg_model *m, const mbg_topology *t,
   fprintf(out, ")\n");
 }
 
+/* The groups of selection s (mbg_rcr_plan): their loops, base, head joints and the number of
+ * tail independents (the size of the group's dense system); heads that hold a body of another
+ * group's head are coupled loops reduced apart (Critchley & Anderson's §5). */
+static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *t,
+                             mbg_rcr_sel *sel, int s) {
+  mbg_rcr_plan_view v;
+  if (mbg_rcr_plan(sel, s, &v) != 0) return;
+  int shared = 0;
+  for (int g = 0; g < v.ng; g++) {
+    fprintf(out, "      group %d:", g);
+    int last = -1;
+    for (int r = v.row0[g]; r < v.row0[g + 1]; r++) {
+      int l = v.kept[v.row[r]] / MB_LOOP_MAX_ROWS;
+      if (l != last) fprintf(out, " %s", m->loops[t->loop[l].model_loop].name);
+      last = l;
+    }
+    fprintf(out, "; base %s; head", body_name(m, t->body[v.base[g]].model_body));
+    if (v.head0[g] == v.head0[g + 1]) fprintf(out, " (none)");
+    for (int h = v.head0[g]; h < v.head0[g + 1]; h++) {
+      fprintf(out, " %s", joint_name(m, t->body[v.head[h]].model_joint));
+      for (int g2 = 0; g2 < v.ng; g2++)
+        for (int h2 = v.head0[g2]; g2 != g && h2 < v.head0[g2 + 1]; h2++) shared |= v.head[h2] == v.head[h];
+    }
+    fprintf(out, "; %d tail independent%s\n", v.ind0[g + 1] - v.ind0[g],
+            v.ind0[g + 1] - v.ind0[g] == 1 ? "" : "s");
+  }
+  if (shared)
+    fprintf(out, "      (coupled loops: the groups share head joints, reduced with one inertia per "
+                 "open base)\n");
+}
+
 /* The selections of dependent coordinates p_rcr switches between (topology/rcr_select.h). */
 static void print_rcr(FILE *out, const mbg_model *m, const mbg_topology *t,
-                      const mbg_rcr_sel *sel) {
+                      mbg_rcr_sel *sel) {
   static const char *const origin[] = {"the model's 'independent'", "from the chains' ends",
                                        "from the chains' starts"};
   fprintf(out, "  recursive coordinate reduction (rcr): %d selection%s of dependent coordinates\n",
@@ -159,11 +190,12 @@ static void print_rcr(FILE *out, const mbg_model *m, const mbg_topology *t,
         fprintf(out, " %s", joint_name(m, t->body[i].model_joint));
     }
     fprintf(out, "; pivot ratio %.3g at the assembled configuration\n", sel->ratio[s]);
+    print_rcr_groups(out, m, t, sel, s);
   }
 }
 
 static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
-                        const mbg_loop_rows *rows, const mbg_rcr_sel *sel) {
+                        const mbg_loop_rows *rows, mbg_rcr_sel *sel) {
   if (m->nloops == 0) return;
   int w[2] = {0, 0};
   for (int l = 0; l < m->nloops; l++) {
@@ -267,7 +299,7 @@ static void print_flexible(FILE *out, const mbg_model *m, const mbg_topology *t)
 }
 
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
-                       const mbg_loop_rows *rows, const mbg_rcr_sel *sel) {
+                       const mbg_loop_rows *rows, mbg_rcr_sel *sel) {
   print_header(out, m, t);
   print_joints(out, m, t);
   print_fixed(out, m, t);

@@ -13,6 +13,6 @@
 /* Plain, aligned, deterministic text. */
 /* rows (may be NULL): the loops' independent rows (topology/loop_rows.h), printed per loop. */
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
-                       const mbg_loop_rows *rows, const mbg_rcr_sel *sel);
+                       const mbg_loop_rows *rows, mbg_rcr_sel *sel);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct mbg_rcr_plan_view {
   int ng;
   const int *base, *p, *row0, *row, *dep0, *dep, *ind0, *ind, *head0, *head, *tail0, *tail;
   const int *role, *grp; /* per body */
+  const int *kept;       /* [nc] the kept rows: MB_LOOP_MAX_ROWS · loop + row (row indexes this) */
 } mbg_rcr_plan_view;
 int mbg_rcr_plan(mbg_rcr_sel *sel, int s, mbg_rcr_plan_view *out);
 
