@@ -525,6 +525,7 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   X(rR, 2 * MB_LWS_NR * MB_LWS_NR + 2 * MB_LWS_NR) /* RCR: the projector recursion's R and ρ */      \
   X(rN, 13 * MB_WS_NV + 1) /* RCR: tail independents' accelerations, affine maps */              \
   X(rM, MB_WS_NV * MB_WS_NV + 1) /* RCR: the tail independents' mass matrices, factored */       \
+  X(rQ, (12 + MB_WS_NV) * (7 + MB_WS_NV) + 36) /* RCR: a tail's reduced inertia Q, Σ IA Φ, Σ IA */ \
   X(rG, 6 * MB_LWS_NR + 6 * 36 + 24) /* RCR: head covectors G, wrench maps of a group, scratch */
 
 typedef struct mb_loop_workspace {

@@ -5,7 +5,8 @@
  * so shifting a vector from one body to another is the identity. A is a body's absolute spatial
  * acceleration, a_b its value at q̈ = 0 (with −gravity: the bias), W = IA A + pA the wrench its
  * articulated subtree needs. Free joints (in no group) take the articulated-body algorithm's
- * step. A group with base c, head c → p and tail (rcr_internal.h) is reduced at c:
+ * step. A group with base c, head c → p and tail (rcr_internal.h) has its tail reduced when the
+ * backward sweep reaches p:
  *
  * 1. Dependents (eqs. 27-45, 65-67): the group's rows, K_D q̈_D + K_I q̈_I + G Â_p + K̇v = 0, with
  *    Â_p = A_p − A_c − (a_b,p − a_b,c) p's acceleration relative to c from the head's q̈ and G the
@@ -14,14 +15,17 @@
  *    q̈_D = E [Â_p; q̈_I; 1], no division by a pivot below the selection's rule.
  * 2. Tail bodies (eqs. 72-81): A_k = A_c + Φ_k [Â_p; q̈_I; 1] along the tail's tree paths.
  * 3. Tail independents (eqs. 82-99): their reduced equations Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, an
- *    n_I × n_I system (the paper's M̂_M), give q̈_I = N [A_c; Â_p; 1].
+ *    n_I × n_I system (the paper's M̂_M), give q̈_I = N [A_c; Â_p; 1]. Steps 3 and 4 read the
+ *    tail's reduced inertia Q = Σ Φ_kᵀ IA_k Φ_k (one product per tail body).
  * 4. The tail's reduced wrench on p (eqs. 100-102) — weighted by Y_k = ∂A_k/∂Â_p, Ŵ = Σ Y_kᵀ W_k −
- *    E_pᵀ τ_D, for the head's equations — and its total wrench T = Σ W_k on c, both affine in
- *    (A_c, Â_p): two pairs of inertias.
- * 5. Head (eqs. 57-64): from p to c every head joint's equation Sᵀ Ŵ = τ gives q̈ in terms of
- *    (A_c, Â of its parent), substituted into Ŵ and T; at c, Â_c = 0 and T is an articulated
- *    inertia and bias force of c like any child's.
- * The forward sweep runs it back: at c, the head's q̈ outward, q̈_I, q̈_D, then the bodies. */
+ *    E_pᵀ τ_D, for the head's equations — and its total wrench T = Σ W_k, both affine in
+ *    (A_c, Â_p), go to p's head maps (below).
+ * 5. Heads (eqs. 57-64, and §5 for coupled loops): every head body, from p down to c, holds maps
+ *    affine in its own and its open bases' accelerations; its joint's equation Sᵀ Ĥ = τ gives its
+ *    q̈, substituted into the maps passed to its parent; at c the loop closes, and T (as an
+ *    articulated inertia and bias force, or into an outer loop's head) is c's like any child's.
+ * The forward sweep runs it back: each head body's q̈ from its parent's and the open bases'
+ * accelerations, then at p the group's q̈_I, q̈_D and its tail bodies. */
 #include "rcr_internal.h"
 
 #include "loops_internal.h"
@@ -38,17 +42,6 @@ static void gemm(int r, int c, int k, const double *A, int lda, const double *B,
     for (int j = 0; j < c; j++) {
       double s = 0.0;
       for (int l = 0; l < k; l++) s += A[i * lda + l] * B[l * ldb + j];
-      C[i * ldc + j] += sign * s;
-    }
-}
-
-/* C (r × c) += Aᵀ B with A (k × r), B (k × c). */
-static void gemm_tn(int r, int c, int k, const double *A, int lda, const double *B, int ldb,
-                    double *C, int ldc, double sign) {
-  for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) {
-      double s = 0.0;
-      for (int l = 0; l < k; l++) s += A[l * lda + i] * B[l * ldb + j];
       C[i * ldc + j] += sign * s;
     }
 }
@@ -240,31 +233,45 @@ static void group_tail_maps(const mb_model *m, mb_loop_workspace *lw, const rcr_
   }
 }
 
-/* 3. The tail independents' system: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN. */
-static int group_tail_solve(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
-                            const double *tau) {
-  int nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
-  double *N = lw->rN + P->N0[g], *M = lw->rM + P->M0[g], IF[6 * 71];
-  const double *E = lw->rE + P->E0[g];
-  (void)m;
-  if (nI == 0) return 0;
-  if (nI > 64) return -1; /* the paper's locally cubic case: bounded here */
-  for (int k = 0; k < nI * nI; k++) M[k] = 0.0;
-  for (int k = 0; k < 13 * nI; k++) N[k] = 0.0;
+/* 3-4. The tail's reduced inertia: with F_k = IA_k Φ_k (+ pA_k in the last column), Q = Σ Φ_kᵀ F_k
+ * (its Â_p and q̈_I rows, (6 + n_I) × W), Ft = Σ F_k and ΣIA = Σ IA_k (in lw->rQ); the weighted
+ * wrenches are Σ Φ_kᵀ W_k = Ftᵀ A_c + Q x, x = [Â_p; q̈_I; 1]. */
+static void group_tail_inertia(mb_loop_workspace *lw, const rcr_plan *P, int g) {
+  int nI = P->nI[g], W = 7 + nI, n = 6 + nI;
+  double *Q = lw->rQ, *Ft = Q + n * W, *SI = Ft + 6 * W, IF[6 * 71];
+  memset(Q, 0, sizeof(double) * (size_t)((n + 6) * W + 36));
   for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
     int k = P->tail[t];
     const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k, *IA = lw->rI + 36 * k;
     for (int k2 = 0; k2 < 6 * W; k2++) IF[k2] = 0.0;
     gemm(6, W, 6, IA, 6, F, W, IF, W, 1.0); /* IA Φ */
-    for (int r = 0; r < 6; r++) IF[r * W + 6 + nI] += lw->rp[6 * k + r]; /* + pA */
-    gemm_tn(nI, nI, 6, F + 6, W, IF + 6, W, M, nI, 1.0);       /* Hᵀ IA H */
-    gemm_tn(nI, 6, 6, F + 6, W, IA, 6, N, 13, 1.0);             /* Hᵀ IA: A_c */
-    gemm_tn(nI, 6, 6, F + 6, W, IF, W, N + 6, 13, 1.0);         /* Hᵀ IA Y: Â_p */
-    gemm_tn(nI, 1, 6, F + 6, W, IF + 6 + nI, W, N + 12, 13, 1.0); /* Hᵀ (IA z + pA) */
+    for (int r = 0; r < 6; r++) IF[r * W + W - 1] += lw->rp[6 * k + r];
+    for (int a = 0; a < n; a++)
+      for (int c = a; c < W; c++) {
+        double x = 0.0;
+        for (int r = 0; r < 6; r++) x += F[r * W + a] * IF[r * W + c];
+        Q[a * W + c] += x;
+      }
+    for (int k2 = 0; k2 < 6 * W; k2++) Ft[k2] += IF[k2];
+    for (int k2 = 0; k2 < 36; k2++) SI[k2] += IA[k2];
   }
+  for (int a = 0; a < n; a++)
+    for (int c = 0; c < a; c++) Q[a * W + c] = Q[c * W + a];
+}
+
+/* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN. */
+static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau) {
+  int nI = P->nI[g], W = 7 + nI, n = 6 + nI, mg = P->row0[g + 1] - P->row0[g];
+  double *N = lw->rN + P->N0[g], *M = lw->rM + P->M0[g];
+  const double *E = lw->rE + P->E0[g], *Q = lw->rQ, *Ft = Q + n * W;
+  if (nI == 0) return 0;
+  if (nI > 64) return -1; /* the paper's locally cubic case: bounded here */
   for (int i = 0; i < nI; i++) {
-    N[i * 13 + 12] -= tau[P->ind[P->ind0[g] + i]];
-    for (int d = 0; d < mg; d++) N[i * 13 + 12] -= E[d * W + 6 + i] * tau[P->dep[P->dep0[g] + d]];
+    for (int j = 0; j < nI; j++) M[i * nI + j] = Q[(6 + i) * W + 6 + j];
+    for (int j = 0; j < 6; j++) N[i * 13 + j] = Ft[j * W + 6 + i], N[i * 13 + 6 + j] = Q[(6 + i) * W + j];
+    double s = Q[(6 + i) * W + W - 1] - tau[P->ind[P->ind0[g] + i]];
+    for (int d = 0; d < mg; d++) s -= E[d * W + 6 + i] * tau[P->dep[P->dep0[g] + d]];
+    N[i * 13 + 12] = s;
   }
   if (mbs_chol(nI, M)) return -1;
   chol_solve_cols(nI, M, N, 13, 13);
@@ -272,29 +279,22 @@ static int group_tail_solve(const mb_model *m, mb_loop_workspace *lw, const rcr_
   return 0;
 }
 
-/* 4. The tail's wrench maps on p (weighted by Y) and on c (total) into WHAT / WTOT. */
-static void group_tail_wrench(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
-                              const double *tau) {
-  int nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
-  double *Wh = WHAT(lw), *Wt = WTOT(lw), B[6 * 13], IB[6 * 13];
-  const double *N = lw->rN + P->N0[g], *E = lw->rE + P->E0[g];
-  (void)m;
-  for (int k = 0; k < 78; k++) Wh[k] = Wt[k] = 0.0;
-  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
-    int k = P->tail[t];
-    const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k, *IA = lw->rI + 36 * k;
-    /* B = [1 + H Nc | Y + H Np | z + H n0]: A_k = B [A_c; Â_p; 1] */
-    for (int r = 0; r < 6; r++) {
-      for (int q = 0; q < 6; q++) B[r * 13 + q] = r == q, B[r * 13 + 6 + q] = F[r * W + q];
-      B[r * 13 + 12] = F[r * W + 6 + nI];
+/* 4. The tail's wrench maps on p (weighted by Y) and on c (total) into WHAT / WTOT, q̈_I = N [...]
+ * substituted. */
+static void group_tail_wrench(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau) {
+  int nI = P->nI[g], W = 7 + nI, n = 6 + nI, mg = P->row0[g + 1] - P->row0[g];
+  double *Wh = WHAT(lw), *Wt = WTOT(lw);
+  const double *N = lw->rN + P->N0[g], *E = lw->rE + P->E0[g], *Q = lw->rQ, *Ft = Q + n * W;
+  const double *SI = Ft + 6 * W;
+  for (int r = 0; r < 6; r++) {
+    for (int q = 0; q < 6; q++) {
+      Wh[r * 13 + q] = Ft[q * W + r], Wh[r * 13 + 6 + q] = Q[r * W + q];
+      Wt[r * 13 + q] = SI[r * 6 + q], Wt[r * 13 + 6 + q] = Ft[r * W + q];
     }
-    gemm(6, 13, nI, F + 6, W, N, 13, B, 13, 1.0);
-    for (int k2 = 0; k2 < 78; k2++) IB[k2] = 0.0;
-    gemm(6, 13, 6, IA, 6, B, 13, IB, 13, 1.0);
-    for (int r = 0; r < 6; r++) IB[r * 13 + 12] += lw->rp[6 * k + r];
-    for (int k2 = 0; k2 < 78; k2++) Wt[k2] += IB[k2];
-    gemm_tn(6, 13, 6, F, W, IB, 13, Wh, 13, 1.0); /* Yᵀ W_k */
+    Wh[r * 13 + 12] = Q[r * W + W - 1], Wt[r * 13 + 12] = Ft[r * W + W - 1];
   }
+  gemm(6, 13, nI, Q + 6, W, N, 13, Wh, 13, 1.0);
+  gemm(6, 13, nI, Ft + 6, W, N, 13, Wt, 13, 1.0);
   for (int d = 0; d < mg; d++)
     for (int r = 0; r < 6; r++) Wh[r * 13 + 12] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
 }
@@ -527,8 +527,9 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
       mb_rcr_project_(L, lw, P, g, NULL);
       group_dependents(m, L, ws, lw, P, g);
       group_tail_maps(m, lw, P, g);
-      if (group_tail_solve(m, lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
-      group_tail_wrench(m, lw, P, g, tau);
+      group_tail_inertia(lw, P, g);
+      if (group_tail_solve(lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      group_tail_wrench(lw, P, g, tau);
       tail_to_head(lw, P, g);
     }
     if (i > 0 && P->role[i] == 1 && head_body(m, lw, P, i, tau)) return ws->singular = i, -1;
