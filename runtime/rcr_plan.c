@@ -66,9 +66,9 @@ static void chain_loop(const mb_model *m, const mb_loop *lp, int c, rcr_plan *P,
 static void build_groups(const mb_model *m, const mb_loops *L, rcr_plan *P) {
   int nl = L->nloops, ng = 0, nr = 0, pos;
   for (int l = 0; l < nl; l++)
-    if (P->loopgrp[l] >= 0 && ufind(P->uf, l) == l) P->tmp[l] = ng++; /* tmp: root → id */
+    if (P->loopgrp[l] >= 0 && ufind(P->uf, l) == l) P->p[l] = ng++; /* p reused: root → id */
   for (int l = 0; l < nl; l++)
-    if (P->loopgrp[l] >= 0) P->loopgrp[l] = P->tmp[ufind(P->uf, l)];
+    if (P->loopgrp[l] >= 0) P->loopgrp[l] = P->p[ufind(P->uf, l)];
   P->ng = ng;
   for (int i = 0; i <= m->nb; i++) P->grp[i] = -1;
   for (int k = 0; k < m->nv; k++) P->chain[k] = -1;
