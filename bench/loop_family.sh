@@ -9,8 +9,9 @@
 # (mbdc stats --json). The table, whitespace-separated, one row per model:
 #   family K nv m dof  fd_mul fd_add fd_div fd_ops  rcr_fn rcr_mul rcr_add rcr_div rcr_ops
 # fd_* are the counts of the generated fd_loops; ops = mul + add + div + sqrt + trig (sin/cos).
-# rcr_* are p_rcr's on its common path: rcr_pivots (the pivot ratios of every selection) plus
-# rcr_0 (the first selection's variant); "-" when mbdc generates none.
+# rcr_* are p_rcr's on its common path: rcr_0 alone (the first selection's variant, which checks
+# its own dependents' pivot ratios and returns 1 below the switch threshold; p_rcr calls
+# rcr_pivots only when every selection is ill-conditioned); "-" when mbdc generates none.
 #
 # usage: bash bench/loop_family.sh BUILD_DIR OUT.dat
 #   BUILD_DIR has generator/mbdc and bench/loop_family built (make mbdc loop_family; loop_family
@@ -52,7 +53,9 @@ ops() {
   echo "# $(date -u +%Y-%m-%d). ladder K: K loops in series (n = 3K); tree K: a spine of K links"
   echo "# with a four-bar on each (n = 4K). nv: velocity coordinates, m: kept constraint rows,"
   echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: p_rcr"
-  echo "# (recursive coordinate reduction: rcr_pivots + rcr_0, the first selection's variant)."
+  echo "# (recursive coordinate reduction) on its common path: rcr_0 alone, the first selection's"
+  echo "# variant, which checks its own pivot ratios (rcr_pivots runs only when every selection is"
+  echo "# ill-conditioned, and is not counted)."
   echo "# ops = mul + add + div + sqrt + trig (subtractions counted as add, mul excludes div)."
   echo "family K nv m dof fd_mul fd_add fd_div fd_ops rcr_fn rcr_mul rcr_add rcr_div rcr_ops"
   for fam in $families; do
@@ -81,14 +84,10 @@ ops() {
         exit 1
       fi
       secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-      # p_rcr's cost on its common path: its pivot ratios, then the first selection's variant
-      read -r pm pa pd po < <(ops rcr_pivots "$tmp/stats.json")
-      read -r vm va vd vo < <(ops rcr_0 "$tmp/stats.json")
-      if [ "$pm" != "-" ] && [ "$vm" != "-" ]; then
-        rcr=p_rcr rcr_ops="$((pm + vm)) $((pa + va)) $((pd + vd)) $((po + vo))"
-      else
-        rcr=- rcr_ops="- - - -"
-      fi
+      # p_rcr's cost on its common path: the first selection's variant alone (it checks its own
+      # pivot ratios; rcr_pivots is p_rcr's fallback when every selection is ill-conditioned)
+      rcr_ops=$(ops rcr_0 "$tmp/stats.json")
+      if [ "$rcr_ops" != "- - - -" ]; then rcr=p_rcr; else rcr=-; fi
       echo "$fam $k $nv $m $dof $(ops fd_loops "$tmp/stats.json") $rcr $rcr_ops"
       echo "loop_family.sh: $fam $k: nv $nv, m $m, dof $dof; mbdc stats ${secs} s" >&2
     done
