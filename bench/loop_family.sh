@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Operation counts of the constrained forward dynamics on two families of planar closed-loop
+# Operation counts of the constrained forward dynamics on three families of planar closed-loop
 # mechanisms (bench/loop_family.c), for the scaling of p_fd_loops (Lagrange multipliers,
 # O(n + n_path m + m^3), docs/loops.md) against recursive coordinate reduction (O(n + m)):
 #   ladder K  K four-bar loops in series, each hanging from the previous coupler: n = 3K, m = 2K
 #   tree K    a spine of K links, a four-bar hanging from each: n = 4K, m = 2K
+#   shared K  a spine of K links, two dyads from its end closing to the world and to the spine's
+#             first link: two loops sharing K - 1 head joints, n = K + 4, m = 4
 # For each family and K the model is written, checked (mbdc check: every loop keeps 2 rows, the
-# mobility is K for the ladder and 2K for the tree — the script fails otherwise) and counted
-# (mbdc stats --json). The table, whitespace-separated, one row per model:
+# mobility is K for the ladder, 2K for the tree and K = nv - 4 for shared, whose selection 0 must
+# take the four dyad joints as dependent — the script fails otherwise) and counted (mbdc stats
+# --json). The table, whitespace-separated, one row per model:
 #   family K nv m dof  fd_mul fd_add fd_div fd_ops  rcr_fn rcr_mul rcr_add rcr_div rcr_ops
 # fd_* are the counts of the generated fd_loops; ops = mul + add + div + sqrt + trig (sin/cos).
-# rcr_* are p_rcr's on its common path: rcr_pivots (the pivot ratios of every selection) plus
-# rcr_0 (the first selection's variant); "-" when mbdc generates none.
+# rcr_* are p_rcr's on its common path: rcr_0 alone (the first selection's variant, which checks
+# its own dependents' pivot ratios and returns 1 below the switch threshold; p_rcr calls
+# rcr_pivots only when every selection is ill-conditioned); "-" when mbdc generates none.
 #
 # usage: bash bench/loop_family.sh BUILD_DIR OUT.dat
 #   BUILD_DIR has generator/mbdc and bench/loop_family built (make mbdc loop_family; loop_family
 #   is built with -DMBDC_BENCH=OFF too).
-# Environment: MBDC_LOOP_FAMILIES (default "ladder tree"), MBDC_LOOP_FAMILY_K (default
+# Environment: MBDC_LOOP_FAMILIES (default "ladder tree shared"), MBDC_LOOP_FAMILY_K (default
 # "1 2 4 8 16 32 64"). The wall time of each mbdc stats goes to stderr (K = 64: some 6 s).
 set -euo pipefail
 usage="usage: bash bench/loop_family.sh BUILD_DIR OUT.dat"
@@ -27,7 +31,7 @@ gen=$build/bench/loop_family
 for exe in "$mbdc" "$gen"; do
   [ -x "$exe" ] || { echo "loop_family.sh: no $exe (make mbdc loop_family in $build)" >&2; exit 2; }
 done
-families=${MBDC_LOOP_FAMILIES:-ladder tree}
+families=${MBDC_LOOP_FAMILIES:-ladder tree shared}
 ks=${MBDC_LOOP_FAMILY_K:-1 2 4 8 16 32 64}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,11 +52,15 @@ ops() {
 
 {
   echo "# bench/loop_family.sh: operation counts (mbdc stats) of the constrained forward dynamics"
-  echo "# on bench/loop_family.c's planar four-bar families; $("$mbdc" --version 2>/dev/null | head -n 1 || echo mbdc),"
-  echo "# $(date -u +%Y-%m-%d). ladder K: K loops in series (n = 3K); tree K: a spine of K links"
-  echo "# with a four-bar on each (n = 4K). nv: velocity coordinates, m: kept constraint rows,"
+  echo "# on bench/loop_family.c's planar closed-loop families; $("$mbdc" --version 2>/dev/null | head -n 1 || echo mbdc),"
+  echo "# $(date -u +%Y-%m-%d). ladder K: K four-bars in series (n = 3K); tree K: a spine of K links"
+  echo "# with a four-bar on each (n = 4K); shared K: a spine of K links, two dyads from its end"
+  echo "# closing to the world and to its first link (two loops sharing K - 1 head joints,"
+  echo "# n = K + 4, m = 4). nv: velocity coordinates, m: kept constraint rows,"
   echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: p_rcr"
-  echo "# (recursive coordinate reduction: rcr_pivots + rcr_0, the first selection's variant)."
+  echo "# (recursive coordinate reduction) on its common path: rcr_0 alone, the first selection's"
+  echo "# variant, which checks its own pivot ratios (rcr_pivots runs only when every selection is"
+  echo "# ill-conditioned, and is not counted)."
   echo "# ops = mul + add + div + sqrt + trig (subtractions counted as add, mul excludes div)."
   echo "family K nv m dof fd_mul fd_add fd_div fd_ops rcr_fn rcr_mul rcr_add rcr_div rcr_ops"
   for fam in $families; do
@@ -66,12 +74,24 @@ ops() {
       fi
       nv=$(sed -n 's/^ *coordinates *nq = [0-9]*, nv = \([0-9]*\)$/\1/p' "$tmp/check")
       read -r m dof < <(sed -n 's/^ *mobility: [0-9]* velocity coordinates - \([0-9]*\) independent constraint rows = \([0-9]*\) degrees* of freedom$/\1 \2/p' "$tmp/check")
-      case $fam in ladder) want_nv=$((3 * k)) want_dof=$k ;; *) want_nv=$((4 * k)) want_dof=$((2 * k)) ;; esac
+      case $fam in
+        ladder) want_nv=$((3 * k)) want_m=$((2 * k)) want_dof=$k want_loops=$k ;;
+        tree) want_nv=$((4 * k)) want_m=$((2 * k)) want_dof=$((2 * k)) want_loops=$k ;;
+        shared) want_nv=$((k + 4)) want_m=4 want_dof=$k want_loops=2 ;;
+        *) echo "loop_family.sh: unknown family $fam" >&2; exit 2 ;;
+      esac
       loops2=$(grep -c ': 5 rows, 2 independent, 3 redundant' "$tmp/check" || true)
-      if [ "${nv:-}" != "$want_nv" ] || [ "${m:-}" != $((2 * k)) ] || [ "${dof:-}" != "$want_dof" ] ||
-        [ "$loops2" != "$k" ]; then
+      if [ "${nv:-}" != "$want_nv" ] || [ "${m:-}" != "$want_m" ] || [ "${dof:-}" != "$want_dof" ] ||
+        [ "$loops2" != "$want_loops" ]; then
         echo "loop_family.sh: $fam $k: nv ${nv:-?} m ${m:-?} dof ${dof:-?}, $loops2 loops of 2 rows;" \
-          "expected nv $want_nv m $((2 * k)) dof $want_dof, $k loops of 2 rows" >&2
+          "expected nv $want_nv m $want_m dof $want_dof, $want_loops loops of 2 rows" >&2
+        exit 1
+      fi
+      # shared: rcr_0 must be the selection that keeps the shared head joints independent
+      if [ "$fam" = shared ] &&
+        ! grep -q '^ *0 (from the chains.* ends): j_outer_1 j_outer_2 j_inner_1 j_inner_2;' "$tmp/check"; then
+        echo "loop_family.sh: shared $k: selection 0 is not the four dyad joints:" >&2
+        grep '^ *0 (from' "$tmp/check" >&2 || true
         exit 1
       fi
       start=$(date +%s.%N)
@@ -81,14 +101,10 @@ ops() {
         exit 1
       fi
       secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-      # p_rcr's cost on its common path: its pivot ratios, then the first selection's variant
-      read -r pm pa pd po < <(ops rcr_pivots "$tmp/stats.json")
-      read -r vm va vd vo < <(ops rcr_0 "$tmp/stats.json")
-      if [ "$pm" != "-" ] && [ "$vm" != "-" ]; then
-        rcr=p_rcr rcr_ops="$((pm + vm)) $((pa + va)) $((pd + vd)) $((po + vo))"
-      else
-        rcr=- rcr_ops="- - - -"
-      fi
+      # p_rcr's cost on its common path: the first selection's variant alone (it checks its own
+      # pivot ratios; rcr_pivots is p_rcr's fallback when every selection is ill-conditioned)
+      rcr_ops=$(ops rcr_0 "$tmp/stats.json")
+      if [ "$rcr_ops" != "- - - -" ]; then rcr=p_rcr; else rcr=-; fi
       echo "$fam $k $nv $m $dof $(ops fd_loops "$tmp/stats.json") $rcr $rcr_ops"
       echo "loop_family.sh: $fam $k: nv $nv, m $m, dof $dof; mbdc stats ${secs} s" >&2
     done

@@ -31,7 +31,7 @@ typedef struct rcr_plan {
   int *row0, *row;          /* rows of group g: row[row0[g] .. row0[g+1]) (indices < nc) */
   int *dep0, *dep;          /* dependent columns in chain order */
   int *ind0, *ind;          /* tail-independent columns in column order */
-  int *head0, *head;        /* head bodies from c's child out to p */
+  int *head0, *head;        /* head bodies from c's child out to p ([(nb + 1) × MAX_OPEN]) */
   int *tail0, *tail;        /* tail bodies in body order */
   int *E0, *N0, *M0;        /* offsets of a group's maps in lw->rE, rN, rM */
   int *loopgrp;             /* [nloops] group of a loop, −1 (no kept rows) */

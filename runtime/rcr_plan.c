@@ -29,7 +29,9 @@ static void layout(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
   TAKE(grp, nb1), TAKE(role, nb1), TAKE(depid, nv), TAKE(indid, nv), TAKE(chain, nv);
   TAKE(base, nl + 1), TAKE(p, nl + 1), TAKE(nI, nl + 1);
   TAKE(row0, nl + 1), TAKE(row, nc), TAKE(dep0, nl + 1), TAKE(dep, nc), TAKE(ind0, nl + 1);
-  TAKE(ind, nv), TAKE(head0, nl + 1), TAKE(head, nb1), TAKE(tail0, nl + 1), TAKE(tail, nb1);
+  /* heads overlap (coupled loops): every body in up to MB_RCR_MAX_OPEN of them */
+  TAKE(ind, nv), TAKE(head0, nl + 1), TAKE(head, nb1 * MB_RCR_MAX_OPEN), TAKE(tail0, nl + 1);
+  TAKE(tail, nb1);
   TAKE(E0, nl + 1), TAKE(N0, nl + 1), TAKE(M0, nl + 1), TAKE(loopgrp, nl + 1), TAKE(lca, nl + 1);
   TAKE(tmp, nb1), TAKE(nopen, nb1), TAKE(open, nb1 * MB_RCR_MAX_OPEN), TAKE(first, nb1);
   TAKE(bad, nb1), TAKE(mark, nb1), TAKE(uf, nl + 1);

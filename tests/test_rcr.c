@@ -40,7 +40,7 @@ static const char *const models[] = {
     "tests/models/spatial_chain.mbd", "tests/models/rssr.mbd",
     "tests/models/two_loops.mbd",     "tests/models/loop_kinds.mbd",
     "tests/models/loop_types.mbd",    "tests/models/nested_loops.mbd",
-    "tests/models/nested_fan.mbd",
+    "tests/models/nested_fan.mbd",    "tests/models/shared_spine.mbd",
 };
 #define NMODELS ((int)(sizeof models / sizeof models[0]))
 
