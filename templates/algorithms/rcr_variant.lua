@@ -568,7 +568,6 @@ local function build(model, s)
     pAw[k] = sp.XT_fv(W.X0[k], J.name(pA[k], "pA", T[k]))
   end
   for i = #T, 0, -1 do
-    H:fold(i, IA, pA)
     for _, gi in ipairs(byp[i] or {}) do
       local grp = sel.groups[gi]
       for _, k in ipairs(grp.tail) do world(k) end
@@ -576,6 +575,7 @@ local function build(model, s)
       states[gi] = st
       H:tail(gi, st)
     end
+    H:fold(i, IA, pA) -- after the tails whose p is i: a loop based on i closes there
     local b = T[i]
     if i > 0 and role[i + 1] == 1 then
       world(i)
