@@ -7,13 +7,14 @@
 -- the generator as model.rcr.
 --
 -- Free joints take the articulated-body step in their body frames (aba.lua, bias-force form:
--- Δa = a − a0, a0 the accelerations at q̈ = 0 with −gravity). A group is reduced at its base c in
--- world Plücker coordinates: its rows K_D q̈_D + K_I q̈_I + G Δâ_p + K̇v = 0 are solved for the
--- dependents with the projector recursion (ρ_d = R c_d / c_dᵀ R c_d from the chain's end, no pivot
--- below the rule); the tail bodies' Δa_k = Δa_c + Φ_k [Δâ_p; q̈_I; 1]; the tail independents'
--- reduced equations (M̂_M, n_I × n_I) give q̈_I; the tail's wrench maps — weighted by Y = ∂Δa/∂Δâ_p
--- for the head's equations, and total for c — are carried down the head, whose equations give
--- each head q̈; at c the total map is an articulated inertia and bias force like a child's.
+-- Δa = a − a0, a0 the accelerations at q̈ = 0 with −gravity). A group's tail is reduced in world
+-- Plücker coordinates when the backward sweep reaches its p: its rows K_D q̈_D + K_I q̈_I + G Δâ_p
+-- + K̇v = 0 are solved for the dependents with the projector recursion (ρ_d = R c_d / c_dᵀ R c_d
+-- from the chain's end, no pivot below the rule); the tail bodies' Δa_k = Δa_c + Φ_k [Δâ_p; q̈_I;
+-- 1]; the tail independents' reduced equations (M̂_M, n_I × n_I) give q̈_I; the tail's wrench maps
+-- — weighted by Y = ∂Δa/∂Δâ_p for the head's equations, and total for c — go to p's head maps.
+-- The heads (below: one inertia block per open base, the paper's §5 for coupled loops) are
+-- reduced body by body down to c, where the loop closes like a child.
 local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
