@@ -47,7 +47,7 @@ static void gemm(int r, int c, int k, const double *A, int lda, const double *B,
 }
 
 /* x (n) ← (L Lᵀ)⁻¹ x for every column of X (n × c, leading dimension ld). */
-static void chol_solve_cols(int n, const double *L, double *X, int c, int ld) {
+void mb_rcr_chol_solve_cols_(int n, const double *L, double *X, int c, int ld) {
   double t[64];
   for (int j = 0; j < c; j++) {
     for (int i = 0; i < n; i++) t[i] = X[i * ld + j];
@@ -80,13 +80,9 @@ static void world_setup(const mb_model *m, mb_workspace *ws, mb_loop_workspace *
 
 /* ------------------------------------------------------------------------------- free joints */
 
-/* Per dof of a joint: U (free joints) or Sᵀ times block b of the head's weighted map (b = 0: the
- * body's own acceleration, 1..: the open bases) at SL(b), the row of D's Cholesky factor. */
-#define SL(lw, nv, b, o) ((lw)->rD + 6 * (size_t)(nv) * (size_t)(b) + 6 * (size_t)(o))
-#define DFAC(lw, nv, o) SL(lw, nv, 1 + MB_RCR_MAX_OPEN, o)
 
 /* Factor the n × n matrix D (row-major) of the joint whose first dof is o into DFAC. */
-static int factor_joint(mb_loop_workspace *lw, int nv, int o, int n, const double *D) {
+int mb_rcr_factor_joint_(mb_loop_workspace *lw, int nv, int o, int n, const double *D) {
   double F[36];
   memcpy(F, D, sizeof(double) * (size_t)(n * n));
   if (mbs_chol(n, F)) return -1;
@@ -95,7 +91,7 @@ static int factor_joint(mb_loop_workspace *lw, int nv, int o, int n, const doubl
   return 0;
 }
 
-static void joint_factor(const mb_loop_workspace *lw, int nv, int o, int n, double *F) {
+void mb_rcr_joint_factor_(const mb_loop_workspace *lw, int nv, int o, int n, double *F) {
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) F[a * n + b] = DFAC(lw, nv, o + a)[b];
 }
@@ -122,15 +118,15 @@ static int free_backward(const mb_model *m, mb_loop_workspace *lw, int i, const 
       for (int k = 0; k < 6; k++) s += lw->rS[6 * (o + a) + k] * lw->rD[6 * (o + b) + k];
       D[a * n + b] = s;
     }
-  if (factor_joint(lw, nv, o, n, D)) return -1;
-  joint_factor(lw, nv, o, n, F);
+  if (mb_rcr_factor_joint_(lw, nv, o, n, D)) return -1;
+  mb_rcr_joint_factor_(lw, nv, o, n, F);
   /* Ut = D⁻¹ Uᵀ (n × 6), Dinv u */
   double du[6];
   for (int a = 0; a < n; a++) {
     du[a] = lw->ru[o + a];
     for (int k = 0; k < 6; k++) Ut[a * 6 + k] = lw->rD[6 * (o + a) + k];
   }
-  chol_solve_cols(n, F, Ut, 6, 6);
+  mb_rcr_chol_solve_cols_(n, F, Ut, 6, 6);
   mbs_chol_solve(n, F, du);
   double *IP = lw->rI + 36 * lam, *pP = lw->rp + 6 * lam;
   for (int r = 0; r < 6; r++) {
@@ -154,7 +150,7 @@ static void free_forward(const mb_model *m, mb_loop_workspace *lw, int i, double
     x[a] = lw->ru[o + a];
     for (int k = 0; k < 6; k++) x[a] -= lw->rD[6 * (o + a) + k] * Al[k];
   }
-  joint_factor(lw, m->nv, o, n, F);
+  mb_rcr_joint_factor_(lw, m->nv, o, n, F);
   mbs_chol_solve(n, F, x);
   for (int k = 0; k < 6; k++) A[k] = Al[k] + lw->rab[6 * i + k] - lw->rab[6 * lam + k];
   for (int a = 0; a < n; a++) {
@@ -165,9 +161,6 @@ static void free_forward(const mb_model *m, mb_loop_workspace *lw, int i, double
 
 /* ------------------------------------------------------------------------------------ groups */
 
-/* The group's wrench maps in lw->rG: [Λ̂_c | Λ̂_p | ŵ] and [Λ_c | Λ_p | w], 6 × 13 each. */
-#define WHAT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc)
-#define WTOT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc + 78)
 
 /* 1. E: the dependents' accelerations, affine in [Â_p; q̈_I; 1]. */
 static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace *ws,
@@ -274,7 +267,7 @@ static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, con
     N[i * 13 + 12] = s;
   }
   if (mbs_chol(nI, M)) return -1;
-  chol_solve_cols(nI, M, N, 13, 13);
+  mb_rcr_chol_solve_cols_(nI, M, N, 13, 13);
   for (int k = 0; k < 13 * nI; k++) N[k] = -N[k];
   return 0;
 }
@@ -297,156 +290,6 @@ static void group_tail_wrench(mb_loop_workspace *lw, const rcr_plan *P, int g, c
   gemm(6, 13, nI, Ft + 6, W, N, 13, Wt, 13, 1.0);
   for (int d = 0; d < mg; d++)
     for (int r = 0; r < 6; r++) Wh[r * 13 + 12] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
-}
-
-/* ------------------------------------------------------------------------------------ heads */
-
-/* The head's maps (Critchley & Anderson's §5 in world coordinates): a head body i holds the
- * weighted wrench map Ĥ of everything beyond its joint (s = 0) and, per group g open at i (its
- * head holds i), Δ_g = T_g − Ŵ_g, the total wrench of g's tail less its weighted one (s = 1..).
- * Every map is affine in the absolute accelerations of i (block 0) and of the open groups' bases
- * (blocks 1..): Ĥ = X_0 A_i + Σ_g X_g A_{c_g} + x. Joint i's equation is Sᵀ Ĥ = τ. */
-#define HBIAS (36 * (1 + MB_RCR_MAX_OPEN))
-
-static double *hmap(const mb_loop_workspace *lw, int i, int s) {
-  return lw->rH + (size_t)MB_RCR_HBODY * (size_t)i + (size_t)MB_RCR_HMAP * (size_t)s;
-}
-
-/* 1 + the position of group g among body i's open groups; 0 if not open there. */
-static int slot(const rcr_plan *P, int i, int g) {
-  for (int k = 0; k < P->nopen[i]; k++)
-    if (P->open[MB_RCR_MAX_OPEN * i + k] == g) return 1 + k;
-  return 0;
-}
-
-/* Add sign · M (6 × 6, leading dimension ld; may be NULL) and sign · x (may be NULL) into body
- * i's map of group gm (−1: Ĥ), as the block of the base of group gb (−1: i's own acceleration).
- * A group not open at i closes there (its base is i): its block is i's own, its Δ joins Ĥ. A body
- * that is no head keeps Ĥ as its articulated inertia and bias force (symmetrized). */
-static void add_to(mb_loop_workspace *lw, const rcr_plan *P, int i, int gm, int gb,
-                   const double *M, int ld, const double *x, double sign) {
-  int sm = gm < 0 ? 0 : slot(P, i, gm), sb = gb < 0 ? 0 : slot(P, i, gb);
-  if (P->nopen[i] == 0) {
-    double *I = lw->rI + 36 * (size_t)i, *p = lw->rp + 6 * (size_t)i;
-    for (int r = 0; M && r < 6; r++)
-      for (int q = 0; q < 6; q++) I[6 * r + q] += sign * 0.5 * (M[r * ld + q] + M[q * ld + r]);
-    for (int r = 0; x && r < 6; r++) p[r] += sign * x[r];
-    return;
-  }
-  double *H = hmap(lw, i, sm), *B = H + 36 * sb;
-  for (int r = 0; M && r < 6; r++)
-    for (int q = 0; q < 6; q++) B[6 * r + q] += sign * M[r * ld + q];
-  for (int r = 0; x && r < 6; r++) H[HBIAS + r] += sign * x[r];
-}
-
-/* The tail's maps of group g at p (WHAT, WTOT: [Λ_c | Λ_p | w] with Â_p = A_p − A_c − (a_b,p −
- * a_b,c)) into p's head maps, in absolute accelerations: Ŵ into Ĥ, T − Ŵ into Δ_g. */
-static void tail_to_head(mb_loop_workspace *lw, const rcr_plan *P, int g) {
-  int c = P->base[g], p = P->p[g];
-  double *Wh = WHAT(lw), *Wt = WTOT(lw), b[6], xh[6], xt[6];
-  for (int r = 0; r < 6; r++) b[r] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
-  for (int r = 0; r < 6; r++) { /* the biases: w − Λ_p b */
-    xh[r] = Wh[r * 13 + 12], xt[r] = Wt[r * 13 + 12];
-    for (int q = 0; q < 6; q++) xh[r] -= Wh[r * 13 + 6 + q] * b[q], xt[r] -= Wt[r * 13 + 6 + q] * b[q];
-  }
-  /* W = (Λ_c − Λ_p) A_c + Λ_p A_p + x: Ĥ += Ŵ, Δ_g += T − Ŵ */
-  const struct { const double *W, *x; int gm; double sign; } parts[3] = {
-      {Wh, xh, -1, 1.0}, {Wt, xt, g, 1.0}, {Wh, xh, g, -1.0}};
-  for (int k = 0; k < 3; k++) {
-    add_to(lw, P, p, parts[k].gm, g, parts[k].W, 13, NULL, parts[k].sign);
-    add_to(lw, P, p, parts[k].gm, g, parts[k].W + 6, 13, NULL, -parts[k].sign);
-    add_to(lw, P, p, parts[k].gm, -1, parts[k].W + 6, 13, parts[k].x, parts[k].sign);
-  }
-}
-
-/* Head body i: its joint's equation Sᵀ Ĥ = τ solved for q̈ in terms of the parent's and the open
- * bases' accelerations (kept for the forward sweep), substituted into every map, which then goes
- * to the parent. */
-static int head_body(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
-                     const double *tau) {
-  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
-  int k = P->nopen[i];
-  const double *S = lw->rS + 6 * o;
-  double beta[6], D[36], F[36], u[6], K[36], *H = hmap(lw, i, 0);
-  add_to(lw, P, i, -1, -1, lw->rI + 36 * i, 6, lw->rp + 6 * i, 1.0);
-  for (int r = 0; r < 6; r++) beta[r] = lw->rab[6 * i + r] - lw->rab[6 * lam + r];
-  for (int a = 0; a < n; a++) { /* SL_b = Sᵀ Ĥ_b, u = τ − Sᵀ (Ĥ_0 β + ĥ) */
-    const double *s = S + 6 * a;
-    for (int bl = 0; bl <= k; bl++) {
-      double *sl = SL(lw, nv, bl, o + a);
-      for (int q = 0; q < 6; q++) {
-        double x = 0.0;
-        for (int r = 0; r < 6; r++) x += s[r] * H[36 * bl + 6 * r + q];
-        sl[q] = x;
-      }
-    }
-    u[a] = tau[o + a];
-    for (int r = 0; r < 6; r++) {
-      double hb = H[HBIAS + r];
-      for (int q = 0; q < 6; q++) hb += H[6 * r + q] * beta[q];
-      u[a] -= s[r] * hb;
-    }
-    lw->ru[o + a] = u[a];
-  }
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) {
-      double x = 0.0;
-      for (int q = 0; q < 6; q++) x += SL(lw, nv, 0, o + a)[q] * S[6 * b + q];
-      D[a * n + b] = x;
-    }
-  if (factor_joint(lw, nv, o, n, D)) return -1;
-  joint_factor(lw, nv, o, n, F);
-  for (int sm = 0; sm <= k; sm++) { /* every map: K = M_0 S D⁻¹, M_b −= K SL_b, m += M_0 β + K u */
-    double *Mp = hmap(lw, i, sm), nb[6];
-    for (int a = 0; a < n; a++)
-      for (int r = 0; r < 6; r++) {
-        double x = 0.0;
-        for (int q = 0; q < 6; q++) x += Mp[6 * r + q] * S[6 * a + q];
-        K[a * 6 + r] = x;
-      }
-    chol_solve_cols(n, F, K, 6, 6);
-    for (int r = 0; r < 6; r++) {
-      nb[r] = 0.0;
-      for (int q = 0; q < 6; q++) nb[r] += Mp[6 * r + q] * beta[q];
-      for (int a = 0; a < n; a++) nb[r] += K[a * 6 + r] * u[a];
-    }
-    for (int bl = 0; bl <= k; bl++)
-      for (int r = 0; r < 6; r++)
-        for (int a = 0; a < n; a++) {
-          const double *sl = SL(lw, nv, bl, o + a);
-          for (int q = 0; q < 6; q++) Mp[36 * bl + 6 * r + q] -= K[a * 6 + r] * sl[q];
-        }
-    for (int r = 0; r < 6; r++) Mp[HBIAS + r] += nb[r];
-    /* into the parent: the same map (Ĥ or Δ of the same group), block by block */
-    int gm = sm ? P->open[MB_RCR_MAX_OPEN * i + sm - 1] : -1;
-    add_to(lw, P, lam, gm, -1, Mp, 6, Mp + HBIAS, 1.0);
-    for (int bl = 1; bl <= k; bl++)
-      add_to(lw, P, lam, gm, P->open[MB_RCR_MAX_OPEN * i + bl - 1], Mp + 36 * bl, 6, NULL, 1.0);
-  }
-  return 0;
-}
-
-/* Forward: head body i's q̈ and absolute acceleration. */
-static void head_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
-                         double *qdd) {
-  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
-  double F[36], y[6], *A = lw->racc + 6 * i;
-  const double *Al = lw->racc + 6 * lam;
-  for (int a = 0; a < n; a++) {
-    y[a] = lw->ru[o + a];
-    for (int q = 0; q < 6; q++) y[a] -= SL(lw, nv, 0, o + a)[q] * Al[q];
-    for (int bl = 1; bl <= P->nopen[i]; bl++) {
-      const double *Ac = lw->racc + 6 * P->base[P->open[MB_RCR_MAX_OPEN * i + bl - 1]];
-      for (int q = 0; q < 6; q++) y[a] -= SL(lw, nv, bl, o + a)[q] * Ac[q];
-    }
-  }
-  joint_factor(lw, nv, o, n, F);
-  mbs_chol_solve(n, F, y);
-  for (int q = 0; q < 6; q++) A[q] = Al[q] + lw->rab[6 * i + q] - lw->rab[6 * lam + q];
-  for (int a = 0; a < n; a++) {
-    qdd[o + a] = y[a];
-    for (int q = 0; q < 6; q++) A[q] += lw->rS[6 * (o + a) + q] * y[a];
-  }
 }
 
 /* The forward sweep of group g's tail once A_c and A_p are known. */
@@ -520,7 +363,7 @@ static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, r
 static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                     rcr_plan *P, const double *tau) {
   for (int i = 0; i <= m->nb; i++)
-    if (P->nopen[i]) memset(hmap(lw, i, 0), 0, sizeof(double) * MB_RCR_HBODY);
+    if (P->nopen[i]) mb_rcr_head_clear_(lw, i);
   for (int i = m->nb; i >= 0; i--) {
     for (int g = 0; g < P->ng; g++) {
       if (P->p[g] != i) continue;
@@ -530,9 +373,9 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
       group_tail_inertia(lw, P, g);
       if (group_tail_solve(lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
       group_tail_wrench(lw, P, g, tau);
-      tail_to_head(lw, P, g);
+      mb_rcr_tail_to_head_(lw, P, g);
     }
-    if (i > 0 && P->role[i] == 1 && head_body(m, lw, P, i, tau)) return ws->singular = i, -1;
+    if (i > 0 && P->role[i] == 1 && mb_rcr_head_body_(m, lw, P, i, tau)) return ws->singular = i, -1;
     if (i > 0 && P->role[i] == 0 && free_backward(m, lw, i, tau)) return ws->singular = i, -1;
   }
   return 0;
@@ -553,7 +396,7 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
   memcpy(lw->racc, lw->rab, 6 * sizeof(double));
   for (int i = 0; i <= m->nb; i++) {
     if (i > 0 && P.role[i] == 0) free_forward(m, lw, i, qdd);
-    if (i > 0 && P.role[i] == 1) head_forward(m, lw, &P, i, qdd);
+    if (i > 0 && P.role[i] == 1) mb_rcr_head_forward_(m, lw, &P, i, qdd);
     for (int g = 0; g < P.ng; g++)
       if (P.p[g] == i) group_forward(m, lw, &P, g, qdd);
   }

@@ -69,4 +69,31 @@ double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan 
 /* Head, tail, roles and offsets of group g for its current dependents. */
 void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g);
 
+/* ---- shared by rcr.c and rcr_heads.c ---------------------------------------------------------- */
+
+/* Per dof of a joint: U (free joints) or Sᵀ times block b of the head's weighted map (b = 0: the
+ * body's own acceleration, 1..: the open bases) at SL(b), the row of D's Cholesky factor. */
+#define SL(lw, nv, b, o) ((lw)->rD + 6 * (size_t)(nv) * (size_t)(b) + 6 * (size_t)(o))
+#define DFAC(lw, nv, o) SL(lw, nv, 1 + MB_RCR_MAX_OPEN, o)
+/* A group's tail wrench maps in lw->rG: [Λ̂_c | Λ̂_p | ŵ] and [Λ_c | Λ_p | w], 6 × 13 each. */
+#define WHAT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc)
+#define WTOT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc + 78)
+
+/* x (n) ← (L Lᵀ)⁻¹ x for every column of X (n × c, leading dimension ld). */
+void mb_rcr_chol_solve_cols_(int n, const double *L, double *X, int c, int ld);
+/* Factor joint o's n × n D (row-major) into DFAC: 0, or −1 if not positive definite. */
+int mb_rcr_factor_joint_(mb_loop_workspace *lw, int nv, int o, int n, const double *D);
+/* That factor back into F (n × n). */
+void mb_rcr_joint_factor_(const mb_loop_workspace *lw, int nv, int o, int n, double *F);
+
+/* The heads (rcr_heads.c): zero body i's maps; a group's tail maps (WHAT, WTOT) into its p's;
+ * head body i's joint eliminated (0, or −1 if its D is singular) and its maps passed to the
+ * parent; the forward step of head body i (q̈ and its absolute acceleration). */
+void mb_rcr_head_clear_(mb_loop_workspace *lw, int i);
+void mb_rcr_tail_to_head_(mb_loop_workspace *lw, const rcr_plan *P, int g);
+int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
+                      const double *tau);
+void mb_rcr_head_forward_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
+                          double *qdd);
+
 #endif
