@@ -161,21 +161,27 @@ static int refine(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *
   return joined;
 }
 
-int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
-  int nl = L->nloops, nb = m->nb, *uf;
+/* Lay the plan out and reset it: every loop with kept rows alone in the union-find. */
+static int init(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
+  int nb = m->nb;
   layout(m, L, lw, P);
-  uf = P->uf;
   for (int i = 0; i <= nb; i++) P->grp[i] = -1, P->role[i] = 0, P->nopen[i] = 0;
   for (int k = 0; k < m->nv; k++) P->depid[k] = P->indid[k] = P->chain[k] = -1;
-  for (int l = 0; l < nl; l++) {
+  for (int l = 0; l < L->nloops; l++) {
     const mb_loop *lp = &L->loop[l];
     if (lp->a < 0 || lp->a > nb || lp->b < 0 || lp->b > nb) return MB_EINVAL;
-    P->lca[l] = lca(m, lp->a, lp->b), P->loopgrp[l] = -1, uf[l] = l;
+    P->lca[l] = lca(m, lp->a, lp->b), P->loopgrp[l] = -1, P->uf[l] = l;
   }
   for (int r = 0; r < L->nc; r++) P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] = 0; /* has rows */
+  return MB_OK;
+}
+
+int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P) {
+  int rc = init(m, L, lw, P), *uf = P->uf;
+  if (rc) return rc;
   /* union the loops that share a joint: P->tmp[i] = the first loop seen on joint i */
-  for (int i = 0; i <= nb; i++) P->tmp[i] = -1;
-  for (int l = 0; l < nl; l++) {
+  for (int i = 0; i <= m->nb; i++) P->tmp[i] = -1;
+  for (int l = 0; l < L->nloops; l++) {
     if (P->loopgrp[l] < 0) continue;
     const mb_loop *lp = &L->loop[l];
     for (int side = 0; side < 2; side++)
@@ -192,17 +198,14 @@ int mb_rcr_groups_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
 
 int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr_plan *P,
                  const int *dep) {
-  int rc = mb_rcr_groups_(m, L, lw, P), nl = L->nloops;
+  int rc = init(m, L, lw, P);
   if (rc) return rc;
-  /* isdep per column in P->indid (reset by the split) */
+  /* isdep per column in P->indid (reset below, before the split fills it) */
   for (int k = 0; k < L->nc; k++) {
     if (dep[k] < 0 || dep[k] >= m->nv) return MB_EINVAL;
     P->indid[dep[k]] = 1;
   }
-  for (int l = 0; l < nl; l++) P->uf[l] = l;
-  for (int l = 0; l < nl; l++) /* back to the loops, each alone */
-    if (P->loopgrp[l] >= 0) P->loopgrp[l] = 0;
-  build_groups(m, L, P);
+  build_groups(m, L, P); /* every loop alone, then joined as refine finds */
   while (refine(m, L, P, P->indid)) build_groups(m, L, P);
   for (int k = 0; k < m->nv; k++) P->indid[k] = -1;
   for (int g = 0; g < P->ng; g++)

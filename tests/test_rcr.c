@@ -191,9 +191,10 @@ static double min_ratio(sys *s, const double *q, const int *dep) {
 
 /* One model: the selections from the chain's end and start at q0, each alone and both in order,
  * against mb_fd_loops on NSTATES random assembled states: both in order (mb_rcr's rule) and each
- * alone where its ratios are ≥ MB_RCR_SWITCH to 1e-10; each alone below the switch within the
- * error model ε / ratio (error × ratio ≤ 1e-12: an ill-conditioned selection, which mb_rcr uses
- * only as a last resort). Also the selection rule: where the first selection's ratios are all
+ * alone where its ratios are ≥ MB_RCR_SWITCH to 1e-10; each alone below the switch within
+ * error × ratio ≤ 1e-12 (an ill-conditioned selection, which mb_rcr uses only as a last resort;
+ * an empirical margin over the 1.9e-13 measured, not a bound: the error follows the condition of
+ * the reduced mass matrix, docs/loops.md "Accuracy"). Also the selection rule: where the first selection's ratios are all
  * ≥ MB_RCR_SWITCH, it is the one used. */
 static void agreement(const char *rel, uint64_t seed) {
   sys *s = sys_open(rel);

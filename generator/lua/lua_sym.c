@@ -170,15 +170,12 @@ static int l_pivot(lua_State *L) {
 }
 
 /* sym.switch_pivot(d, r): a pivot d of a selection of dependent coordinates (recursive coordinate
- * reduction) with its reference r: the function returns 1 instead of 0 when d < P_RCR_SWITCH r
- * (the selection is regular but ill-conditioned: its caller may prefer another). Numbers that
- * pass 1e-2 (P_RCR_SWITCH) are decided here; otherwise outputs pivot_switch[k], _ref[k]. */
+ * reduction) with its reference r: the function returns 1 instead of 0 where d < P_RCR_SWITCH r
+ * (the selection is regular but ill-conditioned: its caller may prefer another). Always a
+ * run-time check: outputs pivot_switch[k], pivot_switch_ref[k]. */
 static int l_switch_pivot(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
-  double d, r;
   mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
-  if (mbg_sym_is_const(c->s, e, &d) && mbg_sym_is_const(c->s, er, &r) && d >= 1e-2 * r)
-    return 0;
   if (mbg_sym_output(c->s, "pivot_switch", c->nswitch, e) != 0 ||
       mbg_sym_output(c->s, "pivot_switch_ref", c->nswitch, er) != 0)
     return luaL_error(L, "symbolic engine: out of memory");

@@ -15,15 +15,13 @@ local sp = import "spatial"
 local Heads = {}
 Heads.__index = Heads
 
-local mat, name_mat, factor, S_world -- rcr_variant.lua's helpers (Heads.new)
-
-local function newmap() return { cur = mat(6, 6), blk = {}, x = sp.zeros(6) } end
+local function newmap(mat) return { cur = mat(6, 6), blk = {}, x = sp.zeros(6) } end
 
 -- The heads of selection sel over W (rcr_variant.lua's V.setup); u: its helpers mat, name_mat,
 -- factor, S_world.
 function Heads.new(W, sel, u)
-  mat, name_mat, factor, S_world = u.mat, u.name_mat, u.factor, u.S_world
-  local H = setmetatable({ W = W, sel = sel, open = {}, acc = {}, pend = {}, steps = {} }, Heads)
+  local H = setmetatable({ W = W, sel = sel, u = u, open = {}, acc = {}, pend = {}, steps = {} },
+    Heads)
   for gi, grp in ipairs(sel.groups) do
     for _, h in ipairs(grp.head) do
       H.open[h] = H.open[h] or {}
@@ -31,8 +29,8 @@ function Heads.new(W, sel, u)
     end
   end
   for i, gs in pairs(H.open) do
-    H.acc[i] = { [0] = newmap() }
-    for _, g in ipairs(gs) do H.acc[i][g] = newmap() end
+    H.acc[i] = { [0] = newmap(u.mat) }
+    for _, g in ipairs(gs) do H.acc[i][g] = newmap(u.mat) end
   end
   return H
 end
@@ -45,6 +43,7 @@ end
 -- Add sign · M (6 × 6 rows, or nil) and sign · x (or nil) into body i's map of group gm (nil: Ĥ)
 -- as the block of group gb's base (nil: i's own).
 function Heads:add(i, gm, gb, M, x, sign)
+  local mat = self.u.mat
   local T
   if not self.open[i] then
     self.pend[i] = self.pend[i] or { M = mat(6, 6), x = sp.zeros(6) }
@@ -68,6 +67,7 @@ end
 
 -- The tail's maps of group gi at p ([Δa_c | Δâ_p | w], Δâ_p = Δa_p − Δa_c): Ĥ += Ŵ, Δ += T − Ŵ.
 function Heads:tail(gi, st)
+  local mat = self.u.mat
   local p = self.sel.groups[gi].p
   local function cols(Wm, o)
     local M = mat(6, 6)
@@ -96,6 +96,8 @@ end
 -- Head body i (IAw, pAw: its world inertia and bias force): its joint's equation solved for q̈
 -- (kept for the forward pass), substituted into every map, which goes on to the parent.
 function Heads:body(i, IAw, pAw)
+  local h = self.u
+  local mat, name_mat, factor, S_world = h.mat, h.name_mat, h.factor, h.S_world
   local W, b = self.W, self.W.T[i]
   local acc, gs, lam = self.acc[i], self.open[i], b.parent
   local tag = b.name
