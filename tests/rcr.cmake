@@ -3,3 +3,15 @@
 # where the paper's selection turns singular.
 mbdc_add_test(NAME test_rcr SOURCES test_rcr.c mbt_loopmodel.c LIBS mbdc_core)
 set_tests_properties(test_rcr PROPERTIES LABELS loops)
+
+# The accuracy of mb_rcr and mb_fd_loops on the seeded random closed chains (tests/random_loops.c)
+# against a reference q̈ from the KKT system in extended precision.
+if(TARGET random_loops)
+  add_executable(test_rcr_accuracy test_rcr_accuracy.c mbt_loopmodel.c)
+  target_compile_options(test_rcr_accuracy PRIVATE ${MBDC_WARNINGS})
+  target_include_directories(test_rcr_accuracy PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(test_rcr_accuracy PRIVATE mbdc_core PkgConfig::CMOCKA m)
+  add_test(NAME test_rcr_accuracy COMMAND test_rcr_accuracy $<TARGET_FILE:random_loops>)
+  set_tests_properties(test_rcr_accuracy PROPERTIES LABELS loops TIMEOUT 300
+    ENVIRONMENT "MBDC_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endif()
