@@ -9,6 +9,8 @@
  *            the ground by a spherical loop
  *   coupled  two spatial branches from the ground joined by a spherical loop, and the first
  *            branch's tip closed to the ground by an ss (distance) loop: two coupled loops
+ *   headed   the same two branches and loops on a spatial chain of 2 links from the ground: the
+ *            chain is the loops' head (independent joints between the base and the branches)
  * The loops' targets are the neutral configuration's end points moved by up to 5 cm: mbdc closes
  * them by Newton's method from there. */
 #include <math.h>
@@ -111,7 +113,8 @@ static void tip_point(const frame *f, double len, double out[3]) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) return fprintf(stderr, "usage: random_loops SEED planar|spatial|coupled\n"), 2;
+  if (argc != 3)
+    return fprintf(stderr, "usage: random_loops SEED planar|spatial|coupled|headed\n"), 2;
   state = strtoull(argv[1], NULL, 10) * 7919u + 17u;
   const char *kind = argv[2];
   int planar = strcmp(kind, "planar") == 0;
@@ -120,11 +123,17 @@ int main(int argc, char **argv) {
   char tip[32], tip2[32];
   printf("# random_loops %s %s (tests/random_loops.c)\nmodel random_%s;\ngravity 0 %s;\n",
          argv[1], kind, kind, planar ? "-9.81 0" : "0 -9.81");
-  if (strcmp(kind, "coupled") == 0) {
-    chain("a", "world", &world, 0, 3 + (int)uniform(0, 3), 0, &tipf, &len, tip);
-    frame base2 = world;
-    base2.p[0] = uniform(0.3, 0.6);
-    chain("b", "world", &base2, base2.p[0], 3 + (int)uniform(0, 3), 0, &tipg, &glen, tip2);
+  int headed = strcmp(kind, "headed") == 0;
+  if (strcmp(kind, "coupled") == 0 || headed) {
+    frame root = world;
+    double rlen = 0;
+    char rname[32] = "world";
+    if (headed) chain("h", "world", &world, 0, 2, 0, &root, &rlen, rname);
+    chain("a", rname, &root, rlen, 3 + (int)uniform(0, 3), 0, &tipf, &len, tip);
+    frame base2 = root;
+    double off = uniform(0.3, 0.6);
+    for (int i = 0; i < 3; i++) base2.p[i] += root.R[3 * i] * off;
+    chain("b", rname, &base2, rlen + off, 3 + (int)uniform(0, 3), 0, &tipg, &glen, tip2);
     tip_point(&tipf, len, p), tip_point(&tipg, glen, g);
     /* the loop's target on b's tip, where a's tip point is (in b's tip frame) */
     double d[3] = {p[0] - tipg.p[0], p[1] - tipg.p[1], p[2] - tipg.p[2]}, t[3];
