@@ -598,8 +598,15 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * or a coordinate out of range or repeated); MB_ENUMERIC when no selection is regular at q
  * (lw->singular: 1 + the first row of the worst group of the first selection), when a tail's or a
  * head joint's mass matrix fails the pivot rule, or when q̈ is not finite. The generated p_rcr
- * follows the same rule. */
+ * follows the same rule.
+ *
+ * The reduction's error is ε times the condition of a tail's reduced mass matrix (the paper's
+ * M̂_M), which the selection's pivot ratio does not bound. When the smallest pivot ratio of those
+ * matrices' Cholesky factors (L_ii² / M̂_ii) is below MB_RCR_REFINE, q̈ is refined once against
+ * the equations themselves: the residuals r = τ − (M q̈ + h) (mb_rnea) and c = K q̈ + K̇v go
+ * through the same reduction without bias terms, and q̈ += δ. The generated p_rcr does the same. */
 #define MB_RCR_SWITCH 1e-2
+#define MB_RCR_REFINE 1e-3
 #define MB_RCR_ZERO 1e-12
 #define MB_RCR_MAX_OPEN 4
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,

@@ -58,21 +58,28 @@ void mb_rcr_chol_solve_cols_(int n, const double *L, double *X, int c, int ld) {
 
 /* ---------------------------------------------------------------------------- world quantities */
 
-static void world_setup(const mb_model *m, mb_workspace *ws, mb_loop_workspace *lw) {
+/* bias = 0: the bias terms (velocity products, gravity) zero, for the refinement pass. */
+static void world_setup(const mb_model *m, mb_workspace *ws, mb_loop_workspace *lw, int bias) {
   double g0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
+  if (!bias) g0[3] = g0[4] = g0[5] = 0.0;
   memcpy(lw->rab, g0, sizeof g0);
   memset(lw->rI, 0, 36 * sizeof(double));
   memset(lw->rp, 0, 6 * sizeof(double));
   for (int i = 1; i <= m->nb; i++) {
     const double *E = ws->X0E + 9 * i, *r = ws->X0r + 3 * i;
     double I6[36], f[6], t[6];
-    mbs_Xinv_mv(E, r, lw->ba + 6 * i, lw->rab + 6 * i);
-    for (int k = 0; k < 6; k++) lw->rab[6 * i + k] += g0[k];
     mbs_I_mat(m->inertia + 10 * i, I6);
     mbs_mat6_to_parent(E, r, I6, lw->rI + 36 * i);
-    mbs_I_mv(m->inertia + 10 * i, lw->bv + 6 * i, t);
-    mbs_crf(lw->bv + 6 * i, t, f);
-    mbs_XT_fv(E, r, f, lw->rp + 6 * i);
+    if (bias) {
+      mbs_Xinv_mv(E, r, lw->ba + 6 * i, lw->rab + 6 * i);
+      for (int k = 0; k < 6; k++) lw->rab[6 * i + k] += g0[k];
+      mbs_I_mv(m->inertia + 10 * i, lw->bv + 6 * i, t);
+      mbs_crf(lw->bv + 6 * i, t, f);
+      mbs_XT_fv(E, r, f, lw->rp + 6 * i);
+    } else {
+      memset(lw->rab + 6 * i, 0, 6 * sizeof(double));
+      memset(lw->rp + 6 * i, 0, 6 * sizeof(double));
+    }
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
     for (int c = 0; c < n; c++) mbs_Xinv_mv(E, r, ws->S + 6 * (o + c), lw->rS + 6 * (o + c));
   }
@@ -162,9 +169,9 @@ static void free_forward(const mb_model *m, mb_loop_workspace *lw, int i, double
 /* ------------------------------------------------------------------------------------ groups */
 
 
-/* 1. E: the dependents' accelerations, affine in [Â_p; q̈_I; 1]. */
+/* 1. E: the dependents' accelerations, affine in [Â_p; q̈_I; 1]; kb the rows' bias (K̇v). */
 static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace *ws,
-                             mb_loop_workspace *lw, const rcr_plan *P, int g) {
+                             mb_loop_workspace *lw, const rcr_plan *P, int g, const double *kb) {
   int mg = P->row0[g + 1] - P->row0[g], nI = P->nI[g], W = 7 + nI, nv = m->nv;
   int c = P->base[g], p = P->p[g];
   double *E = lw->rE + P->E0[g], *Rhs = lw->rPhi; /* rPhi is free until step 2 */
@@ -182,7 +189,7 @@ static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace 
       for (int k = 0; k < 6; k++) h[k] += gw[k];
     }
     for (int i = 0; i < nI; i++) h[6 + i] = lw->K[(size_t)r * (size_t)nv + (size_t)P->ind[P->ind0[g] + i]];
-    h[6 + nI] = lw->kb[r];
+    h[6 + nI] = kb[r];
   }
   for (int d = 0; d < mg; d++) {
     int col = P->dep[P->dep0[g] + d];
@@ -252,8 +259,10 @@ static void group_tail_inertia(mb_loop_workspace *lw, const rcr_plan *P, int g) 
     for (int c = 0; c < a; c++) Q[a * W + c] = Q[c * W + a];
 }
 
-/* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN. */
-static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau) {
+/* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN; *lo
+ * becomes the smallest of its pivot ratios d_i / M̂_ii (Cholesky: L_ii² / M̂_ii) and *lo's. */
+static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau,
+                            double *lo) {
   int nI = P->nI[g], W = 7 + nI, n = 6 + nI, mg = P->row0[g + 1] - P->row0[g];
   double *N = lw->rN + P->N0[g], *M = lw->rM + P->M0[g];
   const double *E = lw->rE + P->E0[g], *Q = lw->rQ, *Ft = Q + n * W;
@@ -266,7 +275,13 @@ static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, con
     for (int d = 0; d < mg; d++) s -= E[d * W + 6 + i] * tau[P->dep[P->dep0[g] + d]];
     N[i * 13 + 12] = s;
   }
+  double diag[64];
+  for (int i = 0; i < nI; i++) diag[i] = M[i * nI + i];
   if (mbs_chol(nI, M)) return -1;
+  for (int i = 0; i < nI; i++) {
+    double r = M[i * nI + i] * M[i * nI + i] / diag[i];
+    if (r < *lo) *lo = r;
+  }
   mb_rcr_chol_solve_cols_(nI, M, N, 13, 13);
   for (int k = 0; k < 13 * nI; k++) N[k] = -N[k];
   return 0;
@@ -359,19 +374,19 @@ static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, r
 }
 
 /* Backward: at each body, the tails of the groups whose p it is, then its head joint (or the
- * articulated-body step of a free joint). */
+ * articulated-body step of a free joint). *lo: the tails' smallest pivot ratio. */
 static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
-                    rcr_plan *P, const double *tau) {
+                    rcr_plan *P, const double *tau, const double *kb, double *lo) {
   for (int i = 0; i <= m->nb; i++)
     if (P->nopen[i]) mb_rcr_head_clear_(lw, i);
   for (int i = m->nb; i >= 0; i--) {
     for (int g = 0; g < P->ng; g++) {
       if (P->p[g] != i) continue;
       mb_rcr_project_(L, lw, P, g, NULL);
-      group_dependents(m, L, ws, lw, P, g);
+      group_dependents(m, L, ws, lw, P, g, kb);
       group_tail_maps(m, lw, P, g);
       group_tail_inertia(lw, P, g);
-      if (group_tail_solve(lw, P, g, tau)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      if (group_tail_solve(lw, P, g, tau, lo)) return lw->singular = 1 + P->row[P->row0[g]], -1;
       group_tail_wrench(lw, P, g, tau);
       mb_rcr_tail_to_head_(lw, P, g);
     }
@@ -381,25 +396,56 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
   return 0;
 }
 
+/* One solve with the plan P: τ, the rows' bias kb and the bias terms (bias = 0: none); *lo the
+ * tails' smallest pivot ratio. */
+static int solve(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                 rcr_plan *P, const double *tau, const double *kb, int bias, double *qdd,
+                 double *lo) {
+  world_setup(m, ws, lw, bias);
+  if (backward(m, L, ws, lw, P, tau, kb, lo)) return MB_ENUMERIC;
+  memcpy(lw->racc, lw->rab, 6 * sizeof(double));
+  for (int i = 0; i <= m->nb; i++) {
+    if (i > 0 && P->role[i] == 0) free_forward(m, lw, i, qdd);
+    if (i > 0 && P->role[i] == 1) mb_rcr_head_forward_(m, lw, P, i, qdd);
+    for (int g = 0; g < P->ng; g++)
+      if (P->p[g] == i) group_forward(m, lw, P, g, qdd);
+  }
+  return MB_OK;
+}
+
+/* One step of iterative refinement (mb.h, MB_RCR_REFINE): the residuals r = τ − (M q̈ + h) of
+ * inverse dynamics and c = K q̈ + K̇v go through the same reduction without bias terms (velocity
+ * products, gravity), and q̈ += δ. The reduction's error is ε times the condition of a tail's
+ * reduced mass matrix; the residuals are those of the well-conditioned constrained system. */
+static int refine(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                  rcr_plan *P, const double *q, const double *v, const double *tau, double *qdd) {
+  double *r = lw->dq, *c = lw->lam, *d = lw->Y, lo = 1.0; /* scratch mb_rcr does not use */
+  int nv = m->nv, rc;
+  if ((rc = mb_rnea(m, ws, q, v, qdd, NULL, r))) return rc;
+  for (int k = 0; k < nv; k++) r[k] = tau[k] - r[k];
+  for (int row = 0; row < L->nc; row++) {
+    double s = lw->kb[row];
+    for (int k = 0; k < nv; k++) s += lw->K[(size_t)row * (size_t)nv + (size_t)k] * qdd[k];
+    c[row] = s;
+  }
+  if ((rc = solve(m, L, ws, lw, P, r, c, 0, d, &lo))) return rc;
+  for (int k = 0; k < nv; k++) qdd[k] += d[k];
+  return MB_OK;
+}
+
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
            int nsel, const int *dep, const double *q, const double *v, const double *tau,
            double *qdd, int *used) {
   rcr_plan P;
   int rc = start(m, L, ws, lw, q, v, &P), use = -1;
+  double lo = 1.0;
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
   for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
     if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;
-  world_setup(m, ws, lw);
-  if (backward(m, L, ws, lw, &P, tau)) return MB_ENUMERIC;
-  memcpy(lw->racc, lw->rab, 6 * sizeof(double));
-  for (int i = 0; i <= m->nb; i++) {
-    if (i > 0 && P.role[i] == 0) free_forward(m, lw, i, qdd);
-    if (i > 0 && P.role[i] == 1) mb_rcr_head_forward_(m, lw, &P, i, qdd);
-    for (int g = 0; g < P.ng; g++)
-      if (P.p[g] == i) group_forward(m, lw, &P, g, qdd);
-  }
+  if ((rc = solve(m, L, ws, lw, &P, tau, lw->kb, 1, qdd, &lo))) return rc;
+  if (!(lo >= MB_RCR_REFINE) && (rc = refine(m, L, ws, lw, &P, q, v, tau, qdd))) return rc;
   if (used) *used = use;
   return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
