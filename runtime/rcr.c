@@ -278,7 +278,7 @@ static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, con
   double diag[64];
   for (int i = 0; i < nI; i++) diag[i] = M[i * nI + i];
   if (mbs_chol(nI, M)) return -1;
-  for (int i = 0; i < nI; i++) {
+  for (int i = 1; i < nI; i++) { /* i = 0: the ratio is 1 */
     double r = M[i * nI + i] * M[i * nI + i] / diag[i];
     if (r < *lo) *lo = r;
   }

@@ -12,7 +12,7 @@
 #include "mb.h"
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0xb95b4e6fad81
+#if FIVE_BAR_SET_ID != 0xf9e26279314b
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -123,18 +123,6 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
-/* p_rcr and its variants: the relative error weighed by the smallest pivot ratio w of the
- * selection used (w in [P_RCR_SWITCH, 1]): coordinate reduction's rounding errors grow as ε/w
- * (the dependents are solved through the selection's columns), so both sides agree to about
- * TOLERANCE / w (docs/loops.md, "Accuracy"). */
-static void compare_weighted(result *r, const double *ref, const real *out, int n, double w) {
-  result t = {r->name, 0, 0, 0, 0, 0};
-  compare(&t, ref, out, n);
-  if (!(t.abs <= r->abs)) r->abs = t.abs;
-  double rel = t.rel * (w < 1 ? w : 1);
-  if (!(rel <= r->rel)) r->rel = rel;
-}
-
 int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
@@ -156,7 +144,7 @@ int main(void) {
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[20] = {
+  result results[22] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -172,8 +160,10 @@ int main(void) {
     {"fd_loops", 0, 0, 0, 0, 0},
     {"fd_loops.lambda", 0, 0, 0, 0, 0},
     {"rcr_pivots", 0, 0, 0, 0, 0},
-    {"rcr_1", 0, 0, 0, 0, 0},
     {"rcr_0", 0, 0, 0, 0, 0},
+    {"rcr_1", 0, 0, 0, 0, 0},
+    {"rcr_refine_0", 0, 0, 0, 0, 0},
+    {"rcr_refine_1", 0, 0, 0, 0, 0},
     {"project_q", 0, 0, 0, 0, 0},
     {"project_v", 0, 0, 0, 0, 0},
     {"rcr", 0, 0, 0, 0, 0},
@@ -324,38 +314,68 @@ int main(void) {
       if (rcr_pivots_mask(ref, out)) results[14].skipped++;
       compare(&results[14], ref, out, RCR_NSEL * NC);
     }
-    /* rcr_1: where selection 1 is regular */
-    {
-      double lo = 0, ratio[NC];
-      const int *sel = five_bar_rcr_dep + 1 * NC;
-      if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[15].skipped++;
-      } else {
-        rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
-        grc = five_bar_rcr_1(gq, gv, gtau, out);
-        /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
-         * at the switch up to rounding */
-        if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
-        if (grc != rc) results[15].failed_rc = 1;
-        if (rc != 0) results[15].singular++;
-        if (rc == 0 && grc == 0) compare_weighted(&results[15], ref, out, NV, lo);
-      }
-    }
     /* rcr_0: where selection 0 is regular */
     {
       double lo = 0, ratio[NC];
       const int *sel = five_bar_rcr_dep + 0 * NC;
       if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[16].skipped++;
+        results[15].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = five_bar_rcr_0(gq, gv, gtau, out);
+        if (grc >= 0 && (grc & 2)) { /* refined once, as p_rcr does */
+          real a0[NV];
+          for (int k = 0; k < NV; k++) a0[k] = out[k];
+          grc = five_bar_rcr_refine_0(gq, gv, gtau, a0, out) < 0 ? -1 : grc & 1;
+        }
+        /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
+         * at the switch up to rounding */
+        if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
+        if (grc != rc) results[15].failed_rc = 1;
+        if (rc != 0) results[15].singular++;
+        if (rc == 0 && grc == 0) compare(&results[15], ref, out, NV);
+        if (rc == 0) { /* rcr_refine_0, from the runtime's answer moved by 1e-6: a wrong
+           * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
+          real a0[NV];
+          double big = 1;
+          for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
+          for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
+          grc = five_bar_rcr_refine_0(gq, gv, gtau, a0, out);
+          if (grc != 0) results[17].failed_rc = 1;
+          else compare(&results[17], ref, out, NV);
+        }
+      }
+    }
+    /* rcr_1: where selection 1 is regular */
+    {
+      double lo = 0, ratio[NC];
+      const int *sel = five_bar_rcr_dep + 1 * NC;
+      if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
+        results[16].skipped++;
+      } else {
+        rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
+        grc = five_bar_rcr_1(gq, gv, gtau, out);
+        if (grc >= 0 && (grc & 2)) { /* refined once, as p_rcr does */
+          real a0[NV];
+          for (int k = 0; k < NV; k++) a0[k] = out[k];
+          grc = five_bar_rcr_refine_1(gq, gv, gtau, a0, out) < 0 ? -1 : grc & 1;
+        }
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
         if (grc != rc) results[16].failed_rc = 1;
         if (rc != 0) results[16].singular++;
-        if (rc == 0 && grc == 0) compare_weighted(&results[16], ref, out, NV, lo);
+        if (rc == 0 && grc == 0) compare(&results[16], ref, out, NV);
+        if (rc == 0) { /* rcr_refine_1, from the runtime's answer moved by 1e-6: a wrong
+           * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
+          real a0[NV];
+          double big = 1;
+          for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
+          for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
+          grc = five_bar_rcr_refine_1(gq, gv, gtau, a0, out);
+          if (grc != 0) results[18].failed_rc = 1;
+          else compare(&results[18], ref, out, NV);
+        }
       }
     }
     /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
@@ -369,18 +389,18 @@ int main(void) {
       togen(qp, gqp, NQ);
       rc = mb_project_q(&M, &LP, ws, lw, qp);
       grc = five_bar_project_q(gqp);
-      if ((rc != 0) != (grc != 0)) results[17].failed_rc = 1;
-      if (rc != 0) results[17].singular++;
-      if (rc == 0 && grc == 0) compare(&results[17], qp, gqp, NQ);
+      if ((rc != 0) != (grc != 0)) results[19].failed_rc = 1;
+      if (rc != 0) results[19].singular++;
+      if (rc == 0 && grc == 0) compare(&results[19], qp, gqp, NQ);
       for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
       togen(vp, gvp, NV);
       if (rc == 0 && grc == 0) {
         for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
         rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
         grc = five_bar_project_v(gqp, gvp);
-        if ((rc != 0) != (grc != 0)) results[18].failed_rc = 1;
-        if (rc != 0) results[18].singular++;
-        if (rc == 0 && grc == 0) compare(&results[18], vp, gvp, NV);
+        if ((rc != 0) != (grc != 0)) results[20].failed_rc = 1;
+        if (rc != 0) results[20].singular++;
+        if (rc == 0 && grc == 0) compare(&results[20], vp, gvp, NV);
       }
     }
     /* rcr: the choice between the selections too */
@@ -388,17 +408,17 @@ int main(void) {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, five_bar_rcr_dep, q, v, tau, ref, &rused);
       grc = five_bar_rcr(gq, gv, gtau, out, &gused);
-      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[19].failed_rc = 1;
-      if (rc != 0) results[19].singular++;
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[21].failed_rc = 1;
+      if (rc != 0) results[21].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
        * carries errors of about ε over its pivot ratio) */
       double lo = 0, ratio[NC];
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, five_bar_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= FIVE_BAR_RCR_SWITCH)
-        compare_weighted(&results[19], ref, out, NV, lo);
+        compare(&results[21], ref, out, NV);
       else if (rc == 0 && grc == 0)
-        results[19].skipped++;
+        results[21].skipped++;
     }
     (void)rc, (void)grc;
   }
@@ -406,7 +426,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 20; k++) {
+  for (int k = 0; k < 22; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -417,11 +437,12 @@ int main(void) {
     if (r->skipped) printf(" (%d states below the switch ratio, not compared)", r->skipped);
     printf("\n");
   }
-  printf("  (rcr, rcr_<s>: the relative error times the selection's smallest pivot ratio)\n");
+  printf("  (rcr, rcr_<s>, rcr_refine_<s>: where the selection's smallest pivot ratio is "
+         ">= the switch; rcr_refine_<s> from the runtime's answer moved by 1e-6)\n");
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 19, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 21, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(lbuffer);
   return failed ? 1 : 0;

@@ -56,9 +56,11 @@ extern "C" {
  * below which it leaves one for the next (docs/loops.md). */
 #define FIVE_BAR_RCR_NSEL 2
 #define FIVE_BAR_RCR_SWITCH 1e-2
+/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */
+#define FIVE_BAR_RCR_REFINE 1e-3
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xb95b4e6fad81
+#define FIVE_BAR_SET_ID 0xf9e26279314b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -73,12 +75,14 @@ extern "C" {
 #define FIVE_BAR_HAVE_MINV 1
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
-#define FIVE_BAR_HAVE_RCR_1 1
+#define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
 #define FIVE_BAR_HAVE_FD_LOOPS 1
 #define FIVE_BAR_HAVE_RCR_PIVOTS 1
 #define FIVE_BAR_HAVE_RCR_0 1
+#define FIVE_BAR_HAVE_RCR_REFINE_0 1
+#define FIVE_BAR_HAVE_RCR_1 1
 #define FIVE_BAR_HAVE_PROJECT_Q 1
 #define FIVE_BAR_HAVE_PROJECT_V 1
 #define FIVE_BAR_HAVE_RCR 1
@@ -142,8 +146,8 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 /* forward kinematics: world pose (R row-major, p) of every body */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
-int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row */
 void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]);
@@ -159,6 +163,12 @@ void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_
 
 /* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
+
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
+
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
+int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the
  * minimum-norm step dv = -K^T (K K^T + mu 1)^-1 phi (mu = 1e-10 max diag K K^T), applied on the
@@ -176,7 +186,9 @@ extern const int five_bar_rcr_dep[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC];
  * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (
  * five_bar_rcr_pivots) is >= FIVE_BAR_RCR_SWITCH is used, else the one with the largest ratio;
  * -1 when none is above FIVE_BAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
- * output is not finite. *used (may be NULL) receives the selection's index. */
+ * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's
+ * reduced mass matrix has a pivot ratio below FIVE_BAR_RCR_REFINE, the answer is refined once
+ * against the equations of motion and the loops' constraints. */
 int five_bar_rcr(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], int *used);
 
 #ifdef __cplusplus

@@ -56,9 +56,11 @@ extern "C" {
  * below which it leaves one for the next (docs/loops.md). */
 #define QUARTER_CAR_RCR_NSEL 2
 #define QUARTER_CAR_RCR_SWITCH 1e-2
+/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */
+#define QUARTER_CAR_RCR_REFINE 1e-3
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xa7452e1280cd
+#define QUARTER_CAR_SET_ID 0xc39bf089fd69
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -79,7 +81,9 @@ extern "C" {
 #define QUARTER_CAR_HAVE_FD_LOOPS 1
 #define QUARTER_CAR_HAVE_RCR_PIVOTS 1
 #define QUARTER_CAR_HAVE_RCR_0 1
+#define QUARTER_CAR_HAVE_RCR_REFINE_0 1
 #define QUARTER_CAR_HAVE_RCR_1 1
+#define QUARTER_CAR_HAVE_RCR_REFINE_1 1
 #define QUARTER_CAR_HAVE_PROJECT_Q 1
 #define QUARTER_CAR_HAVE_PROJECT_V 1
 #define QUARTER_CAR_HAVE_RCR 1
@@ -161,8 +165,14 @@ void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER
 /* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
+
 /* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
+
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the
  * minimum-norm step dv = -K^T (K K^T + mu 1)^-1 phi (mu = 1e-10 max diag K K^T), applied on the
@@ -180,7 +190,9 @@ extern const int quarter_car_rcr_dep[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC];
  * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (
  * quarter_car_rcr_pivots) is >= QUARTER_CAR_RCR_SWITCH is used, else the one with the largest ratio;
  * -1 when none is above QUARTER_CAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
- * output is not finite. *used (may be NULL) receives the selection's index. */
+ * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's
+ * reduced mass matrix has a pivot ratio below QUARTER_CAR_RCR_REFINE, the answer is refined once
+ * against the equations of motion and the loops' constraints. */
 int quarter_car_rcr(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], int *used);
 
 #ifdef __cplusplus

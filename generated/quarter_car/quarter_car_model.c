@@ -8,7 +8,7 @@
 
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0xa7452e1280cd
+#if QUARTER_CAR_SET_ID != 0xc39bf089fd69
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -45,7 +45,7 @@ typedef struct mbg_gen_function {
   int returns_int;
   int nparams;
   mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
-  int npivots, nswitch; /* sym.pivot and sym.switch_pivot checks (lua_sym.h) */
+  int npivots, nswitch, nrefine; /* sym.pivot, switch_pivot and refine_pivot checks (lua_sym.h) */
   mbg_sym_counts counts;
   /* The expression graph: kept for writing the files (its statements are emitted straight into
    * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */

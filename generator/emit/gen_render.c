@@ -80,6 +80,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   mbg_lua_set_string(L, "returns", f->returns_int ? "int" : "void");
   mbg_lua_set_int(L, "npivots", f->npivots);
   mbg_lua_set_int(L, "nswitch", f->nswitch);
+  mbg_lua_set_int(L, "nrefine", f->nrefine);
   lua_pushfstring(L, BODY_MARK "%d\002", index);
   lua_setfield(L, -2, "body");
   lua_createtable(L, f->nparams, 0);
@@ -355,12 +356,13 @@ static char *joined(const char *a, const char *b, int up) {
 
 /* The names a temporary of a function body must not take, malloc'ed, NULL-terminated (NULL
  * when out of memory): the macros and globals the header declares (gen_names.h) and the locals
- * source.lua gives an int function (pivot, pivot_ref, pivot_switch, pivot_switch_ref, k). */
+ * source.lua gives an int function (pivot, pivot_ref, pivot_switch, pivot_switch_ref,
+ * pivot_refine, pivot_refine_ref, k). */
 static char **body_reserved(const mbg_gen *g, const char *P) {
   size_t NM = 0, NT = 0;
   while (mbg_gen_header_macros[NM]) NM++;
   while (mbg_gen_header_tables[NT]) NT++;
-  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 5, k = 0;
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 7, k = 0;
   char **r = calloc(n + 1, sizeof *r);
   int ok = r != NULL;
   for (size_t i = 0; ok && i < NM; i++)
@@ -376,7 +378,8 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
   }
   if (ok)
     ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("pivot_ref")) && (r[k++] = strdup("k")) &&
-         (r[k++] = strdup("pivot_switch")) && (r[k++] = strdup("pivot_switch_ref"));
+         (r[k++] = strdup("pivot_switch")) && (r[k++] = strdup("pivot_switch_ref")) &&
+         (r[k++] = strdup("pivot_refine")) && (r[k++] = strdup("pivot_refine_ref"));
   if (!ok && r) {
     for (size_t i = 0; i < n; i++) free(r[i]);
     free(r);

@@ -221,8 +221,8 @@ static int add_passive(const mbg_gen *g, char **names, int *n) {
   return 0;
 }
 
-/* "rcr" stands for its parts: rcr_pivots and one variant per selection (rcr_0 ...), over which
- * the C template c/rcr.lua writes p_rcr. Returns the new list (names freed), or NULL. */
+/* "rcr" stands for its parts: rcr_pivots, one variant per selection (rcr_0 ...) and its
+ * refinement (rcr_refine_0 ...), over which the C template c/rcr.lua writes p_rcr. Returns the new list (names freed), or NULL. */
 static char **expand_rcr(const mbg_gen *g, char **names, int *n, FILE *err) {
   int at = -1;
   for (int k = 0; k < *n; k++)
@@ -239,7 +239,7 @@ static char **expand_rcr(const mbg_gen *g, char **names, int *n, FILE *err) {
     names[--*n] = NULL;
     return names;
   }
-  char **out = calloc((size_t)(*n + g->rcr.nsel + 2), sizeof *out);
+  char **out = calloc((size_t)(*n + 2 * g->rcr.nsel + 2), sizeof *out);
   int m = 0, ok = out != NULL;
   for (int k = 0; ok && k < *n; k++) {
     if (k != at) {
@@ -248,9 +248,11 @@ static char **expand_rcr(const mbg_gen *g, char **names, int *n, FILE *err) {
     }
     ok = (out[m++] = strdup("rcr_pivots")) != NULL;
     for (int s = 0; ok && s < g->rcr.nsel; s++) {
-      char buf[16];
+      char buf[32];
       snprintf(buf, sizeof buf, "rcr_%d", s);
       ok = (out[m++] = strdup(buf)) != NULL;
+      snprintf(buf, sizeof buf, "rcr_refine_%d", s);
+      ok = ok && (out[m++] = strdup(buf)) != NULL;
     }
   }
   for (int k = 0; k < *n; k++) free(names[k]);

@@ -183,6 +183,20 @@ static int l_switch_pivot(lua_State *L) {
   return 0;
 }
 
+/* sym.refine_pivot(d, r): a pivot d of a reduced mass matrix (recursive coordinate reduction) with
+ * its diagonal entry r: the function returns with bit 2 set where d < P_RCR_REFINE r (its answer
+ * is ill-conditioned: its caller refines it once). Always a run-time check: outputs
+ * pivot_refine[k], pivot_refine_ref[k]. */
+static int l_refine_pivot(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
+  if (mbg_sym_output(c->s, "pivot_refine", c->nrefine, e) != 0 ||
+      mbg_sym_output(c->s, "pivot_refine_ref", c->nrefine, er) != 0)
+    return luaL_error(L, "symbolic engine: out of memory");
+  c->nrefine++;
+  return 0;
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -230,7 +244,8 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"__mod", l_unsupported}, {"__pow", l_unsupported}, {"__concat", l_unsupported},
     {"__tostring", l_tostring}, {NULL, NULL}};
   static const luaL_Reg lib[] = {
-    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot}, {"name", l_name},
+    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
+    {"refine_pivot", l_refine_pivot}, {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
@@ -254,6 +269,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->narrays = 0;
   ctx->npivots = 0;
   ctx->nswitch = 0;
+  ctx->nrefine = 0;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -33,6 +33,7 @@ typedef struct mbg_lsym {
   mbg_lsym_array arrays[MBG_LSYM_MAX_ARRAYS];
   int npivots;            /* sym.pivot calls checked at run time: pivot[k], pivot_ref[k] */
   int nswitch;            /* sym.switch_pivot calls: pivot_switch[k], pivot_switch_ref[k] */
+  int nrefine;            /* sym.refine_pivot calls: pivot_refine[k], pivot_refine_ref[k] */
   double pivot_eps;       /* ε of the generated scalar type (set by the caller; 0: double's) */
   int singular;           /* a sym.pivot whose d and r are numbers failed the rule (double's ε) */
   char singular_msg[256]; /* then: where and what, for the caller's message */

@@ -123,7 +123,7 @@ function Heads:body(i, IAw, pAw)
   for _, g in ipairs(gs) do SL[g] = StM(name_mat(H.blk[g], "Hb" .. (g - 1) .. "_" .. tag)) end
   local u = {}
   for a = 1, n do
-    local s = sym.input("tau", b.iv + a - 1)
+    local s = W.tau(b.iv + a - 1)
     for r = 1, 6 do s = s - S[a][r] * H.x[r] end
     u[a] = sym.name(s, "u_" .. tag .. "_" .. (a - 1))
   end

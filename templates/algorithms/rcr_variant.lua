@@ -63,11 +63,18 @@ local function name_mat(A, prefix)
   return A
 end
 
--- An n × n symmetric system factored with its diagonal as the pivot references.
-local function factor(D, n, what)
-  local ref = {}
-  for j = 1, n do ref[j] = D[j][j] end
-  return sp.ldl(D, n, function(d, l, Rl) sym.pivot(d, Rl, what .. " " .. (l - 1)) end, ref)
+-- An n × n symmetric system factored with its diagonal as the pivot references; refine (unless
+-- quiet, the refinement pass): each pivot's ratio to its diagonal entry goes to
+-- sym.refine_pivot too (a tail's M̂_M).
+local function factorer(quiet)
+  return function(D, n, what, refine)
+    local ref = {}
+    for j = 1, n do ref[j] = D[j][j] end
+    return sp.ldl(D, n, function(d, l, Rl)
+      sym.pivot(d, Rl, what .. " " .. (l - 1))
+      if refine and not quiet and l > 1 then sym.refine_pivot(d, D[l][l]) end -- l = 1: d is D₁₁
+    end, ref)
+  end
 end
 
 -- ---- the model in world coordinates ---------------------------------------------------------
@@ -86,7 +93,8 @@ local function is_ancestor(T, a, x) -- a is x or an ancestor of x (bodies; 0 the
   return x == a
 end
 
--- The world transforms, the bias forces (with v: rnea's at q̈ = 0) and the rows (with K̇v).
+-- The world transforms, the bias forces (with v: rnea's at q̈ = 0) and the rows (with K̇v); W.tau
+-- (k) the generalized force on coordinate k (0-based), W.factor the factorizations.
 function V.setup(model, dynamics)
   local qd = dynamics and "v" or nil
   local T, X, _, pA = rnea.forward(model, qd, nil)
@@ -98,6 +106,8 @@ function V.setup(model, dynamics)
     W.X0inv[b.i] = sp.inverse(W.X0[b.i])
   end
   W.Sw = {} -- world columns of the bodies in groups, on demand
+  W.tau = function(k) return sym.input("tau", k) end
+  W.factor, W.quiet = factorer(false), false
   return W
 end
 
@@ -153,8 +163,8 @@ function V.group_rows(W, grp)
 end
 
 -- The projector recursion over the dependents (from the chain's end): ρ_d, with every pivot
--- c_dᵀ R c_d checked against |c_d|² (the pivot rule).
-function V.project(grp, col, check)
+-- c_dᵀ R c_d checked against |c_d|² (the pivot rule, and unless quiet the switch).
+function V.project(grp, col, check, quiet)
   local m = #grp.rows
   local R, rho, piv, cc, cd = mat(m, m), {}, {}, {}, {}
   for i = 1, m do R[i][i] = 1 end
@@ -176,7 +186,7 @@ function V.project(grp, col, check)
     piv[d], cc[d] = sym.name(p, "piv_" .. (d - 1)), n2 + ZERO * scale
     if check then
       sym.pivot(piv[d], cc[d], "the dependent coordinate " .. grp.dep[d])
-      sym.switch_pivot(piv[d], cc[d]) -- below P_RCR_SWITCH: the variant returns 1
+      if not quiet then sym.switch_pivot(piv[d], cc[d]) end -- below P_RCR_SWITCH: bit 1
       rho[d] = {}
       for a = 1, m do rho[d][a] = sym.name(w[a] / piv[d], "rho_" .. (d - 1) .. "_" .. (a - 1)) end
       if d > 1 then
@@ -200,7 +210,7 @@ local function tail_dependents(W, grp, tag)
   local m, nI = #grp.rows, #grp.ind
   local Wd = 7 + nI
   local G, kap, col = V.group_rows(W, grp)
-  local rho, _, _, cd = V.project(grp, col, true)
+  local rho, _, _, cd = V.project(grp, col, true, W.quiet)
   -- Rhs = [G | K_I | κ]; q̈_D = E [Δâ_p; q̈_I; 1] in chain order
   local Rhs = mat(m, Wd)
   for a = 1, m do
@@ -289,7 +299,7 @@ end
 
 -- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; 1] (rows of 13): their reduced equations
 -- Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, the paper's M̂_M = Q_II.
-local function tail_solve(grp, E, Q, Ft, tag)
+local function tail_solve(W, grp, E, Q, Ft, tag)
   local nI = #grp.ind
   local Wd = 7 + nI
   local N = mat(nI, 13)
@@ -301,11 +311,11 @@ local function tail_solve(grp, E, Q, Ft, tag)
       N[i][13] = Q[6 + i][Wd]
     end
     for i, k in ipairs(grp.ind) do
-      local s = sym.input("tau", k)
-      for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * sym.input("tau", kd) end
+      local s = W.tau(k)
+      for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * W.tau(kd) end
       N[i][13] = N[i][13] - s
     end
-    local Fm = factor(name_mat(M, "MM" .. tag), nI, "the tail independents")
+    local Fm = W.factor(name_mat(M, "MM" .. tag), nI, "the tail independents", true)
     for j = 1, 13 do
       local col2 = {}
       for i = 1, nI do col2[i] = N[i][j] end
@@ -319,7 +329,7 @@ end
 
 -- Step 4: the tail's wrench maps on p (weighed by Y) and on c (total), 6 × 13 each: q̈_I = N […]
 -- substituted into Wh = Σ Yᵀ W_k − E_pᵀ τ_D and Wt = Σ W_k.
-local function tail_wrench(grp, E, Q, Ft, SI, N)
+local function tail_wrench(W, grp, E, Q, Ft, SI, N)
   local nI = #grp.ind
   local Wd = 7 + nI
   local Wh, Wt = mat(6, 13), mat(6, 13)
@@ -337,7 +347,7 @@ local function tail_wrench(grp, E, Q, Ft, SI, N)
     end
   end
   for d, kd in ipairs(grp.dep) do
-    for r = 1, 6 do Wh[r][13] = Wh[r][13] - E[d][r] * sym.input("tau", kd) end
+    for r = 1, 6 do Wh[r][13] = Wh[r][13] - E[d][r] * W.tau(kd) end
   end
   return Wh, Wt
 end
@@ -347,8 +357,8 @@ local function group_tail(W, grp, IAw, pAw, tag)
   local E = tail_dependents(W, grp, tag)
   local Phi = tail_maps(W, grp, E, tag)
   local Q, Ft, SI = tail_inertia(grp, IAw, pAw, Phi)
-  local N = tail_solve(grp, E, Q, Ft, tag)
-  local Wh, Wt = tail_wrench(grp, E, Q, Ft, SI, N)
+  local N = tail_solve(W, grp, E, Q, Ft, tag)
+  local Wh, Wt = tail_wrench(W, grp, E, Q, Ft, SI, N)
   return { E = E, N = N, Wh = Wh, Wt = Wt, nI = #grp.ind }
 end
 
@@ -372,15 +382,13 @@ end
 
 -- ---- the recipe -------------------------------------------------------------------------------
 
-local function build(model, s)
-  L.require_loops(model, "rcr")
-  local sel = model.rcr.sel[s + 1]
-  local W = V.setup(model, true)
+-- The reduction of selection sel over W (V.setup): the accelerations (0-based table).
+local function sweep(W, sel)
   local T, X, pA = W.T, W.X, W.pA
   local role = sel.role
   local IA, base, jt, u = {}, J.base_references(T, X), {}, {}
   for _, b in ipairs(T) do IA[b.i] = sp.M6_from_I(b.I) end
-  local H = Heads.new(W, sel, { mat = mat, name_mat = name_mat, factor = factor, S_world = S_world })
+  local H = Heads.new(W, sel, { mat = mat, name_mat = name_mat, factor = W.factor, S_world = S_world })
   local byp, states = {}, {}
   for gi, grp in ipairs(sel.groups) do
     byp[grp.p] = byp[grp.p] or {}
@@ -407,7 +415,9 @@ local function build(model, s)
     elseif i > 0 and role[i + 1] == 0 then
       IA[i], pA[i] = sp.name6(IA[i], "IA_" .. b.name), J.name(pA[i], "pA", b)
       jt[i] = J.articulated(b, IA[i], base[i])
-      u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+      local t = {}
+      for c = 1, b.nv do t[c] = W.tau(b.iv + c - 1) end
+      u[i] = J.name(sp.sub(t, J.ST(b, pA[i])), "u", b)
       local p = b.parent
       if p > 0 then
         local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
@@ -445,7 +455,36 @@ local function build(model, s)
     da[i] = J.name(sp.add(ap, J.S_mv(b, y)), "da", b)
     groups_at(i)
   end
+  return qdd
+end
+
+local function build(model, s)
+  L.require_loops(model, "rcr")
+  local qdd = sweep(V.setup(model, true), model.rcr.sel[s + 1])
   for k = 0, model.nv - 1 do sym.output("qdd", k, qdd[k]) end
+end
+
+-- One step of iterative refinement of a0 (the input a, selection s's answer): the residuals
+-- r = τ − (M a0 + h) (inverse dynamics, with gravity) and c = K a0 + K̇v go through the same
+-- reduction without bias terms (no velocity products, no gravity), qdd = a0 + δ.
+local function build_refine(model, s)
+  L.require_loops(model, "rcr")
+  local tr = rnea.passes(model, "v", "a")
+  local r = {}
+  for k = 0, model.nv - 1 do r[k] = sym.name(sym.input("tau", k) - tr[k + 1], "r_" .. k) end
+  local K = L.kinematics(model, "v")
+  local rows = L.rows(model, K, true)
+  local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
+  local W = V.setup(still, false)
+  for i, row in ipairs(rows) do
+    local Kr, x = L.jacobian_row(model, K, row), row.dd or 0
+    for k = 1, model.nv do x = x + Kr[k] * sym.input("a", k - 1) end
+    W.rows[i].dd = sym.name(x, "c_" .. (i - 1))
+  end
+  W.tau = function(k) return r[k] end
+  W.factor, W.quiet = factorer(true), true
+  local d = sweep(W, model.rcr.sel[s + 1])
+  for k = 0, model.nv - 1 do sym.output("qdd", k, sym.input("a", k) + d[k]) end
 end
 
 -- The recipe of selection s (rcr_0.lua ...).
@@ -463,6 +502,25 @@ function V.recipe(s)
       { name = "qdd", role = "out_nv" },
     },
     build = function(model) build(model, s) end,
+  }
+end
+
+-- The refinement of selection s's answer (rcr_refine_0.lua ...).
+function V.refine_recipe(s)
+  return {
+    name = "rcr_refine_" .. s,
+    summary = "one step of iterative refinement of a, the answer of rcr_" .. s .. ", against the "
+      .. "equations of motion and the loops' acceleration constraints (p_rcr calls it where a "
+      .. "tail's reduced mass matrix is ill-conditioned)",
+    returns = "int",
+    params = {
+      { name = "q", role = "q" },
+      { name = "v", role = "v" },
+      { name = "tau", role = "tau" },
+      { name = "a", role = "a" },
+      { name = "qdd", role = "out_nv" },
+    },
+    build = function(model) build_refine(model, s) end,
   }
 end
 

@@ -175,14 +175,19 @@ typedef struct result {
     refs.rcr_pivots = "rc = rcr_pivots_ref(ws, lw, q, ref)"
   end
   reference = refs
-  -- the variants rcr_<s>: compared with mb_rcr on selection s alone where s is regular (its
-  -- smallest pivot ratio ≥ P_RCR_SWITCH: where p_rcr may choose it)
-  local variants = {}
+  -- the variants rcr_<s> (refined by rcr_refine_<s> where they ask, as p_rcr does): compared
+  -- with mb_rcr on selection s alone where s is regular (its smallest pivot ratio ≥
+  -- P_RCR_SWITCH: where p_rcr may choose it); rcr_refine_<s> alone from the random a, which one
+  -- step takes to the same answer (the equations are linear in q̈)
+  local variants, refines, nrefines = {}, {}, 0
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
   for _, f in ipairs(d.functions) do
     local s = rcr.any(d) and f.name:match("^rcr_(%d+)$")
+    local sr = rcr.any(d) and f.name:match("^rcr_refine_(%d+)$")
     if s then
       variants[#variants + 1] = { f = f, s = tonumber(s) }
+    elseif sr then
+      refines[tonumber(sr)] = f
     elseif reference[f.name] then
       known[#known + 1], slot[f.name] = f, nresults
       nresults = nresults + (second[f.name] and 2 or 1)
@@ -230,21 +235,6 @@ static int rcr_pivots_mask(double *ref, real *out) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 ]])
-    if rcr.any(d) then
-      b([[
-/* p_rcr and its variants: the relative error weighed by the smallest pivot ratio w of the
- * selection used (w in [P_RCR_SWITCH, 1]): coordinate reduction's rounding errors grow as ε/w
- * (the dependents are solved through the selection's columns), so both sides agree to about
- * TOLERANCE / w (docs/loops.md, "Accuracy"). */
-static void compare_weighted(result *r, const double *ref, const real *out, int n, double w) {
-  result t = {r->name, 0, 0, 0, 0, 0};
-  compare(&t, ref, out, n);
-  if (!(t.abs <= r->abs)) r->abs = t.abs;
-  double rel = t.rel * (w < 1 ? w : 1);
-  if (!(rel <= r->rel)) r->rel = rel;
-}
-]])
-    end
   end
   b([[
 int main(void) {
@@ -274,6 +264,15 @@ int main(void) {
   local proj = project.wanted(d)
   local first_variant = nresults
   nresults = nresults + #variants
+  for _, x in ipairs(variants) do
+    x.refine = refines[x.s]
+    refines[x.s] = nil
+    if x.refine then
+      x.slot, nrefines = nresults, nrefines + 1
+      nresults = nresults + 1
+    end
+  end
+  for _, f in pairs(refines) do unchecked[#unchecked + 1] = f end -- without their variant
   if proj then nresults = nresults + 2 end
   if with_rcr then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
@@ -282,6 +281,9 @@ int main(void) {
     if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0, 0, 0},") end
   end
   for _, x in ipairs(variants) do b("    {\"", x.f.name, "\", 0, 0, 0, 0, 0},") end
+  for _, x in ipairs(variants) do
+    if x.refine then b("    {\"", x.refine.name, "\", 0, 0, 0, 0, 0},") end
+  end
   if proj then
     b("    {\"project_q\", 0, 0, 0, 0, 0},")
     b("    {\"project_v\", 0, 0, 0, 0, 0},")
@@ -344,13 +346,37 @@ int main(void) {
         results[]], r, [[].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
-        grc = ]], p, "_rcr_", x.s, [[(gq, gv, gtau, out);
+        grc = ]], p, "_rcr_", x.s, [[(gq, gv, gtau, out);]])
+    if x.refine then
+      b([[
+        if (grc >= 0 && (grc & 2)) { /* refined once, as p_rcr does */
+          real a0[NV];
+          for (int k = 0; k < NV; k++) a0[k] = out[k];
+          grc = ]], p, "_rcr_refine_", x.s, [[(gq, gv, gtau, a0, out) < 0 ? -1 : grc & 1;
+        }]])
+    end
+    b([[
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < ]], d.PREFIX, [[_RCR_SWITCH * (1 + 1e-9)) grc = 0;
         if (grc != rc) results[]], r, [[].failed_rc = 1;
         if (rc != 0) results[]], r, [[].singular++;
-        if (rc == 0 && grc == 0) compare_weighted(&results[]], r, [[], ref, out, NV, lo);
+        if (rc == 0 && grc == 0) compare(&results[]], r, [[], ref, out, NV);]])
+    if x.refine then
+      local rr = x.slot
+      b([[
+        if (rc == 0) { /* rcr_refine_]], x.s, [[, from the runtime's answer moved by 1e-6: a wrong
+           * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
+          real a0[NV];
+          double big = 1;
+          for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
+          for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
+          grc = ]], p, "_rcr_refine_", x.s, [[(gq, gv, gtau, a0, out);
+          if (grc != 0) results[]], rr, [[].failed_rc = 1;
+          else compare(&results[]], rr, [[], ref, out, NV);
+        }]])
+    end
+    b([[
       }
     }]])
   end
@@ -399,7 +425,7 @@ int main(void) {
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, ]], p, [[_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= ]], d.PREFIX, [[_RCR_SWITCH)
-        compare_weighted(&results[]], r, [[], ref, out, NV, lo);
+        compare(&results[]], r, [[], ref, out, NV);
       else if (rc == 0 && grc == 0)
         results[]], r, [[].skipped++;
     }]])
@@ -426,7 +452,8 @@ int main(void) {
     printf("\n");
   }]])
   if #variants > 0 or with_rcr then
-    b("  printf(\"  (rcr, rcr_<s>: the relative error times the selection's smallest pivot ratio)\\n\");")
+    b("  printf(\"  (rcr, rcr_<s>, rcr_refine_<s>: where the selection's smallest pivot ratio is \"")
+    b("         \">= the switch; rcr_refine_<s> from the runtime's answer moved by 1e-6)\\n\");")
   end
   if #unchecked > 0 then
     local names = {}
@@ -439,7 +466,7 @@ int main(void) {
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + #variants + (proj and 2 or 0) + (with_rcr and 1 or 0),
+    #known + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);]])
   if loops then b("  free(lbuffer);") end

@@ -2,16 +2,20 @@
 -- coordinates (docs/loops.md "Recursive coordinate reduction"), written over the generated
 -- rcr_pivots and rcr_0, rcr_1, ...: the first selection whose smallest pivot ratio is at least
 -- P_RCR_SWITCH, else the one with the largest, if that is above P_PIVOT_EPS (the runtime's
--- mb_rcr follows the same rule). Each variant checks its own ratios (returns 1 below the switch),
--- so the usual call costs one variant; rcr_pivots runs only when every selection is below the
--- switch. The answer p_rcr returns never comes from a pivot below the rule.
+-- mb_rcr follows the same rule). Each variant checks its own ratios (bit 1 of its status below the
+-- switch), so the usual call costs one variant; rcr_pivots runs only when every selection is
+-- below the switch. The answer p_rcr returns never comes from a pivot below the rule. Where a
+-- tail's reduced mass matrix has a pivot ratio below P_RCR_REFINE (bit 2), the selection's
+-- rcr_refine corrects the answer once against the equations themselves (as mb_rcr does).
 local M = {}
 
 -- Some part of p_rcr is generated (the selections' table and macros are then written).
 function M.any(d)
   if (d.nc or 0) == 0 or (d.rcr_nsel or 0) == 0 then return false end
   for _, f in ipairs(d.functions) do
-    if f.name == "rcr_pivots" or f.name:match("^rcr_%d+$") then return true end
+    if f.name == "rcr_pivots" or f.name:match("^rcr_%d+$") or f.name:match("^rcr_refine_%d+$") then
+      return true
+    end
   end
   return false
 end
@@ -21,7 +25,9 @@ function M.wanted(d)
   local have = {}
   for _, f in ipairs(d.functions) do have[f.name] = true end
   if not have.rcr_pivots then return false end
-  for s = 0, d.rcr_nsel - 1 do if not have["rcr_" .. s] then return false end end
+  for s = 0, d.rcr_nsel - 1 do
+    if not have["rcr_" .. s] or not have["rcr_refine_" .. s] then return false end
+  end
   return true
 end
 
@@ -31,6 +37,8 @@ function M.defines(b, d)
   b(" * below which it leaves one for the next (docs/loops.md). */")
   b("#define ", P, "_RCR_NSEL ", d.rcr_nsel)
   b("#define ", P, "_RCR_SWITCH ", d.scalar == "float" and "1e-2f" or "1e-2")
+  b("/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */")
+  b("#define ", P, "_RCR_REFINE ", d.scalar == "float" and "1e-3f" or "1e-3")
 end
 
 function M.declare_table(b, d)
@@ -47,7 +55,9 @@ function M.declare(b, d)
   b(" * O(n + m). The first selection of dependent coordinates whose smallest pivot ratio (")
   b(" * ", p, "_rcr_pivots) is >= ", P, "_RCR_SWITCH is used, else the one with the largest ratio;")
   b(" * -1 when none is above ", P, "_PIVOT_EPS, when a pivot of the chosen one fails, or when an")
-  b(" * output is not finite. *used (may be NULL) receives the selection's index. */")
+  b(" * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's")
+  b(" * reduced mass matrix has a pivot ratio below ", P, "_RCR_REFINE, the answer is refined once")
+  b(" * against the equations of motion and the loops' constraints. */")
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
 end
@@ -63,15 +73,34 @@ end
 function M.define(b, d)
   local p, P, real = d.prefix, d.PREFIX, d.scalar
   b("")
+  b("/* The answer of selection s (status of ", p, "_rcr_s: bit 2, refine it) into qdd. */")
+  b("static int ", p, "_rcr_finish(int s, int status, const ", real, " q[", P, "_NQ], const ", real,
+    " v[", P, "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[", P, "_NV]) {")
+  b("  ", real, " a[", P, "_NV];")
+  b("  int k, rc = -1;")
+  b("  if (status < 0) return -1;")
+  b("  if (!(status & 2)) return 0;")
+  b("  for (k = 0; k < ", P, "_NV; k++) a[k] = qdd[k];")
+  b("  switch (s) {")
+  for s = 0, d.rcr_nsel - 1 do
+    b("  case ", s, ": rc = ", p, "_rcr_refine_", s, "(q, v, tau, a, qdd); break;")
+  end
+  b("  default: break;")
+  b("  }")
+  b("  return rc < 0 ? -1 : 0;")
+  b("}")
+  b("")
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used) {")
   b("  ", real, " ratio[", P, "_RCR_NSEL * ", P, "_NC], best = -1;")
   b("  int s, k, use = -1, rc = -1;")
-  b("  /* the first selection whose variant finds every pivot ratio >= ", P, "_RCR_SWITCH (0) */")
+  b("  /* the first selection whose variant finds every pivot ratio >= ", P, "_RCR_SWITCH (bit 1")
+  b("   * clear) */")
   for s = 0, d.rcr_nsel - 1 do
-    b("  if (", p, "_rcr_", s, "(q, v, tau, qdd) == 0) {")
+    b("  rc = ", p, "_rcr_", s, "(q, v, tau, qdd);")
+    b("  if (rc >= 0 && !(rc & 1)) {")
     b("    if (used) *used = ", s, ";")
-    b("    return 0;")
+    b("    return ", p, "_rcr_finish(", s, ", rc, q, v, tau, qdd);")
     b("  }")
   end
   b("  /* none: the one whose smallest pivot ratio is largest, if it is above ", P, "_PIVOT_EPS */")
@@ -91,7 +120,7 @@ function M.define(b, d)
   for s = 0, d.rcr_nsel - 1 do b("  case ", s, ": rc = ", p, "_rcr_", s, "(q, v, tau, qdd); break;") end
   b("  default: break;")
   b("  }")
-  b("  return rc < 0 ? -1 : 0;")
+  b("  return ", p, "_rcr_finish(use, rc, q, v, tau, qdd);")
   b("}")
 end
 

@@ -64,6 +64,9 @@ return function(d)
     if f.nswitch > 0 then
       b("  ", scalar, " pivot_switch[", f.nswitch, "], pivot_switch_ref[", f.nswitch, "];")
     end
+    if f.nrefine > 0 then
+      b("  ", scalar, " pivot_refine[", f.nrefine, "], pivot_refine_ref[", f.nrefine, "];")
+    end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
     end
@@ -81,13 +84,20 @@ return function(d)
           b("    if (!isfinite(", p.name, "[k])) return -1;")
         end
       end
+      if f.nswitch > 0 or f.nrefine > 0 then b("  int status = 0;") end
       if f.nswitch > 0 then
-        b("  /* a dependent coordinate's pivot ratio below ", P, "_RCR_SWITCH: 1 (qdd is this")
+        b("  /* a dependent coordinate's pivot ratio below ", P, "_RCR_SWITCH: bit 1 (qdd is this")
         b("   * selection's answer, ill-conditioned; ", d.prefix, "_rcr then tries the next) */")
         b("  for (int k = 0; k < ", f.nswitch, "; k++)")
-        b("    if (!(pivot_switch[k] >= ", P, "_RCR_SWITCH * pivot_switch_ref[k])) return 1;")
+        b("    if (!(pivot_switch[k] >= ", P, "_RCR_SWITCH * pivot_switch_ref[k])) status |= 1;")
       end
-      b("  return 0;")
+      if f.nrefine > 0 then
+        b("  /* a reduced mass matrix's pivot ratio below ", P, "_RCR_REFINE: bit 2 (qdd is to be")
+        b("   * refined once: ", d.prefix, "_rcr calls the selection's rcr_refine) */")
+        b("  for (int k = 0; k < ", f.nrefine, "; k++)")
+        b("    if (!(pivot_refine[k] >= ", P, "_RCR_REFINE * pivot_refine_ref[k])) status |= 2;")
+      end
+      b("  return ", (f.nswitch > 0 or f.nrefine > 0) and "status" or "0", ";")
     end
     b("}")
   end
