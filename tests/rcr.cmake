@@ -1,13 +1,13 @@
 # Recursive coordinate reduction (runtime/rcr.c, docs/loops.md): mb_rcr against mb_fd_loops on
 # every loop model of the repository, the selection rules, and the five-bar through the instants
 # where the paper's selection turns singular.
-mbdc_add_test(NAME test_rcr SOURCES test_rcr.c mbt_loopmodel.c LIBS mbdc_core)
+mbdc_add_test(NAME test_rcr SOURCES test_rcr.c mbt_loopmodel.c mbt_loopsys.c LIBS mbdc_core)
 set_tests_properties(test_rcr PROPERTIES LABELS loops)
 
 # The accuracy of mb_rcr and mb_fd_loops on the seeded random closed chains (tests/random_loops.c)
 # against a reference q̈ from the KKT system in extended precision.
 if(TARGET random_loops)
-  add_executable(test_rcr_accuracy test_rcr_accuracy.c mbt_loopmodel.c)
+  add_executable(test_rcr_accuracy test_rcr_accuracy.c mbt_loopmodel.c mbt_loopsys.c)
   target_compile_options(test_rcr_accuracy PRIVATE ${MBDC_WARNINGS})
   target_include_directories(test_rcr_accuracy PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(test_rcr_accuracy PRIVATE mbdc_core PkgConfig::CMOCKA m)

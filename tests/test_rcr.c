@@ -27,11 +27,14 @@
 #include <cmocka.h>
 
 #include "mb_testutil.h"
-#include "mbt_loopmodel.h"
+#include "mbt_loopsys.h"
 #include "rcr_internal.h"
 
 #define PI 3.14159265358979323846
 #define MAXV 64 /* every model here has fewer coordinates, rows and bodies */
+
+typedef mbt_rng rng;
+typedef mbt_loopsys sys;
 #define NSTATES 100
 
 static const char *const models[] = {
@@ -47,30 +50,6 @@ static const char *const models[] = {
 
 /* ------------------------------------------------------------------------------------ helpers */
 
-/* splitmix64: deterministic, the same draws on every platform. */
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static double uni(rng *g, double lo, double hi) {
-  uint64_t z = (g->s += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return lo + (hi - lo) * ((double)(z >> 11) * 0x1.0p-53);
-}
-
-/* A model file with both workspaces. */
-typedef struct sys {
-  mbt_loopmodel lm;
-  const mb_model *m;
-  const mb_loops *L;
-  mb_workspace ws;
-  mb_loop_workspace lw;
-  void *wbuf, *lbuf;
-  int nq, nv, nc;
-} sys;
-
 static sys *sys_open(const char *rel) {
   const char *src = getenv("MBDC_SOURCE_DIR");
   char path[4096];
@@ -78,38 +57,21 @@ static sys *sys_open(const char *rel) {
   snprintf(path, sizeof path, "%s/%s", src, rel);
   sys *s = calloc(1, sizeof *s);
   assert_non_null(s);
-  if (mbt_loopmodel_load(path, &s->lm)) fail_msg("%s: cannot load", path);
-  s->m = s->lm.model, s->L = s->lm.loops;
-  s->nq = s->m->nq, s->nv = s->m->nv, s->nc = s->L->nc;
+  if (mbt_loopsys_open(path, s)) fail_msg("%s: cannot load", path);
   assert_true(s->nq <= MAXV && s->nv <= MAXV && s->m->nb < MAXV && s->L->nloops < MAXV);
   assert_true(s->nc > 0 && s->nc <= MAXV);
-  s->wbuf = malloc(mb_workspace_size(s->m));
-  s->lbuf = malloc(mb_loop_workspace_size(s->m, s->L));
-  assert_true(s->wbuf && s->lbuf);
-  assert_int_equal(mb_workspace_init(&s->ws, s->m, s->wbuf), MB_OK);
-  assert_int_equal(mb_loop_workspace_init(&s->lw, s->m, s->L, s->lbuf), MB_OK);
   return s;
 }
 
 static void sys_close(sys *s) {
-  free(s->wbuf), free(s->lbuf);
-  mbt_loopmodel_free(&s->lm);
+  mbt_loopsys_close(s);
   free(s);
 }
 
 /* A random assembled state (the recipe of test_simbody.cpp): q = q0 ⊕ dv, dv uniform in ±0.4,
  * projected onto φ = 0; v uniform in ±1 projected onto K v = 0; τ uniform in ±2. */
 static void assembled_state(sys *s, rng *g, double *q, double *v, double *tau) {
-  double dv[MAXV];
-  for (int tries = 0; tries < 100; tries++) {
-    for (int k = 0; k < s->nv; k++) dv[k] = uni(g, -0.4, 0.4);
-    if (mb_integrate(s->m, s->lm.q0, dv, 1.0, q)) continue;
-    if (mb_project_q(s->m, s->L, &s->ws, &s->lw, q)) continue;
-    for (int k = 0; k < s->nv; k++) v[k] = uni(g, -1, 1), tau[k] = uni(g, -2, 2);
-    if (mb_project_v(s->m, s->L, &s->ws, &s->lw, q, v)) continue;
-    return;
-  }
-  fail_msg("no assembled state found in 100 draws");
+  if (mbt_loopsys_state(s, g, 0.4, q, v, tau)) fail_msg("no assembled state found in 100 draws");
 }
 
 /* max |a − ref| / max |ref| */

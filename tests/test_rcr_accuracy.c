@@ -49,9 +49,12 @@
 #include <cmocka.h>
 
 #include "mb_testutil.h"
-#include "mbt_loopmodel.h"
+#include "mbt_loopsys.h"
 
 #define MAXV 64
+
+typedef mbt_rng rng;
+typedef mbt_loopsys sys;
 #define MAXN (2 * MAXV)
 
 #ifdef __SIZEOF_FLOAT128__
@@ -67,28 +70,6 @@ static FILE *dump;
 
 /* ------------------------------------------------------------------------------------ helpers */
 
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static double uni(rng *g, double lo, double hi) {
-  uint64_t z = (g->s += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return lo + (hi - lo) * ((double)(z >> 11) * 0x1.0p-53);
-}
-
-typedef struct sys {
-  mbt_loopmodel lm;
-  const mb_model *m;
-  const mb_loops *L;
-  mb_workspace ws;
-  mb_loop_workspace lw;
-  void *wbuf, *lbuf;
-  int nq, nv, nc;
-} sys;
-
 /* random_loops SEED KIND into a temporary .mbd, loaded; NULL if the model does not load. */
 static sys *sys_random(const char *kind, int seed) {
   char path[] = "/tmp/mbdc_rcr_accXXXXXX", cmd[8192];
@@ -99,39 +80,22 @@ static sys *sys_random(const char *kind, int seed) {
   if (system(cmd) != 0) fail_msg("%s failed", cmd);
   sys *s = calloc(1, sizeof *s);
   assert_non_null(s);
-  int rc = mbt_loopmodel_load(path, &s->lm);
+  int rc = mbt_loopsys_open(path, s);
   remove(path);
   if (rc) return free(s), NULL;
-  s->m = s->lm.model, s->L = s->lm.loops;
-  s->nq = s->m->nq, s->nv = s->m->nv, s->nc = s->L->nc;
   assert_true(s->nq <= MAXV && s->nv <= MAXV && s->nc > 0 && s->nc <= MAXV);
-  s->wbuf = malloc(mb_workspace_size(s->m));
-  s->lbuf = malloc(mb_loop_workspace_size(s->m, s->L));
-  assert_true(s->wbuf && s->lbuf);
-  assert_int_equal(mb_workspace_init(&s->ws, s->m, s->wbuf), MB_OK);
-  assert_int_equal(mb_loop_workspace_init(&s->lw, s->m, s->L, s->lbuf), MB_OK);
   return s;
 }
 
 static void sys_close(sys *s) {
-  free(s->wbuf), free(s->lbuf);
-  mbt_loopmodel_free(&s->lm);
+  mbt_loopsys_close(s);
   free(s);
 }
 
 /* test_rcr.c's recipe with dv in ±amp (test_rcr: 0.4; the generated harness: 1). 0, or -1 if no
  * draw assembles. */
 static int assembled_state(sys *s, rng *g, double amp, double *q, double *v, double *tau) {
-  double dv[MAXV];
-  for (int tries = 0; tries < 100; tries++) {
-    for (int k = 0; k < s->nv; k++) dv[k] = uni(g, -amp, amp);
-    if (mb_integrate(s->m, s->lm.q0, dv, 1.0, q)) continue;
-    if (mb_project_q(s->m, s->L, &s->ws, &s->lw, q)) continue;
-    for (int k = 0; k < s->nv; k++) v[k] = uni(g, -1, 1), tau[k] = uni(g, -2, 2);
-    if (mb_project_v(s->m, s->L, &s->ws, &s->lw, q, v)) continue;
-    return 0;
-  }
-  return -1;
+  return mbt_loopsys_state(s, g, amp, q, v, tau);
 }
 
 static double rel_err(const double *a, const double *ref, int n) {
