@@ -177,8 +177,8 @@ typedef struct result {
   reference = refs
   -- the variants rcr_<s> (refined by rcr_refine_<s> where they ask, as p_rcr does): compared
   -- with mb_rcr on selection s alone where s is regular (its smallest pivot ratio ≥
-  -- P_RCR_SWITCH: where p_rcr may choose it); rcr_refine_<s> alone from the random a, which one
-  -- step takes to the same answer (the equations are linear in q̈)
+  -- P_RCR_SWITCH: where p_rcr may choose it); rcr_refine_<s> alone from the runtime's answer
+  -- moved by 1e-6, which one step takes back to it (the equations are linear in q̈)
   local variants, refines, nrefines = {}, {}, 0
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
   for _, f in ipairs(d.functions) do
@@ -272,7 +272,9 @@ int main(void) {
       nresults = nresults + 1
     end
   end
-  for _, f in pairs(refines) do unchecked[#unchecked + 1] = f end -- without their variant
+  for s = 0, (d.rcr_nsel or 0) - 1 do -- without their variant: run only
+    if refines[s] then unchecked[#unchecked + 1] = refines[s] end
+  end
   if proj then nresults = nresults + 2 end
   if with_rcr then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
