@@ -34,7 +34,22 @@ expect 2 "unknown command" -- "$mbdc" frobnicate x.mbd
 expect 2 "check without a model" -- "$mbdc" check
 expect 2 "unknown option" -- "$mbdc" check --bogus "$src/examples/cart_pole.mbd"
 expect 2 "-o without a file" -- "$mbdc" graph "$src/examples/cart_pole.mbd" -o
-expect 1 "missing model file" -- "$mbdc" check "$tmp/does-not-exist.mbd"
+expect 2 "missing model file (I/O)" -- "$mbdc" check "$tmp/does-not-exist.mbd"
+expect 2 "generate: missing model file (I/O)" -- "$mbdc" generate "$tmp/does-not-exist.mbd" -o "$tmp/g"
+# every command has its own help; a mistyped command, option or function gets the nearest name
+for c in check graph generate stats import help version; do
+  expect 0 "$c --help" -- "$mbdc" "$c" --help
+  grep -q "^usage: mbdc $c" "$tmp/out" || { echo "FAIL: $c --help prints no usage"; fail=$((fail + 1)); }
+done
+expect 0 "help generate" -- "$mbdc" help generate
+grep -q "^usage: mbdc generate" "$tmp/out" || { echo "FAIL: help generate"; fail=$((fail + 1)); }
+expect 2 "help of no command" -- "$mbdc" help frobnicate
+expect 2 "a mistyped command" -- "$mbdc" chek x.mbd
+grep -q "did you mean 'check'" "$tmp/err" || { echo "FAIL: no did-you-mean for chek"; fail=$((fail + 1)); }
+expect 2 "a command's prefix" -- "$mbdc" gen x.mbd
+grep -q "did you mean 'generate'" "$tmp/err" || { echo "FAIL: no did-you-mean for gen"; fail=$((fail + 1)); }
+expect 2 "a mistyped option" -- "$mbdc" check --floatingbase "$src/examples/cart_pole.mbd"
+grep -q "did you mean '--floating-base'" "$tmp/err" || { echo "FAIL: no did-you-mean for an option"; fail=$((fail + 1)); }
 
 for model in "$src"/examples/*.mbd; do
   name=$(basename "$model" .mbd)
@@ -63,6 +78,8 @@ expect 2 "generate without a model" -- "$mbdc" generate
 expect 2 "--scalar bad" -- "$mbdc" generate "$cp" --scalar quad -o "$tmp/g"
 expect 2 "unknown function" -- "$mbdc" generate "$cp" --functions rnea,nope -o "$tmp/g"
 grep -q "no recipe for function 'nope'" "$tmp/err" || { echo "FAIL: unknown function message"; fail=$((fail + 1)); }
+expect 2 "a mistyped function" -- "$mbdc" generate "$cp" --functions rnea,abba -o "$tmp/g"
+grep -q "did you mean 'aba'?.*fd_loops" "$tmp/err" || { echo "FAIL: no did-you-mean or list for abba"; fail=$((fail + 1)); }
 expect 2 "stats takes no -o" -- "$mbdc" stats "$cp" -o "$tmp/g"
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"

@@ -13,11 +13,13 @@
 #include "base/quote.h"
 #include "base/readfile.h"
 #include "cli/graph.h"
+#include "cli/help.h"
 #include "cli/mbd_write.h"
 #include "cli/summary.h"
 #include "emit/gen_names.h"
 #include "emit/generate.h"
 #include "load/load.h"
+#include "model/names.h"
 #include "topology/loop_rows.h"
 #include "topology/rcr_select.h"
 #include "topology/regular.h"
@@ -25,57 +27,37 @@
 
 enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
 
-#define MBG_STR_(x) #x
-#define MBG_STR(x) MBG_STR_(x)
-
-static const char usage[] =
-  "usage: mbdc COMMAND [OPTIONS] MODEL\n"
-  "\n"
-  "The multibody dynamics compiler: reads a model (.mbd, or a URDF: .urdf), builds its topology\n"
-  "graph and generates flat C for its dynamics.\n"
-  "\n"
-  "commands:\n"
-  "  check MODEL              validate the model and print a summary (bodies, joints with\n"
-  "                           their q/v offsets, nq, nv, chains, nodes, loops)\n"
-  "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
-  "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"
-  "           [--templates DIR] [--cfa-order odd-even|tips]\n"
-  "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"
-  "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"
-  "                           (default .); P defaults to the model name; LIST is comma-separated\n"
-  "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"
-  "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"
-  "                           replace the built-in recipes and render templates of the same\n"
-  "                           name (a file there that nothing reads is a warning); --cfa-order\n"
-  "                           picks the elimination order of cfa (default: the one with fewer\n"
-  "                           operations)\n"
-  "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"
-  "                           operation counts of every generated function (mul, add\n"
-  "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"
-  "                           elimination orders with their dependency depths\n"
-  "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"
-  "                           (default: standard output)\n"
-  "\n"
-  "options:\n"
-  "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
-  "                           the world instead of a fixed one (legged robots, humanoids)\n"
-  "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
-  "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
-  "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
-  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB)
-  "; 0: no limit). A template\n"
-  "                           past either limit stops with an error naming it\n"
-  "  -h, --help               show this help\n"
-  "  --version                show the version\n"
-  "\n"
-  "Exit status: 0 success, 1 errors in the model (or in a recipe or template), 2 wrong usage or\n"
-  "I/O, 3 an internal error (a bug in mbdc).\n";
-
-static int usage_error(const char *fmt, const char *arg) {
+/* The command being parsed (its help is what the error points to). */
+static int usage_error_in(const char *cmd, const char *fmt, const char *arg) {
   fprintf(stderr, "mbdc: error: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nTry 'mbdc --help'.\n");
+  fprintf(stderr, "\nTry 'mbdc %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
   return EXIT_USAGE;
+}
+
+static const char *current_cmd;
+
+static int usage_error(const char *fmt, const char *arg) {
+  return usage_error_in(current_cmd, fmt, arg);
+}
+
+/* An unknown option of the current command, with the nearest it takes and the list. */
+static int unknown_option(const char *arg) {
+  fprintf(stderr, "mbdc: error: unknown option '%s' for %s", arg, current_cmd);
+  mbg_suggest_words(stderr, arg, mbg_cli_command_options(current_cmd), "its options");
+  fprintf(stderr, "\nTry 'mbdc %s --help'.\n", current_cmd);
+  return EXIT_USAGE;
+}
+
+/* A model file that cannot be read is an I/O error (2), not a model error (1). */
+static int readable(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+    return 0;
+  }
+  fclose(f);
+  return 1;
 }
 
 /* Options of a subcommand: the model path, -o FILE and --floating-base. */
@@ -93,7 +75,7 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
     } else if (strcmp(argv[i], "--floating-base") == 0) {
       a->load.floating_base = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return usage_error("unknown option '%s'", argv[i]);
+      return unknown_option(argv[i]);
     } else if (a->model) {
       return usage_error("more than one model given ('%s')", argv[i]);
     } else {
@@ -101,7 +83,7 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
     }
   }
   if (!a->model) return usage_error("%s needs a MODEL file", argv[1]);
-  return 0;
+  return readable(a->model) ? 0 : EXIT_USAGE;
 }
 
 /* Load and check a model (the rules of the model language, then a mass matrix regular in a
@@ -233,8 +215,7 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
         strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0 ||
         strcmp(arg, "--cfa-order") == 0) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
-      if (is_stats && (is_output || is_prefix))
-        return usage_error("unknown option '%s' for stats", arg);
+      if (is_stats && (is_output || is_prefix)) return unknown_option(arg);
       const char *val = argv[++i];
       if (is_output) o->outdir = val;
       else if (is_prefix) o->prefix = val;
@@ -259,7 +240,7 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     } else if (is_stats && strcmp(arg, "--json") == 0) {
       *json = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {
-      return usage_error("unknown option '%s'", arg);
+      return unknown_option(arg);
     } else if (o->model_path) {
       return usage_error("more than one model given ('%s')", arg);
     } else {
@@ -267,7 +248,7 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     }
   }
   if (!o->model_path) return usage_error("%s needs a MODEL file", argv[1]);
-  return 0;
+  return readable(o->model_path) ? 0 : EXIT_USAGE;
 }
 
 /* "mbdc generate ..." with the arguments as given, each one a shell word (base/quote.h), so
@@ -330,24 +311,43 @@ static int cmd_import(int argc, char **argv) {
   return rc;
 }
 
+/* mbdc help [COMMAND] */
+static int cmd_help(int argc, char **argv) {
+  if (argc < 3) return fputs(mbg_cli_usage, stdout), 0;
+  const char *h = mbg_cli_command_help(argv[2]);
+  if (h) return fputs(h, stdout), 0;
+  fprintf(stderr, "mbdc: error: no command '%s'", argv[2]);
+  mbg_suggest_words(stderr, argv[2], mbg_cli_commands, "commands");
+  fprintf(stderr, "\n");
+  return EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    fputs(mbg_cli_usage, stderr);
     return EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-    fputs(usage, stdout);
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+    fputs(mbg_cli_usage, stdout);
     return 0;
   }
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("mbdc %s\n", MBDC_VERSION);
-    return 0;
+  if (strcmp(cmd, "--version") == 0) cmd = "version";
+  if (!mbg_cli_command_help(cmd)) {
+    fprintf(stderr, "mbdc: error: unknown command '%s'", cmd);
+    mbg_suggest_words(stderr, cmd, mbg_cli_commands, "commands");
+    fprintf(stderr, "\nTry 'mbdc --help'.\n");
+    return EXIT_USAGE;
   }
+  current_cmd = cmd;
+  for (int i = 2; i < argc; i++) /* COMMAND --help anywhere: that command's help */
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+      return fputs(mbg_cli_command_help(cmd), stdout), 0;
+  if (strcmp(cmd, "help") == 0) return cmd_help(argc, argv);
+  if (strcmp(cmd, "version") == 0) return printf("mbdc %s\n", MBDC_VERSION), 0;
   if (strcmp(cmd, "check") == 0) return cmd_check(argc, argv);
   if (strcmp(cmd, "graph") == 0) return cmd_graph(argc, argv);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc, argv, 0);
   if (strcmp(cmd, "stats") == 0) return cmd_generate(argc, argv, 1);
-  if (strcmp(cmd, "import") == 0) return cmd_import(argc, argv);
-  return usage_error("unknown command '%s'", cmd);
+  return cmd_import(argc, argv);
 }

@@ -17,11 +17,17 @@
 #include "emit/gen_templates.h"
 #include "load/load.h"
 #include "model/build.h"
+#include "model/names.h"
 #include "topology/regular.h"
 
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              "cfa",  NULL};
+/* Every built-in function --functions may name (docs/generator.md). */
+const char *const mbg_known_functions[] = {
+  "rnea",          "rnea_ext",  "nle",      "gravity",        "crba",     "crba_fd",
+  "aba",           "minv",      "joint_wrenches", "fk",       "cfa",      "passive_forces",
+  "node_poses",    "loop_residual", "loop_jacobian", "fd_loops", "rcr",    NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -301,8 +307,12 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
                            "statements); this one has none\n",
                       g->opts->model_path, names[k], names[k]), 1);
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
-    if (rc == 0 && !mbg_lua_has_template(g->lua, path))
-      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (%s)\n", names[k], path), 2);
+    if (rc == 0 && !mbg_lua_has_template(g->lua, path)) {
+      fprintf(err, "mbdc: error: no recipe for function '%s' (%s)", names[k], path);
+      mbg_suggest_words(err, names[k], mbg_known_functions, "the built-in functions");
+      fprintf(err, "\n");
+      rc = 2;
+    }
     if (rc == 0 && !mbg_gen_function_name_ok(g->prefix, names[k], why, sizeof why))
       rc = (fprintf(err, "mbdc: error: function '%s' %s\n", names[k], why), 2);
   }

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t hash(const char *s) {
@@ -122,4 +123,25 @@ const char *mbg_names_suggest(const mbg_names *t, const char *name, mbg_name_kin
     }
   }
   return best;
+}
+
+const char *mbg_nearest_word(const char *word, const char *const *candidates) {
+  const char *best = NULL, *prefix_of = NULL;
+  int best_d = 3, nprefix = 0;
+  size_t n = strlen(word);
+  for (int k = 0; candidates[k]; k++) {
+    int d = mbg_edit_distance(word, candidates[k], 2);
+    if (d < best_d) best = candidates[k], best_d = d;
+    if (n >= 2 && strncmp(word, candidates[k], n) == 0) prefix_of = candidates[k], nprefix++;
+  }
+  if (best) return best;
+  return nprefix == 1 ? prefix_of : NULL;
+}
+
+void mbg_suggest_words(FILE *out, const char *word, const char *const *candidates, const char *what) {
+  const char *near = mbg_nearest_word(word, candidates);
+  if (near) fprintf(out, "; did you mean '%s'?", near);
+  fprintf(out, " (%s:", what);
+  for (int k = 0; candidates[k]; k++) fprintf(out, "%s %s", k ? "," : "", candidates[k]);
+  fprintf(out, ")");
 }

@@ -3,6 +3,8 @@
 #ifndef MBG_NAMES_H
 #define MBG_NAMES_H
 
+#include <stdio.h>
+
 #include "base/diag.h"
 
 typedef enum mbg_name_kind {
@@ -42,5 +44,11 @@ const char *mbg_names_suggest(const mbg_names *t, const char *name, mbg_name_kin
 int mbg_is_mbd_keyword(const char *name);
 /* Edit distance between two short strings, capped at `cap` + 1. */
 int mbg_edit_distance(const char *a, const char *b, int cap);
+/* The candidate nearest to word (edit distance ≤ 2, else the only candidate word of two letters
+ * or more is a prefix of), or NULL; candidates NULL-terminated. */
+const char *mbg_nearest_word(const char *word, const char *const *candidates);
+/* "; did you mean 'x'?" when a candidate is near, then " (<what>: a, b, c)", on out. */
+void mbg_suggest_words(FILE *out, const char *word, const char *const *candidates,
+                       const char *what);
 
 #endif

@@ -215,8 +215,10 @@ static void fill_joint(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
     const char *of = mbg_urdf_attr(mimic, "joint");
     mbg_diag_warning(u->d, mbg_urdf_loc(u, mimic, NULL),
                      "joint '%s' mimics joint '%.63s'; it is "
-                     "imported as an independent joint with its own coordinate",
-                     uj->name, of ? of : "?");
+                     "imported as an independent joint with its own coordinate: set that "
+                     "coordinate in your controller from joint '%.63s' (the multiplier times "
+                     "its coordinate plus the offset), or make the joint fixed in the URDF",
+                     uj->name, of ? of : "?", of ? of : "?");
   }
 }
 

@@ -1,0 +1,119 @@
+/* help.c — help.h: the usage text, each command's help and the did-you-mean. */
+#include "cli/help.h"
+
+#include <string.h>
+
+#include "lua/lua_host.h"
+
+#define MBG_STR_(x) #x
+#define MBG_STR(x) MBG_STR_(x)
+
+#define HELP_CHECK                                                                               \
+  "  check MODEL              validate the model and print a summary (bodies, joints with\n"     \
+  "                           their q/v offsets, nq, nv, chains, nodes, loops)\n"
+#define HELP_GRAPH "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
+#define HELP_GENERATE                                                                            \
+  "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
+  "           [--templates DIR] [--cfa-order odd-even|tips]\n"                                   \
+  "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
+  "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
+  "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
+  "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"       \
+  "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"     \
+  "                           replace the built-in recipes and render templates of the same\n"    \
+  "                           name (a file there that nothing reads is a warning); --cfa-order\n" \
+  "                           picks the elimination order of cfa (default: the one with fewer\n"  \
+  "                           operations)\n"
+#define HELP_STATS                                                                               \
+  "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"    \
+  "                           operation counts of every generated function (mul, add\n"           \
+  "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
+  "                           elimination orders with their dependency depths\n"
+#define HELP_IMPORT                                                                              \
+  "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"     \
+  "                           (default: standard output)\n"
+#define HELP_FLOATING                                                                            \
+  "  --floating-base          (URDF only) give the root link a floating joint to the world\n"    \
+  "                           instead of a fixed one (legged robots, humanoids)\n"
+#define HELP_LUA                                                                                 \
+  "  --lua-time SECONDS       the CPU time one recipe or render template may take (default "     \
+  MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"                                             \
+  "  --lua-memory MIB         the memory the Lua that runs them may hold in all, in MiB\n"       \
+  "                           (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB) "; 0: no limit). A template past either limit stops\n" \
+  "                           with an error naming it\n"
+#define HELP_EXIT                                                                                \
+  "Exit status: 0 success, 1 errors in the model (or in a recipe or template), 2 wrong usage or\n" \
+  "I/O (a model file that cannot be read), 3 an internal error (a bug in mbdc).\n"
+
+const char mbg_cli_usage[] =
+  "usage: mbdc COMMAND [OPTIONS] MODEL\n"
+  "\n"
+  "The multibody dynamics compiler: reads a model (.mbd, or a URDF: .urdf), builds its topology\n"
+  "graph and generates flat C for its dynamics.\n"
+  "\n"
+  "commands (mbdc COMMAND --help: one command's help):\n" HELP_CHECK HELP_GRAPH HELP_GENERATE
+  HELP_STATS HELP_IMPORT
+  "\n"
+  "options:\n"
+  "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
+  "                           the world instead of a fixed one (legged robots, humanoids)\n"
+  "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
+  "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
+  "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
+  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB)
+  "; 0: no limit). A template\n"
+  "                           past either limit stops with an error naming it\n"
+  "  -h, --help               show this help\n"
+  "  --version                show the version\n"
+  "\n" HELP_EXIT;
+
+typedef struct command {
+  const char *name, *help;
+  const char *const *options;
+} command;
+
+static const char *const opt_check[] = {"--floating-base", "--help", NULL};
+static const char *const opt_graph[] = {"-o", "--output", "--floating-base", "--help", NULL};
+static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
+                                           "--scalar",    "--functions",  "--templates",
+                                           "--cfa-order", "--floating-base", "--lua-time",
+                                           "--lua-memory", "--help",      NULL};
+static const char *const opt_stats[] = {"--json",        "--functions", "--templates",
+                                        "--cfa-order",   "--floating-base", "--lua-time",
+                                        "--lua-memory",  "--help",      NULL};
+static const char *const opt_none[] = {NULL};
+
+static const command commands[] = {
+  {"check", "usage: mbdc check MODEL [--floating-base]\n\n" HELP_CHECK "\noptions:\n" HELP_FLOATING
+   "\n" HELP_EXIT, opt_check},
+  {"graph", "usage: mbdc graph MODEL [-o FILE] [--floating-base]\n\n" HELP_GRAPH "\noptions:\n"
+   HELP_FLOATING "\n" HELP_EXIT, opt_graph},
+  {"generate", "usage: mbdc generate MODEL [OPTIONS]\n\n" HELP_GENERATE "\noptions:\n"
+   HELP_FLOATING HELP_LUA "\n" HELP_EXIT, opt_generate},
+  {"stats", "usage: mbdc stats MODEL [OPTIONS]\n\n" HELP_STATS "\noptions:\n" HELP_FLOATING HELP_LUA
+   "\n" HELP_EXIT, opt_stats},
+  {"import", "usage: mbdc import URDF [-o FILE] [--floating-base]\n\n" HELP_IMPORT "\noptions:\n"
+   HELP_FLOATING "\n" HELP_EXIT, opt_graph},
+  {"help", "usage: mbdc help [COMMAND]\n\n  help [COMMAND]           the usage, or one command's help\n",
+   opt_none},
+  {"version", "usage: mbdc version\n\n  version                  show the version\n", opt_none},
+};
+
+const char *const mbg_cli_commands[] = {"check", "graph", "generate", "stats", "import", "help",
+                                        "version", NULL};
+
+static const command *find(const char *cmd) {
+  for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+    if (strcmp(commands[k].name, cmd) == 0) return &commands[k];
+  return NULL;
+}
+
+const char *mbg_cli_command_help(const char *cmd) {
+  const command *c = find(cmd);
+  return c ? c->help : NULL;
+}
+
+const char *const *mbg_cli_command_options(const char *cmd) {
+  const command *c = find(cmd);
+  return c ? c->options : opt_none;
+}
