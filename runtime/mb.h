@@ -606,7 +606,7 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * the equations themselves: the residuals r = τ − (M q̈ + h) (mb_rnea) and c = K q̈ + K̇v go
  * through the same reduction without bias terms, and q̈ += δ. The generated p_rcr does the same. */
 #define MB_RCR_SWITCH 1e-2
-#define MB_RCR_REFINE 1e-3
+#define MB_RCR_REFINE 1e-2
 #define MB_RCR_ZERO 1e-12
 #define MB_RCR_MAX_OPEN 4
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,

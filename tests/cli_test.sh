@@ -78,6 +78,15 @@ expect 2 "generate without a model" -- "$mbdc" generate
 expect 2 "--scalar bad" -- "$mbdc" generate "$cp" --scalar quad -o "$tmp/g"
 expect 2 "unknown function" -- "$mbdc" generate "$cp" --functions rnea,nope -o "$tmp/g"
 grep -q "no recipe for function 'nope'" "$tmp/err" || { echo "FAIL: unknown function message"; fail=$((fail + 1)); }
+# reproducible: the same model generated from another directory, through an absolute or a ../
+# path, into another directory outside the current one gives the same bytes (the banner names no
+# path outside the current directory; -o DIR inside it is shown, as mbdc_add_model's -o .)
+mkdir -p "$tmp/rep1" "$tmp/rep2/a/b"
+expect 0 "generate, absolute paths" -- "$mbdc" generate "$cp" -o "$tmp/rep1"
+cp_rel=$(realpath --relative-to="$tmp/rep2/a" "$cp")
+expect 0 "generate, a ../ path" -- sh -c 'cd "$1" && "$2" generate "$3" -o "$1/b"' sh "$tmp/rep2/a" "$mbdc" "$cp_rel"
+diff -r "$tmp/rep1" "$tmp/rep2/a/b" >"$tmp/rep.diff" ||
+  { echo "FAIL: generation depends on the directories"; head -20 "$tmp/rep.diff"; fail=$((fail + 1)); }
 expect 2 "a mistyped function" -- "$mbdc" generate "$cp" --functions rnea,abba -o "$tmp/g"
 grep -q "did you mean 'aba'?.*fd_loops" "$tmp/err" || { echo "FAIL: no did-you-mean or list for abba"; fail=$((fail + 1)); }
 expect 2 "stats takes no -o" -- "$mbdc" stats "$cp" -o "$tmp/g"

@@ -8,7 +8,7 @@
 
 #include "five_bar_dynamics.h"
 
-#if FIVE_BAR_SET_ID != 0xf9e26279314b
+#if FIVE_BAR_SET_ID != 0x9c69a28dba8c
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

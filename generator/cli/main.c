@@ -251,17 +251,40 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
   return readable(o->model_path) ? 0 : EXIT_USAGE;
 }
 
+/* A path as the banner shows it: as given when it is relative and stays below the current
+ * directory, else its file name — so the same model generated from another directory, or into
+ * another build tree, gives the same bytes. */
+static const char *shown_path(const char *p) {
+  const char *base = strrchr(p, '/');
+  int below = p[0] != '/' && strcmp(p, "..") != 0 && strncmp(p, "../", 3) != 0 &&
+              !strstr(p, "/../") && !(strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0);
+  return below || !base ? p : base + 1;
+}
+
 /* "mbdc generate ..." with the arguments as given, each one a shell word (base/quote.h), so
- * the banner's command reads back as the same arguments; malloc'ed, NULL when out of memory. */
-static char *command_line(int argc, char **argv) {
+ * the banner's command reads back as the same arguments — but for -o DIR outside the current
+ * directory (left out: the files' own directory) and the paths of the model and of --templates
+ * (shown_path); malloc'ed, NULL when out of memory. */
+static char *command_line(int argc, char **argv, const char *model) {
   size_t n = 5, len = 4;
   char **words = calloc((size_t)argc, sizeof *words), *s = NULL;
   int ok = words != NULL;
-  for (int i = 1; ok && i < argc; i++) ok = (words[i] = mbg_quote_shell(argv[i])) != NULL;
-  for (int i = 1; ok && i < argc; i++) n += strlen(words[i]) + 1;
+  for (int i = 1; ok && i < argc; i++) {
+    const char *w = argv[i];
+    int out_opt = strcmp(w, "-o") == 0 || strcmp(w, "--output") == 0;
+    if (out_opt && i + 1 < argc && shown_path(argv[i + 1]) != argv[i + 1]) {
+      i++; /* an output directory outside the current one: left out, with its value */
+      continue;
+    }
+    if (w == model || (i > 1 && strcmp(argv[i - 1], "--templates") == 0)) w = shown_path(w);
+    ok = (words[i] = mbg_quote_shell(w)) != NULL;
+  }
+  for (int i = 1; ok && i < argc; i++)
+    if (words[i]) n += strlen(words[i]) + 1;
   if (ok && (s = malloc(n + 1))) {
     memcpy(s, "mbdc", 5);
     for (int i = 1; i < argc; i++) {
+      if (!words[i]) continue;
       size_t k = strlen(words[i]);
       s[len++] = ' ';
       memcpy(s + len, words[i], k + 1);
@@ -278,9 +301,10 @@ static int cmd_generate(int argc, char **argv, int is_stats) {
   int json, rc = parse_gen_args(argc, argv, is_stats, &o, &json);
   if (rc) return rc;
   if (is_stats) return mbg_stats(&o, json, stdout, stderr);
-  char *command = command_line(argc, argv);
+  char *command = command_line(argc, argv, o.model_path);
   if (!command) return fprintf(stderr, "mbdc: error: out of memory\n"), EXIT_USAGE;
   o.command = command;
+  o.model_shown = shown_path(o.model_path);
   rc = mbg_generate(&o, stderr);
   free(command);
   return rc;

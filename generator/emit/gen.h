@@ -25,6 +25,7 @@ typedef struct mbg_gen_opts {
   const char *functions; /* comma-separated list, NULL = mbg_default_functions */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
+  const char *model_shown; /* the model's path in the banner (NULL = model_path) */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
   int floating_base;      /* --floating-base (URDF) */
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */

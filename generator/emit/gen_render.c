@@ -279,7 +279,7 @@ static int push_d(lua_State *L) {
   lua_createtable(L, 0, 20);
   mbg_lua_set_string(L, "tool", "mbdc");
   mbg_lua_set_string(L, "version", MBDC_VERSION);
-  set_comment(L, "model_file", g->opts->model_path);
+  set_comment(L, "model_file", g->opts->model_shown ? g->opts->model_shown : g->opts->model_path);
   mbg_lua_set_string(L, "digest", g->digest);
   mbg_lua_set_string(L, "set_id", SET_MARK);
   set_comment(L, "command", g->opts->command ? g->opts->command : "mbdc generate");

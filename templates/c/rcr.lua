@@ -38,7 +38,7 @@ function M.defines(b, d)
   b("#define ", P, "_RCR_NSEL ", d.rcr_nsel)
   b("#define ", P, "_RCR_SWITCH ", d.scalar == "float" and "1e-2f" or "1e-2")
   b("/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */")
-  b("#define ", P, "_RCR_REFINE ", d.scalar == "float" and "1e-3f" or "1e-3")
+  b("#define ", P, "_RCR_REFINE ", d.scalar == "float" and "1e-2f" or "1e-2")
 end
 
 function M.declare_table(b, d)
