@@ -198,8 +198,10 @@ static void test_every_kind(void **state) {
   int errors, warnings;
   mbg_model *m = from_urdf(every_kind, 0, &msgs, &errors, &warnings);
   assert_int_equal(errors, 0);
-  assert_int_equal(warnings, 1); /* the mimic joint */
+  assert_int_equal(warnings, 2); /* the mimic joint, and the root fixed without a 'world' link */
   assert_non_null(strstr(msgs, "t.urdf:34:5: warning: joint 'spin' mimics joint 'hinge'"));
+  assert_non_null(strstr(msgs, "warning: the robot has no 'world' link: its root link 'base' is "
+                               "fixed to the world (pass --floating-base"));
   free(msgs);
   assert_non_null(m);
   assert_string_equal(m->name, "kinds");
@@ -578,7 +580,7 @@ static void test_same_base_names_time(void **state) {
   double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
   free(text);
   assert_non_null(m);
-  assert_int_equal(warnings, N);
+  assert_int_equal(warnings, N + 1); /* the renames, and the root fixed without a 'world' link */
   assert_string_equal(m->bodies[N + 1].name, "a_____20000");
   assert_non_null(strstr(msgs, "it is 'a_____20000'"));
   free(msgs);
