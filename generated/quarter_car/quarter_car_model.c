@@ -8,7 +8,7 @@
 
 #include "quarter_car_dynamics.h"
 
-#if QUARTER_CAR_SET_ID != 0x7aa6b5ace582
+#if QUARTER_CAR_SET_ID != 0x78e22670ee9e
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
