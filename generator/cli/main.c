@@ -27,7 +27,7 @@
 
 enum { EXIT_MODEL = 1, EXIT_USAGE = 2 };
 
-/* The command being parsed (its help is what the error points to). */
+/* A usage error, pointing to the help of cmd (NULL: the whole usage). */
 static int usage_error_in(const char *cmd, const char *fmt, const char *arg) {
   fprintf(stderr, "mbdc: error: ");
   fprintf(stderr, fmt, arg);
@@ -35,6 +35,7 @@ static int usage_error_in(const char *cmd, const char *fmt, const char *arg) {
   return EXIT_USAGE;
 }
 
+/* The command being parsed (its help is what a usage error points to). */
 static const char *current_cmd;
 
 static int usage_error(const char *fmt, const char *arg) {
