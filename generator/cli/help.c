@@ -36,8 +36,8 @@
   "  --floating-base          (URDF only) give the root link a floating joint to the world\n"    \
   "                           instead of a fixed one (legged robots, humanoids)\n"
 #define HELP_LUA                                                                                 \
-  "  --lua-time SECONDS       the CPU time one recipe or render template may take (default "     \
-  MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"                                             \
+  "  --lua-time SECONDS       the CPU time one recipe or render template may take\n"           \
+  "                           (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"         \
   "  --lua-memory MIB         the memory the Lua that runs them may hold in all, in MiB\n"       \
   "                           (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB) "; 0: no limit). A template past either limit stops\n" \
   "                           with an error naming it\n"
