@@ -169,32 +169,29 @@ static int l_pivot(lua_State *L) {
   return 0;
 }
 
-/* sym.switch_pivot(d, r): a pivot d of a selection of dependent coordinates (recursive coordinate
- * reduction) with its reference r: the function returns 1 instead of 0 where d < P_RCR_SWITCH r
- * (the selection is regular but ill-conditioned: its caller may prefer another). Always a
- * run-time check: outputs pivot_switch[k], pivot_switch_ref[k]. */
-static int l_switch_pivot(lua_State *L) {
+/* A ratio checked at run time (always): d and its reference r as outputs arr[k], ref[k]. */
+static int run_time_ratio(lua_State *L, const char *arr, const char *ref, int *count) {
   mbg_lsym *c = ctx_of(L);
   mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
-  if (mbg_sym_output(c->s, "pivot_switch", c->nswitch, e) != 0 ||
-      mbg_sym_output(c->s, "pivot_switch_ref", c->nswitch, er) != 0)
+  if (mbg_sym_output(c->s, arr, *count, e) != 0 || mbg_sym_output(c->s, ref, *count, er) != 0)
     return luaL_error(L, "symbolic engine: out of memory");
-  c->nswitch++;
+  (*count)++;
   return 0;
 }
 
+/* sym.switch_pivot(d, r): a pivot d of a selection of dependent coordinates (recursive coordinate
+ * reduction) with its reference r: the function's status gets bit 1 where d < P_RCR_SWITCH r
+ * (the selection is regular but ill-conditioned: its caller may prefer another). Outputs
+ * pivot_switch[k], pivot_switch_ref[k]. */
+static int l_switch_pivot(lua_State *L) {
+  return run_time_ratio(L, "pivot_switch", "pivot_switch_ref", &ctx_of(L)->nswitch);
+}
+
 /* sym.refine_pivot(d, r): a pivot d of a reduced mass matrix (recursive coordinate reduction) with
- * its diagonal entry r: the function returns with bit 2 set where d < P_RCR_REFINE r (its answer
- * is ill-conditioned: its caller refines it once). Always a run-time check: outputs
- * pivot_refine[k], pivot_refine_ref[k]. */
+ * its diagonal entry r: the status gets bit 2 where d < P_RCR_REFINE r (its answer is
+ * ill-conditioned: its caller refines it once). Outputs pivot_refine[k], pivot_refine_ref[k]. */
 static int l_refine_pivot(lua_State *L) {
-  mbg_lsym *c = ctx_of(L);
-  mbg_sx e = to_sx(L, c, 1), er = to_sx(L, c, 2);
-  if (mbg_sym_output(c->s, "pivot_refine", c->nrefine, e) != 0 ||
-      mbg_sym_output(c->s, "pivot_refine_ref", c->nrefine, er) != 0)
-    return luaL_error(L, "symbolic engine: out of memory");
-  c->nrefine++;
-  return 0;
+  return run_time_ratio(L, "pivot_refine", "pivot_refine_ref", &ctx_of(L)->nrefine);
 }
 
 static int l_name(lua_State *L) {
