@@ -54,15 +54,7 @@ const char mbg_cli_usage[] =
   "commands (mbdc COMMAND --help: one command's help):\n" HELP_CHECK HELP_GRAPH HELP_GENERATE
   HELP_STATS HELP_IMPORT
   "\n"
-  "options:\n"
-  "  --floating-base          (every command, URDF only) give the root link a floating joint to\n"
-  "                           the world instead of a fixed one (legged robots, humanoids)\n"
-  "  --lua-time SECONDS       (generate, stats) the CPU time one recipe or render template may\n"
-  "                           take (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"
-  "  --lua-memory MIB         (generate, stats) the memory the Lua that runs them may hold in\n"
-  "                           all, in MiB (default " MBG_STR(MBG_LUA_DEFAULT_MEMORY_MIB)
-  "; 0: no limit). A template\n"
-  "                           past either limit stops with an error naming it\n"
+  "options (which command takes which: mbdc COMMAND --help):\n" HELP_FLOATING HELP_LUA
   "  -h, --help               show this help\n"
   "  --version                show the version\n"
   "\n" HELP_EXIT;

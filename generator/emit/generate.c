@@ -23,11 +23,6 @@
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
                                              "cfa",  NULL};
-/* Every built-in function --functions may name (docs/generator.md). */
-const char *const mbg_known_functions[] = {
-  "rnea",          "rnea_ext",  "nle",      "gravity",        "crba",     "crba_fd",
-  "aba",           "minv",      "joint_wrenches", "fk",       "cfa",      "passive_forces",
-  "node_poses",    "loop_residual", "loop_jacobian", "fd_loops", "rcr",    NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -43,6 +38,21 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
   }
   strcpy(g->prefix, p);
   return 0;
+}
+
+/* The functions generated only for some models (springs, flexible bodies). */
+static const char *const model_functions[] = {"passive_forces", "node_poses", NULL};
+
+/* "; did you mean ...? (the built-in functions: ...)" for a --functions name with no recipe: the
+ * defaults, the loop functions and the model-dependent ones. */
+static void suggest_function(const char *name, FILE *err) {
+  const char *all[64];
+  int n = 0;
+  const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions};
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (int k = 0; lists[l][k] && n < 63; k++) all[n++] = lists[l][k];
+  all[n] = NULL;
+  mbg_suggest_words(err, name, all, "the built-in functions");
 }
 
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
@@ -309,7 +319,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
     if (rc == 0 && !mbg_lua_has_template(g->lua, path)) {
       fprintf(err, "mbdc: error: no recipe for function '%s' (%s)", names[k], path);
-      mbg_suggest_words(err, names[k], mbg_known_functions, "the built-in functions");
+      suggest_function(names[k], err);
       fprintf(err, "\n");
       rc = 2;
     }

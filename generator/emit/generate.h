@@ -14,8 +14,6 @@
 
 /* The functions generated when --functions is not given, in this order. */
 extern const char *const mbg_default_functions[];
-/* Every built-in function --functions may name. */
-extern const char *const mbg_known_functions[];
 
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
 int mbg_generate(const mbg_gen_opts *o, FILE *err);

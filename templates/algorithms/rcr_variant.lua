@@ -66,10 +66,11 @@ local function name_mat(A, prefix)
 end
 
 -- An n × n symmetric system factored with its diagonal as the pivot references; refine (unless
--- quiet, the refinement pass): each pivot's ratio to its diagonal entry goes to
+-- W.quiet, the refinement pass): each pivot's ratio to its diagonal entry goes to
 -- sym.refine_pivot too (a tail's M̂_M).
-local function factorer(quiet)
+local function factorer(W)
   return function(D, n, what, refine)
+    local quiet = W.quiet
     local ref = {}
     for j = 1, n do ref[j] = D[j][j] end
     return sp.ldl(D, n, function(d, l, Rl)
@@ -109,7 +110,7 @@ function V.setup(model, dynamics)
   end
   W.Sw = {} -- world columns of the bodies in groups, on demand
   W.tau = function(k) return sym.input("tau", k) end
-  W.factor, W.quiet = factorer(false), false
+  W.factor, W.quiet = factorer(W), false
   return W
 end
 
@@ -484,7 +485,7 @@ local function build_refine(model, s)
     W.rows[i].dd = sym.name(x, "c_" .. (i - 1))
   end
   W.tau = function(k) return r[k] end
-  W.factor, W.quiet = factorer(true), true
+  W.quiet = true
   local d = sweep(W, model.rcr.sel[s + 1])
   for k = 0, model.nv - 1 do sym.output("qdd", k, sym.input("a", k) + d[k]) end
 end
