@@ -137,15 +137,28 @@ static void trim(char *s) {
 }
 
 /* The first error libxml2 raises (the last one, which xmlCtxtGetLastError keeps, is often a
- * consequence of the first: "premature end of data" after a mismatched tag). */
+ * consequence of the first: "premature end of data" after a mismatched tag).
+ *
+ * After a fatal error libxml2 reads on with every SAX hook silenced, ours included, so the hooks
+ * below no longer refuse entity declarations. If that happens before the document has started
+ * (a malformed XML declaration), libxml2 declares the entities itself ("for expat compatibility",
+ * when it has no document yet) and then expands them: a "billion laughs" took 40 s. Giving it a
+ * document there closes that path (the parse still fails; start_document frees it when libxml2
+ * starts the document after all, after an encoding error). The parser is not stopped here:
+ * xmlStopParser frees the input that the code raising the error may still be reading. */
 typedef struct first_error {
+  xmlParserCtxtPtr ctxt;
+  xmlDocPtr given; /* the document keep_first gave libxml2, while it is the parser's */
   int seen, line, col;
   char msg[256];
 } first_error;
 
 static void keep_first(void *data, xmlErrorPtr e) {
   first_error *f = data;
-  if (f->seen || !e || e->level < XML_ERR_ERROR) return;
+  if (!e || e->level < XML_ERR_ERROR) return;
+  if (e->level == XML_ERR_FATAL && !f->ctxt->myDoc)
+    f->ctxt->myDoc = f->given = xmlNewDoc(BAD_CAST "1.0");
+  if (f->seen) return;
   f->seen = 1;
   f->line = e->line;
   f->col = e->int2;
@@ -207,6 +220,8 @@ typedef struct xml_hooks {
   mbg_urdf *u;
   startElementNsSAX2Func start_element; /* libxml2's own, which builds the tree */
   attributeDeclSAXFunc attribute_decl;
+  startDocumentSAXFunc start_document;
+  first_error *first;
   int refused; /* a declaration mbdc does not read: reported, parsing stopped */
 } xml_hooks;
 
@@ -285,6 +300,19 @@ static void attribute_decl(void *ctx, const xmlChar *elem, const xmlChar *fullna
   refuse(ctxt);
 }
 
+/* libxml2's own start of the document, which replaces the parser's document without freeing it:
+ * the one keep_first gave it is freed first. */
+static void start_document(void *ctx) {
+  xmlParserCtxtPtr ctxt = ctx;
+  xml_hooks *h = ctxt->_private;
+  if (h->first->given && ctxt->myDoc == h->first->given) {
+    xmlFreeDoc(ctxt->myDoc);
+    ctxt->myDoc = NULL;
+  }
+  h->first->given = NULL;
+  if (h->start_document) h->start_document(ctx);
+}
+
 /* Every element's start tag, found once as the parser passes it (the parser is at its closing
  * '>' or "/>", and no '<' can come between: attribute values may not contain one); kept in the
  * node's _private, which libxml2 leaves to its users, as the offset + 1. The look back is the
@@ -329,16 +357,21 @@ xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path) {
     u->oom = 1;
     return NULL;
   }
-  xml_hooks h = {u, ctxt->sax->startElementNs, ctxt->sax->attributeDecl, 0};
+  first_error first = {ctxt, NULL, 0, 0, 0, "unreadable document"};
+  xml_hooks h = {u, ctxt->sax->startElementNs, ctxt->sax->attributeDecl,
+                 ctxt->sax->startDocument, &first, 0};
   ctxt->_private = &h;
+  ctxt->sax->startDocument = start_document;
   ctxt->sax->startElementNs = start_element;
   ctxt->sax->attributeDecl = attribute_decl;
   ctxt->sax->entityDecl = entity_decl;
   ctxt->sax->unparsedEntityDecl = unparsed_entity_decl;
-  first_error first = {0, 0, 0, "unreadable document"};
   xmlSetStructuredErrorFunc(&first, keep_first);
   xmlDocPtr doc = xmlCtxtReadMemory(ctxt, u->text, (int)u->len, path, NULL, options);
   xmlSetStructuredErrorFunc(NULL, NULL);
+  if (ctxt->myDoc && ctxt->myDoc != doc) /* one given by keep_first after libxml2 let go of it */
+    xmlFreeDoc(ctxt->myDoc);
+  ctxt->myDoc = NULL;
   if (h.refused) {
     xmlFreeDoc(doc);
     doc = NULL;
