@@ -298,6 +298,22 @@ chmod 600 "$m/022/cart_pole_dynamics.h" && chmod 640 "$m/022/cart_pole_model.c"
 [ "$(stat -c %a "$m/022/cart_pole_check.c")" = 644 ] && ok || bad "a 0644 file changed mode"
 grep -q "float" "$m/022/cart_pole_dynamics.h" && ok || bad "the 0600 file was not regenerated"
 
+# ---- unchanged files -------------------------------------------------------------------------
+# A file whose bytes would not change is not rewritten: its time stamp stays, so a build that
+# depends on it does not recompile. A changed file is replaced.
+u=$tmp/unchanged
+"$mbdc" generate "$cp" -o "$u" 2>/dev/null || bad "generate (unchanged files)"
+touch -d '2001-01-01 00:00:00' "$u"/cart_pole_*
+before=$(stat -c '%n %y' "$u"/cart_pole_*)
+"$mbdc" generate "$cp" -o "$u" 2>/dev/null || bad "generate again (unchanged files)"
+[ "$(stat -c '%n %y' "$u"/cart_pole_*)" = "$before" ] && ok || bad "an unchanged file was rewritten"
+no_stage "unchanged files" "$u"
+echo "/* edited */" >>"$u/cart_pole_dynamics.c"
+"$mbdc" generate "$cp" -o "$u" 2>/dev/null || bad "generate over an edited file"
+grep -q "edited" "$u/cart_pole_dynamics.c" && bad "an edited file was not replaced" || ok
+[ "$(stat -c %y "$u/cart_pole_dynamics.h")" = "$(stat -c %y "$u/cart_pole_model.c")" ] && ok ||
+  bad "with one file edited, the unchanged ones were rewritten"
+
 # ---- targets --------------------------------------------------------------------------------
 t=$tmp/targets && mkdir -p "$t" && cd "$t" || exit 1
 dev=/dev/null

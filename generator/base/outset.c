@@ -276,6 +276,24 @@ static int set_hash(mbg_outset *s, uint64_t *hash) {
   return 0;
 }
 
+/* The staged file fd has the bytes of `name` in dir (a regular file of `size` bytes). */
+static int same_bytes(mbg_outset *s, int fd, const char *name, off_t size) {
+  enum { CHUNK = 1 << 16 };
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size != size) return 0;
+  int old = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  char *a = malloc(CHUNK), *b = malloc(CHUNK);
+  int same = old >= 0 && a && b;
+  for (off_t at = 0; same && at < size;) {
+    ssize_t n = pread(fd, a, CHUNK, at);
+    same = n > 0 && pread(old, b, (size_t)n, at) == n && memcmp(a, b, (size_t)n) == 0;
+    at += n > 0 ? n : 0;
+  }
+  if (old >= 0) close(old);
+  free(a), free(b);
+  return same;
+}
+
 /* Flush, stamp, mode and owner, fsync and close every file. Returns 0, or -1 with a message. */
 static int finish_files(mbg_outset *s) {
   const char *h = hook();
@@ -303,6 +321,15 @@ static int finish_files(mbg_outset *s) {
     struct stat st;
     int exists;
     if (!replaceable(s, f->name, &st, &exists)) return -1;
+    if (!failed && exists && same_bytes(s, fd, f->name, st.st_size)) {
+      f->same = 1; /* left as it is: dropped from the set */
+      fclose(f->f);
+      f->f = NULL;
+      free(f->buf);
+      f->buf = NULL;
+      unlinkat(s->stagefd, f->name, 0);
+      continue;
+    }
     if (exists) { /* the replaced file's mode and owner (the owner where we may) */
       failed |= fchmod(fd, st.st_mode & 0777) != 0;
       if (st.st_uid != geteuid() || st.st_gid != getegid())
@@ -326,6 +353,7 @@ static int write_manifest(mbg_outset *s) {
   int fd = openat(s->stagefd, MANIFEST ".tmp", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   int failed = fd < 0;
   for (int k = 0; k < s->nfiles && !failed; k++) {
+    if (s->files[k].same) continue;
     size_t n = strlen(s->files[k].name);
     failed = write(fd, s->files[k].name, n) != (ssize_t)n || write(fd, "\n", 1) != 1;
   }
@@ -345,6 +373,7 @@ int mbg_outset_commit(mbg_outset *s) {
   hook_stop("stop:staged");
   const char *h = hook();
   for (int k = 0; k < s->nfiles; k++) {
+    if (s->files[k].same) continue;
     if (renameat(s->stagefd, s->files[k].name, s->dirfd, s->files[k].name) != 0) {
       fprintf(s->err,
               "%s/%s: error: cannot rename into place: %s (the next mbdc run into %s "

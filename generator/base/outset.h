@@ -14,9 +14,11 @@
  *           different contents different ones;
  *   commit  every file flushed and checked, stamped, given its mode (the mode of the file it
  *           replaces, else 0666 minus the umask) and owner (the replaced file's, where allowed),
- *           fsync'ed; then the manifest (the list of names) is written and fsync'ed — the commit
- *           point — and the files are renamed into the directory one by one, the directory
- *           fsync'ed, the staging directory removed;
+ *           fsync'ed; a file whose bytes equal those of the file it would replace is dropped
+ *           (the old one is left untouched, its time stamp too, so a build that depends on it
+ *           does not recompile); then the manifest (the list of the other names) is written and
+ *           fsync'ed — the commit point — and those files are renamed into the directory one by
+ *           one, the directory fsync'ed, the staging directory removed;
  *   abort   the staging directory removed: the directory is as before.
  *
  * Any failure before the commit point removes the staging directory and leaves every old file
@@ -40,6 +42,7 @@ typedef struct mbg_outset_file {
   char *buf;     /* f's buffer */
   off_t *stamps; /* offsets of the identifier's placeholders */
   int nstamps, capstamps;
+  int same; /* the bytes of the file it replaces: not replaced */
 } mbg_outset_file;
 
 typedef struct mbg_outset {
@@ -57,7 +60,7 @@ int mbg_outset_begin(mbg_outset *s, const char *dir, int make_dirs, FILE *err);
 FILE *mbg_outset_add(mbg_outset *s, const char *name);
 /* Write the identifier's placeholder into f (a stream of this set). Returns 0 or -1. */
 int mbg_outset_stamp(mbg_outset *s, FILE *f);
-/* Replace the files. Returns 0, or -1 with a message (and the set aborted when the failure came
+/* Replace the files (those that changed). Returns 0, or -1 with a message (and the set aborted when the failure came
  * before the commit point). */
 int mbg_outset_commit(mbg_outset *s);
 /* Remove the staging directory and release everything; safe after a failed begin or commit. */
