@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!sink) sink = fopen("/dev/null", "w");
   if (!sink) return 0;
   int errors, warnings;
-  mbg_load_opts o = {size > 0 && (data[0] & 1)};
+  mbg_load_opts o = {.floating_base = size > 0 && (data[0] & 1)};
   mbg_model *m = mbg_model_from_source("fuzz.urdf", (const char *)data, size, &o, sink, &errors,
                                        &warnings);
   if (m) {

@@ -22,7 +22,8 @@ static int is_urdf_text(const char *data, size_t size) {
 
 int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   const char *path = is_urdf_text(data, size) ? "fuzz.urdf" : "fuzz.mbd";
-  mbg_load_opts lo = {mbg_is_urdf(path) && size > 0 && (data[size - 1] & 1)};
+  mbg_load_opts lo = {.floating_base =
+                        mbg_is_urdf(path) && size > 0 && (data[size - 1] & 1)};
   int errors = 0, warnings = 0;
   mbg_model *m = mbg_model_from_source(path, data, size, &lo, sink, &errors, &warnings);
   if (!m) return 0;

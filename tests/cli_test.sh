@@ -51,6 +51,21 @@ grep -q "did you mean 'generate'" "$tmp/err" || { echo "FAIL: no did-you-mean fo
 expect 2 "a mistyped option" -- "$mbdc" check --floatingbase "$src/examples/cart_pole.mbd"
 grep -q "did you mean '--floating-base'" "$tmp/err" || { echo "FAIL: no did-you-mean for an option"; fail=$((fail + 1)); }
 
+# -q: errors only, the same exit status (a URDF with warnings, a model with a note, a bad model)
+panda="$src/examples/urdf/panda.urdf"
+expect 0 "check a URDF with warnings" -- "$mbdc" check "$panda"
+grep -q "warning: joint 'panda_finger_joint2' mimics" "$tmp/err" || { echo "FAIL: no warning without -q"; fail=$((fail + 1)); }
+for c in check "generate -o $tmp/quiet" "stats" "graph -o $tmp/quiet.dot" "import -o $tmp/quiet.mbd"; do
+  # shellcheck disable=SC2086
+  expect 0 "$c -q" -- "$mbdc" $c -q "$panda"
+  [ -s "$tmp/err" ] && { echo "FAIL: $c -q printed:"; head -3 "$tmp/err"; fail=$((fail + 1)); }
+done
+expect 0 "generate --quiet, a note" -- "$mbdc" generate --quiet "$src/examples/flexible_arm.mbd" -o "$tmp/quiet2"
+[ -s "$tmp/err" ] && { echo "FAIL: generate --quiet printed a note"; fail=$((fail + 1)); }
+printf 'body b { mass 1; }\njoint j revolute world -> b { axis 0 0 0; }\n' >"$tmp/bad0.mbd"
+expect 1 "check -q of a bad model" -- "$mbdc" check -q "$tmp/bad0.mbd"
+grep -q "error: 'axis' must be a non-zero vector" "$tmp/err" || { echo "FAIL: -q hid an error"; fail=$((fail + 1)); }
+
 for model in "$src"/examples/*.mbd; do
   name=$(basename "$model" .mbd)
   expect 0 "check $name" -- "$mbdc" check "$model"

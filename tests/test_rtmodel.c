@@ -183,7 +183,7 @@ static void noisy_inertias_reach_the_runtime(void **state) {
       "</robot>\n";
   for (int floating = 0; floating <= 1; floating++) {
     int errors, warnings;
-    mbg_load_opts o = {floating};
+    mbg_load_opts o = {.floating_base = floating};
     mbg_model *m =
         mbg_model_from_source("noisy.urdf", urdf, strlen(urdf), &o, stderr, &errors, &warnings);
     assert_non_null(m);

@@ -151,7 +151,7 @@ static void many_unknown_names_time(void **state) {
     assert_int_equal(fclose(f), 0);
     FILE *sink = fopen("/dev/null", "w");
     int errors, warnings;
-    mbg_load_opts o = {0};
+    mbg_load_opts o = {.floating_base = 0};
     clock_t t0 = clock();
     mbg_model *m = mbg_model_from_source(urdf ? "t.urdf" : "t.mbd", text, len, &o, sink, &errors,
                                          &warnings);

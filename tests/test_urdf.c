@@ -52,7 +52,7 @@ static mbg_model *from_urdf(const char *text, int floating_base, char **msgs, in
   size_t n = 0;
   FILE *out = open_memstream(msgs, &n);
   assert_non_null(out);
-  mbg_load_opts o = {floating_base};
+  mbg_load_opts o = {.floating_base = floating_base};
   mbg_model *m = mbg_model_from_source("t.urdf", text, strlen(text), &o, out, errors, warnings);
   assert_int_equal(fclose(out), 0);
   return m;
@@ -110,7 +110,7 @@ static void run_golden(void **state) {
   char *out_buf = NULL;
   FILE *out = open_memstream(&out_buf, &out_len);
   int errors = -1, warnings = -1;
-  mbg_load_opts o = {strstr(c->name, "floating_base") != NULL};
+  mbg_load_opts o = {.floating_base = strstr(c->name, "floating_base") != NULL};
   mbg_model *m = mbg_model_from_source(shown, src, len, &o, out, &errors, &warnings);
   assert_int_equal(fclose(out), 0);
   int accepted = strstr(c->name, "_warning") || strstr(c->name, "_accepted");
@@ -318,7 +318,7 @@ static void test_round_trip(void **state) {
     for (int fb = 0; fb <= 1; fb++) {
       FILE *sink = fopen("/dev/null", "w");
       int errors, warnings;
-      mbg_load_opts o = {fb};
+      mbg_load_opts o = {.floating_base = fb};
       mbg_model *a = mbg_load(path, &o, sink, &errors, &warnings);
       if (!a) { /* only a robot attached to link `world` refuses --floating-base */
         fclose(sink);

@@ -79,6 +79,7 @@ int mbg_diag_will_print(const mbg_diag *d) {
 
 void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
   d->errors++;
+  d->last_kind = 1;
   if (d->max_errors && d->errors == d->max_errors + 1)
     fprintf(d->out, "%s: error: too many errors, stopping here\n", d->path);
   if (!printing(d)) return;
@@ -90,7 +91,8 @@ void mbg_diag_error(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
 
 void mbg_diag_warning(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
   d->warnings++;
-  if (!printing(d)) return;
+  d->last_kind = 2;
+  if (!printing(d) || d->quiet) return;
   va_list ap;
   va_start(ap, fmt);
   report(d, loc, "warning", fmt, ap);
@@ -98,7 +100,7 @@ void mbg_diag_warning(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
 }
 
 void mbg_diag_note(mbg_diag *d, mbg_loc loc, const char *fmt, ...) {
-  if (!printing(d)) return;
+  if (!printing(d) || (d->quiet && d->last_kind != 1)) return;
   va_list ap;
   va_start(ap, fmt);
   report(d, loc, "note", fmt, ap);

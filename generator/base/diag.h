@@ -21,6 +21,8 @@ typedef struct mbg_diag {
   FILE *out;          /* where messages go (stderr in the CLI, a memory stream in tests) */
   int errors, warnings;
   int max_errors;     /* stop printing after this many errors (still counted); 0 = no limit */
+  int quiet;          /* warnings, and notes not attached to an error: counted, not printed */
+  int last_kind;      /* the last error (1) or warning (2) reported, 0 none: whom a note follows */
   int seen_line;      /* the last line quoted and where it starts: the next one is looked for */
   size_t seen_at;     /* from there (diagnostics mostly come in order), not from the start */
 } mbg_diag;

@@ -35,6 +35,10 @@
 #define HELP_FLOATING                                                                            \
   "  --floating-base          (URDF only) give the root link a floating joint to the world\n"    \
   "                           instead of a fixed one (legged robots, humanoids)\n"
+#define HELP_QUIET                                                                               \
+  "  -q, --quiet              print errors only, no warnings or notes (for a build that runs\n"   \
+  "                           mbdc again and again on the same model); the exit status is the\n"  \
+  "                           same\n"
 #define HELP_LUA                                                                                 \
   "  --lua-time SECONDS       the CPU time one recipe or render template may take\n"           \
   "                           (default " MBG_STR(MBG_LUA_DEFAULT_SECONDS) "; 0: no limit)\n"         \
@@ -54,7 +58,7 @@ const char mbg_cli_usage[] =
   "commands (mbdc COMMAND --help: one command's help):\n" HELP_CHECK HELP_GRAPH HELP_GENERATE
   HELP_STATS HELP_IMPORT
   "\n"
-  "options (which command takes which: mbdc COMMAND --help):\n" HELP_FLOATING HELP_LUA
+  "options (which command takes which: mbdc COMMAND --help):\n" HELP_FLOATING HELP_QUIET HELP_LUA
   "  -h, --help               show this help\n"
   "  --version                show the version\n"
   "\n" HELP_EXIT;
@@ -64,28 +68,31 @@ typedef struct command {
   const char *const *options;
 } command;
 
-static const char *const opt_check[] = {"--floating-base", "--help", NULL};
-static const char *const opt_graph[] = {"-o", "--output", "--floating-base", "--help", NULL};
+static const char *const opt_check[] = {"--floating-base", "-q", "--quiet", "--help", NULL};
+static const char *const opt_graph[] = {"-o",      "--output", "--floating-base",
+                                        "-q",      "--quiet",  "--help", NULL};
 static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
                                            "--scalar",    "--functions",  "--templates",
                                            "--cfa-order", "--floating-base", "--lua-time",
-                                           "--lua-memory", "--help",      NULL};
+                                           "--lua-memory", "-q",          "--quiet",
+                                           "--help",      NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",
-                                        "--lua-memory",  "--help",      NULL};
+                                        "--lua-memory",  "-q",          "--quiet",
+                                        "--help",        NULL};
 static const char *const opt_none[] = {NULL};
 
 static const command commands[] = {
-  {"check", "usage: mbdc check MODEL [--floating-base]\n\n" HELP_CHECK "\noptions:\n" HELP_FLOATING
-   "\n" HELP_EXIT, opt_check},
-  {"graph", "usage: mbdc graph MODEL [-o FILE] [--floating-base]\n\n" HELP_GRAPH "\noptions:\n"
-   HELP_FLOATING "\n" HELP_EXIT, opt_graph},
+  {"check", "usage: mbdc check MODEL [--floating-base] [-q]\n\n" HELP_CHECK "\noptions:\n"
+   HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_check},
+  {"graph", "usage: mbdc graph MODEL [-o FILE] [--floating-base] [-q]\n\n" HELP_GRAPH
+   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph},
   {"generate", "usage: mbdc generate MODEL [OPTIONS]\n\n" HELP_GENERATE "\noptions:\n"
-   HELP_FLOATING HELP_LUA "\n" HELP_EXIT, opt_generate},
-  {"stats", "usage: mbdc stats MODEL [OPTIONS]\n\n" HELP_STATS "\noptions:\n" HELP_FLOATING HELP_LUA
-   "\n" HELP_EXIT, opt_stats},
-  {"import", "usage: mbdc import URDF [-o FILE] [--floating-base]\n\n" HELP_IMPORT "\noptions:\n"
-   HELP_FLOATING "\n" HELP_EXIT, opt_graph},
+   HELP_FLOATING HELP_QUIET HELP_LUA "\n" HELP_EXIT, opt_generate},
+  {"stats", "usage: mbdc stats MODEL [OPTIONS]\n\n" HELP_STATS "\noptions:\n" HELP_FLOATING
+   HELP_QUIET HELP_LUA "\n" HELP_EXIT, opt_stats},
+  {"import", "usage: mbdc import URDF [-o FILE] [--floating-base] [-q]\n\n" HELP_IMPORT
+   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph},
   {"help", "usage: mbdc help [COMMAND]\n\n  help [COMMAND]           the usage, or one command's help\n",
    opt_none},
   {"version", "usage: mbdc version\n\n  version                  show the version\n", opt_none},

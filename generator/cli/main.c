@@ -61,7 +61,7 @@ static int readable(const char *path) {
   return 1;
 }
 
-/* Options of a subcommand: the model path, -o FILE and --floating-base. */
+/* Options of a subcommand: the model path, -o FILE, --floating-base and -q. */
 typedef struct cli_args {
   const char *model, *output;
   mbg_load_opts load;
@@ -75,6 +75,8 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
       a->output = argv[++i];
     } else if (strcmp(argv[i], "--floating-base") == 0) {
       a->load.floating_base = 1;
+    } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+      a->load.quiet = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return unknown_option(argv[i]);
     } else if (a->model) {
@@ -143,11 +145,11 @@ static int cmd_check(int argc, char **argv) {
   mbg_rcr_sel sel;
   if ((rc = load(a.model, &a.load, &m, &t, &rows, &sel))) return rc;
   /* valid, but `generate` refuses it: say so here too (check and generate agree) */
-  if (t->nv == 0)
+  if (t->nv == 0 && !a.load.quiet)
     fprintf(stderr, "%s: warning: the model has no moving joint: mbdc generate has nothing to "
                     "generate from it\n", a.model);
   char why[256];
-  if (!mbg_gen_prefix_ok(m->name, why, sizeof why))
+  if (!a.load.quiet && !mbg_gen_prefix_ok(m->name, why, sizeof why))
     fprintf(stderr, "%s: warning: the model name '%s' %s; mbdc generate needs --prefix\n", a.model,
             m->name, why);
   mbg_summary_print(stdout, m, t, &rows, &sel);
@@ -238,6 +240,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
                                    : "--lua-memory takes MiB (0: no limit), not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
+    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+      o->quiet = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {
       *json = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {

@@ -28,6 +28,7 @@ typedef struct mbg_gen_opts {
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
   int floating_base;      /* --floating-base (URDF) */
+  int quiet;              /* -q: warnings and notes not printed, errors are */
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
 } mbg_gen_opts;

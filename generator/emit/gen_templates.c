@@ -146,6 +146,7 @@ static void list_builtin(const char *folder, FILE *err) {
 }
 
 int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
+  if (g->opts->quiet) return 0; /* -q: what would be said is warnings and notes only */
   const char *dir = g->opts->templates;
   if (!dir) return 0;
   int warnings = 0;

@@ -25,10 +25,11 @@ void mbg_default_model_name(const char *path, char *name, size_t size) {
   name[n] = '\0';
 }
 
-mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, FILE *out,
-                               int *errors, int *warnings) {
+static mbg_model *from_text(const char *path, const char *text, size_t len, int quiet,
+                            FILE *out, int *errors, int *warnings) {
   mbg_diag d;
   mbg_diag_init(&d, path, text, len, out);
+  d.quiet = quiet;
   mbg_model *m = NULL;
   mbd_ast *ast = mbd_parse(text, len, &d);
   if (!ast) {
@@ -49,6 +50,11 @@ mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, F
   *errors = d.errors;
   *warnings = d.warnings;
   return m;
+}
+
+mbg_model *mbg_model_from_text(const char *path, const char *text, size_t len, FILE *out,
+                               int *errors, int *warnings) {
+  return from_text(path, text, len, 0, out, errors, warnings);
 }
 
 mbg_model *mbg_load_mbd(const char *path, FILE *out, int *errors, int *warnings) {
@@ -84,10 +90,11 @@ mbg_model *mbg_model_from_source(const char *path, const char *text, size_t len,
       *warnings = 0;
       return NULL;
     }
-    return mbg_model_from_text(path, text, len, out, errors, warnings);
+    return from_text(path, text, len, o && o->quiet, out, errors, warnings);
   }
   mbg_diag d;
   mbg_diag_init(&d, path, text, len, out);
+  d.quiet = o && o->quiet;
   char name[256];
   mbg_default_model_name(path, name, sizeof name);
   mbg_model *m = mbg_urdf_build(path, text, len, name, floating_base, &d);

@@ -11,6 +11,7 @@
  * urdf/urdf.h; any other is a .mbd. */
 typedef struct mbg_load_opts {
   int floating_base; /* URDF: the root link gets a floating joint to the world (else fixed) */
+  int quiet;         /* -q: warnings counted, not printed (base/diag.h) */
 } mbg_load_opts;
 int mbg_is_urdf(const char *path);
 
