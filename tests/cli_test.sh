@@ -189,7 +189,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, project, rcr, source}.lua" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, model_header, project, rcr, source}.lua" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))
@@ -212,7 +212,7 @@ grep -qF 'quadruped_coord_names[QUADRUPED_NV] = {"base.1", "base.2", "base.3", "
   "$tmp/quad/quadruped_dynamics.c" &&
   grep -qF 'quadruped_coord_iq[QUADRUPED_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9,' "$tmp/quad/quadruped_dynamics.c" ||
   { echo "FAIL: quadruped's coordinate names or q indices"; fail=$((fail + 1)); }
-for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c; do
+for f in cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_model.h cart_pole_check.c; do
   [ -s "$tmp/g/$f" ] || { echo "FAIL: generate wrote no $f"; fail=$((fail + 1)); }
 done
 # one moving body: cfa's elimination order has no neighbours at all (clang's UBSan once caught

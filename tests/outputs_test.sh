@@ -189,7 +189,7 @@ done
 
 # ---- atomic ---------------------------------------------------------------------------------
 # The files of a set, old and new: same_set DIR REF (every file of REF equal in DIR)
-files="cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c"
+files="cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_model.h cart_pole_check.c"
 same_set() {
   for f in $files; do cmp -s "$1/$f" "$2/$f" || return 1; done
   return 0
@@ -245,7 +245,7 @@ fi
 
 # kill -9 at every step of a commit: the old set, or a mix that does not compile, which the next
 # run into the directory completes (after the commit point) or drops (before it).
-order=(cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_check.c)
+order=(cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_model.h cart_pole_check.c)
 for step in stop:written stop:staged stop:renamed:1 stop:renamed:2 stop:renamed:3; do
   rm -rf out "$tmp/kill.err" && cp -r old out && : >"$tmp/kill.err" # no earlier run's message
   MBDC_TEST_HOOK=$step "$mbdc" generate "$cp" --scalar float -o out >/dev/null 2>"$tmp/kill.err" &
@@ -258,7 +258,7 @@ for step in stop:written stop:staged stop:renamed:1 stop:renamed:2 stop:renamed:
   renamed=0
   case $step in stop:renamed:*) renamed=${step#stop:renamed:} ;; esac
   state_ok=1
-  for i in 0 1 2 3; do
+  for i in 0 1 2 3 4; do
     want=old
     [ "$i" -lt "$renamed" ] && want=new
     cmp -s "out/${order[$i]}" "$want/${order[$i]}" || state_ok=0

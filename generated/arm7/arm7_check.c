@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "arm7_dynamics.h"
+#include "arm7_model.h"
 
-#if ARM7_SET_ID != 0xe225203bfb4d
+#if ARM7_SET_ID != 0x28e4bfb6b7c1
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model arm7_model;
-extern const mb_springs arm7_springs;
 #define M arm7_model
 #define SPRINGS arm7_springs
 #define NQ ARM7_NQ
@@ -97,7 +95,43 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link1], "link1") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link2], "link2") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link3], "link3") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link4], "link4") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link5], "link5") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link6], "link6") != 0;
+  wrong += strcmp(arm7_body_names[ARM7_BODY_link7], "link7") != 0;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a1], "a1") != 0 || arm7_joint_iq[ARM7_JOINT_a1] != ARM7_IQ_a1 ||
+           arm7_joint_iv[ARM7_JOINT_a1] != ARM7_IV_a1 || M.iq[ARM7_BODY_link1] != ARM7_IQ_a1 ||
+           M.iv[ARM7_BODY_link1] != ARM7_IV_a1;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a2], "a2") != 0 || arm7_joint_iq[ARM7_JOINT_a2] != ARM7_IQ_a2 ||
+           arm7_joint_iv[ARM7_JOINT_a2] != ARM7_IV_a2 || M.iq[ARM7_BODY_link2] != ARM7_IQ_a2 ||
+           M.iv[ARM7_BODY_link2] != ARM7_IV_a2;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a3], "a3") != 0 || arm7_joint_iq[ARM7_JOINT_a3] != ARM7_IQ_a3 ||
+           arm7_joint_iv[ARM7_JOINT_a3] != ARM7_IV_a3 || M.iq[ARM7_BODY_link3] != ARM7_IQ_a3 ||
+           M.iv[ARM7_BODY_link3] != ARM7_IV_a3;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a4], "a4") != 0 || arm7_joint_iq[ARM7_JOINT_a4] != ARM7_IQ_a4 ||
+           arm7_joint_iv[ARM7_JOINT_a4] != ARM7_IV_a4 || M.iq[ARM7_BODY_link4] != ARM7_IQ_a4 ||
+           M.iv[ARM7_BODY_link4] != ARM7_IV_a4;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a5], "a5") != 0 || arm7_joint_iq[ARM7_JOINT_a5] != ARM7_IQ_a5 ||
+           arm7_joint_iv[ARM7_JOINT_a5] != ARM7_IV_a5 || M.iq[ARM7_BODY_link5] != ARM7_IQ_a5 ||
+           M.iv[ARM7_BODY_link5] != ARM7_IV_a5;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a6], "a6") != 0 || arm7_joint_iq[ARM7_JOINT_a6] != ARM7_IQ_a6 ||
+           arm7_joint_iv[ARM7_JOINT_a6] != ARM7_IV_a6 || M.iq[ARM7_BODY_link6] != ARM7_IQ_a6 ||
+           M.iv[ARM7_BODY_link6] != ARM7_IV_a6;
+  wrong += strcmp(arm7_joint_names[ARM7_JOINT_a7], "a7") != 0 || arm7_joint_iq[ARM7_JOINT_a7] != ARM7_IQ_a7 ||
+           arm7_joint_iv[ARM7_JOINT_a7] != ARM7_IV_a7 || M.iq[ARM7_BODY_link7] != ARM7_IQ_a7 ||
+           M.iv[ARM7_BODY_link7] != ARM7_IV_a7;
+  if (wrong) printf("arm7: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

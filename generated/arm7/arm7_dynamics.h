@@ -5,17 +5,26 @@
  *   mbdc generate examples/arm7.mbd -o generated/arm7
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (arm7_joint_iq, arm7_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are ARM7_NV x ARM7_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (arm7_joint_iq,
+ *   arm7_joint_iv and the ARM7_IQ_/ARM7_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are ARM7_NV x ARM7_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have ARM7_NB + 1 entries indexed by body number (arm7_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define ARM7_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xe225203bfb4d
+#define ARM7_SET_ID 0x28e4bfb6b7c1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -79,6 +88,39 @@ extern const char *const arm7_coord_names[ARM7_NV];
 extern const int arm7_coord_iq[ARM7_NV];
 /* Every body by number, the world first. */
 extern const char *const arm7_body_names[ARM7_NB + 1];
+/* The same by name: ARM7_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), ARM7_JOINT_<joint> the joint's entry of the joint tables, ARM7_IQ_<joint>
+ * and ARM7_IV_<joint> its first q and v index (tau[ARM7_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define ARM7_BODY_link1 1
+#define ARM7_BODY_link2 2
+#define ARM7_BODY_link3 3
+#define ARM7_BODY_link4 4
+#define ARM7_BODY_link5 5
+#define ARM7_BODY_link6 6
+#define ARM7_BODY_link7 7
+#define ARM7_JOINT_a1 0
+#define ARM7_IQ_a1 0
+#define ARM7_IV_a1 0
+#define ARM7_JOINT_a2 1
+#define ARM7_IQ_a2 1
+#define ARM7_IV_a2 1
+#define ARM7_JOINT_a3 2
+#define ARM7_IQ_a3 2
+#define ARM7_IV_a3 2
+#define ARM7_JOINT_a4 3
+#define ARM7_IQ_a4 3
+#define ARM7_IV_a4 3
+#define ARM7_JOINT_a5 4
+#define ARM7_IQ_a5 4
+#define ARM7_IV_a5 4
+#define ARM7_JOINT_a6 5
+#define ARM7_IQ_a6 5
+#define ARM7_IV_a6 5
+#define ARM7_JOINT_a7 6
+#define ARM7_IQ_a7 6
+#define ARM7_IV_a7 6
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in arm7_model.c. */
 extern const double arm7_q_initial[ARM7_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/arm7.mbd -o generated/arm7
  */
-#include "mb.h"
+#include "arm7_model.h"
 
-#include "arm7_dynamics.h"
-
-#if ARM7_SET_ID != 0xe225203bfb4d
+#if ARM7_SET_ID != 0x28e4bfb6b7c1
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -79,9 +77,7 @@ const double arm7_v_initial[ARM7_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs arm7_springs;
 const mb_springs arm7_springs = {0, NULL};
 
-extern const mb_model arm7_model;
 const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "cart_pole_dynamics.h"
+#include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xb8f7b097e765
+#if CART_POLE_SET_ID != 0x4781984f76a0
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model cart_pole_model;
-extern const mb_springs cart_pole_springs;
 #define M cart_pole_model
 #define SPRINGS cart_pole_springs
 #define NQ CART_POLE_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(cart_pole_body_names[CART_POLE_BODY_cart], "cart") != 0;
+  wrong += strcmp(cart_pole_body_names[CART_POLE_BODY_pole], "pole") != 0;
+  wrong += strcmp(cart_pole_joint_names[CART_POLE_JOINT_slider], "slider") != 0 || cart_pole_joint_iq[CART_POLE_JOINT_slider] != CART_POLE_IQ_slider ||
+           cart_pole_joint_iv[CART_POLE_JOINT_slider] != CART_POLE_IV_slider || M.iq[CART_POLE_BODY_cart] != CART_POLE_IQ_slider ||
+           M.iv[CART_POLE_BODY_cart] != CART_POLE_IV_slider;
+  wrong += strcmp(cart_pole_joint_names[CART_POLE_JOINT_hinge], "hinge") != 0 || cart_pole_joint_iq[CART_POLE_JOINT_hinge] != CART_POLE_IQ_hinge ||
+           cart_pole_joint_iv[CART_POLE_JOINT_hinge] != CART_POLE_IV_hinge || M.iq[CART_POLE_BODY_pole] != CART_POLE_IQ_hinge ||
+           M.iv[CART_POLE_BODY_pole] != CART_POLE_IV_hinge;
+  if (wrong) printf("cart_pole: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -5,17 +5,26 @@
  *   mbdc generate examples/cart_pole.mbd -o generated/cart_pole
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (cart_pole_joint_iq, cart_pole_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are CART_POLE_NV x CART_POLE_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (cart_pole_joint_iq,
+ *   cart_pole_joint_iv and the CART_POLE_IQ_/CART_POLE_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are CART_POLE_NV x CART_POLE_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have CART_POLE_NB + 1 entries indexed by body number (cart_pole_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define CART_POLE_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xb8f7b097e765
+#define CART_POLE_SET_ID 0x4781984f76a0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -78,6 +87,19 @@ extern const char *const cart_pole_coord_names[CART_POLE_NV];
 extern const int cart_pole_coord_iq[CART_POLE_NV];
 /* Every body by number, the world first. */
 extern const char *const cart_pole_body_names[CART_POLE_NB + 1];
+/* The same by name: CART_POLE_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), CART_POLE_JOINT_<joint> the joint's entry of the joint tables, CART_POLE_IQ_<joint>
+ * and CART_POLE_IV_<joint> its first q and v index (tau[CART_POLE_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define CART_POLE_BODY_cart 1
+#define CART_POLE_BODY_pole 2
+#define CART_POLE_JOINT_slider 0
+#define CART_POLE_IQ_slider 0
+#define CART_POLE_IV_slider 0
+#define CART_POLE_JOINT_hinge 1
+#define CART_POLE_IQ_hinge 1
+#define CART_POLE_IV_hinge 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in cart_pole_model.c. */
 extern const double cart_pole_q_initial[CART_POLE_NQ];

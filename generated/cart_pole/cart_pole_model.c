@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/cart_pole.mbd -o generated/cart_pole
  */
-#include "mb.h"
+#include "cart_pole_model.h"
 
-#include "cart_pole_dynamics.h"
-
-#if CART_POLE_SET_ID != 0xb8f7b097e765
+#if CART_POLE_SET_ID != 0x4781984f76a0
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,9 +56,7 @@ const double cart_pole_v_initial[CART_POLE_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs cart_pole_springs;
 const mb_springs cart_pole_springs = {0, NULL};
 
-extern const mb_model cart_pole_model;
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.8}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "double_pendulum_dynamics.h"
+#include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x779e38622e60
+#if DOUBLE_PENDULUM_SET_ID != 0x39e1200358b4
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model double_pendulum_model;
-extern const mb_springs double_pendulum_springs;
 #define M double_pendulum_model
 #define SPRINGS double_pendulum_springs
 #define NQ DOUBLE_PENDULUM_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(double_pendulum_body_names[DOUBLE_PENDULUM_BODY_link1], "link1") != 0;
+  wrong += strcmp(double_pendulum_body_names[DOUBLE_PENDULUM_BODY_link2], "link2") != 0;
+  wrong += strcmp(double_pendulum_joint_names[DOUBLE_PENDULUM_JOINT_shoulder], "shoulder") != 0 || double_pendulum_joint_iq[DOUBLE_PENDULUM_JOINT_shoulder] != DOUBLE_PENDULUM_IQ_shoulder ||
+           double_pendulum_joint_iv[DOUBLE_PENDULUM_JOINT_shoulder] != DOUBLE_PENDULUM_IV_shoulder || M.iq[DOUBLE_PENDULUM_BODY_link1] != DOUBLE_PENDULUM_IQ_shoulder ||
+           M.iv[DOUBLE_PENDULUM_BODY_link1] != DOUBLE_PENDULUM_IV_shoulder;
+  wrong += strcmp(double_pendulum_joint_names[DOUBLE_PENDULUM_JOINT_elbow], "elbow") != 0 || double_pendulum_joint_iq[DOUBLE_PENDULUM_JOINT_elbow] != DOUBLE_PENDULUM_IQ_elbow ||
+           double_pendulum_joint_iv[DOUBLE_PENDULUM_JOINT_elbow] != DOUBLE_PENDULUM_IV_elbow || M.iq[DOUBLE_PENDULUM_BODY_link2] != DOUBLE_PENDULUM_IQ_elbow ||
+           M.iv[DOUBLE_PENDULUM_BODY_link2] != DOUBLE_PENDULUM_IV_elbow;
+  if (wrong) printf("double_pendulum: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

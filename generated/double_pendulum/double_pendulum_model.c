@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/double_pendulum.mbd -o generated/double_pendulum
  */
-#include "mb.h"
+#include "double_pendulum_model.h"
 
-#include "double_pendulum_dynamics.h"
-
-#if DOUBLE_PENDULUM_SET_ID != 0x779e38622e60
+#if DOUBLE_PENDULUM_SET_ID != 0x39e1200358b4
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,9 +56,7 @@ const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs double_pendulum_springs;
 const mb_springs double_pendulum_springs = {0, NULL};
 
-extern const mb_model double_pendulum_model;
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

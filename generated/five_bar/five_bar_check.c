@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "five_bar_dynamics.h"
+#include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x81dac0bbe767
+#if FIVE_BAR_SET_ID != 0x5b6b1f134f81
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model five_bar_model;
-extern const mb_springs five_bar_springs;
 #define M five_bar_model
 #define SPRINGS five_bar_springs
 #define NQ FIVE_BAR_NQ
@@ -25,7 +23,6 @@ extern const mb_springs five_bar_springs;
 #define NB FIVE_BAR_NB
 
 #define NC FIVE_BAR_NC
-extern const mb_loops five_bar_loops;
 #define LP five_bar_loops
 #define RCR_NSEL FIVE_BAR_RCR_NSEL
 #define NSTATES 200 /* random states */
@@ -136,7 +133,31 @@ static void compare_weighted(result *r, const double *ref, const real *out, int 
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(five_bar_body_names[FIVE_BAR_BODY_bar1], "bar1") != 0;
+  wrong += strcmp(five_bar_body_names[FIVE_BAR_BODY_bar2], "bar2") != 0;
+  wrong += strcmp(five_bar_body_names[FIVE_BAR_BODY_bar3], "bar3") != 0;
+  wrong += strcmp(five_bar_body_names[FIVE_BAR_BODY_bar4], "bar4") != 0;
+  wrong += strcmp(five_bar_joint_names[FIVE_BAR_JOINT_q1], "q1") != 0 || five_bar_joint_iq[FIVE_BAR_JOINT_q1] != FIVE_BAR_IQ_q1 ||
+           five_bar_joint_iv[FIVE_BAR_JOINT_q1] != FIVE_BAR_IV_q1 || M.iq[FIVE_BAR_BODY_bar1] != FIVE_BAR_IQ_q1 ||
+           M.iv[FIVE_BAR_BODY_bar1] != FIVE_BAR_IV_q1;
+  wrong += strcmp(five_bar_joint_names[FIVE_BAR_JOINT_q2], "q2") != 0 || five_bar_joint_iq[FIVE_BAR_JOINT_q2] != FIVE_BAR_IQ_q2 ||
+           five_bar_joint_iv[FIVE_BAR_JOINT_q2] != FIVE_BAR_IV_q2 || M.iq[FIVE_BAR_BODY_bar2] != FIVE_BAR_IQ_q2 ||
+           M.iv[FIVE_BAR_BODY_bar2] != FIVE_BAR_IV_q2;
+  wrong += strcmp(five_bar_joint_names[FIVE_BAR_JOINT_q3], "q3") != 0 || five_bar_joint_iq[FIVE_BAR_JOINT_q3] != FIVE_BAR_IQ_q3 ||
+           five_bar_joint_iv[FIVE_BAR_JOINT_q3] != FIVE_BAR_IV_q3 || M.iq[FIVE_BAR_BODY_bar3] != FIVE_BAR_IQ_q3 ||
+           M.iv[FIVE_BAR_BODY_bar3] != FIVE_BAR_IV_q3;
+  wrong += strcmp(five_bar_joint_names[FIVE_BAR_JOINT_q4], "q4") != 0 || five_bar_joint_iq[FIVE_BAR_JOINT_q4] != FIVE_BAR_IQ_q4 ||
+           five_bar_joint_iv[FIVE_BAR_JOINT_q4] != FIVE_BAR_IV_q4 || M.iq[FIVE_BAR_BODY_bar4] != FIVE_BAR_IQ_q4 ||
+           M.iv[FIVE_BAR_BODY_bar4] != FIVE_BAR_IV_q4;
+  if (wrong) printf("five_bar: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

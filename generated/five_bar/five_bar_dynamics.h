@@ -5,17 +5,26 @@
  *   mbdc generate examples/five_bar.mbd -o generated/five_bar
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (five_bar_joint_iq, five_bar_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are FIVE_BAR_NV x FIVE_BAR_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (five_bar_joint_iq,
+ *   five_bar_joint_iv and the FIVE_BAR_IQ_/FIVE_BAR_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are FIVE_BAR_NV x FIVE_BAR_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have FIVE_BAR_NB + 1 entries indexed by body number (five_bar_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -60,7 +69,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x81dac0bbe767
+#define FIVE_BAR_SET_ID 0x5b6b1f134f81
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -99,6 +108,27 @@ extern const char *const five_bar_coord_names[FIVE_BAR_NV];
 extern const int five_bar_coord_iq[FIVE_BAR_NV];
 /* Every body by number, the world first. */
 extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
+/* The same by name: FIVE_BAR_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), FIVE_BAR_JOINT_<joint> the joint's entry of the joint tables, FIVE_BAR_IQ_<joint>
+ * and FIVE_BAR_IV_<joint> its first q and v index (tau[FIVE_BAR_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define FIVE_BAR_BODY_bar1 1
+#define FIVE_BAR_BODY_bar2 2
+#define FIVE_BAR_BODY_bar3 3
+#define FIVE_BAR_BODY_bar4 4
+#define FIVE_BAR_JOINT_q1 0
+#define FIVE_BAR_IQ_q1 0
+#define FIVE_BAR_IV_q1 0
+#define FIVE_BAR_JOINT_q2 1
+#define FIVE_BAR_IQ_q2 1
+#define FIVE_BAR_IV_q2 1
+#define FIVE_BAR_JOINT_q3 2
+#define FIVE_BAR_IQ_q3 2
+#define FIVE_BAR_IV_q3 2
+#define FIVE_BAR_JOINT_q4 3
+#define FIVE_BAR_IQ_q4 3
+#define FIVE_BAR_IV_q4 3
 
 /* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions
  * are those of the spanning tree: the loop joints are cut and apply no force there. The loop

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/five_bar.mbd -o generated/five_bar
  */
-#include "mb.h"
+#include "five_bar_model.h"
 
-#include "five_bar_dynamics.h"
-
-#if FIVE_BAR_SET_ID != 0x81dac0bbe767
+#if FIVE_BAR_SET_ID != 0x5b6b1f134f81
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -67,10 +65,8 @@ const double five_bar_v_initial[FIVE_BAR_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs five_bar_springs;
 const mb_springs five_bar_springs = {0, NULL};
 
-extern const mb_model five_bar_model;
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, -9.81, 0.0}, NULL};
 
@@ -85,5 +81,4 @@ static const mb_loop loops[1] = {
 static const int rows[2] = {
   0, 3,
 };
-extern const mb_loops five_bar_loops;
 const mb_loops five_bar_loops = {1, loops, 2, rows};

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/flexible_arm.mbd -o generated/flexible_arm
  */
-#include "mb.h"
+#include "flexible_arm_model.h"
 
-#include "flexible_arm_dynamics.h"
-
-#if FLEXIBLE_ARM_SET_ID != 0xcc2676e5329c
+#if FLEXIBLE_ARM_SET_ID != 0x083018e66ff1
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -114,9 +112,7 @@ const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs flexible_arm_springs;
 const mb_springs flexible_arm_springs = {0, NULL};
 
-extern const mb_model flexible_arm_model;
 const mb_model flexible_arm_model = {2, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, &flex};

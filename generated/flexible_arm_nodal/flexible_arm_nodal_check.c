@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "flexible_arm_nodal_dynamics.h"
+#include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe0f6fc706306
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x993e5e86ed53
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model flexible_arm_nodal_model;
-extern const mb_springs flexible_arm_nodal_springs;
 #define M flexible_arm_nodal_model
 #define SPRINGS flexible_arm_nodal_springs
 #define NQ FLEXIBLE_ARM_NODAL_NQ
@@ -100,7 +98,27 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_BODY_upper_arm], "upper_arm") != 0;
+  wrong += strcmp(flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_BODY_forearm], "forearm") != 0;
+  wrong += strcmp(flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_BODY_payload], "payload") != 0;
+  wrong += strcmp(flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_JOINT_shoulder], "shoulder") != 0 || flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_JOINT_shoulder] != FLEXIBLE_ARM_NODAL_IQ_shoulder ||
+           flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_JOINT_shoulder] != FLEXIBLE_ARM_NODAL_IV_shoulder || M.iq[FLEXIBLE_ARM_NODAL_BODY_upper_arm] != FLEXIBLE_ARM_NODAL_IQ_shoulder ||
+           M.iv[FLEXIBLE_ARM_NODAL_BODY_upper_arm] != FLEXIBLE_ARM_NODAL_IV_shoulder;
+  wrong += strcmp(flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_JOINT_elbow], "elbow") != 0 || flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_JOINT_elbow] != FLEXIBLE_ARM_NODAL_IQ_elbow ||
+           flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_JOINT_elbow] != FLEXIBLE_ARM_NODAL_IV_elbow || M.iq[FLEXIBLE_ARM_NODAL_BODY_forearm] != FLEXIBLE_ARM_NODAL_IQ_elbow ||
+           M.iv[FLEXIBLE_ARM_NODAL_BODY_forearm] != FLEXIBLE_ARM_NODAL_IV_elbow;
+  wrong += strcmp(flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_JOINT_wrist], "wrist") != 0 || flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_JOINT_wrist] != FLEXIBLE_ARM_NODAL_IQ_wrist ||
+           flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_JOINT_wrist] != FLEXIBLE_ARM_NODAL_IV_wrist || M.iq[FLEXIBLE_ARM_NODAL_BODY_payload] != FLEXIBLE_ARM_NODAL_IQ_wrist ||
+           M.iv[FLEXIBLE_ARM_NODAL_BODY_payload] != FLEXIBLE_ARM_NODAL_IV_wrist;
+  if (wrong) printf("flexible_arm_nodal: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

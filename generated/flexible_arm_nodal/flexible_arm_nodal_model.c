@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/flexible_arm_nodal.mbd -o generated/flexible_arm_nodal
  */
-#include "mb.h"
+#include "flexible_arm_nodal_model.h"
 
-#include "flexible_arm_nodal_dynamics.h"
-
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe0f6fc706306
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x993e5e86ed53
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -118,9 +116,7 @@ const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs flexible_arm_nodal_springs;
 const mb_springs flexible_arm_nodal_springs = {0, NULL};
 
-extern const mb_model flexible_arm_nodal_model;
 const mb_model flexible_arm_nodal_model = {3, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, &flex};

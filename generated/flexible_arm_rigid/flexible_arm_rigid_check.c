@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "flexible_arm_rigid_dynamics.h"
+#include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1e2c6851c1d6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xeb685557da36
 #error "flexible_arm_rigid_check.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model flexible_arm_rigid_model;
-extern const mb_springs flexible_arm_rigid_springs;
 #define M flexible_arm_rigid_model
 #define SPRINGS flexible_arm_rigid_springs
 #define NQ FLEXIBLE_ARM_RIGID_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_BODY_upper_arm], "upper_arm") != 0;
+  wrong += strcmp(flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_BODY_forearm], "forearm") != 0;
+  wrong += strcmp(flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_JOINT_shoulder], "shoulder") != 0 || flexible_arm_rigid_joint_iq[FLEXIBLE_ARM_RIGID_JOINT_shoulder] != FLEXIBLE_ARM_RIGID_IQ_shoulder ||
+           flexible_arm_rigid_joint_iv[FLEXIBLE_ARM_RIGID_JOINT_shoulder] != FLEXIBLE_ARM_RIGID_IV_shoulder || M.iq[FLEXIBLE_ARM_RIGID_BODY_upper_arm] != FLEXIBLE_ARM_RIGID_IQ_shoulder ||
+           M.iv[FLEXIBLE_ARM_RIGID_BODY_upper_arm] != FLEXIBLE_ARM_RIGID_IV_shoulder;
+  wrong += strcmp(flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_JOINT_elbow], "elbow") != 0 || flexible_arm_rigid_joint_iq[FLEXIBLE_ARM_RIGID_JOINT_elbow] != FLEXIBLE_ARM_RIGID_IQ_elbow ||
+           flexible_arm_rigid_joint_iv[FLEXIBLE_ARM_RIGID_JOINT_elbow] != FLEXIBLE_ARM_RIGID_IV_elbow || M.iq[FLEXIBLE_ARM_RIGID_BODY_forearm] != FLEXIBLE_ARM_RIGID_IQ_elbow ||
+           M.iv[FLEXIBLE_ARM_RIGID_BODY_forearm] != FLEXIBLE_ARM_RIGID_IV_elbow;
+  if (wrong) printf("flexible_arm_rigid: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

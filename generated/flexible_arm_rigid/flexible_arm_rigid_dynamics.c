@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1e2c6851c1d6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xeb685557da36
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

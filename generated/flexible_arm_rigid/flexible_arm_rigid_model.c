@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/flexible_arm_rigid.mbd -o generated/flexible_arm_rigid
  */
-#include "mb.h"
+#include "flexible_arm_rigid_model.h"
 
-#include "flexible_arm_rigid_dynamics.h"
-
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1e2c6851c1d6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xeb685557da36
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,9 +56,7 @@ const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs flexible_arm_rigid_springs;
 const mb_springs flexible_arm_rigid_springs = {0, NULL};
 
-extern const mb_model flexible_arm_rigid_model;
 const mb_model flexible_arm_rigid_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

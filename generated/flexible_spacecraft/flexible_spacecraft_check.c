@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "flexible_spacecraft_dynamics.h"
+#include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x59490a8acfcf
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x087e9c7b0bbb
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model flexible_spacecraft_model;
-extern const mb_springs flexible_spacecraft_springs;
 #define M flexible_spacecraft_model
 #define SPRINGS flexible_spacecraft_springs
 #define NQ FLEXIBLE_SPACECRAFT_NQ
@@ -101,7 +99,31 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_BODY_bus], "bus") != 0;
+  wrong += strcmp(flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_BODY_array_left], "array_left") != 0;
+  wrong += strcmp(flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_BODY_array_right], "array_right") != 0;
+  wrong += strcmp(flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_BODY_wheel], "wheel") != 0;
+  wrong += strcmp(flexible_spacecraft_joint_names[FLEXIBLE_SPACECRAFT_JOINT_base], "base") != 0 || flexible_spacecraft_joint_iq[FLEXIBLE_SPACECRAFT_JOINT_base] != FLEXIBLE_SPACECRAFT_IQ_base ||
+           flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_JOINT_base] != FLEXIBLE_SPACECRAFT_IV_base || M.iq[FLEXIBLE_SPACECRAFT_BODY_bus] != FLEXIBLE_SPACECRAFT_IQ_base ||
+           M.iv[FLEXIBLE_SPACECRAFT_BODY_bus] != FLEXIBLE_SPACECRAFT_IV_base;
+  wrong += strcmp(flexible_spacecraft_joint_names[FLEXIBLE_SPACECRAFT_JOINT_left_root], "left_root") != 0 || flexible_spacecraft_joint_iq[FLEXIBLE_SPACECRAFT_JOINT_left_root] != FLEXIBLE_SPACECRAFT_IQ_left_root ||
+           flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_JOINT_left_root] != FLEXIBLE_SPACECRAFT_IV_left_root || M.iq[FLEXIBLE_SPACECRAFT_BODY_array_left] != FLEXIBLE_SPACECRAFT_IQ_left_root ||
+           M.iv[FLEXIBLE_SPACECRAFT_BODY_array_left] != FLEXIBLE_SPACECRAFT_IV_left_root;
+  wrong += strcmp(flexible_spacecraft_joint_names[FLEXIBLE_SPACECRAFT_JOINT_right_root], "right_root") != 0 || flexible_spacecraft_joint_iq[FLEXIBLE_SPACECRAFT_JOINT_right_root] != FLEXIBLE_SPACECRAFT_IQ_right_root ||
+           flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_JOINT_right_root] != FLEXIBLE_SPACECRAFT_IV_right_root || M.iq[FLEXIBLE_SPACECRAFT_BODY_array_right] != FLEXIBLE_SPACECRAFT_IQ_right_root ||
+           M.iv[FLEXIBLE_SPACECRAFT_BODY_array_right] != FLEXIBLE_SPACECRAFT_IV_right_root;
+  wrong += strcmp(flexible_spacecraft_joint_names[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin], "wheel_spin") != 0 || flexible_spacecraft_joint_iq[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin] != FLEXIBLE_SPACECRAFT_IQ_wheel_spin ||
+           flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin] != FLEXIBLE_SPACECRAFT_IV_wheel_spin || M.iq[FLEXIBLE_SPACECRAFT_BODY_wheel] != FLEXIBLE_SPACECRAFT_IQ_wheel_spin ||
+           M.iv[FLEXIBLE_SPACECRAFT_BODY_wheel] != FLEXIBLE_SPACECRAFT_IV_wheel_spin;
+  if (wrong) printf("flexible_spacecraft: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/flexible_spacecraft.mbd -o generated/flexible_spacecraft
  */
-#include "mb.h"
+#include "flexible_spacecraft_model.h"
 
-#include "flexible_spacecraft_dynamics.h"
-
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x59490a8acfcf
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x087e9c7b0bbb
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -152,9 +150,7 @@ const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs flexible_spacecraft_springs;
 const mb_springs flexible_spacecraft_springs = {0, NULL};
 
-extern const mb_model flexible_spacecraft_model;
 const mb_model flexible_spacecraft_model = {4, 14, 13, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, 0.0}, &flex};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "gimbal_dynamics.h"
+#include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x96110e985dc7
+#if GIMBAL_SET_ID != 0x35df72130be8
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model gimbal_model;
-extern const mb_springs gimbal_springs;
 #define M gimbal_model
 #define SPRINGS gimbal_springs
 #define NQ GIMBAL_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(gimbal_body_names[GIMBAL_BODY_nut], "nut") != 0;
+  wrong += strcmp(gimbal_body_names[GIMBAL_BODY_payload], "payload") != 0;
+  wrong += strcmp(gimbal_joint_names[GIMBAL_JOINT_screw], "screw") != 0 || gimbal_joint_iq[GIMBAL_JOINT_screw] != GIMBAL_IQ_screw ||
+           gimbal_joint_iv[GIMBAL_JOINT_screw] != GIMBAL_IV_screw || M.iq[GIMBAL_BODY_nut] != GIMBAL_IQ_screw ||
+           M.iv[GIMBAL_BODY_nut] != GIMBAL_IV_screw;
+  wrong += strcmp(gimbal_joint_names[GIMBAL_JOINT_ball], "ball") != 0 || gimbal_joint_iq[GIMBAL_JOINT_ball] != GIMBAL_IQ_ball ||
+           gimbal_joint_iv[GIMBAL_JOINT_ball] != GIMBAL_IV_ball || M.iq[GIMBAL_BODY_payload] != GIMBAL_IQ_ball ||
+           M.iv[GIMBAL_BODY_payload] != GIMBAL_IV_ball;
+  if (wrong) printf("gimbal: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0x96110e985dc7
+#if GIMBAL_SET_ID != 0x35df72130be8
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

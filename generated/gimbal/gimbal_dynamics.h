@@ -5,17 +5,26 @@
  *   mbdc generate examples/gimbal.mbd -o generated/gimbal
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (gimbal_joint_iq, gimbal_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are GIMBAL_NV x GIMBAL_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (gimbal_joint_iq,
+ *   gimbal_joint_iv and the GIMBAL_IQ_/GIMBAL_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are GIMBAL_NV x GIMBAL_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have GIMBAL_NB + 1 entries indexed by body number (gimbal_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x96110e985dc7
+#define GIMBAL_SET_ID 0x35df72130be8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -79,6 +88,19 @@ extern const char *const gimbal_coord_names[GIMBAL_NV];
 extern const int gimbal_coord_iq[GIMBAL_NV];
 /* Every body by number, the world first. */
 extern const char *const gimbal_body_names[GIMBAL_NB + 1];
+/* The same by name: GIMBAL_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), GIMBAL_JOINT_<joint> the joint's entry of the joint tables, GIMBAL_IQ_<joint>
+ * and GIMBAL_IV_<joint> its first q and v index (tau[GIMBAL_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define GIMBAL_BODY_nut 1
+#define GIMBAL_BODY_payload 2
+#define GIMBAL_JOINT_screw 0
+#define GIMBAL_IQ_screw 0
+#define GIMBAL_IV_screw 0
+#define GIMBAL_JOINT_ball 1
+#define GIMBAL_IQ_ball 1
+#define GIMBAL_IV_ball 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in gimbal_model.c. */
 extern const double gimbal_q_initial[GIMBAL_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/gimbal.mbd -o generated/gimbal
  */
-#include "mb.h"
+#include "gimbal_model.h"
 
-#include "gimbal_dynamics.h"
-
-#if GIMBAL_SET_ID != 0x96110e985dc7
+#if GIMBAL_SET_ID != 0x35df72130be8
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,9 +56,7 @@ const double gimbal_v_initial[GIMBAL_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs gimbal_springs;
 const mb_springs gimbal_springs = {0, NULL};
 
-extern const mb_model gimbal_model;
 const mb_model gimbal_model = {2, 5, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "quadruped_dynamics.h"
+#include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0x733d5be38e44
+#if QUADRUPED_SET_ID != 0x7eb1894eeb0b
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model quadruped_model;
-extern const mb_springs quadruped_springs;
 #define M quadruped_model
 #define SPRINGS quadruped_springs
 #define NQ QUADRUPED_NQ
@@ -97,7 +95,67 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_trunk], "trunk") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lf_hip], "lf_hip") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lf_thigh], "lf_thigh") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lf_shank], "lf_shank") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rf_hip], "rf_hip") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rf_thigh], "rf_thigh") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rf_shank], "rf_shank") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lh_hip], "lh_hip") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lh_thigh], "lh_thigh") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_lh_shank], "lh_shank") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rh_hip], "rh_hip") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rh_thigh], "rh_thigh") != 0;
+  wrong += strcmp(quadruped_body_names[QUADRUPED_BODY_rh_shank], "rh_shank") != 0;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_base], "base") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_base] != QUADRUPED_IQ_base ||
+           quadruped_joint_iv[QUADRUPED_JOINT_base] != QUADRUPED_IV_base || M.iq[QUADRUPED_BODY_trunk] != QUADRUPED_IQ_base ||
+           M.iv[QUADRUPED_BODY_trunk] != QUADRUPED_IV_base;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lf_haa], "lf_haa") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lf_haa] != QUADRUPED_IQ_lf_haa ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lf_haa] != QUADRUPED_IV_lf_haa || M.iq[QUADRUPED_BODY_lf_hip] != QUADRUPED_IQ_lf_haa ||
+           M.iv[QUADRUPED_BODY_lf_hip] != QUADRUPED_IV_lf_haa;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lf_hfe], "lf_hfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lf_hfe] != QUADRUPED_IQ_lf_hfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lf_hfe] != QUADRUPED_IV_lf_hfe || M.iq[QUADRUPED_BODY_lf_thigh] != QUADRUPED_IQ_lf_hfe ||
+           M.iv[QUADRUPED_BODY_lf_thigh] != QUADRUPED_IV_lf_hfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lf_kfe], "lf_kfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lf_kfe] != QUADRUPED_IQ_lf_kfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lf_kfe] != QUADRUPED_IV_lf_kfe || M.iq[QUADRUPED_BODY_lf_shank] != QUADRUPED_IQ_lf_kfe ||
+           M.iv[QUADRUPED_BODY_lf_shank] != QUADRUPED_IV_lf_kfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rf_haa], "rf_haa") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rf_haa] != QUADRUPED_IQ_rf_haa ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rf_haa] != QUADRUPED_IV_rf_haa || M.iq[QUADRUPED_BODY_rf_hip] != QUADRUPED_IQ_rf_haa ||
+           M.iv[QUADRUPED_BODY_rf_hip] != QUADRUPED_IV_rf_haa;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rf_hfe], "rf_hfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rf_hfe] != QUADRUPED_IQ_rf_hfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rf_hfe] != QUADRUPED_IV_rf_hfe || M.iq[QUADRUPED_BODY_rf_thigh] != QUADRUPED_IQ_rf_hfe ||
+           M.iv[QUADRUPED_BODY_rf_thigh] != QUADRUPED_IV_rf_hfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rf_kfe], "rf_kfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rf_kfe] != QUADRUPED_IQ_rf_kfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rf_kfe] != QUADRUPED_IV_rf_kfe || M.iq[QUADRUPED_BODY_rf_shank] != QUADRUPED_IQ_rf_kfe ||
+           M.iv[QUADRUPED_BODY_rf_shank] != QUADRUPED_IV_rf_kfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lh_haa], "lh_haa") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lh_haa] != QUADRUPED_IQ_lh_haa ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lh_haa] != QUADRUPED_IV_lh_haa || M.iq[QUADRUPED_BODY_lh_hip] != QUADRUPED_IQ_lh_haa ||
+           M.iv[QUADRUPED_BODY_lh_hip] != QUADRUPED_IV_lh_haa;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lh_hfe], "lh_hfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lh_hfe] != QUADRUPED_IQ_lh_hfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lh_hfe] != QUADRUPED_IV_lh_hfe || M.iq[QUADRUPED_BODY_lh_thigh] != QUADRUPED_IQ_lh_hfe ||
+           M.iv[QUADRUPED_BODY_lh_thigh] != QUADRUPED_IV_lh_hfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_lh_kfe], "lh_kfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_lh_kfe] != QUADRUPED_IQ_lh_kfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_lh_kfe] != QUADRUPED_IV_lh_kfe || M.iq[QUADRUPED_BODY_lh_shank] != QUADRUPED_IQ_lh_kfe ||
+           M.iv[QUADRUPED_BODY_lh_shank] != QUADRUPED_IV_lh_kfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rh_haa], "rh_haa") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rh_haa] != QUADRUPED_IQ_rh_haa ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rh_haa] != QUADRUPED_IV_rh_haa || M.iq[QUADRUPED_BODY_rh_hip] != QUADRUPED_IQ_rh_haa ||
+           M.iv[QUADRUPED_BODY_rh_hip] != QUADRUPED_IV_rh_haa;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rh_hfe], "rh_hfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rh_hfe] != QUADRUPED_IQ_rh_hfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rh_hfe] != QUADRUPED_IV_rh_hfe || M.iq[QUADRUPED_BODY_rh_thigh] != QUADRUPED_IQ_rh_hfe ||
+           M.iv[QUADRUPED_BODY_rh_thigh] != QUADRUPED_IV_rh_hfe;
+  wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rh_kfe], "rh_kfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rh_kfe] != QUADRUPED_IQ_rh_kfe ||
+           quadruped_joint_iv[QUADRUPED_JOINT_rh_kfe] != QUADRUPED_IV_rh_kfe || M.iq[QUADRUPED_BODY_rh_shank] != QUADRUPED_IQ_rh_kfe ||
+           M.iv[QUADRUPED_BODY_rh_shank] != QUADRUPED_IV_rh_kfe;
+  if (wrong) printf("quadruped: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

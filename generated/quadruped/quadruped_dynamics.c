@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x733d5be38e44
+#if QUADRUPED_SET_ID != 0x7eb1894eeb0b
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -5,17 +5,26 @@
  *   mbdc generate examples/quadruped.mbd -o generated/quadruped
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (quadruped_joint_iq, quadruped_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are QUADRUPED_NV x QUADRUPED_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (quadruped_joint_iq,
+ *   quadruped_joint_iv and the QUADRUPED_IQ_/QUADRUPED_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are QUADRUPED_NV x QUADRUPED_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have QUADRUPED_NB + 1 entries indexed by body number (quadruped_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define QUADRUPED_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x733d5be38e44
+#define QUADRUPED_SET_ID 0x7eb1894eeb0b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -79,6 +88,63 @@ extern const char *const quadruped_coord_names[QUADRUPED_NV];
 extern const int quadruped_coord_iq[QUADRUPED_NV];
 /* Every body by number, the world first. */
 extern const char *const quadruped_body_names[QUADRUPED_NB + 1];
+/* The same by name: QUADRUPED_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), QUADRUPED_JOINT_<joint> the joint's entry of the joint tables, QUADRUPED_IQ_<joint>
+ * and QUADRUPED_IV_<joint> its first q and v index (tau[QUADRUPED_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define QUADRUPED_BODY_trunk 1
+#define QUADRUPED_BODY_lf_hip 2
+#define QUADRUPED_BODY_lf_thigh 3
+#define QUADRUPED_BODY_lf_shank 4
+#define QUADRUPED_BODY_rf_hip 5
+#define QUADRUPED_BODY_rf_thigh 6
+#define QUADRUPED_BODY_rf_shank 7
+#define QUADRUPED_BODY_lh_hip 8
+#define QUADRUPED_BODY_lh_thigh 9
+#define QUADRUPED_BODY_lh_shank 10
+#define QUADRUPED_BODY_rh_hip 11
+#define QUADRUPED_BODY_rh_thigh 12
+#define QUADRUPED_BODY_rh_shank 13
+#define QUADRUPED_JOINT_base 0
+#define QUADRUPED_IQ_base 0
+#define QUADRUPED_IV_base 0
+#define QUADRUPED_JOINT_lf_haa 1
+#define QUADRUPED_IQ_lf_haa 7
+#define QUADRUPED_IV_lf_haa 6
+#define QUADRUPED_JOINT_lf_hfe 2
+#define QUADRUPED_IQ_lf_hfe 8
+#define QUADRUPED_IV_lf_hfe 7
+#define QUADRUPED_JOINT_lf_kfe 3
+#define QUADRUPED_IQ_lf_kfe 9
+#define QUADRUPED_IV_lf_kfe 8
+#define QUADRUPED_JOINT_rf_haa 4
+#define QUADRUPED_IQ_rf_haa 10
+#define QUADRUPED_IV_rf_haa 9
+#define QUADRUPED_JOINT_rf_hfe 5
+#define QUADRUPED_IQ_rf_hfe 11
+#define QUADRUPED_IV_rf_hfe 10
+#define QUADRUPED_JOINT_rf_kfe 6
+#define QUADRUPED_IQ_rf_kfe 12
+#define QUADRUPED_IV_rf_kfe 11
+#define QUADRUPED_JOINT_lh_haa 7
+#define QUADRUPED_IQ_lh_haa 13
+#define QUADRUPED_IV_lh_haa 12
+#define QUADRUPED_JOINT_lh_hfe 8
+#define QUADRUPED_IQ_lh_hfe 14
+#define QUADRUPED_IV_lh_hfe 13
+#define QUADRUPED_JOINT_lh_kfe 9
+#define QUADRUPED_IQ_lh_kfe 15
+#define QUADRUPED_IV_lh_kfe 14
+#define QUADRUPED_JOINT_rh_haa 10
+#define QUADRUPED_IQ_rh_haa 16
+#define QUADRUPED_IV_rh_haa 15
+#define QUADRUPED_JOINT_rh_hfe 11
+#define QUADRUPED_IQ_rh_hfe 17
+#define QUADRUPED_IV_rh_hfe 16
+#define QUADRUPED_JOINT_rh_kfe 12
+#define QUADRUPED_IQ_rh_kfe 18
+#define QUADRUPED_IV_rh_kfe 17
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in quadruped_model.c. */
 extern const double quadruped_q_initial[QUADRUPED_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/quadruped.mbd -o generated/quadruped
  */
-#include "mb.h"
+#include "quadruped_model.h"
 
-#include "quadruped_dynamics.h"
-
-#if QUADRUPED_SET_ID != 0x733d5be38e44
+#if QUADRUPED_SET_ID != 0x7eb1894eeb0b
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,9 +108,7 @@ const double quadruped_v_initial[QUADRUPED_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs quadruped_springs;
 const mb_springs quadruped_springs = {0, NULL};
 
-extern const mb_model quadruped_model;
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

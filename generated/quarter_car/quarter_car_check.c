@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "quarter_car_dynamics.h"
+#include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0x78e22670ee9e
+#if QUARTER_CAR_SET_ID != 0xc0166f823e16
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model quarter_car_model;
-extern const mb_springs quarter_car_springs;
 #define M quarter_car_model
 #define SPRINGS quarter_car_springs
 #define NQ QUARTER_CAR_NQ
@@ -25,7 +23,6 @@ extern const mb_springs quarter_car_springs;
 #define NB QUARTER_CAR_NB
 
 #define NC QUARTER_CAR_NC
-extern const mb_loops quarter_car_loops;
 #define LP quarter_car_loops
 #define RCR_NSEL QUARTER_CAR_RCR_NSEL
 #define NSTATES 200 /* random states */
@@ -136,7 +133,39 @@ static void compare_weighted(result *r, const double *ref, const real *out, int 
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_lca], "lca") != 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_knuckle], "knuckle") != 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_wheel], "wheel") != 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_uca], "uca") != 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_tie_cross], "tie_cross") != 0;
+  wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_tie_rod], "tie_rod") != 0;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_lca_front], "lca_front") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_lca_front] != QUARTER_CAR_IQ_lca_front ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_lca_front] != QUARTER_CAR_IV_lca_front || M.iq[QUARTER_CAR_BODY_lca] != QUARTER_CAR_IQ_lca_front ||
+           M.iv[QUARTER_CAR_BODY_lca] != QUARTER_CAR_IV_lca_front;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_ball_lower], "ball_lower") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_ball_lower] != QUARTER_CAR_IQ_ball_lower ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_ball_lower] != QUARTER_CAR_IV_ball_lower || M.iq[QUARTER_CAR_BODY_knuckle] != QUARTER_CAR_IQ_ball_lower ||
+           M.iv[QUARTER_CAR_BODY_knuckle] != QUARTER_CAR_IV_ball_lower;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_spin], "spin") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_spin] != QUARTER_CAR_IQ_spin ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_spin] != QUARTER_CAR_IV_spin || M.iq[QUARTER_CAR_BODY_wheel] != QUARTER_CAR_IQ_spin ||
+           M.iv[QUARTER_CAR_BODY_wheel] != QUARTER_CAR_IV_spin;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_uca_pivot], "uca_pivot") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_uca_pivot] != QUARTER_CAR_IQ_uca_pivot ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_uca_pivot] != QUARTER_CAR_IV_uca_pivot || M.iq[QUARTER_CAR_BODY_uca] != QUARTER_CAR_IQ_uca_pivot ||
+           M.iv[QUARTER_CAR_BODY_uca] != QUARTER_CAR_IV_uca_pivot;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_rack_u1], "rack_u1") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_rack_u1] != QUARTER_CAR_IQ_rack_u1 ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_rack_u1] != QUARTER_CAR_IV_rack_u1 || M.iq[QUARTER_CAR_BODY_tie_cross] != QUARTER_CAR_IQ_rack_u1 ||
+           M.iv[QUARTER_CAR_BODY_tie_cross] != QUARTER_CAR_IV_rack_u1;
+  wrong += strcmp(quarter_car_joint_names[QUARTER_CAR_JOINT_rack_u2], "rack_u2") != 0 || quarter_car_joint_iq[QUARTER_CAR_JOINT_rack_u2] != QUARTER_CAR_IQ_rack_u2 ||
+           quarter_car_joint_iv[QUARTER_CAR_JOINT_rack_u2] != QUARTER_CAR_IV_rack_u2 || M.iq[QUARTER_CAR_BODY_tie_rod] != QUARTER_CAR_IQ_rack_u2 ||
+           M.iv[QUARTER_CAR_BODY_tie_rod] != QUARTER_CAR_IV_rack_u2;
+  if (wrong) printf("quarter_car: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

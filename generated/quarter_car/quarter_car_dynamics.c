@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x78e22670ee9e
+#if QUARTER_CAR_SET_ID != 0xc0166f823e16
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

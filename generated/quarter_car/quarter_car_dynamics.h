@@ -5,17 +5,26 @@
  *   mbdc generate examples/quarter_car.mbd -o generated/quarter_car
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (quarter_car_joint_iq, quarter_car_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are QUARTER_CAR_NV x QUARTER_CAR_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (quarter_car_joint_iq,
+ *   quarter_car_joint_iv and the QUARTER_CAR_IQ_/QUARTER_CAR_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are QUARTER_CAR_NV x QUARTER_CAR_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have QUARTER_CAR_NB + 1 entries indexed by body number (quarter_car_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -60,7 +69,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x78e22670ee9e
+#define QUARTER_CAR_SET_ID 0xc0166f823e16
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -100,6 +109,35 @@ extern const char *const quarter_car_coord_names[QUARTER_CAR_NV];
 extern const int quarter_car_coord_iq[QUARTER_CAR_NV];
 /* Every body by number, the world first. */
 extern const char *const quarter_car_body_names[QUARTER_CAR_NB + 1];
+/* The same by name: QUARTER_CAR_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), QUARTER_CAR_JOINT_<joint> the joint's entry of the joint tables, QUARTER_CAR_IQ_<joint>
+ * and QUARTER_CAR_IV_<joint> its first q and v index (tau[QUARTER_CAR_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define QUARTER_CAR_BODY_lca 1
+#define QUARTER_CAR_BODY_knuckle 2
+#define QUARTER_CAR_BODY_wheel 3
+#define QUARTER_CAR_BODY_uca 4
+#define QUARTER_CAR_BODY_tie_cross 5
+#define QUARTER_CAR_BODY_tie_rod 6
+#define QUARTER_CAR_JOINT_lca_front 0
+#define QUARTER_CAR_IQ_lca_front 0
+#define QUARTER_CAR_IV_lca_front 0
+#define QUARTER_CAR_JOINT_ball_lower 1
+#define QUARTER_CAR_IQ_ball_lower 4
+#define QUARTER_CAR_IV_ball_lower 3
+#define QUARTER_CAR_JOINT_spin 2
+#define QUARTER_CAR_IQ_spin 8
+#define QUARTER_CAR_IV_spin 6
+#define QUARTER_CAR_JOINT_uca_pivot 3
+#define QUARTER_CAR_IQ_uca_pivot 9
+#define QUARTER_CAR_IV_uca_pivot 7
+#define QUARTER_CAR_JOINT_rack_u1 4
+#define QUARTER_CAR_IQ_rack_u1 10
+#define QUARTER_CAR_IV_rack_u1 8
+#define QUARTER_CAR_JOINT_rack_u2 5
+#define QUARTER_CAR_IQ_rack_u2 11
+#define QUARTER_CAR_IV_rack_u2 9
 
 /* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions
  * are those of the spanning tree: the loop joints are cut and apply no force there. The loop

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/quarter_car.mbd -o generated/quarter_car
  */
-#include "mb.h"
+#include "quarter_car_model.h"
 
-#include "quarter_car_dynamics.h"
-
-#if QUARTER_CAR_SET_ID != 0x78e22670ee9e
+#if QUARTER_CAR_SET_ID != 0xc0166f823e16
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -77,13 +75,11 @@ const double quarter_car_v_initial[QUARTER_CAR_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs quarter_car_springs;
 static const mb_spring spring[1] = {
   {0, 1, {0.0, 0.5, 0.65}, {-0.2, 0.25, -0.01}, 7e+04, 5e+03, 0.5124451190127582},
 };
 const mb_springs quarter_car_springs = {1, spring};
 
-extern const mb_model quarter_car_model;
 const mb_model quarter_car_model = {6, 12, 10, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};
 
@@ -108,5 +104,4 @@ static const mb_loop loops[3] = {
 static const int rows[8] = {
   1, 2, 6, 7, 8, 12, 13, 14,
 };
-extern const mb_loops quarter_car_loops;
 const mb_loops quarter_car_loops = {3, loops, 8, rows};

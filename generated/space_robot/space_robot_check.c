@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "space_robot_dynamics.h"
+#include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x8aef5cb67bf2
+#if SPACE_ROBOT_SET_ID != 0x93c269802f53
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model space_robot_model;
-extern const mb_springs space_robot_springs;
 #define M space_robot_model
 #define SPRINGS space_robot_springs
 #define NQ SPACE_ROBOT_NQ
@@ -97,7 +95,43 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_hub], "hub") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L11], "L11") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L12], "L12") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L13], "L13") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L21], "L21") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L22], "L22") != 0;
+  wrong += strcmp(space_robot_body_names[SPACE_ROBOT_BODY_L23], "L23") != 0;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_base], "base") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_base] != SPACE_ROBOT_IQ_base ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_base] != SPACE_ROBOT_IV_base || M.iq[SPACE_ROBOT_BODY_hub] != SPACE_ROBOT_IQ_base ||
+           M.iv[SPACE_ROBOT_BODY_hub] != SPACE_ROBOT_IV_base;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j11], "j11") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j11] != SPACE_ROBOT_IQ_j11 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j11] != SPACE_ROBOT_IV_j11 || M.iq[SPACE_ROBOT_BODY_L11] != SPACE_ROBOT_IQ_j11 ||
+           M.iv[SPACE_ROBOT_BODY_L11] != SPACE_ROBOT_IV_j11;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j12], "j12") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j12] != SPACE_ROBOT_IQ_j12 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j12] != SPACE_ROBOT_IV_j12 || M.iq[SPACE_ROBOT_BODY_L12] != SPACE_ROBOT_IQ_j12 ||
+           M.iv[SPACE_ROBOT_BODY_L12] != SPACE_ROBOT_IV_j12;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j13], "j13") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j13] != SPACE_ROBOT_IQ_j13 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j13] != SPACE_ROBOT_IV_j13 || M.iq[SPACE_ROBOT_BODY_L13] != SPACE_ROBOT_IQ_j13 ||
+           M.iv[SPACE_ROBOT_BODY_L13] != SPACE_ROBOT_IV_j13;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j21], "j21") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j21] != SPACE_ROBOT_IQ_j21 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j21] != SPACE_ROBOT_IV_j21 || M.iq[SPACE_ROBOT_BODY_L21] != SPACE_ROBOT_IQ_j21 ||
+           M.iv[SPACE_ROBOT_BODY_L21] != SPACE_ROBOT_IV_j21;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j22], "j22") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j22] != SPACE_ROBOT_IQ_j22 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j22] != SPACE_ROBOT_IV_j22 || M.iq[SPACE_ROBOT_BODY_L22] != SPACE_ROBOT_IQ_j22 ||
+           M.iv[SPACE_ROBOT_BODY_L22] != SPACE_ROBOT_IV_j22;
+  wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j23], "j23") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j23] != SPACE_ROBOT_IQ_j23 ||
+           space_robot_joint_iv[SPACE_ROBOT_JOINT_j23] != SPACE_ROBOT_IV_j23 || M.iq[SPACE_ROBOT_BODY_L23] != SPACE_ROBOT_IQ_j23 ||
+           M.iv[SPACE_ROBOT_BODY_L23] != SPACE_ROBOT_IV_j23;
+  if (wrong) printf("space_robot: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -5,17 +5,26 @@
  *   mbdc generate examples/space_robot.mbd -o generated/space_robot
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (space_robot_joint_iq, space_robot_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are SPACE_ROBOT_NV x SPACE_ROBOT_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (space_robot_joint_iq,
+ *   space_robot_joint_iv and the SPACE_ROBOT_IQ_/SPACE_ROBOT_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are SPACE_ROBOT_NV x SPACE_ROBOT_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have SPACE_ROBOT_NB + 1 entries indexed by body number (space_robot_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x8aef5cb67bf2
+#define SPACE_ROBOT_SET_ID 0x93c269802f53
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -79,6 +88,39 @@ extern const char *const space_robot_coord_names[SPACE_ROBOT_NV];
 extern const int space_robot_coord_iq[SPACE_ROBOT_NV];
 /* Every body by number, the world first. */
 extern const char *const space_robot_body_names[SPACE_ROBOT_NB + 1];
+/* The same by name: SPACE_ROBOT_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), SPACE_ROBOT_JOINT_<joint> the joint's entry of the joint tables, SPACE_ROBOT_IQ_<joint>
+ * and SPACE_ROBOT_IV_<joint> its first q and v index (tau[SPACE_ROBOT_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define SPACE_ROBOT_BODY_hub 1
+#define SPACE_ROBOT_BODY_L11 2
+#define SPACE_ROBOT_BODY_L12 3
+#define SPACE_ROBOT_BODY_L13 4
+#define SPACE_ROBOT_BODY_L21 5
+#define SPACE_ROBOT_BODY_L22 6
+#define SPACE_ROBOT_BODY_L23 7
+#define SPACE_ROBOT_JOINT_base 0
+#define SPACE_ROBOT_IQ_base 0
+#define SPACE_ROBOT_IV_base 0
+#define SPACE_ROBOT_JOINT_j11 1
+#define SPACE_ROBOT_IQ_j11 7
+#define SPACE_ROBOT_IV_j11 6
+#define SPACE_ROBOT_JOINT_j12 2
+#define SPACE_ROBOT_IQ_j12 8
+#define SPACE_ROBOT_IV_j12 7
+#define SPACE_ROBOT_JOINT_j13 3
+#define SPACE_ROBOT_IQ_j13 9
+#define SPACE_ROBOT_IV_j13 8
+#define SPACE_ROBOT_JOINT_j21 4
+#define SPACE_ROBOT_IQ_j21 10
+#define SPACE_ROBOT_IV_j21 9
+#define SPACE_ROBOT_JOINT_j22 5
+#define SPACE_ROBOT_IQ_j22 11
+#define SPACE_ROBOT_IV_j22 10
+#define SPACE_ROBOT_JOINT_j23 6
+#define SPACE_ROBOT_IQ_j23 12
+#define SPACE_ROBOT_IV_j23 11
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in space_robot_model.c. */
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];

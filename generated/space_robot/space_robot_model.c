@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/space_robot.mbd -o generated/space_robot
  */
-#include "mb.h"
+#include "space_robot_model.h"
 
-#include "space_robot_dynamics.h"
-
-#if SPACE_ROBOT_SET_ID != 0x8aef5cb67bf2
+#if SPACE_ROBOT_SET_ID != 0x93c269802f53
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -81,9 +79,7 @@ const double space_robot_v_initial[SPACE_ROBOT_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs space_robot_springs;
 const mb_springs space_robot_springs = {0, NULL};
 
-extern const mb_model space_robot_model;
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, 0.0}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "spring_pendulum_dynamics.h"
+#include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x6fe941d70bf3
+#if SPRING_PENDULUM_SET_ID != 0x036207f2de4b
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model spring_pendulum_model;
-extern const mb_springs spring_pendulum_springs;
 #define M spring_pendulum_model
 #define SPRINGS spring_pendulum_springs
 #define NQ SPRING_PENDULUM_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(spring_pendulum_body_names[SPRING_PENDULUM_BODY_cart], "cart") != 0;
+  wrong += strcmp(spring_pendulum_body_names[SPRING_PENDULUM_BODY_arm], "arm") != 0;
+  wrong += strcmp(spring_pendulum_joint_names[SPRING_PENDULUM_JOINT_rail], "rail") != 0 || spring_pendulum_joint_iq[SPRING_PENDULUM_JOINT_rail] != SPRING_PENDULUM_IQ_rail ||
+           spring_pendulum_joint_iv[SPRING_PENDULUM_JOINT_rail] != SPRING_PENDULUM_IV_rail || M.iq[SPRING_PENDULUM_BODY_cart] != SPRING_PENDULUM_IQ_rail ||
+           M.iv[SPRING_PENDULUM_BODY_cart] != SPRING_PENDULUM_IV_rail;
+  wrong += strcmp(spring_pendulum_joint_names[SPRING_PENDULUM_JOINT_hinge], "hinge") != 0 || spring_pendulum_joint_iq[SPRING_PENDULUM_JOINT_hinge] != SPRING_PENDULUM_IQ_hinge ||
+           spring_pendulum_joint_iv[SPRING_PENDULUM_JOINT_hinge] != SPRING_PENDULUM_IV_hinge || M.iq[SPRING_PENDULUM_BODY_arm] != SPRING_PENDULUM_IQ_hinge ||
+           M.iv[SPRING_PENDULUM_BODY_arm] != SPRING_PENDULUM_IV_hinge;
+  if (wrong) printf("spring_pendulum: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x6fe941d70bf3
+#if SPRING_PENDULUM_SET_ID != 0x036207f2de4b
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/spring_pendulum.mbd -o generated/spring_pendulum
  */
-#include "mb.h"
+#include "spring_pendulum_model.h"
 
-#include "spring_pendulum_dynamics.h"
-
-#if SPRING_PENDULUM_SET_ID != 0x6fe941d70bf3
+#if SPRING_PENDULUM_SET_ID != 0x036207f2de4b
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,7 +56,6 @@ const double spring_pendulum_v_initial[SPRING_PENDULUM_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs spring_pendulum_springs;
 static const mb_spring spring[3] = {
   {0, 1, {-1.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, 4e+01, 1.5, 1.0},
   {0, 2, {0.5, 0.1, -0.3}, {0.08821345956502424, 0.0, -0.8118208082664536}, 25.0, 0.4, 0.2},
@@ -66,6 +63,5 @@ static const mb_spring spring[3] = {
 };
 const mb_springs spring_pendulum_springs = {3, spring};
 
-extern const mb_model spring_pendulum_model;
 const mb_model spring_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -266,10 +266,20 @@ static const char *shown_path(const char *p) {
   return below || !base ? p : base + 1;
 }
 
+/* An option of generate that takes the next argument as its value. */
+static int takes_value(const char *opt) {
+  static const char *const with_value[] = {"-o",          "--output",    "--prefix",
+                                           "--scalar",    "--functions", "--templates",
+                                           "--cfa-order", "--lua-time",  "--lua-memory"};
+  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+    if (strcmp(opt, with_value[k]) == 0) return 1;
+  return 0;
+}
+
 /* "mbdc generate ..." with the arguments as given, each one a shell word (base/quote.h), so
  * the banner's command reads back as the same arguments — but for -o DIR outside the current
- * directory (left out: the files' own directory) and the paths of the model and of --templates
- * (shown_path); malloc'ed, NULL when out of memory. */
+ * directory (left out: the files' own directory), -q (left out: the files are the same) and the
+ * paths of the model and of --templates (shown_path); malloc'ed, NULL when out of memory. */
 static char *command_line(int argc, char **argv, const char *model) {
   size_t n = 5, len = 4;
   char **words = calloc((size_t)argc, sizeof *words), *s = NULL;
@@ -281,6 +291,8 @@ static char *command_line(int argc, char **argv, const char *model) {
       i++; /* an output directory outside the current one: left out, with its value */
       continue;
     }
+    if ((strcmp(w, "-q") == 0 || strcmp(w, "--quiet") == 0) && !takes_value(argv[i - 1]))
+      continue; /* changes no byte */
     if (w == model || (i > 1 && strcmp(argv[i - 1], "--templates") == 0)) w = shown_path(w);
     ok = (words[i] = mbg_quote_shell(w)) != NULL;
   }

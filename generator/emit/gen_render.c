@@ -421,6 +421,7 @@ static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, co
 static const char *const files[][2] = {{"c/header.lua", "_dynamics.h"},
                                        {"c/source.lua", "_dynamics.c"},
                                        {"c/model.lua", "_model.c"},
+                                       {"c/model_header.lua", "_model.h"},
                                        {"c/check.lua", "_check.c"}};
 enum { NFILES = sizeof files / sizeof files[0] };
 
@@ -459,7 +460,7 @@ int mbg_gen_render(mbg_gen *g, FILE *err) {
   /* every template first, then the files: a failing template leaves no file changed */
   rendered r;
   int rc = render_all(g, &r, err);
-  /* then the four files as one set (base/outset.h): all replaced, or none */
+  /* then the files as one set (base/outset.h): all replaced, or none */
   mbg_outset set;
   if (rc == 0 && mbg_outset_begin(&set, g->opts->outdir, 1, err) != 0) rc = 2;
   for (size_t k = 0; k < NFILES && rc == 0; k++) {

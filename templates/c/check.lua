@@ -58,6 +58,30 @@ local function call(f)
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
 end
 
+-- names_wrong(): the index macros of the header (P_BODY_, P_JOINT_, P_IQ_, P_IV_) against
+-- the name tables and the runtime model's q and v offsets; the number of mismatches, printed.
+local function names_check(b, d)
+  local p, P = d.prefix, d.PREFIX
+  b("static int names_wrong(void) {")
+  b("  int wrong = 0;")
+  for _, body in ipairs(d.bodies) do
+    b("  wrong += strcmp(", p, "_body_names[", P, "_BODY_", body.name, "], \"", body.name, "\") != 0;")
+  end
+  for _, j in ipairs(d.joints) do
+    local J = P .. "_JOINT_" .. j.name
+    b("  wrong += strcmp(", p, "_joint_names[", J, "], \"", j.name, "\") != 0 || ", p,
+      "_joint_iq[", J, "] != ", P, "_IQ_", j.name, " ||")
+    b("           ", p, "_joint_iv[", J, "] != ", P, "_IV_", j.name, " || M.iq[", P, "_BODY_",
+      j.body, "] != ", P, "_IQ_", j.name, " ||")
+    b("           M.iv[", P, "_BODY_", j.body, "] != ", P, "_IV_", j.name, ";")
+  end
+  b("  if (wrong) printf(\"", p, ": FAILED: %d index macros disagree with the name tables or the \"")
+  b("                    \"runtime model\\n\", wrong);")
+  b("  return wrong;")
+  b("}")
+  b("")
+end
+
 return function(d)
   local b = common.buffer()
   local float = d.scalar == "float"
@@ -68,15 +92,13 @@ return function(d)
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "]], d.prefix, [[_dynamics.h"
+#include "]], d.prefix, [[_model.h"
 ]])
   common.set_check(b, d, d.prefix .. "_check.c")
   b([[
 
-extern const mb_model ]], d.prefix, [[_model;
-extern const mb_springs ]], d.prefix, [[_springs;
 #define M ]], d.prefix, [[_model
 #define SPRINGS ]], d.prefix, [[_springs
 #define NQ ]], d.PREFIX, [[_NQ
@@ -87,7 +109,6 @@ extern const mb_springs ]], d.prefix, [[_springs;
   local loops = (d.nc or 0) > 0
   if loops then
     b("#define NC ", d.PREFIX, "_NC")
-    b("extern const mb_loops ", d.prefix, "_loops;")
     b("#define LP ", d.prefix, "_loops")
     if rcr.any(d) then b("#define RCR_NSEL ", d.PREFIX, "_RCR_NSEL") end
   end
@@ -252,8 +273,10 @@ static void compare_weighted(result *r, const double *ref, const real *out, int 
 ]])
     end
   end
+  names_check(b, d)
   b([[
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -27,7 +27,6 @@ local function springs(b, d)
   local S = d.rt.springs
   b("")
   b("/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */")
-  b("extern const mb_springs ", d.prefix, "_springs;")
   if #S == 0 then
     b("const mb_springs ", d.prefix, "_springs = {0, NULL};")
     return
@@ -46,9 +45,7 @@ return function(d)
   local rt = d.rt
   common.banner(b, d, d.prefix .. "_model.c",
     "model '" .. d.prefix .. "' as data for the mbdc runtime (the cross-check's reference).")
-  b("#include \"mb.h\"")
-  b("")
-  b("#include \"", d.prefix, "_dynamics.h\"")
+  b("#include \"", d.prefix, "_model.h\"")
   b("")
   common.set_check(b, d, d.prefix .. "_model.c")
   b("")
@@ -88,7 +85,6 @@ return function(d)
   vector(b, d.prefix .. "_v_initial[" .. d.PREFIX .. "_NV]", d.v_initial)
   springs(b, d)
   b("")
-  b("extern const mb_model ", d.prefix, "_model;")
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")
   b("  {", table.concat(rt.gravity, ", "), "}, ", rt.flex and "&flex" or "NULL", "};")
@@ -106,7 +102,6 @@ return function(d)
     end
     b("};")
     array(b, "int", "rows", rt.rows, 16)
-    b("extern const mb_loops ", d.prefix, "_loops;")
     b("const mb_loops ", d.prefix, "_loops = {", #rt.loops, ", loops, ", d.nc, ", rows};")
   end
   return b.text()

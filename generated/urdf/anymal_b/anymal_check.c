@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "anymal_dynamics.h"
+#include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0x25a83856d3c0
+#if ANYMAL_SET_ID != 0xe5dfef32d2f8
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model anymal_model;
-extern const mb_springs anymal_springs;
 #define M anymal_model
 #define SPRINGS anymal_springs
 #define NQ ANYMAL_NQ
@@ -97,7 +95,67 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_base], "base") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LF_HIP], "LF_HIP") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LF_THIGH], "LF_THIGH") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LF_SHANK], "LF_SHANK") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RF_HIP], "RF_HIP") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RF_THIGH], "RF_THIGH") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RF_SHANK], "RF_SHANK") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LH_HIP], "LH_HIP") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LH_THIGH], "LH_THIGH") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_LH_SHANK], "LH_SHANK") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RH_HIP], "RH_HIP") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RH_THIGH], "RH_THIGH") != 0;
+  wrong += strcmp(anymal_body_names[ANYMAL_BODY_RH_SHANK], "RH_SHANK") != 0;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_root_joint], "root_joint") != 0 || anymal_joint_iq[ANYMAL_JOINT_root_joint] != ANYMAL_IQ_root_joint ||
+           anymal_joint_iv[ANYMAL_JOINT_root_joint] != ANYMAL_IV_root_joint || M.iq[ANYMAL_BODY_base] != ANYMAL_IQ_root_joint ||
+           M.iv[ANYMAL_BODY_base] != ANYMAL_IV_root_joint;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LF_HAA], "LF_HAA") != 0 || anymal_joint_iq[ANYMAL_JOINT_LF_HAA] != ANYMAL_IQ_LF_HAA ||
+           anymal_joint_iv[ANYMAL_JOINT_LF_HAA] != ANYMAL_IV_LF_HAA || M.iq[ANYMAL_BODY_LF_HIP] != ANYMAL_IQ_LF_HAA ||
+           M.iv[ANYMAL_BODY_LF_HIP] != ANYMAL_IV_LF_HAA;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LF_HFE], "LF_HFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_LF_HFE] != ANYMAL_IQ_LF_HFE ||
+           anymal_joint_iv[ANYMAL_JOINT_LF_HFE] != ANYMAL_IV_LF_HFE || M.iq[ANYMAL_BODY_LF_THIGH] != ANYMAL_IQ_LF_HFE ||
+           M.iv[ANYMAL_BODY_LF_THIGH] != ANYMAL_IV_LF_HFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LF_KFE], "LF_KFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_LF_KFE] != ANYMAL_IQ_LF_KFE ||
+           anymal_joint_iv[ANYMAL_JOINT_LF_KFE] != ANYMAL_IV_LF_KFE || M.iq[ANYMAL_BODY_LF_SHANK] != ANYMAL_IQ_LF_KFE ||
+           M.iv[ANYMAL_BODY_LF_SHANK] != ANYMAL_IV_LF_KFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RF_HAA], "RF_HAA") != 0 || anymal_joint_iq[ANYMAL_JOINT_RF_HAA] != ANYMAL_IQ_RF_HAA ||
+           anymal_joint_iv[ANYMAL_JOINT_RF_HAA] != ANYMAL_IV_RF_HAA || M.iq[ANYMAL_BODY_RF_HIP] != ANYMAL_IQ_RF_HAA ||
+           M.iv[ANYMAL_BODY_RF_HIP] != ANYMAL_IV_RF_HAA;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RF_HFE], "RF_HFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_RF_HFE] != ANYMAL_IQ_RF_HFE ||
+           anymal_joint_iv[ANYMAL_JOINT_RF_HFE] != ANYMAL_IV_RF_HFE || M.iq[ANYMAL_BODY_RF_THIGH] != ANYMAL_IQ_RF_HFE ||
+           M.iv[ANYMAL_BODY_RF_THIGH] != ANYMAL_IV_RF_HFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RF_KFE], "RF_KFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_RF_KFE] != ANYMAL_IQ_RF_KFE ||
+           anymal_joint_iv[ANYMAL_JOINT_RF_KFE] != ANYMAL_IV_RF_KFE || M.iq[ANYMAL_BODY_RF_SHANK] != ANYMAL_IQ_RF_KFE ||
+           M.iv[ANYMAL_BODY_RF_SHANK] != ANYMAL_IV_RF_KFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LH_HAA], "LH_HAA") != 0 || anymal_joint_iq[ANYMAL_JOINT_LH_HAA] != ANYMAL_IQ_LH_HAA ||
+           anymal_joint_iv[ANYMAL_JOINT_LH_HAA] != ANYMAL_IV_LH_HAA || M.iq[ANYMAL_BODY_LH_HIP] != ANYMAL_IQ_LH_HAA ||
+           M.iv[ANYMAL_BODY_LH_HIP] != ANYMAL_IV_LH_HAA;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LH_HFE], "LH_HFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_LH_HFE] != ANYMAL_IQ_LH_HFE ||
+           anymal_joint_iv[ANYMAL_JOINT_LH_HFE] != ANYMAL_IV_LH_HFE || M.iq[ANYMAL_BODY_LH_THIGH] != ANYMAL_IQ_LH_HFE ||
+           M.iv[ANYMAL_BODY_LH_THIGH] != ANYMAL_IV_LH_HFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_LH_KFE], "LH_KFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_LH_KFE] != ANYMAL_IQ_LH_KFE ||
+           anymal_joint_iv[ANYMAL_JOINT_LH_KFE] != ANYMAL_IV_LH_KFE || M.iq[ANYMAL_BODY_LH_SHANK] != ANYMAL_IQ_LH_KFE ||
+           M.iv[ANYMAL_BODY_LH_SHANK] != ANYMAL_IV_LH_KFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RH_HAA], "RH_HAA") != 0 || anymal_joint_iq[ANYMAL_JOINT_RH_HAA] != ANYMAL_IQ_RH_HAA ||
+           anymal_joint_iv[ANYMAL_JOINT_RH_HAA] != ANYMAL_IV_RH_HAA || M.iq[ANYMAL_BODY_RH_HIP] != ANYMAL_IQ_RH_HAA ||
+           M.iv[ANYMAL_BODY_RH_HIP] != ANYMAL_IV_RH_HAA;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RH_HFE], "RH_HFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_RH_HFE] != ANYMAL_IQ_RH_HFE ||
+           anymal_joint_iv[ANYMAL_JOINT_RH_HFE] != ANYMAL_IV_RH_HFE || M.iq[ANYMAL_BODY_RH_THIGH] != ANYMAL_IQ_RH_HFE ||
+           M.iv[ANYMAL_BODY_RH_THIGH] != ANYMAL_IV_RH_HFE;
+  wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RH_KFE], "RH_KFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_RH_KFE] != ANYMAL_IQ_RH_KFE ||
+           anymal_joint_iv[ANYMAL_JOINT_RH_KFE] != ANYMAL_IV_RH_KFE || M.iq[ANYMAL_BODY_RH_SHANK] != ANYMAL_IQ_RH_KFE ||
+           M.iv[ANYMAL_BODY_RH_SHANK] != ANYMAL_IV_RH_KFE;
+  if (wrong) printf("anymal: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

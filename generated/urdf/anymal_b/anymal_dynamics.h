@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/anymal_b.urdf --floating-base -o generated/urdf/anymal_b
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (anymal_joint_iq, anymal_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are ANYMAL_NV x ANYMAL_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (anymal_joint_iq,
+ *   anymal_joint_iv and the ANYMAL_IQ_/ANYMAL_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are ANYMAL_NV x ANYMAL_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have ANYMAL_NB + 1 entries indexed by body number (anymal_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0x25a83856d3c0
+#define ANYMAL_SET_ID 0xe5dfef32d2f8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -79,6 +88,63 @@ extern const char *const anymal_coord_names[ANYMAL_NV];
 extern const int anymal_coord_iq[ANYMAL_NV];
 /* Every body by number, the world first. */
 extern const char *const anymal_body_names[ANYMAL_NB + 1];
+/* The same by name: ANYMAL_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), ANYMAL_JOINT_<joint> the joint's entry of the joint tables, ANYMAL_IQ_<joint>
+ * and ANYMAL_IV_<joint> its first q and v index (tau[ANYMAL_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define ANYMAL_BODY_base 1
+#define ANYMAL_BODY_LF_HIP 2
+#define ANYMAL_BODY_LF_THIGH 3
+#define ANYMAL_BODY_LF_SHANK 4
+#define ANYMAL_BODY_RF_HIP 5
+#define ANYMAL_BODY_RF_THIGH 6
+#define ANYMAL_BODY_RF_SHANK 7
+#define ANYMAL_BODY_LH_HIP 8
+#define ANYMAL_BODY_LH_THIGH 9
+#define ANYMAL_BODY_LH_SHANK 10
+#define ANYMAL_BODY_RH_HIP 11
+#define ANYMAL_BODY_RH_THIGH 12
+#define ANYMAL_BODY_RH_SHANK 13
+#define ANYMAL_JOINT_root_joint 0
+#define ANYMAL_IQ_root_joint 0
+#define ANYMAL_IV_root_joint 0
+#define ANYMAL_JOINT_LF_HAA 1
+#define ANYMAL_IQ_LF_HAA 7
+#define ANYMAL_IV_LF_HAA 6
+#define ANYMAL_JOINT_LF_HFE 2
+#define ANYMAL_IQ_LF_HFE 8
+#define ANYMAL_IV_LF_HFE 7
+#define ANYMAL_JOINT_LF_KFE 3
+#define ANYMAL_IQ_LF_KFE 9
+#define ANYMAL_IV_LF_KFE 8
+#define ANYMAL_JOINT_RF_HAA 4
+#define ANYMAL_IQ_RF_HAA 10
+#define ANYMAL_IV_RF_HAA 9
+#define ANYMAL_JOINT_RF_HFE 5
+#define ANYMAL_IQ_RF_HFE 11
+#define ANYMAL_IV_RF_HFE 10
+#define ANYMAL_JOINT_RF_KFE 6
+#define ANYMAL_IQ_RF_KFE 12
+#define ANYMAL_IV_RF_KFE 11
+#define ANYMAL_JOINT_LH_HAA 7
+#define ANYMAL_IQ_LH_HAA 13
+#define ANYMAL_IV_LH_HAA 12
+#define ANYMAL_JOINT_LH_HFE 8
+#define ANYMAL_IQ_LH_HFE 14
+#define ANYMAL_IV_LH_HFE 13
+#define ANYMAL_JOINT_LH_KFE 9
+#define ANYMAL_IQ_LH_KFE 15
+#define ANYMAL_IV_LH_KFE 14
+#define ANYMAL_JOINT_RH_HAA 10
+#define ANYMAL_IQ_RH_HAA 16
+#define ANYMAL_IV_RH_HAA 15
+#define ANYMAL_JOINT_RH_HFE 11
+#define ANYMAL_IQ_RH_HFE 17
+#define ANYMAL_IV_RH_HFE 16
+#define ANYMAL_JOINT_RH_KFE 12
+#define ANYMAL_IQ_RH_KFE 18
+#define ANYMAL_IV_RH_KFE 17
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in anymal_model.c. */
 extern const double anymal_q_initial[ANYMAL_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/anymal_b.urdf --floating-base -o generated/urdf/anymal_b
  */
-#include "mb.h"
+#include "anymal_model.h"
 
-#include "anymal_dynamics.h"
-
-#if ANYMAL_SET_ID != 0x25a83856d3c0
+#if ANYMAL_SET_ID != 0xe5dfef32d2f8
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,9 +108,7 @@ const double anymal_v_initial[ANYMAL_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs anymal_springs;
 const mb_springs anymal_springs = {0, NULL};
 
-extern const mb_model anymal_model;
 const mb_model anymal_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

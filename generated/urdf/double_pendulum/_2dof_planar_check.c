@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "_2dof_planar_dynamics.h"
+#include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xc1d353aa7e8a
+#if _2DOF_PLANAR_SET_ID != 0x2edb87f65849
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model _2dof_planar_model;
-extern const mb_springs _2dof_planar_springs;
 #define M _2dof_planar_model
 #define SPRINGS _2dof_planar_springs
 #define NQ _2DOF_PLANAR_NQ
@@ -97,7 +95,23 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(_2dof_planar_body_names[_2DOF_PLANAR_BODY_link1], "link1") != 0;
+  wrong += strcmp(_2dof_planar_body_names[_2DOF_PLANAR_BODY_link2], "link2") != 0;
+  wrong += strcmp(_2dof_planar_joint_names[_2DOF_PLANAR_JOINT_joint1], "joint1") != 0 || _2dof_planar_joint_iq[_2DOF_PLANAR_JOINT_joint1] != _2DOF_PLANAR_IQ_joint1 ||
+           _2dof_planar_joint_iv[_2DOF_PLANAR_JOINT_joint1] != _2DOF_PLANAR_IV_joint1 || M.iq[_2DOF_PLANAR_BODY_link1] != _2DOF_PLANAR_IQ_joint1 ||
+           M.iv[_2DOF_PLANAR_BODY_link1] != _2DOF_PLANAR_IV_joint1;
+  wrong += strcmp(_2dof_planar_joint_names[_2DOF_PLANAR_JOINT_joint2], "joint2") != 0 || _2dof_planar_joint_iq[_2DOF_PLANAR_JOINT_joint2] != _2DOF_PLANAR_IQ_joint2 ||
+           _2dof_planar_joint_iv[_2DOF_PLANAR_JOINT_joint2] != _2DOF_PLANAR_IV_joint2 || M.iq[_2DOF_PLANAR_BODY_link2] != _2DOF_PLANAR_IQ_joint2 ||
+           M.iv[_2DOF_PLANAR_BODY_link2] != _2DOF_PLANAR_IV_joint2;
+  if (wrong) printf("_2dof_planar: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

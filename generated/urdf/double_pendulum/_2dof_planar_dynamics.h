@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/double_pendulum.urdf -o generated/urdf/double_pendulum
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (_2dof_planar_joint_iq, _2dof_planar_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are _2DOF_PLANAR_NV x _2DOF_PLANAR_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (_2dof_planar_joint_iq,
+ *   _2dof_planar_joint_iv and the _2DOF_PLANAR_IQ_/_2DOF_PLANAR_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are _2DOF_PLANAR_NV x _2DOF_PLANAR_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have _2DOF_PLANAR_NB + 1 entries indexed by body number (_2dof_planar_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xc1d353aa7e8a
+#define _2DOF_PLANAR_SET_ID 0x2edb87f65849
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -79,6 +88,19 @@ extern const char *const _2dof_planar_coord_names[_2DOF_PLANAR_NV];
 extern const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV];
 /* Every body by number, the world first. */
 extern const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1];
+/* The same by name: _2DOF_PLANAR_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), _2DOF_PLANAR_JOINT_<joint> the joint's entry of the joint tables, _2DOF_PLANAR_IQ_<joint>
+ * and _2DOF_PLANAR_IV_<joint> its first q and v index (tau[_2DOF_PLANAR_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define _2DOF_PLANAR_BODY_link1 1
+#define _2DOF_PLANAR_BODY_link2 2
+#define _2DOF_PLANAR_JOINT_joint1 0
+#define _2DOF_PLANAR_IQ_joint1 0
+#define _2DOF_PLANAR_IV_joint1 0
+#define _2DOF_PLANAR_JOINT_joint2 1
+#define _2DOF_PLANAR_IQ_joint2 1
+#define _2DOF_PLANAR_IV_joint2 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in _2dof_planar_model.c. */
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];

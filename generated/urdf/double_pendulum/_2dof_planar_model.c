@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/double_pendulum.urdf -o generated/urdf/double_pendulum
  */
-#include "mb.h"
+#include "_2dof_planar_model.h"
 
-#include "_2dof_planar_dynamics.h"
-
-#if _2DOF_PLANAR_SET_ID != 0xc1d353aa7e8a
+#if _2DOF_PLANAR_SET_ID != 0x2edb87f65849
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,9 +56,7 @@ const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs _2dof_planar_springs;
 const mb_springs _2dof_planar_springs = {0, NULL};
 
-extern const mb_model _2dof_planar_model;
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

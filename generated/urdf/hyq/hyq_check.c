@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "hyq_dynamics.h"
+#include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x7610804e4653
+#if HYQ_SET_ID != 0xa91a0b500d43
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model hyq_model;
-extern const mb_springs hyq_springs;
 #define M hyq_model
 #define SPRINGS hyq_springs
 #define NQ HYQ_NQ
@@ -97,7 +95,67 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_base_link], "base_link") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lf_hipassembly], "lf_hipassembly") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lf_upperleg], "lf_upperleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lf_lowerleg], "lf_lowerleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rf_hipassembly], "rf_hipassembly") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rf_upperleg], "rf_upperleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rf_lowerleg], "rf_lowerleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lh_hipassembly], "lh_hipassembly") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lh_upperleg], "lh_upperleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_lh_lowerleg], "lh_lowerleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rh_hipassembly], "rh_hipassembly") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rh_upperleg], "rh_upperleg") != 0;
+  wrong += strcmp(hyq_body_names[HYQ_BODY_rh_lowerleg], "rh_lowerleg") != 0;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_root_joint], "root_joint") != 0 || hyq_joint_iq[HYQ_JOINT_root_joint] != HYQ_IQ_root_joint ||
+           hyq_joint_iv[HYQ_JOINT_root_joint] != HYQ_IV_root_joint || M.iq[HYQ_BODY_base_link] != HYQ_IQ_root_joint ||
+           M.iv[HYQ_BODY_base_link] != HYQ_IV_root_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lf_haa_joint], "lf_haa_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lf_haa_joint] != HYQ_IQ_lf_haa_joint ||
+           hyq_joint_iv[HYQ_JOINT_lf_haa_joint] != HYQ_IV_lf_haa_joint || M.iq[HYQ_BODY_lf_hipassembly] != HYQ_IQ_lf_haa_joint ||
+           M.iv[HYQ_BODY_lf_hipassembly] != HYQ_IV_lf_haa_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lf_hfe_joint], "lf_hfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lf_hfe_joint] != HYQ_IQ_lf_hfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_lf_hfe_joint] != HYQ_IV_lf_hfe_joint || M.iq[HYQ_BODY_lf_upperleg] != HYQ_IQ_lf_hfe_joint ||
+           M.iv[HYQ_BODY_lf_upperleg] != HYQ_IV_lf_hfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lf_kfe_joint], "lf_kfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lf_kfe_joint] != HYQ_IQ_lf_kfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_lf_kfe_joint] != HYQ_IV_lf_kfe_joint || M.iq[HYQ_BODY_lf_lowerleg] != HYQ_IQ_lf_kfe_joint ||
+           M.iv[HYQ_BODY_lf_lowerleg] != HYQ_IV_lf_kfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rf_haa_joint], "rf_haa_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rf_haa_joint] != HYQ_IQ_rf_haa_joint ||
+           hyq_joint_iv[HYQ_JOINT_rf_haa_joint] != HYQ_IV_rf_haa_joint || M.iq[HYQ_BODY_rf_hipassembly] != HYQ_IQ_rf_haa_joint ||
+           M.iv[HYQ_BODY_rf_hipassembly] != HYQ_IV_rf_haa_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rf_hfe_joint], "rf_hfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rf_hfe_joint] != HYQ_IQ_rf_hfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_rf_hfe_joint] != HYQ_IV_rf_hfe_joint || M.iq[HYQ_BODY_rf_upperleg] != HYQ_IQ_rf_hfe_joint ||
+           M.iv[HYQ_BODY_rf_upperleg] != HYQ_IV_rf_hfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rf_kfe_joint], "rf_kfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rf_kfe_joint] != HYQ_IQ_rf_kfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_rf_kfe_joint] != HYQ_IV_rf_kfe_joint || M.iq[HYQ_BODY_rf_lowerleg] != HYQ_IQ_rf_kfe_joint ||
+           M.iv[HYQ_BODY_rf_lowerleg] != HYQ_IV_rf_kfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lh_haa_joint], "lh_haa_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lh_haa_joint] != HYQ_IQ_lh_haa_joint ||
+           hyq_joint_iv[HYQ_JOINT_lh_haa_joint] != HYQ_IV_lh_haa_joint || M.iq[HYQ_BODY_lh_hipassembly] != HYQ_IQ_lh_haa_joint ||
+           M.iv[HYQ_BODY_lh_hipassembly] != HYQ_IV_lh_haa_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lh_hfe_joint], "lh_hfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lh_hfe_joint] != HYQ_IQ_lh_hfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_lh_hfe_joint] != HYQ_IV_lh_hfe_joint || M.iq[HYQ_BODY_lh_upperleg] != HYQ_IQ_lh_hfe_joint ||
+           M.iv[HYQ_BODY_lh_upperleg] != HYQ_IV_lh_hfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_lh_kfe_joint], "lh_kfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_lh_kfe_joint] != HYQ_IQ_lh_kfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_lh_kfe_joint] != HYQ_IV_lh_kfe_joint || M.iq[HYQ_BODY_lh_lowerleg] != HYQ_IQ_lh_kfe_joint ||
+           M.iv[HYQ_BODY_lh_lowerleg] != HYQ_IV_lh_kfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rh_haa_joint], "rh_haa_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rh_haa_joint] != HYQ_IQ_rh_haa_joint ||
+           hyq_joint_iv[HYQ_JOINT_rh_haa_joint] != HYQ_IV_rh_haa_joint || M.iq[HYQ_BODY_rh_hipassembly] != HYQ_IQ_rh_haa_joint ||
+           M.iv[HYQ_BODY_rh_hipassembly] != HYQ_IV_rh_haa_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rh_hfe_joint], "rh_hfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rh_hfe_joint] != HYQ_IQ_rh_hfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_rh_hfe_joint] != HYQ_IV_rh_hfe_joint || M.iq[HYQ_BODY_rh_upperleg] != HYQ_IQ_rh_hfe_joint ||
+           M.iv[HYQ_BODY_rh_upperleg] != HYQ_IV_rh_hfe_joint;
+  wrong += strcmp(hyq_joint_names[HYQ_JOINT_rh_kfe_joint], "rh_kfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rh_kfe_joint] != HYQ_IQ_rh_kfe_joint ||
+           hyq_joint_iv[HYQ_JOINT_rh_kfe_joint] != HYQ_IV_rh_kfe_joint || M.iq[HYQ_BODY_rh_lowerleg] != HYQ_IQ_rh_kfe_joint ||
+           M.iv[HYQ_BODY_rh_lowerleg] != HYQ_IV_rh_kfe_joint;
+  if (wrong) printf("hyq: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

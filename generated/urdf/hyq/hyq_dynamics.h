@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/hyq.urdf --floating-base -o generated/urdf/hyq
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (hyq_joint_iq, hyq_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are HYQ_NV x HYQ_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (hyq_joint_iq,
+ *   hyq_joint_iv and the HYQ_IQ_/HYQ_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are HYQ_NV x HYQ_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have HYQ_NB + 1 entries indexed by body number (hyq_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define HYQ_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x7610804e4653
+#define HYQ_SET_ID 0xa91a0b500d43
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -79,6 +88,63 @@ extern const char *const hyq_coord_names[HYQ_NV];
 extern const int hyq_coord_iq[HYQ_NV];
 /* Every body by number, the world first. */
 extern const char *const hyq_body_names[HYQ_NB + 1];
+/* The same by name: HYQ_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), HYQ_JOINT_<joint> the joint's entry of the joint tables, HYQ_IQ_<joint>
+ * and HYQ_IV_<joint> its first q and v index (tau[HYQ_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define HYQ_BODY_base_link 1
+#define HYQ_BODY_lf_hipassembly 2
+#define HYQ_BODY_lf_upperleg 3
+#define HYQ_BODY_lf_lowerleg 4
+#define HYQ_BODY_rf_hipassembly 5
+#define HYQ_BODY_rf_upperleg 6
+#define HYQ_BODY_rf_lowerleg 7
+#define HYQ_BODY_lh_hipassembly 8
+#define HYQ_BODY_lh_upperleg 9
+#define HYQ_BODY_lh_lowerleg 10
+#define HYQ_BODY_rh_hipassembly 11
+#define HYQ_BODY_rh_upperleg 12
+#define HYQ_BODY_rh_lowerleg 13
+#define HYQ_JOINT_root_joint 0
+#define HYQ_IQ_root_joint 0
+#define HYQ_IV_root_joint 0
+#define HYQ_JOINT_lf_haa_joint 1
+#define HYQ_IQ_lf_haa_joint 7
+#define HYQ_IV_lf_haa_joint 6
+#define HYQ_JOINT_lf_hfe_joint 2
+#define HYQ_IQ_lf_hfe_joint 8
+#define HYQ_IV_lf_hfe_joint 7
+#define HYQ_JOINT_lf_kfe_joint 3
+#define HYQ_IQ_lf_kfe_joint 9
+#define HYQ_IV_lf_kfe_joint 8
+#define HYQ_JOINT_rf_haa_joint 4
+#define HYQ_IQ_rf_haa_joint 10
+#define HYQ_IV_rf_haa_joint 9
+#define HYQ_JOINT_rf_hfe_joint 5
+#define HYQ_IQ_rf_hfe_joint 11
+#define HYQ_IV_rf_hfe_joint 10
+#define HYQ_JOINT_rf_kfe_joint 6
+#define HYQ_IQ_rf_kfe_joint 12
+#define HYQ_IV_rf_kfe_joint 11
+#define HYQ_JOINT_lh_haa_joint 7
+#define HYQ_IQ_lh_haa_joint 13
+#define HYQ_IV_lh_haa_joint 12
+#define HYQ_JOINT_lh_hfe_joint 8
+#define HYQ_IQ_lh_hfe_joint 14
+#define HYQ_IV_lh_hfe_joint 13
+#define HYQ_JOINT_lh_kfe_joint 9
+#define HYQ_IQ_lh_kfe_joint 15
+#define HYQ_IV_lh_kfe_joint 14
+#define HYQ_JOINT_rh_haa_joint 10
+#define HYQ_IQ_rh_haa_joint 16
+#define HYQ_IV_rh_haa_joint 15
+#define HYQ_JOINT_rh_hfe_joint 11
+#define HYQ_IQ_rh_hfe_joint 17
+#define HYQ_IV_rh_hfe_joint 16
+#define HYQ_JOINT_rh_kfe_joint 12
+#define HYQ_IQ_rh_kfe_joint 18
+#define HYQ_IV_rh_kfe_joint 17
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in hyq_model.c. */
 extern const double hyq_q_initial[HYQ_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/hyq.urdf --floating-base -o generated/urdf/hyq
  */
-#include "mb.h"
+#include "hyq_model.h"
 
-#include "hyq_dynamics.h"
-
-#if HYQ_SET_ID != 0x7610804e4653
+#if HYQ_SET_ID != 0xa91a0b500d43
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,9 +108,7 @@ const double hyq_v_initial[HYQ_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs hyq_springs;
 const mb_springs hyq_springs = {0, NULL};
 
-extern const mb_model hyq_model;
 const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

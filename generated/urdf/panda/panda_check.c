@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "panda_dynamics.h"
+#include "panda_model.h"
 
-#if PANDA_SET_ID != 0xf3f74075a48c
+#if PANDA_SET_ID != 0x20ff9eb885ef
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model panda_model;
-extern const mb_springs panda_springs;
 #define M panda_model
 #define SPRINGS panda_springs
 #define NQ PANDA_NQ
@@ -97,7 +95,51 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link1], "panda_link1") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link2], "panda_link2") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link3], "panda_link3") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link4], "panda_link4") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link5], "panda_link5") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link6], "panda_link6") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_link7], "panda_link7") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_leftfinger], "panda_leftfinger") != 0;
+  wrong += strcmp(panda_body_names[PANDA_BODY_panda_rightfinger], "panda_rightfinger") != 0;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint1], "panda_joint1") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint1] != PANDA_IQ_panda_joint1 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint1] != PANDA_IV_panda_joint1 || M.iq[PANDA_BODY_panda_link1] != PANDA_IQ_panda_joint1 ||
+           M.iv[PANDA_BODY_panda_link1] != PANDA_IV_panda_joint1;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint2], "panda_joint2") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint2] != PANDA_IQ_panda_joint2 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint2] != PANDA_IV_panda_joint2 || M.iq[PANDA_BODY_panda_link2] != PANDA_IQ_panda_joint2 ||
+           M.iv[PANDA_BODY_panda_link2] != PANDA_IV_panda_joint2;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint3], "panda_joint3") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint3] != PANDA_IQ_panda_joint3 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint3] != PANDA_IV_panda_joint3 || M.iq[PANDA_BODY_panda_link3] != PANDA_IQ_panda_joint3 ||
+           M.iv[PANDA_BODY_panda_link3] != PANDA_IV_panda_joint3;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint4], "panda_joint4") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint4] != PANDA_IQ_panda_joint4 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint4] != PANDA_IV_panda_joint4 || M.iq[PANDA_BODY_panda_link4] != PANDA_IQ_panda_joint4 ||
+           M.iv[PANDA_BODY_panda_link4] != PANDA_IV_panda_joint4;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint5], "panda_joint5") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint5] != PANDA_IQ_panda_joint5 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint5] != PANDA_IV_panda_joint5 || M.iq[PANDA_BODY_panda_link5] != PANDA_IQ_panda_joint5 ||
+           M.iv[PANDA_BODY_panda_link5] != PANDA_IV_panda_joint5;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint6], "panda_joint6") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint6] != PANDA_IQ_panda_joint6 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint6] != PANDA_IV_panda_joint6 || M.iq[PANDA_BODY_panda_link6] != PANDA_IQ_panda_joint6 ||
+           M.iv[PANDA_BODY_panda_link6] != PANDA_IV_panda_joint6;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_joint7], "panda_joint7") != 0 || panda_joint_iq[PANDA_JOINT_panda_joint7] != PANDA_IQ_panda_joint7 ||
+           panda_joint_iv[PANDA_JOINT_panda_joint7] != PANDA_IV_panda_joint7 || M.iq[PANDA_BODY_panda_link7] != PANDA_IQ_panda_joint7 ||
+           M.iv[PANDA_BODY_panda_link7] != PANDA_IV_panda_joint7;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_finger_joint1], "panda_finger_joint1") != 0 || panda_joint_iq[PANDA_JOINT_panda_finger_joint1] != PANDA_IQ_panda_finger_joint1 ||
+           panda_joint_iv[PANDA_JOINT_panda_finger_joint1] != PANDA_IV_panda_finger_joint1 || M.iq[PANDA_BODY_panda_leftfinger] != PANDA_IQ_panda_finger_joint1 ||
+           M.iv[PANDA_BODY_panda_leftfinger] != PANDA_IV_panda_finger_joint1;
+  wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_finger_joint2], "panda_finger_joint2") != 0 || panda_joint_iq[PANDA_JOINT_panda_finger_joint2] != PANDA_IQ_panda_finger_joint2 ||
+           panda_joint_iv[PANDA_JOINT_panda_finger_joint2] != PANDA_IV_panda_finger_joint2 || M.iq[PANDA_BODY_panda_rightfinger] != PANDA_IQ_panda_finger_joint2 ||
+           M.iv[PANDA_BODY_panda_rightfinger] != PANDA_IV_panda_finger_joint2;
+  if (wrong) printf("panda: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/panda.urdf -o generated/urdf/panda
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (panda_joint_iq, panda_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are PANDA_NV x PANDA_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (panda_joint_iq,
+ *   panda_joint_iv and the PANDA_IQ_/PANDA_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are PANDA_NV x PANDA_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have PANDA_NB + 1 entries indexed by body number (panda_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define PANDA_NJ 9 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xf3f74075a48c
+#define PANDA_SET_ID 0x20ff9eb885ef
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -79,6 +88,47 @@ extern const char *const panda_coord_names[PANDA_NV];
 extern const int panda_coord_iq[PANDA_NV];
 /* Every body by number, the world first. */
 extern const char *const panda_body_names[PANDA_NB + 1];
+/* The same by name: PANDA_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), PANDA_JOINT_<joint> the joint's entry of the joint tables, PANDA_IQ_<joint>
+ * and PANDA_IV_<joint> its first q and v index (tau[PANDA_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define PANDA_BODY_panda_link1 1
+#define PANDA_BODY_panda_link2 2
+#define PANDA_BODY_panda_link3 3
+#define PANDA_BODY_panda_link4 4
+#define PANDA_BODY_panda_link5 5
+#define PANDA_BODY_panda_link6 6
+#define PANDA_BODY_panda_link7 7
+#define PANDA_BODY_panda_leftfinger 8
+#define PANDA_BODY_panda_rightfinger 9
+#define PANDA_JOINT_panda_joint1 0
+#define PANDA_IQ_panda_joint1 0
+#define PANDA_IV_panda_joint1 0
+#define PANDA_JOINT_panda_joint2 1
+#define PANDA_IQ_panda_joint2 1
+#define PANDA_IV_panda_joint2 1
+#define PANDA_JOINT_panda_joint3 2
+#define PANDA_IQ_panda_joint3 2
+#define PANDA_IV_panda_joint3 2
+#define PANDA_JOINT_panda_joint4 3
+#define PANDA_IQ_panda_joint4 3
+#define PANDA_IV_panda_joint4 3
+#define PANDA_JOINT_panda_joint5 4
+#define PANDA_IQ_panda_joint5 4
+#define PANDA_IV_panda_joint5 4
+#define PANDA_JOINT_panda_joint6 5
+#define PANDA_IQ_panda_joint6 5
+#define PANDA_IV_panda_joint6 5
+#define PANDA_JOINT_panda_joint7 6
+#define PANDA_IQ_panda_joint7 6
+#define PANDA_IV_panda_joint7 6
+#define PANDA_JOINT_panda_finger_joint1 7
+#define PANDA_IQ_panda_finger_joint1 7
+#define PANDA_IV_panda_finger_joint1 7
+#define PANDA_JOINT_panda_finger_joint2 8
+#define PANDA_IQ_panda_finger_joint2 8
+#define PANDA_IV_panda_finger_joint2 8
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in panda_model.c. */
 extern const double panda_q_initial[PANDA_NQ];

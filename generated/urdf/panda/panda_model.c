@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/panda.urdf -o generated/urdf/panda
  */
-#include "mb.h"
+#include "panda_model.h"
 
-#include "panda_dynamics.h"
-
-#if PANDA_SET_ID != 0xf3f74075a48c
+#if PANDA_SET_ID != 0x20ff9eb885ef
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,9 +89,7 @@ const double panda_v_initial[PANDA_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs panda_springs;
 const mb_springs panda_springs = {0, NULL};
 
-extern const mb_model panda_model;
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "romeo_dynamics.h"
+#include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x303b9f331daa
+#if ROMEO_SET_ID != 0x99b4446cc298
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model romeo_model;
-extern const mb_springs romeo_springs;
 #define M romeo_model
 #define SPRINGS romeo_springs
 #define NQ ROMEO_NQ
@@ -97,7 +95,143 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_base_link], "base_link") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LHipYawLink], "LHipYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LHipRollLink], "LHipRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LHipPitchLink], "LHipPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LKneePitchLink], "LKneePitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LAnklePitchLink], "LAnklePitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_l_ankle], "l_ankle") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RHipYawLink], "RHipYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RHipRollLink], "RHipRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RHipPitchLink], "RHipPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RKneePitchLink], "RKneePitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RAnklePitchLink], "RAnklePitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_r_ankle], "r_ankle") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_torso], "torso") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_NeckYawLink], "NeckYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_NeckPitchLink], "NeckPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_HeadPitchLink], "HeadPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_HeadRollLink], "HeadRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LShoulderPitchLink], "LShoulderPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LShoulderYawLink], "LShoulderYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LElbowRollLink], "LElbowRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LElbowYawLink], "LElbowYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LWristRollLink], "LWristRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_LWristYawLink], "LWristYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_l_wrist], "l_wrist") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RShoulderPitchLink], "RShoulderPitchLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RShoulderYawLink], "RShoulderYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RElbowRollLink], "RElbowRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RElbowYawLink], "RElbowYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RWristRollLink], "RWristRollLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_RWristYawLink], "RWristYawLink") != 0;
+  wrong += strcmp(romeo_body_names[ROMEO_BODY_r_wrist], "r_wrist") != 0;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_root_joint], "root_joint") != 0 || romeo_joint_iq[ROMEO_JOINT_root_joint] != ROMEO_IQ_root_joint ||
+           romeo_joint_iv[ROMEO_JOINT_root_joint] != ROMEO_IV_root_joint || M.iq[ROMEO_BODY_base_link] != ROMEO_IQ_root_joint ||
+           M.iv[ROMEO_BODY_base_link] != ROMEO_IV_root_joint;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LHipYaw], "LHipYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_LHipYaw] != ROMEO_IQ_LHipYaw ||
+           romeo_joint_iv[ROMEO_JOINT_LHipYaw] != ROMEO_IV_LHipYaw || M.iq[ROMEO_BODY_LHipYawLink] != ROMEO_IQ_LHipYaw ||
+           M.iv[ROMEO_BODY_LHipYawLink] != ROMEO_IV_LHipYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LHipRoll], "LHipRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_LHipRoll] != ROMEO_IQ_LHipRoll ||
+           romeo_joint_iv[ROMEO_JOINT_LHipRoll] != ROMEO_IV_LHipRoll || M.iq[ROMEO_BODY_LHipRollLink] != ROMEO_IQ_LHipRoll ||
+           M.iv[ROMEO_BODY_LHipRollLink] != ROMEO_IV_LHipRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LHipPitch], "LHipPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_LHipPitch] != ROMEO_IQ_LHipPitch ||
+           romeo_joint_iv[ROMEO_JOINT_LHipPitch] != ROMEO_IV_LHipPitch || M.iq[ROMEO_BODY_LHipPitchLink] != ROMEO_IQ_LHipPitch ||
+           M.iv[ROMEO_BODY_LHipPitchLink] != ROMEO_IV_LHipPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LKneePitch], "LKneePitch") != 0 || romeo_joint_iq[ROMEO_JOINT_LKneePitch] != ROMEO_IQ_LKneePitch ||
+           romeo_joint_iv[ROMEO_JOINT_LKneePitch] != ROMEO_IV_LKneePitch || M.iq[ROMEO_BODY_LKneePitchLink] != ROMEO_IQ_LKneePitch ||
+           M.iv[ROMEO_BODY_LKneePitchLink] != ROMEO_IV_LKneePitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LAnklePitch], "LAnklePitch") != 0 || romeo_joint_iq[ROMEO_JOINT_LAnklePitch] != ROMEO_IQ_LAnklePitch ||
+           romeo_joint_iv[ROMEO_JOINT_LAnklePitch] != ROMEO_IV_LAnklePitch || M.iq[ROMEO_BODY_LAnklePitchLink] != ROMEO_IQ_LAnklePitch ||
+           M.iv[ROMEO_BODY_LAnklePitchLink] != ROMEO_IV_LAnklePitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LAnkleRoll], "LAnkleRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_LAnkleRoll] != ROMEO_IQ_LAnkleRoll ||
+           romeo_joint_iv[ROMEO_JOINT_LAnkleRoll] != ROMEO_IV_LAnkleRoll || M.iq[ROMEO_BODY_l_ankle] != ROMEO_IQ_LAnkleRoll ||
+           M.iv[ROMEO_BODY_l_ankle] != ROMEO_IV_LAnkleRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RHipYaw], "RHipYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_RHipYaw] != ROMEO_IQ_RHipYaw ||
+           romeo_joint_iv[ROMEO_JOINT_RHipYaw] != ROMEO_IV_RHipYaw || M.iq[ROMEO_BODY_RHipYawLink] != ROMEO_IQ_RHipYaw ||
+           M.iv[ROMEO_BODY_RHipYawLink] != ROMEO_IV_RHipYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RHipRoll], "RHipRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_RHipRoll] != ROMEO_IQ_RHipRoll ||
+           romeo_joint_iv[ROMEO_JOINT_RHipRoll] != ROMEO_IV_RHipRoll || M.iq[ROMEO_BODY_RHipRollLink] != ROMEO_IQ_RHipRoll ||
+           M.iv[ROMEO_BODY_RHipRollLink] != ROMEO_IV_RHipRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RHipPitch], "RHipPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RHipPitch] != ROMEO_IQ_RHipPitch ||
+           romeo_joint_iv[ROMEO_JOINT_RHipPitch] != ROMEO_IV_RHipPitch || M.iq[ROMEO_BODY_RHipPitchLink] != ROMEO_IQ_RHipPitch ||
+           M.iv[ROMEO_BODY_RHipPitchLink] != ROMEO_IV_RHipPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RKneePitch], "RKneePitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RKneePitch] != ROMEO_IQ_RKneePitch ||
+           romeo_joint_iv[ROMEO_JOINT_RKneePitch] != ROMEO_IV_RKneePitch || M.iq[ROMEO_BODY_RKneePitchLink] != ROMEO_IQ_RKneePitch ||
+           M.iv[ROMEO_BODY_RKneePitchLink] != ROMEO_IV_RKneePitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RAnklePitch], "RAnklePitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RAnklePitch] != ROMEO_IQ_RAnklePitch ||
+           romeo_joint_iv[ROMEO_JOINT_RAnklePitch] != ROMEO_IV_RAnklePitch || M.iq[ROMEO_BODY_RAnklePitchLink] != ROMEO_IQ_RAnklePitch ||
+           M.iv[ROMEO_BODY_RAnklePitchLink] != ROMEO_IV_RAnklePitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RAnkleRoll], "RAnkleRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_RAnkleRoll] != ROMEO_IQ_RAnkleRoll ||
+           romeo_joint_iv[ROMEO_JOINT_RAnkleRoll] != ROMEO_IV_RAnkleRoll || M.iq[ROMEO_BODY_r_ankle] != ROMEO_IQ_RAnkleRoll ||
+           M.iv[ROMEO_BODY_r_ankle] != ROMEO_IV_RAnkleRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_TrunkYaw], "TrunkYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_TrunkYaw] != ROMEO_IQ_TrunkYaw ||
+           romeo_joint_iv[ROMEO_JOINT_TrunkYaw] != ROMEO_IV_TrunkYaw || M.iq[ROMEO_BODY_torso] != ROMEO_IQ_TrunkYaw ||
+           M.iv[ROMEO_BODY_torso] != ROMEO_IV_TrunkYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_NeckYaw], "NeckYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_NeckYaw] != ROMEO_IQ_NeckYaw ||
+           romeo_joint_iv[ROMEO_JOINT_NeckYaw] != ROMEO_IV_NeckYaw || M.iq[ROMEO_BODY_NeckYawLink] != ROMEO_IQ_NeckYaw ||
+           M.iv[ROMEO_BODY_NeckYawLink] != ROMEO_IV_NeckYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_NeckPitch], "NeckPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_NeckPitch] != ROMEO_IQ_NeckPitch ||
+           romeo_joint_iv[ROMEO_JOINT_NeckPitch] != ROMEO_IV_NeckPitch || M.iq[ROMEO_BODY_NeckPitchLink] != ROMEO_IQ_NeckPitch ||
+           M.iv[ROMEO_BODY_NeckPitchLink] != ROMEO_IV_NeckPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_HeadPitch], "HeadPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_HeadPitch] != ROMEO_IQ_HeadPitch ||
+           romeo_joint_iv[ROMEO_JOINT_HeadPitch] != ROMEO_IV_HeadPitch || M.iq[ROMEO_BODY_HeadPitchLink] != ROMEO_IQ_HeadPitch ||
+           M.iv[ROMEO_BODY_HeadPitchLink] != ROMEO_IV_HeadPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_HeadRoll], "HeadRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_HeadRoll] != ROMEO_IQ_HeadRoll ||
+           romeo_joint_iv[ROMEO_JOINT_HeadRoll] != ROMEO_IV_HeadRoll || M.iq[ROMEO_BODY_HeadRollLink] != ROMEO_IQ_HeadRoll ||
+           M.iv[ROMEO_BODY_HeadRollLink] != ROMEO_IV_HeadRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LShoulderPitch], "LShoulderPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_LShoulderPitch] != ROMEO_IQ_LShoulderPitch ||
+           romeo_joint_iv[ROMEO_JOINT_LShoulderPitch] != ROMEO_IV_LShoulderPitch || M.iq[ROMEO_BODY_LShoulderPitchLink] != ROMEO_IQ_LShoulderPitch ||
+           M.iv[ROMEO_BODY_LShoulderPitchLink] != ROMEO_IV_LShoulderPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LShoulderYaw], "LShoulderYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_LShoulderYaw] != ROMEO_IQ_LShoulderYaw ||
+           romeo_joint_iv[ROMEO_JOINT_LShoulderYaw] != ROMEO_IV_LShoulderYaw || M.iq[ROMEO_BODY_LShoulderYawLink] != ROMEO_IQ_LShoulderYaw ||
+           M.iv[ROMEO_BODY_LShoulderYawLink] != ROMEO_IV_LShoulderYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LElbowRoll], "LElbowRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_LElbowRoll] != ROMEO_IQ_LElbowRoll ||
+           romeo_joint_iv[ROMEO_JOINT_LElbowRoll] != ROMEO_IV_LElbowRoll || M.iq[ROMEO_BODY_LElbowRollLink] != ROMEO_IQ_LElbowRoll ||
+           M.iv[ROMEO_BODY_LElbowRollLink] != ROMEO_IV_LElbowRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LElbowYaw], "LElbowYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_LElbowYaw] != ROMEO_IQ_LElbowYaw ||
+           romeo_joint_iv[ROMEO_JOINT_LElbowYaw] != ROMEO_IV_LElbowYaw || M.iq[ROMEO_BODY_LElbowYawLink] != ROMEO_IQ_LElbowYaw ||
+           M.iv[ROMEO_BODY_LElbowYawLink] != ROMEO_IV_LElbowYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LWristRoll], "LWristRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_LWristRoll] != ROMEO_IQ_LWristRoll ||
+           romeo_joint_iv[ROMEO_JOINT_LWristRoll] != ROMEO_IV_LWristRoll || M.iq[ROMEO_BODY_LWristRollLink] != ROMEO_IQ_LWristRoll ||
+           M.iv[ROMEO_BODY_LWristRollLink] != ROMEO_IV_LWristRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LWristYaw], "LWristYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_LWristYaw] != ROMEO_IQ_LWristYaw ||
+           romeo_joint_iv[ROMEO_JOINT_LWristYaw] != ROMEO_IV_LWristYaw || M.iq[ROMEO_BODY_LWristYawLink] != ROMEO_IQ_LWristYaw ||
+           M.iv[ROMEO_BODY_LWristYawLink] != ROMEO_IV_LWristYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_LWristPitch], "LWristPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_LWristPitch] != ROMEO_IQ_LWristPitch ||
+           romeo_joint_iv[ROMEO_JOINT_LWristPitch] != ROMEO_IV_LWristPitch || M.iq[ROMEO_BODY_l_wrist] != ROMEO_IQ_LWristPitch ||
+           M.iv[ROMEO_BODY_l_wrist] != ROMEO_IV_LWristPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RShoulderPitch], "RShoulderPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RShoulderPitch] != ROMEO_IQ_RShoulderPitch ||
+           romeo_joint_iv[ROMEO_JOINT_RShoulderPitch] != ROMEO_IV_RShoulderPitch || M.iq[ROMEO_BODY_RShoulderPitchLink] != ROMEO_IQ_RShoulderPitch ||
+           M.iv[ROMEO_BODY_RShoulderPitchLink] != ROMEO_IV_RShoulderPitch;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RShoulderYaw], "RShoulderYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_RShoulderYaw] != ROMEO_IQ_RShoulderYaw ||
+           romeo_joint_iv[ROMEO_JOINT_RShoulderYaw] != ROMEO_IV_RShoulderYaw || M.iq[ROMEO_BODY_RShoulderYawLink] != ROMEO_IQ_RShoulderYaw ||
+           M.iv[ROMEO_BODY_RShoulderYawLink] != ROMEO_IV_RShoulderYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RElbowRoll], "RElbowRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_RElbowRoll] != ROMEO_IQ_RElbowRoll ||
+           romeo_joint_iv[ROMEO_JOINT_RElbowRoll] != ROMEO_IV_RElbowRoll || M.iq[ROMEO_BODY_RElbowRollLink] != ROMEO_IQ_RElbowRoll ||
+           M.iv[ROMEO_BODY_RElbowRollLink] != ROMEO_IV_RElbowRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RElbowYaw], "RElbowYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_RElbowYaw] != ROMEO_IQ_RElbowYaw ||
+           romeo_joint_iv[ROMEO_JOINT_RElbowYaw] != ROMEO_IV_RElbowYaw || M.iq[ROMEO_BODY_RElbowYawLink] != ROMEO_IQ_RElbowYaw ||
+           M.iv[ROMEO_BODY_RElbowYawLink] != ROMEO_IV_RElbowYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RWristRoll], "RWristRoll") != 0 || romeo_joint_iq[ROMEO_JOINT_RWristRoll] != ROMEO_IQ_RWristRoll ||
+           romeo_joint_iv[ROMEO_JOINT_RWristRoll] != ROMEO_IV_RWristRoll || M.iq[ROMEO_BODY_RWristRollLink] != ROMEO_IQ_RWristRoll ||
+           M.iv[ROMEO_BODY_RWristRollLink] != ROMEO_IV_RWristRoll;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RWristYaw], "RWristYaw") != 0 || romeo_joint_iq[ROMEO_JOINT_RWristYaw] != ROMEO_IQ_RWristYaw ||
+           romeo_joint_iv[ROMEO_JOINT_RWristYaw] != ROMEO_IV_RWristYaw || M.iq[ROMEO_BODY_RWristYawLink] != ROMEO_IQ_RWristYaw ||
+           M.iv[ROMEO_BODY_RWristYawLink] != ROMEO_IV_RWristYaw;
+  wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RWristPitch], "RWristPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RWristPitch] != ROMEO_IQ_RWristPitch ||
+           romeo_joint_iv[ROMEO_JOINT_RWristPitch] != ROMEO_IV_RWristPitch || M.iq[ROMEO_BODY_r_wrist] != ROMEO_IQ_RWristPitch ||
+           M.iv[ROMEO_BODY_r_wrist] != ROMEO_IV_RWristPitch;
+  if (wrong) printf("romeo: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/romeo_small.urdf --floating-base -o generated/urdf/romeo_small
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (romeo_joint_iq, romeo_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are ROMEO_NV x ROMEO_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (romeo_joint_iq,
+ *   romeo_joint_iv and the ROMEO_IQ_/ROMEO_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are ROMEO_NV x ROMEO_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have ROMEO_NB + 1 entries indexed by body number (romeo_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x303b9f331daa
+#define ROMEO_SET_ID 0x99b4446cc298
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -79,6 +88,139 @@ extern const char *const romeo_coord_names[ROMEO_NV];
 extern const int romeo_coord_iq[ROMEO_NV];
 /* Every body by number, the world first. */
 extern const char *const romeo_body_names[ROMEO_NB + 1];
+/* The same by name: ROMEO_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), ROMEO_JOINT_<joint> the joint's entry of the joint tables, ROMEO_IQ_<joint>
+ * and ROMEO_IV_<joint> its first q and v index (tau[ROMEO_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define ROMEO_BODY_base_link 1
+#define ROMEO_BODY_LHipYawLink 2
+#define ROMEO_BODY_LHipRollLink 3
+#define ROMEO_BODY_LHipPitchLink 4
+#define ROMEO_BODY_LKneePitchLink 5
+#define ROMEO_BODY_LAnklePitchLink 6
+#define ROMEO_BODY_l_ankle 7
+#define ROMEO_BODY_RHipYawLink 8
+#define ROMEO_BODY_RHipRollLink 9
+#define ROMEO_BODY_RHipPitchLink 10
+#define ROMEO_BODY_RKneePitchLink 11
+#define ROMEO_BODY_RAnklePitchLink 12
+#define ROMEO_BODY_r_ankle 13
+#define ROMEO_BODY_torso 14
+#define ROMEO_BODY_NeckYawLink 15
+#define ROMEO_BODY_NeckPitchLink 16
+#define ROMEO_BODY_HeadPitchLink 17
+#define ROMEO_BODY_HeadRollLink 18
+#define ROMEO_BODY_LShoulderPitchLink 19
+#define ROMEO_BODY_LShoulderYawLink 20
+#define ROMEO_BODY_LElbowRollLink 21
+#define ROMEO_BODY_LElbowYawLink 22
+#define ROMEO_BODY_LWristRollLink 23
+#define ROMEO_BODY_LWristYawLink 24
+#define ROMEO_BODY_l_wrist 25
+#define ROMEO_BODY_RShoulderPitchLink 26
+#define ROMEO_BODY_RShoulderYawLink 27
+#define ROMEO_BODY_RElbowRollLink 28
+#define ROMEO_BODY_RElbowYawLink 29
+#define ROMEO_BODY_RWristRollLink 30
+#define ROMEO_BODY_RWristYawLink 31
+#define ROMEO_BODY_r_wrist 32
+#define ROMEO_JOINT_root_joint 0
+#define ROMEO_IQ_root_joint 0
+#define ROMEO_IV_root_joint 0
+#define ROMEO_JOINT_LHipYaw 1
+#define ROMEO_IQ_LHipYaw 7
+#define ROMEO_IV_LHipYaw 6
+#define ROMEO_JOINT_LHipRoll 2
+#define ROMEO_IQ_LHipRoll 8
+#define ROMEO_IV_LHipRoll 7
+#define ROMEO_JOINT_LHipPitch 3
+#define ROMEO_IQ_LHipPitch 9
+#define ROMEO_IV_LHipPitch 8
+#define ROMEO_JOINT_LKneePitch 4
+#define ROMEO_IQ_LKneePitch 10
+#define ROMEO_IV_LKneePitch 9
+#define ROMEO_JOINT_LAnklePitch 5
+#define ROMEO_IQ_LAnklePitch 11
+#define ROMEO_IV_LAnklePitch 10
+#define ROMEO_JOINT_LAnkleRoll 6
+#define ROMEO_IQ_LAnkleRoll 12
+#define ROMEO_IV_LAnkleRoll 11
+#define ROMEO_JOINT_RHipYaw 7
+#define ROMEO_IQ_RHipYaw 13
+#define ROMEO_IV_RHipYaw 12
+#define ROMEO_JOINT_RHipRoll 8
+#define ROMEO_IQ_RHipRoll 14
+#define ROMEO_IV_RHipRoll 13
+#define ROMEO_JOINT_RHipPitch 9
+#define ROMEO_IQ_RHipPitch 15
+#define ROMEO_IV_RHipPitch 14
+#define ROMEO_JOINT_RKneePitch 10
+#define ROMEO_IQ_RKneePitch 16
+#define ROMEO_IV_RKneePitch 15
+#define ROMEO_JOINT_RAnklePitch 11
+#define ROMEO_IQ_RAnklePitch 17
+#define ROMEO_IV_RAnklePitch 16
+#define ROMEO_JOINT_RAnkleRoll 12
+#define ROMEO_IQ_RAnkleRoll 18
+#define ROMEO_IV_RAnkleRoll 17
+#define ROMEO_JOINT_TrunkYaw 13
+#define ROMEO_IQ_TrunkYaw 19
+#define ROMEO_IV_TrunkYaw 18
+#define ROMEO_JOINT_NeckYaw 14
+#define ROMEO_IQ_NeckYaw 20
+#define ROMEO_IV_NeckYaw 19
+#define ROMEO_JOINT_NeckPitch 15
+#define ROMEO_IQ_NeckPitch 21
+#define ROMEO_IV_NeckPitch 20
+#define ROMEO_JOINT_HeadPitch 16
+#define ROMEO_IQ_HeadPitch 22
+#define ROMEO_IV_HeadPitch 21
+#define ROMEO_JOINT_HeadRoll 17
+#define ROMEO_IQ_HeadRoll 23
+#define ROMEO_IV_HeadRoll 22
+#define ROMEO_JOINT_LShoulderPitch 18
+#define ROMEO_IQ_LShoulderPitch 24
+#define ROMEO_IV_LShoulderPitch 23
+#define ROMEO_JOINT_LShoulderYaw 19
+#define ROMEO_IQ_LShoulderYaw 25
+#define ROMEO_IV_LShoulderYaw 24
+#define ROMEO_JOINT_LElbowRoll 20
+#define ROMEO_IQ_LElbowRoll 26
+#define ROMEO_IV_LElbowRoll 25
+#define ROMEO_JOINT_LElbowYaw 21
+#define ROMEO_IQ_LElbowYaw 27
+#define ROMEO_IV_LElbowYaw 26
+#define ROMEO_JOINT_LWristRoll 22
+#define ROMEO_IQ_LWristRoll 28
+#define ROMEO_IV_LWristRoll 27
+#define ROMEO_JOINT_LWristYaw 23
+#define ROMEO_IQ_LWristYaw 29
+#define ROMEO_IV_LWristYaw 28
+#define ROMEO_JOINT_LWristPitch 24
+#define ROMEO_IQ_LWristPitch 30
+#define ROMEO_IV_LWristPitch 29
+#define ROMEO_JOINT_RShoulderPitch 25
+#define ROMEO_IQ_RShoulderPitch 31
+#define ROMEO_IV_RShoulderPitch 30
+#define ROMEO_JOINT_RShoulderYaw 26
+#define ROMEO_IQ_RShoulderYaw 32
+#define ROMEO_IV_RShoulderYaw 31
+#define ROMEO_JOINT_RElbowRoll 27
+#define ROMEO_IQ_RElbowRoll 33
+#define ROMEO_IV_RElbowRoll 32
+#define ROMEO_JOINT_RElbowYaw 28
+#define ROMEO_IQ_RElbowYaw 34
+#define ROMEO_IV_RElbowYaw 33
+#define ROMEO_JOINT_RWristRoll 29
+#define ROMEO_IQ_RWristRoll 35
+#define ROMEO_IV_RWristRoll 34
+#define ROMEO_JOINT_RWristYaw 30
+#define ROMEO_IQ_RWristYaw 36
+#define ROMEO_IV_RWristYaw 35
+#define ROMEO_JOINT_RWristPitch 31
+#define ROMEO_IQ_RWristPitch 37
+#define ROMEO_IV_RWristPitch 36
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in romeo_model.c. */
 extern const double romeo_q_initial[ROMEO_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/romeo_small.urdf --floating-base -o generated/urdf/romeo_small
  */
-#include "mb.h"
+#include "romeo_model.h"
 
-#include "romeo_dynamics.h"
-
-#if ROMEO_SET_ID != 0x303b9f331daa
+#if ROMEO_SET_ID != 0x99b4446cc298
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -204,9 +202,7 @@ const double romeo_v_initial[ROMEO_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs romeo_springs;
 const mb_springs romeo_springs = {0, NULL};
 
-extern const mb_model romeo_model;
 const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

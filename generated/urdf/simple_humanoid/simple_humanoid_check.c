@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "simple_humanoid_dynamics.h"
+#include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xed24d330268b
+#if SIMPLE_HUMANOID_SET_ID != 0x9daf34730ea6
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model simple_humanoid_model;
-extern const mb_springs simple_humanoid_springs;
 #define M simple_humanoid_model
 #define SPRINGS simple_humanoid_springs
 #define NQ SIMPLE_HUMANOID_NQ
@@ -97,7 +95,135 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_base_link], "base_link") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RLEG_LINK1], "RLEG_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RLEG_LINK2], "RLEG_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RLEG_LINK3], "RLEG_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RLEG_LINK4], "RLEG_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RLEG_LINK5], "RLEG_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_r_ankle], "r_ankle") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LLEG_LINK1], "LLEG_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LLEG_LINK2], "LLEG_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LLEG_LINK3], "LLEG_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LLEG_LINK4], "LLEG_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LLEG_LINK5], "LLEG_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_l_ankle], "l_ankle") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_WAIST_LINK1], "WAIST_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_WAIST_LINK2], "WAIST_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_torso], "torso") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK1], "RARM_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK2], "RARM_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK3], "RARM_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK4], "RARM_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK5], "RARM_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_RARM_LINK6], "RARM_LINK6") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_r_wrist], "r_wrist") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK1], "LARM_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK2], "LARM_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK3], "LARM_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK4], "LARM_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK5], "LARM_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_LARM_LINK6], "LARM_LINK6") != 0;
+  wrong += strcmp(simple_humanoid_body_names[SIMPLE_HUMANOID_BODY_l_wrist], "l_wrist") != 0;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_root_joint], "root_joint") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_root_joint] != SIMPLE_HUMANOID_IQ_root_joint ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_root_joint] != SIMPLE_HUMANOID_IV_root_joint || M.iq[SIMPLE_HUMANOID_BODY_base_link] != SIMPLE_HUMANOID_IQ_root_joint ||
+           M.iv[SIMPLE_HUMANOID_BODY_base_link] != SIMPLE_HUMANOID_IV_root_joint;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_HIP_R], "RLEG_HIP_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_HIP_R] != SIMPLE_HUMANOID_IQ_RLEG_HIP_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_HIP_R] != SIMPLE_HUMANOID_IV_RLEG_HIP_R || M.iq[SIMPLE_HUMANOID_BODY_RLEG_LINK1] != SIMPLE_HUMANOID_IQ_RLEG_HIP_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_RLEG_LINK1] != SIMPLE_HUMANOID_IV_RLEG_HIP_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_HIP_P], "RLEG_HIP_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_HIP_P] != SIMPLE_HUMANOID_IQ_RLEG_HIP_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_HIP_P] != SIMPLE_HUMANOID_IV_RLEG_HIP_P || M.iq[SIMPLE_HUMANOID_BODY_RLEG_LINK2] != SIMPLE_HUMANOID_IQ_RLEG_HIP_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_RLEG_LINK2] != SIMPLE_HUMANOID_IV_RLEG_HIP_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_HIP_Y], "RLEG_HIP_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_HIP_Y] != SIMPLE_HUMANOID_IQ_RLEG_HIP_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_HIP_Y] != SIMPLE_HUMANOID_IV_RLEG_HIP_Y || M.iq[SIMPLE_HUMANOID_BODY_RLEG_LINK3] != SIMPLE_HUMANOID_IQ_RLEG_HIP_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_RLEG_LINK3] != SIMPLE_HUMANOID_IV_RLEG_HIP_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_KNEE], "RLEG_KNEE") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_KNEE] != SIMPLE_HUMANOID_IQ_RLEG_KNEE ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_KNEE] != SIMPLE_HUMANOID_IV_RLEG_KNEE || M.iq[SIMPLE_HUMANOID_BODY_RLEG_LINK4] != SIMPLE_HUMANOID_IQ_RLEG_KNEE ||
+           M.iv[SIMPLE_HUMANOID_BODY_RLEG_LINK4] != SIMPLE_HUMANOID_IV_RLEG_KNEE;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_P], "RLEG_ANKLE_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_P] != SIMPLE_HUMANOID_IQ_RLEG_ANKLE_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_P] != SIMPLE_HUMANOID_IV_RLEG_ANKLE_P || M.iq[SIMPLE_HUMANOID_BODY_RLEG_LINK5] != SIMPLE_HUMANOID_IQ_RLEG_ANKLE_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_RLEG_LINK5] != SIMPLE_HUMANOID_IV_RLEG_ANKLE_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_R], "RLEG_ANKLE_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_R] != SIMPLE_HUMANOID_IQ_RLEG_ANKLE_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_R] != SIMPLE_HUMANOID_IV_RLEG_ANKLE_R || M.iq[SIMPLE_HUMANOID_BODY_r_ankle] != SIMPLE_HUMANOID_IQ_RLEG_ANKLE_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_r_ankle] != SIMPLE_HUMANOID_IV_RLEG_ANKLE_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_HIP_R], "LLEG_HIP_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_HIP_R] != SIMPLE_HUMANOID_IQ_LLEG_HIP_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_HIP_R] != SIMPLE_HUMANOID_IV_LLEG_HIP_R || M.iq[SIMPLE_HUMANOID_BODY_LLEG_LINK1] != SIMPLE_HUMANOID_IQ_LLEG_HIP_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_LLEG_LINK1] != SIMPLE_HUMANOID_IV_LLEG_HIP_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_HIP_P], "LLEG_HIP_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_HIP_P] != SIMPLE_HUMANOID_IQ_LLEG_HIP_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_HIP_P] != SIMPLE_HUMANOID_IV_LLEG_HIP_P || M.iq[SIMPLE_HUMANOID_BODY_LLEG_LINK2] != SIMPLE_HUMANOID_IQ_LLEG_HIP_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_LLEG_LINK2] != SIMPLE_HUMANOID_IV_LLEG_HIP_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_HIP_Y], "LLEG_HIP_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_HIP_Y] != SIMPLE_HUMANOID_IQ_LLEG_HIP_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_HIP_Y] != SIMPLE_HUMANOID_IV_LLEG_HIP_Y || M.iq[SIMPLE_HUMANOID_BODY_LLEG_LINK3] != SIMPLE_HUMANOID_IQ_LLEG_HIP_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_LLEG_LINK3] != SIMPLE_HUMANOID_IV_LLEG_HIP_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_KNEE], "LLEG_KNEE") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_KNEE] != SIMPLE_HUMANOID_IQ_LLEG_KNEE ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_KNEE] != SIMPLE_HUMANOID_IV_LLEG_KNEE || M.iq[SIMPLE_HUMANOID_BODY_LLEG_LINK4] != SIMPLE_HUMANOID_IQ_LLEG_KNEE ||
+           M.iv[SIMPLE_HUMANOID_BODY_LLEG_LINK4] != SIMPLE_HUMANOID_IV_LLEG_KNEE;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_P], "LLEG_ANKLE_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_P] != SIMPLE_HUMANOID_IQ_LLEG_ANKLE_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_P] != SIMPLE_HUMANOID_IV_LLEG_ANKLE_P || M.iq[SIMPLE_HUMANOID_BODY_LLEG_LINK5] != SIMPLE_HUMANOID_IQ_LLEG_ANKLE_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_LLEG_LINK5] != SIMPLE_HUMANOID_IV_LLEG_ANKLE_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_R], "LLEG_ANKLE_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_R] != SIMPLE_HUMANOID_IQ_LLEG_ANKLE_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_R] != SIMPLE_HUMANOID_IV_LLEG_ANKLE_R || M.iq[SIMPLE_HUMANOID_BODY_l_ankle] != SIMPLE_HUMANOID_IQ_LLEG_ANKLE_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_l_ankle] != SIMPLE_HUMANOID_IV_LLEG_ANKLE_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_WAIST_P], "WAIST_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_WAIST_P] != SIMPLE_HUMANOID_IQ_WAIST_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_WAIST_P] != SIMPLE_HUMANOID_IV_WAIST_P || M.iq[SIMPLE_HUMANOID_BODY_WAIST_LINK1] != SIMPLE_HUMANOID_IQ_WAIST_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_WAIST_LINK1] != SIMPLE_HUMANOID_IV_WAIST_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_WAIST_R], "WAIST_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_WAIST_R] != SIMPLE_HUMANOID_IQ_WAIST_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_WAIST_R] != SIMPLE_HUMANOID_IV_WAIST_R || M.iq[SIMPLE_HUMANOID_BODY_WAIST_LINK2] != SIMPLE_HUMANOID_IQ_WAIST_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_WAIST_LINK2] != SIMPLE_HUMANOID_IV_WAIST_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_CHEST], "CHEST") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_CHEST] != SIMPLE_HUMANOID_IQ_CHEST ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_CHEST] != SIMPLE_HUMANOID_IV_CHEST || M.iq[SIMPLE_HUMANOID_BODY_torso] != SIMPLE_HUMANOID_IQ_CHEST ||
+           M.iv[SIMPLE_HUMANOID_BODY_torso] != SIMPLE_HUMANOID_IV_CHEST;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_P], "RARM_SHOULDER_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_P] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_P] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_P || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK1] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK1] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_R], "RARM_SHOULDER_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_R] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_R] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_R || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK2] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK2] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_Y], "RARM_SHOULDER_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_Y] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_Y] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_Y || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK3] != SIMPLE_HUMANOID_IQ_RARM_SHOULDER_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK3] != SIMPLE_HUMANOID_IV_RARM_SHOULDER_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_ELBOW], "RARM_ELBOW") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_ELBOW] != SIMPLE_HUMANOID_IQ_RARM_ELBOW ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_ELBOW] != SIMPLE_HUMANOID_IV_RARM_ELBOW || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK4] != SIMPLE_HUMANOID_IQ_RARM_ELBOW ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK4] != SIMPLE_HUMANOID_IV_RARM_ELBOW;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_WRIST_Y], "RARM_WRIST_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_WRIST_Y] != SIMPLE_HUMANOID_IQ_RARM_WRIST_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_WRIST_Y] != SIMPLE_HUMANOID_IV_RARM_WRIST_Y || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK5] != SIMPLE_HUMANOID_IQ_RARM_WRIST_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK5] != SIMPLE_HUMANOID_IV_RARM_WRIST_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_WRIST_P], "RARM_WRIST_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_WRIST_P] != SIMPLE_HUMANOID_IQ_RARM_WRIST_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_WRIST_P] != SIMPLE_HUMANOID_IV_RARM_WRIST_P || M.iq[SIMPLE_HUMANOID_BODY_RARM_LINK6] != SIMPLE_HUMANOID_IQ_RARM_WRIST_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_RARM_LINK6] != SIMPLE_HUMANOID_IV_RARM_WRIST_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_RARM_WRIST_R], "RARM_WRIST_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_RARM_WRIST_R] != SIMPLE_HUMANOID_IQ_RARM_WRIST_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_RARM_WRIST_R] != SIMPLE_HUMANOID_IV_RARM_WRIST_R || M.iq[SIMPLE_HUMANOID_BODY_r_wrist] != SIMPLE_HUMANOID_IQ_RARM_WRIST_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_r_wrist] != SIMPLE_HUMANOID_IV_RARM_WRIST_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_P], "LARM_SHOULDER_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_P] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_P] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_P || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK1] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK1] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_R], "LARM_SHOULDER_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_R] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_R] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_R || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK2] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK2] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_R;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_Y], "LARM_SHOULDER_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_Y] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_Y] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_Y || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK3] != SIMPLE_HUMANOID_IQ_LARM_SHOULDER_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK3] != SIMPLE_HUMANOID_IV_LARM_SHOULDER_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_ELBOW], "LARM_ELBOW") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_ELBOW] != SIMPLE_HUMANOID_IQ_LARM_ELBOW ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_ELBOW] != SIMPLE_HUMANOID_IV_LARM_ELBOW || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK4] != SIMPLE_HUMANOID_IQ_LARM_ELBOW ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK4] != SIMPLE_HUMANOID_IV_LARM_ELBOW;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_WRIST_Y], "LARM_WRIST_Y") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_WRIST_Y] != SIMPLE_HUMANOID_IQ_LARM_WRIST_Y ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_WRIST_Y] != SIMPLE_HUMANOID_IV_LARM_WRIST_Y || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK5] != SIMPLE_HUMANOID_IQ_LARM_WRIST_Y ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK5] != SIMPLE_HUMANOID_IV_LARM_WRIST_Y;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_WRIST_P], "LARM_WRIST_P") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_WRIST_P] != SIMPLE_HUMANOID_IQ_LARM_WRIST_P ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_WRIST_P] != SIMPLE_HUMANOID_IV_LARM_WRIST_P || M.iq[SIMPLE_HUMANOID_BODY_LARM_LINK6] != SIMPLE_HUMANOID_IQ_LARM_WRIST_P ||
+           M.iv[SIMPLE_HUMANOID_BODY_LARM_LINK6] != SIMPLE_HUMANOID_IV_LARM_WRIST_P;
+  wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R], "LARM_WRIST_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R] != SIMPLE_HUMANOID_IQ_LARM_WRIST_R ||
+           simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R] != SIMPLE_HUMANOID_IV_LARM_WRIST_R || M.iq[SIMPLE_HUMANOID_BODY_l_wrist] != SIMPLE_HUMANOID_IQ_LARM_WRIST_R ||
+           M.iv[SIMPLE_HUMANOID_BODY_l_wrist] != SIMPLE_HUMANOID_IV_LARM_WRIST_R;
+  if (wrong) printf("simple_humanoid: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SIMPLE_HUMANOID_SET_ID != 0xed24d330268b
+#if SIMPLE_HUMANOID_SET_ID != 0x9daf34730ea6
 #error "simple_humanoid_dynamics.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/simple_humanoid.urdf --floating-base -o generated/urdf/simple_humanoid
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (simple_humanoid_joint_iq, simple_humanoid_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are SIMPLE_HUMANOID_NV x SIMPLE_HUMANOID_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (simple_humanoid_joint_iq,
+ *   simple_humanoid_joint_iv and the SIMPLE_HUMANOID_IQ_/SIMPLE_HUMANOID_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are SIMPLE_HUMANOID_NV x SIMPLE_HUMANOID_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have SIMPLE_HUMANOID_NB + 1 entries indexed by body number (simple_humanoid_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xed24d330268b
+#define SIMPLE_HUMANOID_SET_ID 0x9daf34730ea6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -79,6 +88,131 @@ extern const char *const simple_humanoid_coord_names[SIMPLE_HUMANOID_NV];
 extern const int simple_humanoid_coord_iq[SIMPLE_HUMANOID_NV];
 /* Every body by number, the world first. */
 extern const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1];
+/* The same by name: SIMPLE_HUMANOID_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), SIMPLE_HUMANOID_JOINT_<joint> the joint's entry of the joint tables, SIMPLE_HUMANOID_IQ_<joint>
+ * and SIMPLE_HUMANOID_IV_<joint> its first q and v index (tau[SIMPLE_HUMANOID_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define SIMPLE_HUMANOID_BODY_base_link 1
+#define SIMPLE_HUMANOID_BODY_RLEG_LINK1 2
+#define SIMPLE_HUMANOID_BODY_RLEG_LINK2 3
+#define SIMPLE_HUMANOID_BODY_RLEG_LINK3 4
+#define SIMPLE_HUMANOID_BODY_RLEG_LINK4 5
+#define SIMPLE_HUMANOID_BODY_RLEG_LINK5 6
+#define SIMPLE_HUMANOID_BODY_r_ankle 7
+#define SIMPLE_HUMANOID_BODY_LLEG_LINK1 8
+#define SIMPLE_HUMANOID_BODY_LLEG_LINK2 9
+#define SIMPLE_HUMANOID_BODY_LLEG_LINK3 10
+#define SIMPLE_HUMANOID_BODY_LLEG_LINK4 11
+#define SIMPLE_HUMANOID_BODY_LLEG_LINK5 12
+#define SIMPLE_HUMANOID_BODY_l_ankle 13
+#define SIMPLE_HUMANOID_BODY_WAIST_LINK1 14
+#define SIMPLE_HUMANOID_BODY_WAIST_LINK2 15
+#define SIMPLE_HUMANOID_BODY_torso 16
+#define SIMPLE_HUMANOID_BODY_RARM_LINK1 17
+#define SIMPLE_HUMANOID_BODY_RARM_LINK2 18
+#define SIMPLE_HUMANOID_BODY_RARM_LINK3 19
+#define SIMPLE_HUMANOID_BODY_RARM_LINK4 20
+#define SIMPLE_HUMANOID_BODY_RARM_LINK5 21
+#define SIMPLE_HUMANOID_BODY_RARM_LINK6 22
+#define SIMPLE_HUMANOID_BODY_r_wrist 23
+#define SIMPLE_HUMANOID_BODY_LARM_LINK1 24
+#define SIMPLE_HUMANOID_BODY_LARM_LINK2 25
+#define SIMPLE_HUMANOID_BODY_LARM_LINK3 26
+#define SIMPLE_HUMANOID_BODY_LARM_LINK4 27
+#define SIMPLE_HUMANOID_BODY_LARM_LINK5 28
+#define SIMPLE_HUMANOID_BODY_LARM_LINK6 29
+#define SIMPLE_HUMANOID_BODY_l_wrist 30
+#define SIMPLE_HUMANOID_JOINT_root_joint 0
+#define SIMPLE_HUMANOID_IQ_root_joint 0
+#define SIMPLE_HUMANOID_IV_root_joint 0
+#define SIMPLE_HUMANOID_JOINT_RLEG_HIP_R 1
+#define SIMPLE_HUMANOID_IQ_RLEG_HIP_R 7
+#define SIMPLE_HUMANOID_IV_RLEG_HIP_R 6
+#define SIMPLE_HUMANOID_JOINT_RLEG_HIP_P 2
+#define SIMPLE_HUMANOID_IQ_RLEG_HIP_P 8
+#define SIMPLE_HUMANOID_IV_RLEG_HIP_P 7
+#define SIMPLE_HUMANOID_JOINT_RLEG_HIP_Y 3
+#define SIMPLE_HUMANOID_IQ_RLEG_HIP_Y 9
+#define SIMPLE_HUMANOID_IV_RLEG_HIP_Y 8
+#define SIMPLE_HUMANOID_JOINT_RLEG_KNEE 4
+#define SIMPLE_HUMANOID_IQ_RLEG_KNEE 10
+#define SIMPLE_HUMANOID_IV_RLEG_KNEE 9
+#define SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_P 5
+#define SIMPLE_HUMANOID_IQ_RLEG_ANKLE_P 11
+#define SIMPLE_HUMANOID_IV_RLEG_ANKLE_P 10
+#define SIMPLE_HUMANOID_JOINT_RLEG_ANKLE_R 6
+#define SIMPLE_HUMANOID_IQ_RLEG_ANKLE_R 12
+#define SIMPLE_HUMANOID_IV_RLEG_ANKLE_R 11
+#define SIMPLE_HUMANOID_JOINT_LLEG_HIP_R 7
+#define SIMPLE_HUMANOID_IQ_LLEG_HIP_R 13
+#define SIMPLE_HUMANOID_IV_LLEG_HIP_R 12
+#define SIMPLE_HUMANOID_JOINT_LLEG_HIP_P 8
+#define SIMPLE_HUMANOID_IQ_LLEG_HIP_P 14
+#define SIMPLE_HUMANOID_IV_LLEG_HIP_P 13
+#define SIMPLE_HUMANOID_JOINT_LLEG_HIP_Y 9
+#define SIMPLE_HUMANOID_IQ_LLEG_HIP_Y 15
+#define SIMPLE_HUMANOID_IV_LLEG_HIP_Y 14
+#define SIMPLE_HUMANOID_JOINT_LLEG_KNEE 10
+#define SIMPLE_HUMANOID_IQ_LLEG_KNEE 16
+#define SIMPLE_HUMANOID_IV_LLEG_KNEE 15
+#define SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_P 11
+#define SIMPLE_HUMANOID_IQ_LLEG_ANKLE_P 17
+#define SIMPLE_HUMANOID_IV_LLEG_ANKLE_P 16
+#define SIMPLE_HUMANOID_JOINT_LLEG_ANKLE_R 12
+#define SIMPLE_HUMANOID_IQ_LLEG_ANKLE_R 18
+#define SIMPLE_HUMANOID_IV_LLEG_ANKLE_R 17
+#define SIMPLE_HUMANOID_JOINT_WAIST_P 13
+#define SIMPLE_HUMANOID_IQ_WAIST_P 19
+#define SIMPLE_HUMANOID_IV_WAIST_P 18
+#define SIMPLE_HUMANOID_JOINT_WAIST_R 14
+#define SIMPLE_HUMANOID_IQ_WAIST_R 20
+#define SIMPLE_HUMANOID_IV_WAIST_R 19
+#define SIMPLE_HUMANOID_JOINT_CHEST 15
+#define SIMPLE_HUMANOID_IQ_CHEST 21
+#define SIMPLE_HUMANOID_IV_CHEST 20
+#define SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_P 16
+#define SIMPLE_HUMANOID_IQ_RARM_SHOULDER_P 22
+#define SIMPLE_HUMANOID_IV_RARM_SHOULDER_P 21
+#define SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_R 17
+#define SIMPLE_HUMANOID_IQ_RARM_SHOULDER_R 23
+#define SIMPLE_HUMANOID_IV_RARM_SHOULDER_R 22
+#define SIMPLE_HUMANOID_JOINT_RARM_SHOULDER_Y 18
+#define SIMPLE_HUMANOID_IQ_RARM_SHOULDER_Y 24
+#define SIMPLE_HUMANOID_IV_RARM_SHOULDER_Y 23
+#define SIMPLE_HUMANOID_JOINT_RARM_ELBOW 19
+#define SIMPLE_HUMANOID_IQ_RARM_ELBOW 25
+#define SIMPLE_HUMANOID_IV_RARM_ELBOW 24
+#define SIMPLE_HUMANOID_JOINT_RARM_WRIST_Y 20
+#define SIMPLE_HUMANOID_IQ_RARM_WRIST_Y 26
+#define SIMPLE_HUMANOID_IV_RARM_WRIST_Y 25
+#define SIMPLE_HUMANOID_JOINT_RARM_WRIST_P 21
+#define SIMPLE_HUMANOID_IQ_RARM_WRIST_P 27
+#define SIMPLE_HUMANOID_IV_RARM_WRIST_P 26
+#define SIMPLE_HUMANOID_JOINT_RARM_WRIST_R 22
+#define SIMPLE_HUMANOID_IQ_RARM_WRIST_R 28
+#define SIMPLE_HUMANOID_IV_RARM_WRIST_R 27
+#define SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_P 23
+#define SIMPLE_HUMANOID_IQ_LARM_SHOULDER_P 29
+#define SIMPLE_HUMANOID_IV_LARM_SHOULDER_P 28
+#define SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_R 24
+#define SIMPLE_HUMANOID_IQ_LARM_SHOULDER_R 30
+#define SIMPLE_HUMANOID_IV_LARM_SHOULDER_R 29
+#define SIMPLE_HUMANOID_JOINT_LARM_SHOULDER_Y 25
+#define SIMPLE_HUMANOID_IQ_LARM_SHOULDER_Y 31
+#define SIMPLE_HUMANOID_IV_LARM_SHOULDER_Y 30
+#define SIMPLE_HUMANOID_JOINT_LARM_ELBOW 26
+#define SIMPLE_HUMANOID_IQ_LARM_ELBOW 32
+#define SIMPLE_HUMANOID_IV_LARM_ELBOW 31
+#define SIMPLE_HUMANOID_JOINT_LARM_WRIST_Y 27
+#define SIMPLE_HUMANOID_IQ_LARM_WRIST_Y 33
+#define SIMPLE_HUMANOID_IV_LARM_WRIST_Y 32
+#define SIMPLE_HUMANOID_JOINT_LARM_WRIST_P 28
+#define SIMPLE_HUMANOID_IQ_LARM_WRIST_P 34
+#define SIMPLE_HUMANOID_IV_LARM_WRIST_P 33
+#define SIMPLE_HUMANOID_JOINT_LARM_WRIST_R 29
+#define SIMPLE_HUMANOID_IQ_LARM_WRIST_R 35
+#define SIMPLE_HUMANOID_IV_LARM_WRIST_R 34
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in simple_humanoid_model.c. */
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];

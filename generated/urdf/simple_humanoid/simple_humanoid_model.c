@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/simple_humanoid.urdf --floating-base -o generated/urdf/simple_humanoid
  */
-#include "mb.h"
+#include "simple_humanoid_model.h"
 
-#include "simple_humanoid_dynamics.h"
-
-#if SIMPLE_HUMANOID_SET_ID != 0xed24d330268b
+#if SIMPLE_HUMANOID_SET_ID != 0x9daf34730ea6
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -191,9 +189,7 @@ const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs simple_humanoid_springs;
 const mb_springs simple_humanoid_springs = {0, NULL};
 
-extern const mb_model simple_humanoid_model;
 const mb_model simple_humanoid_model = {30, 36, 35, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

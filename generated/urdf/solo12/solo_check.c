@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "solo_dynamics.h"
+#include "solo_model.h"
 
-#if SOLO_SET_ID != 0xd10a5509eb2b
+#if SOLO_SET_ID != 0x669fdef9e28c
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model solo_model;
-extern const mb_springs solo_springs;
 #define M solo_model
 #define SPRINGS solo_springs
 #define NQ SOLO_NQ
@@ -97,7 +95,67 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_base_link], "base_link") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FL_SHOULDER], "FL_SHOULDER") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FL_UPPER_LEG], "FL_UPPER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FL_LOWER_LEG], "FL_LOWER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FR_SHOULDER], "FR_SHOULDER") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FR_UPPER_LEG], "FR_UPPER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_FR_LOWER_LEG], "FR_LOWER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HL_SHOULDER], "HL_SHOULDER") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HL_UPPER_LEG], "HL_UPPER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HL_LOWER_LEG], "HL_LOWER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HR_SHOULDER], "HR_SHOULDER") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HR_UPPER_LEG], "HR_UPPER_LEG") != 0;
+  wrong += strcmp(solo_body_names[SOLO_BODY_HR_LOWER_LEG], "HR_LOWER_LEG") != 0;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_root_joint], "root_joint") != 0 || solo_joint_iq[SOLO_JOINT_root_joint] != SOLO_IQ_root_joint ||
+           solo_joint_iv[SOLO_JOINT_root_joint] != SOLO_IV_root_joint || M.iq[SOLO_BODY_base_link] != SOLO_IQ_root_joint ||
+           M.iv[SOLO_BODY_base_link] != SOLO_IV_root_joint;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FL_HAA], "FL_HAA") != 0 || solo_joint_iq[SOLO_JOINT_FL_HAA] != SOLO_IQ_FL_HAA ||
+           solo_joint_iv[SOLO_JOINT_FL_HAA] != SOLO_IV_FL_HAA || M.iq[SOLO_BODY_FL_SHOULDER] != SOLO_IQ_FL_HAA ||
+           M.iv[SOLO_BODY_FL_SHOULDER] != SOLO_IV_FL_HAA;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FL_HFE], "FL_HFE") != 0 || solo_joint_iq[SOLO_JOINT_FL_HFE] != SOLO_IQ_FL_HFE ||
+           solo_joint_iv[SOLO_JOINT_FL_HFE] != SOLO_IV_FL_HFE || M.iq[SOLO_BODY_FL_UPPER_LEG] != SOLO_IQ_FL_HFE ||
+           M.iv[SOLO_BODY_FL_UPPER_LEG] != SOLO_IV_FL_HFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FL_KFE], "FL_KFE") != 0 || solo_joint_iq[SOLO_JOINT_FL_KFE] != SOLO_IQ_FL_KFE ||
+           solo_joint_iv[SOLO_JOINT_FL_KFE] != SOLO_IV_FL_KFE || M.iq[SOLO_BODY_FL_LOWER_LEG] != SOLO_IQ_FL_KFE ||
+           M.iv[SOLO_BODY_FL_LOWER_LEG] != SOLO_IV_FL_KFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FR_HAA], "FR_HAA") != 0 || solo_joint_iq[SOLO_JOINT_FR_HAA] != SOLO_IQ_FR_HAA ||
+           solo_joint_iv[SOLO_JOINT_FR_HAA] != SOLO_IV_FR_HAA || M.iq[SOLO_BODY_FR_SHOULDER] != SOLO_IQ_FR_HAA ||
+           M.iv[SOLO_BODY_FR_SHOULDER] != SOLO_IV_FR_HAA;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FR_HFE], "FR_HFE") != 0 || solo_joint_iq[SOLO_JOINT_FR_HFE] != SOLO_IQ_FR_HFE ||
+           solo_joint_iv[SOLO_JOINT_FR_HFE] != SOLO_IV_FR_HFE || M.iq[SOLO_BODY_FR_UPPER_LEG] != SOLO_IQ_FR_HFE ||
+           M.iv[SOLO_BODY_FR_UPPER_LEG] != SOLO_IV_FR_HFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_FR_KFE], "FR_KFE") != 0 || solo_joint_iq[SOLO_JOINT_FR_KFE] != SOLO_IQ_FR_KFE ||
+           solo_joint_iv[SOLO_JOINT_FR_KFE] != SOLO_IV_FR_KFE || M.iq[SOLO_BODY_FR_LOWER_LEG] != SOLO_IQ_FR_KFE ||
+           M.iv[SOLO_BODY_FR_LOWER_LEG] != SOLO_IV_FR_KFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HL_HAA], "HL_HAA") != 0 || solo_joint_iq[SOLO_JOINT_HL_HAA] != SOLO_IQ_HL_HAA ||
+           solo_joint_iv[SOLO_JOINT_HL_HAA] != SOLO_IV_HL_HAA || M.iq[SOLO_BODY_HL_SHOULDER] != SOLO_IQ_HL_HAA ||
+           M.iv[SOLO_BODY_HL_SHOULDER] != SOLO_IV_HL_HAA;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HL_HFE], "HL_HFE") != 0 || solo_joint_iq[SOLO_JOINT_HL_HFE] != SOLO_IQ_HL_HFE ||
+           solo_joint_iv[SOLO_JOINT_HL_HFE] != SOLO_IV_HL_HFE || M.iq[SOLO_BODY_HL_UPPER_LEG] != SOLO_IQ_HL_HFE ||
+           M.iv[SOLO_BODY_HL_UPPER_LEG] != SOLO_IV_HL_HFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HL_KFE], "HL_KFE") != 0 || solo_joint_iq[SOLO_JOINT_HL_KFE] != SOLO_IQ_HL_KFE ||
+           solo_joint_iv[SOLO_JOINT_HL_KFE] != SOLO_IV_HL_KFE || M.iq[SOLO_BODY_HL_LOWER_LEG] != SOLO_IQ_HL_KFE ||
+           M.iv[SOLO_BODY_HL_LOWER_LEG] != SOLO_IV_HL_KFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HR_HAA], "HR_HAA") != 0 || solo_joint_iq[SOLO_JOINT_HR_HAA] != SOLO_IQ_HR_HAA ||
+           solo_joint_iv[SOLO_JOINT_HR_HAA] != SOLO_IV_HR_HAA || M.iq[SOLO_BODY_HR_SHOULDER] != SOLO_IQ_HR_HAA ||
+           M.iv[SOLO_BODY_HR_SHOULDER] != SOLO_IV_HR_HAA;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HR_HFE], "HR_HFE") != 0 || solo_joint_iq[SOLO_JOINT_HR_HFE] != SOLO_IQ_HR_HFE ||
+           solo_joint_iv[SOLO_JOINT_HR_HFE] != SOLO_IV_HR_HFE || M.iq[SOLO_BODY_HR_UPPER_LEG] != SOLO_IQ_HR_HFE ||
+           M.iv[SOLO_BODY_HR_UPPER_LEG] != SOLO_IV_HR_HFE;
+  wrong += strcmp(solo_joint_names[SOLO_JOINT_HR_KFE], "HR_KFE") != 0 || solo_joint_iq[SOLO_JOINT_HR_KFE] != SOLO_IQ_HR_KFE ||
+           solo_joint_iv[SOLO_JOINT_HR_KFE] != SOLO_IV_HR_KFE || M.iq[SOLO_BODY_HR_LOWER_LEG] != SOLO_IQ_HR_KFE ||
+           M.iv[SOLO_BODY_HR_LOWER_LEG] != SOLO_IV_HR_KFE;
+  if (wrong) printf("solo: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

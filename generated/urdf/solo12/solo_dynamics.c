@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0xd10a5509eb2b
+#if SOLO_SET_ID != 0x669fdef9e28c
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

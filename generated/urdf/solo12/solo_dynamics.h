@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/solo12.urdf --floating-base -o generated/urdf/solo12
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (solo_joint_iq, solo_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are SOLO_NV x SOLO_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (solo_joint_iq,
+ *   solo_joint_iv and the SOLO_IQ_/SOLO_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are SOLO_NV x SOLO_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have SOLO_NB + 1 entries indexed by body number (solo_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0xd10a5509eb2b
+#define SOLO_SET_ID 0x669fdef9e28c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -79,6 +88,63 @@ extern const char *const solo_coord_names[SOLO_NV];
 extern const int solo_coord_iq[SOLO_NV];
 /* Every body by number, the world first. */
 extern const char *const solo_body_names[SOLO_NB + 1];
+/* The same by name: SOLO_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), SOLO_JOINT_<joint> the joint's entry of the joint tables, SOLO_IQ_<joint>
+ * and SOLO_IV_<joint> its first q and v index (tau[SOLO_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define SOLO_BODY_base_link 1
+#define SOLO_BODY_FL_SHOULDER 2
+#define SOLO_BODY_FL_UPPER_LEG 3
+#define SOLO_BODY_FL_LOWER_LEG 4
+#define SOLO_BODY_FR_SHOULDER 5
+#define SOLO_BODY_FR_UPPER_LEG 6
+#define SOLO_BODY_FR_LOWER_LEG 7
+#define SOLO_BODY_HL_SHOULDER 8
+#define SOLO_BODY_HL_UPPER_LEG 9
+#define SOLO_BODY_HL_LOWER_LEG 10
+#define SOLO_BODY_HR_SHOULDER 11
+#define SOLO_BODY_HR_UPPER_LEG 12
+#define SOLO_BODY_HR_LOWER_LEG 13
+#define SOLO_JOINT_root_joint 0
+#define SOLO_IQ_root_joint 0
+#define SOLO_IV_root_joint 0
+#define SOLO_JOINT_FL_HAA 1
+#define SOLO_IQ_FL_HAA 7
+#define SOLO_IV_FL_HAA 6
+#define SOLO_JOINT_FL_HFE 2
+#define SOLO_IQ_FL_HFE 8
+#define SOLO_IV_FL_HFE 7
+#define SOLO_JOINT_FL_KFE 3
+#define SOLO_IQ_FL_KFE 9
+#define SOLO_IV_FL_KFE 8
+#define SOLO_JOINT_FR_HAA 4
+#define SOLO_IQ_FR_HAA 10
+#define SOLO_IV_FR_HAA 9
+#define SOLO_JOINT_FR_HFE 5
+#define SOLO_IQ_FR_HFE 11
+#define SOLO_IV_FR_HFE 10
+#define SOLO_JOINT_FR_KFE 6
+#define SOLO_IQ_FR_KFE 12
+#define SOLO_IV_FR_KFE 11
+#define SOLO_JOINT_HL_HAA 7
+#define SOLO_IQ_HL_HAA 13
+#define SOLO_IV_HL_HAA 12
+#define SOLO_JOINT_HL_HFE 8
+#define SOLO_IQ_HL_HFE 14
+#define SOLO_IV_HL_HFE 13
+#define SOLO_JOINT_HL_KFE 9
+#define SOLO_IQ_HL_KFE 15
+#define SOLO_IV_HL_KFE 14
+#define SOLO_JOINT_HR_HAA 10
+#define SOLO_IQ_HR_HAA 16
+#define SOLO_IV_HR_HAA 15
+#define SOLO_JOINT_HR_HFE 11
+#define SOLO_IQ_HR_HFE 17
+#define SOLO_IV_HR_HFE 16
+#define SOLO_JOINT_HR_KFE 12
+#define SOLO_IQ_HR_KFE 18
+#define SOLO_IV_HR_KFE 17
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in solo_model.c. */
 extern const double solo_q_initial[SOLO_NQ];

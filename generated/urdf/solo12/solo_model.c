@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/solo12.urdf --floating-base -o generated/urdf/solo12
  */
-#include "mb.h"
+#include "solo_model.h"
 
-#include "solo_dynamics.h"
-
-#if SOLO_SET_ID != 0xd10a5509eb2b
+#if SOLO_SET_ID != 0x669fdef9e28c
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,9 +108,7 @@ const double solo_v_initial[SOLO_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs solo_springs;
 const mb_springs solo_springs = {0, NULL};
 
-extern const mb_model solo_model;
 const mb_model solo_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -8,16 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "mb.h"
-#include "ur5_dynamics.h"
+#include "ur5_model.h"
 
-#if UR5_SET_ID != 0x810ecd495cc0
+#if UR5_SET_ID != 0xf30b4e8884de
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-extern const mb_model ur5_model;
-extern const mb_springs ur5_springs;
 #define M ur5_model
 #define SPRINGS ur5_springs
 #define NQ UR5_NQ
@@ -97,7 +95,39 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+static int names_wrong(void) {
+  int wrong = 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_shoulder_link], "shoulder_link") != 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_upper_arm_link], "upper_arm_link") != 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_forearm_link], "forearm_link") != 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_wrist_1_link], "wrist_1_link") != 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_wrist_2_link], "wrist_2_link") != 0;
+  wrong += strcmp(ur5_body_names[UR5_BODY_wrist_3_link], "wrist_3_link") != 0;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_shoulder_pan_joint], "shoulder_pan_joint") != 0 || ur5_joint_iq[UR5_JOINT_shoulder_pan_joint] != UR5_IQ_shoulder_pan_joint ||
+           ur5_joint_iv[UR5_JOINT_shoulder_pan_joint] != UR5_IV_shoulder_pan_joint || M.iq[UR5_BODY_shoulder_link] != UR5_IQ_shoulder_pan_joint ||
+           M.iv[UR5_BODY_shoulder_link] != UR5_IV_shoulder_pan_joint;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_shoulder_lift_joint], "shoulder_lift_joint") != 0 || ur5_joint_iq[UR5_JOINT_shoulder_lift_joint] != UR5_IQ_shoulder_lift_joint ||
+           ur5_joint_iv[UR5_JOINT_shoulder_lift_joint] != UR5_IV_shoulder_lift_joint || M.iq[UR5_BODY_upper_arm_link] != UR5_IQ_shoulder_lift_joint ||
+           M.iv[UR5_BODY_upper_arm_link] != UR5_IV_shoulder_lift_joint;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_elbow_joint], "elbow_joint") != 0 || ur5_joint_iq[UR5_JOINT_elbow_joint] != UR5_IQ_elbow_joint ||
+           ur5_joint_iv[UR5_JOINT_elbow_joint] != UR5_IV_elbow_joint || M.iq[UR5_BODY_forearm_link] != UR5_IQ_elbow_joint ||
+           M.iv[UR5_BODY_forearm_link] != UR5_IV_elbow_joint;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_wrist_1_joint], "wrist_1_joint") != 0 || ur5_joint_iq[UR5_JOINT_wrist_1_joint] != UR5_IQ_wrist_1_joint ||
+           ur5_joint_iv[UR5_JOINT_wrist_1_joint] != UR5_IV_wrist_1_joint || M.iq[UR5_BODY_wrist_1_link] != UR5_IQ_wrist_1_joint ||
+           M.iv[UR5_BODY_wrist_1_link] != UR5_IV_wrist_1_joint;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_wrist_2_joint], "wrist_2_joint") != 0 || ur5_joint_iq[UR5_JOINT_wrist_2_joint] != UR5_IQ_wrist_2_joint ||
+           ur5_joint_iv[UR5_JOINT_wrist_2_joint] != UR5_IV_wrist_2_joint || M.iq[UR5_BODY_wrist_2_link] != UR5_IQ_wrist_2_joint ||
+           M.iv[UR5_BODY_wrist_2_link] != UR5_IV_wrist_2_joint;
+  wrong += strcmp(ur5_joint_names[UR5_JOINT_wrist_3_joint], "wrist_3_joint") != 0 || ur5_joint_iq[UR5_JOINT_wrist_3_joint] != UR5_IQ_wrist_3_joint ||
+           ur5_joint_iv[UR5_JOINT_wrist_3_joint] != UR5_IV_wrist_3_joint || M.iq[UR5_BODY_wrist_3_link] != UR5_IQ_wrist_3_joint ||
+           M.iv[UR5_BODY_wrist_3_link] != UR5_IV_wrist_3_joint;
+  if (wrong) printf("ur5: FAILED: %d index macros disagree with the name tables or the "
+                    "runtime model\n", wrong);
+  return wrong;
+}
+
 int main(void) {
+  if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */

@@ -5,17 +5,26 @@
  *   mbdc generate examples/urdf/ur5.urdf -o generated/urdf/ur5
  */
 
-/* Conventions (the same as Pinocchio's):
- * - q and v follow body numbering (ur5_joint_iq, ur5_joint_iv); a floating joint has
- *   q = [x y z qx qy qz qw] (child origin in parent coordinates, a quaternion rotating child to
- *   parent coordinates, w last), v = [linear; angular] in the child frame and tau = [force; torque];
- *   a spherical joint has a quaternion in q and the child-frame angular velocity in v.
- * - Matrices are UR5_NV x UR5_NV, row-major, full symmetric.
+/* Conventions ("Pinocchio:" marks each place where Pinocchio's differ):
+ * - q and v follow body numbering, parents before children (ur5_joint_iq,
+ *   ur5_joint_iv and the UR5_IQ_/UR5_IV_ macros). Pinocchio: its own joint
+ *   order, which may differ; match joints by name.
+ * - A floating joint has q = [x y z qx qy qz qw] (child origin in parent coordinates, a
+ *   quaternion rotating child to parent coordinates, w last), v = [linear; angular] in the
+ *   child frame and tau = [force; torque]; a spherical joint has a quaternion in q and the
+ *   child-frame angular velocity in v (as Pinocchio's free-flyer and spherical joints).
+ * - Matrices are UR5_NV x UR5_NV, row-major, full symmetric. Pinocchio: Eigen matrices
+ *   are column-major, and its crba and computeMinverse fill the upper triangle only.
  * - Per-body arrays have UR5_NB + 1 entries indexed by body number (ur5_body_names),
- *   entry 0 the world: f_ext holds one wrench [torque; force] per body, acting on the body at its
- *   origin in its frame (entry 0 ignored); a joint wrench is [torque; force] of the parent on the
- *   child at the joint origin in the joint frame; a pose is R (row-major, body to world) then the
- *   body origin in world coordinates (12 numbers).
+ *   entry 0 the world. A body's frame is the frame of the joint that moves it, after the
+ *   motion (a URDF link's frame), as Pinocchio's joint frames.
+ * - Wrenches are [torque; force], the moment first. Pinocchio: its Force is [linear; angular]:
+ *   swap the two halves. f_ext holds one wrench per body, acting on the body at its origin in
+ *   its frame (entry 0 ignored), as Pinocchio's fext in the joint frames; joint wrench i is
+ *   the one body i's parent exerts on it through its joint, at the body's origin in its frame,
+ *   as Pinocchio's data.f[i] after rnea.
+ * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
+ *   numbers): Pinocchio's oMi[i].rotation() and .translation().
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -50,7 +59,7 @@ extern "C" {
 #define UR5_NJ 6 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x810ecd495cc0
+#define UR5_SET_ID 0xf30b4e8884de
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -79,6 +88,35 @@ extern const char *const ur5_coord_names[UR5_NV];
 extern const int ur5_coord_iq[UR5_NV];
 /* Every body by number, the world first. */
 extern const char *const ur5_body_names[UR5_NB + 1];
+/* The same by name: UR5_BODY_<body> is the body's number (its entry of the per-body
+ * arrays), UR5_JOINT_<joint> the joint's entry of the joint tables, UR5_IQ_<joint>
+ * and UR5_IV_<joint> its first q and v index (tau[UR5_IV_<joint>] is its force or
+ * torque). Bodies joined by a fixed joint are one body, named after the moving one; a fixed
+ * joint has no entry. */
+#define UR5_BODY_shoulder_link 1
+#define UR5_BODY_upper_arm_link 2
+#define UR5_BODY_forearm_link 3
+#define UR5_BODY_wrist_1_link 4
+#define UR5_BODY_wrist_2_link 5
+#define UR5_BODY_wrist_3_link 6
+#define UR5_JOINT_shoulder_pan_joint 0
+#define UR5_IQ_shoulder_pan_joint 0
+#define UR5_IV_shoulder_pan_joint 0
+#define UR5_JOINT_shoulder_lift_joint 1
+#define UR5_IQ_shoulder_lift_joint 1
+#define UR5_IV_shoulder_lift_joint 1
+#define UR5_JOINT_elbow_joint 2
+#define UR5_IQ_elbow_joint 2
+#define UR5_IV_elbow_joint 2
+#define UR5_JOINT_wrist_1_joint 3
+#define UR5_IQ_wrist_1_joint 3
+#define UR5_IV_wrist_1_joint 3
+#define UR5_JOINT_wrist_2_joint 4
+#define UR5_IQ_wrist_2_joint 4
+#define UR5_IV_wrist_2_joint 4
+#define UR5_JOINT_wrist_3_joint 5
+#define UR5_IQ_wrist_3_joint 5
+#define UR5_IV_wrist_3_joint 5
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in ur5_model.c. */
 extern const double ur5_q_initial[UR5_NQ];

@@ -4,11 +4,9 @@
  * DO NOT EDIT: regenerate with
  *   mbdc generate examples/urdf/ur5.urdf -o generated/urdf/ur5
  */
-#include "mb.h"
+#include "ur5_model.h"
 
-#include "ur5_dynamics.h"
-
-#if UR5_SET_ID != 0x810ecd495cc0
+#if UR5_SET_ID != 0xf30b4e8884de
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -75,9 +73,7 @@ const double ur5_v_initial[UR5_NV] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-extern const mb_springs ur5_springs;
 const mb_springs ur5_springs = {0, NULL};
 
-extern const mb_model ur5_model;
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};
