@@ -632,8 +632,43 @@ static void t_depth(void **st) {
 static void t_compile_double(void **st) { (void)st, compile_random(MBG_SYM_DOUBLE); }
 static void t_compile_float(void **st) { (void)st, compile_random(MBG_SYM_FLOAT); }
 
+/* The peak of live temporaries, counted by hand on the emitted order (reference: the statements
+ * of mbg_sym_emit_c, each value live from its statement to its last use, outputs to the end). */
+static void t_peak_live(void **state) {
+  (void)state;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx a = mbg_sym_input(s, "q", 0), b = mbg_sym_input(s, "q", 1);
+  mbg_sx c = mbg_sym_input(s, "q", 2), d = mbg_sym_input(s, "q", 3);
+  /* a chain t1 = a b, t2 = t1 c, t3 = t2 d: two live at each statement */
+  mbg_sx t3 = mbg_sym_mul(s, mbg_sym_mul(s, mbg_sym_mul(s, a, b), c), d);
+  assert_int_equal(mbg_sym_output(s, "out", 0, t3), 0);
+  long peak = -1;
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(peak, 2);
+  mbg_sym_free(s);
+  /* outputs are stored at the end: x = a b and y = c d stay live beside x + y (three); a
+   * negation folded into its consumer is no temporary, its operand lives as long as it */
+  s = mbg_sym_new();
+  a = mbg_sym_input(s, "q", 0), b = mbg_sym_input(s, "q", 1);
+  c = mbg_sym_input(s, "q", 2), d = mbg_sym_input(s, "q", 3);
+  mbg_sx x = mbg_sym_mul(s, a, b), y = mbg_sym_mul(s, c, d);
+  assert_int_equal(mbg_sym_output(s, "out", 0, x), 0);
+  assert_int_equal(mbg_sym_output(s, "out", 1, y), 0);
+  assert_int_equal(mbg_sym_output(s, "out", 2, mbg_sym_sub(s, mbg_sym_neg(s, x), y)), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(peak, 3);
+  mbg_sym_free(s);
+  /* nothing but inputs: no temporary */
+  s = mbg_sym_new();
+  assert_int_equal(mbg_sym_output(s, "out", 0, mbg_sym_input(s, "q", 0)), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(peak, 0);
+  mbg_sym_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(t_peak_live),
       cmocka_unit_test(t_hash_consing),     cmocka_unit_test(t_fold_constants),
       cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors),
       cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if ARM7_SET_ID != 0x28e4bfb6b7c1
+#if ARM7_SET_ID != 0xf1ff077360cf
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -59,7 +59,7 @@ extern "C" {
 #define CART_POLE_NJ 2 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x4781984f76a0
+#define CART_POLE_SET_ID 0xb8880e5267ac
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -105,34 +105,34 @@ extern const char *const cart_pole_body_names[CART_POLE_NB + 1];
 extern const double cart_pole_q_initial[CART_POLE_NQ];
 extern const double cart_pole_v_initial[CART_POLE_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once). */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 56 bytes (7 values live at once). */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once). */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 40 bytes (5 values live at once). */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 16 bytes (2 values live at once). */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 80 bytes (10 values live at once). */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 80 bytes (10 values live at once). */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 64 bytes (8 values live at once). */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 24 bytes (3 values live at once). */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]);
 
 #ifdef __cplusplus

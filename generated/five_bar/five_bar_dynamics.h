@@ -69,7 +69,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x5b6b1f134f81
+#define FIVE_BAR_SET_ID 0x7f7c0abff10e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -146,58 +146,58 @@ extern const double five_bar_q_assembled[FIVE_BAR_NQ];
 extern const double five_bar_q_initial[FIVE_BAR_NQ];
 extern const double five_bar_v_initial[FIVE_BAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 184 bytes (23 values live at once). */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 184 bytes (23 values live at once). */
 void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double tau[FIVE_BAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 160 bytes (20 values live at once). */
 void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[FIVE_BAR_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 120 bytes (15 values live at once). */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 104 bytes (13 values live at once). */
 void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 272 bytes (34 values live at once). */
 int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 256 bytes (32 values live at once). */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 232 bytes (29 values live at once). */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 208 bytes (26 values live at once). */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* loop closure residual phi(q), one entry per independent constraint row */
+/* loop closure residual phi(q), one entry per independent constraint row. Stack: about 112 bytes (14 values live at once). */
 void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]);
 
-/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error */
+/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 112 bytes (14 values live at once). */
 void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 424 bytes (53 values live at once). */
 int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
 
-/* the pivot ratios of p_rcr's selections of dependent coordinates */
+/* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 136 bytes (17 values live at once). */
 void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 648 bytes (81 values live at once). */
 int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 688 bytes (86 values live at once). */
 int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 608 bytes (76 values live at once). */
 int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

@@ -12,7 +12,7 @@
 
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x083018e66ff1
+#if FLEXIBLE_ARM_SET_ID != 0x69289f59b084
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

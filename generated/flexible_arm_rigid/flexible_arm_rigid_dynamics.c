@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xeb685557da36
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1a1395cdcfb6
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

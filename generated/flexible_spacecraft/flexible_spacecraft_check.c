@@ -12,7 +12,7 @@
 
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x087e9c7b0bbb
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x6b5d23a710ba
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

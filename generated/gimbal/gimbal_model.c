@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x35df72130be8
+#if GIMBAL_SET_ID != 0x75a89ac23d36
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x7eb1894eeb0b
+#if QUADRUPED_SET_ID != 0xc0cc8c5b86d6
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

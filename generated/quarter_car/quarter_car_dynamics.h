@@ -69,7 +69,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE 1e-2
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xc0166f823e16
+#define QUARTER_CAR_SET_ID 0x6abc581e7c32
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -155,61 +155,61 @@ extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
 extern const double quarter_car_q_initial[QUARTER_CAR_NQ];
 extern const double quarter_car_v_initial[QUARTER_CAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 424 bytes (53 values live at once). */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 424 bytes (53 values live at once). */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 400 bytes (50 values live at once). */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 232 bytes (29 values live at once). */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 296 bytes (37 values live at once). */
 void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 600 bytes (75 values live at once). */
 int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 496 bytes (62 values live at once). */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 448 bytes (56 values live at once). */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 344 bytes (43 values live at once). */
 void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CAR_NB + 1)]);
 
-/* generalized forces of the springs: tau_passive (add to the applied tau) */
+/* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
-/* loop closure residual phi(q), one entry per independent constraint row */
+/* loop closure residual phi(q), one entry per independent constraint row. Stack: about 336 bytes (42 values live at once). */
 void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTER_CAR_NC]);
 
-/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error */
+/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 568 bytes (71 values live at once). */
 void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_CAR_NC * QUARTER_CAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1992 bytes (249 values live at once). */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]);
 
-/* the pivot ratios of p_rcr's selections of dependent coordinates */
+/* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 1344 bytes (168 values live at once). */
 void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2552 bytes (319 values live at once). */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2840 bytes (355 values live at once). */
 int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer) */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2568 bytes (321 values live at once). */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned) */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2880 bytes (360 values live at once). */
 int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

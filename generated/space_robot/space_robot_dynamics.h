@@ -59,7 +59,7 @@ extern "C" {
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x93c269802f53
+#define SPACE_ROBOT_SET_ID 0x0c48b246d3eb
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -126,37 +126,37 @@ extern const char *const space_robot_body_names[SPACE_ROBOT_NB + 1];
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
 extern const double space_robot_v_initial[SPACE_ROBOT_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 872 bytes (109 values live at once). */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 872 bytes (109 values live at once). */
 void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double tau[SPACE_ROBOT_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 760 bytes (95 values live at once). */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 560 bytes (70 values live at once). */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1392 bytes (174 values live at once). */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1016 bytes (127 values live at once). */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1000 bytes (125 values live at once). */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 600 bytes (75 values live at once). */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 576 bytes (72 values live at once). */
 void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBOT_NB + 1)]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2224 bytes (278 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x93c269802f53
+#if SPACE_ROBOT_SET_ID != 0x0c48b246d3eb
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x036207f2de4b
+#if SPRING_PENDULUM_SET_ID != 0xc3862456bb01
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

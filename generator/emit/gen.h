@@ -49,6 +49,7 @@ typedef struct mbg_gen_function {
   mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
   int npivots, nswitch, nrefine; /* sym.pivot, switch_pivot and refine_pivot checks (lua_sym.h) */
   mbg_sym_counts counts;
+  long live; /* the most temporaries live at once (mbg_sym_peak_live) */
   /* The expression graph: kept for writing the files (its statements are emitted straight into
    * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */
   mbg_sym *sym;

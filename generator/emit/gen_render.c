@@ -102,12 +102,13 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   mbg_lua_set_int(L, "mul", f->counts.mul);
   mbg_lua_set_int(L, "add", f->counts.add);
   mbg_lua_set_int(L, "div", f->counts.div);
   mbg_lua_set_int(L, "sqrt", f->counts.sqrt);
   mbg_lua_set_int(L, "trig", f->counts.trig);
+  mbg_lua_set_int(L, "live", f->live);
   lua_setfield(L, -2, "counts");
 }
 

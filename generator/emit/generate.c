@@ -391,18 +391,22 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err) {
 
 static void print_counts(const mbg_gen *g, int json, FILE *out) {
   if (json) fprintf(out, "{\"functions\": {");
-  else fprintf(out, "%-16s %8s %8s %6s %6s %6s\n", "function", "mul", "add", "div", "sqrt", "trig");
+  else
+    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s\n", "function", "mul", "add", "div", "sqrt",
+            "trig", "live", "bytes");
+  long size = g->opts->scalar == MBG_SYM_FLOAT ? 4 : 8;
   for (int k = 0; k < g->nfunctions; k++) {
     const mbg_gen_function *f = &g->functions[k];
     const mbg_sym_counts *c = &f->counts;
     if (json)
       fprintf(out,
               "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
-              "\"trig\": %ld}",
-              k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig);
+              "\"trig\": %ld, \"live\": %ld, \"live_bytes\": %ld}",
+              k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig, f->live,
+              f->live * size);
     else
-      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld\n", f->name, c->mul, c->add, c->div, c->sqrt,
-              c->trig);
+      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld\n", f->name, c->mul, c->add, c->div,
+              c->sqrt, c->trig, f->live, f->live * size);
   }
   if (json) fprintf(out, "}");
   mbg_gen_cfa_print(g, json, out);
@@ -416,7 +420,9 @@ int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
   if (rc == 0) rc = mbg_gen_run(&g, err);
   if (rc == 0) {
     if (!json)
-      fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div)\n",
+      fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div; live:\n"
+              "the most values live at once in the emitted order, bytes: their size, about the\n"
+              "stack a function needs)\n",
               g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
     print_counts(&g, json, out);
     mbg_gen_templates_unused(&g, 0, err);

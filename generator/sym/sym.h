@@ -111,6 +111,13 @@ typedef struct mbg_sym_counts {
 } mbg_sym_counts;
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
 
+/* The most temporaries live at once when the statements run in the emitted order (a value is
+ * live from its statement to its last use; every output's value to the end, where the outputs
+ * are stored; a negation folded into its consumers is not a temporary): the storage, registers
+ * and stack, the code asks for. A compiler may reorder and need somewhat more or less
+ * (docs/generator.md, "Stack"). Returns 0, or -1 (memory). */
+int mbg_sym_peak_live(const mbg_sym *s, long *peak);
+
 /* The dependency depth of the outputs: the longest path, in operations, through the live DAG
  * (a negation adds nothing: it folds into its consumer). With cut non-NULL, only the work after
  * the nodes named cut... counts: those nodes and everything not computed from them have depth 0

@@ -109,6 +109,49 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
   return 0;
 }
 
+int mbg_sym_peak_live(const mbg_sym *s, long *peak) {
+  *peak = 0;
+  if (!s) return -1;
+  size_t n = (size_t)s->n + 1;
+  mbg_sx *order = NULL;
+  int32_t len = mbg_sym_schedule(s, &order);
+  int32_t *pos = malloc(n * sizeof *pos), *last = malloc(n * sizeof *last);
+  long *delta = calloc((size_t)len + 2, sizeof *delta);
+  unsigned char *live = malloc(n), *need = calloc(n, 1);
+  int rc = len >= 0 && pos && last && delta && live && need ? 0 : -1;
+  if (rc == 0) {
+    mbg_sym_live(s, live);
+    mbg_sym_needed_negs(s, live, need);
+    for (int32_t i = 0; i < len; i++) pos[order[i]] = last[order[i]] = i;
+    for (int32_t i = 0; i < s->nout; i++)
+      if (!mbg_sym_is_leaf_op(s->op[s->out_e[i]])) last[s->out_e[i]] = len;
+    for (int32_t i = 0; i < len; i++) { /* operands are scheduled before their users */
+      mbg_sx e = order[i];
+      for (int k = 0; k < 2; k++) {
+        mbg_sx x = inner_arg(s, e, k);
+        if (x >= 0 && last[x] < i) last[x] = i;
+      }
+    }
+    /* a folded negation: its operand lives as long as it would (users come later: downwards) */
+    for (int32_t i = len - 1; i >= 0; i--) {
+      mbg_sx e = order[i], x = s->a[e];
+      if (s->op[e] == MBG_SYM_NEG && !need[e] && !mbg_sym_is_leaf_op(s->op[x]) &&
+          last[x] < last[e])
+        last[x] = last[e];
+    }
+    for (int32_t i = 0; i < len; i++) {
+      mbg_sx e = order[i];
+      if (s->op[e] == MBG_SYM_NEG && !need[e]) continue;
+      delta[pos[e]]++, delta[last[e] + 1]--;
+    }
+    long now = 0;
+    for (int32_t i = 0; i <= len; i++)
+      if ((now += delta[i]) > *peak) *peak = now;
+  }
+  free(order), free(pos), free(last), free(delta), free(live), free(need);
+  return rc;
+}
+
 /* One node in double arithmetic, operands already evaluated. */
 static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_input_fn in,
                           void *ctx) {

@@ -135,7 +135,8 @@ return function(d)
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end
     b("")
-    b("/* ", f.summary, " */")
+    b("/* ", f.summary, ". Stack: about ", f.counts.live * (d.scalar == "float" and 4 or 8),
+      " bytes (", f.counts.live, " values live at once). */")
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ");")
   end
   if project.wanted(d) then project.declare(b, d) end

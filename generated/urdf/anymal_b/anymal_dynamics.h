@@ -59,7 +59,7 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xe5dfef32d2f8
+#define ANYMAL_SET_ID 0xa895580cb035
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -150,37 +150,37 @@ extern const char *const anymal_body_names[ANYMAL_NB + 1];
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 1848 bytes (231 values live at once). */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 1848 bytes (231 values live at once). */
 void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double tau[ANYMAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 1760 bytes (220 values live at once). */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 784 bytes (98 values live at once). */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1320 bytes (165 values live at once). */
 void anymal_crba(const double q[ANYMAL_NQ], double M[ANYMAL_NV * ANYMAL_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 2896 bytes (362 values live at once). */
 int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2144 bytes (268 values live at once). */
 int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2512 bytes (314 values live at once). */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1776 bytes (222 values live at once). */
 void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
 void anymal_fk(const double q[ANYMAL_NQ], double pose[12 * (ANYMAL_NB + 1)]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6720 bytes (840 values live at once). */
 int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x20ff9eb885ef
+#if PANDA_SET_ID != 0x13515550a926
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

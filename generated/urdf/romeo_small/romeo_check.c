@@ -12,7 +12,7 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x99b4446cc298
+#if ROMEO_SET_ID != 0xcee8decf9442
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

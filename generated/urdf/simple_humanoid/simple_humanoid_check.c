@@ -12,7 +12,7 @@
 
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x9daf34730ea6
+#if SIMPLE_HUMANOID_SET_ID != 0x96f45bd3e2d4
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -59,7 +59,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x9daf34730ea6
+#define SIMPLE_HUMANOID_SET_ID 0x96f45bd3e2d4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -218,37 +218,37 @@ extern const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1];
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q) */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 3328 bytes (416 values live at once). */
 void simple_humanoid_rnea(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double tau[SIMPLE_HUMANOID_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 3328 bytes (416 values live at once). */
 void simple_humanoid_rnea_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double tau[SIMPLE_HUMANOID_NV]);
 
-/* bias forces: h = C(q, v) v + g(q) */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 3056 bytes (382 values live at once). */
 void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[SIMPLE_HUMANOID_NV]);
 
-/* gravity torques: g(q) */
+/* gravity torques: g(q). Stack: about 1184 bytes (148 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2960 bytes (370 values live at once). */
 void simple_humanoid_crba(const double q[SIMPLE_HUMANOID_NQ], double M[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 6216 bytes (777 values live at once). */
 int simple_humanoid_crba_fd(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)) */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 3216 bytes (402 values live at once). */
 int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 6888 bytes (861 values live at once). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 2032 bytes (254 values live at once). */
 void simple_humanoid_joint_wrenches(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1824 bytes (228 values live at once). */
 void simple_humanoid_fk(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * (SIMPLE_HUMANOID_NB + 1)]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  */
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x669fdef9e28c
+#if SOLO_SET_ID != 0x7c65d1dbd26e
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0xf30b4e8884de
+#if UR5_SET_ID != 0x9c4a6d229674
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
