@@ -116,6 +116,13 @@ int mbg_eval(mbg_builder *b, const mbd_expr *e, mbg_unit_use use, double *v) {
   return eval_node(b, e, v);
 }
 
+/* The first value of the list that is a difference, if any: where a '-' joined two values. */
+static const mbd_expr *joining_minus(const mbd_exprs *l) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i]->kind == MBD_E_SUB) return l->v[i];
+  return NULL;
+}
+
 /* The first value of the list that a spacing-split '-' started, if any. */
 static const mbd_expr *split_minus(const mbd_exprs *l) {
   for (int i = 1; i < l->n; i++)
@@ -136,6 +143,12 @@ int mbg_eval_list(mbg_builder *b, const mbd_exprs *l, mbg_loc where, const char 
       mbg_diag_note(b->d, minus->loc,
                     "a '-' after a space and directly before a value starts a new value; "
                     "write 'a - b' or 'a-b' for a difference");
+    const mbd_expr *sub = l && count < n ? joining_minus(l) : NULL;
+    if (sub)
+      mbg_diag_note(b->d, sub->loc,
+                    "this '-' subtracts, joining two values into one: a '-' starts a new value "
+                    "only after a space and directly before the value ('0 0 -0.1', not "
+                    "'0 0 - 0.1')");
     return 0;
   }
   int ok = 1;
