@@ -4,9 +4,11 @@
 #             find_package(mbdc): its harness and program run, NO_CHECK leaves no harness, the
 #             installed mbdc generates; pkg-config's mbdc-runtime builds the harness by hand;
 #             touching a model reruns mbdc but recompiles nothing, a new prefix deletes the old
-#             files (Make, and Ninja when installed)
+#             files (Make, and Ninja when installed);
+#             a cross build's MBDC_EXECUTABLE generates, its harness is built but not a test
 #   subdir    the consumer through add_subdirectory(mbdc EXCLUDE_FROM_ALL): only its own test in
-#             ctest, no -Werror in any compile command, no CMAKE_BUILD_TYPE written in its cache
+#             ctest, no -Werror in any compile command, no CMAKE_BUILD_TYPE written in its cache;
+#             with MBDC_EXECUTABLE the generator is not built
 # usage: consumer_test.sh install|subdir BUILD_DIR SOURCE_DIR C_COMPILER [C_FLAGS]
 set -u
 mode=$1
@@ -93,6 +95,13 @@ if [ "$mode" = install ]; then
     "$g"/double_pendulum_model.c "$g"/double_pendulum_dynamics.c $pc -o "$tmp/check_pc"
   run "$tmp/check_pc.log" "$tmp/check_pc"
   touch_and_rename "$tmp/b"
+  # a cross build (CMAKE_SYSTEM_NAME set) with a host mbdc: the harness built, no test
+  configure "$tmp/x" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_SYSTEM_NAME=Linux \
+    -DMBDC_EXECUTABLE="$build/generator/mbdc"
+  grep -q "cross-compiling without CMAKE_CROSSCOMPILING_EMULATOR" "$tmp/configure.log" ||
+    bad "cross build: configure says nothing of the harness"
+  ctest --test-dir "$tmp/x" -N | grep -q "Total Tests: 0" || bad "cross build: a test was added"
+  grep -rqF "$build/generator/mbdc" "$tmp/x/CMakeFiles" || bad "MBDC_EXECUTABLE is not what generates"
   if command -v ninja >/dev/null; then
     cp "$src/examples/double_pendulum.mbd" "$tmp/models/"
     configure "$tmp/n" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
@@ -116,6 +125,12 @@ elif [ "$mode" = subdir ]; then
   ! grep -rlq --include='*.make' -e -Werror "$tmp/b" ||
     bad "-Werror in: $(grep -rl --include='*.make' -e -Werror "$tmp/b" | head -3)"
   grep -q -- '-pedantic' "$cmds" || bad "the generated library's warnings are gone"
+  # with MBDC_EXECUTABLE (a host mbdc of a cross build) only the runtime is built
+  configure "$tmp/e" -DMBDC_SOURCE_DIR="$src" -DMBDC_EXECUTABLE="$build/generator/mbdc"
+  builds_and_runs "$tmp/e"
+  grep -q '^MBDC_GENERATOR:BOOL=OFF' "$tmp/e/CMakeCache.txt" && [ ! -d "$tmp/e/mbdc/generator" ] ||
+    bad "MBDC_EXECUTABLE given, the generator is still configured"
+  grep -rqF "$build/generator/mbdc" "$tmp/e/CMakeFiles" || bad "MBDC_EXECUTABLE is not what generates"
 else
   echo "usage: consumer_test.sh install|subdir BUILD_DIR SOURCE_DIR C_COMPILER [C_FLAGS]" >&2
   exit 2
