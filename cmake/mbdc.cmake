@@ -37,6 +37,9 @@
 # `mbdc` of an add_subdirectory of the mbdc sources, else the imported mbdc::mbdc of
 # find_package(mbdc), else `mbdc` on the PATH (stored in MBDC_EXECUTABLE).
 include_guard(GLOBAL)
+# The functions keep the policies of 3.18 whatever the including project asks for (IN_LIST).
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.18)
 
 # (Functions, not variables: a variable set here would be seen only in the directory that
 # included this file, and mbdc_add_model is called from others.)
@@ -144,9 +147,9 @@ function(_mbdc_manifest name manifest stamp args files)
   endif()
 endfunction()
 
-# The command line of `mbdc generate` from the options, with paths relative to the output
-# directory (it runs there), so the banners of the generated files carry no absolute path;
-# the prefix and the template files the generation depends on.
+# The command line of `mbdc generate` from the options (the caller's A_*), with paths relative to
+# the output directory (it runs there), so the banners of the generated files carry no absolute
+# path; the prefix and the template files the generation depends on.
 function(_mbdc_args model out args_var prefix_var deps_var)
   file(RELATIVE_PATH model_rel ${out} ${model})
   set(args generate ${model_rel} -o .)
@@ -283,3 +286,5 @@ function(_mbdc_targets name prefix out files no_check)
     set_target_properties(${t} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   endforeach()
 endfunction()
+
+cmake_policy(POP)

@@ -20,7 +20,8 @@ int main(void) {
   const mb_model *m = &P(_model);
   mb_workspace ws;
   void *buf = malloc(mb_workspace_size(m));
-  if (!buf || mb_workspace_init(&ws, m, buf) != MB_OK || mb_rnea(m, &ws, q, v, a, NULL, ref) != MB_OK) {
+  if (!buf || mb_workspace_init(&ws, m, buf) != MB_OK ||
+      mb_rnea(m, &ws, q, v, a, NULL, ref) != MB_OK) {
     fprintf(stderr, "app: mb_rnea failed\n");
     return 1;
   }
