@@ -14,7 +14,7 @@
 #   <name>_dynamics  static library of the generated functions (C99, libm only); linking it puts
 #                    OUTPUT_DIR on the include path: #include "<p>_dynamics.h"; its properties
 #                    MBDC_PREFIX and MBDC_OUTPUT_DIR say <p> and OUTPUT_DIR
-#   <name>_model     static library of the runtime model <p>_model (mb_model of mb.h), linking
+#   <name>_model     static library of the runtime model <p>_model (<p>_model.h), linking
 #                    <name>_dynamics and the runtime mbdc::mbrt
 #   <name>_check     the cross-check harness, generated functions against the runtime
 #   test <name>_check  (ctest) runs the harness: fails if a function disagrees beyond 1e-10
@@ -46,7 +46,7 @@ cmake_policy(VERSION 3.18)
 # The files `mbdc generate` writes, <p>_<suffix>: the one list of them. <p>_dynamics.* build
 # <name>_dynamics, <p>_model.* <name>_model, <p>_check.* <name>_check.
 function(_mbdc_files out)
-  set(${out} dynamics.h dynamics.c model.c check.c PARENT_SCOPE)
+  set(${out} dynamics.h dynamics.c model.h model.c check.c PARENT_SCOPE)
 endfunction()
 
 # The C prefix mbdc gives a model without --prefix: its `model NAME;`, else the file's stem with

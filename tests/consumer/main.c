@@ -1,5 +1,6 @@
 /* The consumer's program: the pendulum's generated rnea against the runtime's mb_rnea on its
- * runtime model (<p>_model, library pendulum_model), and the cart's generated rnea. */
+ * runtime model (<p>_model of <p>_model.h, library pendulum_model), and the cart's generated
+ * rnea. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,12 +8,11 @@
 #include "cart_pole_dynamics.h"
 #include "mb.h"
 #include HEADER
+#include MODEL_HEADER
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #define P(name) CAT(PREFIX, name)
-
-extern const mb_model P(_model);
 
 int main(void) {
   const double q[2] = {0.3, -0.7}, v[2] = {0.2, 0.5}, a[2] = {-1.0, 0.4};
