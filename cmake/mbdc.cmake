@@ -1,33 +1,53 @@
 # mbdc.cmake — generate a model's dynamics at build time, build them, and check them.
+# Reference: docs/cmake.md. Included by mbdc's CMakeLists.txt (add_subdirectory) and by the
+# installed package (find_package(mbdc)).
 #
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [TEMPLATES <dir>]
-#                  [OUTPUT_DIR <dir>] [FLOATING_BASE])
+#                  [OUTPUT_DIR <dir>] [FLOATING_BASE] [NO_CHECK])
 #
-# At build time runs `mbdc generate` (again whenever the model, the mbdc executable or a template
-# changes) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>), producing
-# <p>_dynamics.h, <p>_dynamics.c, <p>_model.c and <p>_check.c, and defines
+# At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
+# the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
+# producing the files of _MBDC_FILES below, and defines
+#   <name>_generate  the custom target that runs mbdc; a file whose content did not change keeps
+#                    its time stamp, so nothing that compiles it is rebuilt
 #   <name>_dynamics  static library of the generated functions (C99, libm only); linking it puts
 #                    OUTPUT_DIR on the include path: #include "<p>_dynamics.h"; its properties
 #                    MBDC_PREFIX and MBDC_OUTPUT_DIR say <p> and OUTPUT_DIR
-#   <name>_check     the cross-check harness, generated functions against the runtime `mbrt`
+#   <name>_model     static library of the runtime model <p>_model (<p>_model.h), linking
+#                    <name>_dynamics and the runtime mbdc::mbrt
+#   <name>_check     the cross-check harness, generated functions against the runtime
 #   test <name>_check  (ctest) runs the harness: fails if a function disagrees beyond 1e-10
 #                    (1e-4 for float)
+# NO_CHECK: no <name>_check and no test. Cross-compiling without CMAKE_CROSSCOMPILING_EMULATOR:
+# <name>_check is built (to run on the target) but no test is added.
 # <p> is PREFIX, or else the model's name (its `model NAME;` statement, read at configure time;
 # without one, the file's name as mbdc makes it: `arm-v2.mbd` -> arm_v2; for a URDF, the robot's
 # name with every character that is not a letter, digit or '_' replaced by '_', a '_' before a
 # leading digit and an 'n' before a leading '__' or '_' and a capital — give PREFIX for a robot
 # named after a C keyword; prefixes of the runtime's families mb, mbs, mbg are refused).
+# When <p> or OUTPUT_DIR changes, the files this <name> generated before are deleted at configure
+# time (the list is kept in ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/mbdc/<name>.txt).
 # FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
 # generates). TEMPLATES is a directory of replacement recipes and render templates
 # (DIR/algorithms/*.lua, DIR/c/*.lua).
 #
-# The mbdc executable is the target `mbdc` when it is part of the build (add_subdirectory of the
-# mbdc sources), else MBDC_EXECUTABLE (searched on the PATH).
+# The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
+# `mbdc` of an add_subdirectory of the mbdc sources, else the imported mbdc::mbdc of
+# find_package(mbdc), else `mbdc` on the PATH (stored in MBDC_EXECUTABLE).
 include_guard(GLOBAL)
+# The functions keep the policies of 3.18 whatever the including project asks for (IN_LIST).
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.18)
 
-set(_MBDC_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
+# (Functions, not variables: a variable set here would be seen only in the directory that
+# included this file, and mbdc_add_model is called from others.)
+# The files `mbdc generate` writes, <p>_<suffix>: the one list of them. <p>_dynamics.* build
+# <name>_dynamics, <p>_model.* <name>_model, <p>_check.* <name>_check.
+function(_mbdc_files out)
+  set(${out} dynamics.h dynamics.c model.h model.c check.c PARENT_SCOPE)
+endfunction()
 
 # The C prefix mbdc gives a model without --prefix: its `model NAME;`, else the file's stem with
 # every character that is not a letter, digit or '_' replaced by '_'.
@@ -61,43 +81,79 @@ function(_mbdc_model_prefix model out)
   set(${out} ${stem} PARENT_SCOPE)
 endfunction()
 
-function(mbdc_add_model)
-  cmake_parse_arguments(A "FLOATING_BASE" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR" "FUNCTIONS"
-                        ${ARGN})
-  if(NOT A_NAME OR NOT A_MODEL)
-    message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
-  endif()
-  if(A_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "mbdc_add_model(${A_NAME}): unknown arguments: ${A_UNPARSED_ARGUMENTS}")
-  endif()
-  get_filename_component(model ${A_MODEL} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-  if(NOT EXISTS ${model})
-    message(FATAL_ERROR "mbdc_add_model(${A_NAME}): no model file ${model}")
-  endif()
-  set(out ${CMAKE_CURRENT_BINARY_DIR}/${A_NAME})
-  if(A_OUTPUT_DIR)
-    get_filename_component(out ${A_OUTPUT_DIR} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
-  endif()
-
+# The mbdc command line (cmd) and what the generation depends on (deps), in the order of the
+# header above.
+function(_mbdc_generator name cmd_var deps_var)
+  set(in_tree OFF)
   if(TARGET mbdc)
-    set(mbdc $<TARGET_FILE:mbdc>)
-    set(deps mbdc)
-    file(GLOB_RECURSE builtin CONFIGURE_DEPENDS
-      ${_MBDC_SOURCE_DIR}/templates/algorithms/*.lua ${_MBDC_SOURCE_DIR}/templates/c/*.lua)
-    list(APPEND deps ${builtin})
-  else()
-    find_program(MBDC_EXECUTABLE mbdc)
-    if(NOT MBDC_EXECUTABLE)
-      message(FATAL_ERROR "mbdc_add_model(${A_NAME}): no mbdc target and no MBDC_EXECUTABLE")
+    get_target_property(imported mbdc IMPORTED)
+    if(NOT imported)
+      set(in_tree ON)
     endif()
-    set(mbdc ${MBDC_EXECUTABLE})
+  endif()
+  if(MBDC_EXECUTABLE)
+    set(cmd ${MBDC_EXECUTABLE})
+    set(deps ${MBDC_EXECUTABLE})
+  elseif(in_tree)
+    # The built-in templates are compiled into mbdc; listed too, so the rule is plain to read.
+    set(cmd $<TARGET_FILE:mbdc>)
+    set(source ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/..)
+    file(GLOB_RECURSE deps CONFIGURE_DEPENDS
+      ${source}/templates/algorithms/*.lua ${source}/templates/c/*.lua)
+    list(APPEND deps mbdc)
+  elseif(TARGET mbdc::mbdc)
+    set(cmd $<TARGET_FILE:mbdc::mbdc>)
+    set(deps $<TARGET_FILE:mbdc::mbdc>)
+  else()
+    find_program(MBDC_EXECUTABLE mbdc DOC "The mbdc command mbdc_add_model() runs")
+    if(NOT MBDC_EXECUTABLE)
+      message(FATAL_ERROR "mbdc_add_model(${name}): no mbdc: set MBDC_EXECUTABLE, add the mbdc "
+              "sources with add_subdirectory, or find_package(mbdc)")
+    endif()
+    set(cmd ${MBDC_EXECUTABLE})
     set(deps ${MBDC_EXECUTABLE})
   endif()
+  set(${cmd_var} ${cmd} PARENT_SCOPE)
+  set(${deps_var} ${deps} PARENT_SCOPE)
+endfunction()
 
-  # The command line, with paths relative to the output directory (it runs there), so the
-  # banners of the generated files carry no absolute path.
+# Keep the list of the files <name> generates (and its command line) in `manifest`; rewritten only
+# when it changes, so the generation reruns then (it depends on the list). Files of the previous
+# list that are no longer generated (a new prefix or output directory) are deleted; a file of the
+# list that is missing deletes the stamp, so it is generated again.
+function(_mbdc_manifest name manifest stamp args files)
+  set(text "# mbdc_add_model(${name}): the command and the files it writes (cmake/mbdc.cmake)\n")
+  string(APPEND text "command: ${args}\n")
+  foreach(f IN LISTS files)
+    string(APPEND text "file: ${f}\n")
+    if(NOT EXISTS ${f})
+      file(REMOVE ${stamp})
+    endif()
+  endforeach()
+  set(old_text "")
+  if(EXISTS ${manifest})
+    file(READ ${manifest} old_text)
+    file(STRINGS ${manifest} old REGEX "^file: ")
+    foreach(line IN LISTS old)
+      string(SUBSTRING "${line}" 6 -1 f)
+      if(NOT f IN_LIST files AND EXISTS ${f})
+        message(STATUS "mbdc_add_model(${name}): removing ${f}, no longer generated")
+        file(REMOVE ${f})
+      endif()
+    endforeach()
+  endif()
+  if(NOT text STREQUAL old_text)
+    file(WRITE ${manifest} "${text}")
+  endif()
+endfunction()
+
+# The command line of `mbdc generate` from the options (the caller's A_*), with paths relative to
+# the output directory (it runs there), so the banners of the generated files carry no absolute
+# path; the prefix and the template files the generation depends on.
+function(_mbdc_args model out args_var prefix_var deps_var)
   file(RELATIVE_PATH model_rel ${out} ${model})
   set(args generate ${model_rel} -o .)
+  set(deps "")
   if(A_FLOATING_BASE)
     list(APPEND args --floating-base)
   endif()
@@ -120,50 +176,115 @@ function(mbdc_add_model)
   endif()
   if(A_TEMPLATES)
     get_filename_component(templates ${A_TEMPLATES} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    file(GLOB_RECURSE user_templates CONFIGURE_DEPENDS
-      ${templates}/algorithms/*.lua ${templates}/c/*.lua)
-    list(APPEND deps ${user_templates})
+    file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua)
     file(RELATIVE_PATH templates_rel ${out} ${templates})
     if(templates_rel STREQUAL "")
       set(templates_rel .)
     endif()
     list(APPEND args --templates ${templates_rel})
   endif()
+  set(${args_var} ${args} PARENT_SCOPE)
+  set(${prefix_var} ${prefix} PARENT_SCOPE)
+  set(${deps_var} ${deps} PARENT_SCOPE)
+endfunction()
 
-  set(files ${out}/${prefix}_dynamics.h ${out}/${prefix}_dynamics.c ${out}/${prefix}_model.c
-            ${out}/${prefix}_check.c)
+function(mbdc_add_model)
+  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
+                        "FUNCTIONS" ${ARGN})
+  if(NOT A_NAME OR NOT A_MODEL)
+    message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
+  endif()
+  if(A_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "mbdc_add_model(${A_NAME}): unknown arguments: ${A_UNPARSED_ARGUMENTS}")
+  endif()
+  get_filename_component(model ${A_MODEL} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT EXISTS ${model})
+    message(FATAL_ERROR "mbdc_add_model(${A_NAME}): no model file ${model}")
+  endif()
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${A_NAME})
+  if(A_OUTPUT_DIR)
+    get_filename_component(out ${A_OUTPUT_DIR} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  _mbdc_generator(${A_NAME} mbdc mbdc_deps)
+  _mbdc_args(${model} ${out} args prefix template_deps)
+
+  _mbdc_files(suffixes)
+  set(files "")
+  foreach(suffix IN LISTS suffixes)
+    list(APPEND files ${out}/${prefix}_${suffix})
+  endforeach()
+  # The stamp is the rule's output and the files its byproducts: mbdc leaves a file whose content
+  # is unchanged as it is, and neither Make nor Ninja then recompiles it.
+  set(state ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/mbdc)
+  set(stamp ${state}/${A_NAME}.stamp)
+  _mbdc_manifest(${A_NAME} ${state}/${A_NAME}.txt ${stamp} "${args}" "${files}")
   file(MAKE_DIRECTORY ${out})
-  add_custom_command(OUTPUT ${files}
+  add_custom_command(OUTPUT ${stamp} BYPRODUCTS ${files}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out}
     COMMAND ${mbdc} ${args}
+    COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
     WORKING_DIRECTORY ${out}
-    DEPENDS ${model} ${deps}
+    DEPENDS ${model} ${mbdc_deps} ${template_deps} ${state}/${A_NAME}.txt
     COMMENT "mbdc: generating ${A_NAME} from ${A_MODEL}"
     VERBATIM)
+  add_custom_target(${A_NAME}_generate DEPENDS ${stamp})
+  _mbdc_targets(${A_NAME} ${prefix} ${out} "${files}" ${A_NO_CHECK})
+endfunction()
 
-  # The generated functions: C99 in ISO mode (no FP contraction by GCC), warnings as errors.
+# The libraries of the generated files and the harness.
+function(_mbdc_targets name prefix out files no_check)
+  # The generated functions: C99 in ISO mode (no FP contraction by GCC); warnings, as errors with
+  # MBDC_WERROR (mbdc's own build).
   set(strict "")
   if(CMAKE_C_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
-    set(strict -Wall -Wextra -Werror -pedantic -Wvla)
+    set(strict -Wall -Wextra -pedantic -Wvla)
+    if(MBDC_WERROR)
+      list(APPEND strict -Werror)
+    endif()
   endif()
-  add_library(${A_NAME}_dynamics STATIC ${out}/${prefix}_dynamics.c ${out}/${prefix}_dynamics.h)
-  target_include_directories(${A_NAME}_dynamics PUBLIC ${out})
-  set_target_properties(${A_NAME}_dynamics PROPERTIES MBDC_PREFIX ${prefix} MBDC_OUTPUT_DIR ${out})
-  target_compile_options(${A_NAME}_dynamics PRIVATE ${strict})
-  set_target_properties(${A_NAME}_dynamics PROPERTIES
-    C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  foreach(part dynamics model check)
+    set(${part}_files "")
+    foreach(f IN LISTS files)
+      if(f MATCHES "_${part}\\.[ch]$")
+        list(APPEND ${part}_files ${f})
+      endif()
+    endforeach()
+  endforeach()
+  add_library(${name}_dynamics STATIC ${dynamics_files})
+  add_dependencies(${name}_dynamics ${name}_generate)
+  target_include_directories(${name}_dynamics PUBLIC ${out})
+  set_target_properties(${name}_dynamics PROPERTIES MBDC_PREFIX ${prefix} MBDC_OUTPUT_DIR ${out})
   if(NOT MSVC)
-    target_link_libraries(${A_NAME}_dynamics PUBLIC m)
+    target_link_libraries(${name}_dynamics PUBLIC m)
   endif()
-
-  # The cross-check: generated functions against the generic runtime on random states.
-  add_executable(${A_NAME}_check ${out}/${prefix}_check.c ${out}/${prefix}_model.c)
-  target_compile_options(${A_NAME}_check PRIVATE ${strict})
-  set_target_properties(${A_NAME}_check PROPERTIES
-    C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-  target_link_libraries(${A_NAME}_check PRIVATE mbrt ${A_NAME}_dynamics)
-  if(NOT MSVC)
-    target_link_libraries(${A_NAME}_check PRIVATE m)
+  if(NOT TARGET mbdc::mbrt)
+    if(NOT no_check)
+      message(FATAL_ERROR "mbdc_add_model(${name}): no runtime mbdc::mbrt for ${name}_check: "
+              "find_package(mbdc) or add_subdirectory the mbdc sources, or NO_CHECK")
+    endif()
+    set(targets ${name}_dynamics)
+  else()
+    # The runtime model: #include "mb.h" and the <p>_model it defines.
+    add_library(${name}_model STATIC ${model_files})
+    target_link_libraries(${name}_model PUBLIC ${name}_dynamics mbdc::mbrt)
+    set(targets ${name}_dynamics ${name}_model)
   endif()
-  add_test(NAME ${A_NAME}_check COMMAND ${A_NAME}_check)
+  if(NOT no_check)
+    # The cross-check: generated functions against the generic runtime on random states.
+    add_executable(${name}_check ${check_files})
+    target_link_libraries(${name}_check PRIVATE ${name}_model)
+    list(APPEND targets ${name}_check)
+    if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+      message(STATUS "mbdc_add_model(${name}): cross-compiling without "
+              "CMAKE_CROSSCOMPILING_EMULATOR: ${name}_check is built, no test runs it")
+    else()
+      add_test(NAME ${name}_check COMMAND ${name}_check)
+    endif()
+  endif()
+  foreach(t IN LISTS targets)
+    target_compile_options(${t} PRIVATE ${strict})
+    set_target_properties(${t} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  endforeach()
 endfunction()
+
+cmake_policy(POP)

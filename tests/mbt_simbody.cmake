@@ -21,7 +21,7 @@ add_library(mbt_simbody STATIC ${CMAKE_CURRENT_LIST_DIR}/mbt_simbody.cpp
             ${CMAKE_CURRENT_LIST_DIR}/mbt_loopmodel.c)
 set_target_properties(mbt_simbody PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
 target_compile_options(mbt_simbody PRIVATE
-  $<$<COMPILE_LANGUAGE:C>:${MBDC_WARNINGS}> $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror>)
+  $<$<COMPILE_LANGUAGE:C>:${MBDC_WARNINGS}> $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra ${MBDC_WERROR_FLAG}>)
 # Debian's libSimTKcommon is built without NDEBUG, and Simbody's headers lay out classes
 # differently with it (StateImpl.h: CacheEntryInfo's version fields under #ifndef NDEBUG): inline
 # code compiled here with NDEBUG (RelWithDebInfo, Release) and interposed on the library's

@@ -11,7 +11,7 @@ endif()
 
 add_executable(test_simbody test_simbody.cpp)
 set_target_properties(test_simbody PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
-target_compile_options(test_simbody PRIVATE -Wall -Wextra -Werror)
+target_compile_options(test_simbody PRIVATE -Wall -Wextra ${MBDC_WERROR_FLAG})
 target_link_libraries(test_simbody PRIVATE mbt_simbody)
 # The generated p_fd_loops of the loop examples, as further q̈ sources (tests/generated.cmake).
 foreach(stem five_bar quarter_car)
