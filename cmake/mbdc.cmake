@@ -4,7 +4,7 @@
 #
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [TEMPLATES <dir>]
-#                  [OUTPUT_DIR <dir>] [FLOATING_BASE] [NO_CHECK])
+#                  [OUTPUT_DIR <dir>] [FLOATING_BASE] [NO_CHECK] [QUIET])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -28,7 +28,8 @@
 # named after a C keyword; prefixes of the runtime's families mb, mbs, mbg are refused).
 # When <p> or OUTPUT_DIR changes, the files this <name> generated before are deleted at configure
 # time (the list is kept in ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/mbdc/<name>.txt).
-# FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base).
+# FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base);
+# QUIET passes -q (errors only: no warnings or notes repeated by every regeneration).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
 # generates). TEMPLATES is a directory of replacement recipes and render templates
 # (DIR/algorithms/*.lua, DIR/c/*.lua).
@@ -157,6 +158,9 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   if(A_FLOATING_BASE)
     list(APPEND args --floating-base)
   endif()
+  if(A_QUIET)
+    list(APPEND args -q)
+  endif()
   if(A_PREFIX)
     set(prefix ${A_PREFIX})
     list(APPEND args --prefix ${A_PREFIX})
@@ -189,7 +193,7 @@ function(_mbdc_args model out args_var prefix_var deps_var)
 endfunction()
 
 function(mbdc_add_model)
-  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
+  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
                         "FUNCTIONS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
