@@ -60,8 +60,8 @@ int mbg_outset_begin(mbg_outset *s, const char *dir, int make_dirs, FILE *err);
 FILE *mbg_outset_add(mbg_outset *s, const char *name);
 /* Write the identifier's placeholder into f (a stream of this set). Returns 0 or -1. */
 int mbg_outset_stamp(mbg_outset *s, FILE *f);
-/* Replace the files (those that changed). Returns 0, or -1 with a message (and the set aborted when the failure came
- * before the commit point). */
+/* Replace the files (those that changed). Returns 0, or -1 with a message (and the set aborted
+ * when the failure came before the commit point). */
 int mbg_outset_commit(mbg_outset *s);
 /* Remove the staging directory and release everything; safe after a failed begin or commit. */
 void mbg_outset_abort(mbg_outset *s);
