@@ -32,6 +32,7 @@ if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   foreach(name IN LISTS _gn_models)
     target_include_directories(test_generated_numerics_ubsan PRIVATE
                                ${CMAKE_CURRENT_BINARY_DIR}/${name})
+    add_dependencies(test_generated_numerics_ubsan ${name}_generate) # its sources, generated
   endforeach()
   set(_gn_ubsan -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all)
   target_compile_options(test_generated_numerics_ubsan PRIVATE ${_gn_ubsan})
