@@ -61,6 +61,20 @@ static int readable(const char *path) {
   return 1;
 }
 
+/* An option of generate or stats that takes the next argument as its value. */
+static int takes_value(const char *opt) {
+  static const char *const with_value[] = {"-o",          "--output",    "--prefix",
+                                           "--scalar",    "--functions", "--templates",
+                                           "--cfa-order", "--lua-time",  "--lua-memory"};
+  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+    if (strcmp(opt, with_value[k]) == 0) return 1;
+  return 0;
+}
+
+static int is_quiet(const char *opt) {
+  return strcmp(opt, "-q") == 0 || strcmp(opt, "--quiet") == 0;
+}
+
 /* Options of a subcommand: the model path, -o FILE, --floating-base and -q. */
 typedef struct cli_args {
   const char *model, *output;
@@ -75,7 +89,7 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
       a->output = argv[++i];
     } else if (strcmp(argv[i], "--floating-base") == 0) {
       a->load.floating_base = 1;
-    } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+    } else if (is_quiet(argv[i])) {
       a->load.quiet = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return unknown_option(argv[i]);
@@ -214,12 +228,11 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     const char *arg = argv[i];
     int is_output = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
     int is_prefix = strcmp(arg, "--prefix") == 0;
-    if (is_output || is_prefix || strcmp(arg, "--scalar") == 0 ||
-        strcmp(arg, "--functions") == 0 || strcmp(arg, "--templates") == 0 ||
-        strcmp(arg, "--cfa-order") == 0) {
+    if (takes_value(arg)) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
       if (is_stats && (is_output || is_prefix)) return unknown_option(arg);
       const char *val = argv[++i];
+      int is_time = strcmp(arg, "--lua-time") == 0;
       if (is_output) o->outdir = val;
       else if (is_prefix) o->prefix = val;
       else if (strcmp(arg, "--functions") == 0) o->functions = val;
@@ -227,20 +240,17 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(arg, "--cfa-order") == 0) {
         if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)
           return usage_error("--cfa-order takes odd-even or tips, not '%s'", val);
+      } else if (is_time || strcmp(arg, "--lua-memory") == 0) {
+        if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
+          return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
+                                     : "--lua-memory takes MiB (0: no limit), not '%s'", val);
       }
       else if (strcmp(val, "double") == 0) o->scalar = MBG_SYM_DOUBLE;
       else if (strcmp(val, "float") == 0) o->scalar = MBG_SYM_FLOAT;
       else return usage_error("--scalar takes double or float, not '%s'", val);
-    } else if (strcmp(arg, "--lua-time") == 0 || strcmp(arg, "--lua-memory") == 0) {
-      if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
-      const char *val = argv[++i];
-      int is_time = strcmp(arg, "--lua-time") == 0;
-      if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
-        return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
-                                   : "--lua-memory takes MiB (0: no limit), not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
-    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+    } else if (is_quiet(arg)) {
       o->quiet = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {
       *json = 1;
@@ -266,16 +276,6 @@ static const char *shown_path(const char *p) {
   return below || !base ? p : base + 1;
 }
 
-/* An option of generate that takes the next argument as its value. */
-static int takes_value(const char *opt) {
-  static const char *const with_value[] = {"-o",          "--output",    "--prefix",
-                                           "--scalar",    "--functions", "--templates",
-                                           "--cfa-order", "--lua-time",  "--lua-memory"};
-  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-    if (strcmp(opt, with_value[k]) == 0) return 1;
-  return 0;
-}
-
 /* "mbdc generate ..." with the arguments as given, each one a shell word (base/quote.h), so
  * the banner's command reads back as the same arguments — but for -o DIR outside the current
  * directory (left out: the files' own directory), -q (left out: the files are the same) and the
@@ -291,7 +291,7 @@ static char *command_line(int argc, char **argv, const char *model) {
       i++; /* an output directory outside the current one: left out, with its value */
       continue;
     }
-    if ((strcmp(w, "-q") == 0 || strcmp(w, "--quiet") == 0) && !takes_value(argv[i - 1]))
+    if (is_quiet(w) && !takes_value(argv[i - 1]))
       continue; /* changes no byte */
     if (w == model || (i > 1 && strcmp(argv[i - 1], "--templates") == 0)) w = shown_path(w);
     ok = (words[i] = mbg_quote_shell(w)) != NULL;

@@ -72,7 +72,9 @@ const char *const mbg_gen_header_tables[] = {
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
-                                             "RCR_SWITCH", NULL};
+                                             "RCR_SWITCH", "MODEL_H", NULL};
+/* The families of name macros, PU_<FAMILY><name> (a body's or joint's name as in the model). */
+const char *const mbg_gen_header_name_macros[] = {"BODY_", "JOINT_", "IQ_", "IV_", NULL};
 
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n) {
   char upper[80], id[160];
@@ -86,6 +88,9 @@ int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t 
       return snprintf(why, n, "would collide with the macro of the same name in capitals"), 0;
   if (strncmp(upper, "HAVE_", 5) == 0)
     return snprintf(why, n, "would collide with the feature macros *_HAVE_<NAME>"), 0;
+  for (const char *const *t = mbg_gen_header_name_macros; *t; t++)
+    if (strncmp(name, *t, strlen(*t)) == 0) /* P_<name> is PU_<name> when P has no lowercase */
+      return snprintf(why, n, "would collide with the index macros *_%s<name>", *t), 0;
   snprintf(id, sizeof id, "%s_%s", P, name);
   if (mbg_gen_is_libc_name(id))
     return snprintf(why, n, "would be %s, a name of the C library", id), 0;

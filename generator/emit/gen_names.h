@@ -19,13 +19,16 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n);
 
 /* Whether function `name` (a C identifier) may be generated with prefix P: P_<name> and
  * PU_HAVE_<NAME> must not be one of the other generated names (model, joint_names, ..., NQ, ...
- * in any case, HAVE_*) nor an identifier of the C library headers the files include. Returns 1,
+ * in any case, HAVE_*; BODY_*, JOINT_*, IQ_*, IV_* as written) nor an identifier of the C library headers the files include. Returns 1,
  * or 0 with the reason in why[n]. */
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n);
 
 /* The header's macros after "PU_" (NQ, NV, ...), NULL-terminated, and its tables after "P_". */
 extern const char *const mbg_gen_header_macros[];
 extern const char *const mbg_gen_header_tables[];
+/* The families of index macros PU_<FAMILY><name> (BODY_, JOINT_, IQ_, IV_), NULL-terminated:
+ * BODY_ for every body, the others for every moving joint (templates/c/header.lua). */
+extern const char *const mbg_gen_header_name_macros[];
 
 /* Whether `id` is an identifier (with an '_', not leading) of <math.h>, <stdio.h>, <stdlib.h>,
  * <float.h>, <stddef.h> in ISO C99/C11, or a common POSIX one of them (M_PI, P_tmpdir, ...). */

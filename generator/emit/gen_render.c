@@ -1,5 +1,5 @@
 /* gen_render.c — the render table `d` (docs/templates.md "The render table") and the output
- * files: every template's text rendered first, then the four files written as one set
+ * files: every template's text rendered first, then the five files written as one set
  * (base/outset.h) that replaces the old one whole. Numbers are formatted here, in C (shortest
  * round-trip), never by Lua; text from outside (paths, the command line, summaries) reaches the
  * table as comment text (base/quote.h). */
@@ -356,14 +356,16 @@ static char *joined(const char *a, const char *b, int up) {
 }
 
 /* The names a temporary of a function body must not take, malloc'ed, NULL-terminated (NULL
- * when out of memory): the macros and globals the header declares (gen_names.h) and the locals
+ * when out of memory): the macros and globals the headers declare (gen_names.h) and the locals
  * source.lua gives an int function (pivot, pivot_ref, pivot_switch, pivot_switch_ref,
  * pivot_refine, pivot_refine_ref, k). */
 static char **body_reserved(const mbg_gen *g, const char *P) {
-  size_t NM = 0, NT = 0;
+  size_t NM = 0, NT = 0, NF = 0;
   while (mbg_gen_header_macros[NM]) NM++;
   while (mbg_gen_header_tables[NT]) NT++;
-  size_t n = NM + NT + 2 * (size_t)g->nfunctions + 7, k = 0;
+  while (mbg_gen_header_name_macros[NF]) NF++;
+  int nb = g->topo->nb;
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + NF * (size_t)nb + 7, k = 0;
   char **r = calloc(n + 1, sizeof *r);
   int ok = r != NULL;
   for (size_t i = 0; ok && i < NM; i++)
@@ -377,6 +379,16 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
     ok = ok && have && (r[k++] = joined(have, name, 1)) != NULL;
     free(have);
   }
+  /* the index macros: PU_BODY_<body> for every body, PU_JOINT_, _IQ_, _IV_<joint> per joint */
+  for (size_t i = 0; ok && i < NF; i++)
+    for (int b = 1; ok && b <= nb; b++) {
+      const mbg_tree_body *tb = &g->topo->body[b];
+      const char *name = i == 0 ? g->model->bodies[tb->model_body].name
+                                : g->model->joints[tb->model_joint].name;
+      size_t len = strlen(P) + strlen(mbg_gen_header_name_macros[i]) + strlen(name) + 2;
+      ok = (r[k] = malloc(len)) != NULL;
+      if (ok) snprintf(r[k++], len, "%s_%s%s", P, mbg_gen_header_name_macros[i], name);
+    }
   if (ok)
     ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("pivot_ref")) && (r[k++] = strdup("k")) &&
          (r[k++] = strdup("pivot_switch")) && (r[k++] = strdup("pivot_switch_ref")) &&

@@ -9,7 +9,7 @@
 
 /* Render every file and write them to g->opts->outdir; 0 or exit status. */
 int mbg_gen_render(mbg_gen *g, FILE *err);
-/* The same four files rendered into `out` one after another, the file system untouched (the set
+/* The same five files rendered into `out` one after another, the file system untouched (the set
  * identifier is zero): for the whole-pipeline fuzz target and tests. 0 or exit status. */
 int mbg_gen_render_to(mbg_gen *g, FILE *out, FILE *err);
 

@@ -32,4 +32,17 @@ function common.set_check(b, d, file)
   b("#endif")
 end
 
+-- The C linkage block of a header: open after its includes, close before its #endif.
+function common.extern_c_open(b)
+  b("#ifdef __cplusplus")
+  b("extern \"C\" {")
+  b("#endif")
+end
+
+function common.extern_c_close(b)
+  b("#ifdef __cplusplus")
+  b("}")
+  b("#endif")
+end
+
 return common
