@@ -490,7 +490,7 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
 /* The loops' scratch, laid out like the model's workspace (NR = L->nc). */
 #define MB_LWS_NR ((size_t)L->nc)
 #define MB_RCR_PLAN_INTS                                                                        \
-  ((15 + MB_RCR_MAX_OPEN) * MB_WS_NB1 + 6 * MB_WS_NV + 17 * ((size_t)L->nloops + 1) +         \
+  ((16 + MB_RCR_MAX_OPEN) * MB_WS_NB1 + 6 * MB_WS_NV + 17 * ((size_t)L->nloops + 1) +         \
    2 * MB_LWS_NR + 16)
 /* RCR: per body, the head's wrench maps (1 + MB_RCR_MAX_OPEN maps of 1 + MB_RCR_MAX_OPEN 6 × 6
  * blocks and a bias) */
@@ -519,6 +519,7 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   X(rS, 6 * MB_WS_NV) /* RCR: motion subspace columns, world */                                  \
   X(rD, (12 + 6 * MB_RCR_MAX_OPEN) * MB_WS_NV) /* RCR: per dof: U or Sᵀ of the head's maps, D */  \
   X(rH, MB_RCR_HBODY * MB_WS_NB1) /* RCR: the head's wrench maps per body (rcr.c) */           \
+  X(rC, 36 * MB_WS_NB1) /* RCR: the heads' pivot references C per body (rcr_heads.c) */      \
   X(ru, MB_WS_NV) /* RCR: per dof: τ − Sᵀ(bias) */                                               \
   X(rPhi, 6 * MB_WS_NB1 * (7 + MB_WS_NV)) /* RCR: tail bodies' accelerations, affine maps */      \
   X(rE, MB_LWS_NR * (7 + MB_WS_NV)) /* RCR: dependent accelerations, affine maps */              \
@@ -602,11 +603,18 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  *
  * The reduction's error is ε times the condition of a tail's reduced mass matrix (the paper's
  * M̂_M), which the selection's pivot ratio does not bound. When the smallest pivot ratio of those
- * matrices' Cholesky factors (L_ii² / M̂_ii) is below MB_RCR_REFINE, q̈ is refined once against
- * the equations themselves: the residuals r = τ − (M q̈ + h) (mb_rnea) and c = K q̈ + K̇v go
- * through the same reduction without bias terms, and q̈ += δ. The generated p_rcr does the same. */
+ * matrices' Cholesky factors (L_ii² / M̂_ii) is below MB_RCR_REFINE, or that of a head joint
+ * below MB_RCR_REFINE_HEAD, q̈ is refined once against the equations themselves: the residuals
+ * r = τ − (M q̈ + h) (mb_rnea) and c = K q̈ + K̇v go through the same reduction without bias terms,
+ * and q̈ += δ. A head joint's ratio for its dof a is L_aa² / s_aᵀ C s_a, L the Cholesky factor of
+ * its joint's reduced matrix and C its body's inertia (world, with its free subtrees' articulated
+ * inertias) plus the tails' Λ_p at that body plus the C of its head children: the head's mass
+ * before the heads' own eliminations. A head body without head children takes its joint's
+ * diagonal (the same in exact arithmetic; its first dof's ratio is then 1). The generated p_rcr
+ * does the same. */
 #define MB_RCR_SWITCH 1e-2
 #define MB_RCR_REFINE 1e-2
+#define MB_RCR_REFINE_HEAD 1e-1
 #define MB_RCR_ZERO 1e-12
 #define MB_RCR_MAX_OPEN 4
 int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,

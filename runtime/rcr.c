@@ -374,7 +374,8 @@ static int choose(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, r
 }
 
 /* Backward: at each body, the tails of the groups whose p it is, then its head joint (or the
- * articulated-body step of a free joint). *lo: the tails' smallest pivot ratio. */
+ * articulated-body step of a free joint). lo[0], lo[1]: the tails' and the heads' smallest pivot
+ * ratios. */
 static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                     rcr_plan *P, const double *tau, const double *kb, double *lo) {
   for (int i = 0; i <= m->nb; i++)
@@ -390,14 +391,15 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
       group_tail_wrench(lw, P, g, tau);
       mb_rcr_tail_to_head_(lw, P, g);
     }
-    if (i > 0 && P->role[i] == 1 && mb_rcr_head_body_(m, lw, P, i, tau)) return ws->singular = i, -1;
+    if (i > 0 && P->role[i] == 1 && mb_rcr_head_body_(m, lw, P, i, tau, lo + 1))
+      return ws->singular = i, -1;
     if (i > 0 && P->role[i] == 0 && free_backward(m, lw, i, tau)) return ws->singular = i, -1;
   }
   return 0;
 }
 
-/* One solve with the plan P: τ, the rows' bias kb and the bias terms (bias = 0: none); *lo the
- * tails' smallest pivot ratio. */
+/* One solve with the plan P: τ, the rows' bias kb and the bias terms (bias = 0: none); lo[0],
+ * lo[1] the tails' and the heads' smallest pivot ratios. */
 static int solve(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                  rcr_plan *P, const double *tau, const double *kb, int bias, double *qdd,
                  double *lo) {
@@ -419,7 +421,7 @@ static int solve(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * reduced mass matrix; the residuals are those of the well-conditioned constrained system. */
 static int refine(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                   rcr_plan *P, const double *q, const double *v, const double *tau, double *qdd) {
-  double *r = lw->dq, *c = lw->lam, *d = lw->Y, lo = 1.0; /* scratch mb_rcr does not use */
+  double *r = lw->dq, *c = lw->lam, *d = lw->Y, lo[2] = {1.0, 1.0}; /* scratch mb_rcr leaves */
   int nv = m->nv, rc;
   if ((rc = mb_rnea(m, ws, q, v, qdd, NULL, r))) return rc;
   for (int k = 0; k < nv; k++) r[k] = tau[k] - r[k];
@@ -428,7 +430,7 @@ static int refine(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loo
     for (int k = 0; k < nv; k++) s += lw->K[(size_t)row * (size_t)nv + (size_t)k] * qdd[k];
     c[row] = s;
   }
-  if ((rc = solve(m, L, ws, lw, P, r, c, 0, d, &lo))) return rc;
+  if ((rc = solve(m, L, ws, lw, P, r, c, 0, d, lo))) return rc;
   for (int k = 0; k < nv; k++) qdd[k] += d[k];
   return MB_OK;
 }
@@ -438,14 +440,16 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
            double *qdd, int *used) {
   rcr_plan P;
   int rc = start(m, L, ws, lw, q, v, &P), use = -1;
-  double lo = 1.0;
+  double lo[2] = {1.0, 1.0};
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
   for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
     if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;
-  if ((rc = solve(m, L, ws, lw, &P, tau, lw->kb, 1, qdd, &lo))) return rc;
-  if (!(lo >= MB_RCR_REFINE) && (rc = refine(m, L, ws, lw, &P, q, v, tau, qdd))) return rc;
+  if ((rc = solve(m, L, ws, lw, &P, tau, lw->kb, 1, qdd, lo))) return rc;
+  if ((!(lo[0] >= MB_RCR_REFINE) || !(lo[1] >= MB_RCR_REFINE_HEAD)) &&
+      (rc = refine(m, L, ws, lw, &P, q, v, tau, qdd)))
+    return rc;
   if (used) *used = use;
   return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }

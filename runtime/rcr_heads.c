@@ -55,6 +55,9 @@ void mb_rcr_tail_to_head_(mb_loop_workspace *lw, const rcr_plan *P, int g) {
   /* W = (Λ_c − Λ_p) A_c + Λ_p A_p + x: Ĥ += Ŵ, Δ_g += T − Ŵ */
   const struct { const double *W, *x; int gm; double sign; } parts[3] = {
       {Wh, xh, -1, 1.0}, {Wt, xt, g, 1.0}, {Wh, xh, g, -1.0}};
+  double *C = lw->rC + 36 * (size_t)p; /* the pivot reference: C += Λ_p (symmetrized) */
+  for (int r = 0; slot(P, p, g) && r < 6; r++)
+    for (int q = 0; q < 6; q++) C[6 * r + q] += 0.5 * (Wh[r * 13 + 6 + q] + Wh[q * 13 + 6 + r]);
   for (int k = 0; k < 3; k++) {
     add_to(lw, P, p, parts[k].gm, g, parts[k].W, 13, NULL, parts[k].sign);
     add_to(lw, P, p, parts[k].gm, g, parts[k].W + 6, 13, NULL, -parts[k].sign);
@@ -62,11 +65,34 @@ void mb_rcr_tail_to_head_(mb_loop_workspace *lw, const rcr_plan *P, int g) {
   }
 }
 
+/* The pivot ratios of head body i's joint (mb.h, MB_RCR_REFINE_HEAD; F its factor, D its
+ * matrix, S its columns), the smallest into *lo; C (body i's own inertia added) goes on to a
+ * parent that is a head body too. */
+static void head_ratios(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
+                        const double *S, const double *D, const double *F, double *lo) {
+  int n = mb_joint_nv(m->jtype[i]), lam = m->parent[i];
+  double *C = lw->rC + 36 * (size_t)i;
+  const double *Ii = lw->rI + 36 * (size_t)i;
+  for (int k = 0; k < 36; k++) C[k] += Ii[k];
+  for (int a = P->hkid[i] ? 0 : 1; a < n; a++) { /* no head child: the first ratio is 1 */
+    double ref = D[a * n + a];
+    if (P->hkid[i]) {
+      ref = 0.0;
+      for (int r = 0; r < 6; r++)
+        for (int q = 0; q < 6; q++) ref += S[6 * a + r] * C[6 * r + q] * S[6 * a + q];
+    }
+    double ratio = F[a * n + a] * F[a * n + a] / ref;
+    if (!(ratio >= *lo)) *lo = ratio;
+  }
+  if (P->nopen[lam])
+    for (int k = 0; k < 36; k++) lw->rC[36 * (size_t)lam + (size_t)k] += C[k];
+}
+
 /* Head body i: its joint's equation Sᵀ Ĥ = τ solved for q̈ in terms of the parent's and the open
  * bases' accelerations (kept for the forward sweep), substituted into every map, which then goes
- * to the parent. */
+ * to the parent. *lo: the smallest of its pivot ratios and *lo's. */
 int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
-                      const double *tau) {
+                      const double *tau, double *lo) {
   int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
   int k = P->nopen[i];
   const double *S = lw->rS + 6 * o;
@@ -99,6 +125,7 @@ int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *
     }
   if (mb_rcr_factor_joint_(lw, nv, o, n, D)) return -1;
   mb_rcr_joint_factor_(lw, nv, o, n, F);
+  head_ratios(m, lw, P, i, S, D, F, lo);
   for (int sm = 0; sm <= k; sm++) { /* every map: K = M_0 S D⁻¹, M_b −= K SL_b, m += M_0 β + K u */
     double *Mp = hmap(lw, i, sm), nb[6];
     for (int a = 0; a < n; a++)
@@ -154,4 +181,5 @@ void mb_rcr_head_forward_(const mb_model *m, mb_loop_workspace *lw, const rcr_pl
 
 void mb_rcr_head_clear_(mb_loop_workspace *lw, int i) {
   memset(hmap(lw, i, 0), 0, sizeof(double) * MB_RCR_HBODY);
+  memset(lw->rC + 36 * (size_t)i, 0, sizeof(double) * 36);
 }

@@ -40,6 +40,7 @@ typedef struct rcr_plan {
   int *nopen, *open;        /* [nb + 1], [(nb + 1) × MB_RCR_MAX_OPEN] groups whose head holds i */
   int *first, *bad, *mark;  /* [nb + 1] scratch of the grouping */
   int *uf;                  /* [nloops] union-find of the loops */
+  int *hkid;                /* [nb + 1] 1: a head body with a head body among its children */
 } rcr_plan;
 
 /* Lay the plan's arrays out in lw->rplan and find the groups of loops that share a joint, their
@@ -88,11 +89,12 @@ void mb_rcr_joint_factor_(const mb_loop_workspace *lw, int nv, int o, int n, dou
 
 /* The heads (rcr_heads.c): zero body i's maps; a group's tail maps (WHAT, WTOT) into its p's;
  * head body i's joint eliminated (0, or −1 if its D is singular) and its maps passed to the
- * parent; the forward step of head body i (q̈ and its absolute acceleration). */
+ * parent, the smallest of its pivot ratios (mb.h, MB_RCR_REFINE_HEAD) into *lo; the forward step
+ * of head body i (q̈ and its absolute acceleration). */
 void mb_rcr_head_clear_(mb_loop_workspace *lw, int i);
 void mb_rcr_tail_to_head_(mb_loop_workspace *lw, const rcr_plan *P, int g);
 int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
-                      const double *tau);
+                      const double *tau, double *lo);
 void mb_rcr_head_forward_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int i,
                           double *qdd);
 

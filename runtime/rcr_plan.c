@@ -34,7 +34,7 @@ static void layout(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
   TAKE(tail, nb1);
   TAKE(E0, nl + 1), TAKE(N0, nl + 1), TAKE(M0, nl + 1), TAKE(loopgrp, nl + 1), TAKE(lca, nl + 1);
   TAKE(tmp, nb1), TAKE(nopen, nb1), TAKE(open, nb1 * MB_RCR_MAX_OPEN), TAKE(first, nb1);
-  TAKE(bad, nb1), TAKE(mark, nb1), TAKE(uf, nl + 1);
+  TAKE(bad, nb1), TAKE(mark, nb1), TAKE(uf, nl + 1), TAKE(hkid, nb1);
 #undef TAKE
 }
 
@@ -218,6 +218,9 @@ int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rc
       int i = P->head[h];
       P->open[MB_RCR_MAX_OPEN * i + P->nopen[i]++] = g;
     }
+  for (int i = 0; i <= m->nb; i++) P->hkid[i] = 0;
+  for (int i = 1; i <= m->nb; i++)
+    if (P->nopen[i] && P->nopen[m->parent[i]]) P->hkid[m->parent[i]] = 1;
   return MB_OK;
 }
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x7f7c0abff10e
+#if FIVE_BAR_SET_ID != 0x6c2e183e1bca
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -65,11 +65,13 @@ extern "C" {
  * below which it leaves one for the next (docs/loops.md). */
 #define FIVE_BAR_RCR_NSEL 2
 #define FIVE_BAR_RCR_SWITCH 1e-2
-/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */
+/* ... and the pivot ratios below which its answer is refined: of a tail's reduced mass
+ * matrix (to its diagonal) and of a head joint (to the head's mass before its reduction) */
 #define FIVE_BAR_RCR_REFINE 1e-2
+#define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x7f7c0abff10e
+#define FIVE_BAR_SET_ID 0x6c2e183e1bca
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -217,8 +219,9 @@ extern const int five_bar_rcr_dep[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC];
  * five_bar_rcr_pivots) is >= FIVE_BAR_RCR_SWITCH is used, else the one with the largest ratio;
  * -1 when none is above FIVE_BAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
  * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's
- * reduced mass matrix has a pivot ratio below FIVE_BAR_RCR_REFINE, the answer is refined once
- * against the equations of motion and the loops' constraints. */
+ * reduced mass matrix has a pivot ratio below FIVE_BAR_RCR_REFINE, or a head joint one below
+ * FIVE_BAR_RCR_REFINE_HEAD, the answer is refined once against the equations of motion and the
+ * loops' constraints. */
 int five_bar_rcr(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], int *used);
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x6abc581e7c32
+#if QUARTER_CAR_SET_ID != 0x458d173b204e
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

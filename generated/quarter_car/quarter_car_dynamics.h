@@ -65,11 +65,13 @@ extern "C" {
  * below which it leaves one for the next (docs/loops.md). */
 #define QUARTER_CAR_RCR_NSEL 2
 #define QUARTER_CAR_RCR_SWITCH 1e-2
-/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */
+/* ... and the pivot ratios below which its answer is refined: of a tail's reduced mass
+ * matrix (to its diagonal) and of a head joint (to the head's mass before its reduction) */
 #define QUARTER_CAR_RCR_REFINE 1e-2
+#define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x6abc581e7c32
+#define QUARTER_CAR_SET_ID 0x458d173b204e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -229,8 +231,9 @@ extern const int quarter_car_rcr_dep[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC];
  * quarter_car_rcr_pivots) is >= QUARTER_CAR_RCR_SWITCH is used, else the one with the largest ratio;
  * -1 when none is above QUARTER_CAR_PIVOT_EPS, when a pivot of the chosen one fails, or when an
  * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's
- * reduced mass matrix has a pivot ratio below QUARTER_CAR_RCR_REFINE, the answer is refined once
- * against the equations of motion and the loops' constraints. */
+ * reduced mass matrix has a pivot ratio below QUARTER_CAR_RCR_REFINE, or a head joint one below
+ * QUARTER_CAR_RCR_REFINE_HEAD, the answer is refined once against the equations of motion and the
+ * loops' constraints. */
 int quarter_car_rcr(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], int *used);
 
 #ifdef __cplusplus

@@ -40,7 +40,8 @@ static char *dup_field(lua_State *L, int t, const char *key) {
 }
 
 /* A parameter name: a C identifier that fits mbg_lsym_array and does not start with "pivot" (the
- * pivot arrays: pivot, pivot_ref, pivot_switch, pivot_switch_ref, pivot_refine, pivot_refine_ref). */
+ * pivot arrays: pivot, pivot_ref, pivot_switch, pivot_switch_ref, pivot_refine, pivot_refine_ref,
+ * pivot_head, pivot_head_ref). */
 static int valid_param_name(const char *s) {
   const char *why;
   return mbg_valid_c_name(s, &why) && strlen(s) < sizeof((mbg_lsym_array *)0)->name &&
@@ -133,6 +134,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   f->npivots = g->lsym.npivots;
   f->nswitch = g->lsym.nswitch;
   f->nrefine = g->lsym.nrefine;
+  f->nhead = g->lsym.nhead;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL};

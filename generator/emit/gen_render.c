@@ -81,6 +81,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   mbg_lua_set_int(L, "npivots", f->npivots);
   mbg_lua_set_int(L, "nswitch", f->nswitch);
   mbg_lua_set_int(L, "nrefine", f->nrefine);
+  mbg_lua_set_int(L, "nhead", f->nhead);
   lua_pushfstring(L, BODY_MARK "%d\002", index);
   lua_setfield(L, -2, "body");
   lua_createtable(L, f->nparams, 0);
@@ -358,14 +359,14 @@ static char *joined(const char *a, const char *b, int up) {
 /* The names a temporary of a function body must not take, malloc'ed, NULL-terminated (NULL
  * when out of memory): the macros and globals the headers declare (gen_names.h) and the locals
  * source.lua gives an int function (pivot, pivot_ref, pivot_switch, pivot_switch_ref,
- * pivot_refine, pivot_refine_ref, k). */
+ * pivot_refine, pivot_refine_ref, pivot_head, pivot_head_ref, k). */
 static char **body_reserved(const mbg_gen *g, const char *P) {
   size_t NM = 0, NT = 0, NF = 0;
   while (mbg_gen_header_macros[NM]) NM++;
   while (mbg_gen_header_tables[NT]) NT++;
   while (mbg_gen_header_name_macros[NF]) NF++;
   int nb = g->topo->nb;
-  size_t n = NM + NT + 2 * (size_t)g->nfunctions + NF * (size_t)nb + 7, k = 0;
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + NF * (size_t)nb + 9, k = 0;
   char **r = calloc(n + 1, sizeof *r);
   int ok = r != NULL;
   for (size_t i = 0; ok && i < NM; i++)
@@ -392,7 +393,8 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
   if (ok)
     ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("pivot_ref")) && (r[k++] = strdup("k")) &&
          (r[k++] = strdup("pivot_switch")) && (r[k++] = strdup("pivot_switch_ref")) &&
-         (r[k++] = strdup("pivot_refine")) && (r[k++] = strdup("pivot_refine_ref"));
+         (r[k++] = strdup("pivot_refine")) && (r[k++] = strdup("pivot_refine_ref")) &&
+         (r[k++] = strdup("pivot_head")) && (r[k++] = strdup("pivot_head_ref"));
   if (!ok && r) {
     for (size_t i = 0; i < n; i++) free(r[i]);
     free(r);

@@ -194,6 +194,13 @@ static int l_refine_pivot(lua_State *L) {
   return run_time_ratio(L, "pivot_refine", "pivot_refine_ref", &ctx_of(L)->nrefine);
 }
 
+/* sym.refine_head_pivot(d, r): a pivot d of a head joint (recursive coordinate reduction) with its
+ * reference r, the head's mass before the heads' eliminations: bit 2 where d < P_RCR_REFINE_HEAD
+ * r. Outputs pivot_head[k], pivot_head_ref[k]. */
+static int l_refine_head_pivot(lua_State *L) {
+  return run_time_ratio(L, "pivot_head", "pivot_head_ref", &ctx_of(L)->nhead);
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -242,7 +249,8 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"__tostring", l_tostring}, {NULL, NULL}};
   static const luaL_Reg lib[] = {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
-    {"refine_pivot", l_refine_pivot}, {"name", l_name},
+    {"refine_pivot", l_refine_pivot},
+    {"refine_head_pivot", l_refine_head_pivot}, {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
@@ -267,6 +275,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->npivots = 0;
   ctx->nswitch = 0;
   ctx->nrefine = 0;
+  ctx->nhead = 0;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -9,6 +9,12 @@
 -- open at the body a map reaches closes there (its base is that body): its block becomes the
 -- body's own and its Δ joins Ĥ. A body that is no head gathers what reaches it in world
 -- coordinates (pend), added to its articulated inertia and bias force.
+--
+-- The pivots of a head joint decide the refinement (bit 2, as the runtime's MB_RCR_REFINE_HEAD):
+-- for dof a, d_a against s_aᵀ C s_a, C the head body's world inertia (with its free subtrees)
+-- plus the tails' Λ_p there plus its head children's C — the head's mass before the heads' own
+-- eliminations. A head body without head children takes its joint's diagonal instead (the same
+-- in exact arithmetic), whose first ratio is 1: no check.
 
 local sp = import "spatial"
 
@@ -20,8 +26,8 @@ local function newmap(mat) return { cur = mat(6, 6), blk = {}, x = sp.zeros(6) }
 -- The heads of selection sel over W (rcr_variant.lua's V.setup); u: its helpers mat, name_mat,
 -- factor, S_world.
 function Heads.new(W, sel, u)
-  local H = setmetatable({ W = W, sel = sel, u = u, open = {}, acc = {}, pend = {}, steps = {} },
-    Heads)
+  local H = setmetatable({ W = W, sel = sel, u = u, open = {}, acc = {}, pend = {}, steps = {},
+    C = {}, hkid = {} }, Heads)
   for gi, grp in ipairs(sel.groups) do
     for _, h in ipairs(grp.head) do
       H.open[h] = H.open[h] or {}
@@ -31,6 +37,11 @@ function Heads.new(W, sel, u)
   for i, gs in pairs(H.open) do
     H.acc[i] = { [0] = newmap(u.mat) }
     for _, g in ipairs(gs) do H.acc[i][g] = newmap(u.mat) end
+    H.C[i] = u.mat(6, 6)
+  end
+  for i in pairs(H.open) do
+    local lam = W.T[i].parent
+    if H.open[lam] then H.hkid[lam] = true end
   end
   return H
 end
@@ -73,6 +84,12 @@ function Heads:tail(gi, st)
     local M = mat(6, 6)
     for r = 1, 6 do for q = 1, 6 do M[r][q] = Wm[r][o + q] end end
     return M
+  end
+  if self:is_open(p, gi) then -- the pivot reference: C += Λ_p (symmetrized)
+    local C = self.C[p]
+    for r = 1, 6 do
+      for q = 1, 6 do C[r][q] = C[r][q] + 0.5 * (st.Wh[r][6 + q] + st.Wh[q][6 + r]) end
+    end
   end
   for _, part in ipairs({ { st.Wh, nil, 1 }, { st.Wt, gi, 1 }, { st.Wh, gi, -1 } }) do
     local Wm, gm, sign = part[1], part[2], part[3]
@@ -132,7 +149,22 @@ function Heads:body(i, IAw, pAw)
     D[a] = {}
     for c = 1, a do D[a][c] = sp.dot(SL.cur[a], S[c]) end
   end
-  local F = factor(D, n, "joint '" .. b.joint .. "'")
+  local C = self.C[i]
+  for r = 1, 6 do for q = 1, 6 do C[r][q] = C[r][q] + IAw[r][q] end end
+  local hkid = self.hkid[i]
+  local F = factor(D, n, "joint '" .. b.joint .. "'", function(d, l, Dll)
+    if hkid then
+      local ref = 0
+      for r = 1, 6 do for q = 1, 6 do ref = ref + S[l][r] * C[r][q] * S[l][q] end end
+      sym.refine_head_pivot(d, ref)
+    elseif l > 1 then
+      sym.refine_head_pivot(d, Dll)
+    end
+  end)
+  if self.open[lam] then
+    local Cl = self.C[lam]
+    for r = 1, 6 do for q = 1, 6 do Cl[r][q] = Cl[r][q] + C[r][q] end end
+  end
   local maps = { { 0, H } }
   for _, g in ipairs(gs) do maps[#maps + 1] = { g, acc[g] } end
   for _, mp in ipairs(maps) do

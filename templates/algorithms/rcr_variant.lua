@@ -65,19 +65,24 @@ local function name_mat(A, prefix)
   return A
 end
 
--- An n × n symmetric system factored with its diagonal as the pivot references; refine (unless
--- W.quiet, the refinement pass): each pivot's ratio to its diagonal entry goes to
--- sym.refine_pivot too (a tail's M̂_M).
+-- An n × n symmetric system factored with its diagonal as the pivot references; ratio (unless
+-- W.quiet, the refinement pass) is called as ratio(d, l, D_ll) on each pivot: the checks that
+-- decide the refinement (bit 2; a tail's M̂_M, a head joint's D).
 local function factorer(W)
-  return function(D, n, what, refine)
+  return function(D, n, what, ratio)
     local quiet = W.quiet
     local ref = {}
     for j = 1, n do ref[j] = D[j][j] end
     return sp.ldl(D, n, function(d, l, Rl)
       sym.pivot(d, Rl, what .. " " .. (l - 1))
-      if refine and not quiet and l > 1 then sym.refine_pivot(d, D[l][l]) end -- l = 1: d is D₁₁
+      if ratio and not quiet then ratio(d, l, ref[l]) end
     end, ref)
   end
+end
+
+-- A tail's M̂_M: each pivot's ratio to its diagonal entry (l = 1: d is D₁₁, the ratio 1).
+local function tail_ratio(d, l, Dll)
+  if l > 1 then sym.refine_pivot(d, Dll) end
 end
 
 -- ---- the model in world coordinates ---------------------------------------------------------
@@ -318,7 +323,7 @@ local function tail_solve(W, grp, E, Q, Ft, tag)
       for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * W.tau(kd) end
       N[i][13] = N[i][13] - s
     end
-    local Fm = W.factor(name_mat(M, "MM" .. tag), nI, "the tail independents", true)
+    local Fm = W.factor(name_mat(M, "MM" .. tag), nI, "the tail independents", tail_ratio)
     for j = 1, 13 do
       local col2 = {}
       for i = 1, nI do col2[i] = N[i][j] end

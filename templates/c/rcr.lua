@@ -5,8 +5,9 @@
 -- mb_rcr follows the same rule). Each variant checks its own ratios (bit 1 of its status below the
 -- switch), so the usual call costs one variant; rcr_pivots runs only when every selection is
 -- below the switch. The answer p_rcr returns never comes from a pivot below the rule. Where a
--- tail's reduced mass matrix has a pivot ratio below P_RCR_REFINE (bit 2), the selection's
--- rcr_refine corrects the answer once against the equations themselves (as mb_rcr does).
+-- tail's reduced mass matrix has a pivot ratio below P_RCR_REFINE, or a head joint one below
+-- P_RCR_REFINE_HEAD (bit 2), the selection's rcr_refine corrects the answer once against the
+-- equations themselves (as mb_rcr does).
 local M = {}
 
 -- Some part of p_rcr is generated (the selections' table and macros are then written).
@@ -37,8 +38,10 @@ function M.defines(b, d)
   b(" * below which it leaves one for the next (docs/loops.md). */")
   b("#define ", P, "_RCR_NSEL ", d.rcr_nsel)
   b("#define ", P, "_RCR_SWITCH ", d.scalar == "float" and "1e-2f" or "1e-2")
-  b("/* ... and the pivot ratio of a tail's reduced mass matrix below which its answer is refined */")
+  b("/* ... and the pivot ratios below which its answer is refined: of a tail's reduced mass")
+  b(" * matrix (to its diagonal) and of a head joint (to the head's mass before its reduction) */")
   b("#define ", P, "_RCR_REFINE ", d.scalar == "float" and "1e-2f" or "1e-2")
+  b("#define ", P, "_RCR_REFINE_HEAD ", d.scalar == "float" and "1e-1f" or "1e-1")
 end
 
 function M.declare_table(b, d)
@@ -56,8 +59,9 @@ function M.declare(b, d)
   b(" * ", p, "_rcr_pivots) is >= ", P, "_RCR_SWITCH is used, else the one with the largest ratio;")
   b(" * -1 when none is above ", P, "_PIVOT_EPS, when a pivot of the chosen one fails, or when an")
   b(" * output is not finite. *used (may be NULL) receives the selection's index. Where a tail's")
-  b(" * reduced mass matrix has a pivot ratio below ", P, "_RCR_REFINE, the answer is refined once")
-  b(" * against the equations of motion and the loops' constraints. */")
+  b(" * reduced mass matrix has a pivot ratio below ", P, "_RCR_REFINE, or a head joint one below")
+  b(" * ", P, "_RCR_REFINE_HEAD, the answer is refined once against the equations of motion and the")
+  b(" * loops' constraints. */")
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
 end

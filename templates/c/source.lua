@@ -67,6 +67,9 @@ return function(d)
     if f.nrefine > 0 then
       b("  ", scalar, " pivot_refine[", f.nrefine, "], pivot_refine_ref[", f.nrefine, "];")
     end
+    if f.nhead > 0 then
+      b("  ", scalar, " pivot_head[", f.nhead, "], pivot_head_ref[", f.nhead, "];")
+    end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
     end
@@ -84,7 +87,8 @@ return function(d)
           b("    if (!isfinite(", p.name, "[k])) return -1;")
         end
       end
-      if f.nswitch > 0 or f.nrefine > 0 then b("  int status = 0;") end
+      local status = f.nswitch > 0 or f.nrefine > 0 or f.nhead > 0
+      if status then b("  int status = 0;") end
       if f.nswitch > 0 then
         b("  /* a dependent coordinate's pivot ratio below ", P, "_RCR_SWITCH: bit 1 (qdd is this")
         b("   * selection's answer, ill-conditioned; ", d.prefix, "_rcr then tries the next) */")
@@ -97,7 +101,12 @@ return function(d)
         b("  for (int k = 0; k < ", f.nrefine, "; k++)")
         b("    if (!(pivot_refine[k] >= ", P, "_RCR_REFINE * pivot_refine_ref[k])) status |= 2;")
       end
-      b("  return ", (f.nswitch > 0 or f.nrefine > 0) and "status" or "0", ";")
+      if f.nhead > 0 then
+        b("  /* a head joint's pivot ratio below ", P, "_RCR_REFINE_HEAD: bit 2 as well */")
+        b("  for (int k = 0; k < ", f.nhead, "; k++)")
+        b("    if (!(pivot_head[k] >= ", P, "_RCR_REFINE_HEAD * pivot_head_ref[k])) status |= 2;")
+      end
+      b("  return ", status and "status" or "0", ";")
     end
     b("}")
   end
