@@ -274,5 +274,20 @@ grep -q 'badspring.mbd:3:15: error: spring .s. connects body .a. to itself' "$tm
   grep -q 'badspring.mbd:3:19: error: .stiffness. must not be negative (it is -1)' "$tmp/err" ||
   { echo "FAIL: spring errors"; cat "$tmp/err"; fail=$((fail + 1)); }
 
+# coupled loops: apart where they share head joints only; one group, said so, where a shared joint
+# is dependent (the model's own 'independent' statement makes q2 and q3 dependent)
+nl="$src/tests/models/nested_loops.mbd"
+expect 0 "check nested loops" -- "$mbdc" check "$nl"
+sed -n "/0 (from the chains' ends)/,/1 (from the chains' starts)/p" "$tmp/out" >"$tmp/sel0"
+grep -q '(coupled loops: the groups share head joints' "$tmp/sel0" &&
+  ! grep -q 'coupled loops in one group' "$tmp/sel0" ||
+  { echo "FAIL: nested loops not reported apart"; cat "$tmp/out"; fail=$((fail + 1)); }
+sed 's/^model nested_loops;/model nested_joined;/' "$nl" >"$tmp/joined.mbd"
+echo 'independent q1 qa1 qb2;' >>"$tmp/joined.mbd"
+expect 0 "check nested loops with a dependent shared joint" -- "$mbdc" check "$tmp/joined.mbd"
+grep -A1 "0 (the model's 'independent'): q2 q3 qa2 qb1" "$tmp/out" | grep -q 'group 0: outer inner;' &&
+  grep -q '(coupled loops in one group: they share a dependent or tail joint' "$tmp/out" ||
+  { echo "FAIL: joined coupled loops not reported"; cat "$tmp/out"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

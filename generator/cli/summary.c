@@ -148,15 +148,16 @@ static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *
                              mbg_rcr_sel *sel, int s) {
   mbg_rcr_plan_view v;
   if (mbg_rcr_plan(sel, s, &v) != 0) return;
-  int shared = 0;
+  int shared = 0, joined = 0;
   for (int g = 0; g < v.ng; g++) {
     fprintf(out, "      group %d:", g);
-    int last = -1;
+    int last = -1, nloops = 0;
     for (int r = v.row0[g]; r < v.row0[g + 1]; r++) {
       int l = v.kept[v.row[r]] / MB_LOOP_MAX_ROWS;
-      if (l != last) fprintf(out, " %s", m->loops[t->loop[l].model_loop].name);
+      if (l != last) fprintf(out, " %s", m->loops[t->loop[l].model_loop].name), nloops++;
       last = l;
     }
+    joined |= nloops > 1;
     fprintf(out, "; base %s; head", body_name(m, t->body[v.base[g]].model_body));
     if (v.head0[g] == v.head0[g + 1]) fprintf(out, " (none)");
     for (int h = v.head0[g]; h < v.head0[g + 1]; h++) {
@@ -170,6 +171,11 @@ static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *
   if (shared)
     fprintf(out, "      (coupled loops: the groups share head joints, reduced with one inertia per "
                  "open base)\n");
+  if (joined)
+    fprintf(out, "      (coupled loops in one group: they share a dependent or tail joint, or more "
+                 "than %d\n       heads would hold one body; reduced together, with one dense "
+                 "system of the tail independents)\n",
+            MB_RCR_MAX_OPEN);
 }
 
 /* The selections of dependent coordinates p_rcr switches between (topology/rcr_select.h). */
