@@ -490,8 +490,10 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
 /* The loops' scratch, laid out like the model's workspace (NR = L->nc). */
 #define MB_LWS_NR ((size_t)L->nc)
 #define MB_RCR_PLAN_INTS                                                                        \
-  ((16 + MB_RCR_MAX_OPEN) * MB_WS_NB1 + 6 * MB_WS_NV + 17 * ((size_t)L->nloops + 1) +         \
-   2 * MB_LWS_NR + 16)
+  ((12 + 2 * MB_RCR_MAX_OPEN) * MB_WS_NB1 + 6 * MB_WS_NV +                                    \
+   (17 + MB_RCR_MAX_OPEN) * ((size_t)L->nloops + 1) + 2 * MB_LWS_NR + 16)
+/* RCR: the widest tail: 7 + n_I + 6 per open input */
+#define MB_RCR_TW (7 + MB_WS_NV + 6 * MB_RCR_MAX_OPEN)
 /* RCR: per body, the head's wrench maps (1 + MB_RCR_MAX_OPEN maps of 1 + MB_RCR_MAX_OPEN 6 × 6
  * blocks and a bias) */
 #define MB_RCR_HMAP (6 + 36 * (1 + MB_RCR_MAX_OPEN))
@@ -521,13 +523,13 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
   X(rH, MB_RCR_HBODY * MB_WS_NB1) /* RCR: the head's wrench maps per body (rcr.c) */           \
   X(rC, 36 * MB_WS_NB1) /* RCR: the heads' pivot references C per body (rcr_heads.c) */      \
   X(ru, MB_WS_NV) /* RCR: per dof: τ − Sᵀ(bias) */                                               \
-  X(rPhi, 6 * MB_WS_NB1 * (7 + MB_WS_NV)) /* RCR: tail bodies' accelerations, affine maps */      \
-  X(rE, MB_LWS_NR * (7 + MB_WS_NV)) /* RCR: dependent accelerations, affine maps */              \
+  X(rPhi, 6 * MB_WS_NB1 * MB_RCR_TW) /* RCR: tail bodies' accelerations, affine maps */          \
+  X(rE, MB_LWS_NR * MB_RCR_TW) /* RCR: dependent accelerations, affine maps */                  \
   X(rR, 2 * MB_LWS_NR * MB_LWS_NR + 2 * MB_LWS_NR) /* RCR: the projector recursion's R and ρ */      \
-  X(rN, 13 * MB_WS_NV + 1) /* RCR: tail independents' accelerations, affine maps */              \
+  X(rN, (13 + 6 * MB_RCR_MAX_OPEN) * MB_WS_NV + 1) /* RCR: tail independents' q̈, affine maps */ \
   X(rM, MB_WS_NV * MB_WS_NV + 1) /* RCR: the tail independents' mass matrices, factored */       \
-  X(rQ, (12 + MB_WS_NV) * (7 + MB_WS_NV) + 36) /* RCR: a tail's reduced inertia Q, Σ IA Φ, Σ IA */ \
-  X(rG, 6 * MB_LWS_NR + 6 * 36 + 24) /* RCR: head covectors G, wrench maps of a group, scratch */
+  X(rQ, (5 + MB_RCR_TW) * MB_RCR_TW + 36) /* RCR: a tail's reduced inertia Q, Σ IA Φ, Σ IA */     \
+  X(rG, 6 * MB_LWS_NR + 6 * (2 + MB_RCR_MAX_OPEN) * (13 + 6 * MB_RCR_MAX_OPEN) + 24) /* RCR: maps */
 
 typedef struct mb_loop_workspace {
   const mb_model *model;

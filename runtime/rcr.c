@@ -169,10 +169,11 @@ static void free_forward(const mb_model *m, mb_loop_workspace *lw, int i, double
 /* ------------------------------------------------------------------------------------ groups */
 
 
-/* 1. E: the dependents' accelerations, affine in [Â_p; q̈_I; 1]; kb the rows' bias (K̇v). */
+/* 1. E: the dependents' accelerations, affine in x = [Â_p; q̈_I; z; 1] (z: no part, the rows are
+ * the group's); kb the rows' bias (K̇v). */
 static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace *ws,
                              mb_loop_workspace *lw, const rcr_plan *P, int g, const double *kb) {
-  int mg = P->row0[g + 1] - P->row0[g], nI = P->nI[g], W = 7 + nI, nv = m->nv;
+  int mg = P->row0[g + 1] - P->row0[g], nI = P->nI[g], W = RCR_W(P, g), nv = m->nv;
   int c = P->base[g], p = P->p[g];
   double *E = lw->rE + P->E0[g], *Rhs = lw->rPhi; /* rPhi is free until step 2 */
   const double *rho = lw->rR + (size_t)mg * (size_t)mg;
@@ -189,7 +190,7 @@ static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace 
       for (int k = 0; k < 6; k++) h[k] += gw[k];
     }
     for (int i = 0; i < nI; i++) h[6 + i] = lw->K[(size_t)r * (size_t)nv + (size_t)P->ind[P->ind0[g] + i]];
-    h[6 + nI] = kb[r];
+    h[W - 1] = kb[r];
   }
   for (int d = 0; d < mg; d++) {
     int col = P->dep[P->dep0[g] + d];
@@ -206,9 +207,9 @@ static void group_dependents(const mb_model *m, const mb_loops *L, mb_workspace 
   }
 }
 
-/* 2. Φ_k of every tail body: A_k = A_c + Φ_k [Â_p; q̈_I; 1]. */
+/* 2. Φ_k of every tail body: A_k = A_c + Φ_k x. */
 static void group_tail_maps(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g) {
-  int nI = P->nI[g], W = 7 + nI, c = P->base[g], p = P->p[g];
+  int W = RCR_W(P, g), c = P->base[g], p = P->p[g];
   const double *E = lw->rE + P->E0[g];
   for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
     int k = P->tail[t], pi = m->parent[k];
@@ -218,9 +219,9 @@ static void group_tail_maps(const mb_model *m, mb_loop_workspace *lw, const rcr_
     } else {
       for (int k2 = 0; k2 < 6 * W; k2++) F[k2] = 0.0;
       if (pi == p && p != c)
-        for (int r = 0; r < 6; r++) F[r * W + r] = 1.0, F[r * W + 6 + nI] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
+        for (int r = 0; r < 6; r++) F[r * W + r] = 1.0, F[r * W + W - 1] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
     }
-    for (int r = 0; r < 6; r++) F[r * W + 6 + nI] += lw->rab[6 * k + r] - lw->rab[6 * pi + r];
+    for (int r = 0; r < 6; r++) F[r * W + W - 1] += lw->rab[6 * k + r] - lw->rab[6 * pi + r];
     for (int j = 0; j < mb_joint_nv(m->jtype[k]); j++) {
       int col = m->iv[k] + j;
       const double *s = lw->rS + 6 * col;
@@ -233,47 +234,117 @@ static void group_tail_maps(const mb_model *m, mb_loop_workspace *lw, const rcr_
   }
 }
 
-/* 3-4. The tail's reduced inertia: with F_k = IA_k Φ_k (+ pA_k in the last column), Q = Σ Φ_kᵀ F_k
- * (its Â_p and q̈_I rows, (6 + n_I) × W), Ft = Σ F_k and ΣIA = Σ IA_k (in lw->rQ); the weighted
- * wrenches are Σ Φ_kᵀ W_k = Ftᵀ A_c + Q x, x = [Â_p; q̈_I; 1]. */
-static void group_tail_inertia(mb_loop_workspace *lw, const rcr_plan *P, int g) {
-  int nI = P->nI[g], W = 7 + nI, n = 6 + nI;
-  double *Q = lw->rQ, *Ft = Q + n * W, *SI = Ft + 6 * W, IF[6 * 71];
-  memset(Q, 0, sizeof(double) * (size_t)((n + 6) * W + 36));
-  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
-    int k = P->tail[t];
-    const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k, *IA = lw->rI + 36 * k;
-    for (int k2 = 0; k2 < 6 * W; k2++) IF[k2] = 0.0;
-    gemm(6, W, 6, IA, 6, F, W, IF, W, 1.0); /* IA Φ */
-    for (int r = 0; r < 6; r++) IF[r * W + W - 1] += lw->rp[6 * k + r];
-    for (int a = 0; a < n; a++)
-      for (int c = a; c < W; c++) {
-        double x = 0.0;
-        for (int r = 0; r < 6; r++) x += F[r * W + a] * IF[r * W + c];
-        Q[a * W + c] += x;
-      }
-    for (int k2 = 0; k2 < 6 * W; k2++) Ft[k2] += IF[k2];
-    for (int k2 = 0; k2 < 36; k2++) SI[k2] += IA[k2];
+/* Where group g's tail puts body y's acceleration, A_y = C A_c + Φ x: Φ into F (6 × W), C
+ * returned (1; 0 for open input zk ≥ 0, whose Φ is the identity on its columns). −1 if y is none
+ * of c, p, a tail body (the plan prevents it). */
+static int tail_pos(const rcr_plan *P, const mb_loop_workspace *lw, int g, int y, int zk,
+                    double *F) {
+  int W = RCR_W(P, g), c = P->base[g], p = P->p[g];
+  for (int k = 0; k < 6 * W; k++) F[k] = 0.0;
+  if (zk >= 0) {
+    for (int r = 0; r < 6; r++) F[r * W + 6 + P->nI[g] + 6 * zk + r] = 1.0;
+    return 0;
   }
-  for (int a = 0; a < n; a++)
-    for (int c = 0; c < a; c++) Q[a * W + c] = Q[c * W + a];
+  if (y == c) return 1;
+  if (y == p) {
+    for (int r = 0; r < 6; r++) F[r * W + r] = 1.0, F[r * W + W - 1] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
+    return 1;
+  }
+  if (P->role[y] != 2 || P->grp[y] != g) return -1;
+  memcpy(F, lw->rPhi + (size_t)6 * (size_t)W * (size_t)y, sizeof(double) * 6 * (size_t)W);
+  return 1;
 }
 
-/* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [N1 | N2 | n3] into lw->rN; *lo
- * becomes the smallest of its pivot ratios d_i / M̂_ii (Cholesky: L_ii² / M̂_ii) and *lo's. */
+/* The tail's reduced inertia (in lw->rQ): Q = Σ Φ_1ᵀ B Φ_2 (the rows of x but its 1, upper
+ * triangle, then mirrored), Ft = Σ B Φ_2 over the terms whose first body moves with c (C_1 = 1),
+ * SI = Σ B over those whose both do, for every term "the wrench B A_2 (+ h) on body 1". */
+typedef struct tail_sums {
+  int n, W;
+  double *Q, *Ft, *SI;
+} tail_sums;
+
+static void couple(const tail_sums *T, const double *F1, int C1, const double *B, int ldb,
+                   const double *F2, int C2, const double *h) {
+  int W = T->W;
+  double BF[6 * (RCR_NWMAX + 64)];
+  for (int r = 0; r < 6; r++)
+    for (int q = 0; q < W; q++) {
+      double x = 0.0;
+      for (int k = 0; k < 6; k++) x += B[r * ldb + k] * F2[k * W + q];
+      BF[r * W + q] = x + (h && q == W - 1 ? h[r] : 0.0);
+    }
+  for (int a = 0; a < T->n; a++)
+    for (int c = a; c < W; c++) {
+      double x = 0.0;
+      for (int r = 0; r < 6; r++) x += F1[r * W + a] * BF[r * W + c];
+      T->Q[a * W + c] += x;
+    }
+  if (C1)
+    for (int k = 0; k < 6 * W; k++) T->Ft[k] += BF[k];
+  if (C1 && C2)
+    for (int r = 0; r < 6; r++)
+      for (int q = 0; q < 6; q++) T->SI[6 * r + q] += B[r * ldb + q];
+}
+
+/* The maps of the groups that hang from tail body k (a hub: rcr_heads.c's layout): Ĥ_k on k and
+ * Δ_o on the base of every group o open there, each affine in A_k and the open bases'. 0, or −1
+ * when an open group is not hung from g. */
+static int hub_terms(const rcr_plan *P, mb_loop_workspace *lw, int g, int k, const tail_sums *T) {
+  int W = T->W, n = P->nopen[k];
+  double F[1 + MB_RCR_MAX_OPEN][6 * (RCR_NWMAX + 64)];
+  int C[1 + MB_RCR_MAX_OPEN];
+  if ((C[0] = tail_pos(P, lw, g, k, -1, F[0])) < 0) return -1;
+  for (int s = 1; s <= n; s++) {
+    int o = P->open[MB_RCR_MAX_OPEN * k + s - 1], zk = -1;
+    if (P->nest[o] != g) return -1;
+    for (int j = 0; j < P->nz[g]; j++)
+      if (P->zg[MB_RCR_MAX_OPEN * g + j] == o) zk = j;
+    if ((C[s] = tail_pos(P, lw, g, P->base[o], zk, F[s])) < 0) return -1;
+  }
+  for (int s = 0; s <= n; s++) { /* map s: the wrench on handle s, block bl: from handle bl */
+    const double *H = lw->rH + (size_t)MB_RCR_HBODY * (size_t)k + (size_t)MB_RCR_HMAP * (size_t)s;
+    for (int bl = 0; bl <= n; bl++)
+      couple(T, F[s], C[s], H + 36 * bl, 6, F[bl], C[bl], bl ? NULL : H + 36 * (1 + MB_RCR_MAX_OPEN));
+  }
+  (void)W;
+  return 0;
+}
+
+/* 3-4. The tail's reduced inertia: the tail bodies' own terms (IA_k, pA_k on k from k) and the
+ * hubs'; the weighted wrenches are Σ Φᵀ W = Ftᵀ A_c + Q x. −1 as hub_terms. */
+static int group_tail_inertia(const rcr_plan *P, mb_loop_workspace *lw, int g) {
+  int W = RCR_W(P, g), n = W - 1;
+  tail_sums T = {n, W, lw->rQ, lw->rQ + n * W, lw->rQ + (n + 6) * W};
+  memset(T.Q, 0, sizeof(double) * (size_t)((n + 6) * W + 36));
+  for (int t = P->tail0[g]; t < P->tail0[g + 1]; t++) {
+    int k = P->tail[t];
+    const double *F = lw->rPhi + (size_t)6 * (size_t)W * (size_t)k;
+    couple(&T, F, 1, lw->rI + 36 * k, 6, F, 1, lw->rp + 6 * k);
+    if (P->nopen[k] && hub_terms(P, lw, g, k, &T)) return -1;
+  }
+  for (int a = 0; a < n; a++)
+    for (int c = 0; c < a; c++) T.Q[a * W + c] = T.Q[c * W + a];
+  return 0;
+}
+
+/* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [Ftᵀ | Q_Ip | Q_Iz | q_I − τ_I − E_Iᵀ τ_D]
+ * into lw->rN (rows of RCR_NW); *lo becomes the smallest of its pivot ratios d_i / M̂_ii
+ * (Cholesky: L_ii² / M̂_ii) and *lo's. */
 static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau,
                             double *lo) {
-  int nI = P->nI[g], W = 7 + nI, n = 6 + nI, mg = P->row0[g + 1] - P->row0[g];
+  int nI = P->nI[g], W = RCR_W(P, g), n = W - 1, NW = RCR_NW(P, g), nz6 = 6 * P->nz[g];
+  int mg = P->row0[g + 1] - P->row0[g];
   double *N = lw->rN + P->N0[g], *M = lw->rM + P->M0[g];
   const double *E = lw->rE + P->E0[g], *Q = lw->rQ, *Ft = Q + n * W;
   if (nI == 0) return 0;
-  if (nI > 64) return -1; /* the paper's locally cubic case: bounded here */
   for (int i = 0; i < nI; i++) {
-    for (int j = 0; j < nI; j++) M[i * nI + j] = Q[(6 + i) * W + 6 + j];
-    for (int j = 0; j < 6; j++) N[i * 13 + j] = Ft[j * W + 6 + i], N[i * 13 + 6 + j] = Q[(6 + i) * W + j];
-    double s = Q[(6 + i) * W + W - 1] - tau[P->ind[P->ind0[g] + i]];
+    const double *Qi = Q + (6 + i) * W;
+    for (int j = 0; j < nI; j++) M[i * nI + j] = Qi[6 + j];
+    for (int j = 0; j < 6; j++) N[i * NW + j] = Ft[j * W + 6 + i], N[i * NW + 6 + j] = Qi[j];
+    for (int j = 0; j < nz6; j++) N[i * NW + 12 + j] = Qi[6 + nI + j];
+    double s = Qi[W - 1] - tau[P->ind[P->ind0[g] + i]];
     for (int d = 0; d < mg; d++) s -= E[d * W + 6 + i] * tau[P->dep[P->dep0[g] + d]];
-    N[i * 13 + 12] = s;
+    N[i * NW + NW - 1] = s;
   }
   double diag[64];
   for (int i = 0; i < nI; i++) diag[i] = M[i * nI + i];
@@ -282,47 +353,62 @@ static int group_tail_solve(mb_loop_workspace *lw, const rcr_plan *P, int g, con
     double r = M[i * nI + i] * M[i * nI + i] / diag[i];
     if (r < *lo) *lo = r;
   }
-  mb_rcr_chol_solve_cols_(nI, M, N, 13, 13);
-  for (int k = 0; k < 13 * nI; k++) N[k] = -N[k];
+  mb_rcr_chol_solve_cols_(nI, M, N, NW, NW);
+  for (int k = 0; k < NW * nI; k++) N[k] = -N[k];
   return 0;
 }
 
-/* 4. The tail's wrench maps on p (weighted by Y) and on c (total) into WHAT / WTOT, q̈_I = N [...]
- * substituted. */
+/* 4. The tail's wrench maps [Λ_c | Λ_p | Λ_z | w] (rows of RCR_NWMAX), q̈_I = N [...] substituted:
+ * on p weighted by Y (WHAT: the Â_p rows of Q less E_pᵀ τ_D), on c the total (WTOT: Ft), and on
+ * the base of every open input (WZ: its rows of Q). */
 static void group_tail_wrench(mb_loop_workspace *lw, const rcr_plan *P, int g, const double *tau) {
-  int nI = P->nI[g], W = 7 + nI, n = 6 + nI, mg = P->row0[g + 1] - P->row0[g];
-  double *Wh = WHAT(lw), *Wt = WTOT(lw);
+  int nI = P->nI[g], W = RCR_W(P, g), n = W - 1, NW = RCR_NW(P, g), nz = P->nz[g];
+  int mg = P->row0[g + 1] - P->row0[g];
   const double *N = lw->rN + P->N0[g], *E = lw->rE + P->E0[g], *Q = lw->rQ, *Ft = Q + n * W;
   const double *SI = Ft + 6 * W;
-  for (int r = 0; r < 6; r++) {
-    for (int q = 0; q < 6; q++) {
-      Wh[r * 13 + q] = Ft[q * W + r], Wh[r * 13 + 6 + q] = Q[r * W + q];
-      Wt[r * 13 + q] = SI[r * 6 + q], Wt[r * 13 + 6 + q] = Ft[r * W + q];
+  for (int map = 0; map < 2 + nz; map++) {
+    double *Wm = map == 0 ? WHAT(lw) : map == 1 ? WTOT(lw) : WZ(lw, map - 2);
+    for (int r = 0; r < 6; r++) {
+      /* the row of x the map is conjugate to (the total: Ft's rows) */
+      const double *R = map == 1 ? NULL : Q + (map == 0 ? r : 6 + nI + 6 * (map - 2) + r) * W;
+      double *w = Wm + r * RCR_NWMAX;
+      for (int q = 0; q < 6; q++) w[q] = R ? Ft[q * W + (R - Q) / W] : SI[r * 6 + q];
+      for (int q = 0; q < 6; q++) w[6 + q] = R ? R[q] : Ft[r * W + q];
+      for (int q = 0; q < 6 * nz; q++) w[12 + q] = R ? R[6 + nI + q] : Ft[r * W + 6 + nI + q];
+      w[NW - 1] = R ? R[W - 1] : Ft[r * W + W - 1];
+      for (int i = 0; i < nI; i++) {
+        double a = R ? R[6 + i] : Ft[r * W + 6 + i];
+        for (int q = 0; q < NW; q++) w[q] += a * N[i * NW + q];
+      }
     }
-    Wh[r * 13 + 12] = Q[r * W + W - 1], Wt[r * 13 + 12] = Ft[r * W + W - 1];
   }
-  gemm(6, 13, nI, Q + 6, W, N, 13, Wh, 13, 1.0);
-  gemm(6, 13, nI, Ft + 6, W, N, 13, Wt, 13, 1.0);
+  double *Wh = WHAT(lw);
   for (int d = 0; d < mg; d++)
-    for (int r = 0; r < 6; r++) Wh[r * 13 + 12] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
+    for (int r = 0; r < 6; r++) Wh[r * RCR_NWMAX + NW - 1] -= E[d * W + r] * tau[P->dep[P->dep0[g] + d]];
 }
 
-/* The forward sweep of group g's tail once A_c and A_p are known. */
+/* The forward sweep of group g's tail once A_c, A_p and the open inputs' bases are known. */
 static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
                           double *qdd) {
-  int c = P->base[g], p = P->p[g], nI = P->nI[g], W = 7 + nI, mg = P->row0[g + 1] - P->row0[g];
+  int c = P->base[g], p = P->p[g], nI = P->nI[g], W = RCR_W(P, g), NW = RCR_NW(P, g);
+  int mg = P->row0[g + 1] - P->row0[g], nz6 = 6 * P->nz[g];
   const double *Ac = lw->racc + 6 * c;
-  double Ap[6], x[7 + 64 + 1];
+  double x[RCR_NWMAX + 64], in[RCR_NWMAX]; /* x = [Â_p; q̈_I; z; 1], in = [A_c; Â_p; z; 1] */
   for (int q = 0; q < 6; q++) /* Â_p: p's acceleration relative to c from the head's q̈ */
-    Ap[q] = p == c ? 0.0 : lw->racc[6 * p + q] - Ac[q] - lw->rab[6 * p + q] + lw->rab[6 * c + q];
-  for (int q = 0; q < 6; q++) x[q] = Ap[q];
+    in[q] = Ac[q], in[6 + q] = x[q] =
+        p == c ? 0.0 : lw->racc[6 * p + q] - Ac[q] - lw->rab[6 * p + q] + lw->rab[6 * c + q];
+  for (int k = 0; k < P->nz[g]; k++)
+    for (int q = 0; q < 6; q++)
+      in[12 + 6 * k + q] = x[6 + nI + 6 * k + q] =
+          lw->racc[6 * P->base[P->zg[MB_RCR_MAX_OPEN * g + k]] + q];
+  in[NW - 1] = x[W - 1] = 1.0;
+  (void)nz6;
   const double *N = lw->rN + P->N0[g];
   for (int i = 0; i < nI; i++) {
-    double s = N[i * 13 + 12];
-    for (int q = 0; q < 6; q++) s += N[i * 13 + q] * Ac[q] + N[i * 13 + 6 + q] * Ap[q];
+    double s = 0.0;
+    for (int q = 0; q < NW; q++) s += N[i * NW + q] * in[q];
     x[6 + i] = s, qdd[P->ind[P->ind0[g] + i]] = s;
   }
-  x[6 + nI] = 1.0;
   const double *E = lw->rE + P->E0[g];
   for (int d = 0; d < mg; d++) {
     double s = 0.0;
@@ -385,9 +471,10 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
       if (P->p[g] != i) continue;
       mb_rcr_project_(L, lw, P, g, NULL);
       group_dependents(m, L, ws, lw, P, g, kb);
+      if (P->nI[g] > 64) return lw->singular = 1 + P->row[P->row0[g]], -1; /* bounded here */
       group_tail_maps(m, lw, P, g);
-      group_tail_inertia(lw, P, g);
-      if (group_tail_solve(lw, P, g, tau, lo)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      if (group_tail_inertia(P, lw, g) || group_tail_solve(lw, P, g, tau, lo))
+        return lw->singular = 1 + P->row[P->row0[g]], -1;
       group_tail_wrench(lw, P, g, tau);
       mb_rcr_tail_to_head_(lw, P, g);
     }
@@ -447,7 +534,9 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
     if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;
   if ((rc = solve(m, L, ws, lw, &P, tau, lw->kb, 1, qdd, lo))) return rc;
-  if ((!(lo[0] >= MB_RCR_REFINE) || !(lo[1] >= MB_RCR_REFINE_HEAD)) &&
+  int hung = 0; /* a group hung from another's tail: always refined (rcr_internal.h) */
+  for (int g = 0; g < P.ng; g++) hung |= P.nest[g] >= 0;
+  if ((hung || !(lo[0] >= MB_RCR_REFINE) || !(lo[1] >= MB_RCR_REFINE_HEAD)) &&
       (rc = refine(m, L, ws, lw, &P, q, v, tau, qdd)))
     return rc;
   if (used) *used = use;

@@ -42,26 +42,36 @@ static void add_to(mb_loop_workspace *lw, const rcr_plan *P, int i, int gm, int 
   for (int r = 0; x && r < 6; r++) H[HBIAS + r] += sign * x[r];
 }
 
-/* The tail's maps of group g at p (WHAT, WTOT: [Λ_c | Λ_p | w] with Â_p = A_p − A_c − (a_b,p −
- * a_b,c)) into p's head maps, in absolute accelerations: Ŵ into Ĥ, T − Ŵ into Δ_g. */
+/* The tail's maps of group g at p (WHAT, WTOT, WZ: [Λ_c | Λ_p | Λ_z | w] with Â_p = A_p − A_c −
+ * (a_b,p − a_b,c)) into p's head maps, in absolute accelerations: Ŵ into Ĥ, T − Ŵ into Δ_g, and
+ * the map of every open input (a group hung from the tail, based in the head) into its Δ. */
 void mb_rcr_tail_to_head_(mb_loop_workspace *lw, const rcr_plan *P, int g) {
-  int c = P->base[g], p = P->p[g];
-  double *Wh = WHAT(lw), *Wt = WTOT(lw), b[6], xh[6], xt[6];
+  int c = P->base[g], p = P->p[g], NW = RCR_NW(P, g), nz = P->nz[g], ld = RCR_NWMAX;
+  double b[6], x[2 + MB_RCR_MAX_OPEN][6];
+  const double *Wm[2 + MB_RCR_MAX_OPEN];
   for (int r = 0; r < 6; r++) b[r] = lw->rab[6 * p + r] - lw->rab[6 * c + r];
-  for (int r = 0; r < 6; r++) { /* the biases: w − Λ_p b */
-    xh[r] = Wh[r * 13 + 12], xt[r] = Wt[r * 13 + 12];
-    for (int q = 0; q < 6; q++) xh[r] -= Wh[r * 13 + 6 + q] * b[q], xt[r] -= Wt[r * 13 + 6 + q] * b[q];
+  for (int k = 0; k < 2 + nz; k++) { /* the biases: w − Λ_p b */
+    Wm[k] = k == 0 ? WHAT(lw) : k == 1 ? WTOT(lw) : WZ(lw, k - 2);
+    for (int r = 0; r < 6; r++) {
+      x[k][r] = Wm[k][r * ld + NW - 1];
+      for (int q = 0; q < 6; q++) x[k][r] -= Wm[k][r * ld + 6 + q] * b[q];
+    }
   }
-  /* W = (Λ_c − Λ_p) A_c + Λ_p A_p + x: Ĥ += Ŵ, Δ_g += T − Ŵ */
-  const struct { const double *W, *x; int gm; double sign; } parts[3] = {
-      {Wh, xh, -1, 1.0}, {Wt, xt, g, 1.0}, {Wh, xh, g, -1.0}};
+  /* W = (Λ_c − Λ_p) A_c + Λ_p A_p + Σ Λ_z A_{c_z} + x: Ĥ += Ŵ, Δ_g += T − Ŵ, Δ_z += Z */
+  struct { int k, gm; double sign; } parts[3 + MB_RCR_MAX_OPEN] = {{0, -1, 1.0}, {1, g, 1.0}, {0, g, -1.0}};
+  for (int k = 0; k < nz; k++) parts[3 + k].k = 2 + k, parts[3 + k].gm = P->zg[MB_RCR_MAX_OPEN * g + k], parts[3 + k].sign = 1.0;
   double *C = lw->rC + 36 * (size_t)p; /* the pivot reference: C += Λ_p (symmetrized) */
   for (int r = 0; slot(P, p, g) && r < 6; r++)
-    for (int q = 0; q < 6; q++) C[6 * r + q] += 0.5 * (Wh[r * 13 + 6 + q] + Wh[q * 13 + 6 + r]);
-  for (int k = 0; k < 3; k++) {
-    add_to(lw, P, p, parts[k].gm, g, parts[k].W, 13, NULL, parts[k].sign);
-    add_to(lw, P, p, parts[k].gm, g, parts[k].W + 6, 13, NULL, -parts[k].sign);
-    add_to(lw, P, p, parts[k].gm, -1, parts[k].W + 6, 13, parts[k].x, parts[k].sign);
+    for (int q = 0; q < 6; q++) C[6 * r + q] += 0.5 * (Wm[0][r * ld + 6 + q] + Wm[0][q * ld + 6 + r]);
+  for (int j = 0; j < 3 + nz; j++) {
+    const double *M = Wm[parts[j].k];
+    int gm = parts[j].gm;
+    double sg = parts[j].sign;
+    add_to(lw, P, p, gm, g, M, ld, NULL, sg);
+    add_to(lw, P, p, gm, g, M + 6, ld, NULL, -sg);
+    add_to(lw, P, p, gm, -1, M + 6, ld, x[parts[j].k], sg);
+    for (int k = 0; k < nz; k++)
+      add_to(lw, P, p, gm, P->zg[MB_RCR_MAX_OPEN * g + k], M + 12 + 6 * k, ld, NULL, sg);
   }
 }
 

@@ -2,19 +2,28 @@
  *
  * The plan of recursive coordinate reduction for one selection of dependent coordinates. Loops
  * with kept rows that share a tree joint are one group (union-find over the joints of their
- * paths) — unless every joint they share is in the head of each and has no dependent column: such
- * coupled loops stay separate groups whose heads overlap (Critchley & Anderson's §5), as long as
- * at most MB_RCR_MAX_OPEN heads hold one body. A group has a base c (the common ancestor of its
- * loops' bodies), its joints (the paths
- * from each loop's own common body out to bodies a and b), its rows, a chain order of its velocity
- * columns (loop after loop: out along a's path, back along b's), a head and a tail:
- *   head  the path c → p of the group's joints whose columns are all independent, followed from c
- *         while the current body has exactly one group joint among its children and (but for c)
- *         is not body a or b of a loop of the group; p is the last body (p = c: no head);
+ * paths) — unless they can stay apart:
+ *   coupled heads  every joint they share is in the head of each and has no dependent column
+ *                  (Critchley & Anderson's §5): their heads overlap;
+ *   hung           the joints group h shares with group g are the path from h's base c_h out to
+ *                  a body b of g's tail (the shared joints carry g's dependents or tail: the
+ *                  paper's §5 with eq. (45)), h's dependents all lie beyond, and h shares joints
+ *                  with g alone, g with no group it hangs from: h is reduced onto b and c_h, whose
+ *                  accelerations g's tail expresses (c_h in g's head but not its p: an open input
+ *                  z of g's tail, carried down g's head to c_h);
+ * as long as at most MB_RCR_MAX_OPEN maps are open on one body. A group has a base c (the common
+ * ancestor of its loops' bodies), its joints (the paths from each loop's own common body out to
+ * bodies a and b, less the shared path of a hung group: its outer group's), its rows, a chain
+ * order of its velocity columns (loop after loop: out along a's path, back along b's), a head and
+ * a tail:
+ *   head  the path of the group's joints whose columns are all independent, from c (a hung group:
+ *         from b) while the current body has exactly one group joint among its children and (but
+ *         for the start) is not body a or b of a loop of the group; p is the last body (no head:
+ *         p = c, or b for a hung group);
  *   tail  every other joint of the group: its dependent columns and its independent ones (n_I).
  * Every tail joint then hangs from c, p or a tail body. Body roles: 0 free (the plain
- * articulated-body algorithm), 1 head (of one group or more: nopen, open), 2 tail. Integers live
- * in the loop workspace's rplan. */
+ * articulated-body algorithm), 1 head (of one group or more: nopen, open), 2 tail (a hub when
+ * groups hang from it: nopen, open). Integers live in the loop workspace's rplan. */
 #ifndef MB_RCR_INTERNAL_H
 #define MB_RCR_INTERNAL_H
 
@@ -41,7 +50,16 @@ typedef struct rcr_plan {
   int *first, *bad, *mark;  /* [nb + 1] scratch of the grouping */
   int *uf;                  /* [nloops] union-find of the loops */
   int *hkid;                /* [nb + 1] 1: a head body with a head body among its children */
+  int *second, *hd, *mark2; /* [nb + 1] scratch of the grouping */
+  int *nest, *att;          /* [nloops] the group a group hangs from (−1) and its body b there */
+  int *nz, *zg;             /* [nloops], [nloops × MB_RCR_MAX_OPEN] a tail's open inputs: groups */
 } rcr_plan;
+
+/* Width of a group's tail columns x = [Â_p (6); q̈_I (n_I); z (6 per open input); 1], and of its
+ * wrench maps' [A_c | Â_p | z | 1]. */
+#define RCR_W(P, g) (7 + (P)->nI[g] + 6 * (P)->nz[g])
+#define RCR_NW(P, g) (13 + 6 * (P)->nz[g])
+#define RCR_NWMAX (13 + 6 * MB_RCR_MAX_OPEN)
 
 /* Lay the plan's arrays out in lw->rplan and find the groups of loops that share a joint, their
  * bases, rows, joints (grp) and chain order (independent of the selection). MB_OK or MB_EINVAL
@@ -76,9 +94,11 @@ void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g);
  * body's own acceleration, 1..: the open bases) at SL(b), the row of D's Cholesky factor. */
 #define SL(lw, nv, b, o) ((lw)->rD + 6 * (size_t)(nv) * (size_t)(b) + 6 * (size_t)(o))
 #define DFAC(lw, nv, o) SL(lw, nv, 1 + MB_RCR_MAX_OPEN, o)
-/* A group's tail wrench maps in lw->rG: [Λ̂_c | Λ̂_p | ŵ] and [Λ_c | Λ_p | w], 6 × 13 each. */
+/* A group's tail wrench maps in lw->rG, 6 × RCR_NW each (leading dimension RCR_NWMAX): Ŵ on p
+ * (weighted), T on c (total) and Z_k on the base of open input k, [Λ_c | Λ_p | Λ_z | w]. */
 #define WHAT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc)
-#define WTOT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc + 78)
+#define WTOT(lw) (WHAT(lw) + 6 * RCR_NWMAX)
+#define WZ(lw, k) (WHAT(lw) + 6 * RCR_NWMAX * (2 + (size_t)(k)))
 
 /* x (n) ← (L Lᵀ)⁻¹ x for every column of X (n × c, leading dimension ld). */
 void mb_rcr_chol_solve_cols_(int n, const double *L, double *X, int c, int ld);

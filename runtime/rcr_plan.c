@@ -35,13 +35,9 @@ static void layout(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, 
   TAKE(E0, nl + 1), TAKE(N0, nl + 1), TAKE(M0, nl + 1), TAKE(loopgrp, nl + 1), TAKE(lca, nl + 1);
   TAKE(tmp, nb1), TAKE(nopen, nb1), TAKE(open, nb1 * MB_RCR_MAX_OPEN), TAKE(first, nb1);
   TAKE(bad, nb1), TAKE(mark, nb1), TAKE(uf, nl + 1), TAKE(hkid, nb1);
+  TAKE(second, nb1), TAKE(hd, nb1), TAKE(mark2, nb1), TAKE(nest, nl + 1), TAKE(att, nl + 1);
+  TAKE(nz, nl + 1), TAKE(zg, (nl + 1) * MB_RCR_MAX_OPEN);
 #undef TAKE
-}
-
-/* Mark the joints of loop l's paths with group id g in P->grp (−2: not yet grouped). */
-static void path_joints(const mb_model *m, const mb_loop *lp, int c, int *mark, int val) {
-  for (int x = lp->a; x != c; x = m->parent[x]) mark[x] = val;
-  for (int x = lp->b; x != c; x = m->parent[x]) mark[x] = val;
 }
 
 /* Chain positions of loop l's columns not yet placed: out along a's path, back along b's. */
@@ -64,7 +60,10 @@ static void chain_loop(const mb_model *m, const mb_loop *lp, int c, rcr_plan *P,
 }
 
 /* The groups of the union-find P->uf: numbered in order of their first loop (loopgrp), their
- * rows, bases, joints (grp: the last group marking a joint) and chain orders. */
+ * rows and bases; then their joints (grp: the last group marking a joint; a hung group's shared
+ * path stays its outer group's) and chain orders, the groups that hang from none first (P->nest,
+ * which the grouping resets before it joins groups). */
+static void mark_into(const mb_model *m, const mb_loops *L, const rcr_plan *P, int g, int *mark);
 static void build_groups(const mb_model *m, const mb_loops *L, rcr_plan *P) {
   int nl = L->nloops, ng = 0, nr = 0, pos;
   for (int l = 0; l < nl; l++)
@@ -79,22 +78,42 @@ static void build_groups(const mb_model *m, const mb_loops *L, rcr_plan *P) {
     for (int r = 0; r < L->nc; r++)
       if (P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] == g) P->row[nr++] = r;
     int c = -1;
-    pos = 0;
-    for (int l = 0; l < nl; l++) {
-      if (P->loopgrp[l] != g) continue;
-      c = c < 0 ? P->lca[l] : lca(m, c, P->lca[l]);
-      path_joints(m, &L->loop[l], P->lca[l], P->grp, g);
-      chain_loop(m, &L->loop[l], P->lca[l], P, &pos);
-    }
+    for (int l = 0; l < nl; l++)
+      if (P->loopgrp[l] == g) c = c < 0 ? P->lca[l] : lca(m, c, P->lca[l]);
     P->base[g] = c;
   }
   P->row0[ng] = P->dep0[ng] = nr;
+  for (int hung = 0; hung < 2; hung++)
+    for (int g = 0; g < ng; g++) {
+      if ((P->nest[g] >= 0) != hung) continue;
+      mark_into(m, L, P, g, P->grp);
+      pos = 0;
+      for (int l = 0; l < nl; l++)
+        if (P->loopgrp[l] == g) chain_loop(m, &L->loop[l], P->lca[l], P, &pos);
+    }
 }
 
-/* Mark the joints of group g's loops with g in P->mark. */
+/* Is body x's joint on the path from hung group g's base out to its b (its outer group's)? */
+static int on_shared(const mb_model *m, const rcr_plan *P, int g, int x) {
+  for (int y = P->att[g]; y != P->base[g] && y > 0; y = m->parent[y])
+    if (y == x) return 1;
+  return 0;
+}
+
+/* Mark the joints of group g with g in mark: its loops' paths, less the path from its base out
+ * to its body b when it hangs from another group (those joints are the other's). */
+static void mark_into(const mb_model *m, const mb_loops *L, const rcr_plan *P, int g, int *mark) {
+  for (int l = 0; l < L->nloops; l++) {
+    if (P->loopgrp[l] != g) continue;
+    const mb_loop *lp = &L->loop[l];
+    for (int side = 0; side < 2; side++)
+      for (int x = side ? lp->b : lp->a; x != P->lca[l]; x = m->parent[x])
+        if (P->nest[g] < 0 || !on_shared(m, P, g, x)) mark[x] = g;
+  }
+}
+
 static void mark_group(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
-  for (int l = 0; l < L->nloops; l++)
-    if (P->loopgrp[l] == g) path_joints(m, &L->loop[l], P->lca[l], P->mark, g);
+  mark_into(m, L, P, g, P->mark);
 }
 
 /* Is x (≠ c) body a or b of a loop of group g? */
@@ -104,15 +123,19 @@ static int is_end(const mb_loops *L, const rcr_plan *P, int g, int x) {
   return 0;
 }
 
-/* The head of group g (its joints marked in P->mark): from c, while the current body has exactly
- * one joint of g among its children, (but for c) is not body a or b of a loop of g, and that
- * joint has no dependent column (isdep[col] ≥ 0). Bodies into out; returns their count. */
+/* The body group g's head starts from: its base, or its body b when it hangs from a group. */
+static int head_start(const rcr_plan *P, int g) { return P->nest[g] >= 0 ? P->att[g] : P->base[g]; }
+
+/* The head of group g (its joints marked in P->mark): from its start, while the current body has
+ * exactly one joint of g among its children, (but for a plain group's start) is not body a or b
+ * of a loop of g, and that joint has no dependent column (isdep[col] ≥ 0). Bodies into out;
+ * their count. */
 static int head_walk(const mb_model *m, const mb_loops *L, const rcr_plan *P, int g,
                      const int *isdep, int *out) {
-  int h = P->base[g], n = 0;
+  int h = head_start(P, g), n = 0;
   for (;;) {
     int next = -1, count = 0;
-    if (h != P->base[g] && is_end(L, P, g, h)) break;
+    if ((h != head_start(P, g) || P->nest[g] >= 0) && is_end(L, P, g, h)) break;
     for (int i = h + 1; i <= m->nb; i++)
       if (m->parent[i] == h && P->mark[i] == g) next = i, count++;
     if (count != 1) break;
@@ -124,41 +147,145 @@ static int head_walk(const mb_model *m, const mb_loops *L, const rcr_plan *P, in
   return n;
 }
 
-/* One round of the fine grouping: union the groups that share a joint unless it is in the head
- * of every group holding it (and has no dependent column), and those that would leave more than
- * MB_RCR_MAX_OPEN heads on one body. Returns 1 if it joined any. */
-static int refine(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *isdep) {
-  int nb = m->nb, joined = 0, *hb = P->head; /* head is free until the split */
-  for (int i = 0; i <= nb; i++) P->first[i] = -1, P->bad[i] = 0, P->nopen[i] = 0, P->mark[i] = -1;
+/* ------------------------------------------------------------------------------ the grouping */
+
+static int rep_loop(const mb_loops *L, const rcr_plan *P, int g) {
+  for (int l = 0; l < L->nloops; l++)
+    if (P->loopgrp[l] == g) return l;
+  return 0;
+}
+
+/* Groups g and h become one (in the union-find; build_groups renumbers). Returns 1. */
+static int join(const mb_loops *L, rcr_plan *P, int g, int h) {
+  int a = ufind(P->uf, rep_loop(L, P, g)), b = ufind(P->uf, rep_loop(L, P, h));
+  if (a != b) P->uf[a] = b;
+  for (int k = 0; k < P->ng; k++) P->nest[k] = P->att[k] = -1;
+  return 1;
+}
+
+/* Every group plain (none hung): on every joint, how many groups hold it (P->bad), in how many
+ * heads (P->hd; a head joint has no dependent column), and the first two (P->first, second). */
+static void joint_groups(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *isdep) {
+  int nb = m->nb, *hb = P->head; /* head is free until the split */
+  for (int i = 0; i <= nb; i++)
+    P->first[i] = P->second[i] = -1, P->bad[i] = P->hd[i] = 0, P->mark[i] = -1;
   for (int g = 0; g < P->ng; g++) {
     mark_group(m, L, P, g);
     int n = head_walk(m, L, P, g, isdep, hb);
     for (int k = 0; k < n; k++) P->mark[hb[k]] = -2 - g; /* in g's head */
     for (int i = 1; i <= nb; i++) {
-      if (P->mark[i] == g) P->bad[i] = 1; /* g's joint, not in its head */
       if (P->mark[i] != g && P->mark[i] != -2 - g) continue;
-      if (P->first[i] < 0) P->first[i] = g;
-      if (P->mark[i] == -2 - g && P->nopen[i]++ >= MB_RCR_MAX_OPEN) P->bad[i] = 1;
+      P->hd[i] += P->mark[i] == -2 - g, P->bad[i]++;
+      if (P->first[i] < 0)
+        P->first[i] = g;
+      else if (P->second[i] < 0)
+        P->second[i] = g;
       P->mark[i] = -1;
     }
   }
+}
+
+/* Can group h hang from group g (rcr_internal.h), and is it worth it? The joints they share
+ * must be the path from h's base c out to a body b of g's tail with no end of h's loops strictly
+ * inside it, every dependent column of h beyond it, as many as h's rows (and g's as many as g's
+ * rows); g hangs from none and h holds none. Hanging pays only when it takes columns out of the
+ * dense system the joined group would solve: when c is in g's head short of its p (g's head
+ * beyond c would join the tail) or h has a head of its own beyond b; otherwise joined is as
+ * cheap and needs no refinement. If so nest[h] = g, att[h] = b. */
+static int try_nest(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, int h,
+                    const int *isdep) {
+  int nb = m->nb, c = P->base[h], *mg = P->mark, *mh = P->mark2, shared = 0, n = 0, x = c;
+  if (P->nest[h] >= 0 || P->nest[g] >= 0) return 0;
+  for (int k = 0; k < P->ng; k++)
+    if (P->nest[k] == h) return 0;
+  for (int i = 0; i <= nb; i++) mg[i] = mh[i] = -1;
+  mark_into(m, L, P, g, mg), mark_into(m, L, P, h, mh);
+  for (int i = 1; i <= nb; i++) shared += mg[i] == g && mh[i] == h;
+  for (;;) { /* the shared path from c out */
+    int next = -1, count = 0;
+    for (int i = x + 1; i <= nb; i++)
+      if (m->parent[i] == x && mg[i] == g && mh[i] == h) next = i, count++;
+    if (count != 1) break;
+    if (x != c && is_end(L, P, h, x)) return 0;
+    x = next, n++;
+  }
+  if (n == 0 || n != shared || (c != P->base[g] && mg[c] != g)) return 0;
+  int dh = 0, dg = 0;
+  for (int i = 1; i <= nb; i++)
+    for (int j = 0; j < mb_joint_nv(m->jtype[i]); j++)
+      if (isdep[m->iv[i] + j] >= 0) dg += mg[i] == g, dh += mh[i] == h && mg[i] != g;
+  if (dh != P->row0[h + 1] - P->row0[h] || dg != P->row0[g + 1] - P->row0[g]) return 0;
+  int nh = head_walk(m, L, P, g, isdep, P->tmp), z = 0; /* b in g's head: not hung */
+  for (int k = 0; k < nh; k++) {
+    if (P->tmp[k] == x) return 0;
+    z |= P->tmp[k] == c && k < nh - 1;
+  }
+  P->nest[h] = g, P->att[h] = x;
+  for (int i = 0; !z && i <= nb; i++) mg[i] = -1;
+  if (!z) mark_into(m, L, P, h, mg);
+  if (z || head_walk(m, L, P, h, isdep, P->tmp)) return 1;
+  P->nest[h] = P->att[h] = -1; /* joined, no column would leave the dense system: cheaper */
+  return 0;
+}
+
+/* Body by body, the maps open in the plan of the current grouping (P->nest set), into P->nopen
+ * (and the bodies into P->open when lists): every head's bodies; a hung group's b and, when its
+ * base c lies in its outer group's head but is not that head's p, the outer head's bodies beyond
+ * c (an open input of the outer tail). Groups in ascending order on every body. */
+static void open_maps(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *isdep,
+                      int lists) {
+  int nb = m->nb, *hb = P->first, *ho = P->second; /* scratch here */
+  for (int i = 0; i <= nb; i++) P->nopen[i] = 0;
+#define OPEN(i, g)                                                                               \
+  do {                                                                                           \
+    if (lists && P->nopen[i] < MB_RCR_MAX_OPEN) P->open[MB_RCR_MAX_OPEN * (i) + P->nopen[i]] = g; \
+    P->nopen[i]++;                                                                               \
+  } while (0)
   for (int g = 0; g < P->ng; g++) {
+    for (int i = 0; i <= nb; i++) P->mark[i] = -1;
     mark_group(m, L, P, g);
-    int rep = -1;
-    for (int l = 0; l < L->nloops && rep < 0; l++)
-      if (P->loopgrp[l] == g) rep = l;
-    for (int i = 1; i <= nb; i++) {
-      if (P->mark[i] != g) continue;
-      P->mark[i] = -1;
-      if (!P->bad[i] || P->first[i] == g) continue;
-      for (int l = 0; l < L->nloops; l++)
-        if (P->loopgrp[l] == P->first[i] && ufind(P->uf, l) != ufind(P->uf, rep)) {
-          P->uf[ufind(P->uf, l)] = ufind(P->uf, rep), joined = 1;
-          break;
-        }
-    }
+    int n = head_walk(m, L, P, g, isdep, hb), o = P->nest[g];
+    for (int k = 0; k < n; k++) OPEN(hb[k], g);
+    if (o < 0) continue;
+    OPEN(P->att[g], g);
+    for (int i = 0; i <= nb; i++) P->mark[i] = -1;
+    mark_group(m, L, P, o);
+    int no = head_walk(m, L, P, o, isdep, ho), k = 0;
+    while (k < no && ho[k] != P->base[g]) k++;
+    for (k++; k < no; k++) OPEN(ho[k], g);
   }
-  return joined;
+#undef OPEN
+}
+
+/* One round of the fine grouping: groups that share a joint stay apart when every joint they
+ * share is in the head of each (coupled heads) or when one can hang from the other (try_nest);
+ * otherwise, or when three share a joint that is not in the head of each, or when more than
+ * MB_RCR_MAX_OPEN maps would be open on one body, they are joined. Returns 1 if it joined two
+ * (P->nest reset), 0 when the grouping stands (P->nest, P->att set). */
+static int refine(const mb_model *m, const mb_loops *L, rcr_plan *P, const int *isdep) {
+  int nb = m->nb;
+  for (int k = 0; k < P->ng; k++) P->nest[k] = P->att[k] = -1;
+  joint_groups(m, L, P, isdep);
+  for (int i = 1; i <= nb; i++)
+    if (P->bad[i] > 2 && P->hd[i] < P->bad[i]) return join(L, P, P->first[i], P->second[i]);
+  for (int i = 1; i <= nb; i++) {
+    int g = P->first[i], h = P->second[i];
+    if (h < 0 || P->hd[i] == 2 || P->nest[h] == g || P->nest[g] == h) continue;
+    if (!try_nest(m, L, P, g, h, isdep) && !try_nest(m, L, P, h, g, isdep)) return join(L, P, g, h);
+  }
+  for (int i = 1; i <= nb; i++) { /* a hung group shares joints with its outer group alone */
+    int g = P->first[i], h = P->second[i];
+    if (h < 0) continue;
+    if (P->nest[g] >= 0 && P->nest[g] != h) return join(L, P, g, P->nest[g]);
+    if (P->nest[h] >= 0 && P->nest[h] != g) return join(L, P, h, P->nest[h]);
+  }
+  /* too many maps open on a body: its joint's first two groups join (open_maps takes first and
+   * second as scratch; every map open on a body is a group holding its joint) */
+  for (int i = 0; i <= nb; i++) P->tmp[i] = P->first[i], P->mark2[i] = P->second[i];
+  open_maps(m, L, P, isdep, 0);
+  for (int i = 1; i <= nb; i++)
+    if (P->nopen[i] > MB_RCR_MAX_OPEN) return join(L, P, P->tmp[i], P->mark2[i]);
+  return 0;
 }
 
 /* Lay the plan out and reset it: every loop with kept rows alone in the union-find. */
@@ -171,6 +298,7 @@ static int init(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rcr
     const mb_loop *lp = &L->loop[l];
     if (lp->a < 0 || lp->a > nb || lp->b < 0 || lp->b > nb) return MB_EINVAL;
     P->lca[l] = lca(m, lp->a, lp->b), P->loopgrp[l] = -1, P->uf[l] = l;
+    P->nest[l] = P->att[l] = -1, P->nz[l] = 0;
   }
   for (int r = 0; r < L->nc; r++) P->loopgrp[L->row[r] / MB_LOOP_MAX_ROWS] = 0; /* has rows */
   return MB_OK;
@@ -207,20 +335,17 @@ int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rc
   }
   build_groups(m, L, P); /* every loop alone, then joined as refine finds */
   while (refine(m, L, P, P->indid)) build_groups(m, L, P);
+  build_groups(m, L, P); /* the same groups, the hung ones' shared paths given to their outer */
   for (int k = 0; k < m->nv; k++) P->indid[k] = -1;
   for (int g = 0; g < P->ng; g++)
     if ((rc = mb_rcr_take_(m, L, P, g, dep))) return rc;
   for (int g = 0; g < P->ng; g++) mb_rcr_split_(m, L, P, g);
-  /* the groups whose head holds each body, ascending */
-  for (int i = 0; i <= m->nb; i++) P->nopen[i] = 0;
-  for (int g = 0; g < P->ng; g++)
-    for (int h = P->head0[g]; h < P->head0[g + 1]; h++) {
-      int i = P->head[h];
-      P->open[MB_RCR_MAX_OPEN * i + P->nopen[i]++] = g;
-    }
+  open_maps(m, L, P, P->depid, 1);
+  for (int i = 0; i <= m->nb; i++)
+    if (P->nopen[i] > MB_RCR_MAX_OPEN) return MB_EINVAL; /* refine prevents it */
   for (int i = 0; i <= m->nb; i++) P->hkid[i] = 0;
   for (int i = 1; i <= m->nb; i++)
-    if (P->nopen[i] && P->nopen[m->parent[i]]) P->hkid[m->parent[i]] = 1;
+    if (P->role[i] == 1 && P->role[m->parent[i]] == 1) P->hkid[m->parent[i]] = 1;
   return MB_OK;
 }
 
@@ -295,15 +420,19 @@ double mb_rcr_project_(const mb_loops *L, mb_loop_workspace *lw, const rcr_plan 
 }
 
 void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
-  int c = P->base[g], ni = 0, nt = 0;
+  int ni = 0, nt = 0;
   if (g == 0) P->head0[0] = P->tail0[0] = P->ind0[0] = P->E0[0] = P->N0[0] = P->M0[0] = 0;
   int *head = P->head + P->head0[g];
   for (int i = 0; i <= m->nb; i++) P->mark[i] = -1;
   mark_group(m, L, P, g);
-  int nh = head_walk(m, L, P, g, P->depid, head);
-  int h = nh ? head[nh - 1] : c;
+  int nh = head_walk(m, L, P, g, P->depid, head), nz = 0;
+  int h = nh ? head[nh - 1] : head_start(P, g);
   for (int k = 0; k < nh; k++) P->role[head[k]] = 1;
   P->p[g] = h;
+  for (int o = 0; o < P->ng; o++) /* hung groups based in the head short of p: open inputs */
+    for (int k = 0; P->nest[o] == g && k < nh - 1; k++)
+      if (head[k] == P->base[o] && nz < MB_RCR_MAX_OPEN) P->zg[MB_RCR_MAX_OPEN * g + nz++] = o;
+  P->nz[g] = nz;
   int *tail = P->tail + P->tail0[g], *ind = P->ind + P->ind0[g];
   for (int i = 1; i <= m->nb; i++) {
     if (P->mark[i] != g || P->role[i] == 1) continue;
@@ -318,6 +447,6 @@ void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g) {
   P->nI[g] = ni;
   P->head0[g + 1] = P->head0[g] + nh, P->tail0[g + 1] = P->tail0[g] + nt;
   P->ind0[g + 1] = P->ind0[g] + ni;
-  P->E0[g + 1] = P->E0[g] + mg * (7 + ni), P->N0[g + 1] = P->N0[g] + 13 * ni;
+  P->E0[g + 1] = P->E0[g] + mg * RCR_W(P, g), P->N0[g + 1] = P->N0[g] + RCR_NW(P, g) * ni;
   P->M0[g + 1] = P->M0[g] + ni * ni;
 }

@@ -53,6 +53,14 @@ int mbt_loopmodel_load(const char *path, mbt_loopmodel *out) {
   return 0;
 }
 
+int mbt_loopmodel_body(const mbt_loopmodel *lm, const char *name) {
+  const priv *p = lm->priv;
+  int mb = p ? mbg_model_find_body(p->m, name) : -1;
+  for (int i = 1; mb >= 0 && i <= p->t->nb; i++)
+    if (p->t->body[i].model_body == mb) return i;
+  return -1;
+}
+
 void mbt_loopmodel_free(mbt_loopmodel *lm) {
   priv *p = lm->priv;
   if (p) {

@@ -24,6 +24,9 @@ typedef struct mbt_loopmodel {
 int mbt_loopmodel_load(const char *path, mbt_loopmodel *out);
 void mbt_loopmodel_free(mbt_loopmodel *lm);
 
+/* The runtime body (its index in lm->model) of the model's body name; -1 if none. */
+int mbt_loopmodel_body(const mbt_loopmodel *lm, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,3 +15,8 @@ if(TARGET random_loops)
   set_tests_properties(test_rcr_accuracy PROPERTIES LABELS loops TIMEOUT 300
     ENVIRONMENT "MBDC_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endif()
+
+# Loops hung from another loop's tail (the plan and mb_rcr vs mb_fd_loops on selections with
+# dependents on a shared joint).
+mbdc_add_test(NAME test_rcr_hung SOURCES test_rcr_hung.c mbt_loopmodel.c mbt_loopsys.c LIBS mbdc_core)
+set_tests_properties(test_rcr_hung PROPERTIES LABELS loops)

@@ -45,6 +45,7 @@ static const char *const models[] = {
     "tests/models/loop_types.mbd",    "tests/models/nested_loops.mbd",
     "tests/models/nested_fan.mbd",    "tests/models/shared_spine.mbd",
     "tests/models/ladder.mbd",        "tests/models/loop_tree.mbd",
+    "tests/models/hung_loops.mbd",
 };
 #define NMODELS ((int)(sizeof models / sizeof models[0]))
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x6c2e183e1bca
+#if FIVE_BAR_SET_ID != 0x248247916597
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3501,7 +3501,7 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   const double t552 = 1.0 / Hc_bar1_2_2;
   const double wa_bar1_2 = u_bar1_0 * t552;
   const double t553 = t335 * wa_bar1_2;
-  const double t554 = -t553 - t544;
+  const double t554 = -t544 - t553;
   const double t555 = t102 * t554;
   const double t556 = t247 * wa_bar1_2;
   const double t557 = -t555 - t556;
@@ -4204,7 +4204,7 @@ int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_N
   const double wa_bar1_2 = u_bar1_0 * t590;
   const double t591 = a[0] + wa_bar1_2;
   const double t592 = t335 * wa_bar1_2;
-  const double t593 = -t592 - t583;
+  const double t593 = -t583 - t592;
   const double t594 = t102 * t593;
   const double t595 = t247 * wa_bar1_2;
   const double t596 = -t594 - t595;

@@ -141,14 +141,15 @@ static void print_rows(FILE *out, const mbg_model *m, const mbg_topology *t,
   fprintf(out, ")\n");
 }
 
-/* The groups of selection s (mbg_rcr_plan): their loops, base, head joints and the number of
- * tail independents (the size of the group's dense system); heads that hold a body of another
- * group's head are coupled loops reduced apart (Critchley & Anderson's §5). */
+/* The groups of selection s (mbg_rcr_plan): their loops, base, the group and body they hang
+ * from, head joints and the number of tail independents (the size of the group's dense system);
+ * heads that hold a body of another group's head are coupled loops reduced apart (Critchley &
+ * Anderson's §5), and so are groups hung from another's tail (§5 with eq. 45). */
 static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *t,
                              mbg_rcr_sel *sel, int s) {
   mbg_rcr_plan_view v;
   if (mbg_rcr_plan(sel, s, &v) != 0) return;
-  int shared = 0, joined = 0;
+  int shared = 0, joined = 0, hung = 0;
   for (int g = 0; g < v.ng; g++) {
     fprintf(out, "      group %d:", g);
     int last = -1, nloops = 0;
@@ -158,7 +159,11 @@ static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *
       last = l;
     }
     joined |= nloops > 1;
-    fprintf(out, "; base %s; head", body_name(m, t->body[v.base[g]].model_body));
+    fprintf(out, "; base %s", body_name(m, t->body[v.base[g]].model_body));
+    if (v.nest[g] >= 0)
+      fprintf(out, "; hung from group %d at %s", v.nest[g], body_name(m, t->body[v.att[g]].model_body));
+    hung |= v.nest[g] >= 0;
+    fprintf(out, "; head");
     if (v.head0[g] == v.head0[g + 1]) fprintf(out, " (none)");
     for (int h = v.head0[g]; h < v.head0[g + 1]; h++) {
       fprintf(out, " %s", joint_name(m, t->body[v.head[h]].model_joint));
@@ -171,10 +176,15 @@ static void print_rcr_groups(FILE *out, const mbg_model *m, const mbg_topology *
   if (shared)
     fprintf(out, "      (coupled loops: the groups share head joints, reduced with one inertia per "
                  "open base)\n");
+  if (hung)
+    fprintf(out, "      (coupled loops: a group hangs from another's tail, where the joints they "
+                 "share carry\n       the other's dependents; reduced onto its two bodies there, "
+                 "refined once on every call)\n");
   if (joined)
-    fprintf(out, "      (coupled loops in one group: they share a dependent or tail joint, or more "
-                 "than %d\n       heads would hold one body; reduced together, with one dense "
-                 "system of the tail independents)\n",
+    fprintf(out, "      (coupled loops in one group: they share a dependent or tail joint and "
+                 "neither can hang\n       from the other with profit, or more than %d maps would "
+                 "be open on one body; reduced\n       together, with one dense system of the "
+                 "tail independents)\n",
             MB_RCR_MAX_OPEN);
 }
 

@@ -49,6 +49,7 @@ typedef struct mbg_gen_function {
   mbg_gen_param params[MBG_LSYM_MAX_ARRAYS];
   int npivots, nswitch, nrefine, nhead; /* sym.pivot, switch_pivot, refine_pivot and
                                          * refine_head_pivot checks (lua_sym.h) */
+  int refine_always;                    /* sym.refine_always: status bit 2 always */
   mbg_sym_counts counts;
   long live; /* the most temporaries live at once (mbg_sym_peak_live) */
   /* The expression graph: kept for writing the files (its statements are emitted straight into

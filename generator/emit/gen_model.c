@@ -275,7 +275,8 @@ static void push_intl(lua_State *L, const int *x, int from, int to, int add) {
 /* model.rcr: the selections of recursive coordinate reduction (topology/rcr_select.h) and, per
  * selection, the plan of every group (runtime/rcr_internal.h): base body, p, the rows (1-based
  * constraint indices), the dependents in chain order and the tail independents (velocity
- * coordinates, 0-based), the head and tail bodies. */
+ * coordinates, 0-based), the head and tail bodies, the group it hangs from (nest, att) and its
+ * tail's open inputs (zg); per body its role and the groups open there. */
 static void push_rcr(mbg_gen *g, lua_State *L) {
   mbg_rcr_sel *sel = &g->rcr;
   lua_createtable(L, 0, 4);
@@ -304,11 +305,23 @@ static void push_rcr(mbg_gen *g, lua_State *L) {
       lua_setfield(L, -2, "head");
       push_intl(L, v.tail, v.tail0[k], v.tail0[k + 1], 0);
       lua_setfield(L, -2, "tail");
+      if (v.nest[k] >= 0) { /* hung from group nest (1-based) at body att */
+        mbg_lua_set_int(L, "nest", v.nest[k] + 1);
+        mbg_lua_set_int(L, "att", v.att[k]);
+      }
+      push_intl(L, v.zg, MB_RCR_MAX_OPEN * k, MB_RCR_MAX_OPEN * k + v.nz[k], 1);
+      lua_setfield(L, -2, "zg"); /* the tail's open inputs: groups (1-based) */
       lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "groups");
     push_intl(L, v.role, 0, g->topo->nb + 1, 0);
     lua_setfield(L, -2, "role"); /* role[i + 1] of body i */
+    lua_createtable(L, g->topo->nb + 1, 0); /* open[i + 1]: the groups open on body i (1-based) */
+    for (int i = 0; i <= g->topo->nb; i++) {
+      push_intl(L, v.open, MB_RCR_MAX_OPEN * i, MB_RCR_MAX_OPEN * i + v.nopen[i], 1);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "open");
     lua_rawseti(L, -2, s + 1);
   }
   lua_setfield(L, -2, "sel");

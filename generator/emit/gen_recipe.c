@@ -135,6 +135,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   f->nswitch = g->lsym.nswitch;
   f->nrefine = g->lsym.nrefine;
   f->nhead = g->lsym.nhead;
+  f->refine_always = g->lsym.refine_always;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL};

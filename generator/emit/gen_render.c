@@ -82,6 +82,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   mbg_lua_set_int(L, "nswitch", f->nswitch);
   mbg_lua_set_int(L, "nrefine", f->nrefine);
   mbg_lua_set_int(L, "nhead", f->nhead);
+  mbg_lua_set_int(L, "refine_always", f->refine_always);
   lua_pushfstring(L, BODY_MARK "%d\002", index);
   lua_setfield(L, -2, "body");
   lua_createtable(L, f->nparams, 0);

@@ -201,6 +201,13 @@ static int l_refine_head_pivot(lua_State *L) {
   return run_time_ratio(L, "pivot_head", "pivot_head_ref", &ctx_of(L)->nhead);
 }
 
+/* sym.refine_always(): the function's answer is always to be refined once (recursive coordinate
+ * reduction with a loop hung from another's tail): its status always has bit 2. */
+static int l_refine_always(lua_State *L) {
+  ctx_of(L)->refine_always = 1;
+  return 0;
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -250,7 +257,8 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
   static const luaL_Reg lib[] = {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
     {"refine_pivot", l_refine_pivot},
-    {"refine_head_pivot", l_refine_head_pivot}, {"name", l_name},
+    {"refine_head_pivot", l_refine_head_pivot}, {"refine_always", l_refine_always},
+    {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
@@ -276,6 +284,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->nswitch = 0;
   ctx->nrefine = 0;
   ctx->nhead = 0;
+  ctx->refine_always = 0;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -35,6 +35,7 @@ typedef struct mbg_lsym {
   int nswitch;            /* sym.switch_pivot calls: pivot_switch[k], pivot_switch_ref[k] */
   int nrefine;            /* sym.refine_pivot calls: pivot_refine[k], pivot_refine_ref[k] */
   int nhead;              /* sym.refine_head_pivot calls: pivot_head[k], pivot_head_ref[k] */
+  int refine_always;      /* sym.refine_always called: the status always has bit 2 */
   double pivot_eps;       /* ε of the generated scalar type (set by the caller; 0: double's) */
   int singular;           /* a sym.pivot whose d and r are numbers failed the rule (double's ε) */
   char singular_msg[256]; /* then: where and what, for the caller's message */

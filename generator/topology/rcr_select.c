@@ -173,10 +173,10 @@ int mbg_rcr_plan(mbg_rcr_sel *sel, int s, mbg_rcr_plan_view *o) {
   const mb_model *rm = &p->rm.model;
   rcr_plan *P = &p->plan;
   if (mb_rcr_plan_(rm, &p->rl.loops, &p->lw, P, sel->dep + (size_t)s * (size_t)sel->nc)) return -1;
-  *o = (mbg_rcr_plan_view){P->ng,    P->base, P->p,     P->row0,  P->row,
-                           P->dep0,  P->dep,  P->ind0,  P->ind,   P->head0,
-                           P->head,  P->tail0, P->tail, P->role,  P->grp,
-                           p->rl.loops.row};
+  *o = (mbg_rcr_plan_view){P->ng,    P->base,  P->p,    P->row0, P->row,   P->dep0,
+                           P->dep,   P->ind0,  P->ind,  P->head0, P->head, P->tail0,
+                           P->tail,  P->nest,  P->att,  P->nz,   P->zg,    P->role,
+                           P->grp,   P->nopen, P->open, p->rl.loops.row};
   return 0;
 }
 

@@ -38,11 +38,15 @@ int mbg_rcr_selections(const mbg_model *m, const mbg_topology *t, const mbg_loop
 
 /* The plan of selection s (runtime/rcr_internal.h's rcr_plan, as ints): valid until the next call.
  * Fields: ng groups; per group g base, p, and lists (rows, dependents in chain order, tail
- * independents, head bodies, tail bodies). NULL on a bad s. */
+ * independents, head bodies, tail bodies), the group it hangs from and its open inputs; per body
+ * its role, group and open maps. NULL on a bad s. */
 typedef struct mbg_rcr_plan_view {
   int ng;
   const int *base, *p, *row0, *row, *dep0, *dep, *ind0, *ind, *head0, *head, *tail0, *tail;
-  const int *role, *grp; /* per body */
+  const int *nest, *att, *nz, *zg; /* per group: the group it hangs from (−1), its body there,
+                                     * its tail's open inputs (zg[MB_RCR_MAX_OPEN g + k]: groups) */
+  const int *role, *grp;            /* per body */
+  const int *nopen, *open;          /* per body: the groups open there (open[MB_RCR_MAX_OPEN i + k]) */
   const int *kept;       /* [nc] the kept rows: MB_LOOP_MAX_ROWS · loop + row (row indexes this) */
 } mbg_rcr_plan_view;
 int mbg_rcr_plan(mbg_rcr_sel *sel, int s, mbg_rcr_plan_view *out);

@@ -24,26 +24,37 @@ Heads.__index = Heads
 local function newmap(mat) return { cur = mat(6, 6), blk = {}, x = sp.zeros(6) } end
 
 -- The heads of selection sel over W (rcr_variant.lua's V.setup); u: its helpers mat, name_mat,
--- factor, S_world.
+-- factor, S_world. The maps open on each body come from the plan (sel.open): the heads', and on
+-- a tail body a group hangs from (a hub) and on the head bodies its base's open input crosses.
 function Heads.new(W, sel, u)
   local H = setmetatable({ W = W, sel = sel, u = u, open = {}, acc = {}, pend = {}, steps = {},
     C = {}, hkid = {} }, Heads)
-  for gi, grp in ipairs(sel.groups) do
-    for _, h in ipairs(grp.head) do
-      H.open[h] = H.open[h] or {}
-      table.insert(H.open[h], gi)
+  for i = 0, #W.T do
+    local gs = sel.open[i + 1]
+    if #gs > 0 then
+      H.open[i] = gs
+      H.acc[i] = { [0] = newmap(u.mat) }
+      for _, g in ipairs(gs) do H.acc[i][g] = newmap(u.mat) end
+      H.C[i] = u.mat(6, 6)
     end
   end
-  for i, gs in pairs(H.open) do
-    H.acc[i] = { [0] = newmap(u.mat) }
-    for _, g in ipairs(gs) do H.acc[i][g] = newmap(u.mat) end
-    H.C[i] = u.mat(6, 6)
-  end
-  for i in pairs(H.open) do
+  for i = 1, #W.T do -- a head body with a head body among its children
     local lam = W.T[i].parent
-    if H.open[lam] then H.hkid[lam] = true end
+    if sel.role[i + 1] == 1 and sel.role[lam + 1] == 1 then H.hkid[lam] = true end
   end
   return H
+end
+
+-- The maps gathered on tail body k when groups hang from it, for its group's tail (rcr_variant's
+-- tail_inertia): maps[0] = Ĥ (the wrench on k), maps[g] = Δ_g (on g's base); keys {0, g...};
+-- nil when k is no hub.
+function Heads:hub(k)
+  if not self.open[k] or self.sel.role[k + 1] ~= 2 then return nil end
+  local keys = { 0 }
+  for _, g in ipairs(self.open[k]) do keys[#keys + 1] = g end
+  local sel = self.sel
+  return { groups = self.open[k], keys = keys, maps = self.acc[k],
+    base = function(g) return sel.groups[g].base end }
 end
 
 function Heads:is_open(i, g)
@@ -76,10 +87,14 @@ function Heads:add(i, gm, gb, M, x, sign)
   end
 end
 
--- The tail's maps of group gi at p ([Δa_c | Δâ_p | w], Δâ_p = Δa_p − Δa_c): Ĥ += Ŵ, Δ += T − Ŵ.
+-- The tail's maps of group gi at p ([Δa_c | Δâ_p | z | w], Δâ_p = Δa_p − Δa_c): Ĥ += Ŵ,
+-- Δ += T − Ŵ, and the map of every open input (a group hung from the tail, based in the head)
+-- into that group's Δ.
 function Heads:tail(gi, st)
   local mat = self.u.mat
-  local p = self.sel.groups[gi].p
+  local grp = self.sel.groups[gi]
+  local p, zg = grp.p, grp.zg
+  local NW = 13 + 6 * #zg
   local function cols(Wm, o)
     local M = mat(6, 6)
     for r = 1, 6 do for q = 1, 6 do M[r][q] = Wm[r][o + q] end end
@@ -91,13 +106,16 @@ function Heads:tail(gi, st)
       for q = 1, 6 do C[r][q] = C[r][q] + 0.5 * (st.Wh[r][6 + q] + st.Wh[q][6 + r]) end
     end
   end
-  for _, part in ipairs({ { st.Wh, nil, 1 }, { st.Wt, gi, 1 }, { st.Wh, gi, -1 } }) do
+  local parts = { { st.Wh, nil, 1 }, { st.Wt, gi, 1 }, { st.Wh, gi, -1 } }
+  for k, g in ipairs(zg) do parts[#parts + 1] = { st.Wz[k], g, 1 } end
+  for _, part in ipairs(parts) do
     local Wm, gm, sign = part[1], part[2], part[3]
     local x = {}
-    for r = 1, 6 do x[r] = Wm[r][13] end
+    for r = 1, 6 do x[r] = Wm[r][NW] end
     self:add(p, gm, gi, cols(Wm, 0), nil, sign)
     self:add(p, gm, gi, cols(Wm, 6), nil, -sign)
     self:add(p, gm, nil, cols(Wm, 6), x, sign)
+    for k, g in ipairs(zg) do self:add(p, gm, g, cols(Wm, 12 + 6 * (k - 1)), nil, sign) end
   end
 end
 

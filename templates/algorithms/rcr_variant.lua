@@ -213,13 +213,17 @@ end
 
 -- ---- one group ------------------------------------------------------------------------------
 
--- Step 1: the dependents' accelerations q̈_D = E [Δâ_p; q̈_I; 1] (rows of 7 + n_I), chain order.
+-- The columns of a group's tail, x = [Δâ_p (6); q̈_I (n_I); z (6 per open input); 1]: its width.
+local function width(grp) return 7 + #grp.ind + 6 * #grp.zg end
+
+-- Step 1: the dependents' accelerations q̈_D = E x (no part in z: the rows are the group's), in
+-- chain order.
 local function tail_dependents(W, grp, tag)
   local m, nI = #grp.rows, #grp.ind
-  local Wd = 7 + nI
+  local Wd = width(grp)
   local G, kap, col = V.group_rows(W, grp)
   local rho, _, _, cd = V.project(grp, col, true, W.quiet)
-  -- Rhs = [G | K_I | κ]; q̈_D = E [Δâ_p; q̈_I; 1] in chain order
+  -- Rhs = [G | K_I | 0 | κ]; q̈_D = E x in chain order
   local Rhs = mat(m, Wd)
   for a = 1, m do
     for k = 1, 6 do Rhs[a][k] = G[a][k] end
@@ -244,10 +248,10 @@ local function tail_dependents(W, grp, tag)
   return E
 end
 
--- Step 2: Φ_k of every tail body, Δa_k = Δa_c + Φ_k [Δâ_p; q̈_I; 1].
+-- Step 2: Φ_k of every tail body, Δa_k = Δa_c + Φ_k x.
 local function tail_maps(W, grp, E, tag)
   local nI = #grp.ind
-  local Wd = 7 + nI
+  local Wd = width(grp)
   local depid, indid = {}, {}
   for d, k in ipairs(grp.dep) do depid[k] = d end
   for i, k in ipairs(grp.ind) do indid[k] = i end
@@ -278,53 +282,97 @@ local function tail_maps(W, grp, E, tag)
   return Phi
 end
 
--- Steps 3-4 from the tail's reduced inertia: with F_k = IA_k Φ_k (+ pA_k in the last column),
--- Q = Σ Φ_kᵀ F_k (its Δâ_p and q̈_I rows; symmetric but for the last column) and the total
--- Ft = Σ F_k, the weighted wrenches are Σ Φ_kᵀ W_k = Ftᵀ Δa_c + Q x, x = [Δâ_p; q̈_I; 1].
-local function tail_inertia(grp, IAw, pAw, Phi)
-  local nI = #grp.ind
-  local Wd, n = 7 + nI, 6 + nI
-  local Q, Ft, SI = mat(n, Wd), mat(6, Wd), mat(6, 6)
-  for _, k in ipairs(grp.tail) do
-    local F, IA = Phi[k], IAw[k]
-    local I1 = matmul(IA, F, 6, 6, Wd)
-    for r = 1, 6 do I1[r][Wd] = I1[r][Wd] + pAw[k][r] end
-    for a = 1, n do
-      for c = a, Wd do
-        local s = 0
-        for r = 1, 6 do s = s + F[r][a] * I1[r][c] end
-        Q[a][c] = Q[a][c] + s
-      end
-    end
-    for r = 1, 6 do
-      for c = 1, Wd do Ft[r][c] = Ft[r][c] + I1[r][c] end
-      for c = 1, 6 do SI[r][c] = SI[r][c] + IA[r][c] end
-    end
+-- Where the tail puts body y, or open input zk: Δa_y = C Δa_c + Φ x; returns Φ and C (false for
+-- an open input, whose Φ is the identity on its columns).
+local function tail_pos(grp, Phi, y, zk)
+  local nI, Wd = #grp.ind, width(grp)
+  local F = mat(6, Wd)
+  if zk then
+    for r = 1, 6 do F[r][6 + nI + 6 * (zk - 1) + r] = 1 end
+    return F, false
   end
-  for a = 1, n do for c = 1, a - 1 do Q[a][c] = Q[c][a] end end
-  return Q, Ft, SI
+  if y == grp.base then return F, true end
+  if y == grp.p then
+    for r = 1, 6 do F[r][r] = 1 end
+    return F, true
+  end
+  assert(Phi[y], "rcr: a hub's handle is no body of the tail")
+  return Phi[y], true
 end
 
--- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; 1] (rows of 13): their reduced equations
--- Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, the paper's M̂_M = Q_II.
+-- One term of the tail's reduced inertia, "the wrench B Δa_2 (+ h) on body 1" (6 × 6 rows B;
+-- F1, F2 and C1, C2 the bodies' tail_pos): Q += F1ᵀ B F2 (upper triangle), Ft += B F2 where C1,
+-- SI += B where both.
+local function couple(acc, F1, C1, B, F2, C2, h)
+  local Wd, n = acc.W, acc.n
+  local BF = matmul(B, F2, 6, 6, Wd)
+  if h then for r = 1, 6 do BF[r][Wd] = BF[r][Wd] + h[r] end end
+  for a = 1, n do
+    for c = a, Wd do
+      local s = 0
+      for r = 1, 6 do s = s + F1[r][a] * BF[r][c] end
+      acc.Q[a][c] = acc.Q[a][c] + s
+    end
+  end
+  if C1 then
+    for r = 1, 6 do
+      for c = 1, Wd do acc.Ft[r][c] = acc.Ft[r][c] + BF[r][c] end
+      if C2 then for c = 1, 6 do acc.SI[r][c] = acc.SI[r][c] + B[r][c] end end
+    end
+  end
+end
+
+-- Steps 3-4 from the tail's reduced inertia: every tail body's own term (IA_k and pA_k on k from
+-- k) and those of the groups hung from it (a hub: the maps Heads keeps there, Ĥ on the hub and Δ
+-- on every hung group's base, each affine in the hub's Δa and the bases'). The weighted wrenches
+-- are Σ Φᵀ W_k = Ftᵀ Δa_c + Q x; Q is symmetric but for its last column.
+local function tail_inertia(grp, IAw, pAw, Phi, H)
+  local Wd = width(grp)
+  local n = Wd - 1
+  local acc = { W = Wd, n = n, Q = mat(n, Wd), Ft = mat(6, Wd), SI = mat(6, 6) }
+  local zk = {}
+  for k, g in ipairs(grp.zg) do zk[g] = k end
+  for _, k in ipairs(grp.tail) do
+    couple(acc, Phi[k], true, IAw[k], Phi[k], true, pAw[k])
+    local hub = H:hub(k)
+    if hub then
+      local F, C = { [0] = Phi[k] }, { [0] = true }
+      for _, g in ipairs(hub.groups) do F[g], C[g] = tail_pos(grp, Phi, hub.base(g), zk[g]) end
+      for _, s in ipairs(hub.keys) do
+        local map = hub.maps[s]
+        for _, bl in ipairs(hub.keys) do
+          local B = bl == 0 and map.cur or map.blk[bl]
+          if B then couple(acc, F[s], C[s], B, F[bl], C[bl], bl == 0 and map.x or nil) end
+        end
+      end
+    end
+  end
+  local Q = acc.Q
+  for a = 1, n do for c = 1, a - 1 do Q[a][c] = Q[c][a] end end
+  return Q, acc.Ft, acc.SI
+end
+
+-- Step 3: the tail independents, q̈_I = N [Δa_c; Δâ_p; z; 1] (rows of 13 + 6 per open input):
+-- their reduced equations Σ_k H_kᵀ W_k = τ_I + E_Iᵀ τ_D, the paper's M̂_M = Q_II.
 local function tail_solve(W, grp, E, Q, Ft, tag)
-  local nI = #grp.ind
-  local Wd = 7 + nI
-  local N = mat(nI, 13)
+  local nI, nz6 = #grp.ind, 6 * #grp.zg
+  local Wd, NW = width(grp), 13 + nz6
+  local N = mat(nI, NW)
   if nI > 0 then
     local M = mat(nI, nI)
     for i = 1, nI do
       for j = 1, nI do M[i][j] = Q[6 + i][6 + j] end
       for j = 1, 6 do N[i][j], N[i][6 + j] = Ft[j][6 + i], Q[6 + i][j] end
-      N[i][13] = Q[6 + i][Wd]
+      for j = 1, nz6 do N[i][12 + j] = Q[6 + i][6 + nI + j] end
+      N[i][NW] = Q[6 + i][Wd]
     end
     for i, k in ipairs(grp.ind) do
       local s = W.tau(k)
       for d, kd in ipairs(grp.dep) do s = s + E[d][6 + i] * W.tau(kd) end
-      N[i][13] = N[i][13] - s
+      N[i][NW] = N[i][NW] - s
     end
     local Fm = W.factor(name_mat(M, "MM" .. tag), nI, "the tail independents", tail_ratio)
-    for j = 1, 13 do
+    for j = 1, NW do
       local col2 = {}
       for i = 1, nI do col2[i] = N[i][j] end
       local x = sp.ldl_solve(Fm, col2)
@@ -335,55 +383,69 @@ local function tail_solve(W, grp, E, Q, Ft, tag)
   return N
 end
 
--- Step 4: the tail's wrench maps on p (weighed by Y) and on c (total), 6 × 13 each: q̈_I = N […]
--- substituted into Wh = Σ Yᵀ W_k − E_pᵀ τ_D and Wt = Σ W_k.
+-- Step 4: the tail's wrench maps [Δa_c | Δâ_p | z | 1], 6 × (13 + 6 per open input), q̈_I = N […]
+-- substituted: on p weighed by Y (Wh = Σ Yᵀ W_k − E_pᵀ τ_D, the Δâ_p rows), on c the total (Wt =
+-- Σ W_k) and on the base of every open input (Wz[k], its rows of Q).
 local function tail_wrench(W, grp, E, Q, Ft, SI, N)
-  local nI = #grp.ind
-  local Wd = 7 + nI
-  local Wh, Wt = mat(6, 13), mat(6, 13)
-  for r = 1, 6 do
-    for q = 1, 6 do
-      Wh[r][q], Wh[r][6 + q] = Ft[q][r], Q[r][q]
-      Wt[r][q], Wt[r][6 + q] = SI[r][q], Ft[r][q]
-    end
-    Wh[r][13], Wt[r][13] = Q[r][Wd], Ft[r][Wd]
-    for i = 1, nI do
-      for q = 1, 13 do
-        Wh[r][q] = Wh[r][q] + Q[r][6 + i] * N[i][q]
-        Wt[r][q] = Wt[r][q] + Ft[r][6 + i] * N[i][q]
+  local nI, nz = #grp.ind, #grp.zg
+  local Wd, NW = width(grp), 13 + 6 * nz
+  local function map(row) -- the map conjugate to row of x (nil: the total)
+    local M = mat(6, NW)
+    for r = 1, 6 do
+      local R = row and Q[row + r] or nil
+      for q = 1, 6 do M[r][q] = R and Ft[q][row + r] or SI[r][q] end
+      for q = 1, 6 do M[r][6 + q] = R and R[q] or Ft[r][q] end
+      for q = 1, 6 * nz do M[r][12 + q] = R and R[6 + nI + q] or Ft[r][6 + nI + q] end
+      M[r][NW] = R and R[Wd] or Ft[r][Wd]
+      for i = 1, nI do
+        local a = R and R[6 + i] or Ft[r][6 + i]
+        for q = 1, NW do M[r][q] = M[r][q] + a * N[i][q] end
       end
     end
+    return M
   end
+  local Wh, Wt, Wz = map(0), map(nil), {}
+  for k = 1, nz do Wz[k] = map(6 + nI + 6 * (k - 1)) end
   for d, kd in ipairs(grp.dep) do
-    for r = 1, 6 do Wh[r][13] = Wh[r][13] - E[d][r] * W.tau(kd) end
+    for r = 1, 6 do Wh[r][NW] = Wh[r][NW] - E[d][r] * W.tau(kd) end
   end
-  return Wh, Wt
+  return Wh, Wt, Wz
 end
 
--- Steps 1-4: the group's state for the head and the forward pass.
-local function group_tail(W, grp, IAw, pAw, tag)
+-- Steps 1-4: the group's state for the head and the forward pass (H: the heads, for the hubs).
+local function group_tail(W, grp, IAw, pAw, H, tag)
   local E = tail_dependents(W, grp, tag)
   local Phi = tail_maps(W, grp, E, tag)
-  local Q, Ft, SI = tail_inertia(grp, IAw, pAw, Phi)
+  local Q, Ft, SI = tail_inertia(grp, IAw, pAw, Phi, H)
   local N = tail_solve(W, grp, E, Q, Ft, tag)
-  local Wh, Wt = tail_wrench(W, grp, E, Q, Ft, SI, N)
-  return { E = E, N = N, Wh = Wh, Wt = Wt, nI = #grp.ind }
+  local Wh, Wt, Wz = tail_wrench(W, grp, E, Q, Ft, SI, N)
+  return { E = E, N = N, Wh = Wh, Wt = Wt, Wz = Wz, nI = #grp.ind }
 end
 
--- The group's tail forward given Δa_c and Δâ_p (world): q̈_I and q̈_D into qdd (0-based).
-local function group_forward(grp, st, Ac, Ap, qdd)
-  local xv = {}
-  for q = 1, 6 do xv[q] = Ap[q] end
+-- The group's tail forward given Δa_c, Δâ_p and the open inputs' Δa (world): q̈_I and q̈_D into
+-- qdd (0-based).
+local function group_forward(grp, st, Ac, Ap, Z, qdd)
+  local nz = #grp.zg
+  local NW = 13 + 6 * nz
+  local inp, xv = {}, {}
+  for q = 1, 6 do inp[q], inp[6 + q], xv[q] = Ac[q], Ap[q], Ap[q] end
+  for k = 1, nz do
+    for q = 1, 6 do
+      inp[12 + 6 * (k - 1) + q] = Z[k][q]
+      xv[6 + st.nI + 6 * (k - 1) + q] = Z[k][q]
+    end
+  end
+  inp[NW] = 1
   for i = 1, st.nI do
-    local s = st.N[i][13]
-    for q = 1, 6 do s = s + st.N[i][q] * Ac[q] + st.N[i][6 + q] * Ap[q] end
+    local s = 0
+    for q = 1, NW do s = s + st.N[i][q] * inp[q] end
     xv[6 + i] = s
     qdd[grp.ind[i]] = s
   end
-  xv[7 + st.nI] = 1
+  xv[width(grp)] = 1
   for d, kd in ipairs(grp.dep) do
     local s = 0
-    for k = 1, 7 + st.nI do s = s + st.E[d][k] * xv[k] end
+    for k = 1, width(grp) do s = s + st.E[d][k] * xv[k] end
     qdd[kd] = s
   end
 end
@@ -411,7 +473,7 @@ local function sweep(W, sel)
     for _, gi in ipairs(byp[i] or {}) do
       local grp = sel.groups[gi]
       for _, k in ipairs(grp.tail) do world(k) end
-      local st = group_tail(W, grp, IAw, pAw, tostring(gi - 1))
+      local st = group_tail(W, grp, IAw, pAw, H, tostring(gi - 1))
       states[gi] = st
       H:tail(gi, st)
     end
@@ -443,9 +505,10 @@ local function sweep(W, sel)
   local function groups_at(i)
     for _, gi in ipairs(byp[i] or {}) do
       local grp = sel.groups[gi]
-      local Ac, Ap = world_da(grp.base), sp.zeros(6)
+      local Ac, Ap, Z = world_da(grp.base), sp.zeros(6), {}
       if grp.p ~= grp.base then Ap = sp.sub(world_da(grp.p), Ac) end
-      group_forward(grp, states[gi], Ac, Ap, qdd)
+      for k, g in ipairs(grp.zg) do Z[k] = world_da(sel.groups[g].base) end
+      group_forward(grp, states[gi], Ac, Ap, Z, qdd)
     end
   end
   groups_at(0)
@@ -468,7 +531,11 @@ end
 
 local function build(model, s)
   L.require_loops(model, "rcr")
-  local qdd = sweep(V.setup(model, true), model.rcr.sel[s + 1])
+  local sel = model.rcr.sel[s + 1]
+  for _, grp in ipairs(sel.groups) do
+    if grp.nest then sym.refine_always() end -- a hung group: refined once, always (mb_rcr too)
+  end
+  local qdd = sweep(V.setup(model, true), sel)
   for k = 0, model.nv - 1 do sym.output("qdd", k, qdd[k]) end
 end
 

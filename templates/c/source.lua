@@ -87,8 +87,14 @@ return function(d)
           b("    if (!isfinite(", p.name, "[k])) return -1;")
         end
       end
-      local status = f.nswitch > 0 or f.nrefine > 0 or f.nhead > 0
-      if status then b("  int status = 0;") end
+      local always = f.refine_always ~= 0
+      local status = f.nswitch > 0 or f.nrefine > 0 or f.nhead > 0 or always
+      if always then
+        b("  /* a loop hangs from another's tail: qdd is always refined once (bit 2) */")
+        b("  int status = 2;")
+      elseif status then
+        b("  int status = 0;")
+      end
       if f.nswitch > 0 then
         b("  /* a dependent coordinate's pivot ratio below ", P, "_RCR_SWITCH: bit 1 (qdd is this")
         b("   * selection's answer, ill-conditioned; ", d.prefix, "_rcr then tries the next) */")
