@@ -3,7 +3,7 @@
  * (bench/loop_family.sh: p_fd_loops, Lagrange multipliers, against recursive coordinate
  * reduction).
  *
- * usage: loop_family ladder|tree|shared K   (1 <= K <= 10000)
+ * usage: loop_family ladder|tree|shared|hung K   (1 <= K <= 10000)
  *   ladder  K four-bar loops in series: loop 1 hangs from the world (crank_1 and rocker_1 from
  *           the world, coupler_1 from crank_1, the loop pin_1 closing rocker_1 -> coupler_1);
  *           loop i+1 hangs from coupler_i (crank_{i+1} and rocker_{i+1} from coupler_i). The
@@ -23,6 +23,16 @@
  *           & Anderson 2003, §5) rather than as one group (K = 1: the inner loop closes on
  *           spine_1, which it hangs from, and shares nothing). n = K + 4, m = 4, K degrees of
  *           freedom.
+ *
+ *   hung    two loops sharing one joint that carries a dependent coordinate (tests/models/
+ *           hung_loops.mbd generalized): a four-bar (link_1 from the world, link_2, link_3 closed
+ *           to the world by pin_outer) and, from link_2, a spine of K revolute links and a dyad
+ *           closing to link_1 by pin_inner. The model's `independent j_link_3 j_spine_1 ...` makes
+ *           j_link_1 and j_link_2 the outer loop's dependents (its tail holds the shared joint
+ *           j_link_2) and the dyad the inner loop's: the inner loop hangs from the outer tail at
+ *           link_2 with the spine as its head (Critchley & Anderson's §5 with eq. 45), where one
+ *           group would make the whole spine tail independents of one dense K + 1 system.
+ *           n = K + 5, m = 4, K + 1 degrees of freedom.
  *
  * Every loop of ladder and tree is the same generic four-bar, a trapezoid at the neutral
  * configuration (q = 0), where it closes exactly (to the printed digits): ground link 1.0
@@ -44,6 +54,11 @@
  * with legs sqrt(2.5) = 1.581 and a right angle at the elbow (as far as a dyad gets from its
  * singular, stretched or folded, configurations), and their elbows lie 1.5 off the spine on
  * either side, so nothing crosses.
+ *
+ * The hung family's four-bar is tests/models/hung_loops.mbd's: link_1 along x to (1, 0), link_2
+ * up to (1, 1), link_3 back to (0.2, 1), pinned to the world there. The spine runs along x from
+ * link_2's midpoint (1, 0.5) to P = (2.5, 0.5) whatever K, and the dyad from P to I = (0.5, 0)
+ * on link_1 is isosceles with a right angle at its elbow (1.75, -0.75).
  *
  * Gravity is -y (in the plane of the mechanism), every axis z. Each body is a rod of 2 kg/m
  * along its x axis with a 2 cm radius: mass 2L, centre L/2, inertia (m r^2/2, m L^2/12 +
@@ -130,11 +145,51 @@ static void shared(int k) {
   dyad("inner", k, inner_e, "spine_1", inner_w, inner_w);
 }
 
+/* hung K: the four-bar, the spine from link_2 and the dyad back to link_1. */
+static void hung(int k) {
+  const double pi = acos(-1.0), span = 1.5, h = span / k;
+  const double p[2] = {1.0 + span, 0.5}, e[2] = {1.75, -0.75}, w[2] = {0.5, 0.0};
+  rod("link", 1, 1.0);
+  rod("link", 2, 1.0);
+  rod("link", 3, 0.8);
+  printf("joint j_link_1 revolute world -> link_1 { axis 0 0 1; }\n");
+  printf("joint j_link_2 revolute link_1 -> link_2 { origin xyz 1 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", pi / 2);
+  printf("joint j_link_3 revolute link_2 -> link_3 { origin xyz 1 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", pi / 2);
+  printf("loop pin_outer revolute link_3 -> world { origin xyz 0.8 0 0; target xyz 0.2 1 0; "
+         "axis 0 0 1; }\n");
+  for (int i = 1; i <= k; i++) {
+    rod("spine", i, h);
+    if (i == 1)
+      printf("joint j_spine_1 revolute link_2 -> spine_1 { origin xyz 0.5 0 0 rpy 0 0 %.17g; "
+             "axis 0 0 1; }\n", -pi / 2);
+    else
+      printf("joint j_spine_%d revolute spine_%d -> spine_%d { origin xyz %.17g 0 0; "
+             "axis 0 0 1; }\n", i, i - 1, i, h);
+  }
+  double l1 = hypot(e[0] - p[0], e[1] - p[1]), l2 = hypot(w[0] - e[0], w[1] - e[1]);
+  double a1 = atan2(e[1] - p[1], e[0] - p[0]), a2 = atan2(w[1] - e[1], w[0] - e[0]);
+  rod("dyad", 1, l1);
+  rod("dyad", 2, l2);
+  printf("joint j_dyad_1 revolute spine_%d -> dyad_1 { origin xyz %.17g 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", k, h, a1);
+  printf("joint j_dyad_2 revolute dyad_1 -> dyad_2 { origin xyz %.17g 0 0 rpy 0 0 %.17g; "
+         "axis 0 0 1; }\n", l1, remainder(a2 - a1, 2 * pi));
+  printf("loop pin_inner revolute dyad_2 -> link_1 { origin xyz %.17g 0 0; target xyz %.17g "
+         "%.17g 0; axis 0 0 1; }\n", l2, w[0], w[1]);
+  printf("independent j_link_3");
+  for (int i = 1; i <= k; i++) printf(" j_spine_%d", i);
+  printf(";\n");
+}
+
 int main(int argc, char **argv) {
-  const char *usage = "usage: loop_family ladder|tree|shared K    (1 <= K <= 10000)\n";
+  const char *usage = "usage: loop_family ladder|tree|shared|hung K    (1 <= K <= 10000)\n";
   if (argc != 3) return fputs(usage, stderr), 2;
   int ladder = strcmp(argv[1], "ladder") == 0, is_shared = strcmp(argv[1], "shared") == 0;
-  if (!ladder && !is_shared && strcmp(argv[1], "tree") != 0) return fputs(usage, stderr), 2;
+  int is_hung = strcmp(argv[1], "hung") == 0;
+  if (!ladder && !is_shared && !is_hung && strcmp(argv[1], "tree") != 0)
+    return fputs(usage, stderr), 2;
   char *end;
   errno = 0;
   long k = strtol(argv[2], &end, 10);
@@ -144,10 +199,12 @@ int main(int argc, char **argv) {
          ladder      ? "four-bar loops in series, each hanging from the previous coupler"
          : is_shared ? "a spine of revolute links, two dyads from its end closing to the world "
                        "and to its first link"
-                     : "a spine of revolute links, a four-bar hanging from each");
+         : is_hung ? "a four-bar and a spine with a dyad from its coupler back to its crank, "
+                     "hung from its tail"
+                   : "a spine of revolute links, a four-bar hanging from each");
   printf("model %s_%d;\ngravity 0 -9.81 0;\n", argv[1], n);
-  if (is_shared) {
-    shared(n);
+  if (is_shared || is_hung) {
+    is_shared ? shared(n) : hung(n);
     return 0;
   }
   char parent[32];

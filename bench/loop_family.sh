@@ -6,15 +6,21 @@
 #   tree K    a spine of K links, a four-bar hanging from each: n = 4K, m = 2K
 #   shared K  a spine of K links, two dyads from its end closing to the world and to the spine's
 #             first link: two loops sharing K - 1 head joints, n = K + 4, m = 4
+#   hung K    a four-bar and, from its coupler, a spine of K links with a dyad closing to its
+#             crank: two loops sharing a joint that carries a dependent, the inner one hung from
+#             the outer tail with the spine as its head: n = K + 5, m = 4
 # For each family and K the model is written, checked (mbdc check: every loop keeps 2 rows, the
-# mobility is K for the ladder, 2K for the tree and K = nv - 4 for shared, whose selection 0 must
-# take the four dyad joints as dependent — the script fails otherwise) and counted (mbdc stats
-# --json). The table, whitespace-separated, one row per model:
+# mobility is K for the ladder, 2K for the tree, K = nv - 4 for shared, whose selection 0 must
+# take the four dyad joints as dependent, and K + 1 for hung, whose selection 0 (its
+# `independent`) must hang the inner loop at link_2 — the script fails otherwise) and counted
+# (mbdc stats --json). The table, whitespace-separated, one row per model:
 #   family K nv m dof  fd_mul fd_add fd_div fd_ops  rcr_fn rcr_mul rcr_add rcr_div rcr_ops
 # fd_* are the counts of the generated fd_loops; ops = mul + add + div + sqrt + trig (sin/cos).
 # rcr_* are p_rcr's on its common path: rcr_0 alone (the first selection's variant, which checks
 # its own dependents' pivot ratios and returns 1 below the switch threshold; p_rcr calls
-# rcr_pivots only when every selection is ill-conditioned); "-" when mbdc generates none.
+# rcr_pivots only when every selection is ill-conditioned); "-" when mbdc generates none. A
+# selection with a hung loop is always refined once: there p_rcr's path is rcr_0 plus
+# rcr_refine_0, and the rcr_* columns are their sums.
 #
 # usage: bash bench/loop_family.sh BUILD_DIR OUT.dat
 #   BUILD_DIR has generator/mbdc and bench/loop_family built (make mbdc loop_family; loop_family
@@ -31,7 +37,7 @@ gen=$build/bench/loop_family
 for exe in "$mbdc" "$gen"; do
   [ -x "$exe" ] || { echo "loop_family.sh: no $exe (make mbdc loop_family in $build)" >&2; exit 2; }
 done
-families=${MBDC_LOOP_FAMILIES:-ladder tree shared}
+families=${MBDC_LOOP_FAMILIES:-ladder tree shared hung}
 ks=${MBDC_LOOP_FAMILY_K:-1 2 4 8 16 32 64}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -56,7 +62,9 @@ ops() {
   echo "# $(date -u +%Y-%m-%d). ladder K: K four-bars in series (n = 3K); tree K: a spine of K links"
   echo "# with a four-bar on each (n = 4K); shared K: a spine of K links, two dyads from its end"
   echo "# closing to the world and to its first link (two loops sharing K - 1 head joints,"
-  echo "# n = K + 4, m = 4). nv: velocity coordinates, m: kept constraint rows,"
+  echo "# n = K + 4, m = 4); hung K: a four-bar and a spine of K links with a dyad from its coupler"
+  echo "# to its crank, the inner loop hung from the outer tail (n = K + 5, m = 4; p_rcr = rcr_0 +"
+  echo "# rcr_refine_0, always refined). nv: velocity coordinates, m: kept constraint rows,"
   echo "# dof = nv - m. fd_*: the generated fd_loops (Lagrange multipliers); rcr_*: p_rcr"
   echo "# (recursive coordinate reduction) on its common path: rcr_0 alone, the first selection's"
   echo "# variant, which checks its own pivot ratios (rcr_pivots runs only when every selection is"
@@ -78,6 +86,7 @@ ops() {
         ladder) want_nv=$((3 * k)) want_m=$((2 * k)) want_dof=$k want_loops=$k ;;
         tree) want_nv=$((4 * k)) want_m=$((2 * k)) want_dof=$((2 * k)) want_loops=$k ;;
         shared) want_nv=$((k + 4)) want_m=4 want_dof=$k want_loops=2 ;;
+        hung) want_nv=$((k + 5)) want_m=4 want_dof=$((k + 1)) want_loops=2 ;;
         *) echo "loop_family.sh: unknown family $fam" >&2; exit 2 ;;
       esac
       loops2=$(grep -c ': 5 rows, 2 independent, 3 redundant' "$tmp/check" || true)
@@ -94,6 +103,13 @@ ops() {
         grep '^ *0 (from' "$tmp/check" >&2 || true
         exit 1
       fi
+      # hung: rcr_0 must be the model's `independent`, the inner loop hung at link_2
+      if [ "$fam" = hung ] && ! sed -n '/^ *0 (the model/,/^ *1 (/p' "$tmp/check" |
+        grep -q 'pin_inner; base link_1; hung from group 0 at link_2;'; then
+        echo "loop_family.sh: hung $k: selection 0 does not hang the inner loop at link_2:" >&2
+        sed -n '/^ *0 (the model/,/^ *1 (/p' "$tmp/check" >&2
+        exit 1
+      fi
       start=$(date +%s.%N)
       if ! "$mbdc" stats "$model" --json >"$tmp/stats.json" 2>"$tmp/stats.err"; then
         echo "loop_family.sh: mbdc stats $fam $k failed:" >&2
@@ -104,6 +120,10 @@ ops() {
       # p_rcr's cost on its common path: the first selection's variant alone (it checks its own
       # pivot ratios; rcr_pivots is p_rcr's fallback when every selection is ill-conditioned)
       rcr_ops=$(ops rcr_0 "$tmp/stats.json")
+      if [ "$fam" = hung ]; then # always refined: rcr_0 + rcr_refine_0
+        rcr_ops=$(echo "$rcr_ops $(ops rcr_refine_0 "$tmp/stats.json")" |
+          awk '{ print $1 + $5, $2 + $6, $3 + $7, $4 + $8 }')
+      fi
       if [ "$rcr_ops" != "- - - -" ]; then rcr=p_rcr; else rcr=-; fi
       echo "$fam $k $nv $m $dof $(ops fd_loops "$tmp/stats.json") $rcr $rcr_ops"
       echo "loop_family.sh: $fam $k: nv $nv, m $m, dof $dof; mbdc stats ${secs} s" >&2

@@ -588,8 +588,10 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * the constraint manifold) without multipliers, in O(n + m). Loops that share tree joints form a
  * group, unless every joint they share is in each one's head (independent coordinates on the path
  * out of its base): such coupled loops stay apart and their heads are reduced together, one
- * inertia per open base (the paper's §5; at most MB_RCR_MAX_OPEN heads on one body, beyond which
- * the loops are grouped). A group's rows are solved for its dependent coordinates. A selection is nc dependent
+ * inertia per open base (the paper's §5), or the joints they share are a path from one's base out
+ * to the other's tail and carry only the other's dependents: the first hangs from the second's
+ * tail (§5 with eq. 45; rcr_internal.h). At most MB_RCR_MAX_OPEN maps are open on one body,
+ * beyond which the loops are grouped. A group's rows are solved for its dependent coordinates. A selection is nc dependent
  * velocity coordinates (every group gets as many as it has rows); dep holds nsel alternatives
  * (row-major nsel × nc) in order of preference. The pivot ratio of a dependent column c is
  * |R c|² / (|c|² + MB_RCR_ZERO Σ|c_d|²), R the projector that removes the columns eliminated
@@ -606,7 +608,9 @@ int mb_project_v(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop
  * The reduction's error is ε times the condition of a tail's reduced mass matrix (the paper's
  * M̂_M), which the selection's pivot ratio does not bound. When the smallest pivot ratio of those
  * matrices' Cholesky factors (L_ii² / M̂_ii) is below MB_RCR_REFINE, or that of a head joint
- * below MB_RCR_REFINE_HEAD, q̈ is refined once against the equations themselves: the residuals
+ * below MB_RCR_REFINE_HEAD, or when the plan hangs a loop from another's tail (whatever the
+ * ratios: that order of elimination loses more digits), q̈ is refined once against the
+ * equations themselves: the residuals
  * r = τ − (M q̈ + h) (mb_rnea) and c = K q̈ + K̇v go through the same reduction without bias terms,
  * and q̈ += δ. A head joint's ratio for its dof a is L_aa² / s_aᵀ C s_a, L the Cholesky factor of
  * its joint's reduced matrix and C its body's inertia (world, with its free subtrees' articulated

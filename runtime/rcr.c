@@ -25,7 +25,14 @@
  *    q̈, substituted into the maps passed to its parent; at c the loop closes, and T (as an
  *    articulated inertia and bias force, or into an outer loop's head) is c's like any child's.
  * The forward sweep runs it back: each head body's q̈ from its parent's and the open bases'
- * accelerations, then at p the group's q̈_I, q̈_D and its tail bodies. */
+ * accelerations, then at p the group's q̈_I, q̈_D and its tail bodies.
+ *
+ * A group hung from another's tail at body b (rcr_internal.h; the paper's §5 with eq. 45) is
+ * reduced like any group down to b, where its maps (Ĥ on b, Δ on its base) stay: b is a hub. The
+ * outer tail's reduction (steps 3-4) takes them as terms "the wrench B A_2 on body 1" between its
+ * bodies (c, p, tail bodies: A = A_c + Φ x) and its open inputs z (a hung base in its head short
+ * of p: A = z), the columns x = [Â_p; q̈_I; z; 1]; its maps gain a block per open input, and a
+ * map per open input (the wrench on that base) goes down the head like a Δ. */
 #include "rcr_internal.h"
 
 #include "loops_internal.h"

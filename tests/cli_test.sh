@@ -289,5 +289,13 @@ grep -A1 "0 (the model's 'independent'): q2 q3 qa2 qb1" "$tmp/out" | grep -q 'gr
   grep -q '(coupled loops in one group: they share a dependent or tail joint' "$tmp/out" ||
   { echo "FAIL: joined coupled loops not reported"; cat "$tmp/out"; fail=$((fail + 1)); }
 
+# a loop hung from another's tail: the model's 'independent' makes the shared joint q2 a dependent
+# of the outer loop, the inner loop's own dependents lie beyond it (and it has a head, qd1)
+expect 0 "check hung loops" -- "$mbdc" check "$src/tests/models/hung_loops.mbd"
+grep -A2 "0 (the model's 'independent'): q1 q2 qd2 qd3" "$tmp/out" |
+  grep -q 'group 1: inner; base L1; hung from group 0 at L2; head qd1; 0 tail independents' &&
+  grep -q "(coupled loops: a group hangs from another's tail" "$tmp/out" ||
+  { echo "FAIL: hung loop not reported"; cat "$tmp/out"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,9 +14,12 @@
 -- 1]; the tail independents' reduced equations (M̂_M, n_I × n_I) give q̈_I; the tail's wrench maps
 -- — weighted by Y = ∂Δa/∂Δâ_p for the head's equations, and total for c — go to p's head maps.
 -- The heads (below: one inertia block per open base, the paper's §5 for coupled loops) are
--- reduced body by body down to c, where the loop closes like a child. A tail's M̂_M with a pivot
--- ratio below P_RCR_REFINE sets bit 2 of the variant's status; rcr_refine_<s> (build_refine) then
--- runs the same sweep once more on the residuals (docs/loops.md "Accuracy").
+-- reduced body by body down to c, where the loop closes like a child. A group hung from another's
+-- tail (§5 with eq. 45) leaves its maps on the outer tail body b it hangs from (Heads:hub), which
+-- the outer tail takes as inertia terms between its bodies and its open inputs (the hung bases
+-- in its head short of p). A tail's M̂_M with a pivot ratio below P_RCR_REFINE sets bit 2 of the
+-- variant's status (a hung group: always); rcr_refine_<s> (build_refine) then runs the same sweep
+-- once more on the residuals (docs/loops.md "Accuracy").
 local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
