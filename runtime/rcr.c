@@ -297,7 +297,7 @@ static void couple(const tail_sums *T, const double *F1, int C1, const double *B
  * Δ_o on the base of every group o open there, each affine in A_k and the open bases'. 0, or −1
  * when an open group is not hung from g. */
 static int hub_terms(const rcr_plan *P, mb_loop_workspace *lw, int g, int k, const tail_sums *T) {
-  int W = T->W, n = P->nopen[k];
+  int n = P->nopen[k];
   double F[1 + MB_RCR_MAX_OPEN][6 * (RCR_NWMAX + 64)];
   int C[1 + MB_RCR_MAX_OPEN];
   if ((C[0] = tail_pos(P, lw, g, k, -1, F[0])) < 0) return -1;
@@ -309,11 +309,10 @@ static int hub_terms(const rcr_plan *P, mb_loop_workspace *lw, int g, int k, con
     if ((C[s] = tail_pos(P, lw, g, P->base[o], zk, F[s])) < 0) return -1;
   }
   for (int s = 0; s <= n; s++) { /* map s: the wrench on handle s, block bl: from handle bl */
-    const double *H = lw->rH + (size_t)MB_RCR_HBODY * (size_t)k + (size_t)MB_RCR_HMAP * (size_t)s;
+    const double *H = HMAP(lw, k, s);
     for (int bl = 0; bl <= n; bl++)
-      couple(T, F[s], C[s], H + 36 * bl, 6, F[bl], C[bl], bl ? NULL : H + 36 * (1 + MB_RCR_MAX_OPEN));
+      couple(T, F[s], C[s], H + 36 * bl, 6, F[bl], C[bl], bl ? NULL : H + HBIAS);
   }
-  (void)W;
   return 0;
 }
 
@@ -398,7 +397,7 @@ static void group_tail_wrench(mb_loop_workspace *lw, const rcr_plan *P, int g, c
 static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P, int g,
                           double *qdd) {
   int c = P->base[g], p = P->p[g], nI = P->nI[g], W = RCR_W(P, g), NW = RCR_NW(P, g);
-  int mg = P->row0[g + 1] - P->row0[g], nz6 = 6 * P->nz[g];
+  int mg = P->row0[g + 1] - P->row0[g];
   const double *Ac = lw->racc + 6 * c;
   double x[RCR_NWMAX + 64], in[RCR_NWMAX]; /* x = [Â_p; q̈_I; z; 1], in = [A_c; Â_p; z; 1] */
   for (int q = 0; q < 6; q++) /* Â_p: p's acceleration relative to c from the head's q̈ */
@@ -409,7 +408,6 @@ static void group_forward(const mb_model *m, mb_loop_workspace *lw, const rcr_pl
       in[12 + 6 * k + q] = x[6 + nI + 6 * k + q] =
           lw->racc[6 * P->base[P->zg[MB_RCR_MAX_OPEN * g + k]] + q];
   in[NW - 1] = x[W - 1] = 1.0;
-  (void)nz6;
   const double *N = lw->rN + P->N0[g];
   for (int i = 0; i < nI; i++) {
     double s = 0.0;

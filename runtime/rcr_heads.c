@@ -9,11 +9,6 @@
  * head holds i), Δ_g = T_g − Ŵ_g, the total wrench of g's tail less its weighted one (s = 1..).
  * Every map is affine in the absolute accelerations of i (block 0) and of the open groups' bases
  * (blocks 1..): Ĥ = X_0 A_i + Σ_g X_g A_{c_g} + x. Joint i's equation is Sᵀ Ĥ = τ. */
-#define HBIAS (36 * (1 + MB_RCR_MAX_OPEN))
-
-static double *hmap(const mb_loop_workspace *lw, int i, int s) {
-  return lw->rH + (size_t)MB_RCR_HBODY * (size_t)i + (size_t)MB_RCR_HMAP * (size_t)s;
-}
 
 /* 1 + the position of group g among body i's open groups; 0 if not open there. */
 static int slot(const rcr_plan *P, int i, int g) {
@@ -36,7 +31,7 @@ static void add_to(mb_loop_workspace *lw, const rcr_plan *P, int i, int gm, int 
     for (int r = 0; x && r < 6; r++) p[r] += sign * x[r];
     return;
   }
-  double *H = hmap(lw, i, sm), *B = H + 36 * sb;
+  double *H = HMAP(lw, i, sm), *B = H + 36 * sb;
   for (int r = 0; M && r < 6; r++)
     for (int q = 0; q < 6; q++) B[6 * r + q] += sign * M[r * ld + q];
   for (int r = 0; x && r < 6; r++) H[HBIAS + r] += sign * x[r];
@@ -106,7 +101,7 @@ int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *
   int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], nv = m->nv, lam = m->parent[i];
   int k = P->nopen[i];
   const double *S = lw->rS + 6 * o;
-  double beta[6], D[36], F[36], u[6], K[36], *H = hmap(lw, i, 0);
+  double beta[6], D[36], F[36], u[6], K[36], *H = HMAP(lw, i, 0);
   add_to(lw, P, i, -1, -1, lw->rI + 36 * i, 6, lw->rp + 6 * i, 1.0);
   for (int r = 0; r < 6; r++) beta[r] = lw->rab[6 * i + r] - lw->rab[6 * lam + r];
   for (int a = 0; a < n; a++) { /* SL_b = Sᵀ Ĥ_b, u = τ − Sᵀ (Ĥ_0 β + ĥ) */
@@ -137,7 +132,7 @@ int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *
   mb_rcr_joint_factor_(lw, nv, o, n, F);
   head_ratios(m, lw, P, i, S, D, F, lo);
   for (int sm = 0; sm <= k; sm++) { /* every map: K = M_0 S D⁻¹, M_b −= K SL_b, m += M_0 β + K u */
-    double *Mp = hmap(lw, i, sm), nb[6];
+    double *Mp = HMAP(lw, i, sm), nb[6];
     for (int a = 0; a < n; a++)
       for (int r = 0; r < 6; r++) {
         double x = 0.0;
@@ -190,6 +185,6 @@ void mb_rcr_head_forward_(const mb_model *m, mb_loop_workspace *lw, const rcr_pl
 }
 
 void mb_rcr_head_clear_(mb_loop_workspace *lw, int i) {
-  memset(hmap(lw, i, 0), 0, sizeof(double) * MB_RCR_HBODY);
+  memset(HMAP(lw, i, 0), 0, sizeof(double) * MB_RCR_HBODY);
   memset(lw->rC + 36 * (size_t)i, 0, sizeof(double) * 36);
 }

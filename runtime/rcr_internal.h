@@ -99,6 +99,10 @@ void mb_rcr_split_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g);
 #define WHAT(lw) ((lw)->rG + 6 * (size_t)(lw)->nc)
 #define WTOT(lw) (WHAT(lw) + 6 * RCR_NWMAX)
 #define WZ(lw, k) (WHAT(lw) + 6 * RCR_NWMAX * (2 + (size_t)(k)))
+/* Body i's map s in lw->rH (rcr_heads.c: s = 0 Ĥ, 1.. Δ of its open groups): 1 + MB_RCR_MAX_OPEN
+ * blocks of 6 × 6 (its own acceleration, then its open groups' bases'), then a bias at HBIAS. */
+#define HMAP(lw, i, s) ((lw)->rH + (size_t)MB_RCR_HBODY * (size_t)(i) + (size_t)MB_RCR_HMAP * (size_t)(s))
+#define HBIAS (36 * (1 + MB_RCR_MAX_OPEN))
 
 /* x (n) ← (L Lᵀ)⁻¹ x for every column of X (n × c, leading dimension ld). */
 void mb_rcr_chol_solve_cols_(int n, const double *L, double *X, int c, int ld);
