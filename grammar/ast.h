@@ -103,13 +103,14 @@ typedef enum mbd_stmt_kind {
   MBD_S_LOOP,
   MBD_S_INDEPENDENT,
   MBD_S_SPRING,  /* name, parent (body A), child (body B), items */
-  MBD_S_INITIAL  /* name (a joint), args (positions, may be NULL), velocity (may be NULL) */
+  MBD_S_INITIAL, /* name (a joint), args (positions, may be NULL), velocity (may be NULL) */
+  MBD_S_FRAME    /* name, parent (the body it is fixed on), items (origin) */
 } mbd_stmt_kind;
 
 typedef struct mbd_stmt {
   mbd_stmt_kind kind;
   mbg_loc loc;           /* of the leading keyword */
-  char *name;            /* MODEL, CONST, BODY, JOINT, LOOP */
+  char *name;            /* MODEL, CONST, BODY, JOINT, LOOP, SPRING, FRAME */
   mbg_loc name_loc;
   mbd_expr *value;       /* CONST */
   mbd_exprs *args;       /* GRAVITY, INITIAL (positions) */
@@ -119,9 +120,9 @@ typedef struct mbd_stmt {
   mbg_loc flexible_loc;
   char *type;            /* JOINT, LOOP */
   mbg_loc type_loc;
-  char *parent, *child;  /* JOINT, LOOP, SPRING */
+  char *parent, *child;  /* JOINT, LOOP, SPRING; FRAME: parent (its body) */
   mbg_loc parent_loc, child_loc;
-  mbd_item *items;       /* BODY, JOINT, LOOP, SPRING */
+  mbd_item *items;       /* BODY, JOINT, LOOP, SPRING, FRAME */
   mbd_name *names;       /* INDEPENDENT */
   struct mbd_stmt *next;
 } mbd_stmt;

@@ -105,7 +105,7 @@ static char *word(struct mbd_lex_state *st, const char *w) {
        PI "'pi'" DEG "'deg'" SQRT "'sqrt'" SIN "'sin'" COS "'cos'"
        BEAM "'beam'" LENGTH "'length'" EI "'EI'" RHOA "'rhoA'" MODES "'modes'"
        NODES "'nodes'" STIFFNESS "'stiffness'" DAMPING "'damping'"
-       SPRING "'spring'" INITIAL_KW "'initial'" VELOCITY "'velocity'"
+       SPRING "'spring'" INITIAL_KW "'initial'" VELOCITY "'velocity'" FRAME_KW "'frame'"
        ARROW "'->'" MINUS "'-'"
 %token <num> UMINUS "unary '-'"  /* value 1 when unary only because of spacing: `a -b` */
 
@@ -142,7 +142,8 @@ file:
   | file error
   ;
 
-/* statement: model | gravity | const | body | joint | loop | spring | initial | independent */
+/* statement: model | gravity | const | body | joint | loop | spring | initial | independent |
+ * frame */
 stmt:
     MODEL name ';'
       { $$ = mbd_stmt_new(MBD_S_MODEL, L(@1));
@@ -174,6 +175,15 @@ stmt:
       { $$ = $1; if ($$) $$->items = mbd_item_reverse($3); else mbd_item_free($3); }
   | initial_stmt ';'
       { $$ = $1; }
+  | FRAME_KW name name ';'
+      { $$ = mbd_stmt_new(MBD_S_FRAME, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->parent = $3; $$->parent_loc = L(@3); }
+        else { free($2); free($3); } }
+  | FRAME_KW name name '{' items '}'
+      { $$ = mbd_stmt_new(MBD_S_FRAME, L(@1));
+        if ($$) { $$->name = $2; $$->name_loc = L(@2); $$->parent = $3; $$->parent_loc = L(@3);
+                  $$->items = mbd_item_reverse($5); }
+        else { free($2); free($3); mbd_item_free($5); } }
   ;
 
 /* spring_head: 'spring' name body_a '->' body_b */
@@ -231,6 +241,7 @@ name:
   | SPRING             { $$ = word(st, "spring"); }
   | INITIAL_KW         { $$ = word(st, "initial"); }
   | VELOCITY           { $$ = word(st, "velocity"); }
+  | FRAME_KW           { $$ = word(st, "frame"); }
   ;
 
 names:
@@ -419,7 +430,8 @@ static expected classify(const yysymbol_kind_t *exp, int n) {
 static int starts_statement(yysymbol_kind_t k) {
   return k == YYSYMBOL_MODEL || k == YYSYMBOL_GRAVITY || k == YYSYMBOL_CONST ||
          k == YYSYMBOL_BODY || k == YYSYMBOL_JOINT || k == YYSYMBOL_LOOP ||
-         k == YYSYMBOL_INDEPENDENT || k == YYSYMBOL_SPRING || k == YYSYMBOL_INITIAL_KW;
+         k == YYSYMBOL_INDEPENDENT || k == YYSYMBOL_SPRING || k == YYSYMBOL_INITIAL_KW ||
+         k == YYSYMBOL_FRAME_KW;
 }
 
 static void note_unless_same(struct mbd_lex_state *st, mbg_loc error_at, mbg_loc at,
@@ -480,7 +492,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                    "unknown function '%s'; the functions are sqrt, sin and cos", st->prev_text);
   } else if (e.statement) {
     mbg_diag_error(st->diag, at, "unexpected %s; expected a statement: model, gravity, const, "
-                                 "body, joint, loop, spring, initial or independent", what);
+                                 "body, joint, loop, spring, initial, independent or frame", what);
   } else if (e.semicolon && have_prev && (eof || at.line > last.line)) {
     mbg_diag_error(st->diag, after, "expected ';' after '%s'", last_text);
   } else if (e.semicolon) {

@@ -1,17 +1,25 @@
 /* fk.c — forward kinematics: every body's world pose. */
 #include "mb.h"
 
+void mb_x0(const mb_model *m, mb_workspace *ws) {
+  for (int k = 0; k < 9; k++) ws->X0E[k] = k % 4 == 0 ? 1.0 : 0.0;
+  for (int k = 0; k < 3; k++) ws->X0r[k] = 0.0;
+  for (int i = 1; i <= m->nb; i++) { /* iX0 = iXλ λX0 */
+    int p = m->parent[i];
+    mbs_X_compose(ws->XE + 9 * i, ws->Xr + 3 * i, ws->X0E + 9 * p, ws->X0r + 3 * p,
+                  ws->X0E + 9 * i, ws->X0r + 3 * i);
+  }
+}
+
 int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !pose) return MB_EINVAL;
   mb_xup(m, ws, q);
+  mb_x0(m, ws);
   for (int k = 0; k < 12; k++) pose[k] = (k < 9 && k % 4 == 0) ? 1.0 : 0.0;
   for (int i = 1; i <= m->nb; i++) {
     double *E = ws->X0E + 9 * i, *r = ws->X0r + 3 * i, *P = pose + 12 * i;
-    int p = m->parent[i];
-    /* iX0 = iXλ λX0 */
-    mbs_X_compose(ws->XE + 9 * i, ws->Xr + 3 * i, ws->X0E + 9 * p, ws->X0r + 3 * p, E, r);
     /* pose = (R, p) = (Eᵀ, r): body → world rotation, body origin in world coordinates */
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++) P[3 * a + b] = E[3 * b + a];

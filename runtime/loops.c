@@ -109,20 +109,6 @@ static int unit(const double a[3]) {
   return fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) <= 1e-9;
 }
 
-static int rotation(const double E[9]) {
-  double P[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0.0;
-      for (int k = 0; k < 3; k++) s += E[3 * i + k] * E[3 * j + k];
-      P[3 * i + j] = s - (i == j);
-    }
-  double det = E[0] * (E[4] * E[8] - E[5] * E[7]) - E[1] * (E[3] * E[8] - E[5] * E[6]) +
-               E[2] * (E[3] * E[7] - E[4] * E[6]);
-  for (int k = 0; k < 9; k++)
-    if (!(fabs(P[k]) <= 1e-9)) return 0;
-  return fabs(det - 1.0) <= 1e-9;
-}
 
 static int fail(char *msg, size_t n, const char *what, int l) {
   if (msg && n) snprintf(msg, n, "loop %d: %s", l, what);
@@ -140,7 +126,7 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
     if ((int)p->type < 0 || p->type >= MB_LOOP_TYPE_COUNT) return fail(msg, msgsize, "bad type", l);
     if (p->a < 0 || p->a > m->nb || p->b < 0 || p->b > m->nb || p->a == p->b)
       return fail(msg, msgsize, "bodies out of range or equal", l);
-    if (!rotation(p->Ea) || !rotation(p->Eb)) return fail(msg, msgsize, "not a rotation", l);
+    if (!mbs_is_rotation(p->Ea) || !mbs_is_rotation(p->Eb)) return fail(msg, msgsize, "not a rotation", l);
     if (type_has_axis(p->type) && !unit(p->axis)) return fail(msg, msgsize, "axis not unit", l);
     if (p->type == MB_LOOP_D1 && !unit(p->axis2)) return fail(msg, msgsize, "axis2 not unit", l);
     if (p->type == MB_LOOP_SS && !(p->distance > 0.0 && isfinite(p->distance)))

@@ -291,6 +291,8 @@ int mbs_chol(int n, double *A);
 int mbs_chol_ref(int n, double *A, const double *ref);
 /* 1 if every x[k], k < n, is finite (not NaN, not ±Inf). */
 int mbs_finite(const double *x, size_t n);
+/* 1 if E (row-major) is a proper rotation to 1e-9 (E Eᵀ = 1 entry by entry, det E = 1). */
+int mbs_is_rotation(const double E[9]);
 void mbs_chol_solve(int n, const double *L, double *x);
 
 /* Quaternions [x y z w], q_w last. The rotation matrix R(q) maps child to parent coordinates:
@@ -314,6 +316,8 @@ void mb_joint_S(const mb_model *m, int i, double *S);
 void mb_joint_T(const mb_model *m, int i, double *T);
 /* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
+/* ws->X0E, ws->X0r = iX0 of every body (world → body) from ws->XE, ws->Xr (fk.c). */
+void mb_x0(const mb_model *m, mb_workspace *ws);
 /* q = the neutral configuration (zeros, identity quaternions). MB_OK, or MB_EINVAL. */
 int mb_neutral(const mb_model *m, double *q);
 
@@ -394,6 +398,30 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
 /* Every body's world pose, 12 doubles per body: R (row-major, body → world coordinates) then
  * the body origin p in world coordinates (fk.c). pose[0..11] is the world's identity. */
 int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose);
+
+/* Operational frames (frames.c; docs/runtime.md): named frames fixed on bodies — the tool frame of
+ * a hand, the sole of a foot, an IMU. Frame k is fixed on body `body` (0: the world, a fixed
+ * frame), R its rotation (frame → body coordinates, row-major) and p its origin in body
+ * coordinates. */
+typedef struct mb_frame {
+  int body;
+  double R[9], p[3];
+} mb_frame;
+
+typedef struct mb_frames {
+  int n;
+  const mb_frame *frame; /* [n]; may be NULL when n = 0 */
+} mb_frames;
+
+/* Validate frames against a model: bodies in range, R a proper rotation to 1e-9, finite p. 0, or
+ * -1 and a one-line reason in msg (if not NULL). */
+int mb_frames_check(const mb_model *m, const mb_frames *F, char *msg, size_t msgsize);
+
+/* Every frame's world pose, 12 doubles per frame as in mb_fk: R (frame → world, row-major) and the
+ * frame origin in world coordinates. MB_OK; MB_EINVAL (NULL arguments); MB_ENUMERIC if an output
+ * is not finite. */
+int mb_frame_pose(const mb_model *m, const mb_frames *F, mb_workspace *ws, const double *q,
+                  double *pose);
 
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and

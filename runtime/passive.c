@@ -33,17 +33,6 @@ int mb_springs_check(const mb_model *m, const mb_springs *S, char *msg, size_t m
   return 0;
 }
 
-/* ws->X0E/X0r = iX0 of every body from ws->XE/Xr (mb_xup). */
-static void world_transforms(const mb_model *m, mb_workspace *ws) {
-  for (int k = 0; k < 9; k++) ws->X0E[k] = k % 4 == 0 ? 1.0 : 0.0;
-  for (int k = 0; k < 3; k++) ws->X0r[k] = 0.0;
-  for (int i = 1; i <= m->nb; i++) {
-    int p = m->parent[i];
-    mbs_X_compose(ws->XE + 9 * i, ws->Xr + 3 * i, ws->X0E + 9 * p, ws->X0r + 3 * p,
-                  ws->X0E + 9 * i, ws->X0r + 3 * i);
-  }
-}
-
 /* ws->v = body spatial velocities [ω; v_o] in body coordinates (v NULL: zero). */
 static void velocities(const mb_model *m, mb_workspace *ws, const double *v) {
   for (int k = 0; k < 6; k++) ws->v[k] = 0.0;
@@ -97,7 +86,7 @@ int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, 
   if (!S || !q || !tau || (S->n > 0 && !S->spring)) return MB_EINVAL;
   if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   mb_xup(m, ws, q);
-  world_transforms(m, ws);
+  mb_x0(m, ws);
   velocities(m, ws, v);
   for (size_t k = 0; k < 6 * ((size_t)m->nb + 1); k++) ws->f[k] = 0.0;
   for (int k = 0; k < S->n; k++) {
@@ -131,7 +120,7 @@ double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws
                         const double *q) {
   if (!S || !q || (S->n > 0 && !S->spring) || mb_workspace_check(m, ws) != MB_OK) return NAN;
   mb_xup(m, ws, q);
-  world_transforms(m, ws);
+  mb_x0(m, ws);
   double V = 0.0;
   for (int k = 0; k < S->n; k++) {
     const mb_spring *s = &S->spring[k];

@@ -278,3 +278,18 @@ void mbs_chol_solve(int n, const double *L, double *x) {
   }
 }
 #undef ROW
+
+int mbs_is_rotation(const double E[9]) {
+  double P[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0.0;
+      for (int k = 0; k < 3; k++) s += E[3 * i + k] * E[3 * j + k];
+      P[3 * i + j] = s - (i == j);
+    }
+  double det = E[0] * (E[4] * E[8] - E[5] * E[7]) - E[1] * (E[3] * E[8] - E[5] * E[6]) +
+               E[2] * (E[3] * E[7] - E[4] * E[6]);
+  for (int k = 0; k < 9; k++)
+    if (!(fabs(P[k]) <= 1e-9)) return 0;
+  return fabs(det - 1.0) <= 1e-9;
+}

@@ -17,3 +17,7 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_noalloc.c)
   target_link_options(test_noalloc PRIVATE
     -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
 endif()
+
+# Operational frames: the model's frames, their runtime data, mb_frame_pose and the .mbd writer
+# (the generator's loader builds them, so the test links mbdc_core).
+mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)

@@ -134,8 +134,10 @@ static void random_state(const mb_model *m, rstate *s) {
   for (int k = 0; k < 6 * (m->nb + 1); k++) s->fext[k] = k < 6 ? 0 : urand(-1, 1);
 }
 
-/* The springs of the model being checked (check_all), for passive_forces. */
+/* The springs and operational frames of the model being checked (check_all), for passive_forces
+ * and frame_pose. */
 static const mb_springs *springs;
+static const mb_frames *frames;
 
 /* The runtime's value of function `name` on s into ref; the number of outputs. */
 static int reference(const char *name, const mb_model *m, mb_workspace *ws, const rstate *s,
@@ -158,6 +160,8 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
     return assert_int_equal(mb_node_poses(m, ws, s->q, ref), 0), 12 * m->flex->nnodes;
   if (!strcmp(name, "passive_forces"))
     return assert_int_equal(mb_passive_forces(m, springs, ws, s->q, s->v, ref), 0), nv;
+  if (!strcmp(name, "frame_pose"))
+    return assert_int_equal(mb_frame_pose(m, frames, ws, s->q, ref), 0), 12 * frames->n;
   fail_msg("no runtime reference for %s", name);
   return 0;
 }
@@ -235,12 +239,13 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
   const mb_model *m = &g->rt.model;
   mb_workspace ws;
   void *buf = malloc(mb_workspace_size(m));
-  size_t big = (size_t)(m->nv * m->nv + 12 * (m->nb + 1));
+  size_t big = (size_t)(m->nv * m->nv + 12 * (m->nb + 1) + 12 * g->rtframes.frames.n);
   double *ref = calloc(big, sizeof *ref), *got = calloc(big, sizeof *got);
   rstate *s = calloc(1, sizeof *s);
   assert_true(buf && ref && got && s && m->nq <= 64 && m->nb < 64);
   mb_workspace_init(&ws, m, buf);
   springs = &g->rtsprings.springs;
+  frames = &g->rtframes.frames;
   for (int n = 0; n < nstates; n++) {
     random_state(m, s);
     for (int k = 0; k < g->nfunctions; k++) {

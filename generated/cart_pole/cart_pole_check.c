@@ -12,12 +12,14 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xb8880e5267ac
+#if CART_POLE_SET_ID != 0xf4e7b0a48320
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M cart_pole_model
 #define SPRINGS cart_pole_springs
+#define FRAMES cart_pole_frames
+#define NF CART_POLE_NF
 #define NQ CART_POLE_NQ
 #define NV CART_POLE_NV
 #define NB CART_POLE_NB
@@ -105,6 +107,9 @@ static int names_wrong(void) {
   wrong += strcmp(cart_pole_joint_names[CART_POLE_JOINT_hinge], "hinge") != 0 || cart_pole_joint_iq[CART_POLE_JOINT_hinge] != CART_POLE_IQ_hinge ||
            cart_pole_joint_iv[CART_POLE_JOINT_hinge] != CART_POLE_IV_hinge || M.iq[CART_POLE_BODY_pole] != CART_POLE_IQ_hinge ||
            M.iv[CART_POLE_BODY_pole] != CART_POLE_IV_hinge;
+  wrong += strcmp(cart_pole_frame_names[CART_POLE_FRAME_cart], "cart") != 0;
+  wrong += strcmp(cart_pole_frame_names[CART_POLE_FRAME_pole], "pole") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("cart_pole: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -113,6 +118,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -125,7 +131,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[10] = {
+  result results[11] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -136,6 +142,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -233,13 +240,22 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    cart_pole_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "cart_pole", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 11; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -253,7 +269,7 @@ int main(void) {
   if (failed)
     printf("cart_pole: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("cart_pole: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("cart_pole: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0xb8880e5267ac
+#if CART_POLE_SET_ID != 0xf4e7b0a48320
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int cart_pole_joint_iv[CART_POLE_NJ] = {0, 1};
 const char *const cart_pole_coord_names[CART_POLE_NV] = {"slider", "hinge"};
 const int cart_pole_coord_iq[CART_POLE_NV] = {0, 1};
 const char *const cart_pole_body_names[CART_POLE_NB + 1] = {"world", "cart", "pole"};
+const char *const cart_pole_frame_names[CART_POLE_NF] = {"cart", "pole"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {
@@ -339,4 +340,35 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
   pose[33] = q[0];
   pose[34] = 0.0;
   pose[35] = 0.0;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double E0_pole_2 = -E0_pole_6;
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = q[0];
+  pose[10] = 0.0;
+  pose[11] = 0.0;
+  pose[12] = E0_pole_0;
+  pose[13] = 0.0;
+  pose[14] = E0_pole_6;
+  pose[15] = 0.0;
+  pose[16] = 1.0;
+  pose[17] = 0.0;
+  pose[18] = E0_pole_2;
+  pose[19] = 0.0;
+  pose[20] = E0_pole_0;
+  pose[21] = q[0];
+  pose[22] = 0.0;
+  pose[23] = 0.0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define CART_POLE_NV 2 /* velocity coordinates */
 #define CART_POLE_NB 2 /* moving bodies (fixed joints merged) */
 #define CART_POLE_NJ 2 /* moving joints */
+#define CART_POLE_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xb8880e5267ac
+#define CART_POLE_SET_ID 0xf4e7b0a48320
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define CART_POLE_HAVE_MINV 1
 #define CART_POLE_HAVE_JOINT_WRENCHES 1
 #define CART_POLE_HAVE_FK 1
+#define CART_POLE_HAVE_FRAME_POSE 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
@@ -100,6 +102,11 @@ extern const char *const cart_pole_body_names[CART_POLE_NB + 1];
 #define CART_POLE_JOINT_hinge 1
 #define CART_POLE_IQ_hinge 1
 #define CART_POLE_IV_hinge 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; CART_POLE_FRAME_<name> is its index. */
+extern const char *const cart_pole_frame_names[CART_POLE_NF];
+#define CART_POLE_FRAME_cart 0
+#define CART_POLE_FRAME_pole 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in cart_pole_model.c. */
 extern const double cart_pole_q_initial[CART_POLE_NQ];
@@ -134,6 +141,9 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 24 bytes (3 values live at once). */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 24 bytes (3 values live at once). */
+void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]);
 
 #ifdef __cplusplus
 }

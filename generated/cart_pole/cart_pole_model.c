@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xb8880e5267ac
+#if CART_POLE_SET_ID != 0xf4e7b0a48320
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,13 @@ const double cart_pole_v_initial[CART_POLE_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs cart_pole_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), CART_POLE_FRAME_<name>. */
+static const mb_frame frame[2] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* cart */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* pole */
+};
+const mb_frames cart_pole_frames = {2, frame};
 
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.8}, NULL};

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model cart_pole_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&cart_pole_model, &cart_pole_springs, ...). */
 extern const mb_springs cart_pole_springs;
+/* The operational frames, CART_POLE_FRAME_<name> (mb_frame_pose(&cart_pole_model, &cart_pole_frames, ...)). */
+extern const mb_frames cart_pole_frames;
 
 #ifdef __cplusplus
 }

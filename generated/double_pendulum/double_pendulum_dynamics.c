@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0xef45ace78010
+#if DOUBLE_PENDULUM_SET_ID != 0x8e4465919570
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int double_pendulum_joint_iv[DOUBLE_PENDULUM_NJ] = {0, 1};
 const char *const double_pendulum_coord_names[DOUBLE_PENDULUM_NV] = {"shoulder", "elbow"};
 const int double_pendulum_coord_iq[DOUBLE_PENDULUM_NV] = {0, 1};
 const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1] = {"world", "link1", "link2"};
+const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF] = {"link1", "link2"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double tau[DOUBLE_PENDULUM_NV]) {
@@ -447,4 +448,45 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
   pose[33] = E0_link1_2;
   pose[34] = 0.0;
   pose[35] = r0_link2_2;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * DOUBLE_PENDULUM_NF]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double E0_link1_2 = -E0_link1_6;
+  const double t2 = E0_link1_0 * t1;
+  const double t3 = E0_link1_6 * t0;
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = E0_link1_6 * t1;
+  const double t5 = E0_link1_0 * t0;
+  const double E0_link2_6 = t4 + t5;
+  const double E0_link2_2 = -t5 - t4;
+  const double r0_link2_2 = -E0_link1_0;
+  pose[0] = E0_link1_0;
+  pose[1] = 0.0;
+  pose[2] = E0_link1_6;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = E0_link1_2;
+  pose[7] = 0.0;
+  pose[8] = E0_link1_0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
+  pose[12] = E0_link2_0;
+  pose[13] = 0.0;
+  pose[14] = E0_link2_6;
+  pose[15] = 0.0;
+  pose[16] = 1.0;
+  pose[17] = 0.0;
+  pose[18] = E0_link2_2;
+  pose[19] = 0.0;
+  pose[20] = E0_link2_0;
+  pose[21] = E0_link1_2;
+  pose[22] = 0.0;
+  pose[23] = r0_link2_2;
 }

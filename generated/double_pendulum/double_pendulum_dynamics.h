@@ -57,9 +57,10 @@ extern "C" {
 #define DOUBLE_PENDULUM_NV 2 /* velocity coordinates */
 #define DOUBLE_PENDULUM_NB 2 /* moving bodies (fixed joints merged) */
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
+#define DOUBLE_PENDULUM_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0xef45ace78010
+#define DOUBLE_PENDULUM_SET_ID 0x8e4465919570
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_HAVE_MINV 1
 #define DOUBLE_PENDULUM_HAVE_JOINT_WRENCHES 1
 #define DOUBLE_PENDULUM_HAVE_FK 1
+#define DOUBLE_PENDULUM_HAVE_FRAME_POSE 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ];
@@ -100,6 +102,11 @@ extern const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1];
 #define DOUBLE_PENDULUM_JOINT_elbow 1
 #define DOUBLE_PENDULUM_IQ_elbow 1
 #define DOUBLE_PENDULUM_IV_elbow 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; DOUBLE_PENDULUM_FRAME_<name> is its index. */
+extern const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF];
+#define DOUBLE_PENDULUM_FRAME_link1 0
+#define DOUBLE_PENDULUM_FRAME_link2 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in double_pendulum_model.c. */
 extern const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ];
@@ -134,6 +141,9 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
 void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DOUBLE_PENDULUM_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
+void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * DOUBLE_PENDULUM_NF]);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0xef45ace78010
+#if DOUBLE_PENDULUM_SET_ID != 0x8e4465919570
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,13 @@ const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs double_pendulum_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), DOUBLE_PENDULUM_FRAME_<name>. */
+static const mb_frame frame[2] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* link1 */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* link2 */
+};
+const mb_frames double_pendulum_frames = {2, frame};
 
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

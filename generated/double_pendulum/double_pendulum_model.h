@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model double_pendulum_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&double_pendulum_model, &double_pendulum_springs, ...). */
 extern const mb_springs double_pendulum_springs;
+/* The operational frames, DOUBLE_PENDULUM_FRAME_<name> (mb_frame_pose(&double_pendulum_model, &double_pendulum_frames, ...)). */
+extern const mb_frames double_pendulum_frames;
 
 #ifdef __cplusplus
 }

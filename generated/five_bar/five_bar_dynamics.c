@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x248247916597
+#if FIVE_BAR_SET_ID != 0xef55b1cc739e
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int five_bar_joint_iv[FIVE_BAR_NJ] = {0, 1, 2, 3};
 const char *const five_bar_coord_names[FIVE_BAR_NV] = {"q1", "q2", "q3", "q4"};
 const int five_bar_coord_iq[FIVE_BAR_NV] = {0, 1, 2, 3};
 const char *const five_bar_body_names[FIVE_BAR_NB + 1] = {"world", "bar1", "bar2", "bar3", "bar4"};
+const char *const five_bar_frame_names[FIVE_BAR_NF] = {"bar1", "bar2", "bar3", "bar4"};
 const char *const five_bar_constraint_names[FIVE_BAR_NC] = {"q5.tilt1", "q5.slide1"};
 const double five_bar_q_assembled[FIVE_BAR_NQ] = {0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0};
 
@@ -1487,6 +1488,101 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
   pose[57] = r0_bar4_0;
   pose[58] = r0_bar4_1;
   pose[59] = 0.0;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 21 mul, 16 add, 0 div, 0 sqrt, 6 sin/cos. */
+void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_NF]) {
+  const double E0_bar1_1 = sin(q[0]);
+  const double E0_bar1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = sin(q[2]);
+  const double t3 = cos(q[2]);
+  const double E0_bar1_3 = -E0_bar1_1;
+  const double t4 = E0_bar1_0 * t1;
+  const double t5 = E0_bar1_1 * t0;
+  const double E0_bar2_0 = t4 - t5;
+  const double t6 = E0_bar1_1 * t1;
+  const double t7 = E0_bar1_0 * t0;
+  const double E0_bar2_3 = -t6 - t7;
+  const double E0_bar2_1 = t6 + t7;
+  const double t8 = E0_bar2_0 * 0.7071067811865476;
+  const double t9 = E0_bar2_3 * -0.7071067811865475;
+  const double t10 = t8 + t9;
+  const double t11 = t3 * t10;
+  const double t12 = E0_bar2_0 * 0.7071067811865475;
+  const double t13 = E0_bar2_3 * 0.7071067811865476;
+  const double t14 = t12 + t13;
+  const double t15 = t2 * t14;
+  const double E0_bar3_0 = t11 + t15;
+  const double t16 = t3 * t14;
+  const double t17 = t2 * t10;
+  const double E0_bar3_3 = t16 - t17;
+  const double t18 = E0_bar2_1 * 0.7071067811865476;
+  const double t19 = E0_bar2_0 * -0.7071067811865475;
+  const double t20 = t18 + t19;
+  const double t21 = t3 * t20;
+  const double t22 = E0_bar2_1 * 0.7071067811865475;
+  const double t23 = t8 + t22;
+  const double t24 = t2 * t23;
+  const double E0_bar3_1 = t21 + t24;
+  const double t25 = t3 * t23;
+  const double t26 = t2 * t20;
+  const double E0_bar3_4 = t25 - t26;
+  const double r0_bar3_0 = E0_bar1_0 + E0_bar2_0;
+  const double r0_bar3_1 = E0_bar1_1 + E0_bar2_1;
+  const double t27 = E0_bar3_0 * q[3];
+  const double r0_bar4_0 = r0_bar3_0 + t27;
+  const double t28 = E0_bar3_1 * q[3];
+  const double r0_bar4_1 = r0_bar3_1 + t28;
+  pose[0] = E0_bar1_0;
+  pose[1] = E0_bar1_3;
+  pose[2] = 0.0;
+  pose[3] = E0_bar1_1;
+  pose[4] = E0_bar1_0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
+  pose[12] = E0_bar2_0;
+  pose[13] = E0_bar2_3;
+  pose[14] = 0.0;
+  pose[15] = E0_bar2_1;
+  pose[16] = E0_bar2_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = E0_bar1_0;
+  pose[22] = E0_bar1_1;
+  pose[23] = 0.0;
+  pose[24] = E0_bar3_0;
+  pose[25] = E0_bar3_3;
+  pose[26] = 0.0;
+  pose[27] = E0_bar3_1;
+  pose[28] = E0_bar3_4;
+  pose[29] = 0.0;
+  pose[30] = 0.0;
+  pose[31] = 0.0;
+  pose[32] = 1.0;
+  pose[33] = r0_bar3_0;
+  pose[34] = r0_bar3_1;
+  pose[35] = 0.0;
+  pose[36] = E0_bar3_0;
+  pose[37] = E0_bar3_3;
+  pose[38] = 0.0;
+  pose[39] = E0_bar3_1;
+  pose[40] = E0_bar3_4;
+  pose[41] = 0.0;
+  pose[42] = 0.0;
+  pose[43] = 0.0;
+  pose[44] = 1.0;
+  pose[45] = r0_bar4_0;
+  pose[46] = r0_bar4_1;
+  pose[47] = 0.0;
 }
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 364 mul, 303 add, 6 div, 0 sqrt, 6 sin/cos. */

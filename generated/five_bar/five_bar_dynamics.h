@@ -57,6 +57,7 @@ extern "C" {
 #define FIVE_BAR_NV 4 /* velocity coordinates */
 #define FIVE_BAR_NB 4 /* moving bodies (fixed joints merged) */
 #define FIVE_BAR_NJ 4 /* moving joints */
+#define FIVE_BAR_NF 4 /* operational frames: every body's own, then the model's frames */
 #define FIVE_BAR_NC 2 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define FIVE_BAR_PROJECT_TOL 1e-12
@@ -71,7 +72,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x248247916597
+#define FIVE_BAR_SET_ID 0xef55b1cc739e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -86,6 +87,7 @@ extern "C" {
 #define FIVE_BAR_HAVE_MINV 1
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
+#define FIVE_BAR_HAVE_FRAME_POSE 1
 #define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
@@ -131,6 +133,13 @@ extern const char *const five_bar_body_names[FIVE_BAR_NB + 1];
 #define FIVE_BAR_JOINT_q4 3
 #define FIVE_BAR_IQ_q4 3
 #define FIVE_BAR_IV_q4 3
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; FIVE_BAR_FRAME_<name> is its index. */
+extern const char *const five_bar_frame_names[FIVE_BAR_NF];
+#define FIVE_BAR_FRAME_bar1 0
+#define FIVE_BAR_FRAME_bar2 1
+#define FIVE_BAR_FRAME_bar3 2
+#define FIVE_BAR_FRAME_bar4 3
 
 /* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions
  * are those of the spanning tree: the loop joints are cut and apply no force there. The loop
@@ -177,6 +186,9 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
+void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_NF]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);

@@ -6,7 +6,7 @@
  */
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x248247916597
+#if FIVE_BAR_SET_ID != 0xef55b1cc739e
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -66,6 +66,15 @@ const double five_bar_v_initial[FIVE_BAR_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs five_bar_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FIVE_BAR_FRAME_<name>. */
+static const mb_frame frame[4] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* bar1 */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* bar2 */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* bar3 */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* bar4 */
+};
+const mb_frames five_bar_frames = {4, frame};
 
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, -9.81, 0.0}, NULL};

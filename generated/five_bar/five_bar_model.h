@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model five_bar_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&five_bar_model, &five_bar_springs, ...). */
 extern const mb_springs five_bar_springs;
+/* The operational frames, FIVE_BAR_FRAME_<name> (mb_frame_pose(&five_bar_model, &five_bar_frames, ...)). */
+extern const mb_frames five_bar_frames;
 /* The loop joints and the FIVE_BAR_NC independent rows kept (mb_fd_loops, mb_rcr). */
 extern const mb_loops five_bar_loops;
 

@@ -12,12 +12,14 @@
 
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x69289f59b084
+#if FLEXIBLE_ARM_SET_ID != 0x0f06088ec175
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M flexible_arm_model
 #define SPRINGS flexible_arm_springs
+#define FRAMES flexible_arm_frames
+#define NF FLEXIBLE_ARM_NF
 #define NQ FLEXIBLE_ARM_NQ
 #define NV FLEXIBLE_ARM_NV
 #define NB FLEXIBLE_ARM_NB
@@ -108,6 +110,9 @@ static int names_wrong(void) {
   wrong += strcmp(flexible_arm_joint_names[FLEXIBLE_ARM_JOINT_elbow], "elbow") != 0 || flexible_arm_joint_iq[FLEXIBLE_ARM_JOINT_elbow] != FLEXIBLE_ARM_IQ_elbow ||
            flexible_arm_joint_iv[FLEXIBLE_ARM_JOINT_elbow] != FLEXIBLE_ARM_IV_elbow || M.iq[FLEXIBLE_ARM_BODY_forearm] != FLEXIBLE_ARM_IQ_elbow ||
            M.iv[FLEXIBLE_ARM_BODY_forearm] != FLEXIBLE_ARM_IV_elbow;
+  wrong += strcmp(flexible_arm_frame_names[FLEXIBLE_ARM_FRAME_upper_arm], "upper_arm") != 0;
+  wrong += strcmp(flexible_arm_frame_names[FLEXIBLE_ARM_FRAME_forearm], "forearm") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("flexible_arm: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -116,6 +121,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -128,7 +134,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[11] = {
+  result results[12] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -139,6 +145,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"node_poses", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
@@ -237,14 +244,23 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    flexible_arm_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* node_poses */
     rc = grc = 0;
     rc = mb_node_poses(&M, ws, q, ref);
     flexible_arm_node_poses(gq, out);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, 12 * NNODES);
+      compare(&results[11], ref, out, 12 * NNODES);
     }
     (void)rc, (void)grc;
   }
@@ -252,7 +268,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 11; k++) {
+  for (int k = 0; k < 12; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -266,7 +282,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x69289f59b084
+#if FLEXIBLE_ARM_SET_ID != 0x0f06088ec175
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int flexible_arm_joint_iv[FLEXIBLE_ARM_NJ] = {0, 1};
 const char *const flexible_arm_coord_names[FLEXIBLE_ARM_NV] = {"shoulder", "elbow", "forearm.eta1", "forearm.eta2", "forearm.eta3"};
 const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1] = {"world", "upper_arm", "forearm"};
+const char *const flexible_arm_frame_names[FLEXIBLE_ARM_NF] = {"upper_arm", "forearm"};
 const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES] = {"forearm.tip"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 57 mul, 37 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -892,6 +893,48 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   pose[33] = r0_forearm_0;
   pose[34] = r0_forearm_1;
   pose[35] = 0.3;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double E0_upper_arm_3 = -E0_upper_arm_1;
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = E0_upper_arm_1 * t1;
+  const double t5 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t4 - t5;
+  const double E0_forearm_1 = t4 + t5;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  pose[0] = E0_upper_arm_0;
+  pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
+  pose[3] = E0_upper_arm_1;
+  pose[4] = E0_upper_arm_0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.3;
+  pose[12] = E0_forearm_0;
+  pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
+  pose[15] = E0_forearm_1;
+  pose[16] = E0_forearm_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = r0_forearm_0;
+  pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
 }
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 24 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */

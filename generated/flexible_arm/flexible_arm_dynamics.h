@@ -57,10 +57,11 @@ extern "C" {
 #define FLEXIBLE_ARM_NV 5 /* velocity coordinates */
 #define FLEXIBLE_ARM_NB 2 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
+#define FLEXIBLE_ARM_NF 2 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x69289f59b084
+#define FLEXIBLE_ARM_SET_ID 0x0f06088ec175
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -75,6 +76,7 @@ extern "C" {
 #define FLEXIBLE_ARM_HAVE_MINV 1
 #define FLEXIBLE_ARM_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_HAVE_FK 1
+#define FLEXIBLE_ARM_HAVE_FRAME_POSE 1
 #define FLEXIBLE_ARM_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -102,6 +104,11 @@ extern const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1];
 #define FLEXIBLE_ARM_JOINT_elbow 1
 #define FLEXIBLE_ARM_IQ_elbow 1
 #define FLEXIBLE_ARM_IV_elbow 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; FLEXIBLE_ARM_FRAME_<name> is its index. */
+extern const char *const flexible_arm_frame_names[FLEXIBLE_ARM_NF];
+#define FLEXIBLE_ARM_FRAME_upper_arm 0
+#define FLEXIBLE_ARM_FRAME_forearm 1
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
@@ -138,6 +145,9 @@ void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
 void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE_ARM_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
+void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NF]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 112 bytes (14 values live at once). */
 void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]);

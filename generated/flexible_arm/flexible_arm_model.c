@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x69289f59b084
+#if FLEXIBLE_ARM_SET_ID != 0x0f06088ec175
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -113,6 +113,13 @@ const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_arm_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_FRAME_<name>. */
+static const mb_frame frame[2] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* upper_arm */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* forearm */
+};
+const mb_frames flexible_arm_frames = {2, frame};
 
 const mb_model flexible_arm_model = {2, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, &flex};

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model flexible_arm_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&flexible_arm_model, &flexible_arm_springs, ...). */
 extern const mb_springs flexible_arm_springs;
+/* The operational frames, FLEXIBLE_ARM_FRAME_<name> (mb_frame_pose(&flexible_arm_model, &flexible_arm_frames, ...)). */
+extern const mb_frames flexible_arm_frames;
 
 #ifdef __cplusplus
 }

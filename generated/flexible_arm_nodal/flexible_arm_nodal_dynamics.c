@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x4f8d0b7c42a1
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xaabacfc25754
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int flexible_arm_nodal_joint_iv[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 4};
 const char *const flexible_arm_nodal_coord_names[FLEXIBLE_ARM_NODAL_NV] = {"shoulder", "elbow", "forearm.eta1", "forearm.eta2", "wrist"};
 const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1] = {"world", "upper_arm", "forearm", "payload"};
+const char *const flexible_arm_nodal_frame_names[FLEXIBLE_ARM_NODAL_NF] = {"upper_arm", "forearm", "payload"};
 const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES] = {"forearm.n0", "forearm.n1", "forearm.n2", "forearm.n3"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1894,6 +1895,74 @@ void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12
   pose[45] = r0_payload_0;
   pose[46] = r0_payload_1;
   pose[47] = 0.3;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 12 mul, 10 add, 0 div, 0 sqrt, 6 sin/cos. */
+void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = sin(q[4]);
+  const double t3 = cos(q[4]);
+  const double E0_upper_arm_3 = -E0_upper_arm_1;
+  const double t4 = E0_upper_arm_0 * t1;
+  const double t5 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t4 - t5;
+  const double t6 = E0_upper_arm_1 * t1;
+  const double t7 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t6 - t7;
+  const double E0_forearm_1 = t6 + t7;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t8 = E0_forearm_0 * t3;
+  const double t9 = E0_forearm_3 * t2;
+  const double E0_payload_0 = t8 + t9;
+  const double t10 = E0_forearm_3 * t3;
+  const double t11 = E0_forearm_0 * t2;
+  const double E0_payload_3 = t10 - t11;
+  const double t12 = E0_forearm_1 * t3;
+  const double E0_payload_1 = t12 + t11;
+  const double t13 = E0_forearm_1 * t2;
+  const double E0_payload_4 = t8 - t13;
+  const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
+  const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
+  pose[0] = E0_upper_arm_0;
+  pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
+  pose[3] = E0_upper_arm_1;
+  pose[4] = E0_upper_arm_0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.3;
+  pose[12] = E0_forearm_0;
+  pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
+  pose[15] = E0_forearm_1;
+  pose[16] = E0_forearm_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = r0_forearm_0;
+  pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
+  pose[24] = E0_payload_0;
+  pose[25] = E0_payload_3;
+  pose[26] = 0.0;
+  pose[27] = E0_payload_1;
+  pose[28] = E0_payload_4;
+  pose[29] = 0.0;
+  pose[30] = 0.0;
+  pose[31] = 0.0;
+  pose[32] = 1.0;
+  pose[33] = r0_payload_0;
+  pose[34] = r0_payload_1;
+  pose[35] = 0.3;
 }
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 65 mul, 39 add, 3 div, 0 sqrt, 4 sin/cos. */

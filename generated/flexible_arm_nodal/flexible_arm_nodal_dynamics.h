@@ -57,10 +57,11 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NV 5 /* velocity coordinates */
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
+#define FLEXIBLE_ARM_NODAL_NF 3 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x4f8d0b7c42a1
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xaabacfc25754
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -75,6 +76,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_HAVE_MINV 1
 #define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FK 1
+#define FLEXIBLE_ARM_NODAL_HAVE_FRAME_POSE 1
 #define FLEXIBLE_ARM_NODAL_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -106,6 +108,12 @@ extern const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1
 #define FLEXIBLE_ARM_NODAL_JOINT_wrist 2
 #define FLEXIBLE_ARM_NODAL_IQ_wrist 4
 #define FLEXIBLE_ARM_NODAL_IV_wrist 4
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; FLEXIBLE_ARM_NODAL_FRAME_<name> is its index. */
+extern const char *const flexible_arm_nodal_frame_names[FLEXIBLE_ARM_NODAL_NF];
+#define FLEXIBLE_ARM_NODAL_FRAME_upper_arm 0
+#define FLEXIBLE_ARM_NODAL_FRAME_forearm 1
+#define FLEXIBLE_ARM_NODAL_FRAME_payload 2
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
@@ -142,6 +150,9 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
+void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NF]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
 void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]);

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x4f8d0b7c42a1
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xaabacfc25754
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -117,6 +117,14 @@ const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_arm_nodal_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_NODAL_FRAME_<name>. */
+static const mb_frame frame[3] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* upper_arm */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* forearm */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* payload */
+};
+const mb_frames flexible_arm_nodal_frames = {3, frame};
 
 const mb_model flexible_arm_nodal_model = {3, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, &flex};

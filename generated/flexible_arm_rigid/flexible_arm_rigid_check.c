@@ -12,12 +12,14 @@
 
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1a1395cdcfb6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x5111658179ca
 #error "flexible_arm_rigid_check.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M flexible_arm_rigid_model
 #define SPRINGS flexible_arm_rigid_springs
+#define FRAMES flexible_arm_rigid_frames
+#define NF FLEXIBLE_ARM_RIGID_NF
 #define NQ FLEXIBLE_ARM_RIGID_NQ
 #define NV FLEXIBLE_ARM_RIGID_NV
 #define NB FLEXIBLE_ARM_RIGID_NB
@@ -105,6 +107,9 @@ static int names_wrong(void) {
   wrong += strcmp(flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_JOINT_elbow], "elbow") != 0 || flexible_arm_rigid_joint_iq[FLEXIBLE_ARM_RIGID_JOINT_elbow] != FLEXIBLE_ARM_RIGID_IQ_elbow ||
            flexible_arm_rigid_joint_iv[FLEXIBLE_ARM_RIGID_JOINT_elbow] != FLEXIBLE_ARM_RIGID_IV_elbow || M.iq[FLEXIBLE_ARM_RIGID_BODY_forearm] != FLEXIBLE_ARM_RIGID_IQ_elbow ||
            M.iv[FLEXIBLE_ARM_RIGID_BODY_forearm] != FLEXIBLE_ARM_RIGID_IV_elbow;
+  wrong += strcmp(flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_FRAME_upper_arm], "upper_arm") != 0;
+  wrong += strcmp(flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_FRAME_forearm], "forearm") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("flexible_arm_rigid: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -113,6 +118,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -125,7 +131,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[10] = {
+  result results[11] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -136,6 +142,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -233,13 +240,22 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    flexible_arm_rigid_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm_rigid", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 11; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -253,7 +269,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm_rigid: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm_rigid: ok: %d functions agree to %g (worst %.1e, %s)\n", 10, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm_rigid: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

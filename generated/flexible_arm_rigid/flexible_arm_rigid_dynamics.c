@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1a1395cdcfb6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x5111658179ca
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int flexible_arm_rigid_joint_iv[FLEXIBLE_ARM_RIGID_NJ] = {0, 1};
 const char *const flexible_arm_rigid_coord_names[FLEXIBLE_ARM_RIGID_NV] = {"shoulder", "elbow"};
 const int flexible_arm_rigid_coord_iq[FLEXIBLE_ARM_RIGID_NV] = {0, 1};
 const char *const flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_NB + 1] = {"world", "upper_arm", "forearm"};
+const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF] = {"upper_arm", "forearm"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]) {
@@ -415,4 +416,46 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[33] = r0_forearm_0;
   pose[34] = r0_forearm_1;
   pose[35] = 0.3;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double E0_upper_arm_3 = -E0_upper_arm_1;
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = E0_upper_arm_1 * t1;
+  const double t5 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t4 - t5;
+  const double E0_forearm_1 = t4 + t5;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  pose[0] = E0_upper_arm_0;
+  pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
+  pose[3] = E0_upper_arm_1;
+  pose[4] = E0_upper_arm_0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.3;
+  pose[12] = E0_forearm_0;
+  pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
+  pose[15] = E0_forearm_1;
+  pose[16] = E0_forearm_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = r0_forearm_0;
+  pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
 }

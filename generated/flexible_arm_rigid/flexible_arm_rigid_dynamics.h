@@ -57,9 +57,10 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NV 2 /* velocity coordinates */
 #define FLEXIBLE_ARM_RIGID_NB 2 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_RIGID_NJ 2 /* moving joints */
+#define FLEXIBLE_ARM_RIGID_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0x1a1395cdcfb6
+#define FLEXIBLE_ARM_RIGID_SET_ID 0x5111658179ca
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_HAVE_MINV 1
 #define FLEXIBLE_ARM_RIGID_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FK 1
+#define FLEXIBLE_ARM_RIGID_HAVE_FRAME_POSE 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ];
@@ -100,6 +102,11 @@ extern const char *const flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_NB + 1
 #define FLEXIBLE_ARM_RIGID_JOINT_elbow 1
 #define FLEXIBLE_ARM_RIGID_IQ_elbow 1
 #define FLEXIBLE_ARM_RIGID_IV_elbow 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; FLEXIBLE_ARM_RIGID_FRAME_<name> is its index. */
+extern const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF];
+#define FLEXIBLE_ARM_RIGID_FRAME_upper_arm 0
+#define FLEXIBLE_ARM_RIGID_FRAME_forearm 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in flexible_arm_rigid_model.c. */
 extern const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ];
@@ -134,6 +141,9 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
+void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]);
 
 #ifdef __cplusplus
 }

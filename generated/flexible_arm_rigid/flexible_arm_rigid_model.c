@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x1a1395cdcfb6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x5111658179ca
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,13 @@ const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_arm_rigid_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_RIGID_FRAME_<name>. */
+static const mb_frame frame[2] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* upper_arm */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* forearm */
+};
+const mb_frames flexible_arm_rigid_frames = {2, frame};
 
 const mb_model flexible_arm_rigid_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model flexible_arm_rigid_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&flexible_arm_rigid_model, &flexible_arm_rigid_springs, ...). */
 extern const mb_springs flexible_arm_rigid_springs;
+/* The operational frames, FLEXIBLE_ARM_RIGID_FRAME_<name> (mb_frame_pose(&flexible_arm_rigid_model, &flexible_arm_rigid_frames, ...)). */
+extern const mb_frames flexible_arm_rigid_frames;
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,14 @@
 
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x6b5d23a710ba
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x23ac7a0ccfcc
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M flexible_spacecraft_model
 #define SPRINGS flexible_spacecraft_springs
+#define FRAMES flexible_spacecraft_frames
+#define NF FLEXIBLE_SPACECRAFT_NF
 #define NQ FLEXIBLE_SPACECRAFT_NQ
 #define NV FLEXIBLE_SPACECRAFT_NV
 #define NB FLEXIBLE_SPACECRAFT_NB
@@ -117,6 +119,11 @@ static int names_wrong(void) {
   wrong += strcmp(flexible_spacecraft_joint_names[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin], "wheel_spin") != 0 || flexible_spacecraft_joint_iq[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin] != FLEXIBLE_SPACECRAFT_IQ_wheel_spin ||
            flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_JOINT_wheel_spin] != FLEXIBLE_SPACECRAFT_IV_wheel_spin || M.iq[FLEXIBLE_SPACECRAFT_BODY_wheel] != FLEXIBLE_SPACECRAFT_IQ_wheel_spin ||
            M.iv[FLEXIBLE_SPACECRAFT_BODY_wheel] != FLEXIBLE_SPACECRAFT_IV_wheel_spin;
+  wrong += strcmp(flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_FRAME_bus], "bus") != 0;
+  wrong += strcmp(flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_FRAME_array_left], "array_left") != 0;
+  wrong += strcmp(flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_FRAME_array_right], "array_right") != 0;
+  wrong += strcmp(flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_FRAME_wheel], "wheel") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("flexible_spacecraft: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -125,6 +132,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -137,7 +145,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[11] = {
+  result results[12] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -148,6 +156,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"node_poses", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
@@ -246,14 +255,23 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    flexible_spacecraft_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* node_poses */
     rc = grc = 0;
     rc = mb_node_poses(&M, ws, q, ref);
     flexible_spacecraft_node_poses(gq, out);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, 12 * NNODES);
+      compare(&results[11], ref, out, 12 * NNODES);
     }
     (void)rc, (void)grc;
   }
@@ -261,7 +279,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_spacecraft", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 11; k++) {
+  for (int k = 0; k < 12; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -275,7 +293,7 @@ int main(void) {
   if (failed)
     printf("flexible_spacecraft: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_spacecraft: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_spacecraft: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

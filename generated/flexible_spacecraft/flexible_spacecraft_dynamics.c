@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x6b5d23a710ba
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x23ac7a0ccfcc
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int flexible_spacecraft_joint_iv[FLEXIBLE_SPACECRAFT_NJ] = {0, 6, 9, 12};
 const char *const flexible_spacecraft_coord_names[FLEXIBLE_SPACECRAFT_NV] = {"base.1", "base.2", "base.3", "base.4", "base.5", "base.6", "array_left.eta1", "array_left.eta2", "array_left.eta3", "array_right.eta1", "array_right.eta2", "array_right.eta3", "wheel_spin"};
 const int flexible_spacecraft_coord_iq[FLEXIBLE_SPACECRAFT_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13};
 const char *const flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_NB + 1] = {"world", "bus", "array_left", "array_right", "wheel"};
+const char *const flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_NF] = {"bus", "array_left", "array_right", "wheel"};
 const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNODES] = {"array_left.tip", "array_right.tip"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 202 mul, 177 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -2721,6 +2722,130 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
   pose[57] = q[0];
   pose[58] = q[1];
   pose[59] = q[2];
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 37 mul, 32 add, 1 div, 0 sqrt, 2 sin/cos. */
+void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NF]) {
+  const double t0 = sin(q[13]);
+  const double t1 = cos(q[13]);
+  const double t2 = q[5] * q[5];
+  const double t3 = q[3] * q[3];
+  const double t4 = q[4] * q[4];
+  const double t5 = t3 + t4;
+  const double t6 = t2 + t5;
+  const double t7 = q[6] * q[6];
+  const double t8 = t6 + t7;
+  const double qs_bus = 2.0 / t8;
+  const double t9 = t4 + t2;
+  const double t10 = qs_bus * t9;
+  const double E0_bus_0 = 1.0 - t10;
+  const double t11 = q[3] * q[4];
+  const double t12 = q[5] * q[6];
+  const double t13 = t11 - t12;
+  const double E0_bus_3 = qs_bus * t13;
+  const double t14 = q[3] * q[5];
+  const double t15 = q[4] * q[6];
+  const double t16 = t14 + t15;
+  const double E0_bus_6 = qs_bus * t16;
+  const double t17 = t11 + t12;
+  const double E0_bus_1 = qs_bus * t17;
+  const double t18 = t3 + t2;
+  const double t19 = qs_bus * t18;
+  const double E0_bus_4 = 1.0 - t19;
+  const double t20 = q[4] * q[5];
+  const double t21 = q[3] * q[6];
+  const double t22 = t20 - t21;
+  const double E0_bus_7 = qs_bus * t22;
+  const double t23 = t14 - t15;
+  const double E0_bus_2 = qs_bus * t23;
+  const double t24 = t20 + t21;
+  const double E0_bus_5 = qs_bus * t24;
+  const double t25 = t5 * qs_bus;
+  const double E0_bus_8 = 1.0 - t25;
+  const double t26 = E0_bus_3 * 0.75;
+  const double r0_array_left_0 = q[0] + t26;
+  const double t27 = E0_bus_4 * 0.75;
+  const double r0_array_left_1 = q[1] + t27;
+  const double t28 = E0_bus_5 * 0.75;
+  const double r0_array_left_2 = q[2] + t28;
+  const double E0_array_right_0 = -E0_bus_3;
+  const double E0_array_right_3 = -E0_bus_6;
+  const double E0_array_right_1 = -E0_bus_4;
+  const double E0_array_right_4 = -E0_bus_7;
+  const double E0_array_right_2 = -E0_bus_5;
+  const double E0_array_right_5 = -E0_bus_8;
+  const double t29 = E0_bus_3 * -0.75;
+  const double r0_array_right_0 = q[0] + t29;
+  const double t30 = E0_bus_4 * -0.75;
+  const double r0_array_right_1 = q[1] + t30;
+  const double t31 = E0_bus_5 * -0.75;
+  const double r0_array_right_2 = q[2] + t31;
+  const double t32 = E0_bus_0 * t1;
+  const double t33 = E0_bus_3 * t0;
+  const double E0_wheel_0 = t32 + t33;
+  const double t34 = E0_bus_3 * t1;
+  const double t35 = E0_bus_0 * t0;
+  const double E0_wheel_3 = t34 - t35;
+  const double t36 = E0_bus_1 * t1;
+  const double t37 = E0_bus_4 * t0;
+  const double E0_wheel_1 = t36 + t37;
+  const double t38 = E0_bus_4 * t1;
+  const double t39 = E0_bus_1 * t0;
+  const double E0_wheel_4 = t38 - t39;
+  const double t40 = E0_bus_2 * t1;
+  const double t41 = E0_bus_5 * t0;
+  const double E0_wheel_2 = t40 + t41;
+  const double t42 = E0_bus_5 * t1;
+  const double t43 = E0_bus_2 * t0;
+  const double E0_wheel_5 = t42 - t43;
+  pose[0] = E0_bus_0;
+  pose[1] = E0_bus_3;
+  pose[2] = E0_bus_6;
+  pose[3] = E0_bus_1;
+  pose[4] = E0_bus_4;
+  pose[5] = E0_bus_7;
+  pose[6] = E0_bus_2;
+  pose[7] = E0_bus_5;
+  pose[8] = E0_bus_8;
+  pose[9] = q[0];
+  pose[10] = q[1];
+  pose[11] = q[2];
+  pose[12] = E0_bus_3;
+  pose[13] = E0_bus_6;
+  pose[14] = E0_bus_0;
+  pose[15] = E0_bus_4;
+  pose[16] = E0_bus_7;
+  pose[17] = E0_bus_1;
+  pose[18] = E0_bus_5;
+  pose[19] = E0_bus_8;
+  pose[20] = E0_bus_2;
+  pose[21] = r0_array_left_0;
+  pose[22] = r0_array_left_1;
+  pose[23] = r0_array_left_2;
+  pose[24] = E0_array_right_0;
+  pose[25] = E0_array_right_3;
+  pose[26] = E0_bus_0;
+  pose[27] = E0_array_right_1;
+  pose[28] = E0_array_right_4;
+  pose[29] = E0_bus_1;
+  pose[30] = E0_array_right_2;
+  pose[31] = E0_array_right_5;
+  pose[32] = E0_bus_2;
+  pose[33] = r0_array_right_0;
+  pose[34] = r0_array_right_1;
+  pose[35] = r0_array_right_2;
+  pose[36] = E0_wheel_0;
+  pose[37] = E0_wheel_3;
+  pose[38] = E0_bus_6;
+  pose[39] = E0_wheel_1;
+  pose[40] = E0_wheel_4;
+  pose[41] = E0_bus_7;
+  pose[42] = E0_wheel_2;
+  pose[43] = E0_wheel_5;
+  pose[44] = E0_bus_8;
+  pose[45] = q[0];
+  pose[46] = q[1];
+  pose[47] = q[2];
 }
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 81 mul, 56 add, 3 div, 0 sqrt, 0 sin/cos. */

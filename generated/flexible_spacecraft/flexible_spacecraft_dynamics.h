@@ -57,10 +57,11 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NV 13 /* velocity coordinates */
 #define FLEXIBLE_SPACECRAFT_NB 4 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_SPACECRAFT_NJ 4 /* moving joints */
+#define FLEXIBLE_SPACECRAFT_NF 4 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x6b5d23a710ba
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x23ac7a0ccfcc
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -75,6 +76,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_HAVE_MINV 1
 #define FLEXIBLE_SPACECRAFT_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_SPACECRAFT_HAVE_FK 1
+#define FLEXIBLE_SPACECRAFT_HAVE_FRAME_POSE 1
 #define FLEXIBLE_SPACECRAFT_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -110,6 +112,13 @@ extern const char *const flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_NB +
 #define FLEXIBLE_SPACECRAFT_JOINT_wheel_spin 3
 #define FLEXIBLE_SPACECRAFT_IQ_wheel_spin 13
 #define FLEXIBLE_SPACECRAFT_IV_wheel_spin 12
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; FLEXIBLE_SPACECRAFT_FRAME_<name> is its index. */
+extern const char *const flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_NF];
+#define FLEXIBLE_SPACECRAFT_FRAME_bus 0
+#define FLEXIBLE_SPACECRAFT_FRAME_array_left 1
+#define FLEXIBLE_SPACECRAFT_FRAME_array_right 2
+#define FLEXIBLE_SPACECRAFT_FRAME_wheel 3
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
@@ -146,6 +155,9 @@ void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], 
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * (FLEXIBLE_SPACECRAFT_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 240 bytes (30 values live at once). */
+void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NF]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
 void flexible_spacecraft_node_poses(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NNODES]);

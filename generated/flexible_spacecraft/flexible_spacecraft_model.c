@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x6b5d23a710ba
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x23ac7a0ccfcc
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -151,6 +151,15 @@ const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_spacecraft_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_SPACECRAFT_FRAME_<name>. */
+static const mb_frame frame[4] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* bus */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* array_left */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* array_right */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* wheel */
+};
+const mb_frames flexible_spacecraft_frames = {4, frame};
 
 const mb_model flexible_spacecraft_model = {4, 14, 13, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, 0.0}, &flex};

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model flexible_spacecraft_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&flexible_spacecraft_model, &flexible_spacecraft_springs, ...). */
 extern const mb_springs flexible_spacecraft_springs;
+/* The operational frames, FLEXIBLE_SPACECRAFT_FRAME_<name> (mb_frame_pose(&flexible_spacecraft_model, &flexible_spacecraft_frames, ...)). */
+extern const mb_frames flexible_spacecraft_frames;
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0x75a89ac23d36
+#if GIMBAL_SET_ID != 0x1ec8f2551209
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int gimbal_joint_iv[GIMBAL_NJ] = {0, 1};
 const char *const gimbal_coord_names[GIMBAL_NV] = {"screw", "ball.1", "ball.2", "ball.3"};
 const int gimbal_coord_iq[GIMBAL_NV] = {0, -1, -1, -1};
 const char *const gimbal_body_names[GIMBAL_NB + 1] = {"world", "nut", "payload"};
+const char *const gimbal_frame_names[GIMBAL_NF] = {"nut", "payload"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 77 mul, 59 add, 1 div, 0 sqrt, 0 sin/cos. */
 void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double tau[GIMBAL_NV]) {
@@ -1425,6 +1426,94 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[33] = r0_payload_0;
   pose[34] = r0_payload_1;
   pose[35] = r0_payload_2;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
+void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
+  const double E0_nut_1 = sin(q[0]);
+  const double E0_nut_0 = cos(q[0]);
+  const double E0_nut_3 = -E0_nut_1;
+  const double t0 = q[0] * 0.0015915494309189536;
+  const double r0_nut_2 = t0 + 0.5;
+  const double t1 = q[3] * q[3];
+  const double t2 = q[1] * q[1];
+  const double t3 = q[2] * q[2];
+  const double t4 = t2 + t3;
+  const double t5 = t1 + t4;
+  const double t6 = q[4] * q[4];
+  const double t7 = t5 + t6;
+  const double qs_payload = 2.0 / t7;
+  const double t8 = t3 + t1;
+  const double t9 = qs_payload * t8;
+  const double t10 = 1.0 - t9;
+  const double t11 = E0_nut_0 * t10;
+  const double t12 = q[1] * q[2];
+  const double t13 = q[3] * q[4];
+  const double t14 = t12 + t13;
+  const double t15 = qs_payload * t14;
+  const double t16 = E0_nut_1 * t15;
+  const double E0_payload_0 = t11 - t16;
+  const double t17 = t12 - t13;
+  const double t18 = qs_payload * t17;
+  const double t19 = E0_nut_0 * t18;
+  const double t20 = t2 + t1;
+  const double t21 = qs_payload * t20;
+  const double t22 = 1.0 - t21;
+  const double t23 = E0_nut_1 * t22;
+  const double E0_payload_3 = t19 - t23;
+  const double t24 = q[1] * q[3];
+  const double t25 = q[2] * q[4];
+  const double t26 = t24 + t25;
+  const double t27 = qs_payload * t26;
+  const double t28 = E0_nut_0 * t27;
+  const double t29 = q[2] * q[3];
+  const double t30 = q[1] * q[4];
+  const double t31 = t29 - t30;
+  const double t32 = qs_payload * t31;
+  const double t33 = E0_nut_1 * t32;
+  const double E0_payload_6 = t28 - t33;
+  const double t34 = E0_nut_1 * t10;
+  const double t35 = E0_nut_0 * t15;
+  const double E0_payload_1 = t34 + t35;
+  const double t36 = E0_nut_1 * t18;
+  const double t37 = E0_nut_0 * t22;
+  const double E0_payload_4 = t36 + t37;
+  const double t38 = E0_nut_1 * t27;
+  const double t39 = E0_nut_0 * t32;
+  const double E0_payload_7 = t38 + t39;
+  const double t40 = t24 - t25;
+  const double E0_payload_2 = qs_payload * t40;
+  const double t41 = t29 + t30;
+  const double E0_payload_5 = qs_payload * t41;
+  const double t42 = t4 * qs_payload;
+  const double E0_payload_8 = 1.0 - t42;
+  const double r0_payload_0 = E0_nut_0 * 0.12;
+  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_2 = r0_nut_2 - 0.03;
+  pose[0] = E0_nut_0;
+  pose[1] = E0_nut_3;
+  pose[2] = 0.0;
+  pose[3] = E0_nut_1;
+  pose[4] = E0_nut_0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = r0_nut_2;
+  pose[12] = E0_payload_0;
+  pose[13] = E0_payload_3;
+  pose[14] = E0_payload_6;
+  pose[15] = E0_payload_1;
+  pose[16] = E0_payload_4;
+  pose[17] = E0_payload_7;
+  pose[18] = E0_payload_2;
+  pose[19] = E0_payload_5;
+  pose[20] = E0_payload_8;
+  pose[21] = r0_payload_0;
+  pose[22] = r0_payload_1;
+  pose[23] = r0_payload_2;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 204 mul, 147 add, 6 div, 0 sqrt, 0 sin/cos. */

@@ -57,9 +57,10 @@ extern "C" {
 #define GIMBAL_NV 4 /* velocity coordinates */
 #define GIMBAL_NB 2 /* moving bodies (fixed joints merged) */
 #define GIMBAL_NJ 2 /* moving joints */
+#define GIMBAL_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x75a89ac23d36
+#define GIMBAL_SET_ID 0x1ec8f2551209
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define GIMBAL_HAVE_MINV 1
 #define GIMBAL_HAVE_JOINT_WRENCHES 1
 #define GIMBAL_HAVE_FK 1
+#define GIMBAL_HAVE_FRAME_POSE 1
 #define GIMBAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -101,6 +103,11 @@ extern const char *const gimbal_body_names[GIMBAL_NB + 1];
 #define GIMBAL_JOINT_ball 1
 #define GIMBAL_IQ_ball 1
 #define GIMBAL_IV_ball 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; GIMBAL_FRAME_<name> is its index. */
+extern const char *const gimbal_frame_names[GIMBAL_NF];
+#define GIMBAL_FRAME_nut 0
+#define GIMBAL_FRAME_payload 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in gimbal_model.c. */
 extern const double gimbal_q_initial[GIMBAL_NQ];
@@ -135,6 +142,9 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 168 bytes (21 values live at once). */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 168 bytes (21 values live at once). */
+void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);

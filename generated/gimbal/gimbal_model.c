@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x75a89ac23d36
+#if GIMBAL_SET_ID != 0x1ec8f2551209
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,13 @@ const double gimbal_v_initial[GIMBAL_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs gimbal_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), GIMBAL_FRAME_<name>. */
+static const mb_frame frame[2] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* nut */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* payload */
+};
+const mb_frames gimbal_frames = {2, frame};
 
 const mb_model gimbal_model = {2, 5, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

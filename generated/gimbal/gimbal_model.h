@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model gimbal_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&gimbal_model, &gimbal_springs, ...). */
 extern const mb_springs gimbal_springs;
+/* The operational frames, GIMBAL_FRAME_<name> (mb_frame_pose(&gimbal_model, &gimbal_frames, ...)). */
+extern const mb_frames gimbal_frames;
 
 #ifdef __cplusplus
 }

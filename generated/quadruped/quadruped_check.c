@@ -12,12 +12,14 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xc0cc8c5b86d6
+#if QUADRUPED_SET_ID != 0x279f158bf28e
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M quadruped_model
 #define SPRINGS quadruped_springs
+#define FRAMES quadruped_frames
+#define NF QUADRUPED_NF
 #define NQ QUADRUPED_NQ
 #define NV QUADRUPED_NV
 #define NB QUADRUPED_NB
@@ -149,6 +151,21 @@ static int names_wrong(void) {
   wrong += strcmp(quadruped_joint_names[QUADRUPED_JOINT_rh_kfe], "rh_kfe") != 0 || quadruped_joint_iq[QUADRUPED_JOINT_rh_kfe] != QUADRUPED_IQ_rh_kfe ||
            quadruped_joint_iv[QUADRUPED_JOINT_rh_kfe] != QUADRUPED_IV_rh_kfe || M.iq[QUADRUPED_BODY_rh_shank] != QUADRUPED_IQ_rh_kfe ||
            M.iv[QUADRUPED_BODY_rh_shank] != QUADRUPED_IV_rh_kfe;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_trunk], "trunk") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_imu], "imu") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lf_hip], "lf_hip") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lf_thigh], "lf_thigh") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lf_shank], "lf_shank") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rf_hip], "rf_hip") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rf_thigh], "rf_thigh") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rf_shank], "rf_shank") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lh_hip], "lh_hip") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lh_thigh], "lh_thigh") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_lh_shank], "lh_shank") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rh_hip], "rh_hip") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rh_thigh], "rh_thigh") != 0;
+  wrong += strcmp(quadruped_frame_names[QUADRUPED_FRAME_rh_shank], "rh_shank") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("quadruped: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -157,6 +174,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -169,7 +187,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -180,6 +198,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -279,16 +298,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    quadruped_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = quadruped_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -296,7 +324,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "quadruped", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -310,7 +338,7 @@ int main(void) {
   if (failed)
     printf("quadruped: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

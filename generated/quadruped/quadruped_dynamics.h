@@ -57,9 +57,10 @@ extern "C" {
 #define QUADRUPED_NV 18 /* velocity coordinates */
 #define QUADRUPED_NB 13 /* moving bodies (fixed joints merged) */
 #define QUADRUPED_NJ 13 /* moving joints */
+#define QUADRUPED_NF 14 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xc0cc8c5b86d6
+#define QUADRUPED_SET_ID 0x279f158bf28e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define QUADRUPED_HAVE_MINV 1
 #define QUADRUPED_HAVE_JOINT_WRENCHES 1
 #define QUADRUPED_HAVE_FK 1
+#define QUADRUPED_HAVE_FRAME_POSE 1
 #define QUADRUPED_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -145,6 +147,23 @@ extern const char *const quadruped_body_names[QUADRUPED_NB + 1];
 #define QUADRUPED_JOINT_rh_kfe 12
 #define QUADRUPED_IQ_rh_kfe 18
 #define QUADRUPED_IV_rh_kfe 17
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; QUADRUPED_FRAME_<name> is its index. */
+extern const char *const quadruped_frame_names[QUADRUPED_NF];
+#define QUADRUPED_FRAME_trunk 0
+#define QUADRUPED_FRAME_imu 1
+#define QUADRUPED_FRAME_lf_hip 2
+#define QUADRUPED_FRAME_lf_thigh 3
+#define QUADRUPED_FRAME_lf_shank 4
+#define QUADRUPED_FRAME_rf_hip 5
+#define QUADRUPED_FRAME_rf_thigh 6
+#define QUADRUPED_FRAME_rf_shank 7
+#define QUADRUPED_FRAME_lh_hip 8
+#define QUADRUPED_FRAME_lh_thigh 9
+#define QUADRUPED_FRAME_lh_shank 10
+#define QUADRUPED_FRAME_rh_hip 11
+#define QUADRUPED_FRAME_rh_thigh 12
+#define QUADRUPED_FRAME_rh_shank 13
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in quadruped_model.c. */
 extern const double quadruped_q_initial[QUADRUPED_NQ];
@@ -179,6 +198,9 @@ void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADR
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 944 bytes (118 values live at once). */
 void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 968 bytes (121 values live at once). */
+void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUPED_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6504 bytes (813 values live at once). */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);

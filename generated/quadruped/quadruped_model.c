@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xc0cc8c5b86d6
+#if QUADRUPED_SET_ID != 0x279f158bf28e
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -109,6 +109,25 @@ const double quadruped_v_initial[QUADRUPED_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs quadruped_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), QUADRUPED_FRAME_<name>. */
+static const mb_frame frame[14] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* trunk */
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.05, 0.0, 0.06}}, /* imu */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lf_hip */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lf_thigh */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lf_shank */
+  {5, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rf_hip */
+  {6, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rf_thigh */
+  {7, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rf_shank */
+  {8, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lh_hip */
+  {9, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lh_thigh */
+  {10, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* lh_shank */
+  {11, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rh_hip */
+  {12, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rh_thigh */
+  {13, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* rh_shank */
+};
+const mb_frames quadruped_frames = {14, frame};
 
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model quadruped_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&quadruped_model, &quadruped_springs, ...). */
 extern const mb_springs quadruped_springs;
+/* The operational frames, QUADRUPED_FRAME_<name> (mb_frame_pose(&quadruped_model, &quadruped_frames, ...)). */
+extern const mb_frames quadruped_frames;
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,7 @@ extern "C" {
 #define QUARTER_CAR_NV 10 /* velocity coordinates */
 #define QUARTER_CAR_NB 6 /* moving bodies (fixed joints merged) */
 #define QUARTER_CAR_NJ 6 /* moving joints */
+#define QUARTER_CAR_NF 6 /* operational frames: every body's own, then the model's frames */
 #define QUARTER_CAR_NC 8 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define QUARTER_CAR_PROJECT_TOL 1e-12
@@ -71,7 +72,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x458d173b204e
+#define QUARTER_CAR_SET_ID 0x3cf978ac8afa
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -86,6 +87,7 @@ extern "C" {
 #define QUARTER_CAR_HAVE_MINV 1
 #define QUARTER_CAR_HAVE_JOINT_WRENCHES 1
 #define QUARTER_CAR_HAVE_FK 1
+#define QUARTER_CAR_HAVE_FRAME_POSE 1
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
@@ -140,6 +142,15 @@ extern const char *const quarter_car_body_names[QUARTER_CAR_NB + 1];
 #define QUARTER_CAR_JOINT_rack_u2 5
 #define QUARTER_CAR_IQ_rack_u2 11
 #define QUARTER_CAR_IV_rack_u2 9
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; QUARTER_CAR_FRAME_<name> is its index. */
+extern const char *const quarter_car_frame_names[QUARTER_CAR_NF];
+#define QUARTER_CAR_FRAME_lca 0
+#define QUARTER_CAR_FRAME_uca 1
+#define QUARTER_CAR_FRAME_knuckle 2
+#define QUARTER_CAR_FRAME_wheel 3
+#define QUARTER_CAR_FRAME_tie_cross 4
+#define QUARTER_CAR_FRAME_tie_rod 5
 
 /* Closed loops (mbdc's docs/loops.md). rnea, crba, aba, minv, fk and the other tree functions
  * are those of the spanning tree: the loop joints are cut and apply no force there. The loop
@@ -186,6 +197,9 @@ void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[Q
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 344 bytes (43 values live at once). */
 void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CAR_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 344 bytes (43 values live at once). */
+void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUARTER_CAR_NF]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model quarter_car_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&quarter_car_model, &quarter_car_springs, ...). */
 extern const mb_springs quarter_car_springs;
+/* The operational frames, QUARTER_CAR_FRAME_<name> (mb_frame_pose(&quarter_car_model, &quarter_car_frames, ...)). */
+extern const mb_frames quarter_car_frames;
 /* The loop joints and the QUARTER_CAR_NC independent rows kept (mb_fd_loops, mb_rcr). */
 extern const mb_loops quarter_car_loops;
 

@@ -12,12 +12,14 @@
 
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x0c48b246d3eb
+#if SPACE_ROBOT_SET_ID != 0xf8d4c7ff62b3
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M space_robot_model
 #define SPRINGS space_robot_springs
+#define FRAMES space_robot_frames
+#define NF SPACE_ROBOT_NF
 #define NQ SPACE_ROBOT_NQ
 #define NV SPACE_ROBOT_NV
 #define NB SPACE_ROBOT_NB
@@ -125,6 +127,14 @@ static int names_wrong(void) {
   wrong += strcmp(space_robot_joint_names[SPACE_ROBOT_JOINT_j23], "j23") != 0 || space_robot_joint_iq[SPACE_ROBOT_JOINT_j23] != SPACE_ROBOT_IQ_j23 ||
            space_robot_joint_iv[SPACE_ROBOT_JOINT_j23] != SPACE_ROBOT_IV_j23 || M.iq[SPACE_ROBOT_BODY_L23] != SPACE_ROBOT_IQ_j23 ||
            M.iv[SPACE_ROBOT_BODY_L23] != SPACE_ROBOT_IV_j23;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_hub], "hub") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L11], "L11") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L12], "L12") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L13], "L13") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L21], "L21") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L22], "L22") != 0;
+  wrong += strcmp(space_robot_frame_names[SPACE_ROBOT_FRAME_L23], "L23") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("space_robot: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -133,6 +143,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -145,7 +156,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -156,6 +167,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -255,16 +267,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    space_robot_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = space_robot_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -272,7 +293,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "space_robot", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -286,7 +307,7 @@ int main(void) {
   if (failed)
     printf("space_robot: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("space_robot: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("space_robot: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define SPACE_ROBOT_NV 12 /* velocity coordinates */
 #define SPACE_ROBOT_NB 7 /* moving bodies (fixed joints merged) */
 #define SPACE_ROBOT_NJ 7 /* moving joints */
+#define SPACE_ROBOT_NF 7 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x0c48b246d3eb
+#define SPACE_ROBOT_SET_ID 0xf8d4c7ff62b3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define SPACE_ROBOT_HAVE_MINV 1
 #define SPACE_ROBOT_HAVE_JOINT_WRENCHES 1
 #define SPACE_ROBOT_HAVE_FK 1
+#define SPACE_ROBOT_HAVE_FRAME_POSE 1
 #define SPACE_ROBOT_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -121,6 +123,16 @@ extern const char *const space_robot_body_names[SPACE_ROBOT_NB + 1];
 #define SPACE_ROBOT_JOINT_j23 6
 #define SPACE_ROBOT_IQ_j23 12
 #define SPACE_ROBOT_IV_j23 11
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; SPACE_ROBOT_FRAME_<name> is its index. */
+extern const char *const space_robot_frame_names[SPACE_ROBOT_NF];
+#define SPACE_ROBOT_FRAME_hub 0
+#define SPACE_ROBOT_FRAME_L11 1
+#define SPACE_ROBOT_FRAME_L12 2
+#define SPACE_ROBOT_FRAME_L13 3
+#define SPACE_ROBOT_FRAME_L21 4
+#define SPACE_ROBOT_FRAME_L22 5
+#define SPACE_ROBOT_FRAME_L23 6
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in space_robot_model.c. */
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
@@ -155,6 +167,9 @@ void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[S
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 576 bytes (72 values live at once). */
 void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBOT_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 576 bytes (72 values live at once). */
+void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPACE_ROBOT_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2224 bytes (278 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x0c48b246d3eb
+#if SPACE_ROBOT_SET_ID != 0xf8d4c7ff62b3
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -80,6 +80,18 @@ const double space_robot_v_initial[SPACE_ROBOT_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs space_robot_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), SPACE_ROBOT_FRAME_<name>. */
+static const mb_frame frame[7] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* hub */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L11 */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L12 */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L13 */
+  {5, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L21 */
+  {6, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L22 */
+  {7, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* L23 */
+};
+const mb_frames space_robot_frames = {7, frame};
 
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, 0.0}, NULL};

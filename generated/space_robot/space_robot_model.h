@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model space_robot_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&space_robot_model, &space_robot_springs, ...). */
 extern const mb_springs space_robot_springs;
+/* The operational frames, SPACE_ROBOT_FRAME_<name> (mb_frame_pose(&space_robot_model, &space_robot_frames, ...)). */
+extern const mb_frames space_robot_frames;
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,14 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xc3862456bb01
+#if SPRING_PENDULUM_SET_ID != 0x0fc6a1c3d659
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M spring_pendulum_model
 #define SPRINGS spring_pendulum_springs
+#define FRAMES spring_pendulum_frames
+#define NF SPRING_PENDULUM_NF
 #define NQ SPRING_PENDULUM_NQ
 #define NV SPRING_PENDULUM_NV
 #define NB SPRING_PENDULUM_NB
@@ -105,6 +107,10 @@ static int names_wrong(void) {
   wrong += strcmp(spring_pendulum_joint_names[SPRING_PENDULUM_JOINT_hinge], "hinge") != 0 || spring_pendulum_joint_iq[SPRING_PENDULUM_JOINT_hinge] != SPRING_PENDULUM_IQ_hinge ||
            spring_pendulum_joint_iv[SPRING_PENDULUM_JOINT_hinge] != SPRING_PENDULUM_IV_hinge || M.iq[SPRING_PENDULUM_BODY_arm] != SPRING_PENDULUM_IQ_hinge ||
            M.iv[SPRING_PENDULUM_BODY_arm] != SPRING_PENDULUM_IV_hinge;
+  wrong += strcmp(spring_pendulum_frame_names[SPRING_PENDULUM_FRAME_cart], "cart") != 0;
+  wrong += strcmp(spring_pendulum_frame_names[SPRING_PENDULUM_FRAME_arm], "arm") != 0;
+  wrong += strcmp(spring_pendulum_frame_names[SPRING_PENDULUM_FRAME_tool], "tool") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("spring_pendulum: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -113,6 +119,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -125,7 +132,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[13] = {
+  result results[14] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -136,6 +143,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
     {"passive_forces", 0, 0, 0, 0, 0},
@@ -236,25 +244,34 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    spring_pendulum_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = spring_pendulum_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     /* passive_forces */
     rc = grc = 0;
     rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref);
     spring_pendulum_passive_forces(gq, gv, out);
-    if (grc != rc) results[12].failed_rc = 1;
-    if (rc != 0) results[12].singular++;
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[12], ref, out, NV);
+      compare(&results[13], ref, out, NV);
     }
     (void)rc, (void)grc;
   }
@@ -262,7 +279,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "spring_pendulum", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 13; k++) {
+  for (int k = 0; k < 14; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -276,7 +293,7 @@ int main(void) {
   if (failed)
     printf("spring_pendulum: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("spring_pendulum: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("spring_pendulum: ok: %d functions agree to %g (worst %.1e, %s)\n", 13, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xc3862456bb01
+#if SPRING_PENDULUM_SET_ID != 0x0fc6a1c3d659
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int spring_pendulum_joint_iv[SPRING_PENDULUM_NJ] = {0, 1};
 const char *const spring_pendulum_coord_names[SPRING_PENDULUM_NV] = {"rail", "hinge"};
 const int spring_pendulum_coord_iq[SPRING_PENDULUM_NV] = {0, 1};
 const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1] = {"world", "cart", "arm"};
+const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF] = {"cart", "arm", "tool"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {
@@ -568,6 +569,68 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
   pose[33] = r0_cart_0;
   pose[34] = 0.1;
   pose[35] = r0_cart_2;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double E0_arm_2 = -t0;
+  const double t1 = E0_arm_8 * 0.955336489125606;
+  const double t2 = t0 * 0.29552020666133955;
+  const double t3 = t1 + t2;
+  const double t4 = E0_arm_8 * 0.29552020666133955;
+  const double t5 = t0 * -0.955336489125606;
+  const double t6 = t4 + t5;
+  const double t7 = t0 * 0.955336489125606;
+  const double t8 = E0_arm_8 * -0.29552020666133955;
+  const double t9 = t7 + t8;
+  const double t10 = E0_arm_8 * 0.05;
+  const double t11 = t0 * 0.8;
+  const double t12 = t10 + t11;
+  const double t13 = r0_cart_0 + t12;
+  const double t14 = t0 * 0.05;
+  const double t15 = E0_arm_8 * -0.8;
+  const double t16 = t14 + t15;
+  const double t17 = r0_cart_2 + t16;
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = r0_cart_0;
+  pose[10] = 0.0;
+  pose[11] = r0_cart_2;
+  pose[12] = E0_arm_8;
+  pose[13] = 0.0;
+  pose[14] = E0_arm_2;
+  pose[15] = 0.0;
+  pose[16] = 1.0;
+  pose[17] = 0.0;
+  pose[18] = t0;
+  pose[19] = 0.0;
+  pose[20] = E0_arm_8;
+  pose[21] = r0_cart_0;
+  pose[22] = 0.1;
+  pose[23] = r0_cart_2;
+  pose[24] = t3;
+  pose[25] = 0.0;
+  pose[26] = t6;
+  pose[27] = 0.0;
+  pose[28] = 1.0;
+  pose[29] = 0.0;
+  pose[30] = t9;
+  pose[31] = 0.0;
+  pose[32] = t3;
+  pose[33] = t13;
+  pose[34] = 0.1;
+  pose[35] = t17;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 127 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */

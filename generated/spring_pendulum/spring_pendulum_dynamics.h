@@ -57,9 +57,10 @@ extern "C" {
 #define SPRING_PENDULUM_NV 2 /* velocity coordinates */
 #define SPRING_PENDULUM_NB 2 /* moving bodies (fixed joints merged) */
 #define SPRING_PENDULUM_NJ 2 /* moving joints */
+#define SPRING_PENDULUM_NF 3 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0xc3862456bb01
+#define SPRING_PENDULUM_SET_ID 0x0fc6a1c3d659
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define SPRING_PENDULUM_HAVE_MINV 1
 #define SPRING_PENDULUM_HAVE_JOINT_WRENCHES 1
 #define SPRING_PENDULUM_HAVE_FK 1
+#define SPRING_PENDULUM_HAVE_FRAME_POSE 1
 #define SPRING_PENDULUM_HAVE_CFA 1
 #define SPRING_PENDULUM_HAVE_PASSIVE_FORCES 1
 
@@ -102,6 +104,12 @@ extern const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1];
 #define SPRING_PENDULUM_JOINT_hinge 1
 #define SPRING_PENDULUM_IQ_hinge 1
 #define SPRING_PENDULUM_IV_hinge 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; SPRING_PENDULUM_FRAME_<name> is its index. */
+extern const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF];
+#define SPRING_PENDULUM_FRAME_cart 0
+#define SPRING_PENDULUM_FRAME_arm 1
+#define SPRING_PENDULUM_FRAME_tool 2
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in spring_pendulum_model.c. */
 extern const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ];
@@ -136,6 +144,9 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 40 bytes (5 values live at once). */
 void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SPRING_PENDULUM_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 96 bytes (12 values live at once). */
+void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 256 bytes (32 values live at once). */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);

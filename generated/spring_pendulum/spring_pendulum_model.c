@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xc3862456bb01
+#if SPRING_PENDULUM_SET_ID != 0x0fc6a1c3d659
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -62,6 +62,14 @@ static const mb_spring spring[3] = {
   {1, 2, {0.0, 0.1, -0.2}, {0.05, 0.0, -0.8}, 0.0, 0.8, 0.0},
 };
 const mb_springs spring_pendulum_springs = {3, spring};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), SPRING_PENDULUM_FRAME_<name>. */
+static const mb_frame frame[3] = {
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* cart */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* arm */
+  {2, {0.955336489125606, 0.0, 0.29552020666133955, 0.0, 1.0, 0.0, -0.29552020666133955, 0.0, 0.955336489125606}, {0.05, 0.0, -0.8}}, /* tool */
+};
+const mb_frames spring_pendulum_frames = {3, frame};
 
 const mb_model spring_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

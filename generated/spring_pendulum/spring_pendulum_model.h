@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model spring_pendulum_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&spring_pendulum_model, &spring_pendulum_springs, ...). */
 extern const mb_springs spring_pendulum_springs;
+/* The operational frames, SPRING_PENDULUM_FRAME_<name> (mb_frame_pose(&spring_pendulum_model, &spring_pendulum_frames, ...)). */
+extern const mb_frames spring_pendulum_frames;
 
 #ifdef __cplusplus
 }

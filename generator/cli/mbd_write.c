@@ -81,6 +81,18 @@ static void spring(FILE *f, const mbg_model *m, const mbg_spring *s) {
   fputs(" }\n", f);
 }
 
+static void frame(FILE *f, const mbg_model *m, const mbg_frame *fr) {
+  fprintf(f, "frame %s %s", fr->name, m->bodies[fr->body].name);
+  if (all_zero(fr->xyz, 3) && all_zero(fr->rpy, 3)) {
+    fputs(";\n", f);
+    return;
+  }
+  fputs(" { origin", f);
+  if (!all_zero(fr->xyz, 3)) fputs(" xyz", f), numbers(f, fr->xyz, 3);
+  if (!all_zero(fr->rpy, 3)) fputs(" rpy", f), numbers(f, fr->rpy, 3);
+  fputs("; }\n", f);
+}
+
 static void initial(FILE *f, const mbg_joint *j) {
   if (!j->has_q0 && !j->has_v0) return;
   fprintf(f, "initial %s", j->name);
@@ -121,6 +133,8 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
   for (int j = 0; j < m->njoints; j++) joint(f, m, &m->joints[j]);
   if (m->nsprings > 0) fputc('\n', f);
   for (int k = 0; k < m->nsprings; k++) spring(f, m, &m->springs[k]);
+  if (m->nframes > 0) fputc('\n', f);
+  for (int k = 0; k < m->nframes; k++) frame(f, m, &m->frames[k]);
   int ninitial = 0;
   for (int j = 0; j < m->njoints; j++) ninitial += m->joints[j].has_q0 || m->joints[j].has_v0;
   if (ninitial > 0) fputc('\n', f);

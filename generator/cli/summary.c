@@ -105,6 +105,28 @@ static void print_fixed(FILE *out, const mbg_model *m, const mbg_topology *t) {
   }
 }
 
+/* The operational frames (topology/frames.c), numbered as P_FRAME_<name> numbers them: every
+ * body's own (merged ones marked) and the `frame` statements, each with the moving body (or the
+ * world) it is fixed on. */
+static void print_frames(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  if (t->nframes == 0) return;
+  int w = 5, nd = 0;
+  for (int k = 0; k < t->nframes; k++)
+    w = widest(w, t->frame[k].name), nd += t->frame[k].model_frame >= 0;
+  fprintf(out, "\nframes (%d: %d bodies' own, %d declared)\n", t->nframes, t->nframes - nd, nd);
+  fprintf(out, "    #  %-*s  on\n", w, "frame");
+  for (int k = 0; k < t->nframes; k++) {
+    const mbg_tree_frame *f = &t->frame[k];
+    const char *on = f->body == 0 ? "world" : body_name(m, t->body[f->body].model_body);
+    const char *how = f->model_frame >= 0 ? "  (declared)"
+                      : t->merged[f->model_body].into != 0 &&
+                              t->body[t->merged[f->model_body].into].model_body == f->model_body
+                          ? ""
+                          : "  (merged)";
+    fprintf(out, "  %3d  %-*s  %s%s\n", k, w, f->name, on, how);
+  }
+}
+
 static void print_chains(FILE *out, const mbg_model *m, const mbg_topology *t) {
   fprintf(out, "\nchains (%d)\n", t->nchains);
   for (int c = 0; c < t->nchains; c++) {
@@ -319,6 +341,7 @@ void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
   print_header(out, m, t);
   print_joints(out, m, t);
   print_fixed(out, m, t);
+  print_frames(out, m, t);
   print_chains(out, m, t);
   print_loops(out, m, t, rows, sel);
   print_springs(out, m, t);

@@ -79,6 +79,7 @@ typedef struct mbg_gen {
   mbg_loop_rows loops; /* the loops' independent rows and assembled configuration */
   mbg_rcr_sel rcr;     /* the selections of dependent coordinates of p_rcr */
   mbg_rtsprings rtsprings; /* the runtime's springs (the harness's reference) */
+  mbg_rtframes rtframes;   /* the runtime's operational frames */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

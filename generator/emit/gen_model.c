@@ -404,6 +404,26 @@ static void push_springs(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "spring_eps");
 }
 
+/* model.frames[k]: the operational frames (topology/frames.c), k = 1..P_NF: name, the tree body
+ * they are fixed on (0: the world) and X, the frame relative to that body's working frame (E
+ * body → frame, r its origin in body coordinates). */
+static void push_frames(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  lua_createtable(L, t->nframes, 0);
+  for (int k = 0; k < t->nframes; k++) {
+    const mbg_tree_frame *f = &t->frame[k];
+    mbg_xform X;
+    working_frame(g, f->body, &f->X, &X);
+    lua_createtable(L, 0, 3);
+    mbg_lua_set_string(L, "name", f->name);
+    mbg_lua_set_int(L, "body", f->body);
+    push_xform(L, &X);
+    lua_setfield(L, -2, "X");
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "frames");
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -423,6 +443,7 @@ static int push_model(lua_State *L) {
   push_cfa(g, L);
   push_loops(g, L);
   push_springs(g, L);
+  push_frames(g, L);
   push_nodes(g, L);
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);

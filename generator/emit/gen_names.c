@@ -68,13 +68,14 @@ const char *const mbg_gen_header_tables[] = {
     "model",      "joint_names", "joint_iq",         "joint_iv",  "body_names",
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
     "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names", "rcr_dep",
-    NULL};
+    "frame_names", "frames", NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
-                                             "RCR_SWITCH", "MODEL_H", NULL};
-/* The families of name macros, PU_<FAMILY><name> (a body's or joint's name as in the model). */
-const char *const mbg_gen_header_name_macros[] = {"BODY_", "JOINT_", "IQ_", "IV_", NULL};
+                                             "RCR_SWITCH", "MODEL_H", "NF", NULL};
+/* The families of name macros, PU_<FAMILY><name> (a body's, joint's or frame's name as in the
+ * model). */
+const char *const mbg_gen_header_name_macros[] = {"BODY_", "JOINT_", "IQ_", "IV_", "FRAME_", NULL};
 
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n) {
   char upper[80], id[160];

@@ -59,6 +59,7 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_nc") == 0) lua_pushfstring(L, "%s_NC", P);
   else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
   else if (strcmp(role, "out_rcr") == 0) lua_pushfstring(L, "%s_RCR_NSEL * %s_NC", P, P);
+  else if (strcmp(role, "out_frames") == 0) lua_pushfstring(L, "12 * %s_NF", P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -217,7 +218,8 @@ static void push_loops(mbg_gen *g, lua_State *L) {
 }
 
 /* d.rt.springs[k] (the runtime's springs as C literals: a, b, ra {3}, rb {3}, stiffness,
- * damping, length), and d.q_initial, d.v_initial (the `initial` state in coordinate order). */
+ * damping, length), d.rt.frames[k] (the runtime's frames: body, R {9}, p {3}), d.frames[k]
+ * (name), and d.q_initial, d.v_initial (the `initial` state in coordinate order). */
 static void push_springs_initial(mbg_gen *g, lua_State *L) {
   const mb_springs *S = &g->rtsprings.springs;
   char buf[40];
@@ -242,7 +244,25 @@ static void push_springs_initial(mbg_gen *g, lua_State *L) {
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "springs");
+  const mb_frames *F = &g->rtframes.frames; /* d.rt.frames[k]: body, R {9}, p {3} */
+  lua_createtable(L, F->n, 0);
+  for (int k = 0; k < F->n; k++) {
+    lua_createtable(L, 0, 3);
+    lua_pushfstring(L, "%d", F->frame[k].body);
+    lua_setfield(L, -2, "body");
+    set_doubles(L, "R", F->frame[k].R, 9);
+    set_doubles(L, "p", F->frame[k].p, 3);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "frames");
   lua_pop(L, 1);
+  lua_createtable(L, g->topo->nframes, 0); /* d.frames[k]: name */
+  for (int k = 0; k < g->topo->nframes; k++) {
+    lua_createtable(L, 0, 1);
+    mbg_lua_set_string(L, "name", g->topo->frame[k].name);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "frames");
   set_doubles(L, "q_initial", g->topo->q_initial, g->topo->nq);
   set_doubles(L, "v_initial", g->topo->v_initial, g->topo->nv);
 }
@@ -293,6 +313,7 @@ static int push_d(lua_State *L) {
   mbg_lua_set_int(L, "nv", g->topo->nv);
   mbg_lua_set_int(L, "nb", g->topo->nb);
   mbg_lua_set_int(L, "nj", g->topo->nb);
+  mbg_lua_set_int(L, "nf", g->topo->nframes);
   int nn = g->rt.model.flex ? g->rt.model.flex->nnodes : 0;
   mbg_lua_set_int(L, "nnodes", nn);
   lua_createtable(L, nn, 0);
@@ -367,7 +388,7 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
   while (mbg_gen_header_tables[NT]) NT++;
   while (mbg_gen_header_name_macros[NF]) NF++;
   int nb = g->topo->nb;
-  size_t n = NM + NT + 2 * (size_t)g->nfunctions + NF * (size_t)nb + 9, k = 0;
+  size_t n = NM + NT + 2 * (size_t)g->nfunctions + NF * (size_t)(nb + g->topo->nframes) + 9, k = 0;
   char **r = calloc(n + 1, sizeof *r);
   int ok = r != NULL;
   for (size_t i = 0; ok && i < NM; i++)
@@ -381,16 +402,20 @@ static char **body_reserved(const mbg_gen *g, const char *P) {
     ok = ok && have && (r[k++] = joined(have, name, 1)) != NULL;
     free(have);
   }
-  /* the index macros: PU_BODY_<body> for every body, PU_JOINT_, _IQ_, _IV_<joint> per joint */
-  for (size_t i = 0; ok && i < NF; i++)
-    for (int b = 1; ok && b <= nb; b++) {
-      const mbg_tree_body *tb = &g->topo->body[b];
-      const char *name = i == 0 ? g->model->bodies[tb->model_body].name
-                                : g->model->joints[tb->model_joint].name;
+  /* the index macros: PU_BODY_<body> for every body, PU_JOINT_, _IQ_, _IV_<joint> per joint,
+   * PU_FRAME_<frame> per frame */
+  for (size_t i = 0; ok && i < NF; i++) {
+    int frames = strcmp(mbg_gen_header_name_macros[i], "FRAME_") == 0;
+    for (int b = frames ? 0 : 1; ok && b < (frames ? g->topo->nframes : nb + 1); b++) {
+      const mbg_tree_body *tb = &g->topo->body[frames ? 0 : b];
+      const char *name = frames ? g->topo->frame[b].name
+                         : i == 0 ? g->model->bodies[tb->model_body].name
+                                  : g->model->joints[tb->model_joint].name;
       size_t len = strlen(P) + strlen(mbg_gen_header_name_macros[i]) + strlen(name) + 2;
       ok = (r[k] = malloc(len)) != NULL;
       if (ok) snprintf(r[k++], len, "%s_%s%s", P, mbg_gen_header_name_macros[i], name);
     }
+  }
   if (ok)
     ok = (r[k++] = strdup("pivot")) && (r[k++] = strdup("pivot_ref")) && (r[k++] = strdup("k")) &&
          (r[k++] = strdup("pivot_switch")) && (r[k++] = strdup("pivot_switch_ref")) &&

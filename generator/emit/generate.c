@@ -24,7 +24,7 @@
 
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
-                                             "cfa",  NULL};
+                                             "frame_pose", "cfa",  NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -165,7 +165,8 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
       mbg_rtmodel_build(g->model, g->topo, &g->rt) != 0)
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
-  if (mbg_rtsprings_build(g->model, g->topo, &g->rtsprings) != 0)
+  if (mbg_rtsprings_build(g->model, g->topo, &g->rtsprings) != 0 ||
+      mbg_rtframes_build(g->topo, &g->rtframes) != 0)
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if ((rc = open_lua(g, err))) return rc;
   if (g->topo->nv == 0) {
@@ -382,6 +383,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_loop_rows_free(&g->loops);
   mbg_rcr_sel_free(&g->rcr);
   mbg_rtsprings_free(&g->rtsprings);
+  mbg_rtframes_free(&g->rtframes);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);

@@ -1,6 +1,6 @@
 /* build.c — the model builder's driver: names, statements, joints, loops and springs.
  *
- * Order of work: (1) every declared name (constants, bodies, joints, loops, springs) enters the
+ * Order of work: (1) every declared name (constants, bodies, joints, loops, springs, frames) enters the
  * name table (duplicates reported with a note at the first one); (2) statements are evaluated in source order, so a constant must be defined
  * before it is used; (3) joints and loops are resolved once every body is known; (4) the tree is
  * checked as a whole. Every error is located; the builder never stops at the first one. */
@@ -54,6 +54,9 @@ static int declare(mbg_builder *b, const char *name, mbg_loc loc, mbg_name_kind 
     mbg_diag_error(b->d, loc, "'%s' is already declared as a %s", name,
                    mbg_name_kind_text(first->kind));
     if (first->loc.line > 0) mbg_diag_note(b->d, first->loc, "first declared here");
+    if (kind == MBG_NAME_FRAME && first->kind == MBG_NAME_BODY)
+      mbg_diag_note(b->d, loc, "every body is an operational frame of its own already, under "
+                               "its name: give this frame another");
     return -1;
   }
   return i;
@@ -89,6 +92,12 @@ static void declare_all(mbg_builder *b, const mbd_ast *ast) {
       e = declare(b, s->name, s->name_loc, MBG_NAME_SPRING);
       if (e < 0) break;
       b->names.entry[e].index = mbg_model_add_spring(b->m, s->name, s->name_loc);
+      if (b->names.entry[e].index < 0) b->oom = 1;
+      break;
+    case MBD_S_FRAME:
+      e = declare(b, s->name, s->name_loc, MBG_NAME_FRAME);
+      if (e < 0) break;
+      b->names.entry[e].index = mbg_model_add_frame(b->m, s->name, s->name_loc);
       if (b->names.entry[e].index < 0) b->oom = 1;
       break;
     default: break;
@@ -165,7 +174,7 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
   const mbd_stmt *model = NULL, *gravity = NULL, *independent = NULL;
   for (const mbd_stmt *s = ast->first; s && !b->oom; s = s->next) {
     int e = (s->kind == MBD_S_BODY || s->kind == MBD_S_JOINT || s->kind == MBD_S_LOOP ||
-             s->kind == MBD_S_SPRING)
+             s->kind == MBD_S_SPRING || s->kind == MBD_S_FRAME)
                 ? mbg_names_find(&b->names, s->name) : -1;
     /* A rejected (duplicate) declaration is not checked further. */
     int owner = e >= 0 && b->names.entry[e].loc.line == s->name_loc.line &&
@@ -189,6 +198,9 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
       if (owner) mbg_build_spring(b, s, b->names.entry[e].index);
       break;
     case MBD_S_INITIAL: mbg_build_initial(b, s); break;
+    case MBD_S_FRAME:
+      if (owner) mbg_build_frame(b, s, b->names.entry[e].index);
+      break;
     }
   }
 }

@@ -305,6 +305,12 @@ void mbg_check_flex_uses(mbg_builder *b) {
                      "(0 to %g along the body's x axis)", J->name, m->bodies[J->parent].name,
                      J->xyz[0], f->length);
   }
+  for (int k = 0; k < m->nframes; k++)
+    if (has_modes(m, m->frames[k].body))
+      mbg_diag_error(b->d, m->frames[k].loc, "frame '%s' is fixed on flexible body '%s': frames "
+                     "on flexible bodies are not supported yet (they would move with its "
+                     "deflection; the body's own frame, at its joint, is a frame)",
+                     m->frames[k].name, m->bodies[m->frames[k].body].name);
   int flex = -1;
   for (int k = 1; k < m->nbodies && flex < 0; k++)
     if (has_modes(m, k)) flex = k;

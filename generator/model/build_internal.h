@@ -40,6 +40,8 @@ void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **se
 /* build_spring.c: springs, and the initial state of a joint (b->joint_stmt gives its type). */
 void mbg_build_spring(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_initial(mbg_builder *b, const mbd_stmt *s);
+/* build_frame.c: an operational frame fixed on a body. */
+void mbg_build_frame(mbg_builder *b, const mbd_stmt *s, int index);
 /* build_tree.c: tree structure: parents, cycles, connection; masses when no error came before. */
 void mbg_check_tree(mbg_builder *b, int errors_before);
 /* build_flex.c: the uses of flexible bodies the dynamics do not cover yet, each an error. */

@@ -145,6 +145,17 @@ int mbg_model_add_spring(mbg_model *m, const char *name, mbg_loc loc) {
   return m->nsprings++;
 }
 
+int mbg_model_add_frame(mbg_model *m, const char *name, mbg_loc loc) {
+  mbg_frame *grown = append(m->frames, m->nframes, sizeof *m->frames);
+  if (!grown) return -1;
+  m->frames = grown;
+  mbg_frame *f = &grown[m->nframes];
+  f->name = dup_string(name);
+  if (!f->name) return -1;
+  f->loc = loc;
+  return m->nframes++;
+}
+
 static void flex_free(mbg_flex *f) {
   if (!f) return;
   for (int i = 0; i < f->nnodes; i++) free(f->nodes[i].name);
@@ -168,6 +179,8 @@ void mbg_model_free(mbg_model *m) {
   for (int i = 0; i < m->nloops; i++) free(m->loops[i].name);
   for (int i = 0; i < m->nsprings; i++) free(m->springs[i].name);
   free(m->springs);
+  for (int i = 0; i < m->nframes; i++) free(m->frames[i].name);
+  free(m->frames);
   free(m->bodies);
   free(m->joints);
   free(m->loops);

@@ -114,6 +114,15 @@ typedef struct mbg_spring {
   double stiffness, damping, length; /* k ≥ 0, c ≥ 0, L0 ≥ 0 */
 } mbg_spring;
 
+/* An operational frame: a named frame fixed on a body (docs/dsl.md "frame"), `origin` in that
+ * body's frame. Every body is an operational frame of its own too (topology/frames.c). */
+typedef struct mbg_frame {
+  char *name;
+  mbg_loc loc;
+  int body;              /* model body index (0: the world) */
+  double xyz[3], rpy[3]; /* the frame in the body frame: translation, then R = Rz Ry Rx */
+} mbg_frame;
+
 typedef struct mbg_model {
   char *name;
   mbg_loc name_loc;
@@ -127,6 +136,8 @@ typedef struct mbg_model {
   mbg_loop *loops;
   int nsprings;
   mbg_spring *springs;
+  int nframes;
+  mbg_frame *frames; /* the `frame` statements, in order */
   int nindependent;
   int *independent; /* joint indices named by `independent` */
   mbg_loc independent_loc; /* the `independent` statement */
@@ -148,6 +159,7 @@ int mbg_model_add_body(mbg_model *m, const char *name, mbg_loc loc);
 int mbg_model_add_joint(mbg_model *m, const char *name, mbg_loc loc);
 int mbg_model_add_loop(mbg_model *m, const char *name, mbg_loc loc);
 int mbg_model_add_spring(mbg_model *m, const char *name, mbg_loc loc);
+int mbg_model_add_frame(mbg_model *m, const char *name, mbg_loc loc);
 void mbg_model_free(mbg_model *m);
 
 #endif

@@ -74,6 +74,7 @@ const char *mbg_name_kind_text(mbg_name_kind k) {
   case MBG_NAME_JOINT: return "joint";
   case MBG_NAME_LOOP: return "loop";
   case MBG_NAME_SPRING: return "spring";
+  case MBG_NAME_FRAME: return "frame";
   }
   return "name";
 }
@@ -83,7 +84,7 @@ int mbg_is_mbd_keyword(const char *name) {
     "model", "gravity", "const", "body", "joint", "loop", "independent", "mass", "com",
     "inertia", "origin", "target", "xyz", "rpy", "axis", "axis2", "pitch", "distance",
     "flexible", "node", "pi", "deg", "sqrt", "sin", "cos", "beam", "length", "modes", "nodes",
-    "stiffness", "damping", "EI", "rhoA", "spring", "initial", "velocity",
+    "stiffness", "damping", "EI", "rhoA", "spring", "initial", "velocity", "frame",
   };
   for (size_t k = 0; k < sizeof words / sizeof *words; k++)
     if (strcmp(name, words[k]) == 0) return 1;

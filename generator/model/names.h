@@ -1,4 +1,5 @@
-/* names.h — the model's name table: every declared constant, body, joint, loop and spring, by name.
+/* names.h — the model's name table: every declared constant, body, joint, loop, spring and frame,
+ * by name.
  * A hash table for lookup; entries kept in declaration order (never iterated by hash). */
 #ifndef MBG_NAMES_H
 #define MBG_NAMES_H
@@ -12,7 +13,8 @@ typedef enum mbg_name_kind {
   MBG_NAME_BODY,
   MBG_NAME_JOINT,
   MBG_NAME_LOOP,
-  MBG_NAME_SPRING
+  MBG_NAME_SPRING,
+  MBG_NAME_FRAME
 } mbg_name_kind;
 
 typedef struct mbg_name_entry {

@@ -223,3 +223,27 @@ void mbg_rtsprings_free(mbg_rtsprings *r) {
   free(r->spring);
   memset(r, 0, sizeof *r);
 }
+
+/* ---------------------------------------------------------------- frames */
+
+int mbg_rtframes_build(const mbg_topology *t, mbg_rtframes *out) {
+  memset(out, 0, sizeof *out);
+  out->frame = calloc((size_t)(t->nframes > 0 ? t->nframes : 1), sizeof *out->frame);
+  if (!out->frame) return -1;
+  for (int k = 0; k < t->nframes; k++) {
+    const mbg_tree_frame *tf = &t->frame[k];
+    mb_frame *f = &out->frame[k];
+    f->body = tf->body;
+    for (int a = 0; a < 3; a++) /* R (frame → body) = Eᵀ, E body → frame */
+      for (int c = 0; c < 3; c++) f->R[3 * a + c] = tf->X.E[3 * c + a];
+    memcpy(f->p, tf->X.r, sizeof f->p);
+  }
+  out->frames.n = t->nframes;
+  out->frames.frame = out->frame;
+  return 0;
+}
+
+void mbg_rtframes_free(mbg_rtframes *r) {
+  free(r->frame);
+  memset(r, 0, sizeof *r);
+}

@@ -35,4 +35,15 @@ typedef struct mbg_rtsprings {
 int mbg_rtsprings_build(const mbg_model *m, const mbg_topology *t, mbg_rtsprings *out);
 void mbg_rtsprings_free(mbg_rtsprings *r);
 
+/* The runtime's operational frames (mb_frames) of a topology: every frame of t->frame, on the
+ * runtime's bodies (the topology's numbering and original frames). */
+typedef struct mbg_rtframes {
+  mb_frames frames; /* points into frame */
+  mb_frame *frame;
+} mbg_rtframes;
+
+/* Fill `out` from t->frame. Returns 0, or -1 when out of memory. */
+int mbg_rtframes_build(const mbg_topology *t, mbg_rtframes *out);
+void mbg_rtframes_free(mbg_rtframes *r);
+
 #endif

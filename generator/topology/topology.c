@@ -368,6 +368,7 @@ mbg_topology *mbg_topology_build(const mbg_model *m) {
   ok = ok && build_loops(&B) == 0 && build_merged(&B) == 0 && mbg_topology_modal(m, t) == 0;
   builder_free(&B);
   ok = ok && mbg_topology_springs(m, t) == 0 && mbg_topology_initial(m, t) == 0;
+  ok = ok && mbg_topology_frames(m, t) == 0;
   if (!ok) {
     mbg_topology_free(t);
     return NULL;
@@ -381,6 +382,7 @@ void mbg_topology_free(mbg_topology *t) {
     for (int l = 0; l < t->nloops; l++) free(t->loop[l].path);
   free(t->loop);
   free(t->spring);
+  free(t->frame);
   free(t->q_initial);
   free(t->v_initial);
   for (int i = 0; t->body && i <= t->nb; i++) {

@@ -67,6 +67,16 @@ typedef struct mbg_tree_spring {
   double ra[3], rb[3]; /* the points in the (original, unaligned) frames of a and b */
 } mbg_tree_spring;
 
+/* An operational frame (frames.c): every model body but the world (its own frame; merged ones
+ * included), then every `frame` statement, in model order. */
+typedef struct mbg_tree_frame {
+  const char *name;  /* the body's or the frame's (borrowed from the model) */
+  int model_body;    /* the model body it is (−1 for a `frame` statement) */
+  int model_frame;   /* the `frame` statement (−1 for a body) */
+  int body;          /* the tree body it is fixed on (0: the world) */
+  mbg_xform X;       /* its frame relative to that body's (original, unaligned) frame */
+} mbg_tree_frame;
+
 typedef struct mbg_topology {
   int nb;               /* moving bodies */
   int nq, nv;
@@ -88,12 +98,18 @@ typedef struct mbg_topology {
   mbg_tree_spring *spring; /* springs.c */
   double *q_initial;       /* [nq] the `initial` state in coordinate order (springs.c): neutral */
   double *v_initial;       /* [nv] (zeros, identity quaternions) and zero where none is given */
+  int nframes;
+  mbg_tree_frame *frame;   /* [nframes] the operational frames (frames.c) */
 } mbg_topology;
 
 /* springs.c: t->spring and t->q_initial, t->v_initial of a topology built from m (called by
  * mbg_topology_build). Returns 0, or -1 when out of memory. */
 int mbg_topology_springs(const mbg_model *m, mbg_topology *t);
 int mbg_topology_initial(const mbg_model *m, mbg_topology *t);
+
+/* frames.c: t->frame of a topology built from m, after the merged list (called by
+ * mbg_topology_build). Returns 0, or -1 when out of memory. */
+int mbg_topology_frames(const mbg_model *m, mbg_topology *t);
 
 /* flexible.c: the modal data of every flexible body (bodies merged into it by fixed joints
  * included) and the attachment shape of every joint hanging from one (called by

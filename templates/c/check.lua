@@ -23,6 +23,7 @@ local reference = {
   loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
   fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
   passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
+  frame_pose = "rc = mb_frame_pose(&M, &FRAMES, ws, q, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -38,6 +39,7 @@ local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
+  out_frames = "12 * NF",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -58,8 +60,9 @@ local function call(f)
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
 end
 
--- names_wrong(): the index macros of the header (P_BODY_, P_JOINT_, P_IQ_, P_IV_) against
--- the name tables and the runtime model's q and v offsets; the number of mismatches, printed.
+-- names_wrong(): the index macros of the header (P_BODY_, P_JOINT_, P_IQ_, P_IV_, P_FRAME_)
+-- against the name tables and the runtime model's q and v offsets; the number of mismatches,
+-- printed.
 local function names_check(b, d)
   local p, P = d.prefix, d.PREFIX
   b("static int names_wrong(void) {")
@@ -75,6 +78,10 @@ local function names_check(b, d)
       j.body, "] != ", P, "_IQ_", j.name, " ||")
     b("           M.iv[", P, "_BODY_", j.body, "] != ", P, "_IV_", j.name, ";")
   end
+  for _, f in ipairs(d.frames) do
+    b("  wrong += strcmp(", p, "_frame_names[", P, "_FRAME_", f.name, "], \"", f.name, "\") != 0;")
+  end
+  b("  wrong += FRAMES.n != NF;")
   b("  if (wrong) printf(\"", p, ": FAILED: %d index macros disagree with the name tables or the \"")
   b("                    \"runtime model\\n\", wrong);")
   b("  return wrong;")
@@ -101,6 +108,8 @@ return function(d)
 
 #define M ]], d.prefix, [[_model
 #define SPRINGS ]], d.prefix, [[_springs
+#define FRAMES ]], d.prefix, [[_frames
+#define NF ]], d.PREFIX, [[_NF
 #define NQ ]], d.PREFIX, [[_NQ
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB
@@ -262,6 +271,7 @@ static int rcr_pivots_mask(double *ref, real *out) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];

@@ -59,6 +59,7 @@ return function(d)
   b("#define ", P, "_NV ", d.nv, " /* velocity coordinates */")
   b("#define ", P, "_NB ", d.nb, " /* moving bodies (fixed joints merged) */")
   b("#define ", P, "_NJ ", d.nj, " /* moving joints */")
+  b("#define ", P, "_NF ", d.nf, " /* operational frames: every body's own, then the model's frames */")
   if d.nnodes > 0 then
     b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
   end
@@ -107,6 +108,10 @@ return function(d)
     b("#define ", P, "_IQ_", j.name, " ", j.iq)
     b("#define ", P, "_IV_", j.name, " ", j.iv)
   end
+  b("/* Every operational frame: every body of the model (a body merged into another by a fixed")
+  b(" * joint keeps its frame), then every 'frame' statement; ", P, "_FRAME_<name> is its index. */")
+  b("extern const char *const ", d.prefix, "_frame_names[", P, "_NF];")
+  for k, f in ipairs(d.frames) do b("#define ", P, "_FRAME_", f.name, " ", k - 1) end
   if d.nnodes > 0 then
     b("/* Every node of the flexible bodies (\"body.node\"; a beam's node is its tip). */")
     b("extern const char *const ", d.prefix, "_node_names[", P, "_NNODES];")

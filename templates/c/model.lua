@@ -40,6 +40,21 @@ local function springs(b, d)
   b("const mb_springs ", d.prefix, "_springs = {", #S, ", spring};")
 end
 
+-- <prefix>_frames: the runtime's operational frames (mb.h mb_frames).
+local function frames(b, d)
+  local F = d.rt.frames
+  b("")
+  b("/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), ", d.PREFIX,
+    "_FRAME_<name>. */")
+  b("static const mb_frame frame[", #F, "] = {")
+  for k, f in ipairs(F) do
+    b("  {", f.body, ", {", table.concat(f.R, ", "), "}, {", table.concat(f.p, ", "), "}}, /* ",
+      d.frames[k].name, " */")
+  end
+  b("};")
+  b("const mb_frames ", d.prefix, "_frames = {", #F, ", frame};")
+end
+
 return function(d)
   local b = common.buffer()
   local rt = d.rt
@@ -84,6 +99,7 @@ return function(d)
   vector(b, d.prefix .. "_q_initial[" .. d.PREFIX .. "_NQ]", d.q_initial)
   vector(b, d.prefix .. "_v_initial[" .. d.PREFIX .. "_NV]", d.v_initial)
   springs(b, d)
+  frames(b, d)
   b("")
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")

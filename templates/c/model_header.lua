@@ -28,6 +28,9 @@ return function(d)
   b("/* The spring-dampers ({0, NULL} for none): mb_passive_forces(&", d.prefix, "_model, &",
     d.prefix, "_springs, ...). */")
   b("extern const mb_springs ", d.prefix, "_springs;")
+  b("/* The operational frames, ", P, "_FRAME_<name> (mb_frame_pose(&", d.prefix, "_model, &",
+    d.prefix, "_frames, ...)). */")
+  b("extern const mb_frames ", d.prefix, "_frames;")
   if (d.nc or 0) > 0 then
     b("/* The loop joints and the ", P, "_NC independent rows kept (mb_fd_loops, mb_rcr). */")
     b("extern const mb_loops ", d.prefix, "_loops;")

@@ -40,6 +40,8 @@ return function(d)
   b("const int ", d.prefix, "_coord_iq[", P, "_NV] = {", table.concat(ciq, ", "), "};")
   b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
     quoted_list(d.bodies, "name"), "};")
+  b("const char *const ", d.prefix, "_frame_names[", P, "_NF] = {", quoted_list(d.frames, "name"),
+    "};")
   if d.nnodes > 0 then
     b("const char *const ", d.prefix, "_node_names[", P, "_NNODES] = {", quoted_list(d.node_names),
       "};")

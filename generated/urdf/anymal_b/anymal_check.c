@@ -12,12 +12,14 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xa895580cb035
+#if ANYMAL_SET_ID != 0x09ec50a01851
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M anymal_model
 #define SPRINGS anymal_springs
+#define FRAMES anymal_frames
+#define NF ANYMAL_NF
 #define NQ ANYMAL_NQ
 #define NV ANYMAL_NV
 #define NB ANYMAL_NB
@@ -149,6 +151,30 @@ static int names_wrong(void) {
   wrong += strcmp(anymal_joint_names[ANYMAL_JOINT_RH_KFE], "RH_KFE") != 0 || anymal_joint_iq[ANYMAL_JOINT_RH_KFE] != ANYMAL_IQ_RH_KFE ||
            anymal_joint_iv[ANYMAL_JOINT_RH_KFE] != ANYMAL_IV_RH_KFE || M.iq[ANYMAL_BODY_RH_SHANK] != ANYMAL_IQ_RH_KFE ||
            M.iv[ANYMAL_BODY_RH_SHANK] != ANYMAL_IV_RH_KFE;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_base], "base") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_base_inertia], "base_inertia") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LF_HIP], "LF_HIP") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LF_THIGH], "LF_THIGH") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LF_SHANK], "LF_SHANK") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LF_ADAPTER], "LF_ADAPTER") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LF_FOOT], "LF_FOOT") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RF_HIP], "RF_HIP") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RF_THIGH], "RF_THIGH") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RF_SHANK], "RF_SHANK") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RF_ADAPTER], "RF_ADAPTER") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RF_FOOT], "RF_FOOT") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LH_HIP], "LH_HIP") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LH_THIGH], "LH_THIGH") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LH_SHANK], "LH_SHANK") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LH_ADAPTER], "LH_ADAPTER") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_LH_FOOT], "LH_FOOT") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RH_HIP], "RH_HIP") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RH_THIGH], "RH_THIGH") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RH_SHANK], "RH_SHANK") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RH_ADAPTER], "RH_ADAPTER") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_RH_FOOT], "RH_FOOT") != 0;
+  wrong += strcmp(anymal_frame_names[ANYMAL_FRAME_imu_link], "imu_link") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("anymal: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -157,6 +183,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -169,7 +196,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -180,6 +207,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -279,16 +307,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    anymal_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = anymal_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -296,7 +333,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "anymal", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -310,7 +347,7 @@ int main(void) {
   if (failed)
     printf("anymal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("anymal: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("anymal: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

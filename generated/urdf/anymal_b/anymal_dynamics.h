@@ -57,9 +57,10 @@ extern "C" {
 #define ANYMAL_NV 18 /* velocity coordinates */
 #define ANYMAL_NB 13 /* moving bodies (fixed joints merged) */
 #define ANYMAL_NJ 13 /* moving joints */
+#define ANYMAL_NF 23 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xa895580cb035
+#define ANYMAL_SET_ID 0x09ec50a01851
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define ANYMAL_HAVE_MINV 1
 #define ANYMAL_HAVE_JOINT_WRENCHES 1
 #define ANYMAL_HAVE_FK 1
+#define ANYMAL_HAVE_FRAME_POSE 1
 #define ANYMAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -145,6 +147,32 @@ extern const char *const anymal_body_names[ANYMAL_NB + 1];
 #define ANYMAL_JOINT_RH_KFE 12
 #define ANYMAL_IQ_RH_KFE 18
 #define ANYMAL_IV_RH_KFE 17
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; ANYMAL_FRAME_<name> is its index. */
+extern const char *const anymal_frame_names[ANYMAL_NF];
+#define ANYMAL_FRAME_base 0
+#define ANYMAL_FRAME_base_inertia 1
+#define ANYMAL_FRAME_LF_HIP 2
+#define ANYMAL_FRAME_LF_THIGH 3
+#define ANYMAL_FRAME_LF_SHANK 4
+#define ANYMAL_FRAME_LF_ADAPTER 5
+#define ANYMAL_FRAME_LF_FOOT 6
+#define ANYMAL_FRAME_RF_HIP 7
+#define ANYMAL_FRAME_RF_THIGH 8
+#define ANYMAL_FRAME_RF_SHANK 9
+#define ANYMAL_FRAME_RF_ADAPTER 10
+#define ANYMAL_FRAME_RF_FOOT 11
+#define ANYMAL_FRAME_LH_HIP 12
+#define ANYMAL_FRAME_LH_THIGH 13
+#define ANYMAL_FRAME_LH_SHANK 14
+#define ANYMAL_FRAME_LH_ADAPTER 15
+#define ANYMAL_FRAME_LH_FOOT 16
+#define ANYMAL_FRAME_RH_HIP 17
+#define ANYMAL_FRAME_RH_THIGH 18
+#define ANYMAL_FRAME_RH_SHANK 19
+#define ANYMAL_FRAME_RH_ADAPTER 20
+#define ANYMAL_FRAME_RH_FOOT 21
+#define ANYMAL_FRAME_imu_link 22
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in anymal_model.c. */
 extern const double anymal_q_initial[ANYMAL_NQ];
@@ -179,6 +207,9 @@ void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV],
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
 void anymal_fk(const double q[ANYMAL_NQ], double pose[12 * (ANYMAL_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1216 bytes (152 values live at once). */
+void anymal_frame_pose(const double q[ANYMAL_NQ], double pose[12 * ANYMAL_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6720 bytes (840 values live at once). */
 int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model anymal_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&anymal_model, &anymal_springs, ...). */
 extern const mb_springs anymal_springs;
+/* The operational frames, ANYMAL_FRAME_<name> (mb_frame_pose(&anymal_model, &anymal_frames, ...)). */
+extern const mb_frames anymal_frames;
 
 #ifdef __cplusplus
 }

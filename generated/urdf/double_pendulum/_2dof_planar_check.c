@@ -12,12 +12,14 @@
 
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x93879cd1ade0
+#if _2DOF_PLANAR_SET_ID != 0x481d0fba3b75
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M _2dof_planar_model
 #define SPRINGS _2dof_planar_springs
+#define FRAMES _2dof_planar_frames
+#define NF _2DOF_PLANAR_NF
 #define NQ _2DOF_PLANAR_NQ
 #define NV _2DOF_PLANAR_NV
 #define NB _2DOF_PLANAR_NB
@@ -105,6 +107,11 @@ static int names_wrong(void) {
   wrong += strcmp(_2dof_planar_joint_names[_2DOF_PLANAR_JOINT_joint2], "joint2") != 0 || _2dof_planar_joint_iq[_2DOF_PLANAR_JOINT_joint2] != _2DOF_PLANAR_IQ_joint2 ||
            _2dof_planar_joint_iv[_2DOF_PLANAR_JOINT_joint2] != _2DOF_PLANAR_IV_joint2 || M.iq[_2DOF_PLANAR_BODY_link2] != _2DOF_PLANAR_IQ_joint2 ||
            M.iv[_2DOF_PLANAR_BODY_link2] != _2DOF_PLANAR_IV_joint2;
+  wrong += strcmp(_2dof_planar_frame_names[_2DOF_PLANAR_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(_2dof_planar_frame_names[_2DOF_PLANAR_FRAME_link1], "link1") != 0;
+  wrong += strcmp(_2dof_planar_frame_names[_2DOF_PLANAR_FRAME_link2], "link2") != 0;
+  wrong += strcmp(_2dof_planar_frame_names[_2DOF_PLANAR_FRAME_link3], "link3") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("_2dof_planar: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -113,6 +120,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -125,7 +133,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -136,6 +144,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -235,16 +244,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    _2dof_planar_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = _2dof_planar_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -252,7 +270,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "_2dof_planar", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -266,7 +284,7 @@ int main(void) {
   if (failed)
     printf("_2dof_planar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("_2dof_planar: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("_2dof_planar: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x93879cd1ade0
+#if _2DOF_PLANAR_SET_ID != 0x481d0fba3b75
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -18,6 +18,7 @@ const int _2dof_planar_joint_iv[_2DOF_PLANAR_NJ] = {0, 1};
 const char *const _2dof_planar_coord_names[_2DOF_PLANAR_NV] = {"joint1", "joint2"};
 const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV] = {0, 1};
 const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1] = {"world", "link1", "link2"};
+const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF] = {"base_link", "link1", "link2", "link3"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]) {
@@ -504,6 +505,76 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[33] = 0.037500000000000006;
   pose[34] = r0_link2_1;
   pose[35] = r0_link2_2;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 8 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]) {
+  const double E0_link1_5 = sin(q[0]);
+  const double E0_link1_4 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double E0_link1_7 = -E0_link1_5;
+  const double t2 = E0_link1_4 * t1;
+  const double t3 = E0_link1_5 * t0;
+  const double E0_link2_4 = t2 - t3;
+  const double t4 = E0_link1_5 * t1;
+  const double t5 = E0_link1_4 * t0;
+  const double E0_link2_7 = -t4 - t5;
+  const double E0_link2_5 = t4 + t5;
+  const double r0_link2_1 = E0_link1_5 * -0.1;
+  const double r0_link2_2 = E0_link1_4 * 0.1;
+  const double t6 = E0_link2_7 * 0.2;
+  const double t7 = r0_link2_1 + t6;
+  const double t8 = E0_link2_4 * 0.2;
+  const double t9 = r0_link2_2 + t8;
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
+  pose[12] = 1.0;
+  pose[13] = 0.0;
+  pose[14] = 0.0;
+  pose[15] = 0.0;
+  pose[16] = E0_link1_4;
+  pose[17] = E0_link1_7;
+  pose[18] = 0.0;
+  pose[19] = E0_link1_5;
+  pose[20] = E0_link1_4;
+  pose[21] = 0.025;
+  pose[22] = 0.0;
+  pose[23] = 0.0;
+  pose[24] = 1.0;
+  pose[25] = 0.0;
+  pose[26] = 0.0;
+  pose[27] = 0.0;
+  pose[28] = E0_link2_4;
+  pose[29] = E0_link2_7;
+  pose[30] = 0.0;
+  pose[31] = E0_link2_5;
+  pose[32] = E0_link2_4;
+  pose[33] = 0.037500000000000006;
+  pose[34] = r0_link2_1;
+  pose[35] = r0_link2_2;
+  pose[36] = 1.0;
+  pose[37] = 0.0;
+  pose[38] = 0.0;
+  pose[39] = 0.0;
+  pose[40] = E0_link2_4;
+  pose[41] = E0_link2_7;
+  pose[42] = 0.0;
+  pose[43] = E0_link2_5;
+  pose[44] = E0_link2_4;
+  pose[45] = 0.037500000000000006;
+  pose[46] = t7;
+  pose[47] = t9;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 108 mul, 69 add, 5 div, 0 sqrt, 4 sin/cos. */

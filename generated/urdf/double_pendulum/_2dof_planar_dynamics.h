@@ -57,9 +57,10 @@ extern "C" {
 #define _2DOF_PLANAR_NV 2 /* velocity coordinates */
 #define _2DOF_PLANAR_NB 2 /* moving bodies (fixed joints merged) */
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
+#define _2DOF_PLANAR_NF 4 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x93879cd1ade0
+#define _2DOF_PLANAR_SET_ID 0x481d0fba3b75
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_MINV 1
 #define _2DOF_PLANAR_HAVE_JOINT_WRENCHES 1
 #define _2DOF_PLANAR_HAVE_FK 1
+#define _2DOF_PLANAR_HAVE_FRAME_POSE 1
 #define _2DOF_PLANAR_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -101,6 +103,13 @@ extern const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1];
 #define _2DOF_PLANAR_JOINT_joint2 1
 #define _2DOF_PLANAR_IQ_joint2 1
 #define _2DOF_PLANAR_IV_joint2 1
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; _2DOF_PLANAR_FRAME_<name> is its index. */
+extern const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF];
+#define _2DOF_PLANAR_FRAME_base_link 0
+#define _2DOF_PLANAR_FRAME_link1 1
+#define _2DOF_PLANAR_FRAME_link2 2
+#define _2DOF_PLANAR_FRAME_link3 3
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in _2dof_planar_model.c. */
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
@@ -135,6 +144,9 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PLANAR_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 88 bytes (11 values live at once). */
+void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 264 bytes (33 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);

@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x93879cd1ade0
+#if _2DOF_PLANAR_SET_ID != 0x481d0fba3b75
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -57,6 +57,15 @@ const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs _2dof_planar_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), _2DOF_PLANAR_FRAME_<name>. */
+static const mb_frame frame[4] = {
+  {0, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* base_link */
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* link1 */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* link2 */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.2}}, /* link3 */
+};
+const mb_frames _2dof_planar_frames = {4, frame};
 
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

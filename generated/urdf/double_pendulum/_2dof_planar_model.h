@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model _2dof_planar_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&_2dof_planar_model, &_2dof_planar_springs, ...). */
 extern const mb_springs _2dof_planar_springs;
+/* The operational frames, _2DOF_PLANAR_FRAME_<name> (mb_frame_pose(&_2dof_planar_model, &_2dof_planar_frames, ...)). */
+extern const mb_frames _2dof_planar_frames;
 
 #ifdef __cplusplus
 }

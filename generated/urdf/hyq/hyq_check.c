@@ -12,12 +12,14 @@
 
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0xa838c2768f3c
+#if HYQ_SET_ID != 0x1e81865c1741
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M hyq_model
 #define SPRINGS hyq_springs
+#define FRAMES hyq_frames
+#define NF HYQ_NF
 #define NQ HYQ_NQ
 #define NV HYQ_NV
 #define NB HYQ_NB
@@ -149,6 +151,26 @@ static int names_wrong(void) {
   wrong += strcmp(hyq_joint_names[HYQ_JOINT_rh_kfe_joint], "rh_kfe_joint") != 0 || hyq_joint_iq[HYQ_JOINT_rh_kfe_joint] != HYQ_IQ_rh_kfe_joint ||
            hyq_joint_iv[HYQ_JOINT_rh_kfe_joint] != HYQ_IV_rh_kfe_joint || M.iq[HYQ_BODY_rh_lowerleg] != HYQ_IQ_rh_kfe_joint ||
            M.iv[HYQ_BODY_rh_lowerleg] != HYQ_IV_rh_kfe_joint;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_trunk], "trunk") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lf_hipassembly], "lf_hipassembly") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lf_upperleg], "lf_upperleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lf_lowerleg], "lf_lowerleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lf_foot], "lf_foot") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rf_hipassembly], "rf_hipassembly") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rf_upperleg], "rf_upperleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rf_lowerleg], "rf_lowerleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rf_foot], "rf_foot") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lh_hipassembly], "lh_hipassembly") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lh_upperleg], "lh_upperleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lh_lowerleg], "lh_lowerleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_lh_foot], "lh_foot") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rh_hipassembly], "rh_hipassembly") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rh_upperleg], "rh_upperleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rh_lowerleg], "rh_lowerleg") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_rh_foot], "rh_foot") != 0;
+  wrong += strcmp(hyq_frame_names[HYQ_FRAME_trunk_imu], "trunk_imu") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("hyq: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -157,6 +179,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -169,7 +192,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -180,6 +203,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -279,16 +303,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    hyq_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = hyq_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -296,7 +329,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "hyq", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -310,7 +343,7 @@ int main(void) {
   if (failed)
     printf("hyq: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("hyq: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("hyq: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define HYQ_NV 18 /* velocity coordinates */
 #define HYQ_NB 13 /* moving bodies (fixed joints merged) */
 #define HYQ_NJ 13 /* moving joints */
+#define HYQ_NF 19 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xa838c2768f3c
+#define HYQ_SET_ID 0x1e81865c1741
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define HYQ_HAVE_MINV 1
 #define HYQ_HAVE_JOINT_WRENCHES 1
 #define HYQ_HAVE_FK 1
+#define HYQ_HAVE_FRAME_POSE 1
 #define HYQ_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -145,6 +147,28 @@ extern const char *const hyq_body_names[HYQ_NB + 1];
 #define HYQ_JOINT_rh_kfe_joint 12
 #define HYQ_IQ_rh_kfe_joint 18
 #define HYQ_IV_rh_kfe_joint 17
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; HYQ_FRAME_<name> is its index. */
+extern const char *const hyq_frame_names[HYQ_NF];
+#define HYQ_FRAME_base_link 0
+#define HYQ_FRAME_trunk 1
+#define HYQ_FRAME_lf_hipassembly 2
+#define HYQ_FRAME_lf_upperleg 3
+#define HYQ_FRAME_lf_lowerleg 4
+#define HYQ_FRAME_lf_foot 5
+#define HYQ_FRAME_rf_hipassembly 6
+#define HYQ_FRAME_rf_upperleg 7
+#define HYQ_FRAME_rf_lowerleg 8
+#define HYQ_FRAME_rf_foot 9
+#define HYQ_FRAME_lh_hipassembly 10
+#define HYQ_FRAME_lh_upperleg 11
+#define HYQ_FRAME_lh_lowerleg 12
+#define HYQ_FRAME_lh_foot 13
+#define HYQ_FRAME_rh_hipassembly 14
+#define HYQ_FRAME_rh_upperleg 15
+#define HYQ_FRAME_rh_lowerleg 16
+#define HYQ_FRAME_rh_foot 17
+#define HYQ_FRAME_trunk_imu 18
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in hyq_model.c. */
 extern const double hyq_q_initial[HYQ_NQ];
@@ -179,6 +203,9 @@ void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1088 bytes (136 values live at once). */
 void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1552 bytes (194 values live at once). */
+void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model hyq_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&hyq_model, &hyq_springs, ...). */
 extern const mb_springs hyq_springs;
+/* The operational frames, HYQ_FRAME_<name> (mb_frame_pose(&hyq_model, &hyq_frames, ...)). */
+extern const mb_frames hyq_frames;
 
 #ifdef __cplusplus
 }

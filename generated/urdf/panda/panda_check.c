@@ -12,12 +12,14 @@
 
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x13515550a926
+#if PANDA_SET_ID != 0x591c8b542406
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M panda_model
 #define SPRINGS panda_springs
+#define FRAMES panda_frames
+#define NF PANDA_NF
 #define NQ PANDA_NQ
 #define NV PANDA_NV
 #define NB PANDA_NB
@@ -133,6 +135,20 @@ static int names_wrong(void) {
   wrong += strcmp(panda_joint_names[PANDA_JOINT_panda_finger_joint2], "panda_finger_joint2") != 0 || panda_joint_iq[PANDA_JOINT_panda_finger_joint2] != PANDA_IQ_panda_finger_joint2 ||
            panda_joint_iv[PANDA_JOINT_panda_finger_joint2] != PANDA_IV_panda_finger_joint2 || M.iq[PANDA_BODY_panda_rightfinger] != PANDA_IQ_panda_finger_joint2 ||
            M.iv[PANDA_BODY_panda_rightfinger] != PANDA_IV_panda_finger_joint2;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link0], "panda_link0") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link1], "panda_link1") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link2], "panda_link2") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link3], "panda_link3") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link4], "panda_link4") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link5], "panda_link5") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link6], "panda_link6") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link7], "panda_link7") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_link8], "panda_link8") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_hand], "panda_hand") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_hand_tcp], "panda_hand_tcp") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_leftfinger], "panda_leftfinger") != 0;
+  wrong += strcmp(panda_frame_names[PANDA_FRAME_panda_rightfinger], "panda_rightfinger") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("panda: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -141,6 +157,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -153,7 +170,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -164,6 +181,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -263,16 +281,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    panda_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = panda_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -280,7 +307,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "panda", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -294,7 +321,7 @@ int main(void) {
   if (failed)
     printf("panda: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("panda: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("panda: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

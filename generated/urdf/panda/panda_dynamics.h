@@ -57,9 +57,10 @@ extern "C" {
 #define PANDA_NV 9 /* velocity coordinates */
 #define PANDA_NB 9 /* moving bodies (fixed joints merged) */
 #define PANDA_NJ 9 /* moving joints */
+#define PANDA_NF 13 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x13515550a926
+#define PANDA_SET_ID 0x591c8b542406
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define PANDA_HAVE_MINV 1
 #define PANDA_HAVE_JOINT_WRENCHES 1
 #define PANDA_HAVE_FK 1
+#define PANDA_HAVE_FRAME_POSE 1
 #define PANDA_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -129,6 +131,22 @@ extern const char *const panda_body_names[PANDA_NB + 1];
 #define PANDA_JOINT_panda_finger_joint2 8
 #define PANDA_IQ_panda_finger_joint2 8
 #define PANDA_IV_panda_finger_joint2 8
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; PANDA_FRAME_<name> is its index. */
+extern const char *const panda_frame_names[PANDA_NF];
+#define PANDA_FRAME_panda_link0 0
+#define PANDA_FRAME_panda_link1 1
+#define PANDA_FRAME_panda_link2 2
+#define PANDA_FRAME_panda_link3 3
+#define PANDA_FRAME_panda_link4 4
+#define PANDA_FRAME_panda_link5 5
+#define PANDA_FRAME_panda_link6 6
+#define PANDA_FRAME_panda_link7 7
+#define PANDA_FRAME_panda_link8 8
+#define PANDA_FRAME_panda_hand 9
+#define PANDA_FRAME_panda_hand_tcp 10
+#define PANDA_FRAME_panda_leftfinger 11
+#define PANDA_FRAME_panda_rightfinger 12
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in panda_model.c. */
 extern const double panda_q_initial[PANDA_NQ];
@@ -163,6 +181,9 @@ void panda_joint_wrenches(const double q[PANDA_NQ], const double v[PANDA_NV], co
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 680 bytes (85 values live at once). */
 void panda_fk(const double q[PANDA_NQ], double pose[12 * (PANDA_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 728 bytes (91 values live at once). */
+void panda_frame_pose(const double q[PANDA_NQ], double pose[12 * PANDA_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4992 bytes (624 values live at once). */
 int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);

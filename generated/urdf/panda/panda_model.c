@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x13515550a926
+#if PANDA_SET_ID != 0x591c8b542406
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -90,6 +90,24 @@ const double panda_v_initial[PANDA_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs panda_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), PANDA_FRAME_<name>. */
+static const mb_frame frame[13] = {
+  {0, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link0 */
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link1 */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link2 */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link3 */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link4 */
+  {5, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link5 */
+  {6, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link6 */
+  {7, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_link7 */
+  {7, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.107}}, /* panda_link8 */
+  {7, {0.7071067811865476, 0.7071067811865475, 0.0, -0.7071067811865475, 0.7071067811865476, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.107}}, /* panda_hand */
+  {7, {0.7071067811865476, 0.7071067811865475, 0.0, -0.7071067811865475, 0.7071067811865476, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.2104}}, /* panda_hand_tcp */
+  {8, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_leftfinger */
+  {9, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* panda_rightfinger */
+};
+const mb_frames panda_frames = {13, frame};
 
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

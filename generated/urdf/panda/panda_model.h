@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model panda_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&panda_model, &panda_springs, ...). */
 extern const mb_springs panda_springs;
+/* The operational frames, PANDA_FRAME_<name> (mb_frame_pose(&panda_model, &panda_frames, ...)). */
+extern const mb_frames panda_frames;
 
 #ifdef __cplusplus
 }

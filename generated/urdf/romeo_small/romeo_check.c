@@ -12,12 +12,14 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0xcee8decf9442
+#if ROMEO_SET_ID != 0x1aac5bbb07dc
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M romeo_model
 #define SPRINGS romeo_springs
+#define FRAMES romeo_frames
+#define NF ROMEO_NF
 #define NQ ROMEO_NQ
 #define NV ROMEO_NV
 #define NB ROMEO_NB
@@ -225,6 +227,65 @@ static int names_wrong(void) {
   wrong += strcmp(romeo_joint_names[ROMEO_JOINT_RWristPitch], "RWristPitch") != 0 || romeo_joint_iq[ROMEO_JOINT_RWristPitch] != ROMEO_IQ_RWristPitch ||
            romeo_joint_iv[ROMEO_JOINT_RWristPitch] != ROMEO_IV_RWristPitch || M.iq[ROMEO_BODY_r_wrist] != ROMEO_IQ_RWristPitch ||
            M.iv[ROMEO_BODY_r_wrist] != ROMEO_IV_RWristPitch;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_NeckYawLink], "NeckYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_NeckPitchLink], "NeckPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_HeadPitchLink], "HeadPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_HeadRollLink], "HeadRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_gaze], "gaze") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LHipYawLink], "LHipYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LHipRollLink], "LHipRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LHipPitchLink], "LHipPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LKneePitchLink], "LKneePitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LAnklePitchLink], "LAnklePitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_l_ankle], "l_ankle") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_l_sole], "l_sole") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RHipYawLink], "RHipYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RHipRollLink], "RHipRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RHipPitchLink], "RHipPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RKneePitchLink], "RKneePitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RAnklePitchLink], "RAnklePitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_r_ankle], "r_ankle") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_r_sole], "r_sole") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_torso], "torso") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_body_], "body_") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LShoulderPitchLink], "LShoulderPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LShoulderYawLink], "LShoulderYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LElbowRollLink], "LElbowRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LElbowYawLink], "LElbowYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LWristRollLink], "LWristRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LWristYawLink], "LWristYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_l_wrist], "l_wrist") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RShoulderPitchLink], "RShoulderPitchLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RShoulderYawLink], "RShoulderYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RElbowRollLink], "RElbowRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RElbowYawLink], "RElbowYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RWristRollLink], "RWristRollLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RWristYawLink], "RWristYawLink") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_r_wrist], "r_wrist") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_ImuTorsoGyrometer_frame], "ImuTorsoGyrometer_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RFsrRCenter_frame], "RFsrRCenter_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LFsrRCenter_frame], "LFsrRCenter_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RFsrFR_frame], "RFsrFR_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_CameraLeftEye_frame], "CameraLeftEye_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_CameraRight_frame], "CameraRight_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_ImuHeadGyrometer_frame], "ImuHeadGyrometer_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_ImuHeadAccelerometer_frame], "ImuHeadAccelerometer_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_HeadTouchMiddle_frame], "HeadTouchMiddle_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_CameraLeft_frame], "CameraLeft_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RFsrCenter_frame], "RFsrCenter_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LFsrCenter_frame], "LFsrCenter_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_CameraDepth_frame], "CameraDepth_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_ImuTorsoAccelerometer_frame], "ImuTorsoAccelerometer_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_RFsrFL_frame], "RFsrFL_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LFsrFL_frame], "LFsrFL_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_CameraRightEye_frame], "CameraRightEye_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_HeadTouchFront_frame], "HeadTouchFront_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_LFsrFR_frame], "LFsrFR_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_HeadTouchRear_frame], "HeadTouchRear_frame") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_l_gripper], "l_gripper") != 0;
+  wrong += strcmp(romeo_frame_names[ROMEO_FRAME_r_gripper], "r_gripper") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("romeo: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -233,6 +294,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -245,7 +307,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -256,6 +318,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -355,16 +418,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    romeo_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = romeo_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -372,7 +444,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "romeo", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -386,7 +458,7 @@ int main(void) {
   if (failed)
     printf("romeo: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("romeo: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("romeo: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define ROMEO_NV 37 /* velocity coordinates */
 #define ROMEO_NB 32 /* moving bodies (fixed joints merged) */
 #define ROMEO_NJ 32 /* moving joints */
+#define ROMEO_NF 58 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0xcee8decf9442
+#define ROMEO_SET_ID 0x1aac5bbb07dc
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define ROMEO_HAVE_MINV 1
 #define ROMEO_HAVE_JOINT_WRENCHES 1
 #define ROMEO_HAVE_FK 1
+#define ROMEO_HAVE_FRAME_POSE 1
 #define ROMEO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -221,6 +223,67 @@ extern const char *const romeo_body_names[ROMEO_NB + 1];
 #define ROMEO_JOINT_RWristPitch 31
 #define ROMEO_IQ_RWristPitch 37
 #define ROMEO_IV_RWristPitch 36
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; ROMEO_FRAME_<name> is its index. */
+extern const char *const romeo_frame_names[ROMEO_NF];
+#define ROMEO_FRAME_NeckYawLink 0
+#define ROMEO_FRAME_NeckPitchLink 1
+#define ROMEO_FRAME_HeadPitchLink 2
+#define ROMEO_FRAME_HeadRollLink 3
+#define ROMEO_FRAME_gaze 4
+#define ROMEO_FRAME_LHipYawLink 5
+#define ROMEO_FRAME_LHipRollLink 6
+#define ROMEO_FRAME_LHipPitchLink 7
+#define ROMEO_FRAME_LKneePitchLink 8
+#define ROMEO_FRAME_LAnklePitchLink 9
+#define ROMEO_FRAME_l_ankle 10
+#define ROMEO_FRAME_l_sole 11
+#define ROMEO_FRAME_RHipYawLink 12
+#define ROMEO_FRAME_RHipRollLink 13
+#define ROMEO_FRAME_RHipPitchLink 14
+#define ROMEO_FRAME_RKneePitchLink 15
+#define ROMEO_FRAME_RAnklePitchLink 16
+#define ROMEO_FRAME_r_ankle 17
+#define ROMEO_FRAME_r_sole 18
+#define ROMEO_FRAME_base_link 19
+#define ROMEO_FRAME_torso 20
+#define ROMEO_FRAME_body_ 21
+#define ROMEO_FRAME_LShoulderPitchLink 22
+#define ROMEO_FRAME_LShoulderYawLink 23
+#define ROMEO_FRAME_LElbowRollLink 24
+#define ROMEO_FRAME_LElbowYawLink 25
+#define ROMEO_FRAME_LWristRollLink 26
+#define ROMEO_FRAME_LWristYawLink 27
+#define ROMEO_FRAME_l_wrist 28
+#define ROMEO_FRAME_RShoulderPitchLink 29
+#define ROMEO_FRAME_RShoulderYawLink 30
+#define ROMEO_FRAME_RElbowRollLink 31
+#define ROMEO_FRAME_RElbowYawLink 32
+#define ROMEO_FRAME_RWristRollLink 33
+#define ROMEO_FRAME_RWristYawLink 34
+#define ROMEO_FRAME_r_wrist 35
+#define ROMEO_FRAME_ImuTorsoGyrometer_frame 36
+#define ROMEO_FRAME_RFsrRCenter_frame 37
+#define ROMEO_FRAME_LFsrRCenter_frame 38
+#define ROMEO_FRAME_RFsrFR_frame 39
+#define ROMEO_FRAME_CameraLeftEye_frame 40
+#define ROMEO_FRAME_CameraRight_frame 41
+#define ROMEO_FRAME_ImuHeadGyrometer_frame 42
+#define ROMEO_FRAME_ImuHeadAccelerometer_frame 43
+#define ROMEO_FRAME_HeadTouchMiddle_frame 44
+#define ROMEO_FRAME_CameraLeft_frame 45
+#define ROMEO_FRAME_RFsrCenter_frame 46
+#define ROMEO_FRAME_LFsrCenter_frame 47
+#define ROMEO_FRAME_CameraDepth_frame 48
+#define ROMEO_FRAME_ImuTorsoAccelerometer_frame 49
+#define ROMEO_FRAME_RFsrFL_frame 50
+#define ROMEO_FRAME_LFsrFL_frame 51
+#define ROMEO_FRAME_CameraRightEye_frame 52
+#define ROMEO_FRAME_HeadTouchFront_frame 53
+#define ROMEO_FRAME_LFsrFR_frame 54
+#define ROMEO_FRAME_HeadTouchRear_frame 55
+#define ROMEO_FRAME_l_gripper 56
+#define ROMEO_FRAME_r_gripper 57
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in romeo_model.c. */
 extern const double romeo_q_initial[ROMEO_NQ];
@@ -255,6 +318,9 @@ void romeo_joint_wrenches(const double q[ROMEO_NQ], const double v[ROMEO_NV], co
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1992 bytes (249 values live at once). */
 void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 2896 bytes (362 values live at once). */
+void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model romeo_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&romeo_model, &romeo_springs, ...). */
 extern const mb_springs romeo_springs;
+/* The operational frames, ROMEO_FRAME_<name> (mb_frame_pose(&romeo_model, &romeo_frames, ...)). */
+extern const mb_frames romeo_frames;
 
 #ifdef __cplusplus
 }

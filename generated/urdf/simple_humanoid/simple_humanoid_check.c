@@ -12,12 +12,14 @@
 
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x96f45bd3e2d4
+#if SIMPLE_HUMANOID_SET_ID != 0x17c1c9886013
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M simple_humanoid_model
 #define SPRINGS simple_humanoid_springs
+#define FRAMES simple_humanoid_frames
+#define NF SIMPLE_HUMANOID_NF
 #define NQ SIMPLE_HUMANOID_NQ
 #define NV SIMPLE_HUMANOID_NV
 #define NB SIMPLE_HUMANOID_NB
@@ -217,6 +219,38 @@ static int names_wrong(void) {
   wrong += strcmp(simple_humanoid_joint_names[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R], "LARM_WRIST_R") != 0 || simple_humanoid_joint_iq[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R] != SIMPLE_HUMANOID_IQ_LARM_WRIST_R ||
            simple_humanoid_joint_iv[SIMPLE_HUMANOID_JOINT_LARM_WRIST_R] != SIMPLE_HUMANOID_IV_LARM_WRIST_R || M.iq[SIMPLE_HUMANOID_BODY_l_wrist] != SIMPLE_HUMANOID_IQ_LARM_WRIST_R ||
            M.iv[SIMPLE_HUMANOID_BODY_l_wrist] != SIMPLE_HUMANOID_IV_LARM_WRIST_R;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_BODY], "BODY") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_WAIST_LINK1], "WAIST_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_WAIST_LINK2], "WAIST_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_torso], "torso") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK1], "LARM_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK2], "LARM_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK3], "LARM_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK4], "LARM_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK5], "LARM_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LARM_LINK6], "LARM_LINK6") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_l_wrist], "l_wrist") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK1], "RARM_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK2], "RARM_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK3], "RARM_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK4], "RARM_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK5], "RARM_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RARM_LINK6], "RARM_LINK6") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_r_wrist], "r_wrist") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LLEG_LINK1], "LLEG_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LLEG_LINK2], "LLEG_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LLEG_LINK3], "LLEG_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LLEG_LINK4], "LLEG_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_LLEG_LINK5], "LLEG_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_l_ankle], "l_ankle") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RLEG_LINK1], "RLEG_LINK1") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RLEG_LINK2], "RLEG_LINK2") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RLEG_LINK3], "RLEG_LINK3") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RLEG_LINK4], "RLEG_LINK4") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_RLEG_LINK5], "RLEG_LINK5") != 0;
+  wrong += strcmp(simple_humanoid_frame_names[SIMPLE_HUMANOID_FRAME_r_ankle], "r_ankle") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("simple_humanoid: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -225,6 +259,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -237,7 +272,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -248,6 +283,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -347,16 +383,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    simple_humanoid_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = simple_humanoid_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -364,7 +409,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "simple_humanoid", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -378,7 +423,7 @@ int main(void) {
   if (failed)
     printf("simple_humanoid: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("simple_humanoid: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("simple_humanoid: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define SIMPLE_HUMANOID_NV 35 /* velocity coordinates */
 #define SIMPLE_HUMANOID_NB 30 /* moving bodies (fixed joints merged) */
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
+#define SIMPLE_HUMANOID_NF 31 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x96f45bd3e2d4
+#define SIMPLE_HUMANOID_SET_ID 0x17c1c9886013
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_MINV 1
 #define SIMPLE_HUMANOID_HAVE_JOINT_WRENCHES 1
 #define SIMPLE_HUMANOID_HAVE_FK 1
+#define SIMPLE_HUMANOID_HAVE_FRAME_POSE 1
 #define SIMPLE_HUMANOID_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -213,6 +215,40 @@ extern const char *const simple_humanoid_body_names[SIMPLE_HUMANOID_NB + 1];
 #define SIMPLE_HUMANOID_JOINT_LARM_WRIST_R 29
 #define SIMPLE_HUMANOID_IQ_LARM_WRIST_R 35
 #define SIMPLE_HUMANOID_IV_LARM_WRIST_R 34
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; SIMPLE_HUMANOID_FRAME_<name> is its index. */
+extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
+#define SIMPLE_HUMANOID_FRAME_base_link 0
+#define SIMPLE_HUMANOID_FRAME_BODY 1
+#define SIMPLE_HUMANOID_FRAME_WAIST_LINK1 2
+#define SIMPLE_HUMANOID_FRAME_WAIST_LINK2 3
+#define SIMPLE_HUMANOID_FRAME_torso 4
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK1 5
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK2 6
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK3 7
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK4 8
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK5 9
+#define SIMPLE_HUMANOID_FRAME_LARM_LINK6 10
+#define SIMPLE_HUMANOID_FRAME_l_wrist 11
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK1 12
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK2 13
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK3 14
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK4 15
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK5 16
+#define SIMPLE_HUMANOID_FRAME_RARM_LINK6 17
+#define SIMPLE_HUMANOID_FRAME_r_wrist 18
+#define SIMPLE_HUMANOID_FRAME_LLEG_LINK1 19
+#define SIMPLE_HUMANOID_FRAME_LLEG_LINK2 20
+#define SIMPLE_HUMANOID_FRAME_LLEG_LINK3 21
+#define SIMPLE_HUMANOID_FRAME_LLEG_LINK4 22
+#define SIMPLE_HUMANOID_FRAME_LLEG_LINK5 23
+#define SIMPLE_HUMANOID_FRAME_l_ankle 24
+#define SIMPLE_HUMANOID_FRAME_RLEG_LINK1 25
+#define SIMPLE_HUMANOID_FRAME_RLEG_LINK2 26
+#define SIMPLE_HUMANOID_FRAME_RLEG_LINK3 27
+#define SIMPLE_HUMANOID_FRAME_RLEG_LINK4 28
+#define SIMPLE_HUMANOID_FRAME_RLEG_LINK5 29
+#define SIMPLE_HUMANOID_FRAME_r_ankle 30
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in simple_humanoid_model.c. */
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
@@ -247,6 +283,9 @@ void simple_humanoid_joint_wrenches(const double q[SIMPLE_HUMANOID_NQ], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1824 bytes (228 values live at once). */
 void simple_humanoid_fk(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * (SIMPLE_HUMANOID_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1824 bytes (228 values live at once). */
+void simple_humanoid_frame_pose(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * SIMPLE_HUMANOID_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);

@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model simple_humanoid_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&simple_humanoid_model, &simple_humanoid_springs, ...). */
 extern const mb_springs simple_humanoid_springs;
+/* The operational frames, SIMPLE_HUMANOID_FRAME_<name> (mb_frame_pose(&simple_humanoid_model, &simple_humanoid_frames, ...)). */
+extern const mb_frames simple_humanoid_frames;
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,14 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x7c65d1dbd26e
+#if SOLO_SET_ID != 0xd3fd56b46f41
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M solo_model
 #define SPRINGS solo_springs
+#define FRAMES solo_frames
+#define NF SOLO_NF
 #define NQ SOLO_NQ
 #define NV SOLO_NV
 #define NB SOLO_NB
@@ -149,6 +151,24 @@ static int names_wrong(void) {
   wrong += strcmp(solo_joint_names[SOLO_JOINT_HR_KFE], "HR_KFE") != 0 || solo_joint_iq[SOLO_JOINT_HR_KFE] != SOLO_IQ_HR_KFE ||
            solo_joint_iv[SOLO_JOINT_HR_KFE] != SOLO_IV_HR_KFE || M.iq[SOLO_BODY_HR_LOWER_LEG] != SOLO_IQ_HR_KFE ||
            M.iv[SOLO_BODY_HR_LOWER_LEG] != SOLO_IV_HR_KFE;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FL_SHOULDER], "FL_SHOULDER") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FL_UPPER_LEG], "FL_UPPER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FL_LOWER_LEG], "FL_LOWER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FL_FOOT], "FL_FOOT") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FR_SHOULDER], "FR_SHOULDER") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FR_UPPER_LEG], "FR_UPPER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FR_LOWER_LEG], "FR_LOWER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_FR_FOOT], "FR_FOOT") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HL_SHOULDER], "HL_SHOULDER") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HL_UPPER_LEG], "HL_UPPER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HL_LOWER_LEG], "HL_LOWER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HL_FOOT], "HL_FOOT") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HR_SHOULDER], "HR_SHOULDER") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HR_UPPER_LEG], "HR_UPPER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HR_LOWER_LEG], "HR_LOWER_LEG") != 0;
+  wrong += strcmp(solo_frame_names[SOLO_FRAME_HR_FOOT], "HR_FOOT") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("solo: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -157,6 +177,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -169,7 +190,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -180,6 +201,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -279,16 +301,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    solo_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = solo_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -296,7 +327,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "solo", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -310,7 +341,7 @@ int main(void) {
   if (failed)
     printf("solo: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("solo: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("solo: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -57,9 +57,10 @@ extern "C" {
 #define SOLO_NV 18 /* velocity coordinates */
 #define SOLO_NB 13 /* moving bodies (fixed joints merged) */
 #define SOLO_NJ 13 /* moving joints */
+#define SOLO_NF 17 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x7c65d1dbd26e
+#define SOLO_SET_ID 0xd3fd56b46f41
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define SOLO_HAVE_MINV 1
 #define SOLO_HAVE_JOINT_WRENCHES 1
 #define SOLO_HAVE_FK 1
+#define SOLO_HAVE_FRAME_POSE 1
 #define SOLO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -145,6 +147,26 @@ extern const char *const solo_body_names[SOLO_NB + 1];
 #define SOLO_JOINT_HR_KFE 12
 #define SOLO_IQ_HR_KFE 18
 #define SOLO_IV_HR_KFE 17
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; SOLO_FRAME_<name> is its index. */
+extern const char *const solo_frame_names[SOLO_NF];
+#define SOLO_FRAME_base_link 0
+#define SOLO_FRAME_FL_SHOULDER 1
+#define SOLO_FRAME_FL_UPPER_LEG 2
+#define SOLO_FRAME_FL_LOWER_LEG 3
+#define SOLO_FRAME_FL_FOOT 4
+#define SOLO_FRAME_FR_SHOULDER 5
+#define SOLO_FRAME_FR_UPPER_LEG 6
+#define SOLO_FRAME_FR_LOWER_LEG 7
+#define SOLO_FRAME_FR_FOOT 8
+#define SOLO_FRAME_HL_SHOULDER 9
+#define SOLO_FRAME_HL_UPPER_LEG 10
+#define SOLO_FRAME_HL_LOWER_LEG 11
+#define SOLO_FRAME_HL_FOOT 12
+#define SOLO_FRAME_HR_SHOULDER 13
+#define SOLO_FRAME_HR_UPPER_LEG 14
+#define SOLO_FRAME_HR_LOWER_LEG 15
+#define SOLO_FRAME_HR_FOOT 16
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in solo_model.c. */
 extern const double solo_q_initial[SOLO_NQ];
@@ -179,6 +201,9 @@ void solo_joint_wrenches(const double q[SOLO_NQ], const double v[SOLO_NV], const
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
 void solo_fk(const double q[SOLO_NQ], double pose[12 * (SOLO_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1048 bytes (131 values live at once). */
+void solo_frame_pose(const double q[SOLO_NQ], double pose[12 * SOLO_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);

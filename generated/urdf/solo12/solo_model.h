@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model solo_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&solo_model, &solo_springs, ...). */
 extern const mb_springs solo_springs;
+/* The operational frames, SOLO_FRAME_<name> (mb_frame_pose(&solo_model, &solo_frames, ...)). */
+extern const mb_frames solo_frames;
 
 #ifdef __cplusplus
 }

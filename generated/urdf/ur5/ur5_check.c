@@ -12,12 +12,14 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x9c4a6d229674
+#if UR5_SET_ID != 0x96aa50dee248
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
 #define M ur5_model
 #define SPRINGS ur5_springs
+#define FRAMES ur5_frames
+#define NF UR5_NF
 #define NQ UR5_NQ
 #define NV UR5_NV
 #define NB UR5_NB
@@ -121,6 +123,17 @@ static int names_wrong(void) {
   wrong += strcmp(ur5_joint_names[UR5_JOINT_wrist_3_joint], "wrist_3_joint") != 0 || ur5_joint_iq[UR5_JOINT_wrist_3_joint] != UR5_IQ_wrist_3_joint ||
            ur5_joint_iv[UR5_JOINT_wrist_3_joint] != UR5_IV_wrist_3_joint || M.iq[UR5_BODY_wrist_3_link] != UR5_IQ_wrist_3_joint ||
            M.iv[UR5_BODY_wrist_3_link] != UR5_IV_wrist_3_joint;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_base_link], "base_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_shoulder_link], "shoulder_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_upper_arm_link], "upper_arm_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_forearm_link], "forearm_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_wrist_1_link], "wrist_1_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_wrist_2_link], "wrist_2_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_wrist_3_link], "wrist_3_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_ee_link], "ee_link") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_base], "base") != 0;
+  wrong += strcmp(ur5_frame_names[UR5_FRAME_tool0], "tool0") != 0;
+  wrong += FRAMES.n != NF;
   if (wrong) printf("ur5: FAILED: %d index macros disagree with the name tables or the "
                     "runtime model\n", wrong);
   return wrong;
@@ -129,6 +142,7 @@ static int names_wrong(void) {
 int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
+  if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -141,7 +155,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[13] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -152,6 +166,7 @@ int main(void) {
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
+    {"frame_pose", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -251,16 +266,25 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[9], ref, out, 12 * (NB + 1));
     }
+    /* frame_pose */
+    rc = grc = 0;
+    rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
+    ur5_frame_pose(gq, out);
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[10], ref, out, 12 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = ur5_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, NV);
+      compare(&results[11], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[11], ref2, out2, 6 * (NB + 1));
+      compare(&results[12], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -268,7 +292,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "ur5", NSTATES, SEED, "double");
   printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 13; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -282,7 +306,7 @@ int main(void) {
   if (failed)
     printf("ur5: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("ur5: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("ur5: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

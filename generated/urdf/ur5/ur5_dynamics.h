@@ -57,9 +57,10 @@ extern "C" {
 #define UR5_NV 6 /* velocity coordinates */
 #define UR5_NB 6 /* moving bodies (fixed joints merged) */
 #define UR5_NJ 6 /* moving joints */
+#define UR5_NF 10 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x9c4a6d229674
+#define UR5_SET_ID 0x96aa50dee248
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -74,6 +75,7 @@ extern "C" {
 #define UR5_HAVE_MINV 1
 #define UR5_HAVE_JOINT_WRENCHES 1
 #define UR5_HAVE_FK 1
+#define UR5_HAVE_FRAME_POSE 1
 #define UR5_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -117,6 +119,19 @@ extern const char *const ur5_body_names[UR5_NB + 1];
 #define UR5_JOINT_wrist_3_joint 5
 #define UR5_IQ_wrist_3_joint 5
 #define UR5_IV_wrist_3_joint 5
+/* Every operational frame: every body of the model (a body merged into another by a fixed
+ * joint keeps its frame), then every 'frame' statement; UR5_FRAME_<name> is its index. */
+extern const char *const ur5_frame_names[UR5_NF];
+#define UR5_FRAME_base_link 0
+#define UR5_FRAME_shoulder_link 1
+#define UR5_FRAME_upper_arm_link 2
+#define UR5_FRAME_forearm_link 3
+#define UR5_FRAME_wrist_1_link 4
+#define UR5_FRAME_wrist_2_link 5
+#define UR5_FRAME_wrist_3_link 6
+#define UR5_FRAME_ee_link 7
+#define UR5_FRAME_base 8
+#define UR5_FRAME_tool0 9
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
  * zero velocity), in coordinate order; defined in ur5_model.c. */
 extern const double ur5_q_initial[UR5_NQ];
@@ -151,6 +166,9 @@ void ur5_joint_wrenches(const double q[UR5_NQ], const double v[UR5_NV], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 376 bytes (47 values live at once). */
 void ur5_fk(const double q[UR5_NQ], double pose[12 * (UR5_NB + 1)]);
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 504 bytes (63 values live at once). */
+void ur5_frame_pose(const double q[UR5_NQ], double pose[12 * UR5_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);

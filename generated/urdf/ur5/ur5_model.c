@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x9c4a6d229674
+#if UR5_SET_ID != 0x96aa50dee248
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -74,6 +74,21 @@ const double ur5_v_initial[UR5_NV] = {
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs ur5_springs = {0, NULL};
+
+/* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), UR5_FRAME_<name>. */
+static const mb_frame frame[10] = {
+  {0, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* base_link */
+  {1, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* shoulder_link */
+  {2, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* upper_arm_link */
+  {3, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* forearm_link */
+  {4, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* wrist_1_link */
+  {5, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* wrist_2_link */
+  {6, {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* wrist_3_link */
+  {6, {4.8965888601467475e-12, -1.0, 0.0, 1.0, 4.8965888601467475e-12, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0823, 0.0}}, /* ee_link */
+  {0, {-1.0, -2.0682310711021444e-13, 0.0, 2.0682310711021444e-13, -1.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}}, /* base */
+  {6, {1.0, 0.0, 0.0, 0.0, 4.8965888601467475e-12, 1.0, 0.0, -1.0, 4.8965888601467475e-12}, {0.0, 0.0823, 0.0}}, /* tool0 */
+};
+const mb_frames ur5_frames = {10, frame};
 
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
   {0.0, 0.0, -9.81}, NULL};

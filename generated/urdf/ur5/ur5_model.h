@@ -24,6 +24,8 @@ extern "C" {
 extern const mb_model ur5_model;
 /* The spring-dampers ({0, NULL} for none): mb_passive_forces(&ur5_model, &ur5_springs, ...). */
 extern const mb_springs ur5_springs;
+/* The operational frames, UR5_FRAME_<name> (mb_frame_pose(&ur5_model, &ur5_frames, ...)). */
+extern const mb_frames ur5_frames;
 
 #ifdef __cplusplus
 }
