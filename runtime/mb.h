@@ -422,6 +422,20 @@ int mb_frames_check(const mb_model *m, const mb_frames *F, char *msg, size_t msg
  * is not finite. */
 int mb_frame_pose(const mb_model *m, const mb_frames *F, mb_workspace *ws, const double *q,
                   double *pose);
+/* Every frame's Jacobian, 6 × nv row-major per frame (J + 6 nv k), rows [ω; v]: the frame's
+ * angular velocity and the velocity of its origin, in the frame's axes (local ≠ 0: Pinocchio's
+ * LOCAL but for the row order) or in world axes (local = 0: LOCAL_WORLD_ALIGNED). Columns of
+ * joints that do not move the frame are zero. mb_frame_velocity: the same two vectors J v in world
+ * axes (6 per frame); mb_frame_acceleration_bias: the frame's angular acceleration and the
+ * classical acceleration of its origin at q̈ = 0, J̇ v, in world axes (6 per frame; gravity not
+ * included). MB_OK; MB_EINVAL (NULL arguments, or a model with flexible bodies: not covered yet);
+ * MB_ENUMERIC if an output is not finite. */
+int mb_frame_jacobian(const mb_model *m, const mb_frames *F, mb_workspace *ws, const double *q,
+                      int local, double *J);
+int mb_frame_velocity(const mb_model *m, const mb_frames *F, mb_workspace *ws, const double *q,
+                      const double *v, double *vel);
+int mb_frame_acceleration_bias(const mb_model *m, const mb_frames *F, mb_workspace *ws,
+                               const double *q, const double *v, double *acc);
 
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and

@@ -9,6 +9,10 @@
  *     their poses are link7's rotation and link7's origin + R e_z 0.045 (+ 0.12); the Panda's
  *     panda_hand_tcp (examples/urdf/panda.urdf) is 0.1034 along the hand's z, the hand rotated
  *     by −π/4 about z at 0.107 along link7's z (panda_link8 and panda_hand_joint);
+ *   - central differences: the world-aligned Jacobian against the poses at q ⊕ ±h e_k (origin and
+ *     rotation), J̇ v against the world-aligned J v at q ⊕ ±h v; the identities J_local =
+ *     diag(Rᵀ, Rᵀ) J_world and mb_frame_velocity = J_world v; on arm7, the Panda and Solo12 with a
+ *     floating base (quaternion: q ⊕ x by mb_integrate);
  *   - mb_frames_check's contract (bodies in range, proper rotations, finite numbers);
  *   - the writer: a model with frames written as .mbd reads back with the same frames. */
 #include <math.h>
@@ -36,7 +40,7 @@ typedef struct sys {
   void *wbuf;
 } sys;
 
-static void sys_open(sys *s, const char *rel) {
+static void sys_open_opts(sys *s, const char *rel, int floating) {
   const char *src = getenv("MBDC_SOURCE_DIR");
   char path[4096];
   if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
@@ -44,6 +48,7 @@ static void sys_open(sys *s, const char *rel) {
   memset(s, 0, sizeof *s);
   int errors = 0;
   mbg_load_opts o = {0};
+  o.floating_base = floating;
   int warnings = 0;
   s->m = mbg_load(path, &o, stderr, &errors, &warnings);
   assert_non_null(s->m);
@@ -55,6 +60,8 @@ static void sys_open(sys *s, const char *rel) {
   char msg[128];
   if (mb_frames_check(&s->rt.model, &s->rf.frames, msg, sizeof msg)) fail_msg("%s", msg);
 }
+
+static void sys_open(sys *s, const char *rel) { sys_open_opts(s, rel, 0); }
 
 static void sys_close(sys *s) {
   free(s->wbuf);
@@ -154,6 +161,120 @@ static void test_panda_tcp(void **state) {
   sys_close(&s);
 }
 
+/* A random state: q = neutral ⊕ a random velocity (quaternions stay unit), v random in ±1. */
+static void random_state(const sys *s, uint64_t *seed, double *q, double *v) {
+  const mb_model *M = &s->rt.model;
+  double dq[64];
+  assert_int_equal(mb_neutral(M, q), MB_OK);
+  random_q(s, seed, dq); /* nq ≥ nv entries, ±2 */
+  assert_int_equal(mb_integrate(M, q, dq, 1.0, q), MB_OK);
+  random_q(s, seed, v);
+  for (int k = 0; k < M->nv; k++) v[k] *= 0.5;
+}
+
+/* The rotation vector of Rp Rmᵀ over 2h (small): the angular velocity in world axes. */
+static void omega_fd(const double *Rp, const double *Rm, double h, double w[3]) {
+  double D[9];
+  for (int a = 0; a < 3; a++)
+    for (int c = 0; c < 3; c++) {
+      double x = 0.0;
+      for (int j = 0; j < 3; j++) x += Rp[3 * a + j] * Rm[3 * c + j];
+      D[3 * a + c] = x;
+    }
+  w[0] = (D[7] - D[5]) / (4 * h), w[1] = (D[2] - D[6]) / (4 * h), w[2] = (D[3] - D[1]) / (4 * h);
+}
+
+/* Jacobians, velocity and J̇v of every frame against differences and identities; the worst
+ * relative errors into err[0..3] (Jacobian by differences, J̇v by differences, the local
+ * identity, the velocity identity). */
+static void kinematics(const char *rel, int floating, double *err) {
+  sys s;
+  sys_open_opts(&s, rel, floating);
+  const mb_model *M = &s.rt.model;
+  const mb_frames *F = &s.rf.frames;
+  int nv = M->nv, nf = F->n;
+  size_t nj = 6 * (size_t)nv * (size_t)nf;
+  double q[64], v[64], qp[64], qm[64], e[64], h = 1e-6;
+  double *J = calloc(nj, sizeof *J), *JL = calloc(nj, sizeof *JL), *Jp = calloc(nj, sizeof *Jp);
+  double *Jm = calloc(nj, sizeof *Jm), *Pp = calloc(12 * (size_t)nf, sizeof *Pp);
+  double *Pm = calloc(12 * (size_t)nf, sizeof *Pm), *P = calloc(12 * (size_t)nf, sizeof *P);
+  double *vel = calloc(6 * (size_t)nf, sizeof *vel), *acc = calloc(6 * (size_t)nf, sizeof *acc);
+  assert_true(J && JL && Jp && Jm && Pp && Pm && P && vel && acc && M->nq <= 64);
+  uint64_t seed = 99;
+  for (int t = 0; t < 4; t++) err[t] = 0.0;
+  for (int n = 0; n < 5; n++) {
+    random_state(&s, &seed, q, v);
+    assert_int_equal(mb_frame_jacobian(M, F, &s.ws, q, 0, J), MB_OK);
+    assert_int_equal(mb_frame_jacobian(M, F, &s.ws, q, 1, JL), MB_OK);
+    assert_int_equal(mb_frame_pose(M, F, &s.ws, q, P), MB_OK);
+    assert_int_equal(mb_frame_velocity(M, F, &s.ws, q, v, vel), MB_OK);
+    assert_int_equal(mb_frame_acceleration_bias(M, F, &s.ws, q, v, acc), MB_OK);
+    double scale = 1e-300;
+    for (size_t x = 0; x < nj; x++) scale = fmax(scale, fabs(J[x]));
+    for (int c = 0; c < nv; c++) { /* column c by differences of the poses */
+      for (int k = 0; k < nv; k++) e[k] = k == c;
+      assert_int_equal(mb_integrate(M, q, e, h, qp), MB_OK);
+      assert_int_equal(mb_integrate(M, q, e, -h, qm), MB_OK);
+      assert_int_equal(mb_frame_pose(M, F, &s.ws, qp, Pp), MB_OK);
+      assert_int_equal(mb_frame_pose(M, F, &s.ws, qm, Pm), MB_OK);
+      for (int k = 0; k < nf; k++) {
+        double w[3], *Jk = J + 6 * (size_t)nv * (size_t)k;
+        omega_fd(Pp + 12 * k, Pm + 12 * k, h, w);
+        for (int a = 0; a < 3; a++) {
+          err[0] = fmax(err[0], fabs(Jk[nv * a + c] - w[a]) / scale);
+          double dp = (Pp[12 * k + 9 + a] - Pm[12 * k + 9 + a]) / (2 * h);
+          err[0] = fmax(err[0], fabs(Jk[nv * (3 + a) + c] - dp) / scale);
+        }
+      }
+    }
+    /* J̇ v: d/dt (J v) along v */
+    assert_int_equal(mb_integrate(M, q, v, h, qp), MB_OK);
+    assert_int_equal(mb_integrate(M, q, v, -h, qm), MB_OK);
+    assert_int_equal(mb_frame_jacobian(M, F, &s.ws, qp, 0, Jp), MB_OK);
+    assert_int_equal(mb_frame_jacobian(M, F, &s.ws, qm, 0, Jm), MB_OK);
+    double ascale = 1e-300;
+    for (int x = 0; x < 6 * nf; x++) ascale = fmax(ascale, fabs(acc[x]));
+    for (int k = 0; k < nf; k++)
+      for (int r = 0; r < 6; r++) {
+        double d = 0.0, jv = 0.0, rot = 0.0;
+        const double *row = J + 6 * (size_t)nv * (size_t)k + (size_t)nv * (size_t)r;
+        for (int c = 0; c < nv; c++) {
+          d += (Jp[6 * (size_t)nv * (size_t)k + (size_t)nv * (size_t)r + (size_t)c] -
+                Jm[6 * (size_t)nv * (size_t)k + (size_t)nv * (size_t)r + (size_t)c]) / (2 * h) * v[c];
+          jv += row[c] * v[c];
+        }
+        err[1] = fmax(err[1], fabs(acc[6 * k + r] - d) / ascale);
+        err[3] = fmax(err[3], fabs(vel[6 * k + r] - jv) / scale);
+        /* the local Jacobian: Rᵀ times the world one, row r's block */
+        for (int c = 0; c < nv; c++) {
+          rot = 0.0;
+          for (int j = 0; j < 3; j++)
+            rot += P[12 * k + 3 * j + r % 3] *
+                   J[6 * (size_t)nv * (size_t)k + (size_t)nv * (size_t)(3 * (r / 3) + j) + (size_t)c];
+          err[2] = fmax(err[2], fabs(JL[6 * (size_t)nv * (size_t)k + (size_t)nv * (size_t)r + (size_t)c] - rot) / scale);
+        }
+      }
+  }
+  printf("%-28s nv %2d nf %2d: J vs differences %.1e, Jdot v vs differences %.1e, local %.1e, "
+         "velocity %.1e\n", rel, nv, nf, err[0], err[1], err[2], err[3]);
+  free(J), free(JL), free(Jp), free(Jm), free(Pp), free(Pm), free(P), free(vel), free(acc);
+  sys_close(&s);
+}
+
+/* Differences with h = 1e-6: truncation O(h²) and rounding O(ε/h) ≈ 1e-10 relative; bounds 1e-8
+ * (differences), 1e-14 (identities). */
+static void test_kinematics(void **state) {
+  (void)state;
+  const struct { const char *rel; int floating; } models[] = {
+      {"examples/arm7.mbd", 0}, {"examples/urdf/panda.urdf", 0}, {"examples/urdf/solo12.urdf", 1}};
+  for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+    double err[4];
+    kinematics(models[k].rel, models[k].floating, err);
+    assert_true(err[0] <= 1e-8 && err[1] <= 1e-8);
+    assert_true(err[2] <= 1e-14 && err[3] <= 1e-14);
+  }
+}
+
 static void test_check(void **state) {
   (void)state;
   sys s;
@@ -208,6 +329,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arm7),
       cmocka_unit_test(test_panda_tcp),
+      cmocka_unit_test(test_kinematics),
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_write),
   };
