@@ -60,7 +60,7 @@ extern "C" {
 #define ARM7_NF 9 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x4803a1406123
+#define ARM7_SET_ID 0x04370b29d16a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define ARM7_HAVE_JOINT_WRENCHES 1
 #define ARM7_HAVE_FK 1
 #define ARM7_HAVE_FRAME_POSE 1
+#define ARM7_HAVE_FRAME_JACOBIAN 1
+#define ARM7_HAVE_FRAME_JACOBIAN_WORLD 1
+#define ARM7_HAVE_FRAME_VELOCITY 1
+#define ARM7_HAVE_FRAME_ACCELERATION_BIAS 1
 #define ARM7_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -172,6 +176,18 @@ void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 544 bytes (68 values live at once). */
 void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1680 bytes (210 values live at once). */
+void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1128 bytes (141 values live at once). */
+void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 416 bytes (52 values live at once). */
+void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], double vel[6 * ARM7_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 448 bytes (56 values live at once). */
+void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3520 bytes (440 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0xf4e7b0a48320
+#if CART_POLE_SET_ID != 0x47484fef7ac5
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -371,4 +371,132 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 10 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double t0 = q[0] * E0_pole_0;
+  const double t1 = E0_pole_6 * t0;
+  const double t2 = q[0] * E0_pole_6;
+  const double t3 = E0_pole_0 * t2;
+  const double sw_pole_0_3 = t1 - t3;
+  const double t4 = E0_pole_0 * sw_pole_0_3;
+  const double t5 = E0_pole_6 * t2;
+  const double t6 = E0_pole_0 * t0;
+  const double sw_pole_0_5 = t5 + t6;
+  const double t7 = sw_pole_0_5 - q[0];
+  const double t8 = E0_pole_6 * t7;
+  const double t9 = t4 - t8;
+  const double t10 = E0_pole_6 * sw_pole_0_3;
+  const double t11 = E0_pole_0 * t7;
+  const double t12 = t10 + t11;
+  J[0] = 0.0;
+  J[6] = 1.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = t9;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
+  J[23] = t12;
+  J[12] = 0.0;
+  J[18] = E0_pole_0;
+  J[14] = 0.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
+  J[22] = E0_pole_6;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double t0 = q[0] * E0_pole_0;
+  const double t1 = E0_pole_6 * t0;
+  const double t2 = q[0] * E0_pole_6;
+  const double t3 = E0_pole_0 * t2;
+  const double sw_pole_0_3 = t1 - t3;
+  const double t4 = E0_pole_6 * t2;
+  const double t5 = E0_pole_0 * t0;
+  const double sw_pole_0_5 = t4 + t5;
+  const double t6 = sw_pole_0_5 - q[0];
+  J[0] = 0.0;
+  J[6] = 1.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = sw_pole_0_3;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
+  J[23] = t6;
+  J[12] = 0.0;
+  J[18] = 1.0;
+  J[14] = 0.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
+  J[22] = 0.0;
+}
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 6 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double vel[6 * CART_POLE_NF]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double v_pole_3 = E0_pole_0 * v[0];
+  const double t0 = E0_pole_0 * v_pole_3;
+  const double v_pole_5 = E0_pole_6 * v[0];
+  const double t1 = E0_pole_6 * v_pole_5;
+  const double t2 = t0 + t1;
+  const double t3 = E0_pole_0 * v_pole_5;
+  const double t4 = E0_pole_6 * v_pole_3;
+  const double t5 = t3 - t4;
+  vel[0] = 0.0;
+  vel[3] = v[0];
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = 0.0;
+  vel[5] = 0.0;
+  vel[6] = 0.0;
+  vel[9] = t2;
+  vel[7] = v[1];
+  vel[10] = 0.0;
+  vel[8] = 0.0;
+  vel[11] = t5;
+}
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double acc[6 * CART_POLE_NF]) {
+  (void)q;
+  (void)v;
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
+  acc[9] = 0.0;
+  acc[7] = 0.0;
+  acc[10] = 0.0;
+  acc[8] = 0.0;
+  acc[11] = 0.0;
 }

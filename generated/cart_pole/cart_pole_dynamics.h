@@ -60,7 +60,7 @@ extern "C" {
 #define CART_POLE_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xf4e7b0a48320
+#define CART_POLE_SET_ID 0x47484fef7ac5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define CART_POLE_HAVE_JOINT_WRENCHES 1
 #define CART_POLE_HAVE_FK 1
 #define CART_POLE_HAVE_FRAME_POSE 1
+#define CART_POLE_HAVE_FRAME_JACOBIAN 1
+#define CART_POLE_HAVE_FRAME_JACOBIAN_WORLD 1
+#define CART_POLE_HAVE_FRAME_VELOCITY 1
+#define CART_POLE_HAVE_FRAME_ACCELERATION_BIAS 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
@@ -144,6 +148,18 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 24 bytes (3 values live at once). */
 void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 56 bytes (7 values live at once). */
+void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 56 bytes (7 values live at once). */
+void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 56 bytes (7 values live at once). */
+void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double vel[6 * CART_POLE_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 0 bytes (0 values live at once). */
+void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double acc[6 * CART_POLE_NF]);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@
 
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8e4465919570
+#if DOUBLE_PENDULUM_SET_ID != 0x7d27ea3bc3c5
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -119,6 +119,7 @@ int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
+  if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -131,7 +132,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[11] = {
+  result results[15] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -143,6 +144,10 @@ int main(void) {
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
     {"frame_pose", 0, 0, 0, 0, 0},
+    {"frame_jacobian", 0, 0, 0, 0, 0},
+    {"frame_jacobian_world", 0, 0, 0, 0, 0},
+    {"frame_velocity", 0, 0, 0, 0, 0},
+    {"frame_acceleration_bias", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -249,18 +254,54 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[10], ref, out, 12 * NF);
     }
+    /* frame_jacobian */
+    rc = grc = 0;
+    rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref);
+    double_pendulum_frame_jacobian(gq, out);
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[11], ref, out, 6 * NV * NF);
+    }
+    /* frame_jacobian_world */
+    rc = grc = 0;
+    rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref);
+    double_pendulum_frame_jacobian_world(gq, out);
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[12], ref, out, 6 * NV * NF);
+    }
+    /* frame_velocity */
+    rc = grc = 0;
+    rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref);
+    double_pendulum_frame_velocity(gq, gv, out);
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[13], ref, out, 6 * NF);
+    }
+    /* frame_acceleration_bias */
+    rc = grc = 0;
+    rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref);
+    double_pendulum_frame_acceleration_bias(gq, gv, out);
+    if (grc != rc) results[14].failed_rc = 1;
+    if (rc != 0) results[14].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[14], ref, out, 6 * NF);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "double_pendulum", NSTATES, SEED, "double");
-  printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 11; k++) {
+  printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
+  for (int k = 0; k < 15; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
     if (r->rel > results[worst].rel) worst = k;
-    printf("  %-16s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
+    printf("  %-23s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
            r->failed_rc ? "FAIL (return code)" : bad ? "FAIL" : "ok");
     if (r->singular) printf(" (%d singular states, both -1)", r->singular);
     if (r->skipped) printf(" (%d states below the switch ratio, not compared)", r->skipped);
@@ -269,7 +310,7 @@ int main(void) {
   if (failed)
     printf("double_pendulum: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("double_pendulum: ok: %d functions agree to %g (worst %.1e, %s)\n", 11, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("double_pendulum: ok: %d functions agree to %g (worst %.1e, %s)\n", 15, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

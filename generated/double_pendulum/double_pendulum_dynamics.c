@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8e4465919570
+#if DOUBLE_PENDULUM_SET_ID != 0x7d27ea3bc3c5
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -489,4 +489,193 @@ void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[
   pose[21] = E0_link1_2;
   pose[22] = 0.0;
   pose[23] = r0_link2_2;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 18 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_link1_0 * t1;
+  const double t3 = E0_link1_6 * t0;
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = E0_link1_6 * t1;
+  const double t5 = E0_link1_0 * t0;
+  const double E0_link2_6 = t4 + t5;
+  const double E0_link2_2 = -t5 - t4;
+  const double t6 = E0_link1_0 * E0_link2_2;
+  const double t7 = E0_link1_6 * E0_link2_0;
+  const double t8 = -t6 - t7;
+  const double t9 = E0_link2_6 * t8;
+  const double t10 = E0_link1_0 * E0_link2_0;
+  const double t11 = E0_link1_6 * E0_link2_6;
+  const double t12 = -t10 - t11;
+  const double t13 = E0_link2_0 * t12;
+  const double sw_link2_0_3 = t9 - t13;
+  const double t14 = sw_link2_0_3 - E0_link1_0;
+  const double t15 = E0_link2_0 * t14;
+  const double t16 = E0_link2_0 * t8;
+  const double t17 = E0_link2_2 * t12;
+  const double sw_link2_0_5 = t16 - t17;
+  const double t18 = E0_link1_6 + sw_link2_0_5;
+  const double t19 = E0_link2_2 * t18;
+  const double t20 = t15 + t19;
+  const double t21 = E0_link2_6 * t14;
+  const double t22 = E0_link2_0 * t18;
+  const double t23 = t21 + t22;
+  const double t24 = E0_link1_6 * E0_link2_2;
+  const double t25 = t24 - t10;
+  const double t26 = E0_link1_0 * E0_link2_6;
+  const double t27 = t7 - t26;
+  J[0] = 0.0;
+  J[6] = 0.0;
+  J[2] = 1.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = t20;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
+  J[23] = t23;
+  J[12] = 0.0;
+  J[18] = t25;
+  J[14] = 1.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
+  J[22] = t27;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_link1_6 * t1;
+  const double t3 = E0_link1_0 * t0;
+  const double E0_link2_6 = t2 + t3;
+  const double E0_link2_2 = -t3 - t2;
+  const double t4 = E0_link1_0 * E0_link2_2;
+  const double t5 = E0_link1_0 * t1;
+  const double t6 = E0_link1_6 * t0;
+  const double E0_link2_0 = t5 - t6;
+  const double t7 = E0_link1_6 * E0_link2_0;
+  const double t8 = -t4 - t7;
+  const double t9 = E0_link2_6 * t8;
+  const double t10 = E0_link1_0 * E0_link2_0;
+  const double t11 = E0_link1_6 * E0_link2_6;
+  const double t12 = -t10 - t11;
+  const double t13 = E0_link2_0 * t12;
+  const double sw_link2_0_3 = t9 - t13;
+  const double t14 = sw_link2_0_3 - E0_link1_0;
+  const double t15 = E0_link2_0 * t8;
+  const double t16 = E0_link2_2 * t12;
+  const double sw_link2_0_5 = t15 - t16;
+  const double t17 = E0_link1_6 + sw_link2_0_5;
+  const double r0_link2_2 = -E0_link1_0;
+  J[0] = 0.0;
+  J[6] = 0.0;
+  J[2] = 1.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = t14;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
+  J[23] = t17;
+  J[12] = 0.0;
+  J[18] = r0_link2_2;
+  J[14] = 1.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
+  J[22] = E0_link1_6;
+}
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double vel[6 * DOUBLE_PENDULUM_NF]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_link1_6 * t1;
+  const double t3 = E0_link1_0 * t0;
+  const double E0_link2_6 = t2 + t3;
+  const double t4 = t0 * v[0];
+  const double t5 = E0_link2_6 * t4;
+  const double t6 = E0_link1_0 * t1;
+  const double t7 = E0_link1_6 * t0;
+  const double E0_link2_0 = t6 - t7;
+  const double t8 = t1 * v[0];
+  const double t9 = E0_link2_0 * t8;
+  const double t10 = -t5 - t9;
+  const double v_link2_1 = v[0] + v[1];
+  const double t11 = E0_link2_0 * t4;
+  const double E0_link2_2 = -t3 - t2;
+  const double t12 = E0_link2_2 * t8;
+  const double t13 = -t11 - t12;
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = v[0];
+  vel[4] = 0.0;
+  vel[2] = 0.0;
+  vel[5] = 0.0;
+  vel[6] = 0.0;
+  vel[9] = t10;
+  vel[7] = v_link2_1;
+  vel[10] = 0.0;
+  vel[8] = 0.0;
+  vel[11] = t13;
+}
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 11 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double acc[6 * DOUBLE_PENDULUM_NF]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_link1_6 * t1;
+  const double t3 = E0_link1_0 * t0;
+  const double E0_link2_6 = t2 + t3;
+  const double t4 = v[0] * v[0];
+  const double ac_link2_2 = t1 * t4;
+  const double t5 = E0_link2_6 * ac_link2_2;
+  const double t6 = E0_link1_0 * t1;
+  const double t7 = E0_link1_6 * t0;
+  const double E0_link2_0 = t6 - t7;
+  const double t8 = t0 * t4;
+  const double t9 = E0_link2_0 * t8;
+  const double t10 = t5 - t9;
+  const double t11 = E0_link2_0 * ac_link2_2;
+  const double E0_link2_2 = -t3 - t2;
+  const double t12 = E0_link2_2 * t8;
+  const double t13 = t11 - t12;
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
+  acc[9] = t10;
+  acc[7] = 0.0;
+  acc[10] = 0.0;
+  acc[8] = 0.0;
+  acc[11] = t13;
 }

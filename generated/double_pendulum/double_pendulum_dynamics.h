@@ -60,7 +60,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x8e4465919570
+#define DOUBLE_PENDULUM_SET_ID 0x7d27ea3bc3c5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define DOUBLE_PENDULUM_HAVE_JOINT_WRENCHES 1
 #define DOUBLE_PENDULUM_HAVE_FK 1
 #define DOUBLE_PENDULUM_HAVE_FRAME_POSE 1
+#define DOUBLE_PENDULUM_HAVE_FRAME_JACOBIAN 1
+#define DOUBLE_PENDULUM_HAVE_FRAME_JACOBIAN_WORLD 1
+#define DOUBLE_PENDULUM_HAVE_FRAME_VELOCITY 1
+#define DOUBLE_PENDULUM_HAVE_FRAME_ACCELERATION_BIAS 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ];
@@ -144,6 +148,18 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
 void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * DOUBLE_PENDULUM_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 96 bytes (12 values live at once). */
+void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 72 bytes (9 values live at once). */
+void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 72 bytes (9 values live at once). */
+void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double vel[6 * DOUBLE_PENDULUM_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 80 bytes (10 values live at once). */
+void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double acc[6 * DOUBLE_PENDULUM_NF]);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xef55b1cc739e
+#define FIVE_BAR_SET_ID 0x3ea84957af4e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -88,6 +88,10 @@ extern "C" {
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
 #define FIVE_BAR_HAVE_FRAME_POSE 1
+#define FIVE_BAR_HAVE_FRAME_JACOBIAN 1
+#define FIVE_BAR_HAVE_FRAME_JACOBIAN_WORLD 1
+#define FIVE_BAR_HAVE_FRAME_VELOCITY 1
+#define FIVE_BAR_HAVE_FRAME_ACCELERATION_BIAS 1
 #define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
@@ -189,6 +193,18 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
 void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 200 bytes (25 values live at once). */
+void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 152 bytes (19 values live at once). */
+void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 128 bytes (16 values live at once). */
+void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double vel[6 * FIVE_BAR_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 144 bytes (18 values live at once). */
+void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double acc[6 * FIVE_BAR_NF]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x5111658179ca
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x4dd9446f97f9
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -458,4 +458,201 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   pose[21] = r0_forearm_0;
   pose[22] = r0_forearm_1;
   pose[23] = 0.3;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 22 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double t4 = E0_upper_arm_1 * t1;
+  const double t5 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t4 - t5;
+  const double t6 = r0_forearm_0 * E0_forearm_3;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t7 = r0_forearm_1 * E0_forearm_0;
+  const double t8 = t6 + t7;
+  const double t9 = E0_forearm_0 * t8;
+  const double t10 = r0_forearm_0 * E0_forearm_0;
+  const double E0_forearm_1 = t4 + t5;
+  const double t11 = r0_forearm_1 * E0_forearm_1;
+  const double t12 = t10 + t11;
+  const double t13 = E0_forearm_3 * t12;
+  const double sw_forearm_0_3 = t9 - t13;
+  const double t14 = E0_upper_arm_1 * -0.5;
+  const double t15 = sw_forearm_0_3 + t14;
+  const double t16 = E0_forearm_0 * t15;
+  const double t17 = E0_forearm_1 * t8;
+  const double t18 = E0_forearm_0 * t12;
+  const double sw_forearm_0_4 = t17 - t18;
+  const double t19 = r0_forearm_0 + sw_forearm_0_4;
+  const double t20 = E0_forearm_1 * t19;
+  const double t21 = t16 + t20;
+  const double t22 = E0_forearm_3 * t15;
+  const double t23 = E0_forearm_0 * t19;
+  const double t24 = t22 + t23;
+  const double t25 = E0_forearm_0 * t14;
+  const double t26 = r0_forearm_0 * E0_forearm_1;
+  const double t27 = t25 + t26;
+  const double t28 = E0_forearm_3 * t14;
+  const double t29 = t10 + t28;
+  J[0] = 0.0;
+  J[6] = 0.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 1.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = t21;
+  J[15] = 0.0;
+  J[21] = t24;
+  J[17] = 1.0;
+  J[23] = 0.0;
+  J[12] = 0.0;
+  J[18] = t27;
+  J[14] = 0.0;
+  J[20] = t29;
+  J[16] = 1.0;
+  J[22] = 0.0;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 15 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double t4 = E0_upper_arm_1 * t1;
+  const double t5 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t4 - t5;
+  const double t6 = r0_forearm_0 * E0_forearm_3;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t7 = r0_forearm_1 * E0_forearm_0;
+  const double t8 = t6 + t7;
+  const double t9 = E0_forearm_0 * t8;
+  const double t10 = r0_forearm_0 * E0_forearm_0;
+  const double E0_forearm_1 = t4 + t5;
+  const double t11 = r0_forearm_1 * E0_forearm_1;
+  const double t12 = t10 + t11;
+  const double t13 = E0_forearm_3 * t12;
+  const double sw_forearm_0_3 = t9 - t13;
+  const double t14 = E0_upper_arm_1 * -0.5;
+  const double t15 = sw_forearm_0_3 + t14;
+  const double t16 = E0_forearm_1 * t8;
+  const double t17 = E0_forearm_0 * t12;
+  const double sw_forearm_0_4 = t16 - t17;
+  const double t18 = r0_forearm_0 + sw_forearm_0_4;
+  J[0] = 0.0;
+  J[6] = 0.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 1.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
+  J[19] = t15;
+  J[15] = 0.0;
+  J[21] = t18;
+  J[17] = 1.0;
+  J[23] = 0.0;
+  J[12] = 0.0;
+  J[18] = t14;
+  J[14] = 0.0;
+  J[20] = r0_forearm_0;
+  J[16] = 1.0;
+  J[22] = 0.0;
+}
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 11 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = 0.5 * v[0];
+  const double v_forearm_3 = t0 * t4;
+  const double t5 = E0_forearm_0 * v_forearm_3;
+  const double t6 = E0_upper_arm_1 * t1;
+  const double t7 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t6 - t7;
+  const double v_forearm_4 = t1 * t4;
+  const double t8 = E0_forearm_3 * v_forearm_4;
+  const double t9 = t5 + t8;
+  const double E0_forearm_1 = t6 + t7;
+  const double t10 = E0_forearm_1 * v_forearm_3;
+  const double t11 = E0_forearm_0 * v_forearm_4;
+  const double t12 = t10 + t11;
+  const double v_forearm_2 = v[0] + v[1];
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = v[0];
+  vel[5] = 0.0;
+  vel[6] = 0.0;
+  vel[9] = t9;
+  vel[7] = 0.0;
+  vel[10] = t12;
+  vel[8] = v_forearm_2;
+  vel[11] = 0.0;
+}
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 12 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = v[0] * v[0];
+  const double t5 = t4 * -0.5;
+  const double ac_forearm_0 = t1 * t5;
+  const double t6 = E0_forearm_0 * ac_forearm_0;
+  const double t7 = E0_upper_arm_1 * t1;
+  const double t8 = E0_upper_arm_0 * t0;
+  const double E0_forearm_3 = -t7 - t8;
+  const double t9 = t0 * t5;
+  const double t10 = E0_forearm_3 * t9;
+  const double t11 = t6 - t10;
+  const double E0_forearm_1 = t7 + t8;
+  const double t12 = E0_forearm_1 * ac_forearm_0;
+  const double t13 = E0_forearm_0 * t9;
+  const double t14 = t12 - t13;
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
+  acc[9] = t11;
+  acc[7] = 0.0;
+  acc[10] = t14;
+  acc[8] = 0.0;
+  acc[11] = 0.0;
 }

@@ -60,7 +60,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0x5111658179ca
+#define FLEXIBLE_ARM_RIGID_SET_ID 0x4dd9446f97f9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FK 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FRAME_POSE 1
+#define FLEXIBLE_ARM_RIGID_HAVE_FRAME_JACOBIAN 1
+#define FLEXIBLE_ARM_RIGID_HAVE_FRAME_JACOBIAN_WORLD 1
+#define FLEXIBLE_ARM_RIGID_HAVE_FRAME_VELOCITY 1
+#define FLEXIBLE_ARM_RIGID_HAVE_FRAME_ACCELERATION_BIAS 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ];
@@ -144,6 +148,18 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
 void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 88 bytes (11 values live at once). */
+void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 88 bytes (11 values live at once). */
+void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 72 bytes (9 values live at once). */
+void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 72 bytes (9 values live at once). */
+void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]);
 
 #ifdef __cplusplus
 }

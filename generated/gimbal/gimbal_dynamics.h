@@ -60,7 +60,7 @@ extern "C" {
 #define GIMBAL_NF 2 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x1ec8f2551209
+#define GIMBAL_SET_ID 0x1998d0dfc3f7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define GIMBAL_HAVE_JOINT_WRENCHES 1
 #define GIMBAL_HAVE_FK 1
 #define GIMBAL_HAVE_FRAME_POSE 1
+#define GIMBAL_HAVE_FRAME_JACOBIAN 1
+#define GIMBAL_HAVE_FRAME_JACOBIAN_WORLD 1
+#define GIMBAL_HAVE_FRAME_VELOCITY 1
+#define GIMBAL_HAVE_FRAME_ACCELERATION_BIAS 1
 #define GIMBAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -145,6 +149,18 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 168 bytes (21 values live at once). */
 void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 264 bytes (33 values live at once). */
+void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 200 bytes (25 values live at once). */
+void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 192 bytes (24 values live at once). */
+void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double vel[6 * GIMBAL_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 184 bytes (23 values live at once). */
+void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);

@@ -60,7 +60,7 @@ extern "C" {
 #define QUADRUPED_NF 14 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x279f158bf28e
+#define QUADRUPED_SET_ID 0x665aafb24a5d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define QUADRUPED_HAVE_JOINT_WRENCHES 1
 #define QUADRUPED_HAVE_FK 1
 #define QUADRUPED_HAVE_FRAME_POSE 1
+#define QUADRUPED_HAVE_FRAME_JACOBIAN 1
+#define QUADRUPED_HAVE_FRAME_JACOBIAN_WORLD 1
+#define QUADRUPED_HAVE_FRAME_VELOCITY 1
+#define QUADRUPED_HAVE_FRAME_ACCELERATION_BIAS 1
 #define QUADRUPED_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -201,6 +205,18 @@ void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB +
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 968 bytes (121 values live at once). */
 void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUPED_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2552 bytes (319 values live at once). */
+void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1856 bytes (232 values live at once). */
+void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 816 bytes (102 values live at once). */
+void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double vel[6 * QUADRUPED_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 848 bytes (106 values live at once). */
+void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6504 bytes (813 values live at once). */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);

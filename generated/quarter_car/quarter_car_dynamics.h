@@ -72,7 +72,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x3cf978ac8afa
+#define QUARTER_CAR_SET_ID 0x55a1362d8375
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -88,6 +88,10 @@ extern "C" {
 #define QUARTER_CAR_HAVE_JOINT_WRENCHES 1
 #define QUARTER_CAR_HAVE_FK 1
 #define QUARTER_CAR_HAVE_FRAME_POSE 1
+#define QUARTER_CAR_HAVE_FRAME_JACOBIAN 1
+#define QUARTER_CAR_HAVE_FRAME_JACOBIAN_WORLD 1
+#define QUARTER_CAR_HAVE_FRAME_VELOCITY 1
+#define QUARTER_CAR_HAVE_FRAME_ACCELERATION_BIAS 1
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
@@ -200,6 +204,18 @@ void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CA
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 344 bytes (43 values live at once). */
 void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUARTER_CAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 896 bytes (112 values live at once). */
+void quarter_car_frame_jacobian(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 664 bytes (83 values live at once). */
+void quarter_car_frame_jacobian_world(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 320 bytes (40 values live at once). */
+void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double vel[6 * QUARTER_CAR_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 352 bytes (44 values live at once). */
+void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double acc[6 * QUARTER_CAR_NF]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);

@@ -60,7 +60,7 @@ extern "C" {
 #define SPACE_ROBOT_NF 7 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0xf8d4c7ff62b3
+#define SPACE_ROBOT_SET_ID 0xf4e386ac9903
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define SPACE_ROBOT_HAVE_JOINT_WRENCHES 1
 #define SPACE_ROBOT_HAVE_FK 1
 #define SPACE_ROBOT_HAVE_FRAME_POSE 1
+#define SPACE_ROBOT_HAVE_FRAME_JACOBIAN 1
+#define SPACE_ROBOT_HAVE_FRAME_JACOBIAN_WORLD 1
+#define SPACE_ROBOT_HAVE_FRAME_VELOCITY 1
+#define SPACE_ROBOT_HAVE_FRAME_ACCELERATION_BIAS 1
 #define SPACE_ROBOT_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -170,6 +174,18 @@ void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBO
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 576 bytes (72 values live at once). */
 void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPACE_ROBOT_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1544 bytes (193 values live at once). */
+void space_robot_frame_jacobian(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1064 bytes (133 values live at once). */
+void space_robot_frame_jacobian_world(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 480 bytes (60 values live at once). */
+void space_robot_frame_velocity(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double vel[6 * SPACE_ROBOT_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 536 bytes (67 values live at once). */
+void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double acc[6 * SPACE_ROBOT_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2224 bytes (278 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);

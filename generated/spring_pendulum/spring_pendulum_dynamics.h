@@ -60,7 +60,7 @@ extern "C" {
 #define SPRING_PENDULUM_NF 3 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x0fc6a1c3d659
+#define SPRING_PENDULUM_SET_ID 0x1f39e38365b4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define SPRING_PENDULUM_HAVE_JOINT_WRENCHES 1
 #define SPRING_PENDULUM_HAVE_FK 1
 #define SPRING_PENDULUM_HAVE_FRAME_POSE 1
+#define SPRING_PENDULUM_HAVE_FRAME_JACOBIAN 1
+#define SPRING_PENDULUM_HAVE_FRAME_JACOBIAN_WORLD 1
+#define SPRING_PENDULUM_HAVE_FRAME_VELOCITY 1
+#define SPRING_PENDULUM_HAVE_FRAME_ACCELERATION_BIAS 1
 #define SPRING_PENDULUM_HAVE_CFA 1
 #define SPRING_PENDULUM_HAVE_PASSIVE_FORCES 1
 
@@ -147,6 +151,18 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 96 bytes (12 values live at once). */
 void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 120 bytes (15 values live at once). */
+void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 88 bytes (11 values live at once). */
+void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 96 bytes (12 values live at once). */
+void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double vel[6 * SPRING_PENDULUM_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 56 bytes (7 values live at once). */
+void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double acc[6 * SPRING_PENDULUM_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 256 bytes (32 values live at once). */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);

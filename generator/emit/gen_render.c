@@ -60,6 +60,8 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
   else if (strcmp(role, "out_rcr") == 0) lua_pushfstring(L, "%s_RCR_NSEL * %s_NC", P, P);
   else if (strcmp(role, "out_frames") == 0) lua_pushfstring(L, "12 * %s_NF", P);
+  else if (strcmp(role, "out_fjac") == 0) lua_pushfstring(L, "6 * %s_NV * %s_NF", P, P);
+  else if (strcmp(role, "out_fvec") == 0) lua_pushfstring(L, "6 * %s_NF", P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 

@@ -24,7 +24,9 @@
 
 const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
                                              "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
-                                             "frame_pose", "cfa",  NULL};
+                                             "frame_pose", "frame_jacobian", "frame_jacobian_world",
+                                             "frame_velocity", "frame_acceleration_bias", "cfa",
+                                             NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -58,7 +60,8 @@ static void suggest_function(const char *name, FILE *err) {
 }
 
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
-static const char *const flex_missing[] = {"cfa", NULL};
+static const char *const flex_missing[] = {"cfa",         "frame_jacobian",  "frame_jacobian_world",
+                                           "frame_velocity", "frame_acceleration_bias", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -108,14 +111,15 @@ static int flex_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
  * numbers. Both the generator (its symbolic arrays) and the emitted code (sizes written as
  * NV * NV, an int expression) index it with an int. */
 static int sizes_fit(const mbg_gen *g, FILE *err) {
-  long long nv = g->topo->nv, nb1 = (long long)g->topo->nb + 1;
+  long long nv = g->topo->nv, nb1 = (long long)g->topo->nb + 1, nf = g->topo->nframes;
   long long big = nv * nv > 12 * nb1 ? nv * nv : 12 * nb1;
+  if (6 * nv * nf > big) big = 6 * nv * nf;
   if (big <= INT_MAX) return 1;
   fprintf(err,
-          "%s: error: the model is too large to generate: nv = %lld velocity coordinates and "
-          "%lld bodies make arrays of %lld numbers (an nv x nv matrix, a pose per body), more "
-          "than the %d that generated code indexes\n",
-          g->opts->model_path, nv, nb1, big, INT_MAX);
+          "%s: error: the model is too large to generate: nv = %lld velocity coordinates, %lld "
+          "bodies and %lld frames make arrays of %lld numbers (an nv x nv matrix, a pose per "
+          "body, a Jacobian per frame), more than the %d that generated code indexes\n",
+          g->opts->model_path, nv, nb1, nf, big, INT_MAX);
   return 0;
 }
 

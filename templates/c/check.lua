@@ -24,6 +24,10 @@ local reference = {
   fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
   passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
   frame_pose = "rc = mb_frame_pose(&M, &FRAMES, ws, q, ref)",
+  frame_jacobian = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref)",
+  frame_jacobian_world = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref)",
+  frame_velocity = "rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref)",
+  frame_acceleration_bias = "rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -39,7 +43,7 @@ local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
-  out_frames = "12 * NF",
+  out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -272,6 +276,7 @@ int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
+  if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -474,13 +479,13 @@ int main(void) {
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "]], d.prefix, [[", NSTATES, SEED, "]], d.scalar, [[");
-  printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
+  printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
   for (int k = 0; k < ]], nresults, [[; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
     if (r->rel > results[worst].rel) worst = k;
-    printf("  %-16s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
+    printf("  %-23s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
            r->failed_rc ? "FAIL (return code)" : bad ? "FAIL" : "ok");
     if (r->singular) printf(" (%d singular states, both -1)", r->singular);
     if (r->skipped) printf(" (%d states below the switch ratio, not compared)", r->skipped);

@@ -60,7 +60,7 @@ extern "C" {
 #define ANYMAL_NF 23 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0x09ec50a01851
+#define ANYMAL_SET_ID 0xaf22b46e5400
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define ANYMAL_HAVE_JOINT_WRENCHES 1
 #define ANYMAL_HAVE_FK 1
 #define ANYMAL_HAVE_FRAME_POSE 1
+#define ANYMAL_HAVE_FRAME_JACOBIAN 1
+#define ANYMAL_HAVE_FRAME_JACOBIAN_WORLD 1
+#define ANYMAL_HAVE_FRAME_VELOCITY 1
+#define ANYMAL_HAVE_FRAME_ACCELERATION_BIAS 1
 #define ANYMAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -210,6 +214,18 @@ void anymal_fk(const double q[ANYMAL_NQ], double pose[12 * (ANYMAL_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1216 bytes (152 values live at once). */
 void anymal_frame_pose(const double q[ANYMAL_NQ], double pose[12 * ANYMAL_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 3736 bytes (467 values live at once). */
+void anymal_frame_jacobian(const double q[ANYMAL_NQ], double J[6 * ANYMAL_NV * ANYMAL_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2952 bytes (369 values live at once). */
+void anymal_frame_jacobian_world(const double q[ANYMAL_NQ], double J[6 * ANYMAL_NV * ANYMAL_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 1016 bytes (127 values live at once). */
+void anymal_frame_velocity(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double vel[6 * ANYMAL_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1120 bytes (140 values live at once). */
+void anymal_frame_acceleration_bias(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double acc[6 * ANYMAL_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6720 bytes (840 values live at once). */
 int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);

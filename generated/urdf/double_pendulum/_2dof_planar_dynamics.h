@@ -60,7 +60,7 @@ extern "C" {
 #define _2DOF_PLANAR_NF 4 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x481d0fba3b75
+#define _2DOF_PLANAR_SET_ID 0x6b2026d5a6d4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_JOINT_WRENCHES 1
 #define _2DOF_PLANAR_HAVE_FK 1
 #define _2DOF_PLANAR_HAVE_FRAME_POSE 1
+#define _2DOF_PLANAR_HAVE_FRAME_JACOBIAN 1
+#define _2DOF_PLANAR_HAVE_FRAME_JACOBIAN_WORLD 1
+#define _2DOF_PLANAR_HAVE_FRAME_VELOCITY 1
+#define _2DOF_PLANAR_HAVE_FRAME_ACCELERATION_BIAS 1
 #define _2DOF_PLANAR_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -147,6 +151,18 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 88 bytes (11 values live at once). */
 void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 112 bytes (14 values live at once). */
+void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 88 bytes (11 values live at once). */
+void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 80 bytes (10 values live at once). */
+void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double vel[6 * _2DOF_PLANAR_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 72 bytes (9 values live at once). */
+void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double acc[6 * _2DOF_PLANAR_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 264 bytes (33 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);

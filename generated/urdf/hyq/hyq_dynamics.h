@@ -60,7 +60,7 @@ extern "C" {
 #define HYQ_NF 19 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x1e81865c1741
+#define HYQ_SET_ID 0x8a43338fae73
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define HYQ_HAVE_JOINT_WRENCHES 1
 #define HYQ_HAVE_FK 1
 #define HYQ_HAVE_FRAME_POSE 1
+#define HYQ_HAVE_FRAME_JACOBIAN 1
+#define HYQ_HAVE_FRAME_JACOBIAN_WORLD 1
+#define HYQ_HAVE_FRAME_VELOCITY 1
+#define HYQ_HAVE_FRAME_ACCELERATION_BIAS 1
 #define HYQ_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -206,6 +210,18 @@ void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1552 bytes (194 values live at once). */
 void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 4024 bytes (503 values live at once). */
+void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2424 bytes (303 values live at once). */
+void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 936 bytes (117 values live at once). */
+void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1024 bytes (128 values live at once). */
+void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);

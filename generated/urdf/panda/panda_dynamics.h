@@ -60,7 +60,7 @@ extern "C" {
 #define PANDA_NF 13 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x591c8b542406
+#define PANDA_SET_ID 0xcc9b88957620
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define PANDA_HAVE_JOINT_WRENCHES 1
 #define PANDA_HAVE_FK 1
 #define PANDA_HAVE_FRAME_POSE 1
+#define PANDA_HAVE_FRAME_JACOBIAN 1
+#define PANDA_HAVE_FRAME_JACOBIAN_WORLD 1
+#define PANDA_HAVE_FRAME_VELOCITY 1
+#define PANDA_HAVE_FRAME_ACCELERATION_BIAS 1
 #define PANDA_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -184,6 +188,18 @@ void panda_fk(const double q[PANDA_NQ], double pose[12 * (PANDA_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 728 bytes (91 values live at once). */
 void panda_frame_pose(const double q[PANDA_NQ], double pose[12 * PANDA_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2384 bytes (298 values live at once). */
+void panda_frame_jacobian(const double q[PANDA_NQ], double J[6 * PANDA_NV * PANDA_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1416 bytes (177 values live at once). */
+void panda_frame_jacobian_world(const double q[PANDA_NQ], double J[6 * PANDA_NV * PANDA_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 560 bytes (70 values live at once). */
+void panda_frame_velocity(const double q[PANDA_NQ], const double v[PANDA_NV], double vel[6 * PANDA_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 704 bytes (88 values live at once). */
+void panda_frame_acceleration_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double acc[6 * PANDA_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4992 bytes (624 values live at once). */
 int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);

@@ -60,7 +60,7 @@ extern "C" {
 #define ROMEO_NF 58 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x1aac5bbb07dc
+#define ROMEO_SET_ID 0x689e51292be7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define ROMEO_HAVE_JOINT_WRENCHES 1
 #define ROMEO_HAVE_FK 1
 #define ROMEO_HAVE_FRAME_POSE 1
+#define ROMEO_HAVE_FRAME_JACOBIAN 1
+#define ROMEO_HAVE_FRAME_JACOBIAN_WORLD 1
+#define ROMEO_HAVE_FRAME_VELOCITY 1
+#define ROMEO_HAVE_FRAME_ACCELERATION_BIAS 1
 #define ROMEO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -321,6 +325,18 @@ void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 2896 bytes (362 values live at once). */
 void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13224 bytes (1653 values live at once). */
+void romeo_frame_jacobian(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 8136 bytes (1017 values live at once). */
+void romeo_frame_jacobian_world(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 2584 bytes (323 values live at once). */
+void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], double vel[6 * ROMEO_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2744 bytes (343 values live at once). */
+void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);

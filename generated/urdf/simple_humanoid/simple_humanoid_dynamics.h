@@ -60,7 +60,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NF 31 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x17c1c9886013
+#define SIMPLE_HUMANOID_SET_ID 0xafdfffc485d4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_JOINT_WRENCHES 1
 #define SIMPLE_HUMANOID_HAVE_FK 1
 #define SIMPLE_HUMANOID_HAVE_FRAME_POSE 1
+#define SIMPLE_HUMANOID_HAVE_FRAME_JACOBIAN 1
+#define SIMPLE_HUMANOID_HAVE_FRAME_JACOBIAN_WORLD 1
+#define SIMPLE_HUMANOID_HAVE_FRAME_VELOCITY 1
+#define SIMPLE_HUMANOID_HAVE_FRAME_ACCELERATION_BIAS 1
 #define SIMPLE_HUMANOID_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -286,6 +290,18 @@ void simple_humanoid_fk(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * (SI
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1824 bytes (228 values live at once). */
 void simple_humanoid_frame_pose(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * SIMPLE_HUMANOID_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 8376 bytes (1047 values live at once). */
+void simple_humanoid_frame_jacobian(const double q[SIMPLE_HUMANOID_NQ], double J[6 * SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 3552 bytes (444 values live at once). */
+void simple_humanoid_frame_jacobian_world(const double q[SIMPLE_HUMANOID_NQ], double J[6 * SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 1576 bytes (197 values live at once). */
+void simple_humanoid_frame_velocity(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double vel[6 * SIMPLE_HUMANOID_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1568 bytes (196 values live at once). */
+void simple_humanoid_frame_acceleration_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double acc[6 * SIMPLE_HUMANOID_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);

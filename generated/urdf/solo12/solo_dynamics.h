@@ -60,7 +60,7 @@ extern "C" {
 #define SOLO_NF 17 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0xd3fd56b46f41
+#define SOLO_SET_ID 0x88c5a97b206b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define SOLO_HAVE_JOINT_WRENCHES 1
 #define SOLO_HAVE_FK 1
 #define SOLO_HAVE_FRAME_POSE 1
+#define SOLO_HAVE_FRAME_JACOBIAN 1
+#define SOLO_HAVE_FRAME_JACOBIAN_WORLD 1
+#define SOLO_HAVE_FRAME_VELOCITY 1
+#define SOLO_HAVE_FRAME_ACCELERATION_BIAS 1
 #define SOLO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -204,6 +208,18 @@ void solo_fk(const double q[SOLO_NQ], double pose[12 * (SOLO_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1048 bytes (131 values live at once). */
 void solo_frame_pose(const double q[SOLO_NQ], double pose[12 * SOLO_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 3096 bytes (387 values live at once). */
+void solo_frame_jacobian(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2320 bytes (290 values live at once). */
+void solo_frame_jacobian_world(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 856 bytes (107 values live at once). */
+void solo_frame_velocity(const double q[SOLO_NQ], const double v[SOLO_NV], double vel[6 * SOLO_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 896 bytes (112 values live at once). */
+void solo_frame_acceleration_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double acc[6 * SOLO_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);

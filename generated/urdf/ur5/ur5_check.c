@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x96aa50dee248
+#if UR5_SET_ID != 0x3bf92dc9ed08
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -143,6 +143,7 @@ int main(void) {
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
+  if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
@@ -155,7 +156,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[13] = {
+  result results[17] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -167,6 +168,10 @@ int main(void) {
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
     {"frame_pose", 0, 0, 0, 0, 0},
+    {"frame_jacobian", 0, 0, 0, 0, 0},
+    {"frame_jacobian_world", 0, 0, 0, 0, 0},
+    {"frame_velocity", 0, 0, 0, 0, 0},
+    {"frame_acceleration_bias", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -275,29 +280,65 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[10], ref, out, 12 * NF);
     }
+    /* frame_jacobian */
+    rc = grc = 0;
+    rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref);
+    ur5_frame_jacobian(gq, out);
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[11], ref, out, 6 * NV * NF);
+    }
+    /* frame_jacobian_world */
+    rc = grc = 0;
+    rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref);
+    ur5_frame_jacobian_world(gq, out);
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[12], ref, out, 6 * NV * NF);
+    }
+    /* frame_velocity */
+    rc = grc = 0;
+    rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref);
+    ur5_frame_velocity(gq, gv, out);
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[13], ref, out, 6 * NF);
+    }
+    /* frame_acceleration_bias */
+    rc = grc = 0;
+    rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref);
+    ur5_frame_acceleration_bias(gq, gv, out);
+    if (grc != rc) results[14].failed_rc = 1;
+    if (rc != 0) results[14].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[14], ref, out, 6 * NF);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = ur5_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[11].failed_rc = 1;
-    if (rc != 0) results[11].singular++;
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[11], ref, out, NV);
+      compare(&results[15], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[12], ref2, out2, 6 * (NB + 1));
+      compare(&results[16], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "ur5", NSTATES, SEED, "double");
-  printf("  %-16s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 13; k++) {
+  printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
+  for (int k = 0; k < 17; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
     if (r->rel > results[worst].rel) worst = k;
-    printf("  %-16s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
+    printf("  %-23s %12.3e %12.3e  %s", r->name, r->abs, r->rel,
            r->failed_rc ? "FAIL (return code)" : bad ? "FAIL" : "ok");
     if (r->singular) printf(" (%d singular states, both -1)", r->singular);
     if (r->skipped) printf(" (%d states below the switch ratio, not compared)", r->skipped);
@@ -306,7 +347,7 @@ int main(void) {
   if (failed)
     printf("ur5: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("ur5: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("ur5: ok: %d functions agree to %g (worst %.1e, %s)\n", 16, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -60,7 +60,7 @@ extern "C" {
 #define UR5_NF 10 /* operational frames: every body's own, then the model's frames */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x96aa50dee248
+#define UR5_SET_ID 0x3bf92dc9ed08
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -76,6 +76,10 @@ extern "C" {
 #define UR5_HAVE_JOINT_WRENCHES 1
 #define UR5_HAVE_FK 1
 #define UR5_HAVE_FRAME_POSE 1
+#define UR5_HAVE_FRAME_JACOBIAN 1
+#define UR5_HAVE_FRAME_JACOBIAN_WORLD 1
+#define UR5_HAVE_FRAME_VELOCITY 1
+#define UR5_HAVE_FRAME_ACCELERATION_BIAS 1
 #define UR5_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -169,6 +173,18 @@ void ur5_fk(const double q[UR5_NQ], double pose[12 * (UR5_NB + 1)]);
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 504 bytes (63 values live at once). */
 void ur5_frame_pose(const double q[UR5_NQ], double pose[12 * UR5_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1208 bytes (151 values live at once). */
+void ur5_frame_jacobian(const double q[UR5_NQ], double J[6 * UR5_NV * UR5_NF]);
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 632 bytes (79 values live at once). */
+void ur5_frame_jacobian_world(const double q[UR5_NQ], double J[6 * UR5_NV * UR5_NF]);
+
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 384 bytes (48 values live at once). */
+void ur5_frame_velocity(const double q[UR5_NQ], const double v[UR5_NV], double vel[6 * UR5_NF]);
+
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 408 bytes (51 values live at once). */
+void ur5_frame_acceleration_bias(const double q[UR5_NQ], const double v[UR5_NV], double acc[6 * UR5_NF]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
