@@ -437,6 +437,17 @@ int mb_frame_velocity(const mb_model *m, const mb_frames *F, mb_workspace *ws, c
 int mb_frame_acceleration_bias(const mb_model *m, const mb_frames *F, mb_workspace *ws,
                                const double *q, const double *v, double *acc);
 
+/* Centre of mass and energy (com.c). mb_mass: the total mass of the moving bodies (bodies merged
+ * into the world do not move and are not counted; 0 for NULL). mb_com: their centre of mass in
+ * world coordinates (3); mb_com_jacobian: its Jacobian, 3 × nv row-major (ċ = Jc v); mb_energy:
+ * e[0] the kinetic energy ½ vᵀ M v, e[1] the potential energy of gravity −Σ m_i gᵀ c_i (0 at
+ * the world origin). MB_OK; MB_EINVAL (NULL arguments, or a model with flexible bodies: not
+ * covered yet); MB_ENUMERIC for a massless model or an output not finite. */
+double mb_mass(const mb_model *m);
+int mb_com(const mb_model *m, mb_workspace *ws, const double *q, double *c);
+int mb_com_jacobian(const mb_model *m, mb_workspace *ws, const double *q, double *Jc);
+int mb_energy(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *e);
+
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and
  * rotation R Rot(φ), φ = r_shape η its small rotation, Rot(φ) the rotation of the quaternion

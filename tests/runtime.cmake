@@ -21,3 +21,6 @@ endif()
 # Operational frames: the model's frames, their runtime data, mb_frame_pose and the .mbd writer
 # (the generator's loader builds them, so the test links mbdc_core).
 mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
+# Centre of mass, its Jacobian and the energy (runtime/com.c), against differences, the gravity
+# torques and ½ vᵀ M v.
+mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)

@@ -1,0 +1,152 @@
+/* test_com.c — centre of mass, its Jacobian and the energy (runtime/com.c), on arm7, the Panda
+ * and Solo12 with a floating base.
+ *
+ * References, each independent of com.c's formulas:
+ *   - the Jacobian: central differences of mb_com at q ⊕ ±h e_k (mb_integrate);
+ *   - the potential energy: its central differences along e_k are the gravity torques, mb_gravity
+ *     (the RNEA with v = q̈ = 0);
+ *   - the kinetic energy: ½ vᵀ M v with M from mb_crba;
+ *   - the mass: on a floating base, the translational block of M (mb_crba) is m times the
+ *     identity; arm7's is the sum of its model's masses. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "load/load.h"
+#include "topology/rtmodel.h"
+#include "topology/topology.h"
+
+#define MAXV 64
+
+typedef struct sys {
+  mbg_model *m;
+  mbg_topology *t;
+  mbg_rtmodel rt;
+  mb_workspace ws;
+  void *wbuf;
+} sys;
+
+static void sys_open(sys *s, const char *rel, int floating) {
+  const char *src = getenv("MBDC_SOURCE_DIR");
+  char path[4096];
+  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
+  snprintf(path, sizeof path, "%s/%s", src, rel);
+  memset(s, 0, sizeof *s);
+  int errors = 0, warnings = 0;
+  mbg_load_opts o = {0};
+  o.floating_base = floating, o.quiet = 1;
+  assert_non_null(s->m = mbg_load(path, &o, stderr, &errors, &warnings));
+  assert_non_null(s->t = mbg_topology_build(s->m));
+  assert_int_equal(mbg_rtmodel_build(s->m, s->t, &s->rt), 0);
+  assert_true(s->rt.model.nq <= MAXV);
+  assert_non_null(s->wbuf = malloc(mb_workspace_size(&s->rt.model)));
+  mb_workspace_init(&s->ws, &s->rt.model, s->wbuf);
+}
+
+static void sys_close(sys *s) {
+  free(s->wbuf);
+  mbg_rtmodel_free(&s->rt);
+  mbg_topology_free(s->t);
+  mbg_model_free(s->m);
+}
+
+static double urand(uint64_t *seed, double lo, double hi) {
+  *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+  return lo + (hi - lo) * ((double)(*seed >> 11) / 9007199254740992.0);
+}
+
+/* q = neutral ⊕ a random velocity (quaternions stay unit), v random in ±1. */
+static void random_state(const mb_model *M, uint64_t *seed, double *q, double *v) {
+  double d[MAXV];
+  assert_int_equal(mb_neutral(M, q), MB_OK);
+  for (int k = 0; k < M->nv; k++) d[k] = urand(seed, -2, 2), v[k] = urand(seed, -1, 1);
+  assert_int_equal(mb_integrate(M, q, d, 1.0, q), MB_OK);
+}
+
+static void check_model(const char *rel, int floating) {
+  sys s;
+  sys_open(&s, rel, floating);
+  const mb_model *M = &s.rt.model;
+  int nv = M->nv;
+  double q[MAXV], v[MAXV], qp[MAXV], qm[MAXV], e[MAXV], c[3], cp[3], cm[3], Jc[3 * MAXV];
+  double g[MAXV], E[2], Ep[2], Em[2], *Mm = malloc(sizeof(double) * (size_t)(nv * nv));
+  double h = 1e-6, ej = 0.0, eg = 0.0, et = 0.0, em = 0.0, gscale = 1e-300, jscale = 1e-300;
+  assert_non_null(Mm);
+  uint64_t seed = 3;
+  for (int n = 0; n < 10; n++) {
+    random_state(M, &seed, q, v);
+    assert_int_equal(mb_com(M, &s.ws, q, c), MB_OK);
+    assert_int_equal(mb_com_jacobian(M, &s.ws, q, Jc), MB_OK);
+    assert_int_equal(mb_energy(M, &s.ws, q, v, E), MB_OK);
+    assert_int_equal(mb_gravity(M, &s.ws, q, g), MB_OK);
+    for (int k = 0; k < 3 * nv; k++) jscale = fmax(jscale, fabs(Jc[k]));
+    for (int k = 0; k < nv; k++) gscale = fmax(gscale, fabs(g[k]));
+    for (int k = 0; k < nv; k++) {
+      for (int j = 0; j < nv; j++) e[j] = j == k;
+      assert_int_equal(mb_integrate(M, q, e, h, qp), MB_OK);
+      assert_int_equal(mb_integrate(M, q, e, -h, qm), MB_OK);
+      assert_int_equal(mb_com(M, &s.ws, qp, cp), MB_OK);
+      assert_int_equal(mb_com(M, &s.ws, qm, cm), MB_OK);
+      for (int a = 0; a < 3; a++) ej = fmax(ej, fabs(Jc[nv * a + k] - (cp[a] - cm[a]) / (2 * h)));
+      assert_int_equal(mb_energy(M, &s.ws, qp, v, Ep), MB_OK);
+      assert_int_equal(mb_energy(M, &s.ws, qm, v, Em), MB_OK);
+      eg = fmax(eg, fabs(g[k] - (Ep[1] - Em[1]) / (2 * h)));
+    }
+    assert_int_equal(mb_crba(M, &s.ws, q, Mm), MB_OK);
+    double T = 0.0;
+    for (int a = 0; a < nv; a++)
+      for (int b = 0; b < nv; b++) T += 0.5 * v[a] * Mm[nv * a + b] * v[b];
+    et = fmax(et, fabs(E[0] - T) / fmax(fabs(T), 1e-300));
+    if (floating) /* the floating joint's linear velocity comes first: M's block is m 1 */
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) em = fmax(em, fabs(Mm[nv * a + b] - (a == b) * mb_mass(M)));
+  }
+  ej /= jscale, eg /= gscale;
+  printf("%-28s nv %2d, mass %.4f: Jc vs differences %.1e, dV/dq vs gravity %.1e, T vs ½vᵀMv "
+         "%.1e, mass vs M %.1e\n", rel, nv, mb_mass(M), ej, eg, et, em);
+  assert_true(ej <= 1e-8 && eg <= 1e-8); /* differences, h = 1e-6 */
+  assert_true(et <= 1e-13 && em <= 1e-12);
+  free(Mm);
+  sys_close(&s);
+}
+
+static void test_models(void **state) {
+  (void)state;
+  sys s; /* arm7's mass: m1 ... m7 and m_tool of examples/arm7.mbd */
+  sys_open(&s, "examples/arm7.mbd", 0);
+  assert_true(fabs(mb_mass(&s.rt.model) - (4.0 + 4.0 + 3.0 + 2.7 + 1.7 + 1.8 + 0.3 + 0.6)) <= 1e-14);
+  sys_close(&s);
+  check_model("examples/arm7.mbd", 0);
+  check_model("examples/urdf/panda.urdf", 0);
+  check_model("examples/urdf/solo12.urdf", 1);
+}
+
+/* Arguments: NULL and a flexible model are refused. */
+static void test_refused(void **state) {
+  (void)state;
+  sys s;
+  sys_open(&s, "examples/flexible_arm.mbd", 0);
+  double q[MAXV] = {0}, v[MAXV] = {0}, c[3], e[2];
+  assert_int_equal(mb_com(&s.rt.model, &s.ws, q, c), MB_EINVAL);
+  assert_int_equal(mb_energy(&s.rt.model, &s.ws, q, v, e), MB_EINVAL);
+  sys_close(&s);
+  sys_open(&s, "examples/arm7.mbd", 0);
+  assert_int_equal(mb_com(&s.rt.model, &s.ws, NULL, c), MB_EINVAL);
+  assert_int_equal(mb_energy(&s.rt.model, &s.ws, q, NULL, e), MB_EINVAL);
+  sys_close(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_models),
+      cmocka_unit_test(test_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
