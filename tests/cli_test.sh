@@ -105,6 +105,17 @@ diff -r "$tmp/rep1" "$tmp/rep2/a/b" >"$tmp/rep.diff" ||
 expect 2 "a mistyped function" -- "$mbdc" generate "$cp" --functions rnea,abba -o "$tmp/g"
 grep -q "did you mean 'aba'?.*fd_loops" "$tmp/err" || { echo "FAIL: no did-you-mean or list for abba"; fail=$((fail + 1)); }
 expect 2 "stats takes no -o" -- "$mbdc" stats "$cp" -o "$tmp/g"
+# --frames: only the frames named, in the model's order; an unknown one is a usage error
+arm="$src/examples/arm7.mbd"
+expect 0 "generate --frames" -- "$mbdc" generate "$arm" --frames tcp,link7 --functions frame_pose -o "$tmp/fr"
+grep -q "^#define ARM7_NF 2 " "$tmp/fr/arm7_dynamics.h" &&
+  grep -q "^#define ARM7_FRAME_link7 0$" "$tmp/fr/arm7_dynamics.h" &&
+  grep -q "^#define ARM7_FRAME_tcp 1$" "$tmp/fr/arm7_dynamics.h" &&
+  ! grep -q "ARM7_FRAME_link1" "$tmp/fr/arm7_dynamics.h" ||
+  { echo "FAIL: --frames tcp,link7"; grep FRAME "$tmp/fr/arm7_dynamics.h"; fail=$((fail + 1)); }
+expect 2 "--frames with an unknown frame" -- "$mbdc" generate "$arm" --frames tpc -o "$tmp/fr"
+grep -q "no frame 'tpc'; did you mean 'tcp'?" "$tmp/err" ||
+  { echo "FAIL: --frames did-you-mean"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"
 mkdir -p "$tmp/tpl/algorithms"
@@ -189,7 +200,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, model_header, project, rcr, source}.lua" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, model_header, project, rcr, source}.lua" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))

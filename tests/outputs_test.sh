@@ -197,14 +197,16 @@ same_set() {
 no_stage() { # no_stage DESCRIPTION DIR: nothing but the set's files left
   if ls -A "$2" | grep -q '^\.mbdc-stage-'; then bad "$1: a staging directory was left in $2"; else ok; fi
 }
-gen_old() { "$mbdc" generate "$cp" -o "$1" 2>/dev/null; }
-gen_new() { "$mbdc" generate "$cp" --scalar float -o "$1" 2>/dev/null; }
+# the sets of the atomic tests: the dynamics functions, small enough for the 128 KiB tmpfs below
+fns=rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,joint_wrenches,fk
+gen_old() { "$mbdc" generate "$cp" --functions $fns -o "$1" 2>/dev/null; }
+gen_new() { "$mbdc" generate "$cp" --functions $fns --scalar float -o "$1" 2>/dev/null; }
 a=$tmp/atomic && mkdir -p "$a" && cd "$a" || exit 1
 gen_new out && cp -r out new && rm -rf out
 gen_old out && cp -r out old
 
 # A write that fails (injected: a full disk on the third file): exit 2, the old set untouched.
-MBDC_TEST_HOOK=enospc:cart_pole_model.c "$mbdc" generate "$cp" --scalar float -o out >"$tmp/out" 2>"$tmp/err"
+MBDC_TEST_HOOK=enospc:cart_pole_model.c "$mbdc" generate "$cp" --functions $fns --scalar float -o out >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && ok || bad "an injected write failure: exit status"
 check_grep "the failure's message" "out/cart_pole_model.c: error: cannot write: No space left on device" "$tmp/err"
 same_set out old && ok || bad "an injected write failure changed the old set"
@@ -218,7 +220,7 @@ full_disk() { # full_disk MOUNTPOINT (run with the tmpfs mounted there)
     gen_old "$fs/out" && cp -r "$fs/out" "$ref/old" || { echo "cannot write the sets on the tmpfs"; return 1; }
   # fill the disk but for 8 KiB: the new header fits, the new source (11 KiB) does not
   dd if=/dev/zero of="$fs/fill" bs=1k count=$(($(df -k "$fs" | awk 'NR==2 {print $4}') - 8)) 2>/dev/null
-  "$mbdc" generate "$cp" --scalar float -o "$fs/out" >"$ref/out" 2>"$ref/err"
+  "$mbdc" generate "$cp" --functions $fns --scalar float -o "$fs/out" >"$ref/out" 2>"$ref/err"
   local rc=$?
   [ $rc -eq 2 ] || { echo "full disk: exit status $rc"; n=1; }
   grep -q "No space left on device" "$ref/err" || { echo "full disk: no message"; cat "$ref/err"; n=1; }
@@ -248,7 +250,7 @@ fi
 order=(cart_pole_dynamics.h cart_pole_dynamics.c cart_pole_model.c cart_pole_model.h cart_pole_check.c)
 for step in stop:written stop:staged stop:renamed:1 stop:renamed:2 stop:renamed:3; do
   rm -rf out "$tmp/kill.err" && cp -r old out && : >"$tmp/kill.err" # no earlier run's message
-  MBDC_TEST_HOOK=$step "$mbdc" generate "$cp" --scalar float -o out >/dev/null 2>"$tmp/kill.err" &
+  MBDC_TEST_HOOK=$step "$mbdc" generate "$cp" --functions $fns --scalar float -o out >/dev/null 2>"$tmp/kill.err" &
   pid=$!
   for _ in $(seq 600); do grep -q "test hook: stopped" "$tmp/kill.err" && break; sleep 0.05; done
   kill -9 "$pid" 2>/dev/null

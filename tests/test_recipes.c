@@ -165,6 +165,13 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strncmp(name, "frame_jacobian", 14))
     return assert_int_equal(mb_frame_jacobian(m, frames, ws, s->q, !name[14], ref), 0),
            6 * nv * frames->n;
+  if (!strcmp(name, "aba_ext"))
+    return assert_int_equal(mb_aba(m, ws, s->q, s->v, s->tau, s->fext, ref), 0), nv;
+  if (!strcmp(name, "nle_ext")) return mb_rnea(m, ws, s->q, s->v, NULL, s->fext, ref), nv;
+  if (!strcmp(name, "com")) return assert_int_equal(mb_com(m, ws, s->q, ref), 0), 3;
+  if (!strcmp(name, "com_jacobian"))
+    return assert_int_equal(mb_com_jacobian(m, ws, s->q, ref), 0), 3 * nv;
+  if (!strcmp(name, "energy")) return assert_int_equal(mb_energy(m, ws, s->q, s->v, ref), 0), 2;
   if (!strcmp(name, "frame_velocity"))
     return assert_int_equal(mb_frame_velocity(m, frames, ws, s->q, s->v, ref), 0), 6 * frames->n;
   if (!strcmp(name, "frame_acceleration_bias"))

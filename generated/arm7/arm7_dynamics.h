@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (ARM7_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x ARM7_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define ARM7_NB 7 /* moving bodies (fixed joints merged) */
 #define ARM7_NJ 7 /* moving joints */
 #define ARM7_NF 9 /* operational frames: every body's own, then the model's frames */
+#define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x04370b29d16a
+#define ARM7_SET_ID 0x5aaa4f4f52d0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define ARM7_HAVE_RNEA 1
 #define ARM7_HAVE_RNEA_EXT 1
 #define ARM7_HAVE_NLE 1
+#define ARM7_HAVE_NLE_EXT 1
 #define ARM7_HAVE_GRAVITY 1
 #define ARM7_HAVE_CRBA 1
 #define ARM7_HAVE_CRBA_FD 1
 #define ARM7_HAVE_ABA 1
+#define ARM7_HAVE_ABA_EXT 1
 #define ARM7_HAVE_MINV 1
 #define ARM7_HAVE_JOINT_WRENCHES 1
 #define ARM7_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define ARM7_HAVE_FRAME_JACOBIAN_WORLD 1
 #define ARM7_HAVE_FRAME_VELOCITY 1
 #define ARM7_HAVE_FRAME_ACCELERATION_BIAS 1
+#define ARM7_HAVE_COM 1
+#define ARM7_HAVE_COM_JACOBIAN 1
+#define ARM7_HAVE_ENERGY 1
 #define ARM7_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -153,6 +163,9 @@ void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const doubl
 /* bias forces: h = C(q, v) v + g(q). Stack: about 712 bytes (89 values live at once). */
 void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 712 bytes (89 values live at once). */
+void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double h[ARM7_NV]);
+
 /* gravity torques: g(q). Stack: about 296 bytes (37 values live at once). */
 void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]);
 
@@ -164,6 +177,9 @@ int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 992 bytes (124 values live at once). */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 992 bytes (124 values live at once). */
+int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 680 bytes (85 values live at once). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
@@ -188,6 +204,15 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 448 bytes (56 values live at once). */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 192 bytes (24 values live at once). */
+void arm7_com(const double q[ARM7_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 432 bytes (54 values live at once). */
+void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 200 bytes (25 values live at once). */
+void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3520 bytes (440 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);

@@ -12,7 +12,7 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x47484fef7ac5
+#if CART_POLE_SET_ID != 0x3edb800cd9c4
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -132,14 +132,16 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[15] = {
+  result results[20] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
+    {"nle_ext", 0, 0, 0, 0, 0},
     {"gravity", 0, 0, 0, 0, 0},
     {"crba", 0, 0, 0, 0, 0},
     {"crba_fd", 0, 0, 0, 0, 0},
     {"aba", 0, 0, 0, 0, 0},
+    {"aba_ext", 0, 0, 0, 0, 0},
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
@@ -148,6 +150,9 @@ int main(void) {
     {"frame_jacobian_world", 0, 0, 0, 0, 0},
     {"frame_velocity", 0, 0, 0, 0, 0},
     {"frame_acceleration_bias", 0, 0, 0, 0, 0},
+    {"com", 0, 0, 0, 0, 0},
+    {"com_jacobian", 0, 0, 0, 0, 0},
+    {"energy", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -182,113 +187,158 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[2], ref, out, NV);
     }
-    /* gravity */
+    /* nle_ext */
     rc = grc = 0;
-    mb_gravity(&M, ws, q, ref);
-    cart_pole_gravity(gq, out);
+    mb_rnea(&M, ws, q, v, NULL, fext, ref);
+    cart_pole_nle_ext(gq, gv, gfext, out);
     if (grc != rc) results[3].failed_rc = 1;
     if (rc != 0) results[3].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[3], ref, out, NV);
     }
+    /* gravity */
+    rc = grc = 0;
+    mb_gravity(&M, ws, q, ref);
+    cart_pole_gravity(gq, out);
+    if (grc != rc) results[4].failed_rc = 1;
+    if (rc != 0) results[4].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[4], ref, out, NV);
+    }
     /* crba */
     rc = grc = 0;
     mb_crba(&M, ws, q, ref);
     cart_pole_crba(gq, out);
-    if (grc != rc) results[4].failed_rc = 1;
-    if (rc != 0) results[4].singular++;
+    if (grc != rc) results[5].failed_rc = 1;
+    if (rc != 0) results[5].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[4], ref, out, NV * NV);
+      compare(&results[5], ref, out, NV * NV);
     }
     /* crba_fd */
     rc = grc = 0;
     rc = mb_crba_fd(&M, ws, q, v, tau, ref);
     grc = cart_pole_crba_fd(gq, gv, gtau, out);
-    if (grc != rc) results[5].failed_rc = 1;
-    if (rc != 0) results[5].singular++;
-    if (rc == 0 && grc == 0) {
-      compare(&results[5], ref, out, NV);
-    }
-    /* aba */
-    rc = grc = 0;
-    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
-    grc = cart_pole_aba(gq, gv, gtau, out);
     if (grc != rc) results[6].failed_rc = 1;
     if (rc != 0) results[6].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[6], ref, out, NV);
     }
+    /* aba */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
+    grc = cart_pole_aba(gq, gv, gtau, out);
+    if (grc != rc) results[7].failed_rc = 1;
+    if (rc != 0) results[7].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[7], ref, out, NV);
+    }
+    /* aba_ext */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, fext, ref);
+    grc = cart_pole_aba_ext(gq, gv, gtau, gfext, out);
+    if (grc != rc) results[8].failed_rc = 1;
+    if (rc != 0) results[8].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[8], ref, out, NV);
+    }
     /* minv */
     rc = grc = 0;
     rc = mb_minv(&M, ws, q, ref);
     grc = cart_pole_minv(gq, out);
-    if (grc != rc) results[7].failed_rc = 1;
-    if (rc != 0) results[7].singular++;
+    if (grc != rc) results[9].failed_rc = 1;
+    if (rc != 0) results[9].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[7], ref, out, NV * NV);
+      compare(&results[9], ref, out, NV * NV);
     }
     /* joint_wrenches */
     rc = grc = 0;
     mb_joint_wrenches(&M, ws, q, v, a, ref);
     cart_pole_joint_wrenches(gq, gv, ga, out);
-    if (grc != rc) results[8].failed_rc = 1;
-    if (rc != 0) results[8].singular++;
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[8], ref, out, 6 * (NB + 1));
+      compare(&results[10], ref, out, 6 * (NB + 1));
     }
     /* fk */
     rc = grc = 0;
     mb_fk(&M, ws, q, ref);
     cart_pole_fk(gq, out);
-    if (grc != rc) results[9].failed_rc = 1;
-    if (rc != 0) results[9].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[9], ref, out, 12 * (NB + 1));
+      compare(&results[11], ref, out, 12 * (NB + 1));
     }
     /* frame_pose */
     rc = grc = 0;
     rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
     cart_pole_frame_pose(gq, out);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, 12 * NF);
+      compare(&results[12], ref, out, 12 * NF);
     }
     /* frame_jacobian */
     rc = grc = 0;
     rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref);
     cart_pole_frame_jacobian(gq, out);
-    if (grc != rc) results[11].failed_rc = 1;
-    if (rc != 0) results[11].singular++;
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[11], ref, out, 6 * NV * NF);
+      compare(&results[13], ref, out, 6 * NV * NF);
     }
     /* frame_jacobian_world */
     rc = grc = 0;
     rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref);
     cart_pole_frame_jacobian_world(gq, out);
-    if (grc != rc) results[12].failed_rc = 1;
-    if (rc != 0) results[12].singular++;
+    if (grc != rc) results[14].failed_rc = 1;
+    if (rc != 0) results[14].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[12], ref, out, 6 * NV * NF);
+      compare(&results[14], ref, out, 6 * NV * NF);
     }
     /* frame_velocity */
     rc = grc = 0;
     rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref);
     cart_pole_frame_velocity(gq, gv, out);
-    if (grc != rc) results[13].failed_rc = 1;
-    if (rc != 0) results[13].singular++;
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[13], ref, out, 6 * NF);
+      compare(&results[15], ref, out, 6 * NF);
     }
     /* frame_acceleration_bias */
     rc = grc = 0;
     rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref);
     cart_pole_frame_acceleration_bias(gq, gv, out);
-    if (grc != rc) results[14].failed_rc = 1;
-    if (rc != 0) results[14].singular++;
+    if (grc != rc) results[16].failed_rc = 1;
+    if (rc != 0) results[16].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[14], ref, out, 6 * NF);
+      compare(&results[16], ref, out, 6 * NF);
+    }
+    /* com */
+    rc = grc = 0;
+    rc = mb_com(&M, ws, q, ref);
+    cart_pole_com(gq, out);
+    if (grc != rc) results[17].failed_rc = 1;
+    if (rc != 0) results[17].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[17], ref, out, 3);
+    }
+    /* com_jacobian */
+    rc = grc = 0;
+    rc = mb_com_jacobian(&M, ws, q, ref);
+    cart_pole_com_jacobian(gq, out);
+    if (grc != rc) results[18].failed_rc = 1;
+    if (rc != 0) results[18].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[18], ref, out, 3 * NV);
+    }
+    /* energy */
+    rc = grc = 0;
+    rc = mb_energy(&M, ws, q, v, ref);
+    cart_pole_energy(gq, gv, out);
+    if (grc != rc) results[19].failed_rc = 1;
+    if (rc != 0) results[19].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[19], ref, out, 2);
     }
     (void)rc, (void)grc;
   }
@@ -296,7 +346,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "cart_pole", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 15; k++) {
+  for (int k = 0; k < 20; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -310,7 +360,7 @@ int main(void) {
   if (failed)
     printf("cart_pole: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("cart_pole: ok: %d functions agree to %g (worst %.1e, %s)\n", 15, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("cart_pole: ok: %d functions agree to %g (worst %.1e, %s)\n", 20, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

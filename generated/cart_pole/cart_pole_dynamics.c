@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x47484fef7ac5
+#if CART_POLE_SET_ID != 0x3edb800cd9c4
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,29 @@ void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], d
   const double t6 = t0 * f_pole_5;
   const double f_cart_3 = t2 + t6;
   const double f_pole_1 = ac_pole_0 * 0.05;
+  h[0] = f_cart_3;
+  h[1] = f_pole_1;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 9 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]) {
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double ac_pole_0 = t0 * -9.8;
+  const double t2 = ac_pole_0 * 0.1;
+  const double f_pole_3 = t2 - fext[15];
+  const double t3 = t1 * f_pole_3;
+  const double ac_pole_2 = 9.8 * t1;
+  const double t4 = ac_pole_2 * 0.1;
+  const double t5 = v[1] * v[1];
+  const double t6 = t5 * -0.05;
+  const double t7 = t4 + t6;
+  const double f_pole_5 = t7 - fext[17];
+  const double t8 = t0 * f_pole_5;
+  const double t9 = t3 + t8;
+  const double f_cart_3 = t9 - fext[9];
+  const double t10 = ac_pole_0 * 0.05;
+  const double f_pole_1 = t10 - fext[13];
   h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
@@ -204,6 +227,57 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   const double da_pole_3 = t1 * da_cart_3;
   const double t18 = 1.5 * da_pole_3;
   const double da_pole_1 = t17 - t18;
+  pivot[0] = IA_cart_21;
+  pivot_ref[0] = t8;
+  qdd[0] = da_cart_3;
+  qdd[1] = da_pole_1;
+  /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < CART_POLE_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 19 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
+int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 0.07500000000000001;
+  const double t4 = t3 + 0.024999999999999994;
+  const double IA_cart_21 = 1.0 + t4;
+  const double t5 = t1 * 0.05;
+  const double t6 = t5 * t5;
+  const double t7 = t6 * 6e+01;
+  const double t8 = t7 + 1.1;
+  const double t9 = 1.0 / IA_cart_21;
+  const double ac_pole_0 = t0 * -9.8;
+  const double t10 = ac_pole_0 * 0.1;
+  const double pA_pole_3 = t10 - fext[15];
+  const double t11 = ac_pole_0 * 0.05;
+  const double pA_pole_1 = t11 - fext[13];
+  const double u_pole_0 = tau[1] - pA_pole_1;
+  const double t12 = u_pole_0 * 1.5;
+  const double t13 = pA_pole_3 + t12;
+  const double t14 = t1 * t13;
+  const double ac_pole_2 = 9.8 * t1;
+  const double t15 = ac_pole_2 * 0.1;
+  const double t16 = v[1] * v[1];
+  const double t17 = t16 * -0.05;
+  const double t18 = t15 + t17;
+  const double pA_pole_5 = t18 - fext[17];
+  const double t19 = t0 * pA_pole_5;
+  const double t20 = t14 + t19;
+  const double pA_cart_3 = t20 - fext[9];
+  const double u_cart_0 = tau[0] - pA_cart_3;
+  const double da_cart_3 = t9 * u_cart_0;
+  const double t21 = u_pole_0 * 3e+01;
+  const double da_pole_3 = t1 * da_cart_3;
+  const double t22 = 1.5 * da_pole_3;
+  const double da_pole_1 = t21 - t22;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t8;
   qdd[0] = da_cart_3;
@@ -499,4 +573,67 @@ void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const doubl
   acc[10] = 0.0;
   acc[8] = 0.0;
   acc[11] = 0.0;
+}
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_com(const double q[CART_POLE_NQ], double c[3]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double t0 = E0_pole_6 * 0.05;
+  const double t1 = q[0] * 0.1;
+  const double mc_pole_0 = t0 + t1;
+  const double t2 = q[0] + mc_pole_0;
+  const double t3 = t2 / 1.1;
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t4 = mc_pole_2 / 1.1;
+  c[0] = t3;
+  c[1] = 0.0;
+  c[2] = t4;
+}
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POLE_NV]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t0 = mc_pole_2 / 1.1;
+  const double t1 = E0_pole_6 * 0.05;
+  const double t2 = q[0] * 0.1;
+  const double mc_pole_0 = t1 + t2;
+  const double t3 = mc_pole_0 - t2;
+  const double t4 = t3 / -1.1;
+  Jc[0] = 1.0;
+  Jc[2] = 0.0;
+  Jc[4] = 0.0;
+  Jc[1] = t0;
+  Jc[3] = 0.0;
+  Jc[5] = t4;
+}
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double t0 = v[0] * v[0];
+  const double t1 = t0 * 0.5;
+  const double t2 = v[1] * 0.03333333333333333;
+  const double v_pole_3 = E0_pole_0 * v[0];
+  const double t3 = 0.05 * v_pole_3;
+  const double t4 = t2 + t3;
+  const double t5 = v[1] * t4;
+  const double t6 = 0.1 * v_pole_3;
+  const double t7 = v[1] * -0.05;
+  const double t8 = t6 - t7;
+  const double t9 = v_pole_3 * t8;
+  const double t10 = t5 + t9;
+  const double v_pole_5 = E0_pole_6 * v[0];
+  const double t11 = 0.1 * v_pole_5;
+  const double t12 = v_pole_5 * t11;
+  const double t13 = t10 + t12;
+  const double t14 = 0.5 * t13;
+  const double t15 = t1 + t14;
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t16 = mc_pole_2 * 9.8;
+  e[0] = t15;
+  e[1] = t16;
 }

@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (CART_POLE_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x CART_POLE_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define CART_POLE_NB 2 /* moving bodies (fixed joints merged) */
 #define CART_POLE_NJ 2 /* moving joints */
 #define CART_POLE_NF 2 /* operational frames: every body's own, then the model's frames */
+#define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x47484fef7ac5
+#define CART_POLE_SET_ID 0x3edb800cd9c4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define CART_POLE_HAVE_RNEA 1
 #define CART_POLE_HAVE_RNEA_EXT 1
 #define CART_POLE_HAVE_NLE 1
+#define CART_POLE_HAVE_NLE_EXT 1
 #define CART_POLE_HAVE_GRAVITY 1
 #define CART_POLE_HAVE_CRBA 1
 #define CART_POLE_HAVE_CRBA_FD 1
 #define CART_POLE_HAVE_ABA 1
+#define CART_POLE_HAVE_ABA_EXT 1
 #define CART_POLE_HAVE_MINV 1
 #define CART_POLE_HAVE_JOINT_WRENCHES 1
 #define CART_POLE_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define CART_POLE_HAVE_FRAME_JACOBIAN_WORLD 1
 #define CART_POLE_HAVE_FRAME_VELOCITY 1
 #define CART_POLE_HAVE_FRAME_ACCELERATION_BIAS 1
+#define CART_POLE_HAVE_COM 1
+#define CART_POLE_HAVE_COM_JACOBIAN 1
+#define CART_POLE_HAVE_ENERGY 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
@@ -125,6 +135,9 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
 /* bias forces: h = C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once). */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 48 bytes (6 values live at once). */
+void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]);
+
 /* gravity torques: g(q). Stack: about 40 bytes (5 values live at once). */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]);
 
@@ -136,6 +149,9 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 80 bytes (10 values live at once). */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once). */
+int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]);
@@ -160,6 +176,15 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 0 bytes (0 values live at once). */
 void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double acc[6 * CART_POLE_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 32 bytes (4 values live at once). */
+void cart_pole_com(const double q[CART_POLE_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 32 bytes (4 values live at once). */
+void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POLE_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
+void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x7d27ea3bc3c5
+#if DOUBLE_PENDULUM_SET_ID != 0x8f69430cd135
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -129,6 +129,41 @@ void double_pendulum_nle(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUB
   const double t15 = t9 + t14;
   const double t16 = f_link2_1 - t15;
   const double f_link1_1 = t4 + t16;
+  h[0] = f_link1_1;
+  h[1] = f_link2_1;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 13 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double h[DOUBLE_PENDULUM_NV]) {
+  const double t0 = sin(q[0]);
+  const double t1 = cos(q[0]);
+  const double t2 = sin(q[1]);
+  const double t3 = cos(q[1]);
+  const double ac_link1_0 = t0 * -9.81;
+  const double t4 = ac_link1_0 * -0.5;
+  const double t5 = t4 - fext[7];
+  const double t6 = ac_link1_0 * t3;
+  const double ac_link1_2 = t1 * 9.81;
+  const double t7 = v[0] * v[0];
+  const double t8 = ac_link1_2 + t7;
+  const double t9 = t2 * t8;
+  const double ac_link2_0 = t6 - t9;
+  const double t10 = -0.5 * ac_link2_0;
+  const double f_link2_1 = t10 - fext[13];
+  const double f_link2_3 = ac_link2_0 - fext[15];
+  const double t11 = t3 * f_link2_3;
+  const double t12 = ac_link1_0 * t2;
+  const double t13 = t3 * t8;
+  const double ac_link2_2 = t12 + t13;
+  const double v_link2_1 = v[0] + v[1];
+  const double t14 = v_link2_1 * v_link2_1;
+  const double t15 = 0.5 * t14;
+  const double t16 = ac_link2_2 + t15;
+  const double f_link2_5 = t16 - fext[17];
+  const double t17 = t2 * f_link2_5;
+  const double t18 = t11 + t17;
+  const double t19 = f_link2_1 - t18;
+  const double f_link1_1 = t5 + t19;
   h[0] = f_link1_1;
   h[1] = f_link2_1;
 }
@@ -288,6 +323,72 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   pivot_ref[0] = t11;
   qdd[0] = da_link1_1;
   qdd[1] = t33;
+  /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < DOUBLE_PENDULUM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 23 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos. */
+int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double qdd[DOUBLE_PENDULUM_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[0]);
+  const double t1 = cos(q[0]);
+  const double t2 = sin(q[1]);
+  const double t3 = cos(q[1]);
+  const double t4 = t2 * t2;
+  const double t5 = t4 * 0.75;
+  const double t6 = t5 + 0.25;
+  const double IA_link1_7 = 0.3333333333333333 + t6;
+  const double t7 = 0.5 * t3;
+  const double t8 = 0.3333333333333333 + t7;
+  const double t9 = t8 * t8;
+  const double t10 = t9 * 6.0;
+  const double t11 = t10 + 5.642734410091837;
+  const double t12 = 1.0 / IA_link1_7;
+  const double ac_link1_0 = t0 * -9.81;
+  const double t13 = ac_link1_0 * -0.5;
+  const double t14 = t13 - fext[7];
+  const double t15 = ac_link1_0 * t3;
+  const double ac_link1_2 = t1 * 9.81;
+  const double t16 = v[0] * v[0];
+  const double t17 = ac_link1_2 + t16;
+  const double t18 = t2 * t17;
+  const double ac_link2_0 = t15 - t18;
+  const double t19 = -0.5 * ac_link2_0;
+  const double pA_link2_1 = t19 - fext[13];
+  const double u_link2_0 = tau[1] - pA_link2_1;
+  const double t20 = pA_link2_1 + u_link2_0;
+  const double pA_link2_3 = ac_link2_0 - fext[15];
+  const double t21 = u_link2_0 * -1.5;
+  const double t22 = pA_link2_3 + t21;
+  const double t23 = t3 * t22;
+  const double t24 = ac_link1_0 * t2;
+  const double t25 = t3 * t17;
+  const double ac_link2_2 = t24 + t25;
+  const double v_link2_1 = v[0] + v[1];
+  const double t26 = v_link2_1 * v_link2_1;
+  const double t27 = 0.5 * t26;
+  const double t28 = ac_link2_2 + t27;
+  const double pA_link2_5 = t28 - fext[17];
+  const double t29 = t2 * pA_link2_5;
+  const double t30 = t23 + t29;
+  const double t31 = t20 - t30;
+  const double pA_link1_1 = t14 + t31;
+  const double u_link1_0 = tau[0] - pA_link1_1;
+  const double da_link1_1 = t12 * u_link1_0;
+  const double t32 = u_link2_0 * 3.0;
+  const double t33 = t3 * da_link1_1;
+  const double t34 = t33 * 1.5;
+  const double t35 = da_link1_1 + t34;
+  const double t36 = t32 - t35;
+  pivot[0] = IA_link1_7;
+  pivot_ref[0] = t11;
+  qdd[0] = da_link1_1;
+  qdd[1] = t36;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -678,4 +779,102 @@ void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ],
   acc[10] = 0.0;
   acc[8] = 0.0;
   acc[11] = t13;
+}
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_com(const double q[DOUBLE_PENDULUM_NQ], double c[3]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_link1_0 = E0_link1_6 * -0.5;
+  const double t2 = E0_link1_6 * t1;
+  const double t3 = E0_link1_0 * t0;
+  const double E0_link2_6 = t2 + t3;
+  const double t4 = -0.5 * E0_link2_6;
+  const double mc_link2_0 = t4 - E0_link1_6;
+  const double t5 = mc_link1_0 + mc_link2_0;
+  const double t6 = t5 * 0.5;
+  const double mc_link1_2 = E0_link1_0 * -0.5;
+  const double t7 = E0_link1_0 * t1;
+  const double t8 = E0_link1_6 * t0;
+  const double E0_link2_0 = t7 - t8;
+  const double t9 = -0.5 * E0_link2_0;
+  const double mc_link2_2 = t9 - E0_link1_0;
+  const double t10 = mc_link1_2 + mc_link2_2;
+  const double t11 = t10 * 0.5;
+  c[0] = t6;
+  c[1] = 0.0;
+  c[2] = t11;
+}
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 8 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_com_jacobian(const double q[DOUBLE_PENDULUM_NQ], double Jc[3 * DOUBLE_PENDULUM_NV]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_link1_2 = E0_link1_0 * -0.5;
+  const double t2 = E0_link1_0 * t1;
+  const double t3 = E0_link1_6 * t0;
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = -0.5 * E0_link2_0;
+  const double mc_link2_2 = t4 - E0_link1_0;
+  const double mcs_link1_2 = mc_link1_2 + mc_link2_2;
+  const double t5 = mcs_link1_2 * 0.5;
+  const double mc_link1_0 = E0_link1_6 * -0.5;
+  const double t6 = E0_link1_6 * t1;
+  const double t7 = E0_link1_0 * t0;
+  const double E0_link2_6 = t6 + t7;
+  const double t8 = -0.5 * E0_link2_6;
+  const double mc_link2_0 = t8 - E0_link1_6;
+  const double mcs_link1_0 = mc_link1_0 + mc_link2_0;
+  const double t9 = -0.5 * mcs_link1_0;
+  const double t10 = E0_link1_0 + mc_link2_2;
+  const double t11 = 0.5 * t10;
+  const double t12 = E0_link1_6 + mc_link2_0;
+  const double t13 = -0.5 * t12;
+  Jc[0] = t5;
+  Jc[2] = 0.0;
+  Jc[4] = t9;
+  Jc[1] = t11;
+  Jc[3] = 0.0;
+  Jc[5] = t13;
+}
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 18 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
+void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double e[2]) {
+  const double E0_link1_6 = sin(q[0]);
+  const double E0_link1_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = v[0] * 0.3333333333333333;
+  const double t3 = v[0] * t2;
+  const double t4 = 0.5 * t3;
+  const double v_link2_1 = v[0] + v[1];
+  const double t5 = v_link2_1 * 0.3333333333333333;
+  const double t6 = t1 * v[0];
+  const double t7 = 0.5 * t6;
+  const double t8 = t5 + t7;
+  const double t9 = v_link2_1 * t8;
+  const double t10 = 0.5 * v_link2_1;
+  const double t11 = -t6 - t10;
+  const double t12 = t6 * t11;
+  const double t13 = t9 - t12;
+  const double t14 = t0 * v[0];
+  const double t15 = t14 * t14;
+  const double t16 = t13 + t15;
+  const double t17 = 0.5 * t16;
+  const double t18 = t4 + t17;
+  const double mc_link1_2 = E0_link1_0 * -0.5;
+  const double t19 = mc_link1_2 * 9.81;
+  const double t20 = E0_link1_0 * t1;
+  const double t21 = E0_link1_6 * t0;
+  const double E0_link2_0 = t20 - t21;
+  const double t22 = -0.5 * E0_link2_0;
+  const double mc_link2_2 = t22 - E0_link1_0;
+  const double t23 = mc_link2_2 * -9.81;
+  const double t24 = t19 - t23;
+  e[0] = t18;
+  e[1] = t24;
 }

@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x3ea84957af4e
+#if FIVE_BAR_SET_ID != 0xe88719ba0333
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -174,14 +174,16 @@ int main(void) {
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[27] = {
+  result results[32] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
+    {"nle_ext", 0, 0, 0, 0, 0},
     {"gravity", 0, 0, 0, 0, 0},
     {"crba", 0, 0, 0, 0, 0},
     {"crba_fd", 0, 0, 0, 0, 0},
     {"aba", 0, 0, 0, 0, 0},
+    {"aba_ext", 0, 0, 0, 0, 0},
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
@@ -190,6 +192,9 @@ int main(void) {
     {"frame_jacobian_world", 0, 0, 0, 0, 0},
     {"frame_velocity", 0, 0, 0, 0, 0},
     {"frame_acceleration_bias", 0, 0, 0, 0, 0},
+    {"com", 0, 0, 0, 0, 0},
+    {"com_jacobian", 0, 0, 0, 0, 0},
+    {"energy", 0, 0, 0, 0, 0},
     {"loop_residual", 0, 0, 0, 0, 0},
     {"loop_jacobian", 0, 0, 0, 0, 0},
     {"fd_loops", 0, 0, 0, 0, 0},
@@ -247,159 +252,204 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[2], ref, out, NV);
     }
-    /* gravity */
+    /* nle_ext */
     rc = grc = 0;
-    mb_gravity(&M, ws, q, ref);
-    five_bar_gravity(gq, out);
+    mb_rnea(&M, ws, q, v, NULL, fext, ref);
+    five_bar_nle_ext(gq, gv, gfext, out);
     if (grc != rc) results[3].failed_rc = 1;
     if (rc != 0) results[3].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[3], ref, out, NV);
     }
+    /* gravity */
+    rc = grc = 0;
+    mb_gravity(&M, ws, q, ref);
+    five_bar_gravity(gq, out);
+    if (grc != rc) results[4].failed_rc = 1;
+    if (rc != 0) results[4].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[4], ref, out, NV);
+    }
     /* crba */
     rc = grc = 0;
     mb_crba(&M, ws, q, ref);
     five_bar_crba(gq, out);
-    if (grc != rc) results[4].failed_rc = 1;
-    if (rc != 0) results[4].singular++;
+    if (grc != rc) results[5].failed_rc = 1;
+    if (rc != 0) results[5].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[4], ref, out, NV * NV);
+      compare(&results[5], ref, out, NV * NV);
     }
     /* crba_fd */
     rc = grc = 0;
     rc = mb_crba_fd(&M, ws, q, v, tau, ref);
     grc = five_bar_crba_fd(gq, gv, gtau, out);
-    if (grc != rc) results[5].failed_rc = 1;
-    if (rc != 0) results[5].singular++;
-    if (rc == 0 && grc == 0) {
-      compare(&results[5], ref, out, NV);
-    }
-    /* aba */
-    rc = grc = 0;
-    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
-    grc = five_bar_aba(gq, gv, gtau, out);
     if (grc != rc) results[6].failed_rc = 1;
     if (rc != 0) results[6].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[6], ref, out, NV);
     }
+    /* aba */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
+    grc = five_bar_aba(gq, gv, gtau, out);
+    if (grc != rc) results[7].failed_rc = 1;
+    if (rc != 0) results[7].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[7], ref, out, NV);
+    }
+    /* aba_ext */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, fext, ref);
+    grc = five_bar_aba_ext(gq, gv, gtau, gfext, out);
+    if (grc != rc) results[8].failed_rc = 1;
+    if (rc != 0) results[8].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[8], ref, out, NV);
+    }
     /* minv */
     rc = grc = 0;
     rc = mb_minv(&M, ws, q, ref);
     grc = five_bar_minv(gq, out);
-    if (grc != rc) results[7].failed_rc = 1;
-    if (rc != 0) results[7].singular++;
+    if (grc != rc) results[9].failed_rc = 1;
+    if (rc != 0) results[9].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[7], ref, out, NV * NV);
+      compare(&results[9], ref, out, NV * NV);
     }
     /* joint_wrenches */
     rc = grc = 0;
     mb_joint_wrenches(&M, ws, q, v, a, ref);
     five_bar_joint_wrenches(gq, gv, ga, out);
-    if (grc != rc) results[8].failed_rc = 1;
-    if (rc != 0) results[8].singular++;
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[8], ref, out, 6 * (NB + 1));
+      compare(&results[10], ref, out, 6 * (NB + 1));
     }
     /* fk */
     rc = grc = 0;
     mb_fk(&M, ws, q, ref);
     five_bar_fk(gq, out);
-    if (grc != rc) results[9].failed_rc = 1;
-    if (rc != 0) results[9].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[9], ref, out, 12 * (NB + 1));
+      compare(&results[11], ref, out, 12 * (NB + 1));
     }
     /* frame_pose */
     rc = grc = 0;
     rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
     five_bar_frame_pose(gq, out);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, 12 * NF);
+      compare(&results[12], ref, out, 12 * NF);
     }
     /* frame_jacobian */
     rc = grc = 0;
     rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref);
     five_bar_frame_jacobian(gq, out);
-    if (grc != rc) results[11].failed_rc = 1;
-    if (rc != 0) results[11].singular++;
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[11], ref, out, 6 * NV * NF);
+      compare(&results[13], ref, out, 6 * NV * NF);
     }
     /* frame_jacobian_world */
     rc = grc = 0;
     rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref);
     five_bar_frame_jacobian_world(gq, out);
-    if (grc != rc) results[12].failed_rc = 1;
-    if (rc != 0) results[12].singular++;
+    if (grc != rc) results[14].failed_rc = 1;
+    if (rc != 0) results[14].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[12], ref, out, 6 * NV * NF);
+      compare(&results[14], ref, out, 6 * NV * NF);
     }
     /* frame_velocity */
     rc = grc = 0;
     rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref);
     five_bar_frame_velocity(gq, gv, out);
-    if (grc != rc) results[13].failed_rc = 1;
-    if (rc != 0) results[13].singular++;
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[13], ref, out, 6 * NF);
+      compare(&results[15], ref, out, 6 * NF);
     }
     /* frame_acceleration_bias */
     rc = grc = 0;
     rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref);
     five_bar_frame_acceleration_bias(gq, gv, out);
-    if (grc != rc) results[14].failed_rc = 1;
-    if (rc != 0) results[14].singular++;
+    if (grc != rc) results[16].failed_rc = 1;
+    if (rc != 0) results[16].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[14], ref, out, 6 * NF);
+      compare(&results[16], ref, out, 6 * NF);
+    }
+    /* com */
+    rc = grc = 0;
+    rc = mb_com(&M, ws, q, ref);
+    five_bar_com(gq, out);
+    if (grc != rc) results[17].failed_rc = 1;
+    if (rc != 0) results[17].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[17], ref, out, 3);
+    }
+    /* com_jacobian */
+    rc = grc = 0;
+    rc = mb_com_jacobian(&M, ws, q, ref);
+    five_bar_com_jacobian(gq, out);
+    if (grc != rc) results[18].failed_rc = 1;
+    if (rc != 0) results[18].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[18], ref, out, 3 * NV);
+    }
+    /* energy */
+    rc = grc = 0;
+    rc = mb_energy(&M, ws, q, v, ref);
+    five_bar_energy(gq, gv, out);
+    if (grc != rc) results[19].failed_rc = 1;
+    if (rc != 0) results[19].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[19], ref, out, 2);
     }
     /* loop_residual */
     rc = grc = 0;
     rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_residual(gqr, out);
-    if (grc != rc) results[15].failed_rc = 1;
-    if (rc != 0) results[15].singular++;
+    if (grc != rc) results[20].failed_rc = 1;
+    if (rc != 0) results[20].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[15], ref, out, NC);
+      compare(&results[20], ref, out, NC);
     }
     /* loop_jacobian */
     rc = grc = 0;
     rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_jacobian(gqr, out);
-    if (grc != rc) results[16].failed_rc = 1;
-    if (rc != 0) results[16].singular++;
+    if (grc != rc) results[21].failed_rc = 1;
+    if (rc != 0) results[21].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[16], ref, out, NC * NV);
+      compare(&results[21], ref, out, NC * NV);
     }
     /* fd_loops */
     rc = grc = 0;
     rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2);
     grc = five_bar_fd_loops(gq, gv, gtau, out, out2);
-    if (grc != rc) results[17].failed_rc = 1;
-    if (rc != 0) results[17].singular++;
+    if (grc != rc) results[22].failed_rc = 1;
+    if (rc != 0) results[22].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[17], ref, out, NV);
+      compare(&results[22], ref, out, NV);
       (void)0;
-      compare(&results[18], ref2, out2, NC);
+      compare(&results[23], ref2, out2, NC);
     }
     /* rcr_pivots */
     rc = grc = 0;
     rc = rcr_pivots_ref(ws, lw, q, ref);
     five_bar_rcr_pivots(gq, out);
-    if (grc != rc) results[19].failed_rc = 1;
-    if (rc != 0) results[19].singular++;
+    if (grc != rc) results[24].failed_rc = 1;
+    if (rc != 0) results[24].singular++;
     if (rc == 0 && grc == 0) {
-      if (rcr_pivots_mask(ref, out)) results[19].skipped++;
-      compare(&results[19], ref, out, RCR_NSEL * NC);
+      if (rcr_pivots_mask(ref, out)) results[24].skipped++;
+      compare(&results[24], ref, out, RCR_NSEL * NC);
     }
     /* rcr_0: where selection 0 is regular */
     {
       double lo = 0, ratio[NC];
       const int *sel = five_bar_rcr_dep + 0 * NC;
       if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[20].skipped++;
+        results[25].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = five_bar_rcr_0(gq, gv, gtau, out);
@@ -411,9 +461,9 @@ int main(void) {
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
-        if (grc != rc) results[20].failed_rc = 1;
-        if (rc != 0) results[20].singular++;
-        if (rc == 0 && grc == 0) compare(&results[20], ref, out, NV);
+        if (grc != rc) results[25].failed_rc = 1;
+        if (rc != 0) results[25].singular++;
+        if (rc == 0 && grc == 0) compare(&results[25], ref, out, NV);
         if (rc == 0) { /* rcr_refine_0, from the runtime's answer moved by 1e-6: a wrong
            * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
           real a0[NV];
@@ -421,8 +471,8 @@ int main(void) {
           for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
           for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
           grc = five_bar_rcr_refine_0(gq, gv, gtau, a0, out);
-          if (grc != 0) results[22].failed_rc = 1;
-          else compare(&results[22], ref, out, NV);
+          if (grc != 0) results[27].failed_rc = 1;
+          else compare(&results[27], ref, out, NV);
         }
       }
     }
@@ -431,7 +481,7 @@ int main(void) {
       double lo = 0, ratio[NC];
       const int *sel = five_bar_rcr_dep + 1 * NC;
       if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[21].skipped++;
+        results[26].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = five_bar_rcr_1(gq, gv, gtau, out);
@@ -443,9 +493,9 @@ int main(void) {
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
-        if (grc != rc) results[21].failed_rc = 1;
-        if (rc != 0) results[21].singular++;
-        if (rc == 0 && grc == 0) compare(&results[21], ref, out, NV);
+        if (grc != rc) results[26].failed_rc = 1;
+        if (rc != 0) results[26].singular++;
+        if (rc == 0 && grc == 0) compare(&results[26], ref, out, NV);
         if (rc == 0) { /* rcr_refine_1, from the runtime's answer moved by 1e-6: a wrong
            * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
           real a0[NV];
@@ -453,8 +503,8 @@ int main(void) {
           for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
           for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
           grc = five_bar_rcr_refine_1(gq, gv, gtau, a0, out);
-          if (grc != 0) results[23].failed_rc = 1;
-          else compare(&results[23], ref, out, NV);
+          if (grc != 0) results[28].failed_rc = 1;
+          else compare(&results[28], ref, out, NV);
         }
       }
     }
@@ -469,18 +519,18 @@ int main(void) {
       togen(qp, gqp, NQ);
       rc = mb_project_q(&M, &LP, ws, lw, qp);
       grc = five_bar_project_q(gqp);
-      if ((rc != 0) != (grc != 0)) results[24].failed_rc = 1;
-      if (rc != 0) results[24].singular++;
-      if (rc == 0 && grc == 0) compare(&results[24], qp, gqp, NQ);
+      if ((rc != 0) != (grc != 0)) results[29].failed_rc = 1;
+      if (rc != 0) results[29].singular++;
+      if (rc == 0 && grc == 0) compare(&results[29], qp, gqp, NQ);
       for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
       togen(vp, gvp, NV);
       if (rc == 0 && grc == 0) {
         for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
         rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
         grc = five_bar_project_v(gqp, gvp);
-        if ((rc != 0) != (grc != 0)) results[25].failed_rc = 1;
-        if (rc != 0) results[25].singular++;
-        if (rc == 0 && grc == 0) compare(&results[25], vp, gvp, NV);
+        if ((rc != 0) != (grc != 0)) results[30].failed_rc = 1;
+        if (rc != 0) results[30].singular++;
+        if (rc == 0 && grc == 0) compare(&results[30], vp, gvp, NV);
       }
     }
     /* rcr: the choice between the selections too */
@@ -488,17 +538,17 @@ int main(void) {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, five_bar_rcr_dep, q, v, tau, ref, &rused);
       grc = five_bar_rcr(gq, gv, gtau, out, &gused);
-      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[26].failed_rc = 1;
-      if (rc != 0) results[26].singular++;
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[31].failed_rc = 1;
+      if (rc != 0) results[31].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
        * carries errors of about ε over its pivot ratio) */
       double lo = 0, ratio[NC];
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, five_bar_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= FIVE_BAR_RCR_SWITCH)
-        compare(&results[26], ref, out, NV);
+        compare(&results[31], ref, out, NV);
       else if (rc == 0 && grc == 0)
-        results[26].skipped++;
+        results[31].skipped++;
     }
     (void)rc, (void)grc;
   }
@@ -506,7 +556,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 27; k++) {
+  for (int k = 0; k < 32; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -522,7 +572,7 @@ int main(void) {
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 26, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 31, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(lbuffer);
   return failed ? 1 : 0;

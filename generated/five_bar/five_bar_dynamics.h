@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (FIVE_BAR_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x FIVE_BAR_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,6 +62,7 @@ extern "C" {
 #define FIVE_BAR_NB 4 /* moving bodies (fixed joints merged) */
 #define FIVE_BAR_NJ 4 /* moving joints */
 #define FIVE_BAR_NF 4 /* operational frames: every body's own, then the model's frames */
+#define FIVE_BAR_MASS 4.0 /* total mass of the moving bodies, kg */
 #define FIVE_BAR_NC 2 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define FIVE_BAR_PROJECT_TOL 1e-12
@@ -72,7 +77,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x3ea84957af4e
+#define FIVE_BAR_SET_ID 0xe88719ba0333
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -80,10 +85,12 @@ extern "C" {
 #define FIVE_BAR_HAVE_RNEA 1
 #define FIVE_BAR_HAVE_RNEA_EXT 1
 #define FIVE_BAR_HAVE_NLE 1
+#define FIVE_BAR_HAVE_NLE_EXT 1
 #define FIVE_BAR_HAVE_GRAVITY 1
 #define FIVE_BAR_HAVE_CRBA 1
 #define FIVE_BAR_HAVE_CRBA_FD 1
 #define FIVE_BAR_HAVE_ABA 1
+#define FIVE_BAR_HAVE_ABA_EXT 1
 #define FIVE_BAR_HAVE_MINV 1
 #define FIVE_BAR_HAVE_JOINT_WRENCHES 1
 #define FIVE_BAR_HAVE_FK 1
@@ -92,6 +99,9 @@ extern "C" {
 #define FIVE_BAR_HAVE_FRAME_JACOBIAN_WORLD 1
 #define FIVE_BAR_HAVE_FRAME_VELOCITY 1
 #define FIVE_BAR_HAVE_FRAME_ACCELERATION_BIAS 1
+#define FIVE_BAR_HAVE_COM 1
+#define FIVE_BAR_HAVE_COM_JACOBIAN 1
+#define FIVE_BAR_HAVE_ENERGY 1
 #define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
@@ -170,6 +180,9 @@ void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV],
 /* bias forces: h = C(q, v) v + g(q). Stack: about 160 bytes (20 values live at once). */
 void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[FIVE_BAR_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 160 bytes (20 values live at once). */
+void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double h[FIVE_BAR_NV]);
+
 /* gravity torques: g(q). Stack: about 120 bytes (15 values live at once). */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]);
 
@@ -181,6 +194,9 @@ int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 256 bytes (32 values live at once). */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 256 bytes (32 values live at once). */
+int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double qdd[FIVE_BAR_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 232 bytes (29 values live at once). */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]);
@@ -205,6 +221,15 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 144 bytes (18 values live at once). */
 void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double acc[6 * FIVE_BAR_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 104 bytes (13 values live at once). */
+void five_bar_com(const double q[FIVE_BAR_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 136 bytes (17 values live at once). */
+void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 120 bytes (15 values live at once). */
+void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double e[2]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x583ffad691c4
+#if FLEXIBLE_ARM_SET_ID != 0xb185e0e81687
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -295,6 +295,77 @@ void flexible_arm_nle(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_A
   const double t45 = v_forearm_3 * t44;
   const double t46 = t43 + t45;
   const double g_forearm_2 = t41 + t46;
+  h[0] = f_upper_arm_2;
+  h[1] = f_forearm_2;
+  h[2] = g_forearm_0;
+  h[3] = g_forearm_1;
+  h[4] = g_forearm_2;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 38 mul, 22 add, 0 div, 0 sqrt, 2 sin/cos. */
+void flexible_arm_nle_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double h[FLEXIBLE_ARM_NV]) {
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = v[0] * v[0];
+  const double t3 = t2 * -0.5;
+  const double t4 = t0 * t3;
+  const double t5 = t4 * -1.08;
+  const double t6 = v[0] * 0.5;
+  const double v_forearm_3 = t0 * t6;
+  const double t7 = v[2] * 0.8456310965227959;
+  const double t8 = v[3] * -0.4686507667195767;
+  const double t9 = t7 + t8;
+  const double t10 = v[4] * 0.2747793206153942;
+  const double t11 = t9 + t10;
+  const double t12 = v_forearm_3 * t11;
+  const double t13 = t5 + t12;
+  const double f_forearm_2 = t13 - fext[14];
+  const double ac_forearm_0 = t1 * t3;
+  const double t14 = ac_forearm_0 * 2.16;
+  const double v_forearm_2 = v[0] + v[1];
+  const double t15 = v_forearm_2 * v_forearm_2;
+  const double t16 = t15 * -1.08;
+  const double t17 = t14 + t16;
+  const double t18 = v_forearm_2 * t11;
+  const double t19 = t17 - t18;
+  const double f_forearm_3 = t19 - fext[15];
+  const double t20 = t0 * f_forearm_3;
+  const double t21 = t4 * -2.16;
+  const double f_forearm_4 = t21 - fext[16];
+  const double t22 = t1 * f_forearm_4;
+  const double t23 = t20 + t22;
+  const double t24 = 0.5 * t23;
+  const double t25 = f_forearm_2 + t24;
+  const double f_upper_arm_2 = t25 - fext[8];
+  const double t26 = v_forearm_3 * v_forearm_2;
+  const double t27 = -t4 - t26;
+  const double t28 = 0.8456310965227959 * t27;
+  const double t29 = q[2] * 923.0564648350222;
+  const double t30 = t28 + t29;
+  const double t31 = v_forearm_3 * 0.4228155482613978;
+  const double t32 = v_forearm_2 * t31;
+  const double t33 = v_forearm_2 * 0.4228155482613978;
+  const double t34 = v_forearm_3 * t33;
+  const double t35 = t32 + t34;
+  const double g_forearm_0 = t30 + t35;
+  const double t36 = -0.4686507667195767 * t27;
+  const double t37 = q[3] * 36252.071782331725;
+  const double t38 = t36 + t37;
+  const double t39 = v_forearm_3 * -0.23432538335978792;
+  const double t40 = v_forearm_2 * t39;
+  const double t41 = v_forearm_2 * -0.23432538335978792;
+  const double t42 = v_forearm_3 * t41;
+  const double t43 = t40 + t42;
+  const double g_forearm_1 = t38 + t43;
+  const double t44 = 0.2747793206153942 * t27;
+  const double t45 = q[4] * 284222.12122389505;
+  const double t46 = t44 + t45;
+  const double t47 = v_forearm_3 * 0.1373896603076976;
+  const double t48 = v_forearm_2 * t47;
+  const double t49 = v_forearm_2 * 0.1373896603076976;
+  const double t50 = v_forearm_3 * t49;
+  const double t51 = t48 + t50;
+  const double g_forearm_2 = t46 + t51;
   h[0] = f_upper_arm_2;
   h[1] = f_forearm_2;
   h[2] = g_forearm_0;
@@ -647,6 +718,148 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   qdd[2] = t95;
   qdd[3] = t97;
   qdd[4] = t99;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 69 mul, 51 add, 1 div, 0 sqrt, 2 sin/cos. */
+int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double qdd[FLEXIBLE_ARM_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 2.0894770166837833;
+  const double t4 = t3 + 0.07052298331621666;
+  const double t5 = 0.5 * t4;
+  const double t6 = 0.5 * t5;
+  const double IA_upper_arm_14 = t6 + 0.12545;
+  const double t7 = 1.0 / IA_upper_arm_14;
+  const double t8 = v[0] * v[0];
+  const double t9 = t8 * -0.5;
+  const double t10 = t0 * t9;
+  const double t11 = t10 * -1.08;
+  const double t12 = v[0] * 0.5;
+  const double v_forearm_3 = t0 * t12;
+  const double t13 = v[2] * 0.8456310965227959;
+  const double t14 = v[3] * -0.4686507667195767;
+  const double t15 = t13 + t14;
+  const double t16 = v[4] * 0.2747793206153942;
+  const double t17 = t15 + t16;
+  const double t18 = v_forearm_3 * t17;
+  const double t19 = t11 + t18;
+  const double pA_forearm_2 = t19 - fext[14];
+  const double u_forearm_0 = tau[1] - pA_forearm_2;
+  const double t20 = pA_forearm_2 + u_forearm_0;
+  const double ac_forearm_0 = t1 * t9;
+  const double t21 = ac_forearm_0 * 2.16;
+  const double v_forearm_2 = v[0] + v[1];
+  const double t22 = v_forearm_2 * v_forearm_2;
+  const double t23 = t22 * -1.08;
+  const double t24 = t21 + t23;
+  const double t25 = v_forearm_2 * t17;
+  const double t26 = t24 - t25;
+  const double pA_forearm_3 = t26 - fext[15];
+  const double t27 = t0 * pA_forearm_3;
+  const double t28 = t10 * -2.16;
+  const double pA_forearm_4 = t28 - fext[16];
+  const double t29 = u_forearm_0 * 14.505344941196125;
+  const double t30 = v_forearm_3 * v_forearm_2;
+  const double t31 = -t10 - t30;
+  const double t32 = 0.8456310965227959 * t31;
+  const double t33 = q[2] * 923.0564648350222;
+  const double t34 = t32 + t33;
+  const double t35 = v_forearm_3 * 0.4228155482613978;
+  const double t36 = v_forearm_2 * t35;
+  const double t37 = v_forearm_2 * 0.4228155482613978;
+  const double t38 = v_forearm_3 * t37;
+  const double t39 = t36 + t38;
+  const double g_forearm_0 = t34 + t39;
+  const double u_forearm_1 = tau[2] - g_forearm_0;
+  const double t40 = u_forearm_1 * -14.9360437358101;
+  const double t41 = t29 + t40;
+  const double t42 = -0.4686507667195767 * t31;
+  const double t43 = q[3] * 36252.071782331725;
+  const double t44 = t42 + t43;
+  const double t45 = v_forearm_3 * -0.23432538335978792;
+  const double t46 = v_forearm_2 * t45;
+  const double t47 = v_forearm_2 * -0.23432538335978792;
+  const double t48 = v_forearm_3 * t47;
+  const double t49 = t46 + t48;
+  const double g_forearm_1 = t44 + t49;
+  const double u_forearm_2 = tau[3] - g_forearm_1;
+  const double t50 = u_forearm_2 * 1.7653353157607192;
+  const double t51 = t41 + t50;
+  const double t52 = 0.2747793206153942 * t31;
+  const double t53 = q[4] * 284222.12122389505;
+  const double t54 = t52 + t53;
+  const double t55 = v_forearm_3 * 0.1373896603076976;
+  const double t56 = v_forearm_2 * t55;
+  const double t57 = v_forearm_2 * 0.1373896603076976;
+  const double t58 = v_forearm_3 * t57;
+  const double t59 = t56 + t58;
+  const double g_forearm_2 = t54 + t59;
+  const double u_forearm_3 = tau[4] - g_forearm_2;
+  const double t60 = u_forearm_3 * -0.4315707902199724;
+  const double t61 = t51 + t60;
+  const double t62 = pA_forearm_4 + t61;
+  const double t63 = t1 * t62;
+  const double t64 = t27 + t63;
+  const double t65 = 0.5 * t64;
+  const double t66 = t20 + t65;
+  const double pA_upper_arm_2 = t66 - fext[8];
+  const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
+  const double da_upper_arm_2 = t7 * u_upper_arm_0;
+  const double t67 = u_forearm_0 * 1.3888888888888886;
+  const double t68 = u_forearm_0 * 0.853238615564866;
+  const double t69 = u_forearm_1 - t68;
+  const double t70 = t69 * 63.1776484544991;
+  const double t71 = u_forearm_0 * -0.13615018032958034;
+  const double t72 = u_forearm_2 - t71;
+  const double t73 = t69 * 5.284266067611245;
+  const double t74 = t72 - t73;
+  const double t75 = t74 * 11.81054250421652;
+  const double t76 = u_forearm_0 * 0.04862456155461664;
+  const double t77 = u_forearm_3 - t76;
+  const double t78 = t69 * -1.8872183647024554;
+  const double t79 = t77 - t78;
+  const double t80 = t74 * 1.9205847641687306;
+  const double t81 = t79 - t80;
+  const double t82 = t81 * 5.896040766714265;
+  const double t83 = 1.9205847641687306 * t82;
+  const double t84 = t75 - t83;
+  const double t85 = 5.284266067611245 * t84;
+  const double t86 = t70 - t85;
+  const double t87 = -1.8872183647024554 * t82;
+  const double t88 = t86 - t87;
+  const double t89 = 0.853238615564866 * t88;
+  const double t90 = t67 - t89;
+  const double t91 = -0.13615018032958034 * t84;
+  const double t92 = t90 - t91;
+  const double t93 = 0.04862456155461664 * t82;
+  const double t94 = t92 - t93;
+  const double t95 = 0.5 * da_upper_arm_2;
+  const double da_forearm_4 = t1 * t95;
+  const double t96 = 14.505344941196125 * da_forearm_4;
+  const double t97 = da_upper_arm_2 + t96;
+  const double t98 = t94 - t97;
+  const double t99 = -14.9360437358101 * da_forearm_4;
+  const double t100 = t88 - t99;
+  const double t101 = 1.7653353157607192 * da_forearm_4;
+  const double t102 = t84 - t101;
+  const double t103 = -0.4315707902199724 * da_forearm_4;
+  const double t104 = t82 - t103;
+  pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = 5.265453162899184;
+  qdd[0] = da_upper_arm_2;
+  qdd[1] = t98;
+  qdd[2] = t100;
+  qdd[3] = t102;
+  qdd[4] = t104;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;

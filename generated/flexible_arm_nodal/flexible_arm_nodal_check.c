@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xee0961b37cca
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x62e398f3381e
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -140,14 +140,16 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[12] = {
+  result results[14] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
+    {"nle_ext", 0, 0, 0, 0, 0},
     {"gravity", 0, 0, 0, 0, 0},
     {"crba", 0, 0, 0, 0, 0},
     {"crba_fd", 0, 0, 0, 0, 0},
     {"aba", 0, 0, 0, 0, 0},
+    {"aba_ext", 0, 0, 0, 0, 0},
     {"minv", 0, 0, 0, 0, 0},
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
@@ -187,86 +189,104 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[2], ref, out, NV);
     }
-    /* gravity */
+    /* nle_ext */
     rc = grc = 0;
-    mb_gravity(&M, ws, q, ref);
-    flexible_arm_nodal_gravity(gq, out);
+    mb_rnea(&M, ws, q, v, NULL, fext, ref);
+    flexible_arm_nodal_nle_ext(gq, gv, gfext, out);
     if (grc != rc) results[3].failed_rc = 1;
     if (rc != 0) results[3].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[3], ref, out, NV);
     }
+    /* gravity */
+    rc = grc = 0;
+    mb_gravity(&M, ws, q, ref);
+    flexible_arm_nodal_gravity(gq, out);
+    if (grc != rc) results[4].failed_rc = 1;
+    if (rc != 0) results[4].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[4], ref, out, NV);
+    }
     /* crba */
     rc = grc = 0;
     mb_crba(&M, ws, q, ref);
     flexible_arm_nodal_crba(gq, out);
-    if (grc != rc) results[4].failed_rc = 1;
-    if (rc != 0) results[4].singular++;
+    if (grc != rc) results[5].failed_rc = 1;
+    if (rc != 0) results[5].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[4], ref, out, NV * NV);
+      compare(&results[5], ref, out, NV * NV);
     }
     /* crba_fd */
     rc = grc = 0;
     rc = mb_crba_fd(&M, ws, q, v, tau, ref);
     grc = flexible_arm_nodal_crba_fd(gq, gv, gtau, out);
-    if (grc != rc) results[5].failed_rc = 1;
-    if (rc != 0) results[5].singular++;
-    if (rc == 0 && grc == 0) {
-      compare(&results[5], ref, out, NV);
-    }
-    /* aba */
-    rc = grc = 0;
-    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
-    grc = flexible_arm_nodal_aba(gq, gv, gtau, out);
     if (grc != rc) results[6].failed_rc = 1;
     if (rc != 0) results[6].singular++;
     if (rc == 0 && grc == 0) {
       compare(&results[6], ref, out, NV);
     }
+    /* aba */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, NULL, ref);
+    grc = flexible_arm_nodal_aba(gq, gv, gtau, out);
+    if (grc != rc) results[7].failed_rc = 1;
+    if (rc != 0) results[7].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[7], ref, out, NV);
+    }
+    /* aba_ext */
+    rc = grc = 0;
+    rc = mb_aba(&M, ws, q, v, tau, fext, ref);
+    grc = flexible_arm_nodal_aba_ext(gq, gv, gtau, gfext, out);
+    if (grc != rc) results[8].failed_rc = 1;
+    if (rc != 0) results[8].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[8], ref, out, NV);
+    }
     /* minv */
     rc = grc = 0;
     rc = mb_minv(&M, ws, q, ref);
     grc = flexible_arm_nodal_minv(gq, out);
-    if (grc != rc) results[7].failed_rc = 1;
-    if (rc != 0) results[7].singular++;
+    if (grc != rc) results[9].failed_rc = 1;
+    if (rc != 0) results[9].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[7], ref, out, NV * NV);
+      compare(&results[9], ref, out, NV * NV);
     }
     /* joint_wrenches */
     rc = grc = 0;
     mb_joint_wrenches(&M, ws, q, v, a, ref);
     flexible_arm_nodal_joint_wrenches(gq, gv, ga, out);
-    if (grc != rc) results[8].failed_rc = 1;
-    if (rc != 0) results[8].singular++;
+    if (grc != rc) results[10].failed_rc = 1;
+    if (rc != 0) results[10].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[8], ref, out, 6 * (NB + 1));
+      compare(&results[10], ref, out, 6 * (NB + 1));
     }
     /* fk */
     rc = grc = 0;
     mb_fk(&M, ws, q, ref);
     flexible_arm_nodal_fk(gq, out);
-    if (grc != rc) results[9].failed_rc = 1;
-    if (rc != 0) results[9].singular++;
+    if (grc != rc) results[11].failed_rc = 1;
+    if (rc != 0) results[11].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[9], ref, out, 12 * (NB + 1));
+      compare(&results[11], ref, out, 12 * (NB + 1));
     }
     /* frame_pose */
     rc = grc = 0;
     rc = mb_frame_pose(&M, &FRAMES, ws, q, ref);
     flexible_arm_nodal_frame_pose(gq, out);
-    if (grc != rc) results[10].failed_rc = 1;
-    if (rc != 0) results[10].singular++;
+    if (grc != rc) results[12].failed_rc = 1;
+    if (rc != 0) results[12].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[10], ref, out, 12 * NF);
+      compare(&results[12], ref, out, 12 * NF);
     }
     /* node_poses */
     rc = grc = 0;
     rc = mb_node_poses(&M, ws, q, ref);
     flexible_arm_nodal_node_poses(gq, out);
-    if (grc != rc) results[11].failed_rc = 1;
-    if (rc != 0) results[11].singular++;
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[11], ref, out, 12 * NNODES);
+      compare(&results[13], ref, out, 12 * NNODES);
     }
     (void)rc, (void)grc;
   }
@@ -274,7 +294,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm_nodal", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 14; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -288,7 +308,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm_nodal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 12, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 14, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (FLEXIBLE_ARM_NODAL_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x FLEXIBLE_ARM_NODAL_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,10 +62,11 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NB 3 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 #define FLEXIBLE_ARM_NODAL_NF 3 /* operational frames: every body's own, then the model's frames */
+#define FLEXIBLE_ARM_NODAL_MASS 4.16 /* total mass of the moving bodies, kg */
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xee0961b37cca
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x62e398f3381e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -69,10 +74,12 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_HAVE_RNEA 1
 #define FLEXIBLE_ARM_NODAL_HAVE_RNEA_EXT 1
 #define FLEXIBLE_ARM_NODAL_HAVE_NLE 1
+#define FLEXIBLE_ARM_NODAL_HAVE_NLE_EXT 1
 #define FLEXIBLE_ARM_NODAL_HAVE_GRAVITY 1
 #define FLEXIBLE_ARM_NODAL_HAVE_CRBA 1
 #define FLEXIBLE_ARM_NODAL_HAVE_CRBA_FD 1
 #define FLEXIBLE_ARM_NODAL_HAVE_ABA 1
+#define FLEXIBLE_ARM_NODAL_HAVE_ABA_EXT 1
 #define FLEXIBLE_ARM_NODAL_HAVE_MINV 1
 #define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FK 1
@@ -130,6 +137,9 @@ void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const do
 /* bias forces: h = C(q, v) v + g(q). Stack: about 144 bytes (18 values live at once). */
 void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double h[FLEXIBLE_ARM_NODAL_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 144 bytes (18 values live at once). */
+void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double h[FLEXIBLE_ARM_NODAL_NV]);
+
 /* gravity torques: g(q). Stack: about 16 bytes (2 values live at once). */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]);
 
@@ -141,6 +151,9 @@ int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 312 bytes (39 values live at once). */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 312 bytes (39 values live at once). */
+int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);

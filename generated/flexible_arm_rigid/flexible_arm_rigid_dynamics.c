@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x4dd9446f97f9
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xd2cc225c8842
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -120,6 +120,34 @@ void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double 
   const double f_upper_arm_4 = t8 + t9;
   const double t10 = 0.5 * f_upper_arm_4;
   const double f_upper_arm_2 = f_forearm_2 + t10;
+  h[0] = f_upper_arm_2;
+  h[1] = f_forearm_2;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
+void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]) {
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = v[0] * v[0];
+  const double t3 = t2 * -0.5;
+  const double t4 = t0 * t3;
+  const double t5 = t4 * -1.08;
+  const double f_forearm_2 = t5 - fext[14];
+  const double ac_forearm_0 = t1 * t3;
+  const double t6 = ac_forearm_0 * 2.16;
+  const double v_forearm_2 = v[0] + v[1];
+  const double t7 = v_forearm_2 * v_forearm_2;
+  const double t8 = t7 * -1.08;
+  const double t9 = t6 + t8;
+  const double f_forearm_3 = t9 - fext[15];
+  const double t10 = t0 * f_forearm_3;
+  const double t11 = t4 * -2.16;
+  const double f_forearm_4 = t11 - fext[16];
+  const double t12 = t1 * f_forearm_4;
+  const double t13 = t10 + t12;
+  const double t14 = 0.5 * t13;
+  const double t15 = f_forearm_2 + t14;
+  const double f_upper_arm_2 = t15 - fext[8];
   h[0] = f_upper_arm_2;
   h[1] = f_forearm_2;
 }
@@ -249,6 +277,69 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
   pivot_ref[0] = t12;
   qdd[0] = da_upper_arm_2;
   qdd[1] = t30;
+  /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < FLEXIBLE_ARM_RIGID_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 26 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
+int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 1.6199999999999999;
+  const double t4 = t3 + 0.5400000000000003;
+  const double t5 = 0.5 * t4;
+  const double t6 = 0.5 * t5;
+  const double IA_upper_arm_14 = t6 + 0.12545;
+  const double t7 = t1 * 1.08;
+  const double t8 = 0.5 * t7;
+  const double t9 = 0.7200000000000001 + t8;
+  const double t10 = t9 * t9;
+  const double t11 = t10 * 2.777777777777777;
+  const double t12 = t11 + 5.265453162899184;
+  const double t13 = 1.0 / IA_upper_arm_14;
+  const double t14 = v[0] * v[0];
+  const double t15 = t14 * -0.5;
+  const double t16 = t0 * t15;
+  const double t17 = t16 * -1.08;
+  const double pA_forearm_2 = t17 - fext[14];
+  const double u_forearm_0 = tau[1] - pA_forearm_2;
+  const double t18 = pA_forearm_2 + u_forearm_0;
+  const double ac_forearm_0 = t1 * t15;
+  const double t19 = ac_forearm_0 * 2.16;
+  const double v_forearm_2 = v[0] + v[1];
+  const double t20 = v_forearm_2 * v_forearm_2;
+  const double t21 = t20 * -1.08;
+  const double t22 = t19 + t21;
+  const double pA_forearm_3 = t22 - fext[15];
+  const double t23 = t0 * pA_forearm_3;
+  const double t24 = t16 * -2.16;
+  const double pA_forearm_4 = t24 - fext[16];
+  const double t25 = u_forearm_0 * 1.4999999999999998;
+  const double t26 = pA_forearm_4 + t25;
+  const double t27 = t1 * t26;
+  const double t28 = t23 + t27;
+  const double t29 = 0.5 * t28;
+  const double t30 = t18 + t29;
+  const double pA_upper_arm_2 = t30 - fext[8];
+  const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
+  const double da_upper_arm_2 = t13 * u_upper_arm_0;
+  const double t31 = u_forearm_0 * 1.3888888888888886;
+  const double t32 = 0.5 * da_upper_arm_2;
+  const double da_forearm_4 = t1 * t32;
+  const double t33 = 1.4999999999999998 * da_forearm_4;
+  const double t34 = da_upper_arm_2 + t33;
+  const double t35 = t31 - t34;
+  pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = t12;
+  qdd[0] = da_upper_arm_2;
+  qdd[1] = t35;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -655,4 +746,102 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   acc[10] = t14;
   acc[8] = 0.0;
   acc[11] = 0.0;
+}
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 12 mul, 6 add, 2 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
+  const double t2 = E0_upper_arm_0 * t1;
+  const double t3 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t2 - t3;
+  const double t4 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double t5 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t4 + t5;
+  const double t6 = mc_upper_arm_0 + mc_forearm_0;
+  const double t7 = t6 / 3.66;
+  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
+  const double t8 = E0_upper_arm_1 * t1;
+  const double t9 = E0_upper_arm_0 * t0;
+  const double E0_forearm_1 = t8 + t9;
+  const double t10 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t11 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t10 + t11;
+  const double t12 = mc_upper_arm_1 + mc_forearm_1;
+  const double t13 = t12 / 3.66;
+  c[0] = t7;
+  c[1] = t13;
+  c[2] = 0.29999999999999993;
+}
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 8 add, 4 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double Jc[3 * FLEXIBLE_ARM_RIGID_NV]) {
+  const double E0_upper_arm_1 = sin(q[0]);
+  const double E0_upper_arm_0 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
+  const double t2 = E0_upper_arm_1 * t1;
+  const double t3 = E0_upper_arm_0 * t0;
+  const double E0_forearm_1 = t2 + t3;
+  const double t4 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double t5 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t4 + t5;
+  const double mcs_upper_arm_1 = mc_upper_arm_1 + mc_forearm_1;
+  const double t6 = mcs_upper_arm_1 / -3.66;
+  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
+  const double t7 = E0_upper_arm_0 * t1;
+  const double t8 = E0_upper_arm_1 * t0;
+  const double E0_forearm_0 = t7 - t8;
+  const double t9 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
+  const double t10 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t9 + t10;
+  const double mcs_upper_arm_0 = mc_upper_arm_0 + mc_forearm_0;
+  const double t11 = mcs_upper_arm_0 / 3.66;
+  const double t12 = mc_forearm_1 - t5;
+  const double t13 = t12 / -3.66;
+  const double t14 = mc_forearm_0 - t10;
+  const double t15 = t14 / 3.66;
+  Jc[0] = t6;
+  Jc[2] = t11;
+  Jc[4] = 0.0;
+  Jc[1] = t13;
+  Jc[3] = t15;
+  Jc[5] = 0.0;
+}
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
+void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double e[2]) {
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = v[0] * 0.12545;
+  const double t3 = v[0] * t2;
+  const double t4 = 0.5 * t3;
+  const double v_forearm_2 = v[0] + v[1];
+  const double t5 = v_forearm_2 * 0.7200000000000001;
+  const double t6 = 0.5 * v[0];
+  const double v_forearm_4 = t1 * t6;
+  const double t7 = 1.08 * v_forearm_4;
+  const double t8 = t5 + t7;
+  const double t9 = v_forearm_2 * t8;
+  const double v_forearm_3 = t0 * t6;
+  const double t10 = 2.16 * v_forearm_3;
+  const double t11 = v_forearm_3 * t10;
+  const double t12 = t9 + t11;
+  const double t13 = 2.16 * v_forearm_4;
+  const double t14 = v_forearm_2 * -1.08;
+  const double t15 = t13 - t14;
+  const double t16 = v_forearm_4 * t15;
+  const double t17 = t12 + t16;
+  const double t18 = 0.5 * t17;
+  const double t19 = t4 + t18;
+  e[0] = t19;
+  e[1] = 10.77138;
 }

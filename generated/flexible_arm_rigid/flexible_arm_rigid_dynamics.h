@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (FLEXIBLE_ARM_RIGID_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x FLEXIBLE_ARM_RIGID_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NB 2 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_ARM_RIGID_NJ 2 /* moving joints */
 #define FLEXIBLE_ARM_RIGID_NF 2 /* operational frames: every body's own, then the model's frames */
+#define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0x4dd9446f97f9
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xd2cc225c8842
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_HAVE_RNEA 1
 #define FLEXIBLE_ARM_RIGID_HAVE_RNEA_EXT 1
 #define FLEXIBLE_ARM_RIGID_HAVE_NLE 1
+#define FLEXIBLE_ARM_RIGID_HAVE_NLE_EXT 1
 #define FLEXIBLE_ARM_RIGID_HAVE_GRAVITY 1
 #define FLEXIBLE_ARM_RIGID_HAVE_CRBA 1
 #define FLEXIBLE_ARM_RIGID_HAVE_CRBA_FD 1
 #define FLEXIBLE_ARM_RIGID_HAVE_ABA 1
+#define FLEXIBLE_ARM_RIGID_HAVE_ABA_EXT 1
 #define FLEXIBLE_ARM_RIGID_HAVE_MINV 1
 #define FLEXIBLE_ARM_RIGID_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_HAVE_FRAME_JACOBIAN_WORLD 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FRAME_VELOCITY 1
 #define FLEXIBLE_ARM_RIGID_HAVE_FRAME_ACCELERATION_BIAS 1
+#define FLEXIBLE_ARM_RIGID_HAVE_COM 1
+#define FLEXIBLE_ARM_RIGID_HAVE_COM_JACOBIAN 1
+#define FLEXIBLE_ARM_RIGID_HAVE_ENERGY 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ];
@@ -125,6 +135,9 @@ void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const do
 /* bias forces: h = C(q, v) v + g(q). Stack: about 56 bytes (7 values live at once). */
 void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[FLEXIBLE_ARM_RIGID_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 56 bytes (7 values live at once). */
+void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]);
+
 /* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
 void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[FLEXIBLE_ARM_RIGID_NV]);
 
@@ -136,6 +149,9 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 88 bytes (11 values live at once). */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 88 bytes (11 values live at once). */
+int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 56 bytes (7 values live at once). */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]);
@@ -160,6 +176,15 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 72 bytes (9 values live at once). */
 void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 64 bytes (8 values live at once). */
+void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 72 bytes (9 values live at once). */
+void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double Jc[3 * FLEXIBLE_ARM_RIGID_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
+void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double e[2]);
 
 #ifdef __cplusplus
 }

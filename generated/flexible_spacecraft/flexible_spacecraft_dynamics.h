@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (FLEXIBLE_SPACECRAFT_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x FLEXIBLE_SPACECRAFT_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,10 +62,11 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NB 4 /* moving bodies (fixed joints merged) */
 #define FLEXIBLE_SPACECRAFT_NJ 4 /* moving joints */
 #define FLEXIBLE_SPACECRAFT_NF 4 /* operational frames: every body's own, then the model's frames */
+#define FLEXIBLE_SPACECRAFT_MASS 565.0 /* total mass of the moving bodies, kg */
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x2c658539344a
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x2fd597e5d2da
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -69,10 +74,12 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_HAVE_RNEA 1
 #define FLEXIBLE_SPACECRAFT_HAVE_RNEA_EXT 1
 #define FLEXIBLE_SPACECRAFT_HAVE_NLE 1
+#define FLEXIBLE_SPACECRAFT_HAVE_NLE_EXT 1
 #define FLEXIBLE_SPACECRAFT_HAVE_GRAVITY 1
 #define FLEXIBLE_SPACECRAFT_HAVE_CRBA 1
 #define FLEXIBLE_SPACECRAFT_HAVE_CRBA_FD 1
 #define FLEXIBLE_SPACECRAFT_HAVE_ABA 1
+#define FLEXIBLE_SPACECRAFT_HAVE_ABA_EXT 1
 #define FLEXIBLE_SPACECRAFT_HAVE_MINV 1
 #define FLEXIBLE_SPACECRAFT_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_SPACECRAFT_HAVE_FK 1
@@ -135,6 +142,9 @@ void flexible_spacecraft_rnea_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const 
 /* bias forces: h = C(q, v) v + g(q). Stack: about 192 bytes (24 values live at once). */
 void flexible_spacecraft_nle(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double h[FLEXIBLE_SPACECRAFT_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 192 bytes (24 values live at once). */
+void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double h[FLEXIBLE_SPACECRAFT_NV]);
+
 /* gravity torques: g(q). Stack: about 48 bytes (6 values live at once). */
 void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double g[FLEXIBLE_SPACECRAFT_NV]);
 
@@ -146,6 +156,9 @@ int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const do
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 248 bytes (31 values live at once). */
 int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 248 bytes (31 values live at once). */
+int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 0 bytes (0 values live at once). */
 int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]);

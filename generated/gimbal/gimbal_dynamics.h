@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (GIMBAL_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x GIMBAL_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define GIMBAL_NB 2 /* moving bodies (fixed joints merged) */
 #define GIMBAL_NJ 2 /* moving joints */
 #define GIMBAL_NF 2 /* operational frames: every body's own, then the model's frames */
+#define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x1998d0dfc3f7
+#define GIMBAL_SET_ID 0xdaf33309594f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define GIMBAL_HAVE_RNEA 1
 #define GIMBAL_HAVE_RNEA_EXT 1
 #define GIMBAL_HAVE_NLE 1
+#define GIMBAL_HAVE_NLE_EXT 1
 #define GIMBAL_HAVE_GRAVITY 1
 #define GIMBAL_HAVE_CRBA 1
 #define GIMBAL_HAVE_CRBA_FD 1
 #define GIMBAL_HAVE_ABA 1
+#define GIMBAL_HAVE_ABA_EXT 1
 #define GIMBAL_HAVE_MINV 1
 #define GIMBAL_HAVE_JOINT_WRENCHES 1
 #define GIMBAL_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define GIMBAL_HAVE_FRAME_JACOBIAN_WORLD 1
 #define GIMBAL_HAVE_FRAME_VELOCITY 1
 #define GIMBAL_HAVE_FRAME_ACCELERATION_BIAS 1
+#define GIMBAL_HAVE_COM 1
+#define GIMBAL_HAVE_COM_JACOBIAN 1
+#define GIMBAL_HAVE_ENERGY 1
 #define GIMBAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -126,6 +136,9 @@ void gimbal_rnea_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const
 /* bias forces: h = C(q, v) v + g(q). Stack: about 208 bytes (26 values live at once). */
 void gimbal_nle(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[GIMBAL_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 208 bytes (26 values live at once). */
+void gimbal_nle_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double h[GIMBAL_NV]);
+
 /* gravity torques: g(q). Stack: about 128 bytes (16 values live at once). */
 void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]);
 
@@ -137,6 +150,9 @@ int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 208 bytes (26 values live at once). */
 int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 208 bytes (26 values live at once). */
+int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double qdd[GIMBAL_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 144 bytes (18 values live at once). */
 int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]);
@@ -161,6 +177,15 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 184 bytes (23 values live at once). */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 72 bytes (9 values live at once). */
+void gimbal_com(const double q[GIMBAL_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 208 bytes (26 values live at once). */
+void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 128 bytes (16 values live at once). */
+void gimbal_energy(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);

@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (QUADRUPED_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x QUADRUPED_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define QUADRUPED_NB 13 /* moving bodies (fixed joints merged) */
 #define QUADRUPED_NJ 13 /* moving joints */
 #define QUADRUPED_NF 14 /* operational frames: every body's own, then the model's frames */
+#define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x665aafb24a5d
+#define QUADRUPED_SET_ID 0x157c4a3d78ee
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define QUADRUPED_HAVE_RNEA 1
 #define QUADRUPED_HAVE_RNEA_EXT 1
 #define QUADRUPED_HAVE_NLE 1
+#define QUADRUPED_HAVE_NLE_EXT 1
 #define QUADRUPED_HAVE_GRAVITY 1
 #define QUADRUPED_HAVE_CRBA 1
 #define QUADRUPED_HAVE_CRBA_FD 1
 #define QUADRUPED_HAVE_ABA 1
+#define QUADRUPED_HAVE_ABA_EXT 1
 #define QUADRUPED_HAVE_MINV 1
 #define QUADRUPED_HAVE_JOINT_WRENCHES 1
 #define QUADRUPED_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define QUADRUPED_HAVE_FRAME_JACOBIAN_WORLD 1
 #define QUADRUPED_HAVE_FRAME_VELOCITY 1
 #define QUADRUPED_HAVE_FRAME_ACCELERATION_BIAS 1
+#define QUADRUPED_HAVE_COM 1
+#define QUADRUPED_HAVE_COM_JACOBIAN 1
+#define QUADRUPED_HAVE_ENERGY 1
 #define QUADRUPED_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -182,6 +192,9 @@ void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_N
 /* bias forces: h = C(q, v) v + g(q). Stack: about 1752 bytes (219 values live at once). */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1752 bytes (219 values live at once). */
+void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]);
+
 /* gravity torques: g(q). Stack: about 664 bytes (83 values live at once). */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]);
 
@@ -193,6 +206,9 @@ int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1992 bytes (249 values live at once). */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1992 bytes (249 values live at once). */
+int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2288 bytes (286 values live at once). */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]);
@@ -217,6 +233,15 @@ void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADR
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 848 bytes (106 values live at once). */
 void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 400 bytes (50 values live at once). */
+void quadruped_com(const double q[QUADRUPED_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 904 bytes (113 values live at once). */
+void quadruped_com_jacobian(const double q[QUADRUPED_NQ], double Jc[3 * QUADRUPED_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 352 bytes (44 values live at once). */
+void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6504 bytes (813 values live at once). */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);

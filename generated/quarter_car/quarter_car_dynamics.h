@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (QUARTER_CAR_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x QUARTER_CAR_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,6 +62,7 @@ extern "C" {
 #define QUARTER_CAR_NB 6 /* moving bodies (fixed joints merged) */
 #define QUARTER_CAR_NJ 6 /* moving joints */
 #define QUARTER_CAR_NF 6 /* operational frames: every body's own, then the model's frames */
+#define QUARTER_CAR_MASS 39.3 /* total mass of the moving bodies, kg */
 #define QUARTER_CAR_NC 8 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define QUARTER_CAR_PROJECT_TOL 1e-12
@@ -72,7 +77,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x55a1362d8375
+#define QUARTER_CAR_SET_ID 0x18957d204516
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -80,10 +85,12 @@ extern "C" {
 #define QUARTER_CAR_HAVE_RNEA 1
 #define QUARTER_CAR_HAVE_RNEA_EXT 1
 #define QUARTER_CAR_HAVE_NLE 1
+#define QUARTER_CAR_HAVE_NLE_EXT 1
 #define QUARTER_CAR_HAVE_GRAVITY 1
 #define QUARTER_CAR_HAVE_CRBA 1
 #define QUARTER_CAR_HAVE_CRBA_FD 1
 #define QUARTER_CAR_HAVE_ABA 1
+#define QUARTER_CAR_HAVE_ABA_EXT 1
 #define QUARTER_CAR_HAVE_MINV 1
 #define QUARTER_CAR_HAVE_JOINT_WRENCHES 1
 #define QUARTER_CAR_HAVE_FK 1
@@ -92,6 +99,9 @@ extern "C" {
 #define QUARTER_CAR_HAVE_FRAME_JACOBIAN_WORLD 1
 #define QUARTER_CAR_HAVE_FRAME_VELOCITY 1
 #define QUARTER_CAR_HAVE_FRAME_ACCELERATION_BIAS 1
+#define QUARTER_CAR_HAVE_COM 1
+#define QUARTER_CAR_HAVE_COM_JACOBIAN 1
+#define QUARTER_CAR_HAVE_ENERGY 1
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
@@ -181,6 +191,9 @@ void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER
 /* bias forces: h = C(q, v) v + g(q). Stack: about 400 bytes (50 values live at once). */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 400 bytes (50 values live at once). */
+void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]);
+
 /* gravity torques: g(q). Stack: about 232 bytes (29 values live at once). */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]);
 
@@ -192,6 +205,9 @@ int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 496 bytes (62 values live at once). */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 496 bytes (62 values live at once). */
+int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double qdd[QUARTER_CAR_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
@@ -216,6 +232,15 @@ void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[Q
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 352 bytes (44 values live at once). */
 void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double acc[6 * QUARTER_CAR_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 232 bytes (29 values live at once). */
+void quarter_car_com(const double q[QUARTER_CAR_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 368 bytes (46 values live at once). */
+void quarter_car_com_jacobian(const double q[QUARTER_CAR_NQ], double Jc[3 * QUARTER_CAR_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 224 bytes (28 values live at once). */
+void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double e[2]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);

@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (SPACE_ROBOT_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x SPACE_ROBOT_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define SPACE_ROBOT_NB 7 /* moving bodies (fixed joints merged) */
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 #define SPACE_ROBOT_NF 7 /* operational frames: every body's own, then the model's frames */
+#define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0xf4e386ac9903
+#define SPACE_ROBOT_SET_ID 0x33edaf033f2f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define SPACE_ROBOT_HAVE_RNEA 1
 #define SPACE_ROBOT_HAVE_RNEA_EXT 1
 #define SPACE_ROBOT_HAVE_NLE 1
+#define SPACE_ROBOT_HAVE_NLE_EXT 1
 #define SPACE_ROBOT_HAVE_GRAVITY 1
 #define SPACE_ROBOT_HAVE_CRBA 1
 #define SPACE_ROBOT_HAVE_CRBA_FD 1
 #define SPACE_ROBOT_HAVE_ABA 1
+#define SPACE_ROBOT_HAVE_ABA_EXT 1
 #define SPACE_ROBOT_HAVE_MINV 1
 #define SPACE_ROBOT_HAVE_JOINT_WRENCHES 1
 #define SPACE_ROBOT_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define SPACE_ROBOT_HAVE_FRAME_JACOBIAN_WORLD 1
 #define SPACE_ROBOT_HAVE_FRAME_VELOCITY 1
 #define SPACE_ROBOT_HAVE_FRAME_ACCELERATION_BIAS 1
+#define SPACE_ROBOT_HAVE_COM 1
+#define SPACE_ROBOT_HAVE_COM_JACOBIAN 1
+#define SPACE_ROBOT_HAVE_ENERGY 1
 #define SPACE_ROBOT_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -151,6 +161,9 @@ void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_R
 /* bias forces: h = C(q, v) v + g(q). Stack: about 760 bytes (95 values live at once). */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 760 bytes (95 values live at once). */
+void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double h[SPACE_ROBOT_NV]);
+
 /* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]);
 
@@ -162,6 +175,9 @@ int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1016 bytes (127 values live at once). */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1016 bytes (127 values live at once). */
+int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1000 bytes (125 values live at once). */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
@@ -186,6 +202,15 @@ void space_robot_frame_velocity(const double q[SPACE_ROBOT_NQ], const double v[S
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 536 bytes (67 values live at once). */
 void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double acc[6 * SPACE_ROBOT_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 240 bytes (30 values live at once). */
+void space_robot_com(const double q[SPACE_ROBOT_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 560 bytes (70 values live at once). */
+void space_robot_com_jacobian(const double q[SPACE_ROBOT_NQ], double Jc[3 * SPACE_ROBOT_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 184 bytes (23 values live at once). */
+void space_robot_energy(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2224 bytes (278 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);

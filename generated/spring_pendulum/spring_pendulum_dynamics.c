@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x1f39e38365b4
+#if SPRING_PENDULUM_SET_ID != 0xd2536a68afc2
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -153,6 +153,47 @@ void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRI
   const double t20 = ac_arm_0 * -0.3611820808266454;
   const double t21 = ac_arm_2 * -0.013821345956502426;
   const double f_arm_1 = t20 - t21;
+  h[0] = f_cart_3;
+  h[1] = f_arm_1;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 19 mul, 14 add, 0 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double h[SPRING_PENDULUM_NV]) {
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = fext[9] * 0.9950371902099892;
+  const double t3 = fext[11] * 0.09950371902099892;
+  const double t4 = t2 + t3;
+  const double t5 = 1.9522629671919989 - t4;
+  const double t6 = t1 * -1.1102230246251565e-16;
+  const double t7 = t0 * -9.81;
+  const double ac_arm_0 = t6 + t7;
+  const double t8 = ac_arm_0 * 0.7;
+  const double t9 = v[1] * v[1];
+  const double t10 = t9 * 0.013821345956502426;
+  const double t11 = t8 + t10;
+  const double f_arm_3 = t11 + fext[15];
+  const double t12 = t1 * f_arm_3;
+  const double t13 = t0 * -1.1102230246251565e-16;
+  const double t14 = t1 * 9.81;
+  const double ac_arm_2 = t13 + t14;
+  const double t15 = ac_arm_2 * 0.7;
+  const double t16 = t9 * 0.3611820808266454;
+  const double t17 = t15 + t16;
+  const double f_arm_5 = t17 - fext[17];
+  const double t18 = t0 * f_arm_5;
+  const double t19 = t12 + t18;
+  const double t20 = -0.9950371902099892 * t19;
+  const double t21 = t1 * f_arm_5;
+  const double t22 = t0 * f_arm_3;
+  const double t23 = t21 - t22;
+  const double t24 = 0.09950371902099892 * t23;
+  const double t25 = t20 + t24;
+  const double f_cart_3 = t5 + t25;
+  const double t26 = ac_arm_0 * -0.3611820808266454;
+  const double t27 = ac_arm_2 * -0.013821345956502426;
+  const double t28 = t26 - t27;
+  const double f_arm_1 = t28 + fext[13];
   h[0] = f_cart_3;
   h[1] = f_arm_1;
 }
@@ -360,6 +401,113 @@ int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   const double t69 = 0.05816571989283237 * da_arm_5;
   const double t70 = t66 + t69;
   const double da_arm_1 = t61 - t70;
+  pivot[0] = IA_cart_21;
+  pivot_ref[0] = t35;
+  qdd[0] = da_cart_3;
+  qdd[1] = da_arm_1;
+  /* the pivot rule: d accepted iff r > 0 and d > SPRING_PENDULUM_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < SPRING_PENDULUM_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 52 mul, 36 add, 1 div, 0 sqrt, 2 sin/cos. */
+int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double qdd[SPRING_PENDULUM_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = t0 * t0;
+  const double t3 = t2 * 0.5481920474732144;
+  const double t4 = t0 * t1;
+  const double t5 = t4 + t4;
+  const double t6 = t5 * 0.021008415743672994;
+  const double t7 = t3 + t6;
+  const double t8 = t7 + 0.15100402398933777;
+  const double t9 = -0.9950371902099892 * t8;
+  const double t10 = t4 * 0.5481920474732144;
+  const double t11 = t1 * t1;
+  const double t12 = t11 - t2;
+  const double t13 = t12 * 0.021008415743672994;
+  const double t14 = t10 + t13;
+  const double t15 = 0.09950371902099892 * t14;
+  const double t16 = t9 + t15;
+  const double t17 = -0.9950371902099892 * t16;
+  const double t18 = -0.9950371902099892 * t14;
+  const double t19 = 0.6991960714625521 - t7;
+  const double t20 = 0.09950371902099892 * t19;
+  const double t21 = t18 + t20;
+  const double t22 = 0.09950371902099892 * t21;
+  const double t23 = t17 + t22;
+  const double IA_cart_21 = t23 + 2.0;
+  const double t24 = t1 * -0.3611820808266454;
+  const double t25 = t0 * 0.013821345956502426;
+  const double t26 = t24 + t25;
+  const double t27 = -0.9950371902099892 * t26;
+  const double t28 = t0 * 0.3611820808266454;
+  const double t29 = t1 * 0.013821345956502426;
+  const double t30 = t28 + t29;
+  const double t31 = 0.09950371902099892 * t30;
+  const double t32 = t27 + t31;
+  const double t33 = t32 * t32;
+  const double t34 = t33 * 8.420337429346771;
+  const double t35 = t34 + 2.7;
+  const double t36 = 1.0 / IA_cart_21;
+  const double t37 = fext[9] * 0.9950371902099892;
+  const double t38 = fext[11] * 0.09950371902099892;
+  const double t39 = t37 + t38;
+  const double t40 = 1.9522629671919989 - t39;
+  const double t41 = t1 * -1.1102230246251565e-16;
+  const double t42 = t0 * -9.81;
+  const double ac_arm_0 = t41 + t42;
+  const double t43 = ac_arm_0 * 0.7;
+  const double t44 = v[1] * v[1];
+  const double t45 = t44 * 0.013821345956502426;
+  const double t46 = t43 + t45;
+  const double pA_arm_3 = t46 + fext[15];
+  const double t47 = ac_arm_0 * -0.3611820808266454;
+  const double t48 = t0 * -1.1102230246251565e-16;
+  const double t49 = t1 * 9.81;
+  const double ac_arm_2 = t48 + t49;
+  const double t50 = ac_arm_2 * -0.013821345956502426;
+  const double t51 = t47 - t50;
+  const double pA_arm_1 = t51 + fext[13];
+  const double u_arm_0 = tau[1] - pA_arm_1;
+  const double t52 = u_arm_0 * -1.5199978214704424;
+  const double t53 = pA_arm_3 + t52;
+  const double t54 = t1 * t53;
+  const double t55 = ac_arm_2 * 0.7;
+  const double t56 = t44 * 0.3611820808266454;
+  const double t57 = t55 + t56;
+  const double pA_arm_5 = t57 - fext[17];
+  const double t58 = u_arm_0 * 0.05816571989283237;
+  const double t59 = pA_arm_5 + t58;
+  const double t60 = t0 * t59;
+  const double t61 = t54 + t60;
+  const double t62 = -0.9950371902099892 * t61;
+  const double t63 = t1 * t59;
+  const double t64 = t0 * t53;
+  const double t65 = t63 - t64;
+  const double t66 = 0.09950371902099892 * t65;
+  const double t67 = t62 + t66;
+  const double pA_cart_3 = t40 + t67;
+  const double u_cart_0 = tau[0] - pA_cart_3;
+  const double da_cart_3 = t36 * u_cart_0;
+  const double t68 = u_arm_0 * 4.20839765359231;
+  const double t69 = -0.9950371902099892 * da_cart_3;
+  const double t70 = t1 * t69;
+  const double t71 = 0.09950371902099892 * da_cart_3;
+  const double t72 = t0 * t71;
+  const double da_arm_3 = t70 - t72;
+  const double t73 = -1.5199978214704424 * da_arm_3;
+  const double t74 = t0 * t69;
+  const double t75 = t1 * t71;
+  const double da_arm_5 = t74 + t75;
+  const double t76 = 0.05816571989283237 * da_arm_5;
+  const double t77 = t73 + t76;
+  const double da_arm_1 = t68 - t77;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t35;
   qdd[0] = da_cart_3;
@@ -885,6 +1033,108 @@ void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ],
   acc[16] = 0.0;
   acc[14] = 0.0;
   acc[17] = t9;
+}
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_com(const double q[SPRING_PENDULUM_NQ], double c[3]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double mc_cart_0 = r0_cart_0 * 2.0;
+  const double t1 = E0_arm_8 * 0.013821345956502426;
+  const double t2 = t0 * 0.3611820808266454;
+  const double t3 = t1 + t2;
+  const double t4 = r0_cart_0 * 0.7;
+  const double mc_arm_0 = t3 + t4;
+  const double t5 = mc_cart_0 + mc_arm_0;
+  const double t6 = t5 / 2.7;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double mc_cart_2 = r0_cart_2 * 2.0;
+  const double t7 = t0 * 0.013821345956502426;
+  const double t8 = E0_arm_8 * -0.3611820808266454;
+  const double t9 = t7 + t8;
+  const double t10 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t9 + t10;
+  const double t11 = mc_cart_2 + mc_arm_2;
+  const double t12 = t11 / 2.7;
+  c[0] = t6;
+  c[1] = 0.02592592592592592;
+  c[2] = t12;
+}
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 8 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[3 * SPRING_PENDULUM_NV]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double t1 = t0 * 0.013821345956502426;
+  const double t2 = E0_arm_8 * -0.3611820808266454;
+  const double t3 = t1 + t2;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double t4 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t3 + t4;
+  const double t5 = mc_arm_2 - t4;
+  const double t6 = t5 / -2.7;
+  const double t7 = E0_arm_8 * 0.013821345956502426;
+  const double t8 = t0 * 0.3611820808266454;
+  const double t9 = t7 + t8;
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double t10 = r0_cart_0 * 0.7;
+  const double mc_arm_0 = t9 + t10;
+  const double t11 = mc_arm_0 - t10;
+  const double t12 = t11 / 2.7;
+  Jc[0] = 0.9950371902099892;
+  Jc[2] = 0.0;
+  Jc[4] = 0.09950371902099892;
+  Jc[1] = t6;
+  Jc[3] = 0.0;
+  Jc[5] = t12;
+}
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 27 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double e[2]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double t1 = 2.0 * v[0];
+  const double t2 = v[0] * t1;
+  const double t3 = t2 * 0.5;
+  const double t4 = v[1] * 0.23762013058494955;
+  const double t5 = v[0] * -0.9950371902099892;
+  const double t6 = E0_arm_8 * t5;
+  const double t7 = 0.09950371902099892 * v[0];
+  const double t8 = t0 * t7;
+  const double v_arm_3 = t6 - t8;
+  const double t9 = -0.3611820808266454 * v_arm_3;
+  const double t10 = t0 * t5;
+  const double t11 = E0_arm_8 * t7;
+  const double v_arm_5 = t10 + t11;
+  const double t12 = -0.013821345956502426 * v_arm_5;
+  const double t13 = t9 - t12;
+  const double t14 = t4 + t13;
+  const double t15 = v[1] * t14;
+  const double t16 = 0.7 * v_arm_3;
+  const double t17 = 0.3611820808266454 * v[1];
+  const double t18 = t16 - t17;
+  const double t19 = v_arm_3 * t18;
+  const double t20 = t15 + t19;
+  const double t21 = 0.7 * v_arm_5;
+  const double t22 = -0.013821345956502426 * v[1];
+  const double t23 = t21 - t22;
+  const double t24 = v_arm_5 * t23;
+  const double t25 = t20 + t24;
+  const double t26 = 0.5 * t25;
+  const double t27 = t3 + t26;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double mc_cart_2 = r0_cart_2 * 2.0;
+  const double t28 = mc_cart_2 * 9.81;
+  const double t29 = t0 * 0.013821345956502426;
+  const double t30 = E0_arm_8 * -0.3611820808266454;
+  const double t31 = t29 + t30;
+  const double t32 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t31 + t32;
+  const double t33 = mc_arm_2 * -9.81;
+  const double t34 = t28 - t33;
+  e[0] = t27;
+  e[1] = t34;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 127 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */

@@ -14,18 +14,20 @@
 #define HELP_GRAPH "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
 #define HELP_GENERATE                                                                            \
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
-  "           [--templates DIR] [--cfa-order odd-even|tips]\n"                                   \
+  "           [--frames LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"                   \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
-  "                           (default: rnea,rnea_ext,nle,gravity,crba,crba_fd,aba,minv,\n"       \
-  "                           joint_wrenches,fk,cfa); DIR/algorithms/*.lua and DIR/c/*.lua\n"     \
+  "                           (default: every built-in function the model allows); --frames\n"   \
+  "                           keeps only the operational frames named (default: all, as mbdc\n"  \
+  "                           check lists them); DIR/algorithms/*.lua and DIR/c/*.lua\n"         \
   "                           replace the built-in recipes and render templates of the same\n"    \
   "                           name (a file there that nothing reads is a warning); --cfa-order\n" \
   "                           picks the elimination order of cfa (default: the one with fewer\n"  \
   "                           operations)\n"
 #define HELP_STATS                                                                               \
-  "  stats MODEL [--json] [--functions LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"    \
+  "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--templates DIR]\n"                \
+  "           [--cfa-order odd-even|tips]\n"                                                     \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
   "                           elimination orders with their dependency depths\n"
@@ -72,11 +74,11 @@ static const char *const opt_check[] = {"--floating-base", "-q", "--quiet", "--h
 static const char *const opt_graph[] = {"-o",      "--output", "--floating-base",
                                         "-q",      "--quiet",  "--help", NULL};
 static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
-                                           "--scalar",    "--functions",  "--templates",
+                                           "--scalar",    "--functions",  "--frames", "--templates",
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
                                            "--help",      NULL};
-static const char *const opt_stats[] = {"--json",        "--functions", "--templates",
+static const char *const opt_stats[] = {"--json",        "--functions", "--frames", "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",
                                         "--lua-memory",  "-q",          "--quiet",
                                         "--help",        NULL};

@@ -23,6 +23,7 @@ typedef struct mbg_gen_opts {
   const char *prefix;    /* NULL = the model's name */
   mbg_sym_scalar scalar; /* double or float */
   const char *functions; /* comma-separated list, NULL = mbg_default_functions */
+  const char *frames;    /* --frames: comma-separated operational frames to keep, NULL = all */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */

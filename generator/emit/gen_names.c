@@ -72,7 +72,7 @@ const char *const mbg_gen_header_tables[] = {
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
-                                             "RCR_SWITCH", "MODEL_H", "NF", NULL};
+                                             "RCR_SWITCH", "MODEL_H", "NF", "MASS", NULL};
 /* The families of name macros, PU_<FAMILY><name> (a body's, joint's or frame's name as in the
  * model). */
 const char *const mbg_gen_header_name_macros[] = {"BODY_", "JOINT_", "IQ_", "IV_", "FRAME_", NULL};

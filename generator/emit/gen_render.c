@@ -62,6 +62,9 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_frames") == 0) lua_pushfstring(L, "12 * %s_NF", P);
   else if (strcmp(role, "out_fjac") == 0) lua_pushfstring(L, "6 * %s_NV * %s_NF", P, P);
   else if (strcmp(role, "out_fvec") == 0) lua_pushfstring(L, "6 * %s_NF", P);
+  else if (strcmp(role, "out_3") == 0) lua_pushstring(L, "3");
+  else if (strcmp(role, "out_3nv") == 0) lua_pushfstring(L, "3 * %s_NV", P);
+  else if (strcmp(role, "out_2") == 0) lua_pushstring(L, "2");
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -316,6 +319,9 @@ static int push_d(lua_State *L) {
   mbg_lua_set_int(L, "nb", g->topo->nb);
   mbg_lua_set_int(L, "nj", g->topo->nb);
   mbg_lua_set_int(L, "nf", g->topo->nframes);
+  char mass[40]; /* the moving bodies' total mass, as the runtime's mb_mass sums it */
+  mbg_fmt_double(mb_mass(&g->rt.model), mass);
+  mbg_lua_set_string(L, "mass", mass);
   int nn = g->rt.model.flex ? g->rt.model.flex->nnodes : 0;
   mbg_lua_set_int(L, "nnodes", nn);
   lua_createtable(L, nn, 0);

@@ -22,11 +22,11 @@
 #include "model/names.h"
 #include "topology/regular.h"
 
-const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "gravity",        "crba",
-                                             "crba_fd", "aba",   "minv", "joint_wrenches", "fk",
+const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "nle_ext", "gravity", "crba",
+                                             "crba_fd", "aba", "aba_ext", "minv", "joint_wrenches", "fk",
                                              "frame_pose", "frame_jacobian", "frame_jacobian_world",
-                                             "frame_velocity", "frame_acceleration_bias", "cfa",
-                                             NULL};
+                                             "frame_velocity", "frame_acceleration_bias", "com",
+                                             "com_jacobian", "energy", "cfa", NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -60,8 +60,9 @@ static void suggest_function(const char *name, FILE *err) {
 }
 
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
-static const char *const flex_missing[] = {"cfa",         "frame_jacobian",  "frame_jacobian_world",
-                                           "frame_velocity", "frame_acceleration_bias", NULL};
+static const char *const flex_missing[] = {
+    "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
+    "com",    "com_jacobian",   "energy",               NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -147,6 +148,47 @@ static int open_lua(mbg_gen *g, FILE *err) {
 
 /* The --templates directory checked; topology, alignment, working frames, runtime model, Lua
  * host and the recipes' model table of g->model. */
+/* --frames LIST: keep only the named operational frames (in the model's order), each name once
+ * and known. Returns 0, or 2 (a usage error, as an unknown --functions name) after saying which
+ * name is wrong. */
+static int select_frames(mbg_gen *g, FILE *err) {
+  const char *spec = g->opts->frames;
+  mbg_topology *t = g->topo;
+  if (!spec) return 0;
+  char *keep = calloc((size_t)t->nframes + 1, 1);
+  if (!keep) return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  for (const char *p = spec; *p; p += strcspn(p, ","), p += *p == ',') {
+    size_t len = strcspn(p, ",");
+    if (len == 0) continue;
+    int found = -1;
+    for (int k = 0; k < t->nframes && found < 0; k++)
+      if (strlen(t->frame[k].name) == len && strncmp(t->frame[k].name, p, len) == 0) found = k;
+    if (found < 0 || keep[found]) {
+      char name[80];
+      snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), p);
+      fprintf(err, "mbdc: error: --frames: %s '%s'", found < 0 ? "no frame" : "twice the frame",
+              name);
+      if (found < 0) {
+        const char **all = calloc((size_t)t->nframes + 1, sizeof *all);
+        for (int k = 0; all && k < t->nframes; k++) all[k] = t->frame[k].name;
+        if (all) mbg_suggest_words(err, name, all, "the frames");
+        free(all);
+      }
+      fputc('\n', err);
+      free(keep);
+      return 2;
+    }
+    keep[found] = 1;
+  }
+  int n = 0;
+  for (int k = 0; k < t->nframes; k++)
+    if (keep[k]) t->frame[n++] = t->frame[k];
+  t->nframes = n;
+  free(keep);
+  if (n == 0) return fprintf(err, "mbdc: error: --frames names no frame\n"), 2;
+  return 0;
+}
+
 static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   int rc = choose_prefix(g, err);
   if (rc) return rc;
@@ -164,6 +206,7 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (rc > 0)
     return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
+  if ((rc = select_frames(g, err))) return rc;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||

@@ -28,6 +28,11 @@ local reference = {
   frame_jacobian_world = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref)",
   frame_velocity = "rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref)",
   frame_acceleration_bias = "rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref)",
+  aba_ext = "rc = mb_aba(&M, ws, q, v, tau, fext, ref)",
+  nle_ext = "mb_rnea(&M, ws, q, v, NULL, fext, ref)",
+  com = "rc = mb_com(&M, ws, q, ref)",
+  com_jacobian = "rc = mb_com_jacobian(&M, ws, q, ref)",
+  energy = "rc = mb_energy(&M, ws, q, v, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -43,7 +48,8 @@ local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
-  out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF",
+  out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
+  out_3nv = "3 * NV", out_2 = "2",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are

@@ -64,6 +64,7 @@ return function(d)
   b("#define ", P, "_NB ", d.nb, " /* moving bodies (fixed joints merged) */")
   b("#define ", P, "_NJ ", d.nj, " /* moving joints */")
   b("#define ", P, "_NF ", d.nf, " /* operational frames: every body's own, then the model's frames */")
+  b("#define ", P, "_MASS ", d.mass, " /* total mass of the moving bodies, kg */")
   if d.nnodes > 0 then
     b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
   end

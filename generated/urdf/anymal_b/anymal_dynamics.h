@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (ANYMAL_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x ANYMAL_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define ANYMAL_NB 13 /* moving bodies (fixed joints merged) */
 #define ANYMAL_NJ 13 /* moving joints */
 #define ANYMAL_NF 23 /* operational frames: every body's own, then the model's frames */
+#define ANYMAL_MASS 30.475397462000007 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xaf22b46e5400
+#define ANYMAL_SET_ID 0x870e5bc711a5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define ANYMAL_HAVE_RNEA 1
 #define ANYMAL_HAVE_RNEA_EXT 1
 #define ANYMAL_HAVE_NLE 1
+#define ANYMAL_HAVE_NLE_EXT 1
 #define ANYMAL_HAVE_GRAVITY 1
 #define ANYMAL_HAVE_CRBA 1
 #define ANYMAL_HAVE_CRBA_FD 1
 #define ANYMAL_HAVE_ABA 1
+#define ANYMAL_HAVE_ABA_EXT 1
 #define ANYMAL_HAVE_MINV 1
 #define ANYMAL_HAVE_JOINT_WRENCHES 1
 #define ANYMAL_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define ANYMAL_HAVE_FRAME_JACOBIAN_WORLD 1
 #define ANYMAL_HAVE_FRAME_VELOCITY 1
 #define ANYMAL_HAVE_FRAME_ACCELERATION_BIAS 1
+#define ANYMAL_HAVE_COM 1
+#define ANYMAL_HAVE_COM_JACOBIAN 1
+#define ANYMAL_HAVE_ENERGY 1
 #define ANYMAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -191,6 +201,9 @@ void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const
 /* bias forces: h = C(q, v) v + g(q). Stack: about 1760 bytes (220 values live at once). */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1760 bytes (220 values live at once). */
+void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double h[ANYMAL_NV]);
+
 /* gravity torques: g(q). Stack: about 784 bytes (98 values live at once). */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]);
 
@@ -202,6 +215,9 @@ int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2144 bytes (268 values live at once). */
 int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2144 bytes (268 values live at once). */
+int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double qdd[ANYMAL_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2512 bytes (314 values live at once). */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]);
@@ -226,6 +242,15 @@ void anymal_frame_velocity(const double q[ANYMAL_NQ], const double v[ANYMAL_NV],
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1120 bytes (140 values live at once). */
 void anymal_frame_acceleration_bias(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double acc[6 * ANYMAL_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 448 bytes (56 values live at once). */
+void anymal_com(const double q[ANYMAL_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 912 bytes (114 values live at once). */
+void anymal_com_jacobian(const double q[ANYMAL_NQ], double Jc[3 * ANYMAL_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 376 bytes (47 values live at once). */
+void anymal_energy(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6720 bytes (840 values live at once). */
 int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);

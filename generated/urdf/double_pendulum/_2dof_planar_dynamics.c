@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x6b2026d5a6d4
+#if _2DOF_PLANAR_SET_ID != 0x0d873712e0b0
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -151,6 +151,45 @@ void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLAN
   const double t18 = -0.1 * t17;
   const double t19 = f_link2_0 + t18;
   const double f_link1_0 = t4 + t19;
+  h[0] = f_link1_0;
+  h[1] = f_link2_0;
+}
+
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 17 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double h[_2DOF_PLANAR_NV]) {
+  const double t0 = sin(q[0]);
+  const double t1 = cos(q[0]);
+  const double t2 = sin(q[1]);
+  const double t3 = cos(q[1]);
+  const double ac_link1_1 = t0 * 9.81;
+  const double t4 = ac_link1_1 * -0.010000000000000002;
+  const double t5 = t4 - fext[6];
+  const double t6 = ac_link1_1 * t3;
+  const double ac_link1_2 = t1 * 9.81;
+  const double t7 = v[0] * v[0];
+  const double t8 = t7 * -0.1;
+  const double t9 = ac_link1_2 + t8;
+  const double t10 = t2 * t9;
+  const double ac_link2_1 = t6 + t10;
+  const double t11 = ac_link2_1 * -0.03;
+  const double f_link2_0 = t11 - fext[12];
+  const double t12 = ac_link2_1 * 0.3;
+  const double f_link2_4 = t12 - fext[16];
+  const double t13 = t3 * f_link2_4;
+  const double t14 = t3 * t9;
+  const double t15 = ac_link1_1 * t2;
+  const double ac_link2_2 = t14 - t15;
+  const double t16 = ac_link2_2 * 0.3;
+  const double v_link2_0 = v[0] + v[1];
+  const double t17 = v_link2_0 * v_link2_0;
+  const double t18 = t17 * -0.03;
+  const double t19 = t16 + t18;
+  const double f_link2_5 = t19 - fext[17];
+  const double t20 = t2 * f_link2_5;
+  const double t21 = t13 - t20;
+  const double t22 = -0.1 * t21;
+  const double t23 = f_link2_0 + t22;
+  const double f_link1_0 = t5 + t23;
   h[0] = f_link1_0;
   h[1] = f_link2_0;
 }
@@ -327,6 +366,80 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   pivot_ref[0] = t14;
   qdd[0] = da_link1_0;
   qdd[1] = t39;
+  /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
+  for (int k = 0; k < 1; k++)
+    if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
+  /* every output finite: else no finite answer (NaN or Inf input, overflow) */
+  for (int k = 0; k < _2DOF_PLANAR_NV; k++)
+    if (!isfinite(qdd[k])) return -1;
+  return 0;
+}
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 31 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos. */
+int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]) {
+  double pivot[1], pivot_ref[1];
+  const double t0 = sin(q[0]);
+  const double t1 = cos(q[0]);
+  const double t2 = sin(q[1]);
+  const double t3 = cos(q[1]);
+  const double t4 = t2 * t2;
+  const double t5 = t4 * -0.22412451361867702;
+  const double t6 = 0.07587548638132297 - t5;
+  const double t7 = -0.1 * t6;
+  const double t8 = -0.1 * t7;
+  const double IA_link1_0 = t8 + 0.0006770830000000001;
+  const double t9 = t3 * -0.03;
+  const double t10 = -0.1 * t9;
+  const double t11 = 0.004015625 + t10;
+  const double t12 = t11 * t11;
+  const double t13 = t12 * 622.0836045965873;
+  const double t14 = t13 + 0.03313686949092625;
+  const double t15 = 1.0 / IA_link1_0;
+  const double ac_link1_1 = t0 * 9.81;
+  const double t16 = ac_link1_1 * -0.010000000000000002;
+  const double t17 = t16 - fext[6];
+  const double t18 = ac_link1_1 * t3;
+  const double ac_link1_2 = t1 * 9.81;
+  const double t19 = v[0] * v[0];
+  const double t20 = t19 * -0.1;
+  const double t21 = ac_link1_2 + t20;
+  const double t22 = t2 * t21;
+  const double ac_link2_1 = t18 + t22;
+  const double t23 = ac_link2_1 * -0.03;
+  const double pA_link2_0 = t23 - fext[12];
+  const double u_link2_0 = tau[1] - pA_link2_0;
+  const double t24 = pA_link2_0 + u_link2_0;
+  const double t25 = ac_link2_1 * 0.3;
+  const double pA_link2_4 = t25 - fext[16];
+  const double t26 = u_link2_0 * -7.470817120622567;
+  const double t27 = pA_link2_4 + t26;
+  const double t28 = t3 * t27;
+  const double t29 = t3 * t21;
+  const double t30 = ac_link1_1 * t2;
+  const double ac_link2_2 = t29 - t30;
+  const double t31 = ac_link2_2 * 0.3;
+  const double v_link2_0 = v[0] + v[1];
+  const double t32 = v_link2_0 * v_link2_0;
+  const double t33 = t32 * -0.03;
+  const double t34 = t31 + t33;
+  const double pA_link2_5 = t34 - fext[17];
+  const double t35 = t2 * pA_link2_5;
+  const double t36 = t28 - t35;
+  const double t37 = -0.1 * t36;
+  const double t38 = t24 + t37;
+  const double pA_link1_0 = t17 + t38;
+  const double u_link1_0 = tau[0] - pA_link1_0;
+  const double da_link1_0 = t15 * u_link1_0;
+  const double t39 = u_link2_0 * 249.0272373540856;
+  const double t40 = -0.1 * da_link1_0;
+  const double da_link2_4 = t3 * t40;
+  const double t41 = -7.470817120622567 * da_link2_4;
+  const double t42 = da_link1_0 + t41;
+  const double t43 = t39 - t42;
+  pivot[0] = IA_link1_0;
+  pivot_ref[0] = t14;
+  qdd[0] = da_link1_0;
+  qdd[1] = t43;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -883,6 +996,117 @@ void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const
   acc[22] = t18;
   acc[20] = 0.0;
   acc[23] = t20;
+}
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 14 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]) {
+  const double E0_link1_5 = sin(q[0]);
+  const double E0_link1_4 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_link1_1 = E0_link1_5 * -0.010000000000000002;
+  const double t2 = E0_link1_5 * t1;
+  const double t3 = E0_link1_4 * t0;
+  const double E0_link2_7 = -t2 - t3;
+  const double t4 = E0_link2_7 * 0.03;
+  const double r0_link2_1 = E0_link1_5 * -0.1;
+  const double t5 = r0_link2_1 * 0.3;
+  const double mc_link2_1 = t4 + t5;
+  const double t6 = mc_link1_1 + mc_link2_1;
+  const double t7 = t6 * 2.0;
+  const double mc_link1_2 = E0_link1_4 * 0.010000000000000002;
+  const double t8 = E0_link1_4 * t1;
+  const double t9 = E0_link1_5 * t0;
+  const double E0_link2_4 = t8 - t9;
+  const double t10 = E0_link2_4 * 0.03;
+  const double r0_link2_2 = E0_link1_4 * 0.1;
+  const double t11 = r0_link2_2 * 0.3;
+  const double mc_link2_2 = t10 + t11;
+  const double t12 = mc_link1_2 + mc_link2_2;
+  const double t13 = t12 * 2.0;
+  c[0] = 0.0325;
+  c[1] = t7;
+  c[2] = t13;
+}
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 16 mul, 8 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2DOF_PLANAR_NV]) {
+  const double E0_link1_5 = sin(q[0]);
+  const double E0_link1_4 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double mc_link1_2 = E0_link1_4 * 0.010000000000000002;
+  const double t2 = E0_link1_4 * t1;
+  const double t3 = E0_link1_5 * t0;
+  const double E0_link2_4 = t2 - t3;
+  const double t4 = E0_link2_4 * 0.03;
+  const double r0_link2_2 = E0_link1_4 * 0.1;
+  const double t5 = r0_link2_2 * 0.3;
+  const double mc_link2_2 = t4 + t5;
+  const double mcs_link1_2 = mc_link1_2 + mc_link2_2;
+  const double t6 = mcs_link1_2 * -2.0;
+  const double mc_link1_1 = E0_link1_5 * -0.010000000000000002;
+  const double t7 = E0_link1_5 * t1;
+  const double t8 = E0_link1_4 * t0;
+  const double E0_link2_7 = -t7 - t8;
+  const double t9 = E0_link2_7 * 0.03;
+  const double r0_link2_1 = E0_link1_5 * -0.1;
+  const double t10 = r0_link2_1 * 0.3;
+  const double mc_link2_1 = t9 + t10;
+  const double mcs_link1_1 = mc_link1_1 + mc_link2_1;
+  const double t11 = mcs_link1_1 * 2.0;
+  const double t12 = mc_link2_2 - t5;
+  const double t13 = -2.0 * t12;
+  const double t14 = mc_link2_1 - t10;
+  const double t15 = 2.0 * t14;
+  Jc[0] = 0.0;
+  Jc[2] = t6;
+  Jc[4] = t11;
+  Jc[1] = 0.0;
+  Jc[3] = t13;
+  Jc[5] = t15;
+}
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 23 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double e[2]) {
+  const double E0_link1_5 = sin(q[0]);
+  const double E0_link1_4 = cos(q[0]);
+  const double t0 = sin(q[1]);
+  const double t1 = cos(q[1]);
+  const double t2 = v[0] * 0.0006770830000000001;
+  const double t3 = v[0] * t2;
+  const double t4 = t3 * 0.5;
+  const double v_link2_0 = v[0] + v[1];
+  const double t5 = v_link2_0 * 0.004015625;
+  const double t6 = -0.1 * v[0];
+  const double v_link2_4 = t1 * t6;
+  const double t7 = v_link2_4 * -0.03;
+  const double t8 = t5 + t7;
+  const double t9 = v_link2_0 * t8;
+  const double t10 = 0.3 * v_link2_4;
+  const double t11 = 0.03 * v_link2_0;
+  const double t12 = t10 - t11;
+  const double t13 = v_link2_4 * t12;
+  const double t14 = t9 + t13;
+  const double t15 = t0 * t6;
+  const double t16 = t15 * -0.3;
+  const double t17 = t15 * t16;
+  const double t18 = t14 - t17;
+  const double t19 = 0.5 * t18;
+  const double t20 = t4 + t19;
+  const double mc_link1_2 = E0_link1_4 * 0.010000000000000002;
+  const double t21 = mc_link1_2 * 9.81;
+  const double t22 = E0_link1_4 * t1;
+  const double t23 = E0_link1_5 * t0;
+  const double E0_link2_4 = t22 - t23;
+  const double t24 = E0_link2_4 * 0.03;
+  const double r0_link2_2 = E0_link1_4 * 0.1;
+  const double t25 = r0_link2_2 * 0.3;
+  const double mc_link2_2 = t24 + t25;
+  const double t26 = mc_link2_2 * -9.81;
+  const double t27 = t21 - t26;
+  e[0] = t20;
+  e[1] = t27;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 108 mul, 69 add, 5 div, 0 sqrt, 4 sin/cos. */

@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (_2DOF_PLANAR_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x _2DOF_PLANAR_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define _2DOF_PLANAR_NB 2 /* moving bodies (fixed joints merged) */
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 #define _2DOF_PLANAR_NF 4 /* operational frames: every body's own, then the model's frames */
+#define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x6b2026d5a6d4
+#define _2DOF_PLANAR_SET_ID 0x0d873712e0b0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_RNEA 1
 #define _2DOF_PLANAR_HAVE_RNEA_EXT 1
 #define _2DOF_PLANAR_HAVE_NLE 1
+#define _2DOF_PLANAR_HAVE_NLE_EXT 1
 #define _2DOF_PLANAR_HAVE_GRAVITY 1
 #define _2DOF_PLANAR_HAVE_CRBA 1
 #define _2DOF_PLANAR_HAVE_CRBA_FD 1
 #define _2DOF_PLANAR_HAVE_ABA 1
+#define _2DOF_PLANAR_HAVE_ABA_EXT 1
 #define _2DOF_PLANAR_HAVE_MINV 1
 #define _2DOF_PLANAR_HAVE_JOINT_WRENCHES 1
 #define _2DOF_PLANAR_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_FRAME_JACOBIAN_WORLD 1
 #define _2DOF_PLANAR_HAVE_FRAME_VELOCITY 1
 #define _2DOF_PLANAR_HAVE_FRAME_ACCELERATION_BIAS 1
+#define _2DOF_PLANAR_HAVE_COM 1
+#define _2DOF_PLANAR_HAVE_COM_JACOBIAN 1
+#define _2DOF_PLANAR_HAVE_ENERGY 1
 #define _2DOF_PLANAR_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -128,6 +138,9 @@ void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF
 /* bias forces: h = C(q, v) v + g(q). Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double h[_2DOF_PLANAR_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 64 bytes (8 values live at once). */
+void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double h[_2DOF_PLANAR_NV]);
+
 /* gravity torques: g(q). Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR_NV]);
 
@@ -139,6 +152,9 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 104 bytes (13 values live at once). */
 int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 104 bytes (13 values live at once). */
+int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 56 bytes (7 values live at once). */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
@@ -163,6 +179,15 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 72 bytes (9 values live at once). */
 void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double acc[6 * _2DOF_PLANAR_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 64 bytes (8 values live at once). */
+void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 72 bytes (9 values live at once). */
+void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2DOF_PLANAR_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 88 bytes (11 values live at once). */
+void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 264 bytes (33 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);

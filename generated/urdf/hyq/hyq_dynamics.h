@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (HYQ_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x HYQ_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define HYQ_NB 13 /* moving bodies (fixed joints merged) */
 #define HYQ_NJ 13 /* moving joints */
 #define HYQ_NF 19 /* operational frames: every body's own, then the model's frames */
+#define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x8a43338fae73
+#define HYQ_SET_ID 0xae7b8d1ec883
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define HYQ_HAVE_RNEA 1
 #define HYQ_HAVE_RNEA_EXT 1
 #define HYQ_HAVE_NLE 1
+#define HYQ_HAVE_NLE_EXT 1
 #define HYQ_HAVE_GRAVITY 1
 #define HYQ_HAVE_CRBA 1
 #define HYQ_HAVE_CRBA_FD 1
 #define HYQ_HAVE_ABA 1
+#define HYQ_HAVE_ABA_EXT 1
 #define HYQ_HAVE_MINV 1
 #define HYQ_HAVE_JOINT_WRENCHES 1
 #define HYQ_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define HYQ_HAVE_FRAME_JACOBIAN_WORLD 1
 #define HYQ_HAVE_FRAME_VELOCITY 1
 #define HYQ_HAVE_FRAME_ACCELERATION_BIAS 1
+#define HYQ_HAVE_COM 1
+#define HYQ_HAVE_COM_JACOBIAN 1
+#define HYQ_HAVE_ENERGY 1
 #define HYQ_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -187,6 +197,9 @@ void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a
 /* bias forces: h = C(q, v) v + g(q). Stack: about 1800 bytes (225 values live at once). */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1800 bytes (225 values live at once). */
+void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]);
+
 /* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
@@ -198,6 +211,9 @@ int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2048 bytes (256 values live at once). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2048 bytes (256 values live at once). */
+int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2880 bytes (360 values live at once). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
@@ -222,6 +238,15 @@ void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double v
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1024 bytes (128 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 456 bytes (57 values live at once). */
+void hyq_com(const double q[HYQ_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 976 bytes (122 values live at once). */
+void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 384 bytes (48 values live at once). */
+void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);

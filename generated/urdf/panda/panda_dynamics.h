@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (PANDA_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x PANDA_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define PANDA_NB 9 /* moving bodies (fixed joints merged) */
 #define PANDA_NJ 9 /* moving joints */
 #define PANDA_NF 13 /* operational frames: every body's own, then the model's frames */
+#define PANDA_MASS 16.822132000000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xcc9b88957620
+#define PANDA_SET_ID 0x6d1f0619cd9b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define PANDA_HAVE_RNEA 1
 #define PANDA_HAVE_RNEA_EXT 1
 #define PANDA_HAVE_NLE 1
+#define PANDA_HAVE_NLE_EXT 1
 #define PANDA_HAVE_GRAVITY 1
 #define PANDA_HAVE_CRBA 1
 #define PANDA_HAVE_CRBA_FD 1
 #define PANDA_HAVE_ABA 1
+#define PANDA_HAVE_ABA_EXT 1
 #define PANDA_HAVE_MINV 1
 #define PANDA_HAVE_JOINT_WRENCHES 1
 #define PANDA_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define PANDA_HAVE_FRAME_JACOBIAN_WORLD 1
 #define PANDA_HAVE_FRAME_VELOCITY 1
 #define PANDA_HAVE_FRAME_ACCELERATION_BIAS 1
+#define PANDA_HAVE_COM 1
+#define PANDA_HAVE_COM_JACOBIAN 1
+#define PANDA_HAVE_ENERGY 1
 #define PANDA_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -165,6 +175,9 @@ void panda_rnea_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const do
 /* bias forces: h = C(q, v) v + g(q). Stack: about 944 bytes (118 values live at once). */
 void panda_nle(const double q[PANDA_NQ], const double v[PANDA_NV], double h[PANDA_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 944 bytes (118 values live at once). */
+void panda_nle_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double h[PANDA_NV]);
+
 /* gravity torques: g(q). Stack: about 360 bytes (45 values live at once). */
 void panda_gravity(const double q[PANDA_NQ], double g[PANDA_NV]);
 
@@ -176,6 +189,9 @@ int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1320 bytes (165 values live at once). */
 int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1320 bytes (165 values live at once). */
+int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double qdd[PANDA_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 952 bytes (119 values live at once). */
 int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]);
@@ -200,6 +216,15 @@ void panda_frame_velocity(const double q[PANDA_NQ], const double v[PANDA_NV], do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 704 bytes (88 values live at once). */
 void panda_frame_acceleration_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double acc[6 * PANDA_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 288 bytes (36 values live at once). */
+void panda_com(const double q[PANDA_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 480 bytes (60 values live at once). */
+void panda_com_jacobian(const double q[PANDA_NQ], double Jc[3 * PANDA_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 200 bytes (25 values live at once). */
+void panda_energy(const double q[PANDA_NQ], const double v[PANDA_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4992 bytes (624 values live at once). */
 int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);

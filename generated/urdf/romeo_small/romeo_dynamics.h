@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (ROMEO_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x ROMEO_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define ROMEO_NB 32 /* moving bodies (fixed joints merged) */
 #define ROMEO_NJ 32 /* moving joints */
 #define ROMEO_NF 58 /* operational frames: every body's own, then the model's frames */
+#define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x689e51292be7
+#define ROMEO_SET_ID 0x85ef88e3320d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define ROMEO_HAVE_RNEA 1
 #define ROMEO_HAVE_RNEA_EXT 1
 #define ROMEO_HAVE_NLE 1
+#define ROMEO_HAVE_NLE_EXT 1
 #define ROMEO_HAVE_GRAVITY 1
 #define ROMEO_HAVE_CRBA 1
 #define ROMEO_HAVE_CRBA_FD 1
 #define ROMEO_HAVE_ABA 1
+#define ROMEO_HAVE_ABA_EXT 1
 #define ROMEO_HAVE_MINV 1
 #define ROMEO_HAVE_JOINT_WRENCHES 1
 #define ROMEO_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define ROMEO_HAVE_FRAME_JACOBIAN_WORLD 1
 #define ROMEO_HAVE_FRAME_VELOCITY 1
 #define ROMEO_HAVE_FRAME_ACCELERATION_BIAS 1
+#define ROMEO_HAVE_COM 1
+#define ROMEO_HAVE_COM_JACOBIAN 1
+#define ROMEO_HAVE_ENERGY 1
 #define ROMEO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -302,6 +312,9 @@ void romeo_rnea_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const do
 /* bias forces: h = C(q, v) v + g(q). Stack: about 4008 bytes (501 values live at once). */
 void romeo_nle(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[ROMEO_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 4008 bytes (501 values live at once). */
+void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double h[ROMEO_NV]);
+
 /* gravity torques: g(q). Stack: about 1464 bytes (183 values live at once). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
@@ -313,6 +326,9 @@ int romeo_crba_fd(const double q[ROMEO_NQ], const double v[ROMEO_NV], const doub
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 4032 bytes (504 values live at once). */
 int romeo_aba(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 4032 bytes (504 values live at once). */
+int romeo_aba_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double qdd[ROMEO_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 7816 bytes (977 values live at once). */
 int romeo_minv(const double q[ROMEO_NQ], double Minv[ROMEO_NV * ROMEO_NV]);
@@ -337,6 +353,15 @@ void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2744 bytes (343 values live at once). */
 void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 912 bytes (114 values live at once). */
+void romeo_com(const double q[ROMEO_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 2000 bytes (250 values live at once). */
+void romeo_com_jacobian(const double q[ROMEO_NQ], double Jc[3 * ROMEO_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 640 bytes (80 values live at once). */
+void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);

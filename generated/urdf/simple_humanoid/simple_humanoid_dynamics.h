@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (SIMPLE_HUMANOID_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x SIMPLE_HUMANOID_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define SIMPLE_HUMANOID_NB 30 /* moving bodies (fixed joints merged) */
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 #define SIMPLE_HUMANOID_NF 31 /* operational frames: every body's own, then the model's frames */
+#define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xafdfffc485d4
+#define SIMPLE_HUMANOID_SET_ID 0xa4c9ff793628
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_RNEA 1
 #define SIMPLE_HUMANOID_HAVE_RNEA_EXT 1
 #define SIMPLE_HUMANOID_HAVE_NLE 1
+#define SIMPLE_HUMANOID_HAVE_NLE_EXT 1
 #define SIMPLE_HUMANOID_HAVE_GRAVITY 1
 #define SIMPLE_HUMANOID_HAVE_CRBA 1
 #define SIMPLE_HUMANOID_HAVE_CRBA_FD 1
 #define SIMPLE_HUMANOID_HAVE_ABA 1
+#define SIMPLE_HUMANOID_HAVE_ABA_EXT 1
 #define SIMPLE_HUMANOID_HAVE_MINV 1
 #define SIMPLE_HUMANOID_HAVE_JOINT_WRENCHES 1
 #define SIMPLE_HUMANOID_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_FRAME_JACOBIAN_WORLD 1
 #define SIMPLE_HUMANOID_HAVE_FRAME_VELOCITY 1
 #define SIMPLE_HUMANOID_HAVE_FRAME_ACCELERATION_BIAS 1
+#define SIMPLE_HUMANOID_HAVE_COM 1
+#define SIMPLE_HUMANOID_HAVE_COM_JACOBIAN 1
+#define SIMPLE_HUMANOID_HAVE_ENERGY 1
 #define SIMPLE_HUMANOID_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -267,6 +277,9 @@ void simple_humanoid_rnea_ext(const double q[SIMPLE_HUMANOID_NQ], const double v
 /* bias forces: h = C(q, v) v + g(q). Stack: about 3056 bytes (382 values live at once). */
 void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[SIMPLE_HUMANOID_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 3056 bytes (382 values live at once). */
+void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double h[SIMPLE_HUMANOID_NV]);
+
 /* gravity torques: g(q). Stack: about 1184 bytes (148 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
@@ -278,6 +291,9 @@ int simple_humanoid_crba_fd(const double q[SIMPLE_HUMANOID_NQ], const double v[S
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 3216 bytes (402 values live at once). */
 int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 3216 bytes (402 values live at once). */
+int simple_humanoid_aba_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double qdd[SIMPLE_HUMANOID_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 6888 bytes (861 values live at once). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
@@ -302,6 +318,15 @@ void simple_humanoid_frame_velocity(const double q[SIMPLE_HUMANOID_NQ], const do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1568 bytes (196 values live at once). */
 void simple_humanoid_frame_acceleration_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double acc[6 * SIMPLE_HUMANOID_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 808 bytes (101 values live at once). */
+void simple_humanoid_com(const double q[SIMPLE_HUMANOID_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1920 bytes (240 values live at once). */
+void simple_humanoid_com_jacobian(const double q[SIMPLE_HUMANOID_NQ], double Jc[3 * SIMPLE_HUMANOID_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 648 bytes (81 values live at once). */
+void simple_humanoid_energy(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);

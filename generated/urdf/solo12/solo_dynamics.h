@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (SOLO_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x SOLO_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define SOLO_NB 13 /* moving bodies (fixed joints merged) */
 #define SOLO_NJ 13 /* moving joints */
 #define SOLO_NF 17 /* operational frames: every body's own, then the model's frames */
+#define SOLO_MASS 2.5000027900000004 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x88c5a97b206b
+#define SOLO_SET_ID 0xab98de56b20f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define SOLO_HAVE_RNEA 1
 #define SOLO_HAVE_RNEA_EXT 1
 #define SOLO_HAVE_NLE 1
+#define SOLO_HAVE_NLE_EXT 1
 #define SOLO_HAVE_GRAVITY 1
 #define SOLO_HAVE_CRBA 1
 #define SOLO_HAVE_CRBA_FD 1
 #define SOLO_HAVE_ABA 1
+#define SOLO_HAVE_ABA_EXT 1
 #define SOLO_HAVE_MINV 1
 #define SOLO_HAVE_JOINT_WRENCHES 1
 #define SOLO_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define SOLO_HAVE_FRAME_JACOBIAN_WORLD 1
 #define SOLO_HAVE_FRAME_VELOCITY 1
 #define SOLO_HAVE_FRAME_ACCELERATION_BIAS 1
+#define SOLO_HAVE_COM 1
+#define SOLO_HAVE_COM_JACOBIAN 1
+#define SOLO_HAVE_ENERGY 1
 #define SOLO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -185,6 +195,9 @@ void solo_rnea_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const doubl
 /* bias forces: h = C(q, v) v + g(q). Stack: about 1720 bytes (215 values live at once). */
 void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1720 bytes (215 values live at once). */
+void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double h[SOLO_NV]);
+
 /* gravity torques: g(q). Stack: about 720 bytes (90 values live at once). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
@@ -196,6 +209,9 @@ int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2064 bytes (258 values live at once). */
 int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2064 bytes (258 values live at once). */
+int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double qdd[SOLO_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2512 bytes (314 values live at once). */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]);
@@ -220,6 +236,15 @@ void solo_frame_velocity(const double q[SOLO_NQ], const double v[SOLO_NV], doubl
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 896 bytes (112 values live at once). */
 void solo_frame_acceleration_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double acc[6 * SOLO_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 416 bytes (52 values live at once). */
+void solo_com(const double q[SOLO_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 904 bytes (113 values live at once). */
+void solo_com_jacobian(const double q[SOLO_NQ], double Jc[3 * SOLO_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 360 bytes (45 values live at once). */
+void solo_energy(const double q[SOLO_NQ], const double v[SOLO_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);

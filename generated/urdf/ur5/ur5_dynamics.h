@@ -25,6 +25,10 @@
  *   as Pinocchio's data.f[i] after rnea.
  * - A pose is R (row-major, body to world) then the body origin in world coordinates (12
  *   numbers): Pinocchio's oMi[i].rotation() and .translation().
+ * - Operational frames (UR5_FRAME_<name>) are every body's frame and the model's frames;
+ *   a frame Jacobian is 6 x UR5_NV row-major with rows [omega; v of the frame's origin], in
+ *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
+ *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -58,9 +62,10 @@ extern "C" {
 #define UR5_NB 6 /* moving bodies (fixed joints merged) */
 #define UR5_NJ 6 /* moving joints */
 #define UR5_NF 10 /* operational frames: every body's own, then the model's frames */
+#define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x3bf92dc9ed08
+#define UR5_SET_ID 0x898421254349
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -68,10 +73,12 @@ extern "C" {
 #define UR5_HAVE_RNEA 1
 #define UR5_HAVE_RNEA_EXT 1
 #define UR5_HAVE_NLE 1
+#define UR5_HAVE_NLE_EXT 1
 #define UR5_HAVE_GRAVITY 1
 #define UR5_HAVE_CRBA 1
 #define UR5_HAVE_CRBA_FD 1
 #define UR5_HAVE_ABA 1
+#define UR5_HAVE_ABA_EXT 1
 #define UR5_HAVE_MINV 1
 #define UR5_HAVE_JOINT_WRENCHES 1
 #define UR5_HAVE_FK 1
@@ -80,6 +87,9 @@ extern "C" {
 #define UR5_HAVE_FRAME_JACOBIAN_WORLD 1
 #define UR5_HAVE_FRAME_VELOCITY 1
 #define UR5_HAVE_FRAME_ACCELERATION_BIAS 1
+#define UR5_HAVE_COM 1
+#define UR5_HAVE_COM_JACOBIAN 1
+#define UR5_HAVE_ENERGY 1
 #define UR5_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -150,6 +160,9 @@ void ur5_rnea_ext(const double q[UR5_NQ], const double v[UR5_NV], const double a
 /* bias forces: h = C(q, v) v + g(q). Stack: about 448 bytes (56 values live at once). */
 void ur5_nle(const double q[UR5_NQ], const double v[UR5_NV], double h[UR5_NV]);
 
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 448 bytes (56 values live at once). */
+void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fext[6 * (UR5_NB + 1)], double h[UR5_NV]);
+
 /* gravity torques: g(q). Stack: about 224 bytes (28 values live at once). */
 void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]);
 
@@ -161,6 +174,9 @@ int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau
 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 664 bytes (83 values live at once). */
 int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
+
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 664 bytes (83 values live at once). */
+int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 544 bytes (68 values live at once). */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]);
@@ -185,6 +201,15 @@ void ur5_frame_velocity(const double q[UR5_NQ], const double v[UR5_NV], double v
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 408 bytes (51 values live at once). */
 void ur5_frame_acceleration_bias(const double q[UR5_NQ], const double v[UR5_NV], double acc[6 * UR5_NF]);
+
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 144 bytes (18 values live at once). */
+void ur5_com(const double q[UR5_NQ], double c[3]);
+
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 280 bytes (35 values live at once). */
+void ur5_com_jacobian(const double q[UR5_NQ], double Jc[3 * UR5_NV]);
+
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 184 bytes (23 values live at once). */
+void ur5_energy(const double q[UR5_NQ], const double v[UR5_NV], double e[2]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
