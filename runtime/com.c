@@ -75,13 +75,9 @@ int mb_energy(const mb_model *m, mb_workspace *ws, const double *q, const double
   if (mb_flex_count(m, 0) > 0) return MB_EINVAL;
   double *mw = ws->IC, T = 0.0, V = 0.0;
   moments(m, ws, q, mw);
-  for (int k = 0; k < 6; k++) ws->v[k] = 0.0;
+  mb_bias_pass(m, ws, v);
   for (int i = 1; i <= m->nb; i++) {
-    int p = m->parent[i], o = m->iv[i];
     double *vi = ws->v + 6 * i, Iv[6];
-    mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->v + 6 * p, vi);
-    for (int c = 0; c < mb_joint_nv(m->jtype[i]); c++)
-      for (int k = 0; k < 6; k++) vi[k] += ws->S[6 * (o + c) + k] * v[o + c];
     mbs_I_mv(m->inertia + 10 * i, vi, Iv);
     for (int k = 0; k < 6; k++) T += 0.5 * vi[k] * Iv[k];
     for (int a = 0; a < 3; a++) V -= m->gravity[a] * mw[4 * i + 1 + a];

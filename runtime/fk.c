@@ -11,6 +11,22 @@ void mb_x0(const mb_model *m, mb_workspace *ws) {
   }
 }
 
+/* v_i = iXλ v_λ + S_i q̇_i, a_i = iXλ a_λ + v_i × S_i q̇_i (every joint's S is constant in its
+ * child frame). */
+void mb_bias_pass(const mb_model *m, mb_workspace *ws, const double *v) {
+  for (int k = 0; k < 6; k++) ws->v[k] = ws->a[k] = 0.0;
+  for (int i = 1; i <= m->nb; i++) {
+    int p = m->parent[i], o = m->iv[i], n = mb_joint_nv(m->jtype[i]);
+    double vj[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    for (int c = 0; c < n; c++)
+      for (int k = 0; k < 6; k++) vj[k] += ws->S[6 * (o + c) + k] * v[o + c];
+    mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->v + 6 * p, ws->v + 6 * i);
+    for (int k = 0; k < 6; k++) ws->v[6 * i + k] += vj[k];
+    mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->a + 6 * p, ws->a + 6 * i);
+    mbs_crm(ws->v + 6 * i, vj, t);
+    for (int k = 0; k < 6; k++) ws->a[6 * i + k] += t[k];
+  }
+}
 int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;

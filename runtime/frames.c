@@ -48,24 +48,6 @@ int mb_frame_pose(const mb_model *m, const mb_frames *F, mb_workspace *ws, const
 
 /* ---------------------------------------------------------------------------------- velocities */
 
-/* ws->v, ws->a: every body's spatial velocity and its acceleration at q̈ = 0 without gravity (the
- * velocity-product terms), body coordinates: v_i = iXλ v_λ + S_i q̇_i, a_i = iXλ a_λ + v_i × S_i q̇_i
- * (every joint's S is constant in its child frame). */
-static void bias_pass(const mb_model *m, mb_workspace *ws, const double *v) {
-  for (int k = 0; k < 6; k++) ws->v[k] = ws->a[k] = 0.0;
-  for (int i = 1; i <= m->nb; i++) {
-    int p = m->parent[i], o = m->iv[i], n = mb_joint_nv(m->jtype[i]);
-    double vj[6] = {0, 0, 0, 0, 0, 0}, t[6];
-    for (int c = 0; c < n; c++)
-      for (int k = 0; k < 6; k++) vj[k] += ws->S[6 * (o + c) + k] * v[o + c];
-    mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->v + 6 * p, ws->v + 6 * i);
-    for (int k = 0; k < 6; k++) ws->v[6 * i + k] += vj[k];
-    mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->a + 6 * p, ws->a + 6 * i);
-    mbs_crm(ws->v + 6 * i, vj, t);
-    for (int k = 0; k < 6; k++) ws->a[6 * i + k] += t[k];
-  }
-}
-
 /* The common start: checks, joint transforms and world transforms; MB_EINVAL for a model with
  * flexible bodies (their modes move the frames beyond them: not covered yet). */
 static int start(const mb_model *m, const mb_frames *F, mb_workspace *ws, const double *q,
@@ -130,7 +112,7 @@ int mb_frame_velocity(const mb_model *m, const mb_frames *F, mb_workspace *ws, c
   int rc = start(m, F, ws, q, vel);
   if (rc) return rc;
   if (!v) return MB_EINVAL;
-  bias_pass(m, ws, v);
+  mb_bias_pass(m, ws, v);
   for (int k = 0; k < F->n; k++) {
     const mb_frame *f = &F->frame[k];
     const double *vb = ws->v + 6 * f->body, *E = ws->X0E + 9 * f->body;
@@ -148,7 +130,7 @@ int mb_frame_acceleration_bias(const mb_model *m, const mb_frames *F, mb_workspa
   int rc = start(m, F, ws, q, acc);
   if (rc) return rc;
   if (!v) return MB_EINVAL;
-  bias_pass(m, ws, v);
+  mb_bias_pass(m, ws, v);
   for (int k = 0; k < F->n; k++) {
     const mb_frame *f = &F->frame[k];
     const double *vb = ws->v + 6 * f->body, *ab = ws->a + 6 * f->body, *E = ws->X0E + 9 * f->body;

@@ -318,6 +318,9 @@ void mb_joint_T(const mb_model *m, int i, double *T);
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
 /* ws->X0E, ws->X0r = iX0 of every body (world → body) from ws->XE, ws->Xr (fk.c). */
 void mb_x0(const mb_model *m, mb_workspace *ws);
+/* ws->v, ws->a: every body's spatial velocity and its acceleration at q̈ = 0 without gravity (the
+ * velocity-product terms), body coordinates, from ws->XE, ws->Xr and v (fk.c; rigid bodies). */
+void mb_bias_pass(const mb_model *m, mb_workspace *ws, const double *v);
 /* q = the neutral configuration (zeros, identity quaternions). MB_OK, or MB_EINVAL. */
 int mb_neutral(const mb_model *m, double *q);
 
@@ -447,6 +450,18 @@ double mb_mass(const mb_model *m);
 int mb_com(const mb_model *m, mb_workspace *ws, const double *q, double *c);
 int mb_com_jacobian(const mb_model *m, mb_workspace *ws, const double *q, double *Jc);
 int mb_energy(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *e);
+
+/* Centroidal momentum (centroidal.c; Orin & Goswami 2008): the momentum of the moving bodies about
+ * their centre of mass G, in world axes, h_G = [k_G; p] — the angular momentum about G, then the
+ * linear momentum m ċ (the runtime's wrench order; Pinocchio's hg is [linear; angular]).
+ * mb_ccrba: the centroidal momentum matrix A_G, 6 × nv row-major, h_G = A_G v; mb_centroidal_bias:
+ * Ȧ_G v, the rate of h_G at q̈ = 0 without gravity (so that ḣ_G = A_G q̈ + Ȧ_G v is the net
+ * external wrench about G less the weight's). Errors as mb_com. */
+int mb_centroidal_momentum(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                           double *h);
+int mb_ccrba(const mb_model *m, mb_workspace *ws, const double *q, double *Ag);
+int mb_centroidal_bias(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                       double *b);
 
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and

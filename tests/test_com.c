@@ -7,7 +7,11 @@
  *     (the RNEA with v = q̈ = 0);
  *   - the kinetic energy: ½ vᵀ M v with M from mb_crba;
  *   - the mass: on a floating base, the translational block of M (mb_crba) is m times the
- *     identity; arm7's is the sum of its model's masses. */
+ *     identity; arm7's is the sum of its model's masses;
+ *   - centroidal momentum (runtime/centroidal.c): h_G = A_G v (an identity), its linear part
+ *     m Jc v (mb_com_jacobian), Ȧ_G v against central differences of A_G v along v, and on a
+ *     floating base A_G against the base rows of M (mb_crba): M's rows for the base's [linear;
+ *     angular] velocity are the system's momentum at the base in its axes, carried to G. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,6 +121,84 @@ static void check_model(const char *rel, int floating) {
   sys_close(&s);
 }
 
+/* Centroidal momentum on one model: the worst relative errors of the identity, the linear part,
+ * Ȧv by differences and (floating) A_G against M's base rows. */
+static void check_centroidal(const char *rel, int floating) {
+  sys s;
+  sys_open(&s, rel, floating);
+  const mb_model *M = &s.rt.model;
+  int nv = M->nv;
+  double q[MAXV], v[MAXV], qp[MAXV], qm[MAXV], h[6], b[6], Jc[3 * MAXV], pose[12 * MAXV], c[3];
+  double *A = malloc(sizeof(double) * 6 * (size_t)nv), *Ap = malloc(sizeof(double) * 6 * (size_t)nv);
+  double *Am = malloc(sizeof(double) * 6 * (size_t)nv), *Mm = malloc(sizeof(double) * (size_t)(nv * nv));
+  double e_id = 0, e_lin = 0, e_bias = 0, e_M = 0, dh = 1e-6;
+  assert_true(A && Ap && Am && Mm);
+  uint64_t seed = 5;
+  for (int n = 0; n < 10; n++) {
+    random_state(M, &seed, q, v);
+    assert_int_equal(mb_centroidal_momentum(M, &s.ws, q, v, h), MB_OK);
+    assert_int_equal(mb_ccrba(M, &s.ws, q, A), MB_OK);
+    assert_int_equal(mb_centroidal_bias(M, &s.ws, q, v, b), MB_OK);
+    assert_int_equal(mb_com_jacobian(M, &s.ws, q, Jc), MB_OK);
+    double hs = 1e-300, bs = 1e-300;
+    for (int r = 0; r < 6; r++) hs = fmax(hs, fabs(h[r])), bs = fmax(bs, fabs(b[r]));
+    for (int r = 0; r < 6; r++) {
+      double x = 0.0;
+      for (int k = 0; k < nv; k++) x += A[nv * r + k] * v[k];
+      e_id = fmax(e_id, fabs(h[r] - x) / hs);
+    }
+    for (int a = 0; a < 3; a++) {
+      double x = 0.0;
+      for (int k = 0; k < nv; k++) x += Jc[nv * a + k] * v[k];
+      e_lin = fmax(e_lin, fabs(h[3 + a] - mb_mass(M) * x) / hs);
+    }
+    assert_int_equal(mb_integrate(M, q, v, dh, qp), MB_OK);
+    assert_int_equal(mb_integrate(M, q, v, -dh, qm), MB_OK);
+    assert_int_equal(mb_ccrba(M, &s.ws, qp, Ap), MB_OK);
+    assert_int_equal(mb_ccrba(M, &s.ws, qm, Am), MB_OK);
+    for (int r = 0; r < 6; r++) {
+      double x = 0.0;
+      for (int k = 0; k < nv; k++) x += (Ap[nv * r + k] - Am[nv * r + k]) / (2 * dh) * v[k];
+      e_bias = fmax(e_bias, fabs(b[r] - x) / bs);
+    }
+    if (floating) { /* A_G = [R M_w + (p − c) × R M_v; R M_v], M_v, M_w the base's rows */
+      assert_int_equal(mb_crba(M, &s.ws, q, Mm), MB_OK);
+      assert_int_equal(mb_fk(M, &s.ws, q, pose), MB_OK);
+      assert_int_equal(mb_com(M, &s.ws, q, c), MB_OK);
+      const double *R = pose + 12, *p = pose + 21;
+      double as = 1e-300;
+      for (int x = 0; x < 6 * nv; x++) as = fmax(as, fabs(A[x]));
+      for (int k = 0; k < nv; k++) {
+        double lin[3], ang[3], d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+        for (int a = 0; a < 3; a++) {
+          lin[a] = ang[a] = 0.0;
+          for (int j = 0; j < 3; j++)
+            lin[a] += R[3 * a + j] * Mm[nv * j + k], ang[a] += R[3 * a + j] * Mm[nv * (3 + j) + k];
+        }
+        double t[3] = {d[1] * lin[2] - d[2] * lin[1], d[2] * lin[0] - d[0] * lin[2],
+                       d[0] * lin[1] - d[1] * lin[0]};
+        for (int a = 0; a < 3; a++) {
+          e_M = fmax(e_M, fabs(A[nv * a + k] - (ang[a] + t[a])) / as);
+          e_M = fmax(e_M, fabs(A[nv * (3 + a) + k] - lin[a]) / as);
+        }
+      }
+    }
+  }
+  printf("%-28s centroidal: h = A v %.1e, linear = m Jc v %.1e, Adot v vs differences %.1e, A vs "
+         "M's base rows %.1e\n", rel, e_id, e_lin, e_bias, e_M);
+  assert_true(e_id <= 1e-14 && e_lin <= 1e-14 && e_M <= 1e-14);
+  assert_true(e_bias <= 1e-8);
+  free(A), free(Ap), free(Am), free(Mm);
+  sys_close(&s);
+}
+
+static void test_centroidal(void **state) {
+  (void)state;
+  check_centroidal("examples/arm7.mbd", 0);
+  check_centroidal("examples/urdf/panda.urdf", 0);
+  check_centroidal("examples/urdf/solo12.urdf", 1);
+}
+
 static void test_models(void **state) {
   (void)state;
   sys s; /* arm7's mass: m1 ... m7 and m_tool of examples/arm7.mbd */
@@ -146,6 +228,7 @@ static void test_refused(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_models),
+      cmocka_unit_test(test_centroidal),
       cmocka_unit_test(test_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
