@@ -3,8 +3,9 @@
 # installed package (find_package(mbdc)).
 #
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
-#                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [TEMPLATES <dir>]
-#                  [OUTPUT_DIR <dir>] [FLOATING_BASE] [NO_CHECK] [QUIET])
+#                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
+#                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
+#                  [NO_CHECK] [QUIET])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -31,7 +32,7 @@
 # FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base);
 # QUIET passes -q (errors only: no warnings or notes repeated by every regeneration).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
-# generates). TEMPLATES is a directory of replacement recipes and render templates
+# generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well. TEMPLATES is a directory of replacement recipes and render templates
 # (DIR/algorithms/*.lua, DIR/c/*.lua).
 #
 # The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
@@ -178,6 +179,14 @@ function(_mbdc_args model out args_var prefix_var deps_var)
     string(REPLACE ";" "," functions "${A_FUNCTIONS}")
     list(APPEND args --functions ${functions})
   endif()
+  if(A_FRAMES)
+    string(REPLACE ";" "," frames "${A_FRAMES}")
+    list(APPEND args --frames ${frames})
+  endif()
+  if(A_CONTACTS)
+    string(REPLACE ";" "," contacts "${A_CONTACTS}")
+    list(APPEND args --contacts ${contacts})
+  endif()
   if(A_TEMPLATES)
     get_filename_component(templates ${A_TEMPLATES} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua)
@@ -194,7 +203,7 @@ endfunction()
 
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
-                        "FUNCTIONS" ${ARGN})
+                        "FUNCTIONS;FRAMES;CONTACTS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
   endif()

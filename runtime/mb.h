@@ -463,6 +463,64 @@ int mb_ccrba(const mb_model *m, mb_workspace *ws, const double *q, double *Ag);
 int mb_centroidal_bias(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                        double *b);
 
+/* Contacts (contact.c; docs/runtime.md "Contacts"; Featherstone, "Rigid Body Dynamics
+ * Algorithms", 2008, ch. 8 and ch. 11): bilateral contacts on operational frames. Contact k holds
+ * frame `frame` (an index in mb_frames, on a moving body): dim 3 a point contact, a force at the
+ * frame's origin in world axes, its rows those of the origin's velocity (rows 3..5 of the
+ * world-aligned mb_frame_jacobian) and its bias the classical acceleration of the origin (entries
+ * 3..5 of mb_frame_acceleration_bias); dim 6 the frame welded, a wrench [moment about the
+ * origin; force] in world axes, all six rows [ω; v] and the whole bias [ω̇; a]. The rows of contact
+ * k start at Σ_{j<k} dim_j; force and impulse have that layout, mb_contact_rows(C) entries. */
+typedef struct mb_contact {
+  int frame; /* index in mb_frames */
+  int dim;   /* 3: point contact; 6: welded */
+} mb_contact;
+
+typedef struct mb_contacts {
+  int n;
+  const mb_contact *contact; /* [n]; may be NULL when n = 0 */
+} mb_contacts;
+
+/* Validate contacts against a model and its frames: a count ≥ 0 (at most INT_MAX / 6), frames in
+ * range, dim 3 or 6, no frame on the world (body 0) and frame bodies in range. The same frame may
+ * appear in several contacts (redundant rows: see mu below). 0, or -1 and a one-line reason in
+ * msg (if not NULL). */
+int mb_contacts_check(const mb_model *m, const mb_frames *F, const mb_contacts *C, char *msg,
+                      size_t msgsize);
+/* Σ dim over the contacts: the rows of force and impulse. 0 for NULL; -1 for an invalid set (a
+ * negative count, a NULL array, a dim other than 3 or 6, more than INT_MAX / 6 contacts). */
+int mb_contact_rows(const mb_contacts *C);
+/* Bytes of scratch mb_contact_fd and mb_impulse need, aligned for double: (2 nr nv + nr² + 2 nr +
+ * 6 nv) doubles, nr = mb_contact_rows(C). 0 for NULL; SIZE_MAX when size_t cannot hold it or the
+ * set is invalid (malloc(SIZE_MAX) fails). */
+size_t mb_contact_scratch_size(const mb_model *m, const mb_contacts *C);
+
+/* Contact-constrained forward dynamics: q̈ and f with
+ *   M q̈ + h = τ + Jcᵀ f,   Jc q̈ + J̇c v = −μ f
+ * over the active contacts (Jc their rows, f their forces; μ = 0: rigid contacts), through the
+ * mass matrix as mb_fd_loops: q̈₀ = M⁻¹ (τ − h) (mb_nle, mb_crba into ws->M, mb_ltdl), Y = M⁻¹ Jcᵀ,
+ * Φ = Jc Y, (Φ + diag μ) f = −J̇c v − Jc q̈₀, q̈ = q̈₀ + Y f. active NULL: every contact; else
+ * active[k] is 1 (active) or 0 (inactive: its force entries are exactly 0 and it constrains
+ * nothing). mu NULL: 0; else mu[k] ≥ 0 (finite) is added to the diagonal of each of contact k's
+ * rows: the regularized (compliant) contact, which makes redundant contacts solvable. Φ + diag μ is
+ * factored by Cholesky under the pivot rule with the references diag(Φ + μ). No active contact:
+ * q̈ = mb_aba's answer. force may be NULL; qdd may not alias the inputs. scratch: a buffer of
+ * mb_contact_scratch_size(m, C) bytes, aligned for double. MB_OK; MB_EINVAL (a NULL argument, a
+ * misaligned scratch, contacts failing mb_contacts_check, an active[k] other than 0 or 1, a mu[k]
+ * negative or not finite, a model with flexible bodies); MB_EWORKSPACE; MB_ENUMERIC if M is
+ * singular (ws->singular: the body) or Φ + diag μ is (redundant contacts with μ = 0; ws->singular
+ * 0), or an output is not finite. No allocation. */
+int mb_contact_fd(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_workspace *ws,
+                  void *scratch, const double *q, const double *v, const double *tau,
+                  const int *active, const double *mu, double *qdd, double *force);
+/* An inelastic impact on the active contacts (the same rows): the impulse Λ and the velocity after
+ * it with M (v⁺ − v⁻) = Jcᵀ Λ, Jc v⁺ = 0: Φ Λ = −Jc v⁻, v⁺ = v⁻ + M⁻¹ Jcᵀ Λ (Φ as mb_contact_fd,
+ * without μ). impulse (may be NULL) has force's layout, zero for the inactive contacts; v_plus
+ * may alias v_minus. No active contact: v⁺ = v⁻. Errors as mb_contact_fd. */
+int mb_impulse(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_workspace *ws,
+               void *scratch, const double *q, const double *v_minus, const int *active,
+               double *v_plus, double *impulse);
+
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and
  * rotation R Rot(φ), φ = r_shape η its small rotation, Rot(φ) the rotation of the quaternion

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # regenerate.sh [BUILD_DIR] — rewrite generated/<stem>/ for every examples/<stem>.mbd, and
 # generated/urdf/<stem>/ for every examples/urdf/<stem>.urdf (with --floating-base for the robots
-# listed in examples/urdf/floating_base.txt), with the mbdc
+# listed in examples/urdf/floating_base.txt, --contacts for those of contacts.txt), with the mbdc
 # of BUILD_DIR (default: build/), as `cmake --build BUILD_DIR --target regenerate` does: run from
 # the source directory with relative paths, so the banners carry no absolute path. Directories of
 # generated/ whose example is gone are removed. Set MBDC=path/to/mbdc to use another binary.
@@ -29,6 +29,8 @@ for model in examples/urdf/*.urdf; do
   stem=$(basename "$model" .urdf)
   fb=()
   if grep -qx "$stem" examples/urdf/floating_base.txt; then fb=(--floating-base); fi
+  ct=$(awk -v s="$stem" '$1 == s { print $2 }' examples/urdf/contacts.txt)
+  if [ -n "$ct" ]; then fb+=(--contacts "$ct"); fi
   rm -rf "generated/urdf/$stem"
   mkdir -p "generated/urdf/$stem"
   "$mbdc" generate "$model" "${fb[@]}" -o "generated/urdf/$stem" 2>/dev/null

@@ -116,6 +116,30 @@ grep -q "^#define ARM7_NF 2 " "$tmp/fr/arm7_dynamics.h" &&
 expect 2 "--frames with an unknown frame" -- "$mbdc" generate "$arm" --frames tpc -o "$tmp/fr"
 grep -q "no frame 'tpc'; did you mean 'tcp'?" "$tmp/err" ||
   { echo "FAIL: --frames did-you-mean"; cat "$tmp/err"; fail=$((fail + 1)); }
+# --contacts: the contact functions join the defaults; every wrong item is a usage error
+expect 0 "generate --contacts" -- "$mbdc" generate "$arm" --contacts tcp:6,link5 -o "$tmp/ct"
+grep -q "^#define ARM7_NCONTACT 2 " "$tmp/ct/arm7_dynamics.h" &&
+  grep -q "^#define ARM7_NCROWS 9 " "$tmp/ct/arm7_dynamics.h" &&
+  grep -q "^#define ARM7_CROW_link5 6 " "$tmp/ct/arm7_dynamics.h" &&
+  grep -q "^int arm7_contact_fd(.*const int contacts\[ARM7_NCONTACT\]" "$tmp/ct/arm7_dynamics.h" &&
+  grep -q "^int arm7_contact_fd_reg(" "$tmp/ct/arm7_dynamics.h" &&
+  grep -q "^int arm7_impulse(" "$tmp/ct/arm7_dynamics.h" ||
+  { echo "FAIL: --contacts tcp:6,link5"; grep -i contact "$tmp/ct/arm7_dynamics.h"; fail=$((fail + 1)); }
+expect 2 "--contacts with an unknown frame" -- "$mbdc" generate "$arm" --contacts tpc -o "$tmp/ct2"
+grep -q "no frame 'tpc'; did you mean 'tcp'?" "$tmp/err" ||
+  { echo "FAIL: --contacts did-you-mean"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--contacts with a bad dimension" -- "$mbdc" generate "$arm" --contacts tcp:4 -o "$tmp/ct2"
+grep -q "expected FRAME, FRAME:3 (a point contact) or FRAME:6" "$tmp/err" ||
+  { echo "FAIL: --contacts tcp:4"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--contacts twice a frame" -- "$mbdc" generate "$arm" --contacts tcp,tcp:6 -o "$tmp/ct2"
+sed 's/^frame tcp tool/frame fixed_pt world/' "$arm" >"$tmp/world_frame.mbd"
+expect 2 "--contacts on the world" -- "$mbdc" generate "$tmp/world_frame.mbd" --contacts fixed_pt -o "$tmp/ct2"
+grep -q "fixed to the world" "$tmp/err" ||
+  { echo "FAIL: --contacts base"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "contact_fd without --contacts" -- "$mbdc" generate "$arm" --functions contact_fd -o "$tmp/ct2"
+grep -q "needs the frames in contact" "$tmp/err" ||
+  { echo "FAIL: contact_fd without --contacts"; cat "$tmp/err"; fail=$((fail + 1)); }
+[ ! -e "$tmp/ct2" ] || { echo "FAIL: a refused --contacts wrote $tmp/ct2"; fail=$((fail + 1)); }
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"
 mkdir -p "$tmp/tpl/algorithms"

@@ -30,17 +30,15 @@ foreach(model IN LISTS examples)
   set_tests_properties(${stem}_check PROPERTIES LABELS generated TIMEOUT 120)
 endforeach()
 # The example robots (URDF), the legged ones and humanoids with a floating base.
+# (examples/urdf/floating_base.txt and contacts.txt: cmake/examples.cmake)
 file(STRINGS ${PROJECT_SOURCE_DIR}/examples/urdf/floating_base.txt MBDC_FLOATING_ROBOTS
      REGEX "^[a-z]")
 file(GLOB robots CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/urdf/*.urdf)
 set(MBDC_URDF_ROBOTS "")
 foreach(model IN LISTS robots)
   get_filename_component(stem ${model} NAME_WE)
-  set(fb "")
-  if(stem IN_LIST MBDC_FLOATING_ROBOTS)
-    set(fb FLOATING_BASE)
-  endif()
-  mbdc_add_model(NAME urdf_${stem} MODEL ${model} ${fb})
+  mbdc_example_options(${stem} opts)
+  mbdc_add_model(NAME urdf_${stem} MODEL ${model} ${opts})
   set_tests_properties(urdf_${stem}_check PROPERTIES LABELS "generated;urdf" TIMEOUT 120)
   list(APPEND MBDC_URDF_ROBOTS ${stem})
 endforeach()
@@ -124,3 +122,17 @@ target_link_libraries(flexible_arm_sim PRIVATE flexible_arm_dynamics flexible_ar
                       mbrt m)
 add_test(NAME flexible_arm_sim COMMAND flexible_arm_sim --check)
 set_tests_properties(flexible_arm_sim PROPERTIES LABELS "generated;flexible" TIMEOUT 120)
+
+# The controller examples (examples/controller/, docs/controllers.md) on the generated robots:
+# Solo12's whole-body balance on four contacts (contact_fd, impulse, frame Jacobians, energy).
+add_executable(solo12_balance ${PROJECT_SOURCE_DIR}/examples/controller/solo12_balance.c)
+target_compile_options(solo12_balance PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(solo12_balance PRIVATE urdf_solo12_model m)
+add_test(NAME controller_solo12_balance COMMAND solo12_balance --check)
+set_tests_properties(controller_solo12_balance PROPERTIES LABELS "generated;controller" TIMEOUT 60)
+# The Panda's operational-space control of its TCP (frame Jacobian, J̇v, minv, nle; aba the plant).
+add_executable(panda_osc ${PROJECT_SOURCE_DIR}/examples/controller/panda_osc.c)
+target_compile_options(panda_osc PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(panda_osc PRIVATE urdf_panda_dynamics m)
+add_test(NAME controller_panda_osc COMMAND panda_osc --check)
+set_tests_properties(controller_panda_osc PROPERTIES LABELS "generated;controller" TIMEOUT 60)

@@ -40,6 +40,9 @@ generate() {
     stem=$(basename "$model" .urdf)
     local fb=()
     if grep -qx "$stem" "$src/examples/urdf/floating_base.txt"; then fb=(--floating-base); fi
+    local ct
+    ct=$(awk -v s="$stem" '$1 == s { print $2 }' "$src/examples/urdf/contacts.txt")
+    if [ -n "$ct" ]; then fb+=(--contacts "$ct"); fi
     mkdir -p "$dir/generated/urdf"
     if ! (cd "$dir" && "$mbdc" generate "examples/urdf/$stem.urdf" "${fb[@]}" \
           -o "generated/urdf/$stem" "$@" 2>"$dir/$stem.err"); then

@@ -19,8 +19,10 @@ foreach(stem IN LISTS MBDC_URDF_ROBOTS)
     set(fb 1)
   endif()
   string(APPEND includes "#include \"${p}_dynamics.h\"\n")
-  string(APPEND entries "  {\"${stem}\", ${fb}, ${P}_NQ, ${P}_NV, ${P}_NJ, ${p}_joint_names, "
-                        "${p}_joint_iq, ${p}_joint_iv, ${p}_rnea, ${p}_crba, ${p}_aba},\n")
+  string(APPEND entries "  {\"${stem}\", ${fb}, ${P}_NQ, ${P}_NV, ${P}_NJ, ${P}_NB, ${p}_joint_names, "
+                        "${p}_joint_iq, ${p}_joint_iv, ${p}_rnea, ${p}_crba, ${p}_aba, ${P}_NF, "
+                        "${p}_frame_names, ${p}_body_names, ${p}_frame_pose, "
+                        "${p}_frame_jacobian_world, ${p}_com},\n")
   list(APPEND libs urdf_${stem}_dynamics)
 endforeach()
 set(table ${CMAKE_CURRENT_BINARY_DIR}/mujoco_robots.c)

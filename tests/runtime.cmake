@@ -24,3 +24,6 @@ mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
 # Centre of mass, its Jacobian and the energy (runtime/com.c), against differences, the gravity
 # torques and ½ vᵀ M v.
 mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
+# Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
+# solve, masks, redundant contacts and energy.
+mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)

@@ -7,6 +7,8 @@
  *   RNEA   tau = rnea(q, v, a)          with MuJoCo's mj_inverse (qfrc_inverse)
  *   M      crba(q)                      with mj_fullM of qM
  *   FD     qdd = aba(q, v, tau)         with mj_forward's qacc under qfrc_applied = tau
+ *   frames frame_pose, frame_jacobian_world of every frame MuJoCo keeps as a body (its body
+ *          frame: xpos, xmat; mj_jac at xpos), and com with subtree_com of the root moving body
  * as max |ours − MuJoCo| / max |MuJoCo| over the entries, worst over the states. Joints are
  * matched by name; a floating base maps between the conventions (docs/urdf.md): MuJoCo's free
  * joint has qpos [x y z, qw qx qy qz] and qvel [world-frame linear velocity; body-frame angular],
@@ -60,8 +62,59 @@ static double rel_error(const double *ours, const double *ref, int n) {
   return scale > 0 ? err / scale : err;
 }
 
-/* Worst relative errors of RNEA, M and FD over NSTATES random states. */
-static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst[3]) {
+/* The frames against MuJoCo's bodies of the same name at the state in d (after mj_forward): their
+ * poses (xpos, xmat) and Jacobians (mj_jac at xpos; ours J = J_mj T column by column, T the
+ * velocity map), and the centre of mass against subtree_com of the root moving body; the worst
+ * relative error into *worst, the frames compared into *matched. */
+static void compare_frames(const mbt_robot *r, const mjModel *m, mjData *d, const mujoco_map *map,
+                           const double *q, const double *R, double *worst, int *matched) {
+  int nv = r->nv, nf = r->nf;
+  double *pose = malloc(sizeof(double) * 12 * (size_t)nf);
+  double *J = malloc(sizeof(double) * 6 * (size_t)nv * (size_t)nf);
+  double *jp = malloc(sizeof(double) * 3 * (size_t)m->nv), *jr = malloc(sizeof(double) * 3 * (size_t)m->nv);
+  double e[MAXV], qv[MAXV + 6], c[3];
+  if (!pose || !J || !jp || !jr) abort();
+  r->frame_pose(q, pose);
+  r->frame_jacobian_world(q, J);
+  *matched = 0;
+  for (int k = 0; k < nf; k++) {
+    int id = mj_name2id(m, mjOBJ_BODY, r->frame_names[k]);
+    if (id <= 0) continue; /* fused into its parent by MuJoCo, or the world */
+    ++*matched;
+    const double *P = pose + 12 * k, *Jk = J + 6 * (size_t)nv * (size_t)k;
+    double dp[3], dm[9], mrow[6 * MAXV], mref[6 * MAXV];
+    for (int a = 0; a < 3; a++) dp[a] = P[9 + a];
+    for (int a = 0; a < 9; a++) dm[a] = P[a];
+    double ep = rel_error(dp, d->xpos + 3 * id, 3), em = rel_error(dm, d->xmat + 9 * id, 9);
+    if (!(ep <= *worst)) *worst = ep;
+    if (!(em <= *worst)) *worst = em;
+    mj_jac(m, d, jp, jr, d->xpos + 3 * id, id);
+    for (int col = 0; col < nv; col++) {
+      for (int j = 0; j < nv; j++) e[j] = j == col;
+      mujoco_map_vel(map, R, e, qv);
+      for (int a = 0; a < 3; a++) {
+        double w = 0, u = 0;
+        for (int j = 0; j < m->nv; j++) w += jr[m->nv * a + j] * qv[j], u += jp[m->nv * a + j] * qv[j];
+        mref[nv * a + col] = w, mref[nv * (3 + a) + col] = u;
+        mrow[nv * a + col] = Jk[nv * a + col], mrow[nv * (3 + a) + col] = Jk[nv * (3 + a) + col];
+      }
+    }
+    double ej = rel_error(mrow, mref, 6 * nv);
+    if (!(ej <= *worst)) *worst = ej;
+  }
+  int root = mj_name2id(m, mjOBJ_BODY, r->body_names[1]);
+  if (root > 0) {
+    r->com(q, c);
+    double ec = rel_error(c, d->subtree_com + 3 * root, 3);
+    if (!(ec <= *worst)) *worst = ec;
+  } else {
+    *matched = -1;
+  }
+  free(pose), free(J), free(jp), free(jr);
+}
+
+/* Worst relative errors of RNEA, M, FD and the frames over NSTATES random states. */
+static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst[4]) {
   mujoco_map map;
   char msg[256];
   if (mujoco_map_joints(m, r->nq, r->nv, r->nj, r->joint_names, r->joint_iq, r->joint_iv, &map, msg,
@@ -72,7 +125,8 @@ static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst
   double *Mo = malloc(sizeof(double) * (size_t)(3 * nv * nv)), *Mm = Mo + nv * nv,
          *Mr = Mm + nv * nv;
   unsigned long long s = 20261121u;
-  worst[0] = worst[1] = worst[2] = 0;
+  worst[0] = worst[1] = worst[2] = worst[3] = 0;
+  int matched = 0;
   for (int n = 0; n < NSTATES; n++) {
     for (int j = 0; j < r->nj; j++) {
       double *qj = q + r->joint_iq[j];
@@ -113,15 +167,17 @@ static int compare(const mbt_robot *r, const mjModel *m, mjData *d, double worst
     if (r->aba(q, v, tau, out) != 0) worst[2] = INFINITY;
     e = rel_error(out, ref, nv);
     if (!(e <= worst[2])) worst[2] = e;
+    compare_frames(r, m, d, &map, q, R, &worst[3], &matched);
     mju_zero(d->qfrc_applied, nv);
   }
+  if (matched < r->nb) worst[3] = INFINITY; /* every moving body is a MuJoCo body */
   free(Mo);
   mujoco_map_free(&map);
   return 0;
 }
 
 /* Load the prepared copy, keep only the rigid-body dynamics, set inertias, compare. */
-static int run(const mbt_robot *r, const char *urdf, const char *copy, int exact, double worst[3],
+static int run(const mbt_robot *r, const char *urdf, const char *copy, int exact, double worst[4],
                int *changed, double *dev) {
   char err[1024] = "";
   mjModel *m = mj_loadXML(copy, NULL, err, sizeof err);
@@ -145,7 +201,8 @@ int main(void) {
   const char *src = getenv("MBDC_SOURCE_DIR"), *bin = getenv("MBDC_BINARY_DIR");
   if (!src || !bin) return fprintf(stderr, "MBDC_SOURCE_DIR and MBDC_BINARY_DIR must be set\n"), 2;
   int failed = 0;
-  printf("%-16s %-6s %9s %9s %9s %9s  %s\n", "robot", "run", "rnea", "M", "fd", "inertia", "set");
+  printf("%-16s %-6s %9s %9s %9s %9s %9s  %s\n", "robot", "run", "rnea", "M", "fd", "frames",
+         "inertia", "set");
   for (int i = 0; i < mbt_nrobots; i++) {
     const mbt_robot *r = &mbt_robots[i];
     char urdf[1024], copy[1024];
@@ -162,7 +219,7 @@ int main(void) {
         bound[0] = mujoco_bounds[k].rnea, bound[1] = mujoco_bounds[k].crba,
         bound[2] = mujoco_bounds[k].aba;
     for (int exact = 1; exact >= 0; exact--) {
-      double worst[3], dev = 0;
+      double worst[4], dev = 0;
       int changed = 0;
       if (run(r, urdf, copy, exact, worst, &changed, &dev) != 0) {
         printf("%s: FAIL (see above)\n", r->stem);
@@ -170,9 +227,12 @@ int main(void) {
         continue;
       }
       const double *b = exact ? (double[3]){EXACT_BOUND, EXACT_BOUND, EXACT_BOUND} : bound;
-      int ok = worst[0] <= b[0] && worst[1] <= b[1] && worst[2] <= b[2];
-      printf("%-16s %-6s %9.2e %9.2e %9.2e %9.2e  %d%s\n", r->stem, exact ? "exact" : "mujoco",
-             worst[0], worst[1], worst[2], dev, changed, ok ? "" : "  FAIL");
+      /* the frames' poses, Jacobians and the centre of mass do not depend on the inertia
+       * tensors: EXACT_BOUND either way */
+      int ok = worst[0] <= b[0] && worst[1] <= b[1] && worst[2] <= b[2] && worst[3] <= EXACT_BOUND;
+      printf("%-16s %-6s %9.2e %9.2e %9.2e %9.2e %9.2e  %d%s\n", r->stem,
+             exact ? "exact" : "mujoco", worst[0], worst[1], worst[2], worst[3], dev, changed,
+             ok ? "" : "  FAIL");
       failed += !ok;
     }
   }

@@ -172,6 +172,11 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strcmp(name, "com_jacobian"))
     return assert_int_equal(mb_com_jacobian(m, ws, s->q, ref), 0), 3 * nv;
   if (!strcmp(name, "energy")) return assert_int_equal(mb_energy(m, ws, s->q, s->v, ref), 0), 2;
+  if (!strcmp(name, "centroidal_momentum"))
+    return assert_int_equal(mb_centroidal_momentum(m, ws, s->q, s->v, ref), 0), 6;
+  if (!strcmp(name, "ccrba")) return assert_int_equal(mb_ccrba(m, ws, s->q, ref), 0), 6 * nv;
+  if (!strcmp(name, "centroidal_bias"))
+    return assert_int_equal(mb_centroidal_bias(m, ws, s->q, s->v, ref), 0), 6;
   if (!strcmp(name, "frame_velocity"))
     return assert_int_equal(mb_frame_velocity(m, frames, ws, s->q, s->v, ref), 0), 6 * frames->n;
   if (!strcmp(name, "frame_acceleration_bias"))
@@ -280,9 +285,11 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
       evaluate(f, s, NULL, got);
       size_t w;
       double err = mbt_max_diff(got, ref, (size_t)size, &w), scale = mbt_max_abs(ref, (size_t)size);
-      /* J̇v is of the order of |v|² times the tree's lengths, 1 here, and zero but for rounding on a
-       * tree of prismatic joints (nothing rotates): compared against that order, not its value */
-      if (!strcmp(f->name, "frame_acceleration_bias")) scale = fmax(scale, 1.0);
+      /* J̇v (and Ȧ_G v, the same times masses) is of the order of |v|² times the tree's lengths
+       * (and masses), 1 here, and zero but for rounding on a tree of prismatic joints (nothing
+       * rotates): compared against that order, not its value */
+      if (!strcmp(f->name, "frame_acceleration_bias") || !strcmp(f->name, "centroidal_bias"))
+        scale = fmax(scale, 1.0);
       if (!(err <= 1e-10 * fmax(scale, 1e-300)))
         fail_msg("%s, %s: |generated - runtime| = %.3e (scale %.3e) at [%zu]: %.17g vs %.17g",
                  what, f->name, err, scale, w, got[w], ref[w]);

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x ARM7_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x5aaa4f4f52d0
+#define ARM7_SET_ID 0x49c46be5511c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define ARM7_HAVE_COM 1
 #define ARM7_HAVE_COM_JACOBIAN 1
 #define ARM7_HAVE_ENERGY 1
+#define ARM7_HAVE_CENTROIDAL_MOMENTUM 1
+#define ARM7_HAVE_CCRBA 1
+#define ARM7_HAVE_CENTROIDAL_BIAS 1
 #define ARM7_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -213,6 +218,15 @@ void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 200 bytes (25 values live at once). */
 void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 872 bytes (109 values live at once). */
+void arm7_centroidal_momentum(const double q[ARM7_NQ], const double v[ARM7_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 656 bytes (82 values live at once). */
+void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 904 bytes (113 values live at once). */
+void arm7_centroidal_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3520 bytes (440 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);

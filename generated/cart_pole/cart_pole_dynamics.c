@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x3edb800cd9c4
+#if CART_POLE_SET_ID != 0xbf762edb4301
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -636,4 +636,106 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t16 = mc_pole_2 * 9.8;
   e[0] = t15;
   e[1] = t16;
+}
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 17 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t0 = mc_pole_2 / -1.1;
+  const double t1 = v[0] * t0;
+  const double t2 = v[1] * 0.03333333333333333;
+  const double v_pole_3 = E0_pole_0 * v[0];
+  const double t3 = 0.05 * v_pole_3;
+  const double t4 = t2 + t3;
+  const double t5 = 0.1 * v_pole_3;
+  const double t6 = v[1] * -0.05;
+  const double t7 = t5 - t6;
+  const double t8 = E0_pole_0 * t7;
+  const double v_pole_5 = E0_pole_6 * v[0];
+  const double t9 = 0.1 * v_pole_5;
+  const double t10 = E0_pole_6 * t9;
+  const double t11 = t8 + t10;
+  const double t12 = t0 * t11;
+  const double t13 = E0_pole_6 * 0.05;
+  const double t14 = q[0] * 0.1;
+  const double mc_pole_0 = t13 + t14;
+  const double t15 = q[0] + mc_pole_0;
+  const double com_0 = t15 / 1.1;
+  const double t16 = q[0] - com_0;
+  const double t17 = E0_pole_0 * t9;
+  const double t18 = E0_pole_6 * t7;
+  const double t19 = t17 - t18;
+  const double t20 = t16 * t19;
+  const double t21 = t12 - t20;
+  const double t22 = t4 + t21;
+  const double t23 = t1 + t22;
+  const double t24 = v[0] + t11;
+  h[0] = 0.0;
+  h[1] = t23;
+  h[2] = 0.0;
+  h[3] = t24;
+  h[4] = 0.0;
+  h[5] = t19;
+}
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 7 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t0 = mc_pole_2 / -1.1;
+  const double t1 = 1.1 * t0;
+  const double t2 = mc_pole_2 + t1;
+  const double t3 = mc_pole_2 * t0;
+  const double IC_cart_1 = E0_pole_6 * 0.05;
+  const double t4 = q[0] * 0.1;
+  const double mc_pole_0 = IC_cart_1 + t4;
+  const double t5 = q[0] + mc_pole_0;
+  const double com_0 = t5 / 1.1;
+  const double t6 = q[0] - com_0;
+  const double t7 = E0_pole_6 * -0.05;
+  const double t8 = t6 * t7;
+  const double t9 = t3 - t8;
+  const double t10 = 0.03333333333333333 + t9;
+  Ag[0] = 0.0;
+  Ag[2] = t2;
+  Ag[4] = 0.0;
+  Ag[6] = 1.1;
+  Ag[8] = 0.0;
+  Ag[10] = 0.0;
+  Ag[1] = 0.0;
+  Ag[3] = t10;
+  Ag[5] = 0.0;
+  Ag[7] = mc_pole_2;
+  Ag[9] = 0.0;
+  Ag[11] = t7;
+}
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 4 add, 2 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]) {
+  const double E0_pole_6 = sin(q[1]);
+  const double E0_pole_0 = cos(q[1]);
+  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double t0 = mc_pole_2 / -1.1;
+  const double t1 = v[1] * v[1];
+  const double t2 = t1 * -0.05;
+  const double t3 = E0_pole_6 * t2;
+  const double t4 = t0 * t3;
+  const double t5 = E0_pole_6 * 0.05;
+  const double t6 = q[0] * 0.1;
+  const double mc_pole_0 = t5 + t6;
+  const double t7 = q[0] + mc_pole_0;
+  const double com_0 = t7 / 1.1;
+  const double t8 = q[0] - com_0;
+  const double t9 = E0_pole_0 * t2;
+  const double t10 = t8 * t9;
+  const double t11 = t4 - t10;
+  b[0] = 0.0;
+  b[1] = t11;
+  b[2] = 0.0;
+  b[3] = t3;
+  b[4] = 0.0;
+  b[5] = t9;
 }

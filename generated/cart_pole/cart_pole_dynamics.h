@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x CART_POLE_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x3edb800cd9c4
+#define CART_POLE_SET_ID 0xbf762edb4301
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define CART_POLE_HAVE_COM 1
 #define CART_POLE_HAVE_COM_JACOBIAN 1
 #define CART_POLE_HAVE_ENERGY 1
+#define CART_POLE_HAVE_CENTROIDAL_MOMENTUM 1
+#define CART_POLE_HAVE_CCRBA 1
+#define CART_POLE_HAVE_CENTROIDAL_BIAS 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
@@ -185,6 +190,15 @@ void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POL
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
 void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 88 bytes (11 values live at once). */
+void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 56 bytes (7 values live at once). */
+void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 56 bytes (7 values live at once). */
+void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]);
 
 #ifdef __cplusplus
 }

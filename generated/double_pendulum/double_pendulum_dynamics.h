@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x DOUBLE_PENDULUM_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_MASS 2.0 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x8f69430cd135
+#define DOUBLE_PENDULUM_SET_ID 0x55d0028e0085
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define DOUBLE_PENDULUM_HAVE_COM 1
 #define DOUBLE_PENDULUM_HAVE_COM_JACOBIAN 1
 #define DOUBLE_PENDULUM_HAVE_ENERGY 1
+#define DOUBLE_PENDULUM_HAVE_CENTROIDAL_MOMENTUM 1
+#define DOUBLE_PENDULUM_HAVE_CCRBA 1
+#define DOUBLE_PENDULUM_HAVE_CENTROIDAL_BIAS 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ];
@@ -185,6 +190,15 @@ void double_pendulum_com_jacobian(const double q[DOUBLE_PENDULUM_NQ], double Jc[
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 80 bytes (10 values live at once). */
 void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 136 bytes (17 values live at once). */
+void double_pendulum_centroidal_momentum(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 104 bytes (13 values live at once). */
+void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOUBLE_PENDULUM_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 128 bytes (16 values live at once). */
+void double_pendulum_centroidal_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double b[6]);
 
 #ifdef __cplusplus
 }

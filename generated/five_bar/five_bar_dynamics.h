@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x FIVE_BAR_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -77,7 +79,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xe88719ba0333
+#define FIVE_BAR_SET_ID 0x1951aac4a9d7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -102,6 +104,9 @@ extern "C" {
 #define FIVE_BAR_HAVE_COM 1
 #define FIVE_BAR_HAVE_COM_JACOBIAN 1
 #define FIVE_BAR_HAVE_ENERGY 1
+#define FIVE_BAR_HAVE_CENTROIDAL_MOMENTUM 1
+#define FIVE_BAR_HAVE_CCRBA 1
+#define FIVE_BAR_HAVE_CENTROIDAL_BIAS 1
 #define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
@@ -230,6 +235,15 @@ void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_N
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 120 bytes (15 values live at once). */
 void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 232 bytes (29 values live at once). */
+void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 256 bytes (32 values live at once). */
+void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 256 bytes (32 values live at once). */
+void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double b[6]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x62e398f3381e
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3bc784a7ef70
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x FLEXIBLE_SPACECRAFT_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -66,7 +68,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x2fd597e5d2da
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x23dd48dfb369
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 

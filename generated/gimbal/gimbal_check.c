@@ -12,7 +12,7 @@
 
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xdaf33309594f
+#if GIMBAL_SET_ID != 0x6328e5b429f3
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -132,7 +132,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[22] = {
+  result results[25] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -153,6 +153,9 @@ int main(void) {
     {"com", 0, 0, 0, 0, 0},
     {"com_jacobian", 0, 0, 0, 0, 0},
     {"energy", 0, 0, 0, 0, 0},
+    {"centroidal_momentum", 0, 0, 0, 0, 0},
+    {"ccrba", 0, 0, 0, 0, 0},
+    {"centroidal_bias", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -342,16 +345,43 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[19], ref, out, 2);
     }
+    /* centroidal_momentum */
+    rc = grc = 0;
+    rc = mb_centroidal_momentum(&M, ws, q, v, ref);
+    gimbal_centroidal_momentum(gq, gv, out);
+    if (grc != rc) results[20].failed_rc = 1;
+    if (rc != 0) results[20].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[20], ref, out, 6);
+    }
+    /* ccrba */
+    rc = grc = 0;
+    rc = mb_ccrba(&M, ws, q, ref);
+    gimbal_ccrba(gq, out);
+    if (grc != rc) results[21].failed_rc = 1;
+    if (rc != 0) results[21].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[21], ref, out, 6 * NV);
+    }
+    /* centroidal_bias */
+    rc = grc = 0;
+    rc = mb_centroidal_bias(&M, ws, q, v, ref);
+    gimbal_centroidal_bias(gq, gv, out);
+    if (grc != rc) results[22].failed_rc = 1;
+    if (rc != 0) results[22].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[22], ref, out, 6);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = gimbal_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[20].failed_rc = 1;
-    if (rc != 0) results[20].singular++;
+    if (grc != rc) results[23].failed_rc = 1;
+    if (rc != 0) results[23].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[20], ref, out, NV);
+      compare(&results[23], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[21], ref2, out2, 6 * (NB + 1));
+      compare(&results[24], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -359,7 +389,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "gimbal", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 22; k++) {
+  for (int k = 0; k < 25; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -373,7 +403,7 @@ int main(void) {
   if (failed)
     printf("gimbal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("gimbal: ok: %d functions agree to %g (worst %.1e, %s)\n", 21, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("gimbal: ok: %d functions agree to %g (worst %.1e, %s)\n", 24, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

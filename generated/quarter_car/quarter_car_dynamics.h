@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x QUARTER_CAR_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -77,7 +79,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x18957d204516
+#define QUARTER_CAR_SET_ID 0xdfe00e381ecc
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -102,6 +104,9 @@ extern "C" {
 #define QUARTER_CAR_HAVE_COM 1
 #define QUARTER_CAR_HAVE_COM_JACOBIAN 1
 #define QUARTER_CAR_HAVE_ENERGY 1
+#define QUARTER_CAR_HAVE_CENTROIDAL_MOMENTUM 1
+#define QUARTER_CAR_HAVE_CCRBA 1
+#define QUARTER_CAR_HAVE_CENTROIDAL_BIAS 1
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
@@ -241,6 +246,15 @@ void quarter_car_com_jacobian(const double q[QUARTER_CAR_NQ], double Jc[3 * QUAR
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 224 bytes (28 values live at once). */
 void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 624 bytes (78 values live at once). */
+void quarter_car_centroidal_momentum(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 512 bytes (64 values live at once). */
+void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 632 bytes (79 values live at once). */
+void quarter_car_centroidal_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double b[6]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);

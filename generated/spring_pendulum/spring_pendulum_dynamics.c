@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xd2536a68afc2
+#if SPRING_PENDULUM_SET_ID != 0x89372e38dc79
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1135,6 +1135,185 @@ void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[S
   const double t34 = t28 - t33;
   e[0] = t27;
   e[1] = t34;
+}
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 38 mul, 24 add, 2 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[6]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double t1 = 2.0 * v[0];
+  const double t2 = 0.09950371902099892 * t1;
+  const double t3 = t2 * -0.02592592592592592;
+  const double t4 = v[0] * -0.9950371902099892;
+  const double t5 = t0 * t4;
+  const double t6 = 0.09950371902099892 * v[0];
+  const double t7 = E0_arm_8 * t6;
+  const double v_arm_5 = t5 + t7;
+  const double t8 = 0.7 * v_arm_5;
+  const double t9 = -0.013821345956502426 * v[1];
+  const double t10 = t8 - t9;
+  const double t11 = E0_arm_8 * t10;
+  const double t12 = E0_arm_8 * t4;
+  const double t13 = t0 * t6;
+  const double v_arm_3 = t12 - t13;
+  const double t14 = 0.7 * v_arm_3;
+  const double t15 = 0.3611820808266454 * v[1];
+  const double t16 = t14 - t15;
+  const double t17 = t0 * t16;
+  const double t18 = t11 - t17;
+  const double t19 = t18 * 0.07407407407407408;
+  const double t20 = t3 + t19;
+  const double t21 = 0.9950371902099892 * t1;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double mc_cart_2 = r0_cart_2 * 2.0;
+  const double t22 = t0 * 0.013821345956502426;
+  const double t23 = E0_arm_8 * -0.3611820808266454;
+  const double t24 = t22 + t23;
+  const double t25 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t24 + t25;
+  const double t26 = mc_cart_2 + mc_arm_2;
+  const double com_2 = t26 / 2.7;
+  const double t27 = r0_cart_2 - com_2;
+  const double t28 = t21 * t27;
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double mc_cart_0 = r0_cart_0 * 2.0;
+  const double t29 = E0_arm_8 * 0.013821345956502426;
+  const double t30 = t0 * 0.3611820808266454;
+  const double t31 = t29 + t30;
+  const double t32 = r0_cart_0 * 0.7;
+  const double mc_arm_0 = t31 + t32;
+  const double t33 = mc_cart_0 + mc_arm_0;
+  const double com_0 = t33 / 2.7;
+  const double t34 = r0_cart_0 - com_0;
+  const double t35 = t2 * t34;
+  const double t36 = t28 - t35;
+  const double t37 = t0 * t10;
+  const double t38 = E0_arm_8 * t16;
+  const double t39 = -t37 - t38;
+  const double t40 = t27 * t39;
+  const double t41 = t34 * t18;
+  const double t42 = t40 - t41;
+  const double t43 = v[1] * 0.23762013058494955;
+  const double t44 = -0.3611820808266454 * v_arm_3;
+  const double t45 = -0.013821345956502426 * v_arm_5;
+  const double t46 = t44 - t45;
+  const double t47 = t43 + t46;
+  const double t48 = t42 - t47;
+  const double t49 = t36 + t48;
+  const double t50 = t21 * 0.02592592592592592;
+  const double t51 = t39 * -0.07407407407407408;
+  const double t52 = t50 + t51;
+  const double t53 = t21 + t39;
+  const double t54 = t2 + t18;
+  h[0] = t20;
+  h[1] = t49;
+  h[2] = t52;
+  h[3] = t53;
+  h[4] = 0.0;
+  h[5] = t54;
+}
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 22 mul, 15 add, 2 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPRING_PENDULUM_NV]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double t1 = E0_arm_8 * -0.013821345956502426;
+  const double t2 = t0 * -0.3611820808266454;
+  const double t3 = t1 + t2;
+  const double t4 = 0.09950371902099892 * t3;
+  const double t5 = t0 * 0.013821345956502426;
+  const double t6 = E0_arm_8 * -0.3611820808266454;
+  const double t7 = t5 + t6;
+  const double t8 = 0.9950371902099892 * t7;
+  const double IC_cart_3 = t4 + t8;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double mc_cart_2 = r0_cart_2 * 2.0;
+  const double t9 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t7 + t9;
+  const double t10 = mc_cart_2 + mc_arm_2;
+  const double com_2 = t10 / 2.7;
+  const double t11 = r0_cart_2 - com_2;
+  const double t12 = t11 * 2.6866004135669708;
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double mc_cart_0 = r0_cart_0 * 2.0;
+  const double t13 = E0_arm_8 * 0.013821345956502426;
+  const double t14 = t0 * 0.3611820808266454;
+  const double t15 = t13 + t14;
+  const double t16 = r0_cart_0 * 0.7;
+  const double mc_arm_0 = t15 + t16;
+  const double t17 = mc_cart_0 + mc_arm_0;
+  const double com_0 = t17 / 2.7;
+  const double t18 = r0_cart_0 - com_0;
+  const double t19 = t18 * 0.2686600413566971;
+  const double t20 = t12 - t19;
+  const double t21 = IC_cart_3 + t20;
+  const double t22 = t15 * 0.07407407407407408;
+  const double t23 = E0_arm_8 * 0.3611820808266454;
+  const double t24 = t0 * -0.013821345956502426;
+  const double t25 = t23 + t24;
+  const double t26 = t11 * t25;
+  const double t27 = t15 * t18;
+  const double t28 = t26 - t27;
+  const double t29 = t28 - 0.23762013058494955;
+  const double t30 = t25 * -0.07407407407407408;
+  Ag[0] = 8.673617379884035e-19;
+  Ag[2] = t21;
+  Ag[4] = 0.0;
+  Ag[6] = 2.6866004135669708;
+  Ag[8] = 0.0;
+  Ag[10] = 0.2686600413566971;
+  Ag[1] = t22;
+  Ag[3] = t29;
+  Ag[5] = t30;
+  Ag[7] = t25;
+  Ag[9] = 0.0;
+  Ag[11] = t15;
+}
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 21 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double b[6]) {
+  const double t0 = sin(q[1]);
+  const double E0_arm_8 = cos(q[1]);
+  const double t1 = v[1] * v[1];
+  const double t2 = 0.3611820808266454 * t1;
+  const double t3 = E0_arm_8 * t2;
+  const double t4 = 0.013821345956502426 * t1;
+  const double t5 = t0 * t4;
+  const double t6 = t3 - t5;
+  const double t7 = t6 * 0.07407407407407408;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  const double mc_cart_2 = r0_cart_2 * 2.0;
+  const double t8 = t0 * 0.013821345956502426;
+  const double t9 = E0_arm_8 * -0.3611820808266454;
+  const double t10 = t8 + t9;
+  const double t11 = r0_cart_2 * 0.7;
+  const double mc_arm_2 = t10 + t11;
+  const double t12 = mc_cart_2 + mc_arm_2;
+  const double com_2 = t12 / 2.7;
+  const double t13 = r0_cart_2 - com_2;
+  const double t14 = t0 * t2;
+  const double t15 = E0_arm_8 * t4;
+  const double t16 = -t14 - t15;
+  const double t17 = t13 * t16;
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  const double mc_cart_0 = r0_cart_0 * 2.0;
+  const double t18 = E0_arm_8 * 0.013821345956502426;
+  const double t19 = t0 * 0.3611820808266454;
+  const double t20 = t18 + t19;
+  const double t21 = r0_cart_0 * 0.7;
+  const double mc_arm_0 = t20 + t21;
+  const double t22 = mc_cart_0 + mc_arm_0;
+  const double com_0 = t22 / 2.7;
+  const double t23 = r0_cart_0 - com_0;
+  const double t24 = t23 * t6;
+  const double t25 = t17 - t24;
+  const double t26 = t16 * -0.07407407407407408;
+  b[0] = t7;
+  b[1] = t25;
+  b[2] = t26;
+  b[3] = t16;
+  b[4] = 0.0;
+  b[5] = t6;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 127 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */

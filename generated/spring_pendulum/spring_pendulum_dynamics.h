@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x SPRING_PENDULUM_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define SPRING_PENDULUM_MASS 2.7 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0xd2536a68afc2
+#define SPRING_PENDULUM_SET_ID 0x89372e38dc79
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define SPRING_PENDULUM_HAVE_COM 1
 #define SPRING_PENDULUM_HAVE_COM_JACOBIAN 1
 #define SPRING_PENDULUM_HAVE_ENERGY 1
+#define SPRING_PENDULUM_HAVE_CENTROIDAL_MOMENTUM 1
+#define SPRING_PENDULUM_HAVE_CCRBA 1
+#define SPRING_PENDULUM_HAVE_CENTROIDAL_BIAS 1
 #define SPRING_PENDULUM_HAVE_CFA 1
 #define SPRING_PENDULUM_HAVE_PASSIVE_FORCES 1
 
@@ -188,6 +193,15 @@ void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 72 bytes (9 values live at once). */
 void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 136 bytes (17 values live at once). */
+void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 80 bytes (10 values live at once). */
+void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPRING_PENDULUM_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 88 bytes (11 values live at once). */
+void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 256 bytes (32 values live at once). */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);

@@ -14,20 +14,23 @@
 #define HELP_GRAPH "  graph MODEL [-o FILE]    print the topology as a Graphviz DOT graph (to FILE if given)\n"
 #define HELP_GENERATE                                                                            \
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
-  "           [--frames LIST] [--templates DIR] [--cfa-order odd-even|tips]\n"                   \
+  "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
   "                           (default: every built-in function the model allows); --frames\n"   \
   "                           keeps only the operational frames named (default: all, as mbdc\n"  \
-  "                           check lists them); DIR/algorithms/*.lua and DIR/c/*.lua\n"         \
-  "                           replace the built-in recipes and render templates of the same\n"    \
-  "                           name (a file there that nothing reads is a warning); --cfa-order\n" \
+  "                           check lists them); --contacts FRAME[:3|:6],... adds the contact\n"  \
+  "                           dynamics (contact_fd, contact_fd_reg, impulse) with those frames\n" \
+  "                           in contact (3: a point, the default; 6: welded);\n"             \
+  "                           DIR/algorithms/*.lua and DIR/c/*.lua replace the built-in\n"       \
+  "                           recipes and render templates of the same name (a file there\n"     \
+  "                           that nothing reads is a warning); --cfa-order\n"                   \
   "                           picks the elimination order of cfa (default: the one with fewer\n"  \
   "                           operations)\n"
 #define HELP_STATS                                                                               \
-  "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--templates DIR]\n"                \
-  "           [--cfa-order odd-even|tips]\n"                                                     \
+  "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
+  "           [--templates DIR] [--cfa-order odd-even|tips]\n"                                   \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
   "                           elimination orders with their dependency depths\n"
@@ -74,11 +77,13 @@ static const char *const opt_check[] = {"--floating-base", "-q", "--quiet", "--h
 static const char *const opt_graph[] = {"-o",      "--output", "--floating-base",
                                         "-q",      "--quiet",  "--help", NULL};
 static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
-                                           "--scalar",    "--functions",  "--frames", "--templates",
+                                           "--scalar",    "--functions",  "--frames",
+                                           "--contacts",  "--templates",
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
                                            "--help",      NULL};
-static const char *const opt_stats[] = {"--json",        "--functions", "--frames", "--templates",
+static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
+                                        "--contacts",    "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",
                                         "--lua-memory",  "-q",          "--quiet",
                                         "--help",        NULL};

@@ -24,6 +24,7 @@ typedef struct mbg_gen_opts {
   mbg_sym_scalar scalar; /* double or float */
   const char *functions; /* comma-separated list, NULL = mbg_default_functions */
   const char *frames;    /* --frames: comma-separated operational frames to keep, NULL = all */
+  const char *contacts;  /* --contacts: comma-separated FRAME or FRAME:3 / FRAME:6, NULL = none */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */
@@ -33,6 +34,12 @@ typedef struct mbg_gen_opts {
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
 } mbg_gen_opts;
+
+/* A contact of --contacts (gen_contacts.c): an operational frame (index into topo->frame, after
+ * --frames) in contact, dim 3 (a point: a force at its origin) or 6 (welded: a wrench). */
+typedef struct mbg_gen_contact {
+  int frame, dim;
+} mbg_gen_contact;
 
 /* One generated function, as prepared for the render templates. */
 typedef struct mbg_gen_param {
@@ -81,6 +88,8 @@ typedef struct mbg_gen {
   mbg_rcr_sel rcr;     /* the selections of dependent coordinates of p_rcr */
   mbg_rtsprings rtsprings; /* the runtime's springs (the harness's reference) */
   mbg_rtframes rtframes;   /* the runtime's operational frames */
+  int ncontacts, ncrows;     /* --contacts: the contacts and their rows (sum of dims) */
+  mbg_gen_contact *contacts; /* [ncontacts] */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

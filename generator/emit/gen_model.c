@@ -7,6 +7,8 @@
 
 #include "emit/gen_model.h"
 
+#include "emit/gen_contacts.h"
+
 #include "emit/cfa_order.h"
 
 static void push_numbers(lua_State *L, const double *x, int n) {
@@ -444,6 +446,7 @@ static int push_model(lua_State *L) {
   push_loops(g, L);
   push_springs(g, L);
   push_frames(g, L);
+  mbg_gen_push_contacts(g, L);
   push_nodes(g, L);
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);

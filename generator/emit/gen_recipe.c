@@ -18,21 +18,24 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output) {
     int out, kind; /* kind: 0 nq, 1 nv, 2 nv·nv, 3 6(nb+1), 4 12(nb+1), 5 nc, 6 nc·nv,
                       7 12 nnodes, 8 nsel·nc (p_rcr's selections), 9 12 nf (frame poses),
                       10 6 nv nf (frame Jacobians), 11 6 nf (frame velocities), 12 3, 13 3 nv,
-                      14 2 (centre of mass, its Jacobian, the energy) */
+                      14 2 (centre of mass, its Jacobian, the energy), 15 6, 16 6 nv (centroidal
+                      momentum, its matrix), 17 the contacts (their switches, int; their μ),
+                      18 their rows (forces, impulses) */
   } roles[] = {{"q", 0, 0},          {"v", 0, 1},          {"a", 0, 1},
                {"tau", 0, 1},        {"fext", 0, 3},       {"out_nv", 1, 1},
                {"out_nvnv", 1, 2},   {"out_wrench", 1, 3}, {"out_pose", 1, 4},
                {"out_nc", 1, 5},     {"out_ncnv", 1, 6},   {"out_nodes", 1, 7},
                {"out_rcr", 1, 8},    {"out_frames", 1, 9}, {"out_fjac", 1, 10},
                {"out_fvec", 1, 11},  {"out_3", 1, 12},     {"out_3nv", 1, 13},
-               {"out_2", 1, 14}};
+               {"out_2", 1, 14},     {"out_6", 1, 15},     {"out_6nv", 1, 16},
+               {"contacts", 0, 17},  {"contact_mu", 0, 17}, {"out_cforce", 1, 18}};
   for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
     if (strcmp(role, roles[k].role) != 0) continue;
     *is_output = roles[k].out;
     int sizes[] = {nq,      nv,          nv * nv,   6 * nb1,
                    12 * nb1, nc,         nc * nv,   12 * nnodes,
                    nsel * nc, 12 * g->topo->nframes, 6 * nv * g->topo->nframes,
-                   6 * g->topo->nframes, 3, 3 * nv, 2};
+                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows};
     return sizes[roles[k].kind];
   }
   return -1;
@@ -81,7 +84,10 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
     snprintf(p->role, sizeof p->role, "%s", role);
     if ((p->size = role_size(g, role, &p->is_output)) < 0)
       return snprintf(msg, n, "params[%d]: unknown role '%s' (q, v, a, tau, fext, out_nv, "
-                      "out_nvnv, out_wrench, out_pose, out_nc, out_ncnv, out_nodes, out_rcr, out_frames, out_fjac, out_fvec, out_3, out_3nv, out_2)", k + 1, role), -1;
+                      "out_nvnv, out_wrench, out_pose, out_nc, out_ncnv, out_nodes, out_rcr, "
+                      "out_frames, out_fjac, out_fvec, out_3, out_3nv, out_2, out_6, out_6nv, "
+                      "contacts, contact_mu, out_cforce)",
+                      k + 1, role), -1;
     lua_pop(L, 3);
   }
   lua_pop(L, 1);

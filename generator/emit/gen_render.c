@@ -65,6 +65,11 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_3") == 0) lua_pushstring(L, "3");
   else if (strcmp(role, "out_3nv") == 0) lua_pushfstring(L, "3 * %s_NV", P);
   else if (strcmp(role, "out_2") == 0) lua_pushstring(L, "2");
+  else if (strcmp(role, "out_6") == 0) lua_pushstring(L, "6");
+  else if (strcmp(role, "out_6nv") == 0) lua_pushfstring(L, "6 * %s_NV", P);
+  else if (strcmp(role, "contacts") == 0 || strcmp(role, "contact_mu") == 0)
+    lua_pushfstring(L, "%s_NCONTACT", P);
+  else if (strcmp(role, "out_cforce") == 0) lua_pushfstring(L, "%s_NCROWS", P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -99,7 +104,9 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     mbg_lua_set_string(L, "role", p->role);
     /* names and sizes of any length: a 63-character prefix takes 130 characters in a size */
     push_size(L, p->role, P);
-    lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", scalar, p->name,
+    /* the contacts' switches are ints (0 or 1; the function refuses anything else) */
+    const char *type = strcmp(p->role, "contacts") == 0 ? "int" : scalar;
+    lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", type, p->name,
                     lua_tostring(L, -1));
     lua_setfield(L, -3, "decl");
     lua_setfield(L, -2, "size");
@@ -268,6 +275,16 @@ static void push_springs_initial(mbg_gen *g, lua_State *L) {
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "frames");
+  lua_createtable(L, g->ncontacts, 0); /* d.contacts[k]: name, frame (0-based), dim */
+  for (int k = 0; k < g->ncontacts; k++) {
+    lua_createtable(L, 0, 3);
+    mbg_lua_set_string(L, "name", g->topo->frame[g->contacts[k].frame].name);
+    mbg_lua_set_int(L, "frame", g->contacts[k].frame);
+    mbg_lua_set_int(L, "dim", g->contacts[k].dim);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "contacts");
+  mbg_lua_set_int(L, "ncrows", g->ncrows);
   set_doubles(L, "q_initial", g->topo->q_initial, g->topo->nq);
   set_doubles(L, "v_initial", g->topo->v_initial, g->topo->nv);
 }

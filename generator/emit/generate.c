@@ -12,6 +12,7 @@
 #include "base/quote.h"
 #include "base/readfile.h"
 #include "emit/gen_cfa.h"
+#include "emit/gen_contacts.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
 #include "emit/gen_recipe.h"
@@ -26,7 +27,8 @@ const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "nle_ex
                                              "crba_fd", "aba", "aba_ext", "minv", "joint_wrenches", "fk",
                                              "frame_pose", "frame_jacobian", "frame_jacobian_world",
                                              "frame_velocity", "frame_acceleration_bias", "com",
-                                             "com_jacobian", "energy", "cfa", NULL};
+                                             "com_jacobian", "energy", "centroidal_momentum",
+                                             "ccrba", "centroidal_bias", "cfa", NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};
@@ -46,13 +48,16 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
 
 /* The functions generated only for some models (springs, flexible bodies). */
 static const char *const model_functions[] = {"passive_forces", "node_poses", NULL};
+/* Added to the defaults with --contacts (docs/controllers.md). */
+static const char *const contact_functions[] = {"contact_fd", "contact_fd_reg", "impulse", NULL};
 
 /* "; did you mean ...? (the built-in functions: ...)" for a --functions name with no recipe: the
  * defaults, the loop functions and the model-dependent ones. */
 static void suggest_function(const char *name, FILE *err) {
   const char *all[64];
   int n = 0;
-  const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions};
+  const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions,
+                                contact_functions};
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
     for (int k = 0; lists[l][k] && n < 63; k++) all[n++] = lists[l][k];
   all[n] = NULL;
@@ -62,7 +67,8 @@ static void suggest_function(const char *name, FILE *err) {
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
 static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
-    "com",    "com_jacobian",   "energy",               NULL};
+    "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
+    "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -206,7 +212,7 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (rc > 0)
     return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
-  if ((rc = select_frames(g, err))) return rc;
+  if ((rc = select_frames(g, err)) || (rc = mbg_gen_select_contacts(g, err))) return rc;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
@@ -265,11 +271,12 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
 
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
-static char **function_list(const char *spec, int loops, int *n) {
+static char **function_list(const char *spec, int loops, int contacts, int *n) {
   size_t cap = 3; /* the final NULL, passive_forces and node_poses (add_passive) */
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
   for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
   for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
+  for (int k = 0; !spec && contacts && contact_functions[k]; k++) cap++;
   char **names = calloc(cap, sizeof *names);
   int ok = names != NULL;
   *n = 0;
@@ -277,6 +284,8 @@ static char **function_list(const char *spec, int loops, int *n) {
     ok = (names[(*n)++] = strdup(mbg_default_functions[k])) != NULL;
   for (int k = 0; ok && !spec && loops && loop_functions[k]; k++)
     ok = (names[(*n)++] = strdup(loop_functions[k])) != NULL;
+  for (int k = 0; ok && !spec && contacts && contact_functions[k]; k++)
+    ok = (names[(*n)++] = strdup(contact_functions[k])) != NULL;
   for (const char *p = spec; ok && p && *p; p += strcspn(p, ","), p += *p == ',') {
     size_t len = strcspn(p, ",");
     if (len > 0) ok = (names[(*n)++] = strndup(p, len)) != NULL;
@@ -345,7 +354,7 @@ static char **expand_rcr(const mbg_gen *g, char **names, int *n, FILE *err) {
 
 int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
-  char **names = function_list(g->opts->functions, g->loops.nc > 0, &n);
+  char **names = function_list(g->opts->functions, g->loops.nc > 0, g->ncontacts > 0, &n);
   if (names && add_passive(g, names, &n) != 0) {
     for (int k = 0; k < n; k++) free(names[k]);
     free(names), names = NULL;
@@ -377,6 +386,10 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
         rc = (fprintf(err, "%s: error: --functions %s: %s needs a model with loop joints ('loop' "
                            "statements); this one has none\n",
                       g->opts->model_path, names[k], names[k]), 1);
+    for (int j = 0; rc == 0 && g->ncontacts == 0 && contact_functions[j]; j++)
+      if (strcmp(names[k], contact_functions[j]) == 0)
+        rc = (fprintf(err, "mbdc: error: --functions %s: %s needs the frames in contact: "
+                           "--contacts FRAME[:3|:6],...\n", names[k], names[k]), 2);
     snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
     if (rc == 0 && !mbg_lua_has_template(g->lua, path)) {
       fprintf(err, "mbdc: error: no recipe for function '%s' (%s)", names[k], path);
@@ -431,6 +444,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_rcr_sel_free(&g->rcr);
   mbg_rtsprings_free(&g->rtsprings);
   mbg_rtframes_free(&g->rtframes);
+  free(g->contacts);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);

@@ -29,8 +29,9 @@ local A = {
 -- its factors and before its parent's (fd_loops sweeps its constraint rows there). A flexible
 -- body carries the coupling PC and modal block PE of its articulated modal inertia; a child
 -- passes A = λX*_i Ia iXλ and F = λX*_i pa to its section: PC_λ += A Ψ_i, PE_λ += Ψ_iᵀ A Ψ_i,
--- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7).
-function A.backward(T, X, pA, each, pe)
+-- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7). tau: the input array of the joint forces ("tau" if
+-- nil; false: none, u = −Sᵀ pA, as impulse.lua's sweeps without forces).
+function A.backward(T, X, pA, each, pe, tau)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
   local PC, PE = J.modal_blocks(T)
   pe = pe or {}
@@ -47,7 +48,8 @@ function A.backward(T, X, pA, each, pe)
       u[i] = J.name(ut, "u", b)
     else
       jt[i] = J.articulated(b, IA[i], R[i])
-      u[i] = J.name(sp.sub(J.read(b, "tau"), J.ST(b, pA[i])), "u", b)
+      local tu = tau == false and sp.zeros(b.nv) or J.read(b, tau or "tau")
+      u[i] = J.name(sp.sub(tu, J.ST(b, pA[i])), "u", b)
     end
     if each then each(i, jt[i]) end
     if p > 0 then

@@ -31,8 +31,9 @@ local F = {
 }
 
 -- The constraint rows swept through the articulated-body backward pass (aba.lua): the innovations
--- ur[r][i] of every row r at every body i on its paths to the root.
-local function backward(T, X, pA, rows)
+-- ur[r][i] of every row r at every body i on its paths to the root. tau as aba.backward's (the
+-- contact recipes, contact.lua, sweep their rows here too).
+local function backward(T, X, pA, rows, tau)
   local P, ur = {}, {}
   for r, row in ipairs(rows) do
     P[r], ur[r] = {}, {}
@@ -57,9 +58,10 @@ local function backward(T, X, pA, rows)
         end
       end
     end
-  end)
+  end, nil, tau)
   return jt, u, ur
 end
+F.backward = backward
 
 -- Φ (lower triangle) and its factors; the pivots against Φ's diagonal.
 local function constraint_system(T, jt, ur, n)

@@ -119,6 +119,8 @@ local function build_motion(model, accel)
   end
 end
 
+F.world, F.still_pass = world, still_pass
+
 local recipes = {
   frame_pose = {
     summary = "world pose (R row-major, p) of every operational frame, P_FRAME_<name>",

@@ -67,6 +67,57 @@ local function build_energy(model)
   sym.output("e", 1, V)
 end
 
+-- Centroidal momentum (Orin & Goswami, "Centroidal momentum matrix of a humanoid robot: structure
+-- and properties", IROS 2008), the runtime's runtime/centroidal.c: a body's force-like [n; g]
+-- (its working frame, at its origin) in world axes at the centre of mass c:
+-- [R n + (p − c) × R g; R g].
+local function at_centroid(X0i, c, f)
+  local n, g = sp.rotT(X0i.E, { f[1], f[2], f[3] }), sp.rotT(X0i.E, { f[4], f[5], f[6] })
+  local t = sp.cross(sp.sub(X0i.r, c), g)
+  return { n[1] + t[1], n[2] + t[2], n[3] + t[3], g[1], g[2], g[3] }
+end
+
+local function centre(T, mc, M)
+  local s = sp.zeros(3)
+  for i = 1, #T do s = sp.add(s, mc[i]) end
+  return sp.name({ s[1] / M, s[2] / M, s[3] / M }, "com")
+end
+
+-- h_G = Σ [I_i v_i at c] (kind "h"), or Ȧ_G v = Σ [(I_i a_i + v_i ×* I_i v_i) at c] (kind "b"), a_i
+-- the velocity-product accelerations: the forward pass at q̈ = 0 without gravity.
+local function build_centroidal(model, kind)
+  local T, X0, mc, M = moments(model)
+  local c = centre(T, mc, M)
+  local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
+  local _, _, v, f = rnea.forward(still, "v", nil)
+  local h = sp.zeros(6)
+  for i, b in ipairs(T) do
+    local x = kind == "h" and sp.I_mv(b.I, v[i]) or f[i]
+    h = sp.add(h, at_centroid(X0[i], c, x))
+  end
+  for r = 1, 6 do sym.output(kind, r - 1, h[r]) end
+end
+
+-- A_G: column of dof d of joint i, IC_i S_d at c (IC the composite inertias, working frames).
+local function build_ccrba(model)
+  local T, X0, mc, M = moments(model)
+  local c = centre(T, mc, M)
+  local IC = {}
+  for i, b in ipairs(T) do IC[i] = b.I end
+  for i = #T, 1, -1 do
+    IC[i] = J.name(IC[i], "IC", T[i])
+    local p = T[i].parent
+    if p > 0 then IC[p] = sp.I_add(IC[p], sp.I_to_parent(J.Xup(T[i]), IC[i])) end
+  end
+  local nv = model.nv
+  for i, b in ipairs(T) do
+    for d = 1, b.nv do
+      local x = at_centroid(X0[i], c, sp.I_mv(IC[i], b.S[d]))
+      for r = 1, 6 do sym.output("Ag", nv * (r - 1) + b.iv + d - 1, x[r]) end
+    end
+  end
+end
+
 local recipes = {
   com = {
     summary = "the centre of mass of the moving bodies, world coordinates (P_MASS their mass)",
@@ -78,6 +129,25 @@ local recipes = {
     params = { { name = "q", role = "q" }, { name = "Jc", role = "out_3nv" } },
     build = build_com_jacobian,
   },
+  centroidal_momentum = {
+    summary = "the centroidal momentum h = [angular momentum about the centre of mass; linear "
+      .. "momentum], world axes (Pinocchio's hg is [linear; angular])",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "h", role = "out_6" } },
+    build = function(model) build_centroidal(model, "h") end,
+  },
+  ccrba = {
+    summary = "the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as "
+      .. "centroidal_momentum's)",
+    params = { { name = "q", role = "q" }, { name = "Ag", role = "out_6nv" } },
+    build = build_ccrba,
+  },
+  centroidal_bias = {
+    summary = "Adot v, the rate of the centroidal momentum at qdd = 0 without gravity",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "b", role = "out_6" } },
+    build = function(model) build_centroidal(model, "b") end,
+  },
   energy = {
     summary = "e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity "
       .. "(0 with the centre of mass at the world origin)",
@@ -87,7 +157,8 @@ local recipes = {
   },
 }
 
--- The recipe called name (com.lua, com_jacobian.lua, energy.lua).
+-- The recipe called name (com.lua, com_jacobian.lua, energy.lua, centroidal_momentum.lua,
+-- ccrba.lua, centroidal_bias.lua).
 function C.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "void", params = r.params, build = r.build }

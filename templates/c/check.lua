@@ -33,6 +33,14 @@ local reference = {
   com = "rc = mb_com(&M, ws, q, ref)",
   com_jacobian = "rc = mb_com_jacobian(&M, ws, q, ref)",
   energy = "rc = mb_energy(&M, ws, q, v, ref)",
+  centroidal_momentum = "rc = mb_centroidal_momentum(&M, ws, q, v, ref)",
+  ccrba = "rc = mb_ccrba(&M, ws, q, ref)",
+  centroidal_bias = "rc = mb_centroidal_bias(&M, ws, q, v, ref)",
+  contact_fd = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, NULL, ref, "
+    .. "ref2)",
+  contact_fd_reg = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, "
+    .. "ref, ref2)",
+  impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -41,15 +49,19 @@ local second = {
   cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
           reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
   fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
+  contact_fd = { name = "contact_fd.force", size = "NCROWS", reference = "(void)0" },
+  contact_fd_reg = { name = "contact_fd_reg.force", size = "NCROWS", reference = "(void)0" },
+  impulse = { name = "impulse.impulse", size = "NCROWS", reference = "(void)0" },
 }
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
-local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext" }
+local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
+                   contact_mu = "gmu" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
   out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
-  out_3nv = "3 * NV", out_2 = "2",
+  out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -125,6 +137,12 @@ return function(d)
 #define NB ]], d.PREFIX, [[_NB
 ]])
   if d.nnodes > 0 then b("#define NNODES ", d.PREFIX, "_NNODES") end
+  local contacts = #d.contacts > 0
+  if contacts then
+    b("#define CONTACTS ", d.prefix, "_contacts")
+    b("#define NCONTACT ", d.PREFIX, "_NCONTACT")
+    b("#define NCROWS ", d.PREFIX, "_NCROWS")
+  end
   local loops = (d.nc or 0) > 0
   if loops then
     b("#define NC ", d.PREFIX, "_NC")
@@ -305,6 +323,18 @@ int main(void) {
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);]])
   end
+  if contacts then
+    b([[
+  /* the contacts: all in contact, or every fourth state a random subset; mu in [1e-6, 1e-3) */
+  int act[NCONTACT];
+  double mu[NCONTACT];
+  real gmu[NCONTACT];
+  unsigned long long cseed = SEED + 1u;
+  void *cscratch = malloc(mb_contact_scratch_size(&M, &CONTACTS));
+  if (!cscratch) return fprintf(stderr, "out of memory\n"), 2;
+  if (mb_contacts_check(&M, &FRAMES, &CONTACTS, msg, sizeof msg) != 0)
+    return fprintf(stderr, "contacts: %s\n", msg), 2;]])
+  end
   local proj = project.wanted(d)
   local first_variant = nresults
   nresults = nresults + #variants
@@ -360,6 +390,14 @@ int main(void) {
   b([[
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));]])
+  if contacts then
+    b([[
+    for (int k = 0; k < NCONTACT; k++) {
+      act[k] = state % 4 == 3 ? uniform(&cseed, 0, 1) < 0.5 : 1;
+      mu[k] = (double)(real)uniform(&cseed, 1e-6, 1e-3);
+    }
+    togen(mu, gmu, NCONTACT);]])
+  end
   for _, f in ipairs(known) do
     local gcall, size = call(f)
     local r = slot[f.name]
@@ -516,6 +554,7 @@ int main(void) {
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);]])
   if loops then b("  free(lbuffer);") end
+  if contacts then b("  free(cscratch);") end
   b([[
   return failed ? 1 : 0;
 }]])

@@ -33,6 +33,8 @@ return function(d)
   b(" *   a frame Jacobian is 6 x ", P, "_NV row-major with rows [omega; v of the frame's origin], in")
   b(" *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes")
   b(" *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].")
+  b(" * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]")
+  b(" *   in world axes. Pinocchio: its hg is [linear; angular].")
   b(" * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).")
   b(" * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a")
   b(" *   regular system: a pivot of the factorization fails the pivot rule below (the system is")
@@ -67,6 +69,10 @@ return function(d)
   b("#define ", P, "_MASS ", d.mass, " /* total mass of the moving bodies, kg */")
   if d.nnodes > 0 then
     b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
+  end
+  if #d.contacts > 0 then
+    b("#define ", P, "_NCONTACT ", #d.contacts, " /* contacts of --contacts (", d.prefix, "_contact_fd) */")
+    b("#define ", P, "_NCROWS ", d.ncrows, " /* their rows: 3 per point contact, 6 per welded frame */")
   end
   if (d.nc or 0) > 0 then
     b("#define ", P, "_NC ", d.nc, " /* independent constraint rows of the loop joints */")
@@ -117,6 +123,16 @@ return function(d)
   b(" * joint keeps its frame), then every 'frame' statement; ", P, "_FRAME_<name> is its index. */")
   b("extern const char *const ", d.prefix, "_frame_names[", P, "_NF];")
   for k, f in ipairs(d.frames) do b("#define ", P, "_FRAME_", f.name, " ", k - 1) end
+  if #d.contacts > 0 then
+    b("/* The contacts (--contacts), in that order: ", P, "_CONTACT_<frame> is a contact's index in")
+    b(" * the switches contacts[], ", P, "_CROW_<frame> its first row in force[] and impulse[]. */")
+    local row = 0
+    for k, c in ipairs(d.contacts) do
+      b("#define ", P, "_CONTACT_", c.name, " ", k - 1)
+      b("#define ", P, "_CROW_", c.name, " ", row, " /* ", c.dim == 3 and "a point: 3 rows" or "welded: 6 rows", " */")
+      row = row + c.dim
+    end
+  end
   if d.nnodes > 0 then
     b("/* Every node of the flexible bodies (\"body.node\"; a beam's node is its tip). */")
     b("extern const char *const ", d.prefix, "_node_names[", P, "_NNODES];")

@@ -55,6 +55,18 @@ local function frames(b, d)
   b("const mb_frames ", d.prefix, "_frames = {", #F, ", frame};")
 end
 
+-- <prefix>_contacts: the runtime's contacts (mb.h mb_contacts), when --contacts named some.
+local function contacts(b, d)
+  if #d.contacts == 0 then return end
+  b("")
+  b("/* The contacts of --contacts (runtime/mb.h mb_contact: frame, dim), ", d.PREFIX,
+    "_CONTACT_<frame>. */")
+  b("static const mb_contact contact[", #d.contacts, "] = {")
+  for _, c in ipairs(d.contacts) do b("  {", c.frame, ", ", c.dim, "}, /* ", c.name, " */") end
+  b("};")
+  b("const mb_contacts ", d.prefix, "_contacts = {", #d.contacts, ", contact};")
+end
+
 return function(d)
   local b = common.buffer()
   local rt = d.rt
@@ -100,6 +112,7 @@ return function(d)
   vector(b, d.prefix .. "_v_initial[" .. d.PREFIX .. "_NV]", d.v_initial)
   springs(b, d)
   frames(b, d)
+  contacts(b, d)
   b("")
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")

@@ -31,6 +31,11 @@ return function(d)
   b("/* The operational frames, ", P, "_FRAME_<name> (mb_frame_pose(&", d.prefix, "_model, &",
     d.prefix, "_frames, ...)). */")
   b("extern const mb_frames ", d.prefix, "_frames;")
+  if #d.contacts > 0 then
+    b("/* The contacts of --contacts (mb_contact_fd(&", d.prefix, "_model, &", d.prefix,
+      "_frames, &", d.prefix, "_contacts, ...)). */")
+    b("extern const mb_contacts ", d.prefix, "_contacts;")
+  end
   if (d.nc or 0) > 0 then
     b("/* The loop joints and the ", P, "_NC independent rows kept (mb_fd_loops, mb_rcr). */")
     b("extern const mb_loops ", d.prefix, "_loops;")

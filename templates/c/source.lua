@@ -74,6 +74,11 @@ return function(d)
     end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
+      if p.role == "contacts" then
+        b("  /* ", p.name, "[k]: 1 in contact, 0 not; anything else is refused */")
+        b("  for (int k = 0; k < ", p.size, "; k++)")
+        b("    if (", p.name, "[k] != 0 && ", p.name, "[k] != 1) return -1;")
+      end
     end
     b(f.body)
     if f.returns == "int" then

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x HYQ_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xae7b8d1ec883
+#define HYQ_SET_ID 0xfea3df69abd7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define HYQ_HAVE_COM 1
 #define HYQ_HAVE_COM_JACOBIAN 1
 #define HYQ_HAVE_ENERGY 1
+#define HYQ_HAVE_CENTROIDAL_MOMENTUM 1
+#define HYQ_HAVE_CCRBA 1
+#define HYQ_HAVE_CENTROIDAL_BIAS 1
 #define HYQ_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -247,6 +252,15 @@ void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 384 bytes (48 values live at once). */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 2008 bytes (251 values live at once). */
+void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 2208 bytes (276 values live at once). */
+void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 2008 bytes (251 values live at once). */
+void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);

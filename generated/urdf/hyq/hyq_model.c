@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0xae7b8d1ec883
+#if HYQ_SET_ID != 0xfea3df69abd7
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x ROMEO_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x85ef88e3320d
+#define ROMEO_SET_ID 0x8e59695290cb
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define ROMEO_HAVE_COM 1
 #define ROMEO_HAVE_COM_JACOBIAN 1
 #define ROMEO_HAVE_ENERGY 1
+#define ROMEO_HAVE_CENTROIDAL_MOMENTUM 1
+#define ROMEO_HAVE_CCRBA 1
+#define ROMEO_HAVE_CENTROIDAL_BIAS 1
 #define ROMEO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -362,6 +367,15 @@ void romeo_com_jacobian(const double q[ROMEO_NQ], double Jc[3 * ROMEO_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 640 bytes (80 values live at once). */
 void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 4328 bytes (541 values live at once). */
+void romeo_centroidal_momentum(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3936 bytes (492 values live at once). */
+void romeo_ccrba(const double q[ROMEO_NQ], double Ag[6 * ROMEO_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 4328 bytes (541 values live at once). */
+void romeo_centroidal_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);

@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x85ef88e3320d
+#if ROMEO_SET_ID != 0x8e59695290cb
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x SIMPLE_HUMANOID_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xa4c9ff793628
+#define SIMPLE_HUMANOID_SET_ID 0x5c0ef12202b4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_COM 1
 #define SIMPLE_HUMANOID_HAVE_COM_JACOBIAN 1
 #define SIMPLE_HUMANOID_HAVE_ENERGY 1
+#define SIMPLE_HUMANOID_HAVE_CENTROIDAL_MOMENTUM 1
+#define SIMPLE_HUMANOID_HAVE_CCRBA 1
+#define SIMPLE_HUMANOID_HAVE_CENTROIDAL_BIAS 1
 #define SIMPLE_HUMANOID_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -327,6 +332,15 @@ void simple_humanoid_com_jacobian(const double q[SIMPLE_HUMANOID_NQ], double Jc[
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 648 bytes (81 values live at once). */
 void simple_humanoid_energy(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3952 bytes (494 values live at once). */
+void simple_humanoid_centroidal_momentum(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3440 bytes (430 values live at once). */
+void simple_humanoid_ccrba(const double q[SIMPLE_HUMANOID_NQ], double Ag[6 * SIMPLE_HUMANOID_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3944 bytes (493 values live at once). */
+void simple_humanoid_centroidal_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);

@@ -29,6 +29,8 @@
  *   a frame Jacobian is 6 x UR5_NV row-major with rows [omega; v of the frame's origin], in
  *   the frame's axes (frame_jacobian: Pinocchio's LOCAL) or in world axes
  *   (frame_jacobian_world: LOCAL_WORLD_ALIGNED). Pinocchio: its rows are [v; omega].
+ * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]
+ *   in world axes. Pinocchio: its hg is [linear; angular].
  * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).
  * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a
  *   regular system: a pivot of the factorization fails the pivot rule below (the system is
@@ -65,7 +67,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x898421254349
+#define UR5_SET_ID 0xe9db9b1728ff
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -90,6 +92,9 @@ extern "C" {
 #define UR5_HAVE_COM 1
 #define UR5_HAVE_COM_JACOBIAN 1
 #define UR5_HAVE_ENERGY 1
+#define UR5_HAVE_CENTROIDAL_MOMENTUM 1
+#define UR5_HAVE_CCRBA 1
+#define UR5_HAVE_CENTROIDAL_BIAS 1
 #define UR5_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -210,6 +215,15 @@ void ur5_com_jacobian(const double q[UR5_NQ], double Jc[3 * UR5_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 184 bytes (23 values live at once). */
 void ur5_energy(const double q[UR5_NQ], const double v[UR5_NV], double e[2]);
+
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 704 bytes (88 values live at once). */
+void ur5_centroidal_momentum(const double q[UR5_NQ], const double v[UR5_NV], double h[6]);
+
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 528 bytes (66 values live at once). */
+void ur5_ccrba(const double q[UR5_NQ], double Ag[6 * UR5_NV]);
+
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 720 bytes (90 values live at once). */
+void ur5_centroidal_bias(const double q[UR5_NQ], const double v[UR5_NV], double b[6]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);

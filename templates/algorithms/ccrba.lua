@@ -1,0 +1,2 @@
+-- ccrba.lua — centroidal momentum (mass_props.lua).
+return import("mass_props").recipe("ccrba")

@@ -1,0 +1,2 @@
+-- impulse.lua — contact dynamics (contact.lua).
+return import("contact").recipe("impulse")
