@@ -15,14 +15,14 @@ res=${1:?usage: bench/report.sh RESULTS_DIR MARKDOWN PNG}
 md=${2:?}
 png=${3:?}
 target=4
-# The sections "Closed loops" and "Flexible bodies" are bench/loops.sh's and bench/flex.sh's: kept
-# as they are (scripts/bench.sh reruns them after).
+# The sections "Closed loops", "Flexible bodies" and "Controller functions" are bench/loops.sh's,
+# bench/flex.sh's and bench/controller.sh's: kept as they are (scripts/bench.sh reruns them after).
 loops_sec=$(mktemp)
 dat=$(mktemp)
 trap 'rm -f "$dat" "$loops_sec"' EXIT
 if [ -f "$md" ]; then
-  awk '/^<!-- (closed-loops: bench\/loops|flexible: bench\/flex).sh -->$/ { if (n++) print ""; on = 1 }
-       on { print } /^<!-- \/(closed-loops|flexible) -->$/ { on = 0 }' "$md" >"$loops_sec"
+  awk '/^<!-- (closed-loops: bench\/loops|flexible: bench\/flex|controller: bench\/controller).sh -->$/ { if (n++) print ""; on = 1 }
+       on { print } /^<!-- \/(closed-loops|flexible|controller) -->$/ { on = 0 }' "$md" >"$loops_sec"
 fi
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$res/meta.txt"; }
 robots=$(awk '{ print $1 }' "$res/robots.txt")

@@ -1,6 +1,7 @@
 /* pipeline.c — check and generate one input into memory (pipeline.h). */
 #include "pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,12 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   mbg_rcr_sel_free(&sel);
   mbg_loop_rows_free(&rows);
   int nb = t->nb;
+  /* --contacts: the last frame on a moving body, a point contact or welded (the size's parity),
+   * so that gen_contacts.c and the contact recipes run on every model that has one */
+  char contacts[96] = "";
+  for (int k = t->nframes - 1; k >= 0 && !contacts[0]; k--)
+    if (t->frame[k].body != 0 && strlen(t->frame[k].name) < 80)
+      snprintf(contacts, sizeof contacts, "%s%s", t->frame[k].name, size % 2 ? ":6" : "");
   mbg_topology_free(t);
   /* mbdc generate, rendered into the sink */
   mbg_gen_opts o;
@@ -62,6 +69,7 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   o.command = "mbdc generate fuzz";
   o.floating_base = lo.floating_base;
   o.functions = nb <= MBDC_FUZZ_ALL_FUNCTIONS_MAX_NB ? NULL : "rnea,crba,aba";
+  if (contacts[0] && !o.functions) o.contacts = contacts;
   mbg_gen g;
   int stage = 1;
   if (mbg_gen_open_model(&g, &o, m, data, size, sink) == 0 && mbg_gen_run(&g, sink) == 0) {

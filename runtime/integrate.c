@@ -1,5 +1,6 @@
 /* integrate.c — q ⊕ v dt on the joint manifolds (R for scalars and modal coordinates, S³ for
- * quaternions, SE(3) for a floating joint), the counterpart of Pinocchio's integrate. */
+ * quaternions, SE(3) for a floating joint), the counterpart of Pinocchio's integrate, and its
+ * inverse q1 ⊖ q0 (Pinocchio's difference). */
 #include "mb.h"
 
 #include <math.h>
@@ -59,4 +60,54 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
       qout[m->iq[i] + nq + k] = qi[nq + k] + vi[nv + k] * dt;
   }
   return mbs_finite(qout, (size_t)m->nq) ? MB_OK : MB_ENUMERIC;
+}
+
+/* φ = log(a⁻¹ ⊗ b): the rotation vector taking a to b in a's frame, the shorter of the two
+ * (|φ| ≤ π). With r = a⁻¹ ⊗ b = (vec, w) (scaled by |a| |b|), the angle θ = atan2(2 n w, w² − n²),
+ * n = |vec|, is wrapped to (−π, π] and φ = θ vec / n (its limit 2 vec / w as n → 0). */
+static void quat_log_rel(const double *a, const double *b, double phi[3]) {
+  double ai[4] = {-a[0], -a[1], -a[2], a[3]}, r[4];
+  mbs_quat_mul(ai, b, r);
+  double n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), w = r[3];
+  double th = atan2(2.0 * n * w, w * w - n * n);
+  double k = n > 1e-150 * fabs(w) ? th / n : 2.0 / w;
+  for (int i = 0; i < 3; i++) phi[i] = k * r[i];
+}
+
+/* The SE(3) logarithm of (p0, a)⁻¹ (p1, b) as a body twist: φ as quat_log_rel, the translation
+ * u = V(φ)⁻¹ R_aᵀ (p1 − p0), V⁻¹ = 1 − ½ φ× + C φ×², C = (1 − (θ/2) cot(θ/2)) / θ². */
+static void free_log(const double *q0, const double *q1, double out[6]) {
+  double R[9], d[3], t[3], c1[3], c2[3], phi[3];
+  quat_log_rel(q0 + 3, q1 + 3, phi);
+  double th2 = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2], th = sqrt(th2);
+  double C = th < 1e-4 ? 1.0 / 12.0 + th2 / 720.0
+                       : (1.0 - 0.5 * th * cos(0.5 * th) / sin(0.5 * th)) / th2;
+  for (int k = 0; k < 3; k++) d[k] = q1[k] - q0[k];
+  mbs_quat_to_rot(q0 + 3, R);
+  mbs_mat3_tmv(R, d, t);
+  mbs_cross(phi, t, c1);
+  mbs_cross(phi, c1, c2);
+  for (int k = 0; k < 3; k++) out[k] = t[k] - 0.5 * c1[k] + C * c2[k], out[3 + k] = phi[k];
+}
+
+int mb_difference(const mb_model *m, const double *q0, const double *q1, double *v) {
+  if (!m || !q0 || !q1 || !v) return MB_EINVAL;
+  for (int i = 1; i <= m->nb; i++) {
+    const double *a = q0 + m->iq[i], *b = q1 + m->iq[i];
+    double *vi = v + m->iv[i];
+    int nq = mb_joint_nq(m->jtype[i]), nv = mb_joint_nv(m->jtype[i]);
+    switch (m->jtype[i]) {
+    case MB_JOINT_SPHERICAL: quat_log_rel(a, b, vi); break;
+    case MB_JOINT_FLOATING: free_log(a, b, vi); break;
+    case MB_JOINT_REVOLUTE:
+    case MB_JOINT_CONTINUOUS:
+    case MB_JOINT_PRISMATIC:
+    case MB_JOINT_HELICAL: vi[0] = b[0] - a[0]; break;
+    case MB_JOINT_FIXED:
+    case MB_JOINT_TYPE_COUNT:
+      break;
+    }
+    for (int k = 0; k < mb_body_nm(m, i); k++) vi[nv + k] = b[nq + k] - a[nq + k];
+  }
+  return mbs_finite(v, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }

@@ -533,6 +533,12 @@ int mb_node_poses(const mb_model *m, mb_workspace *ws, const double *q, double *
  * twist (SE(3) exponential). qout may alias q. MB_OK, MB_EINVAL, or MB_ENUMERIC if qout is not
  * finite (then qout may have been partly written). */
 int mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout);
+/* v = q1 ⊖ q0, the inverse of mb_integrate: mb_integrate(m, q0, v, 1, q) gives q1 (integrate.c;
+ * Pinocchio's difference). Scalars subtract; a quaternion's rotation vector is the shorter one
+ * (|φ| ≤ π, the logarithm of q0⁻¹ ⊗ q1 in q0's frame); a floating joint's [linear; angular] is the
+ * body twist whose SE(3) exponential takes q0 to q1. MB_OK, MB_EINVAL (NULL), MB_ENUMERIC (not
+ * finite). */
+int mb_difference(const mb_model *m, const double *q0, const double *q1, double *v);
 
 /* The wrench [torque; force] transmitted across every joint, parent on child, at the joint origin,
  * in the joint frame: RNEA's f_i after the backward pass (joint_wrenches.c). wrench[0..5] = 0. */

@@ -79,6 +79,11 @@ echo "== wrote docs/benchmarks.md and docs/benchmarks.png"
 if [ -x "build-bench/$first/bench/bench_loops" ]; then
   MBDC_BENCH_CALLS=$calls bash bench/loops.sh "build-bench/$first" docs/benchmarks.md
 fi
+# Controller functions (bench_controller: the Panda's TCP Jacobian and Solo12's contact_fd vs the
+# runtime and MuJoCo).
+if [ -x "build-bench/$first/bench/bench_controller" ]; then
+  bash bench/controller.sh "build-bench/$first" docs/benchmarks.md
+fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then
   MBDC_BENCH_CALLS=$calls bash bench/flex.sh "build-bench/$first" docs/benchmarks.md docs/flexible.md

@@ -156,8 +156,52 @@ static void test_small_step(void **st) {
   }
 }
 
+/* mb_difference inverts mb_integrate: q ⊖ (q ⊕ v/2) = v/2 while every rotation stays below π
+ * (|v_k| ≤ 3 here: |v/2| ≤ 2.6 rad), (q ⊕ (q1 ⊖ q)) = q1 for any q1 (a quaternion up to its sign),
+ * and q ⊖ q = 0 exactly where nothing rotates. */
+static void test_difference(void **st) {
+  (void)st;
+  mbt_rng g;
+  mbt_rng_seed(&g, 43);
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    state_t s;
+    setup(&s, &g, seed);
+    const mb_model *m = &s.t->model;
+    int nv = m->nv, nq = m->nq;
+    double *d = malloc(sizeof(double) * (size_t)nv);
+    assert_non_null(d);
+    assert_int_equal(mb_integrate(m, s.q, s.v, 0.5, s.q1), MB_OK); /* |v| 0.5 ≤ 2.6 < π */
+    assert_int_equal(mb_difference(m, s.q, s.q1, d), MB_OK);
+    for (int k = 0; k < nv; k++) d[k] *= 2.0;
+    MBT_ASSERT_NEAR(d, s.v, (size_t)nv, 1e-12);
+    mbt_rand_q(&g, m, s.q2); /* any configuration: rotations up to π apart */
+    assert_int_equal(mb_difference(m, s.q, s.q2, d), MB_OK);
+    assert_int_equal(mb_integrate(m, s.q, d, 1.0, s.q3), MB_OK);
+    for (int i = 1; i <= m->nb; i++) {
+      mb_joint_type t = m->jtype[i];
+      int o = m->iq[i], k0 = t == MB_JOINT_FLOATING ? 3 : 0, nqi = mb_joint_nq(t);
+      double sgn = 1;
+      if (t == MB_JOINT_SPHERICAL || t == MB_JOINT_FLOATING) { /* q and −q: one rotation */
+        double dot = 0, n2 = 0;
+        for (int k = 0; k < 4; k++) dot += s.q3[o + k0 + k] * s.q2[o + k0 + k];
+        for (int k = 0; k < 4; k++) n2 += s.q2[o + k0 + k] * s.q2[o + k0 + k];
+        sgn = dot < 0 ? -1 : 1;
+        for (int k = 0; k < 4; k++) s.q2[o + k0 + k] *= sgn / sqrt(n2);
+      }
+      MBT_ASSERT_NEAR(s.q3 + o, s.q2 + o, (size_t)nqi, 1e-12);
+    }
+    assert_int_equal(mb_difference(m, s.q, s.q, d), MB_OK);
+    for (int k = 0; k < nv; k++) assert_true(fabs(d[k]) <= 1e-15);
+    (void)nq;
+    free(d);
+    teardown(&s);
+  }
+  assert_int_equal(mb_difference(NULL, NULL, NULL, NULL), MB_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_difference),
       cmocka_unit_test(test_scalars_and_unit_quaternions),
       cmocka_unit_test(test_group_law),
       cmocka_unit_test(test_floating_vs_rk4),

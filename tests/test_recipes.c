@@ -90,7 +90,10 @@ static mbg_model *random_model(int n, int shape, int floating_root) {
 
 typedef struct rstate {
   double q[64], v[64], a[64], tau[64], fext[6 * 65];
+  double q1[64]; /* q ⊕ 0.9 a (difference's second configuration: rotations below π apart) */
 } rstate;
+
+#define RSTATE_DT 0.375 /* integrate's step */
 
 static double input(void *ctx, const char *array, int index) {
   const rstate *s = ctx;
@@ -99,6 +102,9 @@ static double input(void *ctx, const char *array, int index) {
   if (strcmp(array, "a") == 0) return s->a[index];
   if (strcmp(array, "tau") == 0) return s->tau[index];
   if (strcmp(array, "fext") == 0) return s->fext[index];
+  if (strcmp(array, "dt") == 0) return assert_int_equal(index, MBG_SYM_SCALAR), RSTATE_DT;
+  if (strcmp(array, "q0") == 0) return s->q[index];
+  if (strcmp(array, "q1") == 0) return s->q1[index];
   fail_msg("unknown input array %s", array);
   return 0;
 }
@@ -132,6 +138,7 @@ static void random_state(const mb_model *m, rstate *s) {
   for (int k = 0; k < m->nv; k++) s->v[k] = urand(-1, 1), s->a[k] = urand(-1, 1);
   for (int k = 0; k < m->nv; k++) s->tau[k] = urand(-1, 1);
   for (int k = 0; k < 6 * (m->nb + 1); k++) s->fext[k] = k < 6 ? 0 : urand(-1, 1);
+  assert_int_equal(mb_integrate(m, s->q, s->a, 0.9, s->q1), MB_OK);
 }
 
 /* The springs and operational frames of the model being checked (check_all), for passive_forces
@@ -172,6 +179,10 @@ static int reference(const char *name, const mb_model *m, mb_workspace *ws, cons
   if (!strcmp(name, "com_jacobian"))
     return assert_int_equal(mb_com_jacobian(m, ws, s->q, ref), 0), 3 * nv;
   if (!strcmp(name, "energy")) return assert_int_equal(mb_energy(m, ws, s->q, s->v, ref), 0), 2;
+  if (!strcmp(name, "integrate"))
+    return assert_int_equal(mb_integrate(m, s->q, s->v, RSTATE_DT, ref), 0), m->nq;
+  if (!strcmp(name, "difference"))
+    return assert_int_equal(mb_difference(m, s->q, s->q1, ref), 0), nv;
   if (!strcmp(name, "centroidal_momentum"))
     return assert_int_equal(mb_centroidal_momentum(m, ws, s->q, s->v, ref), 0), 6;
   if (!strcmp(name, "ccrba")) return assert_int_equal(mb_ccrba(m, ws, s->q, ref), 0), 6 * nv;

@@ -175,7 +175,7 @@ static void t_errors(void **st) {
   mbg_sym_free(s);
   s = mbg_sym_new();
   assert_int_equal(mbg_sym_input(s, "2q", 0), -1); /* not a C identifier */
-  assert_int_equal(mbg_sym_input(s, "q", -1), -1);
+  assert_int_equal(mbg_sym_input(s, "q", -2), -1); /* -1 is MBG_SYM_SCALAR */
   assert_int_equal(mbg_sym_sin(s, 12345), -1);
   assert_int_equal(mbg_sym_output(s, "tau", 0, 7), -1);
   assert_true(mbg_sym_failed(s));
@@ -185,6 +185,32 @@ static void t_errors(void **st) {
   mbg_sym_free(s);
   assert_int_equal(mbg_sym_add(NULL, 0, 0), -1);
   mbg_sym_free(NULL);
+}
+
+/* A scalar input (MBG_SYM_SCALAR) is emitted by name, an array element with its index; both are
+ * inputs the evaluator asks for with the index given. */
+static double scalar_lookup(void *ctx, const char *array, int index) {
+  (void)ctx;
+  return strcmp(array, "dt") == 0 ? (index == MBG_SYM_SCALAR ? 0.5 : -99) : 3.0 + index;
+}
+
+static void t_scalar_input(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx e = mbg_sym_mul(s, mbg_sym_input(s, "dt", MBG_SYM_SCALAR), mbg_sym_input(s, "v", 2));
+  assert_int_equal(mbg_sym_output(s, "out", 0, e), 0);
+  int rc;
+  char *text = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(text, "v[2] * dt"));
+  assert_null(strstr(text, "dt["));
+  free(text);
+  double *v = malloc(sizeof *v * (size_t)mbg_sym_size(s));
+  assert_non_null(v);
+  assert_int_equal(mbg_sym_eval(s, scalar_lookup, NULL, v), 0);
+  assert_true(v[e] == 0.5 * 5.0);
+  free(v);
+  mbg_sym_free(s);
 }
 
 /* ---- liveness, schedule, counts ------------------------------------------------------------- */
@@ -670,7 +696,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(t_peak_live),
       cmocka_unit_test(t_hash_consing),     cmocka_unit_test(t_fold_constants),
-      cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors),
+      cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors), cmocka_unit_test(t_scalar_input),
       cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef ARM7_DYNAMICS_H
 #define ARM7_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x49c46be5511c
+#define ARM7_SET_ID 0x6b03bf701af8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define ARM7_HAVE_CENTROIDAL_MOMENTUM 1
 #define ARM7_HAVE_CCRBA 1
 #define ARM7_HAVE_CENTROIDAL_BIAS 1
+#define ARM7_HAVE_INTEGRATE 1
+#define ARM7_HAVE_DIFFERENCE 1
 #define ARM7_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -227,6 +231,12 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 904 bytes (113 values live at once). */
 void arm7_centroidal_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 64 bytes (8 values live at once). */
+void arm7_integrate(const double q[ARM7_NQ], const double v[ARM7_NV], double dt, double q_out[ARM7_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 56 bytes (7 values live at once). */
+void arm7_difference(const double q0[ARM7_NQ], const double q1[ARM7_NQ], double v[ARM7_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3520 bytes (440 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef CART_POLE_DYNAMICS_H
 #define CART_POLE_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xbf762edb4301
+#define CART_POLE_SET_ID 0x2268f27db6c6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define CART_POLE_HAVE_CENTROIDAL_MOMENTUM 1
 #define CART_POLE_HAVE_CCRBA 1
 #define CART_POLE_HAVE_CENTROIDAL_BIAS 1
+#define CART_POLE_HAVE_INTEGRATE 1
+#define CART_POLE_HAVE_DIFFERENCE 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const cart_pole_joint_names[CART_POLE_NJ];
@@ -199,6 +203,12 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 56 bytes (7 values live at once). */
 void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+void cart_pole_integrate(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double dt, double q_out[CART_POLE_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+void cart_pole_difference(const double q0[CART_POLE_NQ], const double q1[CART_POLE_NQ], double v[CART_POLE_NV]);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x55d0028e0085
+#if DOUBLE_PENDULUM_SET_ID != 0xa01e18422603
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1066,4 +1066,22 @@ void double_pendulum_centroidal_bias(const double q[DOUBLE_PENDULUM_NQ], const d
   b[3] = t37;
   b[4] = 0.0;
   b[5] = t38;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void double_pendulum_integrate(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double dt, double q_out[DOUBLE_PENDULUM_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  q_out[0] = t1;
+  q_out[1] = t3;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void double_pendulum_difference(const double q0[DOUBLE_PENDULUM_NQ], const double q1[DOUBLE_PENDULUM_NQ], double v[DOUBLE_PENDULUM_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  v[0] = t0;
+  v[1] = t1;
 }

@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x1951aac4a9d7
+#if FIVE_BAR_SET_ID != 0x1a64ad62688c
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -157,8 +157,8 @@ int main(void) {
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
-  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
@@ -174,7 +174,7 @@ int main(void) {
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[35] = {
+  result results[37] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -198,6 +198,8 @@ int main(void) {
     {"centroidal_momentum", 0, 0, 0, 0, 0},
     {"ccrba", 0, 0, 0, 0, 0},
     {"centroidal_bias", 0, 0, 0, 0, 0},
+    {"integrate", 0, 0, 0, 0, 0},
+    {"difference", 0, 0, 0, 0, 0},
     {"loop_residual", 0, 0, 0, 0, 0},
     {"loop_jacobian", 0, 0, 0, 0, 0},
     {"fd_loops", 0, 0, 0, 0, 0},
@@ -228,6 +230,10 @@ int main(void) {
     for (int k = 0; k < NV; k++) v[k] = (double)(real)v[k];
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));
+    /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
+    mb_integrate(&M, q, a, 0.9, q2);
+    for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
+    togen(q2, gq2, NQ);
     /* rnea */
     rc = grc = 0;
     mb_rnea(&M, ws, q, v, a, NULL, ref);
@@ -435,51 +441,69 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[22], ref, out, 6);
     }
+    /* integrate */
+    rc = grc = 0;
+    rc = mb_integrate(&M, q, v, 0.375, ref);
+    five_bar_integrate(gq, gv, (real)0.375, out);
+    if (grc != rc) results[23].failed_rc = 1;
+    if (rc != 0) results[23].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[23], ref, out, NQ);
+    }
+    /* difference */
+    rc = grc = 0;
+    rc = mb_difference(&M, q, q2, ref);
+    five_bar_difference(gq, gq2, out);
+    if (grc != rc) results[24].failed_rc = 1;
+    if (rc != 0) results[24].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[24], ref, out, NV);
+    }
     /* loop_residual */
     rc = grc = 0;
     rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_residual(gqr, out);
-    if (grc != rc) results[23].failed_rc = 1;
-    if (rc != 0) results[23].singular++;
+    if (grc != rc) results[25].failed_rc = 1;
+    if (rc != 0) results[25].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[23], ref, out, NC);
+      compare(&results[25], ref, out, NC);
     }
     /* loop_jacobian */
     rc = grc = 0;
     rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref);
     five_bar_loop_jacobian(gqr, out);
-    if (grc != rc) results[24].failed_rc = 1;
-    if (rc != 0) results[24].singular++;
+    if (grc != rc) results[26].failed_rc = 1;
+    if (rc != 0) results[26].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[24], ref, out, NC * NV);
+      compare(&results[26], ref, out, NC * NV);
     }
     /* fd_loops */
     rc = grc = 0;
     rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2);
     grc = five_bar_fd_loops(gq, gv, gtau, out, out2);
-    if (grc != rc) results[25].failed_rc = 1;
-    if (rc != 0) results[25].singular++;
+    if (grc != rc) results[27].failed_rc = 1;
+    if (rc != 0) results[27].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[25], ref, out, NV);
+      compare(&results[27], ref, out, NV);
       (void)0;
-      compare(&results[26], ref2, out2, NC);
+      compare(&results[28], ref2, out2, NC);
     }
     /* rcr_pivots */
     rc = grc = 0;
     rc = rcr_pivots_ref(ws, lw, q, ref);
     five_bar_rcr_pivots(gq, out);
-    if (grc != rc) results[27].failed_rc = 1;
-    if (rc != 0) results[27].singular++;
+    if (grc != rc) results[29].failed_rc = 1;
+    if (rc != 0) results[29].singular++;
     if (rc == 0 && grc == 0) {
-      if (rcr_pivots_mask(ref, out)) results[27].skipped++;
-      compare(&results[27], ref, out, RCR_NSEL * NC);
+      if (rcr_pivots_mask(ref, out)) results[29].skipped++;
+      compare(&results[29], ref, out, RCR_NSEL * NC);
     }
     /* rcr_0: where selection 0 is regular */
     {
       double lo = 0, ratio[NC];
       const int *sel = five_bar_rcr_dep + 0 * NC;
       if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[28].skipped++;
+        results[30].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = five_bar_rcr_0(gq, gv, gtau, out);
@@ -491,9 +515,9 @@ int main(void) {
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
-        if (grc != rc) results[28].failed_rc = 1;
-        if (rc != 0) results[28].singular++;
-        if (rc == 0 && grc == 0) compare(&results[28], ref, out, NV);
+        if (grc != rc) results[30].failed_rc = 1;
+        if (rc != 0) results[30].singular++;
+        if (rc == 0 && grc == 0) compare(&results[30], ref, out, NV);
         if (rc == 0) { /* rcr_refine_0, from the runtime's answer moved by 1e-6: a wrong
            * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
           real a0[NV];
@@ -501,8 +525,8 @@ int main(void) {
           for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
           for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
           grc = five_bar_rcr_refine_0(gq, gv, gtau, a0, out);
-          if (grc != 0) results[30].failed_rc = 1;
-          else compare(&results[30], ref, out, NV);
+          if (grc != 0) results[32].failed_rc = 1;
+          else compare(&results[32], ref, out, NV);
         }
       }
     }
@@ -511,7 +535,7 @@ int main(void) {
       double lo = 0, ratio[NC];
       const int *sel = five_bar_rcr_dep + 1 * NC;
       if (!(mb_rcr_pivots(&M, &LP, ws, lw, q, sel, ratio, &lo) == 0 && lo >= FIVE_BAR_RCR_SWITCH)) {
-        results[29].skipped++;
+        results[31].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
         grc = five_bar_rcr_1(gq, gv, gtau, out);
@@ -523,9 +547,9 @@ int main(void) {
         /* 1: a ratio below the switch in the generated arithmetic, where the runtime's is
          * at the switch up to rounding */
         if (grc == 1 && lo < FIVE_BAR_RCR_SWITCH * (1 + 1e-9)) grc = 0;
-        if (grc != rc) results[29].failed_rc = 1;
-        if (rc != 0) results[29].singular++;
-        if (rc == 0 && grc == 0) compare(&results[29], ref, out, NV);
+        if (grc != rc) results[31].failed_rc = 1;
+        if (rc != 0) results[31].singular++;
+        if (rc == 0 && grc == 0) compare(&results[31], ref, out, NV);
         if (rc == 0) { /* rcr_refine_1, from the runtime's answer moved by 1e-6: a wrong
            * correction shows (1e-6 ≫ TOLERANCE), the conditioning's ε κ 1e-6 does not */
           real a0[NV];
@@ -533,8 +557,8 @@ int main(void) {
           for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
           for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
           grc = five_bar_rcr_refine_1(gq, gv, gtau, a0, out);
-          if (grc != 0) results[31].failed_rc = 1;
-          else compare(&results[31], ref, out, NV);
+          if (grc != 0) results[33].failed_rc = 1;
+          else compare(&results[33], ref, out, NV);
         }
       }
     }
@@ -549,18 +573,18 @@ int main(void) {
       togen(qp, gqp, NQ);
       rc = mb_project_q(&M, &LP, ws, lw, qp);
       grc = five_bar_project_q(gqp);
-      if ((rc != 0) != (grc != 0)) results[32].failed_rc = 1;
-      if (rc != 0) results[32].singular++;
-      if (rc == 0 && grc == 0) compare(&results[32], qp, gqp, NQ);
+      if ((rc != 0) != (grc != 0)) results[34].failed_rc = 1;
+      if (rc != 0) results[34].singular++;
+      if (rc == 0 && grc == 0) compare(&results[34], qp, gqp, NQ);
       for (int k = 0; k < NV; k++) vp[k] = (double)(real)v[k];
       togen(vp, gvp, NV);
       if (rc == 0 && grc == 0) {
         for (int k = 0; k < NQ; k++) qp[k] = (double)gqp[k];
         rc = mb_project_v(&M, &LP, ws, lw, qp, vp);
         grc = five_bar_project_v(gqp, gvp);
-        if ((rc != 0) != (grc != 0)) results[33].failed_rc = 1;
-        if (rc != 0) results[33].singular++;
-        if (rc == 0 && grc == 0) compare(&results[33], vp, gvp, NV);
+        if ((rc != 0) != (grc != 0)) results[35].failed_rc = 1;
+        if (rc != 0) results[35].singular++;
+        if (rc == 0 && grc == 0) compare(&results[35], vp, gvp, NV);
       }
     }
     /* rcr: the choice between the selections too */
@@ -568,17 +592,17 @@ int main(void) {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, five_bar_rcr_dep, q, v, tau, ref, &rused);
       grc = five_bar_rcr(gq, gv, gtau, out, &gused);
-      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[34].failed_rc = 1;
-      if (rc != 0) results[34].singular++;
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[36].failed_rc = 1;
+      if (rc != 0) results[36].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
        * carries errors of about ε over its pivot ratio) */
       double lo = 0, ratio[NC];
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, five_bar_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= FIVE_BAR_RCR_SWITCH)
-        compare(&results[34], ref, out, NV);
+        compare(&results[36], ref, out, NV);
       else if (rc == 0 && grc == 0)
-        results[34].skipped++;
+        results[36].skipped++;
     }
     (void)rc, (void)grc;
   }
@@ -586,7 +610,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 35; k++) {
+  for (int k = 0; k < 37; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -602,7 +626,7 @@ int main(void) {
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 34, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 36, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(lbuffer);
   return failed ? 1 : 0;

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x1951aac4a9d7
+#if FIVE_BAR_SET_ID != 0x1a64ad62688c
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3340,6 +3340,34 @@ void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_B
   b[3] = t131;
   b[4] = t134;
   b[5] = 0.0;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 4 mul, 4 add, 0 div, 0 sqrt, 0 sin/cos. */
+void five_bar_integrate(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double dt, double q_out[FIVE_BAR_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  const double t4 = dt * v[2];
+  const double t5 = q[2] + t4;
+  const double t6 = dt * v[3];
+  const double t7 = q[3] + t6;
+  q_out[0] = t1;
+  q_out[1] = t3;
+  q_out[2] = t5;
+  q_out[3] = t7;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 4 add, 0 div, 0 sqrt, 0 sin/cos. */
+void five_bar_difference(const double q0[FIVE_BAR_NQ], const double q1[FIVE_BAR_NQ], double v[FIVE_BAR_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  const double t2 = q1[2] - q0[2];
+  const double t3 = q1[3] - q0[3];
+  v[0] = t0;
+  v[1] = t1;
+  v[2] = t2;
+  v[3] = t3;
 }
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 364 mul, 303 add, 6 div, 0 sqrt, 6 sin/cos. */

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef FIVE_BAR_DYNAMICS_H
 #define FIVE_BAR_DYNAMICS_H
@@ -79,7 +81,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x1951aac4a9d7
+#define FIVE_BAR_SET_ID 0x1a64ad62688c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -107,6 +109,8 @@ extern "C" {
 #define FIVE_BAR_HAVE_CENTROIDAL_MOMENTUM 1
 #define FIVE_BAR_HAVE_CCRBA 1
 #define FIVE_BAR_HAVE_CENTROIDAL_BIAS 1
+#define FIVE_BAR_HAVE_INTEGRATE 1
+#define FIVE_BAR_HAVE_DIFFERENCE 1
 #define FIVE_BAR_HAVE_RCR_REFINE_1 1
 #define FIVE_BAR_HAVE_LOOP_RESIDUAL 1
 #define FIVE_BAR_HAVE_LOOP_JACOBIAN 1
@@ -244,6 +248,12 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 256 bytes (32 values live at once). */
 void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 40 bytes (5 values live at once). */
+void five_bar_integrate(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double dt, double q_out[FIVE_BAR_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 32 bytes (4 values live at once). */
+void five_bar_difference(const double q0[FIVE_BAR_NQ], const double q1[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);

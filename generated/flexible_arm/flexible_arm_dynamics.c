@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x2f16ea3ecb0e
+#if FLEXIBLE_ARM_SET_ID != 0xca0ce30b6080
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1148,6 +1148,39 @@ void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   pose[21] = r0_forearm_0;
   pose[22] = r0_forearm_1;
   pose[23] = 0.3;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 5 mul, 5 add, 0 div, 0 sqrt, 0 sin/cos. */
+void flexible_arm_integrate(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], double dt, double q_out[FLEXIBLE_ARM_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  const double t4 = dt * v[2];
+  const double t5 = q[2] + t4;
+  const double t6 = dt * v[3];
+  const double t7 = q[3] + t6;
+  const double t8 = dt * v[4];
+  const double t9 = q[4] + t8;
+  q_out[0] = t1;
+  q_out[1] = t3;
+  q_out[2] = t5;
+  q_out[3] = t7;
+  q_out[4] = t9;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 5 add, 0 div, 0 sqrt, 0 sin/cos. */
+void flexible_arm_difference(const double q0[FLEXIBLE_ARM_NQ], const double q1[FLEXIBLE_ARM_NQ], double v[FLEXIBLE_ARM_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  const double t2 = q1[2] - q0[2];
+  const double t3 = q1[3] - q0[3];
+  const double t4 = q1[4] - q0[4];
+  v[0] = t0;
+  v[1] = t1;
+  v[2] = t2;
+  v[3] = t3;
+  v[4] = t4;
 }
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 24 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */

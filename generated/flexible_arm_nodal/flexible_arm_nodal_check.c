@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3bc784a7ef70
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x99c9ce22b84f
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -130,8 +130,8 @@ int main(void) {
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
-  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
@@ -140,7 +140,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[14] = {
+  result results[16] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -154,6 +154,8 @@ int main(void) {
     {"joint_wrenches", 0, 0, 0, 0, 0},
     {"fk", 0, 0, 0, 0, 0},
     {"frame_pose", 0, 0, 0, 0, 0},
+    {"integrate", 0, 0, 0, 0, 0},
+    {"difference", 0, 0, 0, 0, 0},
     {"node_poses", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
@@ -162,6 +164,10 @@ int main(void) {
     randstate(&seed, q, v, a, tau, fext);
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));
+    /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
+    mb_integrate(&M, q, a, 0.9, q2);
+    for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
+    togen(q2, gq2, NQ);
     /* rnea */
     rc = grc = 0;
     mb_rnea(&M, ws, q, v, a, NULL, ref);
@@ -279,14 +285,32 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[12], ref, out, 12 * NF);
     }
+    /* integrate */
+    rc = grc = 0;
+    rc = mb_integrate(&M, q, v, 0.375, ref);
+    flexible_arm_nodal_integrate(gq, gv, (real)0.375, out);
+    if (grc != rc) results[13].failed_rc = 1;
+    if (rc != 0) results[13].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[13], ref, out, NQ);
+    }
+    /* difference */
+    rc = grc = 0;
+    rc = mb_difference(&M, q, q2, ref);
+    flexible_arm_nodal_difference(gq, gq2, out);
+    if (grc != rc) results[14].failed_rc = 1;
+    if (rc != 0) results[14].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[14], ref, out, NV);
+    }
     /* node_poses */
     rc = grc = 0;
     rc = mb_node_poses(&M, ws, q, ref);
     flexible_arm_nodal_node_poses(gq, out);
-    if (grc != rc) results[13].failed_rc = 1;
-    if (rc != 0) results[13].singular++;
+    if (grc != rc) results[15].failed_rc = 1;
+    if (rc != 0) results[15].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[13], ref, out, 12 * NNODES);
+      compare(&results[15], ref, out, 12 * NNODES);
     }
     (void)rc, (void)grc;
   }
@@ -294,7 +318,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "flexible_arm_nodal", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 14; k++) {
+  for (int k = 0; k < 16; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -308,7 +332,7 @@ int main(void) {
   if (failed)
     printf("flexible_arm_nodal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 14, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("flexible_arm_nodal: ok: %d functions agree to %g (worst %.1e, %s)\n", 16, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef FLEXIBLE_ARM_NODAL_DYNAMICS_H
 #define FLEXIBLE_ARM_NODAL_DYNAMICS_H
@@ -68,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x3bc784a7ef70
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x99c9ce22b84f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -86,6 +88,8 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FK 1
 #define FLEXIBLE_ARM_NODAL_HAVE_FRAME_POSE 1
+#define FLEXIBLE_ARM_NODAL_HAVE_INTEGRATE 1
+#define FLEXIBLE_ARM_NODAL_HAVE_DIFFERENCE 1
 #define FLEXIBLE_ARM_NODAL_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -168,6 +172,12 @@ void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
 void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NF]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 48 bytes (6 values live at once). */
+void flexible_arm_nodal_integrate(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double dt, double q_out[FLEXIBLE_ARM_NODAL_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 40 bytes (5 values live at once). */
+void flexible_arm_nodal_difference(const double q0[FLEXIBLE_ARM_NODAL_NQ], const double q1[FLEXIBLE_ARM_NODAL_NQ], double v[FLEXIBLE_ARM_NODAL_NV]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
 void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]);

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef FLEXIBLE_ARM_RIGID_DYNAMICS_H
 #define FLEXIBLE_ARM_RIGID_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xf25ca9a0ad4a
+#define FLEXIBLE_ARM_RIGID_SET_ID 0x72951e541b69
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_HAVE_CENTROIDAL_MOMENTUM 1
 #define FLEXIBLE_ARM_RIGID_HAVE_CCRBA 1
 #define FLEXIBLE_ARM_RIGID_HAVE_CENTROIDAL_BIAS 1
+#define FLEXIBLE_ARM_RIGID_HAVE_INTEGRATE 1
+#define FLEXIBLE_ARM_RIGID_HAVE_DIFFERENCE 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ];
@@ -199,6 +203,12 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 120 bytes (15 values live at once). */
 void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+void flexible_arm_rigid_integrate(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double dt, double q_out[FLEXIBLE_ARM_RIGID_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+void flexible_arm_rigid_difference(const double q0[FLEXIBLE_ARM_RIGID_NQ], const double q1[FLEXIBLE_ARM_RIGID_NQ], double v[FLEXIBLE_ARM_RIGID_NV]);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef FLEXIBLE_SPACECRAFT_DYNAMICS_H
 #define FLEXIBLE_SPACECRAFT_DYNAMICS_H
@@ -68,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x23dd48dfb369
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x845101d9b8c6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -86,6 +88,8 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_HAVE_JOINT_WRENCHES 1
 #define FLEXIBLE_SPACECRAFT_HAVE_FK 1
 #define FLEXIBLE_SPACECRAFT_HAVE_FRAME_POSE 1
+#define FLEXIBLE_SPACECRAFT_HAVE_INTEGRATE 1
+#define FLEXIBLE_SPACECRAFT_HAVE_DIFFERENCE 1
 #define FLEXIBLE_SPACECRAFT_HAVE_NODE_POSES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -173,6 +177,12 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NF]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+void flexible_spacecraft_integrate(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double dt, double q_out[FLEXIBLE_SPACECRAFT_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+void flexible_spacecraft_difference(const double q0[FLEXIBLE_SPACECRAFT_NQ], const double q1[FLEXIBLE_SPACECRAFT_NQ], double v[FLEXIBLE_SPACECRAFT_NV]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
 void flexible_spacecraft_node_poses(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NNODES]);

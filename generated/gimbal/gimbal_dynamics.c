@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0x6328e5b429f3
+#if GIMBAL_SET_ID != 0xb1c5bb12f7d7
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3403,6 +3403,129 @@ void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV]
   b[3] = t123;
   b[4] = t105;
   b[5] = t90;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 35 mul, 19 add, 2 div, 2 sqrt, 2 sin/cos. */
+void gimbal_integrate(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double dt, double q_out[GIMBAL_NQ]) {
+  const double t0 = dt * v[1];
+  const double t1 = t0 * t0;
+  const double t2 = dt * v[2];
+  const double t3 = t2 * t2;
+  const double t4 = t1 + t3;
+  const double t5 = dt * v[3];
+  const double t6 = t5 * t5;
+  const double t7 = t4 + t6;
+  const double t8 = sqrt(t7);
+  const double t9 = t8 * 0.5;
+  const double t10 = sin(t9);
+  const double t11 = cos(t9);
+  const double t12 = dt * v[0];
+  const double t13 = q[0] + t12;
+  const double t14 = t8 + 1e-30;
+  const double t15 = t10 / t14;
+  const double t16 = t0 * t15;
+  const double t17 = q[4] * t16;
+  const double t18 = q[1] * t11;
+  const double t19 = t17 + t18;
+  const double t20 = t5 * t15;
+  const double t21 = q[2] * t20;
+  const double t22 = t19 + t21;
+  const double t23 = t2 * t15;
+  const double t24 = q[3] * t23;
+  const double t25 = t22 - t24;
+  const double t26 = t25 * t25;
+  const double t27 = q[4] * t23;
+  const double t28 = q[1] * t20;
+  const double t29 = t27 - t28;
+  const double t30 = q[2] * t11;
+  const double t31 = t29 + t30;
+  const double t32 = q[3] * t16;
+  const double t33 = t31 + t32;
+  const double t34 = t33 * t33;
+  const double t35 = t26 + t34;
+  const double t36 = q[4] * t20;
+  const double t37 = q[1] * t23;
+  const double t38 = t36 + t37;
+  const double t39 = q[2] * t16;
+  const double t40 = t38 - t39;
+  const double t41 = q[3] * t11;
+  const double t42 = t40 + t41;
+  const double t43 = t42 * t42;
+  const double t44 = t35 + t43;
+  const double t45 = q[4] * t11;
+  const double t46 = q[1] * t16;
+  const double t47 = t45 - t46;
+  const double t48 = q[2] * t23;
+  const double t49 = t47 - t48;
+  const double t50 = q[3] * t20;
+  const double t51 = t49 - t50;
+  const double t52 = t51 * t51;
+  const double t53 = t44 + t52;
+  const double t54 = sqrt(t53);
+  const double t55 = 1.0 / t54;
+  const double t56 = t25 * t55;
+  const double t57 = t33 * t55;
+  const double t58 = t42 * t55;
+  const double t59 = t51 * t55;
+  q_out[0] = t13;
+  q_out[1] = t56;
+  q_out[2] = t57;
+  q_out[3] = t58;
+  q_out[4] = t59;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 26 mul, 17 add, 1 div, 1 sqrt, 1 sin/cos. */
+void gimbal_difference(const double q0[GIMBAL_NQ], const double q1[GIMBAL_NQ], double v[GIMBAL_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q0[4] * q1[1];
+  const double t2 = q0[1] * q1[4];
+  const double t3 = t1 - t2;
+  const double t4 = q0[2] * q1[3];
+  const double t5 = t3 - t4;
+  const double t6 = q0[3] * q1[2];
+  const double t7 = t5 + t6;
+  const double t8 = q0[4] * q1[4];
+  const double t9 = q0[1] * q1[1];
+  const double t10 = t8 + t9;
+  const double t11 = q0[2] * q1[2];
+  const double t12 = t10 + t11;
+  const double t13 = q0[3] * q1[3];
+  const double t14 = t12 + t13;
+  const double t15 = t7 * t7;
+  const double t16 = q0[4] * q1[2];
+  const double t17 = q0[1] * q1[3];
+  const double t18 = t16 + t17;
+  const double t19 = q0[2] * q1[4];
+  const double t20 = t18 - t19;
+  const double t21 = q0[3] * q1[1];
+  const double t22 = t20 - t21;
+  const double t23 = t22 * t22;
+  const double t24 = t15 + t23;
+  const double t25 = q0[4] * q1[3];
+  const double t26 = q0[1] * q1[2];
+  const double t27 = t25 - t26;
+  const double t28 = q0[2] * q1[1];
+  const double t29 = t27 + t28;
+  const double t30 = q0[3] * q1[4];
+  const double t31 = t29 - t30;
+  const double t32 = t31 * t31;
+  const double t33 = t24 + t32;
+  const double t34 = sqrt(t33);
+  const double t35 = t34 * 2.0;
+  const double t36 = t14 * t35;
+  const double t37 = t14 * t14;
+  const double t38 = t34 * t34;
+  const double t39 = t37 - t38;
+  const double t40 = atan2(t36, t39);
+  const double t41 = t34 + 1e-30;
+  const double t42 = t40 / t41;
+  const double t43 = t7 * t42;
+  const double t44 = t22 * t42;
+  const double t45 = t31 * t42;
+  v[0] = t0;
+  v[1] = t43;
+  v[2] = t44;
+  v[3] = t45;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 204 mul, 147 add, 6 div, 0 sqrt, 0 sin/cos. */

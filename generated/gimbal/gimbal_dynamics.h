@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef GIMBAL_DYNAMICS_H
 #define GIMBAL_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x6328e5b429f3
+#define GIMBAL_SET_ID 0xb1c5bb12f7d7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define GIMBAL_HAVE_CENTROIDAL_MOMENTUM 1
 #define GIMBAL_HAVE_CCRBA 1
 #define GIMBAL_HAVE_CENTROIDAL_BIAS 1
+#define GIMBAL_HAVE_INTEGRATE 1
+#define GIMBAL_HAVE_DIFFERENCE 1
 #define GIMBAL_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -200,6 +204,12 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 224 bytes (28 values live at once). */
 void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 88 bytes (11 values live at once). */
+void gimbal_integrate(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double dt, double q_out[GIMBAL_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 72 bytes (9 values live at once). */
+void gimbal_difference(const double q0[GIMBAL_NQ], const double q1[GIMBAL_NQ], double v[GIMBAL_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);

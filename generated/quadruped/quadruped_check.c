@@ -12,7 +12,7 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0x0428a06f4e50
+#if QUADRUPED_SET_ID != 0xb77a43aefe38
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -178,8 +178,8 @@ int main(void) {
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
-  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
@@ -188,7 +188,7 @@ int main(void) {
   if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[25] = {
+  result results[27] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -212,6 +212,8 @@ int main(void) {
     {"centroidal_momentum", 0, 0, 0, 0, 0},
     {"ccrba", 0, 0, 0, 0, 0},
     {"centroidal_bias", 0, 0, 0, 0, 0},
+    {"integrate", 0, 0, 0, 0, 0},
+    {"difference", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
   };
@@ -221,6 +223,10 @@ int main(void) {
     randstate(&seed, q, v, a, tau, fext);
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));
+    /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
+    mb_integrate(&M, q, a, 0.9, q2);
+    for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
+    togen(q2, gq2, NQ);
     /* rnea */
     rc = grc = 0;
     mb_rnea(&M, ws, q, v, a, NULL, ref);
@@ -428,16 +434,34 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[22], ref, out, 6);
     }
+    /* integrate */
+    rc = grc = 0;
+    rc = mb_integrate(&M, q, v, 0.375, ref);
+    quadruped_integrate(gq, gv, (real)0.375, out);
+    if (grc != rc) results[23].failed_rc = 1;
+    if (rc != 0) results[23].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[23], ref, out, NQ);
+    }
+    /* difference */
+    rc = grc = 0;
+    rc = mb_difference(&M, q, q2, ref);
+    quadruped_difference(gq, gq2, out);
+    if (grc != rc) results[24].failed_rc = 1;
+    if (rc != 0) results[24].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[24], ref, out, NV);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = quadruped_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[23].failed_rc = 1;
-    if (rc != 0) results[23].singular++;
+    if (grc != rc) results[25].failed_rc = 1;
+    if (rc != 0) results[25].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[23], ref, out, NV);
+      compare(&results[25], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[24], ref2, out2, 6 * (NB + 1));
+      compare(&results[26], ref2, out2, 6 * (NB + 1));
     }
     (void)rc, (void)grc;
   }
@@ -445,7 +469,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "quadruped", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 25; k++) {
+  for (int k = 0; k < 27; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -459,7 +483,7 @@ int main(void) {
   if (failed)
     printf("quadruped: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 24, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("quadruped: ok: %d functions agree to %g (worst %.1e, %s)\n", 26, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   return failed ? 1 : 0;
 }

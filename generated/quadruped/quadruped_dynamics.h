@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef QUADRUPED_DYNAMICS_H
 #define QUADRUPED_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x0428a06f4e50
+#define QUADRUPED_SET_ID 0xb77a43aefe38
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define QUADRUPED_HAVE_CENTROIDAL_MOMENTUM 1
 #define QUADRUPED_HAVE_CCRBA 1
 #define QUADRUPED_HAVE_CENTROIDAL_BIAS 1
+#define QUADRUPED_HAVE_INTEGRATE 1
+#define QUADRUPED_HAVE_DIFFERENCE 1
 #define QUADRUPED_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -256,6 +260,12 @@ void quadruped_ccrba(const double q[QUADRUPED_NQ], double Ag[6 * QUADRUPED_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1872 bytes (234 values live at once). */
 void quadruped_centroidal_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+void quadruped_integrate(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double dt, double q_out[QUADRUPED_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+void quadruped_difference(const double q0[QUADRUPED_NQ], const double q1[QUADRUPED_NQ], double v[QUADRUPED_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6504 bytes (813 values live at once). */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);

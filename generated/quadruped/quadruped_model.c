@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0x0428a06f4e50
+#if QUADRUPED_SET_ID != 0xb77a43aefe38
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef QUARTER_CAR_DYNAMICS_H
 #define QUARTER_CAR_DYNAMICS_H
@@ -79,7 +81,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xdfe00e381ecc
+#define QUARTER_CAR_SET_ID 0xa7ea675aa155
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -107,6 +109,8 @@ extern "C" {
 #define QUARTER_CAR_HAVE_CENTROIDAL_MOMENTUM 1
 #define QUARTER_CAR_HAVE_CCRBA 1
 #define QUARTER_CAR_HAVE_CENTROIDAL_BIAS 1
+#define QUARTER_CAR_HAVE_INTEGRATE 1
+#define QUARTER_CAR_HAVE_DIFFERENCE 1
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_LOOP_RESIDUAL 1
 #define QUARTER_CAR_HAVE_LOOP_JACOBIAN 1
@@ -255,6 +259,12 @@ void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 632 bytes (79 values live at once). */
 void quarter_car_centroidal_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 128 bytes (16 values live at once). */
+void quarter_car_integrate(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double dt, double q_out[QUARTER_CAR_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 88 bytes (11 values live at once). */
+void quarter_car_difference(const double q0[QUARTER_CAR_NQ], const double q1[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 168 bytes (21 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);

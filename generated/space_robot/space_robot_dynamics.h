@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef SPACE_ROBOT_DYNAMICS_H
 #define SPACE_ROBOT_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0xbc63cfba3464
+#define SPACE_ROBOT_SET_ID 0x083beb3f9fe8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define SPACE_ROBOT_HAVE_CENTROIDAL_MOMENTUM 1
 #define SPACE_ROBOT_HAVE_CCRBA 1
 #define SPACE_ROBOT_HAVE_CENTROIDAL_BIAS 1
+#define SPACE_ROBOT_HAVE_INTEGRATE 1
+#define SPACE_ROBOT_HAVE_DIFFERENCE 1
 #define SPACE_ROBOT_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -225,6 +229,12 @@ void space_robot_ccrba(const double q[SPACE_ROBOT_NQ], double Ag[6 * SPACE_ROBOT
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 976 bytes (122 values live at once). */
 void space_robot_centroidal_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+void space_robot_integrate(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double dt, double q_out[SPACE_ROBOT_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+void space_robot_difference(const double q0[SPACE_ROBOT_NQ], const double q1[SPACE_ROBOT_NQ], double v[SPACE_ROBOT_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2224 bytes (278 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x89372e38dc79
+#if SPRING_PENDULUM_SET_ID != 0xa94fafa82466
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1314,6 +1314,24 @@ void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const d
   b[3] = t16;
   b[4] = 0.0;
   b[5] = t6;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void spring_pendulum_integrate(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double dt, double q_out[SPRING_PENDULUM_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  q_out[0] = t1;
+  q_out[1] = t3;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void spring_pendulum_difference(const double q0[SPRING_PENDULUM_NQ], const double q1[SPRING_PENDULUM_NQ], double v[SPRING_PENDULUM_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  v[0] = t0;
+  v[1] = t1;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 127 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */

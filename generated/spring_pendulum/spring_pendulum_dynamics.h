@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef SPRING_PENDULUM_DYNAMICS_H
 #define SPRING_PENDULUM_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define SPRING_PENDULUM_MASS 2.7 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x89372e38dc79
+#define SPRING_PENDULUM_SET_ID 0xa94fafa82466
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define SPRING_PENDULUM_HAVE_CENTROIDAL_MOMENTUM 1
 #define SPRING_PENDULUM_HAVE_CCRBA 1
 #define SPRING_PENDULUM_HAVE_CENTROIDAL_BIAS 1
+#define SPRING_PENDULUM_HAVE_INTEGRATE 1
+#define SPRING_PENDULUM_HAVE_DIFFERENCE 1
 #define SPRING_PENDULUM_HAVE_CFA 1
 #define SPRING_PENDULUM_HAVE_PASSIVE_FORCES 1
 
@@ -202,6 +206,12 @@ void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPR
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 88 bytes (11 values live at once). */
 void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+void spring_pendulum_integrate(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double dt, double q_out[SPRING_PENDULUM_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+void spring_pendulum_difference(const double q0[SPRING_PENDULUM_NQ], const double q1[SPRING_PENDULUM_NQ], double v[SPRING_PENDULUM_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 256 bytes (32 values live at once). */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);

@@ -20,7 +20,7 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output) {
                       10 6 nv nf (frame Jacobians), 11 6 nf (frame velocities), 12 3, 13 3 nv,
                       14 2 (centre of mass, its Jacobian, the energy), 15 6, 16 6 nv (centroidal
                       momentum, its matrix), 17 the contacts (their switches, int; their μ),
-                      18 their rows (forces, impulses) */
+                      18 their rows (forces, impulses), 19 a scalar passed by value (dt) */
   } roles[] = {{"q", 0, 0},          {"v", 0, 1},          {"a", 0, 1},
                {"tau", 0, 1},        {"fext", 0, 3},       {"out_nv", 1, 1},
                {"out_nvnv", 1, 2},   {"out_wrench", 1, 3}, {"out_pose", 1, 4},
@@ -28,14 +28,15 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output) {
                {"out_rcr", 1, 8},    {"out_frames", 1, 9}, {"out_fjac", 1, 10},
                {"out_fvec", 1, 11},  {"out_3", 1, 12},     {"out_3nv", 1, 13},
                {"out_2", 1, 14},     {"out_6", 1, 15},     {"out_6nv", 1, 16},
-               {"contacts", 0, 17},  {"contact_mu", 0, 17}, {"out_cforce", 1, 18}};
+               {"contacts", 0, 17},  {"contact_mu", 0, 17}, {"out_cforce", 1, 18},
+               {"dt", 0, 19},        {"q2", 0, 0},         {"out_nq", 1, 0}};
   for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
     if (strcmp(role, roles[k].role) != 0) continue;
     *is_output = roles[k].out;
     int sizes[] = {nq,      nv,          nv * nv,   6 * nb1,
                    12 * nb1, nc,         nc * nv,   12 * nnodes,
                    nsel * nc, 12 * g->topo->nframes, 6 * nv * g->topo->nframes,
-                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows};
+                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows, 1};
     return sizes[roles[k].kind];
   }
   return -1;
@@ -86,7 +87,7 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
       return snprintf(msg, n, "params[%d]: unknown role '%s' (q, v, a, tau, fext, out_nv, "
                       "out_nvnv, out_wrench, out_pose, out_nc, out_ncnv, out_nodes, out_rcr, "
                       "out_frames, out_fjac, out_fvec, out_3, out_3nv, out_2, out_6, out_6nv, "
-                      "contacts, contact_mu, out_cforce)",
+                      "contacts, contact_mu, out_cforce, dt, q2, out_nq)",
                       k + 1, role), -1;
     lua_pop(L, 3);
   }
@@ -184,8 +185,11 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   g->lsym.pivot_eps =
       g->opts->scalar == MBG_SYM_FLOAT ? MBG_PIVOT_EPS_FLOAT : MBG_PIVOT_EPS_DOUBLE;
   int rc = 0;
-  for (int k = 0; k < f->nparams && rc == 0; k++)
+  for (int k = 0; k < f->nparams && rc == 0; k++) {
     rc = mbg_lsym_array_add(&g->lsym, f->params[k].name, f->params[k].size, f->params[k].is_output);
+    if (rc == 0 && strcmp(f->params[k].role, "dt") == 0)
+      g->lsym.arrays[g->lsym.narrays - 1].scalar = 1; /* passed by value */
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, g->model_ref);
   if (rc != 0) {
     fprintf(err, "mbdc: error: out of memory\n");

@@ -70,6 +70,8 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "contacts") == 0 || strcmp(role, "contact_mu") == 0)
     lua_pushfstring(L, "%s_NCONTACT", P);
   else if (strcmp(role, "out_cforce") == 0) lua_pushfstring(L, "%s_NCROWS", P);
+  else if (strcmp(role, "q2") == 0 || strcmp(role, "out_nq") == 0) lua_pushfstring(L, "%s_NQ", P);
+  else if (strcmp(role, "dt") == 0) lua_pushstring(L, "1");
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -106,8 +108,11 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     push_size(L, p->role, P);
     /* the contacts' switches are ints (0 or 1; the function refuses anything else) */
     const char *type = strcmp(p->role, "contacts") == 0 ? "int" : scalar;
-    lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", type, p->name,
-                    lua_tostring(L, -1));
+    if (strcmp(p->role, "dt") == 0) /* a scalar, by value */
+      lua_pushfstring(L, "%s %s", type, p->name);
+    else
+      lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", type, p->name,
+                      lua_tostring(L, -1));
     lua_setfield(L, -3, "decl");
     lua_setfield(L, -2, "size");
     lua_pushboolean(L, p->used || p->is_output);

@@ -28,7 +28,8 @@ const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "nle_ex
                                              "frame_pose", "frame_jacobian", "frame_jacobian_world",
                                              "frame_velocity", "frame_acceleration_bias", "com",
                                              "com_jacobian", "energy", "centroidal_momentum",
-                                             "ccrba", "centroidal_bias", "cfa", NULL};
+                                             "ccrba", "centroidal_bias", "integrate", "difference",
+                                             "cfa", NULL};
 /* Added to the defaults for a model with loop joints (docs/loops.md). */
 static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
                                              NULL};

@@ -117,7 +117,8 @@ static mbg_lsym_array *find_array(lua_State *L, mbg_lsym *c, int want_output) {
 static int l_input(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_lsym_array *a = find_array(L, c, 0);
-  return push_sx(L, c, mbg_sym_input(c->s, a->name, (int)lua_tointeger(L, 2)));
+  int index = a->scalar ? MBG_SYM_SCALAR : (int)lua_tointeger(L, 2);
+  return push_sx(L, c, mbg_sym_input(c->s, a->name, index));
 }
 
 static int l_output(lua_State *L) {

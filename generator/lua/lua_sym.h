@@ -17,6 +17,7 @@ typedef struct mbg_lsym_array {
   char name[32];
   int size;
   int is_output;
+  int scalar;              /* an input passed by value (size 1, read as index 0) */
   unsigned char *written;  /* outputs: [size] flags */
 } mbg_lsym_array;
 

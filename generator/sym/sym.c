@@ -177,7 +177,7 @@ static int32_t array_id(mbg_sym *s, const char *name) {
 mbg_sx mbg_sym_input(mbg_sym *s, const char *array, int index) {
   if (!s) return -1;
   int32_t id = array_id(s, array);
-  if (id < 0 || index < 0) return fail(s);
+  if (id < 0 || index < MBG_SYM_SCALAR) return fail(s);
   return node(s, MBG_SYM_INPUT, id, index);
 }
 

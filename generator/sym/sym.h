@@ -54,6 +54,9 @@ int32_t mbg_sym_size(const mbg_sym *s);
  * bit for bit (folding already ignores the sign of zero: x·0 = 0). */
 mbg_sx mbg_sym_const(mbg_sym *s, double v);
 mbg_sx mbg_sym_input(mbg_sym *s, const char *array, int index);
+/* The index of a scalar input: mbg_sym_input(s, "dt", MBG_SYM_SCALAR) is emitted as `dt` (a
+ * parameter passed by value), and mbg_sym_eval's callback receives this index for it. */
+#define MBG_SYM_SCALAR (-1)
 
 /* Operations, folded and hash-consed as described above. */
 mbg_sx mbg_sym_add(mbg_sym *s, mbg_sx a, mbg_sx b);

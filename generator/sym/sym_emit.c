@@ -239,9 +239,11 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
     put_str(l, m->lit + m->ref[x]);
   } else if (s->op[x] == MBG_SYM_INPUT) {
     put_str(l, s->arr[s->a[x]]);
-    put_str(l, "[");
-    put_int(l, s->b[x]);
-    put_str(l, "]");
+    if (s->b[x] != MBG_SYM_SCALAR) {
+      put_str(l, "[");
+      put_int(l, s->b[x]);
+      put_str(l, "]");
+    }
   } else if (m->ref[x] >= 0) {
     put_str(l, "t");
     put_int(l, m->ref[x]);

@@ -41,6 +41,8 @@ local reference = {
   contact_fd_reg = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, "
     .. "ref, ref2)",
   impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
+  integrate = "rc = mb_integrate(&M, q, v, 0.375, ref)",
+  difference = "rc = mb_difference(&M, q, q2, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -56,12 +58,13 @@ local second = {
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
-                   contact_mu = "gmu" }
+                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
   out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
   out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
+  out_nq = "NQ",
 }
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
@@ -303,8 +306,8 @@ int main(void) {
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
-  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
@@ -389,7 +392,11 @@ int main(void) {
   end
   b([[
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
-    togen(fext, gfext, 6 * (NB + 1));]])
+    togen(fext, gfext, 6 * (NB + 1));
+    /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
+    mb_integrate(&M, q, a, 0.9, q2);
+    for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
+    togen(q2, gq2, NQ);]])
   if contacts then
     b([[
     for (int k = 0; k < NCONTACT; k++) {

@@ -12,7 +12,7 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xf9a47421ef0b
+#if ANYMAL_SET_ID != 0xf8048de03f25
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -190,8 +190,8 @@ int main(void) {
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
-  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)];
+  double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
@@ -209,7 +209,7 @@ int main(void) {
   if (!cscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_contacts_check(&M, &FRAMES, &CONTACTS, msg, sizeof msg) != 0)
     return fprintf(stderr, "contacts: %s\n", msg), 2;
-  result results[31] = {
+  result results[33] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -233,6 +233,8 @@ int main(void) {
     {"centroidal_momentum", 0, 0, 0, 0, 0},
     {"ccrba", 0, 0, 0, 0, 0},
     {"centroidal_bias", 0, 0, 0, 0, 0},
+    {"integrate", 0, 0, 0, 0, 0},
+    {"difference", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
     {"contact_fd", 0, 0, 0, 0, 0},
@@ -248,6 +250,10 @@ int main(void) {
     randstate(&seed, q, v, a, tau, fext);
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));
+    /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
+    mb_integrate(&M, q, a, 0.9, q2);
+    for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
+    togen(q2, gq2, NQ);
     for (int k = 0; k < NCONTACT; k++) {
       act[k] = state % 4 == 3 ? uniform(&cseed, 0, 1) < 0.5 : 1;
       mu[k] = (double)(real)uniform(&cseed, 1e-6, 1e-3);
@@ -460,32 +466,39 @@ int main(void) {
     if (rc == 0 && grc == 0) {
       compare(&results[22], ref, out, 6);
     }
+    /* integrate */
+    rc = grc = 0;
+    rc = mb_integrate(&M, q, v, 0.375, ref);
+    anymal_integrate(gq, gv, (real)0.375, out);
+    if (grc != rc) results[23].failed_rc = 1;
+    if (rc != 0) results[23].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[23], ref, out, NQ);
+    }
+    /* difference */
+    rc = grc = 0;
+    rc = mb_difference(&M, q, q2, ref);
+    anymal_difference(gq, gq2, out);
+    if (grc != rc) results[24].failed_rc = 1;
+    if (rc != 0) results[24].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[24], ref, out, NV);
+    }
     /* cfa */
     rc = grc = 0;
     rc = mb_cfa(&M, ws, q, v, tau, ref, NULL);
     grc = anymal_cfa(gq, gv, gtau, out, out2);
-    if (grc != rc) results[23].failed_rc = 1;
-    if (rc != 0) results[23].singular++;
+    if (grc != rc) results[25].failed_rc = 1;
+    if (rc != 0) results[25].singular++;
     if (rc == 0 && grc == 0) {
-      compare(&results[23], ref, out, NV);
+      compare(&results[25], ref, out, NV);
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
-      compare(&results[24], ref2, out2, 6 * (NB + 1));
+      compare(&results[26], ref2, out2, 6 * (NB + 1));
     }
     /* contact_fd */
     rc = grc = 0;
     rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, NULL, ref, ref2);
     grc = anymal_contact_fd(gq, gv, gtau, act, out, out2);
-    if (grc != rc) results[25].failed_rc = 1;
-    if (rc != 0) results[25].singular++;
-    if (rc == 0 && grc == 0) {
-      compare(&results[25], ref, out, NV);
-      (void)0;
-      compare(&results[26], ref2, out2, NCROWS);
-    }
-    /* contact_fd_reg */
-    rc = grc = 0;
-    rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, ref, ref2);
-    grc = anymal_contact_fd_reg(gq, gv, gtau, act, gmu, out, out2);
     if (grc != rc) results[27].failed_rc = 1;
     if (rc != 0) results[27].singular++;
     if (rc == 0 && grc == 0) {
@@ -493,10 +506,10 @@ int main(void) {
       (void)0;
       compare(&results[28], ref2, out2, NCROWS);
     }
-    /* impulse */
+    /* contact_fd_reg */
     rc = grc = 0;
-    rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2);
-    grc = anymal_impulse(gq, gv, act, out, out2);
+    rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, ref, ref2);
+    grc = anymal_contact_fd_reg(gq, gv, gtau, act, gmu, out, out2);
     if (grc != rc) results[29].failed_rc = 1;
     if (rc != 0) results[29].singular++;
     if (rc == 0 && grc == 0) {
@@ -504,13 +517,24 @@ int main(void) {
       (void)0;
       compare(&results[30], ref2, out2, NCROWS);
     }
+    /* impulse */
+    rc = grc = 0;
+    rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2);
+    grc = anymal_impulse(gq, gv, act, out, out2);
+    if (grc != rc) results[31].failed_rc = 1;
+    if (rc != 0) results[31].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[31], ref, out, NV);
+      (void)0;
+      compare(&results[32], ref2, out2, NCROWS);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "anymal", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 31; k++) {
+  for (int k = 0; k < 33; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -524,7 +548,7 @@ int main(void) {
   if (failed)
     printf("anymal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("anymal: ok: %d functions agree to %g (worst %.1e, %s)\n", 27, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("anymal: ok: %d functions agree to %g (worst %.1e, %s)\n", 29, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(buffer);
   free(cscratch);
   return failed ? 1 : 0;

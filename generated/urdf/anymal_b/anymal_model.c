@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xf9a47421ef0b
+#if ANYMAL_SET_ID != 0xf8048de03f25
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xbad9fbc989a7
+#if _2DOF_PLANAR_SET_ID != 0x6e06dbd6fa9c
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1342,6 +1342,24 @@ void _2dof_planar_centroidal_bias(const double q[_2DOF_PLANAR_NQ], const double 
   b[3] = 0.0;
   b[4] = t47;
   b[5] = t48;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void _2dof_planar_integrate(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double dt, double q_out[_2DOF_PLANAR_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  q_out[0] = t1;
+  q_out[1] = t3;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_2DOF_PLANAR_NQ], double v[_2DOF_PLANAR_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  v[0] = t0;
+  v[1] = t1;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 108 mul, 69 add, 5 div, 0 sqrt, 4 sin/cos. */

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef _2DOF_PLANAR_DYNAMICS_H
 #define _2DOF_PLANAR_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xbad9fbc989a7
+#define _2DOF_PLANAR_SET_ID 0x6e06dbd6fa9c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_CENTROIDAL_MOMENTUM 1
 #define _2DOF_PLANAR_HAVE_CCRBA 1
 #define _2DOF_PLANAR_HAVE_CENTROIDAL_BIAS 1
+#define _2DOF_PLANAR_HAVE_INTEGRATE 1
+#define _2DOF_PLANAR_HAVE_DIFFERENCE 1
 #define _2DOF_PLANAR_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -202,6 +206,12 @@ void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLA
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 136 bytes (17 values live at once). */
 void _2dof_planar_centroidal_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+void _2dof_planar_integrate(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double dt, double q_out[_2DOF_PLANAR_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_2DOF_PLANAR_NQ], double v[_2DOF_PLANAR_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 264 bytes (33 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);

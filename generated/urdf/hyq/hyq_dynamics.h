@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef HYQ_DYNAMICS_H
 #define HYQ_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xfea3df69abd7
+#define HYQ_SET_ID 0xd600512a4e74
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define HYQ_HAVE_CENTROIDAL_MOMENTUM 1
 #define HYQ_HAVE_CCRBA 1
 #define HYQ_HAVE_CENTROIDAL_BIAS 1
+#define HYQ_HAVE_INTEGRATE 1
+#define HYQ_HAVE_DIFFERENCE 1
 #define HYQ_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -261,6 +265,12 @@ void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 2008 bytes (251 values live at once). */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+void hyq_integrate(const double q[HYQ_NQ], const double v[HYQ_NV], double dt, double q_out[HYQ_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[HYQ_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if PANDA_SET_ID != 0xe8eed4f62578
+#if PANDA_SET_ID != 0xe5047d9398d6
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -25653,6 +25653,59 @@ void panda_centroidal_bias(const double q[PANDA_NQ], const double v[PANDA_NV], d
   b[3] = t1369;
   b[4] = t1377;
   b[5] = t1384;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 9 mul, 9 add, 0 div, 0 sqrt, 0 sin/cos. */
+void panda_integrate(const double q[PANDA_NQ], const double v[PANDA_NV], double dt, double q_out[PANDA_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  const double t4 = dt * v[2];
+  const double t5 = q[2] + t4;
+  const double t6 = dt * v[3];
+  const double t7 = q[3] + t6;
+  const double t8 = dt * v[4];
+  const double t9 = q[4] + t8;
+  const double t10 = dt * v[5];
+  const double t11 = q[5] + t10;
+  const double t12 = dt * v[6];
+  const double t13 = q[6] + t12;
+  const double t14 = dt * v[7];
+  const double t15 = q[7] + t14;
+  const double t16 = dt * v[8];
+  const double t17 = q[8] + t16;
+  q_out[0] = t1;
+  q_out[1] = t3;
+  q_out[2] = t5;
+  q_out[3] = t7;
+  q_out[4] = t9;
+  q_out[5] = t11;
+  q_out[6] = t13;
+  q_out[7] = t15;
+  q_out[8] = t17;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 9 add, 0 div, 0 sqrt, 0 sin/cos. */
+void panda_difference(const double q0[PANDA_NQ], const double q1[PANDA_NQ], double v[PANDA_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  const double t2 = q1[2] - q0[2];
+  const double t3 = q1[3] - q0[3];
+  const double t4 = q1[4] - q0[4];
+  const double t5 = q1[5] - q0[5];
+  const double t6 = q1[6] - q0[6];
+  const double t7 = q1[7] - q0[7];
+  const double t8 = q1[8] - q0[8];
+  v[0] = t0;
+  v[1] = t1;
+  v[2] = t2;
+  v[3] = t3;
+  v[4] = t4;
+  v[5] = t5;
+  v[6] = t6;
+  v[7] = t7;
+  v[8] = t8;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 3209 mul, 2929 add, 37 div, 0 sqrt, 12 sin/cos. */

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef PANDA_DYNAMICS_H
 #define PANDA_DYNAMICS_H
@@ -69,7 +71,7 @@ extern "C" {
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xe8eed4f62578
+#define PANDA_SET_ID 0xe5047d9398d6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -97,6 +99,8 @@ extern "C" {
 #define PANDA_HAVE_CENTROIDAL_MOMENTUM 1
 #define PANDA_HAVE_CCRBA 1
 #define PANDA_HAVE_CENTROIDAL_BIAS 1
+#define PANDA_HAVE_INTEGRATE 1
+#define PANDA_HAVE_DIFFERENCE 1
 #define PANDA_HAVE_CFA 1
 #define PANDA_HAVE_CONTACT_FD 1
 #define PANDA_HAVE_CONTACT_FD_REG 1
@@ -248,6 +252,12 @@ void panda_ccrba(const double q[PANDA_NQ], double Ag[6 * PANDA_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1232 bytes (154 values live at once). */
 void panda_centroidal_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 80 bytes (10 values live at once). */
+void panda_integrate(const double q[PANDA_NQ], const double v[PANDA_NV], double dt, double q_out[PANDA_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 72 bytes (9 values live at once). */
+void panda_difference(const double q0[PANDA_NQ], const double q1[PANDA_NQ], double v[PANDA_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4992 bytes (624 values live at once). */
 int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef ROMEO_DYNAMICS_H
 #define ROMEO_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x8e59695290cb
+#define ROMEO_SET_ID 0x8e56499011f8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define ROMEO_HAVE_CENTROIDAL_MOMENTUM 1
 #define ROMEO_HAVE_CCRBA 1
 #define ROMEO_HAVE_CENTROIDAL_BIAS 1
+#define ROMEO_HAVE_INTEGRATE 1
+#define ROMEO_HAVE_DIFFERENCE 1
 #define ROMEO_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -376,6 +380,12 @@ void romeo_ccrba(const double q[ROMEO_NQ], double Ag[6 * ROMEO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 4328 bytes (541 values live at once). */
 void romeo_centroidal_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 312 bytes (39 values live at once). */
+void romeo_integrate(const double q[ROMEO_NQ], const double v[ROMEO_NV], double dt, double q_out[ROMEO_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 296 bytes (37 values live at once). */
+void romeo_difference(const double q0[ROMEO_NQ], const double q1[ROMEO_NQ], double v[ROMEO_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef SIMPLE_HUMANOID_DYNAMICS_H
 #define SIMPLE_HUMANOID_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x5c0ef12202b4
+#define SIMPLE_HUMANOID_SET_ID 0x8d2e89fdec83
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define SIMPLE_HUMANOID_HAVE_CENTROIDAL_MOMENTUM 1
 #define SIMPLE_HUMANOID_HAVE_CCRBA 1
 #define SIMPLE_HUMANOID_HAVE_CENTROIDAL_BIAS 1
+#define SIMPLE_HUMANOID_HAVE_INTEGRATE 1
+#define SIMPLE_HUMANOID_HAVE_DIFFERENCE 1
 #define SIMPLE_HUMANOID_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -341,6 +345,12 @@ void simple_humanoid_ccrba(const double q[SIMPLE_HUMANOID_NQ], double Ag[6 * SIM
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3944 bytes (493 values live at once). */
 void simple_humanoid_centroidal_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 296 bytes (37 values live at once). */
+void simple_humanoid_integrate(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double dt, double q_out[SIMPLE_HUMANOID_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 280 bytes (35 values live at once). */
+void simple_humanoid_difference(const double q0[SIMPLE_HUMANOID_NQ], const double q1[SIMPLE_HUMANOID_NQ], double v[SIMPLE_HUMANOID_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef SOLO_DYNAMICS_H
 #define SOLO_DYNAMICS_H
@@ -69,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x9bece91f35fd
+#define SOLO_SET_ID 0x2d67f6980838
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -97,6 +99,8 @@ extern "C" {
 #define SOLO_HAVE_CENTROIDAL_MOMENTUM 1
 #define SOLO_HAVE_CCRBA 1
 #define SOLO_HAVE_CENTROIDAL_BIAS 1
+#define SOLO_HAVE_INTEGRATE 1
+#define SOLO_HAVE_DIFFERENCE 1
 #define SOLO_HAVE_CFA 1
 #define SOLO_HAVE_CONTACT_FD 1
 #define SOLO_HAVE_CONTACT_FD_REG 1
@@ -274,6 +278,12 @@ void solo_ccrba(const double q[SOLO_NQ], double Ag[6 * SOLO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1872 bytes (234 values live at once). */
 void solo_centroidal_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+void solo_integrate(const double q[SOLO_NQ], const double v[SOLO_NV], double dt, double q_out[SOLO_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+void solo_difference(const double q0[SOLO_NQ], const double q1[SOLO_NQ], double v[SOLO_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);

@@ -6,7 +6,7 @@
  */
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x9bece91f35fd
+#if SOLO_SET_ID != 0x2d67f6980838
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

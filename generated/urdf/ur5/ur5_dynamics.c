@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if UR5_SET_ID != 0xe9db9b1728ff
+#if UR5_SET_ID != 0x4c622174b51c
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -12348,6 +12348,44 @@ void ur5_centroidal_bias(const double q[UR5_NQ], const double v[UR5_NV], double 
   b[3] = t563;
   b[4] = t567;
   b[5] = t571;
+}
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 6 mul, 6 add, 0 div, 0 sqrt, 0 sin/cos. */
+void ur5_integrate(const double q[UR5_NQ], const double v[UR5_NV], double dt, double q_out[UR5_NQ]) {
+  const double t0 = dt * v[0];
+  const double t1 = q[0] + t0;
+  const double t2 = dt * v[1];
+  const double t3 = q[1] + t2;
+  const double t4 = dt * v[2];
+  const double t5 = q[2] + t4;
+  const double t6 = dt * v[3];
+  const double t7 = q[3] + t6;
+  const double t8 = dt * v[4];
+  const double t9 = q[4] + t8;
+  const double t10 = dt * v[5];
+  const double t11 = q[5] + t10;
+  q_out[0] = t1;
+  q_out[1] = t3;
+  q_out[2] = t5;
+  q_out[3] = t7;
+  q_out[4] = t9;
+  q_out[5] = t11;
+}
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 6 add, 0 div, 0 sqrt, 0 sin/cos. */
+void ur5_difference(const double q0[UR5_NQ], const double q1[UR5_NQ], double v[UR5_NV]) {
+  const double t0 = q1[0] - q0[0];
+  const double t1 = q1[1] - q0[1];
+  const double t2 = q1[2] - q0[2];
+  const double t3 = q1[3] - q0[3];
+  const double t4 = q1[4] - q0[4];
+  const double t5 = q1[5] - q0[5];
+  v[0] = t0;
+  v[1] = t1;
+  v[2] = t2;
+  v[3] = t3;
+  v[4] = t4;
+  v[5] = t5;
 }
 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 1168 mul, 866 add, 23 div, 0 sqrt, 10 sin/cos. */

@@ -51,6 +51,8 @@
  *   overflow gives Inf or NaN there; the other outputs are unaffected.
  * - A quaternion stands for the rotation of q/|q|: any nonzero finite quaternion is accepted;
  *   the zero quaternion makes every output that depends on it NaN.
+ * - Output arrays must not overlap the inputs or one another: outputs are written as they
+ *   are computed (integrate's q_out = q is not allowed; copy q first).
  * - No function allocates, keeps state or reads mutable globals. */
 #ifndef UR5_DYNAMICS_H
 #define UR5_DYNAMICS_H
@@ -67,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0xe9db9b1728ff
+#define UR5_SET_ID 0x4c622174b51c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -95,6 +97,8 @@ extern "C" {
 #define UR5_HAVE_CENTROIDAL_MOMENTUM 1
 #define UR5_HAVE_CCRBA 1
 #define UR5_HAVE_CENTROIDAL_BIAS 1
+#define UR5_HAVE_INTEGRATE 1
+#define UR5_HAVE_DIFFERENCE 1
 #define UR5_HAVE_CFA 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -224,6 +228,12 @@ void ur5_ccrba(const double q[UR5_NQ], double Ag[6 * UR5_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 720 bytes (90 values live at once). */
 void ur5_centroidal_bias(const double q[UR5_NQ], const double v[UR5_NV], double b[6]);
+
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 56 bytes (7 values live at once). */
+void ur5_integrate(const double q[UR5_NQ], const double v[UR5_NV], double dt, double q_out[UR5_NQ]);
+
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 48 bytes (6 values live at once). */
+void ur5_difference(const double q0[UR5_NQ], const double q1[UR5_NQ], double v[UR5_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);

@@ -1,0 +1,2 @@
+-- difference.lua — the configuration manifold (manifold.lua).
+return import("manifold").recipe("difference")

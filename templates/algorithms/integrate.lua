@@ -1,0 +1,2 @@
+-- integrate.lua — the configuration manifold (manifold.lua).
+return import("manifold").recipe("integrate")
