@@ -136,3 +136,20 @@ target_compile_options(panda_osc PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(panda_osc PRIVATE urdf_panda_dynamics m)
 add_test(NAME controller_panda_osc COMMAND panda_osc --check)
 set_tests_properties(controller_panda_osc PROPERTIES LABELS "generated;controller" TIMEOUT 60)
+
+# Fused functions (fused.lua: several outputs from one graph), asked for by name: their harness
+# compares every output with the runtime (dynamics: mb_crba, mb_nle, mb_aba; aba_wrenches: mb_aba
+# and mb_joint_wrenches at its q̈), on a floating base and on a flexible model (dynamics only).
+mbdc_add_model(NAME fused_solo12 MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/solo12.urdf
+               FLOATING_BASE QUIET PREFIX solo_fused FUNCTIONS dynamics,aba_wrenches)
+set_tests_properties(fused_solo12_check PROPERTIES LABELS generated TIMEOUT 120)
+mbdc_add_model(NAME fused_flexible_arm MODEL ${PROJECT_SOURCE_DIR}/examples/flexible_arm.mbd
+               QUIET PREFIX flexible_arm_fused FUNCTIONS dynamics)
+set_tests_properties(fused_flexible_arm_check PROPERTIES LABELS "generated;flexible" TIMEOUT 120)
+# The same in float, with the contact and manifold functions (float's epsilon amplified by the
+# conditioning: contact_fd 1.1e-5 relative measured, the harness allows 1e-4).
+mbdc_add_model(NAME solo12_float MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/solo12.urdf
+               FLOATING_BASE QUIET SCALAR float PREFIX solo_float
+               CONTACTS FL_FOOT FR_FOOT HL_FOOT HR_FOOT
+               FUNCTIONS contact_fd contact_fd_reg impulse integrate difference aba_wrenches dynamics)
+set_tests_properties(solo12_float_check PROPERTIES LABELS generated TIMEOUT 120)

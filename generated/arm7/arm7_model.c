@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0x6b03bf701af8
+#if ARM7_SET_ID != 0x14a68da630ca
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x2268f27db6c6
+#if CART_POLE_SET_ID != 0x6ca6d210d38c
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

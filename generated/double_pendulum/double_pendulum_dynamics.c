@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0xa01e18422603
+#if DOUBLE_PENDULUM_SET_ID != 0xdbfcd3a0134b
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

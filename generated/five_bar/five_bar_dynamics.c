@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x1a64ad62688c
+#if FIVE_BAR_SET_ID != 0x06ccdd9d4795
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

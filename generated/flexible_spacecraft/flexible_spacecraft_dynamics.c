@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x845101d9b8c6
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0xf876f4295b35
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0xb1c5bb12f7d7
+#if GIMBAL_SET_ID != 0xf17adb65c886
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

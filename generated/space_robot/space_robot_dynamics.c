@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPACE_ROBOT_SET_ID != 0x083beb3f9fe8
+#if SPACE_ROBOT_SET_ID != 0x7806bbdfd61c
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

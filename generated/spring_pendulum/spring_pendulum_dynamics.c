@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xa94fafa82466
+#if SPRING_PENDULUM_SET_ID != 0x57e63b2479ed
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

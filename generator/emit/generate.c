@@ -49,6 +49,8 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
 
 /* The functions generated only for some models (springs, flexible bodies). */
 static const char *const model_functions[] = {"passive_forces", "node_poses", NULL};
+/* Asked for by name only (--functions): several outputs from one graph (fused.lua). */
+static const char *const fused_functions[] = {"dynamics", "aba_wrenches", NULL};
 /* Added to the defaults with --contacts (docs/controllers.md). */
 static const char *const contact_functions[] = {"contact_fd", "contact_fd_reg", "impulse", NULL};
 
@@ -58,7 +60,7 @@ static void suggest_function(const char *name, FILE *err) {
   const char *all[64];
   int n = 0;
   const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions,
-                                contact_functions};
+                                contact_functions, fused_functions};
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
     for (int k = 0; lists[l][k] && n < 63; k++) all[n++] = lists[l][k];
   all[n] = NULL;
@@ -69,7 +71,7 @@ static void suggest_function(const char *name, FILE *err) {
 static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
-    "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", NULL};
+    "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {

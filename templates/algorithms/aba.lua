@@ -25,7 +25,8 @@ local A = {
 
 -- The backward pass from the RNEA's forward pass (T, X, pA at q̈ = 0, and pe, the modal forces
 -- of the flexible bodies at q̈ = 0): the articulated inertias, each joint's factors jt[i] (U,
--- D = L diag Lᵀ, W, Ia) and innovations u[i]. each(i, jt_i), if given, runs once per body after
+-- D = L diag Lᵀ, W, Ia) and innovations u[i]; returns jt, u and the articulated inertias IA
+-- (pA[i] holds each articulated bias force on return). each(i, jt_i), if given, runs once per body after
 -- its factors and before its parent's (fd_loops sweeps its constraint rows there). A flexible
 -- body carries the coupling PC and modal block PE of its articulated modal inertia; a child
 -- passes A = λX*_i Ia iXλ and F = λX*_i pa to its section: PC_λ += A Ψ_i, PE_λ += Ψ_iᵀ A Ψ_i,
@@ -67,7 +68,7 @@ function A.backward(T, X, pA, each, pe, tau)
       end
     end
   end
-  return jt, u
+  return jt, u, IA
 end
 
 -- The forward pass: a' = iXλ (Δa_λ + Ψ q̈_η,λ);  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil:

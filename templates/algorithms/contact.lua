@@ -71,11 +71,7 @@ local function system(T, jt, ur, rows, on, mu)
   for r = 1, #rows do
     Phi[r] = {}
     for c = 1, r do
-      local s = 0
-      for _, b in ipairs(T) do
-        local x, y = ur[r][b.i], ur[c][b.i]
-        if x and y then s = s + sp.dot(x, sp.ldl_solve(jt[b.i].F, y)) end
-      end
+      local s = FL.phi_entry(T, jt, ur, r, c)
       local kr, kc = rows[r].k, rows[c].k
       if r == c then
         s = on[kr] * s + (1 - on[kr])
@@ -90,20 +86,6 @@ local function system(T, jt, ur, rows, on, mu)
   return sp.ldl(Phi, #rows, function(d, l, Rl)
     sym.pivot(d, Rl, "contact row " .. (l - 1))
   end, ref)
-end
-
--- Σ_r λ_r u_r per body.
-local function innovations(T, ur, lambda)
-  local ul = {}
-  for _, b in ipairs(T) do
-    for r = 1, #lambda do
-      if ur[r][b.i] then
-        local x = sp.scale(ur[r][b.i], lambda[r])
-        ul[b.i] = ul[b.i] and sp.add(ul[b.i], x) or x
-      end
-    end
-  end
-  return ul
 end
 
 local function mask(model)
@@ -127,7 +109,7 @@ local function build_fd(model, regularized)
   local gam = {}
   for r, row in ipairs(rows) do gam[r] = on[row.k] * -(row.dd + row_dot(row, da[row.loop.a])) end
   local f = sp.ldl_solve(system(T, jt, ur, rows, on, mu), gam)
-  local qddl = aba.forward(T, X, jt, innovations(T, ur, f), "dal")
+  local qddl = aba.forward(T, X, jt, FL.innovations(T, ur, f), "dal")
   for _, b in ipairs(T) do
     for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
   end
@@ -146,7 +128,7 @@ local function build_impulse(model)
   local gam = {}
   for r, row in ipairs(rows) do gam[r] = on[row.k] * -row_dot(row, v[row.loop.a]) end
   local lambda = sp.ldl_solve(system(T, jt, ur, rows, on, nil), gam)
-  local dv = aba.forward(T, X, jt, innovations(T, ur, lambda), "dv")
+  local dv = aba.forward(T, X, jt, FL.innovations(T, ur, lambda), "dv")
   for _, b in ipairs(T) do
     for c = 1, b.nv do
       sym.output("v_plus", b.iv + c - 1, sym.input("v_minus", b.iv + c - 1) + dv[b.i][c])

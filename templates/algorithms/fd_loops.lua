@@ -63,18 +63,37 @@ local function backward(T, X, pA, rows, tau)
 end
 F.backward = backward
 
+-- Φ_rc = Σ_i u_r,iᵀ D_i⁻¹ u_c,i over the bodies both rows reach.
+function F.phi_entry(T, jt, ur, r, c)
+  local s = 0
+  for _, b in ipairs(T) do
+    local x, y = ur[r][b.i], ur[c][b.i]
+    if x and y then s = s + sp.dot(x, sp.ldl_solve(jt[b.i].F, y)) end
+  end
+  return s
+end
+
+-- Σ_r λ_r u_r per body: the innovations of the multipliers, for the last forward pass.
+function F.innovations(T, ur, lambda)
+  local ul = {}
+  for _, b in ipairs(T) do
+    for r = 1, #lambda do
+      if ur[r][b.i] then
+        local x = sp.scale(ur[r][b.i], lambda[r])
+        ul[b.i] = ul[b.i] and sp.add(ul[b.i], x) or x
+      end
+    end
+  end
+  return ul
+end
+
 -- Φ (lower triangle) and its factors; the pivots against Φ's diagonal.
 local function constraint_system(T, jt, ur, n)
   local Phi = {}
   for r = 1, n do
     Phi[r] = {}
     for c = 1, r do
-      local s = 0
-      for _, b in ipairs(T) do
-        local x, y = ur[r][b.i], ur[c][b.i]
-        if x and y then s = s + sp.dot(x, sp.ldl_solve(jt[b.i].F, y)) end
-      end
-      Phi[r][c] = sym.name(s, "Phi_" .. (r - 1) .. "_" .. (c - 1))
+      Phi[r][c] = sym.name(F.phi_entry(T, jt, ur, r, c), "Phi_" .. (r - 1) .. "_" .. (c - 1))
     end
   end
   local ref = {}
@@ -103,16 +122,7 @@ function F.build(model)
     gam[r] = -s
   end
   local lambda = sp.ldl_solve(constraint_system(T, jt, ur, #rows), gam)
-  local ul = {}
-  for _, b in ipairs(T) do
-    for r = 1, #rows do
-      if ur[r][b.i] then
-        local x = sp.scale(ur[r][b.i], lambda[r])
-        ul[b.i] = ul[b.i] and sp.add(ul[b.i], x) or x
-      end
-    end
-  end
-  local qddl = aba.forward(T, X, jt, ul, "dal")
+  local qddl = aba.forward(T, X, jt, F.innovations(T, ur, lambda), "dal")
   for _, b in ipairs(T) do
     for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
   end

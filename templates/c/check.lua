@@ -42,6 +42,8 @@ local reference = {
     .. "ref, ref2)",
   impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
   integrate = "rc = mb_integrate(&M, q, v, 0.375, ref)",
+  dynamics = "mb_crba(&M, ws, q, ref)",
+  aba_wrenches = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
   difference = "rc = mb_difference(&M, q, q2, ref)",
 }
 
@@ -54,6 +56,11 @@ local second = {
   contact_fd = { name = "contact_fd.force", size = "NCROWS", reference = "(void)0" },
   contact_fd_reg = { name = "contact_fd_reg.force", size = "NCROWS", reference = "(void)0" },
   impulse = { name = "impulse.impulse", size = "NCROWS", reference = "(void)0" },
+  dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
+               third = { name = "dynamics.qdd", size = "NV",
+                         reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
+  aba_wrenches = { name = "aba_wrenches.wrench", size = "6 * (NB + 1)",
+                   reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
 }
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
@@ -76,7 +83,7 @@ local function call(f)
   for k, p in ipairs(f.params) do
     if size_of[p.role] then
       nout = nout + 1
-      args[k] = nout == 1 and "out" or "out2"
+      args[k] = ({ "out", "out2", "out3" })[nout]
       size = size or size_of[p.role]
     else
       args[k] = (p.role == "q" and unassembled[f.name]) and "gqr" or role_arg[p.role]
@@ -251,7 +258,8 @@ typedef struct result {
       refines[tonumber(sr)] = f
     elseif reference[f.name] then
       known[#known + 1], slot[f.name] = f, nresults
-      nresults = nresults + (second[f.name] and 2 or 1)
+      local s2 = second[f.name]
+      nresults = nresults + (s2 and (s2.third and 3 or 2) or 1)
     else
       unchecked[#unchecked + 1] = f
     end
@@ -309,11 +317,14 @@ int main(void) {
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
   real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  double *ref3 = malloc(big * sizeof *ref3);
+  real *out3 = malloc(big * sizeof *out3);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !buffer)
+    return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
   if loops then
@@ -358,6 +369,9 @@ int main(void) {
   for _, f in ipairs(known) do
     b("    {\"", f.name, "\", 0, 0, 0, 0, 0},")
     if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0, 0, 0},") end
+    if second[f.name] and second[f.name].third then
+      b("    {\"", second[f.name].third.name, "\", 0, 0, 0, 0, 0},")
+    end
   end
   for _, x in ipairs(variants) do b("    {\"", x.f.name, "\", 0, 0, 0, 0, 0},") end
   for _, x in ipairs(variants) do
@@ -423,6 +437,10 @@ int main(void) {
     if s2 then
       b("      ", s2.reference, ";")
       b("      compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
+      if s2.third then
+        b("      ", s2.third.reference, ";")
+        b("      compare(&results[", r + 2, "], ref3, out3, ", s2.third.size, ");")
+      end
     end
     b("    }")
   end
@@ -559,7 +577,7 @@ int main(void) {
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
     #known + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(ref2), free(out2), free(buffer);]])
+  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);]])
   if loops then b("  free(lbuffer);") end
   if contacts then b("  free(cscratch);") end
   b([[

@@ -12,7 +12,7 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xf8048de03f25
+#if ANYMAL_SET_ID != 0x0161b30cbf0f
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -193,11 +193,14 @@ int main(void) {
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
   real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  double *ref3 = malloc(big * sizeof *ref3);
+  real *out3 = malloc(big * sizeof *out3);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !ref2 || !out2 || !buffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !buffer)
+    return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
   /* the contacts: all in contact, or every fourth state a random subset; mu in [1e-6, 1e-3) */
@@ -549,7 +552,7 @@ int main(void) {
     printf("anymal: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("anymal: ok: %d functions agree to %g (worst %.1e, %s)\n", 29, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(ref2), free(out2), free(buffer);
+  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);
   free(cscratch);
   return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x6e06dbd6fa9c
+#if _2DOF_PLANAR_SET_ID != 0x5eb6e552f85a
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0xd600512a4e74
+#if HYQ_SET_ID != 0x0cb66e8a95ca
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

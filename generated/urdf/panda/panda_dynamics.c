@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if PANDA_SET_ID != 0xe5047d9398d6
+#if PANDA_SET_ID != 0x35437e53602a
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x8e56499011f8
+#if ROMEO_SET_ID != 0x35e97d30f98c
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

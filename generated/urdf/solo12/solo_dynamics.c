@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#if SOLO_SET_ID != 0x2d67f6980838
+#if SOLO_SET_ID != 0x4b5bc04280d9
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

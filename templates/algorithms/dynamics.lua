@@ -1,0 +1,2 @@
+-- dynamics.lua — fused outputs (fused.lua).
+return import("fused").recipe("dynamics")
