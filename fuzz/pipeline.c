@@ -53,12 +53,14 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   }
   mbg_summary_print(sink, m, t, &rows, &sel);
   mbg_rcr_sel_free(&sel);
+  int loops = rows.nc > 0;
   mbg_loop_rows_free(&rows);
   int nb = t->nb;
   /* --contacts: the last frame on a moving body, a point contact or welded (the size's parity),
-   * so that gen_contacts.c and the contact recipes run on every model that has one */
+   * so that gen_contacts.c and the contact recipes run on every model without loops that has
+   * one (a model with loops is refused them) */
   char contacts[96] = "";
-  for (int k = t->nframes - 1; k >= 0 && !contacts[0]; k--)
+  for (int k = t->nframes - 1; k >= 0 && !contacts[0] && !loops; k--)
     if (t->frame[k].body != 0 && strlen(t->frame[k].name) < 80)
       snprintf(contacts, sizeof contacts, "%s%s", t->frame[k].name, size % 2 ? ":6" : "");
   mbg_topology_free(t);

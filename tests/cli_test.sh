@@ -139,6 +139,9 @@ grep -q "fixed to the world" "$tmp/err" ||
 expect 2 "contact_fd without --contacts" -- "$mbdc" generate "$arm" --functions contact_fd -o "$tmp/ct2"
 grep -q "needs the frames in contact" "$tmp/err" ||
   { echo "FAIL: contact_fd without --contacts"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--contacts on a model with loops" -- "$mbdc" generate "$src/examples/five_bar.mbd" --contacts bar2 -o "$tmp/ct2"
+grep -q "not yet for a model with loop joints" "$tmp/err" ||
+  { echo "FAIL: --contacts on five_bar"; cat "$tmp/err"; fail=$((fail + 1)); }
 [ ! -e "$tmp/ct2" ] || { echo "FAIL: a refused --contacts wrote $tmp/ct2"; fail=$((fail + 1)); }
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"

@@ -58,6 +58,9 @@ static int parse_item(const mbg_gen *g, const char *p, size_t len, mbg_gen_conta
 int mbg_gen_select_contacts(mbg_gen *g, FILE *err) {
   const char *spec = g->opts->contacts;
   if (!spec) return 0;
+  if (g->loops.nc > 0) /* the contact recipes sweep the tree's rows, not the loops' */
+    return fprintf(err, "mbdc: error: --contacts: not yet for a model with loop joints (its "
+                        "contact dynamics would leave the loops open)\n"), 2;
   size_t cap = 1;
   for (const char *p = spec; *p; p++) cap += *p == ',';
   if (!(g->contacts = calloc(cap, sizeof *g->contacts)))
