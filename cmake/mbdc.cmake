@@ -5,7 +5,7 @@
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
-#                  [NO_CHECK] [QUIET])
+#                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -31,6 +31,8 @@
 # time (the list is kept in ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/mbdc/<name>.txt).
 # FLOATING_BASE passes --floating-base (a URDF without a world joint gets a floating base);
 # QUIET passes -q (errors only: no warnings or notes repeated by every regeneration).
+# The generated functions are compiled with -ffp-contract=fast (fused multiply-adds where the
+# target has them) unless NO_FP_CONTRACT or MBDC_FP_CONTRACT=OFF (bit-reproducible builds).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
 # generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well. TEMPLATES is a directory of replacement recipes and render templates
 # (DIR/algorithms/*.lua, DIR/c/*.lua).
@@ -202,7 +204,7 @@ function(_mbdc_args model out args_var prefix_var deps_var)
 endfunction()
 
 function(mbdc_add_model)
-  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
+  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
                         "FUNCTIONS;FRAMES;CONTACTS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
@@ -242,12 +244,28 @@ function(mbdc_add_model)
     VERBATIM)
   add_custom_target(${A_NAME}_generate DEPENDS ${stamp})
   _mbdc_targets(${A_NAME} ${prefix} ${out} "${files}" ${A_NO_CHECK})
+  _mbdc_fp_contract(${A_NAME} ${A_NO_FP_CONTRACT})
+endfunction()
+
+# Floating-point contraction of the generated functions (<name>_dynamics): fused multiply-adds
+# where the target has them (-march=x86-64-v3, -march=native, AArch64), fewer instructions and
+# no less accurate (docs/cmake.md); off for NO_FP_CONTRACT or MBDC_FP_CONTRACT=OFF: bit-for-bit
+# the same results on every target and with every compiler that keeps IEEE semantics.
+option(MBDC_FP_CONTRACT "mbdc_add_model: let the compiler fuse multiply-adds in generated code" ON)
+function(_mbdc_fp_contract name off)
+  if(CMAKE_C_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
+    if(MBDC_FP_CONTRACT AND NOT off)
+      target_compile_options(${name}_dynamics PRIVATE -ffp-contract=fast)
+    else()
+      target_compile_options(${name}_dynamics PRIVATE -ffp-contract=off)
+    endif()
+  endif()
 endfunction()
 
 # The libraries of the generated files and the harness.
 function(_mbdc_targets name prefix out files no_check)
-  # The generated functions: C99 in ISO mode (no FP contraction by GCC); warnings, as errors with
-  # MBDC_WERROR (mbdc's own build).
+  # The generated functions: C99 in ISO mode (contraction set by _mbdc_fp_contract); warnings, as
+  # errors with MBDC_WERROR (mbdc's own build).
   set(strict "")
   if(CMAKE_C_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$")
     set(strict -Wall -Wextra -pedantic -Wvla)
