@@ -10,10 +10,10 @@
 -- world component of the origin's classical acceleration (or of ω̇) at q̈ = 0 (frames.lua).
 --
 -- The rows are swept through the articulated-body backward pass as fd_loops.lua's (Featherstone,
--- "Rigid Body Dynamics Algorithms", 2008, §8.2: Φ = Jc M⁻¹ Jcᵀ from the innovations; Kang & Yoon
+-- "Rigid Body Dynamics Algorithms", 2008, ch. 8: Φ = Jc M⁻¹ Jcᵀ from the innovations; Kang & Yoon
 -- for the sweep): contact_fd solves M q̈ + h = τ + Jcᵀ f, Jc q̈ = −J̇c v; contact_fd_reg the same
 -- with Φ + diag(μ) (Jc q̈ + J̇c v = −μ f: a compliant contact, defined for redundant contacts);
--- impulse an inelastic impact, M (v⁺ − v⁻) = Jcᵀ Λ, Jc v⁺ = 0 (§11.2).
+-- impulse an inelastic impact, M (v⁺ − v⁻) = Jcᵀ Λ, Jc v⁺ = 0 (ch. 11).
 --
 -- contacts[k] (0 or 1; the C function refuses anything else) switches contact k on: an inactive
 -- contact's rows become Φ_rr = 1 (+ μ), Φ_rc = 0 and right-hand side 0, so its force is exactly 0

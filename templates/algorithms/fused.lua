@@ -12,7 +12,7 @@ local F = {}
 
 -- aba_wrenches: q̈ by the articulated-body algorithm (aba.lua), then every joint's wrench from the
 -- articulated-body equation of the subtree it carries, f_i = IA_i Δa_i + pA_i (Featherstone,
--- "Rigid Body Dynamics Algorithms", 2008, §7.2, in aba.lua's bias-force form: pA_i is the subtree's
+-- "Rigid Body Dynamics Algorithms", 2008, ch. 7, in aba.lua's bias-force form: pA_i is the subtree's
 -- force at q̈ = 0 and Δa_i the acceleration q̈ adds), instead of a second Newton-Euler pass; in the
 -- original joint frames, as joint_wrenches.lua returns them.
 local function build_aba_wrenches(model)
