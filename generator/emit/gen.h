@@ -48,7 +48,10 @@ typedef struct mbg_gen_param {
   int size;
   int is_output;
   int used;
+  int pass; /* MBG_PASS_ARRAY, MBG_PASS_INT_ARRAY (the contacts' switches), MBG_PASS_VALUE (dt) */
 } mbg_gen_param;
+
+enum { MBG_PASS_ARRAY, MBG_PASS_INT_ARRAY, MBG_PASS_VALUE };
 
 typedef struct mbg_gen_function {
   char *name, *summary;

@@ -8,31 +8,33 @@
 
 #include "model/build.h"
 
-/* The parameter roles of docs/templates.md: the array size and direction of each. */
-static int role_size(const mbg_gen *g, const char *role, int *is_output) {
+/* The parameter roles of docs/templates.md: the array size, direction and passing of each. */
+static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pass) {
   /* generate.c's sizes_fit has refused models where nv² or 12 (nb + 1) exceeds an int */
   int nq = g->topo->nq, nv = g->topo->nv, nb1 = g->topo->nb + 1, nc = g->loops.nc;
   int nnodes = g->rt.model.flex ? g->rt.model.flex->nnodes : 0, nsel = g->rcr.nsel;
   static const struct {
     const char *role;
-    int out, kind; /* kind: 0 nq, 1 nv, 2 nv·nv, 3 6(nb+1), 4 12(nb+1), 5 nc, 6 nc·nv,
+    int out, kind, pass; /* pass: MBG_PASS_*; kind: 0 nq, 1 nv, 2 nv·nv, 3 6(nb+1), 4 12(nb+1), 5 nc, 6 nc·nv,
                       7 12 nnodes, 8 nsel·nc (p_rcr's selections), 9 12 nf (frame poses),
                       10 6 nv nf (frame Jacobians), 11 6 nf (frame velocities), 12 3, 13 3 nv,
                       14 2 (centre of mass, its Jacobian, the energy), 15 6, 16 6 nv (centroidal
                       momentum, its matrix), 17 the contacts (their switches, int; their μ),
                       18 their rows (forces, impulses), 19 a scalar passed by value (dt) */
-  } roles[] = {{"q", 0, 0},          {"v", 0, 1},          {"a", 0, 1},
-               {"tau", 0, 1},        {"fext", 0, 3},       {"out_nv", 1, 1},
-               {"out_nvnv", 1, 2},   {"out_wrench", 1, 3}, {"out_pose", 1, 4},
-               {"out_nc", 1, 5},     {"out_ncnv", 1, 6},   {"out_nodes", 1, 7},
-               {"out_rcr", 1, 8},    {"out_frames", 1, 9}, {"out_fjac", 1, 10},
-               {"out_fvec", 1, 11},  {"out_3", 1, 12},     {"out_3nv", 1, 13},
-               {"out_2", 1, 14},     {"out_6", 1, 15},     {"out_6nv", 1, 16},
-               {"contacts", 0, 17},  {"contact_mu", 0, 17}, {"out_cforce", 1, 18},
-               {"dt", 0, 19},        {"q2", 0, 0},         {"out_nq", 1, 0}};
+  } roles[] = {{"q", 0, 0, 0},          {"v", 0, 1, 0},          {"a", 0, 1, 0},
+               {"tau", 0, 1, 0},        {"fext", 0, 3, 0},       {"out_nv", 1, 1, 0},
+               {"out_nvnv", 1, 2, 0},   {"out_wrench", 1, 3, 0}, {"out_pose", 1, 4, 0},
+               {"out_nc", 1, 5, 0},     {"out_ncnv", 1, 6, 0},   {"out_nodes", 1, 7, 0},
+               {"out_rcr", 1, 8, 0},    {"out_frames", 1, 9, 0}, {"out_fjac", 1, 10, 0},
+               {"out_fvec", 1, 11, 0},  {"out_3", 1, 12, 0},     {"out_3nv", 1, 13, 0},
+               {"out_2", 1, 14, 0},     {"out_6", 1, 15, 0},     {"out_6nv", 1, 16, 0},
+               {"contacts", 0, 17, MBG_PASS_INT_ARRAY},          {"contact_mu", 0, 17, 0},
+               {"out_cforce", 1, 18, 0}, {"dt", 0, 19, MBG_PASS_VALUE},
+               {"q2", 0, 0, 0},         {"out_nq", 1, 0, 0}};
   for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
     if (strcmp(role, roles[k].role) != 0) continue;
     *is_output = roles[k].out;
+    *pass = roles[k].pass;
     int sizes[] = {nq,      nv,          nv * nv,   6 * nb1,
                    12 * nb1, nc,         nc * nv,   12 * nnodes,
                    nsel * nc, 12 * g->topo->nframes, 6 * nv * g->topo->nframes,
@@ -83,7 +85,7 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
         return snprintf(msg, n, "params[%d]: '%s' given twice", k + 1, name), -1;
     strcpy(p->name, name);
     snprintf(p->role, sizeof p->role, "%s", role);
-    if ((p->size = role_size(g, role, &p->is_output)) < 0)
+    if ((p->size = role_size(g, role, &p->is_output, &p->pass)) < 0)
       return snprintf(msg, n, "params[%d]: unknown role '%s' (q, v, a, tau, fext, out_nv, "
                       "out_nvnv, out_wrench, out_pose, out_nc, out_ncnv, out_nodes, out_rcr, "
                       "out_frames, out_fjac, out_fvec, out_3, out_3nv, out_2, out_6, out_6nv, "
@@ -187,8 +189,8 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   int rc = 0;
   for (int k = 0; k < f->nparams && rc == 0; k++) {
     rc = mbg_lsym_array_add(&g->lsym, f->params[k].name, f->params[k].size, f->params[k].is_output);
-    if (rc == 0 && strcmp(f->params[k].role, "dt") == 0)
-      g->lsym.arrays[g->lsym.narrays - 1].scalar = 1; /* passed by value */
+    if (rc == 0 && f->params[k].pass == MBG_PASS_VALUE)
+      g->lsym.arrays[g->lsym.narrays - 1].scalar = 1;
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, g->model_ref);
   if (rc != 0) {

@@ -107,8 +107,8 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     /* names and sizes of any length: a 63-character prefix takes 130 characters in a size */
     push_size(L, p->role, P);
     /* the contacts' switches are ints (0 or 1; the function refuses anything else) */
-    const char *type = strcmp(p->role, "contacts") == 0 ? "int" : scalar;
-    if (strcmp(p->role, "dt") == 0) /* a scalar, by value */
+    const char *type = p->pass == MBG_PASS_INT_ARRAY ? "int" : scalar;
+    if (p->pass == MBG_PASS_VALUE)
       lua_pushfstring(L, "%s %s", type, p->name);
     else
       lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", type, p->name,
