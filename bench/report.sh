@@ -15,14 +15,15 @@ res=${1:?usage: bench/report.sh RESULTS_DIR MARKDOWN PNG}
 md=${2:?}
 png=${3:?}
 target=4
-# The sections "Closed loops", "Flexible bodies" and "Controller functions" are bench/loops.sh's,
-# bench/flex.sh's and bench/controller.sh's: kept as they are (scripts/bench.sh reruns them after).
+# The sections "Closed loops", "Flexible bodies", "Controller functions" and "Against RBDL and
+# Pinocchio" are bench/loops.sh's, bench/flex.sh's, bench/controller.sh's and bench/peers.sh's:
+# kept as they are (scripts/bench.sh reruns them after).
 loops_sec=$(mktemp)
 dat=$(mktemp)
 trap 'rm -f "$dat" "$loops_sec"' EXIT
 if [ -f "$md" ]; then
-  awk '/^<!-- (closed-loops: bench\/loops|flexible: bench\/flex|controller: bench\/controller).sh -->$/ { if (n++) print ""; on = 1 }
-       on { print } /^<!-- \/(closed-loops|flexible|controller) -->$/ { on = 0 }' "$md" >"$loops_sec"
+  awk '/^<!-- (closed-loops: bench\/loops|flexible: bench\/flex|controller: bench\/controller|peers: bench\/peers).sh -->$/ { if (n++) print ""; on = 1 }
+       on { print } /^<!-- \/(closed-loops|flexible|controller|peers) -->$/ { on = 0 }' "$md" >"$loops_sec"
 fi
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$res/meta.txt"; }
 robots=$(awk '{ print $1 }' "$res/robots.txt")

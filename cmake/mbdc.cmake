@@ -5,7 +5,7 @@
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
-#                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT])
+#                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -34,8 +34,10 @@
 # The generated functions are compiled with -ffp-contract=fast (fused multiply-adds where the
 # target has them) unless NO_FP_CONTRACT or MBDC_FP_CONTRACT=OFF (bit-reproducible builds).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
-# generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well. TEMPLATES is a directory of replacement recipes and render templates
-# (DIR/algorithms/*.lua, DIR/c/*.lua).
+# generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well.
+# TRIG libm passes --trig libm (the C library's sin and cos instead of the pair mbdc writes out);
+# TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). TEMPLATES is a directory of
+# replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).
 #
 # The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
 # `mbdc` of an add_subdirectory of the mbdc sources, else the imported mbdc::mbdc of
@@ -103,7 +105,7 @@ function(_mbdc_generator name cmd_var deps_var)
     set(cmd $<TARGET_FILE:mbdc>)
     set(source ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/..)
     file(GLOB_RECURSE deps CONFIGURE_DEPENDS
-      ${source}/templates/algorithms/*.lua ${source}/templates/c/*.lua)
+      ${source}/templates/algorithms/*.lua ${source}/templates/c/*.lua ${source}/templates/c/*.c)
     list(APPEND deps mbdc)
   elseif(TARGET mbdc::mbdc)
     set(cmd $<TARGET_FILE:mbdc::mbdc>)
@@ -164,6 +166,15 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   if(A_QUIET)
     list(APPEND args -q)
   endif()
+  if(A_TRIG_INPUT)
+    list(APPEND args --trig-input)
+  endif()
+  if(A_TRIG)
+    if(NOT A_TRIG MATCHES "^(builtin|libm)$")
+      message(FATAL_ERROR "mbdc_add_model(${A_NAME}): TRIG is builtin or libm, not ${A_TRIG}")
+    endif()
+    list(APPEND args --trig ${A_TRIG})
+  endif()
   if(A_PREFIX)
     set(prefix ${A_PREFIX})
     list(APPEND args --prefix ${A_PREFIX})
@@ -191,7 +202,8 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   endif()
   if(A_TEMPLATES)
     get_filename_component(templates ${A_TEMPLATES} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua)
+    file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua
+         ${templates}/c/*.c)
     file(RELATIVE_PATH templates_rel ${out} ${templates})
     if(templates_rel STREQUAL "")
       set(templates_rel .)
@@ -204,7 +216,8 @@ function(_mbdc_args model out args_var prefix_var deps_var)
 endfunction()
 
 function(mbdc_add_model)
-  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT" "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR"
+  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
+                        "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG"
                         "FUNCTIONS;FRAMES;CONTACTS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")

@@ -3,8 +3,9 @@
 # (-O2, and -O3 -march=native), runs every bench_<robot> (generated code vs runtime vs MuJoCo, same
 # states, same process), counts instructions per call with callgrind, collects `mbdc stats`, and
 # writes docs/benchmarks.md and docs/benchmarks.png; then bench/loops.sh (closed loops, when
-# Simbody is there) and bench/flex.sh (flexible bodies: also the tables of docs/flexible.md) write
-# their sections.
+# Simbody is there), bench/peers.sh (instructions per call against RBDL's and Pinocchio's reference
+# figures, when valgrind is there) and bench/flex.sh (flexible bodies: also the tables of
+# docs/flexible.md) write their sections.
 #
 #   bash scripts/bench.sh
 #
@@ -83,6 +84,11 @@ fi
 # runtime and MuJoCo).
 if [ -x "build-bench/$first/bench/bench_controller" ]; then
   bash bench/controller.sh "build-bench/$first" docs/benchmarks.md
+fi
+# Against RBDL and Pinocchio (bench/peers.sh: instructions per call of the generated rnea, crba
+# and aba at -O3 -march=x86-64-v3 -ffp-contract=fast against the peers' fixed reference figures).
+if command -v valgrind >/dev/null; then
+  bash bench/peers.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then

@@ -227,7 +227,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua and c/{check, common, header, model, model_header, project, rcr, source}.lua" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, common, header, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))
@@ -334,6 +334,32 @@ grep -A2 "0 (the model's 'independent'): q1 q2 qd2 qd3" "$tmp/out" |
   grep -q 'group 1: inner; base L1; hung from group 0 at L2; head qd1; 0 tail independents' &&
   grep -q "(coupled loops: a group hangs from another's tail" "$tmp/out" ||
   { echo "FAIL: hung loop not reported"; cat "$tmp/out"; fail=$((fail + 1)); }
+
+# the sines and cosines: the pair written out once (default), the C library's (--trig libm), and
+# --trig-input's p_trig and _sc twins; a model without joint angles says so
+ur5="$src/examples/urdf/ur5.urdf"
+expect 0 "generate with the built-in sincos" -- "$mbdc" generate "$ur5" -q -o "$tmp/trig_b"
+[ "$(grep -c '^static inline void mbdc_sincos(double x' "$tmp/trig_b/ur5_dynamics.c")" -eq 1 ] &&
+  grep -q '^#include <float.h>' "$tmp/trig_b/ur5_dynamics.c" &&
+  ! grep -q 'const double t[0-9]* = \(sin\|cos\)(' "$tmp/trig_b/ur5_dynamics.c" ||
+  { echo "FAIL: the built-in sincos"; fail=$((fail + 1)); }
+expect 0 "generate --trig libm" -- "$mbdc" generate "$ur5" -q --trig libm -o "$tmp/trig_l"
+grep -q 'const double t0 = sin(q\[1\]);' "$tmp/trig_l/ur5_dynamics.c" &&
+  ! grep -q 'mbdc_sincos' "$tmp/trig_l/ur5_dynamics.c" ||
+  { echo "FAIL: --trig libm"; fail=$((fail + 1)); }
+expect 2 "--trig with a bad value" -- "$mbdc" generate "$ur5" --trig fast -o "$tmp/trig_x"
+grep -q "trig takes builtin or libm, not 'fast'" "$tmp/err" || { echo "FAIL: --trig fast message"; fail=$((fail + 1)); }
+expect 0 "generate --trig-input" -- "$mbdc" generate "$ur5" -q --trig-input -o "$tmp/trig_i"
+grep -q '^#define UR5_NSC 12 ' "$tmp/trig_i/ur5_dynamics.h" &&
+  grep -q '^void ur5_trig(const double q\[UR5_NQ\], double sc\[UR5_NSC\]);' "$tmp/trig_i/ur5_dynamics.h" &&
+  grep -q '^void ur5_rnea_sc(const double q\[UR5_NQ\], const double sc\[UR5_NSC\], const double v' "$tmp/trig_i/ur5_dynamics.h" &&
+  ! grep -q 'ur5_integrate_sc' "$tmp/trig_i/ur5_dynamics.h" ||
+  { echo "FAIL: --trig-input declarations"; fail=$((fail + 1)); }
+printf 'model slider;\nbody b { mass 1; inertia 1 1 1; }\njoint j prismatic world -> b { axis 1 0 0; }\n' >"$tmp/slider.mbd"
+expect 0 "--trig-input without joint angles" -- "$mbdc" generate "$tmp/slider.mbd" --trig-input -o "$tmp/trig_s"
+grep -q "note: --trig-input: the model has no revolute, continuous or helical joint" "$tmp/err" &&
+  ! grep -q 'slider_trig\|_NSC' "$tmp/trig_s/slider_dynamics.h" ||
+  { echo "FAIL: --trig-input without angles"; cat "$tmp/err"; fail=$((fail + 1)); }
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

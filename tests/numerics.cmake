@@ -21,8 +21,9 @@ mbdc_add_test(NAME test_generated_numerics
                    quadruped_dynamics mbrt)
 # The same with the generated functions compiled under -fsanitize=undefined,float-cast-overflow
 # (no recovery: a report aborts the test). The generated code has no integer arithmetic on values
-# and no conversion from floating point, so these only confirm that NaN, Inf and huge inputs take
-# no undefined path; a zero quaternion divides by zero, which IEEE arithmetic defines (Inf) and
+# and one conversion from floating point (the quadrant of mbdc_sincos, an integer below 2^20: NaN,
+# Inf and larger angles go to the C library first), so these only confirm that NaN, Inf and huge
+# inputs take no undefined path; a zero quaternion divides by zero, which IEEE arithmetic defines (Inf) and
 # -fsanitize=float-divide-by-zero, deliberately not used, would report.
 if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   mbdc_add_test(NAME test_generated_numerics_ubsan

@@ -41,7 +41,7 @@ static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *inde
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {indent, scalar, 0, NULL};
+  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL};
   *rc = mbg_sym_emit_c(s, f, &o);
   fclose(f);
   return buf;
@@ -511,7 +511,7 @@ static void t_emit_joined(void **st) {
   assert_int_equal(rc, 0);
   size_t len = 0;
   FILE *f = open_memstream(&joined, &len);
-  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL};
+  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   size_t n = strlen(whole);
@@ -530,7 +530,7 @@ static void t_emit_nonfinite(void **st) {
   mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
   mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
   int rc;
-  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL};
+  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL};
   char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0), free(t);
   assert_int_equal(mbg_sym_emit_check(s, &dbl), 0);
@@ -560,7 +560,7 @@ static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *wa
   fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
   fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
   fprintf(f, "  (void)q;\n  (void)v;\n");
-  mbg_sym_emit_opts o = {"  ", sc, 0, NULL};
+  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
   for (int k = 0; k < 16; k++) {

@@ -6,11 +6,77 @@
  */
 #include "arm7_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if ARM7_SET_ID != 0x14a68da630ca
+#if ARM7_SET_ID != 0x2fdee52549a9
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const arm7_joint_names[ARM7_NJ] = {"a1", "a2", "a3", "a4", "a5", "a6", "a7"};
 const int arm7_joint_iq[ARM7_NJ] = {0, 1, 2, 3, 4, 5, 6};
@@ -22,18 +88,18 @@ const char *const arm7_frame_names[ARM7_NF] = {"link1", "link2", "link3", "link4
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 313 mul, 286 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = a[0] * 0.00424999999999999;
   const double t13 = a[0] * -0.009149999999999991;
   const double t14 = t12 - t13;
@@ -644,18 +710,18 @@ void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 313 mul, 319 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double tau[ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = a[0] * 0.00424999999999999;
   const double t13 = a[0] * -0.009149999999999991;
   const double t14 = t12 - t13;
@@ -1299,18 +1365,18 @@ void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const doubl
 
 /* bias forces: h = C(q, v) v + g(q); 303 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double v_link2_0 = v[0] * t0;
   const double t12 = v[1] * v_link2_0;
   const double t13 = t12 + t12;
@@ -1892,18 +1958,18 @@ void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 303 mul, 300 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double h[ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double v_link2_0 = v[0] * t0;
   const double t12 = v[1] * v_link2_0;
   const double t13 = t12 + t12;
@@ -2518,18 +2584,18 @@ void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double
 
 /* gravity torques: g(q); 105 mul, 67 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double ac_link2_1 = t1 * 9.81;
   const double t12 = ac_link2_1 * -0.12;
   const double t13 = ac_link2_1 * 0.09;
@@ -2713,16 +2779,16 @@ void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 156 mul, 148 add, 0 div, 0 sqrt, 10 sin/cos. */
 void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
   const double t10 = t8 * t8;
   const double t11 = t10 * 0.024762900000000004;
   const double t12 = t8 * t9;
@@ -3081,18 +3147,18 @@ void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 616 mul, 530 add, 5 div, 0 sqrt, 12 sin/cos. */
 int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]) {
   double pivot[5], pivot_ref[5];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = t8 * t8;
   const double t13 = t12 * 0.024762900000000004;
   const double t14 = t8 * t9;
@@ -4273,18 +4339,18 @@ int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 612 mul, 561 add, 6 div, 0 sqrt, 12 sin/cos. */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]) {
   double pivot[6], pivot_ref[6];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = 0.069 * t12;
   const double t14 = t11 * t11;
@@ -5495,18 +5561,18 @@ int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 612 mul, 594 add, 6 div, 0 sqrt, 12 sin/cos. */
 int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]) {
   double pivot[6], pivot_ref[6];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = 0.069 * t12;
   const double t14 = t11 * t11;
@@ -6750,18 +6816,18 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
 /* inverse of the joint-space inertia matrix by the operator factorization; 652 mul, 512 add, 6 div, 0 sqrt, 12 sin/cos. */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   double pivot[6], pivot_ref[6];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = t12 * 0.069;
   const double t14 = t11 * t11;
@@ -8004,18 +8070,18 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 341 mul, 312 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double t12 = a[0] * 0.0002;
   const double t13 = v[0] * v[0];
   const double t14 = t13 * -0.0123;
@@ -8721,20 +8787,20 @@ void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const
 
 /* forward kinematics: world pose (R row-major, p) of every body; 74 mul, 51 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link1_3 = -E0_link1_1;
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double t10 = E0_link1_0 * E0_link2_2;
@@ -8960,20 +9026,20 @@ void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]) {
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 80 mul, 57 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link1_3 = -E0_link1_1;
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double t10 = E0_link1_0 * E0_link2_2;
@@ -9223,20 +9289,20 @@ void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]) {
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 785 mul, 578 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double t10 = E0_link1_1 * E0_link2_0;
   const double E0_link2_1 = E0_link1_1 * E0_link2_5;
@@ -10982,20 +11048,20 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 329 mul, 279 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double t10 = E0_link2_5 * 0.33999999999999997;
   const double t11 = E0_link2_0 * t10;
@@ -11986,20 +12052,20 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 217 mul, 137 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], double vel[6 * ARM7_NF]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double v_link2_0 = E0_link2_2 * v[0];
   const double t10 = E0_link2_0 * v_link2_0;
@@ -12412,20 +12478,20 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 277 mul, 181 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
   const double v_link2_1 = E0_link2_5 * v[0];
   const double wd_link2_0 = v[1] * v_link2_1;
@@ -12942,18 +13008,18 @@ void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_N
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 103 mul, 80 add, 3 div, 0 sqrt, 12 sin/cos. */
 void arm7_com(const double q[ARM7_NQ], double c[3]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
   const double t8 = E0_link1_0 * E0_link2_2;
   const double t9 = t8 * t3;
   const double E0_link2_0 = E0_link1_0 * E0_link2_5;
@@ -13147,18 +13213,18 @@ void arm7_com(const double q[ARM7_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 149 mul, 111 add, 20 div, 0 sqrt, 12 sin/cos. */
 void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
   const double mc_link1_1 = E0_link1_0 * -0.12;
   const double t8 = E0_link1_1 * E0_link2_2;
   const double t9 = t8 * -0.28;
@@ -13464,18 +13530,18 @@ void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]) {
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 220 mul, 149 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]) {
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double t10 = v[0] * 0.013399999999999999;
   const double t11 = v[0] * t10;
   const double t12 = t11 * 0.5;
@@ -13851,20 +13917,20 @@ void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]) 
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 424 mul, 345 add, 5 div, 0 sqrt, 14 sin/cos. */
 void arm7_centroidal_momentum(const double q[ARM7_NQ], const double v[ARM7_NV], double h[6]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double t10 = v[0] * 0.0002;
   const double t11 = E0_link1_0 * t10;
   const double t12 = v[0] * 0.0123;
@@ -14649,18 +14715,18 @@ void arm7_centroidal_momentum(const double q[ARM7_NQ], const double v[ARM7_NV], 
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 298 mul, 281 add, 5 div, 0 sqrt, 12 sin/cos. */
 void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
   const double t8 = E0_link2_2 * E0_link2_5;
   const double t9 = t6 * t6;
   const double t10 = t9 * 0.024762900000000004;
@@ -15291,20 +15357,20 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]) {
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 532 mul, 462 add, 5 div, 0 sqrt, 14 sin/cos. */
 void arm7_centroidal_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double b[6]) {
-  const double E0_link1_1 = sin(q[0]);
-  const double E0_link1_0 = cos(q[0]);
-  const double E0_link2_2 = sin(q[1]);
-  const double E0_link2_5 = cos(q[1]);
-  const double t0 = sin(q[2]);
-  const double t1 = cos(q[2]);
-  const double t2 = sin(q[3]);
-  const double t3 = cos(q[3]);
-  const double t4 = sin(q[4]);
-  const double t5 = cos(q[4]);
-  const double t6 = sin(q[5]);
-  const double t7 = cos(q[5]);
-  const double t8 = sin(q[6]);
-  const double t9 = cos(q[6]);
+  double E0_link1_1, E0_link1_0;
+  mbdc_sincos(q[0], &E0_link1_1, &E0_link1_0);
+  double E0_link2_2, E0_link2_5;
+  mbdc_sincos(q[1], &E0_link2_2, &E0_link2_5);
+  double t0, t1;
+  mbdc_sincos(q[2], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[3], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[4], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[5], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[6], &t8, &t9);
   const double t10 = v[0] * v[0];
   const double t11 = t10 * -0.0123;
   const double t12 = E0_link1_0 * t11;
@@ -16358,18 +16424,18 @@ void arm7_difference(const double q0[ARM7_NQ], const double q1[ARM7_NQ], double 
 /* forward dynamics and joint wrenches by the constraint force algorithm; 2204 mul, 1965 add, 28 div, 0 sqrt, 12 sin/cos. */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]) {
   double pivot[28], pivot_ref[28];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
-  const double t4 = sin(q[3]);
-  const double t5 = cos(q[3]);
-  const double t6 = sin(q[4]);
-  const double t7 = cos(q[4]);
-  const double t8 = sin(q[5]);
-  const double t9 = cos(q[5]);
-  const double t10 = sin(q[6]);
-  const double t11 = cos(q[6]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[3], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[4], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[5], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[6], &t10, &t11);
   const double A_R_link7_ss = t10 * t10;
   const double t12 = A_R_link7_ss * -28.98550724637681;
   const double A_R_link7_cc = t11 * t11;

@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0xdbfcd3a0134b
+#if DOUBLE_PENDULUM_SET_ID != 0xefb9deb600a0
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x06ccdd9d4795
+#if FIVE_BAR_SET_ID != 0x1b7f2542c2d6
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -158,8 +158,7 @@ int main(void) {
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
-  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   double *ref3 = malloc(big * sizeof *ref3);
   real *out3 = malloc(big * sizeof *out3);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
@@ -171,8 +170,7 @@ int main(void) {
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
   double qr[NQ + 7]; /* the random configuration, before the loops are closed */
-  real gqr[NQ];
-  void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
+  real gqr[NQ];  void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
   mb_loop_workspace lwbuf, *lw = &lwbuf;
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;

@@ -6,11 +6,77 @@
  */
 #include "five_bar_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0x06ccdd9d4795
+#if FIVE_BAR_SET_ID != 0x1b7f2542c2d6
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const five_bar_joint_names[FIVE_BAR_NJ] = {"q1", "q2", "q3", "q4"};
 const int five_bar_joint_iq[FIVE_BAR_NJ] = {0, 1, 2, 3};
@@ -24,12 +90,12 @@ const double five_bar_q_assembled[FIVE_BAR_NQ] = {0.7853981633974483, 1.57079632
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 56 mul, 53 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = a[0] * 0.3333333333333333;
   const double ac_bar1_1 = t1 * 9.81;
   const double t7 = ac_bar1_1 * 0.5;
@@ -147,12 +213,12 @@ void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 56 mul, 63 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double tau[FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = a[0] * 0.3333333333333333;
   const double ac_bar1_1 = t1 * 9.81;
   const double t7 = ac_bar1_1 * 0.5;
@@ -280,12 +346,12 @@ void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV],
 
 /* bias forces: h = C(q, v) v + g(q); 50 mul, 40 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double ac_bar1_1 = t1 * 9.81;
   const double t6 = ac_bar1_1 * 0.5;
   const double t7 = ac_bar1_1 * t3;
@@ -384,12 +450,12 @@ void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], doub
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 50 mul, 50 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double h[FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double ac_bar1_1 = t1 * 9.81;
   const double t6 = ac_bar1_1 * 0.5;
   const double t7 = t6 - fext[8];
@@ -498,12 +564,12 @@ void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
 
 /* gravity torques: g(q); 28 mul, 21 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double ac_bar1_1 = t1 * 9.81;
   const double t6 = ac_bar1_1 * 0.5;
   const double t7 = ac_bar1_1 * t3;
@@ -561,10 +627,10 @@ void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 23 mul, 25 add, 0 div, 0 sqrt, 4 sin/cos. */
 void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = q[3] + 0.5;
   const double IC_bar3_1 = 0.5 + t4;
   const double t5 = t3 * IC_bar3_1;
@@ -634,12 +700,12 @@ void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 108 mul, 97 add, 3 div, 3 sqrt, 6 sin/cos. */
 int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = q[3] * q[3];
   const double t7 = t6 + 0.3333333333333333;
   const double t8 = q[3] * 2.0;
@@ -873,12 +939,12 @@ int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 109 mul, 101 add, 3 div, 3 sqrt, 6 sin/cos. */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = q[3] * q[3];
   const double t7 = 0.5 * q[3];
   const double t8 = 0.3333333333333333 + t7;
@@ -1117,12 +1183,12 @@ int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 109 mul, 111 add, 3 div, 3 sqrt, 6 sin/cos. */
 int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = q[3] * q[3];
   const double t7 = 0.5 * q[3];
   const double t8 = 0.3333333333333333 + t7;
@@ -1371,10 +1437,10 @@ int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
 /* inverse of the joint-space inertia matrix by the operator factorization; 97 mul, 84 add, 3 div, 3 sqrt, 4 sin/cos. */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = q[3] * q[3];
   const double t5 = q[3] * 0.5;
   const double t6 = 0.3333333333333333 + t5;
@@ -1595,12 +1661,12 @@ int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BA
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 60 mul, 58 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = a[0] * 0.3333333333333333;
   const double ac_bar1_1 = t1 * 9.81;
   const double t7 = ac_bar1_1 * 0.5;
@@ -1753,12 +1819,12 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 
 /* forward kinematics: world pose (R row-major, p) of every body; 21 mul, 16 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double E0_bar1_3 = -E0_bar1_1;
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
@@ -1860,12 +1926,12 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 21 mul, 16 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_NF]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double E0_bar1_3 = -E0_bar1_1;
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
@@ -1955,12 +2021,12 @@ void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 71 mul, 51 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
   const double E0_bar2_0 = t4 - t5;
@@ -2183,12 +2249,12 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 37 mul, 36 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
   const double E0_bar2_0 = t4 - t5;
@@ -2362,12 +2428,12 @@ void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIV
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 42 mul, 26 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double vel[6 * FIVE_BAR_NF]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
   const double E0_bar2_0 = t4 - t5;
@@ -2464,12 +2530,12 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 59 mul, 36 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double acc[6 * FIVE_BAR_NF]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = E0_bar1_1 * t1;
   const double t5 = E0_bar1_0 * t0;
   const double E0_bar2_3 = -t4 - t5;
@@ -2593,12 +2659,12 @@ void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double 
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 25 mul, 25 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_com(const double q[FIVE_BAR_NQ], double c[3]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = E0_bar1_0 * t1;
   const double t5 = E0_bar1_1 * t0;
   const double E0_bar2_0 = t4 - t5;
@@ -2656,12 +2722,12 @@ void five_bar_com(const double q[FIVE_BAR_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 35 mul, 29 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_NV]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double mc_bar1_1 = E0_bar1_1 * 0.5;
   const double t4 = E0_bar1_1 * t1;
   const double t5 = E0_bar1_0 * t0;
@@ -2742,12 +2808,12 @@ void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_N
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 51 mul, 37 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double e[2]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = v[0] * 0.3333333333333333;
   const double t5 = v[0] * t4;
   const double t6 = 0.5 * t5;
@@ -2842,12 +2908,12 @@ void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], d
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 73 mul, 71 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[6]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = v[0] * 0.3333333333333333;
   const double t5 = 0.5 * v[0];
   const double t6 = E0_bar1_0 * t5;
@@ -3002,12 +3068,12 @@ void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FI
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 64 mul, 63 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = 0.5 + q[3];
   const double IC_bar3_1 = 0.5 + t4;
   const double t5 = t3 * IC_bar3_1;
@@ -3163,12 +3229,12 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 88 mul, 77 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double b[6]) {
-  const double E0_bar1_1 = sin(q[0]);
-  const double E0_bar1_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[2]);
-  const double t3 = cos(q[2]);
+  double E0_bar1_1, E0_bar1_0;
+  mbdc_sincos(q[0], &E0_bar1_1, &E0_bar1_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[2], &t2, &t3);
   const double t4 = v[0] * v[0];
   const double t5 = t4 * -0.5;
   const double t6 = E0_bar1_1 * t5;
@@ -3373,12 +3439,12 @@ void five_bar_difference(const double q0[FIVE_BAR_NQ], const double q1[FIVE_BAR_
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 364 mul, 303 add, 6 div, 0 sqrt, 6 sin/cos. */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -4075,12 +4141,12 @@ int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_N
 
 /* loop closure residual phi(q), one entry per independent constraint row; 23 mul, 17 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -4127,12 +4193,12 @@ void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]
 
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error; 25 mul, 22 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -4193,12 +4259,12 @@ void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * 
 /* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 224 mul, 174 add, 5 div, 3 sqrt, 6 sin/cos. */
 int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]) {
   double pivot[5], pivot_ref[5];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = q[3] * q[3];
   const double t7 = 0.5 * q[3];
   const double t8 = 0.3333333333333333 + t7;
@@ -4634,12 +4700,12 @@ int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates; 65 mul, 52 add, 10 div, 0 sqrt, 6 sin/cos. */
 void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC]) {
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -4777,12 +4843,12 @@ void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_
 int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[4], pivot_ref[4];
   double pivot_switch[2], pivot_switch_ref[2];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -5424,12 +5490,12 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
 /* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 359 mul, 302 add, 6 div, 0 sqrt, 6 sin/cos. */
 int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;
@@ -6123,12 +6189,12 @@ int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   double pivot[4], pivot_ref[4];
   double pivot_switch[2], pivot_switch_ref[2];
   double pivot_refine[1], pivot_refine_ref[1];
-  const double t0 = sin(q[0]);
-  const double t1 = cos(q[0]);
-  const double t2 = sin(q[1]);
-  const double t3 = cos(q[1]);
-  const double t4 = sin(q[2]);
-  const double t5 = cos(q[2]);
+  double t0, t1;
+  mbdc_sincos(q[0], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[1], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[2], &t4, &t5);
   const double t6 = t1 * t3;
   const double t7 = t0 * t2;
   const double t8 = t6 - t7;

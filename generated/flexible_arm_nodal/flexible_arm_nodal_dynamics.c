@@ -6,11 +6,77 @@
  */
 #include "flexible_arm_nodal_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xd99fd37c4d0f
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3431a26d952a
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const flexible_arm_nodal_joint_names[FLEXIBLE_ARM_NODAL_NJ] = {"shoulder", "elbow", "wrist"};
 const int flexible_arm_nodal_joint_iq[FLEXIBLE_ARM_NODAL_NJ] = {0, 1, 4};
@@ -23,10 +89,10 @@ const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES] = {"f
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double tau[FLEXIBLE_ARM_NODAL_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = a[0] * 0.125;
   const double t5 = a[0] * -0.00045000000000000595;
   const double t6 = t4 - t5;
@@ -194,10 +260,10 @@ void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 89 mul, 76 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double tau[FLEXIBLE_ARM_NODAL_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = a[0] * 0.125;
   const double t5 = a[0] * -0.00045000000000000595;
   const double t6 = t4 - t5;
@@ -372,10 +438,10 @@ void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const do
 
 /* bias forces: h = C(q, v) v + g(q); 64 mul, 42 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double h[FLEXIBLE_ARM_NODAL_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = v[0] * v[0];
   const double t5 = t4 * -0.5;
   const double t6 = t0 * t5;
@@ -491,10 +557,10 @@ void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double 
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 64 mul, 49 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double h[FLEXIBLE_ARM_NODAL_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = v[0] * v[0];
   const double t5 = t4 * -0.5;
   const double t6 = t0 * t5;
@@ -628,10 +694,10 @@ void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 34 mul, 33 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = t3 * 0.02;
   const double t5 = t4 + 0.5;
   const double IC_forearm_1 = t5 + 1.08;
@@ -729,10 +795,10 @@ void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLE
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 173 mul, 130 add, 4 div, 0 sqrt, 4 sin/cos. */
 int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = t3 * 0.02;
   const double t5 = t4 * 2.0;
   const double t6 = t5 + 0.5011791666666666;
@@ -1065,10 +1131,10 @@ int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 168 mul, 133 add, 4 div, 0 sqrt, 4 sin/cos. */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = t2 * t2;
   const double t5 = t4 * 0.3392226148409894;
   const double t6 = t5 + 0.16077738515901058;
@@ -1399,10 +1465,10 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 168 mul, 140 add, 4 div, 0 sqrt, 4 sin/cos. */
 int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = t2 * t2;
   const double t5 = t4 * 0.3392226148409894;
   const double t6 = t5 + 0.16077738515901058;
@@ -1740,10 +1806,10 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
 /* inverse of the joint-space inertia matrix by the operator factorization; 186 mul, 141 add, 4 div, 0 sqrt, 4 sin/cos. */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double t4 = t2 * t2;
   const double t5 = t4 * 0.3392226148409894;
   const double t6 = t5 + 0.16077738515901058;
@@ -2119,10 +2185,10 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 75 mul, 60 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double f_forearm_0 = t2 * 0.1962;
   const double t4 = t1 * f_forearm_0;
   const double t5 = t3 * -0.1962;
@@ -2286,12 +2352,12 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body; 12 mul, 10 add, 0 div, 0 sqrt, 6 sin/cos. */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double E0_upper_arm_3 = -E0_upper_arm_1;
   const double t4 = E0_upper_arm_0 * t1;
   const double t5 = E0_upper_arm_1 * t0;
@@ -2366,12 +2432,12 @@ void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 12 mul, 10 add, 0 div, 0 sqrt, 6 sin/cos. */
 void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
-  const double t2 = sin(q[4]);
-  const double t3 = cos(q[4]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[4], &t2, &t3);
   const double E0_upper_arm_3 = -E0_upper_arm_1;
   const double t4 = E0_upper_arm_0 * t1;
   const double t5 = E0_upper_arm_1 * t0;
@@ -2467,10 +2533,10 @@ void flexible_arm_nodal_difference(const double q0[FLEXIBLE_ARM_NODAL_NQ], const
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 65 mul, 39 add, 3 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
   const double E0_forearm_0 = t2 - t3;

@@ -6,11 +6,77 @@
  */
 #include "flexible_arm_rigid_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x40d1b6f58e76
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x6d299a2af2b7
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ] = {"shoulder", "elbow"};
 const int flexible_arm_rigid_joint_iq[FLEXIBLE_ARM_RIGID_NJ] = {0, 1};
@@ -22,8 +88,8 @@ const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF] = {"uppe
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = a[0] * 0.125;
   const double t3 = a[0] * -0.00045000000000000595;
   const double t4 = t2 - t3;
@@ -60,8 +126,8 @@ void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 19 mul, 15 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double tau[FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = a[0] * 0.125;
   const double t3 = a[0] * -0.00045000000000000595;
   const double t4 = t2 - t3;
@@ -102,8 +168,8 @@ void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const do
 
 /* bias forces: h = C(q, v) v + g(q); 12 mul, 4 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = v[0] * v[0];
   const double t3 = t2 * -0.5;
   const double t4 = t0 * t3;
@@ -126,8 +192,8 @@ void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double 
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = v[0] * v[0];
   const double t3 = t2 * -0.5;
   const double t4 = t0 * t3;
@@ -161,7 +227,7 @@ void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 2 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = cos(q[1]);
+  const double t0 = mbdc_sincos_cos(q[1]);
   const double t1 = t0 * 1.08;
   const double t2 = t1 + 1.2600000000000002;
   const double IC_upper_arm_6 = t2 + 0.12545;
@@ -176,8 +242,8 @@ void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLE
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t1 * 1.08;
   const double t3 = t2 + 1.2600000000000002;
   const double IC_upper_arm_6 = t3 + 0.12545;
@@ -230,8 +296,8 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 26 mul, 14 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 1.6199999999999999;
   const double t4 = t3 + 0.5400000000000003;
@@ -289,8 +355,8 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 26 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 1.6199999999999999;
   const double t4 = t3 + 0.5400000000000003;
@@ -352,8 +418,8 @@ int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 /* inverse of the joint-space inertia matrix by the operator factorization; 12 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 1.6199999999999999;
   const double t4 = t3 + 0.5400000000000003;
@@ -392,8 +458,8 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double f_upper_arm_0 = t0 * 10.594800000000001;
   const double t2 = t1 * -10.594800000000001;
   const double t3 = t2 - 10.594800000000001;
@@ -457,10 +523,10 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double E0_upper_arm_3 = -E0_upper_arm_1;
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
@@ -511,10 +577,10 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double E0_upper_arm_3 = -E0_upper_arm_1;
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
@@ -553,10 +619,10 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 22 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
   const double E0_forearm_0 = t2 - t3;
@@ -620,10 +686,10 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 15 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
   const double E0_forearm_0 = t2 - t3;
@@ -676,10 +742,10 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 11 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
   const double E0_forearm_0 = t2 - t3;
@@ -713,10 +779,10 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 12 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
   const double E0_forearm_0 = t2 - t3;
@@ -750,10 +816,10 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 12 mul, 6 add, 2 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
   const double t2 = E0_upper_arm_0 * t1;
   const double t3 = E0_upper_arm_1 * t0;
@@ -781,10 +847,10 @@ void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) 
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 8 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double Jc[3 * FLEXIBLE_ARM_RIGID_NV]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
   const double t2 = E0_upper_arm_1 * t1;
   const double t3 = E0_upper_arm_0 * t0;
@@ -819,8 +885,8 @@ void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], doub
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double e[2]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = v[0] * 0.12545;
   const double t3 = v[0] * t2;
   const double t4 = 0.5 * t3;
@@ -848,10 +914,10 @@ void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 36 mul, 23 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_centroidal_momentum(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[6]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = 0.375 * v[0];
   const double t3 = E0_upper_arm_0 * t2;
   const double t4 = t3 * -5.551115123125783e-17;
@@ -925,10 +991,10 @@ void flexible_arm_rigid_centroidal_momentum(const double q[FLEXIBLE_ARM_RIGID_NQ
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 27 mul, 19 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6 * FLEXIBLE_ARM_RIGID_NV]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * -1.08;
   const double t3 = E0_upper_arm_1 * t2;
   const double t4 = t1 * 1.08;
@@ -995,10 +1061,10 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 36 mul, 21 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double b[6]) {
-  const double E0_upper_arm_1 = sin(q[0]);
-  const double E0_upper_arm_0 = cos(q[0]);
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double E0_upper_arm_1, E0_upper_arm_0;
+  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = v[0] * v[0];
   const double t3 = t2 * -0.375;
   const double t4 = E0_upper_arm_1 * t3;

@@ -6,11 +6,77 @@
  */
 #include "quadruped_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if QUADRUPED_SET_ID != 0x85712208730f
+#if QUADRUPED_SET_ID != 0xf4e7df696673
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const quadruped_joint_names[QUADRUPED_NJ] = {"base", "lf_haa", "lf_hfe", "lf_kfe", "rf_haa", "rf_hfe", "rf_kfe", "lh_haa", "lh_hfe", "lh_kfe", "rh_haa", "rh_hfe", "rh_kfe"};
 const int quadruped_joint_iq[QUADRUPED_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
@@ -22,30 +88,30 @@ const char *const quadruped_frame_names[QUADRUPED_NF] = {"trunk", "imu", "lf_hip
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 706 mul, 662 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -1437,30 +1503,30 @@ void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], 
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 706 mul, 740 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double tau[QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -2930,30 +2996,30 @@ void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_N
 
 /* bias forces: h = C(q, v) v + g(q); 682 mul, 609 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -4268,30 +4334,30 @@ void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], d
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 682 mul, 687 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -5684,30 +5750,30 @@ void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV
 
 /* gravity torques: g(q); 252 mul, 175 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -6158,30 +6224,30 @@ void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 324 mul, 386 add, 0 div, 0 sqrt, 24 sin/cos. */
 void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t18 * -0.2595;
   const double t25 = t23 * -0.041999999999999996;
   const double t26 = t25 - 0.105;
@@ -7221,30 +7287,30 @@ void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRU
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1894 mul, 1664 add, 15 div, 0 sqrt, 24 sin/cos. */
 int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t23 * -0.041999999999999996;
   const double t25 = t24 * -0.6;
   const double t26 = t25 + 0.03924;
@@ -10876,30 +10942,30 @@ int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 1665 mul, 1523 add, 15 div, 0 sqrt, 24 sin/cos. */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.22790697674418603;
   const double t26 = t25 + 0.12209302325581395;
@@ -14161,30 +14227,30 @@ int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 1665 mul, 1601 add, 15 div, 0 sqrt, 24 sin/cos. */
 int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.22790697674418603;
   const double t26 = t25 + 0.12209302325581395;
@@ -17524,30 +17590,30 @@ int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 /* inverse of the joint-space inertia matrix by the operator factorization; 2459 mul, 2093 add, 14 div, 0 sqrt, 24 sin/cos. */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.22790697674418603;
   const double t26 = t25 + 0.12209302325581395;
@@ -22477,30 +22543,30 @@ int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUAD
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 706 mul, 662 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[3] * v[5];
   const double t25 = t24 - a[4];
   const double t26 = t25 * -0.001;
@@ -23958,30 +24024,30 @@ void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADR
 
 /* forward kinematics: world pose (R row-major, p) of every body; 199 mul, 134 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -24488,30 +24554,30 @@ void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB +
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 205 mul, 140 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUPED_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -25030,30 +25096,30 @@ void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUP
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 1564 mul, 1179 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -29314,30 +29380,30 @@ void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUP
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 676 mul, 587 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -32118,30 +32184,30 @@ void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * Q
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 512 mul, 340 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double vel[6 * QUADRUPED_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -33083,30 +33149,30 @@ void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADR
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 591 mul, 399 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -34186,30 +34252,30 @@ void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const doubl
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 268 mul, 212 add, 4 div, 0 sqrt, 24 sin/cos. */
 void quadruped_com(const double q[QUADRUPED_NQ], double c[3]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -34701,30 +34767,30 @@ void quadruped_com(const double q[QUADRUPED_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 394 mul, 296 add, 55 div, 0 sqrt, 24 sin/cos. */
 void quadruped_com_jacobian(const double q[QUADRUPED_NQ], double Jc[3 * QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -35528,30 +35594,30 @@ void quadruped_com_jacobian(const double q[QUADRUPED_NQ], double Jc[3 * QUADRUPE
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 508 mul, 355 add, 1 div, 0 sqrt, 24 sin/cos. */
 void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double e[2]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[3] * 0.11268999999999998;
   const double t25 = v[4] * 0.001;
   const double t26 = t24 + t25;
@@ -36422,30 +36488,30 @@ void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 914 mul, 775 add, 4 div, 0 sqrt, 24 sin/cos. */
 void quadruped_centroidal_momentum(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -38149,30 +38215,30 @@ void quadruped_centroidal_momentum(const double q[QUADRUPED_NQ], const double v[
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 778 mul, 750 add, 4 div, 0 sqrt, 24 sin/cos. */
 void quadruped_ccrba(const double q[QUADRUPED_NQ], double Ag[6 * QUADRUPED_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -39817,30 +39883,30 @@ void quadruped_ccrba(const double q[QUADRUPED_NQ], double Ag[6 * QUADRUPED_NV]) 
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 1144 mul, 1017 add, 4 div, 0 sqrt, 24 sin/cos. */
 void quadruped_centroidal_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double b[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -42026,9 +42092,9 @@ void quadruped_integrate(const double q[QUADRUPED_NQ], const double v[QUADRUPED_
   const double t7 = t4 + t6;
   const double t8 = sqrt(t7);
   const double t9 = t8 * 0.5;
-  const double t10 = sin(t9);
-  const double t11 = cos(t9);
-  const double t12 = sin(t8);
+  double t10, t11;
+  mbdc_sincos(t9, &t10, &t11);
+  const double t12 = mbdc_sincos_sin(t8);
   const double t13 = dt * v[0];
   const double t14 = t8 + 1e-30;
   const double t15 = t10 / t14;
@@ -42251,8 +42317,8 @@ void quadruped_difference(const double q0[QUADRUPED_NQ], const double q1[QUADRUP
   const double t34 = t33 * t33;
   const double t35 = sqrt(t34);
   const double t36 = atan2(t26, t35);
-  const double t37 = sin(t36);
-  const double t38 = cos(t36);
+  double t37, t38;
+  mbdc_sincos(t36, &t37, &t38);
   const double t39 = q0[3] * q0[3];
   const double t40 = q0[4] * q0[4];
   const double t41 = t39 + t40;
@@ -42387,30 +42453,30 @@ void quadruped_difference(const double q0[QUADRUPED_NQ], const double q1[QUADRUP
 /* forward dynamics and joint wrenches by the constraint force algorithm; 4222 mul, 3636 add, 67 div, 0 sqrt, 24 sin/cos. */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]) {
   double pivot[66], pivot_ref[66];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double A_R_rh_shank_ss = t22 * t22;
   const double t24 = A_R_rh_shank_ss * 12180.38121803812;
   const double A_R_rh_shank_sc = t22 * t23;

@@ -6,11 +6,77 @@
  */
 #include "quarter_car_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0x295b6a962878
+#if QUARTER_CAR_SET_ID != 0x04586b4863f8
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const quarter_car_joint_names[QUARTER_CAR_NJ] = {"lca_front", "ball_lower", "spin", "uca_pivot", "rack_u1", "rack_u2"};
 const int quarter_car_joint_iq[QUARTER_CAR_NJ] = {0, 4, 8, 9, 10, 11};
@@ -24,12 +90,12 @@ const double quarter_car_q_assembled[QUARTER_CAR_NQ] = {0.0, 0.0, 0.0, 1.0, 0.0,
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 213 mul, 181 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = v[0] * v[2];
   const double t7 = t6 - a[1];
   const double t8 = t7 * -0.11200000000000002;
@@ -440,12 +506,12 @@ void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 213 mul, 201 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = v[0] * v[2];
   const double t7 = t6 - a[1];
   const double t8 = t7 * -0.11200000000000002;
@@ -876,12 +942,12 @@ void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER
 
 /* bias forces: h = C(q, v) v + g(q); 198 mul, 152 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = v[0] * v[2];
   const double t7 = t6 * -0.11200000000000002;
   const double t8 = v[0] * v[1];
@@ -1248,12 +1314,12 @@ void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 198 mul, 172 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = v[0] * v[2];
   const double t7 = t6 * -0.11200000000000002;
   const double t8 = v[0] * v[1];
@@ -1640,11 +1706,11 @@ void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_
 
 /* gravity torques: g(q); 98 mul, 61 add, 2 div, 0 sqrt, 5 sin/cos. */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  const double t4 = mbdc_sincos_cos(q[11]);
   const double t5 = q[0] * q[0];
   const double t6 = q[1] * q[1];
   const double t7 = t5 + t6;
@@ -1820,7 +1886,7 @@ void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 102 mul, 84 add, 1 div, 0 sqrt, 1 sin/cos. */
 void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * QUARTER_CAR_NV]) {
-  const double t0 = sin(q[11]);
+  const double t0 = mbdc_sincos_sin(q[11]);
   const double t1 = q[6] * q[6];
   const double t2 = q[4] * q[4];
   const double t3 = q[5] * q[5];
@@ -2113,12 +2179,12 @@ void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 399 mul, 315 add, 6 div, 0 sqrt, 6 sin/cos. */
 int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = t4 * t4;
   const double t7 = t6 * -0.03844666666666667;
   const double IC_tie_cross_6 = t7 + 0.03850666666666667;
@@ -2869,12 +2935,12 @@ int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 393 mul, 287 add, 6 div, 0 sqrt, 6 sin/cos. */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = t4 * t4;
   const double t7 = t6 * -0.03844666666666667;
   const double IA_tie_cross_14 = 0.03850666666666667 + t7;
@@ -3591,12 +3657,12 @@ int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_N
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 393 mul, 307 add, 6 div, 0 sqrt, 6 sin/cos. */
 int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = t4 * t4;
   const double t7 = t6 * -0.03844666666666667;
   const double IA_tie_cross_14 = 0.03850666666666667 + t7;
@@ -4333,7 +4399,7 @@ int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* inverse of the joint-space inertia matrix by the operator factorization; 354 mul, 234 add, 5 div, 0 sqrt, 1 sin/cos. */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
-  const double t0 = sin(q[11]);
+  const double t0 = mbdc_sincos_sin(q[11]);
   const double t1 = t0 * t0;
   const double t2 = t1 * -0.03844666666666667;
   const double IA_tie_cross_14 = 0.03850666666666667 + t2;
@@ -5046,12 +5112,12 @@ int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV 
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 246 mul, 203 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = v[0] * v[2];
   const double t7 = t6 - a[1];
   const double t8 = t7 * -0.11200000000000002;
@@ -5549,14 +5615,14 @@ void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[Q
 
 /* forward kinematics: world pose (R row-major, p) of every body; 96 mul, 71 add, 2 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CAR_NB + 1)]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -5814,14 +5880,14 @@ void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CA
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 96 mul, 71 add, 2 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUARTER_CAR_NF]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -6067,14 +6133,14 @@ void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUA
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 552 mul, 396 add, 2 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_frame_jacobian(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -7389,14 +7455,14 @@ void quarter_car_frame_jacobian(const double q[QUARTER_CAR_NQ], double J[6 * QUA
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 283 mul, 220 add, 2 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_frame_jacobian_world(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -8266,12 +8332,12 @@ void quarter_car_frame_jacobian_world(const double q[QUARTER_CAR_NQ], double J[6
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 172 mul, 114 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double vel[6 * QUARTER_CAR_NF]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -8600,12 +8666,12 @@ void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[Q
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 189 mul, 126 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double acc[6 * QUARTER_CAR_NF]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -8963,12 +9029,12 @@ void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const d
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 95 mul, 81 add, 5 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_com(const double q[QUARTER_CAR_NQ], double c[3]) {
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t0 = E0_tie_cross_1 * E0_tie_rod_8;
   const double t1 = t0 * -0.15200000000000002;
   const double mc_tie_rod_0 = t1 - 0.12;
@@ -9157,12 +9223,12 @@ void quarter_car_com(const double q[QUARTER_CAR_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 150 mul, 116 add, 27 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_com_jacobian(const double q[QUARTER_CAR_NQ], double Jc[3 * QUARTER_CAR_NV]) {
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t0 = q[2] * q[2];
   const double t1 = q[0] * q[0];
   const double t2 = q[1] * q[1];
@@ -9490,12 +9556,12 @@ void quarter_car_com_jacobian(const double q[QUARTER_CAR_NQ], double Jc[3 * QUAR
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 146 mul, 95 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double e[2]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = v[0] * 0.1385777777777778;
   const double t3 = v[1] * 0.11200000000000002;
   const double t4 = t2 + t3;
@@ -9745,14 +9811,14 @@ void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 297 mul, 245 add, 6 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_centroidal_momentum(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[6]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -10311,12 +10377,12 @@ void quarter_car_centroidal_momentum(const double q[QUARTER_CAR_NQ], const doubl
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 298 mul, 242 add, 6 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR_NV]) {
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t0 = q[2] * q[2];
   const double t1 = q[0] * q[0];
   const double t2 = q[1] * q[1];
@@ -10927,14 +10993,14 @@ void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 355 mul, 299 add, 6 div, 0 sqrt, 8 sin/cos. */
 void quarter_car_centroidal_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double b[6]) {
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double E0_uca_5 = sin(q[9]);
-  const double E0_uca_4 = cos(q[9]);
-  const double E0_tie_cross_1 = sin(q[10]);
-  const double E0_tie_cross_0 = cos(q[10]);
-  const double E0_tie_rod_5 = sin(q[11]);
-  const double E0_tie_rod_8 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double E0_uca_5, E0_uca_4;
+  mbdc_sincos(q[9], &E0_uca_5, &E0_uca_4);
+  double E0_tie_cross_1, E0_tie_cross_0;
+  mbdc_sincos(q[10], &E0_tie_cross_1, &E0_tie_cross_0);
+  double E0_tie_rod_5, E0_tie_rod_8;
+  mbdc_sincos(q[11], &E0_tie_rod_5, &E0_tie_rod_8);
   const double t2 = q[2] * q[2];
   const double t3 = q[0] * q[0];
   const double t4 = q[1] * q[1];
@@ -11615,8 +11681,8 @@ void quarter_car_integrate(const double q[QUARTER_CAR_NQ], const double v[QUARTE
   const double t7 = t4 + t6;
   const double t8 = sqrt(t7);
   const double t9 = t8 * 0.5;
-  const double t10 = sin(t9);
-  const double t11 = cos(t9);
+  double t10, t11;
+  mbdc_sincos(t9, &t10, &t11);
   const double t12 = dt * v[3];
   const double t13 = t12 * t12;
   const double t14 = dt * v[4];
@@ -11627,8 +11693,8 @@ void quarter_car_integrate(const double q[QUARTER_CAR_NQ], const double v[QUARTE
   const double t19 = t16 + t18;
   const double t20 = sqrt(t19);
   const double t21 = 0.5 * t20;
-  const double t22 = sin(t21);
-  const double t23 = cos(t21);
+  double t22, t23;
+  mbdc_sincos(t21, &t22, &t23);
   const double t24 = t8 + 1e-30;
   const double t25 = t10 / t24;
   const double t26 = t0 * t25;
@@ -12001,12 +12067,12 @@ void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[Q
 
 /* loop closure residual phi(q), one entry per independent constraint row; 121 mul, 99 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTER_CAR_NC]) {
-  const double t0 = sin(q[9]);
-  const double t1 = cos(q[9]);
-  const double t2 = sin(q[10]);
-  const double t3 = cos(q[10]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[9], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[10], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = q[2] * q[2];
   const double t7 = q[0] * q[0];
   const double t8 = q[1] * q[1];
@@ -12241,12 +12307,12 @@ void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTE
 
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error; 336 mul, 249 add, 2 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_CAR_NC * QUARTER_CAR_NV]) {
-  const double t0 = sin(q[9]);
-  const double t1 = cos(q[9]);
-  const double t2 = sin(q[10]);
-  const double t3 = cos(q[10]);
-  const double t4 = sin(q[11]);
-  const double t5 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[9], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[10], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[11], &t4, &t5);
   const double t6 = q[2] * q[2];
   const double t7 = q[0] * q[0];
   const double t8 = q[1] * q[1];
@@ -12919,14 +12985,14 @@ void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_
 /* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 1701 mul, 1240 add, 14 div, 0 sqrt, 8 sin/cos. */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]) {
   double pivot[12], pivot_ref[12];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double t2 = sin(q[9]);
-  const double t3 = cos(q[9]);
-  const double t4 = sin(q[10]);
-  const double t5 = cos(q[10]);
-  const double t6 = sin(q[11]);
-  const double t7 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[9], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[10], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[11], &t6, &t7);
   const double t8 = t6 * t6;
   const double t9 = t8 * -0.03844666666666667;
   const double IA_tie_cross_14 = 0.03850666666666667 + t9;
@@ -15937,12 +16003,12 @@ int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates; 1605 mul, 1376 add, 312 div, 0 sqrt, 6 sin/cos. */
 void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]) {
-  const double gw4_1_4 = sin(q[9]);
-  const double t0 = cos(q[9]);
-  const double sw_tie_rod_0_1 = sin(q[10]);
-  const double sw_tie_rod_0_0 = cos(q[10]);
-  const double t1 = sin(q[11]);
-  const double t2 = cos(q[11]);
+  double gw4_1_4, t0;
+  mbdc_sincos(q[9], &gw4_1_4, &t0);
+  double sw_tie_rod_0_1, sw_tie_rod_0_0;
+  mbdc_sincos(q[10], &sw_tie_rod_0_1, &sw_tie_rod_0_0);
+  double t1, t2;
+  mbdc_sincos(q[11], &t1, &t2);
   const double t3 = q[2] * q[2];
   const double t4 = q[0] * q[0];
   const double t5 = q[1] * q[1];
@@ -19258,14 +19324,14 @@ void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
   double pivot_switch[8], pivot_switch_ref[8];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double gw4_1_4 = sin(q[9]);
-  const double t2 = cos(q[9]);
-  const double sw_tie_rod_0_1 = sin(q[10]);
-  const double sw_tie_rod_0_0 = cos(q[10]);
-  const double t3 = sin(q[11]);
-  const double t4 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double gw4_1_4, t2;
+  mbdc_sincos(q[9], &gw4_1_4, &t2);
+  double sw_tie_rod_0_1, sw_tie_rod_0_0;
+  mbdc_sincos(q[10], &sw_tie_rod_0_1, &sw_tie_rod_0_0);
+  double t3, t4;
+  mbdc_sincos(q[11], &t3, &t4);
   const double t5 = sw_tie_rod_0_0 * t4;
   const double t6 = q[2] * q[2];
   const double t7 = q[0] * q[0];
@@ -24364,14 +24430,14 @@ int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
 /* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 2934 mul, 2354 add, 49 div, 0 sqrt, 8 sin/cos. */
 int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double gw4_1_4 = sin(q[9]);
-  const double t2 = cos(q[9]);
-  const double sw_tie_rod_0_1 = sin(q[10]);
-  const double sw_tie_rod_0_0 = cos(q[10]);
-  const double t3 = sin(q[11]);
-  const double t4 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double gw4_1_4, t2;
+  mbdc_sincos(q[9], &gw4_1_4, &t2);
+  double sw_tie_rod_0_1, sw_tie_rod_0_0;
+  mbdc_sincos(q[10], &sw_tie_rod_0_1, &sw_tie_rod_0_0);
+  double t3, t4;
+  mbdc_sincos(q[11], &t3, &t4);
   const double t5 = t4 * -0.33;
   const double gw7_1_4 = sw_tie_rod_0_0 * t3;
   const double t6 = 0.2 * gw7_1_4;
@@ -29750,14 +29816,14 @@ int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUAR
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
   double pivot_switch[8], pivot_switch_ref[8];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double gw4_1_4 = sin(q[9]);
-  const double t2 = cos(q[9]);
-  const double sw_tie_rod_0_1 = sin(q[10]);
-  const double sw_tie_rod_0_0 = cos(q[10]);
-  const double t3 = sin(q[11]);
-  const double t4 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double gw4_1_4, t2;
+  mbdc_sincos(q[9], &gw4_1_4, &t2);
+  double sw_tie_rod_0_1, sw_tie_rod_0_0;
+  mbdc_sincos(q[10], &sw_tie_rod_0_1, &sw_tie_rod_0_0);
+  double t3, t4;
+  mbdc_sincos(q[11], &t3, &t4);
   const double t5 = q[2] * q[2];
   const double t6 = q[0] * q[0];
   const double t7 = q[1] * q[1];
@@ -35096,14 +35162,14 @@ int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned); 3053 mul, 2470 add, 54 div, 0 sqrt, 8 sin/cos. */
 int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[9], pivot_ref[9];
-  const double t0 = sin(q[8]);
-  const double t1 = cos(q[8]);
-  const double gw4_1_4 = sin(q[9]);
-  const double t2 = cos(q[9]);
-  const double sw_tie_rod_0_1 = sin(q[10]);
-  const double sw_tie_rod_0_0 = cos(q[10]);
-  const double t3 = sin(q[11]);
-  const double t4 = cos(q[11]);
+  double t0, t1;
+  mbdc_sincos(q[8], &t0, &t1);
+  double gw4_1_4, t2;
+  mbdc_sincos(q[9], &gw4_1_4, &t2);
+  double sw_tie_rod_0_1, sw_tie_rod_0_0;
+  mbdc_sincos(q[10], &sw_tie_rod_0_1, &sw_tie_rod_0_0);
+  double t3, t4;
+  mbdc_sincos(q[11], &t3, &t4);
   const double t5 = q[2] * q[2];
   const double t6 = q[0] * q[0];
   const double t7 = q[1] * q[1];

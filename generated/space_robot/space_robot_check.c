@@ -12,7 +12,7 @@
 
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x7806bbdfd61c
+#if SPACE_ROBOT_SET_ID != 0x786cbfdac570
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -148,8 +148,7 @@ int main(void) {
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
-  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   double *ref3 = malloc(big * sizeof *ref3);
   real *out3 = malloc(big * sizeof *out3);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);

@@ -6,11 +6,77 @@
  */
 #include "space_robot_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if SPACE_ROBOT_SET_ID != 0x7806bbdfd61c
+#if SPACE_ROBOT_SET_ID != 0x786cbfdac570
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const space_robot_joint_names[SPACE_ROBOT_NJ] = {"base", "j11", "j12", "j13", "j21", "j22", "j23"};
 const int space_robot_joint_iq[SPACE_ROBOT_NJ] = {0, 7, 8, 9, 10, 11, 12};
@@ -22,18 +88,18 @@ const char *const space_robot_frame_names[SPACE_ROBOT_NF] = {"hub", "L11", "L12"
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 294 mul, 276 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[2] * v[4];
   const double t13 = v[1] * v[5];
   const double t14 = t12 - t13;
@@ -620,18 +686,18 @@ void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 294 mul, 318 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double tau[SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[2] * v[4];
   const double t13 = v[1] * v[5];
   const double t14 = t12 - t13;
@@ -1260,18 +1326,18 @@ void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_R
 
 /* bias forces: h = C(q, v) v + g(q); 274 mul, 239 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[2] * v[4];
   const double t13 = v[1] * v[5];
   const double t14 = t12 - t13;
@@ -1801,18 +1867,18 @@ void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 274 mul, 281 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double h[SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[2] * v[4];
   const double t13 = v[1] * v[5];
   const double t14 = t12 - t13;
@@ -2401,18 +2467,18 @@ void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 113 mul, 148 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double IC_L22_1 = t10 * -5.0;
   const double t12 = t9 * IC_L22_1;
   const double t13 = t11 * 5.0;
@@ -2823,18 +2889,18 @@ void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 817 mul, 699 add, 10 div, 0 sqrt, 12 sin/cos. */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = t11 * 5.0;
   const double t13 = 2.0 * t12;
   const double t14 = t13 + 13.339583333333334;
@@ -4405,18 +4471,18 @@ int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 671 mul, 597 add, 10 div, 0 sqrt, 12 sin/cos. */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = t12 * -7.485963817841546;
   const double t14 = 2.5140361821584536 - t13;
@@ -5739,18 +5805,18 @@ int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_N
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 671 mul, 639 add, 10 div, 0 sqrt, 12 sin/cos. */
 int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = t12 * -7.485963817841546;
   const double t14 = 2.5140361821584536 - t13;
@@ -7115,18 +7181,18 @@ int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
 /* inverse of the joint-space inertia matrix by the operator factorization; 898 mul, 722 add, 10 div, 0 sqrt, 12 sin/cos. */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = t10 * t10;
   const double t13 = t12 * -7.485963817841546;
   const double t14 = 2.5140361821584536 - t13;
@@ -8932,18 +8998,18 @@ int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV 
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 294 mul, 276 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[4] * v[5];
   const double t13 = a[3] + t12;
   const double t14 = t13 * 66.66666666666667;
@@ -9566,18 +9632,18 @@ void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[S
 
 /* forward kinematics: world pose (R row-major, p) of every body; 106 mul, 83 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBOT_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -9868,18 +9934,18 @@ void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBO
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 106 mul, 83 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPACE_ROBOT_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -10158,18 +10224,18 @@ void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPA
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 808 mul, 644 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_frame_jacobian(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -12131,18 +12197,18 @@ void space_robot_frame_jacobian(const double q[SPACE_ROBOT_NQ], double J[6 * SPA
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 355 mul, 323 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_frame_jacobian_world(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -13330,18 +13396,18 @@ void space_robot_frame_jacobian_world(const double q[SPACE_ROBOT_NQ], double J[6
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 272 mul, 179 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_frame_velocity(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double vel[6 * SPACE_ROBOT_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -13840,18 +13906,18 @@ void space_robot_frame_velocity(const double q[SPACE_ROBOT_NQ], const double v[S
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 305 mul, 212 add, 1 div, 0 sqrt, 12 sin/cos. */
 void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double acc[6 * SPACE_ROBOT_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -14416,18 +14482,18 @@ void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const d
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 121 mul, 98 add, 4 div, 0 sqrt, 12 sin/cos. */
 void space_robot_com(const double q[SPACE_ROBOT_NQ], double c[3]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -14658,18 +14724,18 @@ void space_robot_com(const double q[SPACE_ROBOT_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 211 mul, 152 add, 37 div, 0 sqrt, 12 sin/cos. */
 void space_robot_com_jacobian(const double q[SPACE_ROBOT_NQ], double Jc[3 * SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -15110,18 +15176,18 @@ void space_robot_com_jacobian(const double q[SPACE_ROBOT_NQ], double Jc[3 * SPAC
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 173 mul, 110 add, 0 div, 0 sqrt, 12 sin/cos. */
 void space_robot_energy(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double e[2]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = v[3] * 126.66666666666667;
   const double t13 = v[3] * t12;
   const double t14 = v[4] * 126.66666666666667;
@@ -15411,18 +15477,18 @@ void space_robot_energy(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 437 mul, 362 add, 4 div, 0 sqrt, 12 sin/cos. */
 void space_robot_centroidal_momentum(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -16236,18 +16302,18 @@ void space_robot_centroidal_momentum(const double q[SPACE_ROBOT_NQ], const doubl
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 387 mul, 359 add, 4 div, 0 sqrt, 12 sin/cos. */
 void space_robot_ccrba(const double q[SPACE_ROBOT_NQ], double Ag[6 * SPACE_ROBOT_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -17074,18 +17140,18 @@ void space_robot_ccrba(const double q[SPACE_ROBOT_NQ], double Ag[6 * SPACE_ROBOT
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 518 mul, 450 add, 4 div, 0 sqrt, 12 sin/cos. */
 void space_robot_centroidal_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double b[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double t12 = q[5] * q[5];
   const double t13 = q[3] * q[3];
   const double t14 = q[4] * q[4];
@@ -18078,9 +18144,9 @@ void space_robot_integrate(const double q[SPACE_ROBOT_NQ], const double v[SPACE_
   const double t7 = t4 + t6;
   const double t8 = sqrt(t7);
   const double t9 = t8 * 0.5;
-  const double t10 = sin(t9);
-  const double t11 = cos(t9);
-  const double t12 = sin(t8);
+  double t10, t11;
+  mbdc_sincos(t9, &t10, &t11);
+  const double t12 = mbdc_sincos_sin(t8);
   const double t13 = dt * v[0];
   const double t14 = t8 + 1e-30;
   const double t15 = t10 / t14;
@@ -18285,8 +18351,8 @@ void space_robot_difference(const double q0[SPACE_ROBOT_NQ], const double q1[SPA
   const double t34 = t33 * t33;
   const double t35 = sqrt(t34);
   const double t36 = atan2(t26, t35);
-  const double t37 = sin(t36);
-  const double t38 = cos(t36);
+  double t37, t38;
+  mbdc_sincos(t36, &t37, &t38);
   const double t39 = q0[3] * q0[3];
   const double t40 = q0[4] * q0[4];
   const double t41 = t39 + t40;
@@ -18409,18 +18475,18 @@ void space_robot_difference(const double q0[SPACE_ROBOT_NQ], const double q1[SPA
 /* forward dynamics and joint wrenches by the constraint force algorithm; 1227 mul, 944 add, 30 div, 0 sqrt, 12 sin/cos. */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]) {
   double pivot[30], pivot_ref[30];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
   const double A_R_L23_ss = t10 * t10;
   const double t12 = A_R_L23_ss * -78.80893300248138;
   const double t13 = 1.1910669975186101 - t12;

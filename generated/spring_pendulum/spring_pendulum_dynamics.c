@@ -6,11 +6,77 @@
  */
 #include "spring_pendulum_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x57e63b2479ed
+#if SPRING_PENDULUM_SET_ID != 0x336e15f70f48
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const spring_pendulum_joint_names[SPRING_PENDULUM_NJ] = {"rail", "hinge"};
 const int spring_pendulum_joint_iq[SPRING_PENDULUM_NJ] = {0, 1};
@@ -22,8 +88,8 @@ const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF] = {"cart", "ar
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double ac_cart_0 = a[0] + 0.9761314835959994;
   const double t2 = ac_cart_0 * 2.0;
   const double t3 = ac_cart_0 * -0.9950371902099892;
@@ -70,8 +136,8 @@ void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPR
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 26 mul, 21 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_rnea_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double tau[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double ac_cart_0 = a[0] + 0.9761314835959994;
   const double t2 = ac_cart_0 * 2.0;
   const double t3 = fext[9] * 0.9950371902099892;
@@ -125,8 +191,8 @@ void spring_pendulum_rnea_ext(const double q[SPRING_PENDULUM_NQ], const double v
 
 /* bias forces: h = C(q, v) v + g(q); 17 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t1 * -1.1102230246251565e-16;
   const double t3 = t0 * -9.81;
   const double ac_arm_0 = t2 + t3;
@@ -159,8 +225,8 @@ void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRI
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 19 mul, 14 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double h[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = fext[9] * 0.9950371902099892;
   const double t3 = fext[11] * 0.09950371902099892;
   const double t4 = t2 + t3;
@@ -200,8 +266,8 @@ void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[
 
 /* gravity torques: g(q); 14 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t1 * -1.1102230246251565e-16;
   const double t3 = t0 * -9.81;
   const double ac_arm_0 = t2 + t3;
@@ -229,8 +295,8 @@ void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * 0.013821345956502426;
   const double t3 = t1 * -0.3611820808266454;
   const double t4 = t2 + t3;
@@ -249,8 +315,8 @@ void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PE
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 31 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * 0.013821345956502426;
   const double t3 = t1 * -0.3611820808266454;
   const double t4 = t2 + t3;
@@ -317,8 +383,8 @@ int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[S
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 50 mul, 31 add, 1 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.5481920474732144;
   const double t4 = t0 * t1;
@@ -417,8 +483,8 @@ int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 52 mul, 36 add, 1 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.5481920474732144;
   const double t4 = t0 * t1;
@@ -524,8 +590,8 @@ int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[S
 /* inverse of the joint-space inertia matrix by the operator factorization; 29 mul, 19 add, 1 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double t2 = t0 * t0;
   const double t3 = t2 * 0.5481920474732144;
   const double t4 = t0 * t1;
@@ -592,8 +658,8 @@ int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 36 mul, 24 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double ac_cart_0 = a[0] + 0.9761314835959994;
   const double t2 = ac_cart_0 * -0.9950371902099892;
   const double t3 = t2 + 0.9712871287128713;
@@ -676,8 +742,8 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body; 2 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SPRING_PENDULUM_NB + 1)]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   const double r0_cart_2 = q[0] * 0.09950371902099892;
   const double E0_arm_2 = -t0;
@@ -721,8 +787,8 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   const double r0_cart_2 = q[0] * 0.09950371902099892;
   const double E0_arm_2 = -t0;
@@ -783,8 +849,8 @@ void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 37 mul, 23 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
-  const double Ef_1_2 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double Ef_1_2, E0_arm_8;
+  mbdc_sincos(q[1], &Ef_1_2, &E0_arm_8);
   const double r0_cart_2 = q[0] * 0.09950371902099892;
   const double t0 = r0_cart_2 * E0_arm_8;
   const double r0_cart_0 = q[0] * 0.9950371902099892;
@@ -885,8 +951,8 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 15 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
-  const double Ef_1_2 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double Ef_1_2, E0_arm_8;
+  mbdc_sincos(q[1], &Ef_1_2, &E0_arm_8);
   const double r0_cart_2 = q[0] * 0.09950371902099892;
   const double t0 = r0_cart_2 * E0_arm_8;
   const double r0_cart_0 = q[0] * 0.9950371902099892;
@@ -954,8 +1020,8 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 17 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double vel[6 * SPRING_PENDULUM_NF]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = 0.9950371902099892 * v[0];
   const double t2 = 0.09950371902099892 * v[0];
   const double t3 = v[0] * -0.9950371902099892;
@@ -1004,8 +1070,8 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double acc[6 * SPRING_PENDULUM_NF]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = v[1] * v[1];
   const double t2 = t1 * 0.8;
   const double t3 = t0 * t2;
@@ -1037,8 +1103,8 @@ void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ],
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_com(const double q[SPRING_PENDULUM_NQ], double c[3]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   const double mc_cart_0 = r0_cart_0 * 2.0;
   const double t1 = E0_arm_8 * 0.013821345956502426;
@@ -1064,8 +1130,8 @@ void spring_pendulum_com(const double q[SPRING_PENDULUM_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 8 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[3 * SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = t0 * 0.013821345956502426;
   const double t2 = E0_arm_8 * -0.3611820808266454;
   const double t3 = t1 + t2;
@@ -1092,8 +1158,8 @@ void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 27 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double e[2]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = 2.0 * v[0];
   const double t2 = v[0] * t1;
   const double t3 = t2 * 0.5;
@@ -1139,8 +1205,8 @@ void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[S
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 38 mul, 24 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[6]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = 2.0 * v[0];
   const double t2 = 0.09950371902099892 * t1;
   const double t3 = t2 * -0.02592592592592592;
@@ -1215,8 +1281,8 @@ void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], con
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 22 mul, 15 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = E0_arm_8 * -0.013821345956502426;
   const double t2 = t0 * -0.3611820808266454;
   const double t3 = t1 + t2;
@@ -1272,8 +1338,8 @@ void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPR
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 21 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double b[6]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double t1 = v[1] * v[1];
   const double t2 = 0.3611820808266454 * t1;
   const double t3 = E0_arm_8 * t2;
@@ -1337,8 +1403,8 @@ void spring_pendulum_difference(const double q0[SPRING_PENDULUM_NQ], const doubl
 /* forward dynamics and joint wrenches by the constraint force algorithm; 127 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
   double pivot[5], pivot_ref[5];
-  const double t0 = sin(q[1]);
-  const double t1 = cos(q[1]);
+  double t0, t1;
+  mbdc_sincos(q[1], &t0, &t1);
   const double A_R_arm_ss = t0 * t0;
   const double t2 = A_R_arm_ss * 1744.9816751780136;
   const double A_R_arm_sc = t0 * t1;
@@ -1606,8 +1672,8 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
 
 /* generalized forces of the springs: tau_passive (add to the applied tau); 86 mul, 60 add, 3 div, 3 sqrt, 2 sin/cos. */
 void spring_pendulum_passive_forces(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {
-  const double t0 = sin(q[1]);
-  const double E0_arm_8 = cos(q[1]);
+  double t0, E0_arm_8;
+  mbdc_sincos(q[1], &t0, &E0_arm_8);
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   const double t1 = E0_arm_8 * 0.05;
   const double t2 = t0 * 0.8;

@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x57e63b2479ed
+#if SPRING_PENDULUM_SET_ID != 0x336e15f70f48
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

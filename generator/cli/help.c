@@ -15,6 +15,7 @@
 #define HELP_GENERATE                                                                            \
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
+  "           [--trig builtin|libm] [--trig-input]\n"                                        \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -27,7 +28,12 @@
   "                           recipes and render templates of the same name (a file there\n"     \
   "                           that nothing reads is a warning); --cfa-order\n"                   \
   "                           picks the elimination order of cfa (default: the one with fewer\n"  \
-  "                           operations)\n"
+  "                           operations); --trig libm calls the C library's sin and cos\n"     \
+  "                           instead of the sine-cosine pair written into P_dynamics.c\n"      \
+  "                           (default builtin: within 1 ulp, about half the instructions);\n"  \
+  "                           --trig-input adds P_trig(q, sc), the joint angles' sines and\n"    \
+  "                           cosines, and P_f_sc(q, sc, ...) of every function f that uses\n" \
+  "                           them, for callers evaluating several functions at one q\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
   "           [--templates DIR] [--cfa-order odd-even|tips]\n"                                   \
@@ -78,7 +84,7 @@ static const char *const opt_graph[] = {"-o",      "--output", "--floating-base"
                                         "-q",      "--quiet",  "--help", NULL};
 static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
                                            "--scalar",    "--functions",  "--frames",
-                                           "--contacts",  "--templates",
+                                           "--contacts",  "--templates",  "--trig",  "--trig-input",
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
                                            "--help",      NULL};

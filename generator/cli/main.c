@@ -66,7 +66,7 @@ static int takes_value(const char *opt) {
   static const char *const with_value[] = {"-o",          "--output",    "--prefix",
                                            "--scalar",    "--functions", "--templates",
                                            "--cfa-order", "--lua-time",  "--lua-memory",
-                                           "--frames",    "--contacts"};
+                                           "--frames",    "--contacts",  "--trig"};
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
     if (strcmp(opt, with_value[k]) == 0) return 1;
   return 0;
@@ -243,6 +243,10 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(arg, "--cfa-order") == 0) {
         if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)
           return usage_error("--cfa-order takes odd-even or tips, not '%s'", val);
+      } else if (strcmp(arg, "--trig") == 0) {
+        if (strcmp(val, "builtin") == 0) o->trig_libm = 0;
+        else if (strcmp(val, "libm") == 0) o->trig_libm = 1;
+        else return usage_error("--trig takes builtin or libm, not '%s'", val);
       } else if (is_time || strcmp(arg, "--lua-memory") == 0) {
         if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
           return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"
@@ -253,6 +257,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else return usage_error("--scalar takes double or float, not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
+    } else if (strcmp(arg, "--trig-input") == 0) {
+      o->trig_input = 1;
     } else if (is_quiet(arg)) {
       o->quiet = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {

@@ -30,6 +30,9 @@ typedef struct mbg_gen_opts {
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
   int floating_base;      /* --floating-base (URDF) */
+  int trig_libm;          /* --trig libm: sin and cos of the C library, not mbdc_sincos */
+  int trig_input;         /* --trig-input: p_trig(q, sc) and a twin p_f_sc(q, sc, ...) of every
+                             function f that takes sines or cosines of the joint angles */
   int quiet;              /* -q: warnings and notes not printed, errors are */
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
@@ -63,6 +66,7 @@ typedef struct mbg_gen_function {
   int refine_always;                    /* sym.refine_always: status bit 2 always */
   mbg_sym_counts counts;
   long live; /* the most temporaries live at once (mbg_sym_peak_live) */
+  int twin_of; /* --trig-input: the _sc twin of functions[twin_of - 1]; 0: not a twin */
   /* The expression graph: kept for writing the files (its statements are emitted straight into
    * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */
   mbg_sym *sym;
@@ -100,6 +104,9 @@ typedef struct mbg_gen {
   int model_ref; /* registry reference of the frozen model table */
   int nfunctions;
   mbg_gen_function *functions;
+  int ntrig;             /* the joint angles (revolute, continuous, helical) */
+  int trig_twin;         /* the function being generated reads their sines and cosines from
+                            sc (--trig-input) */
   int keep_sym;          /* keep every function's graph (for evaluating it in tests) */
   int stats_only;        /* count only: no statements emitted (mbdc stats) */
   mbg_cfa_kind cfa_kind; /* the order model.cfa describes (AUTO: tips) */

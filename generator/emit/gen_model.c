@@ -138,6 +138,23 @@ static void push_nodes(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "nodes");
 }
 
+int mbg_gen_trig_slot(const mbg_gen *g, int i) {
+  int slot = 0;
+  for (int k = 1; k <= i; k++) {
+    mbg_joint_type t = g->topo->body[k].type;
+    int angle = t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_HELICAL;
+    if (k == i) return angle ? slot : -1;
+    slot += angle;
+  }
+  return -1;
+}
+
+int mbg_gen_count_trig(const mbg_gen *g) {
+  int n = 0;
+  for (int i = 1; i <= g->topo->nb; i++) n += mbg_gen_trig_slot(g, i) >= 0;
+  return n;
+}
+
 /* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */
 static void push_body(mbg_gen *g, lua_State *L, int i) {
   const mbg_tree_body *b = &g->topo->body[i];
@@ -177,6 +194,8 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   lua_setfield(L, -2, "inertia");
   lua_pushnumber(L, w->theta);
   lua_setfield(L, -2, "theta");
+  int slot = mbg_gen_trig_slot(g, i);
+  if (slot >= 0) mbg_lua_set_int(L, "trig", slot);
   lua_pushnumber(L, w->cos_theta);
   lua_setfield(L, -2, "cos_theta");
   lua_pushnumber(L, w->sin_theta);

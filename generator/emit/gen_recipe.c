@@ -20,7 +20,8 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
                       10 6 nv nf (frame Jacobians), 11 6 nf (frame velocities), 12 3, 13 3 nv,
                       14 2 (centre of mass, its Jacobian, the energy), 15 6, 16 6 nv (centroidal
                       momentum, its matrix), 17 the contacts (their switches, int; their μ),
-                      18 their rows (forces, impulses), 19 a scalar passed by value (dt) */
+                      18 their rows (forces, impulses), 19 a scalar passed by value (dt),
+                      20 the joint angles' sines and cosines (2 ntrig, --trig-input) */
   } roles[] = {{"q", 0, 0, 0},          {"v", 0, 1, 0},          {"a", 0, 1, 0},
                {"tau", 0, 1, 0},        {"fext", 0, 3, 0},       {"out_nv", 1, 1, 0},
                {"out_nvnv", 1, 2, 0},   {"out_wrench", 1, 3, 0}, {"out_pose", 1, 4, 0},
@@ -30,7 +31,8 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
                {"out_2", 1, 14, 0},     {"out_6", 1, 15, 0},     {"out_6nv", 1, 16, 0},
                {"contacts", 0, 17, MBG_PASS_INT_ARRAY},          {"contact_mu", 0, 17, 0},
                {"out_cforce", 1, 18, 0}, {"dt", 0, 19, MBG_PASS_VALUE},
-               {"q2", 0, 0, 0},         {"out_nq", 1, 0, 0}};
+               {"q2", 0, 0, 0},         {"out_nq", 1, 0, 0},     {"sc", 0, 20, 0},
+               {"out_sc", 1, 20, 0}};
   for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
     if (strcmp(role, roles[k].role) != 0) continue;
     *is_output = roles[k].out;
@@ -38,7 +40,8 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
     int sizes[] = {nq,      nv,          nv * nv,   6 * nb1,
                    12 * nb1, nc,         nc * nv,   12 * nnodes,
                    nsel * nc, 12 * g->topo->nframes, 6 * nv * g->topo->nframes,
-                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows, 1};
+                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows, 1,
+                   2 * g->ntrig};
     return sizes[roles[k].kind];
   }
   return -1;
@@ -86,15 +89,32 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
     strcpy(p->name, name);
     snprintf(p->role, sizeof p->role, "%s", role);
     if ((p->size = role_size(g, role, &p->is_output, &p->pass)) < 0)
-      return snprintf(msg, n, "params[%d]: unknown role '%s' (q, v, a, tau, fext, out_nv, "
-                      "out_nvnv, out_wrench, out_pose, out_nc, out_ncnv, out_nodes, out_rcr, "
-                      "out_frames, out_fjac, out_fvec, out_3, out_3nv, out_2, out_6, out_6nv, "
-                      "contacts, contact_mu, out_cforce, dt, q2, out_nq)",
-                      k + 1, role), -1;
+      return snprintf(msg, n, "params[%d]: unknown role '%s' (the roles are listed in "
+                      "docs/templates.md)", k + 1, role), -1;
     lua_pop(L, 3);
   }
   lua_pop(L, 1);
   f->nparams = np;
+  return 0;
+}
+
+/* The _sc twin's extra input sc (--trig-input, gen_trig.c), after q. Returns 0, or -1 with msg. */
+static int add_sc(mbg_gen *g, mbg_gen_function *f, char *msg, size_t n) {
+  int at = 0;
+  for (int k = 0; k < f->nparams; k++) {
+    if (strcmp(f->params[k].name, "sc") == 0)
+      return snprintf(msg, n, "--trig-input: a parameter is named 'sc' already"), -1;
+    if (strcmp(f->params[k].role, "q") == 0) at = k + 1;
+  }
+  if (f->nparams >= MBG_LSYM_MAX_ARRAYS)
+    return snprintf(msg, n, "--trig-input: no room for the parameter sc"), -1;
+  memmove(&f->params[at + 1], &f->params[at], (size_t)(f->nparams - at) * sizeof *f->params);
+  mbg_gen_param *p = &f->params[at];
+  memset(p, 0, sizeof *p);
+  strcpy(p->name, "sc");
+  strcpy(p->role, "sc");
+  p->size = role_size(g, "sc", &p->is_output, &p->pass);
+  f->nparams++;
   return 0;
 }
 
@@ -113,6 +133,7 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   if (!f->summary) return snprintf(msg, n, "'summary' must be a string"), -1;
   if (!ok_returns) return snprintf(msg, n, "'returns' must be \"void\" or \"int\""), -1;
   if (read_params(g, L, t, f, msg, n) != 0) return -1;
+  if (g->trig_twin && add_sc(g, f, msg, n) != 0) return -1;
   if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
     return snprintf(msg, n, "'build' must be a function(model)"), -1;
   return 0; /* build is on the stack */
@@ -154,7 +175,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   f->refine_always = g->lsym.refine_always;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL};
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL, NULL};
   int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && mbg_sym_peak_live(s, &f->live) != 0) rc = MBG_SYM_ENOMEM;
@@ -184,6 +205,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   mbg_sym *s = mbg_sym_new();
   if (!s) return fprintf(err, "mbdc: error: out of memory\n"), 1;
   mbg_lsym_begin(&g->lsym, s);
+  g->lsym.trig_input = g->trig_twin;
   g->lsym.pivot_eps =
       g->opts->scalar == MBG_SYM_FLOAT ? MBG_PIVOT_EPS_FLOAT : MBG_PIVOT_EPS_DOUBLE;
   int rc = 0;

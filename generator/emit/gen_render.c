@@ -13,6 +13,7 @@
 #include "base/numfmt.h"
 #include "base/outset.h"
 #include "base/quote.h"
+#include "emit/gen_model.h"
 #include "emit/gen_names.h"
 #include "topology/rtloops.h"
 
@@ -72,6 +73,7 @@ static void push_size(lua_State *L, const char *role, const char *P) {
   else if (strcmp(role, "out_cforce") == 0) lua_pushfstring(L, "%s_NCROWS", P);
   else if (strcmp(role, "q2") == 0 || strcmp(role, "out_nq") == 0) lua_pushfstring(L, "%s_NQ", P);
   else if (strcmp(role, "dt") == 0) lua_pushstring(L, "1");
+  else if (strcmp(role, "sc") == 0 || strcmp(role, "out_sc") == 0) lua_pushfstring(L, "%s_NSC", P);
   else lua_pushfstring(L, "%s_NV", P);
 }
 
@@ -89,7 +91,16 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   mbg_lua_set_string(L, "name", f->name);
   lua_pushfstring(L, "%s_%s", g->prefix, f->name);
   lua_setfield(L, -2, "cname");
-  set_comment(L, "summary", f->summary);
+  if (f->twin_of > 0) { /* a twin of --trig-input: says where its sines and cosines come from */
+    size_t n = strlen(f->summary) + strlen(g->prefix) + 80;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s, with the joint angles' sines and cosines from sc (%s_trig)",
+                    f->summary, g->prefix);
+    set_comment(L, "summary", s ? s : f->summary);
+    free(s);
+  } else {
+    set_comment(L, "summary", f->summary);
+  }
   mbg_lua_set_string(L, "returns", f->returns_int ? "int" : "void");
   mbg_lua_set_int(L, "npivots", f->npivots);
   mbg_lua_set_int(L, "nswitch", f->nswitch);
@@ -122,14 +133,34 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");
+  if (f->twin_of > 0) mbg_lua_set_string(L, "twin_of", g->functions[f->twin_of - 1].name);
   lua_createtable(L, 0, 6);
   mbg_lua_set_int(L, "mul", f->counts.mul);
   mbg_lua_set_int(L, "add", f->counts.add);
   mbg_lua_set_int(L, "div", f->counts.div);
   mbg_lua_set_int(L, "sqrt", f->counts.sqrt);
   mbg_lua_set_int(L, "trig", f->counts.trig);
+  mbg_lua_set_int(L, "sincos", f->counts.sincos);
   mbg_lua_set_int(L, "live", f->live);
   lua_setfield(L, -2, "counts");
+}
+
+/* d.trig_slots (--trig-input, else empty): per slot of sc, {iq, theta} of its joint angle, theta
+ * the folded turn as a C literal. */
+static void push_trig_slots(mbg_gen *g, lua_State *L) {
+  int n = g->opts->trig_input ? g->ntrig : 0;
+  lua_createtable(L, n, 0);
+  for (int i = 1; n > 0 && i <= g->topo->nb; i++) {
+    int slot = mbg_gen_trig_slot(g, i);
+    if (slot < 0) continue;
+    char buf[40];
+    mbg_fmt_double(g->dh.body[i].theta, buf);
+    lua_createtable(L, 0, 2);
+    mbg_lua_set_int(L, "iq", g->topo->body[i].iq);
+    mbg_lua_set_string(L, "theta", buf);
+    lua_rawseti(L, -2, slot + 1);
+  }
+  lua_setfield(L, -2, "trig_slots");
 }
 
 /* d.rt: the runtime model as C literals, world entry first. */
@@ -336,6 +367,8 @@ static int push_d(lua_State *L) {
   mbg_lua_set_string(L, "prefix", g->prefix);
   mbg_lua_set_string(L, "PREFIX", P);
   mbg_lua_set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
+  mbg_lua_set_string(L, "trig", g->opts->trig_libm ? "libm" : "builtin");
+  push_trig_slots(g, L);
   mbg_lua_set_int(L, "nq", g->topo->nq);
   mbg_lua_set_int(L, "nv", g->topo->nv);
   mbg_lua_set_int(L, "nb", g->topo->nb);
@@ -395,7 +428,8 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
  * Returns 0, or -1 (memory, or a write error). */
 static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out,
                     const char *const *reserved) {
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved};
+  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved,
+                          g->opts->trig_libm ? NULL : "mbdc_sincos"};
   return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
 }
 

@@ -132,17 +132,18 @@ static void warn(const char *dir, const char *rel, const char *why, FILE *err) {
   fprintf(err, "\n");
 }
 
-/* The built-in names of one folder, "algorithms/{aba, cfa, ...}.lua", on err. */
-static void list_builtin(const char *folder, FILE *err) {
-  size_t n = strlen(folder);
+/* The built-in names of one folder with one extension, "algorithms/{aba, cfa, ...}.lua", on
+ * err. */
+static void list_builtin(const char *folder, const char *ext, FILE *err) {
+  size_t n = strlen(folder), e = strlen(ext);
   const char *sep = "{";
   fprintf(err, "%s/", folder);
   for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
-    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/') {
-      fprintf(err, "%s%.*s", sep, (int)(strlen(t->name) - n - 1 - 4), t->name + n + 1);
+    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/' && ends_with(t->name, ext)) {
+      fprintf(err, "%s%.*s", sep, (int)(strlen(t->name) - n - 1 - e), t->name + n + 1);
       sep = ", ";
     }
-  fprintf(err, "}.lua");
+  fprintf(err, "}%s", ext);
 }
 
 int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
@@ -162,7 +163,8 @@ int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
       if (!skip) {
         warn(dir, rel, ends_with(rel, ".lua") ? "no built-in recipe or template has that name, "
                        "and neither --functions nor an import named it"
-                                              : "templates are NAME.lua files", err);
+                                              : "templates are NAME.lua files (and the "
+                                                "built-in c/NAME.c)", err);
         warnings++;
       }
       free(rel);
@@ -182,9 +184,11 @@ int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
   if (warnings) {
     fprintf(err, "mbdc: note: a file in --templates replaces the built-in one of the same name, "
                  "and the built-in ones are ");
-    list_builtin("algorithms", err);
-    fprintf(err, " and ");
-    list_builtin("c", err);
+    list_builtin("algorithms", ".lua", err);
+    fprintf(err, ", ");
+    list_builtin("c", ".lua", err);
+    fprintf(err, " and the C they write out, ");
+    list_builtin("c", ".c", err);
     fprintf(err, "; any other recipe is read when --functions names it, any other module when an "
                  "import names it\n");
   }

@@ -18,6 +18,7 @@
 #include "emit/gen_recipe.h"
 #include "emit/gen_render.h"
 #include "emit/gen_templates.h"
+#include "emit/gen_trig.h"
 #include "load/load.h"
 #include "model/build.h"
 #include "model/names.h"
@@ -230,6 +231,7 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
             g->opts->model_path);
     return 1;
   }
+  g->ntrig = mbg_gen_count_trig(g);
   if (mbg_gen_push_model(g) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
   return 0;
@@ -363,6 +365,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     free(names), names = NULL;
   }
   if (names && g->loops.nc > 0) names = expand_rcr(g, names, &n, err);
+  if (names) names = mbg_gen_trig_list(g, names, &n, err);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];
   if (!g->opts->functions && !mbg_gen_cfa_defined(g, undefined, sizeof undefined)) {
@@ -434,6 +437,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
   }
   for (int k = 0; k < n; k++) free(names[k]);
   free(names);
+  if (rc == 0) rc = mbg_gen_trig_twins(g, err);
   return rc;
 }
 

@@ -390,6 +390,40 @@ static int l_import(lua_State *L) {
   return 1;
 }
 
+/* template_text(name): the text of c/NAME.c, C written into the generated files as it is (the
+ * user's file under --templates, else the built-in one). */
+static int l_template_text(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  size_t len = strlen(name);
+  int ok = len > 4 && strncmp(name, "c/", 2) == 0 && strcmp(name + len - 2, ".c") == 0;
+  for (size_t k = 2; ok && k < len - 2; k++)
+    ok = (name[k] >= 'a' && name[k] <= 'z') || (name[k] >= '0' && name[k] <= '9') || name[k] == '_';
+  if (!ok) return luaL_error(L, "template_text: bad name '%s' (c/NAME.c: lower case letters, "
+                             "digits, _)", name);
+  mbg_lua *h = host_of(L);
+  size_t size = 0;
+  char *path, *text;
+  const char *why;
+  int user = read_user(h, name, &text, &size, &path, &why);
+  if (user < 0) {
+    lua_pushfstring(L, "cannot read template %s: %s", path ? path : name, why);
+    free(path);
+    return lua_error(L);
+  }
+  if (user > 0) {
+    int noted = note_read(h, name);
+    lua_pushlstring(L, text, size);
+    free(text), free(path);
+    if (noted != 0) return luaL_error(L, "out of memory");
+    return 1;
+  }
+  free(path);
+  const mbg_builtin_template *t = builtin(name);
+  if (!t) return luaL_error(L, "no template '%s'", name);
+  lua_pushlstring(L, t->text, t->size);
+  return 1;
+}
+
 /* ---- read-only tables ----------------------------------------------------------------------- */
 
 static int ro_newindex(lua_State *L) {
@@ -546,6 +580,8 @@ static int open_sandbox(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, IMPORTS_KEY);
   lua_pushcfunction(L, l_import);
   lua_setglobal(L, "import");
+  lua_pushcfunction(L, l_template_text);
+  lua_setglobal(L, "template_text");
   return 0;
 }
 

@@ -209,6 +209,13 @@ static int l_refine_always(lua_State *L) {
   return 0;
 }
 
+/* sym.trig_input(): true when the function reads the joint angles' sines and cosines from its
+ * input sc (the _sc twin of --trig-input) instead of computing them. */
+static int l_trig_input(lua_State *L) {
+  lua_pushboolean(L, ctx_of(L)->trig_input);
+  return 1;
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -259,6 +266,7 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
     {"refine_pivot", l_refine_pivot},
     {"refine_head_pivot", l_refine_head_pivot}, {"refine_always", l_refine_always},
+    {"trig_input", l_trig_input},
     {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
@@ -286,6 +294,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->nrefine = 0;
   ctx->nhead = 0;
   ctx->refine_always = 0;
+  ctx->trig_input = 0;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -110,7 +110,8 @@ int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
  * into the consumer: a + (−b) = a − b, −a − b, (−a)·b = −(a·b)). Featherstone's tables count
  * divisions as multiplications: compare mul + div with them. Returns 0, or -1 (memory). */
 typedef struct mbg_sym_counts {
-  long mul, add, div, sqrt, trig;
+  long mul, add, div, sqrt, trig; /* trig: sin, cos and atan2 */
+  long sincos;                    /* sin and cos alone */
 } mbg_sym_counts;
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
 
@@ -152,6 +153,10 @@ typedef struct mbg_sym_emit_opts {
   int no_final_newline;  /* lines joined by newlines, the last one without */
   const char *const *reserved; /* more names no temporary may take (the file's macros and
                                   globals, the caller's locals), NULL-terminated; may be NULL */
+  const char *sincos; /* NULL: sin(x), cos(x) of libm; else the name N of the caller's pair
+                         function, N(x, &s, &c) (Nf in float), with N_sin(x) and N_cos(x) for a
+                         sine or a cosine alone (N_sinf, N_cosf); N and those names are kept
+                         from the temporaries */
 } mbg_sym_emit_opts;
 
 enum {

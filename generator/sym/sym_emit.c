@@ -1,6 +1,7 @@
 /* sym_emit.c — the live graph as C statements: temporaries in schedule order, leaves inlined,
  * then the outputs. Names of temporaries are made C identifiers and unique here. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,10 @@ typedef struct emitter {
   int started;         /* a line was written */
   name_set names;
   char *lit; /* the literals of the live constants, NUL-terminated, back to back */
+  const char *sincos; /* the pair function (mbg_sym_emit_opts.sincos), or NULL: libm */
+  mbg_sx *partner;    /* with sincos: per live sin (cos) node, the live cos (sin) of the same
+                         argument, or -1 */
+  unsigned char *done; /* with sincos: the trig nodes written (with their partner) */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -202,10 +207,18 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   size_t named = 0, nmore = 0;
   for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
   while (more && more[nmore]) nmore++;
-  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named)) return MBG_SYM_ENOMEM;
+  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + 6))
+    return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
+  static const char *const trig_suffix[] = {"", "_sin", "_cos", "f", "_sinf", "_cosf"};
+  for (int i = 0; m->sincos && i < 6; i++) { /* the pair function's names */
+    char name[96];
+    snprintf(name, sizeof name, "%.80s%s", m->sincos, trig_suffix[i]);
+    uint32_t j = set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+  }
   for (size_t i = 0; i < nmore; i++) {
     uint32_t j = set_slot(&m->names, more[i]);
     if (m->names.slot[j] < 0 && set_add(&m->names, j, more[i]) < 0) return MBG_SYM_ENOMEM;
@@ -287,6 +300,55 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   put_end(m, &l);
 }
 
+/* A sine or a cosine with opts.sincos: "const double t0 = mbdc_sin(x);" alone, or with the
+ * other of the pair, the first time either comes, "double t0, t1;" and
+ * "mbdc_sincos(x, &t0, &t1);". */
+static void put_trig(emitter *m, const char *indent, mbg_sx e) {
+  const mbg_sym *s = m->s;
+  const char *type = m->fl ? "float " : "double ", *f = m->fl ? "f(" : "(";
+  mbg_sx p = m->partner[e];
+  if (m->done[e]) return;
+  m->done[e] = 1;
+  line l = {.n = 0};
+  put_str(&l, indent);
+  if (p < 0) {
+    put_str(&l, "const "), put_str(&l, type), put_operand(m, &l, e), put_str(&l, " = ");
+    put_str(&l, m->sincos), put_str(&l, s->op[e] == MBG_SYM_SIN ? "_sin" : "_cos");
+    put_str(&l, f), put_operand(m, &l, s->a[e]), put_str(&l, ")");
+    put_end(m, &l);
+    return;
+  }
+  m->done[p] = 1;
+  mbg_sx sn = s->op[e] == MBG_SYM_SIN ? e : p, cs = sn == e ? p : e;
+  put_str(&l, type), put_operand(m, &l, sn), put_str(&l, ", "), put_operand(m, &l, cs);
+  put_end(m, &l);
+  l.n = 0;
+  put_str(&l, indent), put_str(&l, m->sincos), put_str(&l, f), put_operand(m, &l, s->a[e]);
+  put_str(&l, ", &"), put_operand(m, &l, sn), put_str(&l, ", &"), put_operand(m, &l, cs);
+  put_str(&l, ")");
+  put_end(m, &l);
+}
+
+/* The partner of every live sine and cosine (m->partner, m->done): 0, or -1 (memory). */
+static int pair_trig(emitter *m, const unsigned char *live) {
+  const mbg_sym *s = m->s;
+  size_t n = (size_t)s->n + 1;
+  mbg_sx *sin_of = malloc(n * sizeof *sin_of), *cos_of = malloc(n * sizeof *cos_of);
+  m->partner = malloc(n * sizeof *m->partner);
+  m->done = calloc(n, 1);
+  int rc = sin_of && cos_of && m->partner && m->done ? 0 : -1;
+  for (mbg_sx e = 0; rc == 0 && e < s->n; e++) sin_of[e] = cos_of[e] = m->partner[e] = -1;
+  for (mbg_sx e = 0; rc == 0 && e < s->n; e++) {
+    if (live[e] && s->op[e] == MBG_SYM_SIN) sin_of[s->a[e]] = e;
+    if (live[e] && s->op[e] == MBG_SYM_COS) cos_of[s->a[e]] = e;
+  }
+  for (mbg_sx e = 0; rc == 0 && e < s->n; e++)
+    if (sin_of[e] >= 0 && cos_of[e] >= 0)
+      m->partner[sin_of[e]] = cos_of[e], m->partner[cos_of[e]] = sin_of[e];
+  free(sin_of), free(cos_of);
+  return rc;
+}
+
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
   line l = {.n = 0};
@@ -304,7 +366,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   const char *indent = o && o->indent ? o->indent : "  ";
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
-               o && o->no_final_newline, 0, {0}, NULL};
+               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, NULL};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL;
   int32_t len = -1;
@@ -314,15 +376,19 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc) mbg_sym_needed_negs(s, live, m.need);
   if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
   if (!rc) rc = format_literals(&m, live);
+  if (!rc && m.sincos) rc = pair_trig(&m, live) ? MBG_SYM_ENOMEM : 0;
   free(live);
   if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
-    if (!inline_neg(&m, order[i])) put_statement(&m, indent, order[i]);
+    if (m.sincos && (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS))
+      put_trig(&m, indent, order[i]);
+    else if (!inline_neg(&m, order[i]))
+      put_statement(&m, indent, order[i]);
   for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
-  free(order), free(m.ref), free(m.need), free(m.lit);
+  free(order), free(m.ref), free(m.need), free(m.lit), free(m.partner), free(m.done);
   return rc;
 }
 

@@ -99,7 +99,7 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
     case MBG_SYM_NEG: c->add += need[e]; break;
     case MBG_SYM_SQRT: c->sqrt++; break;
     case MBG_SYM_SIN:
-    case MBG_SYM_COS:
+    case MBG_SYM_COS: c->trig++, c->sincos++; break;
     case MBG_SYM_ATAN2: c->trig++; break;
     case MBG_SYM_CONST:
     case MBG_SYM_INPUT: break;

@@ -51,6 +51,7 @@ function J.tree(model)
                 k = m.axis, h = m.pitch or 0, iq = m.iq, nq = m.nq, iv = m.iv, nv = m.nv,
                 children = copy(m.children, #m.children), XT = xform(m.XT),
                 I = copy(m.inertia, 10), theta = m.theta, cz = m.cos_theta, sz = m.sin_theta,
+                trig = m.trig,
                 Yo = xform(m.Yo) }
     b.S, b.J = J.S(b), sp.second_moment(b.I)
     -- a flexible body's modes (0-based q and v indices iqe, ie: after the joint's coordinates)
@@ -121,8 +122,14 @@ function J.jcalc(b)
   local r = { 0, 0, 0 }
   if t == "fixed" then return sp.identity() end
   if t == "revolute" or t == "continuous" or t == "helical" then
-    -- rotation q + θ0 about e_k (helical: and the shift h q along e_k)
-    local s, c = sym.sincos(q(0) + b.theta)
+    -- rotation q + θ0 about e_k (helical: and the shift h q along e_k); the _sc twins of
+    -- --trig-input read its sine and cosine from sc (trig.lua)
+    local s, c
+    if sym.trig_input() then
+      s, c = sym.input("sc", 2 * b.trig), sym.input("sc", 2 * b.trig + 1)
+    else
+      s, c = sym.sincos(q(0) + b.theta)
+    end
     r[k] = (t == "helical") and b.h * q(0) or 0
     return { E = sp.planar(k, c, s), r = r, k = k, c = c, s = s }
   elseif t == "prismatic" then

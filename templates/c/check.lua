@@ -45,6 +45,7 @@ local reference = {
   dynamics = "mb_crba(&M, ws, q, ref)",
   aba_wrenches = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
   difference = "rc = mb_difference(&M, q, q2, ref)",
+  trig = "trig_ref(q, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
@@ -65,14 +66,18 @@ local second = {
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
-                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2" }
+                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
   out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
   out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
-  out_nq = "NQ",
+  out_nq = "NQ", out_sc = "NSC",
 }
+
+-- The function whose runtime reference checks f: its own, or for the _sc twin of --trig-input
+-- its original's (the same outputs, its sines and cosines from p_trig).
+local function base(f) return f.twin_of or f.name end
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
 -- closed (at a closed one the residual is rounding noise on both sides).
@@ -86,7 +91,8 @@ local function call(f)
       args[k] = ({ "out", "out2", "out3" })[nout]
       size = size or size_of[p.role]
     else
-      args[k] = (p.role == "q" and unassembled[f.name]) and "gqr" or role_arg[p.role]
+      local at_qr = unassembled[base(f)] and (p.role == "q" or p.role == "sc")
+      args[k] = at_qr and (p.role == "q" and "gqr" or "gscr") or role_arg[p.role]
     end
   end
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
@@ -158,6 +164,19 @@ return function(d)
     b("#define NC ", d.PREFIX, "_NC")
     b("#define LP ", d.prefix, "_loops")
     if rcr.any(d) then b("#define RCR_NSEL ", d.PREFIX, "_RCR_NSEL") end
+  end
+  local trig = false -- --trig-input: p_trig fills sc for the _sc twins at every state
+  for _, f in ipairs(d.functions) do trig = trig or f.name == "trig" end
+  if trig then
+    b("#define NSC ", d.PREFIX, "_NSC")
+    b("/* trig's reference: the sines and cosines of the joint angles from the C library */")
+    b("static void trig_ref(const double *q, double *ref) {")
+    b("  for (int k = 0; k < NSC / 2; k++) {")
+    b("    double x = q[", d.prefix, "_trig_iq[k]] + (double)", d.prefix, "_trig_theta[k];")
+    b("    ref[2 * k] = sin(x), ref[2 * k + 1] = cos(x);")
+    b("  }")
+    b("}")
+    b("")
   end
   local modal = false
   for _, j in ipairs(d.joints) do modal = modal or (j.nm or 0) > 0 end
@@ -249,6 +268,8 @@ typedef struct result {
   -- moved by 1e-6, which one step takes back to it (the equations are linear in q̈)
   local variants, refines, nrefines = {}, {}, 0
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
+  local twins, by_name = {}, {} -- _sc twins without a runtime reference: against their original
+  for _, f in ipairs(d.functions) do by_name[f.name] = f end
   for _, f in ipairs(d.functions) do
     local s = rcr.any(d) and f.name:match("^rcr_(%d+)$")
     local sr = rcr.any(d) and f.name:match("^rcr_refine_(%d+)$")
@@ -256,10 +277,12 @@ typedef struct result {
       variants[#variants + 1] = { f = f, s = tonumber(s) }
     elseif sr then
       refines[tonumber(sr)] = f
-    elseif reference[f.name] then
+    elseif reference[base(f)] then
       known[#known + 1], slot[f.name] = f, nresults
-      local s2 = second[f.name]
+      local s2 = second[base(f)]
       nresults = nresults + (s2 and (s2.third and 3 or 2) or 1)
+    elseif f.twin_of then
+      twins[#twins + 1] = f
     else
       unchecked[#unchecked + 1] = f
     end
@@ -291,7 +314,7 @@ static int rcr_pivots_mask(double *ref, real *out) {
 }
 ]])
   end
-  if #known > 0 then
+  if #known > 0 or #twins > 0 then
     b([[static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
@@ -315,7 +338,9 @@ int main(void) {
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
-  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];
+  real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];]] ..
+    (trig and "\n  real gsc[NSC]; /* the sines and cosines of the _sc functions (p_trig) */" or "")
+    .. [[
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
   double *ref3 = malloc(big * sizeof *ref3);
   real *out3 = malloc(big * sizeof *out3);
@@ -330,7 +355,7 @@ int main(void) {
   if loops then
     b([[
   double qr[NQ + 7]; /* the random configuration, before the loops are closed */
-  real gqr[NQ];
+  real gqr[NQ];]] .. (trig and "\n  real gscr[NSC];" or "") .. [[
   void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
   mb_loop_workspace lwbuf, *lw = &lwbuf;
   if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
@@ -365,13 +390,17 @@ int main(void) {
   end
   if proj then nresults = nresults + 2 end
   if with_rcr then nresults = nresults + 1 end
+  local first_twin = nresults -- project_q/_v and rcr come just before
+  local proj_slot, rcr_slot = first_twin - 2 - (with_rcr and 1 or 0), first_twin - 1
+  nresults = nresults + #twins
+  local with_rcr_sc = with_rcr and rcr.wanted(d, true)
+  if with_rcr_sc then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
   for _, f in ipairs(known) do
+    local s2, sc = second[base(f)], f.twin_of and "_sc" or ""
     b("    {\"", f.name, "\", 0, 0, 0, 0, 0},")
-    if second[f.name] then b("    {\"", second[f.name].name, "\", 0, 0, 0, 0, 0},") end
-    if second[f.name] and second[f.name].third then
-      b("    {\"", second[f.name].third.name, "\", 0, 0, 0, 0, 0},")
-    end
+    if s2 then b("    {\"", s2.name, sc, "\", 0, 0, 0, 0, 0},") end
+    if s2 and s2.third then b("    {\"", s2.third.name, sc, "\", 0, 0, 0, 0, 0},") end
   end
   for _, x in ipairs(variants) do b("    {\"", x.f.name, "\", 0, 0, 0, 0, 0},") end
   for _, x in ipairs(variants) do
@@ -382,6 +411,8 @@ int main(void) {
     b("    {\"project_v\", 0, 0, 0, 0, 0},")
   end
   if with_rcr then b("    {\"rcr\", 0, 0, 0, 0, 0},") end
+  for _, f in ipairs(twins) do b("    {\"", f.name, "\", 0, 0, 0, 0, 0},") end
+  if with_rcr_sc then b("    {\"rcr_sc\", 0, 0, 0, 0, 0},") end
   if #known == 0 and not proj then b("    {\"none\", 0, 0, 0, 0, 0},") end
   b([[  };
   unsigned long long seed = SEED;
@@ -411,6 +442,10 @@ int main(void) {
     mb_integrate(&M, q, a, 0.9, q2);
     for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
     togen(q2, gq2, NQ);]])
+  if trig then
+    b("    ", d.prefix, "_trig(gq, gsc);")
+    if loops then b("    ", d.prefix, "_trig(gqr, gscr);") end
+  end
   if contacts then
     b([[
     for (int k = 0; k < NCONTACT; k++) {
@@ -424,16 +459,16 @@ int main(void) {
     local r = slot[f.name]
     b("    /* ", f.name, " */")
     b("    rc = grc = 0;")
-    b("    ", reference[f.name], ";")
+    b("    ", reference[base(f)], ";")
     b("    ", f.returns == "int" and "grc = " or "", gcall, ";")
     b("    if (grc != rc) results[", r, "].failed_rc = 1;")
     b("    if (rc != 0) results[", r, "].singular++;")
     b("    if (rc == 0 && grc == 0) {")
-    if f.name == "rcr_pivots" then
+    if base(f) == "rcr_pivots" then
       b("      if (rcr_pivots_mask(ref, out)) results[", r, "].skipped++;")
     end
     b("      compare(&results[", r, "], ref, out, ", size, ");")
-    local s2 = second[f.name]
+    local s2 = second[base(f)]
     if s2 then
       b("      ", s2.reference, ";")
       b("      compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
@@ -490,7 +525,7 @@ int main(void) {
     }]])
   end
   if proj then
-    local r, p = nresults - 2 - (with_rcr and 1 or 0), d.prefix
+    local r, p = proj_slot, d.prefix
     b([[
     /* project_q, project_v: from the assembled configuration moved by up to 0.05 */
     {
@@ -519,7 +554,7 @@ int main(void) {
     }]])
   end
   if with_rcr then
-    local r, p = nresults - 1, d.prefix
+    local r, p = rcr_slot, d.prefix
     b([[
     /* rcr: the choice between the selections too */
     {
@@ -537,6 +572,35 @@ int main(void) {
         compare(&results[]], r, [[], ref, out, NV);
       else if (rc == 0 && grc == 0)
         results[]], r, [[].skipped++;
+    }]])
+  end
+  for k, f in ipairs(twins) do
+    -- the same graph with its sines and cosines from p_trig: the first output against the
+    -- original's on the same inputs
+    local o, r = by_name[f.twin_of], first_twin + k - 1
+    local ocall, size = call(o)
+    local int = f.returns == "int"
+    b("    /* ", f.name, ": against ", o.name, " */")
+    b("    rc = grc = 0;")
+    b("    ", int and "rc = " or "", ocall, ";")
+    b("    for (int k = 0; k < ", size, "; k++) ref[k] = (double)out[k];")
+    b("    ", int and "grc = " or "", (call(f)), ";")
+    b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+    b("    else if (rc >= 0) compare(&results[", r, "], ref, out, ", size, ");")
+    b("    else results[", r, "].singular++;")
+  end
+  if with_rcr_sc then
+    local r, p = nresults - 1, d.prefix
+    b([[
+    /* rcr_sc: against rcr, the same choice and the same answer */
+    {
+      int used = -1, used_sc = -1;
+      rc = ]], p, [[_rcr(gq, gv, gtau, out, &used);
+      for (int k = 0; k < NV; k++) ref[k] = (double)out[k];
+      grc = ]], p, [[_rcr_sc(gq, gsc, gv, gtau, out, &used_sc);
+      if (grc != rc || used != used_sc) results[]], r, [[].failed_rc = 1;
+      else if (rc == 0) compare(&results[]], r, [[], ref, out, NV);
+      else results[]], r, [[].singular++;
     }]])
   end
   for _, f in ipairs(unchecked) do
@@ -575,7 +639,8 @@ int main(void) {
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0),
+    #known + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0) + #twins +
+    (with_rcr_sc and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);]])
   if loops then b("  free(lbuffer);") end

@@ -76,6 +76,10 @@ return function(d)
     b("#define ", P, "_NCONTACT ", #d.contacts, " /* contacts of --contacts (", d.prefix, "_contact_fd) */")
     b("#define ", P, "_NCROWS ", d.ncrows, " /* their rows: 3 per point contact, 6 per welded frame */")
   end
+  if #d.trig_slots > 0 then
+    b("#define ", P, "_NSC ", 2 * #d.trig_slots, " /* sines and cosines of the joint angles (",
+      d.prefix, "_trig, the _sc functions) */")
+  end
   if (d.nc or 0) > 0 then
     b("#define ", P, "_NC ", d.nc, " /* independent constraint rows of the loop joints */")
     b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
@@ -97,6 +101,7 @@ return function(d)
     b("#define ", P, "_HAVE_PROJECT_V 1")
   end
   if rcr.wanted(d) then b("#define ", P, "_HAVE_RCR 1") end
+  if rcr.wanted(d, true) then b("#define ", P, "_HAVE_RCR_SC 1") end
   b("")
   b("/* Every moving joint in coordinate order: its name and first q and v index. */")
   b("extern const char *const ", d.prefix, "_joint_names[", P, "_NJ];")
@@ -108,6 +113,17 @@ return function(d)
   b(" * floating joint's velocities are in the child frame): integrate those on the joint's manifold. */")
   b("extern const char *const ", d.prefix, "_coord_names[", P, "_NV];")
   b("extern const int ", d.prefix, "_coord_iq[", P, "_NV];")
+  if #d.trig_slots > 0 then
+    b("/* --trig-input: ", d.prefix, "_trig(q, sc) writes sc[2 k] = sin(q[", d.prefix,
+      "_trig_iq[k]] + ", d.prefix, "_trig_theta[k]) and")
+    b(" * sc[2 k + 1] its cosine for every revolute, continuous or helical joint k (theta: a turn the")
+    b(" * generator folded into the joint, usually 0). Each ", d.prefix, "_f_sc(q, sc, ...) computes ",
+      "what ", d.prefix, "_f(q, ...)")
+    b(" * does with those read from sc: call ", d.prefix,
+      "_trig once per q and share sc between the functions. */")
+    b("extern const int ", d.prefix, "_trig_iq[", P, "_NSC / 2];")
+    b("extern const ", d.scalar, " ", d.prefix, "_trig_theta[", P, "_NSC / 2];")
+  end
   b("/* Every body by number, the world first. */")
   b("extern const char *const ", d.prefix, "_body_names[", P, "_NB + 1];")
   b("/* The same by name: ", P, "_BODY_<body> is the body's number (its entry of the per-body")

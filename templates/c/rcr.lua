@@ -21,13 +21,14 @@ function M.any(d)
   return false
 end
 
-function M.wanted(d)
+-- p_rcr can be written: its parts are all generated (sc: their _sc twins, for p_rcr_sc).
+function M.wanted(d, sc)
   if (d.nc or 0) == 0 or (d.rcr_nsel or 0) == 0 then return false end
-  local have = {}
+  local have, x = {}, sc and "_sc" or ""
   for _, f in ipairs(d.functions) do have[f.name] = true end
-  if not have.rcr_pivots then return false end
+  if not have["rcr_pivots" .. x] then return false end
   for s = 0, d.rcr_nsel - 1 do
-    if not have["rcr_" .. s] or not have["rcr_refine_" .. s] then return false end
+    if not have["rcr_" .. s .. x] or not have["rcr_refine_" .. s .. x] then return false end
   end
   return true
 end
@@ -64,6 +65,12 @@ function M.declare(b, d)
   b(" * loops' constraints. */")
   b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
+  if M.wanted(d, true) then
+    b("/* The same with the joint angles' sines and cosines from sc (", p, "_trig). */")
+    b("int ", p, "_rcr_sc(const ", real, " q[", P, "_NQ], const ", real, " sc[", P, "_NSC], const ",
+      real, " v[", P, "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[", P,
+      "_NV], int *used);")
+  end
 end
 
 function M.define_table(b, d)
@@ -74,11 +81,15 @@ function M.define_table(b, d)
   b("const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC] = {", table.concat(dep, ", "), "};")
 end
 
-function M.define(b, d)
+function M.define(b, d, sc)
   local p, P, real = d.prefix, d.PREFIX, d.scalar
+  -- sc: p_rcr_sc over the _sc twins (--trig-input), its sines and cosines passed on
+  local x, qa = sc and "_sc" or "", sc and "q, sc" or "q"
+  local qd = "const " .. real .. " q[" .. P .. "_NQ]" ..
+    (sc and (", const " .. real .. " sc[" .. P .. "_NSC]") or "")
   b("")
   b("/* The answer of selection s (status of ", p, "_rcr_s: bit 2, refine it) into qdd. */")
-  b("static int ", p, "_rcr_finish(int s, int status, const ", real, " q[", P, "_NQ], const ", real,
+  b("static int ", p, "_rcr_finish", x, "(int s, int status, ", qd, ", const ", real,
     " v[", P, "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[", P, "_NV]) {")
   b("  ", real, " a[", P, "_NV];")
   b("  int k, rc = -1;")
@@ -87,28 +98,28 @@ function M.define(b, d)
   b("  for (k = 0; k < ", P, "_NV; k++) a[k] = qdd[k];")
   b("  switch (s) {")
   for s = 0, d.rcr_nsel - 1 do
-    b("  case ", s, ": rc = ", p, "_rcr_refine_", s, "(q, v, tau, a, qdd); break;")
+    b("  case ", s, ": rc = ", p, "_rcr_refine_", s, x, "(", qa, ", v, tau, a, qdd); break;")
   end
   b("  default: break;")
   b("  }")
   b("  return rc < 0 ? -1 : 0;")
   b("}")
   b("")
-  b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
+  b("int ", p, "_rcr", x, "(", qd, ", const ", real, " v[", P, "_NV], const ", real,
     " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used) {")
   b("  ", real, " ratio[", P, "_RCR_NSEL * ", P, "_NC], best = -1;")
   b("  int s, k, use = -1, rc = -1;")
   b("  /* the first selection whose variant finds every pivot ratio >= ", P, "_RCR_SWITCH (bit 1")
   b("   * clear) */")
   for s = 0, d.rcr_nsel - 1 do
-    b("  rc = ", p, "_rcr_", s, "(q, v, tau, qdd);")
+    b("  rc = ", p, "_rcr_", s, x, "(", qa, ", v, tau, qdd);")
     b("  if (rc >= 0 && !(rc & 1)) {")
     b("    if (used) *used = ", s, ";")
-    b("    return ", p, "_rcr_finish(", s, ", rc, q, v, tau, qdd);")
+    b("    return ", p, "_rcr_finish", x, "(", s, ", rc, ", qa, ", v, tau, qdd);")
     b("  }")
   end
   b("  /* none: the one whose smallest pivot ratio is largest, if it is above ", P, "_PIVOT_EPS */")
-  b("  ", p, "_rcr_pivots(q, ratio);")
+  b("  ", p, "_rcr_pivots", x, "(", qa, ", ratio);")
   b("  for (s = 0; s < ", P, "_RCR_NSEL; s++) {")
   b("    ", real, " lo = ratio[s * ", P, "_NC];")
   b("    for (k = 1; k < ", P, "_NC; k++)")
@@ -121,10 +132,12 @@ function M.define(b, d)
   b("  if (!(best > ", P, "_PIVOT_EPS)) return -1;")
   b("  if (used) *used = use;")
   b("  switch (use) {")
-  for s = 0, d.rcr_nsel - 1 do b("  case ", s, ": rc = ", p, "_rcr_", s, "(q, v, tau, qdd); break;") end
+  for s = 0, d.rcr_nsel - 1 do
+    b("  case ", s, ": rc = ", p, "_rcr_", s, x, "(", qa, ", v, tau, qdd); break;")
+  end
   b("  default: break;")
   b("  }")
-  b("  return ", p, "_rcr_finish(use, rc, q, v, tau, qdd);")
+  b("  return ", p, "_rcr_finish", x, "(use, rc, ", qa, ", v, tau, qdd);")
   b("}")
 end
 

@@ -16,10 +16,16 @@ return function(d)
   common.banner(b, d, d.prefix .. "_dynamics.c", "the dynamics of model '" .. d.prefix .. "'.")
   b("#include \"", d.prefix, "_dynamics.h\"")
   b("")
+  local sincos = false -- the built-in sine-cosine pair, written once before the functions
+  for _, f in ipairs(d.functions) do sincos = sincos or (f.counts.sincos > 0 and d.trig == "builtin") end
+  if sincos then b("#include <float.h>") end
   b("#include <math.h>")
   b("")
   common.set_check(b, d, d.prefix .. "_dynamics.c")
   b("")
+  if sincos then
+    b(template_text(scalar == "float" and "c/sincos_float.c" or "c/sincos_double.c"))
+  end
   local iq, iv = {}, {}
   for k, j in ipairs(d.joints) do iq[k], iv[k] = j.iq, j.iv end
   b("const char *const ", d.prefix, "_joint_names[", P, "_NJ] = {", quoted_list(d.joints, "name"), "};")
@@ -38,6 +44,15 @@ return function(d)
   end
   b("const char *const ", d.prefix, "_coord_names[", P, "_NV] = {", quoted_list(cnames), "};")
   b("const int ", d.prefix, "_coord_iq[", P, "_NV] = {", table.concat(ciq, ", "), "};")
+  if #d.trig_slots > 0 then
+    local tiq, tth = {}, {}
+    for k, t in ipairs(d.trig_slots) do
+      tiq[k], tth[k] = t.iq, scalar == "float" and (t.theta .. "f") or t.theta
+    end
+    b("const int ", d.prefix, "_trig_iq[", P, "_NSC / 2] = {", table.concat(tiq, ", "), "};")
+    b("const ", scalar, " ", d.prefix, "_trig_theta[", P, "_NSC / 2] = {", table.concat(tth, ", "),
+      "};")
+  end
   b("const char *const ", d.prefix, "_body_names[", P, "_NB + 1] = {\"world\", ",
     quoted_list(d.bodies, "name"), "};")
   b("const char *const ", d.prefix, "_frame_names[", P, "_NF] = {", quoted_list(d.frames, "name"),
@@ -126,5 +141,6 @@ return function(d)
   if project.wanted(d) then project.define(b, d) end
   if rcr.any(d) then rcr.define_table(b, d) end
   if rcr.wanted(d) then rcr.define(b, d) end
+  if rcr.wanted(d, true) then rcr.define(b, d, true) end
   return b.text()
 end

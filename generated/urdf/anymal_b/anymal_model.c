@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0x0161b30cbf0f
+#if ANYMAL_SET_ID != 0x7522306bd861
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

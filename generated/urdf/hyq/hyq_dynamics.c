@@ -6,11 +6,77 @@
  */
 #include "hyq_dynamics.h"
 
+#include <float.h>
 #include <math.h>
 
-#if HYQ_SET_ID != 0x0cb66e8a95ca
+#if HYQ_SET_ID != 0x79d769255994
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
+
+/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
+ * from the exact ones), in about half the instructions of the C library's sincos, with no call
+ * and no table. Written out by mbdc into the generated code that needs it.
+ *
+ * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
+ * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
+ * so k P1, k P2 and k P3 are exact for |k| < 2^20; P4 is the next 53 bits. x - k P1 is exact
+ * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
+ * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
+ * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
+ * and for NaN and infinities, the C library's sin and cos answer.
+ *
+ * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
+ * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
+ * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
+ * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
+ * nearbyint. */
+static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
+  if (!(fabs(x) < 0x1p20)) {
+    *sin_x = sin(x);
+    *cos_x = cos(x);
+    return;
+  }
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+#else
+  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+#endif
+  const int n = (int)k;
+  /* r = x - k (P1 + P2 + P3 + P4) */
+  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
+  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+  const double rh = s3 + tail, rl = tail - (rh - s3);
+  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
+                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
+                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
+  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
+                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
+                   + z * -0x1.907d9f5b4de2bp-37))));
+  const double s = rh + (rh * (z * S) + rl * w);
+  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
+  *sin_x = (n & 2) ? -sa : sa;
+  *cos_x = ((n + 1) & 2) ? -ca : ca;
+}
+
+/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
+static inline double mbdc_sincos_sin(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return s;
+}
+
+static inline double mbdc_sincos_cos(double x) {
+  double s, c;
+  mbdc_sincos(x, &s, &c);
+  return c;
+}
 
 const char *const hyq_joint_names[HYQ_NJ] = {"root_joint", "lf_haa_joint", "lf_hfe_joint", "lf_kfe_joint", "rf_haa_joint", "rf_hfe_joint", "rf_kfe_joint", "lh_haa_joint", "lh_hfe_joint", "lh_kfe_joint", "rh_haa_joint", "rh_hfe_joint", "rh_kfe_joint"};
 const int hyq_joint_iq[HYQ_NJ] = {0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
@@ -22,30 +88,30 @@ const char *const hyq_frame_names[HYQ_NF] = {"base_link", "trunk", "lf_hipassemb
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 905 mul, 891 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -1865,30 +1931,30 @@ void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 905 mul, 969 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double tau[HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -3786,30 +3852,30 @@ void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a
 
 /* bias forces: h = C(q, v) v + g(q); 880 mul, 832 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -5545,30 +5611,30 @@ void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]) {
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 880 mul, 910 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[2] * v[4];
   const double t25 = v[1] * v[5];
   const double t26 = t24 - t25;
@@ -7382,30 +7448,30 @@ void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fe
 
 /* gravity torques: g(q); 341 mul, 259 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -8029,30 +8095,30 @@ void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 560 mul, 655 add, 0 div, 0 sqrt, 24 sin/cos. */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t23 * 0.11047774600000002;
   const double t25 = t22 * 3.524e-05;
   const double t26 = t24 + t25;
@@ -9597,30 +9663,30 @@ void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]) {
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 2328 mul, 2162 add, 15 div, 0 sqrt, 24 sin/cos. */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t23 * 0.11047774600000002;
   const double t25 = t22 * 3.524e-05;
   const double t26 = t24 + t25;
@@ -14184,30 +14250,30 @@ int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 2251 mul, 2188 add, 15 div, 0 sqrt, 24 sin/cos. */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.4661194248247323;
   const double t26 = t22 * t23;
@@ -18720,30 +18786,30 @@ int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 2251 mul, 2266 add, 15 div, 0 sqrt, 24 sin/cos. */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.4661194248247323;
   const double t26 = t22 * t23;
@@ -23334,30 +23400,30 @@ int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau
 /* inverse of the joint-space inertia matrix by the operator factorization; 3235 mul, 2929 add, 14 div, 0 sqrt, 24 sin/cos. */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]) {
   double pivot[14], pivot_ref[14];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = t22 * t22;
   const double t25 = t24 * 0.4661194248247323;
   const double t26 = t22 * t23;
@@ -29899,30 +29965,30 @@ int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]) {
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 905 mul, 891 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[3] * v[5];
   const double t25 = t24 - a[4];
   const double t26 = t25 * 0.04502036236;
@@ -31808,30 +31874,30 @@ void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body; 232 mul, 176 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -32413,30 +32479,30 @@ void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]) {
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 301 mul, 260 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -33231,30 +33297,30 @@ void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]) {
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 2410 mul, 1839 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -39561,30 +39627,30 @@ void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]) {
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 913 mul, 809 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -43364,30 +43430,30 @@ void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 625 mul, 448 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -44580,30 +44646,30 @@ void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double v
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 745 mul, 535 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -46003,30 +46069,30 @@ void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV],
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 364 mul, 305 add, 4 div, 0 sqrt, 24 sin/cos. */
 void hyq_com(const double q[HYQ_NQ], double c[3]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -46707,30 +46773,30 @@ void hyq_com(const double q[HYQ_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 490 mul, 389 add, 55 div, 0 sqrt, 24 sin/cos. */
 void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -47723,30 +47789,30 @@ void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]) {
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 660 mul, 504 add, 1 div, 0 sqrt, 24 sin/cos. */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = v[3] * 1.6017305299677633;
   const double t25 = v[4] * -0.04502036236;
   const double t26 = t24 + t25;
@@ -48918,30 +48984,30 @@ void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]) {
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 1106 mul, 974 add, 4 div, 0 sqrt, 24 sin/cos. */
 void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -51036,30 +51102,30 @@ void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], dou
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 1012 mul, 1040 add, 4 div, 0 sqrt, 24 sin/cos. */
 void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -53228,30 +53294,30 @@ void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]) {
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 1374 mul, 1281 add, 4 div, 0 sqrt, 24 sin/cos. */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]) {
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double t24 = q[5] * q[5];
   const double t25 = q[3] * q[3];
   const double t26 = q[4] * q[4];
@@ -55931,9 +55997,9 @@ void hyq_integrate(const double q[HYQ_NQ], const double v[HYQ_NV], double dt, do
   const double t7 = t4 + t6;
   const double t8 = sqrt(t7);
   const double t9 = t8 * 0.5;
-  const double t10 = sin(t9);
-  const double t11 = cos(t9);
-  const double t12 = sin(t8);
+  double t10, t11;
+  mbdc_sincos(t9, &t10, &t11);
+  const double t12 = mbdc_sincos_sin(t8);
   const double t13 = dt * v[0];
   const double t14 = t8 + 1e-30;
   const double t15 = t10 / t14;
@@ -56156,8 +56222,8 @@ void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[H
   const double t34 = t33 * t33;
   const double t35 = sqrt(t34);
   const double t36 = atan2(t26, t35);
-  const double t37 = sin(t36);
-  const double t38 = cos(t36);
+  double t37, t38;
+  mbdc_sincos(t36, &t37, &t38);
   const double t39 = q0[3] * q0[3];
   const double t40 = q0[4] * q0[4];
   const double t41 = t39 + t40;
@@ -56292,30 +56358,30 @@ void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[H
 /* forward dynamics and joint wrenches by the constraint force algorithm; 5009 mul, 4487 add, 79 div, 0 sqrt, 24 sin/cos. */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]) {
   double pivot[66], pivot_ref[66];
-  const double t0 = sin(q[7]);
-  const double t1 = cos(q[7]);
-  const double t2 = sin(q[8]);
-  const double t3 = cos(q[8]);
-  const double t4 = sin(q[9]);
-  const double t5 = cos(q[9]);
-  const double t6 = sin(q[10]);
-  const double t7 = cos(q[10]);
-  const double t8 = sin(q[11]);
-  const double t9 = cos(q[11]);
-  const double t10 = sin(q[12]);
-  const double t11 = cos(q[12]);
-  const double t12 = sin(q[13]);
-  const double t13 = cos(q[13]);
-  const double t14 = sin(q[14]);
-  const double t15 = cos(q[14]);
-  const double t16 = sin(q[15]);
-  const double t17 = cos(q[15]);
-  const double t18 = sin(q[16]);
-  const double t19 = cos(q[16]);
-  const double t20 = sin(q[17]);
-  const double t21 = cos(q[17]);
-  const double t22 = sin(q[18]);
-  const double t23 = cos(q[18]);
+  double t0, t1;
+  mbdc_sincos(q[7], &t0, &t1);
+  double t2, t3;
+  mbdc_sincos(q[8], &t2, &t3);
+  double t4, t5;
+  mbdc_sincos(q[9], &t4, &t5);
+  double t6, t7;
+  mbdc_sincos(q[10], &t6, &t7);
+  double t8, t9;
+  mbdc_sincos(q[11], &t8, &t9);
+  double t10, t11;
+  mbdc_sincos(q[12], &t10, &t11);
+  double t12, t13;
+  mbdc_sincos(q[13], &t12, &t13);
+  double t14, t15;
+  mbdc_sincos(q[14], &t14, &t15);
+  double t16, t17;
+  mbdc_sincos(q[15], &t16, &t17);
+  double t18, t19;
+  mbdc_sincos(q[16], &t18, &t19);
+  double t20, t21;
+  mbdc_sincos(q[17], &t20, &t21);
+  double t22, t23;
+  mbdc_sincos(q[18], &t22, &t23);
   const double A_R_rh_lowerleg_ss = t22 * t22;
   const double t24 = A_R_rh_lowerleg_ss * 2044.7637569669303;
   const double A_R_rh_lowerleg_sc = t22 * t23;

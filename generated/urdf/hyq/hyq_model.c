@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x0cb66e8a95ca
+#if HYQ_SET_ID != 0x79d769255994
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x3e6fb17de004
+#if UR5_SET_ID != 0x9abfb69c5cb8
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

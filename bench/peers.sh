@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Against RBDL and Pinocchio: instructions per call of the generated rnea, crba and aba (and the
+# Panda's aba_wrenches) of six URDF robots, compiled at the issue's flags (gcc -O3
+# -march=x86-64-v3 -ffp-contract=fast) and counted by callgrind over 64 random states
+# (bench/peers_driver.c), against fixed reference figures of the peer libraries (the best of
+# RBDL 3.3.1 and Pinocchio 3.7.0 per function, measured on this machine; the libraries are not
+# bundled). Printed as the markdown section "Against RBDL and Pinocchio"; with BENCHMARKS_MD also
+# written there, between the lines
+#   <!-- peers: bench/peers.sh -->  and  <!-- /peers -->   (appended when absent).
+#
+# usage: bash bench/peers.sh MBDC [BENCHMARKS_MD]
+#   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind and
+#   callgrind_annotate. The humanoids take up to a minute each to compile at -O3.
+set -euo pipefail
+usage="usage: bash bench/peers.sh MBDC [BENCHMARKS_MD]"
+mbdc=${1:?$usage}
+md=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+states=64 # the driver's NSTATES
+target=4
+cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
+cflags_drv="-std=c11 -O2"
+[ -x "$mbdc" ] || { echo "peers.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
+for t in gcc valgrind callgrind_annotate; do
+  command -v "$t" >/dev/null || { echo "peers.sh: $t is not installed" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# robot, model, mbdc flags, functions. The Panda's two prismatic finger joints are made fixed
+# (as in the peers' reference models: the arm's 7 joints).
+sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
+robots="panda $tmp/panda.urdf - rnea,crba,aba,aba_wrenches
+ur5 $root/examples/urdf/ur5.urdf - rnea,crba,aba
+solo12 $root/examples/urdf/solo12.urdf --floating-base rnea,crba,aba
+anymal_b $root/examples/urdf/anymal_b.urdf --floating-base rnea,crba,aba
+simple_humanoid $root/examples/urdf/simple_humanoid.urdf --floating-base rnea,crba,aba
+romeo_small $root/examples/urdf/romeo_small.urdf --floating-base rnea,crba,aba"
+
+# "instr ROBOT FUNC INSTRUCTIONS_PER_CALL" lines.
+: >"$tmp/instr.txt"
+while read -r robot model flags funcs; do
+  d=$tmp/$robot
+  mkdir -p "$d/gen"
+  gen_flags=()
+  [ "$flags" = "-" ] || gen_flags=("$flags")
+  echo "== $robot: generate ($funcs${gen_flags[*]:+ ${gen_flags[*]}}), compile, callgrind" >&2
+  "$mbdc" generate "$model" -q --functions "$funcs" -o "$d/gen" "${gen_flags[@]}"
+  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
+  [ "$(echo "$hdr" | wc -l)" = 1 ] || { echo "peers.sh: $robot: not one *_dynamics.h in $d/gen" >&2; exit 1; }
+  p=${hdr%_dynamics.h}
+  pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
+  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu")
+  case ",$funcs," in *,aba_wrenches,*) defs+=(-DWITH_ABA_WRENCHES) ;; esac
+  # shellcheck disable=SC2086 # the flags are words
+  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
+  valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
+    { echo "peers.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
+  echo "   $(cat "$d/driver.txt")" >&2
+  callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  # A function's line: "56,446 (14.85%)  FILE:run_rnea [OBJECT]" (the count first, with thousands
+  # separators; FILE is ??? without debug information). The name is the word before "[OBJECT]"
+  # (the last word when there is none), after its last ':'.
+  for f in ${funcs//,/ }; do
+    n=$(awk -v fn="run_$f" '
+      {
+        k = NF
+        if ($NF ~ /\]$/) { while (k > 1 && $k !~ /^\[/) k--; k-- }
+        name = $k; sub(/.*:/, "", name)
+        if (k >= 2 && name == fn) { c = $1; gsub(/,/, "", c); if (c ~ /^[0-9]+$/ && c + 0 > best) best = c + 0 }
+      }
+      END { if (best > 0) print best }' "$d/annotate.txt")
+    [ -n "$n" ] || { echo "peers.sh: $robot: no inclusive count of run_$f in callgrind_annotate's output ($d/annotate.txt)" >&2; exit 1; }
+    awk -v r="$robot" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", r, f, n / s }' >>"$tmp/instr.txt"
+  done
+done <<<"$robots"
+
+# The peers' reference figures (instructions per call, the best of RBDL 3.3.1 and Pinocchio
+# 3.7.0 built with gcc 12 at -O3 -march=x86-64-v3) and, for the Panda's aba_wrenches, SD/FAST's
+# (its target is a ratio of 3).
+cat >"$tmp/peers.txt" <<'EOF'
+panda rnea 4919
+panda crba 6121
+panda aba 12834
+panda aba_wrenches 10226
+ur5 rnea 4264
+ur5 crba 5050
+ur5 aba 10908
+solo12 rnea 9754
+solo12 crba 11443
+solo12 aba 27461
+anymal_b rnea 9750
+anymal_b crba 11439
+anymal_b aba 27457
+EOF
+
+table() {
+  echo "| robot | function | peer | mbdc | ratio |"
+  echo "|---|---|---|---|---|"
+  awk -v target="$target" '
+    FNR == 1 { file++ }
+    file == 1 { peer[$1, $2] = $3 }
+    file == 2 && $1 == "instr" {
+      r = $2; f = $3; n = $4
+      if (!((r, f) in peer)) { printf "| %s | %s | — | %s | — |\n", r, f, n; next }
+      t = target; p = peer[r, f]
+      if (r == "panda" && f == "aba_wrenches") { t = 3; p = p " (SD/FAST sdstate+sdhinget+sdderiv+sdreac)" }
+      x = peer[r, f] / n
+      printf "| %s | %s | %s | %s | %.1f%s |\n", r, f, p, n, x, x < t ? " (below " t ")" : ""
+    }' "$tmp/peers.txt" "$tmp/instr.txt"
+}
+
+section() {
+  echo "<!-- peers: bench/peers.sh -->"
+  echo "## Against RBDL and Pinocchio (instructions per call)"
+  echo
+  echo "The generated functions compiled with gcc at \`-O3 -march=x86-64-v3 -ffp-contract=fast\`"
+  echo "(-std=c99), counted by callgrind over $states random states (\`bench/peers.sh\`: each function"
+  echo "called once per state inside its own noinline loop in \`bench/peers_driver.c\`, whose inclusive"
+  echo "count ÷ $states is the figure, the loop's few instructions per call included; q uniform in"
+  echo "[-3, 3], v, a, τ in [-1, 1]). The peers' figures are fixed reference values measured on this"
+  echo "machine with RBDL 3.3.1 and Pinocchio 3.7.0 built with gcc 12 at \`-O3 -march=x86-64-v3\`"
+  echo "(the best of the two per function; the libraries are not bundled). The target is a ratio"
+  echo "peer ÷ mbdc of at least $target. The Panda is \`examples/urdf/panda.urdf\` with its two"
+  echo "prismatic finger joints made fixed (7 joints); Solo12, ANYmal B and the humanoids have a"
+  echo "floating base (\`--floating-base\`)."
+  echo
+  table
+  echo
+  echo "The Panda's \`aba_wrenches\` (forward dynamics with every joint's reaction wrench) is compared"
+  echo "with SD/FAST's sdstate+sdhinget+sdderiv+sdreac; its target is at most 3400 instructions per"
+  echo "call, a ratio of at least 3.0. simple_humanoid and romeo_small have no peer figures."
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| command | \`bash bench/peers.sh $mbdc${md:+ $md}\` |"
+  echo "| date | $(date -u +%Y-%m-%d) |"
+  echo "| compiler | $(gcc --version | head -1) |"
+  echo "| C library | $(ldd --version | head -1) |"
+  echo "| instructions | $(valgrind --version) --tool=callgrind |"
+  echo "<!-- /peers -->"
+}
+
+section >"$tmp/section.md"
+cat "$tmp/section.md"
+[ -n "$md" ] || exit 0
+open="<!-- peers: bench/peers.sh -->"
+close="<!-- /peers -->"
+if [ -f "$md" ] && grep -qxF "$open" "$md"; then
+  awk -v sec="$tmp/section.md" -v o="$open" -v c="$close" '
+    $0 == o { while ((getline l < sec) > 0) print l; skip = 1; next }
+    $0 == c { skip = 0; next }
+    !skip' "$md" >"$tmp/md"
+else
+  { [ -f "$md" ] && cat "$md" && echo; cat "$tmp/section.md"; } >"$tmp/md"
+fi
+cp "$tmp/md" "$md"
+echo "== wrote $md (Against RBDL and Pinocchio)" >&2
