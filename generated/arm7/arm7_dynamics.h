@@ -69,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x2fdee52549a9
+#define ARM7_SET_ID 0x55ff7428b417
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -193,7 +193,7 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 680 bytes (85 values live at once). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 808 bytes (101 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 800 bytes (100 values live at once). */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 496 bytes (62 values live at once). */
@@ -202,7 +202,7 @@ void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]);
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 544 bytes (68 values live at once). */
 void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1680 bytes (210 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1672 bytes (209 values live at once). */
 void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1128 bytes (141 values live at once). */
@@ -238,7 +238,7 @@ void arm7_integrate(const double q[ARM7_NQ], const double v[ARM7_NV], double dt,
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 56 bytes (7 values live at once). */
 void arm7_difference(const double q0[ARM7_NQ], const double q1[ARM7_NQ], double v[ARM7_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3520 bytes (440 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3528 bytes (441 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
 #ifdef __cplusplus

@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0xc372b0b9793c
+#if CART_POLE_SET_ID != 0xc71ef1a095c2
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,8 +91,8 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
   const double t2 = a[0] * t1;
-  const double t3 = t0 * -9.8;
-  const double ac_pole_0 = t2 + t3;
+  const double t3 = t0 * 9.8;
+  const double ac_pole_0 = t2 - t3;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
@@ -102,8 +102,8 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
   const double ac_pole_2 = t7 + t8;
   const double t9 = ac_pole_2 * 0.1;
   const double t10 = v[1] * v[1];
-  const double t11 = t10 * -0.05;
-  const double f_pole_5 = t9 + t11;
+  const double t11 = t10 * 0.05;
+  const double f_pole_5 = t9 - t11;
   const double t12 = t0 * f_pole_5;
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
@@ -120,8 +120,8 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   mbdc_sincos(q[1], &t0, &t1);
   const double t2 = a[0] - fext[9];
   const double t3 = a[0] * t1;
-  const double t4 = t0 * -9.8;
-  const double ac_pole_0 = t3 + t4;
+  const double t4 = 9.8 * t0;
+  const double ac_pole_0 = t3 - t4;
   const double t5 = ac_pole_0 * 0.1;
   const double t6 = a[1] * 0.05;
   const double t7 = t5 + t6;
@@ -132,8 +132,8 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
   const double t12 = v[1] * v[1];
-  const double t13 = t12 * -0.05;
-  const double t14 = t11 + t13;
+  const double t13 = t12 * 0.05;
+  const double t14 = t11 - t13;
   const double f_pole_5 = t14 - fext[17];
   const double t15 = t0 * f_pole_5;
   const double t16 = t8 + t15;
@@ -146,21 +146,22 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   tau[1] = f_pole_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 9 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 9 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]) {
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
-  const double ac_pole_0 = t0 * -9.8;
-  const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t2 = t1 * f_pole_3;
   const double ac_pole_2 = t1 * 9.8;
-  const double t3 = ac_pole_2 * 0.1;
-  const double t4 = v[1] * v[1];
-  const double t5 = t4 * -0.05;
-  const double f_pole_5 = t3 + t5;
-  const double t6 = t0 * f_pole_5;
-  const double f_cart_3 = t2 + t6;
-  const double f_pole_1 = ac_pole_0 * 0.05;
+  const double t2 = ac_pole_2 * 0.1;
+  const double t3 = v[1] * v[1];
+  const double t4 = t3 * 0.05;
+  const double f_pole_5 = t2 - t4;
+  const double t5 = t0 * f_pole_5;
+  const double t6 = t0 * 9.8;
+  const double t7 = t6 * 0.1;
+  const double t8 = t1 * t7;
+  const double f_cart_3 = t5 - t8;
+  const double t9 = t6 * 0.05;
+  const double f_pole_1 = -t9;
   h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
@@ -169,37 +170,38 @@ void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], d
 void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]) {
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
-  const double ac_pole_0 = t0 * -9.8;
-  const double t2 = ac_pole_0 * 0.1;
-  const double f_pole_3 = t2 - fext[15];
-  const double t3 = t1 * f_pole_3;
+  const double t2 = 9.8 * t0;
+  const double t3 = t2 * 0.1;
+  const double f_pole_3 = -t3 - fext[15];
+  const double t4 = t1 * f_pole_3;
   const double ac_pole_2 = 9.8 * t1;
-  const double t4 = ac_pole_2 * 0.1;
-  const double t5 = v[1] * v[1];
-  const double t6 = t5 * -0.05;
-  const double t7 = t4 + t6;
-  const double f_pole_5 = t7 - fext[17];
-  const double t8 = t0 * f_pole_5;
-  const double t9 = t3 + t8;
-  const double f_cart_3 = t9 - fext[9];
-  const double t10 = ac_pole_0 * 0.05;
-  const double f_pole_1 = t10 - fext[13];
+  const double t5 = ac_pole_2 * 0.1;
+  const double t6 = v[1] * v[1];
+  const double t7 = t6 * 0.05;
+  const double t8 = t5 - t7;
+  const double f_pole_5 = t8 - fext[17];
+  const double t9 = t0 * f_pole_5;
+  const double t10 = t4 + t9;
+  const double f_cart_3 = t10 - fext[9];
+  const double t11 = t2 * 0.05;
+  const double f_pole_1 = -t11 - fext[13];
   h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
 
-/* gravity torques: g(q); 7 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* gravity torques: g(q); 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
-  const double ac_pole_0 = t0 * -9.8;
-  const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t2 = t1 * f_pole_3;
   const double ac_pole_2 = t1 * 9.8;
   const double f_pole_5 = ac_pole_2 * 0.1;
-  const double t3 = t0 * f_pole_5;
-  const double f_cart_3 = t2 + t3;
-  const double f_pole_1 = ac_pole_0 * 0.05;
+  const double t2 = t0 * f_pole_5;
+  const double t3 = t0 * 9.8;
+  const double t4 = t3 * 0.1;
+  const double t5 = t1 * t4;
+  const double f_cart_3 = t2 - t5;
+  const double t6 = t3 * 0.05;
+  const double f_pole_1 = -t6;
   g[0] = f_cart_3;
   g[1] = f_pole_1;
 }
@@ -227,29 +229,29 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t4 = 0.06666666666666667 * t3;
   const double t5 = t4 + 1.1;
   const double t6 = 1.0 / D_cart_0;
-  const double ac_pole_0 = t0 * -9.8;
-  const double f_pole_3 = ac_pole_0 * 0.1;
-  const double t7 = t1 * f_pole_3;
   const double ac_pole_2 = t1 * 9.8;
-  const double t8 = ac_pole_2 * 0.1;
-  const double t9 = v[1] * v[1];
-  const double t10 = -0.05 * t9;
-  const double f_pole_5 = t8 + t10;
-  const double t11 = t0 * f_pole_5;
-  const double f_cart_3 = t7 + t11;
-  const double t12 = tau[0] - f_cart_3;
-  const double f_pole_1 = 0.05 * ac_pole_0;
-  const double t13 = tau[1] - f_pole_1;
-  const double t14 = L_1_0 * t13;
-  const double t15 = t12 - t14;
-  const double t16 = t6 * t15;
-  const double t17 = 3e+01 * t13;
-  const double t18 = L_1_0 * t16;
-  const double t19 = t17 - t18;
+  const double t7 = ac_pole_2 * 0.1;
+  const double t8 = v[1] * v[1];
+  const double t9 = 0.05 * t8;
+  const double f_pole_5 = t7 - t9;
+  const double t10 = t0 * f_pole_5;
+  const double t11 = t0 * 9.8;
+  const double t12 = t11 * 0.1;
+  const double t13 = t1 * t12;
+  const double f_cart_3 = t10 - t13;
+  const double t14 = tau[0] - f_cart_3;
+  const double t15 = 0.05 * t11;
+  const double t16 = t15 + tau[1];
+  const double t17 = L_1_0 * t16;
+  const double t18 = t14 - t17;
+  const double t19 = t6 * t18;
+  const double t20 = 3e+01 * t16;
+  const double t21 = L_1_0 * t19;
+  const double t22 = t20 - t21;
   pivot[0] = D_cart_0;
   pivot_ref[0] = t5;
-  qdd[0] = t16;
-  qdd[1] = t19;
+  qdd[0] = t19;
+  qdd[1] = t22;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -273,26 +275,26 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   const double t7 = t6 * 6e+01;
   const double t8 = t7 + 1.1;
   const double t9 = 1.0 / IA_cart_21;
-  const double ac_pole_0 = t0 * -9.8;
-  const double pA_pole_3 = ac_pole_0 * 0.1;
-  const double pA_pole_1 = ac_pole_0 * 0.05;
-  const double u_pole_0 = tau[1] - pA_pole_1;
-  const double t10 = u_pole_0 * 1.5;
-  const double t11 = pA_pole_3 + t10;
-  const double t12 = t1 * t11;
+  const double t10 = t0 * 9.8;
+  const double t11 = t10 * 0.05;
+  const double u_pole_0 = t11 + tau[1];
+  const double t12 = u_pole_0 * 1.5;
+  const double t13 = t10 * 0.1;
+  const double t14 = t12 - t13;
+  const double t15 = t1 * t14;
   const double ac_pole_2 = t1 * 9.8;
-  const double t13 = ac_pole_2 * 0.1;
-  const double t14 = v[1] * v[1];
-  const double t15 = t14 * -0.05;
-  const double pA_pole_5 = t13 + t15;
-  const double t16 = t0 * pA_pole_5;
-  const double pA_cart_3 = t12 + t16;
+  const double t16 = ac_pole_2 * 0.1;
+  const double t17 = v[1] * v[1];
+  const double t18 = t17 * 0.05;
+  const double pA_pole_5 = t16 - t18;
+  const double t19 = t0 * pA_pole_5;
+  const double pA_cart_3 = t15 + t19;
   const double u_cart_0 = tau[0] - pA_cart_3;
   const double da_cart_3 = t9 * u_cart_0;
-  const double t17 = u_pole_0 * 3e+01;
+  const double t20 = u_pole_0 * 3e+01;
   const double da_pole_3 = t1 * da_cart_3;
-  const double t18 = 1.5 * da_pole_3;
-  const double da_pole_1 = t17 - t18;
+  const double t21 = 1.5 * da_pole_3;
+  const double da_pole_1 = t20 - t21;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t8;
   qdd[0] = da_cart_3;
@@ -320,30 +322,30 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t7 = t6 * 6e+01;
   const double t8 = t7 + 1.1;
   const double t9 = 1.0 / IA_cart_21;
-  const double ac_pole_0 = t0 * -9.8;
-  const double t10 = ac_pole_0 * 0.1;
-  const double pA_pole_3 = t10 - fext[15];
-  const double t11 = ac_pole_0 * 0.05;
-  const double pA_pole_1 = t11 - fext[13];
+  const double t10 = 9.8 * t0;
+  const double t11 = t10 * 0.1;
+  const double pA_pole_3 = -t11 - fext[15];
+  const double t12 = t10 * 0.05;
+  const double pA_pole_1 = -t12 - fext[13];
   const double u_pole_0 = tau[1] - pA_pole_1;
-  const double t12 = u_pole_0 * 1.5;
-  const double t13 = pA_pole_3 + t12;
-  const double t14 = t1 * t13;
+  const double t13 = u_pole_0 * 1.5;
+  const double t14 = pA_pole_3 + t13;
+  const double t15 = t1 * t14;
   const double ac_pole_2 = 9.8 * t1;
-  const double t15 = ac_pole_2 * 0.1;
-  const double t16 = v[1] * v[1];
-  const double t17 = t16 * -0.05;
-  const double t18 = t15 + t17;
-  const double pA_pole_5 = t18 - fext[17];
-  const double t19 = t0 * pA_pole_5;
-  const double t20 = t14 + t19;
-  const double pA_cart_3 = t20 - fext[9];
+  const double t16 = ac_pole_2 * 0.1;
+  const double t17 = v[1] * v[1];
+  const double t18 = t17 * 0.05;
+  const double t19 = t16 - t18;
+  const double pA_pole_5 = t19 - fext[17];
+  const double t20 = t0 * pA_pole_5;
+  const double t21 = t15 + t20;
+  const double pA_cart_3 = t21 - fext[9];
   const double u_cart_0 = tau[0] - pA_cart_3;
   const double da_cart_3 = t9 * u_cart_0;
-  const double t21 = u_pole_0 * 3e+01;
+  const double t22 = u_pole_0 * 3e+01;
   const double da_pole_3 = t1 * da_cart_3;
-  const double t22 = 1.5 * da_pole_3;
-  const double da_pole_1 = t21 - t22;
+  const double t23 = 1.5 * da_pole_3;
+  const double da_pole_1 = t22 - t23;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t8;
   qdd[0] = da_cart_3;
@@ -357,7 +359,7 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 9 mul, 4 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
   double t0, t1;
@@ -371,16 +373,16 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   const double t7 = t6 * 6e+01;
   const double t8 = t7 + 1.1;
   const double t9 = 1.0 / IA_cart_21;
-  const double t10 = t1 * -1.5;
-  const double t11 = t9 * t10;
-  const double t12 = t1 * 1.5;
-  const double t13 = t12 * t11;
-  const double t14 = 3e+01 - t13;
+  const double t10 = t1 * 1.5;
+  const double t11 = t10 * t9;
+  const double t12 = -t11;
+  const double t13 = t10 * t11;
+  const double t14 = t13 + 3e+01;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t8;
   Minv[0] = t9;
-  Minv[1] = t11;
-  Minv[2] = t11;
+  Minv[1] = t12;
+  Minv[2] = t12;
   Minv[3] = t14;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -397,8 +399,8 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   mbdc_sincos(q[1], &t0, &t1);
   const double t2 = a[1] * 0.03333333333333333;
   const double t3 = a[0] * t1;
-  const double t4 = t0 * -9.8;
-  const double ac_pole_0 = t3 + t4;
+  const double t4 = t0 * 9.8;
+  const double ac_pole_0 = t3 - t4;
   const double t5 = ac_pole_0 * 0.05;
   const double f_pole_1 = t2 + t5;
   const double t6 = ac_pole_0 * 0.1;
@@ -410,8 +412,8 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
   const double t12 = v[1] * v[1];
-  const double t13 = t12 * -0.05;
-  const double f_pole_5 = t11 + t13;
+  const double t13 = t12 * 0.05;
+  const double f_pole_5 = t11 - t13;
   const double t14 = t0 * f_pole_5;
   const double t15 = t8 + t14;
   const double f_cart_3 = a[0] + t15;
@@ -687,9 +689,9 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t3 = 0.05 * v_pole_3;
   const double t4 = t2 + t3;
   const double t5 = v[1] * t4;
-  const double t6 = 0.1 * v_pole_3;
-  const double t7 = v[1] * -0.05;
-  const double t8 = t6 - t7;
+  const double t6 = 0.05 * v[1];
+  const double t7 = 0.1 * v_pole_3;
+  const double t8 = t6 + t7;
   const double t9 = v_pole_3 * t8;
   const double t10 = t5 + t9;
   const double v_pole_5 = E0_pole_6 * v[0];
@@ -715,9 +717,9 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
   const double v_pole_3 = E0_pole_0 * v[0];
   const double t3 = 0.05 * v_pole_3;
   const double t4 = t2 + t3;
-  const double t5 = 0.1 * v_pole_3;
-  const double t6 = v[1] * -0.05;
-  const double t7 = t5 - t6;
+  const double t5 = 0.05 * v[1];
+  const double t6 = 0.1 * v_pole_3;
+  const double t7 = t5 + t6;
   const double t8 = E0_pole_0 * t7;
   const double v_pole_5 = E0_pole_6 * v[0];
   const double t9 = 0.1 * v_pole_5;
@@ -746,7 +748,7 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
   h[5] = t19;
 }
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 7 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) {
   double E0_pole_6, E0_pole_0;
   mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
@@ -761,10 +763,10 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   const double t5 = q[0] + mc_pole_0;
   const double com_0 = t5 / 1.1;
   const double t6 = q[0] - com_0;
-  const double t7 = E0_pole_6 * -0.05;
-  const double t8 = t6 * t7;
-  const double t9 = t3 - t8;
-  const double t10 = 0.03333333333333333 + t9;
+  const double t7 = IC_cart_1 * t6;
+  const double t8 = t3 + t7;
+  const double t9 = 0.03333333333333333 + t8;
+  const double t10 = -IC_cart_1;
   Ag[0] = 0.0;
   Ag[2] = t2;
   Ag[4] = 0.0;
@@ -772,38 +774,40 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   Ag[8] = 0.0;
   Ag[10] = 0.0;
   Ag[1] = 0.0;
-  Ag[3] = t10;
+  Ag[3] = t9;
   Ag[5] = 0.0;
   Ag[7] = mc_pole_2;
   Ag[9] = 0.0;
-  Ag[11] = t7;
+  Ag[11] = t10;
 }
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 4 add, 2 div, 0 sqrt, 2 sin/cos. */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]) {
   double E0_pole_6, E0_pole_0;
   mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
+  const double t0 = E0_pole_6 * 0.05;
+  const double t1 = q[0] * 0.1;
+  const double mc_pole_0 = t0 + t1;
+  const double t2 = q[0] + mc_pole_0;
+  const double com_0 = t2 / 1.1;
+  const double t3 = q[0] - com_0;
+  const double t4 = v[1] * v[1];
+  const double t5 = 0.05 * t4;
+  const double t6 = E0_pole_0 * t5;
+  const double t7 = t3 * t6;
   const double mc_pole_2 = E0_pole_0 * 0.05;
-  const double t0 = mc_pole_2 / -1.1;
-  const double t1 = v[1] * v[1];
-  const double t2 = t1 * -0.05;
-  const double t3 = E0_pole_6 * t2;
-  const double t4 = t0 * t3;
-  const double t5 = E0_pole_6 * 0.05;
-  const double t6 = q[0] * 0.1;
-  const double mc_pole_0 = t5 + t6;
-  const double t7 = q[0] + mc_pole_0;
-  const double com_0 = t7 / 1.1;
-  const double t8 = q[0] - com_0;
-  const double t9 = E0_pole_0 * t2;
+  const double t8 = mc_pole_2 / -1.1;
+  const double t9 = E0_pole_6 * t5;
   const double t10 = t8 * t9;
-  const double t11 = t4 - t10;
+  const double t11 = t7 - t10;
+  const double t12 = -t9;
+  const double t13 = -t6;
   b[0] = 0.0;
   b[1] = t11;
   b[2] = 0.0;
-  b[3] = t3;
+  b[3] = t12;
   b[4] = 0.0;
-  b[5] = t9;
+  b[5] = t13;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */

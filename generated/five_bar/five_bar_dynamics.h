@@ -81,7 +81,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x1b7f2542c2d6
+#define FIVE_BAR_SET_ID 0x3cbd71d6e412
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -243,7 +243,7 @@ void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], d
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 232 bytes (29 values live at once). */
 void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 256 bytes (32 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 264 bytes (33 values live at once). */
 void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 256 bytes (32 values live at once). */
@@ -255,7 +255,7 @@ void five_bar_integrate(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV]
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 32 bytes (4 values live at once). */
 void five_bar_difference(const double q0[FIVE_BAR_NQ], const double q1[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 568 bytes (71 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 576 bytes (72 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row. Stack: about 112 bytes (14 values live at once). */

@@ -69,7 +69,7 @@ extern "C" {
 #define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x81945b087c3d
+#define GIMBAL_SET_ID 0xad6421c49b42
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -151,7 +151,7 @@ void gimbal_nle_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const 
 /* gravity torques: g(q). Stack: about 128 bytes (16 values live at once). */
 void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 96 bytes (12 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 104 bytes (13 values live at once). */
 void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 232 bytes (29 values live at once). */
@@ -175,10 +175,10 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]);
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 168 bytes (21 values live at once). */
 void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 264 bytes (33 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 248 bytes (31 values live at once). */
 void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 200 bytes (25 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 192 bytes (24 values live at once). */
 void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 192 bytes (24 values live at once). */
@@ -187,7 +187,7 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 184 bytes (23 values live at once). */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 72 bytes (9 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 80 bytes (10 values live at once). */
 void gimbal_com(const double q[GIMBAL_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 208 bytes (26 values live at once). */
@@ -211,7 +211,7 @@ void gimbal_integrate(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], doub
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 72 bytes (9 values live at once). */
 void gimbal_difference(const double q0[GIMBAL_NQ], const double q1[GIMBAL_NQ], double v[GIMBAL_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 360 bytes (45 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);
 
 #ifdef __cplusplus

@@ -81,7 +81,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x04586b4863f8
+#define QUARTER_CAR_SET_ID 0x73cee1ae4a02
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -221,7 +221,7 @@ int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 448 bytes (56 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 472 bytes (59 values live at once). */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 344 bytes (43 values live at once). */
@@ -254,7 +254,7 @@ void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 624 bytes (78 values live at once). */
 void quarter_car_centroidal_momentum(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 512 bytes (64 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 504 bytes (63 values live at once). */
 void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 632 bytes (79 values live at once). */
@@ -275,22 +275,22 @@ void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTE
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 568 bytes (71 values live at once). */
 void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_CAR_NC * QUARTER_CAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1992 bytes (249 values live at once). */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1984 bytes (248 values live at once). */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]);
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 1344 bytes (168 values live at once). */
 void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2552 bytes (319 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2504 bytes (313 values live at once). */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2840 bytes (355 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2800 bytes (350 values live at once). */
 int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2568 bytes (321 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2520 bytes (315 values live at once). */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2880 bytes (360 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2840 bytes (355 values live at once). */
 int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

@@ -1,6 +1,7 @@
 /* sym.c — the expression arena: hash-consed nodes, folding at construction, outputs and names.
  * Liveness, scheduling, counts and evaluation are in sym_sched.c; C text in sym_emit.c. */
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,16 @@ static mbg_sx node(mbg_sym *s, int op, int32_t a, int32_t b) {
   return e;
 }
 
+/* The node (op, a, b) when it exists, else -1 (nothing appended). */
+static mbg_sx find(const mbg_sym *s, int op, int32_t a, int32_t b) {
+  uint64_t tag = SLOT_TAG(key_hash(op, a, b));
+  for (uint32_t i = home(tag, s->slot_bits); s->slot[i] != EMPTY; i = (i + 1) & (s->nslot - 1)) {
+    mbg_sx e = SLOT_ID(s->slot[i]);
+    if (SLOT_TAG(s->slot[i]) == tag && s->a[e] == a && s->b[e] == b && s->op[e] == op) return e;
+  }
+  return -1;
+}
+
 /* ---- leaves ----------------------------------------------------------------------------- */
 
 mbg_sx mbg_sym_const(mbg_sym *s, double v) {
@@ -208,6 +219,18 @@ static int bad_args(mbg_sym *s, mbg_sx a, mbg_sx b, int binary) {
 
 /* ---- operations ------------------------------------------------------------------------- */
 
+static mbg_sx mul_k(mbg_sym *s, mbg_sx x, double c);
+static double exact_reciprocal(double c);
+
+/* e = x·k with k a constant (mul_k's nodes are MUL(x, k) or MUL(k, x)): 1 with *x and *k. */
+static int scaled(const mbg_sym *s, mbg_sx e, mbg_sx *x, double *k) {
+  if (s->op[e] != MBG_SYM_MUL) return 0;
+  if (mbg_sym_is_const(s, s->b[e], k)) return *x = s->a[e], 1;
+  if (mbg_sym_is_const(s, s->a[e], k)) return *x = s->b[e], 1;
+  return 0;
+}
+
+
 mbg_sx mbg_sym_add(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (bad_args(s, a, b, 1)) return -1;
   double ka = 0.0, kb = 0.0;
@@ -220,6 +243,7 @@ mbg_sx mbg_sym_add(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (is_neg(s, b)) return mbg_sym_sub(s, a, s->a[b]); /* a + (−y) = a − y */
   if (cb && kb < 0) return mbg_sym_sub(s, a, mbg_sym_const(s, -kb));
   if (ca && ka < 0) return mbg_sym_sub(s, b, mbg_sym_const(s, -ka));
+  if (a == b) return mul_k(s, a, 2.0); /* x + x = 2x, exactly */
   return a <= b ? node(s, MBG_SYM_ADD, a, b) : node(s, MBG_SYM_ADD, b, a);
 }
 
@@ -234,15 +258,25 @@ mbg_sx mbg_sym_sub(mbg_sym *s, mbg_sx a, mbg_sx b) {
   if (a == b) return mbg_sym_const(s, 0.0);
   if (is_neg(s, b)) return mbg_sym_add(s, a, s->a[b]); /* a − (−y) = a + y */
   if (cb && kb < 0) return mbg_sym_add(s, a, mbg_sym_const(s, -kb));
+  mbg_sx ba = find(s, MBG_SYM_SUB, b, a); /* a − b = −(b − a), exactly: one node for both */
+  if (ba >= 0) return mbg_sym_neg(s, ba);
   return node(s, MBG_SYM_SUB, a, b);
 }
 
-/* x · c for a constant c (x not constant). */
+/* x · c for a constant c (x not constant). A negative c gives −(x·|c|), exactly the same, so
+ * x·c and x·(−c) are one product (the negation folds into the sums that use it); (y·k)·c is
+ * y·(k c) when c is a power of two (exact). */
 static mbg_sx mul_k(mbg_sym *s, mbg_sx x, double c) {
   if (c == 0.0) return mbg_sym_const(s, 0.0);
   if (c == 1.0) return x;
   if (c == -1.0) return mbg_sym_neg(s, x);
   if (is_neg(s, x)) return mul_k(s, s->a[x], -c); /* (−x)·c = x·(−c) */
+  if (c < 0) return mbg_sym_neg(s, mul_k(s, x, -c));
+  mbg_sx y;
+  double ky, r;
+  if (scaled(s, x, &y, &ky) && exact_reciprocal(c) != 0.0 && isfinite(r = ky * c) && r != 0.0 &&
+      fabs(r) >= DBL_MIN)
+    return mul_k(s, y, r);
   mbg_sx k = mbg_sym_const(s, c);
   if (k < 0) return -1;
   return x <= k ? node(s, MBG_SYM_MUL, x, k) : node(s, MBG_SYM_MUL, k, x);
@@ -298,8 +332,10 @@ mbg_sx mbg_sym_neg(mbg_sym *s, mbg_sx a) {
   int op = s->op[a];
   if (op == MBG_SYM_CONST) return mbg_sym_const(s, -mbg_sym_kval(s, a));
   if (op == MBG_SYM_NEG) return s->a[a];
-  if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->a[a], &k)) return mul_k(s, s->b[a], -k);
-  if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->b[a], &k)) return mul_k(s, s->a[a], -k);
+  /* −(x·k): x·(−k) when k < 0 (mul_k keeps its constants positive, so only a product built
+   * before that rule has one), else a negation that folds into its consumers */
+  if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->a[a], &k) && k < 0) return mul_k(s, s->b[a], -k);
+  if (op == MBG_SYM_MUL && mbg_sym_is_const(s, s->b[a], &k) && k < 0) return mul_k(s, s->a[a], -k);
   if (op == MBG_SYM_DIV && (mbg_sym_is_const(s, s->a[a], &k) || mbg_sym_is_const(s, s->b[a], &k))) {
     mbg_sx x = s->a[a], y = s->b[a]; /* −(c/y) = (−c)/y, −(x/c) = x/(−c) */
     return s->op[x] == MBG_SYM_CONST ? mbg_sym_div(s, mbg_sym_const(s, -k), y)

@@ -8,10 +8,11 @@
  *   - folding at construction, only where IEEE arithmetic gives the same finite result:
  *     const∘const (as C double arithmetic, kept only when finite), x·0 = 0, x·1 = x,
  *     x·(−1) = −x, x±0 = x, 0−x = −x, x−x = 0, −(−x) = x, x/1 = x, x/(−1) = −x, 0/x = 0,
- *     x/2^k = x·2^−k, sqrt/sin/cos of constants; negations move into constants
- *     ((−x)·c = x·(−c)), into subtractions (a + (−b) = a − b, a − (−b) = a + b, a + (−c) = a − c)
- *     and outward through products and quotients ((−a)·b = −(a·b)), all exact in IEEE
- *     round-to-nearest. Nothing is reassociated or distributed.
+ *     x/2^k = x·2^−k, sqrt/sin/cos of constants, x + x = 2x, (x·k)·2^m = x·(k 2^m); negations
+ *     move out of constants (x·(−c) = −(x·c), so x·c and x·(−c) are one product), into
+ *     subtractions (a + (−b) = a − b, a − (−b) = a + b, a + (−c) = a − c) and outward through
+ *     products and quotients ((−a)·b = −(a·b)); b − a is −(a − b) when a − b exists, so both are
+ *     one node. All exact in IEEE round-to-nearest. Nothing is reassociated or distributed.
  *   - operands always have smaller ids than their node: id order is a topological order.
  *
  * Errors: a failed allocation or a bad argument returns -1 (ids) and sets a sticky flag

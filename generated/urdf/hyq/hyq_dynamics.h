@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x79d769255994
+#define HYQ_SET_ID 0xd1ff3c77975a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -212,19 +212,19 @@ void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fe
 /* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1368 bytes (171 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1352 bytes (169 values live at once). */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 2928 bytes (366 values live at once). */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2048 bytes (256 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2064 bytes (258 values live at once). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2048 bytes (256 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2064 bytes (258 values live at once). */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2880 bytes (360 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3120 bytes (390 values live at once). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1136 bytes (142 values live at once). */
@@ -242,28 +242,28 @@ void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2424 bytes (303 values live at once). */
 void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 936 bytes (117 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 952 bytes (119 values live at once). */
 void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1024 bytes (128 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1048 bytes (131 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 456 bytes (57 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 472 bytes (59 values live at once). */
 void hyq_com(const double q[HYQ_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 976 bytes (122 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 992 bytes (124 values live at once). */
 void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 384 bytes (48 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 400 bytes (50 values live at once). */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 2008 bytes (251 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 2016 bytes (252 values live at once). */
 void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 2208 bytes (276 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 2152 bytes (269 values live at once). */
 void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 2008 bytes (251 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 2016 bytes (252 values live at once). */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */

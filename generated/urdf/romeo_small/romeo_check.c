@@ -12,7 +12,7 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x45dab4f51222
+#if ROMEO_SET_ID != 0xbe8b11178396
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x45dab4f51222
+#define ROMEO_SET_ID 0xbe8b11178396
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -327,7 +327,7 @@ void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const dou
 /* gravity torques: g(q). Stack: about 1464 bytes (183 values live at once). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 3192 bytes (399 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 3120 bytes (390 values live at once). */
 void romeo_crba(const double q[ROMEO_NQ], double M[ROMEO_NV * ROMEO_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 6984 bytes (873 values live at once). */
@@ -351,31 +351,31 @@ void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 2896 bytes (362 values live at once). */
 void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13224 bytes (1653 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13232 bytes (1654 values live at once). */
 void romeo_frame_jacobian(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 8136 bytes (1017 values live at once). */
 void romeo_frame_jacobian_world(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 2584 bytes (323 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 2624 bytes (328 values live at once). */
 void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], double vel[6 * ROMEO_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2744 bytes (343 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2816 bytes (352 values live at once). */
 void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 912 bytes (114 values live at once). */
 void romeo_com(const double q[ROMEO_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 2000 bytes (250 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 2008 bytes (251 values live at once). */
 void romeo_com_jacobian(const double q[ROMEO_NQ], double Jc[3 * ROMEO_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 640 bytes (80 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 648 bytes (81 values live at once). */
 void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 4328 bytes (541 values live at once). */
 void romeo_centroidal_momentum(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3936 bytes (492 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3872 bytes (484 values live at once). */
 void romeo_ccrba(const double q[ROMEO_NQ], double Ag[6 * ROMEO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 4328 bytes (541 values live at once). */
@@ -387,7 +387,7 @@ void romeo_integrate(const double q[ROMEO_NQ], const double v[ROMEO_NV], double 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 296 bytes (37 values live at once). */
 void romeo_difference(const double q0[ROMEO_NQ], const double q1[ROMEO_NQ], double v[ROMEO_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18120 bytes (2265 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18112 bytes (2264 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
 #ifdef __cplusplus

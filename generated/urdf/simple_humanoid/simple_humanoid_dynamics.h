@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x9d0445fa310f
+#define SIMPLE_HUMANOID_SET_ID 0xf5e79eccc1df
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -289,10 +289,10 @@ void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMP
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 3056 bytes (382 values live at once). */
 void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double h[SIMPLE_HUMANOID_NV]);
 
-/* gravity torques: g(q). Stack: about 1184 bytes (148 values live at once). */
+/* gravity torques: g(q). Stack: about 1192 bytes (149 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2960 bytes (370 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2896 bytes (362 values live at once). */
 void simple_humanoid_crba(const double q[SIMPLE_HUMANOID_NQ], double M[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 6216 bytes (777 values live at once). */
@@ -304,7 +304,7 @@ int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPL
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 3216 bytes (402 values live at once). */
 int simple_humanoid_aba_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 6888 bytes (861 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 6952 bytes (869 values live at once). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 2032 bytes (254 values live at once). */
@@ -334,13 +334,13 @@ void simple_humanoid_com(const double q[SIMPLE_HUMANOID_NQ], double c[3]);
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1920 bytes (240 values live at once). */
 void simple_humanoid_com_jacobian(const double q[SIMPLE_HUMANOID_NQ], double Jc[3 * SIMPLE_HUMANOID_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 648 bytes (81 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 664 bytes (83 values live at once). */
 void simple_humanoid_energy(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3952 bytes (494 values live at once). */
 void simple_humanoid_centroidal_momentum(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3440 bytes (430 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3384 bytes (423 values live at once). */
 void simple_humanoid_ccrba(const double q[SIMPLE_HUMANOID_NQ], double Ag[6 * SIMPLE_HUMANOID_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3944 bytes (493 values live at once). */
@@ -352,7 +352,7 @@ void simple_humanoid_integrate(const double q[SIMPLE_HUMANOID_NQ], const double 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 280 bytes (35 values live at once). */
 void simple_humanoid_difference(const double q0[SIMPLE_HUMANOID_NQ], const double q1[SIMPLE_HUMANOID_NQ], double v[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12616 bytes (1577 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12528 bytes (1566 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
 #ifdef __cplusplus

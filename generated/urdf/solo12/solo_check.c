@@ -12,7 +12,7 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x48a88839e9d3
+#if SOLO_SET_ID != 0xf38423dee08e
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

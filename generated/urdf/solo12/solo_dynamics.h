@@ -71,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x48a88839e9d3
+#define SOLO_SET_ID 0xf38423dee08e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -225,7 +225,7 @@ void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double
 /* gravity torques: g(q). Stack: about 720 bytes (90 values live at once). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1256 bytes (157 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1240 bytes (155 values live at once). */
 void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 2856 bytes (357 values live at once). */
@@ -237,7 +237,7 @@ int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2064 bytes (258 values live at once). */
 int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double qdd[SOLO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2512 bytes (314 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2680 bytes (335 values live at once). */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1560 bytes (195 values live at once). */
@@ -255,25 +255,25 @@ void solo_frame_jacobian(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2320 bytes (290 values live at once). */
 void solo_frame_jacobian_world(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 856 bytes (107 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 848 bytes (106 values live at once). */
 void solo_frame_velocity(const double q[SOLO_NQ], const double v[SOLO_NV], double vel[6 * SOLO_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 896 bytes (112 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 880 bytes (110 values live at once). */
 void solo_frame_acceleration_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double acc[6 * SOLO_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 416 bytes (52 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 424 bytes (53 values live at once). */
 void solo_com(const double q[SOLO_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 904 bytes (113 values live at once). */
 void solo_com_jacobian(const double q[SOLO_NQ], double Jc[3 * SOLO_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 360 bytes (45 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 376 bytes (47 values live at once). */
 void solo_energy(const double q[SOLO_NQ], const double v[SOLO_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1872 bytes (234 values live at once). */
 void solo_centroidal_momentum(const double q[SOLO_NQ], const double v[SOLO_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1984 bytes (248 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1912 bytes (239 values live at once). */
 void solo_ccrba(const double q[SOLO_NQ], double Ag[6 * SOLO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1872 bytes (234 values live at once). */
@@ -288,13 +288,13 @@ void solo_difference(const double q0[SOLO_NQ], const double q1[SOLO_NQ], double 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);
 
-/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 4584 bytes (573 values live at once). */
+/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 4632 bytes (579 values live at once). */
 int solo_contact_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const int contacts[SOLO_NCONTACT], double qdd[SOLO_NV], double force[SOLO_NCROWS]);
 
-/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 4584 bytes (573 values live at once). */
+/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 4632 bytes (579 values live at once). */
 int solo_contact_fd_reg(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const int contacts[SOLO_NCONTACT], const double mu[SOLO_NCONTACT], double qdd[SOLO_NV], double force[SOLO_NCROWS]);
 
-/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 4104 bytes (513 values live at once). */
+/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 4200 bytes (525 values live at once). */
 int solo_impulse(const double q[SOLO_NQ], const double v_minus[SOLO_NV], const int contacts[SOLO_NCONTACT], double v_plus[SOLO_NV], double impulse[SOLO_NCROWS]);
 
 #ifdef __cplusplus

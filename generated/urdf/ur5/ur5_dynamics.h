@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x9abfb69c5cb8
+#define UR5_SET_ID 0xd0aa2c90c629
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -175,7 +175,7 @@ void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fe
 /* gravity torques: g(q). Stack: about 224 bytes (28 values live at once). */
 void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 248 bytes (31 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 264 bytes (33 values live at once). */
 void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 640 bytes (80 values live at once). */
@@ -187,7 +187,7 @@ int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 664 bytes (83 values live at once). */
 int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 544 bytes (68 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 576 bytes (72 values live at once). */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 488 bytes (61 values live at once). */
@@ -235,7 +235,7 @@ void ur5_integrate(const double q[UR5_NQ], const double v[UR5_NV], double dt, do
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 48 bytes (6 values live at once). */
 void ur5_difference(const double q0[UR5_NQ], const double q1[UR5_NQ], double v[UR5_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2048 bytes (256 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2040 bytes (255 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
 
 #ifdef __cplusplus
