@@ -248,7 +248,7 @@ static void t_dce_and_schedule(void **st) {
   assert_false(live[mbg_sym_add(s, c, d)]);
   assert_true(live[ab] && live[a] && live[d]);
   mbg_sx *order;
-  assert_int_equal(mbg_sym_schedule(s, &order), 3); /* ab, y0, y1: depth-first, output order */
+  assert_int_equal(mbg_sym_schedule(s, 1, &order), 3); /* ab, y0, y1: depth-first, output order */
   assert_int_equal(order[0], ab);
   assert_int_equal(order[1], y0);
   assert_int_equal(order[2], y1);
@@ -408,24 +408,41 @@ static void t_eval_random(void **st) {
       if (!(got == want && (want == 0.0 || same_bits(got, want))))
         fail_msg("DAG %d entry %d: engine %.17g, direct C %.17g", dag, i, got, want);
     }
-    /* the schedule: every live operation once, operands first */
-    mbg_sx *order;
-    int32_t len = mbg_sym_schedule(r.s, &order), live_ops = 0;
+    /* every order (depth-first or by id, sines and cosines first or not): every live operation
+     * once, operands first; the schedule is the one of the two with the smaller peak */
     size_t size = (size_t)mbg_sym_size(r.s);
-    unsigned char *live = malloc(size), *done = calloc(size, 1);
+    unsigned char *live = malloc(size);
+    int32_t live_ops = 0;
     mbg_sym_live(r.s, live);
     for (mbg_sx e = 0; e < mbg_sym_size(r.s); e++)
       live_ops += live[e] && mbg_sym_op_of(r.s, e) > MBG_SYM_INPUT;
-    assert_int_equal(len, live_ops);
-    for (int32_t k = 0; k < len; k++) {
-      for (int a = 0; a < 2; a++) {
-        mbg_sx x = mbg_sym_arg(r.s, order[k], a);
-        assert_true(x < 0 || mbg_sym_op_of(r.s, x) <= MBG_SYM_INPUT || done[x]);
+    for (int kind = 0; kind < 6; kind++) {
+      int trig_first = kind & 1;
+      mbg_sx *order;
+      int32_t len = kind < 4 ? mbg_sym_order(r.s, trig_first, kind >> 1, &order)
+                             : mbg_sym_schedule(r.s, trig_first, &order);
+      unsigned char *done = calloc(size, 1);
+      assert_int_equal(len, live_ops);
+      for (int32_t k = 0; k < len; k++) {
+        for (int a = 0; a < 2; a++) {
+          mbg_sx x = mbg_sym_arg(r.s, order[k], a);
+          assert_true(x < 0 || mbg_sym_op_of(r.s, x) <= MBG_SYM_INPUT || done[x]);
+        }
+        assert_false(done[order[k]]);
+        done[order[k]] = 1;
       }
-      assert_false(done[order[k]]);
-      done[order[k]] = 1;
+      if (kind >= 4) {
+        mbg_sx *o0, *o1;
+        int32_t l0 = mbg_sym_order(r.s, trig_first, 0, &o0), l1 = mbg_sym_order(r.s, trig_first, 1, &o1);
+        long p0 = mbg_sym_order_peak(r.s, o0, l0), p1 = mbg_sym_order_peak(r.s, o1, l1), peak;
+        assert_int_equal(mbg_sym_peak_live(r.s, trig_first, &peak), 0);
+        assert_int_equal(peak, p1 < p0 ? p1 : p0);
+        assert_int_equal(mbg_sym_order_peak(r.s, order, len), peak);
+        free(o0), free(o1);
+      }
+      free(order), free(done);
     }
-    free(order), free(live), free(done), free(v);
+    free(live), free(v);
     mbg_sym_free(r.s);
   }
   assert_true(compared > total * 8 / 10); /* most values are finite: the test has teeth */
@@ -689,7 +706,7 @@ static void t_peak_live(void **state) {
   mbg_sx t3 = mbg_sym_mul(s, mbg_sym_mul(s, mbg_sym_mul(s, a, b), c), d);
   assert_int_equal(mbg_sym_output(s, "out", 0, t3), 0);
   long peak = -1;
-  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
   assert_int_equal(peak, 2);
   mbg_sym_free(s);
   /* outputs are stored at the end: x = a b and y = c d stay live beside x + y (three); a
@@ -701,13 +718,13 @@ static void t_peak_live(void **state) {
   assert_int_equal(mbg_sym_output(s, "out", 0, x), 0);
   assert_int_equal(mbg_sym_output(s, "out", 1, y), 0);
   assert_int_equal(mbg_sym_output(s, "out", 2, mbg_sym_sub(s, mbg_sym_neg(s, x), y)), 0);
-  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
   assert_int_equal(peak, 3);
   mbg_sym_free(s);
   /* nothing but inputs: no temporary */
   s = mbg_sym_new();
   assert_int_equal(mbg_sym_output(s, "out", 0, mbg_sym_input(s, "q", 0)), 0);
-  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
   assert_int_equal(peak, 0);
   mbg_sym_free(s);
 }

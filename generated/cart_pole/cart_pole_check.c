@@ -12,7 +12,7 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xc71ef1a095c2
+#if CART_POLE_SET_ID != 0x269b1ef388d4
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

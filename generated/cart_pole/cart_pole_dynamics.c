@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0xc71ef1a095c2
+#if CART_POLE_SET_ID != 0x269b1ef388d4
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -88,23 +88,23 @@ const char *const cart_pole_frame_names[CART_POLE_NF] = {"cart", "pole"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = a[0] * t1;
-  const double t3 = t0 * 9.8;
-  const double ac_pole_0 = t2 - t3;
+  double t2, t0;
+  mbdc_sincos(q[1], &t2, &t0);
+  const double t1 = a[0] * t0;
+  const double t3 = t2 * 9.8;
+  const double ac_pole_0 = t1 - t3;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
-  const double t6 = t1 * f_pole_3;
-  const double t7 = a[0] * t0;
-  const double t8 = t1 * 9.8;
+  const double t6 = t0 * f_pole_3;
+  const double t7 = a[0] * t2;
+  const double t8 = t0 * 9.8;
   const double ac_pole_2 = t7 + t8;
   const double t9 = ac_pole_2 * 0.1;
   const double t10 = v[1] * v[1];
   const double t11 = t10 * 0.05;
   const double f_pole_5 = t9 - t11;
-  const double t12 = t0 * f_pole_5;
+  const double t12 = t2 * f_pole_5;
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
   const double t14 = a[1] * 0.03333333333333333;
@@ -116,18 +116,18 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 13 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = a[0] - fext[9];
-  const double t3 = a[0] * t1;
-  const double t4 = 9.8 * t0;
-  const double ac_pole_0 = t3 - t4;
+  const double t0 = a[0] - fext[9];
+  double t3, t1;
+  mbdc_sincos(q[1], &t3, &t1);
+  const double t2 = a[0] * t1;
+  const double t4 = 9.8 * t3;
+  const double ac_pole_0 = t2 - t4;
   const double t5 = ac_pole_0 * 0.1;
   const double t6 = a[1] * 0.05;
   const double t7 = t5 + t6;
   const double f_pole_3 = t7 - fext[15];
   const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t0;
+  const double t9 = a[0] * t3;
   const double t10 = 9.8 * t1;
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
@@ -135,9 +135,9 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   const double t13 = t12 * 0.05;
   const double t14 = t11 - t13;
   const double f_pole_5 = t14 - fext[17];
-  const double t15 = t0 * f_pole_5;
+  const double t15 = t3 * f_pole_5;
   const double t16 = t8 + t15;
-  const double f_cart_3 = t2 + t16;
+  const double f_cart_3 = t0 + t16;
   const double t17 = a[1] * 0.03333333333333333;
   const double t18 = ac_pole_0 * 0.05;
   const double t19 = t17 + t18;
@@ -168,19 +168,19 @@ void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], d
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 9 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = 9.8 * t0;
+  double t1, t0;
+  mbdc_sincos(q[1], &t1, &t0);
+  const double t2 = 9.8 * t1;
   const double t3 = t2 * 0.1;
   const double f_pole_3 = -t3 - fext[15];
-  const double t4 = t1 * f_pole_3;
-  const double ac_pole_2 = 9.8 * t1;
+  const double t4 = t0 * f_pole_3;
+  const double ac_pole_2 = 9.8 * t0;
   const double t5 = ac_pole_2 * 0.1;
   const double t6 = v[1] * v[1];
   const double t7 = t6 * 0.05;
   const double t8 = t5 - t7;
   const double f_pole_5 = t8 - fext[17];
-  const double t9 = t0 * f_pole_5;
+  const double t9 = t1 * f_pole_5;
   const double t10 = t4 + t9;
   const double f_cart_3 = t10 - fext[9];
   const double t11 = t2 * 0.05;
@@ -222,34 +222,34 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
   const double IC_cart_3 = t1 * 0.05;
-  const double L_1_0 = IC_cart_3 * 3e+01;
-  const double t2 = IC_cart_3 * L_1_0;
-  const double D_cart_0 = 1.1 - t2;
-  const double t3 = L_1_0 * L_1_0;
-  const double t4 = 0.06666666666666667 * t3;
-  const double t5 = t4 + 1.1;
-  const double t6 = 1.0 / D_cart_0;
+  const double t2 = t0 * 9.8;
   const double ac_pole_2 = t1 * 9.8;
-  const double t7 = ac_pole_2 * 0.1;
-  const double t8 = v[1] * v[1];
-  const double t9 = 0.05 * t8;
-  const double f_pole_5 = t7 - t9;
-  const double t10 = t0 * f_pole_5;
-  const double t11 = t0 * 9.8;
-  const double t12 = t11 * 0.1;
-  const double t13 = t1 * t12;
-  const double f_cart_3 = t10 - t13;
-  const double t14 = tau[0] - f_cart_3;
-  const double t15 = 0.05 * t11;
-  const double t16 = t15 + tau[1];
+  const double t3 = v[1] * v[1];
+  const double t4 = 0.05 * t2;
+  const double t5 = t2 * 0.1;
+  const double t6 = ac_pole_2 * 0.1;
+  const double t7 = 0.05 * t3;
+  const double f_pole_5 = t6 - t7;
+  const double t8 = t1 * t5;
+  const double t9 = t0 * f_pole_5;
+  const double f_cart_3 = t9 - t8;
+  const double L_1_0 = IC_cart_3 * 3e+01;
+  const double t10 = L_1_0 * L_1_0;
+  const double t11 = 0.06666666666666667 * t10;
+  const double t12 = t11 + 1.1;
+  const double t13 = IC_cart_3 * L_1_0;
+  const double D_cart_0 = 1.1 - t13;
+  const double t14 = 1.0 / D_cart_0;
+  const double t15 = tau[0] - f_cart_3;
+  const double t16 = t4 + tau[1];
   const double t17 = L_1_0 * t16;
-  const double t18 = t14 - t17;
-  const double t19 = t6 * t18;
+  const double t18 = t15 - t17;
+  const double t19 = t14 * t18;
   const double t20 = 3e+01 * t16;
   const double t21 = L_1_0 * t19;
   const double t22 = t20 - t21;
   pivot[0] = D_cart_0;
-  pivot_ref[0] = t5;
+  pivot_ref[0] = t12;
   qdd[0] = t19;
   qdd[1] = t22;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
@@ -266,37 +266,37 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   double pivot[1], pivot_ref[1];
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = t0 * t0;
-  const double t3 = t2 * 0.07500000000000001;
-  const double t4 = t3 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t4;
-  const double t5 = t1 * 0.05;
-  const double t6 = t5 * t5;
-  const double t7 = t6 * 6e+01;
-  const double t8 = t7 + 1.1;
-  const double t9 = 1.0 / IA_cart_21;
-  const double t10 = t0 * 9.8;
-  const double t11 = t10 * 0.05;
-  const double u_pole_0 = t11 + tau[1];
-  const double t12 = u_pole_0 * 1.5;
-  const double t13 = t10 * 0.1;
-  const double t14 = t12 - t13;
-  const double t15 = t1 * t14;
+  const double t2 = t0 * 9.8;
   const double ac_pole_2 = t1 * 9.8;
-  const double t16 = ac_pole_2 * 0.1;
-  const double t17 = v[1] * v[1];
-  const double t18 = t17 * 0.05;
-  const double pA_pole_5 = t16 - t18;
-  const double t19 = t0 * pA_pole_5;
-  const double pA_cart_3 = t15 + t19;
+  const double t3 = v[1] * v[1];
+  const double t4 = t2 * 0.05;
+  const double t5 = t2 * 0.1;
+  const double t6 = ac_pole_2 * 0.1;
+  const double t7 = t3 * 0.05;
+  const double pA_pole_5 = t6 - t7;
+  const double u_pole_0 = t4 + tau[1];
+  const double t8 = t1 * 0.05;
+  const double t9 = t8 * t8;
+  const double t10 = t9 * 6e+01;
+  const double t11 = t10 + 1.1;
+  const double t12 = u_pole_0 * 1.5;
+  const double t13 = t12 - t5;
+  const double t14 = t0 * t0;
+  const double t15 = t14 * 0.07500000000000001;
+  const double t16 = t15 + 0.024999999999999994;
+  const double t17 = t1 * t13;
+  const double t18 = t0 * pA_pole_5;
+  const double pA_cart_3 = t17 + t18;
+  const double IA_cart_21 = 1.0 + t16;
+  const double t19 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t9 * u_cart_0;
-  const double t20 = u_pole_0 * 3e+01;
+  const double da_cart_3 = t19 * u_cart_0;
   const double da_pole_3 = t1 * da_cart_3;
+  const double t20 = u_pole_0 * 3e+01;
   const double t21 = 1.5 * da_pole_3;
   const double da_pole_1 = t20 - t21;
   pivot[0] = IA_cart_21;
-  pivot_ref[0] = t8;
+  pivot_ref[0] = t11;
   qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
@@ -313,41 +313,41 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   double pivot[1], pivot_ref[1];
   double t0, t1;
   mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = t0 * t0;
-  const double t3 = t2 * 0.07500000000000001;
-  const double t4 = t3 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t4;
-  const double t5 = t1 * 0.05;
-  const double t6 = t5 * t5;
-  const double t7 = t6 * 6e+01;
-  const double t8 = t7 + 1.1;
-  const double t9 = 1.0 / IA_cart_21;
-  const double t10 = 9.8 * t0;
-  const double t11 = t10 * 0.1;
-  const double pA_pole_3 = -t11 - fext[15];
-  const double t12 = t10 * 0.05;
-  const double pA_pole_1 = -t12 - fext[13];
+  const double t2 = 9.8 * t0;
+  const double ac_pole_2 = 9.8 * t1;
+  const double t3 = v[1] * v[1];
+  const double t4 = t2 * 0.05;
+  const double t5 = t2 * 0.1;
+  const double t6 = ac_pole_2 * 0.1;
+  const double t7 = t3 * 0.05;
+  const double t8 = t6 - t7;
+  const double pA_pole_1 = -t4 - fext[13];
+  const double pA_pole_3 = -t5 - fext[15];
+  const double pA_pole_5 = t8 - fext[17];
   const double u_pole_0 = tau[1] - pA_pole_1;
+  const double t9 = t1 * 0.05;
+  const double t10 = t9 * t9;
+  const double t11 = t10 * 6e+01;
+  const double t12 = t11 + 1.1;
   const double t13 = u_pole_0 * 1.5;
   const double t14 = pA_pole_3 + t13;
-  const double t15 = t1 * t14;
-  const double ac_pole_2 = 9.8 * t1;
-  const double t16 = ac_pole_2 * 0.1;
-  const double t17 = v[1] * v[1];
-  const double t18 = t17 * 0.05;
-  const double t19 = t16 - t18;
-  const double pA_pole_5 = t19 - fext[17];
-  const double t20 = t0 * pA_pole_5;
-  const double t21 = t15 + t20;
-  const double pA_cart_3 = t21 - fext[9];
+  const double t15 = t0 * t0;
+  const double t16 = t15 * 0.07500000000000001;
+  const double t17 = t16 + 0.024999999999999994;
+  const double t18 = t1 * t14;
+  const double t19 = t0 * pA_pole_5;
+  const double t20 = t18 + t19;
+  const double IA_cart_21 = 1.0 + t17;
+  const double pA_cart_3 = t20 - fext[9];
+  const double t21 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t9 * u_cart_0;
-  const double t22 = u_pole_0 * 3e+01;
+  const double da_cart_3 = t21 * u_cart_0;
   const double da_pole_3 = t1 * da_cart_3;
+  const double t22 = u_pole_0 * 3e+01;
   const double t23 = 1.5 * da_pole_3;
   const double da_pole_1 = t22 - t23;
   pivot[0] = IA_cart_21;
-  pivot_ref[0] = t8;
+  pivot_ref[0] = t12;
   qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
@@ -362,18 +362,18 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 /* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = t0 * t0;
-  const double t3 = t2 * 0.07500000000000001;
-  const double t4 = t3 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t4;
-  const double t5 = t1 * 0.05;
+  double t0, t4;
+  mbdc_sincos(q[1], &t0, &t4);
+  const double t1 = t0 * t0;
+  const double t2 = t1 * 0.07500000000000001;
+  const double t3 = t2 + 0.024999999999999994;
+  const double IA_cart_21 = 1.0 + t3;
+  const double t5 = t4 * 0.05;
   const double t6 = t5 * t5;
   const double t7 = t6 * 6e+01;
   const double t8 = t7 + 1.1;
   const double t9 = 1.0 / IA_cart_21;
-  const double t10 = t1 * 1.5;
+  const double t10 = t4 * 1.5;
   const double t11 = t10 * t9;
   const double t12 = -t11;
   const double t13 = t10 * t11;
@@ -395,30 +395,30 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = a[1] * 0.03333333333333333;
-  const double t3 = a[0] * t1;
-  const double t4 = t0 * 9.8;
-  const double ac_pole_0 = t3 - t4;
+  const double t0 = a[1] * 0.03333333333333333;
+  double t3, t1;
+  mbdc_sincos(q[1], &t3, &t1);
+  const double t2 = a[0] * t1;
+  const double t4 = t3 * 9.8;
+  const double ac_pole_0 = t2 - t4;
   const double t5 = ac_pole_0 * 0.05;
-  const double f_pole_1 = t2 + t5;
+  const double f_pole_1 = t0 + t5;
   const double t6 = ac_pole_0 * 0.1;
   const double t7 = a[1] * 0.05;
   const double f_pole_3 = t6 + t7;
   const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t0;
+  const double t9 = a[0] * t3;
   const double t10 = t1 * 9.8;
   const double ac_pole_2 = t9 + t10;
   const double t11 = ac_pole_2 * 0.1;
   const double t12 = v[1] * v[1];
   const double t13 = t12 * 0.05;
   const double f_pole_5 = t11 - t13;
-  const double t14 = t0 * f_pole_5;
+  const double t14 = t3 * f_pole_5;
   const double t15 = t8 + t14;
   const double f_cart_3 = a[0] + t15;
   const double t16 = t1 * f_pole_5;
-  const double t17 = t0 * f_pole_3;
+  const double t17 = t3 * f_pole_3;
   const double t18 = t16 - t17;
   const double f_cart_5 = 9.8 + t18;
   wrench[0] = 0.0;
@@ -680,11 +680,11 @@ void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POL
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.5;
   const double t2 = v[1] * 0.03333333333333333;
+  double E0_pole_6, E0_pole_0;
+  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
   const double v_pole_3 = E0_pole_0 * v[0];
   const double t3 = 0.05 * v_pole_3;
   const double t4 = t2 + t3;

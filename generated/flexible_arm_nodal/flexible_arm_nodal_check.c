@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x6ddf1c4d0a76
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x14ef0fa1a46e
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

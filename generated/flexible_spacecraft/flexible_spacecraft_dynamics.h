@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0xc070ac391410
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x92ee0222e745
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -178,10 +178,10 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NF]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
 void flexible_spacecraft_integrate(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double dt, double q_out[FLEXIBLE_SPACECRAFT_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 136 bytes (17 values live at once). */
 void flexible_spacecraft_difference(const double q0[FLEXIBLE_SPACECRAFT_NQ], const double q1[FLEXIBLE_SPACECRAFT_NQ], double v[FLEXIBLE_SPACECRAFT_NV]);
 
 /* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 232 bytes (29 values live at once). */

@@ -96,12 +96,18 @@ int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name);
 
 /* live[e] = 1 for nodes reachable from the outputs, else 0 (live has mbg_sym_size entries). */
 void mbg_sym_live(const mbg_sym *s, unsigned char *live);
-/* Emission order of the live non-leaf nodes: first every live sine and cosine (with what its
- * argument needs) in id order — so the generated code makes its libm calls before any other
- * temporary is live, and none has to be spilled around a call — then each output's cone
- * depth-first, in output order, operands before their node, each node right before its first
- * use. *order is malloc'ed (free it); returns its length, or -1 when out of memory. */
-int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
+/* Emission order of the live non-leaf nodes. With trig_first (sines and cosines by libm calls),
+ * first every live sine and cosine (with what its argument needs) in id order — so the generated
+ * code makes its calls before any other temporary is live, and none has to be spilled around a
+ * call. Then one of two orders, whichever keeps fewer values live at once (mbg_sym_peak_live;
+ * a tie keeps the first): each output's cone depth-first, in output order, each node right
+ * before its first use; or every node in id order, the order the recipe built them in (its
+ * sweeps over the tree: a body's values are made and used together — on a legged robot's RNEA
+ * half the peak of the first). *order is malloc'ed (free it); returns its length, or -1 when
+ * out of memory. */
+int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order);
+/* One of the two orders: by_id 0 depth-first by output, 1 in id order (as above). */
+int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:
  *   mul  multiplications           add  additions and subtractions
@@ -121,7 +127,9 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
  * are stored; a negation folded into its consumers is not a temporary): the storage, registers
  * and stack, the code asks for. A compiler may reorder and need somewhat more or less
  * (docs/generator.md, "Stack"). Returns 0, or -1 (memory). */
-int mbg_sym_peak_live(const mbg_sym *s, long *peak);
+int mbg_sym_peak_live(const mbg_sym *s, int trig_first, long *peak);
+/* The same for a given order of the live non-leaf nodes (mbg_sym_order); -1 when out of memory. */
+long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len);
 
 /* The dependency depth of the outputs: the longest path, in operations, through the live DAG
  * (a negation adds nothing: it folds into its consumer). With cut non-NULL, only the work after

@@ -378,7 +378,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc) rc = format_literals(&m, live);
   if (!rc && m.sincos) rc = pair_trig(&m, live) ? MBG_SYM_ENOMEM : 0;
   free(live);
-  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc) len = mbg_sym_schedule(s, !m.sincos, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
     if (m.sincos && (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS))

@@ -43,29 +43,57 @@ static void schedule_cone(const mbg_sym *s, mbg_sx root, unsigned char *stage, m
   }
 }
 
-int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
+/* Schedule into out (room for every node): with trig_first the live sines and cosines' cones
+ * first, in id order (a libm call in the middle of the arithmetic would spill every live
+ * temporary around it); then, by_id, every other live operation in id order — the order the
+ * recipe built them in, which follows the algorithm's own sweeps — else each output's cone
+ * depth-first in output order. Returns the length. */
+static int32_t order_into(const mbg_sym *s, int trig_first, int by_id, const unsigned char *live,
+                          unsigned char *stage, mbg_sx *stack, mbg_sx *out) {
+  int32_t len = 0;
+  memset(stage, 0, (size_t)s->n + 1);
+  for (mbg_sx e = 0; trig_first && e < s->n; e++)
+    if (live[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
+      schedule_cone(s, e, stage, stack, out, &len);
+  for (mbg_sx e = 0; by_id && e < s->n; e++) /* operands have smaller ids */
+    if (live[e] && !mbg_sym_is_leaf_op(s->op[e]) && stage[e] != 3) stage[e] = 3, out[len++] = e;
+  for (int32_t i = 0; i < s->nout; i++) schedule_cone(s, s->out_e[i], stage, stack, out, &len);
+  return len;
+}
+
+int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **order) {
   *order = NULL;
   if (!s) return -1;
   size_t n = (size_t)s->n + 1;
-  unsigned char *stage = calloc(n, 1);
+  unsigned char *stage = malloc(n), *live = malloc(n);
   mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
-  int32_t len = 0;
-  if (!stage || !stack || !out) {
-    free(stage), free(stack), free(out);
+  if (live) mbg_sym_live(s, live);
+  int32_t len = stage && live && stack && out
+                    ? order_into(s, trig_first, by_id, live, stage, stack, out) : -1;
+  free(stage), free(live), free(stack);
+  if (len < 0) free(out), out = NULL;
+  *order = out;
+  return len;
+}
+
+int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order) {
+  mbg_sx *alt = NULL;
+  /* the two orders, and the one that keeps fewer values live at once (the registers and stack
+   * slots the code asks for; ties to the depth-first one) */
+  int32_t len = mbg_sym_order(s, trig_first, 0, order);
+  int32_t alen = len >= 0 ? mbg_sym_order(s, trig_first, 1, &alt) : -1;
+  long peak = alen >= 0 ? mbg_sym_order_peak(s, *order, len) : -1;
+  long apeak = peak >= 0 ? mbg_sym_order_peak(s, alt, alen) : -1;
+  if (apeak < 0) {
+    free(*order), free(alt);
+    *order = NULL;
     return -1;
   }
-  /* the live sines and cosines first, in id order: a libm call in the middle of the arithmetic
-   * would spill every live temporary around it */
-  mbg_sym_live(s, stage);
-  for (mbg_sx e = 0; e < s->n; e++) {
-    int trig = stage[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS);
-    stage[e] = trig ? 4 : 0; /* 4: a live trig node, not yet scheduled */
+  if (apeak < peak) {
+    mbg_sx *t = *order;
+    *order = alt, alt = t, len = alen;
   }
-  for (mbg_sx e = 0; e < s->n; e++)
-    if (stage[e] == 4) stage[e] = 0, schedule_cone(s, e, stage, stack, out, &len);
-  for (int32_t i = 0; i < s->nout; i++) schedule_cone(s, s->out_e[i], stage, stack, out, &len);
-  free(stage), free(stack);
-  *order = out;
+  free(alt);
   return len;
 }
 
@@ -109,16 +137,12 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
   return 0;
 }
 
-int mbg_sym_peak_live(const mbg_sym *s, long *peak) {
-  *peak = 0;
-  if (!s) return -1;
+long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len) {
   size_t n = (size_t)s->n + 1;
-  mbg_sx *order = NULL;
-  int32_t len = mbg_sym_schedule(s, &order);
   int32_t *pos = malloc(n * sizeof *pos), *last = malloc(n * sizeof *last);
-  long *delta = calloc((size_t)len + 2, sizeof *delta);
+  long *delta = calloc((size_t)len + 2, sizeof *delta), peak = 0;
   unsigned char *live = malloc(n), *need = calloc(n, 1);
-  int rc = len >= 0 && pos && last && delta && live && need ? 0 : -1;
+  int rc = pos && last && delta && live && need ? 0 : -1;
   if (rc == 0) {
     mbg_sym_live(s, live);
     mbg_sym_needed_negs(s, live, need);
@@ -146,10 +170,22 @@ int mbg_sym_peak_live(const mbg_sym *s, long *peak) {
     }
     long now = 0;
     for (int32_t i = 0; i <= len; i++)
-      if ((now += delta[i]) > *peak) *peak = now;
+      if ((now += delta[i]) > peak) peak = now;
   }
-  free(order), free(pos), free(last), free(delta), free(live), free(need);
-  return rc;
+  free(pos), free(last), free(delta), free(live), free(need);
+  return rc ? -1 : peak;
+}
+
+int mbg_sym_peak_live(const mbg_sym *s, int trig_first, long *peak) {
+  *peak = 0;
+  if (!s) return -1;
+  mbg_sx *order = NULL;
+  int32_t len = mbg_sym_schedule(s, trig_first, &order);
+  long p = len >= 0 ? mbg_sym_order_peak(s, order, len) : -1;
+  free(order);
+  if (p < 0) return -1;
+  *peak = p;
+  return 0;
 }
 
 /* One node in double arithmetic, operands already evaluated. */

@@ -12,7 +12,7 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xc9bbeff6c622
+#if ANYMAL_SET_ID != 0xe8fb6818185f
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

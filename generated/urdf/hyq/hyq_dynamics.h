@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xd1ff3c77975a
+#define HYQ_SET_ID 0x038182c9abf9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -197,43 +197,43 @@ extern const char *const hyq_frame_names[HYQ_NF];
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 1888 bytes (236 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 1888 bytes (236 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
 void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double tau[HYQ_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 1800 bytes (225 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1800 bytes (225 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
 void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]);
 
 /* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1352 bytes (169 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 872 bytes (109 values live at once). */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 2928 bytes (366 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1736 bytes (217 values live at once). */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2064 bytes (258 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1456 bytes (182 values live at once). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2064 bytes (258 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1456 bytes (182 values live at once). */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3120 bytes (390 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3104 bytes (388 values live at once). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1136 bytes (142 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once). */
 void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1088 bytes (136 values live at once). */
 void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1552 bytes (194 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1544 bytes (193 values live at once). */
 void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 4024 bytes (503 values live at once). */
@@ -242,34 +242,34 @@ void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2424 bytes (303 values live at once). */
 void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 952 bytes (119 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 912 bytes (114 values live at once). */
 void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1048 bytes (131 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1008 bytes (126 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 472 bytes (59 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 464 bytes (58 values live at once). */
 void hyq_com(const double q[HYQ_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 992 bytes (124 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 912 bytes (114 values live at once). */
 void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 400 bytes (50 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 336 bytes (42 values live at once). */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 2016 bytes (252 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1768 bytes (221 values live at once). */
 void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 2152 bytes (269 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1784 bytes (223 values live at once). */
 void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 2016 bytes (252 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1840 bytes (230 values live at once). */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 176 bytes (22 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
 void hyq_integrate(const double q[HYQ_NQ], const double v[HYQ_NV], double dt, double q_out[HYQ_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 184 bytes (23 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 144 bytes (18 values live at once). */
 void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[HYQ_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0xd0aa2c90c629
+#if UR5_SET_ID != 0xe06ff41375de
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
