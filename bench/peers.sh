@@ -148,13 +148,7 @@ cat "$tmp/section.md"
 [ -n "$md" ] || exit 0
 open="<!-- peers: bench/peers.sh -->"
 close="<!-- /peers -->"
-if [ -f "$md" ] && grep -qxF "$open" "$md"; then
-  awk -v sec="$tmp/section.md" -v o="$open" -v c="$close" '
-    $0 == o { while ((getline l < sec) > 0) print l; skip = 1; next }
-    $0 == c { skip = 0; next }
-    !skip' "$md" >"$tmp/md"
-else
-  { [ -f "$md" ] && cat "$md" && echo; cat "$tmp/section.md"; } >"$tmp/md"
-fi
-cp "$tmp/md" "$md"
+# shellcheck source=bench/md_section.sh
+. "$(dirname "$0")/md_section.sh"
+md_section_write "$md" "$tmp/section.md" "$open" "$close"
 echo "== wrote $md (Against RBDL and Pinocchio)" >&2

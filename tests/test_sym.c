@@ -408,18 +408,18 @@ static void t_eval_random(void **st) {
       if (!(got == want && (want == 0.0 || same_bits(got, want))))
         fail_msg("DAG %d entry %d: engine %.17g, direct C %.17g", dag, i, got, want);
     }
-    /* every order (depth-first or by id, sines and cosines first or not): every live operation
-     * once, operands first; the schedule is the one of the two with the smaller peak */
+    /* every order (depth-first, by id or greedy; sines and cosines first or not): every live
+     * operation once, operands first; the schedule is the one of the three with the least peak */
     size_t size = (size_t)mbg_sym_size(r.s);
     unsigned char *live = malloc(size);
     int32_t live_ops = 0;
     mbg_sym_live(r.s, live);
     for (mbg_sx e = 0; e < mbg_sym_size(r.s); e++)
       live_ops += live[e] && mbg_sym_op_of(r.s, e) > MBG_SYM_INPUT;
-    for (int kind = 0; kind < 6; kind++) {
+    for (int kind = 0; kind < 8; kind++) {
       int trig_first = kind & 1;
       mbg_sx *order;
-      int32_t len = kind < 4 ? mbg_sym_order(r.s, trig_first, kind >> 1, &order)
+      int32_t len = kind < 6 ? mbg_sym_order(r.s, trig_first, kind >> 1, &order)
                              : mbg_sym_schedule(r.s, trig_first, &order);
       unsigned char *done = calloc(size, 1);
       assert_int_equal(len, live_ops);
@@ -431,14 +431,18 @@ static void t_eval_random(void **st) {
         assert_false(done[order[k]]);
         done[order[k]] = 1;
       }
-      if (kind >= 4) {
-        mbg_sx *o0, *o1;
-        int32_t l0 = mbg_sym_order(r.s, trig_first, 0, &o0), l1 = mbg_sym_order(r.s, trig_first, 1, &o1);
-        long p0 = mbg_sym_order_peak(r.s, o0, l0), p1 = mbg_sym_order_peak(r.s, o1, l1), peak;
+      if (kind >= 6) { /* the schedule: the order of least peak */
+        long least = -1, peak;
+        for (int k = 0; k < 3; k++) {
+          mbg_sx *o;
+          int32_t l = mbg_sym_order(r.s, trig_first, k, &o);
+          long p = mbg_sym_order_peak(r.s, o, l);
+          if (least < 0 || p < least) least = p;
+          free(o);
+        }
         assert_int_equal(mbg_sym_peak_live(r.s, trig_first, &peak), 0);
-        assert_int_equal(peak, p1 < p0 ? p1 : p0);
+        assert_int_equal(peak, least);
         assert_int_equal(mbg_sym_order_peak(r.s, order, len), peak);
-        free(o0), free(o1);
       }
       free(order), free(done);
     }
@@ -729,9 +733,40 @@ static void t_peak_live(void **state) {
   mbg_sym_free(s);
 }
 
+/* The three orders on y = ((x0 + x1) + x2) + x3 with x_k = q_k² built first (counted by hand: a
+ * value is live from its statement to its last use, both included). A sum keeps its operands in
+ * id order, so depth-first goes to the older operand first: x3, x2, then x0, x1 — all four
+ * squares live at s1, 5 values; by id the same; greedy adds as soon as a sum frees its operands:
+ * 3. The schedule takes greedy's. */
+static void t_orders(void **state) {
+  (void)state;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x[4], sum;
+  for (int k = 0; k < 4; k++) x[k] = mbg_sym_mul(s, mbg_sym_input(s, "q", k), mbg_sym_input(s, "q", k));
+  mbg_sx s1 = mbg_sym_add(s, x[0], x[1]), s2 = mbg_sym_add(s, s1, x[2]);
+  sum = mbg_sym_add(s, s2, x[3]);
+  assert_int_equal(mbg_sym_output(s, "y", 0, sum), 0);
+  const mbg_sx want[3][7] = {{x[3], x[2], x[0], x[1], s1, s2, sum},
+                             {x[0], x[1], x[2], x[3], s1, s2, sum},
+                             {x[0], x[1], s1, x[2], s2, x[3], sum}};
+  const long peak[3] = {5, 5, 3};
+  for (int k = 0; k < 3; k++) {
+    mbg_sx *o;
+    assert_int_equal(mbg_sym_order(s, 0, k, &o), 7);
+    for (int i = 0; i < 7; i++) assert_int_equal(o[i], want[k][i]);
+    assert_int_equal(mbg_sym_order_peak(s, o, 7), peak[k]);
+    free(o);
+  }
+  long p;
+  assert_int_equal(mbg_sym_peak_live(s, 0, &p), 0);
+  assert_int_equal(p, 3);
+  mbg_sym_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(t_peak_live),
+      cmocka_unit_test(t_orders),
       cmocka_unit_test(t_hash_consing),     cmocka_unit_test(t_fold_constants),
       cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors), cmocka_unit_test(t_scalar_input),
       cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),

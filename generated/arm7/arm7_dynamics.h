@@ -69,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x9d0b1275790e
+#define ARM7_SET_ID 0x2bc799ab17db
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -178,19 +178,19 @@ void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double
 /* gravity torques: g(q). Stack: about 296 bytes (37 values live at once). */
 void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 336 bytes (42 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 304 bytes (38 values live at once). */
 void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 640 bytes (80 values live at once). */
 int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 592 bytes (74 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 528 bytes (66 values live at once). */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 592 bytes (74 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 528 bytes (66 values live at once). */
 int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 680 bytes (85 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 672 bytes (84 values live at once). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 496 bytes (62 values live at once). */
@@ -214,22 +214,22 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 448 bytes (56 values live at once). */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 192 bytes (24 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 176 bytes (22 values live at once). */
 void arm7_com(const double q[ARM7_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 432 bytes (54 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 408 bytes (51 values live at once). */
 void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 192 bytes (24 values live at once). */
 void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 800 bytes (100 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 776 bytes (97 values live at once). */
 void arm7_centroidal_momentum(const double q[ARM7_NQ], const double v[ARM7_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 632 bytes (79 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 600 bytes (75 values live at once). */
 void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 880 bytes (110 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 864 bytes (108 values live at once). */
 void arm7_centroidal_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 64 bytes (8 values live at once). */

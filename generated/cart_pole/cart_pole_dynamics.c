@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if CART_POLE_SET_ID != 0x269b1ef388d4
+#if CART_POLE_SET_ID != 0xd8f50edba34a
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -372,17 +372,17 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   const double t6 = t5 * t5;
   const double t7 = t6 * 6e+01;
   const double t8 = t7 + 1.1;
-  const double t9 = 1.0 / IA_cart_21;
-  const double t10 = t4 * 1.5;
-  const double t11 = t10 * t9;
-  const double t12 = -t11;
-  const double t13 = t10 * t11;
-  const double t14 = t13 + 3e+01;
+  const double t9 = t4 * 1.5;
+  const double t10 = 1.0 / IA_cart_21;
+  const double t11 = t9 * t10;
+  const double t12 = t9 * t11;
+  const double t13 = -t11;
+  const double t14 = t12 + 3e+01;
   pivot[0] = IA_cart_21;
   pivot_ref[0] = t8;
-  Minv[0] = t9;
-  Minv[1] = t12;
-  Minv[2] = t12;
+  Minv[0] = t10;
+  Minv[1] = t13;
+  Minv[2] = t13;
   Minv[3] = t14;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -565,13 +565,13 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
   double E0_pole_6, E0_pole_0;
   mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
   const double t0 = q[0] * E0_pole_0;
-  const double t1 = E0_pole_6 * t0;
-  const double t2 = q[0] * E0_pole_6;
-  const double t3 = E0_pole_0 * t2;
-  const double sw_pole_0_3 = t1 - t3;
-  const double t4 = E0_pole_6 * t2;
+  const double t1 = q[0] * E0_pole_6;
+  const double t2 = E0_pole_0 * t1;
+  const double t3 = E0_pole_6 * t1;
+  const double t4 = E0_pole_6 * t0;
+  const double sw_pole_0_3 = t4 - t2;
   const double t5 = E0_pole_0 * t0;
-  const double sw_pole_0_5 = t4 + t5;
+  const double sw_pole_0_5 = t3 + t5;
   const double t6 = sw_pole_0_5 - q[0];
   J[0] = 0.0;
   J[6] = 1.0;
@@ -604,13 +604,13 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   double E0_pole_6, E0_pole_0;
   mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
   const double v_pole_3 = E0_pole_0 * v[0];
-  const double t0 = E0_pole_0 * v_pole_3;
   const double v_pole_5 = E0_pole_6 * v[0];
-  const double t1 = E0_pole_6 * v_pole_5;
-  const double t2 = t0 + t1;
-  const double t3 = E0_pole_0 * v_pole_5;
-  const double t4 = E0_pole_6 * v_pole_3;
-  const double t5 = t3 - t4;
+  const double t0 = E0_pole_0 * v_pole_3;
+  const double t1 = E0_pole_6 * v_pole_3;
+  const double t2 = E0_pole_6 * v_pole_5;
+  const double t3 = t0 + t2;
+  const double t4 = E0_pole_0 * v_pole_5;
+  const double t5 = t4 - t1;
   vel[0] = 0.0;
   vel[3] = v[0];
   vel[1] = 0.0;
@@ -618,7 +618,7 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   vel[2] = 0.0;
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t2;
+  vel[9] = t3;
   vel[7] = v[1];
   vel[10] = 0.0;
   vel[8] = 0.0;
@@ -710,42 +710,42 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]) {
   double E0_pole_6, E0_pole_0;
   mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
+  const double t0 = E0_pole_6 * 0.05;
   const double mc_pole_2 = E0_pole_0 * 0.05;
-  const double t0 = mc_pole_2 / -1.1;
-  const double t1 = v[0] * t0;
-  const double t2 = v[1] * 0.03333333333333333;
+  const double t1 = mc_pole_2 / -1.1;
+  const double t2 = q[0] * 0.1;
+  const double mc_pole_0 = t0 + t2;
+  const double t3 = q[0] + mc_pole_0;
+  const double com_0 = t3 / 1.1;
+  const double t4 = q[0] - com_0;
   const double v_pole_3 = E0_pole_0 * v[0];
-  const double t3 = 0.05 * v_pole_3;
-  const double t4 = t2 + t3;
-  const double t5 = 0.05 * v[1];
-  const double t6 = 0.1 * v_pole_3;
-  const double t7 = t5 + t6;
-  const double t8 = E0_pole_0 * t7;
   const double v_pole_5 = E0_pole_6 * v[0];
-  const double t9 = 0.1 * v_pole_5;
-  const double t10 = E0_pole_6 * t9;
-  const double t11 = t8 + t10;
-  const double t12 = t0 * t11;
-  const double t13 = E0_pole_6 * 0.05;
-  const double t14 = q[0] * 0.1;
-  const double mc_pole_0 = t13 + t14;
-  const double t15 = q[0] + mc_pole_0;
-  const double com_0 = t15 / 1.1;
-  const double t16 = q[0] - com_0;
-  const double t17 = E0_pole_0 * t9;
-  const double t18 = E0_pole_6 * t7;
-  const double t19 = t17 - t18;
-  const double t20 = t16 * t19;
-  const double t21 = t12 - t20;
-  const double t22 = t4 + t21;
-  const double t23 = t1 + t22;
-  const double t24 = v[0] + t11;
+  const double t5 = 0.1 * v_pole_5;
+  const double t6 = v[0] * t1;
+  const double t7 = v[1] * 0.03333333333333333;
+  const double t8 = 0.05 * v_pole_3;
+  const double t9 = t7 + t8;
+  const double t10 = 0.1 * v_pole_3;
+  const double t11 = 0.05 * v[1];
+  const double t12 = t11 + t10;
+  const double t13 = E0_pole_0 * t12;
+  const double t14 = E0_pole_6 * t12;
+  const double t15 = E0_pole_6 * t5;
+  const double t16 = t13 + t15;
+  const double t17 = E0_pole_0 * t5;
+  const double t18 = t17 - t14;
+  const double t19 = t1 * t16;
+  const double t20 = t4 * t18;
+  const double t21 = t19 - t20;
+  const double t22 = t9 + t21;
+  const double t23 = t6 + t22;
+  const double t24 = v[0] + t16;
   h[0] = 0.0;
   h[1] = t23;
   h[2] = 0.0;
   h[3] = t24;
   h[4] = 0.0;
-  h[5] = t19;
+  h[5] = t18;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */

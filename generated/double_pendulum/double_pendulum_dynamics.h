@@ -69,7 +69,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_MASS 2.0 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x1a2f3ca06559
+#define DOUBLE_PENDULUM_SET_ID 0x3a57d6c5eeba
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -162,7 +162,7 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once). */
 int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double qdd[DOUBLE_PENDULUM_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 56 bytes (7 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
 int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 96 bytes (12 values live at once). */
@@ -180,7 +180,7 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 72 bytes (9 values live at once). */
 void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 64 bytes (8 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 56 bytes (7 values live at once). */
 void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double vel[6 * DOUBLE_PENDULUM_NF]);
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 56 bytes (7 values live at once). */
@@ -198,10 +198,10 @@ void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[D
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 128 bytes (16 values live at once). */
 void double_pendulum_centroidal_momentum(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 104 bytes (13 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 96 bytes (12 values live at once). */
 void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOUBLE_PENDULUM_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 120 bytes (15 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 104 bytes (13 values live at once). */
 void double_pendulum_centroidal_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x723fa713c9f0
+#define FLEXIBLE_ARM_SET_ID 0xcda8d2b7974e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -147,13 +147,13 @@ void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 48 bytes (6 values live at once). */
 void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 136 bytes (17 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 120 bytes (15 values live at once). */
 int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 112 bytes (14 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 104 bytes (13 values live at once). */
 int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 112 bytes (14 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 104 bytes (13 values live at once). */
 int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double qdd[FLEXIBLE_ARM_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 144 bytes (18 values live at once). */
@@ -174,7 +174,7 @@ void flexible_arm_integrate(const double q[FLEXIBLE_ARM_NQ], const double v[FLEX
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 40 bytes (5 values live at once). */
 void flexible_arm_difference(const double q0[FLEXIBLE_ARM_NQ], const double q1[FLEXIBLE_ARM_NQ], double v[FLEXIBLE_ARM_NV]);
 
-/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 104 bytes (13 values live at once). */
+/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 96 bytes (12 values live at once). */
 void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]);
 
 #ifdef __cplusplus

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x14ef0fa1a46e
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x526f391d5122
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -149,7 +149,7 @@ void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const dou
 /* gravity torques: g(q). Stack: about 16 bytes (2 values live at once). */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 136 bytes (17 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 128 bytes (16 values live at once). */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 248 bytes (31 values live at once). */
@@ -179,7 +179,7 @@ void flexible_arm_nodal_integrate(const double q[FLEXIBLE_ARM_NODAL_NQ], const d
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 40 bytes (5 values live at once). */
 void flexible_arm_nodal_difference(const double q0[FLEXIBLE_ARM_NODAL_NQ], const double q1[FLEXIBLE_ARM_NODAL_NQ], double v[FLEXIBLE_ARM_NODAL_NV]);
 
-/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
+/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 208 bytes (26 values live at once). */
 void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]);
 
 #ifdef __cplusplus

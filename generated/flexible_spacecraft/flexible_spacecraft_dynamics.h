@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x92ee0222e745
+#define FLEXIBLE_SPACECRAFT_SET_ID 0xffe91700e7ce
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -148,7 +148,7 @@ void flexible_spacecraft_rnea_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const 
 /* bias forces: h = C(q, v) v + g(q). Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_nle(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double h[FLEXIBLE_SPACECRAFT_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 248 bytes (31 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double h[FLEXIBLE_SPACECRAFT_NV]);
 
 /* gravity torques: g(q). Stack: about 48 bytes (6 values live at once). */
@@ -160,16 +160,16 @@ void flexible_spacecraft_crba(const double q[FLEXIBLE_SPACECRAFT_NQ], double M[F
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 328 bytes (41 values live at once). */
 int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 344 bytes (43 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 328 bytes (41 values live at once). */
 int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 344 bytes (43 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 328 bytes (41 values live at once). */
 int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 0 bytes (0 values live at once). */
 int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 232 bytes (29 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double wrench[6 * (FLEXIBLE_SPACECRAFT_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 240 bytes (30 values live at once). */
@@ -178,13 +178,13 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 240 bytes (30 values live at once). */
 void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NF]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void flexible_spacecraft_integrate(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double dt, double q_out[FLEXIBLE_SPACECRAFT_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 136 bytes (17 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void flexible_spacecraft_difference(const double q0[FLEXIBLE_SPACECRAFT_NQ], const double q1[FLEXIBLE_SPACECRAFT_NQ], double v[FLEXIBLE_SPACECRAFT_NV]);
 
-/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 232 bytes (29 values live at once). */
+/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 216 bytes (27 values live at once). */
 void flexible_spacecraft_node_poses(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * FLEXIBLE_SPACECRAFT_NNODES]);
 
 #ifdef __cplusplus

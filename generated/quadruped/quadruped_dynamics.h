@@ -69,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0x5e5719150c7b
+#define QUADRUPED_SET_ID 0x0cd5393e1e6b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -192,37 +192,37 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 888 bytes (111 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 392 bytes (49 values live at once). */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 888 bytes (111 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 392 bytes (49 values live at once). */
 void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double tau[QUADRUPED_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 888 bytes (111 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 392 bytes (49 values live at once). */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 888 bytes (111 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 392 bytes (49 values live at once). */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]);
 
-/* gravity torques: g(q). Stack: about 664 bytes (83 values live at once). */
+/* gravity torques: g(q). Stack: about 312 bytes (39 values live at once). */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 840 bytes (105 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 824 bytes (103 values live at once). */
 void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1680 bytes (210 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1328 bytes (166 values live at once). */
 int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1368 bytes (171 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1216 bytes (152 values live at once). */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1368 bytes (171 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1216 bytes (152 values live at once). */
 int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2456 bytes (307 values live at once). */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 888 bytes (111 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 744 bytes (93 values live at once). */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 944 bytes (118 values live at once). */
@@ -234,7 +234,7 @@ void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUP
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2552 bytes (319 values live at once). */
 void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1816 bytes (227 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1800 bytes (225 values live at once). */
 void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 784 bytes (98 values live at once). */
@@ -243,10 +243,10 @@ void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADR
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 800 bytes (100 values live at once). */
 void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 408 bytes (51 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 264 bytes (33 values live at once). */
 void quadruped_com(const double q[QUADRUPED_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 888 bytes (111 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 648 bytes (81 values live at once). */
 void quadruped_com_jacobian(const double q[QUADRUPED_NQ], double Jc[3 * QUADRUPED_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 288 bytes (36 values live at once). */
@@ -255,7 +255,7 @@ void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1568 bytes (196 values live at once). */
 void quadruped_centroidal_momentum(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1448 bytes (181 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1384 bytes (173 values live at once). */
 void quadruped_ccrba(const double q[QUADRUPED_NQ], double Ag[6 * QUADRUPED_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1688 bytes (211 values live at once). */

@@ -69,7 +69,7 @@ extern "C" {
 #define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x0dee0b59380b
+#define SPACE_ROBOT_SET_ID 0x48540e1b9263
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -161,37 +161,37 @@ extern const char *const space_robot_frame_names[SPACE_ROBOT_NF];
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
 extern const double space_robot_v_initial[SPACE_ROBOT_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 504 bytes (63 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 312 bytes (39 values live at once). */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 504 bytes (63 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 312 bytes (39 values live at once). */
 void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double tau[SPACE_ROBOT_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 480 bytes (60 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 304 bytes (38 values live at once). */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 480 bytes (60 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 304 bytes (38 values live at once). */
 void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double h[SPACE_ROBOT_NV]);
 
 /* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 440 bytes (55 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 432 bytes (54 values live at once). */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 880 bytes (110 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 744 bytes (93 values live at once). */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 880 bytes (110 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 696 bytes (87 values live at once). */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 880 bytes (110 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 696 bytes (87 values live at once). */
 int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1048 bytes (131 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1040 bytes (130 values live at once). */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 504 bytes (63 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 432 bytes (54 values live at once). */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 576 bytes (72 values live at once). */
@@ -200,10 +200,10 @@ void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBO
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 576 bytes (72 values live at once). */
 void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPACE_ROBOT_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1520 bytes (190 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1488 bytes (186 values live at once). */
 void space_robot_frame_jacobian(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1024 bytes (128 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1008 bytes (126 values live at once). */
 void space_robot_frame_jacobian_world(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 464 bytes (58 values live at once). */
@@ -215,25 +215,25 @@ void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const d
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 248 bytes (31 values live at once). */
 void space_robot_com(const double q[SPACE_ROBOT_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 552 bytes (69 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 408 bytes (51 values live at once). */
 void space_robot_com_jacobian(const double q[SPACE_ROBOT_NQ], double Jc[3 * SPACE_ROBOT_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 144 bytes (18 values live at once). */
 void space_robot_energy(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 888 bytes (111 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 880 bytes (110 values live at once). */
 void space_robot_centroidal_momentum(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 936 bytes (117 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 808 bytes (101 values live at once). */
 void space_robot_ccrba(const double q[SPACE_ROBOT_NQ], double Ag[6 * SPACE_ROBOT_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 936 bytes (117 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 896 bytes (112 values live at once). */
 void space_robot_centroidal_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void space_robot_integrate(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double dt, double q_out[SPACE_ROBOT_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 136 bytes (17 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void space_robot_difference(const double q0[SPACE_ROBOT_NQ], const double q1[SPACE_ROBOT_NQ], double v[SPACE_ROBOT_NV]);
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2232 bytes (279 values live at once). */

@@ -69,7 +69,7 @@ extern "C" {
 #define SPRING_PENDULUM_MASS 2.7 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0xcc2b75de3647
+#define SPRING_PENDULUM_SET_ID 0x9cf9e22b45b3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -150,7 +150,7 @@ void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRI
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 72 bytes (9 values live at once). */
 void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double h[SPRING_PENDULUM_NV]);
 
-/* gravity torques: g(q). Stack: about 64 bytes (8 values live at once). */
+/* gravity torques: g(q). Stack: about 56 bytes (7 values live at once). */
 void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING_PENDULUM_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 40 bytes (5 values live at once). */
@@ -177,16 +177,16 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 88 bytes (11 values live at once). */
 void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 112 bytes (14 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 104 bytes (13 values live at once). */
 void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 88 bytes (11 values live at once). */
 void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 96 bytes (12 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 88 bytes (11 values live at once). */
 void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double vel[6 * SPRING_PENDULUM_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 56 bytes (7 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 48 bytes (6 values live at once). */
 void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double acc[6 * SPRING_PENDULUM_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 48 bytes (6 values live at once). */
@@ -198,13 +198,13 @@ void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 72 bytes (9 values live at once). */
 void spring_pendulum_energy(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 128 bytes (16 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 120 bytes (15 values live at once). */
 void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[6]);
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 72 bytes (9 values live at once). */
 void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPRING_PENDULUM_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 88 bytes (11 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 80 bytes (10 values live at once). */
 void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */

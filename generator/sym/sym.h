@@ -99,15 +99,17 @@ void mbg_sym_live(const mbg_sym *s, unsigned char *live);
 /* Emission order of the live non-leaf nodes. With trig_first (sines and cosines by libm calls),
  * first every live sine and cosine (with what its argument needs) in id order — so the generated
  * code makes its calls before any other temporary is live, and none has to be spilled around a
- * call. Then one of two orders, whichever keeps fewer values live at once (mbg_sym_peak_live;
- * a tie keeps the first): each output's cone depth-first, in output order, each node right
- * before its first use; or every node in id order, the order the recipe built them in (its
+ * call. Then one of three orders, whichever keeps fewest values live at once (mbg_sym_peak_live;
+ * a tie keeps the earlier): 0, each output's cone depth-first, in output order, each node right
+ * before its first use; 1, every node in id order, the order the recipe built them in (its
  * sweeps over the tree: a body's values are made and used together — on a legged robot's RNEA
- * half the peak of the first). *order is malloc'ed (free it); returns its length, or -1 when
+ * half the peak of the first); 2 (not with trig_first), a list schedule that takes, of the
+ * nodes whose operands are done, one that is the last use of the most operands, the smallest
+ * id among equals (sym_greedy.c). *order is malloc'ed (free it); returns its length, or -1 when
  * out of memory. */
 int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order);
-/* One of the two orders: by_id 0 depth-first by output, 1 in id order (as above). */
-int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **order);
+/* One of the three orders, kind 0, 1 or 2 as above (2 with trig_first is 0). */
+int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:
  *   mul  multiplications           add  additions and subtractions

@@ -68,8 +68,10 @@ int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **orde
   unsigned char *stage = malloc(n), *live = malloc(n);
   mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
   if (live) mbg_sym_live(s, live);
-  int32_t len = stage && live && stack && out
-                    ? order_into(s, trig_first, by_id, live, stage, stack, out) : -1;
+  int ok = stage && live && stack && out;
+  int32_t len = !ok ? -1
+                : by_id == 2 && !trig_first ? mbg_sym_greedy_order(s, live, out)
+                : order_into(s, trig_first, by_id == 1, live, stage, stack, out);
   free(stage), free(live), free(stack);
   if (len < 0) free(out), out = NULL;
   *order = out;
@@ -77,23 +79,27 @@ int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **orde
 }
 
 int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order) {
-  mbg_sx *alt = NULL;
-  /* the two orders, and the one that keeps fewer values live at once (the registers and stack
-   * slots the code asks for; ties to the depth-first one) */
-  int32_t len = mbg_sym_order(s, trig_first, 0, order);
-  int32_t alen = len >= 0 ? mbg_sym_order(s, trig_first, 1, &alt) : -1;
-  long peak = alen >= 0 ? mbg_sym_order_peak(s, *order, len) : -1;
-  long apeak = peak >= 0 ? mbg_sym_order_peak(s, alt, alen) : -1;
-  if (apeak < 0) {
-    free(*order), free(alt);
-    *order = NULL;
-    return -1;
+  /* the orders, and the one that keeps fewest values live at once (the registers and stack
+   * slots the code asks for; ties to the earlier one) */
+  int32_t len = -1;
+  long best = -1;
+  *order = NULL;
+  for (int kind = 0; kind < 3; kind++) {
+    mbg_sx *alt = NULL;
+    int32_t alen = mbg_sym_order(s, trig_first, kind, &alt);
+    long peak = alen >= 0 ? mbg_sym_order_peak(s, alt, alen) : -1;
+    if (peak < 0) {
+      free(*order), free(alt);
+      *order = NULL;
+      return -1;
+    }
+    if (best < 0 || peak < best) {
+      free(*order);
+      *order = alt, len = alen, best = peak;
+    } else {
+      free(alt);
+    }
   }
-  if (apeak < peak) {
-    mbg_sx *t = *order;
-    *order = alt, alt = t, len = alen;
-  }
-  free(alt);
   return len;
 }
 

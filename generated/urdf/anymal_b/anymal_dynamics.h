@@ -71,7 +71,7 @@ extern "C" {
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xe8fb6818185f
+#define ANYMAL_SET_ID 0x2d4e1f507465
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -216,37 +216,37 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
 void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double tau[ANYMAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
 void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double h[ANYMAL_NV]);
 
-/* gravity torques: g(q). Stack: about 752 bytes (94 values live at once). */
+/* gravity torques: g(q). Stack: about 352 bytes (44 values live at once). */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 872 bytes (109 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 832 bytes (104 values live at once). */
 void anymal_crba(const double q[ANYMAL_NQ], double M[ANYMAL_NV * ANYMAL_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1704 bytes (213 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once). */
 int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1384 bytes (173 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1248 bytes (156 values live at once). */
 int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1384 bytes (173 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1248 bytes (156 values live at once). */
 int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double qdd[ANYMAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2616 bytes (327 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2552 bytes (319 values live at once). */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 768 bytes (96 values live at once). */
 void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
@@ -267,19 +267,19 @@ void anymal_frame_velocity(const double q[ANYMAL_NQ], const double v[ANYMAL_NV],
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1120 bytes (140 values live at once). */
 void anymal_frame_acceleration_bias(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double acc[6 * ANYMAL_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 448 bytes (56 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 328 bytes (41 values live at once). */
 void anymal_com(const double q[ANYMAL_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 888 bytes (111 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 688 bytes (86 values live at once). */
 void anymal_com_jacobian(const double q[ANYMAL_NQ], double Jc[3 * ANYMAL_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 296 bytes (37 values live at once). */
 void anymal_energy(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1608 bytes (201 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1600 bytes (200 values live at once). */
 void anymal_centroidal_momentum(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1608 bytes (201 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1576 bytes (197 values live at once). */
 void anymal_ccrba(const double q[ANYMAL_NQ], double Ag[6 * ANYMAL_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1712 bytes (214 values live at once). */
@@ -294,13 +294,13 @@ void anymal_difference(const double q0[ANYMAL_NQ], const double q1[ANYMAL_NQ], d
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6704 bytes (838 values live at once). */
 int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
-/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 3200 bytes (400 values live at once). */
+/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 3040 bytes (380 values live at once). */
 int anymal_contact_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const int contacts[ANYMAL_NCONTACT], double qdd[ANYMAL_NV], double force[ANYMAL_NCROWS]);
 
-/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 3200 bytes (400 values live at once). */
+/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 3040 bytes (380 values live at once). */
 int anymal_contact_fd_reg(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const int contacts[ANYMAL_NCONTACT], const double mu[ANYMAL_NCONTACT], double qdd[ANYMAL_NV], double force[ANYMAL_NCROWS]);
 
-/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 3056 bytes (382 values live at once). */
+/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 2896 bytes (362 values live at once). */
 int anymal_impulse(const double q[ANYMAL_NQ], const double v_minus[ANYMAL_NV], const int contacts[ANYMAL_NCONTACT], double v_plus[ANYMAL_NV], double impulse[ANYMAL_NCROWS]);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ extern "C" {
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x326953cb45d0
+#define _2DOF_PLANAR_SET_ID 0x928277034f39
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -165,7 +165,7 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once). */
 int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 56 bytes (7 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 96 bytes (12 values live at once). */
@@ -180,13 +180,13 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 112 bytes (14 values live at once). */
 void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 88 bytes (11 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 80 bytes (10 values live at once). */
 void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 80 bytes (10 values live at once). */
 void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double vel[6 * _2DOF_PLANAR_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 72 bytes (9 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double acc[6 * _2DOF_PLANAR_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 56 bytes (7 values live at once). */
@@ -198,13 +198,13 @@ void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 144 bytes (18 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 128 bytes (16 values live at once). */
 void _2dof_planar_centroidal_momentum(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 128 bytes (16 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 120 bytes (15 values live at once). */
 void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLANAR_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 136 bytes (17 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 112 bytes (14 values live at once). */
 void _2dof_planar_centroidal_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */

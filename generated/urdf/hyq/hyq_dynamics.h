@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x038182c9abf9
+#define HYQ_SET_ID 0x5af055366a49
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -197,37 +197,37 @@ extern const char *const hyq_frame_names[HYQ_NF];
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 496 bytes (62 values live at once). */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 496 bytes (62 values live at once). */
 void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double tau[HYQ_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 456 bytes (57 values live at once). */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 456 bytes (57 values live at once). */
 void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]);
 
-/* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
+/* gravity torques: g(q). Stack: about 376 bytes (47 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 872 bytes (109 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 864 bytes (108 values live at once). */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1736 bytes (217 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1408 bytes (176 values live at once). */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1456 bytes (182 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1256 bytes (157 values live at once). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1456 bytes (182 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1256 bytes (157 values live at once). */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3104 bytes (388 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3048 bytes (381 values live at once). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 768 bytes (96 values live at once). */
 void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1088 bytes (136 values live at once). */
@@ -248,22 +248,22 @@ void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double v
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1008 bytes (126 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 464 bytes (58 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 448 bytes (56 values live at once). */
 void hyq_com(const double q[HYQ_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 912 bytes (114 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 736 bytes (92 values live at once). */
 void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 336 bytes (42 values live at once). */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1768 bytes (221 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1752 bytes (219 values live at once). */
 void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1784 bytes (223 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1752 bytes (219 values live at once). */
 void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1840 bytes (230 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1832 bytes (229 values live at once). */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */

@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0xbdcebd9f26d7
+#define ROMEO_SET_ID 0x41cc643ee5f6
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -312,37 +312,37 @@ extern const char *const romeo_frame_names[ROMEO_NF];
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 2144 bytes (268 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 872 bytes (109 values live at once). */
 void romeo_rnea(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double tau[ROMEO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 2144 bytes (268 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 872 bytes (109 values live at once). */
 void romeo_rnea_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double tau[ROMEO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 2144 bytes (268 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 880 bytes (110 values live at once). */
 void romeo_nle(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[ROMEO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 2144 bytes (268 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 880 bytes (110 values live at once). */
 void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double h[ROMEO_NV]);
 
-/* gravity torques: g(q). Stack: about 1464 bytes (183 values live at once). */
+/* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2440 bytes (305 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2424 bytes (303 values live at once). */
 void romeo_crba(const double q[ROMEO_NQ], double M[ROMEO_NV * ROMEO_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 4464 bytes (558 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3312 bytes (414 values live at once). */
 int romeo_crba_fd(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 3016 bytes (377 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2704 bytes (338 values live at once). */
 int romeo_aba(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 3016 bytes (377 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2704 bytes (338 values live at once). */
 int romeo_aba_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double qdd[ROMEO_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 7712 bytes (964 values live at once). */
 int romeo_minv(const double q[ROMEO_NQ], double Minv[ROMEO_NV * ROMEO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 2144 bytes (268 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1760 bytes (220 values live at once). */
 void romeo_joint_wrenches(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1992 bytes (249 values live at once). */
@@ -351,10 +351,10 @@ void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 2888 bytes (361 values live at once). */
 void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13232 bytes (1654 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13224 bytes (1653 values live at once). */
 void romeo_frame_jacobian(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 8136 bytes (1017 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 8088 bytes (1011 values live at once). */
 void romeo_frame_jacobian_world(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 2624 bytes (328 values live at once). */
@@ -363,22 +363,22 @@ void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], do
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2816 bytes (352 values live at once). */
 void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 896 bytes (112 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 296 bytes (37 values live at once). */
 void romeo_com(const double q[ROMEO_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1976 bytes (247 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1656 bytes (207 values live at once). */
 void romeo_com_jacobian(const double q[ROMEO_NQ], double Jc[3 * ROMEO_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 600 bytes (75 values live at once). */
 void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3440 bytes (430 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3432 bytes (429 values live at once). */
 void romeo_centroidal_momentum(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3400 bytes (425 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3344 bytes (418 values live at once). */
 void romeo_ccrba(const double q[ROMEO_NQ], double Ag[6 * ROMEO_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3704 bytes (463 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3688 bytes (461 values live at once). */
 void romeo_centroidal_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 312 bytes (39 values live at once). */

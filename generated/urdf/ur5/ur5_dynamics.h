@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0xe06ff41375de
+#define UR5_SET_ID 0x0ee08a16c03a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -160,16 +160,16 @@ extern const char *const ur5_frame_names[UR5_NF];
 extern const double ur5_q_initial[UR5_NQ];
 extern const double ur5_v_initial[UR5_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 392 bytes (49 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 368 bytes (46 values live at once). */
 void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double tau[UR5_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 392 bytes (49 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 368 bytes (46 values live at once). */
 void ur5_rnea_ext(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], const double fext[6 * (UR5_NB + 1)], double tau[UR5_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 384 bytes (48 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once). */
 void ur5_nle(const double q[UR5_NQ], const double v[UR5_NV], double h[UR5_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 384 bytes (48 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 360 bytes (45 values live at once). */
 void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fext[6 * (UR5_NB + 1)], double h[UR5_NV]);
 
 /* gravity torques: g(q). Stack: about 208 bytes (26 values live at once). */
@@ -178,19 +178,19 @@ void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]);
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 264 bytes (33 values live at once). */
 void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 504 bytes (63 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 480 bytes (60 values live at once). */
 int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 544 bytes (68 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 464 bytes (58 values live at once). */
 int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 544 bytes (68 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 464 bytes (58 values live at once). */
 int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 576 bytes (72 values live at once). */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 400 bytes (50 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 376 bytes (47 values live at once). */
 void ur5_joint_wrenches(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 376 bytes (47 values live at once). */
@@ -214,19 +214,19 @@ void ur5_frame_acceleration_bias(const double q[UR5_NQ], const double v[UR5_NV],
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 144 bytes (18 values live at once). */
 void ur5_com(const double q[UR5_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 240 bytes (30 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 224 bytes (28 values live at once). */
 void ur5_com_jacobian(const double q[UR5_NQ], double Jc[3 * UR5_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 160 bytes (20 values live at once). */
 void ur5_energy(const double q[UR5_NQ], const double v[UR5_NV], double e[2]);
 
-/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 664 bytes (83 values live at once). */
+/* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 640 bytes (80 values live at once). */
 void ur5_centroidal_momentum(const double q[UR5_NQ], const double v[UR5_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 528 bytes (66 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 504 bytes (63 values live at once). */
 void ur5_ccrba(const double q[UR5_NQ], double Ag[6 * UR5_NV]);
 
-/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 712 bytes (89 values live at once). */
+/* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 672 bytes (84 values live at once). */
 void ur5_centroidal_bias(const double q[UR5_NQ], const double v[UR5_NV], double b[6]);
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 56 bytes (7 values live at once). */
