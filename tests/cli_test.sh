@@ -355,6 +355,9 @@ grep -q '^#define UR5_NSC 12 ' "$tmp/trig_i/ur5_dynamics.h" &&
   grep -q '^void ur5_rnea_sc(const double q\[UR5_NQ\], const double sc\[UR5_NSC\], const double v' "$tmp/trig_i/ur5_dynamics.h" &&
   ! grep -q 'ur5_integrate_sc' "$tmp/trig_i/ur5_dynamics.h" ||
   { echo "FAIL: --trig-input declarations"; fail=$((fail + 1)); }
+expect 1 "--functions trig without --trig-input" -- "$mbdc" generate "$ur5" -q --functions trig -o "$tmp/trig_n"
+grep -q "algorithms/trig.lua: params\[2\]: role 'out_sc' needs --trig-input" "$tmp/err" && [ ! -e "$tmp/trig_n/ur5_dynamics.h" ] ||
+  { echo "FAIL: trig without --trig-input"; cat "$tmp/err"; fail=$((fail + 1)); }
 printf 'model slider;\nbody b { mass 1; inertia 1 1 1; }\njoint j prismatic world -> b { axis 1 0 0; }\n' >"$tmp/slider.mbd"
 expect 0 "--trig-input without joint angles" -- "$mbdc" generate "$tmp/slider.mbd" --trig-input -o "$tmp/trig_s"
 grep -q "note: --trig-input: the model has no revolute, continuous or helical joint" "$tmp/err" &&

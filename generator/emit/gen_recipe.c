@@ -88,6 +88,10 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
         return snprintf(msg, n, "params[%d]: '%s' given twice", k + 1, name), -1;
     strcpy(p->name, name);
     snprintf(p->role, sizeof p->role, "%s", role);
+    if ((strcmp(role, "sc") == 0 || strcmp(role, "out_sc") == 0) &&
+        (!g->opts->trig_input || g->ntrig == 0))
+      return snprintf(msg, n, "params[%d]: role '%s' needs --trig-input and a revolute, "
+                      "continuous or helical joint", k + 1, role), -1;
     if ((p->size = role_size(g, role, &p->is_output, &p->pass)) < 0)
       return snprintf(msg, n, "params[%d]: unknown role '%s' (the roles are listed in "
                       "docs/templates.md)", k + 1, role), -1;
