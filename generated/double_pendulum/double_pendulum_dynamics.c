@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x3a57d6c5eeba
+#if DOUBLE_PENDULUM_SET_ID != 0x463cf1ec0456
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ] = {"shoulder", "elbow"};
@@ -263,7 +250,11 @@ void double_pendulum_gravity(const double q[DOUBLE_PENDULUM_NQ], double g[DOUBLE
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
-  const double t0 = mbdc_sincos_cos(q[1]);
+  double t0;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
+  }
   const double t1 = t0 + 1.3333333333333333;
   const double IC_link1_5 = 0.3333333333333333 + t1;
   const double t2 = t0 * 0.5;

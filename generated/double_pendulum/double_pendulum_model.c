@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x3a57d6c5eeba
+#if DOUBLE_PENDULUM_SET_ID != 0x463cf1ec0456
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

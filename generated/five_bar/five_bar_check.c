@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0xc5af07c42ab0
+#if FIVE_BAR_SET_ID != 0x8b93df5b3e07
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

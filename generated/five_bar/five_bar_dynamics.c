@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if FIVE_BAR_SET_ID != 0xc5af07c42ab0
+#if FIVE_BAR_SET_ID != 0x8b93df5b3e07
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const five_bar_joint_names[FIVE_BAR_NJ] = {"q1", "q2", "q3", "q4"};

@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x50adb5910d2e
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x23c4425ad890
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ] = {"shoulder", "elbow"};
@@ -227,7 +214,11 @@ void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 2 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
-  const double t0 = mbdc_sincos_cos(q[1]);
+  double t0;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
+  }
   const double t1 = t0 * 1.08;
   const double t2 = t1 + 1.2600000000000002;
   const double IC_upper_arm_6 = t2 + 0.12545;

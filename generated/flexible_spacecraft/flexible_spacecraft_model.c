@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0xffe91700e7ce
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x82f6ebe73ee6
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if GIMBAL_SET_ID != 0x1cc3de8e9414
+#if GIMBAL_SET_ID != 0xe3e5519f952a
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const gimbal_joint_names[GIMBAL_NJ] = {"screw", "ball"};

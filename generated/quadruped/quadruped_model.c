@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0x0cd5393e1e6b
+#if QUADRUPED_SET_ID != 0xfd788c050aea
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

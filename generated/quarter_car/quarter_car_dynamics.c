@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if QUARTER_CAR_SET_ID != 0xf0857ff4ba80
+#if QUARTER_CAR_SET_ID != 0xf9e4d80b96fb
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const quarter_car_joint_names[QUARTER_CAR_NJ] = {"lca_front", "ball_lower", "spin", "uca_pivot", "rack_u1", "rack_u2"};
@@ -1870,7 +1857,11 @@ void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV
   const double t137 = ac_uca_2 * 0.20833333333333331;
   const double t138 = ac_uca_1 * 0.016666666666666666;
   const double f_uca_0 = t137 + t138;
-  const double t139 = mbdc_sincos_cos(q[11]);
+  double t139;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[11], &mbdc_sincos_other, &t139);
+  }
   const double ac_tie_rod_2 = 9.81 * t139;
   const double f_tie_rod_0 = ac_tie_rod_2 * 0.15200000000000002;
   g[0] = f_lca_0;
@@ -1921,7 +1912,11 @@ void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * 
   const double t30 = qs_knuckle * t29;
   const double t31 = t3 * qs_knuckle;
   const double t32 = 1.0 - t31;
-  const double t33 = mbdc_sincos_sin(q[11]);
+  double t33;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[11], &t33, &mbdc_sincos_other);
+  }
   const double t34 = t33 * t33;
   const double t35 = t34 * 0.03844666666666667;
   const double IC_tie_cross_6 = 0.03850666666666667 - t35;
@@ -4432,7 +4427,11 @@ int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV 
   const double t30 = t27 + t28;
   const double t31 = qs_knuckle * t29;
   const double t32 = qs_knuckle * t30;
-  const double t33 = mbdc_sincos_sin(q[11]);
+  double t33;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[11], &t33, &mbdc_sincos_other);
+  }
   const double t34 = t33 * t33;
   const double t35 = t34 * 0.03844666666666667;
   const double IA_tie_cross_14 = 0.03850666666666667 - t35;

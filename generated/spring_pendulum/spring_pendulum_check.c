@@ -12,7 +12,7 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x9cf9e22b45b3
+#if SPRING_PENDULUM_SET_ID != 0xacd6ff5a0108
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

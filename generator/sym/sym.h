@@ -165,9 +165,9 @@ typedef struct mbg_sym_emit_opts {
   const char *const *reserved; /* more names no temporary may take (the file's macros and
                                   globals, the caller's locals), NULL-terminated; may be NULL */
   const char *sincos; /* NULL: sin(x), cos(x) of libm; else the name N of the caller's pair
-                         function, N(x, &s, &c) (Nf in float), with N_sin(x) and N_cos(x) for a
-                         sine or a cosine alone (N_sinf, N_cosf); N and those names are kept
-                         from the temporaries */
+                         function, N(x, &s, &c) (Nf in float), called for a sine or a cosine
+                         alone too, the other half into a block-local N_other; N, Nf and
+                         N_other are kept from the temporaries */
 } mbg_sym_emit_opts;
 
 enum {

@@ -212,8 +212,8 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
-  static const char *const trig_suffix[] = {"", "_sin", "_cos", "f", "_sinf", "_cosf"};
-  for (int i = 0; m->sincos && i < 6; i++) { /* the pair function's names */
+  static const char *const trig_suffix[] = {"", "f", "_other"};
+  for (int i = 0; m->sincos && i < 3; i++) { /* the pair function's names */
     char name[96];
     snprintf(name, sizeof name, "%.80s%s", m->sincos, trig_suffix[i]);
     uint32_t j = set_slot(&m->names, name);
@@ -273,6 +273,14 @@ static void put_end(emitter *m, line *l) {
   m->started = 1;
 }
 
+/* Ends a line without the ";" (a brace). */
+static void put_end_bare(emitter *m, line *l) {
+  if (!m->joined) put_str(l, "\n");
+  if (m->joined && m->started) fputc('\n', m->f);
+  fwrite(l->buf, 1, l->n, m->f);
+  m->started = 1;
+}
+
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
   static const char *const fn[2][4] = {{"sqrt(", "sin(", "cos(", "atan2("},
@@ -300,9 +308,10 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   put_end(m, &l);
 }
 
-/* A sine or a cosine with opts.sincos: "const double t0 = mbdc_sin(x);" alone, or with the
- * other of the pair, the first time either comes, "double t0, t1;" and
- * "mbdc_sincos(x, &t0, &t1);". */
+/* A sine or a cosine with opts.sincos: with the other of the pair, the first time either comes,
+ * "double t0, t1;" and "mbdc_sincos(x, &t0, &t1);"; alone, "double t0;" and the call in a block
+ * of its own with a local "mbdc_sincos_other" for the half not needed (one function in the file,
+ * always called: no compiler warns of an unused one). */
 static void put_trig(emitter *m, const char *indent, mbg_sx e) {
   const mbg_sym *s = m->s;
   const char *type = m->fl ? "float " : "double ", *f = m->fl ? "f(" : "(";
@@ -312,10 +321,17 @@ static void put_trig(emitter *m, const char *indent, mbg_sx e) {
   line l = {.n = 0};
   put_str(&l, indent);
   if (p < 0) {
-    put_str(&l, "const "), put_str(&l, type), put_operand(m, &l, e), put_str(&l, " = ");
-    put_str(&l, m->sincos), put_str(&l, s->op[e] == MBG_SYM_SIN ? "_sin" : "_cos");
-    put_str(&l, f), put_operand(m, &l, s->a[e]), put_str(&l, ")");
-    put_end(m, &l);
+    int is_sin = s->op[e] == MBG_SYM_SIN;
+    put_str(&l, type), put_operand(m, &l, e), put_end(m, &l);
+    l.n = 0, put_str(&l, indent), put_str(&l, "{"), put_end_bare(m, &l);
+    l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, type);
+    put_str(&l, m->sincos), put_str(&l, "_other"), put_end(m, &l);
+    l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, m->sincos), put_str(&l, f);
+    put_operand(m, &l, s->a[e]), put_str(&l, is_sin ? ", &" : ", &");
+    if (is_sin) put_operand(m, &l, e), put_str(&l, ", &"), put_str(&l, m->sincos), put_str(&l, "_other");
+    else put_str(&l, m->sincos), put_str(&l, "_other, &"), put_operand(m, &l, e);
+    put_str(&l, ")"), put_end(m, &l);
+    l.n = 0, put_str(&l, indent), put_str(&l, "}"), put_end_bare(m, &l);
     return;
   }
   m->done[p] = 1;

@@ -39,16 +39,3 @@ static inline void mbdc_sincosf(float x, float *sin_x, float *cos_x) {
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
 }
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline float mbdc_sincos_sinf(float x) {
-  float s, c;
-  mbdc_sincosf(x, &s, &c);
-  return s;
-}
-
-static inline float mbdc_sincos_cosf(float x) {
-  float s, c;
-  mbdc_sincosf(x, &s, &c);
-  return c;
-}

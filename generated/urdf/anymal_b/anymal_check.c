@@ -12,7 +12,7 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0x2d4e1f507465
+#if ANYMAL_SET_ID != 0xb377257f6464
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

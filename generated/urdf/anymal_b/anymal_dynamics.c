@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if ANYMAL_SET_ID != 0x2d4e1f507465
+#if ANYMAL_SET_ID != 0xb377257f6464
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const anymal_joint_names[ANYMAL_NJ] = {"root_joint", "LF_HAA", "LF_HFE", "LF_KFE", "RF_HAA", "RF_HFE", "RF_KFE", "LH_HAA", "LH_HFE", "LH_KFE", "RH_HAA", "RH_HFE", "RH_KFE"};
@@ -54362,7 +54349,11 @@ void anymal_integrate(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], doub
   const double t60 = t47 * t56;
   const double t61 = t16 * 2.0;
   const double t62 = t16 * t61;
-  const double t63 = mbdc_sincos_sin(t11);
+  double t63;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(t11, &t63, &mbdc_sincos_other);
+  }
   const double t64 = t11 - t63;
   const double t65 = t11 * t11;
   const double t66 = t11 * t65;

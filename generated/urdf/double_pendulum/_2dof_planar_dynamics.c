@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x928277034f39
+#if _2DOF_PLANAR_SET_ID != 0x8bde6d4433e6
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const _2dof_planar_joint_names[_2DOF_PLANAR_NJ] = {"joint1", "joint2"};
@@ -292,7 +279,11 @@ void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 3 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]) {
-  const double t0 = mbdc_sincos_cos(q[1]);
+  double t0;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
+  }
   const double t1 = t0 * 0.03;
   const double t2 = t1 * 0.2;
   const double t3 = t2 + 0.007015625000000001;

@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if HYQ_SET_ID != 0x5af055366a49
+#if HYQ_SET_ID != 0x7d1f1644fb36
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const hyq_joint_names[HYQ_NJ] = {"root_joint", "lf_haa_joint", "lf_hfe_joint", "lf_kfe_joint", "rf_haa_joint", "rf_hfe_joint", "rf_kfe_joint", "lh_haa_joint", "lh_hfe_joint", "lh_kfe_joint", "rh_haa_joint", "rh_hfe_joint", "rh_kfe_joint"};
@@ -55455,7 +55442,11 @@ void hyq_integrate(const double q[HYQ_NQ], const double v[HYQ_NV], double dt, do
   const double t60 = t47 * t56;
   const double t61 = t16 * 2.0;
   const double t62 = t16 * t61;
-  const double t63 = mbdc_sincos_sin(t11);
+  double t63;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(t11, &t63, &mbdc_sincos_other);
+  }
   const double t64 = t11 - t63;
   const double t65 = t11 * t11;
   const double t66 = t11 * t65;

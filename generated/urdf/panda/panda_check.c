@@ -12,7 +12,7 @@
 
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x1cb6896d5476
+#if PANDA_SET_ID != 0x4d833713432b
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x41cc643ee5f6
+#if ROMEO_SET_ID != 0x225e1138151e
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#if SOLO_SET_ID != 0xd6e9e4e12458
+#if SOLO_SET_ID != 0x3ec982f69268
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -63,19 +63,6 @@ static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
   const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
   *sin_x = (n & 2) ? -sa : sa;
   *cos_x = ((n + 1) & 2) ? -ca : ca;
-}
-
-/* A sine or a cosine alone (the other half of the pair is left to the compiler to drop). */
-static inline double mbdc_sincos_sin(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return s;
-}
-
-static inline double mbdc_sincos_cos(double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
-  return c;
 }
 
 const char *const solo_joint_names[SOLO_NJ] = {"root_joint", "FL_HAA", "FL_HFE", "FL_KFE", "FR_HAA", "FR_HFE", "FR_KFE", "HL_HAA", "HL_HFE", "HL_KFE", "HR_HAA", "HR_HFE", "HR_KFE"};
@@ -46604,7 +46591,11 @@ void solo_integrate(const double q[SOLO_NQ], const double v[SOLO_NV], double dt,
   const double t60 = t47 * t56;
   const double t61 = t16 * 2.0;
   const double t62 = t16 * t61;
-  const double t63 = mbdc_sincos_sin(t11);
+  double t63;
+  {
+    double mbdc_sincos_other;
+    mbdc_sincos(t11, &t63, &mbdc_sincos_other);
+  }
   const double t64 = t11 - t63;
   const double t65 = t11 * t11;
   const double t66 = t11 * t65;
