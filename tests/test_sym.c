@@ -162,13 +162,16 @@ static void t_fold_identities(void **st) {
    * product for both signs; y − x = −(x − y) once x − y exists, one node for both */
   assert_int_equal(mbg_sym_add(s, x, x), mbg_sym_mul(s, x, mbg_sym_const(s, 2.0)));
   mbg_sx xk3 = mbg_sym_mul(s, x, k3);
-  assert_int_equal(mbg_sym_mul(s, xk3, mbg_sym_const(s, 4.0)), mbg_sym_mul(s, x, mbg_sym_const(s, 12.0)));
-  assert_int_equal(mbg_sym_mul(s, xk3, mbg_sym_const(s, 0.25)), mbg_sym_mul(s, x, mbg_sym_const(s, 0.75)));
+  assert_int_equal(mbg_sym_mul(s, xk3, mbg_sym_const(s, 4.0)),
+                   mbg_sym_mul(s, x, mbg_sym_const(s, 12.0)));
+  assert_int_equal(mbg_sym_mul(s, xk3, mbg_sym_const(s, 0.25)),
+                   mbg_sym_mul(s, x, mbg_sym_const(s, 0.75)));
   mbg_sx xk33 = mbg_sym_mul(s, xk3, k3);
   assert_true(mbg_sym_arg(s, xk33, 0) == xk3 || mbg_sym_arg(s, xk33, 1) == xk3);
   assert_int_equal(mbg_sym_mul(s, x, mbg_sym_const(s, -3.0)), mbg_sym_neg(s, xk3));
   assert_int_equal(mbg_sym_op_of(s, mbg_sym_mul(s, x, mbg_sym_const(s, -3.0))), MBG_SYM_NEG);
-  assert_int_equal(mbg_sym_add(s, xk3, mbg_sym_mul(s, x, mbg_sym_const(s, -3.0))), mbg_sym_const(s, 0.0));
+  assert_int_equal(mbg_sym_add(s, xk3, mbg_sym_mul(s, x, mbg_sym_const(s, -3.0))),
+                   mbg_sym_const(s, 0.0));
   mbg_sx xmy = mbg_sym_sub(s, x, y);
   assert_int_equal(mbg_sym_sub(s, y, x), mbg_sym_neg(s, xmy));
   /* no reassociation, no distribution */
@@ -742,7 +745,8 @@ static void t_orders(void **state) {
   (void)state;
   mbg_sym *s = mbg_sym_new();
   mbg_sx x[4], sum;
-  for (int k = 0; k < 4; k++) x[k] = mbg_sym_mul(s, mbg_sym_input(s, "q", k), mbg_sym_input(s, "q", k));
+  for (int k = 0; k < 4; k++)
+    x[k] = mbg_sym_mul(s, mbg_sym_input(s, "q", k), mbg_sym_input(s, "q", k));
   mbg_sx s1 = mbg_sym_add(s, x[0], x[1]), s2 = mbg_sym_add(s, s1, x[2]);
   sum = mbg_sym_add(s, s2, x[3]);
   assert_int_equal(mbg_sym_output(s, "y", 0, sum), 0);

@@ -60,7 +60,8 @@ int mbg_gen_trig_twins(mbg_gen *g, FILE *err) {
     g->trig_twin = 0;
     if (rc != 0) return rc;
     int reads_sc = 0; /* sines and cosines of other angles only (a quaternion's): no twin */
-    for (int j = 0; j < t->nparams; j++) reads_sc |= strcmp(t->params[j].name, "sc") == 0 && t->params[j].used;
+    for (int j = 0; j < t->nparams; j++)
+      reads_sc |= strcmp(t->params[j].name, "sc") == 0 && t->params[j].used;
     if (!reads_sc) {
       mbg_gen_function_free(t);
       continue;

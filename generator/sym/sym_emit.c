@@ -327,9 +327,11 @@ static void put_trig(emitter *m, const char *indent, mbg_sx e) {
     l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, type);
     put_str(&l, m->sincos), put_str(&l, "_other"), put_end(m, &l);
     l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, m->sincos), put_str(&l, f);
-    put_operand(m, &l, s->a[e]), put_str(&l, is_sin ? ", &" : ", &");
-    if (is_sin) put_operand(m, &l, e), put_str(&l, ", &"), put_str(&l, m->sincos), put_str(&l, "_other");
-    else put_str(&l, m->sincos), put_str(&l, "_other, &"), put_operand(m, &l, e);
+    put_operand(m, &l, s->a[e]), put_str(&l, ", &");
+    if (is_sin)
+      put_operand(m, &l, e), put_str(&l, ", &"), put_str(&l, m->sincos), put_str(&l, "_other");
+    else
+      put_str(&l, m->sincos), put_str(&l, "_other, &"), put_operand(m, &l, e);
     put_str(&l, ")"), put_end(m, &l);
     l.n = 0, put_str(&l, indent), put_str(&l, "}"), put_end_bare(m, &l);
     return;
