@@ -265,21 +265,20 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
   }
 }
 
-/* Ends a line and writes it: ";\n", or with no_final_newline the newline goes before the next. */
-static void put_end(emitter *m, line *l) {
-  put_str(l, m->joined ? ";" : ";\n");
-  if (m->joined && m->started) fputc('\n', m->f);
-  fwrite(l->buf, 1, l->n, m->f);
-  m->started = 1;
-}
-
-/* Ends a line without the ";" (a brace). */
-static void put_end_bare(emitter *m, line *l) {
+/* Ends a line with end (";", or "" after a brace) and writes it, with its newline, or with
+ * no_final_newline the newline goes before the next. */
+static void put_end_with(emitter *m, line *l, const char *end) {
+  put_str(l, end);
   if (!m->joined) put_str(l, "\n");
   if (m->joined && m->started) fputc('\n', m->f);
   fwrite(l->buf, 1, l->n, m->f);
   m->started = 1;
 }
+
+static void put_end(emitter *m, line *l) { put_end_with(m, l, ";"); }
+
+/* Ends a line without the ";" (a brace). */
+static void put_end_bare(emitter *m, line *l) { put_end_with(m, l, ""); }
 
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
