@@ -5,7 +5,8 @@
 #   mbdc_add_model(NAME <name> MODEL <file.mbd or file.urdf>
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
-#                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT])
+#                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
+#                  [FUSE <NAME=f1,f2,...>...])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -36,7 +37,8 @@
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
 # generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well.
 # TRIG libm passes --trig libm (the C library's sin and cos instead of the pair mbdc writes out);
-# TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). TEMPLATES is a directory of
+# TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FUSE passes one --fuse per
+# element (<p>_NAME: the outputs of f1, f2, ... from one function). TEMPLATES is a directory of
 # replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).
 #
 # The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
@@ -200,6 +202,9 @@ function(_mbdc_args model out args_var prefix_var deps_var)
     string(REPLACE ";" "," contacts "${A_CONTACTS}")
     list(APPEND args --contacts ${contacts})
   endif()
+  foreach(spec IN LISTS A_FUSE)
+    list(APPEND args --fuse ${spec})
+  endforeach()
   if(A_TEMPLATES)
     get_filename_component(templates ${A_TEMPLATES} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua
@@ -218,7 +223,7 @@ endfunction()
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
                         "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG"
-                        "FUNCTIONS;FRAMES;CONTACTS" ${ARGN})
+                        "FUNCTIONS;FRAMES;CONTACTS;FUSE" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
   endif()

@@ -143,6 +143,44 @@ expect 2 "--contacts on a model with loops" -- "$mbdc" generate "$src/examples/f
 grep -q "not yet for a model with loop joints" "$tmp/err" ||
   { echo "FAIL: --contacts on five_bar"; cat "$tmp/err"; fail=$((fail + 1)); }
 [ ! -e "$tmp/ct2" ] || { echo "FAIL: a refused --contacts wrote $tmp/ct2"; fail=$((fail + 1)); }
+# --fuse NAME=f1,f2,...: one function for several recipes; its mistakes are usage errors and
+# write nothing
+expect 0 "generate --fuse" -- "$mbdc" generate "$arm" --functions rnea --fuse dyn=crba,nle,aba \
+  --fuse kin=frame_pose,frame_jacobian -o "$tmp/fu"
+grep -q "^int arm7_dyn(const double q\[ARM7_NQ\], const double v\[ARM7_NV\], const double tau\[ARM7_NV\], double M\[ARM7_NV \* ARM7_NV\], double h\[ARM7_NV\], double qdd\[ARM7_NV\]);" "$tmp/fu/arm7_dynamics.h" &&
+  grep -q "^void arm7_kin(const double q\[ARM7_NQ\], double pose\[12 \* ARM7_NF\], double J\[6 \* ARM7_NV \* ARM7_NF\]);" "$tmp/fu/arm7_dynamics.h" ||
+  { echo "FAIL: --fuse prototypes"; grep -n "arm7_dyn\|arm7_kin" "$tmp/fu/arm7_dynamics.h"; fail=$((fail + 1)); }
+# the fused counts are those of the named fused recipe dynamics (crba, nle, aba: the same graph)
+"$mbdc" stats "$arm" --json --functions dynamics --fuse dyn=crba,nle,aba >"$tmp/fu.json" 2>"$tmp/err"
+dyn=$(sed -n 's/.*"dyn": \({[^}]*}\).*/\1/p' "$tmp/fu.json")
+dynamics=$(sed -n 's/.*"dynamics": \({[^}]*}\).*/\1/p' "$tmp/fu.json")
+[ -n "$dyn" ] && [ "$dyn" = "$dynamics" ] ||
+  { echo "FAIL: --fuse counts: '$dyn' against '$dynamics'"; cat "$tmp/fu.json"; fail=$((fail + 1)); }
+fuse_err() { # fuse_err WHAT MESSAGE ARGS...: exit 2 (or $status), MESSAGE on stderr, no output
+  local what=$1 msg=$2
+  shift 2
+  rm -rf "$tmp/fu2"
+  expect "${status:-2}" "--fuse: $what" -- "$mbdc" generate "$@" -o "$tmp/fu2"
+  grep -q -- "$msg" "$tmp/err" || { echo "FAIL: --fuse: $what: message"; cat "$tmp/err"; fail=$((fail + 1)); }
+  [ ! -e "$tmp/fu2" ] || { echo "FAIL: --fuse: $what wrote $tmp/fu2"; fail=$((fail + 1)); }
+}
+fuse_err "no =" "expected NAME=f1,f2,..." "$arm" --fuse crba,nle
+fuse_err "a bad name" "expected NAME=f1,f2,..." "$arm" --fuse "9x=crba,nle"
+fuse_err "one part" "name two functions or more" "$arm" --fuse x=crba
+fuse_err "a part twice" "'crba' is listed twice" "$arm" --fuse x=crba,nle,crba
+fuse_err "an unknown part" "did you mean 'aba'?" "$arm" --fuse x=crba,abba
+fuse_err "cfa" "cfa cannot be fused" "$arm" --fuse x=crba,cfa
+fuse_err "a recipe's name" "'rnea' is the name of a recipe" "$arm" --fuse rnea=crba,nle
+fuse_err "the name twice" "the name is given twice" "$arm" --fuse x=crba,nle --fuse x=aba,nle
+fuse_err "a fused part" "another --fuse function" "$arm" --fuse x=crba,nle --fuse y=x,aba
+fuse_err "an output twice" "'fk' and 'frame_pose' both have a parameter 'pose' (both write it)" \
+  "$arm" --fuse x=fk,frame_pose
+fuse_err "an output read" "'rnea' and 'aba' both have a parameter 'tau' (one writes it, the other reads it)" \
+  "$arm" --fuse x=rnea,aba
+fuse_err "not a recipe" "'spatial' is not a recipe" "$arm" --fuse x=crba,spatial
+status=1 fuse_err "a loop function" "--fuse x fd_loops: fd_loops needs a model with loop joints" \
+  "$arm" --fuse x=crba,fd_loops
+expect 2 "--fuse 17 times" -- "$mbdc" generate "$arm" $(for k in $(seq 17); do echo --fuse "f$k=crba,nle"; done) -o "$tmp/fu2"
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"
 mkdir -p "$tmp/tpl/algorithms"
@@ -335,11 +373,11 @@ grep -A2 "0 (the model's 'independent'): q1 q2 qd2 qd3" "$tmp/out" |
   grep -q "(coupled loops: a group hangs from another's tail" "$tmp/out" ||
   { echo "FAIL: hung loop not reported"; cat "$tmp/out"; fail=$((fail + 1)); }
 
-# the sines and cosines: the pair written out once (default), the C library's (--trig libm), and
+# the sines and cosines: the batch function written out once (default), the C library's (--trig libm), and
 # --trig-input's p_trig and _sc twins; a model without joint angles says so
 ur5="$src/examples/urdf/ur5.urdf"
 expect 0 "generate with the built-in sincos" -- "$mbdc" generate "$ur5" -q -o "$tmp/trig_b"
-[ "$(grep -c '^static inline void mbdc_sincos(double x' "$tmp/trig_b/ur5_dynamics.c")" -eq 1 ] &&
+[ "$(grep -c '^static inline void mbdc_sincos(int n, ' "$tmp/trig_b/ur5_dynamics.c")" -eq 1 ] &&
   grep -q '^#include <float.h>' "$tmp/trig_b/ur5_dynamics.c" &&
   ! grep -q 'const double t[0-9]* = \(sin\|cos\)(' "$tmp/trig_b/ur5_dynamics.c" ||
   { echo "FAIL: the built-in sincos"; fail=$((fail + 1)); }

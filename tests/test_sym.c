@@ -274,6 +274,66 @@ static void t_dce_and_schedule(void **st) {
   mbg_sym_free(s);
 }
 
+/* With opts.sincos, every sine and cosine in one batch call after their arguments: a pair of one
+ * argument shares a slot, a sine or cosine alone takes one too; a temporary named like the
+ * batch's arrays is renamed; the initializer goes eight arguments a line, padded with zeros to
+ * two doubles or four floats. By hand. */
+static void t_emit_sincos_batch(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  /* one node per statement: the order of a call's arguments is unspecified, ids follow it */
+  mbg_sx q0 = mbg_sym_input(s, "q", 0), q1 = mbg_sym_input(s, "q", 1);
+  mbg_sx q2 = mbg_sym_input(s, "q", 2), k = mbg_sym_const(s, 0.5);
+  mbg_sx half = mbg_sym_mul(s, q1, k), sn, cs;
+  mbg_sym_sincos(s, q0, &sn, &cs);
+  mbg_sx y0 = mbg_sym_mul(s, sn, cs), s_half = mbg_sym_sin(s, half);
+  mbg_sx c_q2 = mbg_sym_cos(s, q2), y1 = mbg_sym_add(s, s_half, c_q2);
+  assert_int_equal(mbg_sym_name(s, y1, "mbdc_sincos_s"), 0);
+  mbg_sym_output(s, "out", 0, y0);
+  mbg_sym_output(s, "out", 1, y1);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos"};
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  assert_string_equal(buf, "const double t0 = q[1] * 0.5;\n"
+                           "const double mbdc_sincos_x[4] = {\n"
+                           "    q[0], t0, q[2], 0.0\n"
+                           "};\n"
+                           "double mbdc_sincos_s[4], mbdc_sincos_c[4];\n"
+                           "mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);\n"
+                           "const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[0];\n"
+                           "const double mbdc_sincos_s_2 = mbdc_sincos_s[1] + mbdc_sincos_c[2];\n"
+                           "out[0] = t1;\n"
+                           "out[1] = mbdc_sincos_s_2;\n");
+  free(buf);
+  mbg_sym_free(s);
+  /* nine arguments: two lines of initializer; float: the f function, float arrays, twelve */
+  s = mbg_sym_new();
+  mbg_sx acc = mbg_sym_const(s, 0.0);
+  for (int i = 0; i < 9; i++) {
+    mbg_sx c = mbg_sym_cos(s, mbg_sym_input(s, "q", i));
+    acc = mbg_sym_add(s, acc, c);
+  }
+  mbg_sym_output(s, "out", 0, acc);
+  buf = NULL, len = 0;
+  f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  o.scalar = MBG_SYM_FLOAT;
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  assert_non_null(strstr(buf, "const float mbdc_sincos_x[12] = {\n"
+                              "    q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7],\n"
+                              "    q[8], 0.0f, 0.0f, 0.0f\n"
+                              "};\n"
+                              "float mbdc_sincos_s[12], mbdc_sincos_c[12];\n"
+                              "mbdc_sincosf(12, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);\n"));
+  free(buf);
+  mbg_sym_free(s);
+}
+
 /* y = M x with M = [1 0 2.5; 0 -3 0; 0.5 -1 1], summed naively from 0. By hand: a product for
  * each entry other than 0, ±1 (3 mul), and nonzeros − 1 additions per row: 1 + 0 + 2 = 3. */
 static void t_counts_matvec(void **st) {
@@ -777,6 +837,7 @@ int main(void) {
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
+      cmocka_unit_test(t_emit_sincos_batch),
       cmocka_unit_test(t_compile_double),   cmocka_unit_test(t_compile_float),
       cmocka_unit_test(t_depth),
   };

@@ -1,4 +1,4 @@
-/* test_trig.c — the sine-cosine pair mbdc writes into generated code (templates/c/sincos_*.c),
+/* test_trig.c — the sine-cosine batch mbdc writes into generated code (templates/c/sincos_*.c),
  * included here byte for byte as the generator writes it.
  *
  * Reference: the correctly rounded value, taken as the long double sinl/cosl of the C library
@@ -9,6 +9,10 @@
  * hard cases of the argument reduction), random points in every binade, and for float every
  * float from 2^-12 to 2^10 (below 2^-12, sin x = x and cos x = 1 are checked in a sweep). The
  * fallback (|x| >= 2^20, 2^10 in float; NaN, infinities) is the C library's own answer.
+ * The points go through the batch LANES at a time (an odd count, so the vectorized loop's
+ * remainder runs too), each lane also alone (n = 1): the two agree to the bit, in-range lanes
+ * beside fallback ones included. test_trig_fma (MBDC_TRIG_CONTRACTED) checks both against the
+ * reference instead: the compiler may fuse the vector loop and the lone call differently.
  * Built twice by CMake: as is, and where the compiler and this machine have fused multiply-adds,
  * with contraction on (test_trig_fma). */
 #include <float.h>
@@ -19,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -40,14 +45,19 @@ static double ulps_to_exact(double got, long double ref) {
   return (double)(fabsl((long double)got - ref) / u);
 }
 
+enum { LANES = 7 };
+
 typedef struct worst {
   double cr, exact, x;
   long n;
+  double pending[LANES]; /* the batch being filled */
+  int npending;
 } worst;
 
-static void check_double(worst *w, double x) {
-  double s, c;
-  mbdc_sincos(x, &s, &c);
+/* Two results of one argument the same to the bit (a NaN: both NaN). */
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+static void record(worst *w, double x, double s, double c) {
   long double rs = sinl((long double)x), rc = cosl((long double)x);
   double e = fmax(ulps_to_cr(s, rs), ulps_to_cr(c, rc));
   double ex = fmax(ulps_to_exact(s, rs), ulps_to_exact(c, rc));
@@ -56,7 +66,29 @@ static void check_double(worst *w, double x) {
   w->n++;
 }
 
-static void expect_within(const worst *w, const char *what) {
+static void flush_double(worst *w) {
+  double s[LANES], c[LANES];
+  mbdc_sincos(w->npending, w->pending, s, c);
+  for (int i = 0; i < w->npending; i++) {
+    double x = w->pending[i], s1, c1;
+    mbdc_sincos(1, &x, &s1, &c1);
+    record(w, x, s[i], c[i]);
+#ifdef MBDC_TRIG_CONTRACTED
+    record(w, x, s1, c1); /* fused differently in the vector loop and alone: each checked */
+#else
+    assert_true(same(s[i], s1) && same(c[i], c1));
+#endif
+  }
+  w->npending = 0;
+}
+
+static void check_double(worst *w, double x) {
+  w->pending[w->npending++] = x;
+  if (w->npending == LANES) flush_double(w);
+}
+
+static void expect_within(worst *w, const char *what) {
+  flush_double(w);
   printf("  %s: %ld points, worst %.3f ulp from the correctly rounded value (x = %.17g), "
          "%.3f ulp from the exact one\n", what, w->n, w->cr, w->x, w->exact);
   assert_true(w->cr <= 1.0);
@@ -103,23 +135,28 @@ static void t_double_random(void **state) {
 
 static void t_double_fallback_and_symmetry(void **state) {
   (void)state;
-  const double big[] = {0x1p20, -0x1p20, 1e7, -3.5e12, 1e300, INFINITY, -INFINITY};
-  for (size_t k = 0; k < sizeof big / sizeof *big; k++) {
-    double s, c;
-    mbdc_sincos(big[k], &s, &c);
-    double rs = sin(big[k]), rc = cos(big[k]);
-    assert_true((isnan(s) && isnan(rs)) || s == rs);
-    assert_true((isnan(c) && isnan(rc)) || c == rc);
+  /* the fallback lanes beside in-range ones, in one batch */
+  const double x[] = {0x1p20, 0.5, -0x1p20, 1e7, -3.5e12, 3.0, 1e300, INFINITY, -INFINITY, NAN,
+                      -0x1.fffffffffffffp19};
+  enum { N = sizeof x / sizeof *x };
+  double s[N], c[N];
+  mbdc_sincos(N, x, s, c);
+  for (int k = 0; k < N; k++) {
+    double rs = sin(x[k]), rc = cos(x[k]), s1, c1;
+    mbdc_sincos(1, &x[k], &s1, &c1);
+    assert_true(same(s[k], s1) && same(c[k], c1));
+    if (fabs(x[k]) < 0x1p20) {
+      assert_true(fabs(s[k] - rs) <= 0x1p-52 && fabs(c[k] - rc) <= 0x1p-52);
+    } else {
+      assert_true(same(s[k], rs) && same(c[k], rc));
+    }
   }
-  double s, c;
-  mbdc_sincos(NAN, &s, &c);
-  assert_true(isnan(s) && isnan(c));
   /* sin is odd and cos even, to the bit */
-  for (double x = 1e-9; x < 0x1p20; x *= 1.0137) {
-    double s1, c1, s2, c2;
-    mbdc_sincos(x, &s1, &c1);
-    mbdc_sincos(-x, &s2, &c2);
-    assert_true(s1 == -s2 && c1 == c2);
+  for (double y = 1e-9; y < 0x1p20; y *= 1.0137) {
+    const double pm[2] = {y, -y};
+    double s2[2], c2[2];
+    mbdc_sincos(2, pm, s2, c2);
+    assert_true(s2[0] == -s2[1] && c2[0] == c2[1]);
   }
 }
 
@@ -130,43 +167,61 @@ static double ulpsf_to_cr(float got, double ref) {
   return fabs((double)got - (double)cr) / (double)u;
 }
 
-/* Every float from 2^-12 up to the fallback at 2^10, and the negatives by symmetry (to the bit). */
+static int samef(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+/* Every float from 2^-12 up to the fallback at 2^10, LANES at a time, and the negatives by
+ * symmetry (to the bit); every 1024th lane also alone, to the bit. */
 static void t_float_exhaustive(void **state) {
   (void)state;
   double worst_e = 0.0;
-  float worst_x = 0.0f;
+  float worst_x = 0.0f, xs[LANES], s[LANES], c[LANES];
   long n = 0;
-  for (float x = 0x1p-12f; x < 0x1p10f; x = nextafterf(x, INFINITY), n++) {
-    float s, c;
-    mbdc_sincosf(x, &s, &c);
-    double e = fmax(ulpsf_to_cr(s, sin((double)x)), ulpsf_to_cr(c, cos((double)x)));
-    if (e > worst_e) worst_e = e, worst_x = x;
-    if ((n & 1023) == 0) {
-      float s2, c2;
-      mbdc_sincosf(-x, &s2, &c2);
-      assert_true(s2 == -s && c2 == c);
+  int k = 0;
+  for (float x = 0x1p-12f;; x = nextafterf(x, INFINITY)) {
+    int last = !(x < 0x1p10f);
+    if (!last) xs[k++] = x;
+    if (k < LANES && !last) continue;
+    mbdc_sincosf(k, xs, s, c);
+    for (int i = 0; i < k; i++, n++) {
+      double e = fmax(ulpsf_to_cr(s[i], sin((double)xs[i])), ulpsf_to_cr(c[i], cos((double)xs[i])));
+      if (e > worst_e) worst_e = e, worst_x = xs[i];
+      if ((n & 1023) == 0) {
+        float s1, c1, s2[2], c2[2];
+        const float pm[2] = {xs[i], -xs[i]};
+        mbdc_sincosf(1, &xs[i], &s1, &c1);
+        mbdc_sincosf(2, pm, s2, c2);
+        assert_true(samef(s2[1], -s2[0]) && samef(c2[1], c2[0]));
+#ifdef MBDC_TRIG_CONTRACTED
+        e = fmax(ulpsf_to_cr(s1, sin((double)xs[i])), ulpsf_to_cr(c1, cos((double)xs[i])));
+        if (e > worst_e) worst_e = e, worst_x = xs[i];
+#else
+        assert_true(samef(s1, s[i]) && samef(c1, c[i]));
+#endif
+      }
     }
+    k = 0;
+    if (last) break;
   }
   for (float x = 0x1p-40f; x < 0x1p-12f; x *= 1.001f) {
-    float s, c;
-    mbdc_sincosf(x, &s, &c);
-    double e = fmax(ulpsf_to_cr(s, sin((double)x)), ulpsf_to_cr(c, cos((double)x)));
+    float s1, c1;
+    mbdc_sincosf(1, &x, &s1, &c1);
+    double e = fmax(ulpsf_to_cr(s1, sin((double)x)), ulpsf_to_cr(c1, cos((double)x)));
     if (e > worst_e) worst_e = e, worst_x = x;
   }
   printf("  float: %ld floats, worst %.3f ulp from the correctly rounded value (x = %.9g)\n", n,
          worst_e, (double)worst_x);
   assert_true(worst_e <= 1.0);
-  const float big[] = {0x1p10f, -3000.0f, 1e30f, INFINITY};
-  for (size_t k = 0; k < sizeof big / sizeof *big; k++) {
-    float s, c;
-    mbdc_sincosf(big[k], &s, &c);
-    float rs = sinf(big[k]), rc = cosf(big[k]);
-    assert_true((isnan(s) && isnan(rs)) || s == rs);
-    assert_true((isnan(c) && isnan(rc)) || c == rc);
+  const float big[] = {0x1p10f, 0.25f, -3000.0f, 1e30f, -2.0f, INFINITY, NAN};
+  enum { NB = sizeof big / sizeof *big };
+  float sb[NB], cb[NB];
+  mbdc_sincosf(NB, big, sb, cb);
+  for (int i = 0; i < NB; i++) {
+    float rs = sinf(big[i]), rc = cosf(big[i]);
+    if (fabsf(big[i]) < 0x1p10f)
+      assert_true(fabsf(sb[i] - rs) <= 0x1p-23f && fabsf(cb[i] - rc) <= 0x1p-23f);
+    else
+      assert_true(samef(sb[i], rs) && samef(cb[i], rc));
   }
-  float s, c;
-  mbdc_sincosf(NAN, &s, &c);
-  assert_true(isnan(s) && isnan(c));
 }
 
 int main(void) {

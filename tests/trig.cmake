@@ -1,4 +1,4 @@
-# The sine-cosine pair written into generated code (templates/c/sincos_*.c): test_trig, and
+# The sine-cosine function written into generated code (templates/c/sincos_*.c): test_trig, and
 # test_trig_fma, the same compiled with fused multiply-adds and contraction on, as mbdc_add_model
 # compiles generated code by default (cmake/mbdc.cmake), where the compiler and this machine have
 # them.
@@ -19,6 +19,7 @@ if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT CMAKE_CROSSCOMPILING)
   if(MBDC_HAVE_FMA_RUN)
     mbdc_add_test(NAME test_trig_fma SOURCES test_trig.c)
     target_compile_options(test_trig_fma PRIVATE -mfma -ffp-contract=fast)
+    target_compile_definitions(test_trig_fma PRIVATE MBDC_TRIG_CONTRACTED)
     set_tests_properties(test_trig_fma PROPERTIES LABELS trig)
   endif()
 endif()

@@ -69,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xc2ae5aefdff6
+#define ARM7_SET_ID 0xb7079375bc4f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -163,16 +163,16 @@ extern const char *const arm7_frame_names[ARM7_NF];
 extern const double arm7_q_initial[ARM7_NQ];
 extern const double arm7_v_initial[ARM7_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 432 bytes (54 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 448 bytes (56 values live at once). */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 432 bytes (54 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 448 bytes (56 values live at once). */
 void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double tau[ARM7_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 424 bytes (53 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 440 bytes (55 values live at once). */
 void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 424 bytes (53 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 440 bytes (55 values live at once). */
 void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double h[ARM7_NV]);
 
 /* gravity torques: g(q). Stack: about 296 bytes (37 values live at once). */
@@ -193,7 +193,7 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 672 bytes (84 values live at once). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 496 bytes (62 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 512 bytes (64 values live at once). */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 496 bytes (62 values live at once). */
@@ -214,13 +214,13 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 448 bytes (56 values live at once). */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 176 bytes (22 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 192 bytes (24 values live at once). */
 void arm7_com(const double q[ARM7_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 408 bytes (51 values live at once). */
 void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 192 bytes (24 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 200 bytes (25 values live at once). */
 void arm7_energy(const double q[ARM7_NQ], const double v[ARM7_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 776 bytes (97 values live at once). */

@@ -8,14 +8,18 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
-#if CART_POLE_SET_ID != 0xcf181a42cec9
+#if CART_POLE_SET_ID != 0x9395e747d666
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
- * from the exact ones), in about half the instructions of the C library's sincos, with no call
- * and no table. Written out by mbdc into the generated code that needs it.
+/* mbdc_sincos(n, x, sin_x, cos_x): sin_x[i] = sin x[i] and cos_x[i] = cos x[i] for i < n, within
+ * 1 ulp of the correctly rounded values (0.79 ulp from the exact ones), with no call and no
+ * table. The loop has no branch, so a compiler vectorizes it: with AVX2, four arguments cost
+ * about what one does (the three arrays do not overlap: restrict, which lets it do so without
+ * inlining). Written out by mbdc into the generated code that needs it, which computes
+ * every sine and cosine a function needs in one call.
  *
  * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
  * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
@@ -23,46 +27,55 @@
  * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
  * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
  * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
- * and for NaN and infinities, the C library's sin and cos answer.
+ * and for NaN and infinities, the C library's sin and cos answer (after the loop, which computes
+ * something harmless for them).
  *
  * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
  * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
  * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
- * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
- * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
- * nearbyint. */
-static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
-  if (!(fabs(x) < 0x1p20)) {
-    *sin_x = sin(x);
-    *cos_x = cos(x);
-    return;
-  }
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept. The
+ * quadrant k mod 4 is applied to the bits: s and c swapped under a mask when k is odd, and the
+ * sign bits flipped. Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0), where k
+ * is read from the low bits of x 2/pi + 1.5 2^52; elsewhere k comes from nearbyint. */
+static inline void mbdc_sincos(int n, const double *restrict x, double *restrict sin_x,
+                               double *restrict cos_x) {
+  int in_range = 1;
+  for (int i = 0; i < n; i++) in_range &= fabs(x[i]) < 0x1p20;
+  for (int i = 0; i < n; i++) {
+    union { double d; uint64_t u; } kb, sb, cb;
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+    kb.d = x[i] * 0x1.45f306dc9c883p-1 + 0x1.8p52; /* round(x 2/pi) in the low bits */
+    const double k = kb.d - 0x1.8p52;
 #else
-  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+    const double k = nearbyint(x[i] * 0x1.45f306dc9c883p-1);
+    kb.u = (uint64_t)(int64_t)(fabs(k) < 0x1p52 ? k : 0.0);
 #endif
-  const int n = (int)k;
-  /* r = x - k (P1 + P2 + P3 + P4) */
-  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
-  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
-  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
-  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
-  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
-  const double rh = s3 + tail, rl = tail - (rh - s3);
-  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
-  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
-                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
-                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
-  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
-                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
-                   + z * -0x1.907d9f5b4de2bp-37))));
-  const double s = rh + (rh * (z * S) + rl * w);
-  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
-  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
-  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
-  *sin_x = (n & 2) ? -sa : sa;
-  *cos_x = ((n + 1) & 2) ? -ca : ca;
+    /* r = x - k (P1 + P2 + P3 + P4) */
+    const double y = x[i] - k * 0x1.921fb544p+0;                         /* exact */
+    const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+    const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+    const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+    const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+    const double rh = s3 + tail, rl = tail - (rh - s3);
+    const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+    const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7
+                     + z * (-0x1.a01a01a019938p-13 + z * (0x1.71de3a5460903p-19
+                     + z * (-0x1.ae645412bbdd3p-26 + z * (0x1.61217f03f5d5cp-33
+                     + z * -0x1.ab17cf930dca4p-41)))));
+    const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10
+                     + z * (0x1.a01a019f4eabep-16 + z * (-0x1.27e4fa17d4a58p-22
+                     + z * (0x1.1eeb68e39cf4dp-29 + z * -0x1.907d9f5b4de2bp-37))));
+    sb.d = rh + (rh * (z * S) + rl * w);
+    cb.d = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+    /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+    const uint64_t swap = (sb.u ^ cb.u) & ((uint64_t)0 - (kb.u & 1));
+    sb.u ^= swap ^ ((kb.u & 2) << 62);
+    cb.u ^= swap ^ (((kb.u + 1) & 2) << 62);
+    sin_x[i] = sb.d;
+    cos_x[i] = cb.d;
+  }
+  for (int i = 0; !in_range && i < n; i++)
+    if (!(fabs(x[i]) < 0x1p20)) sin_x[i] = sin(x[i]), cos_x[i] = cos(x[i]);
 }
 
 const char *const cart_pole_joint_names[CART_POLE_NJ] = {"slider", "hinge"};
@@ -75,132 +88,147 @@ const char *const cart_pole_frame_names[CART_POLE_NF] = {"cart", "pole"};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = a[0] * t0;
-  const double t3 = t2 * 9.8;
-  const double ac_pole_0 = t1 - t3;
-  const double t4 = ac_pole_0 * 0.1;
-  const double t5 = a[1] * 0.05;
-  const double f_pole_3 = t4 + t5;
-  const double t6 = t0 * f_pole_3;
-  const double t7 = a[0] * t2;
-  const double t8 = t0 * 9.8;
-  const double ac_pole_2 = t7 + t8;
-  const double t9 = ac_pole_2 * 0.1;
-  const double t10 = v[1] * v[1];
-  const double t11 = t10 * 0.05;
-  const double f_pole_5 = t9 - t11;
-  const double t12 = t2 * f_pole_5;
-  const double t13 = t6 + t12;
-  const double f_cart_3 = a[0] + t13;
-  const double t14 = a[1] * 0.03333333333333333;
-  const double t15 = ac_pole_0 * 0.05;
-  const double f_pole_1 = t14 + t15;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = a[0] * mbdc_sincos_c[0];
+  const double t1 = mbdc_sincos_s[0] * 9.8;
+  const double ac_pole_0 = t0 - t1;
+  const double t2 = ac_pole_0 * 0.1;
+  const double t3 = a[1] * 0.05;
+  const double f_pole_3 = t2 + t3;
+  const double t4 = mbdc_sincos_c[0] * f_pole_3;
+  const double t5 = a[0] * mbdc_sincos_s[0];
+  const double t6 = mbdc_sincos_c[0] * 9.8;
+  const double ac_pole_2 = t5 + t6;
+  const double t7 = ac_pole_2 * 0.1;
+  const double t8 = v[1] * v[1];
+  const double t9 = t8 * 0.05;
+  const double f_pole_5 = t7 - t9;
+  const double t10 = mbdc_sincos_s[0] * f_pole_5;
+  const double t11 = t4 + t10;
+  const double f_cart_3 = a[0] + t11;
+  const double t12 = a[1] * 0.03333333333333333;
+  const double t13 = ac_pole_0 * 0.05;
+  const double f_pole_1 = t12 + t13;
   tau[0] = f_cart_3;
   tau[1] = f_pole_1;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 13 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[0] - fext[9];
-  double t3, t1;
-  mbdc_sincos(q[1], &t3, &t1);
-  const double t2 = a[0] * t1;
-  const double t4 = 9.8 * t3;
-  const double ac_pole_0 = t2 - t4;
-  const double t5 = ac_pole_0 * 0.1;
-  const double t6 = a[1] * 0.05;
-  const double t7 = t5 + t6;
-  const double f_pole_3 = t7 - fext[15];
-  const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t3;
-  const double t10 = 9.8 * t1;
-  const double ac_pole_2 = t9 + t10;
-  const double t11 = ac_pole_2 * 0.1;
-  const double t12 = v[1] * v[1];
-  const double t13 = t12 * 0.05;
-  const double t14 = t11 - t13;
-  const double f_pole_5 = t14 - fext[17];
-  const double t15 = t3 * f_pole_5;
-  const double t16 = t8 + t15;
-  const double f_cart_3 = t0 + t16;
-  const double t17 = a[1] * 0.03333333333333333;
-  const double t18 = ac_pole_0 * 0.05;
-  const double t19 = t17 + t18;
-  const double f_pole_1 = t19 - fext[13];
+  const double t1 = a[0] * mbdc_sincos_c[0];
+  const double t2 = 9.8 * mbdc_sincos_s[0];
+  const double ac_pole_0 = t1 - t2;
+  const double t3 = ac_pole_0 * 0.1;
+  const double t4 = a[1] * 0.05;
+  const double t5 = t3 + t4;
+  const double f_pole_3 = t5 - fext[15];
+  const double t6 = mbdc_sincos_c[0] * f_pole_3;
+  const double t7 = a[0] * mbdc_sincos_s[0];
+  const double t8 = 9.8 * mbdc_sincos_c[0];
+  const double ac_pole_2 = t7 + t8;
+  const double t9 = ac_pole_2 * 0.1;
+  const double t10 = v[1] * v[1];
+  const double t11 = t10 * 0.05;
+  const double t12 = t9 - t11;
+  const double f_pole_5 = t12 - fext[17];
+  const double t13 = mbdc_sincos_s[0] * f_pole_5;
+  const double t14 = t6 + t13;
+  const double f_cart_3 = t0 + t14;
+  const double t15 = a[1] * 0.03333333333333333;
+  const double t16 = ac_pole_0 * 0.05;
+  const double t17 = t15 + t16;
+  const double f_pole_1 = t17 - fext[13];
   tau[0] = f_cart_3;
   tau[1] = f_pole_1;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 9 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double ac_pole_2 = t1 * 9.8;
-  const double t2 = ac_pole_2 * 0.1;
-  const double t3 = v[1] * v[1];
-  const double t4 = t3 * 0.05;
-  const double f_pole_5 = t2 - t4;
-  const double t5 = t0 * f_pole_5;
-  const double t6 = t0 * 9.8;
-  const double t7 = t6 * 0.1;
-  const double t8 = t1 * t7;
-  const double f_cart_3 = t5 - t8;
-  const double t9 = t6 * 0.05;
-  const double f_pole_1 = -t9;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
+  const double t0 = ac_pole_2 * 0.1;
+  const double t1 = v[1] * v[1];
+  const double t2 = t1 * 0.05;
+  const double f_pole_5 = t0 - t2;
+  const double t3 = mbdc_sincos_s[0] * f_pole_5;
+  const double t4 = mbdc_sincos_s[0] * 9.8;
+  const double t5 = t4 * 0.1;
+  const double t6 = mbdc_sincos_c[0] * t5;
+  const double f_cart_3 = t3 - t6;
+  const double t7 = t4 * 0.05;
+  const double f_pole_1 = -t7;
   h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 9 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]) {
-  double t1, t0;
-  mbdc_sincos(q[1], &t1, &t0);
-  const double t2 = 9.8 * t1;
-  const double t3 = t2 * 0.1;
-  const double f_pole_3 = -t3 - fext[15];
-  const double t4 = t0 * f_pole_3;
-  const double ac_pole_2 = 9.8 * t0;
-  const double t5 = ac_pole_2 * 0.1;
-  const double t6 = v[1] * v[1];
-  const double t7 = t6 * 0.05;
-  const double t8 = t5 - t7;
-  const double f_pole_5 = t8 - fext[17];
-  const double t9 = t1 * f_pole_5;
-  const double t10 = t4 + t9;
-  const double f_cart_3 = t10 - fext[9];
-  const double t11 = t2 * 0.05;
-  const double f_pole_1 = -t11 - fext[13];
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = 9.8 * mbdc_sincos_s[0];
+  const double t1 = t0 * 0.1;
+  const double f_pole_3 = -t1 - fext[15];
+  const double t2 = mbdc_sincos_c[0] * f_pole_3;
+  const double ac_pole_2 = 9.8 * mbdc_sincos_c[0];
+  const double t3 = ac_pole_2 * 0.1;
+  const double t4 = v[1] * v[1];
+  const double t5 = t4 * 0.05;
+  const double t6 = t3 - t5;
+  const double f_pole_5 = t6 - fext[17];
+  const double t7 = mbdc_sincos_s[0] * f_pole_5;
+  const double t8 = t2 + t7;
+  const double f_cart_3 = t8 - fext[9];
+  const double t9 = t0 * 0.05;
+  const double f_pole_1 = -t9 - fext[13];
   h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
 
 /* gravity torques: g(q); 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double ac_pole_2 = t1 * 9.8;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
   const double f_pole_5 = ac_pole_2 * 0.1;
-  const double t2 = t0 * f_pole_5;
-  const double t3 = t0 * 9.8;
-  const double t4 = t3 * 0.1;
-  const double t5 = t1 * t4;
-  const double f_cart_3 = t2 - t5;
-  const double t6 = t3 * 0.05;
-  const double f_pole_1 = -t6;
+  const double t0 = mbdc_sincos_s[0] * f_pole_5;
+  const double t1 = mbdc_sincos_s[0] * 9.8;
+  const double t2 = t1 * 0.1;
+  const double t3 = mbdc_sincos_c[0] * t2;
+  const double f_cart_3 = t0 - t3;
+  const double t4 = t1 * 0.05;
+  const double f_pole_1 = -t4;
   g[0] = f_cart_3;
   g[1] = f_pole_1;
 }
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 0 add, 0 div, 0 sqrt, 1 sin/cos. */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]) {
-  double t0;
-  {
-    double mbdc_sincos_other;
-    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
-  }
-  const double IC_cart_3 = t0 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double IC_cart_3 = mbdc_sincos_c[0] * 0.05;
   M[0] = 1.1;
   M[1] = IC_cart_3;
   M[2] = IC_cart_3;
@@ -210,39 +238,42 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 18 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double IC_cart_3 = t1 * 0.05;
-  const double t2 = t0 * 9.8;
-  const double ac_pole_2 = t1 * 9.8;
-  const double t3 = v[1] * v[1];
-  const double t4 = 0.05 * t2;
-  const double t5 = t2 * 0.1;
-  const double t6 = ac_pole_2 * 0.1;
-  const double t7 = 0.05 * t3;
-  const double f_pole_5 = t6 - t7;
-  const double t8 = t1 * t5;
-  const double t9 = t0 * f_pole_5;
-  const double f_cart_3 = t9 - t8;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double IC_cart_3 = mbdc_sincos_c[0] * 0.05;
+  const double t0 = mbdc_sincos_s[0] * 9.8;
+  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
+  const double t1 = v[1] * v[1];
+  const double t2 = 0.05 * t0;
+  const double t3 = t0 * 0.1;
+  const double t4 = ac_pole_2 * 0.1;
+  const double t5 = 0.05 * t1;
+  const double f_pole_5 = t4 - t5;
+  const double t6 = mbdc_sincos_c[0] * t3;
+  const double t7 = mbdc_sincos_s[0] * f_pole_5;
+  const double f_cart_3 = t7 - t6;
   const double L_1_0 = IC_cart_3 * 3e+01;
-  const double t10 = L_1_0 * L_1_0;
-  const double t11 = 0.06666666666666667 * t10;
-  const double t12 = t11 + 1.1;
-  const double t13 = IC_cart_3 * L_1_0;
-  const double D_cart_0 = 1.1 - t13;
-  const double t14 = 1.0 / D_cart_0;
-  const double t15 = tau[0] - f_cart_3;
-  const double t16 = t4 + tau[1];
-  const double t17 = L_1_0 * t16;
-  const double t18 = t15 - t17;
-  const double t19 = t14 * t18;
-  const double t20 = 3e+01 * t16;
-  const double t21 = L_1_0 * t19;
-  const double t22 = t20 - t21;
+  const double t8 = L_1_0 * L_1_0;
+  const double t9 = 0.06666666666666667 * t8;
+  const double t10 = t9 + 1.1;
+  const double t11 = IC_cart_3 * L_1_0;
+  const double D_cart_0 = 1.1 - t11;
+  const double t12 = 1.0 / D_cart_0;
+  const double t13 = tau[0] - f_cart_3;
+  const double t14 = t2 + tau[1];
+  const double t15 = L_1_0 * t14;
+  const double t16 = t13 - t15;
+  const double t17 = t12 * t16;
+  const double t18 = 3e+01 * t14;
+  const double t19 = L_1_0 * t17;
+  const double t20 = t18 - t19;
   pivot[0] = D_cart_0;
-  pivot_ref[0] = t12;
-  qdd[0] = t19;
-  qdd[1] = t22;
+  pivot_ref[0] = t10;
+  qdd[0] = t17;
+  qdd[1] = t20;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -255,39 +286,42 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 19 mul, 9 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = t0 * 9.8;
-  const double ac_pole_2 = t1 * 9.8;
-  const double t3 = v[1] * v[1];
-  const double t4 = t2 * 0.05;
-  const double t5 = t2 * 0.1;
-  const double t6 = ac_pole_2 * 0.1;
-  const double t7 = t3 * 0.05;
-  const double pA_pole_5 = t6 - t7;
-  const double u_pole_0 = t4 + tau[1];
-  const double t8 = t1 * 0.05;
-  const double t9 = t8 * t8;
-  const double t10 = t9 * 6e+01;
-  const double t11 = t10 + 1.1;
-  const double t12 = u_pole_0 * 1.5;
-  const double t13 = t12 - t5;
-  const double t14 = t0 * t0;
-  const double t15 = t14 * 0.07500000000000001;
-  const double t16 = t15 + 0.024999999999999994;
-  const double t17 = t1 * t13;
-  const double t18 = t0 * pA_pole_5;
-  const double pA_cart_3 = t17 + t18;
-  const double IA_cart_21 = 1.0 + t16;
-  const double t19 = 1.0 / IA_cart_21;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 9.8;
+  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
+  const double t1 = v[1] * v[1];
+  const double t2 = t0 * 0.05;
+  const double t3 = t0 * 0.1;
+  const double t4 = ac_pole_2 * 0.1;
+  const double t5 = t1 * 0.05;
+  const double pA_pole_5 = t4 - t5;
+  const double u_pole_0 = t2 + tau[1];
+  const double t6 = mbdc_sincos_c[0] * 0.05;
+  const double t7 = t6 * t6;
+  const double t8 = t7 * 6e+01;
+  const double t9 = t8 + 1.1;
+  const double t10 = u_pole_0 * 1.5;
+  const double t11 = t10 - t3;
+  const double t12 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t13 = t12 * 0.07500000000000001;
+  const double t14 = t13 + 0.024999999999999994;
+  const double t15 = mbdc_sincos_c[0] * t11;
+  const double t16 = mbdc_sincos_s[0] * pA_pole_5;
+  const double pA_cart_3 = t15 + t16;
+  const double IA_cart_21 = 1.0 + t14;
+  const double t17 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t19 * u_cart_0;
-  const double da_pole_3 = t1 * da_cart_3;
-  const double t20 = u_pole_0 * 3e+01;
-  const double t21 = 1.5 * da_pole_3;
-  const double da_pole_1 = t20 - t21;
+  const double da_cart_3 = t17 * u_cart_0;
+  const double da_pole_3 = mbdc_sincos_c[0] * da_cart_3;
+  const double t18 = u_pole_0 * 3e+01;
+  const double t19 = 1.5 * da_pole_3;
+  const double da_pole_1 = t18 - t19;
   pivot[0] = IA_cart_21;
-  pivot_ref[0] = t11;
+  pivot_ref[0] = t9;
   qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
@@ -302,43 +336,46 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 19 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = 9.8 * t0;
-  const double ac_pole_2 = 9.8 * t1;
-  const double t3 = v[1] * v[1];
-  const double t4 = t2 * 0.05;
-  const double t5 = t2 * 0.1;
-  const double t6 = ac_pole_2 * 0.1;
-  const double t7 = t3 * 0.05;
-  const double t8 = t6 - t7;
-  const double pA_pole_1 = -t4 - fext[13];
-  const double pA_pole_3 = -t5 - fext[15];
-  const double pA_pole_5 = t8 - fext[17];
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = 9.8 * mbdc_sincos_s[0];
+  const double ac_pole_2 = 9.8 * mbdc_sincos_c[0];
+  const double t1 = v[1] * v[1];
+  const double t2 = t0 * 0.05;
+  const double t3 = t0 * 0.1;
+  const double t4 = ac_pole_2 * 0.1;
+  const double t5 = t1 * 0.05;
+  const double t6 = t4 - t5;
+  const double pA_pole_1 = -t2 - fext[13];
+  const double pA_pole_3 = -t3 - fext[15];
+  const double pA_pole_5 = t6 - fext[17];
   const double u_pole_0 = tau[1] - pA_pole_1;
-  const double t9 = t1 * 0.05;
-  const double t10 = t9 * t9;
-  const double t11 = t10 * 6e+01;
-  const double t12 = t11 + 1.1;
-  const double t13 = u_pole_0 * 1.5;
-  const double t14 = pA_pole_3 + t13;
-  const double t15 = t0 * t0;
-  const double t16 = t15 * 0.07500000000000001;
-  const double t17 = t16 + 0.024999999999999994;
-  const double t18 = t1 * t14;
-  const double t19 = t0 * pA_pole_5;
-  const double t20 = t18 + t19;
-  const double IA_cart_21 = 1.0 + t17;
-  const double pA_cart_3 = t20 - fext[9];
-  const double t21 = 1.0 / IA_cart_21;
+  const double t7 = mbdc_sincos_c[0] * 0.05;
+  const double t8 = t7 * t7;
+  const double t9 = t8 * 6e+01;
+  const double t10 = t9 + 1.1;
+  const double t11 = u_pole_0 * 1.5;
+  const double t12 = pA_pole_3 + t11;
+  const double t13 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t14 = t13 * 0.07500000000000001;
+  const double t15 = t14 + 0.024999999999999994;
+  const double t16 = mbdc_sincos_c[0] * t12;
+  const double t17 = mbdc_sincos_s[0] * pA_pole_5;
+  const double t18 = t16 + t17;
+  const double IA_cart_21 = 1.0 + t15;
+  const double pA_cart_3 = t18 - fext[9];
+  const double t19 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
-  const double da_cart_3 = t21 * u_cart_0;
-  const double da_pole_3 = t1 * da_cart_3;
-  const double t22 = u_pole_0 * 3e+01;
-  const double t23 = 1.5 * da_pole_3;
-  const double da_pole_1 = t22 - t23;
+  const double da_cart_3 = t19 * u_cart_0;
+  const double da_pole_3 = mbdc_sincos_c[0] * da_cart_3;
+  const double t20 = u_pole_0 * 3e+01;
+  const double t21 = 1.5 * da_pole_3;
+  const double da_pole_1 = t20 - t21;
   pivot[0] = IA_cart_21;
-  pivot_ref[0] = t12;
+  pivot_ref[0] = t10;
   qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
@@ -353,28 +390,31 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 /* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t4;
-  mbdc_sincos(q[1], &t0, &t4);
-  const double t1 = t0 * t0;
-  const double t2 = t1 * 0.07500000000000001;
-  const double t3 = t2 + 0.024999999999999994;
-  const double IA_cart_21 = 1.0 + t3;
-  const double t5 = t4 * 0.05;
-  const double t6 = t5 * t5;
-  const double t7 = t6 * 6e+01;
-  const double t8 = t7 + 1.1;
-  const double t9 = t4 * 1.5;
-  const double t10 = 1.0 / IA_cart_21;
-  const double t11 = t9 * t10;
-  const double t12 = t9 * t11;
-  const double t13 = -t11;
-  const double t14 = t12 + 3e+01;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t1 = t0 * 0.07500000000000001;
+  const double t2 = t1 + 0.024999999999999994;
+  const double IA_cart_21 = 1.0 + t2;
+  const double t3 = mbdc_sincos_c[0] * 0.05;
+  const double t4 = t3 * t3;
+  const double t5 = t4 * 6e+01;
+  const double t6 = t5 + 1.1;
+  const double t7 = mbdc_sincos_c[0] * 1.5;
+  const double t8 = 1.0 / IA_cart_21;
+  const double t9 = t7 * t8;
+  const double t10 = t7 * t9;
+  const double t11 = -t9;
+  const double t12 = t10 + 3e+01;
   pivot[0] = IA_cart_21;
-  pivot_ref[0] = t8;
-  Minv[0] = t10;
-  Minv[1] = t13;
-  Minv[2] = t13;
-  Minv[3] = t14;
+  pivot_ref[0] = t6;
+  Minv[0] = t8;
+  Minv[1] = t11;
+  Minv[2] = t11;
+  Minv[3] = t12;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -386,32 +426,35 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[1] * 0.03333333333333333;
-  double t3, t1;
-  mbdc_sincos(q[1], &t3, &t1);
-  const double t2 = a[0] * t1;
-  const double t4 = t3 * 9.8;
-  const double ac_pole_0 = t2 - t4;
-  const double t5 = ac_pole_0 * 0.05;
-  const double f_pole_1 = t0 + t5;
-  const double t6 = ac_pole_0 * 0.1;
-  const double t7 = a[1] * 0.05;
-  const double f_pole_3 = t6 + t7;
-  const double t8 = t1 * f_pole_3;
-  const double t9 = a[0] * t3;
-  const double t10 = t1 * 9.8;
-  const double ac_pole_2 = t9 + t10;
-  const double t11 = ac_pole_2 * 0.1;
-  const double t12 = v[1] * v[1];
-  const double t13 = t12 * 0.05;
-  const double f_pole_5 = t11 - t13;
-  const double t14 = t3 * f_pole_5;
-  const double t15 = t8 + t14;
-  const double f_cart_3 = a[0] + t15;
-  const double t16 = t1 * f_pole_5;
-  const double t17 = t3 * f_pole_3;
-  const double t18 = t16 - t17;
-  const double f_cart_5 = 9.8 + t18;
+  const double t1 = a[0] * mbdc_sincos_c[0];
+  const double t2 = mbdc_sincos_s[0] * 9.8;
+  const double ac_pole_0 = t1 - t2;
+  const double t3 = ac_pole_0 * 0.05;
+  const double f_pole_1 = t0 + t3;
+  const double t4 = ac_pole_0 * 0.1;
+  const double t5 = a[1] * 0.05;
+  const double f_pole_3 = t4 + t5;
+  const double t6 = mbdc_sincos_c[0] * f_pole_3;
+  const double t7 = a[0] * mbdc_sincos_s[0];
+  const double t8 = mbdc_sincos_c[0] * 9.8;
+  const double ac_pole_2 = t7 + t8;
+  const double t9 = ac_pole_2 * 0.1;
+  const double t10 = v[1] * v[1];
+  const double t11 = t10 * 0.05;
+  const double f_pole_5 = t9 - t11;
+  const double t12 = mbdc_sincos_s[0] * f_pole_5;
+  const double t13 = t6 + t12;
+  const double f_cart_3 = a[0] + t13;
+  const double t14 = mbdc_sincos_c[0] * f_pole_5;
+  const double t15 = mbdc_sincos_s[0] * f_pole_3;
+  const double t16 = t14 - t15;
+  const double f_cart_5 = 9.8 + t16;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
@@ -434,9 +477,12 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
 
 /* forward kinematics: world pose (R row-major, p) of every body; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double E0_pole_2 = -E0_pole_6;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_pole_2 = -mbdc_sincos_s[0];
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -461,15 +507,15 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
-  pose[24] = E0_pole_0;
+  pose[24] = mbdc_sincos_c[0];
   pose[25] = 0.0;
-  pose[26] = E0_pole_6;
+  pose[26] = mbdc_sincos_s[0];
   pose[27] = 0.0;
   pose[28] = 1.0;
   pose[29] = 0.0;
   pose[30] = E0_pole_2;
   pose[31] = 0.0;
-  pose[32] = E0_pole_0;
+  pose[32] = mbdc_sincos_c[0];
   pose[33] = q[0];
   pose[34] = 0.0;
   pose[35] = 0.0;
@@ -477,9 +523,12 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double E0_pole_2 = -E0_pole_6;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_pole_2 = -mbdc_sincos_s[0];
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -492,15 +541,15 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
   pose[9] = q[0];
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = E0_pole_0;
+  pose[12] = mbdc_sincos_c[0];
   pose[13] = 0.0;
-  pose[14] = E0_pole_6;
+  pose[14] = mbdc_sincos_s[0];
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
   pose[18] = E0_pole_2;
   pose[19] = 0.0;
-  pose[20] = E0_pole_0;
+  pose[20] = mbdc_sincos_c[0];
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
@@ -508,22 +557,25 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 10 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double t0 = q[0] * E0_pole_0;
-  const double t1 = E0_pole_6 * t0;
-  const double t2 = q[0] * E0_pole_6;
-  const double t3 = E0_pole_0 * t2;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = q[0] * mbdc_sincos_c[0];
+  const double t1 = mbdc_sincos_s[0] * t0;
+  const double t2 = q[0] * mbdc_sincos_s[0];
+  const double t3 = mbdc_sincos_c[0] * t2;
   const double sw_pole_0_3 = t1 - t3;
-  const double t4 = E0_pole_0 * sw_pole_0_3;
-  const double t5 = E0_pole_6 * t2;
-  const double t6 = E0_pole_0 * t0;
+  const double t4 = mbdc_sincos_c[0] * sw_pole_0_3;
+  const double t5 = mbdc_sincos_s[0] * t2;
+  const double t6 = mbdc_sincos_c[0] * t0;
   const double sw_pole_0_5 = t5 + t6;
   const double t7 = sw_pole_0_5 - q[0];
-  const double t8 = E0_pole_6 * t7;
+  const double t8 = mbdc_sincos_s[0] * t7;
   const double t9 = t4 - t8;
-  const double t10 = E0_pole_6 * sw_pole_0_3;
-  const double t11 = E0_pole_0 * t7;
+  const double t10 = mbdc_sincos_s[0] * sw_pole_0_3;
+  const double t11 = mbdc_sincos_c[0] * t7;
   const double t12 = t10 + t11;
   J[0] = 0.0;
   J[6] = 1.0;
@@ -544,24 +596,27 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   J[17] = 0.0;
   J[23] = t12;
   J[12] = 0.0;
-  J[18] = E0_pole_0;
+  J[18] = mbdc_sincos_c[0];
   J[14] = 0.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = E0_pole_6;
+  J[22] = mbdc_sincos_s[0];
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double t0 = q[0] * E0_pole_0;
-  const double t1 = q[0] * E0_pole_6;
-  const double t2 = E0_pole_0 * t1;
-  const double t3 = E0_pole_6 * t1;
-  const double t4 = E0_pole_6 * t0;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = q[0] * mbdc_sincos_c[0];
+  const double t1 = q[0] * mbdc_sincos_s[0];
+  const double t2 = mbdc_sincos_c[0] * t1;
+  const double t3 = mbdc_sincos_s[0] * t1;
+  const double t4 = mbdc_sincos_s[0] * t0;
   const double sw_pole_0_3 = t4 - t2;
-  const double t5 = E0_pole_0 * t0;
+  const double t5 = mbdc_sincos_c[0] * t0;
   const double sw_pole_0_5 = t3 + t5;
   const double t6 = sw_pole_0_5 - q[0];
   J[0] = 0.0;
@@ -592,15 +647,18 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 6 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double vel[6 * CART_POLE_NF]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double v_pole_3 = E0_pole_0 * v[0];
-  const double v_pole_5 = E0_pole_6 * v[0];
-  const double t0 = E0_pole_0 * v_pole_3;
-  const double t1 = E0_pole_6 * v_pole_3;
-  const double t2 = E0_pole_6 * v_pole_5;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double v_pole_3 = mbdc_sincos_c[0] * v[0];
+  const double v_pole_5 = mbdc_sincos_s[0] * v[0];
+  const double t0 = mbdc_sincos_c[0] * v_pole_3;
+  const double t1 = mbdc_sincos_s[0] * v_pole_3;
+  const double t2 = mbdc_sincos_s[0] * v_pole_5;
   const double t3 = t0 + t2;
-  const double t4 = E0_pole_0 * v_pole_5;
+  const double t4 = mbdc_sincos_c[0] * v_pole_5;
   const double t5 = t4 - t1;
   vel[0] = 0.0;
   vel[3] = v[0];
@@ -636,14 +694,17 @@ void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const doubl
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_com(const double q[CART_POLE_NQ], double c[3]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double t0 = E0_pole_6 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.05;
   const double t1 = q[0] * 0.1;
   const double mc_pole_0 = t0 + t1;
   const double t2 = q[0] + mc_pole_0;
   const double t3 = t2 / 1.1;
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t4 = mc_pole_2 / 1.1;
   c[0] = t3;
   c[1] = 0.0;
@@ -652,11 +713,14 @@ void cart_pole_com(const double q[CART_POLE_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POLE_NV]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t0 = mc_pole_2 / 1.1;
-  const double t1 = E0_pole_6 * 0.05;
+  const double t1 = mbdc_sincos_s[0] * 0.05;
   const double t2 = q[0] * 0.1;
   const double mc_pole_0 = t1 + t2;
   const double t3 = mc_pole_0 - t2;
@@ -671,12 +735,15 @@ void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POL
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.5;
   const double t2 = v[1] * 0.03333333333333333;
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double v_pole_3 = E0_pole_0 * v[0];
+  const double v_pole_3 = mbdc_sincos_c[0] * v[0];
   const double t3 = 0.05 * v_pole_3;
   const double t4 = t2 + t3;
   const double t5 = v[1] * t4;
@@ -685,13 +752,13 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t8 = t6 + t7;
   const double t9 = v_pole_3 * t8;
   const double t10 = t5 + t9;
-  const double v_pole_5 = E0_pole_6 * v[0];
+  const double v_pole_5 = mbdc_sincos_s[0] * v[0];
   const double t11 = 0.1 * v_pole_5;
   const double t12 = v_pole_5 * t11;
   const double t13 = t10 + t12;
   const double t14 = 0.5 * t13;
   const double t15 = t1 + t14;
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t16 = mc_pole_2 * 9.8;
   e[0] = t15;
   e[1] = t16;
@@ -699,18 +766,21 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 17 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double t0 = E0_pole_6 * 0.05;
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.05;
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t1 = mc_pole_2 / -1.1;
   const double t2 = q[0] * 0.1;
   const double mc_pole_0 = t0 + t2;
   const double t3 = q[0] + mc_pole_0;
   const double com_0 = t3 / 1.1;
   const double t4 = q[0] - com_0;
-  const double v_pole_3 = E0_pole_0 * v[0];
-  const double v_pole_5 = E0_pole_6 * v[0];
+  const double v_pole_3 = mbdc_sincos_c[0] * v[0];
+  const double v_pole_5 = mbdc_sincos_s[0] * v[0];
   const double t5 = 0.1 * v_pole_5;
   const double t6 = v[0] * t1;
   const double t7 = v[1] * 0.03333333333333333;
@@ -719,11 +789,11 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
   const double t10 = 0.1 * v_pole_3;
   const double t11 = 0.05 * v[1];
   const double t12 = t11 + t10;
-  const double t13 = E0_pole_0 * t12;
-  const double t14 = E0_pole_6 * t12;
-  const double t15 = E0_pole_6 * t5;
+  const double t13 = mbdc_sincos_c[0] * t12;
+  const double t14 = mbdc_sincos_s[0] * t12;
+  const double t15 = mbdc_sincos_s[0] * t5;
   const double t16 = t13 + t15;
-  const double t17 = E0_pole_0 * t5;
+  const double t17 = mbdc_sincos_c[0] * t5;
   const double t18 = t17 - t14;
   const double t19 = t1 * t16;
   const double t20 = t4 * t18;
@@ -741,14 +811,17 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t0 = mc_pole_2 / -1.1;
   const double t1 = 1.1 * t0;
   const double t2 = mc_pole_2 + t1;
   const double t3 = mc_pole_2 * t0;
-  const double IC_cart_1 = E0_pole_6 * 0.05;
+  const double IC_cart_1 = mbdc_sincos_s[0] * 0.05;
   const double t4 = q[0] * 0.1;
   const double mc_pole_0 = IC_cart_1 + t4;
   const double t5 = q[0] + mc_pole_0;
@@ -774,9 +847,12 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]) {
-  double E0_pole_6, E0_pole_0;
-  mbdc_sincos(q[1], &E0_pole_6, &E0_pole_0);
-  const double t0 = E0_pole_6 * 0.05;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.05;
   const double t1 = q[0] * 0.1;
   const double mc_pole_0 = t0 + t1;
   const double t2 = q[0] + mc_pole_0;
@@ -784,11 +860,11 @@ void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART
   const double t3 = q[0] - com_0;
   const double t4 = v[1] * v[1];
   const double t5 = 0.05 * t4;
-  const double t6 = E0_pole_0 * t5;
+  const double t6 = mbdc_sincos_c[0] * t5;
   const double t7 = t3 * t6;
-  const double mc_pole_2 = E0_pole_0 * 0.05;
+  const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t8 = mc_pole_2 / -1.1;
-  const double t9 = E0_pole_6 * t5;
+  const double t9 = mbdc_sincos_s[0] * t5;
   const double t10 = t8 * t9;
   const double t11 = t7 - t10;
   const double t12 = -t9;

@@ -8,14 +8,18 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x463cf1ec0456
+#if DOUBLE_PENDULUM_SET_ID != 0xe14ed25898b9
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
- * from the exact ones), in about half the instructions of the C library's sincos, with no call
- * and no table. Written out by mbdc into the generated code that needs it.
+/* mbdc_sincos(n, x, sin_x, cos_x): sin_x[i] = sin x[i] and cos_x[i] = cos x[i] for i < n, within
+ * 1 ulp of the correctly rounded values (0.79 ulp from the exact ones), with no call and no
+ * table. The loop has no branch, so a compiler vectorizes it: with AVX2, four arguments cost
+ * about what one does (the three arrays do not overlap: restrict, which lets it do so without
+ * inlining). Written out by mbdc into the generated code that needs it, which computes
+ * every sine and cosine a function needs in one call.
  *
  * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
  * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
@@ -23,46 +27,55 @@
  * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
  * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
  * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
- * and for NaN and infinities, the C library's sin and cos answer.
+ * and for NaN and infinities, the C library's sin and cos answer (after the loop, which computes
+ * something harmless for them).
  *
  * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
  * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
  * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
- * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
- * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
- * nearbyint. */
-static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
-  if (!(fabs(x) < 0x1p20)) {
-    *sin_x = sin(x);
-    *cos_x = cos(x);
-    return;
-  }
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept. The
+ * quadrant k mod 4 is applied to the bits: s and c swapped under a mask when k is odd, and the
+ * sign bits flipped. Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0), where k
+ * is read from the low bits of x 2/pi + 1.5 2^52; elsewhere k comes from nearbyint. */
+static inline void mbdc_sincos(int n, const double *restrict x, double *restrict sin_x,
+                               double *restrict cos_x) {
+  int in_range = 1;
+  for (int i = 0; i < n; i++) in_range &= fabs(x[i]) < 0x1p20;
+  for (int i = 0; i < n; i++) {
+    union { double d; uint64_t u; } kb, sb, cb;
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+    kb.d = x[i] * 0x1.45f306dc9c883p-1 + 0x1.8p52; /* round(x 2/pi) in the low bits */
+    const double k = kb.d - 0x1.8p52;
 #else
-  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+    const double k = nearbyint(x[i] * 0x1.45f306dc9c883p-1);
+    kb.u = (uint64_t)(int64_t)(fabs(k) < 0x1p52 ? k : 0.0);
 #endif
-  const int n = (int)k;
-  /* r = x - k (P1 + P2 + P3 + P4) */
-  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
-  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
-  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
-  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
-  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
-  const double rh = s3 + tail, rl = tail - (rh - s3);
-  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
-  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
-                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
-                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
-  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
-                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
-                   + z * -0x1.907d9f5b4de2bp-37))));
-  const double s = rh + (rh * (z * S) + rl * w);
-  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
-  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
-  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
-  *sin_x = (n & 2) ? -sa : sa;
-  *cos_x = ((n + 1) & 2) ? -ca : ca;
+    /* r = x - k (P1 + P2 + P3 + P4) */
+    const double y = x[i] - k * 0x1.921fb544p+0;                         /* exact */
+    const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+    const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+    const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+    const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+    const double rh = s3 + tail, rl = tail - (rh - s3);
+    const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+    const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7
+                     + z * (-0x1.a01a01a019938p-13 + z * (0x1.71de3a5460903p-19
+                     + z * (-0x1.ae645412bbdd3p-26 + z * (0x1.61217f03f5d5cp-33
+                     + z * -0x1.ab17cf930dca4p-41)))));
+    const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10
+                     + z * (0x1.a01a019f4eabep-16 + z * (-0x1.27e4fa17d4a58p-22
+                     + z * (0x1.1eeb68e39cf4dp-29 + z * -0x1.907d9f5b4de2bp-37))));
+    sb.d = rh + (rh * (z * S) + rl * w);
+    cb.d = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+    /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+    const uint64_t swap = (sb.u ^ cb.u) & ((uint64_t)0 - (kb.u & 1));
+    sb.u ^= swap ^ ((kb.u & 2) << 62);
+    cb.u ^= swap ^ (((kb.u + 1) & 2) << 62);
+    sin_x[i] = sb.d;
+    cos_x[i] = cb.d;
+  }
+  for (int i = 0; !in_range && i < n; i++)
+    if (!(fabs(x[i]) < 0x1p20)) sin_x[i] = sin(x[i]), cos_x[i] = cos(x[i]);
 }
 
 const char *const double_pendulum_joint_names[DOUBLE_PENDULUM_NJ] = {"shoulder", "elbow"};
@@ -75,247 +88,253 @@ const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF] = {"link1", "l
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double tau[DOUBLE_PENDULUM_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[0] * 0.3333333333333333;
-  double t1, t10;
-  mbdc_sincos(q[0], &t1, &t10);
-  const double t2 = t1 * 4.905;
-  const double t3 = t0 + t2;
+  const double t1 = mbdc_sincos_s[0] * 4.905;
+  const double t2 = t0 + t1;
   const double wd_link2_1 = a[0] + a[1];
-  const double t4 = 0.3333333333333333 * wd_link2_1;
-  double t9, t5;
-  mbdc_sincos(q[1], &t9, &t5);
-  const double t6 = t1 * 9.81;
-  const double t7 = -a[0] - t6;
-  const double t8 = t5 * t7;
-  const double ac_link1_2 = t10 * 9.81;
-  const double t11 = v[0] * v[0];
-  const double t12 = ac_link1_2 + t11;
-  const double t13 = t9 * t12;
-  const double ac_link2_0 = t8 - t13;
-  const double t14 = 0.5 * ac_link2_0;
-  const double f_link2_1 = t4 - t14;
-  const double t15 = 0.5 * wd_link2_1;
-  const double f_link2_3 = ac_link2_0 - t15;
-  const double t16 = t5 * f_link2_3;
-  const double t17 = t9 * t7;
-  const double t18 = t5 * t12;
-  const double ac_link2_2 = t17 + t18;
+  const double t3 = 0.3333333333333333 * wd_link2_1;
+  const double t4 = mbdc_sincos_s[0] * 9.81;
+  const double t5 = -a[0] - t4;
+  const double t6 = mbdc_sincos_c[1] * t5;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t7 = v[0] * v[0];
+  const double t8 = ac_link1_2 + t7;
+  const double t9 = mbdc_sincos_s[1] * t8;
+  const double ac_link2_0 = t6 - t9;
+  const double t10 = 0.5 * ac_link2_0;
+  const double f_link2_1 = t3 - t10;
+  const double t11 = 0.5 * wd_link2_1;
+  const double f_link2_3 = ac_link2_0 - t11;
+  const double t12 = mbdc_sincos_c[1] * f_link2_3;
+  const double t13 = mbdc_sincos_s[1] * t5;
+  const double t14 = mbdc_sincos_c[1] * t8;
+  const double ac_link2_2 = t13 + t14;
   const double v_link2_1 = v[0] + v[1];
-  const double t19 = v_link2_1 * v_link2_1;
-  const double t20 = 0.5 * t19;
-  const double f_link2_5 = ac_link2_2 + t20;
-  const double t21 = t9 * f_link2_5;
-  const double t22 = t16 + t21;
-  const double t23 = f_link2_1 - t22;
-  const double f_link1_1 = t3 + t23;
+  const double t15 = v_link2_1 * v_link2_1;
+  const double t16 = 0.5 * t15;
+  const double f_link2_5 = ac_link2_2 + t16;
+  const double t17 = mbdc_sincos_s[1] * f_link2_5;
+  const double t18 = t12 + t17;
+  const double t19 = f_link2_1 - t18;
+  const double f_link1_1 = t2 + t19;
   tau[0] = f_link1_1;
   tau[1] = f_link2_1;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 16 mul, 17 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_rnea_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double tau[DOUBLE_PENDULUM_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[0] * 0.3333333333333333;
-  double t1, t11;
-  mbdc_sincos(q[0], &t1, &t11);
-  const double t2 = t1 * 4.905;
-  const double t3 = t0 + t2;
-  const double t4 = t3 - fext[7];
+  const double t1 = mbdc_sincos_s[0] * 4.905;
+  const double t2 = t0 + t1;
+  const double t3 = t2 - fext[7];
   const double wd_link2_1 = a[0] + a[1];
-  const double t5 = 0.3333333333333333 * wd_link2_1;
-  double t10, t6;
-  mbdc_sincos(q[1], &t10, &t6);
-  const double t7 = t1 * 9.81;
-  const double t8 = -a[0] - t7;
-  const double t9 = t6 * t8;
-  const double ac_link1_2 = t11 * 9.81;
-  const double t12 = v[0] * v[0];
-  const double t13 = ac_link1_2 + t12;
-  const double t14 = t10 * t13;
-  const double ac_link2_0 = t9 - t14;
-  const double t15 = 0.5 * ac_link2_0;
-  const double t16 = t5 - t15;
-  const double f_link2_1 = t16 - fext[13];
-  const double t17 = 0.5 * wd_link2_1;
-  const double t18 = ac_link2_0 - t17;
-  const double f_link2_3 = t18 - fext[15];
-  const double t19 = t6 * f_link2_3;
-  const double t20 = t10 * t8;
-  const double t21 = t6 * t13;
-  const double ac_link2_2 = t20 + t21;
+  const double t4 = 0.3333333333333333 * wd_link2_1;
+  const double t5 = mbdc_sincos_s[0] * 9.81;
+  const double t6 = -a[0] - t5;
+  const double t7 = mbdc_sincos_c[1] * t6;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t8 = v[0] * v[0];
+  const double t9 = ac_link1_2 + t8;
+  const double t10 = mbdc_sincos_s[1] * t9;
+  const double ac_link2_0 = t7 - t10;
+  const double t11 = 0.5 * ac_link2_0;
+  const double t12 = t4 - t11;
+  const double f_link2_1 = t12 - fext[13];
+  const double t13 = 0.5 * wd_link2_1;
+  const double t14 = ac_link2_0 - t13;
+  const double f_link2_3 = t14 - fext[15];
+  const double t15 = mbdc_sincos_c[1] * f_link2_3;
+  const double t16 = mbdc_sincos_s[1] * t6;
+  const double t17 = mbdc_sincos_c[1] * t9;
+  const double ac_link2_2 = t16 + t17;
   const double v_link2_1 = v[0] + v[1];
-  const double t22 = v_link2_1 * v_link2_1;
-  const double t23 = 0.5 * t22;
-  const double t24 = ac_link2_2 + t23;
-  const double f_link2_5 = t24 - fext[17];
-  const double t25 = t10 * f_link2_5;
-  const double t26 = t19 + t25;
-  const double t27 = f_link2_1 - t26;
-  const double f_link1_1 = t4 + t27;
+  const double t18 = v_link2_1 * v_link2_1;
+  const double t19 = 0.5 * t18;
+  const double t20 = ac_link2_2 + t19;
+  const double f_link2_5 = t20 - fext[17];
+  const double t21 = mbdc_sincos_s[1] * f_link2_5;
+  const double t22 = t15 + t21;
+  const double t23 = f_link2_1 - t22;
+  const double f_link1_1 = t3 + t23;
   tau[0] = f_link1_1;
   tau[1] = f_link2_1;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 13 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_nle(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double h[DOUBLE_PENDULUM_NV]) {
-  double t0, t4;
-  mbdc_sincos(q[0], &t0, &t4);
-  const double t1 = t0 * 4.905;
-  double t3, t2;
-  mbdc_sincos(q[1], &t3, &t2);
-  const double ac_link1_2 = t4 * 9.81;
-  const double t5 = v[0] * v[0];
-  const double t6 = ac_link1_2 + t5;
-  const double t7 = t3 * t6;
-  const double t8 = t0 * 9.81;
-  const double t9 = t8 * t2;
-  const double ac_link2_0 = -t7 - t9;
-  const double t10 = t2 * ac_link2_0;
-  const double t11 = t2 * t6;
-  const double t12 = t8 * t3;
-  const double ac_link2_2 = t11 - t12;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 4.905;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t1 = v[0] * v[0];
+  const double t2 = ac_link1_2 + t1;
+  const double t3 = mbdc_sincos_s[1] * t2;
+  const double t4 = mbdc_sincos_s[0] * 9.81;
+  const double t5 = t4 * mbdc_sincos_c[1];
+  const double ac_link2_0 = -t3 - t5;
+  const double t6 = mbdc_sincos_c[1] * ac_link2_0;
+  const double t7 = mbdc_sincos_c[1] * t2;
+  const double t8 = t4 * mbdc_sincos_s[1];
+  const double ac_link2_2 = t7 - t8;
   const double v_link2_1 = v[0] + v[1];
-  const double t13 = v_link2_1 * v_link2_1;
-  const double t14 = 0.5 * t13;
-  const double f_link2_5 = ac_link2_2 + t14;
-  const double t15 = t3 * f_link2_5;
-  const double t16 = t10 + t15;
-  const double t17 = 0.5 * ac_link2_0;
-  const double t18 = -t16 - t17;
-  const double f_link1_1 = t1 + t18;
-  const double f_link2_1 = -t17;
+  const double t9 = v_link2_1 * v_link2_1;
+  const double t10 = 0.5 * t9;
+  const double f_link2_5 = ac_link2_2 + t10;
+  const double t11 = mbdc_sincos_s[1] * f_link2_5;
+  const double t12 = t6 + t11;
+  const double t13 = 0.5 * ac_link2_0;
+  const double t14 = -t12 - t13;
+  const double f_link1_1 = t0 + t14;
+  const double f_link2_1 = -t13;
   h[0] = f_link1_1;
   h[1] = f_link2_1;
 }
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 13 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double h[DOUBLE_PENDULUM_NV]) {
-  double t0, t4;
-  mbdc_sincos(q[0], &t0, &t4);
-  const double t1 = t0 * 4.905;
-  const double t2 = t1 - fext[7];
-  double t3, t9;
-  mbdc_sincos(q[1], &t3, &t9);
-  const double ac_link1_2 = t4 * 9.81;
-  const double t5 = v[0] * v[0];
-  const double t6 = ac_link1_2 + t5;
-  const double t7 = t3 * t6;
-  const double t8 = t0 * 9.81;
-  const double t10 = t8 * t9;
-  const double ac_link2_0 = -t7 - t10;
-  const double t11 = 0.5 * ac_link2_0;
-  const double f_link2_1 = -t11 - fext[13];
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 4.905;
+  const double t1 = t0 - fext[7];
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t2 = v[0] * v[0];
+  const double t3 = ac_link1_2 + t2;
+  const double t4 = mbdc_sincos_s[1] * t3;
+  const double t5 = mbdc_sincos_s[0] * 9.81;
+  const double t6 = t5 * mbdc_sincos_c[1];
+  const double ac_link2_0 = -t4 - t6;
+  const double t7 = 0.5 * ac_link2_0;
+  const double f_link2_1 = -t7 - fext[13];
   const double f_link2_3 = ac_link2_0 - fext[15];
-  const double t12 = t9 * f_link2_3;
-  const double t13 = t9 * t6;
-  const double t14 = t8 * t3;
-  const double ac_link2_2 = t13 - t14;
+  const double t8 = mbdc_sincos_c[1] * f_link2_3;
+  const double t9 = mbdc_sincos_c[1] * t3;
+  const double t10 = t5 * mbdc_sincos_s[1];
+  const double ac_link2_2 = t9 - t10;
   const double v_link2_1 = v[0] + v[1];
-  const double t15 = v_link2_1 * v_link2_1;
-  const double t16 = 0.5 * t15;
-  const double t17 = ac_link2_2 + t16;
-  const double f_link2_5 = t17 - fext[17];
-  const double t18 = t3 * f_link2_5;
-  const double t19 = t12 + t18;
-  const double t20 = f_link2_1 - t19;
-  const double f_link1_1 = t2 + t20;
+  const double t11 = v_link2_1 * v_link2_1;
+  const double t12 = 0.5 * t11;
+  const double t13 = ac_link2_2 + t12;
+  const double f_link2_5 = t13 - fext[17];
+  const double t14 = mbdc_sincos_s[1] * f_link2_5;
+  const double t15 = t8 + t14;
+  const double t16 = f_link2_1 - t15;
+  const double f_link1_1 = t1 + t16;
   h[0] = f_link1_1;
   h[1] = f_link2_1;
 }
 
 /* gravity torques: g(q); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_gravity(const double q[DOUBLE_PENDULUM_NQ], double g[DOUBLE_PENDULUM_NV]) {
-  double t0, t3;
-  mbdc_sincos(q[0], &t0, &t3);
-  const double t1 = t0 * 4.905;
-  double t4, t2;
-  mbdc_sincos(q[1], &t4, &t2);
-  const double ac_link1_2 = t3 * 9.81;
-  const double t5 = ac_link1_2 * t4;
-  const double t6 = t0 * 9.81;
-  const double t7 = t6 * t2;
-  const double ac_link2_0 = -t5 - t7;
-  const double t8 = t2 * ac_link2_0;
-  const double t9 = ac_link1_2 * t2;
-  const double t10 = t6 * t4;
-  const double ac_link2_2 = t9 - t10;
-  const double t11 = t4 * ac_link2_2;
-  const double t12 = t8 + t11;
-  const double t13 = ac_link2_0 * 0.5;
-  const double t14 = -t12 - t13;
-  const double f_link1_1 = t1 + t14;
-  const double f_link2_1 = -t13;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 4.905;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t1 = ac_link1_2 * mbdc_sincos_s[1];
+  const double t2 = mbdc_sincos_s[0] * 9.81;
+  const double t3 = t2 * mbdc_sincos_c[1];
+  const double ac_link2_0 = -t1 - t3;
+  const double t4 = mbdc_sincos_c[1] * ac_link2_0;
+  const double t5 = ac_link1_2 * mbdc_sincos_c[1];
+  const double t6 = t2 * mbdc_sincos_s[1];
+  const double ac_link2_2 = t5 - t6;
+  const double t7 = mbdc_sincos_s[1] * ac_link2_2;
+  const double t8 = t4 + t7;
+  const double t9 = ac_link2_0 * 0.5;
+  const double t10 = -t8 - t9;
+  const double f_link1_1 = t0 + t10;
+  const double f_link2_1 = -t9;
   g[0] = f_link1_1;
   g[1] = f_link2_1;
 }
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
-  double t0;
-  {
-    double mbdc_sincos_other;
-    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
-  }
-  const double t1 = t0 + 1.3333333333333333;
-  const double IC_link1_5 = 0.3333333333333333 + t1;
-  const double t2 = t0 * 0.5;
-  const double t3 = t2 + 0.3333333333333333;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] + 1.3333333333333333;
+  const double IC_link1_5 = 0.3333333333333333 + t0;
+  const double t1 = mbdc_sincos_c[0] * 0.5;
+  const double t2 = t1 + 0.3333333333333333;
   M[0] = IC_link1_5;
-  M[1] = t3;
-  M[2] = t3;
+  M[1] = t2;
+  M[2] = t2;
   M[3] = 0.3333333333333333;
 }
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
 int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[0], &t0, &t1);
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
-  const double t4 = t3 * 0.5;
-  const double t5 = t3 + 1.3333333333333333;
-  const double IC_link1_5 = 0.3333333333333333 + t5;
-  const double t6 = t4 + 0.3333333333333333;
-  const double t7 = t0 * 9.81;
-  const double ac_link1_2 = t1 * 9.81;
-  const double t8 = v[0] * v[0];
-  const double t9 = t0 * 4.905;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[1] * 0.5;
+  const double t1 = mbdc_sincos_c[1] + 1.3333333333333333;
+  const double IC_link1_5 = 0.3333333333333333 + t1;
+  const double t2 = t0 + 0.3333333333333333;
+  const double t3 = mbdc_sincos_s[0] * 9.81;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t4 = v[0] * v[0];
+  const double t5 = mbdc_sincos_s[0] * 4.905;
   const double v_link2_1 = v[0] + v[1];
-  const double t10 = ac_link1_2 + t8;
-  const double t11 = t3 * t7;
-  const double t12 = t2 * t10;
-  const double ac_link2_0 = -t12 - t11;
-  const double t13 = t2 * t7;
-  const double t14 = t3 * t10;
-  const double ac_link2_2 = t14 - t13;
-  const double t15 = v_link2_1 * v_link2_1;
-  const double t16 = 0.5 * ac_link2_0;
-  const double t17 = 0.5 * t15;
-  const double f_link2_5 = ac_link2_2 + t17;
-  const double t18 = t3 * ac_link2_0;
-  const double t19 = t2 * f_link2_5;
-  const double t20 = t18 + t19;
-  const double t21 = -t20 - t16;
-  const double f_link1_1 = t9 + t21;
-  const double L_1_0 = t6 * 3.0;
-  const double t22 = L_1_0 * L_1_0;
-  const double t23 = 0.6666666666666666 * t22;
-  const double t24 = t23 + 5.642734410091837;
-  const double t25 = t6 * L_1_0;
-  const double D_link1_0 = IC_link1_5 - t25;
-  const double t26 = 1.0 / D_link1_0;
-  const double t27 = tau[0] - f_link1_1;
-  const double t28 = t16 + tau[1];
-  const double t29 = L_1_0 * t28;
-  const double t30 = t27 - t29;
-  const double t31 = t26 * t30;
-  const double t32 = 3.0 * t28;
-  const double t33 = L_1_0 * t31;
-  const double t34 = t32 - t33;
+  const double t6 = ac_link1_2 + t4;
+  const double t7 = mbdc_sincos_c[1] * t3;
+  const double t8 = mbdc_sincos_s[1] * t6;
+  const double ac_link2_0 = -t8 - t7;
+  const double t9 = mbdc_sincos_s[1] * t3;
+  const double t10 = mbdc_sincos_c[1] * t6;
+  const double ac_link2_2 = t10 - t9;
+  const double t11 = v_link2_1 * v_link2_1;
+  const double t12 = 0.5 * ac_link2_0;
+  const double t13 = 0.5 * t11;
+  const double f_link2_5 = ac_link2_2 + t13;
+  const double t14 = mbdc_sincos_c[1] * ac_link2_0;
+  const double t15 = mbdc_sincos_s[1] * f_link2_5;
+  const double t16 = t14 + t15;
+  const double t17 = -t16 - t12;
+  const double f_link1_1 = t5 + t17;
+  const double L_1_0 = t2 * 3.0;
+  const double t18 = L_1_0 * L_1_0;
+  const double t19 = 0.6666666666666666 * t18;
+  const double t20 = t19 + 5.642734410091837;
+  const double t21 = t2 * L_1_0;
+  const double D_link1_0 = IC_link1_5 - t21;
+  const double t22 = 1.0 / D_link1_0;
+  const double t23 = tau[0] - f_link1_1;
+  const double t24 = t12 + tau[1];
+  const double t25 = L_1_0 * t24;
+  const double t26 = t23 - t25;
+  const double t27 = t22 * t26;
+  const double t28 = 3.0 * t24;
+  const double t29 = L_1_0 * t27;
+  const double t30 = t28 - t29;
   pivot[0] = D_link1_0;
-  pivot_ref[0] = t24;
-  qdd[0] = t31;
-  qdd[1] = t34;
+  pivot_ref[0] = t20;
+  qdd[0] = t27;
+  qdd[1] = t30;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -328,56 +347,57 @@ int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[D
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 23 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos. */
 int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[0], &t0, &t1);
-  const double t2 = t0 * 9.81;
-  const double ac_link1_2 = t1 * 9.81;
-  const double t3 = v[0] * v[0];
-  const double t4 = t0 * 4.905;
-  double t5, t6;
-  mbdc_sincos(q[1], &t5, &t6);
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 9.81;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t1 = v[0] * v[0];
+  const double t2 = mbdc_sincos_s[0] * 4.905;
   const double v_link2_1 = v[0] + v[1];
-  const double t7 = ac_link1_2 + t3;
-  const double t8 = t2 * t6;
-  const double t9 = t5 * t7;
-  const double ac_link2_0 = -t9 - t8;
-  const double t10 = t2 * t5;
-  const double t11 = t6 * t7;
-  const double ac_link2_2 = t11 - t10;
-  const double t12 = v_link2_1 * v_link2_1;
-  const double t13 = 0.5 * ac_link2_0;
-  const double t14 = 0.5 * t12;
-  const double pA_link2_5 = ac_link2_2 + t14;
-  const double u_link2_0 = t13 + tau[1];
-  const double t15 = 0.5 * t6;
-  const double t16 = 0.3333333333333333 + t15;
-  const double t17 = t16 * t16;
-  const double t18 = t17 * 6.0;
-  const double t19 = t18 + 5.642734410091837;
-  const double t20 = u_link2_0 * 1.5;
-  const double t21 = u_link2_0 - t13;
-  const double t22 = ac_link2_0 - t20;
-  const double t23 = t5 * t5;
-  const double t24 = t23 * 0.75;
-  const double t25 = t24 + 0.25;
-  const double t26 = t6 * t22;
-  const double t27 = t5 * pA_link2_5;
-  const double t28 = t26 + t27;
-  const double t29 = t21 - t28;
-  const double IA_link1_7 = 0.3333333333333333 + t25;
-  const double pA_link1_1 = t4 + t29;
-  const double t30 = 1.0 / IA_link1_7;
+  const double t3 = ac_link1_2 + t1;
+  const double t4 = t0 * mbdc_sincos_c[1];
+  const double t5 = mbdc_sincos_s[1] * t3;
+  const double ac_link2_0 = -t5 - t4;
+  const double t6 = t0 * mbdc_sincos_s[1];
+  const double t7 = mbdc_sincos_c[1] * t3;
+  const double ac_link2_2 = t7 - t6;
+  const double t8 = v_link2_1 * v_link2_1;
+  const double t9 = 0.5 * ac_link2_0;
+  const double t10 = 0.5 * t8;
+  const double pA_link2_5 = ac_link2_2 + t10;
+  const double u_link2_0 = t9 + tau[1];
+  const double t11 = 0.5 * mbdc_sincos_c[1];
+  const double t12 = 0.3333333333333333 + t11;
+  const double t13 = t12 * t12;
+  const double t14 = t13 * 6.0;
+  const double t15 = t14 + 5.642734410091837;
+  const double t16 = u_link2_0 * 1.5;
+  const double t17 = u_link2_0 - t9;
+  const double t18 = ac_link2_0 - t16;
+  const double t19 = mbdc_sincos_s[1] * mbdc_sincos_s[1];
+  const double t20 = t19 * 0.75;
+  const double t21 = t20 + 0.25;
+  const double t22 = mbdc_sincos_c[1] * t18;
+  const double t23 = mbdc_sincos_s[1] * pA_link2_5;
+  const double t24 = t22 + t23;
+  const double t25 = t17 - t24;
+  const double IA_link1_7 = 0.3333333333333333 + t21;
+  const double pA_link1_1 = t2 + t25;
+  const double t26 = 1.0 / IA_link1_7;
   const double u_link1_0 = tau[0] - pA_link1_1;
-  const double da_link1_1 = t30 * u_link1_0;
-  const double t31 = t6 * da_link1_1;
-  const double t32 = u_link2_0 * 3.0;
-  const double t33 = 1.5 * t31;
-  const double t34 = da_link1_1 + t33;
-  const double t35 = t32 - t34;
+  const double da_link1_1 = t26 * u_link1_0;
+  const double t27 = mbdc_sincos_c[1] * da_link1_1;
+  const double t28 = u_link2_0 * 3.0;
+  const double t29 = 1.5 * t27;
+  const double t30 = da_link1_1 + t29;
+  const double t31 = t28 - t30;
   pivot[0] = IA_link1_7;
-  pivot_ref[0] = t19;
+  pivot_ref[0] = t15;
   qdd[0] = da_link1_1;
-  qdd[1] = t35;
+  qdd[1] = t31;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -390,60 +410,61 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 23 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos. */
 int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[0], &t0, &t1);
-  const double t2 = t0 * 9.81;
-  const double ac_link1_2 = t1 * 9.81;
-  const double t3 = v[0] * v[0];
-  const double t4 = t0 * 4.905;
-  const double t5 = t4 - fext[7];
-  double t6, t7;
-  mbdc_sincos(q[1], &t6, &t7);
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 9.81;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t1 = v[0] * v[0];
+  const double t2 = mbdc_sincos_s[0] * 4.905;
+  const double t3 = t2 - fext[7];
   const double v_link2_1 = v[0] + v[1];
-  const double t8 = ac_link1_2 + t3;
-  const double t9 = t2 * t7;
-  const double t10 = t6 * t8;
-  const double ac_link2_0 = -t10 - t9;
-  const double t11 = t2 * t6;
-  const double t12 = t7 * t8;
-  const double ac_link2_2 = t12 - t11;
-  const double t13 = v_link2_1 * v_link2_1;
-  const double t14 = 0.5 * ac_link2_0;
-  const double t15 = 0.5 * t13;
-  const double t16 = ac_link2_2 + t15;
-  const double pA_link2_1 = -t14 - fext[13];
+  const double t4 = ac_link1_2 + t1;
+  const double t5 = t0 * mbdc_sincos_c[1];
+  const double t6 = mbdc_sincos_s[1] * t4;
+  const double ac_link2_0 = -t6 - t5;
+  const double t7 = t0 * mbdc_sincos_s[1];
+  const double t8 = mbdc_sincos_c[1] * t4;
+  const double ac_link2_2 = t8 - t7;
+  const double t9 = v_link2_1 * v_link2_1;
+  const double t10 = 0.5 * ac_link2_0;
+  const double t11 = 0.5 * t9;
+  const double t12 = ac_link2_2 + t11;
+  const double pA_link2_1 = -t10 - fext[13];
   const double pA_link2_3 = ac_link2_0 - fext[15];
-  const double pA_link2_5 = t16 - fext[17];
+  const double pA_link2_5 = t12 - fext[17];
   const double u_link2_0 = tau[1] - pA_link2_1;
-  const double t17 = 0.5 * t7;
-  const double t18 = 0.3333333333333333 + t17;
-  const double t19 = t18 * t18;
-  const double t20 = t19 * 6.0;
-  const double t21 = t20 + 5.642734410091837;
-  const double t22 = u_link2_0 * 1.5;
-  const double t23 = pA_link2_1 + u_link2_0;
-  const double t24 = pA_link2_3 - t22;
-  const double t25 = t6 * t6;
-  const double t26 = t25 * 0.75;
-  const double t27 = t26 + 0.25;
-  const double t28 = t7 * t24;
-  const double t29 = t6 * pA_link2_5;
-  const double t30 = t28 + t29;
-  const double t31 = t23 - t30;
-  const double IA_link1_7 = 0.3333333333333333 + t27;
-  const double pA_link1_1 = t5 + t31;
-  const double t32 = 1.0 / IA_link1_7;
+  const double t13 = 0.5 * mbdc_sincos_c[1];
+  const double t14 = 0.3333333333333333 + t13;
+  const double t15 = t14 * t14;
+  const double t16 = t15 * 6.0;
+  const double t17 = t16 + 5.642734410091837;
+  const double t18 = u_link2_0 * 1.5;
+  const double t19 = pA_link2_1 + u_link2_0;
+  const double t20 = pA_link2_3 - t18;
+  const double t21 = mbdc_sincos_s[1] * mbdc_sincos_s[1];
+  const double t22 = t21 * 0.75;
+  const double t23 = t22 + 0.25;
+  const double t24 = mbdc_sincos_c[1] * t20;
+  const double t25 = mbdc_sincos_s[1] * pA_link2_5;
+  const double t26 = t24 + t25;
+  const double t27 = t19 - t26;
+  const double IA_link1_7 = 0.3333333333333333 + t23;
+  const double pA_link1_1 = t3 + t27;
+  const double t28 = 1.0 / IA_link1_7;
   const double u_link1_0 = tau[0] - pA_link1_1;
-  const double da_link1_1 = t32 * u_link1_0;
-  const double t33 = t7 * da_link1_1;
-  const double t34 = u_link2_0 * 3.0;
-  const double t35 = 1.5 * t33;
-  const double t36 = da_link1_1 + t35;
-  const double t37 = t34 - t36;
+  const double da_link1_1 = t28 * u_link1_0;
+  const double t29 = mbdc_sincos_c[1] * da_link1_1;
+  const double t30 = u_link2_0 * 3.0;
+  const double t31 = 1.5 * t29;
+  const double t32 = da_link1_1 + t31;
+  const double t33 = t30 - t32;
   pivot[0] = IA_link1_7;
-  pivot_ref[0] = t21;
+  pivot_ref[0] = t17;
   qdd[0] = da_link1_1;
-  qdd[1] = t37;
+  qdd[1] = t33;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -456,30 +477,33 @@ int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[D
 /* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
 int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t4;
-  mbdc_sincos(q[1], &t0, &t4);
-  const double t1 = t0 * t0;
-  const double t2 = t1 * 0.75;
-  const double t3 = t2 + 0.25;
-  const double IA_link1_7 = 0.3333333333333333 + t3;
-  const double t5 = t4 * 0.5;
-  const double t6 = 0.3333333333333333 + t5;
-  const double t7 = t6 * t6;
-  const double t8 = t7 * 6.0;
-  const double t9 = t8 + 5.642734410091837;
-  const double t10 = t4 * 1.5;
-  const double t11 = 1.0 + t10;
-  const double t12 = 1.0 / IA_link1_7;
-  const double t13 = t11 * t12;
-  const double t14 = t11 * t13;
-  const double t15 = -t13;
-  const double t16 = t14 + 3.0;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t1 = t0 * 0.75;
+  const double t2 = t1 + 0.25;
+  const double IA_link1_7 = 0.3333333333333333 + t2;
+  const double t3 = mbdc_sincos_c[0] * 0.5;
+  const double t4 = 0.3333333333333333 + t3;
+  const double t5 = t4 * t4;
+  const double t6 = t5 * 6.0;
+  const double t7 = t6 + 5.642734410091837;
+  const double t8 = mbdc_sincos_c[0] * 1.5;
+  const double t9 = 1.0 + t8;
+  const double t10 = 1.0 / IA_link1_7;
+  const double t11 = t9 * t10;
+  const double t12 = t9 * t11;
+  const double t13 = -t11;
+  const double t14 = t12 + 3.0;
   pivot[0] = IA_link1_7;
-  pivot_ref[0] = t9;
-  Minv[0] = t12;
-  Minv[1] = t15;
-  Minv[2] = t15;
-  Minv[3] = t16;
+  pivot_ref[0] = t7;
+  Minv[0] = t10;
+  Minv[1] = t13;
+  Minv[2] = t13;
+  Minv[3] = t14;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > DOUBLE_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -491,48 +515,49 @@ int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 20 mul, 18 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double wrench[6 * (DOUBLE_PENDULUM_NB + 1)]) {
-  double t0, t1;
-  mbdc_sincos(q[0], &t0, &t1);
-  const double t2 = t0 * 9.81;
-  const double ac_link1_2 = t1 * 9.81;
-  const double t3 = v[0] * v[0];
-  const double t4 = a[0] * 0.3333333333333333;
-  const double t5 = t0 * 4.905;
-  const double t6 = t4 + t5;
-  const double t7 = a[0] * 0.5;
-  const double t8 = t3 * 0.5;
-  const double t9 = -t7 - t2;
-  const double t10 = ac_link1_2 + t8;
-  double t11, t12;
-  mbdc_sincos(q[1], &t11, &t12);
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 9.81;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t1 = v[0] * v[0];
+  const double t2 = a[0] * 0.3333333333333333;
+  const double t3 = mbdc_sincos_s[0] * 4.905;
+  const double t4 = t2 + t3;
+  const double t5 = a[0] * 0.5;
+  const double t6 = t1 * 0.5;
+  const double t7 = -t5 - t0;
+  const double t8 = ac_link1_2 + t6;
   const double v_link2_1 = v[0] + v[1];
   const double wd_link2_1 = a[0] + a[1];
-  const double t13 = -a[0] - t2;
-  const double t14 = ac_link1_2 + t3;
-  const double t15 = t12 * t13;
-  const double t16 = t11 * t14;
-  const double ac_link2_0 = t15 - t16;
-  const double t17 = t11 * t13;
-  const double t18 = t12 * t14;
-  const double ac_link2_2 = t17 + t18;
-  const double t19 = v_link2_1 * v_link2_1;
-  const double t20 = 0.3333333333333333 * wd_link2_1;
-  const double t21 = 0.5 * ac_link2_0;
-  const double f_link2_1 = t20 - t21;
-  const double t22 = 0.5 * wd_link2_1;
-  const double t23 = 0.5 * t19;
-  const double f_link2_3 = ac_link2_0 - t22;
-  const double f_link2_5 = ac_link2_2 + t23;
-  const double t24 = t12 * f_link2_3;
-  const double t25 = t11 * f_link2_5;
-  const double t26 = t24 + t25;
-  const double t27 = t11 * f_link2_3;
-  const double t28 = t12 * f_link2_5;
-  const double t29 = t28 - t27;
-  const double t30 = f_link2_1 - t26;
-  const double f_link1_1 = t6 + t30;
-  const double f_link1_3 = t9 + t26;
-  const double f_link1_5 = t10 + t29;
+  const double t9 = -a[0] - t0;
+  const double t10 = ac_link1_2 + t1;
+  const double t11 = mbdc_sincos_c[1] * t9;
+  const double t12 = mbdc_sincos_s[1] * t10;
+  const double ac_link2_0 = t11 - t12;
+  const double t13 = mbdc_sincos_s[1] * t9;
+  const double t14 = mbdc_sincos_c[1] * t10;
+  const double ac_link2_2 = t13 + t14;
+  const double t15 = v_link2_1 * v_link2_1;
+  const double t16 = 0.3333333333333333 * wd_link2_1;
+  const double t17 = 0.5 * ac_link2_0;
+  const double f_link2_1 = t16 - t17;
+  const double t18 = 0.5 * wd_link2_1;
+  const double t19 = 0.5 * t15;
+  const double f_link2_3 = ac_link2_0 - t18;
+  const double f_link2_5 = ac_link2_2 + t19;
+  const double t20 = mbdc_sincos_c[1] * f_link2_3;
+  const double t21 = mbdc_sincos_s[1] * f_link2_5;
+  const double t22 = t20 + t21;
+  const double t23 = mbdc_sincos_s[1] * f_link2_3;
+  const double t24 = mbdc_sincos_c[1] * f_link2_5;
+  const double t25 = t24 - t23;
+  const double t26 = f_link2_1 - t22;
+  const double f_link1_1 = t4 + t26;
+  const double f_link1_3 = t7 + t22;
+  const double f_link1_5 = t8 + t25;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
@@ -555,19 +580,20 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
 
 /* forward kinematics: world pose (R row-major, p) of every body; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DOUBLE_PENDULUM_NB + 1)]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double E0_link1_2 = -E0_link1_6;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_0 * t0;
-  const double t3 = E0_link1_6 * t2;
-  const double E0_link2_0 = t1 - t3;
-  const double t4 = E0_link1_6 * t0;
-  const double t5 = E0_link1_0 * t2;
-  const double E0_link2_6 = t4 + t5;
-  const double E0_link2_2 = -t5 - t4;
-  const double r0_link2_2 = -E0_link1_0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_link1_2 = -mbdc_sincos_s[0];
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t2 + t3;
+  const double E0_link2_2 = -t3 - t2;
+  const double r0_link2_2 = -mbdc_sincos_c[0];
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -580,15 +606,15 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = E0_link1_0;
+  pose[12] = mbdc_sincos_c[0];
   pose[13] = 0.0;
-  pose[14] = E0_link1_6;
+  pose[14] = mbdc_sincos_s[0];
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
   pose[18] = E0_link1_2;
   pose[19] = 0.0;
-  pose[20] = E0_link1_0;
+  pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.0;
@@ -608,28 +634,29 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * DOUBLE_PENDULUM_NF]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double E0_link1_2 = -E0_link1_6;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_0 * t0;
-  const double t3 = E0_link1_6 * t2;
-  const double E0_link2_0 = t1 - t3;
-  const double t4 = E0_link1_6 * t0;
-  const double t5 = E0_link1_0 * t2;
-  const double E0_link2_6 = t4 + t5;
-  const double E0_link2_2 = -t5 - t4;
-  const double r0_link2_2 = -E0_link1_0;
-  pose[0] = E0_link1_0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_link1_2 = -mbdc_sincos_s[0];
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t2 + t3;
+  const double E0_link2_2 = -t3 - t2;
+  const double r0_link2_2 = -mbdc_sincos_c[0];
+  pose[0] = mbdc_sincos_c[0];
   pose[1] = 0.0;
-  pose[2] = E0_link1_6;
+  pose[2] = mbdc_sincos_s[0];
   pose[3] = 0.0;
   pose[4] = 1.0;
   pose[5] = 0.0;
   pose[6] = E0_link1_2;
   pose[7] = 0.0;
-  pose[8] = E0_link1_0;
+  pose[8] = mbdc_sincos_c[0];
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
@@ -649,41 +676,42 @@ void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 18 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_0 * t0;
-  const double t3 = E0_link1_6 * t2;
-  const double E0_link2_0 = t1 - t3;
-  const double t4 = E0_link1_6 * t0;
-  const double t5 = E0_link1_0 * t2;
-  const double E0_link2_6 = t4 + t5;
-  const double E0_link2_2 = -t5 - t4;
-  const double t6 = E0_link1_0 * E0_link2_2;
-  const double t7 = E0_link1_6 * E0_link2_0;
-  const double t8 = -t6 - t7;
-  const double t9 = E0_link2_6 * t8;
-  const double t10 = E0_link1_0 * E0_link2_0;
-  const double t11 = E0_link1_6 * E0_link2_6;
-  const double t12 = -t10 - t11;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t2 + t3;
+  const double E0_link2_2 = -t3 - t2;
+  const double t4 = mbdc_sincos_c[0] * E0_link2_2;
+  const double t5 = mbdc_sincos_s[0] * E0_link2_0;
+  const double t6 = -t4 - t5;
+  const double t7 = E0_link2_6 * t6;
+  const double t8 = mbdc_sincos_c[0] * E0_link2_0;
+  const double t9 = mbdc_sincos_s[0] * E0_link2_6;
+  const double t10 = -t8 - t9;
+  const double t11 = E0_link2_0 * t10;
+  const double sw_link2_0_3 = t7 - t11;
+  const double t12 = sw_link2_0_3 - mbdc_sincos_c[0];
   const double t13 = E0_link2_0 * t12;
-  const double sw_link2_0_3 = t9 - t13;
-  const double t14 = sw_link2_0_3 - E0_link1_0;
-  const double t15 = E0_link2_0 * t14;
-  const double t16 = E0_link2_0 * t8;
-  const double t17 = E0_link2_2 * t12;
-  const double sw_link2_0_5 = t16 - t17;
-  const double t18 = E0_link1_6 + sw_link2_0_5;
-  const double t19 = E0_link2_2 * t18;
-  const double t20 = t15 + t19;
-  const double t21 = E0_link2_6 * t14;
-  const double t22 = E0_link2_0 * t18;
-  const double t23 = t21 + t22;
-  const double t24 = E0_link1_6 * E0_link2_2;
-  const double t25 = t24 - t10;
-  const double t26 = E0_link1_0 * E0_link2_6;
-  const double t27 = t7 - t26;
+  const double t14 = E0_link2_0 * t6;
+  const double t15 = E0_link2_2 * t10;
+  const double sw_link2_0_5 = t14 - t15;
+  const double t16 = mbdc_sincos_s[0] + sw_link2_0_5;
+  const double t17 = E0_link2_2 * t16;
+  const double t18 = t13 + t17;
+  const double t19 = E0_link2_6 * t12;
+  const double t20 = E0_link2_0 * t16;
+  const double t21 = t19 + t20;
+  const double t22 = mbdc_sincos_s[0] * E0_link2_2;
+  const double t23 = t22 - t8;
+  const double t24 = mbdc_sincos_c[0] * E0_link2_6;
+  const double t25 = t5 - t24;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 1.0;
@@ -697,47 +725,48 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t20;
+  J[19] = t18;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t23;
+  J[23] = t21;
   J[12] = 0.0;
-  J[18] = t25;
+  J[18] = t23;
   J[14] = 1.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = t27;
+  J[22] = t25;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_6 * t0;
-  const double t3 = E0_link1_0 * t2;
-  const double E0_link2_6 = t1 + t3;
-  const double E0_link2_2 = -t3 - t1;
-  const double t4 = E0_link1_0 * E0_link2_2;
-  const double t5 = E0_link1_0 * t0;
-  const double t6 = E0_link1_6 * t2;
-  const double E0_link2_0 = t5 - t6;
-  const double t7 = E0_link1_6 * E0_link2_0;
-  const double t8 = -t4 - t7;
-  const double t9 = E0_link2_6 * t8;
-  const double t10 = E0_link1_0 * E0_link2_0;
-  const double t11 = E0_link1_6 * E0_link2_6;
-  const double t12 = -t10 - t11;
-  const double t13 = E0_link2_0 * t12;
-  const double sw_link2_0_3 = t9 - t13;
-  const double t14 = sw_link2_0_3 - E0_link1_0;
-  const double t15 = E0_link2_0 * t8;
-  const double t16 = E0_link2_2 * t12;
-  const double sw_link2_0_5 = t15 - t16;
-  const double t17 = E0_link1_6 + sw_link2_0_5;
-  const double r0_link2_2 = -E0_link1_0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t0 + t1;
+  const double E0_link2_2 = -t1 - t0;
+  const double t2 = mbdc_sincos_c[0] * E0_link2_2;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t4 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t3 - t4;
+  const double t5 = mbdc_sincos_s[0] * E0_link2_0;
+  const double t6 = -t2 - t5;
+  const double t7 = E0_link2_6 * t6;
+  const double t8 = mbdc_sincos_c[0] * E0_link2_0;
+  const double t9 = mbdc_sincos_s[0] * E0_link2_6;
+  const double t10 = -t8 - t9;
+  const double t11 = E0_link2_0 * t10;
+  const double sw_link2_0_3 = t7 - t11;
+  const double t12 = sw_link2_0_3 - mbdc_sincos_c[0];
+  const double t13 = E0_link2_0 * t6;
+  const double t14 = E0_link2_2 * t10;
+  const double sw_link2_0_5 = t13 - t14;
+  const double t15 = mbdc_sincos_s[0] + sw_link2_0_5;
+  const double r0_link2_2 = -mbdc_sincos_c[0];
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 1.0;
@@ -751,40 +780,41 @@ void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], do
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t14;
+  J[19] = t12;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t17;
+  J[23] = t15;
   J[12] = 0.0;
   J[18] = r0_link2_2;
   J[14] = 1.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = E0_link1_6;
+  J[22] = mbdc_sincos_s[0];
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double vel[6 * DOUBLE_PENDULUM_NF]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = E0_link1_0 * t1;
-  const double t3 = E0_link1_0 * t0;
-  const double t4 = E0_link1_6 * t0;
-  const double E0_link2_0 = t2 - t4;
-  const double t5 = E0_link1_6 * t1;
-  const double t6 = t1 * v[0];
-  const double t7 = t0 * v[0];
-  const double E0_link2_2 = -t3 - t5;
-  const double E0_link2_6 = t5 + t3;
-  const double t8 = E0_link2_6 * t7;
-  const double t9 = E0_link2_2 * t6;
-  const double t10 = E0_link2_0 * t6;
-  const double t11 = -t8 - t10;
-  const double t12 = E0_link2_0 * t7;
-  const double t13 = -t12 - t9;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t2;
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t4 = mbdc_sincos_c[1] * v[0];
+  const double t5 = mbdc_sincos_s[1] * v[0];
+  const double E0_link2_2 = -t1 - t3;
+  const double E0_link2_6 = t3 + t1;
+  const double t6 = E0_link2_6 * t5;
+  const double t7 = E0_link2_2 * t4;
+  const double t8 = E0_link2_0 * t4;
+  const double t9 = -t6 - t8;
+  const double t10 = E0_link2_0 * t5;
+  const double t11 = -t10 - t7;
   const double v_link2_1 = v[0] + v[1];
   vel[0] = 0.0;
   vel[3] = 0.0;
@@ -793,35 +823,36 @@ void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const do
   vel[2] = 0.0;
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t11;
+  vel[9] = t9;
   vel[7] = v_link2_1;
   vel[10] = 0.0;
   vel[8] = 0.0;
-  vel[11] = t13;
+  vel[11] = t11;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 11 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double acc[6 * DOUBLE_PENDULUM_NF]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = E0_link1_0 * t1;
-  const double t3 = E0_link1_6 * t0;
-  const double E0_link2_0 = t2 - t3;
-  const double t4 = E0_link1_6 * t1;
-  const double t5 = E0_link1_0 * t0;
-  const double E0_link2_2 = -t5 - t4;
-  const double E0_link2_6 = t4 + t5;
-  const double t6 = v[0] * v[0];
-  const double t7 = t0 * t6;
-  const double ac_link2_2 = t1 * t6;
-  const double t8 = E0_link2_0 * t7;
-  const double t9 = E0_link2_6 * ac_link2_2;
-  const double t10 = t9 - t8;
-  const double t11 = E0_link2_2 * t7;
-  const double t12 = E0_link2_0 * ac_link2_2;
-  const double t13 = t12 - t11;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t3 - t2;
+  const double E0_link2_6 = t2 + t3;
+  const double t4 = v[0] * v[0];
+  const double t5 = mbdc_sincos_s[1] * t4;
+  const double ac_link2_2 = mbdc_sincos_c[1] * t4;
+  const double t6 = E0_link2_0 * t5;
+  const double t7 = E0_link2_6 * ac_link2_2;
+  const double t8 = t7 - t6;
+  const double t9 = E0_link2_2 * t5;
+  const double t10 = E0_link2_0 * ac_link2_2;
+  const double t11 = t10 - t9;
   acc[0] = 0.0;
   acc[3] = 0.0;
   acc[1] = 0.0;
@@ -829,295 +860,301 @@ void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ],
   acc[2] = 0.0;
   acc[5] = 0.0;
   acc[6] = 0.0;
-  acc[9] = t10;
+  acc[9] = t8;
   acc[7] = 0.0;
   acc[10] = 0.0;
   acc[8] = 0.0;
-  acc[11] = t13;
+  acc[11] = t11;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_com(const double q[DOUBLE_PENDULUM_NQ], double c[3]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_6 * t0;
-  const double t3 = E0_link1_0 * t2;
-  const double E0_link2_6 = t1 + t3;
-  const double t4 = 0.5 * E0_link2_6;
-  const double mc_link2_0 = -t4 - E0_link1_6;
-  const double t5 = E0_link1_6 * 0.5;
-  const double t6 = mc_link2_0 - t5;
-  const double t7 = 0.5 * t6;
-  const double t8 = E0_link1_0 * t0;
-  const double t9 = E0_link1_6 * t2;
-  const double E0_link2_0 = t8 - t9;
-  const double t10 = 0.5 * E0_link2_0;
-  const double mc_link2_2 = -t10 - E0_link1_0;
-  const double t11 = E0_link1_0 * 0.5;
-  const double t12 = mc_link2_2 - t11;
-  const double t13 = 0.5 * t12;
-  c[0] = t7;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t0 + t1;
+  const double t2 = 0.5 * E0_link2_6;
+  const double mc_link2_0 = -t2 - mbdc_sincos_s[0];
+  const double t3 = mbdc_sincos_s[0] * 0.5;
+  const double t4 = mc_link2_0 - t3;
+  const double t5 = 0.5 * t4;
+  const double t6 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t7 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t6 - t7;
+  const double t8 = 0.5 * E0_link2_0;
+  const double mc_link2_2 = -t8 - mbdc_sincos_c[0];
+  const double t9 = mbdc_sincos_c[0] * 0.5;
+  const double t10 = mc_link2_2 - t9;
+  const double t11 = 0.5 * t10;
+  c[0] = t5;
   c[1] = 0.0;
-  c[2] = t13;
+  c[2] = t11;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_com_jacobian(const double q[DOUBLE_PENDULUM_NQ], double Jc[3 * DOUBLE_PENDULUM_NV]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_link1_0 * t0;
-  const double t3 = E0_link1_6 * t2;
-  const double E0_link2_0 = t1 - t3;
-  const double t4 = 0.5 * E0_link2_0;
-  const double mc_link2_2 = -t4 - E0_link1_0;
-  const double t5 = E0_link1_0 * 0.5;
-  const double mcs_link1_2 = mc_link2_2 - t5;
-  const double t6 = 0.5 * mcs_link1_2;
-  const double t7 = E0_link1_6 * t0;
-  const double t8 = E0_link1_0 * t2;
-  const double E0_link2_6 = t7 + t8;
-  const double t9 = 0.5 * E0_link2_6;
-  const double mc_link2_0 = -t9 - E0_link1_6;
-  const double t10 = E0_link1_6 * 0.5;
-  const double mcs_link1_0 = mc_link2_0 - t10;
-  const double t11 = 0.5 * mcs_link1_0;
-  const double t12 = -t11;
-  const double t13 = E0_link1_0 + mc_link2_2;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = 0.5 * E0_link2_0;
+  const double mc_link2_2 = -t2 - mbdc_sincos_c[0];
+  const double t3 = mbdc_sincos_c[0] * 0.5;
+  const double mcs_link1_2 = mc_link2_2 - t3;
+  const double t4 = 0.5 * mcs_link1_2;
+  const double t5 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t6 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_6 = t5 + t6;
+  const double t7 = 0.5 * E0_link2_6;
+  const double mc_link2_0 = -t7 - mbdc_sincos_s[0];
+  const double t8 = mbdc_sincos_s[0] * 0.5;
+  const double mcs_link1_0 = mc_link2_0 - t8;
+  const double t9 = 0.5 * mcs_link1_0;
+  const double t10 = -t9;
+  const double t11 = mbdc_sincos_c[0] + mc_link2_2;
+  const double t12 = 0.5 * t11;
+  const double t13 = mbdc_sincos_s[0] + mc_link2_0;
   const double t14 = 0.5 * t13;
-  const double t15 = E0_link1_6 + mc_link2_0;
-  const double t16 = 0.5 * t15;
-  const double t17 = -t16;
-  Jc[0] = t6;
+  const double t15 = -t14;
+  Jc[0] = t4;
   Jc[2] = 0.0;
-  Jc[4] = t12;
-  Jc[1] = t14;
+  Jc[4] = t10;
+  Jc[1] = t12;
   Jc[3] = 0.0;
-  Jc[5] = t17;
+  Jc[5] = t15;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 18 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double e[2]) {
-  const double t0 = v[0] * 0.3333333333333333;
-  const double t1 = v[0] * t0;
-  const double t2 = 0.5 * t1;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double t1 = mbdc_sincos_s[1] * v[0];
+  const double t2 = t1 * t1;
+  const double t3 = mbdc_sincos_c[0] * 0.5;
+  const double t4 = t3 * 9.81;
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double E0_link2_0 = t5 - t0;
+  const double t6 = 0.5 * E0_link2_0;
+  const double mc_link2_2 = -t6 - mbdc_sincos_c[0];
+  const double t7 = mbdc_sincos_c[1] * v[0];
+  const double t8 = mc_link2_2 * 9.81;
+  const double t9 = t8 - t4;
   const double v_link2_1 = v[0] + v[1];
-  const double t3 = v_link2_1 * 0.3333333333333333;
-  double t13, t4;
-  mbdc_sincos(q[1], &t13, &t4);
-  const double t5 = t4 * v[0];
-  const double t6 = 0.5 * t5;
-  const double t7 = t3 + t6;
-  const double t8 = v_link2_1 * t7;
-  const double t9 = 0.5 * v_link2_1;
-  const double t10 = -t5 - t9;
-  const double t11 = t5 * t10;
-  const double t12 = t8 - t11;
-  const double t14 = t13 * v[0];
-  const double t15 = t14 * t14;
-  const double t16 = t12 + t15;
-  const double t17 = 0.5 * t16;
-  const double t18 = t2 + t17;
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double t19 = E0_link1_0 * t4;
-  const double t20 = E0_link1_6 * t13;
-  const double E0_link2_0 = t19 - t20;
-  const double t21 = 0.5 * E0_link2_0;
-  const double mc_link2_2 = -t21 - E0_link1_0;
-  const double t22 = mc_link2_2 * 9.81;
-  const double t23 = E0_link1_0 * 0.5;
-  const double t24 = t23 * 9.81;
-  const double t25 = t22 - t24;
-  e[0] = t18;
-  e[1] = t25;
+  const double t10 = v[0] * 0.3333333333333333;
+  const double t11 = v[0] * t10;
+  const double t12 = 0.5 * t11;
+  const double t13 = v_link2_1 * 0.3333333333333333;
+  const double t14 = 0.5 * t7;
+  const double t15 = t13 + t14;
+  const double t16 = v_link2_1 * t15;
+  const double t17 = 0.5 * v_link2_1;
+  const double t18 = -t7 - t17;
+  const double t19 = t7 * t18;
+  const double t20 = t16 - t19;
+  const double t21 = t20 + t2;
+  const double t22 = 0.5 * t21;
+  const double t23 = t12 + t22;
+  e[0] = t23;
+  e[1] = t9;
 }
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 27 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_centroidal_momentum(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double h[6]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double t0 = E0_link1_6 * 0.5;
-  const double t1 = E0_link1_0 * 0.5;
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
-  const double t4 = E0_link1_0 * t3;
-  const double t5 = E0_link1_6 * t2;
-  const double E0_link2_0 = t4 - t5;
-  const double t6 = E0_link1_6 * t3;
-  const double t7 = E0_link1_0 * t2;
-  const double E0_link2_2 = -t7 - t6;
-  const double E0_link2_6 = t6 + t7;
-  const double t8 = 0.5 * E0_link2_6;
-  const double t9 = 0.5 * E0_link2_0;
-  const double mc_link2_0 = -t8 - E0_link1_6;
-  const double mc_link2_2 = -t9 - E0_link1_0;
-  const double t10 = mc_link2_0 - t0;
-  const double t11 = mc_link2_2 - t1;
-  const double com_0 = 0.5 * t10;
-  const double com_2 = 0.5 * t11;
-  const double t12 = t3 * v[0];
-  const double t13 = t2 * v[0];
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double t1 = mbdc_sincos_c[0] * 0.5;
+  const double t2 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t5 - t4;
+  const double E0_link2_6 = t4 + t5;
+  const double t6 = 0.5 * E0_link2_6;
+  const double t7 = 0.5 * E0_link2_0;
+  const double mc_link2_0 = -t6 - mbdc_sincos_s[0];
+  const double mc_link2_2 = -t7 - mbdc_sincos_c[0];
+  const double t8 = mc_link2_0 - t0;
+  const double t9 = mc_link2_2 - t1;
+  const double com_0 = 0.5 * t8;
+  const double com_2 = 0.5 * t9;
+  const double t10 = mbdc_sincos_c[1] * v[0];
+  const double t11 = mbdc_sincos_s[1] * v[0];
   const double v_link2_1 = v[0] + v[1];
-  const double t14 = v[0] * 0.3333333333333333;
-  const double t15 = 0.5 * v[0];
-  const double t16 = E0_link1_0 * t15;
-  const double t17 = E0_link1_6 * t15;
-  const double t18 = com_2 * t16;
-  const double t19 = com_0 * t17;
-  const double t20 = t18 + t19;
-  const double t21 = t14 + t20;
-  const double t22 = v_link2_1 * 0.3333333333333333;
-  const double t23 = 0.5 * t12;
-  const double t24 = 0.5 * v_link2_1;
-  const double t25 = t22 + t23;
-  const double t26 = -t12 - t24;
-  const double t27 = E0_link2_0 * t26;
-  const double t28 = E0_link2_6 * t13;
-  const double t29 = t27 - t28;
-  const double t30 = E0_link2_2 * t26;
-  const double t31 = E0_link2_0 * t13;
-  const double t32 = t30 - t31;
-  const double t33 = -E0_link1_6 - com_0;
-  const double t34 = -E0_link1_0 - com_2;
-  const double t35 = t29 * t34;
-  const double t36 = t32 * t33;
-  const double t37 = t35 - t36;
-  const double t38 = t25 + t37;
-  const double t39 = t21 + t38;
-  const double t40 = t29 - t16;
-  const double t41 = t17 + t32;
+  const double t12 = v[0] * 0.3333333333333333;
+  const double t13 = 0.5 * v[0];
+  const double t14 = mbdc_sincos_c[0] * t13;
+  const double t15 = mbdc_sincos_s[0] * t13;
+  const double t16 = com_2 * t14;
+  const double t17 = com_0 * t15;
+  const double t18 = t16 + t17;
+  const double t19 = t12 + t18;
+  const double t20 = v_link2_1 * 0.3333333333333333;
+  const double t21 = 0.5 * t10;
+  const double t22 = 0.5 * v_link2_1;
+  const double t23 = t20 + t21;
+  const double t24 = -t10 - t22;
+  const double t25 = E0_link2_0 * t24;
+  const double t26 = E0_link2_6 * t11;
+  const double t27 = t25 - t26;
+  const double t28 = E0_link2_2 * t24;
+  const double t29 = E0_link2_0 * t11;
+  const double t30 = t28 - t29;
+  const double t31 = -mbdc_sincos_s[0] - com_0;
+  const double t32 = -mbdc_sincos_c[0] - com_2;
+  const double t33 = t27 * t32;
+  const double t34 = t30 * t31;
+  const double t35 = t33 - t34;
+  const double t36 = t23 + t35;
+  const double t37 = t19 + t36;
+  const double t38 = t27 - t14;
+  const double t39 = t15 + t30;
   h[0] = 0.0;
-  h[1] = t39;
+  h[1] = t37;
   h[2] = 0.0;
-  h[3] = t40;
+  h[3] = t38;
   h[4] = 0.0;
-  h[5] = t41;
+  h[5] = t39;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 21 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOUBLE_PENDULUM_NV]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double t0 = E0_link1_6 * 0.5;
-  const double t1 = E0_link1_0 * 0.5;
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
-  const double t4 = E0_link1_0 * t3;
-  const double t5 = E0_link1_6 * t2;
-  const double E0_link2_0 = t4 - t5;
-  const double t6 = 0.5 * E0_link2_0;
-  const double t7 = E0_link1_6 * t3;
-  const double t8 = E0_link1_0 * t2;
-  const double t9 = 0.5 * t2;
-  const double E0_link2_2 = -t8 - t7;
-  const double E0_link2_6 = t7 + t8;
-  const double t10 = 0.5 * E0_link2_6;
-  const double mc_link2_0 = -t10 - E0_link1_6;
-  const double t11 = mc_link2_0 - t0;
-  const double com_0 = 0.5 * t11;
-  const double t12 = 0.5 * E0_link2_2;
-  const double t13 = -E0_link1_6 - com_0;
-  const double t14 = t12 * t13;
-  const double t15 = -t12;
-  const double t16 = -t6;
-  const double mc_link2_2 = t16 - E0_link1_0;
-  const double t17 = mc_link2_2 - t1;
-  const double com_2 = 0.5 * t17;
-  const double t18 = -E0_link1_0 - com_2;
-  const double t19 = t6 * t18;
-  const double t20 = t14 - t19;
-  const double t21 = 0.3333333333333333 + t20;
-  const double t22 = 0.5 * t3;
-  const double t23 = -1.0 - t22;
-  const double t24 = t3 + 1.3333333333333333;
-  const double IC_link1_3 = t23 - 0.5;
-  const double IC_link1_5 = 0.3333333333333333 + t24;
-  const double t25 = E0_link1_0 * IC_link1_3;
-  const double t26 = E0_link1_6 * IC_link1_3;
-  const double t27 = E0_link1_6 * t9;
-  const double t28 = t25 + t27;
-  const double t29 = E0_link1_0 * t9;
-  const double t30 = t29 - t26;
-  const double t31 = com_2 * t28;
-  const double t32 = com_0 * t30;
-  const double t33 = t32 - t31;
-  const double t34 = IC_link1_5 + t33;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double t1 = mbdc_sincos_c[0] * 0.5;
+  const double t2 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = 0.5 * E0_link2_0;
+  const double t5 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t6 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double t7 = 0.5 * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t6 - t5;
+  const double E0_link2_6 = t5 + t6;
+  const double t8 = 0.5 * E0_link2_6;
+  const double mc_link2_0 = -t8 - mbdc_sincos_s[0];
+  const double t9 = mc_link2_0 - t0;
+  const double com_0 = 0.5 * t9;
+  const double t10 = 0.5 * E0_link2_2;
+  const double t11 = -mbdc_sincos_s[0] - com_0;
+  const double t12 = t10 * t11;
+  const double t13 = -t10;
+  const double t14 = -t4;
+  const double mc_link2_2 = t14 - mbdc_sincos_c[0];
+  const double t15 = mc_link2_2 - t1;
+  const double com_2 = 0.5 * t15;
+  const double t16 = -mbdc_sincos_c[0] - com_2;
+  const double t17 = t4 * t16;
+  const double t18 = t12 - t17;
+  const double t19 = 0.3333333333333333 + t18;
+  const double t20 = 0.5 * mbdc_sincos_c[1];
+  const double t21 = -1.0 - t20;
+  const double t22 = mbdc_sincos_c[1] + 1.3333333333333333;
+  const double IC_link1_3 = t21 - 0.5;
+  const double IC_link1_5 = 0.3333333333333333 + t22;
+  const double t23 = mbdc_sincos_c[0] * IC_link1_3;
+  const double t24 = mbdc_sincos_s[0] * IC_link1_3;
+  const double t25 = mbdc_sincos_s[0] * t7;
+  const double t26 = t23 + t25;
+  const double t27 = mbdc_sincos_c[0] * t7;
+  const double t28 = t27 - t24;
+  const double t29 = com_2 * t26;
+  const double t30 = com_0 * t28;
+  const double t31 = t30 - t29;
+  const double t32 = IC_link1_5 + t31;
   Ag[0] = 0.0;
-  Ag[2] = t34;
+  Ag[2] = t32;
   Ag[4] = 0.0;
-  Ag[6] = t28;
+  Ag[6] = t26;
   Ag[8] = 0.0;
-  Ag[10] = t30;
+  Ag[10] = t28;
   Ag[1] = 0.0;
-  Ag[3] = t21;
+  Ag[3] = t19;
   Ag[5] = 0.0;
-  Ag[7] = t16;
+  Ag[7] = t14;
   Ag[9] = 0.0;
-  Ag[11] = t15;
+  Ag[11] = t13;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 27 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_centroidal_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double b[6]) {
-  double E0_link1_6, E0_link1_0;
-  mbdc_sincos(q[0], &E0_link1_6, &E0_link1_0);
-  const double t0 = E0_link1_6 * 0.5;
-  const double t1 = E0_link1_0 * 0.5;
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
-  const double t4 = E0_link1_0 * t3;
-  const double t5 = E0_link1_6 * t2;
-  const double E0_link2_0 = t4 - t5;
-  const double t6 = E0_link1_6 * t3;
-  const double t7 = E0_link1_0 * t2;
-  const double E0_link2_2 = -t7 - t6;
-  const double E0_link2_6 = t6 + t7;
-  const double t8 = 0.5 * E0_link2_6;
-  const double mc_link2_0 = -t8 - E0_link1_6;
-  const double t9 = mc_link2_0 - t0;
-  const double com_0 = 0.5 * t9;
-  const double t10 = -E0_link1_6 - com_0;
-  const double t11 = 0.5 * E0_link2_0;
-  const double mc_link2_2 = -t11 - E0_link1_0;
-  const double t12 = mc_link2_2 - t1;
-  const double com_2 = 0.5 * t12;
-  const double t13 = -E0_link1_0 - com_2;
-  const double t14 = v[0] * v[0];
-  const double t15 = t2 * t14;
-  const double ac_link2_2 = t3 * t14;
-  const double t16 = 0.5 * t14;
-  const double t17 = E0_link1_6 * t16;
-  const double t18 = E0_link1_0 * t16;
-  const double t19 = com_2 * t17;
-  const double t20 = com_0 * t18;
-  const double t21 = t20 - t19;
-  const double t22 = E0_link2_2 * t15;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double t1 = mbdc_sincos_c[0] * 0.5;
+  const double t2 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t2 - t3;
+  const double t4 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t5 - t4;
+  const double E0_link2_6 = t4 + t5;
+  const double t6 = 0.5 * E0_link2_6;
+  const double mc_link2_0 = -t6 - mbdc_sincos_s[0];
+  const double t7 = mc_link2_0 - t0;
+  const double com_0 = 0.5 * t7;
+  const double t8 = -mbdc_sincos_s[0] - com_0;
+  const double t9 = 0.5 * E0_link2_0;
+  const double mc_link2_2 = -t9 - mbdc_sincos_c[0];
+  const double t10 = mc_link2_2 - t1;
+  const double com_2 = 0.5 * t10;
+  const double t11 = -mbdc_sincos_c[0] - com_2;
+  const double t12 = v[0] * v[0];
+  const double t13 = mbdc_sincos_s[1] * t12;
+  const double ac_link2_2 = mbdc_sincos_c[1] * t12;
+  const double t14 = 0.5 * t12;
+  const double t15 = mbdc_sincos_s[0] * t14;
+  const double t16 = mbdc_sincos_c[0] * t14;
+  const double t17 = com_2 * t15;
+  const double t18 = com_0 * t16;
+  const double t19 = t18 - t17;
+  const double t20 = E0_link2_2 * t13;
   const double v_link2_1 = v[0] + v[1];
-  const double t23 = v_link2_1 * v_link2_1;
-  const double t24 = 0.5 * t23;
-  const double t25 = ac_link2_2 + t24;
-  const double t26 = E0_link2_6 * t25;
-  const double t27 = E0_link2_0 * t25;
-  const double t28 = t27 - t22;
-  const double t29 = E0_link2_0 * t15;
-  const double t30 = t26 - t29;
-  const double t31 = 0.5 * t15;
-  const double t32 = t30 * t13;
-  const double t33 = t17 + t30;
-  const double t34 = t28 * t10;
-  const double t35 = t32 - t34;
-  const double t36 = t31 + t35;
-  const double t37 = t21 + t36;
-  const double t38 = t18 + t28;
+  const double t21 = v_link2_1 * v_link2_1;
+  const double t22 = 0.5 * t21;
+  const double t23 = ac_link2_2 + t22;
+  const double t24 = E0_link2_6 * t23;
+  const double t25 = E0_link2_0 * t23;
+  const double t26 = t25 - t20;
+  const double t27 = E0_link2_0 * t13;
+  const double t28 = t24 - t27;
+  const double t29 = 0.5 * t13;
+  const double t30 = t28 * t11;
+  const double t31 = t15 + t28;
+  const double t32 = t26 * t8;
+  const double t33 = t30 - t32;
+  const double t34 = t29 + t33;
+  const double t35 = t19 + t34;
+  const double t36 = t16 + t26;
   b[0] = 0.0;
-  b[1] = t37;
+  b[1] = t35;
   b[2] = 0.0;
-  b[3] = t33;
+  b[3] = t31;
   b[4] = 0.0;
-  b[5] = t38;
+  b[5] = t36;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */

@@ -12,7 +12,7 @@
 
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x9b2c68746aa2
+#if FLEXIBLE_ARM_SET_ID != 0x36e87bdda498
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xa6096d9025c7
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x664ed0e9a0f5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -164,7 +164,7 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 152 bytes (19 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 160 bytes (20 values live at once). */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */

@@ -8,14 +8,18 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x23c4425ad890
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xc4e22b18f464
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
- * from the exact ones), in about half the instructions of the C library's sincos, with no call
- * and no table. Written out by mbdc into the generated code that needs it.
+/* mbdc_sincos(n, x, sin_x, cos_x): sin_x[i] = sin x[i] and cos_x[i] = cos x[i] for i < n, within
+ * 1 ulp of the correctly rounded values (0.79 ulp from the exact ones), with no call and no
+ * table. The loop has no branch, so a compiler vectorizes it: with AVX2, four arguments cost
+ * about what one does (the three arrays do not overlap: restrict, which lets it do so without
+ * inlining). Written out by mbdc into the generated code that needs it, which computes
+ * every sine and cosine a function needs in one call.
  *
  * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
  * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
@@ -23,46 +27,55 @@
  * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
  * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
  * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
- * and for NaN and infinities, the C library's sin and cos answer.
+ * and for NaN and infinities, the C library's sin and cos answer (after the loop, which computes
+ * something harmless for them).
  *
  * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
  * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
  * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
- * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
- * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
- * nearbyint. */
-static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
-  if (!(fabs(x) < 0x1p20)) {
-    *sin_x = sin(x);
-    *cos_x = cos(x);
-    return;
-  }
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept. The
+ * quadrant k mod 4 is applied to the bits: s and c swapped under a mask when k is odd, and the
+ * sign bits flipped. Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0), where k
+ * is read from the low bits of x 2/pi + 1.5 2^52; elsewhere k comes from nearbyint. */
+static inline void mbdc_sincos(int n, const double *restrict x, double *restrict sin_x,
+                               double *restrict cos_x) {
+  int in_range = 1;
+  for (int i = 0; i < n; i++) in_range &= fabs(x[i]) < 0x1p20;
+  for (int i = 0; i < n; i++) {
+    union { double d; uint64_t u; } kb, sb, cb;
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+    kb.d = x[i] * 0x1.45f306dc9c883p-1 + 0x1.8p52; /* round(x 2/pi) in the low bits */
+    const double k = kb.d - 0x1.8p52;
 #else
-  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+    const double k = nearbyint(x[i] * 0x1.45f306dc9c883p-1);
+    kb.u = (uint64_t)(int64_t)(fabs(k) < 0x1p52 ? k : 0.0);
 #endif
-  const int n = (int)k;
-  /* r = x - k (P1 + P2 + P3 + P4) */
-  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
-  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
-  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
-  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
-  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
-  const double rh = s3 + tail, rl = tail - (rh - s3);
-  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
-  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
-                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
-                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
-  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
-                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
-                   + z * -0x1.907d9f5b4de2bp-37))));
-  const double s = rh + (rh * (z * S) + rl * w);
-  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
-  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
-  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
-  *sin_x = (n & 2) ? -sa : sa;
-  *cos_x = ((n + 1) & 2) ? -ca : ca;
+    /* r = x - k (P1 + P2 + P3 + P4) */
+    const double y = x[i] - k * 0x1.921fb544p+0;                         /* exact */
+    const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+    const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+    const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+    const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+    const double rh = s3 + tail, rl = tail - (rh - s3);
+    const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+    const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7
+                     + z * (-0x1.a01a01a019938p-13 + z * (0x1.71de3a5460903p-19
+                     + z * (-0x1.ae645412bbdd3p-26 + z * (0x1.61217f03f5d5cp-33
+                     + z * -0x1.ab17cf930dca4p-41)))));
+    const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10
+                     + z * (0x1.a01a019f4eabep-16 + z * (-0x1.27e4fa17d4a58p-22
+                     + z * (0x1.1eeb68e39cf4dp-29 + z * -0x1.907d9f5b4de2bp-37))));
+    sb.d = rh + (rh * (z * S) + rl * w);
+    cb.d = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+    /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+    const uint64_t swap = (sb.u ^ cb.u) & ((uint64_t)0 - (kb.u & 1));
+    sb.u ^= swap ^ ((kb.u & 2) << 62);
+    cb.u ^= swap ^ (((kb.u + 1) & 2) << 62);
+    sin_x[i] = sb.d;
+    cos_x[i] = cb.d;
+  }
+  for (int i = 0; !in_range && i < n; i++)
+    if (!(fabs(x[i]) < 0x1p20)) sin_x[i] = sin(x[i]), cos_x[i] = cos(x[i]);
 }
 
 const char *const flexible_arm_rigid_joint_names[FLEXIBLE_ARM_RIGID_NJ] = {"shoulder", "elbow"};
@@ -75,132 +88,144 @@ const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF] = {"uppe
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[0] * 0.125;
   const double t1 = a[0] * 0.00045000000000000595;
   const double t2 = t0 + t1;
   const double wd_forearm_2 = a[0] + a[1];
   const double t3 = wd_forearm_2 * 0.7200000000000001;
-  double t4, t8;
-  mbdc_sincos(q[1], &t4, &t8);
-  const double t5 = v[0] * v[0];
-  const double t6 = t5 * 0.5;
-  const double t7 = t4 * t6;
-  const double t9 = a[0] * 0.5;
-  const double t10 = t8 * t9;
-  const double ac_forearm_1 = t7 + t10;
-  const double t11 = ac_forearm_1 * 1.08;
-  const double f_forearm_2 = t3 + t11;
-  const double t12 = t4 * t9;
-  const double t13 = t8 * t6;
-  const double ac_forearm_0 = t12 - t13;
-  const double t14 = ac_forearm_0 * 2.16;
+  const double t4 = v[0] * v[0];
+  const double t5 = t4 * 0.5;
+  const double t6 = mbdc_sincos_s[0] * t5;
+  const double t7 = a[0] * 0.5;
+  const double t8 = mbdc_sincos_c[0] * t7;
+  const double ac_forearm_1 = t6 + t8;
+  const double t9 = ac_forearm_1 * 1.08;
+  const double f_forearm_2 = t3 + t9;
+  const double t10 = mbdc_sincos_s[0] * t7;
+  const double t11 = mbdc_sincos_c[0] * t5;
+  const double ac_forearm_0 = t10 - t11;
+  const double t12 = ac_forearm_0 * 2.16;
   const double v_forearm_2 = v[0] + v[1];
-  const double t15 = v_forearm_2 * v_forearm_2;
-  const double t16 = t15 * 1.08;
-  const double f_forearm_3 = t14 - t16;
-  const double t17 = t4 * f_forearm_3;
-  const double t18 = ac_forearm_1 * 2.16;
-  const double t19 = wd_forearm_2 * 1.08;
-  const double f_forearm_4 = t18 + t19;
-  const double t20 = t8 * f_forearm_4;
-  const double t21 = t17 + t20;
-  const double t22 = 0.5 * t21;
-  const double t23 = f_forearm_2 + t22;
-  const double f_upper_arm_2 = t2 + t23;
+  const double t13 = v_forearm_2 * v_forearm_2;
+  const double t14 = t13 * 1.08;
+  const double f_forearm_3 = t12 - t14;
+  const double t15 = mbdc_sincos_s[0] * f_forearm_3;
+  const double t16 = ac_forearm_1 * 2.16;
+  const double t17 = wd_forearm_2 * 1.08;
+  const double f_forearm_4 = t16 + t17;
+  const double t18 = mbdc_sincos_c[0] * f_forearm_4;
+  const double t19 = t15 + t18;
+  const double t20 = 0.5 * t19;
+  const double t21 = f_forearm_2 + t20;
+  const double f_upper_arm_2 = t2 + t21;
   tau[0] = f_upper_arm_2;
   tau[1] = f_forearm_2;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 19 mul, 15 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double tau[FLEXIBLE_ARM_RIGID_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = a[0] * 0.125;
   const double t1 = a[0] * 0.00045000000000000595;
   const double t2 = t0 + t1;
   const double t3 = t2 - fext[8];
   const double wd_forearm_2 = a[0] + a[1];
   const double t4 = wd_forearm_2 * 0.7200000000000001;
-  double t5, t9;
-  mbdc_sincos(q[1], &t5, &t9);
-  const double t6 = v[0] * v[0];
-  const double t7 = t6 * 0.5;
-  const double t8 = t5 * t7;
-  const double t10 = a[0] * 0.5;
-  const double t11 = t9 * t10;
-  const double ac_forearm_1 = t8 + t11;
-  const double t12 = ac_forearm_1 * 1.08;
-  const double t13 = t4 + t12;
-  const double f_forearm_2 = t13 - fext[14];
-  const double t14 = t5 * t10;
-  const double t15 = t9 * t7;
-  const double ac_forearm_0 = t14 - t15;
-  const double t16 = ac_forearm_0 * 2.16;
+  const double t5 = v[0] * v[0];
+  const double t6 = t5 * 0.5;
+  const double t7 = mbdc_sincos_s[0] * t6;
+  const double t8 = a[0] * 0.5;
+  const double t9 = mbdc_sincos_c[0] * t8;
+  const double ac_forearm_1 = t7 + t9;
+  const double t10 = ac_forearm_1 * 1.08;
+  const double t11 = t4 + t10;
+  const double f_forearm_2 = t11 - fext[14];
+  const double t12 = mbdc_sincos_s[0] * t8;
+  const double t13 = mbdc_sincos_c[0] * t6;
+  const double ac_forearm_0 = t12 - t13;
+  const double t14 = ac_forearm_0 * 2.16;
   const double v_forearm_2 = v[0] + v[1];
-  const double t17 = v_forearm_2 * v_forearm_2;
-  const double t18 = t17 * 1.08;
-  const double t19 = t16 - t18;
-  const double f_forearm_3 = t19 - fext[15];
-  const double t20 = t5 * f_forearm_3;
-  const double t21 = ac_forearm_1 * 2.16;
-  const double t22 = wd_forearm_2 * 1.08;
-  const double t23 = t21 + t22;
-  const double f_forearm_4 = t23 - fext[16];
-  const double t24 = t9 * f_forearm_4;
-  const double t25 = t20 + t24;
-  const double t26 = 0.5 * t25;
-  const double t27 = f_forearm_2 + t26;
-  const double f_upper_arm_2 = t3 + t27;
+  const double t15 = v_forearm_2 * v_forearm_2;
+  const double t16 = t15 * 1.08;
+  const double t17 = t14 - t16;
+  const double f_forearm_3 = t17 - fext[15];
+  const double t18 = mbdc_sincos_s[0] * f_forearm_3;
+  const double t19 = ac_forearm_1 * 2.16;
+  const double t20 = wd_forearm_2 * 1.08;
+  const double t21 = t19 + t20;
+  const double f_forearm_4 = t21 - fext[16];
+  const double t22 = mbdc_sincos_c[0] * f_forearm_4;
+  const double t23 = t18 + t22;
+  const double t24 = 0.5 * t23;
+  const double t25 = f_forearm_2 + t24;
+  const double f_upper_arm_2 = t3 + t25;
   tau[0] = f_upper_arm_2;
   tau[1] = f_forearm_2;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 12 mul, 4 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[FLEXIBLE_ARM_RIGID_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.5;
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
   const double v_forearm_2 = v[0] + v[1];
-  const double t4 = v_forearm_2 * v_forearm_2;
-  const double t5 = t4 * 1.08;
-  const double t6 = t3 * t1;
-  const double ac_forearm_1 = t2 * t1;
-  const double t7 = t6 * 2.16;
-  const double f_forearm_3 = -t5 - t7;
-  const double t8 = t2 * f_forearm_3;
+  const double t2 = v_forearm_2 * v_forearm_2;
+  const double t3 = t2 * 1.08;
+  const double t4 = mbdc_sincos_c[0] * t1;
+  const double ac_forearm_1 = mbdc_sincos_s[0] * t1;
+  const double t5 = t4 * 2.16;
+  const double f_forearm_3 = -t3 - t5;
+  const double t6 = mbdc_sincos_s[0] * f_forearm_3;
   const double f_forearm_2 = ac_forearm_1 * 1.08;
   const double f_forearm_4 = ac_forearm_1 * 2.16;
-  const double t9 = t3 * f_forearm_4;
-  const double f_upper_arm_4 = t8 + t9;
-  const double t10 = 0.5 * f_upper_arm_4;
-  const double f_upper_arm_2 = f_forearm_2 + t10;
+  const double t7 = mbdc_sincos_c[0] * f_forearm_4;
+  const double f_upper_arm_4 = t6 + t7;
+  const double t8 = 0.5 * f_upper_arm_4;
+  const double f_upper_arm_2 = f_forearm_2 + t8;
   h[0] = f_upper_arm_2;
   h[1] = f_forearm_2;
 }
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]) {
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.5;
-  double t2, t3;
-  mbdc_sincos(q[1], &t2, &t3);
   const double v_forearm_2 = v[0] + v[1];
-  const double t4 = v_forearm_2 * v_forearm_2;
-  const double t5 = t4 * 1.08;
-  const double t6 = t3 * t1;
-  const double ac_forearm_1 = t2 * t1;
-  const double t7 = t6 * 2.16;
-  const double t8 = -t5 - t7;
-  const double f_forearm_3 = t8 - fext[15];
-  const double t9 = t2 * f_forearm_3;
-  const double t10 = ac_forearm_1 * 1.08;
-  const double t11 = ac_forearm_1 * 2.16;
-  const double f_forearm_2 = t10 - fext[14];
-  const double f_forearm_4 = t11 - fext[16];
-  const double t12 = t3 * f_forearm_4;
-  const double t13 = t9 + t12;
-  const double t14 = 0.5 * t13;
-  const double t15 = f_forearm_2 + t14;
-  const double f_upper_arm_2 = t15 - fext[8];
+  const double t2 = v_forearm_2 * v_forearm_2;
+  const double t3 = t2 * 1.08;
+  const double t4 = mbdc_sincos_c[0] * t1;
+  const double ac_forearm_1 = mbdc_sincos_s[0] * t1;
+  const double t5 = t4 * 2.16;
+  const double t6 = -t3 - t5;
+  const double f_forearm_3 = t6 - fext[15];
+  const double t7 = mbdc_sincos_s[0] * f_forearm_3;
+  const double t8 = ac_forearm_1 * 1.08;
+  const double t9 = ac_forearm_1 * 2.16;
+  const double f_forearm_2 = t8 - fext[14];
+  const double f_forearm_4 = t9 - fext[16];
+  const double t10 = mbdc_sincos_c[0] * f_forearm_4;
+  const double t11 = t7 + t10;
+  const double t12 = 0.5 * t11;
+  const double t13 = f_forearm_2 + t12;
+  const double f_upper_arm_2 = t13 - fext[8];
   h[0] = f_upper_arm_2;
   h[1] = f_forearm_2;
 }
@@ -214,67 +239,70 @@ void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 2 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
 void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
-  double t0;
-  {
-    double mbdc_sincos_other;
-    mbdc_sincos(q[1], &mbdc_sincos_other, &t0);
-  }
-  const double t1 = t0 * 1.08;
-  const double t2 = t1 + 1.2600000000000002;
-  const double IC_upper_arm_6 = t2 + 0.12545;
-  const double t3 = t0 * 0.54;
-  const double t4 = 0.7200000000000001 + t3;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * 1.08;
+  const double t1 = t0 + 1.2600000000000002;
+  const double IC_upper_arm_6 = t1 + 0.12545;
+  const double t2 = mbdc_sincos_c[0] * 0.54;
+  const double t3 = 0.7200000000000001 + t2;
   M[0] = IC_upper_arm_6;
-  M[1] = t4;
-  M[2] = t4;
+  M[1] = t3;
+  M[2] = t3;
   M[3] = 0.7200000000000001;
 }
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = t1 * 1.08;
-  const double t3 = t2 + 1.2600000000000002;
-  const double IC_upper_arm_6 = t3 + 0.12545;
-  const double t4 = t1 * 0.54;
-  const double t5 = 0.7200000000000001 + t4;
-  const double t6 = v[0] * v[0];
-  const double t7 = 0.5 * t6;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * 1.08;
+  const double t1 = t0 + 1.2600000000000002;
+  const double IC_upper_arm_6 = t1 + 0.12545;
+  const double t2 = mbdc_sincos_c[0] * 0.54;
+  const double t3 = 0.7200000000000001 + t2;
+  const double t4 = v[0] * v[0];
+  const double t5 = 0.5 * t4;
   const double v_forearm_2 = v[0] + v[1];
-  const double t8 = v_forearm_2 * v_forearm_2;
-  const double t9 = 1.08 * t8;
-  const double t10 = t1 * t7;
-  const double ac_forearm_1 = t0 * t7;
-  const double t11 = t10 * 2.16;
-  const double f_forearm_3 = -t9 - t11;
-  const double t12 = t0 * f_forearm_3;
+  const double t6 = v_forearm_2 * v_forearm_2;
+  const double t7 = 1.08 * t6;
+  const double t8 = mbdc_sincos_c[0] * t5;
+  const double ac_forearm_1 = mbdc_sincos_s[0] * t5;
+  const double t9 = t8 * 2.16;
+  const double f_forearm_3 = -t7 - t9;
+  const double t10 = mbdc_sincos_s[0] * f_forearm_3;
   const double f_forearm_2 = 1.08 * ac_forearm_1;
   const double f_forearm_4 = ac_forearm_1 * 2.16;
-  const double t13 = t1 * f_forearm_4;
-  const double f_upper_arm_4 = t12 + t13;
-  const double t14 = 0.5 * f_upper_arm_4;
-  const double f_upper_arm_2 = f_forearm_2 + t14;
-  const double t15 = tau[0] - f_upper_arm_2;
-  const double t16 = tau[1] - f_forearm_2;
-  const double L_1_0 = t5 * 1.3888888888888886;
-  const double t17 = t5 * L_1_0;
-  const double D_upper_arm_0 = IC_upper_arm_6 - t17;
-  const double t18 = L_1_0 * L_1_0;
-  const double t19 = 1.4400000000000002 * t18;
-  const double t20 = t19 + 5.265453162899184;
-  const double t21 = 1.0 / D_upper_arm_0;
-  const double t22 = L_1_0 * t16;
-  const double t23 = t15 - t22;
-  const double t24 = t21 * t23;
-  const double t25 = 1.3888888888888886 * t16;
-  const double t26 = L_1_0 * t24;
-  const double t27 = t25 - t26;
+  const double t11 = mbdc_sincos_c[0] * f_forearm_4;
+  const double f_upper_arm_4 = t10 + t11;
+  const double t12 = 0.5 * f_upper_arm_4;
+  const double f_upper_arm_2 = f_forearm_2 + t12;
+  const double t13 = tau[0] - f_upper_arm_2;
+  const double t14 = tau[1] - f_forearm_2;
+  const double L_1_0 = t3 * 1.3888888888888886;
+  const double t15 = t3 * L_1_0;
+  const double D_upper_arm_0 = IC_upper_arm_6 - t15;
+  const double t16 = L_1_0 * L_1_0;
+  const double t17 = 1.4400000000000002 * t16;
+  const double t18 = t17 + 5.265453162899184;
+  const double t19 = 1.0 / D_upper_arm_0;
+  const double t20 = L_1_0 * t14;
+  const double t21 = t13 - t20;
+  const double t22 = t19 * t21;
+  const double t23 = 1.3888888888888886 * t14;
+  const double t24 = L_1_0 * t22;
+  const double t25 = t23 - t24;
   pivot[0] = D_upper_arm_0;
-  pivot_ref[0] = t20;
-  qdd[0] = t24;
-  qdd[1] = t27;
+  pivot_ref[0] = t18;
+  qdd[0] = t22;
+  qdd[1] = t25;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -287,51 +315,54 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 /* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 24 mul, 14 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
-  double t1, t2;
-  mbdc_sincos(q[1], &t1, &t2);
   const double v_forearm_2 = v[0] + v[1];
-  const double t3 = t0 * 0.5;
-  const double t4 = t2 * t3;
-  const double ac_forearm_1 = t1 * t3;
-  const double t5 = v_forearm_2 * v_forearm_2;
+  const double t1 = t0 * 0.5;
+  const double t2 = mbdc_sincos_c[0] * t1;
+  const double ac_forearm_1 = mbdc_sincos_s[0] * t1;
+  const double t3 = v_forearm_2 * v_forearm_2;
   const double pA_forearm_2 = ac_forearm_1 * 1.08;
-  const double t6 = t4 * 2.16;
+  const double t4 = t2 * 2.16;
   const double pA_forearm_4 = ac_forearm_1 * 2.16;
-  const double t7 = t5 * 1.08;
-  const double pA_forearm_3 = -t7 - t6;
+  const double t5 = t3 * 1.08;
+  const double pA_forearm_3 = -t5 - t4;
   const double u_forearm_0 = tau[1] - pA_forearm_2;
-  const double t8 = t2 * 0.54;
-  const double t9 = 0.7200000000000001 + t8;
-  const double t10 = t9 * t9;
-  const double t11 = t10 * 2.777777777777777;
-  const double t12 = t11 + 5.265453162899184;
-  const double t13 = u_forearm_0 * 1.4999999999999998;
-  const double t14 = pA_forearm_2 + u_forearm_0;
-  const double t15 = pA_forearm_4 + t13;
-  const double t16 = t1 * t1;
-  const double t17 = t16 * 1.6199999999999999;
-  const double t18 = t17 + 0.5400000000000003;
-  const double t19 = 0.25 * t18;
-  const double t20 = t1 * pA_forearm_3;
-  const double t21 = t2 * t15;
-  const double pA_upper_arm_4 = t20 + t21;
-  const double t22 = 0.5 * pA_upper_arm_4;
-  const double pA_upper_arm_2 = t14 + t22;
-  const double IA_upper_arm_14 = t19 + 0.12545;
-  const double t23 = 1.0 / IA_upper_arm_14;
+  const double t6 = mbdc_sincos_c[0] * 0.54;
+  const double t7 = 0.7200000000000001 + t6;
+  const double t8 = t7 * t7;
+  const double t9 = t8 * 2.777777777777777;
+  const double t10 = t9 + 5.265453162899184;
+  const double t11 = u_forearm_0 * 1.4999999999999998;
+  const double t12 = pA_forearm_2 + u_forearm_0;
+  const double t13 = pA_forearm_4 + t11;
+  const double t14 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t15 = t14 * 1.6199999999999999;
+  const double t16 = t15 + 0.5400000000000003;
+  const double t17 = 0.25 * t16;
+  const double t18 = mbdc_sincos_s[0] * pA_forearm_3;
+  const double t19 = mbdc_sincos_c[0] * t13;
+  const double pA_upper_arm_4 = t18 + t19;
+  const double t20 = 0.5 * pA_upper_arm_4;
+  const double pA_upper_arm_2 = t12 + t20;
+  const double IA_upper_arm_14 = t17 + 0.12545;
+  const double t21 = 1.0 / IA_upper_arm_14;
   const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
-  const double da_upper_arm_2 = t23 * u_upper_arm_0;
-  const double t24 = 0.5 * da_upper_arm_2;
-  const double da_forearm_4 = t2 * t24;
-  const double t25 = u_forearm_0 * 1.3888888888888886;
-  const double t26 = 1.4999999999999998 * da_forearm_4;
-  const double t27 = da_upper_arm_2 + t26;
-  const double t28 = t25 - t27;
+  const double da_upper_arm_2 = t21 * u_upper_arm_0;
+  const double t22 = 0.5 * da_upper_arm_2;
+  const double da_forearm_4 = mbdc_sincos_c[0] * t22;
+  const double t23 = u_forearm_0 * 1.3888888888888886;
+  const double t24 = 1.4999999999999998 * da_forearm_4;
+  const double t25 = da_upper_arm_2 + t24;
+  const double t26 = t23 - t25;
   pivot[0] = IA_upper_arm_14;
-  pivot_ref[0] = t12;
+  pivot_ref[0] = t10;
   qdd[0] = da_upper_arm_2;
-  qdd[1] = t28;
+  qdd[1] = t26;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -344,55 +375,58 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 24 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
-  double t1, t2;
-  mbdc_sincos(q[1], &t1, &t2);
   const double v_forearm_2 = v[0] + v[1];
-  const double t3 = t0 * 0.5;
-  const double t4 = t2 * t3;
-  const double ac_forearm_1 = t1 * t3;
-  const double t5 = v_forearm_2 * v_forearm_2;
-  const double t6 = ac_forearm_1 * 1.08;
-  const double t7 = t4 * 2.16;
-  const double t8 = ac_forearm_1 * 2.16;
-  const double t9 = t5 * 1.08;
-  const double t10 = -t9 - t7;
-  const double pA_forearm_2 = t6 - fext[14];
-  const double pA_forearm_3 = t10 - fext[15];
-  const double pA_forearm_4 = t8 - fext[16];
+  const double t1 = t0 * 0.5;
+  const double t2 = mbdc_sincos_c[0] * t1;
+  const double ac_forearm_1 = mbdc_sincos_s[0] * t1;
+  const double t3 = v_forearm_2 * v_forearm_2;
+  const double t4 = ac_forearm_1 * 1.08;
+  const double t5 = t2 * 2.16;
+  const double t6 = ac_forearm_1 * 2.16;
+  const double t7 = t3 * 1.08;
+  const double t8 = -t7 - t5;
+  const double pA_forearm_2 = t4 - fext[14];
+  const double pA_forearm_3 = t8 - fext[15];
+  const double pA_forearm_4 = t6 - fext[16];
   const double u_forearm_0 = tau[1] - pA_forearm_2;
-  const double t11 = t2 * 0.54;
-  const double t12 = 0.7200000000000001 + t11;
-  const double t13 = t12 * t12;
-  const double t14 = t13 * 2.777777777777777;
-  const double t15 = t14 + 5.265453162899184;
-  const double t16 = u_forearm_0 * 1.4999999999999998;
-  const double t17 = pA_forearm_2 + u_forearm_0;
-  const double t18 = pA_forearm_4 + t16;
-  const double t19 = t1 * t1;
-  const double t20 = t19 * 1.6199999999999999;
-  const double t21 = t20 + 0.5400000000000003;
-  const double t22 = 0.25 * t21;
-  const double t23 = t1 * pA_forearm_3;
-  const double t24 = t2 * t18;
-  const double t25 = t23 + t24;
-  const double t26 = 0.5 * t25;
-  const double t27 = t17 + t26;
-  const double IA_upper_arm_14 = t22 + 0.12545;
-  const double pA_upper_arm_2 = t27 - fext[8];
-  const double t28 = 1.0 / IA_upper_arm_14;
+  const double t9 = mbdc_sincos_c[0] * 0.54;
+  const double t10 = 0.7200000000000001 + t9;
+  const double t11 = t10 * t10;
+  const double t12 = t11 * 2.777777777777777;
+  const double t13 = t12 + 5.265453162899184;
+  const double t14 = u_forearm_0 * 1.4999999999999998;
+  const double t15 = pA_forearm_2 + u_forearm_0;
+  const double t16 = pA_forearm_4 + t14;
+  const double t17 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t18 = t17 * 1.6199999999999999;
+  const double t19 = t18 + 0.5400000000000003;
+  const double t20 = 0.25 * t19;
+  const double t21 = mbdc_sincos_s[0] * pA_forearm_3;
+  const double t22 = mbdc_sincos_c[0] * t16;
+  const double t23 = t21 + t22;
+  const double t24 = 0.5 * t23;
+  const double t25 = t15 + t24;
+  const double IA_upper_arm_14 = t20 + 0.12545;
+  const double pA_upper_arm_2 = t25 - fext[8];
+  const double t26 = 1.0 / IA_upper_arm_14;
   const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
-  const double da_upper_arm_2 = t28 * u_upper_arm_0;
-  const double t29 = 0.5 * da_upper_arm_2;
-  const double da_forearm_4 = t2 * t29;
-  const double t30 = u_forearm_0 * 1.3888888888888886;
-  const double t31 = 1.4999999999999998 * da_forearm_4;
-  const double t32 = da_upper_arm_2 + t31;
-  const double t33 = t30 - t32;
+  const double da_upper_arm_2 = t26 * u_upper_arm_0;
+  const double t27 = 0.5 * da_upper_arm_2;
+  const double da_forearm_4 = mbdc_sincos_c[0] * t27;
+  const double t28 = u_forearm_0 * 1.3888888888888886;
+  const double t29 = 1.4999999999999998 * da_forearm_4;
+  const double t30 = da_upper_arm_2 + t29;
+  const double t31 = t28 - t30;
   pivot[0] = IA_upper_arm_14;
-  pivot_ref[0] = t15;
+  pivot_ref[0] = t13;
   qdd[0] = da_upper_arm_2;
-  qdd[1] = t33;
+  qdd[1] = t31;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -405,32 +439,35 @@ int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 /* inverse of the joint-space inertia matrix by the operator factorization; 9 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
-  double t0, t5;
-  mbdc_sincos(q[1], &t0, &t5);
-  const double t1 = t0 * t0;
-  const double t2 = t1 * 1.6199999999999999;
-  const double t3 = t2 + 0.5400000000000003;
-  const double t4 = 0.25 * t3;
-  const double IA_upper_arm_14 = t4 + 0.12545;
-  const double t6 = t5 * 0.54;
-  const double t7 = 0.7200000000000001 + t6;
-  const double t8 = t7 * t7;
-  const double t9 = t8 * 2.777777777777777;
-  const double t10 = t9 + 5.265453162899184;
-  const double t11 = t5 * 0.7499999999999999;
-  const double t12 = t11 + 0.9999999999999999;
-  const double t13 = 1.0 + t11;
-  const double t14 = 1.0 / IA_upper_arm_14;
-  const double t15 = t12 * t14;
-  const double t16 = t15 * t13;
-  const double t17 = -t15;
-  const double t18 = t16 + 1.3888888888888886;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
+  const double t1 = t0 * 1.6199999999999999;
+  const double t2 = t1 + 0.5400000000000003;
+  const double t3 = 0.25 * t2;
+  const double IA_upper_arm_14 = t3 + 0.12545;
+  const double t4 = mbdc_sincos_c[0] * 0.54;
+  const double t5 = 0.7200000000000001 + t4;
+  const double t6 = t5 * t5;
+  const double t7 = t6 * 2.777777777777777;
+  const double t8 = t7 + 5.265453162899184;
+  const double t9 = mbdc_sincos_c[0] * 0.7499999999999999;
+  const double t10 = t9 + 0.9999999999999999;
+  const double t11 = 1.0 + t9;
+  const double t12 = 1.0 / IA_upper_arm_14;
+  const double t13 = t10 * t12;
+  const double t14 = t13 * t11;
+  const double t15 = -t13;
+  const double t16 = t14 + 1.3888888888888886;
   pivot[0] = IA_upper_arm_14;
-  pivot_ref[0] = t10;
-  Minv[0] = t14;
-  Minv[1] = t17;
-  Minv[2] = t17;
-  Minv[3] = t18;
+  pivot_ref[0] = t8;
+  Minv[0] = t12;
+  Minv[1] = t15;
+  Minv[2] = t15;
+  Minv[3] = t16;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_RIGID_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -442,49 +479,52 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double f_upper_arm_0 = t0 * 10.594800000000001;
-  const double t2 = t1 * 10.594800000000001;
-  const double t3 = -10.594800000000001 - t2;
-  const double f_upper_arm_1 = t3 - 3.67875;
-  const double t4 = a[0] * 0.125;
-  const double t5 = a[0] * 0.00045000000000000595;
-  const double t6 = t4 + t5;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double f_upper_arm_0 = mbdc_sincos_s[0] * 10.594800000000001;
+  const double t0 = mbdc_sincos_c[0] * 10.594800000000001;
+  const double t1 = -10.594800000000001 - t0;
+  const double f_upper_arm_1 = t1 - 3.67875;
+  const double t2 = a[0] * 0.125;
+  const double t3 = a[0] * 0.00045000000000000595;
+  const double t4 = t2 + t3;
   const double wd_forearm_2 = a[0] + a[1];
-  const double t7 = wd_forearm_2 * 0.7200000000000001;
-  const double t8 = v[0] * v[0];
-  const double t9 = t8 * 0.5;
-  const double t10 = t0 * t9;
-  const double t11 = a[0] * 0.5;
-  const double t12 = t1 * t11;
-  const double ac_forearm_1 = t10 + t12;
-  const double t13 = ac_forearm_1 * 1.08;
-  const double f_forearm_2 = t7 + t13;
-  const double t14 = t0 * t11;
-  const double t15 = t1 * t9;
-  const double ac_forearm_0 = t14 - t15;
-  const double t16 = ac_forearm_0 * 2.16;
+  const double t5 = wd_forearm_2 * 0.7200000000000001;
+  const double t6 = v[0] * v[0];
+  const double t7 = t6 * 0.5;
+  const double t8 = mbdc_sincos_s[0] * t7;
+  const double t9 = a[0] * 0.5;
+  const double t10 = mbdc_sincos_c[0] * t9;
+  const double ac_forearm_1 = t8 + t10;
+  const double t11 = ac_forearm_1 * 1.08;
+  const double f_forearm_2 = t5 + t11;
+  const double t12 = mbdc_sincos_s[0] * t9;
+  const double t13 = mbdc_sincos_c[0] * t7;
+  const double ac_forearm_0 = t12 - t13;
+  const double t14 = ac_forearm_0 * 2.16;
   const double v_forearm_2 = v[0] + v[1];
-  const double t17 = v_forearm_2 * v_forearm_2;
-  const double t18 = t17 * 1.08;
-  const double f_forearm_3 = t16 - t18;
-  const double t19 = t0 * f_forearm_3;
-  const double t20 = ac_forearm_1 * 2.16;
-  const double t21 = wd_forearm_2 * 1.08;
-  const double f_forearm_4 = t20 + t21;
-  const double t22 = t1 * f_forearm_4;
-  const double t23 = t19 + t22;
-  const double t24 = 0.5 * t23;
-  const double t25 = f_forearm_2 + t24;
-  const double f_upper_arm_2 = t6 + t25;
-  const double t26 = t1 * f_forearm_3;
-  const double t27 = t0 * f_forearm_4;
-  const double t28 = t26 - t27;
-  const double t29 = t8 * 0.375;
-  const double f_upper_arm_3 = t28 - t29;
-  const double t30 = a[0] * 0.375;
-  const double f_upper_arm_4 = t30 + t23;
+  const double t15 = v_forearm_2 * v_forearm_2;
+  const double t16 = t15 * 1.08;
+  const double f_forearm_3 = t14 - t16;
+  const double t17 = mbdc_sincos_s[0] * f_forearm_3;
+  const double t18 = ac_forearm_1 * 2.16;
+  const double t19 = wd_forearm_2 * 1.08;
+  const double f_forearm_4 = t18 + t19;
+  const double t20 = mbdc_sincos_c[0] * f_forearm_4;
+  const double t21 = t17 + t20;
+  const double t22 = 0.5 * t21;
+  const double t23 = f_forearm_2 + t22;
+  const double f_upper_arm_2 = t4 + t23;
+  const double t24 = mbdc_sincos_c[0] * f_forearm_3;
+  const double t25 = mbdc_sincos_s[0] * f_forearm_4;
+  const double t26 = t24 - t25;
+  const double t27 = t6 * 0.375;
+  const double f_upper_arm_3 = t26 - t27;
+  const double t28 = a[0] * 0.375;
+  const double f_upper_arm_4 = t28 + t21;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
@@ -507,20 +547,21 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double E0_upper_arm_3 = -E0_upper_arm_1;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_upper_arm_0 * t0;
-  const double t3 = E0_upper_arm_1 * t2;
-  const double E0_forearm_0 = t1 - t3;
-  const double t4 = E0_upper_arm_1 * t0;
-  const double t5 = E0_upper_arm_0 * t2;
-  const double E0_forearm_3 = -t4 - t5;
-  const double E0_forearm_1 = t4 + t5;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_3 = -t2 - t3;
+  const double E0_forearm_1 = t2 + t3;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -533,11 +574,11 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = E0_upper_arm_0;
+  pose[12] = mbdc_sincos_c[0];
   pose[13] = E0_upper_arm_3;
   pose[14] = 0.0;
-  pose[15] = E0_upper_arm_1;
-  pose[16] = E0_upper_arm_0;
+  pose[15] = mbdc_sincos_s[0];
+  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -561,25 +602,26 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double E0_upper_arm_3 = -E0_upper_arm_1;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_upper_arm_0 * t0;
-  const double t3 = E0_upper_arm_1 * t2;
-  const double E0_forearm_0 = t1 - t3;
-  const double t4 = E0_upper_arm_1 * t0;
-  const double t5 = E0_upper_arm_0 * t2;
-  const double E0_forearm_3 = -t4 - t5;
-  const double E0_forearm_1 = t4 + t5;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  pose[0] = E0_upper_arm_0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_3 = -t2 - t3;
+  const double E0_forearm_1 = t2 + t3;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[0] = mbdc_sincos_c[0];
   pose[1] = E0_upper_arm_3;
   pose[2] = 0.0;
-  pose[3] = E0_upper_arm_1;
-  pose[4] = E0_upper_arm_0;
+  pose[3] = mbdc_sincos_s[0];
+  pose[4] = mbdc_sincos_c[0];
   pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
@@ -603,43 +645,44 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 20 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_upper_arm_0 * t0;
-  const double t3 = E0_upper_arm_1 * t2;
-  const double E0_forearm_0 = t1 - t3;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double t4 = E0_upper_arm_1 * t0;
-  const double t5 = E0_upper_arm_0 * t2;
-  const double E0_forearm_3 = -t4 - t5;
-  const double t6 = r0_forearm_0 * E0_forearm_3;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t7 = r0_forearm_1 * E0_forearm_0;
-  const double t8 = t6 + t7;
-  const double t9 = E0_forearm_0 * t8;
-  const double t10 = r0_forearm_0 * E0_forearm_0;
-  const double E0_forearm_1 = t4 + t5;
-  const double t11 = r0_forearm_1 * E0_forearm_1;
-  const double t12 = t10 + t11;
-  const double t13 = E0_forearm_3 * t12;
-  const double sw_forearm_0_3 = t9 - t13;
-  const double t14 = sw_forearm_0_3 - r0_forearm_1;
-  const double t15 = E0_forearm_0 * t14;
-  const double t16 = E0_forearm_1 * t8;
-  const double t17 = E0_forearm_0 * t12;
-  const double sw_forearm_0_4 = t16 - t17;
-  const double t18 = r0_forearm_0 + sw_forearm_0_4;
-  const double t19 = E0_forearm_1 * t18;
-  const double t20 = t15 + t19;
-  const double t21 = E0_forearm_3 * t14;
-  const double t22 = E0_forearm_0 * t18;
-  const double t23 = t21 + t22;
-  const double t24 = r0_forearm_0 * E0_forearm_1;
-  const double t25 = t24 - t7;
-  const double t26 = r0_forearm_1 * E0_forearm_3;
-  const double t27 = t10 - t26;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_3 = -t2 - t3;
+  const double t4 = r0_forearm_0 * E0_forearm_3;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t5 = r0_forearm_1 * E0_forearm_0;
+  const double t6 = t4 + t5;
+  const double t7 = E0_forearm_0 * t6;
+  const double t8 = r0_forearm_0 * E0_forearm_0;
+  const double E0_forearm_1 = t2 + t3;
+  const double t9 = r0_forearm_1 * E0_forearm_1;
+  const double t10 = t8 + t9;
+  const double t11 = E0_forearm_3 * t10;
+  const double sw_forearm_0_3 = t7 - t11;
+  const double t12 = sw_forearm_0_3 - r0_forearm_1;
+  const double t13 = E0_forearm_0 * t12;
+  const double t14 = E0_forearm_1 * t6;
+  const double t15 = E0_forearm_0 * t10;
+  const double sw_forearm_0_4 = t14 - t15;
+  const double t16 = r0_forearm_0 + sw_forearm_0_4;
+  const double t17 = E0_forearm_1 * t16;
+  const double t18 = t13 + t17;
+  const double t19 = E0_forearm_3 * t12;
+  const double t20 = E0_forearm_0 * t16;
+  const double t21 = t19 + t20;
+  const double t22 = r0_forearm_0 * E0_forearm_1;
+  const double t23 = t22 - t5;
+  const double t24 = r0_forearm_1 * E0_forearm_3;
+  const double t25 = t8 - t24;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 0.0;
@@ -653,49 +696,50 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t20;
+  J[19] = t18;
   J[15] = 0.0;
-  J[21] = t23;
+  J[21] = t21;
   J[17] = 1.0;
   J[23] = 0.0;
   J[12] = 0.0;
-  J[18] = t25;
+  J[18] = t23;
   J[14] = 0.0;
-  J[20] = t27;
+  J[20] = t25;
   J[16] = 1.0;
   J[22] = 0.0;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t2 = E0_upper_arm_0 * t1;
-  const double t3 = E0_upper_arm_1 * t0;
-  const double E0_forearm_0 = t2 - t3;
-  const double t4 = E0_upper_arm_1 * t1;
-  const double t5 = E0_upper_arm_0 * t0;
-  const double E0_forearm_1 = t4 + t5;
-  const double E0_forearm_3 = -t4 - t5;
-  const double t6 = r0_forearm_0 * E0_forearm_0;
-  const double t7 = r0_forearm_1 * E0_forearm_1;
-  const double t8 = t6 + t7;
-  const double t9 = r0_forearm_0 * E0_forearm_3;
-  const double t10 = r0_forearm_1 * E0_forearm_0;
-  const double t11 = t9 + t10;
-  const double t12 = E0_forearm_0 * t11;
-  const double t13 = E0_forearm_3 * t8;
-  const double sw_forearm_0_3 = t12 - t13;
-  const double t14 = E0_forearm_1 * t11;
-  const double t15 = E0_forearm_0 * t8;
-  const double sw_forearm_0_4 = t14 - t15;
-  const double t16 = -r0_forearm_1;
-  const double t17 = sw_forearm_0_3 - r0_forearm_1;
-  const double t18 = r0_forearm_0 + sw_forearm_0_4;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t2 + t3;
+  const double E0_forearm_3 = -t2 - t3;
+  const double t4 = r0_forearm_0 * E0_forearm_0;
+  const double t5 = r0_forearm_1 * E0_forearm_1;
+  const double t6 = t4 + t5;
+  const double t7 = r0_forearm_0 * E0_forearm_3;
+  const double t8 = r0_forearm_1 * E0_forearm_0;
+  const double t9 = t7 + t8;
+  const double t10 = E0_forearm_0 * t9;
+  const double t11 = E0_forearm_3 * t6;
+  const double sw_forearm_0_3 = t10 - t11;
+  const double t12 = E0_forearm_1 * t9;
+  const double t13 = E0_forearm_0 * t6;
+  const double sw_forearm_0_4 = t12 - t13;
+  const double t14 = -r0_forearm_1;
+  const double t15 = sw_forearm_0_3 - r0_forearm_1;
+  const double t16 = r0_forearm_0 + sw_forearm_0_4;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 0.0;
@@ -709,13 +753,13 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t17;
+  J[19] = t15;
   J[15] = 0.0;
-  J[21] = t18;
+  J[21] = t16;
   J[17] = 1.0;
   J[23] = 0.0;
   J[12] = 0.0;
-  J[18] = t16;
+  J[18] = t14;
   J[14] = 0.0;
   J[20] = r0_forearm_0;
   J[16] = 1.0;
@@ -724,26 +768,27 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 11 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = E0_upper_arm_0 * t1;
-  const double t3 = E0_upper_arm_0 * t0;
-  const double t4 = E0_upper_arm_1 * t0;
-  const double E0_forearm_0 = t2 - t4;
-  const double t5 = E0_upper_arm_1 * t1;
-  const double E0_forearm_1 = t5 + t3;
-  const double E0_forearm_3 = -t5 - t3;
-  const double t6 = 0.5 * v[0];
-  const double v_forearm_3 = t0 * t6;
-  const double v_forearm_4 = t1 * t6;
-  const double t7 = E0_forearm_3 * v_forearm_4;
-  const double t8 = E0_forearm_1 * v_forearm_3;
-  const double t9 = E0_forearm_0 * v_forearm_3;
-  const double t10 = t9 + t7;
-  const double t11 = E0_forearm_0 * v_forearm_4;
-  const double t12 = t8 + t11;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double E0_forearm_1 = t3 + t1;
+  const double E0_forearm_3 = -t3 - t1;
+  const double t4 = 0.5 * v[0];
+  const double v_forearm_3 = mbdc_sincos_s[1] * t4;
+  const double v_forearm_4 = mbdc_sincos_c[1] * t4;
+  const double t5 = E0_forearm_3 * v_forearm_4;
+  const double t6 = E0_forearm_1 * v_forearm_3;
+  const double t7 = E0_forearm_0 * v_forearm_3;
+  const double t8 = t7 + t5;
+  const double t9 = E0_forearm_0 * v_forearm_4;
+  const double t10 = t6 + t9;
   const double v_forearm_2 = v[0] + v[1];
   vel[0] = 0.0;
   vel[3] = 0.0;
@@ -752,36 +797,37 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   vel[2] = v[0];
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t10;
+  vel[9] = t8;
   vel[7] = 0.0;
-  vel[10] = t12;
+  vel[10] = t10;
   vel[8] = v_forearm_2;
   vel[11] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 12 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double t2 = E0_upper_arm_0 * t1;
-  const double t3 = E0_upper_arm_1 * t0;
-  const double E0_forearm_0 = t2 - t3;
-  const double t4 = E0_upper_arm_1 * t1;
-  const double t5 = E0_upper_arm_0 * t0;
-  const double E0_forearm_1 = t4 + t5;
-  const double E0_forearm_3 = -t4 - t5;
-  const double t6 = v[0] * v[0];
-  const double t7 = 0.5 * t6;
-  const double t8 = t1 * t7;
-  const double ac_forearm_1 = t0 * t7;
-  const double t9 = E0_forearm_0 * t8;
-  const double t10 = E0_forearm_3 * ac_forearm_1;
-  const double t11 = t10 - t9;
-  const double t12 = E0_forearm_1 * t8;
-  const double t13 = E0_forearm_0 * ac_forearm_1;
-  const double t14 = t13 - t12;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t2 + t3;
+  const double E0_forearm_3 = -t2 - t3;
+  const double t4 = v[0] * v[0];
+  const double t5 = 0.5 * t4;
+  const double t6 = mbdc_sincos_c[1] * t5;
+  const double ac_forearm_1 = mbdc_sincos_s[1] * t5;
+  const double t7 = E0_forearm_0 * t6;
+  const double t8 = E0_forearm_3 * ac_forearm_1;
+  const double t9 = t8 - t7;
+  const double t10 = E0_forearm_1 * t6;
+  const double t11 = E0_forearm_0 * ac_forearm_1;
+  const double t12 = t11 - t10;
   acc[0] = 0.0;
   acc[3] = 0.0;
   acc[1] = 0.0;
@@ -789,332 +835,340 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   acc[2] = 0.0;
   acc[5] = 0.0;
   acc[6] = 0.0;
-  acc[9] = t11;
+  acc[9] = t9;
   acc[7] = 0.0;
-  acc[10] = t14;
+  acc[10] = t12;
   acc[8] = 0.0;
   acc[11] = 0.0;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 12 mul, 6 add, 2 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_upper_arm_0 * t0;
-  const double t3 = E0_upper_arm_1 * t2;
-  const double E0_forearm_0 = t1 - t3;
-  const double t4 = E0_forearm_0 * 1.08;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double t5 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t4 + t5;
-  const double t6 = mc_upper_arm_0 + mc_forearm_0;
-  const double t7 = t6 / 3.66;
-  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
-  const double t8 = E0_upper_arm_1 * t0;
-  const double t9 = E0_upper_arm_0 * t2;
-  const double E0_forearm_1 = t8 + t9;
-  const double t10 = E0_forearm_1 * 1.08;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t11 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t10 + t11;
-  const double t12 = mc_upper_arm_1 + mc_forearm_1;
-  const double t13 = t12 / 3.66;
-  c[0] = t7;
-  c[1] = t13;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double t3 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t2 + t3;
+  const double t4 = mc_upper_arm_0 + mc_forearm_0;
+  const double t5 = t4 / 3.66;
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double t6 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t7 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t6 + t7;
+  const double t8 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t9 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t8 + t9;
+  const double t10 = mc_upper_arm_1 + mc_forearm_1;
+  const double t11 = t10 / 3.66;
+  c[0] = t5;
+  c[1] = t11;
   c[2] = 0.29999999999999993;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 8 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double Jc[3 * FLEXIBLE_ARM_RIGID_NV]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
-  double t2, t0;
-  mbdc_sincos(q[1], &t2, &t0);
-  const double t1 = E0_upper_arm_1 * t0;
-  const double t3 = E0_upper_arm_0 * t2;
-  const double E0_forearm_1 = t1 + t3;
-  const double t4 = E0_forearm_1 * 1.08;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t5 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t4 + t5;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t0 + t1;
+  const double t2 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t3 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t2 + t3;
   const double mcs_upper_arm_1 = mc_upper_arm_1 + mc_forearm_1;
-  const double t6 = mcs_upper_arm_1 / -3.66;
-  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
-  const double t7 = E0_upper_arm_0 * t0;
-  const double t8 = E0_upper_arm_1 * t2;
-  const double E0_forearm_0 = t7 - t8;
-  const double t9 = E0_forearm_0 * 1.08;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double t10 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t9 + t10;
+  const double t4 = mcs_upper_arm_1 / -3.66;
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t6 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t5 - t6;
+  const double t7 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double t8 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t7 + t8;
   const double mcs_upper_arm_0 = mc_upper_arm_0 + mc_forearm_0;
-  const double t11 = mcs_upper_arm_0 / 3.66;
-  const double t12 = mc_forearm_1 - t5;
-  const double t13 = t12 / -3.66;
-  const double t14 = mc_forearm_0 - t10;
-  const double t15 = t14 / 3.66;
-  Jc[0] = t6;
-  Jc[2] = t11;
+  const double t9 = mcs_upper_arm_0 / 3.66;
+  const double t10 = mc_forearm_1 - t3;
+  const double t11 = t10 / -3.66;
+  const double t12 = mc_forearm_0 - t8;
+  const double t13 = t12 / 3.66;
+  Jc[0] = t4;
+  Jc[2] = t9;
   Jc[4] = 0.0;
-  Jc[1] = t13;
-  Jc[3] = t15;
+  Jc[1] = t11;
+  Jc[3] = t13;
   Jc[5] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double e[2]) {
-  const double t0 = v[0] * 0.12545;
-  const double t1 = v[0] * t0;
-  const double t2 = 0.5 * t1;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = 0.5 * v[0];
+  const double v_forearm_3 = mbdc_sincos_s[0] * t0;
+  const double v_forearm_4 = mbdc_sincos_c[0] * t0;
   const double v_forearm_2 = v[0] + v[1];
-  const double t3 = v_forearm_2 * 0.7200000000000001;
-  double t9, t4;
-  mbdc_sincos(q[1], &t9, &t4);
-  const double t5 = 0.5 * v[0];
-  const double v_forearm_4 = t4 * t5;
-  const double t6 = 1.08 * v_forearm_4;
-  const double t7 = t3 + t6;
-  const double t8 = v_forearm_2 * t7;
-  const double v_forearm_3 = t9 * t5;
-  const double t10 = 2.16 * v_forearm_3;
-  const double t11 = v_forearm_3 * t10;
-  const double t12 = t8 + t11;
-  const double t13 = 1.08 * v_forearm_2;
-  const double t14 = 2.16 * v_forearm_4;
-  const double t15 = t13 + t14;
-  const double t16 = v_forearm_4 * t15;
-  const double t17 = t12 + t16;
-  const double t18 = 0.5 * t17;
-  const double t19 = t2 + t18;
-  e[0] = t19;
+  const double t1 = v[0] * 0.12545;
+  const double t2 = v[0] * t1;
+  const double t3 = 0.5 * t2;
+  const double t4 = v_forearm_2 * 0.7200000000000001;
+  const double t5 = 1.08 * v_forearm_4;
+  const double t6 = t4 + t5;
+  const double t7 = v_forearm_2 * t6;
+  const double t8 = 1.08 * v_forearm_2;
+  const double t9 = 2.16 * v_forearm_3;
+  const double t10 = v_forearm_3 * t9;
+  const double t11 = t7 + t10;
+  const double t12 = 2.16 * v_forearm_4;
+  const double t13 = t8 + t12;
+  const double t14 = v_forearm_4 * t13;
+  const double t15 = t11 + t14;
+  const double t16 = 0.5 * t15;
+  const double t17 = t3 + t16;
+  e[0] = t17;
   e[1] = 10.77138;
 }
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 36 mul, 23 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_centroidal_momentum(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[6]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
-  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t2 = E0_upper_arm_0 * t1;
-  const double t3 = E0_upper_arm_1 * t0;
-  const double E0_forearm_0 = t2 - t3;
-  const double t4 = E0_upper_arm_1 * t1;
-  const double t5 = E0_upper_arm_0 * t0;
-  const double E0_forearm_1 = t4 + t5;
-  const double E0_forearm_3 = -t4 - t5;
-  const double t6 = E0_forearm_0 * 1.08;
-  const double t7 = E0_forearm_1 * 1.08;
-  const double t8 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t6 + t8;
-  const double t9 = mc_upper_arm_0 + mc_forearm_0;
-  const double t10 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t7 + t10;
-  const double t11 = mc_upper_arm_1 + mc_forearm_1;
-  const double com_0 = t9 / 3.66;
-  const double t12 = r0_forearm_0 - com_0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t2 + t3;
+  const double E0_forearm_3 = -t2 - t3;
+  const double t4 = E0_forearm_0 * 1.08;
+  const double t5 = E0_forearm_1 * 1.08;
+  const double t6 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t4 + t6;
+  const double t7 = mc_upper_arm_0 + mc_forearm_0;
+  const double t8 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t5 + t8;
+  const double t9 = mc_upper_arm_1 + mc_forearm_1;
+  const double com_0 = t7 / 3.66;
+  const double t10 = r0_forearm_0 - com_0;
+  const double t11 = t7 / -3.66;
+  const double com_1 = t9 / 3.66;
+  const double t12 = r0_forearm_1 - com_1;
   const double t13 = t9 / -3.66;
-  const double com_1 = t11 / 3.66;
-  const double t14 = r0_forearm_1 - com_1;
-  const double t15 = t11 / -3.66;
-  const double t16 = 0.5 * v[0];
-  const double v_forearm_3 = t0 * t16;
-  const double v_forearm_4 = t1 * t16;
-  const double t17 = 2.16 * v_forearm_3;
-  const double t18 = E0_forearm_1 * t17;
-  const double t19 = E0_forearm_0 * t17;
+  const double t14 = 0.5 * v[0];
+  const double v_forearm_3 = mbdc_sincos_s[1] * t14;
+  const double v_forearm_4 = mbdc_sincos_c[1] * t14;
+  const double t15 = 2.16 * v_forearm_3;
+  const double t16 = E0_forearm_1 * t15;
+  const double t17 = E0_forearm_0 * t15;
   const double v_forearm_2 = v[0] + v[1];
-  const double t20 = v[0] * 0.12545;
-  const double t21 = 0.375 * v[0];
-  const double t22 = E0_upper_arm_1 * t21;
-  const double t23 = E0_upper_arm_0 * t21;
-  const double t24 = t23 * t13;
-  const double t25 = t22 * t15;
-  const double t26 = t24 + t25;
-  const double t27 = t20 + t26;
-  const double t28 = t23 * 5.551115123125783e-17;
-  const double t29 = t22 * 5.551115123125783e-17;
-  const double t30 = v_forearm_2 * 0.7200000000000001;
-  const double t31 = 1.08 * v_forearm_2;
-  const double t32 = 1.08 * v_forearm_4;
-  const double t33 = t30 + t32;
-  const double t34 = 2.16 * v_forearm_4;
-  const double t35 = t31 + t34;
-  const double t36 = E0_forearm_3 * t35;
-  const double t37 = t19 + t36;
-  const double t38 = E0_forearm_0 * t35;
-  const double t39 = t18 + t38;
-  const double t40 = t39 * t12;
-  const double t41 = t37 * t14;
-  const double t42 = t40 - t41;
-  const double t43 = t33 + t42;
-  const double t44 = t27 + t43;
-  const double t45 = t37 - t22;
-  const double t46 = 5.551115123125783e-17 * t37;
-  const double t47 = t46 - t29;
-  const double t48 = t23 + t39;
-  const double t49 = 5.551115123125783e-17 * t39;
-  const double t50 = -t49 - t28;
-  h[0] = t50;
-  h[1] = t47;
-  h[2] = t44;
-  h[3] = t45;
-  h[4] = t48;
+  const double t18 = v[0] * 0.12545;
+  const double t19 = 0.375 * v[0];
+  const double t20 = mbdc_sincos_s[0] * t19;
+  const double t21 = mbdc_sincos_c[0] * t19;
+  const double t22 = t21 * t11;
+  const double t23 = t20 * t13;
+  const double t24 = t22 + t23;
+  const double t25 = t18 + t24;
+  const double t26 = t21 * 5.551115123125783e-17;
+  const double t27 = t20 * 5.551115123125783e-17;
+  const double t28 = v_forearm_2 * 0.7200000000000001;
+  const double t29 = 1.08 * v_forearm_2;
+  const double t30 = 1.08 * v_forearm_4;
+  const double t31 = t28 + t30;
+  const double t32 = 2.16 * v_forearm_4;
+  const double t33 = t29 + t32;
+  const double t34 = E0_forearm_3 * t33;
+  const double t35 = t17 + t34;
+  const double t36 = E0_forearm_0 * t33;
+  const double t37 = t16 + t36;
+  const double t38 = t37 * t10;
+  const double t39 = t35 * t12;
+  const double t40 = t38 - t39;
+  const double t41 = t31 + t40;
+  const double t42 = t25 + t41;
+  const double t43 = t35 - t20;
+  const double t44 = 5.551115123125783e-17 * t35;
+  const double t45 = t44 - t27;
+  const double t46 = t21 + t37;
+  const double t47 = 5.551115123125783e-17 * t37;
+  const double t48 = -t47 - t26;
+  h[0] = t48;
+  h[1] = t45;
+  h[2] = t42;
+  h[3] = t43;
+  h[4] = t46;
   h[5] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 27 mul, 21 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6 * FLEXIBLE_ARM_RIGID_NV]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
-  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
-  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
-  double t0, t1;
-  mbdc_sincos(q[1], &t0, &t1);
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t2 = E0_upper_arm_0 * t1;
-  const double t3 = E0_upper_arm_1 * t0;
-  const double E0_forearm_0 = t2 - t3;
-  const double t4 = E0_upper_arm_1 * t1;
-  const double t5 = t1 * 1.08;
-  const double t6 = E0_upper_arm_0 * t0;
-  const double IC_upper_arm_2 = t0 * 1.08;
-  const double E0_forearm_1 = t4 + t6;
-  const double E0_forearm_3 = -t4 - t6;
-  const double t7 = E0_forearm_1 * 1.08;
-  const double t8 = E0_forearm_0 * 1.08;
-  const double t9 = E0_forearm_0 * 5.995204332975846e-17;
-  const double t10 = -t9;
-  const double t11 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t8 + t11;
-  const double t12 = mc_upper_arm_0 + mc_forearm_0;
-  const double t13 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t7 + t13;
-  const double t14 = mc_upper_arm_1 + mc_forearm_1;
-  const double com_0 = t12 / 3.66;
-  const double t15 = r0_forearm_0 - com_0;
-  const double t16 = t12 / -3.66;
-  const double t17 = t8 * t15;
-  const double com_1 = t14 / 3.66;
-  const double t18 = r0_forearm_1 - com_1;
-  const double t19 = t14 / -3.66;
-  const double t20 = 1.08 + t5;
-  const double t21 = t5 + 1.2600000000000002;
-  const double IC_upper_arm_1 = 0.375 + t20;
-  const double IC_upper_arm_6 = t21 + 0.12545;
-  const double t22 = E0_upper_arm_0 * IC_upper_arm_2;
-  const double t23 = E0_upper_arm_1 * IC_upper_arm_2;
-  const double t24 = E0_upper_arm_1 * IC_upper_arm_1;
-  const double t25 = E0_upper_arm_0 * IC_upper_arm_1;
-  const double t26 = t25 - t23;
-  const double t27 = -t24 - t22;
-  const double t28 = t26 * t16;
-  const double t29 = t27 * t19;
-  const double t30 = t28 - t29;
-  const double t31 = IC_upper_arm_6 + t30;
-  const double t32 = t26 * 5.551115123125783e-17;
-  const double t33 = -t32;
-  const double t34 = t27 * 5.551115123125783e-17;
-  const double t35 = E0_forearm_3 * 1.08;
-  const double t36 = E0_forearm_3 * 5.995204332975846e-17;
-  const double t37 = t35 * t18;
-  const double t38 = t17 - t37;
-  const double t39 = 0.7200000000000001 + t38;
-  Ag[0] = t33;
-  Ag[2] = t34;
-  Ag[4] = t31;
-  Ag[6] = t27;
-  Ag[8] = t26;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[1] * 1.08;
+  const double t4 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double IC_upper_arm_2 = mbdc_sincos_s[1] * 1.08;
+  const double E0_forearm_1 = t2 + t4;
+  const double E0_forearm_3 = -t2 - t4;
+  const double t5 = E0_forearm_1 * 1.08;
+  const double t6 = E0_forearm_0 * 1.08;
+  const double t7 = E0_forearm_0 * 5.995204332975846e-17;
+  const double t8 = -t7;
+  const double t9 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t6 + t9;
+  const double t10 = mc_upper_arm_0 + mc_forearm_0;
+  const double t11 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t5 + t11;
+  const double t12 = mc_upper_arm_1 + mc_forearm_1;
+  const double com_0 = t10 / 3.66;
+  const double t13 = r0_forearm_0 - com_0;
+  const double t14 = t10 / -3.66;
+  const double t15 = t6 * t13;
+  const double com_1 = t12 / 3.66;
+  const double t16 = r0_forearm_1 - com_1;
+  const double t17 = t12 / -3.66;
+  const double t18 = 1.08 + t3;
+  const double t19 = t3 + 1.2600000000000002;
+  const double IC_upper_arm_1 = 0.375 + t18;
+  const double IC_upper_arm_6 = t19 + 0.12545;
+  const double t20 = mbdc_sincos_c[0] * IC_upper_arm_2;
+  const double t21 = mbdc_sincos_s[0] * IC_upper_arm_2;
+  const double t22 = mbdc_sincos_s[0] * IC_upper_arm_1;
+  const double t23 = mbdc_sincos_c[0] * IC_upper_arm_1;
+  const double t24 = t23 - t21;
+  const double t25 = -t22 - t20;
+  const double t26 = t24 * t14;
+  const double t27 = t25 * t17;
+  const double t28 = t26 - t27;
+  const double t29 = IC_upper_arm_6 + t28;
+  const double t30 = t24 * 5.551115123125783e-17;
+  const double t31 = -t30;
+  const double t32 = t25 * 5.551115123125783e-17;
+  const double t33 = E0_forearm_3 * 1.08;
+  const double t34 = E0_forearm_3 * 5.995204332975846e-17;
+  const double t35 = t33 * t16;
+  const double t36 = t15 - t35;
+  const double t37 = 0.7200000000000001 + t36;
+  Ag[0] = t31;
+  Ag[2] = t32;
+  Ag[4] = t29;
+  Ag[6] = t25;
+  Ag[8] = t24;
   Ag[10] = 0.0;
-  Ag[1] = t10;
-  Ag[3] = t36;
-  Ag[5] = t39;
-  Ag[7] = t35;
-  Ag[9] = t8;
+  Ag[1] = t8;
+  Ag[3] = t34;
+  Ag[5] = t37;
+  Ag[7] = t33;
+  Ag[9] = t6;
   Ag[11] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 36 mul, 21 add, 4 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double b[6]) {
-  double E0_upper_arm_1, E0_upper_arm_0;
-  mbdc_sincos(q[0], &E0_upper_arm_1, &E0_upper_arm_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = v[0] * v[0];
   const double t1 = 0.375 * t0;
-  const double t2 = E0_upper_arm_1 * t1;
+  const double t2 = mbdc_sincos_s[0] * t1;
   const double t3 = t2 * 5.551115123125783e-17;
-  double t6, t4;
-  mbdc_sincos(q[1], &t6, &t4);
-  const double t5 = E0_upper_arm_1 * t4;
-  const double t7 = E0_upper_arm_0 * t6;
-  const double E0_forearm_1 = t5 + t7;
+  const double t4 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t4 + t5;
   const double v_forearm_2 = v[0] + v[1];
-  const double t8 = v_forearm_2 * v_forearm_2;
-  const double t9 = 1.08 * t8;
-  const double t10 = 0.5 * t0;
-  const double t11 = t4 * t10;
-  const double t12 = 2.16 * t11;
-  const double t13 = -t9 - t12;
-  const double t14 = E0_forearm_1 * t13;
-  const double t15 = E0_upper_arm_0 * t4;
-  const double t16 = E0_upper_arm_1 * t6;
-  const double E0_forearm_0 = t15 - t16;
-  const double ac_forearm_1 = t6 * t10;
-  const double t17 = 2.16 * ac_forearm_1;
-  const double t18 = E0_forearm_0 * t17;
-  const double t19 = t14 + t18;
-  const double t20 = 5.551115123125783e-17 * t19;
-  const double t21 = t3 - t20;
-  const double t22 = E0_forearm_0 * t13;
-  const double E0_forearm_3 = -t5 - t7;
-  const double t23 = E0_forearm_3 * t17;
-  const double t24 = t22 + t23;
-  const double t25 = 5.551115123125783e-17 * t24;
-  const double t26 = E0_upper_arm_0 * t1;
-  const double t27 = t26 * 5.551115123125783e-17;
-  const double t28 = t25 - t27;
-  const double mc_upper_arm_1 = E0_upper_arm_1 * 0.375;
-  const double t29 = E0_forearm_1 * 1.08;
-  const double r0_forearm_1 = E0_upper_arm_1 * 0.5;
-  const double t30 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t29 + t30;
-  const double t31 = mc_upper_arm_1 + mc_forearm_1;
-  const double t32 = t31 / -3.66;
-  const double t33 = t26 * t32;
-  const double mc_upper_arm_0 = E0_upper_arm_0 * 0.375;
-  const double t34 = E0_forearm_0 * 1.08;
-  const double r0_forearm_0 = E0_upper_arm_0 * 0.5;
-  const double t35 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t34 + t35;
-  const double t36 = mc_upper_arm_0 + mc_forearm_0;
-  const double t37 = t36 / -3.66;
-  const double t38 = t2 * t37;
-  const double t39 = t33 - t38;
-  const double t40 = 1.08 * ac_forearm_1;
-  const double com_0 = t36 / 3.66;
-  const double t41 = r0_forearm_0 - com_0;
-  const double t42 = t19 * t41;
-  const double com_1 = t31 / 3.66;
-  const double t43 = r0_forearm_1 - com_1;
-  const double t44 = t24 * t43;
-  const double t45 = t42 - t44;
-  const double t46 = t40 + t45;
-  const double t47 = t39 + t46;
-  const double t48 = t24 - t26;
-  const double t49 = t19 - t2;
-  b[0] = t21;
-  b[1] = t28;
-  b[2] = t47;
-  b[3] = t48;
-  b[4] = t49;
+  const double t6 = v_forearm_2 * v_forearm_2;
+  const double t7 = 1.08 * t6;
+  const double t8 = 0.5 * t0;
+  const double t9 = mbdc_sincos_c[1] * t8;
+  const double t10 = 2.16 * t9;
+  const double t11 = -t7 - t10;
+  const double t12 = E0_forearm_1 * t11;
+  const double t13 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t14 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t13 - t14;
+  const double ac_forearm_1 = mbdc_sincos_s[1] * t8;
+  const double t15 = 2.16 * ac_forearm_1;
+  const double t16 = E0_forearm_0 * t15;
+  const double t17 = t12 + t16;
+  const double t18 = 5.551115123125783e-17 * t17;
+  const double t19 = t3 - t18;
+  const double t20 = E0_forearm_0 * t11;
+  const double E0_forearm_3 = -t4 - t5;
+  const double t21 = E0_forearm_3 * t15;
+  const double t22 = t20 + t21;
+  const double t23 = 5.551115123125783e-17 * t22;
+  const double t24 = mbdc_sincos_c[0] * t1;
+  const double t25 = t24 * 5.551115123125783e-17;
+  const double t26 = t23 - t25;
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double t27 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t28 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t27 + t28;
+  const double t29 = mc_upper_arm_1 + mc_forearm_1;
+  const double t30 = t29 / -3.66;
+  const double t31 = t24 * t30;
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double t32 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double t33 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t32 + t33;
+  const double t34 = mc_upper_arm_0 + mc_forearm_0;
+  const double t35 = t34 / -3.66;
+  const double t36 = t2 * t35;
+  const double t37 = t31 - t36;
+  const double t38 = 1.08 * ac_forearm_1;
+  const double com_0 = t34 / 3.66;
+  const double t39 = r0_forearm_0 - com_0;
+  const double t40 = t17 * t39;
+  const double com_1 = t29 / 3.66;
+  const double t41 = r0_forearm_1 - com_1;
+  const double t42 = t22 * t41;
+  const double t43 = t40 - t42;
+  const double t44 = t38 + t43;
+  const double t45 = t37 + t44;
+  const double t46 = t22 - t24;
+  const double t47 = t17 - t2;
+  b[0] = t19;
+  b[1] = t26;
+  b[2] = t45;
+  b[3] = t46;
+  b[4] = t47;
   b[5] = 0.0;
 }
 

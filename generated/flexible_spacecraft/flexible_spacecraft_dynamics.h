@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x82f6ebe73ee6
+#define FLEXIBLE_SPACECRAFT_SET_ID 0xaaaa9bd6c0c1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -160,10 +160,10 @@ void flexible_spacecraft_crba(const double q[FLEXIBLE_SPACECRAFT_NQ], double M[F
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 328 bytes (41 values live at once). */
 int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 344 bytes (43 values live at once). */
 int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 344 bytes (43 values live at once). */
 int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 0 bytes (0 values live at once). */

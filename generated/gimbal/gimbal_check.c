@@ -12,7 +12,7 @@
 
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xe3e5519f952a
+#if GIMBAL_SET_ID != 0x24f206eafe52
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

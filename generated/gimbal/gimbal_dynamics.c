@@ -8,14 +8,18 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
-#if GIMBAL_SET_ID != 0xe3e5519f952a
+#if GIMBAL_SET_ID != 0x24f206eafe52
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
-/* mbdc_sincos: sin x and cos x together, within 1 ulp of the correctly rounded values (0.79 ulp
- * from the exact ones), in about half the instructions of the C library's sincos, with no call
- * and no table. Written out by mbdc into the generated code that needs it.
+/* mbdc_sincos(n, x, sin_x, cos_x): sin_x[i] = sin x[i] and cos_x[i] = cos x[i] for i < n, within
+ * 1 ulp of the correctly rounded values (0.79 ulp from the exact ones), with no call and no
+ * table. The loop has no branch, so a compiler vectorizes it: with AVX2, four arguments cost
+ * about what one does (the three arrays do not overlap: restrict, which lets it do so without
+ * inlining). Written out by mbdc into the generated code that needs it, which computes
+ * every sine and cosine a function needs in one call.
  *
  * x = k pi/2 + r with k the integer nearest to x 2/pi and |r| <= pi/4 (a little more when the
  * product rounds the other way). pi/2 = P1 + P2 + P3 + P4: P1..P3 carry 33 significant bits each,
@@ -23,46 +27,55 @@
  * (Sterbenz), the next two steps keep their rounding errors (TwoSum), so r = rh + rl is x - k pi/2
  * to about 2^-130 absolute, far below the nearest approach of a double to a multiple of pi/2
  * (about 2^-60): no cancellation shows, at any |x| < 2^20 (about 167 000 turns). Beyond that,
- * and for NaN and infinities, the C library's sin and cos answer.
+ * and for NaN and infinities, the C library's sin and cos answer (after the loop, which computes
+ * something harmless for them).
  *
  * sin r = rh + (rh z S(z) + rl (1 - z/2)) and cos r = 1 - z/2 + z^2 C(z) with z = rh^2: S has
  * degree 6 and C degree 5 in z, the Chebyshev fits of (sin r / r - 1)/z and
  * (cos r - 1 + z/2)/z^2 on [0, (pi/4)^2] (relative error of the fits 0.06 and 0.01 ulp, with the
- * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept.
- * Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0); elsewhere k comes from
- * nearbyint. */
-static inline void mbdc_sincos(double x, double *sin_x, double *cos_x) {
-  if (!(fabs(x) < 0x1p20)) {
-    *sin_x = sin(x);
-    *cos_x = cos(x);
-    return;
-  }
+ * coefficients rounded to double). 1 - z/2 is split so that its rounding error is kept. The
+ * quadrant k mod 4 is applied to the bits: s and c swapped under a mask when k is odd, and the
+ * sign bits flipped. Needs round-to-nearest and no excess precision (FLT_EVAL_METHOD 0), where k
+ * is read from the low bits of x 2/pi + 1.5 2^52; elsewhere k comes from nearbyint. */
+static inline void mbdc_sincos(int n, const double *restrict x, double *restrict sin_x,
+                               double *restrict cos_x) {
+  int in_range = 1;
+  for (int i = 0; i < n; i++) in_range &= fabs(x[i]) < 0x1p20;
+  for (int i = 0; i < n; i++) {
+    union { double d; uint64_t u; } kb, sb, cb;
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-  const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52; /* round(x 2/pi) */
+    kb.d = x[i] * 0x1.45f306dc9c883p-1 + 0x1.8p52; /* round(x 2/pi) in the low bits */
+    const double k = kb.d - 0x1.8p52;
 #else
-  const double k = nearbyint(x * 0x1.45f306dc9c883p-1);
+    const double k = nearbyint(x[i] * 0x1.45f306dc9c883p-1);
+    kb.u = (uint64_t)(int64_t)(fabs(k) < 0x1p52 ? k : 0.0);
 #endif
-  const int n = (int)k;
-  /* r = x - k (P1 + P2 + P3 + P4) */
-  const double y = x - k * 0x1.921fb544p+0;                 /* exact */
-  const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
-  const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
-  const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
-  const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
-  const double rh = s3 + tail, rl = tail - (rh - s3);
-  const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
-  const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13
-                   + z * (0x1.71de3a5460903p-19 + z * (-0x1.ae645412bbdd3p-26
-                   + z * (0x1.61217f03f5d5cp-33 + z * -0x1.ab17cf930dca4p-41)))));
-  const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eabep-16
-                   + z * (-0x1.27e4fa17d4a58p-22 + z * (0x1.1eeb68e39cf4dp-29
-                   + z * -0x1.907d9f5b4de2bp-37))));
-  const double s = rh + (rh * (z * S) + rl * w);
-  const double c = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
-  /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
-  const double sa = (n & 1) ? c : s, ca = (n & 1) ? s : c;
-  *sin_x = (n & 2) ? -sa : sa;
-  *cos_x = ((n + 1) & 2) ? -ca : ca;
+    /* r = x - k (P1 + P2 + P3 + P4) */
+    const double y = x[i] - k * 0x1.921fb544p+0;                         /* exact */
+    const double a2 = k * -0x1.0b4611a6p-34, a3 = k * -0x1.3198a2ep-69; /* exact */
+    const double s2 = y + a2, b2 = s2 - y, e2 = (y - (s2 - b2)) + (a2 - b2);
+    const double s3 = s2 + a3, e3 = a3 - (s3 - s2);
+    const double tail = (e2 + e3) + k * -0x1.b839a252049c1p-104;
+    const double rh = s3 + tail, rl = tail - (rh - s3);
+    const double z = rh * rh, hz = 0.5 * z, w = 1.0 - hz;
+    const double S = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7
+                     + z * (-0x1.a01a01a019938p-13 + z * (0x1.71de3a5460903p-19
+                     + z * (-0x1.ae645412bbdd3p-26 + z * (0x1.61217f03f5d5cp-33
+                     + z * -0x1.ab17cf930dca4p-41)))));
+    const double C = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10
+                     + z * (0x1.a01a019f4eabep-16 + z * (-0x1.27e4fa17d4a58p-22
+                     + z * (0x1.1eeb68e39cf4dp-29 + z * -0x1.907d9f5b4de2bp-37))));
+    sb.d = rh + (rh * (z * S) + rl * w);
+    cb.d = w + ((((1.0 - w) - hz) + z * (z * C)) - rh * rl);
+    /* the quadrant: sin(r + k pi/2) is s, c, -s, -c and cos(r + k pi/2) is c, -s, -c, s */
+    const uint64_t swap = (sb.u ^ cb.u) & ((uint64_t)0 - (kb.u & 1));
+    sb.u ^= swap ^ ((kb.u & 2) << 62);
+    cb.u ^= swap ^ (((kb.u + 1) & 2) << 62);
+    sin_x[i] = sb.d;
+    cos_x[i] = cb.d;
+  }
+  for (int i = 0; !in_range && i < n; i++)
+    if (!(fabs(x[i]) < 0x1p20)) sin_x[i] = sin(x[i]), cos_x[i] = cos(x[i]);
 }
 
 const char *const gimbal_joint_names[GIMBAL_NJ] = {"screw", "ball"};
@@ -1738,10 +1751,13 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* forward kinematics: world pose (R row-major, p) of every body; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
-  const double E0_nut_3 = -E0_nut_1;
+  const double E0_nut_3 = -mbdc_sincos_s[0];
   const double r0_nut_2 = t0 + 0.5;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
@@ -1777,26 +1793,26 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   const double E0_payload_5 = qs_payload * t29;
   const double t30 = t4 * qs_payload;
   const double E0_payload_8 = 1.0 - t30;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
   const double r0_payload_2 = r0_nut_2 - 0.03;
-  const double t31 = E0_nut_0 * t10;
-  const double t32 = E0_nut_1 * t20;
+  const double t31 = mbdc_sincos_c[0] * t10;
+  const double t32 = mbdc_sincos_s[0] * t20;
   const double E0_payload_0 = t31 - t32;
-  const double t33 = E0_nut_1 * t10;
-  const double t34 = E0_nut_0 * t20;
+  const double t33 = mbdc_sincos_s[0] * t10;
+  const double t34 = mbdc_sincos_c[0] * t20;
   const double E0_payload_1 = t33 + t34;
-  const double t35 = E0_nut_0 * t14;
-  const double t36 = E0_nut_1 * t23;
+  const double t35 = mbdc_sincos_c[0] * t14;
+  const double t36 = mbdc_sincos_s[0] * t23;
   const double E0_payload_3 = t35 - t36;
-  const double t37 = E0_nut_1 * t14;
-  const double t38 = E0_nut_0 * t23;
+  const double t37 = mbdc_sincos_s[0] * t14;
+  const double t38 = mbdc_sincos_c[0] * t23;
   const double E0_payload_4 = t37 + t38;
-  const double t39 = E0_nut_0 * t18;
-  const double t40 = E0_nut_1 * t27;
+  const double t39 = mbdc_sincos_c[0] * t18;
+  const double t40 = mbdc_sincos_s[0] * t27;
   const double E0_payload_6 = t39 - t40;
-  const double t41 = E0_nut_1 * t18;
-  const double t42 = E0_nut_0 * t27;
+  const double t41 = mbdc_sincos_s[0] * t18;
+  const double t42 = mbdc_sincos_c[0] * t27;
   const double E0_payload_7 = t41 + t42;
   pose[0] = 1.0;
   pose[1] = 0.0;
@@ -1810,11 +1826,11 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = E0_nut_0;
+  pose[12] = mbdc_sincos_c[0];
   pose[13] = E0_nut_3;
   pose[14] = 0.0;
-  pose[15] = E0_nut_1;
-  pose[16] = E0_nut_0;
+  pose[15] = mbdc_sincos_s[0];
+  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -1838,10 +1854,13 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
-  const double E0_nut_3 = -E0_nut_1;
+  const double E0_nut_3 = -mbdc_sincos_s[0];
   const double r0_nut_2 = t0 + 0.5;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
@@ -1877,32 +1896,32 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   const double E0_payload_5 = qs_payload * t29;
   const double t30 = t4 * qs_payload;
   const double E0_payload_8 = 1.0 - t30;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
   const double r0_payload_2 = r0_nut_2 - 0.03;
-  const double t31 = E0_nut_0 * t10;
-  const double t32 = E0_nut_1 * t20;
+  const double t31 = mbdc_sincos_c[0] * t10;
+  const double t32 = mbdc_sincos_s[0] * t20;
   const double E0_payload_0 = t31 - t32;
-  const double t33 = E0_nut_1 * t10;
-  const double t34 = E0_nut_0 * t20;
+  const double t33 = mbdc_sincos_s[0] * t10;
+  const double t34 = mbdc_sincos_c[0] * t20;
   const double E0_payload_1 = t33 + t34;
-  const double t35 = E0_nut_0 * t14;
-  const double t36 = E0_nut_1 * t23;
+  const double t35 = mbdc_sincos_c[0] * t14;
+  const double t36 = mbdc_sincos_s[0] * t23;
   const double E0_payload_3 = t35 - t36;
-  const double t37 = E0_nut_1 * t14;
-  const double t38 = E0_nut_0 * t23;
+  const double t37 = mbdc_sincos_s[0] * t14;
+  const double t38 = mbdc_sincos_c[0] * t23;
   const double E0_payload_4 = t37 + t38;
-  const double t39 = E0_nut_0 * t18;
-  const double t40 = E0_nut_1 * t27;
+  const double t39 = mbdc_sincos_c[0] * t18;
+  const double t40 = mbdc_sincos_s[0] * t27;
   const double E0_payload_6 = t39 - t40;
-  const double t41 = E0_nut_1 * t18;
-  const double t42 = E0_nut_0 * t27;
+  const double t41 = mbdc_sincos_s[0] * t18;
+  const double t42 = mbdc_sincos_c[0] * t27;
   const double E0_payload_7 = t41 + t42;
-  pose[0] = E0_nut_0;
+  pose[0] = mbdc_sincos_c[0];
   pose[1] = E0_nut_3;
   pose[2] = 0.0;
-  pose[3] = E0_nut_1;
-  pose[4] = E0_nut_0;
+  pose[3] = mbdc_sincos_s[0];
+  pose[4] = mbdc_sincos_c[0];
   pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
@@ -1926,8 +1945,11 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 127 mul, 88 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[3] * q[3];
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
@@ -1939,16 +1961,16 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
   const double t7 = t2 + t0;
   const double t8 = qs_payload * t7;
   const double t9 = 1.0 - t8;
-  const double t10 = E0_nut_0 * t9;
+  const double t10 = mbdc_sincos_c[0] * t9;
   const double t11 = q[1] * q[2];
   const double t12 = q[3] * q[4];
   const double t13 = t11 + t12;
   const double t14 = qs_payload * t13;
-  const double t15 = E0_nut_1 * t14;
+  const double t15 = mbdc_sincos_s[0] * t14;
   const double E0_payload_0 = t10 - t15;
   const double t16 = E0_payload_0 * E0_payload_0;
-  const double t17 = E0_nut_1 * t9;
-  const double t18 = E0_nut_0 * t14;
+  const double t17 = mbdc_sincos_s[0] * t9;
+  const double t18 = mbdc_sincos_c[0] * t14;
   const double E0_payload_1 = t17 + t18;
   const double t19 = E0_payload_1 * E0_payload_1;
   const double t20 = t16 + t19;
@@ -1960,26 +1982,26 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
   const double t25 = t20 + t24;
   const double t26 = t11 - t12;
   const double t27 = qs_payload * t26;
-  const double t28 = E0_nut_0 * t27;
+  const double t28 = mbdc_sincos_c[0] * t27;
   const double t29 = t1 + t0;
   const double t30 = qs_payload * t29;
   const double t31 = 1.0 - t30;
-  const double t32 = E0_nut_1 * t31;
+  const double t32 = mbdc_sincos_s[0] * t31;
   const double E0_payload_3 = t28 - t32;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
   const double t33 = t21 + t22;
   const double t34 = qs_payload * t33;
-  const double t35 = E0_nut_0 * t34;
+  const double t35 = mbdc_sincos_c[0] * t34;
   const double t36 = q[2] * q[3];
   const double t37 = q[1] * q[4];
   const double t38 = t36 - t37;
   const double t39 = qs_payload * t38;
-  const double t40 = E0_nut_1 * t39;
+  const double t40 = mbdc_sincos_s[0] * t39;
   const double E0_payload_6 = t35 - t40;
   const double t41 = r0_payload_0 * E0_payload_6;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
-  const double t42 = E0_nut_1 * t34;
-  const double t43 = E0_nut_0 * t39;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
+  const double t42 = mbdc_sincos_s[0] * t34;
+  const double t43 = mbdc_sincos_c[0] * t39;
   const double E0_payload_7 = t42 + t43;
   const double t44 = r0_payload_1 * E0_payload_7;
   const double t45 = t41 + t44;
@@ -1992,8 +2014,8 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
   const double t49 = t45 + t48;
   const double t50 = E0_payload_3 * t49;
   const double t51 = r0_payload_0 * E0_payload_3;
-  const double t52 = E0_nut_1 * t27;
-  const double t53 = E0_nut_0 * t31;
+  const double t52 = mbdc_sincos_s[0] * t27;
+  const double t53 = mbdc_sincos_c[0] * t31;
   const double E0_payload_4 = t52 + t53;
   const double t54 = r0_payload_1 * E0_payload_4;
   const double t55 = t51 + t54;
@@ -2196,8 +2218,11 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 79 mul, 56 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[3] * q[3];
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
@@ -2209,37 +2234,37 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   const double t7 = t2 + t0;
   const double t8 = qs_payload * t7;
   const double t9 = 1.0 - t8;
-  const double t10 = E0_nut_0 * t9;
+  const double t10 = mbdc_sincos_c[0] * t9;
   const double t11 = q[1] * q[2];
   const double t12 = q[3] * q[4];
   const double t13 = t11 + t12;
   const double t14 = qs_payload * t13;
-  const double t15 = E0_nut_1 * t14;
+  const double t15 = mbdc_sincos_s[0] * t14;
   const double E0_payload_0 = t10 - t15;
   const double t16 = t11 - t12;
   const double t17 = qs_payload * t16;
-  const double t18 = E0_nut_0 * t17;
+  const double t18 = mbdc_sincos_c[0] * t17;
   const double t19 = t1 + t0;
   const double t20 = qs_payload * t19;
   const double t21 = 1.0 - t20;
-  const double t22 = E0_nut_1 * t21;
+  const double t22 = mbdc_sincos_s[0] * t21;
   const double E0_payload_3 = t18 - t22;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
   const double t23 = q[1] * q[3];
   const double t24 = q[2] * q[4];
   const double t25 = t23 + t24;
   const double t26 = qs_payload * t25;
-  const double t27 = E0_nut_0 * t26;
+  const double t27 = mbdc_sincos_c[0] * t26;
   const double t28 = q[2] * q[3];
   const double t29 = q[1] * q[4];
   const double t30 = t28 - t29;
   const double t31 = qs_payload * t30;
-  const double t32 = E0_nut_1 * t31;
+  const double t32 = mbdc_sincos_s[0] * t31;
   const double E0_payload_6 = t27 - t32;
   const double t33 = r0_payload_0 * E0_payload_6;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
-  const double t34 = E0_nut_1 * t26;
-  const double t35 = E0_nut_0 * t31;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
+  const double t34 = mbdc_sincos_s[0] * t26;
+  const double t35 = mbdc_sincos_c[0] * t31;
   const double E0_payload_7 = t34 + t35;
   const double t36 = r0_payload_1 * E0_payload_7;
   const double t37 = t33 + t36;
@@ -2252,8 +2277,8 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   const double t41 = t37 + t40;
   const double t42 = E0_payload_3 * t41;
   const double t43 = r0_payload_0 * E0_payload_3;
-  const double t44 = E0_nut_1 * t17;
-  const double t45 = E0_nut_0 * t21;
+  const double t44 = mbdc_sincos_s[0] * t17;
+  const double t45 = mbdc_sincos_c[0] * t21;
   const double E0_payload_4 = t44 + t45;
   const double t46 = r0_payload_1 * E0_payload_4;
   const double t47 = t43 + t46;
@@ -2263,8 +2288,8 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   const double t50 = t47 + t49;
   const double t51 = E0_payload_6 * t50;
   const double sw_payload_0_3 = t42 - t51;
-  const double t52 = E0_nut_1 * t9;
-  const double t53 = E0_nut_0 * t14;
+  const double t52 = mbdc_sincos_s[0] * t9;
+  const double t53 = mbdc_sincos_c[0] * t14;
   const double E0_payload_1 = t52 + t53;
   const double t54 = r0_payload_2 * E0_payload_1;
   const double t55 = t23 - t24;
@@ -2386,8 +2411,11 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 60 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double vel[6 * GIMBAL_NF]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[1] * q[1];
   const double t1 = q[2] * q[2];
   const double t2 = q[3] * q[3];
@@ -2422,23 +2450,23 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
   const double t28 = t25 + t26;
   const double t29 = qs_payload * t27;
   const double E0_payload_5 = qs_payload * t28;
-  const double t30 = E0_nut_0 * t10;
-  const double t31 = E0_nut_1 * t10;
-  const double t32 = E0_nut_1 * t19;
+  const double t30 = mbdc_sincos_c[0] * t10;
+  const double t31 = mbdc_sincos_s[0] * t10;
+  const double t32 = mbdc_sincos_s[0] * t19;
   const double E0_payload_0 = t30 - t32;
-  const double t33 = E0_nut_0 * t19;
+  const double t33 = mbdc_sincos_c[0] * t19;
   const double E0_payload_1 = t31 + t33;
-  const double t34 = E0_nut_0 * t18;
-  const double t35 = E0_nut_1 * t18;
-  const double t36 = E0_nut_1 * t12;
+  const double t34 = mbdc_sincos_c[0] * t18;
+  const double t35 = mbdc_sincos_s[0] * t18;
+  const double t36 = mbdc_sincos_s[0] * t12;
   const double E0_payload_3 = t34 - t36;
-  const double t37 = E0_nut_0 * t12;
+  const double t37 = mbdc_sincos_c[0] * t12;
   const double E0_payload_4 = t35 + t37;
-  const double t38 = E0_nut_0 * t24;
-  const double t39 = E0_nut_1 * t24;
-  const double t40 = E0_nut_1 * t29;
+  const double t38 = mbdc_sincos_c[0] * t24;
+  const double t39 = mbdc_sincos_s[0] * t24;
+  const double t40 = mbdc_sincos_s[0] * t29;
   const double E0_payload_6 = t38 - t40;
-  const double t41 = E0_nut_0 * t29;
+  const double t41 = mbdc_sincos_c[0] * t29;
   const double E0_payload_7 = t39 + t41;
   const double v_nut_5 = 0.0015915494309189536 * v[0];
   const double t42 = 0.12 * v[0];
@@ -2503,8 +2531,11 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 63 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[1] * q[1];
   const double t1 = q[2] * q[2];
   const double t2 = q[3] * q[3];
@@ -2539,23 +2570,23 @@ void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GI
   const double t28 = t25 + t26;
   const double t29 = qs_payload * t27;
   const double E0_payload_5 = qs_payload * t28;
-  const double t30 = E0_nut_0 * t10;
-  const double t31 = E0_nut_1 * t19;
+  const double t30 = mbdc_sincos_c[0] * t10;
+  const double t31 = mbdc_sincos_s[0] * t19;
   const double E0_payload_0 = t30 - t31;
-  const double t32 = E0_nut_0 * t19;
-  const double t33 = E0_nut_1 * t10;
+  const double t32 = mbdc_sincos_c[0] * t19;
+  const double t33 = mbdc_sincos_s[0] * t10;
   const double E0_payload_1 = t33 + t32;
-  const double t34 = E0_nut_0 * t18;
-  const double t35 = E0_nut_1 * t12;
+  const double t34 = mbdc_sincos_c[0] * t18;
+  const double t35 = mbdc_sincos_s[0] * t12;
   const double E0_payload_3 = t34 - t35;
-  const double t36 = E0_nut_0 * t12;
-  const double t37 = E0_nut_1 * t18;
+  const double t36 = mbdc_sincos_c[0] * t12;
+  const double t37 = mbdc_sincos_s[0] * t18;
   const double E0_payload_4 = t37 + t36;
-  const double t38 = E0_nut_0 * t24;
-  const double t39 = E0_nut_0 * t29;
-  const double t40 = E0_nut_1 * t29;
+  const double t38 = mbdc_sincos_c[0] * t24;
+  const double t39 = mbdc_sincos_c[0] * t29;
+  const double t40 = mbdc_sincos_s[0] * t29;
   const double E0_payload_6 = t38 - t40;
-  const double t41 = E0_nut_1 * t24;
+  const double t41 = mbdc_sincos_s[0] * t24;
   const double E0_payload_7 = t41 + t39;
   const double t42 = v[0] * v[0];
   const double t43 = 0.12 * t42;
@@ -2623,8 +2654,11 @@ void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GI
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 25 mul, 14 add, 4 div, 0 sqrt, 2 sin/cos. */
 void gimbal_com(const double q[GIMBAL_NQ], double c[3]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   const double mc_nut_2 = r0_nut_2 * 2.0;
@@ -2652,15 +2686,15 @@ void gimbal_com(const double q[GIMBAL_NQ], double c[3]) {
   const double t18 = q[1] * q[4];
   const double t19 = t17 - t18;
   const double t20 = qs_payload * t19;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
   const double t21 = r0_payload_0 * 1.5;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
   const double t22 = r0_payload_1 * 1.5;
-  const double t23 = E0_nut_0 * t16;
-  const double t24 = E0_nut_1 * t16;
-  const double t25 = E0_nut_1 * t20;
+  const double t23 = mbdc_sincos_c[0] * t16;
+  const double t24 = mbdc_sincos_s[0] * t16;
+  const double t25 = mbdc_sincos_s[0] * t20;
   const double E0_payload_6 = t23 - t25;
-  const double t26 = E0_nut_0 * t20;
+  const double t26 = mbdc_sincos_c[0] * t20;
   const double E0_payload_7 = t24 + t26;
   const double t27 = E0_payload_6 * 0.22499999999999998;
   const double mc_payload_0 = t21 - t27;
@@ -2675,8 +2709,11 @@ void gimbal_com(const double q[GIMBAL_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 58 mul, 37 add, 12 div, 0 sqrt, 2 sin/cos. */
 void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   const double r0_payload_2 = r0_nut_2 - 0.03;
@@ -2715,27 +2752,27 @@ void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]) {
   const double t30 = t27 + t28;
   const double t31 = qs_payload * t29;
   const double E0_payload_5 = qs_payload * t30;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
   const double t32 = r0_payload_0 * 1.5;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
   const double t33 = r0_payload_1 * 1.5;
-  const double t34 = E0_nut_0 * t12;
-  const double t35 = E0_nut_1 * t12;
-  const double t36 = E0_nut_1 * t21;
+  const double t34 = mbdc_sincos_c[0] * t12;
+  const double t35 = mbdc_sincos_s[0] * t12;
+  const double t36 = mbdc_sincos_s[0] * t21;
   const double E0_payload_0 = t34 - t36;
-  const double t37 = E0_nut_0 * t21;
+  const double t37 = mbdc_sincos_c[0] * t21;
   const double E0_payload_1 = t35 + t37;
-  const double t38 = E0_nut_0 * t20;
-  const double t39 = E0_nut_1 * t20;
-  const double t40 = E0_nut_1 * t14;
+  const double t38 = mbdc_sincos_c[0] * t20;
+  const double t39 = mbdc_sincos_s[0] * t20;
+  const double t40 = mbdc_sincos_s[0] * t14;
   const double E0_payload_3 = t38 - t40;
-  const double t41 = E0_nut_0 * t14;
+  const double t41 = mbdc_sincos_c[0] * t14;
   const double E0_payload_4 = t39 + t41;
-  const double t42 = E0_nut_0 * t26;
-  const double t43 = E0_nut_1 * t26;
-  const double t44 = E0_nut_1 * t31;
+  const double t42 = mbdc_sincos_c[0] * t26;
+  const double t43 = mbdc_sincos_s[0] * t26;
+  const double t44 = mbdc_sincos_s[0] * t31;
   const double E0_payload_6 = t42 - t44;
-  const double t45 = E0_nut_0 * t31;
+  const double t45 = mbdc_sincos_c[0] * t31;
   const double E0_payload_7 = t43 + t45;
   const double t46 = E0_payload_6 * 0.22499999999999998;
   const double mc_payload_0 = t32 - t46;
@@ -2893,8 +2930,11 @@ void gimbal_energy(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double 
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 90 mul, 61 add, 6 div, 0 sqrt, 2 sin/cos. */
 void gimbal_centroidal_momentum(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[6]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   const double mc_nut_2 = r0_nut_2 * 2.0;
@@ -2933,25 +2973,25 @@ void gimbal_centroidal_momentum(const double q[GIMBAL_NQ], const double v[GIMBAL
   const double t29 = t26 + t27;
   const double t30 = qs_payload * t28;
   const double E0_payload_5 = qs_payload * t29;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
-  const double t31 = E0_nut_0 * t11;
-  const double t32 = E0_nut_1 * t11;
-  const double t33 = E0_nut_1 * t20;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
+  const double t31 = mbdc_sincos_c[0] * t11;
+  const double t32 = mbdc_sincos_s[0] * t11;
+  const double t33 = mbdc_sincos_s[0] * t20;
   const double E0_payload_0 = t31 - t33;
-  const double t34 = E0_nut_0 * t20;
+  const double t34 = mbdc_sincos_c[0] * t20;
   const double E0_payload_1 = t32 + t34;
-  const double t35 = E0_nut_0 * t19;
-  const double t36 = E0_nut_1 * t19;
-  const double t37 = E0_nut_1 * t13;
+  const double t35 = mbdc_sincos_c[0] * t19;
+  const double t36 = mbdc_sincos_s[0] * t19;
+  const double t37 = mbdc_sincos_s[0] * t13;
   const double E0_payload_3 = t35 - t37;
-  const double t38 = E0_nut_0 * t13;
+  const double t38 = mbdc_sincos_c[0] * t13;
   const double E0_payload_4 = t36 + t38;
-  const double t39 = E0_nut_0 * t25;
-  const double t40 = E0_nut_1 * t25;
-  const double t41 = E0_nut_1 * t30;
+  const double t39 = mbdc_sincos_c[0] * t25;
+  const double t40 = mbdc_sincos_s[0] * t25;
+  const double t41 = mbdc_sincos_s[0] * t30;
   const double E0_payload_6 = t39 - t41;
-  const double t42 = E0_nut_0 * t30;
+  const double t42 = mbdc_sincos_c[0] * t30;
   const double E0_payload_7 = t40 + t42;
   const double t43 = E0_payload_6 * 0.22499999999999998;
   const double t44 = E0_payload_7 * 0.22499999999999998;
@@ -3062,8 +3102,11 @@ void gimbal_centroidal_momentum(const double q[GIMBAL_NQ], const double v[GIMBAL
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 99 mul, 71 add, 6 div, 0 sqrt, 2 sin/cos. */
 void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   const double mc_nut_2 = r0_nut_2 * 2.0;
@@ -3101,26 +3144,26 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
   const double t29 = t26 + t27;
   const double t30 = qs_payload * t28;
   const double E0_payload_5 = qs_payload * t29;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
   const double r0_payload_2 = r0_nut_2 - 0.03;
-  const double t31 = E0_nut_0 * t11;
-  const double t32 = E0_nut_1 * t20;
+  const double t31 = mbdc_sincos_c[0] * t11;
+  const double t32 = mbdc_sincos_s[0] * t20;
   const double E0_payload_0 = t31 - t32;
-  const double t33 = E0_nut_1 * t11;
-  const double t34 = E0_nut_0 * t20;
+  const double t33 = mbdc_sincos_s[0] * t11;
+  const double t34 = mbdc_sincos_c[0] * t20;
   const double E0_payload_1 = t33 + t34;
-  const double t35 = E0_nut_0 * t19;
-  const double t36 = E0_nut_1 * t13;
+  const double t35 = mbdc_sincos_c[0] * t19;
+  const double t36 = mbdc_sincos_s[0] * t13;
   const double E0_payload_3 = t35 - t36;
-  const double t37 = E0_nut_1 * t19;
-  const double t38 = E0_nut_0 * t13;
+  const double t37 = mbdc_sincos_s[0] * t19;
+  const double t38 = mbdc_sincos_c[0] * t13;
   const double E0_payload_4 = t37 + t38;
-  const double t39 = E0_nut_0 * t25;
-  const double t40 = E0_nut_1 * t30;
+  const double t39 = mbdc_sincos_c[0] * t25;
+  const double t40 = mbdc_sincos_s[0] * t30;
   const double E0_payload_6 = t39 - t40;
-  const double t41 = E0_nut_1 * t25;
-  const double t42 = E0_nut_0 * t30;
+  const double t41 = mbdc_sincos_s[0] * t25;
+  const double t42 = mbdc_sincos_c[0] * t30;
   const double E0_payload_7 = t41 + t42;
   const double t43 = E0_payload_6 * 0.22499999999999998;
   const double t44 = E0_payload_6 * 0.0025000000000000005;
@@ -3181,17 +3224,17 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
   const double t89 = IC_nut_8 - t88;
   const double t90 = 0.0015915494309189536 * IC_nut_1;
   const double t91 = IC_nut_9 - t90;
-  const double t92 = E0_nut_0 * t89;
-  const double t93 = E0_nut_1 * t89;
-  const double t94 = E0_nut_1 * t91;
+  const double t92 = mbdc_sincos_c[0] * t89;
+  const double t93 = mbdc_sincos_s[0] * t89;
+  const double t94 = mbdc_sincos_s[0] * t91;
   const double t95 = t92 - t94;
-  const double t96 = E0_nut_0 * t91;
+  const double t96 = mbdc_sincos_c[0] * t91;
   const double t97 = t93 + t96;
-  const double t98 = E0_nut_0 * t60;
-  const double t99 = E0_nut_1 * t60;
-  const double t100 = E0_nut_1 * IC_nut_1;
+  const double t98 = mbdc_sincos_c[0] * t60;
+  const double t99 = mbdc_sincos_s[0] * t60;
+  const double t100 = mbdc_sincos_s[0] * IC_nut_1;
   const double t101 = t98 - t100;
-  const double t102 = E0_nut_0 * IC_nut_1;
+  const double t102 = mbdc_sincos_c[0] * IC_nut_1;
   const double t103 = t99 + t102;
   const double t104 = t58 * 0.005570423008216337;
   const double t105 = t101 * t58;
@@ -3268,8 +3311,11 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 98 mul, 68 add, 4 div, 0 sqrt, 2 sin/cos. */
 void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double b[6]) {
-  double E0_nut_1, E0_nut_0;
-  mbdc_sincos(q[0], &E0_nut_1, &E0_nut_0);
+  const double mbdc_sincos_x[2] = {
+      q[0], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   const double mc_nut_2 = r0_nut_2 * 2.0;
@@ -3308,25 +3354,25 @@ void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV]
   const double t29 = t26 + t27;
   const double t30 = qs_payload * t28;
   const double E0_payload_5 = qs_payload * t29;
-  const double r0_payload_0 = E0_nut_0 * 0.12;
-  const double r0_payload_1 = E0_nut_1 * 0.12;
-  const double t31 = E0_nut_0 * t11;
-  const double t32 = E0_nut_1 * t20;
+  const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
+  const double r0_payload_1 = mbdc_sincos_s[0] * 0.12;
+  const double t31 = mbdc_sincos_c[0] * t11;
+  const double t32 = mbdc_sincos_s[0] * t20;
   const double E0_payload_0 = t31 - t32;
-  const double t33 = E0_nut_0 * t20;
-  const double t34 = E0_nut_1 * t11;
+  const double t33 = mbdc_sincos_c[0] * t20;
+  const double t34 = mbdc_sincos_s[0] * t11;
   const double E0_payload_1 = t34 + t33;
-  const double t35 = E0_nut_0 * t19;
-  const double t36 = E0_nut_1 * t13;
+  const double t35 = mbdc_sincos_c[0] * t19;
+  const double t36 = mbdc_sincos_s[0] * t13;
   const double E0_payload_3 = t35 - t36;
-  const double t37 = E0_nut_0 * t13;
-  const double t38 = E0_nut_1 * t19;
+  const double t37 = mbdc_sincos_c[0] * t13;
+  const double t38 = mbdc_sincos_s[0] * t19;
   const double E0_payload_4 = t38 + t37;
-  const double t39 = E0_nut_0 * t25;
-  const double t40 = E0_nut_0 * t30;
-  const double t41 = E0_nut_1 * t30;
+  const double t39 = mbdc_sincos_c[0] * t25;
+  const double t40 = mbdc_sincos_c[0] * t30;
+  const double t41 = mbdc_sincos_s[0] * t30;
   const double E0_payload_6 = t39 - t41;
-  const double t42 = E0_nut_1 * t25;
+  const double t42 = mbdc_sincos_s[0] * t25;
   const double E0_payload_7 = t42 + t40;
   const double t43 = E0_payload_6 * 0.22499999999999998;
   const double t44 = E0_payload_7 * 0.22499999999999998;
@@ -3450,71 +3496,74 @@ void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV]
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 35 mul, 19 add, 2 div, 2 sqrt, 2 sin/cos. */
 void gimbal_integrate(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double dt, double q_out[GIMBAL_NQ]) {
-  const double t0 = dt * v[0];
-  const double t1 = q[0] + t0;
-  const double t2 = dt * v[1];
-  const double t3 = dt * v[2];
-  const double t4 = dt * v[3];
-  const double t5 = t2 * t2;
-  const double t6 = t3 * t3;
-  const double t7 = t5 + t6;
-  const double t8 = t4 * t4;
-  const double t9 = t7 + t8;
-  const double t10 = sqrt(t9);
-  const double t11 = t10 * 0.5;
-  double t12, t13;
-  mbdc_sincos(t11, &t12, &t13);
-  const double t14 = t10 + 1e-30;
-  const double t15 = t12 / t14;
-  const double t16 = t2 * t15;
-  const double t17 = t3 * t15;
-  const double t18 = t4 * t15;
-  const double t19 = q[4] * t16;
-  const double t20 = q[1] * t13;
+  const double t0 = dt * v[1];
+  const double t1 = t0 * t0;
+  const double t2 = dt * v[2];
+  const double t3 = t2 * t2;
+  const double t4 = t1 + t3;
+  const double t5 = dt * v[3];
+  const double t6 = t5 * t5;
+  const double t7 = t4 + t6;
+  const double t8 = sqrt(t7);
+  const double t9 = t8 * 0.5;
+  const double mbdc_sincos_x[2] = {
+      t9, 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t10 = dt * v[0];
+  const double t11 = q[0] + t10;
+  const double t12 = t8 + 1e-30;
+  const double t13 = mbdc_sincos_s[0] / t12;
+  const double t14 = t0 * t13;
+  const double t15 = t2 * t13;
+  const double t16 = t5 * t13;
+  const double t17 = q[4] * t14;
+  const double t18 = q[1] * mbdc_sincos_c[0];
+  const double t19 = t17 + t18;
+  const double t20 = q[2] * t16;
   const double t21 = t19 + t20;
-  const double t22 = q[2] * t18;
-  const double t23 = t21 + t22;
-  const double t24 = q[3] * t17;
-  const double t25 = t23 - t24;
-  const double t26 = q[4] * t17;
-  const double t27 = q[1] * t18;
-  const double t28 = t26 - t27;
-  const double t29 = q[2] * t13;
+  const double t22 = q[3] * t15;
+  const double t23 = t21 - t22;
+  const double t24 = q[4] * t15;
+  const double t25 = q[1] * t16;
+  const double t26 = t24 - t25;
+  const double t27 = q[2] * mbdc_sincos_c[0];
+  const double t28 = t26 + t27;
+  const double t29 = q[3] * t14;
   const double t30 = t28 + t29;
-  const double t31 = q[3] * t16;
-  const double t32 = t30 + t31;
-  const double t33 = q[4] * t18;
-  const double t34 = q[1] * t17;
-  const double t35 = t33 + t34;
-  const double t36 = q[2] * t16;
-  const double t37 = t35 - t36;
-  const double t38 = q[3] * t13;
-  const double t39 = t37 + t38;
-  const double t40 = q[4] * t13;
-  const double t41 = q[1] * t16;
+  const double t31 = q[4] * t16;
+  const double t32 = q[1] * t15;
+  const double t33 = t31 + t32;
+  const double t34 = q[2] * t14;
+  const double t35 = t33 - t34;
+  const double t36 = q[3] * mbdc_sincos_c[0];
+  const double t37 = t35 + t36;
+  const double t38 = q[4] * mbdc_sincos_c[0];
+  const double t39 = q[1] * t14;
+  const double t40 = t38 - t39;
+  const double t41 = q[2] * t15;
   const double t42 = t40 - t41;
-  const double t43 = q[2] * t17;
+  const double t43 = q[3] * t16;
   const double t44 = t42 - t43;
-  const double t45 = q[3] * t18;
-  const double t46 = t44 - t45;
-  const double t47 = t25 * t25;
-  const double t48 = t32 * t32;
+  const double t45 = t23 * t23;
+  const double t46 = t30 * t30;
+  const double t47 = t45 + t46;
+  const double t48 = t37 * t37;
   const double t49 = t47 + t48;
-  const double t50 = t39 * t39;
+  const double t50 = t44 * t44;
   const double t51 = t49 + t50;
-  const double t52 = t46 * t46;
-  const double t53 = t51 + t52;
-  const double t54 = sqrt(t53);
-  const double t55 = 1.0 / t54;
-  const double t56 = t25 * t55;
-  const double t57 = t32 * t55;
-  const double t58 = t39 * t55;
-  const double t59 = t46 * t55;
-  q_out[0] = t1;
-  q_out[1] = t56;
-  q_out[2] = t57;
-  q_out[3] = t58;
-  q_out[4] = t59;
+  const double t52 = sqrt(t51);
+  const double t53 = 1.0 / t52;
+  const double t54 = t23 * t53;
+  const double t55 = t30 * t53;
+  const double t56 = t37 * t53;
+  const double t57 = t44 * t53;
+  q_out[0] = t11;
+  q_out[1] = t54;
+  q_out[2] = t55;
+  q_out[3] = t56;
+  q_out[4] = t57;
 }
 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 26 mul, 17 add, 1 div, 1 sqrt, 1 sin/cos. */

@@ -12,7 +12,7 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xfd788c050aea
+#if QUADRUPED_SET_ID != 0xe38069001861
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xfd788c050aea
+#define QUADRUPED_SET_ID 0xe38069001861
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -192,19 +192,19 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 392 bytes (49 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once). */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 392 bytes (49 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once). */
 void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double tau[QUADRUPED_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 392 bytes (49 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once). */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 392 bytes (49 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once). */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]);
 
-/* gravity torques: g(q). Stack: about 312 bytes (39 values live at once). */
+/* gravity torques: g(q). Stack: about 408 bytes (51 values live at once). */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 824 bytes (103 values live at once). */
@@ -222,7 +222,7 @@ int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2456 bytes (307 values live at once). */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 744 bytes (93 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 760 bytes (95 values live at once). */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 944 bytes (118 values live at once). */
@@ -237,19 +237,19 @@ void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUP
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1800 bytes (225 values live at once). */
 void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 784 bytes (98 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 808 bytes (101 values live at once). */
 void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double vel[6 * QUADRUPED_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 800 bytes (100 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 832 bytes (104 values live at once). */
 void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 264 bytes (33 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 408 bytes (51 values live at once). */
 void quadruped_com(const double q[QUADRUPED_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 648 bytes (81 values live at once). */
 void quadruped_com_jacobian(const double q[QUADRUPED_NQ], double Jc[3 * QUADRUPED_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 288 bytes (36 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 368 bytes (46 values live at once). */
 void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1568 bytes (196 values live at once). */

@@ -81,7 +81,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0xf9e4d80b96fb
+#define QUARTER_CAR_SET_ID 0x4f0112d527de
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -191,19 +191,19 @@ extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
 extern const double quarter_car_q_initial[QUARTER_CAR_NQ];
 extern const double quarter_car_v_initial[QUARTER_CAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 280 bytes (35 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once). */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 280 bytes (35 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once). */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 280 bytes (35 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once). */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 280 bytes (35 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once). */
 void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]);
 
-/* gravity torques: g(q). Stack: about 200 bytes (25 values live at once). */
+/* gravity torques: g(q). Stack: about 216 bytes (27 values live at once). */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 256 bytes (32 values live at once). */
@@ -221,7 +221,7 @@ int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 384 bytes (48 values live at once). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 304 bytes (38 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 352 bytes (44 values live at once). */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 344 bytes (43 values live at once). */
@@ -230,25 +230,25 @@ void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CA
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 344 bytes (43 values live at once). */
 void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUARTER_CAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 864 bytes (108 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 896 bytes (112 values live at once). */
 void quarter_car_frame_jacobian(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 648 bytes (81 values live at once). */
 void quarter_car_frame_jacobian_world(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 272 bytes (34 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 320 bytes (40 values live at once). */
 void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double vel[6 * QUARTER_CAR_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 304 bytes (38 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 352 bytes (44 values live at once). */
 void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double acc[6 * QUARTER_CAR_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 192 bytes (24 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 232 bytes (29 values live at once). */
 void quarter_car_com(const double q[QUARTER_CAR_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 272 bytes (34 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 288 bytes (36 values live at once). */
 void quarter_car_com_jacobian(const double q[QUARTER_CAR_NQ], double Jc[3 * QUARTER_CAR_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 160 bytes (20 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 176 bytes (22 values live at once). */
 void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 528 bytes (66 values live at once). */
@@ -269,7 +269,7 @@ void quarter_car_difference(const double q0[QUARTER_CAR_NQ], const double q1[QUA
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 152 bytes (19 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
-/* loop closure residual phi(q), one entry per independent constraint row. Stack: about 224 bytes (28 values live at once). */
+/* loop closure residual phi(q), one entry per independent constraint row. Stack: about 248 bytes (31 values live at once). */
 void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTER_CAR_NC]);
 
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 504 bytes (63 values live at once). */
@@ -287,7 +287,7 @@ int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
 /* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2368 bytes (296 values live at once). */
 int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2504 bytes (313 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2520 bytes (315 values live at once). */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2560 bytes (320 values live at once). */

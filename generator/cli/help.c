@@ -15,7 +15,7 @@
 #define HELP_GENERATE                                                                            \
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
-  "           [--trig builtin|libm] [--trig-input]\n"                                        \
+  "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -29,14 +29,17 @@
   "                           that nothing reads is a warning); --cfa-order\n"                   \
   "                           picks the elimination order of cfa (default: the one with fewer\n"  \
   "                           operations); --trig libm calls the C library's sin and cos\n"     \
-  "                           instead of the sine-cosine pair written into P_dynamics.c\n"      \
-  "                           (default builtin: within 1 ulp, about half the instructions);\n"  \
-  "                           --trig-input adds P_trig(q, sc), the joint angles' sines and\n"    \
-  "                           cosines, and P_f_sc(q, sc, ...) of every function f that uses\n" \
-  "                           them, for callers evaluating several functions at one q\n"
+  "                           instead of the vectorized sine-cosine function written into\n"   \
+  "                           P_dynamics.c (default builtin: within 1 ulp, a fraction of the\n"  \
+  "                           instructions); --trig-input adds P_trig(q, sc), the joint\n"       \
+  "                           angles' sines and cosines, and P_f_sc(q, sc, ...) of every\n"     \
+  "                           function f that uses them, for callers evaluating several\n"     \
+  "                           functions at one q; --fuse NAME=f1,f2,... adds P_NAME computing\n" \
+  "                           the outputs of f1, f2, ... in one function, their common terms\n"  \
+  "                           once (inputs shared by name; repeatable)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
-  "           [--templates DIR] [--cfa-order odd-even|tips]\n"                                   \
+  "           [--templates DIR] [--cfa-order odd-even|tips] [--fuse NAME=f1,f2,...]...\n"        \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
   "                           elimination orders with their dependency depths\n"

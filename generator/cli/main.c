@@ -66,7 +66,8 @@ static int takes_value(const char *opt) {
   static const char *const with_value[] = {"-o",          "--output",    "--prefix",
                                            "--scalar",    "--functions", "--templates",
                                            "--cfa-order", "--lua-time",  "--lua-memory",
-                                           "--frames",    "--contacts",  "--trig"};
+                                           "--frames",    "--contacts",  "--trig",
+                                           "--fuse"};
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
     if (strcmp(opt, with_value[k]) == 0) return 1;
   return 0;
@@ -239,6 +240,11 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(arg, "--functions") == 0) o->functions = val;
       else if (strcmp(arg, "--frames") == 0) o->frames = val;
       else if (strcmp(arg, "--contacts") == 0) o->contacts = val;
+      else if (strcmp(arg, "--fuse") == 0) {
+        if (o->nfuse == MBG_GEN_MAX_FUSE)
+          return usage_error("--fuse is given more than 16 times (the 17th: %s)", val);
+        o->fuse[o->nfuse++] = val;
+      }
       else if (strcmp(arg, "--templates") == 0) o->templates = val;
       else if (strcmp(arg, "--cfa-order") == 0) {
         if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)

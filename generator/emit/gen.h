@@ -17,6 +17,8 @@
 #include "topology/rtmodel.h"
 #include "topology/topology.h"
 
+enum { MBG_GEN_MAX_FUSE = 16 }; /* --fuse options at most */
+
 typedef struct mbg_gen_opts {
   const char *model_path;
   const char *outdir;    /* NULL = "." */
@@ -34,6 +36,8 @@ typedef struct mbg_gen_opts {
   int trig_input;         /* --trig-input: p_trig(q, sc) and a twin p_f_sc(q, sc, ...) of every
                              function f that takes sines or cosines of the joint angles */
   int quiet;              /* -q: warnings and notes not printed, errors are */
+  const char *fuse[MBG_GEN_MAX_FUSE]; /* --fuse NAME=f1,f2,... (gen_fuse.h), nfuse of them */
+  int nfuse;
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
 } mbg_gen_opts;
@@ -52,6 +56,7 @@ typedef struct mbg_gen_param {
   int is_output;
   int used;
   int pass; /* MBG_PASS_ARRAY, MBG_PASS_INT_ARRAY (the contacts' switches), MBG_PASS_VALUE (dt) */
+  char part[32]; /* an output of a --fuse function: the recipe it comes from; else "" */
 } mbg_gen_param;
 
 enum { MBG_PASS_ARRAY, MBG_PASS_INT_ARRAY, MBG_PASS_VALUE };

@@ -6,6 +6,8 @@
 
 #include "emit/gen_recipe.h"
 
+#include "emit/gen_fuse.h"
+
 #include "model/build.h"
 
 /* The parameter roles of docs/templates.md: the array size, direction and passing of each. */
@@ -88,6 +90,12 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
         return snprintf(msg, n, "params[%d]: '%s' given twice", k + 1, name), -1;
     strcpy(p->name, name);
     snprintf(p->role, sizeof p->role, "%s", role);
+    lua_getfield(L, -3, "part"); /* --fuse: the recipe an output comes from (fuse.lua) */
+    const char *part = lua_tostring(L, -1);
+    if (part && !valid_param_name(part))
+      return snprintf(msg, n, "params[%d]: 'part' must be a recipe's name", k + 1), -1;
+    snprintf(p->part, sizeof p->part, "%s", part ? part : "");
+    lua_pop(L, 1);
     if ((strcmp(role, "sc") == 0 || strcmp(role, "out_sc") == 0) &&
         (!g->opts->trig_input || g->ntrig == 0))
       return snprintf(msg, n, "params[%d]: role '%s' needs --trig-input and a revolute, "
@@ -182,7 +190,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL, NULL};
   int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
-  if (rc == 0 && mbg_sym_peak_live(s, g->opts->trig_libm, &f->live) != 0) rc = MBG_SYM_ENOMEM;
+  if (rc == 0 && mbg_sym_peak_live(s, 1, &f->live) != 0) rc = MBG_SYM_ENOMEM;
   if (rc != 0) {
     fprintf(err, "mbdc: error: %s: %s\n", f->name, mbg_sym_strerror(rc));
     return 1;
@@ -194,8 +202,10 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   lua_State *L = mbg_lua_state(g->lua);
   char path[96], msg[256];
   memset(f, 0, sizeof *f);
-  snprintf(path, sizeof path, "algorithms/%s.lua", name);
-  if (mbg_lua_run(g->lua, path) != 0)
+  int fused = mbg_gen_fuse_find(g, name);
+  if (fused >= 0) snprintf(path, sizeof path, "--fuse %s", name);
+  else snprintf(path, sizeof path, "algorithms/%s.lua", name);
+  if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run(g->lua, path)) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
   recipe_read r = {g, name, f, ""};
   lua_pushcfunction(L, l_read_recipe);

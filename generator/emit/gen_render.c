@@ -130,6 +130,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     lua_setfield(L, -2, "used");
     lua_pushboolean(L, p->is_output);
     lua_setfield(L, -2, "is_output");
+    if (p->part[0]) mbg_lua_set_string(L, "part", p->part); /* --fuse: its recipe */
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "params");

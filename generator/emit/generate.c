@@ -13,6 +13,7 @@
 #include "base/readfile.h"
 #include "emit/gen_cfa.h"
 #include "emit/gen_contacts.h"
+#include "emit/gen_fuse.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
 #include "emit/gen_recipe.h"
@@ -276,8 +277,9 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
 
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
-static char **function_list(const char *spec, int loops, int contacts, int *n) {
-  size_t cap = 3; /* the final NULL, passive_forces and node_poses (add_passive) */
+static char **function_list(const char *spec, int loops, int contacts, int nfuse, int *n) {
+  size_t cap = 3 + (size_t)nfuse; /* the final NULL, passive_forces and node_poses (add_passive),
+                                     the --fuse functions */
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
   for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
   for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
@@ -357,10 +359,44 @@ static char **expand_rcr(const mbg_gen *g, char **names, int *n, FILE *err) {
   return out;
 }
 
+int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *err) {
+  char path[96], why[160];
+  const char *c_why;
+  if (!mbg_valid_c_name(name, &c_why)) {
+    mbg_quote_comment_to(name, why, sizeof why); /* any text: shown escaped */
+    fprintf(err, "mbdc: error: %s: no recipe for function '%s' (not a C identifier)\n", via, why);
+    return 2;
+  }
+  for (int j = 0; g->loops.nc == 0 && loop_functions[j]; j++)
+    if (strcmp(name, loop_functions[j]) == 0)
+      return fprintf(err, "%s: error: %s %s: %s needs a model with loop joints ('loop' "
+                          "statements); this one has none\n",
+                     g->opts->model_path, via, name, name), 1;
+  for (int j = 0; g->ncontacts == 0 && contact_functions[j]; j++)
+    if (strcmp(name, contact_functions[j]) == 0)
+      return fprintf(err, "mbdc: error: %s %s: %s needs the frames in contact: "
+                          "--contacts FRAME[:3|:6],...\n", via, name, name), 2;
+  int fb = flexible_body(g);
+  for (int j = 0; fb && flex_missing[j]; j++)
+    if (strcmp(name, flex_missing[j]) == 0)
+      return fprintf(err, "%s: error: %s %s: %s is not generated for models with flexible "
+                          "bodies yet ('%s' has modes)\n", g->opts->model_path, via, name, name,
+                     g->model->bodies[g->topo->body[fb].model_body].name), 1;
+  snprintf(path, sizeof path, "algorithms/%s.lua", name);
+  if (!mbg_lua_has_template(g->lua, path)) {
+    fprintf(err, "mbdc: error: %s: no recipe for function '%s' (%s)", via, name, path);
+    suggest_function(name, err);
+    fprintf(err, "\n");
+    return 2;
+  }
+  return 0;
+}
+
 int mbg_gen_run(mbg_gen *g, FILE *err) {
   int n, rc = 0;
-  char **names = function_list(g->opts->functions, g->loops.nc > 0, g->ncontacts > 0, &n);
-  if (names && add_passive(g, names, &n) != 0) {
+  char **names = function_list(g->opts->functions, g->loops.nc > 0, g->ncontacts > 0,
+                               g->opts->nfuse, &n);
+  if (names && (add_passive(g, names, &n) != 0 || mbg_gen_fuse_names(g, names, &n) != 0)) {
     for (int k = 0; k < n; k++) free(names[k]);
     free(names), names = NULL;
   }
@@ -377,36 +413,19 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
   if (flex_functions(g, names, &n, err)) rc = 1;
   if (rc == 0 && n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
-    for (int j = 0; j < k; j++)
+    int fk = mbg_gen_fuse_find(g, names[k]);
+    for (int j = 0; rc == 0 && j < k; j++)
       if (strcmp(names[j], names[k]) == 0)
-        rc = (fprintf(err, "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
-    char path[96], why[160];
-    const char *c_why;
-    if (rc == 0 && !mbg_valid_c_name(names[k], &c_why)) {
-      mbg_quote_comment_to(names[k], why, sizeof why); /* any text: shown escaped */
-      rc = (fprintf(err, "mbdc: error: no recipe for function '%s' (not a C identifier)\n", why),
-            2);
-    }
-    for (int j = 0; rc == 0 && g->loops.nc == 0 && loop_functions[j]; j++)
-      if (strcmp(names[k], loop_functions[j]) == 0)
-        rc = (fprintf(err, "%s: error: --functions %s: %s needs a model with loop joints ('loop' "
-                           "statements); this one has none\n",
-                      g->opts->model_path, names[k], names[k]), 1);
-    for (int j = 0; rc == 0 && g->ncontacts == 0 && contact_functions[j]; j++)
-      if (strcmp(names[k], contact_functions[j]) == 0)
-        rc = (fprintf(err, "mbdc: error: --functions %s: %s needs the frames in contact: "
-                           "--contacts FRAME[:3|:6],...\n", names[k], names[k]), 2);
-    snprintf(path, sizeof path, "algorithms/%s.lua", names[k]);
-    if (rc == 0 && !mbg_lua_has_template(g->lua, path)) {
-      fprintf(err, "mbdc: error: no recipe for function '%s' (%s)", names[k], path);
-      suggest_function(names[k], err);
-      fprintf(err, "\n");
-      rc = 2;
-    }
+        rc = (fprintf(err, fk >= 0 ? "mbdc: error: --fuse %s: the name is given twice\n"
+                                   : "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
+    if (rc == 0)
+      rc = fk >= 0 ? mbg_gen_fuse_check(g, fk, err)
+                   : mbg_gen_check_recipe(g, names[k], "--functions", err);
+    char why[160];
     if (rc == 0 && !mbg_gen_function_name_ok(g->prefix, names[k], why, sizeof why))
       rc = (fprintf(err, "mbdc: error: function '%s' %s\n", names[k], why), 2);
   }
-  if (rc == 0 && !(g->functions = calloc((size_t)n, sizeof *g->functions)))
+  if (rc == 0 && (n <= 0 || !(g->functions = calloc((size_t)n, sizeof *g->functions))))
     rc = (fprintf(err, "mbdc: error: out of memory\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
     int is_cfa = strcmp(names[k], "cfa") == 0;

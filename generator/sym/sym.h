@@ -96,19 +96,19 @@ int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name);
 
 /* live[e] = 1 for nodes reachable from the outputs, else 0 (live has mbg_sym_size entries). */
 void mbg_sym_live(const mbg_sym *s, unsigned char *live);
-/* Emission order of the live non-leaf nodes. With trig_first (sines and cosines by libm calls),
- * first every live sine and cosine (with what its argument needs) in id order — so the generated
- * code makes its calls before any other temporary is live, and none has to be spilled around a
- * call. Then one of three orders, whichever keeps fewest values live at once (mbg_sym_peak_live;
- * a tie keeps the earlier): 0, each output's cone depth-first, in output order, each node right
- * before its first use; 1, every node in id order, the order the recipe built them in (its
- * sweeps over the tree: a body's values are made and used together — on a legged robot's RNEA
- * half the peak of the first); 2 (not with trig_first), a list schedule that takes, of the
- * nodes whose operands are done, one that is the last use of the most operands, the smallest
- * id among equals (sym_greedy.c). *order is malloc'ed (free it); returns its length, or -1 when
- * out of memory. */
+/* Emission order of the live non-leaf nodes. With trig_first, first every live sine and cosine
+ * (with what its argument needs) in id order — so the generated code makes its libm calls before
+ * any other temporary is live, and none has to be spilled around a call, or has every argument
+ * ready for one call of the built-in batch (mbg_sym_emit_opts.sincos). Then one of three orders,
+ * whichever keeps fewest values live at once (mbg_sym_peak_live; a tie keeps the earlier): 0,
+ * each output's cone depth-first, in output order, each node right before its first use; 1,
+ * every node in id order, the order the recipe built them in (its sweeps over the tree: a body's
+ * values are made and used together — on a legged robot's RNEA half the peak of the first); 2, a
+ * list schedule that takes, of the nodes whose operands are done, one that is the last use of
+ * the most operands, the smallest id among equals (sym_greedy.c). *order is malloc'ed (free
+ * it); returns its length, or -1 when out of memory. */
 int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order);
-/* One of the three orders, kind 0, 1 or 2 as above (2 with trig_first is 0). */
+/* One of the three orders, kind 0, 1 or 2 as above. */
 int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:
@@ -164,10 +164,11 @@ typedef struct mbg_sym_emit_opts {
   int no_final_newline;  /* lines joined by newlines, the last one without */
   const char *const *reserved; /* more names no temporary may take (the file's macros and
                                   globals, the caller's locals), NULL-terminated; may be NULL */
-  const char *sincos; /* NULL: sin(x), cos(x) of libm; else the name N of the caller's pair
-                         function, N(x, &s, &c) (Nf in float), called for a sine or a cosine
-                         alone too, the other half into a block-local N_other; N, Nf and
-                         N_other are kept from the temporaries */
+  const char *sincos; /* NULL: sin(x), cos(x) of libm; else the name N of the caller's batch
+                         function N(n, x, s, c) (Nf in float), s[i] = sin x[i], c[i] = cos x[i]:
+                         every distinct argument of a sine or cosine in one call, right after
+                         the arguments are computed, into the local arrays N_x, N_s, N_c;
+                         N, Nf, N_x, N_s and N_c are kept from the temporaries */
 } mbg_sym_emit_opts;
 
 enum {

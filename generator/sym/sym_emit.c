@@ -119,10 +119,10 @@ typedef struct emitter {
   int started;         /* a line was written */
   name_set names;
   char *lit; /* the literals of the live constants, NUL-terminated, back to back */
-  const char *sincos; /* the pair function (mbg_sym_emit_opts.sincos), or NULL: libm */
-  mbg_sx *partner;    /* with sincos: per live sin (cos) node, the live cos (sin) of the same
-                         argument, or -1 */
-  unsigned char *done; /* with sincos: the trig nodes written (with their partner) */
+  const char *sincos; /* the batch function (mbg_sym_emit_opts.sincos), or NULL: libm */
+  int32_t *slot;      /* with sincos: per live sine and cosine, its argument's index in the
+                         batch (a sine and a cosine of the same argument share it) */
+  int32_t nslot;      /* with sincos: the distinct arguments */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -212,8 +212,8 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
-  static const char *const trig_suffix[] = {"", "f", "_other"};
-  for (int i = 0; m->sincos && i < 3; i++) { /* the pair function's names */
+  static const char *const trig_suffix[] = {"", "f", "_x", "_s", "_c"};
+  for (int i = 0; m->sincos && i < 5; i++) { /* the batch function's names */
     char name[96];
     snprintf(name, sizeof name, "%.80s%s", m->sincos, trig_suffix[i]);
     uint32_t j = set_slot(&m->names, name);
@@ -231,6 +231,7 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
     if (inline_neg(m, e)) continue;
+    if (m->sincos && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS)) continue; /* N_s[i] */
     if (!s->name[e]) {
       m->ref[e] = tn++;
       continue;
@@ -257,6 +258,9 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
       put_int(l, s->b[x]);
       put_str(l, "]");
     }
+  } else if (m->sincos && (s->op[x] == MBG_SYM_SIN || s->op[x] == MBG_SYM_COS)) {
+    put_str(l, m->sincos), put_str(l, s->op[x] == MBG_SYM_SIN ? "_s[" : "_c[");
+    put_int(l, m->slot[x]), put_str(l, "]");
   } else if (m->ref[x] >= 0) {
     put_str(l, "t");
     put_int(l, m->ref[x]);
@@ -307,63 +311,57 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   put_end(m, &l);
 }
 
-/* A sine or a cosine with opts.sincos: with the other of the pair, the first time either comes,
- * "double t0, t1;" and "mbdc_sincos(x, &t0, &t1);"; alone, "double t0;" and the call in a block
- * of its own with a local "mbdc_sincos_other" for the half not needed (one function in the file,
- * always called: no compiler warns of an unused one). */
-static void put_trig(emitter *m, const char *indent, mbg_sx e) {
-  const mbg_sym *s = m->s;
-  const char *type = m->fl ? "float " : "double ", *f = m->fl ? "f(" : "(";
-  mbg_sx p = m->partner[e];
-  if (m->done[e]) return;
-  m->done[e] = 1;
+/* With opts.sincos, after the sines' and cosines' arguments (scheduled first): every one of them
+ * in one call, "const double N_x[n] = {...};", "double N_s[n], N_c[n];", "N(n, N_x, N_s, N_c);"
+ * (N_s[i], N_c[i] are then the operands), the initializer eight arguments a line. n is padded
+ * with zeros to 16 bytes, the vector width every x86-64 (SSE2) and AArch64 (NEON) processor has:
+ * two doubles, four floats. A compiler vectorizes a loop whose count is a multiple of its
+ * vectors without a scalar remainder (at -O2, GCC only such a loop). */
+static void put_trig_batch(emitter *m, const char *indent, const mbg_sx *arg) {
+  int32_t width = m->fl ? 4 : 2, n = (m->nslot + width - 1) / width * width;
   line l = {.n = 0};
-  put_str(&l, indent);
-  if (p < 0) {
-    int is_sin = s->op[e] == MBG_SYM_SIN;
-    put_str(&l, type), put_operand(m, &l, e), put_end(m, &l);
-    l.n = 0, put_str(&l, indent), put_str(&l, "{"), put_end_bare(m, &l);
-    l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, type);
-    put_str(&l, m->sincos), put_str(&l, "_other"), put_end(m, &l);
-    l.n = 0, put_str(&l, indent), put_str(&l, "  "), put_str(&l, m->sincos), put_str(&l, f);
-    put_operand(m, &l, s->a[e]), put_str(&l, ", &");
-    if (is_sin)
-      put_operand(m, &l, e), put_str(&l, ", &"), put_str(&l, m->sincos), put_str(&l, "_other");
-    else
-      put_str(&l, m->sincos), put_str(&l, "_other, &"), put_operand(m, &l, e);
-    put_str(&l, ")"), put_end(m, &l);
-    l.n = 0, put_str(&l, indent), put_str(&l, "}"), put_end_bare(m, &l);
-    return;
+  put_str(&l, indent), put_str(&l, m->fl ? "const float " : "const double ");
+  put_str(&l, m->sincos), put_str(&l, "_x["), put_int(&l, n), put_str(&l, "] = {");
+  for (int32_t i = 0; i < n; i++) {
+    if (i % 8 == 0) put_end_bare(m, &l), l.n = 0, put_str(&l, indent), put_str(&l, "    ");
+    if (i < m->nslot) put_operand(m, &l, arg[i]);
+    else put_str(&l, m->fl ? "0.0f" : "0.0");
+    if (i + 1 < n) put_str(&l, i % 8 == 7 ? "," : ", ");
   }
-  m->done[p] = 1;
-  mbg_sx sn = s->op[e] == MBG_SYM_SIN ? e : p, cs = sn == e ? p : e;
-  put_str(&l, type), put_operand(m, &l, sn), put_str(&l, ", "), put_operand(m, &l, cs);
+  put_end_bare(m, &l);
+  l.n = 0, put_str(&l, indent), put_str(&l, "}"), put_end(m, &l);
+  l.n = 0, put_str(&l, indent), put_str(&l, m->fl ? "float " : "double ");
+  put_str(&l, m->sincos), put_str(&l, "_s["), put_int(&l, n), put_str(&l, "], ");
+  put_str(&l, m->sincos), put_str(&l, "_c["), put_int(&l, n), put_str(&l, "]");
   put_end(m, &l);
-  l.n = 0;
-  put_str(&l, indent), put_str(&l, m->sincos), put_str(&l, f), put_operand(m, &l, s->a[e]);
-  put_str(&l, ", &"), put_operand(m, &l, sn), put_str(&l, ", &"), put_operand(m, &l, cs);
-  put_str(&l, ")");
+  l.n = 0, put_str(&l, indent), put_str(&l, m->sincos), put_str(&l, m->fl ? "f(" : "(");
+  put_int(&l, n), put_str(&l, ", "), put_str(&l, m->sincos), put_str(&l, "_x, ");
+  put_str(&l, m->sincos), put_str(&l, "_s, "), put_str(&l, m->sincos), put_str(&l, "_c)");
   put_end(m, &l);
 }
 
-/* The partner of every live sine and cosine (m->partner, m->done): 0, or -1 (memory). */
-static int pair_trig(emitter *m, const unsigned char *live) {
+/* The batch slot of every live sine and cosine in schedule order (m->slot, m->nslot), and the
+ * slots' arguments (*arg, malloc'ed); 0, or -1 (memory). */
+static int slot_trig(emitter *m, const mbg_sx *order, int32_t len, mbg_sx **arg) {
   const mbg_sym *s = m->s;
   size_t n = (size_t)s->n + 1;
-  mbg_sx *sin_of = malloc(n * sizeof *sin_of), *cos_of = malloc(n * sizeof *cos_of);
-  m->partner = malloc(n * sizeof *m->partner);
-  m->done = calloc(n, 1);
-  int rc = sin_of && cos_of && m->partner && m->done ? 0 : -1;
-  for (mbg_sx e = 0; rc == 0 && e < s->n; e++) sin_of[e] = cos_of[e] = m->partner[e] = -1;
-  for (mbg_sx e = 0; rc == 0 && e < s->n; e++) {
-    if (live[e] && s->op[e] == MBG_SYM_SIN) sin_of[s->a[e]] = e;
-    if (live[e] && s->op[e] == MBG_SYM_COS) cos_of[s->a[e]] = e;
+  int32_t *of_arg = malloc(n * sizeof *of_arg);
+  m->slot = malloc(n * sizeof *m->slot);
+  *arg = malloc(n * sizeof **arg);
+  if (!of_arg || !m->slot || !*arg) {
+    free(of_arg);
+    return -1;
   }
-  for (mbg_sx e = 0; rc == 0 && e < s->n; e++)
-    if (sin_of[e] >= 0 && cos_of[e] >= 0)
-      m->partner[sin_of[e]] = cos_of[e], m->partner[cos_of[e]] = sin_of[e];
-  free(sin_of), free(cos_of);
-  return rc;
+  for (size_t e = 0; e < n; e++) of_arg[e] = -1;
+  m->nslot = 0;
+  for (int32_t i = 0; i < len; i++) {
+    mbg_sx e = order[i];
+    if (s->op[e] != MBG_SYM_SIN && s->op[e] != MBG_SYM_COS) continue;
+    if (of_arg[s->a[e]] < 0) (*arg)[m->nslot] = s->a[e], of_arg[s->a[e]] = m->nslot++;
+    m->slot[e] = of_arg[s->a[e]];
+  }
+  free(of_arg);
+  return 0;
 }
 
 static void put_output(emitter *m, const char *indent, int32_t i) {
@@ -383,29 +381,34 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   const char *indent = o && o->indent ? o->indent : "  ";
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
-               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, NULL};
+               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0};
   unsigned char *live = malloc((size_t)s->n + 1);
-  mbg_sx *order = NULL;
-  int32_t len = -1;
+  mbg_sx *order = NULL, *arg = NULL;
+  int32_t len = -1, last_trig = -1;
   m.need = calloc((size_t)s->n + 1, 1);
   int rc = live && m.need ? 0 : MBG_SYM_ENOMEM;
   if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
   if (!rc) mbg_sym_needed_negs(s, live, m.need);
   if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
   if (!rc) rc = format_literals(&m, live);
-  if (!rc && m.sincos) rc = pair_trig(&m, live) ? MBG_SYM_ENOMEM : 0;
   free(live);
-  if (!rc) len = mbg_sym_schedule(s, !m.sincos, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  /* the sines and cosines first: by libm calls, before any other temporary is live; by the
+   * batch function, all in one call */
+  if (!rc) len = mbg_sym_schedule(s, 1, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc && m.sincos) rc = slot_trig(&m, order, len, &arg) ? MBG_SYM_ENOMEM : 0;
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
-    if (m.sincos && (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS))
-      put_trig(&m, indent, order[i]);
-    else if (!inline_neg(&m, order[i]))
-      put_statement(&m, indent, order[i]);
+    if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
+  for (int32_t i = 0; !rc && i < len; i++) {
+    mbg_sx e = order[i];
+    int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
+    if (!inline_neg(&m, e) && !(m.sincos && trig)) put_statement(&m, indent, e);
+    if (m.sincos && i == last_trig) put_trig_batch(&m, indent, arg);
+  }
   for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
-  free(order), free(m.ref), free(m.need), free(m.lit), free(m.partner), free(m.done);
+  free(order), free(m.ref), free(m.need), free(m.lit), free(m.slot), free(arg);
   return rc;
 }
 

@@ -5,7 +5,8 @@
  * then one that replaces one, before one that only adds); among equals the smallest id, so the
  * recipe's own order decides where pressure does not. Outputs are never freed (they are stored
  * at the end). O(n log n): a heap of ids per count, entries checked when they come out (a node
- * whose count rose since it was pushed is pushed again). */
+ * whose count rose since it was pushed is pushed again). A given prefix (the sines' and cosines'
+ * cones) is taken first, as it stands. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +99,8 @@ static void schedule(greedy *g, mbg_sx e, mbg_sx *out, int32_t *len) {
   }
 }
 
-int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx *out) {
+int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx *out,
+                             int32_t npre) {
   size_t n = (size_t)s->n + 1;
   greedy g = {s, live, calloc(n, 1), calloc(n, 1), calloc(n, 1), calloc(n, sizeof(int32_t)),
               calloc(n, sizeof(int32_t)), calloc(n + 1, sizeof(int32_t)), NULL, {{0}}};
@@ -133,6 +135,7 @@ int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx
     len = 0;
     for (mbg_sx e = 0; e < s->n; e++)
       if (is_op(&g, e) && g.pending[e] == 0) push_ready(&g, e);
+    for (int32_t i = 0; i < npre; i++) schedule(&g, out[i], out, &len); /* rewrites out[i] */
     for (;;) {
       int k = 2;
       while (k >= 0 && g.ready[k].n == 0) k--;

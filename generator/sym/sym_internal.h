@@ -60,7 +60,9 @@ static inline int mbg_sym_is_binary_op(int op) { return op >= MBG_SYM_ADD && op 
 void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned char *need);
 
 /* sym_greedy.c: the live operations in a list schedule that keeps few values live (into out,
- * room for every node); returns the length, or -1 when out of memory. */
-int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx *out);
+ * room for every node), after the npre operations already in out (operands first); returns the
+ * length, or -1 when out of memory. */
+int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx *out,
+                             int32_t npre);
 
 #endif

@@ -43,25 +43,33 @@ static void schedule_cone(const mbg_sym *s, mbg_sx root, unsigned char *stage, m
   }
 }
 
+/* Appends to out every live sine's and cosine's cone, in id order. */
+static void trig_cones(const mbg_sym *s, const unsigned char *live, unsigned char *stage,
+                       mbg_sx *stack, mbg_sx *out, int32_t *len) {
+  for (mbg_sx e = 0; e < s->n; e++)
+    if (live[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
+      schedule_cone(s, e, stage, stack, out, len);
+}
+
 /* Schedule into out (room for every node): with trig_first the live sines and cosines' cones
  * first, in id order (a libm call in the middle of the arithmetic would spill every live
- * temporary around it); then, by_id, every other live operation in id order — the order the
- * recipe built them in, which follows the algorithm's own sweeps — else each output's cone
- * depth-first in output order. Returns the length. */
-static int32_t order_into(const mbg_sym *s, int trig_first, int by_id, const unsigned char *live,
+ * temporary around it; the built-in batch takes them all at once); then, kind 1, every other
+ * live operation in id order — the order the recipe built them in, which follows the
+ * algorithm's own sweeps —, kind 0, each output's cone depth-first in output order, kind 2, the
+ * greedy list schedule. Returns the length, or -1 (memory). */
+static int32_t order_into(const mbg_sym *s, int trig_first, int kind, const unsigned char *live,
                           unsigned char *stage, mbg_sx *stack, mbg_sx *out) {
   int32_t len = 0;
   memset(stage, 0, (size_t)s->n + 1);
-  for (mbg_sx e = 0; trig_first && e < s->n; e++)
-    if (live[e] && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
-      schedule_cone(s, e, stage, stack, out, &len);
-  for (mbg_sx e = 0; by_id && e < s->n; e++) /* operands have smaller ids */
+  if (trig_first) trig_cones(s, live, stage, stack, out, &len);
+  if (kind == 2) return mbg_sym_greedy_order(s, live, out, len);
+  for (mbg_sx e = 0; kind == 1 && e < s->n; e++) /* operands have smaller ids */
     if (live[e] && !mbg_sym_is_leaf_op(s->op[e]) && stage[e] != 3) stage[e] = 3, out[len++] = e;
   for (int32_t i = 0; i < s->nout; i++) schedule_cone(s, s->out_e[i], stage, stack, out, &len);
   return len;
 }
 
-int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **order) {
+int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order) {
   *order = NULL;
   if (!s) return -1;
   size_t n = (size_t)s->n + 1;
@@ -69,9 +77,7 @@ int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int by_id, mbg_sx **orde
   mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
   if (live) mbg_sym_live(s, live);
   int ok = stage && live && stack && out;
-  int32_t len = !ok ? -1
-                : by_id == 2 && !trig_first ? mbg_sym_greedy_order(s, live, out)
-                : order_into(s, trig_first, by_id == 1, live, stage, stack, out);
+  int32_t len = ok ? order_into(s, trig_first, kind, live, stage, stack, out) : -1;
   free(stage), free(live), free(stack);
   if (len < 0) free(out), out = NULL;
   *order = out;

@@ -98,6 +98,40 @@ local function call(f)
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
 end
 
+-- A --fuse function (fuse.lua tags its outputs with their recipe): its parts in order, each
+-- {name, outs = {output params}}; nil for any other function.
+local function fused_parts(f)
+  local parts, by = nil, {}
+  for _, p in ipairs(f.params) do
+    if p.part then
+      parts = parts or {}
+      if not by[p.part] then
+        by[p.part] = { name = p.part, outs = {} }
+        parts[#parts + 1] = by[p.part]
+      end
+      local outs = by[p.part].outs
+      outs[#outs + 1] = p
+    end
+  end
+  return parts
+end
+
+-- The fused function's call with its k-th output into fout[k - 1] (buf[k - 1]); at_qr: at the configuration
+-- drawn before the loops are closed (every part is defined anywhere, as loop_residual).
+local function call_fused(f, at_qr, buf)
+  local args, k = {}, 0
+  for j, p in ipairs(f.params) do
+    if size_of[p.role] then
+      args[j], k = (buf or "fout") .. "[" .. k .. "]", k + 1
+    elseif at_qr and (p.role == "q" or p.role == "sc") then
+      args[j] = p.role == "q" and "gqr" or "gscr"
+    else
+      args[j] = role_arg[p.role]
+    end
+  end
+  return f.cname .. "(" .. table.concat(args, ", ") .. ")", k
+end
+
 -- names_wrong(): the index macros of the header (P_BODY_, P_JOINT_, P_IQ_, P_IV_, P_FRAME_)
 -- against the name tables and the runtime model's q and v offsets; the number of mismatches,
 -- printed.
@@ -269,6 +303,9 @@ typedef struct result {
   local variants, refines, nrefines = {}, {}, 0
   local known, unchecked, slot, nresults = {}, {}, {}, 0 -- slot: the first result of each
   local twins, by_name = {}, {} -- _sc twins without a runtime reference: against their original
+  -- --fuse functions: their results, the parts without a reference, the most outputs of one
+  local fused, nfused, unchecked_parts, max_fout, max_fout2 = {}, 0, {}, 0, 0
+  local entries = {} -- the names of the results of known and fused, in slot order
   for _, f in ipairs(d.functions) do by_name[f.name] = f end
   for _, f in ipairs(d.functions) do
     local s = rcr.any(d) and f.name:match("^rcr_(%d+)$")
@@ -277,12 +314,46 @@ typedef struct result {
       variants[#variants + 1] = { f = f, s = tonumber(s) }
     elseif sr then
       refines[tonumber(sr)] = f
+    elseif fused_parts(f) and not f.twin_of then
+      -- each part with a runtime reference: its outputs against it, in the part's order
+      local parts, nout, at_qr = fused_parts(f), 0, true
+      for _, part in ipairs(parts) do at_qr = at_qr and unassembled[part.name] or false end
+      fused[#fused + 1], slot[f.name] = { f = f, parts = parts, at_qr = at_qr }, nresults
+      for _, part in ipairs(parts) do
+        -- a part defined anywhere (loop_residual) beside one that is not: called at the closed
+        -- configuration, where its output is rounding noise: not compared
+        if unassembled[part.name] and not at_qr then part.noise = true end
+        local s2 = second[part.name]
+        local arity = 1 + (s2 and 1 or 0) + (s2 and s2.third and 1 or 0)
+        if reference[part.name] and arity ~= #part.outs then
+          error(f.name .. ": the part " .. part.name .. " has " .. #part.outs .. " outputs, its "
+            .. "reference " .. arity)
+        end
+        if reference[part.name] and not part.noise then
+          nresults, nfused = nresults + #part.outs, nfused + #part.outs
+          for _, p in ipairs(part.outs) do entries[#entries + 1] = f.name .. "." .. p.name end
+        else
+          unchecked_parts[#unchecked_parts + 1] = f.name .. " (" .. part.name .. (part.noise
+            and ": called at the closed configuration, where it is rounding noise)"
+            or ": no runtime reference)")
+        end
+      end
+      for _, p in ipairs(f.params) do if size_of[p.role] then nout = nout + 1 end end
+      max_fout = math.max(max_fout, nout)
     elseif reference[base(f)] then
       known[#known + 1], slot[f.name] = f, nresults
-      local s2 = second[base(f)]
+      local s2, sc = second[base(f)], f.twin_of and "_sc" or ""
+      entries[#entries + 1] = f.name
+      if s2 then entries[#entries + 1] = s2.name .. sc end
+      if s2 and s2.third then entries[#entries + 1] = s2.third.name .. sc end
       nresults = nresults + (s2 and (s2.third and 3 or 2) or 1)
     elseif f.twin_of then
       twins[#twins + 1] = f
+      if fused_parts(f) then -- against its original, every output: a second set of buffers
+        local nout = 0
+        for _, p in ipairs(f.params) do if size_of[p.role] then nout = nout + 1 end end
+        max_fout, max_fout2 = math.max(max_fout, nout), math.max(max_fout2, nout)
+      end
     else
       unchecked[#unchecked + 1] = f
     end
@@ -314,7 +385,7 @@ static int rcr_pivots_mask(double *ref, real *out) {
 }
 ]])
   end
-  if #known > 0 or #twins > 0 then
+  if #known > 0 or #twins > 0 or nfused > 0 then
     b([[static void compare(result *r, const double *ref, const real *out, int n) {
   double err = 0, scale = 0;
   for (int k = 0; k < n; k++) {
@@ -352,6 +423,16 @@ int main(void) {
     return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
+  if max_fout > 0 then
+    b("  real *fout[", max_fout, "]; /* the outputs of a --fuse function */")
+    b("  for (int k = 0; k < ", max_fout, "; k++)")
+    b("    if (!(fout[k] = malloc(big * sizeof **fout))) return fprintf(stderr, \"out of memory\\n\"), 2;")
+  end
+  if max_fout2 > 0 then
+    b("  real *fout2[", max_fout2, "]; /* the outputs of a --fuse function's _sc twin */")
+    b("  for (int k = 0; k < ", max_fout2, "; k++)")
+    b("    if (!(fout2[k] = malloc(big * sizeof **fout2))) return fprintf(stderr, \"out of memory\\n\"), 2;")
+  end
   if loops then
     b([[
   double qr[NQ + 7]; /* the random configuration, before the loops are closed */
@@ -396,12 +477,7 @@ int main(void) {
   local with_rcr_sc = with_rcr and rcr.wanted(d, true)
   if with_rcr_sc then nresults = nresults + 1 end
   b("  result results[", math.max(nresults, 1), "] = {")
-  for _, f in ipairs(known) do
-    local s2, sc = second[base(f)], f.twin_of and "_sc" or ""
-    b("    {\"", f.name, "\", 0, 0, 0, 0, 0},")
-    if s2 then b("    {\"", s2.name, sc, "\", 0, 0, 0, 0, 0},") end
-    if s2 and s2.third then b("    {\"", s2.third.name, sc, "\", 0, 0, 0, 0, 0},") end
-  end
+  for _, name in ipairs(entries) do b("    {\"", name, "\", 0, 0, 0, 0, 0},") end
   for _, x in ipairs(variants) do b("    {\"", x.f.name, "\", 0, 0, 0, 0, 0},") end
   for _, x in ipairs(variants) do
     if x.refine then b("    {\"", x.refine.name, "\", 0, 0, 0, 0, 0},") end
@@ -478,6 +554,49 @@ int main(void) {
       end
     end
     b("    }")
+  end
+  for _, x in ipairs(fused) do
+    -- one call, then each part's reference and its outputs against it; the function fails
+    -- (returns -1) exactly when one of the references does
+    local gcall, nout = call_fused(x.f, x.at_qr)
+    local r, k = slot[x.f.name], 0
+    b("    /* ", x.f.name, ": ", #x.parts, " parts in one function (--fuse) */")
+    b("    {")
+    b("      int any = 0;")
+    b("      rc = grc = 0;")
+    b("      ", x.f.returns == "int" and "grc = " or "", gcall, ";")
+    for _, part in ipairs(x.parts) do
+      k = k + #part.outs
+      if reference[part.name] and not part.noise then
+        local outs, at = {}, 0 -- the part's outputs: their index in fout
+        for _, p in ipairs(x.f.params) do
+          if size_of[p.role] then
+            for i, o in ipairs(part.outs) do if o == p then outs[i] = at end end
+            at = at + 1
+          end
+        end
+        local s2 = second[part.name]
+        if not reference[part.name]:match("^rc = ") then b("      rc = 0;") end
+        b("      ", reference[part.name], ";")
+        b("      any |= rc != 0;")
+        b("      if (rc != 0) results[", r, "].singular++;")
+        b("      if (rc == 0 && grc == 0) {")
+        b("        compare(&results[", r, "], ref, fout[", outs[1], "], ", size_of[part.outs[1].role], ");")
+        if s2 then
+          b("        ", s2.reference, ";")
+          b("        compare(&results[", r + 1, "], ref2, fout[", outs[2], "], ", s2.size, ");")
+        end
+        if s2 and s2.third then
+          b("        ", s2.third.reference, ";")
+          b("        compare(&results[", r + 2, "], ref3, fout[", outs[3], "], ", s2.third.size, ");")
+        end
+        b("      }")
+        r = r + #part.outs
+      end
+    end
+    b("      if ((grc != 0) != (any != 0)) results[", slot[x.f.name], "].failed_rc = 1;")
+    b("    }")
+    assert(k <= nout)
   end
   for k, x in ipairs(variants) do
     local r, p = first_variant + k - 1, d.prefix
@@ -578,8 +697,28 @@ int main(void) {
     -- the same graph with its sines and cosines from p_trig: the first output against the
     -- original's on the same inputs
     local o, r = by_name[f.twin_of], first_twin + k - 1
-    local ocall, size = call(o)
     local int = f.returns == "int"
+    if fused_parts(o) then
+      -- a --fuse function's twin: every output against the original's
+      local at_qr = true
+      for _, part in ipairs(fused_parts(o)) do at_qr = at_qr and unassembled[part.name] or false end
+      b("    /* ", f.name, ": against ", o.name, ", every output */")
+      b("    rc = grc = 0;")
+      b("    ", int and "rc = " or "", (call_fused(o, at_qr)), ";")
+      b("    ", int and "grc = " or "", (call_fused(f, at_qr, "fout2")), ";")
+      b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+      b("    else if (rc < 0) results[", r, "].singular++;")
+      local j = 0
+      for _, p in ipairs(o.params) do
+        if size_of[p.role] then
+          b("    for (int k = 0; rc >= 0 && k < ", size_of[p.role], "; k++) ref[k] = (double)fout[", j, "][k];")
+          b("    if (rc >= 0) compare(&results[", r, "], ref, fout2[", j, "], ", size_of[p.role], ");")
+          j = j + 1
+        end
+      end
+      goto next_twin
+    end
+    local ocall, size = call(o)
     b("    /* ", f.name, ": against ", o.name, " */")
     b("    rc = grc = 0;")
     b("    ", int and "rc = " or "", ocall, ";")
@@ -588,6 +727,7 @@ int main(void) {
     b("    if (grc != rc) results[", r, "].failed_rc = 1;")
     b("    else if (rc >= 0) compare(&results[", r, "], ref, out, ", size, ");")
     b("    else results[", r, "].singular++;")
+    ::next_twin::
   end
   if with_rcr_sc then
     local r, p = nresults - 1, d.prefix
@@ -628,6 +768,10 @@ int main(void) {
     b("  printf(\"  (rcr, rcr_<s>, rcr_refine_<s>: compared where the selection's smallest pivot \"")
     b("         \"ratio is >= the switch; rcr_refine_<s> from the runtime's answer moved by 1e-6)\\n\");")
   end
+  if #unchecked_parts > 0 then
+    b("  printf(\"  outputs run but not checked: ",
+      table.concat(unchecked_parts, ", "), "\\n\");")
+  end
   if #unchecked > 0 then
     local names = {}
     for k, f in ipairs(unchecked) do names[k] = f.name end
@@ -639,12 +783,14 @@ int main(void) {
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0) + #twins +
+    #known + nfused + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0) + #twins +
     (with_rcr_sc and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);]])
   if loops then b("  free(lbuffer);") end
   if contacts then b("  free(cscratch);") end
+  if max_fout > 0 then b("  for (int k = 0; k < ", max_fout, "; k++) free(fout[k]);") end
+  if max_fout2 > 0 then b("  for (int k = 0; k < ", max_fout2, "; k++) free(fout2[k]);") end
   b([[
   return failed ? 1 : 0;
 }]])

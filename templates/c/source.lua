@@ -16,10 +16,11 @@ return function(d)
   common.banner(b, d, d.prefix .. "_dynamics.c", "the dynamics of model '" .. d.prefix .. "'.")
   b("#include \"", d.prefix, "_dynamics.h\"")
   b("")
-  local sincos = false -- the built-in sine-cosine pair, written once before the functions
+  local sincos = false -- the built-in sine-cosine batch, written once before the functions
   for _, f in ipairs(d.functions) do sincos = sincos or (f.counts.sincos > 0 and d.trig == "builtin") end
-  if sincos then b("#include <float.h>") end
+  if sincos then b("#include <float.h>") end -- FLT_EVAL_METHOD
   b("#include <math.h>")
+  if sincos then b("#include <stdint.h>") end -- the quadrant applied to the bits
   b("")
   common.set_check(b, d, d.prefix .. "_dynamics.c")
   b("")

@@ -71,7 +71,7 @@ extern "C" {
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xb377257f6464
+#define ANYMAL_SET_ID 0x993ef0777539
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -216,19 +216,19 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
 void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double tau[ANYMAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
 void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double h[ANYMAL_NV]);
 
-/* gravity torques: g(q). Stack: about 352 bytes (44 values live at once). */
+/* gravity torques: g(q). Stack: about 448 bytes (56 values live at once). */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 832 bytes (104 values live at once). */
@@ -246,7 +246,7 @@ int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2552 bytes (319 values live at once). */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 768 bytes (96 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 784 bytes (98 values live at once). */
 void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
@@ -267,13 +267,13 @@ void anymal_frame_velocity(const double q[ANYMAL_NQ], const double v[ANYMAL_NV],
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1120 bytes (140 values live at once). */
 void anymal_frame_acceleration_bias(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double acc[6 * ANYMAL_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 328 bytes (41 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 448 bytes (56 values live at once). */
 void anymal_com(const double q[ANYMAL_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 688 bytes (86 values live at once). */
 void anymal_com_jacobian(const double q[ANYMAL_NQ], double Jc[3 * ANYMAL_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 296 bytes (37 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 392 bytes (49 values live at once). */
 void anymal_energy(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1600 bytes (200 values live at once). */

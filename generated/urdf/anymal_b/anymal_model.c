@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xb377257f6464
+#if ANYMAL_SET_ID != 0x993ef0777539
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x7d1f1644fb36
+#define HYQ_SET_ID 0x980bebc9a38e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -197,19 +197,19 @@ extern const char *const hyq_frame_names[HYQ_NF];
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 496 bytes (62 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 640 bytes (80 values live at once). */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 496 bytes (62 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 640 bytes (80 values live at once). */
 void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double tau[HYQ_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 456 bytes (57 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 600 bytes (75 values live at once). */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 456 bytes (57 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 600 bytes (75 values live at once). */
 void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]);
 
-/* gravity torques: g(q). Stack: about 376 bytes (47 values live at once). */
+/* gravity torques: g(q). Stack: about 472 bytes (59 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 864 bytes (108 values live at once). */
@@ -242,19 +242,19 @@ void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2424 bytes (303 values live at once). */
 void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 912 bytes (114 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 952 bytes (119 values live at once). */
 void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1008 bytes (126 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1048 bytes (131 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 448 bytes (56 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 472 bytes (59 values live at once). */
 void hyq_com(const double q[HYQ_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 736 bytes (92 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 808 bytes (101 values live at once). */
 void hyq_com_jacobian(const double q[HYQ_NQ], double Jc[3 * HYQ_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 336 bytes (42 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 400 bytes (50 values live at once). */
 void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1752 bytes (219 values live at once). */

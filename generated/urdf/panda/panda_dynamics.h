@@ -71,7 +71,7 @@ extern "C" {
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x4d833713432b
+#define PANDA_SET_ID 0x4f66ad45f82e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -235,7 +235,7 @@ void panda_frame_velocity(const double q[PANDA_NQ], const double v[PANDA_NV], do
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 728 bytes (91 values live at once). */
 void panda_frame_acceleration_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double acc[6 * PANDA_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 160 bytes (20 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 224 bytes (28 values live at once). */
 void panda_com(const double q[PANDA_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 480 bytes (60 values live at once). */

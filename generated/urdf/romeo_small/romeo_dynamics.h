@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x225e1138151e
+#define ROMEO_SET_ID 0xf34d81469b6d
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -312,19 +312,19 @@ extern const char *const romeo_frame_names[ROMEO_NF];
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 872 bytes (109 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 984 bytes (123 values live at once). */
 void romeo_rnea(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double tau[ROMEO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 872 bytes (109 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 984 bytes (123 values live at once). */
 void romeo_rnea_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double tau[ROMEO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 880 bytes (110 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 992 bytes (124 values live at once). */
 void romeo_nle(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[ROMEO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 880 bytes (110 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 992 bytes (124 values live at once). */
 void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double h[ROMEO_NV]);
 
-/* gravity torques: g(q). Stack: about 760 bytes (95 values live at once). */
+/* gravity torques: g(q). Stack: about 888 bytes (111 values live at once). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2424 bytes (303 values live at once). */
@@ -363,13 +363,13 @@ void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], do
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2816 bytes (352 values live at once). */
 void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 296 bytes (37 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 744 bytes (93 values live at once). */
 void romeo_com(const double q[ROMEO_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1656 bytes (207 values live at once). */
 void romeo_com_jacobian(const double q[ROMEO_NQ], double Jc[3 * ROMEO_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 600 bytes (75 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 648 bytes (81 values live at once). */
 void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3432 bytes (429 values live at once). */

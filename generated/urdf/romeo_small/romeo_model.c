@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x225e1138151e
+#if ROMEO_SET_ID != 0xf34d81469b6d
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xfc62b930edd0
+#define SIMPLE_HUMANOID_SET_ID 0x6739dc20d5f9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -277,19 +277,19 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 912 bytes (114 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 1024 bytes (128 values live at once). */
 void simple_humanoid_rnea(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double tau[SIMPLE_HUMANOID_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 912 bytes (114 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 1024 bytes (128 values live at once). */
 void simple_humanoid_rnea_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double tau[SIMPLE_HUMANOID_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 912 bytes (114 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 1024 bytes (128 values live at once). */
 void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[SIMPLE_HUMANOID_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 912 bytes (114 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1024 bytes (128 values live at once). */
 void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double h[SIMPLE_HUMANOID_NV]);
 
-/* gravity torques: g(q). Stack: about 744 bytes (93 values live at once). */
+/* gravity torques: g(q). Stack: about 808 bytes (101 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2672 bytes (334 values live at once). */
@@ -328,13 +328,13 @@ void simple_humanoid_frame_velocity(const double q[SIMPLE_HUMANOID_NQ], const do
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1568 bytes (196 values live at once). */
 void simple_humanoid_frame_acceleration_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double acc[6 * SIMPLE_HUMANOID_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 256 bytes (32 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 688 bytes (86 values live at once). */
 void simple_humanoid_com(const double q[SIMPLE_HUMANOID_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1744 bytes (218 values live at once). */
 void simple_humanoid_com_jacobian(const double q[SIMPLE_HUMANOID_NQ], double Jc[3 * SIMPLE_HUMANOID_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 568 bytes (71 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 664 bytes (83 values live at once). */
 void simple_humanoid_energy(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3096 bytes (387 values live at once). */

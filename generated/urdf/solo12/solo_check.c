@@ -12,7 +12,7 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x3ec982f69268
+#if SOLO_SET_ID != 0xad9ff152d689
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

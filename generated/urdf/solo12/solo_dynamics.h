@@ -71,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x3ec982f69268
+#define SOLO_SET_ID 0xad9ff152d689
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -210,19 +210,19 @@ extern const char *const solo_frame_names[SOLO_NF];
 extern const double solo_q_initial[SOLO_NQ];
 extern const double solo_v_initial[SOLO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
 void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double tau[SOLO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
 void solo_rnea_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double tau[SOLO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 416 bytes (52 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
 void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 416 bytes (52 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
 void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double h[SOLO_NV]);
 
-/* gravity torques: g(q). Stack: about 344 bytes (43 values live at once). */
+/* gravity torques: g(q). Stack: about 416 bytes (52 values live at once). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 832 bytes (104 values live at once). */
@@ -240,7 +240,7 @@ int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
 /* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2552 bytes (319 values live at once). */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 768 bytes (96 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 784 bytes (98 values live at once). */
 void solo_joint_wrenches(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
@@ -258,16 +258,16 @@ void solo_frame_jacobian_world(const double q[SOLO_NQ], double J[6 * SOLO_NV * S
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 848 bytes (106 values live at once). */
 void solo_frame_velocity(const double q[SOLO_NQ], const double v[SOLO_NV], double vel[6 * SOLO_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 872 bytes (109 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 880 bytes (110 values live at once). */
 void solo_frame_acceleration_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double acc[6 * SOLO_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 304 bytes (38 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 424 bytes (53 values live at once). */
 void solo_com(const double q[SOLO_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 656 bytes (82 values live at once). */
 void solo_com_jacobian(const double q[SOLO_NQ], double Jc[3 * SOLO_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 296 bytes (37 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 376 bytes (47 values live at once). */
 void solo_energy(const double q[SOLO_NQ], const double v[SOLO_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1568 bytes (196 values live at once). */

@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x852586c5fb98
+#define UR5_SET_ID 0x4193886b8dd5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -217,7 +217,7 @@ void ur5_com(const double q[UR5_NQ], double c[3]);
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 224 bytes (28 values live at once). */
 void ur5_com_jacobian(const double q[UR5_NQ], double Jc[3 * UR5_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 160 bytes (20 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 184 bytes (23 values live at once). */
 void ur5_energy(const double q[UR5_NQ], const double v[UR5_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 640 bytes (80 values live at once). */
