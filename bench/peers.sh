@@ -59,6 +59,10 @@ while read -r robot model flags funcs; do
   valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
     { echo "peers.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
   echo "   $(cat "$d/driver.txt")" >&2
+  # the time per call (one output array, as a controller's; best of 30 runs): "time ROBOT FUNC NS"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv "${defs[@]}" -DTIMING "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/timer"
+  "$d/timer" | awk -v r="$robot" '$1 == "time" { print "time", r, $2, $3 }' >>"$tmp/instr.txt"
   callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
   # A function's line: "56,446 (14.85%)  FILE:run_rnea [OBJECT]" (the count first, with thousands
   # separators; FILE is ??? without debug information). The name is the word before "[OBJECT]"
@@ -112,6 +116,27 @@ table() {
     }' "$tmp/peers.txt" "$tmp/instr.txt"
 }
 
+# Time per call against instructions: instructions per ns of each function, and how much slower
+# per instruction it runs than the same function of the Panda (whose code fits the L1
+# instruction cache many times over): the cost of code size, the issue's target at most 1.25.
+time_table() {
+  echo "| robot | function | instructions | ns per call | instructions per ns | slowdown per instruction against the Panda |"
+  echo "|---|---|---|---|---|---|"
+  awk '
+    $1 == "instr" { n[$2, $3] = $4; order[++k] = $2 SUBSEP $3 }
+    $1 == "time" { t[$2, $3] = $4 }
+    END {
+      for (i = 1; i <= k; i++) {
+        split(order[i], rf, SUBSEP); r = rf[1]; f = rf[2]
+        if (!((r, f) in t) || t[r, f] <= 0) continue
+        ipns = n[r, f] / t[r, f]
+        ref = (("panda", f) in t) ? n["panda", f] / t["panda", f] : 0
+        slow = ref > 0 ? sprintf("%.2f%s", ref / ipns, ref / ipns > 1.25 ? " (above 1.25)" : "") : "—"
+        printf "| %s | %s | %s | %.1f | %.1f | %s |\n", r, f, n[r, f], t[r, f], ipns, slow
+      }
+    }' "$tmp/instr.txt"
+}
+
 section() {
   echo "<!-- peers: bench/peers.sh -->"
   echo "## Against RBDL and Pinocchio (instructions per call)"
@@ -132,6 +157,16 @@ section() {
   echo "The Panda's \`aba_wrenches\` (forward dynamics with every joint's reaction wrench) is compared"
   echo "with SD/FAST's sdstate+sdhinget+sdderiv+sdreac; its target is at most 3400 instructions per"
   echo "call, a ratio of at least 3.0. simple_humanoid and romeo_small have no peer figures."
+  echo
+  echo "**Time per call, and what code size costs.** The same code timed on this machine"
+  echo "(\`peers_driver.c\` built with \`-DTIMING\`: each function over the $states states, best of 30"
+  echo "runs of 100, one output array for every state as a controller has). A function's"
+  echo "instructions per ns against the same function of the Panda, whose code fits the 32 KiB L1"
+  echo "instruction cache many times over, show what its size costs: the issue's target is a"
+  echo "slowdown per instruction of at most 1.25 on the humanoids. Times are from one run on a"
+  echo "shared 2-core virtual machine: a few percent of noise."
+  echo
+  time_table
   echo
   echo "| | |"
   echo "|---|---|"

@@ -6,9 +6,20 @@
  *   -DHEADER='"DIR/<p>_dynamics.h"' -DPFX=<p> -DPFX_UP=<P> [-DWITH_ABA_WRENCHES]
  * and linked with the generated <p>_dynamics.o. States from a fixed-seed xorshift generator:
  * every q entry uniform in [-3, 3] (unnormalised quaternions are accepted by the generated code,
- * and the instruction count does not depend on them), v, a, tau in [-1, 1]. Static arrays only. */
+ * and the instruction count does not depend on them), v, a, tau in [-1, 1]. Static arrays only.
+ *
+ * With -DTIMING it times instead: each run_<f> repeated (REPS times, best of 30), printed as
+ * "time <f> <ns per call>"; the outputs then go to one array for all states, as a controller's
+ * do (per-state outputs would take a humanoid's 64 mass matrices, 600 KB, out of the L1 and L2
+ * data caches and time the stores, not the function). */
+#if defined(TIMING) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#endif
 #include <stdint.h>
 #include <stdio.h>
+#ifdef TIMING
+#include <time.h>
+#endif
 
 #ifndef HEADER
 #error "compile with -DHEADER='\"DIR/<p>_dynamics.h\"' -DPFX=<p> -DPFX_UP=<P>"
@@ -23,16 +34,23 @@
 #define NQ UP(NQ)
 #define NV UP(NV)
 #define NSTATES 64
+#ifdef TIMING
+#define NOUT 1 /* one output array for every state */
+#define OUT(s) 0
+#else
+#define NOUT NSTATES
+#define OUT(s) (s)
+#endif
 
 static double q[NSTATES][NQ];
 static double v[NSTATES][NV];
 static double a[NSTATES][NV];
 static double tau[NSTATES][NV];
-static double tau_out[NSTATES][NV];
-static double M[NSTATES][NV * NV];
-static double qdd[NSTATES][NV];
+static double tau_out[NOUT][NV];
+static double M[NOUT][NV * NV];
+static double qdd[NOUT][NV];
 #ifdef WITH_ABA_WRENCHES
-static double wrench[NSTATES][6 * (UP(NB) + 1)];
+static double wrench[NOUT][6 * (UP(NB) + 1)];
 #endif
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -45,24 +63,53 @@ static double uniform(double lo, double hi) { /* xorshift64 */
 }
 
 __attribute__((noinline)) static void run_rnea(void) {
-  for (int s = 0; s < NSTATES; s++) FN(rnea)(q[s], v[s], a[s], tau_out[s]);
+  for (int s = 0; s < NSTATES; s++) FN(rnea)(q[s], v[s], a[s], tau_out[OUT(s)]);
 }
 
 __attribute__((noinline)) static void run_crba(void) {
-  for (int s = 0; s < NSTATES; s++) FN(crba)(q[s], M[s]);
+  for (int s = 0; s < NSTATES; s++) FN(crba)(q[s], M[OUT(s)]);
 }
 
 __attribute__((noinline)) static int run_aba(void) {
   int fails = 0;
-  for (int s = 0; s < NSTATES; s++) fails += FN(aba)(q[s], v[s], tau[s], qdd[s]) != 0;
+  for (int s = 0; s < NSTATES; s++) fails += FN(aba)(q[s], v[s], tau[s], qdd[OUT(s)]) != 0;
   return fails;
 }
 
 #ifdef WITH_ABA_WRENCHES
 __attribute__((noinline)) static int run_aba_wrenches(void) {
   int fails = 0;
-  for (int s = 0; s < NSTATES; s++) fails += FN(aba_wrenches)(q[s], v[s], tau[s], qdd[s], wrench[s]) != 0;
+  for (int s = 0; s < NSTATES; s++) fails += FN(aba_wrenches)(q[s], v[s], tau[s], qdd[OUT(s)], wrench[OUT(s)]) != 0;
   return fails;
+}
+#endif
+
+#ifdef TIMING
+#ifndef REPS
+#define REPS 100
+#endif
+static void run_aba_void(void) { (void)run_aba(); }
+#ifdef WITH_ABA_WRENCHES
+static void run_aba_wrenches_void(void) { (void)run_aba_wrenches(); }
+#endif
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The best of 30 timings of REPS runs (each NSTATES calls), in ns per call. */
+static void time_it(const char *name, void (*run)(void)) {
+  double best = 1e30;
+  run();
+  for (int k = 0; k < 30; k++) {
+    double t0 = seconds();
+    for (int r = 0; r < REPS; r++) run();
+    double t = (seconds() - t0) / REPS / NSTATES;
+    if (t < best) best = t;
+  }
+  printf("time %s %.2f\n", name, best * 1e9);
 }
 #endif
 
@@ -73,6 +120,14 @@ int main(void) {
     for (int i = 0; i < NV; i++) a[s][i] = uniform(-1, 1);
     for (int i = 0; i < NV; i++) tau[s][i] = uniform(-1, 1);
   }
+#ifdef TIMING
+  time_it("rnea", run_rnea);
+  time_it("crba", run_crba);
+  time_it("aba", run_aba_void);
+#ifdef WITH_ABA_WRENCHES
+  time_it("aba_wrenches", run_aba_wrenches_void);
+#endif
+#endif
   run_rnea();
   run_crba();
   int fails = run_aba();
@@ -81,7 +136,7 @@ int main(void) {
 #endif
   /* Read the outputs so that nothing is optimised away. */
   double sum = 0;
-  for (int s = 0; s < NSTATES; s++) {
+  for (int s = 0; s < NOUT; s++) {
     for (int i = 0; i < NV; i++) sum += tau_out[s][i] + qdd[s][i] + M[s][i * NV + i];
 #ifdef WITH_ABA_WRENCHES
     sum += wrench[s][6];

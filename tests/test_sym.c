@@ -267,8 +267,8 @@ static void t_dce_and_schedule(void **st) {
   assert_null(strstr(text, "sin"));
   assert_string_equal(text, "const double t0 = q[0] * q[1];\n"
                             "const double t1 = q[2] + t0;\n"
-                            "const double t2 = q[3] * t0;\n"
                             "out[0] = t1;\n"
+                            "const double t2 = q[3] * t0;\n"
                             "out[1] = t2;\n");
   free(text);
   mbg_sym_free(s);
@@ -305,8 +305,8 @@ static void t_emit_sincos_batch(void **st) {
                            "double mbdc_sincos_s[4], mbdc_sincos_c[4];\n"
                            "mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);\n"
                            "const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[0];\n"
-                           "const double mbdc_sincos_s_2 = mbdc_sincos_s[1] + mbdc_sincos_c[2];\n"
                            "out[0] = t1;\n"
+                           "const double mbdc_sincos_s_2 = mbdc_sincos_s[1] + mbdc_sincos_c[2];\n"
                            "out[1] = mbdc_sincos_s_2;\n");
   free(buf);
   mbg_sym_free(s);
@@ -539,35 +539,37 @@ static void t_emit_golden(void **st) {
   int rc;
   char *d = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0);
-  /* sines and cosines first (no temporary live across a libm call), then the outputs' cones */
+  /* sines and cosines first (no temporary live across a libm call), then the outputs' cones,
+   * each output stored right after its statement, the leaves' last; the order that keeps fewest
+   * values live (the list schedule: -t0 frees t0 first) */
   assert_string_equal(d, "  const double v_thigh_2 = sin(q[0]);\n"
                          "  const double v_thigh_2_2 = q[0] * v[2];\n"
                          "  const double t0 = cos(v_thigh_2_2);\n"
                          "  const double t1 = v_thigh_2_2 - 0.1;\n"
+                         "  const double int_2 = -t0;\n"
+                         "  tau[1] = int_2;\n"
                          "  const double t2 = sqrt(v_thigh_2);\n"
                          "  const double t1_ = t1 / t2;\n"
-                         "  const double int_2 = -t0;\n"
-                         "  const double t3 = -v_thigh_2 - v[2];\n"
                          "  tau[0] = t1_;\n"
-                         "  tau[1] = int_2;\n"
+                         "  const double t3 = -v_thigh_2 - v[2];\n"
+                         "  tau[4] = t3;\n"
                          "  tau[2] = -2.5;\n"
-                         "  tau[3] = v[2];\n"
-                         "  tau[4] = t3;\n");
+                         "  tau[3] = v[2];\n");
   char *f = emit_text(s, MBG_SYM_FLOAT, "\t", &rc);
   assert_int_equal(rc, 0);
   assert_string_equal(f, "\tconst float v_thigh_2 = sinf(q[0]);\n"
                          "\tconst float v_thigh_2_2 = q[0] * v[2];\n"
                          "\tconst float t0 = cosf(v_thigh_2_2);\n"
                          "\tconst float t1 = v_thigh_2_2 - 0.1f;\n"
+                         "\tconst float int_2 = -t0;\n"
+                         "\ttau[1] = int_2;\n"
                          "\tconst float t2 = sqrtf(v_thigh_2);\n"
                          "\tconst float t1_ = t1 / t2;\n"
-                         "\tconst float int_2 = -t0;\n"
-                         "\tconst float t3 = -v_thigh_2 - v[2];\n"
                          "\ttau[0] = t1_;\n"
-                         "\ttau[1] = int_2;\n"
+                         "\tconst float t3 = -v_thigh_2 - v[2];\n"
+                         "\ttau[4] = t3;\n"
                          "\ttau[2] = -2.5f;\n"
-                         "\ttau[3] = v[2];\n"
-                         "\ttau[4] = t3;\n");
+                         "\ttau[3] = v[2];\n");
   free(d), free(f);
   mbg_sym_free(s);
 }

@@ -69,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xb7079375bc4f
+#define ARM7_SET_ID 0xb4a09db04d5e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -184,34 +184,34 @@ void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]);
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 640 bytes (80 values live at once). */
 int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 528 bytes (66 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 496 bytes (62 values live at once). */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 528 bytes (66 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 496 bytes (62 values live at once). */
 int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 672 bytes (84 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 584 bytes (73 values live at once). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 512 bytes (64 values live at once). */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 496 bytes (62 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 192 bytes (24 values live at once). */
 void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 544 bytes (68 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 192 bytes (24 values live at once). */
 void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1672 bytes (209 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 456 bytes (57 values live at once). */
 void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1128 bytes (141 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 376 bytes (47 values live at once). */
 void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 416 bytes (52 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 232 bytes (29 values live at once). */
 void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], double vel[6 * ARM7_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 448 bytes (56 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 280 bytes (35 values live at once). */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 192 bytes (24 values live at once). */
@@ -232,13 +232,13 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]);
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 864 bytes (108 values live at once). */
 void arm7_centroidal_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 64 bytes (8 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void arm7_integrate(const double q[ARM7_NQ], const double v[ARM7_NV], double dt, double q_out[ARM7_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 56 bytes (7 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void arm7_difference(const double q0[ARM7_NQ], const double q1[ARM7_NQ], double v[ARM7_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3448 bytes (431 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 3072 bytes (384 values live at once). */
 int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
 #ifdef __cplusplus

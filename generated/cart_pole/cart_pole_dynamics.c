@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x9395e747d666
+#if CART_POLE_SET_ID != 0x146978e60069
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -110,10 +110,10 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
   const double t10 = mbdc_sincos_s[0] * f_pole_5;
   const double t11 = t4 + t10;
   const double f_cart_3 = a[0] + t11;
+  tau[0] = f_cart_3;
   const double t12 = a[1] * 0.03333333333333333;
   const double t13 = ac_pole_0 * 0.05;
   const double f_pole_1 = t12 + t13;
-  tau[0] = f_cart_3;
   tau[1] = f_pole_1;
 }
 
@@ -144,11 +144,11 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   const double t13 = mbdc_sincos_s[0] * f_pole_5;
   const double t14 = t6 + t13;
   const double f_cart_3 = t0 + t14;
+  tau[0] = f_cart_3;
   const double t15 = a[1] * 0.03333333333333333;
   const double t16 = ac_pole_0 * 0.05;
   const double t17 = t15 + t16;
   const double f_pole_1 = t17 - fext[13];
-  tau[0] = f_cart_3;
   tau[1] = f_pole_1;
 }
 
@@ -169,9 +169,9 @@ void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], d
   const double t5 = t4 * 0.1;
   const double t6 = mbdc_sincos_c[0] * t5;
   const double f_cart_3 = t3 - t6;
+  h[0] = f_cart_3;
   const double t7 = t4 * 0.05;
   const double f_pole_1 = -t7;
-  h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
 
@@ -195,9 +195,9 @@ void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV
   const double t7 = mbdc_sincos_s[0] * f_pole_5;
   const double t8 = t2 + t7;
   const double f_cart_3 = t8 - fext[9];
+  h[0] = f_cart_3;
   const double t9 = t0 * 0.05;
   const double f_pole_1 = -t9 - fext[13];
-  h[0] = f_cart_3;
   h[1] = f_pole_1;
 }
 
@@ -215,9 +215,9 @@ void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
   const double t2 = t1 * 0.1;
   const double t3 = mbdc_sincos_c[0] * t2;
   const double f_cart_3 = t0 - t3;
+  g[0] = f_cart_3;
   const double t4 = t1 * 0.05;
   const double f_pole_1 = -t4;
-  g[0] = f_cart_3;
   g[1] = f_pole_1;
 }
 
@@ -229,9 +229,9 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double IC_cart_3 = mbdc_sincos_c[0] * 0.05;
-  M[0] = 1.1;
   M[1] = IC_cart_3;
   M[2] = IC_cart_3;
+  M[0] = 1.1;
   M[3] = 0.03333333333333333;
 }
 
@@ -244,35 +244,35 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double IC_cart_3 = mbdc_sincos_c[0] * 0.05;
-  const double t0 = mbdc_sincos_s[0] * 9.8;
-  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
-  const double t1 = v[1] * v[1];
-  const double t2 = 0.05 * t0;
-  const double t3 = t0 * 0.1;
-  const double t4 = ac_pole_2 * 0.1;
-  const double t5 = 0.05 * t1;
-  const double f_pole_5 = t4 - t5;
-  const double t6 = mbdc_sincos_c[0] * t3;
-  const double t7 = mbdc_sincos_s[0] * f_pole_5;
-  const double f_cart_3 = t7 - t6;
   const double L_1_0 = IC_cart_3 * 3e+01;
-  const double t8 = L_1_0 * L_1_0;
-  const double t9 = 0.06666666666666667 * t8;
-  const double t10 = t9 + 1.1;
-  const double t11 = IC_cart_3 * L_1_0;
-  const double D_cart_0 = 1.1 - t11;
-  const double t12 = 1.0 / D_cart_0;
-  const double t13 = tau[0] - f_cart_3;
-  const double t14 = t2 + tau[1];
+  const double t0 = IC_cart_3 * L_1_0;
+  const double D_cart_0 = 1.1 - t0;
+  pivot[0] = D_cart_0;
+  const double t1 = L_1_0 * L_1_0;
+  const double t2 = 0.06666666666666667 * t1;
+  const double t3 = t2 + 1.1;
+  pivot_ref[0] = t3;
+  const double t4 = 1.0 / D_cart_0;
+  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
+  const double t5 = ac_pole_2 * 0.1;
+  const double t6 = v[1] * v[1];
+  const double t7 = 0.05 * t6;
+  const double f_pole_5 = t5 - t7;
+  const double t8 = mbdc_sincos_s[0] * f_pole_5;
+  const double t9 = mbdc_sincos_s[0] * 9.8;
+  const double t10 = t9 * 0.1;
+  const double t11 = mbdc_sincos_c[0] * t10;
+  const double f_cart_3 = t8 - t11;
+  const double t12 = tau[0] - f_cart_3;
+  const double t13 = 0.05 * t9;
+  const double t14 = t13 + tau[1];
   const double t15 = L_1_0 * t14;
-  const double t16 = t13 - t15;
-  const double t17 = t12 * t16;
+  const double t16 = t12 - t15;
+  const double t17 = t4 * t16;
+  qdd[0] = t17;
   const double t18 = 3e+01 * t14;
   const double t19 = L_1_0 * t17;
   const double t20 = t18 - t19;
-  pivot[0] = D_cart_0;
-  pivot_ref[0] = t10;
-  qdd[0] = t17;
   qdd[1] = t20;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -304,6 +304,7 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   const double t7 = t6 * t6;
   const double t8 = t7 * 6e+01;
   const double t9 = t8 + 1.1;
+  pivot_ref[0] = t9;
   const double t10 = u_pole_0 * 1.5;
   const double t11 = t10 - t3;
   const double t12 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
@@ -313,16 +314,15 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   const double t16 = mbdc_sincos_s[0] * pA_pole_5;
   const double pA_cart_3 = t15 + t16;
   const double IA_cart_21 = 1.0 + t14;
+  pivot[0] = IA_cart_21;
   const double t17 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
   const double da_cart_3 = t17 * u_cart_0;
+  qdd[0] = da_cart_3;
   const double da_pole_3 = mbdc_sincos_c[0] * da_cart_3;
   const double t18 = u_pole_0 * 3e+01;
   const double t19 = 1.5 * da_pole_3;
   const double da_pole_1 = t18 - t19;
-  pivot[0] = IA_cart_21;
-  pivot_ref[0] = t9;
-  qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -357,6 +357,7 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t8 = t7 * t7;
   const double t9 = t8 * 6e+01;
   const double t10 = t9 + 1.1;
+  pivot_ref[0] = t10;
   const double t11 = u_pole_0 * 1.5;
   const double t12 = pA_pole_3 + t11;
   const double t13 = mbdc_sincos_s[0] * mbdc_sincos_s[0];
@@ -366,17 +367,16 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   const double t17 = mbdc_sincos_s[0] * pA_pole_5;
   const double t18 = t16 + t17;
   const double IA_cart_21 = 1.0 + t15;
+  pivot[0] = IA_cart_21;
   const double pA_cart_3 = t18 - fext[9];
   const double t19 = 1.0 / IA_cart_21;
   const double u_cart_0 = tau[0] - pA_cart_3;
   const double da_cart_3 = t19 * u_cart_0;
+  qdd[0] = da_cart_3;
   const double da_pole_3 = mbdc_sincos_c[0] * da_cart_3;
   const double t20 = u_pole_0 * 3e+01;
   const double t21 = 1.5 * da_pole_3;
   const double da_pole_1 = t20 - t21;
-  pivot[0] = IA_cart_21;
-  pivot_ref[0] = t10;
-  qdd[0] = da_cart_3;
   qdd[1] = da_pole_1;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -399,21 +399,21 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   const double t1 = t0 * 0.07500000000000001;
   const double t2 = t1 + 0.024999999999999994;
   const double IA_cart_21 = 1.0 + t2;
+  pivot[0] = IA_cart_21;
   const double t3 = mbdc_sincos_c[0] * 0.05;
   const double t4 = t3 * t3;
   const double t5 = t4 * 6e+01;
   const double t6 = t5 + 1.1;
-  const double t7 = mbdc_sincos_c[0] * 1.5;
-  const double t8 = 1.0 / IA_cart_21;
-  const double t9 = t7 * t8;
-  const double t10 = t7 * t9;
-  const double t11 = -t9;
-  const double t12 = t10 + 3e+01;
-  pivot[0] = IA_cart_21;
   pivot_ref[0] = t6;
-  Minv[0] = t8;
-  Minv[1] = t11;
-  Minv[2] = t11;
+  const double t7 = 1.0 / IA_cart_21;
+  Minv[0] = t7;
+  const double t8 = mbdc_sincos_c[0] * 1.5;
+  const double t9 = t8 * t7;
+  const double t10 = -t9;
+  Minv[1] = t10;
+  Minv[2] = t10;
+  const double t11 = t8 * t9;
+  const double t12 = t11 + 3e+01;
   Minv[3] = t12;
   /* the pivot rule: d accepted iff r > 0 and d > CART_POLE_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -437,9 +437,12 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double ac_pole_0 = t1 - t2;
   const double t3 = ac_pole_0 * 0.05;
   const double f_pole_1 = t0 + t3;
+  wrench[7] = f_pole_1;
+  wrench[13] = f_pole_1;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
+  wrench[15] = f_pole_3;
   const double t6 = mbdc_sincos_c[0] * f_pole_3;
   const double t7 = a[0] * mbdc_sincos_s[0];
   const double t8 = mbdc_sincos_c[0] * 9.8;
@@ -448,13 +451,16 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double t10 = v[1] * v[1];
   const double t11 = t10 * 0.05;
   const double f_pole_5 = t9 - t11;
+  wrench[17] = f_pole_5;
   const double t12 = mbdc_sincos_s[0] * f_pole_5;
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
+  wrench[9] = f_cart_3;
   const double t14 = mbdc_sincos_c[0] * f_pole_5;
   const double t15 = mbdc_sincos_s[0] * f_pole_3;
   const double t16 = t14 - t15;
   const double f_cart_5 = 9.8 + t16;
+  wrench[11] = f_cart_5;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
@@ -462,17 +468,11 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   wrench[4] = 0.0;
   wrench[5] = 0.0;
   wrench[6] = 0.0;
-  wrench[7] = f_pole_1;
   wrench[8] = 0.0;
-  wrench[9] = f_cart_3;
   wrench[10] = 0.0;
-  wrench[11] = f_cart_5;
   wrench[12] = 0.0;
-  wrench[13] = f_pole_1;
   wrench[14] = 0.0;
-  wrench[15] = f_pole_3;
   wrench[16] = 0.0;
-  wrench[17] = f_pole_5;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -482,7 +482,11 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[26] = mbdc_sincos_s[0];
+  pose[24] = mbdc_sincos_c[0];
+  pose[32] = mbdc_sincos_c[0];
   const double E0_pole_2 = -mbdc_sincos_s[0];
+  pose[30] = E0_pole_2;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -507,15 +511,11 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
-  pose[24] = mbdc_sincos_c[0];
   pose[25] = 0.0;
-  pose[26] = mbdc_sincos_s[0];
   pose[27] = 0.0;
   pose[28] = 1.0;
   pose[29] = 0.0;
-  pose[30] = E0_pole_2;
   pose[31] = 0.0;
-  pose[32] = mbdc_sincos_c[0];
   pose[33] = q[0];
   pose[34] = 0.0;
   pose[35] = 0.0;
@@ -528,7 +528,11 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[14] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[20] = mbdc_sincos_c[0];
   const double E0_pole_2 = -mbdc_sincos_s[0];
+  pose[18] = E0_pole_2;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -541,15 +545,11 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
   pose[9] = q[0];
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = mbdc_sincos_c[0];
   pose[13] = 0.0;
-  pose[14] = mbdc_sincos_s[0];
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
-  pose[18] = E0_pole_2;
   pose[19] = 0.0;
-  pose[20] = mbdc_sincos_c[0];
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
@@ -562,6 +562,8 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  J[22] = mbdc_sincos_s[0];
+  J[18] = mbdc_sincos_c[0];
   const double t0 = q[0] * mbdc_sincos_c[0];
   const double t1 = mbdc_sincos_s[0] * t0;
   const double t2 = q[0] * mbdc_sincos_s[0];
@@ -574,9 +576,11 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   const double t7 = sw_pole_0_5 - q[0];
   const double t8 = mbdc_sincos_s[0] * t7;
   const double t9 = t4 - t8;
+  J[19] = t9;
   const double t10 = mbdc_sincos_s[0] * sw_pole_0_3;
   const double t11 = mbdc_sincos_c[0] * t7;
   const double t12 = t10 + t11;
+  J[23] = t12;
   J[0] = 0.0;
   J[6] = 1.0;
   J[2] = 0.0;
@@ -590,17 +594,13 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t9;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t12;
   J[12] = 0.0;
-  J[18] = mbdc_sincos_c[0];
   J[14] = 0.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = mbdc_sincos_s[0];
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -616,9 +616,11 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
   const double t3 = mbdc_sincos_s[0] * t1;
   const double t4 = mbdc_sincos_s[0] * t0;
   const double sw_pole_0_3 = t4 - t2;
+  J[19] = sw_pole_0_3;
   const double t5 = mbdc_sincos_c[0] * t0;
   const double sw_pole_0_5 = t3 + t5;
   const double t6 = sw_pole_0_5 - q[0];
+  J[23] = t6;
   J[0] = 0.0;
   J[6] = 1.0;
   J[2] = 0.0;
@@ -632,11 +634,9 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = sw_pole_0_3;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t6;
   J[12] = 0.0;
   J[18] = 1.0;
   J[14] = 0.0;
@@ -658,8 +658,10 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   const double t1 = mbdc_sincos_s[0] * v_pole_3;
   const double t2 = mbdc_sincos_s[0] * v_pole_5;
   const double t3 = t0 + t2;
+  vel[9] = t3;
   const double t4 = mbdc_sincos_c[0] * v_pole_5;
   const double t5 = t4 - t1;
+  vel[11] = t5;
   vel[0] = 0.0;
   vel[3] = v[0];
   vel[1] = 0.0;
@@ -667,11 +669,9 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   vel[2] = 0.0;
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t3;
   vel[7] = v[1];
   vel[10] = 0.0;
   vel[8] = 0.0;
-  vel[11] = t5;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -700,15 +700,15 @@ void cart_pole_com(const double q[CART_POLE_NQ], double c[3]) {
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = mbdc_sincos_s[0] * 0.05;
-  const double t1 = q[0] * 0.1;
-  const double mc_pole_0 = t0 + t1;
-  const double t2 = q[0] + mc_pole_0;
-  const double t3 = t2 / 1.1;
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
-  const double t4 = mc_pole_2 / 1.1;
-  c[0] = t3;
+  const double t1 = mc_pole_2 / 1.1;
+  c[2] = t1;
+  const double t2 = q[0] * 0.1;
+  const double mc_pole_0 = t0 + t2;
+  const double t3 = q[0] + mc_pole_0;
+  const double t4 = t3 / 1.1;
+  c[0] = t4;
   c[1] = 0.0;
-  c[2] = t4;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -720,17 +720,17 @@ void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POL
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t0 = mc_pole_2 / 1.1;
+  Jc[1] = t0;
   const double t1 = mbdc_sincos_s[0] * 0.05;
   const double t2 = q[0] * 0.1;
   const double mc_pole_0 = t1 + t2;
   const double t3 = mc_pole_0 - t2;
   const double t4 = t3 / -1.1;
+  Jc[5] = t4;
   Jc[0] = 1.0;
   Jc[2] = 0.0;
   Jc[4] = 0.0;
-  Jc[1] = t0;
   Jc[3] = 0.0;
-  Jc[5] = t4;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -740,28 +740,28 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = v[0] * v[0];
-  const double t1 = t0 * 0.5;
-  const double t2 = v[1] * 0.03333333333333333;
-  const double v_pole_3 = mbdc_sincos_c[0] * v[0];
-  const double t3 = 0.05 * v_pole_3;
-  const double t4 = t2 + t3;
-  const double t5 = v[1] * t4;
-  const double t6 = 0.05 * v[1];
-  const double t7 = 0.1 * v_pole_3;
-  const double t8 = t6 + t7;
-  const double t9 = v_pole_3 * t8;
-  const double t10 = t5 + t9;
   const double v_pole_5 = mbdc_sincos_s[0] * v[0];
-  const double t11 = 0.1 * v_pole_5;
-  const double t12 = v_pole_5 * t11;
-  const double t13 = t10 + t12;
-  const double t14 = 0.5 * t13;
-  const double t15 = t1 + t14;
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
-  const double t16 = mc_pole_2 * 9.8;
-  e[0] = t15;
-  e[1] = t16;
+  const double v_pole_3 = mbdc_sincos_c[0] * v[0];
+  const double t0 = mc_pole_2 * 9.8;
+  e[1] = t0;
+  const double t1 = v[0] * v[0];
+  const double t2 = t1 * 0.5;
+  const double t3 = v[1] * 0.03333333333333333;
+  const double t4 = 0.05 * v_pole_3;
+  const double t5 = t3 + t4;
+  const double t6 = v[1] * t5;
+  const double t7 = 0.05 * v[1];
+  const double t8 = 0.1 * v_pole_3;
+  const double t9 = t7 + t8;
+  const double t10 = v_pole_3 * t9;
+  const double t11 = t6 + t10;
+  const double t12 = 0.1 * v_pole_5;
+  const double t13 = v_pole_5 * t12;
+  const double t14 = t11 + t13;
+  const double t15 = 0.5 * t14;
+  const double t16 = t2 + t15;
+  e[0] = t16;
 }
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 17 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -795,18 +795,18 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
   const double t16 = t13 + t15;
   const double t17 = mbdc_sincos_c[0] * t5;
   const double t18 = t17 - t14;
-  const double t19 = t1 * t16;
-  const double t20 = t4 * t18;
-  const double t21 = t19 - t20;
+  h[5] = t18;
+  const double t19 = t4 * t18;
+  const double t20 = t1 * t16;
+  const double t21 = t20 - t19;
   const double t22 = t9 + t21;
   const double t23 = t6 + t22;
-  const double t24 = v[0] + t16;
-  h[0] = 0.0;
   h[1] = t23;
-  h[2] = 0.0;
+  const double t24 = v[0] + t16;
   h[3] = t24;
+  h[0] = 0.0;
+  h[2] = 0.0;
   h[4] = 0.0;
-  h[5] = t18;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -817,9 +817,11 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
+  Ag[7] = mc_pole_2;
   const double t0 = mc_pole_2 / -1.1;
   const double t1 = 1.1 * t0;
   const double t2 = mc_pole_2 + t1;
+  Ag[2] = t2;
   const double t3 = mc_pole_2 * t0;
   const double IC_cart_1 = mbdc_sincos_s[0] * 0.05;
   const double t4 = q[0] * 0.1;
@@ -830,19 +832,17 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   const double t7 = IC_cart_1 * t6;
   const double t8 = t3 + t7;
   const double t9 = 0.03333333333333333 + t8;
+  Ag[3] = t9;
   const double t10 = -IC_cart_1;
+  Ag[11] = t10;
   Ag[0] = 0.0;
-  Ag[2] = t2;
   Ag[4] = 0.0;
   Ag[6] = 1.1;
   Ag[8] = 0.0;
   Ag[10] = 0.0;
   Ag[1] = 0.0;
-  Ag[3] = t9;
   Ag[5] = 0.0;
-  Ag[7] = mc_pole_2;
   Ag[9] = 0.0;
-  Ag[11] = t10;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -867,30 +867,30 @@ void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART
   const double t9 = mbdc_sincos_s[0] * t5;
   const double t10 = t8 * t9;
   const double t11 = t7 - t10;
-  const double t12 = -t9;
-  const double t13 = -t6;
-  b[0] = 0.0;
   b[1] = t11;
-  b[2] = 0.0;
+  const double t12 = -t9;
   b[3] = t12;
-  b[4] = 0.0;
+  const double t13 = -t6;
   b[5] = t13;
+  b[0] = 0.0;
+  b[2] = 0.0;
+  b[4] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void cart_pole_integrate(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double dt, double q_out[CART_POLE_NQ]) {
   const double t0 = dt * v[0];
   const double t1 = q[0] + t0;
+  q_out[0] = t1;
   const double t2 = dt * v[1];
   const double t3 = q[1] + t2;
-  q_out[0] = t1;
   q_out[1] = t3;
 }
 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void cart_pole_difference(const double q0[CART_POLE_NQ], const double q1[CART_POLE_NQ], double v[CART_POLE_NV]) {
   const double t0 = q1[0] - q0[0];
-  const double t1 = q1[1] - q0[1];
   v[0] = t0;
+  const double t1 = q1[1] - q0[1];
   v[1] = t1;
 }

@@ -69,7 +69,7 @@ extern "C" {
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x9395e747d666
+#define CART_POLE_SET_ID 0x146978e60069
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -153,25 +153,25 @@ void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]);
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 16 bytes (2 values live at once). */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 56 bytes (7 values live at once). */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 56 bytes (7 values live at once). */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 56 bytes (7 values live at once). */
 int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 64 bytes (8 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 56 bytes (7 values live at once). */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 24 bytes (3 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 16 bytes (2 values live at once). */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 24 bytes (3 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 16 bytes (2 values live at once). */
 void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 56 bytes (7 values live at once). */
@@ -186,28 +186,28 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 0 bytes (0 values live at once). */
 void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double acc[6 * CART_POLE_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 32 bytes (4 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 24 bytes (3 values live at once). */
 void cart_pole_com(const double q[CART_POLE_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 32 bytes (4 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 24 bytes (3 values live at once). */
 void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POLE_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 56 bytes (7 values live at once). */
 void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 80 bytes (10 values live at once). */
 void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 48 bytes (6 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 40 bytes (5 values live at once). */
 void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 48 bytes (6 values live at once). */
 void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void cart_pole_integrate(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double dt, double q_out[CART_POLE_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void cart_pole_difference(const double q0[CART_POLE_NQ], const double q1[CART_POLE_NQ], double v[CART_POLE_NV]);
 
 #ifdef __cplusplus

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0xe14ed25898b9
+#if DOUBLE_PENDULUM_SET_ID != 0x7b5123da53f8
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -108,6 +108,7 @@ void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOU
   const double ac_link2_0 = t6 - t9;
   const double t10 = 0.5 * ac_link2_0;
   const double f_link2_1 = t3 - t10;
+  tau[1] = f_link2_1;
   const double t11 = 0.5 * wd_link2_1;
   const double f_link2_3 = ac_link2_0 - t11;
   const double t12 = mbdc_sincos_c[1] * f_link2_3;
@@ -123,7 +124,6 @@ void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOU
   const double t19 = f_link2_1 - t18;
   const double f_link1_1 = t2 + t19;
   tau[0] = f_link1_1;
-  tau[1] = f_link2_1;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 16 mul, 17 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -150,6 +150,7 @@ void double_pendulum_rnea_ext(const double q[DOUBLE_PENDULUM_NQ], const double v
   const double t11 = 0.5 * ac_link2_0;
   const double t12 = t4 - t11;
   const double f_link2_1 = t12 - fext[13];
+  tau[1] = f_link2_1;
   const double t13 = 0.5 * wd_link2_1;
   const double t14 = ac_link2_0 - t13;
   const double f_link2_3 = t14 - fext[15];
@@ -167,7 +168,6 @@ void double_pendulum_rnea_ext(const double q[DOUBLE_PENDULUM_NQ], const double v
   const double t23 = f_link2_1 - t22;
   const double f_link1_1 = t3 + t23;
   tau[0] = f_link1_1;
-  tau[1] = f_link2_1;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 13 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -198,8 +198,8 @@ void double_pendulum_nle(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUB
   const double t13 = 0.5 * ac_link2_0;
   const double t14 = -t12 - t13;
   const double f_link1_1 = t0 + t14;
-  const double f_link2_1 = -t13;
   h[0] = f_link1_1;
+  const double f_link2_1 = -t13;
   h[1] = f_link2_1;
 }
 
@@ -221,6 +221,7 @@ void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[
   const double ac_link2_0 = -t4 - t6;
   const double t7 = 0.5 * ac_link2_0;
   const double f_link2_1 = -t7 - fext[13];
+  h[1] = f_link2_1;
   const double f_link2_3 = ac_link2_0 - fext[15];
   const double t8 = mbdc_sincos_c[1] * f_link2_3;
   const double t9 = mbdc_sincos_c[1] * t3;
@@ -236,7 +237,6 @@ void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[
   const double t16 = f_link2_1 - t15;
   const double f_link1_1 = t1 + t16;
   h[0] = f_link1_1;
-  h[1] = f_link2_1;
 }
 
 /* gravity torques: g(q); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -261,8 +261,8 @@ void double_pendulum_gravity(const double q[DOUBLE_PENDULUM_NQ], double g[DOUBLE
   const double t9 = ac_link2_0 * 0.5;
   const double t10 = -t8 - t9;
   const double f_link1_1 = t0 + t10;
-  const double f_link2_1 = -t9;
   g[0] = f_link1_1;
+  const double f_link2_1 = -t9;
   g[1] = f_link2_1;
 }
 
@@ -275,9 +275,9 @@ void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PE
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = mbdc_sincos_c[0] + 1.3333333333333333;
   const double IC_link1_5 = 0.3333333333333333 + t0;
+  M[0] = IC_link1_5;
   const double t1 = mbdc_sincos_c[0] * 0.5;
   const double t2 = t1 + 0.3333333333333333;
-  M[0] = IC_link1_5;
   M[1] = t2;
   M[2] = t2;
   M[3] = 0.3333333333333333;
@@ -291,49 +291,49 @@ int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[1] * 0.5;
-  const double t1 = mbdc_sincos_c[1] + 1.3333333333333333;
-  const double IC_link1_5 = 0.3333333333333333 + t1;
-  const double t2 = t0 + 0.3333333333333333;
-  const double t3 = mbdc_sincos_s[0] * 9.81;
-  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
-  const double t4 = v[0] * v[0];
-  const double t5 = mbdc_sincos_s[0] * 4.905;
-  const double v_link2_1 = v[0] + v[1];
-  const double t6 = ac_link1_2 + t4;
-  const double t7 = mbdc_sincos_c[1] * t3;
-  const double t8 = mbdc_sincos_s[1] * t6;
-  const double ac_link2_0 = -t8 - t7;
-  const double t9 = mbdc_sincos_s[1] * t3;
-  const double t10 = mbdc_sincos_c[1] * t6;
-  const double ac_link2_2 = t10 - t9;
-  const double t11 = v_link2_1 * v_link2_1;
-  const double t12 = 0.5 * ac_link2_0;
-  const double t13 = 0.5 * t11;
-  const double f_link2_5 = ac_link2_2 + t13;
-  const double t14 = mbdc_sincos_c[1] * ac_link2_0;
-  const double t15 = mbdc_sincos_s[1] * f_link2_5;
-  const double t16 = t14 + t15;
-  const double t17 = -t16 - t12;
-  const double f_link1_1 = t5 + t17;
+  const double t0 = mbdc_sincos_c[1] + 1.3333333333333333;
+  const double IC_link1_5 = 0.3333333333333333 + t0;
+  const double t1 = mbdc_sincos_c[1] * 0.5;
+  const double t2 = t1 + 0.3333333333333333;
   const double L_1_0 = t2 * 3.0;
-  const double t18 = L_1_0 * L_1_0;
-  const double t19 = 0.6666666666666666 * t18;
-  const double t20 = t19 + 5.642734410091837;
-  const double t21 = t2 * L_1_0;
-  const double D_link1_0 = IC_link1_5 - t21;
-  const double t22 = 1.0 / D_link1_0;
+  const double t3 = t2 * L_1_0;
+  const double D_link1_0 = IC_link1_5 - t3;
+  pivot[0] = D_link1_0;
+  const double t4 = L_1_0 * L_1_0;
+  const double t5 = 0.6666666666666666 * t4;
+  const double t6 = t5 + 5.642734410091837;
+  pivot_ref[0] = t6;
+  const double t7 = 1.0 / D_link1_0;
+  const double t8 = mbdc_sincos_s[0] * 4.905;
+  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
+  const double t9 = v[0] * v[0];
+  const double t10 = ac_link1_2 + t9;
+  const double t11 = mbdc_sincos_s[1] * t10;
+  const double t12 = mbdc_sincos_s[0] * 9.81;
+  const double t13 = mbdc_sincos_c[1] * t12;
+  const double ac_link2_0 = -t11 - t13;
+  const double t14 = mbdc_sincos_c[1] * ac_link2_0;
+  const double t15 = mbdc_sincos_c[1] * t10;
+  const double t16 = mbdc_sincos_s[1] * t12;
+  const double ac_link2_2 = t15 - t16;
+  const double v_link2_1 = v[0] + v[1];
+  const double t17 = v_link2_1 * v_link2_1;
+  const double t18 = 0.5 * t17;
+  const double f_link2_5 = ac_link2_2 + t18;
+  const double t19 = mbdc_sincos_s[1] * f_link2_5;
+  const double t20 = t14 + t19;
+  const double t21 = 0.5 * ac_link2_0;
+  const double t22 = -t20 - t21;
+  const double f_link1_1 = t8 + t22;
   const double t23 = tau[0] - f_link1_1;
-  const double t24 = t12 + tau[1];
+  const double t24 = t21 + tau[1];
   const double t25 = L_1_0 * t24;
   const double t26 = t23 - t25;
-  const double t27 = t22 * t26;
+  const double t27 = t7 * t26;
+  qdd[0] = t27;
   const double t28 = 3.0 * t24;
   const double t29 = L_1_0 * t27;
   const double t30 = t28 - t29;
-  pivot[0] = D_link1_0;
-  pivot_ref[0] = t20;
-  qdd[0] = t27;
   qdd[1] = t30;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -374,6 +374,7 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   const double t13 = t12 * t12;
   const double t14 = t13 * 6.0;
   const double t15 = t14 + 5.642734410091837;
+  pivot_ref[0] = t15;
   const double t16 = u_link2_0 * 1.5;
   const double t17 = u_link2_0 - t9;
   const double t18 = ac_link2_0 - t16;
@@ -385,18 +386,17 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   const double t24 = t22 + t23;
   const double t25 = t17 - t24;
   const double IA_link1_7 = 0.3333333333333333 + t21;
+  pivot[0] = IA_link1_7;
   const double pA_link1_1 = t2 + t25;
   const double t26 = 1.0 / IA_link1_7;
   const double u_link1_0 = tau[0] - pA_link1_1;
   const double da_link1_1 = t26 * u_link1_0;
+  qdd[0] = da_link1_1;
   const double t27 = mbdc_sincos_c[1] * da_link1_1;
   const double t28 = u_link2_0 * 3.0;
   const double t29 = 1.5 * t27;
   const double t30 = da_link1_1 + t29;
   const double t31 = t28 - t30;
-  pivot[0] = IA_link1_7;
-  pivot_ref[0] = t15;
-  qdd[0] = da_link1_1;
   qdd[1] = t31;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -441,6 +441,7 @@ int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   const double t15 = t14 * t14;
   const double t16 = t15 * 6.0;
   const double t17 = t16 + 5.642734410091837;
+  pivot_ref[0] = t17;
   const double t18 = u_link2_0 * 1.5;
   const double t19 = pA_link2_1 + u_link2_0;
   const double t20 = pA_link2_3 - t18;
@@ -452,18 +453,17 @@ int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   const double t26 = t24 + t25;
   const double t27 = t19 - t26;
   const double IA_link1_7 = 0.3333333333333333 + t23;
+  pivot[0] = IA_link1_7;
   const double pA_link1_1 = t3 + t27;
   const double t28 = 1.0 / IA_link1_7;
   const double u_link1_0 = tau[0] - pA_link1_1;
   const double da_link1_1 = t28 * u_link1_0;
+  qdd[0] = da_link1_1;
   const double t29 = mbdc_sincos_c[1] * da_link1_1;
   const double t30 = u_link2_0 * 3.0;
   const double t31 = 1.5 * t29;
   const double t32 = da_link1_1 + t31;
   const double t33 = t30 - t32;
-  pivot[0] = IA_link1_7;
-  pivot_ref[0] = t17;
-  qdd[0] = da_link1_1;
   qdd[1] = t33;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -486,23 +486,23 @@ int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_
   const double t1 = t0 * 0.75;
   const double t2 = t1 + 0.25;
   const double IA_link1_7 = 0.3333333333333333 + t2;
+  pivot[0] = IA_link1_7;
   const double t3 = mbdc_sincos_c[0] * 0.5;
   const double t4 = 0.3333333333333333 + t3;
   const double t5 = t4 * t4;
   const double t6 = t5 * 6.0;
   const double t7 = t6 + 5.642734410091837;
-  const double t8 = mbdc_sincos_c[0] * 1.5;
-  const double t9 = 1.0 + t8;
-  const double t10 = 1.0 / IA_link1_7;
-  const double t11 = t9 * t10;
-  const double t12 = t9 * t11;
-  const double t13 = -t11;
-  const double t14 = t12 + 3.0;
-  pivot[0] = IA_link1_7;
   pivot_ref[0] = t7;
-  Minv[0] = t10;
-  Minv[1] = t13;
-  Minv[2] = t13;
+  const double t8 = 1.0 / IA_link1_7;
+  Minv[0] = t8;
+  const double t9 = mbdc_sincos_c[0] * 1.5;
+  const double t10 = 1.0 + t9;
+  const double t11 = t10 * t8;
+  const double t12 = -t11;
+  Minv[1] = t12;
+  Minv[2] = t12;
+  const double t13 = t10 * t11;
+  const double t14 = t13 + 3.0;
   Minv[3] = t14;
   /* the pivot rule: d accepted iff r > 0 and d > DOUBLE_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -544,10 +544,13 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
   const double t16 = 0.3333333333333333 * wd_link2_1;
   const double t17 = 0.5 * ac_link2_0;
   const double f_link2_1 = t16 - t17;
+  wrench[13] = f_link2_1;
   const double t18 = 0.5 * wd_link2_1;
   const double t19 = 0.5 * t15;
   const double f_link2_3 = ac_link2_0 - t18;
+  wrench[15] = f_link2_3;
   const double f_link2_5 = ac_link2_2 + t19;
+  wrench[17] = f_link2_5;
   const double t20 = mbdc_sincos_c[1] * f_link2_3;
   const double t21 = mbdc_sincos_s[1] * f_link2_5;
   const double t22 = t20 + t21;
@@ -556,8 +559,11 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
   const double t25 = t24 - t23;
   const double t26 = f_link2_1 - t22;
   const double f_link1_1 = t4 + t26;
+  wrench[7] = f_link1_1;
   const double f_link1_3 = t7 + t22;
+  wrench[9] = f_link1_3;
   const double f_link1_5 = t8 + t25;
+  wrench[11] = f_link1_5;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
@@ -565,17 +571,11 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
   wrench[4] = 0.0;
   wrench[5] = 0.0;
   wrench[6] = 0.0;
-  wrench[7] = f_link1_1;
   wrench[8] = 0.0;
-  wrench[9] = f_link1_3;
   wrench[10] = 0.0;
-  wrench[11] = f_link1_5;
   wrench[12] = 0.0;
-  wrench[13] = f_link2_1;
   wrench[14] = 0.0;
-  wrench[15] = f_link2_3;
   wrench[16] = 0.0;
-  wrench[17] = f_link2_5;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -585,15 +585,25 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[14] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[20] = mbdc_sincos_c[0];
   const double E0_link1_2 = -mbdc_sincos_s[0];
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_link2_0 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_link2_6 = t2 + t3;
-  const double E0_link2_2 = -t3 - t2;
+  pose[18] = E0_link1_2;
+  pose[33] = E0_link1_2;
   const double r0_link2_2 = -mbdc_sincos_c[0];
+  pose[35] = r0_link2_2;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t2;
+  pose[24] = E0_link2_0;
+  pose[32] = E0_link2_0;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t3 - t1;
+  pose[30] = E0_link2_2;
+  const double E0_link2_6 = t1 + t3;
+  pose[26] = E0_link2_6;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -606,30 +616,20 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = mbdc_sincos_c[0];
   pose[13] = 0.0;
-  pose[14] = mbdc_sincos_s[0];
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
-  pose[18] = E0_link1_2;
   pose[19] = 0.0;
-  pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.0;
-  pose[24] = E0_link2_0;
   pose[25] = 0.0;
-  pose[26] = E0_link2_6;
   pose[27] = 0.0;
   pose[28] = 1.0;
   pose[29] = 0.0;
-  pose[30] = E0_link2_2;
   pose[31] = 0.0;
-  pose[32] = E0_link2_0;
-  pose[33] = E0_link1_2;
   pose[34] = 0.0;
-  pose[35] = r0_link2_2;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -639,39 +639,39 @@ void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double E0_link1_2 = -mbdc_sincos_s[0];
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_link2_0 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_link2_6 = t2 + t3;
-  const double E0_link2_2 = -t3 - t2;
-  const double r0_link2_2 = -mbdc_sincos_c[0];
-  pose[0] = mbdc_sincos_c[0];
-  pose[1] = 0.0;
   pose[2] = mbdc_sincos_s[0];
+  pose[0] = mbdc_sincos_c[0];
+  pose[8] = mbdc_sincos_c[0];
+  const double E0_link1_2 = -mbdc_sincos_s[0];
+  pose[6] = E0_link1_2;
+  pose[21] = E0_link1_2;
+  const double r0_link2_2 = -mbdc_sincos_c[0];
+  pose[23] = r0_link2_2;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t2;
+  pose[12] = E0_link2_0;
+  pose[20] = E0_link2_0;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t3 - t1;
+  pose[18] = E0_link2_2;
+  const double E0_link2_6 = t1 + t3;
+  pose[14] = E0_link2_6;
+  pose[1] = 0.0;
   pose[3] = 0.0;
   pose[4] = 1.0;
   pose[5] = 0.0;
-  pose[6] = E0_link1_2;
   pose[7] = 0.0;
-  pose[8] = mbdc_sincos_c[0];
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = E0_link2_0;
   pose[13] = 0.0;
-  pose[14] = E0_link2_6;
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
-  pose[18] = E0_link2_2;
   pose[19] = 0.0;
-  pose[20] = E0_link2_0;
-  pose[21] = E0_link1_2;
   pose[22] = 0.0;
-  pose[23] = r0_link2_2;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 18 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -705,13 +705,17 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
   const double t16 = mbdc_sincos_s[0] + sw_link2_0_5;
   const double t17 = E0_link2_2 * t16;
   const double t18 = t13 + t17;
+  J[19] = t18;
   const double t19 = E0_link2_6 * t12;
   const double t20 = E0_link2_0 * t16;
   const double t21 = t19 + t20;
+  J[23] = t21;
   const double t22 = mbdc_sincos_s[0] * E0_link2_2;
   const double t23 = t22 - t8;
+  J[18] = t23;
   const double t24 = mbdc_sincos_c[0] * E0_link2_6;
   const double t25 = t5 - t24;
+  J[22] = t25;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 1.0;
@@ -725,17 +729,13 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t18;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t21;
   J[12] = 0.0;
-  J[18] = t23;
   J[14] = 1.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = t25;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -745,6 +745,7 @@ void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], do
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  J[22] = mbdc_sincos_s[0];
   const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_6 = t0 + t1;
@@ -762,11 +763,14 @@ void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], do
   const double t11 = E0_link2_0 * t10;
   const double sw_link2_0_3 = t7 - t11;
   const double t12 = sw_link2_0_3 - mbdc_sincos_c[0];
+  J[19] = t12;
   const double t13 = E0_link2_0 * t6;
   const double t14 = E0_link2_2 * t10;
   const double sw_link2_0_5 = t13 - t14;
   const double t15 = mbdc_sincos_s[0] + sw_link2_0_5;
+  J[23] = t15;
   const double r0_link2_2 = -mbdc_sincos_c[0];
+  J[18] = r0_link2_2;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 1.0;
@@ -780,17 +784,13 @@ void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], do
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t12;
   J[15] = 1.0;
   J[21] = 0.0;
   J[17] = 0.0;
-  J[23] = t15;
   J[12] = 0.0;
-  J[18] = r0_link2_2;
   J[14] = 1.0;
   J[20] = 0.0;
   J[16] = 0.0;
-  J[22] = mbdc_sincos_s[0];
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -801,21 +801,24 @@ void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const do
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_link2_0 = t0 - t2;
-  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_2 = -t3 - t2;
+  const double E0_link2_6 = t2 + t3;
   const double t4 = mbdc_sincos_c[1] * v[0];
   const double t5 = mbdc_sincos_s[1] * v[0];
-  const double E0_link2_2 = -t1 - t3;
-  const double E0_link2_6 = t3 + t1;
-  const double t6 = E0_link2_6 * t5;
-  const double t7 = E0_link2_2 * t4;
-  const double t8 = E0_link2_0 * t4;
-  const double t9 = -t6 - t8;
-  const double t10 = E0_link2_0 * t5;
-  const double t11 = -t10 - t7;
   const double v_link2_1 = v[0] + v[1];
+  vel[7] = v_link2_1;
+  const double t6 = E0_link2_0 * t4;
+  const double t7 = E0_link2_6 * t5;
+  const double t8 = -t7 - t6;
+  vel[9] = t8;
+  const double t9 = E0_link2_2 * t4;
+  const double t10 = E0_link2_0 * t5;
+  const double t11 = -t10 - t9;
+  vel[11] = t11;
   vel[0] = 0.0;
   vel[3] = 0.0;
   vel[1] = v[0];
@@ -823,11 +826,8 @@ void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const do
   vel[2] = 0.0;
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t9;
-  vel[7] = v_link2_1;
   vel[10] = 0.0;
   vel[8] = 0.0;
-  vel[11] = t11;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 11 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -850,9 +850,11 @@ void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ],
   const double t6 = E0_link2_0 * t5;
   const double t7 = E0_link2_6 * ac_link2_2;
   const double t8 = t7 - t6;
+  acc[9] = t8;
   const double t9 = E0_link2_2 * t5;
   const double t10 = E0_link2_0 * ac_link2_2;
   const double t11 = t10 - t9;
+  acc[11] = t11;
   acc[0] = 0.0;
   acc[3] = 0.0;
   acc[1] = 0.0;
@@ -860,11 +862,9 @@ void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ],
   acc[2] = 0.0;
   acc[5] = 0.0;
   acc[6] = 0.0;
-  acc[9] = t8;
   acc[7] = 0.0;
   acc[10] = 0.0;
   acc[8] = 0.0;
-  acc[11] = t11;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -882,6 +882,7 @@ void double_pendulum_com(const double q[DOUBLE_PENDULUM_NQ], double c[3]) {
   const double t3 = mbdc_sincos_s[0] * 0.5;
   const double t4 = mc_link2_0 - t3;
   const double t5 = 0.5 * t4;
+  c[0] = t5;
   const double t6 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t7 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_0 = t6 - t7;
@@ -890,9 +891,8 @@ void double_pendulum_com(const double q[DOUBLE_PENDULUM_NQ], double c[3]) {
   const double t9 = mbdc_sincos_c[0] * 0.5;
   const double t10 = mc_link2_2 - t9;
   const double t11 = 0.5 * t10;
-  c[0] = t5;
-  c[1] = 0.0;
   c[2] = t11;
+  c[1] = 0.0;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -910,6 +910,7 @@ void double_pendulum_com_jacobian(const double q[DOUBLE_PENDULUM_NQ], double Jc[
   const double t3 = mbdc_sincos_c[0] * 0.5;
   const double mcs_link1_2 = mc_link2_2 - t3;
   const double t4 = 0.5 * mcs_link1_2;
+  Jc[0] = t4;
   const double t5 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t6 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_6 = t5 + t6;
@@ -919,17 +920,16 @@ void double_pendulum_com_jacobian(const double q[DOUBLE_PENDULUM_NQ], double Jc[
   const double mcs_link1_0 = mc_link2_0 - t8;
   const double t9 = 0.5 * mcs_link1_0;
   const double t10 = -t9;
+  Jc[4] = t10;
   const double t11 = mbdc_sincos_c[0] + mc_link2_2;
   const double t12 = 0.5 * t11;
+  Jc[1] = t12;
   const double t13 = mbdc_sincos_s[0] + mc_link2_0;
   const double t14 = 0.5 * t13;
   const double t15 = -t14;
-  Jc[0] = t4;
-  Jc[2] = 0.0;
-  Jc[4] = t10;
-  Jc[1] = t12;
-  Jc[3] = 0.0;
   Jc[5] = t15;
+  Jc[2] = 0.0;
+  Jc[3] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 18 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -951,6 +951,7 @@ void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   const double t7 = mbdc_sincos_c[1] * v[0];
   const double t8 = mc_link2_2 * 9.81;
   const double t9 = t8 - t4;
+  e[1] = t9;
   const double v_link2_1 = v[0] + v[1];
   const double t10 = v[0] * 0.3333333333333333;
   const double t11 = v[0] * t10;
@@ -967,7 +968,6 @@ void double_pendulum_energy(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   const double t22 = 0.5 * t21;
   const double t23 = t12 + t22;
   e[0] = t23;
-  e[1] = t9;
 }
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 27 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1023,14 +1023,14 @@ void double_pendulum_centroidal_momentum(const double q[DOUBLE_PENDULUM_NQ], con
   const double t35 = t33 - t34;
   const double t36 = t23 + t35;
   const double t37 = t19 + t36;
-  const double t38 = t27 - t14;
-  const double t39 = t15 + t30;
-  h[0] = 0.0;
   h[1] = t37;
-  h[2] = 0.0;
+  const double t38 = t27 - t14;
   h[3] = t38;
-  h[4] = 0.0;
+  const double t39 = t15 + t30;
   h[5] = t39;
+  h[0] = 0.0;
+  h[2] = 0.0;
+  h[4] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 21 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1059,7 +1059,9 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   const double t11 = -mbdc_sincos_s[0] - com_0;
   const double t12 = t10 * t11;
   const double t13 = -t10;
+  Ag[11] = t13;
   const double t14 = -t4;
+  Ag[7] = t14;
   const double mc_link2_2 = t14 - mbdc_sincos_c[0];
   const double t15 = mc_link2_2 - t1;
   const double com_2 = 0.5 * t15;
@@ -1067,6 +1069,7 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   const double t17 = t4 * t16;
   const double t18 = t12 - t17;
   const double t19 = 0.3333333333333333 + t18;
+  Ag[3] = t19;
   const double t20 = 0.5 * mbdc_sincos_c[1];
   const double t21 = -1.0 - t20;
   const double t22 = mbdc_sincos_c[1] + 1.3333333333333333;
@@ -1076,24 +1079,21 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   const double t24 = mbdc_sincos_s[0] * IC_link1_3;
   const double t25 = mbdc_sincos_s[0] * t7;
   const double t26 = t23 + t25;
+  Ag[6] = t26;
   const double t27 = mbdc_sincos_c[0] * t7;
   const double t28 = t27 - t24;
+  Ag[10] = t28;
   const double t29 = com_2 * t26;
   const double t30 = com_0 * t28;
   const double t31 = t30 - t29;
   const double t32 = IC_link1_5 + t31;
-  Ag[0] = 0.0;
   Ag[2] = t32;
+  Ag[0] = 0.0;
   Ag[4] = 0.0;
-  Ag[6] = t26;
   Ag[8] = 0.0;
-  Ag[10] = t28;
   Ag[1] = 0.0;
-  Ag[3] = t19;
   Ag[5] = 0.0;
-  Ag[7] = t14;
   Ag[9] = 0.0;
-  Ag[11] = t13;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 27 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1144,33 +1144,33 @@ void double_pendulum_centroidal_bias(const double q[DOUBLE_PENDULUM_NQ], const d
   const double t29 = 0.5 * t13;
   const double t30 = t28 * t11;
   const double t31 = t15 + t28;
+  b[3] = t31;
   const double t32 = t26 * t8;
   const double t33 = t30 - t32;
   const double t34 = t29 + t33;
   const double t35 = t19 + t34;
-  const double t36 = t16 + t26;
-  b[0] = 0.0;
   b[1] = t35;
-  b[2] = 0.0;
-  b[3] = t31;
-  b[4] = 0.0;
+  const double t36 = t16 + t26;
   b[5] = t36;
+  b[0] = 0.0;
+  b[2] = 0.0;
+  b[4] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void double_pendulum_integrate(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double dt, double q_out[DOUBLE_PENDULUM_NQ]) {
   const double t0 = dt * v[0];
   const double t1 = q[0] + t0;
+  q_out[0] = t1;
   const double t2 = dt * v[1];
   const double t3 = q[1] + t2;
-  q_out[0] = t1;
   q_out[1] = t3;
 }
 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void double_pendulum_difference(const double q0[DOUBLE_PENDULUM_NQ], const double q1[DOUBLE_PENDULUM_NQ], double v[DOUBLE_PENDULUM_NV]) {
   const double t0 = q1[0] - q0[0];
-  const double t1 = q1[1] - q0[1];
   v[0] = t0;
+  const double t1 = q1[1] - q0[1];
   v[1] = t1;
 }

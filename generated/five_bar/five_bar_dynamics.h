@@ -81,7 +81,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x94d6ec889d2b
+#define FIVE_BAR_SET_ID 0x8c81af7ac4f0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -192,37 +192,37 @@ void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], doub
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once). */
 void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double h[FIVE_BAR_NV]);
 
-/* gravity torques: g(q). Stack: about 112 bytes (14 values live at once). */
+/* gravity torques: g(q). Stack: about 104 bytes (13 values live at once). */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 104 bytes (13 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 88 bytes (11 values live at once). */
 void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 216 bytes (27 values live at once). */
 int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 216 bytes (27 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 192 bytes (24 values live at once). */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 216 bytes (27 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 192 bytes (24 values live at once). */
 int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double qdd[FIVE_BAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 232 bytes (29 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 168 bytes (21 values live at once). */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once). */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 88 bytes (11 values live at once). */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 88 bytes (11 values live at once). */
 void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 200 bytes (25 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 128 bytes (16 values live at once). */
 void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 152 bytes (19 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 120 bytes (15 values live at once). */
 void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]);
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 112 bytes (14 values live at once). */
@@ -237,7 +237,7 @@ void five_bar_com(const double q[FIVE_BAR_NQ], double c[3]);
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 128 bytes (16 values live at once). */
 void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 104 bytes (13 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 96 bytes (12 values live at once). */
 void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 216 bytes (27 values live at once). */
@@ -249,13 +249,13 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]);
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 208 bytes (26 values live at once). */
 void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 40 bytes (5 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void five_bar_integrate(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double dt, double q_out[FIVE_BAR_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 32 bytes (4 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void five_bar_difference(const double q0[FIVE_BAR_NQ], const double q1[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 424 bytes (53 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 392 bytes (49 values live at once). */
 int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row. Stack: about 88 bytes (11 values live at once). */
@@ -264,19 +264,19 @@ void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 96 bytes (12 values live at once). */
 void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 296 bytes (37 values live at once). */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 272 bytes (34 values live at once). */
 int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 128 bytes (16 values live at once). */
 void five_bar_rcr_pivots(const double q[FIVE_BAR_NQ], double ratio[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 456 bytes (57 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 424 bytes (53 values live at once). */
 int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 424 bytes (53 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 392 bytes (49 values live at once). */
 int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 456 bytes (57 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 424 bytes (53 values live at once). */
 int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x36e87bdda498
+#define FLEXIBLE_ARM_SET_ID 0x67d458d894b7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -141,10 +141,10 @@ void flexible_arm_nle(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_A
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once). */
 void flexible_arm_nle_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double h[FLEXIBLE_ARM_NV]);
 
-/* gravity torques: g(q). Stack: about 24 bytes (3 values live at once). */
+/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 48 bytes (6 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once). */
 void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 120 bytes (15 values live at once). */
@@ -156,25 +156,25 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
 /* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 104 bytes (13 values live at once). */
 int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double qdd[FLEXIBLE_ARM_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 144 bytes (18 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 56 bytes (7 values live at once). */
 int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 112 bytes (14 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 104 bytes (13 values live at once). */
 void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double wrench[6 * (FLEXIBLE_ARM_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 48 bytes (6 values live at once). */
 void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE_ARM_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 48 bytes (6 values live at once). */
 void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NF]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 48 bytes (6 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void flexible_arm_integrate(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], double dt, double q_out[FLEXIBLE_ARM_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 40 bytes (5 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_difference(const double q0[FLEXIBLE_ARM_NQ], const double q1[FLEXIBLE_ARM_NQ], double v[FLEXIBLE_ARM_NV]);
 
-/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 96 bytes (12 values live at once). */
+/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 88 bytes (11 values live at once). */
 void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]);
 
 #ifdef __cplusplus

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x664ed0e9a0f5
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x0fbdff0dbc9f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -146,40 +146,40 @@ void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 136 bytes (17 values live at once). */
 void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double h[FLEXIBLE_ARM_NODAL_NV]);
 
-/* gravity torques: g(q). Stack: about 16 bytes (2 values live at once). */
+/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 128 bytes (16 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 104 bytes (13 values live at once). */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 248 bytes (31 values live at once). */
 int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 304 bytes (38 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 256 bytes (32 values live at once). */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 304 bytes (38 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 256 bytes (32 values live at once). */
 int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 400 bytes (50 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 328 bytes (41 values live at once). */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 160 bytes (20 values live at once). */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 120 bytes (15 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 80 bytes (10 values live at once). */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 120 bytes (15 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 80 bytes (10 values live at once). */
 void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NF]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 48 bytes (6 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void flexible_arm_nodal_integrate(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double dt, double q_out[FLEXIBLE_ARM_NODAL_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 40 bytes (5 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_nodal_difference(const double q0[FLEXIBLE_ARM_NODAL_NQ], const double q1[FLEXIBLE_ARM_NODAL_NQ], double v[FLEXIBLE_ARM_NODAL_NV]);
 
-/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 208 bytes (26 values live at once). */
+/* world pose (R row-major, p) of every node of the flexible bodies. Stack: about 104 bytes (13 values live at once). */
 void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * FLEXIBLE_ARM_NODAL_NNODES]);
 
 #ifdef __cplusplus

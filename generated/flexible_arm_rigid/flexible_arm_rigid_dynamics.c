@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xc4e22b18f464
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x8d40325dbedd
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -106,6 +106,7 @@ void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double
   const double ac_forearm_1 = t6 + t8;
   const double t9 = ac_forearm_1 * 1.08;
   const double f_forearm_2 = t3 + t9;
+  tau[1] = f_forearm_2;
   const double t10 = mbdc_sincos_s[0] * t7;
   const double t11 = mbdc_sincos_c[0] * t5;
   const double ac_forearm_0 = t10 - t11;
@@ -124,7 +125,6 @@ void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double
   const double t21 = f_forearm_2 + t20;
   const double f_upper_arm_2 = t2 + t21;
   tau[0] = f_upper_arm_2;
-  tau[1] = f_forearm_2;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 19 mul, 15 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -149,6 +149,7 @@ void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const do
   const double t10 = ac_forearm_1 * 1.08;
   const double t11 = t4 + t10;
   const double f_forearm_2 = t11 - fext[14];
+  tau[1] = f_forearm_2;
   const double t12 = mbdc_sincos_s[0] * t8;
   const double t13 = mbdc_sincos_c[0] * t6;
   const double ac_forearm_0 = t12 - t13;
@@ -169,7 +170,6 @@ void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const do
   const double t25 = f_forearm_2 + t24;
   const double f_upper_arm_2 = t3 + t25;
   tau[0] = f_upper_arm_2;
-  tau[1] = f_forearm_2;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 12 mul, 4 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -190,13 +190,13 @@ void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double 
   const double f_forearm_3 = -t3 - t5;
   const double t6 = mbdc_sincos_s[0] * f_forearm_3;
   const double f_forearm_2 = ac_forearm_1 * 1.08;
+  h[1] = f_forearm_2;
   const double f_forearm_4 = ac_forearm_1 * 2.16;
   const double t7 = mbdc_sincos_c[0] * f_forearm_4;
   const double f_upper_arm_4 = t6 + t7;
   const double t8 = 0.5 * f_upper_arm_4;
   const double f_upper_arm_2 = f_forearm_2 + t8;
   h[0] = f_upper_arm_2;
-  h[1] = f_forearm_2;
 }
 
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -220,6 +220,7 @@ void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const dou
   const double t8 = ac_forearm_1 * 1.08;
   const double t9 = ac_forearm_1 * 2.16;
   const double f_forearm_2 = t8 - fext[14];
+  h[1] = f_forearm_2;
   const double f_forearm_4 = t9 - fext[16];
   const double t10 = mbdc_sincos_c[0] * f_forearm_4;
   const double t11 = t7 + t10;
@@ -227,7 +228,6 @@ void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const dou
   const double t13 = f_forearm_2 + t12;
   const double f_upper_arm_2 = t13 - fext[8];
   h[0] = f_upper_arm_2;
-  h[1] = f_forearm_2;
 }
 
 /* gravity torques: g(q); 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -247,9 +247,9 @@ void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLE
   const double t0 = mbdc_sincos_c[0] * 1.08;
   const double t1 = t0 + 1.2600000000000002;
   const double IC_upper_arm_6 = t1 + 0.12545;
+  M[0] = IC_upper_arm_6;
   const double t2 = mbdc_sincos_c[0] * 0.54;
   const double t3 = 0.7200000000000001 + t2;
-  M[0] = IC_upper_arm_6;
   M[1] = t3;
   M[2] = t3;
   M[3] = 0.7200000000000001;
@@ -289,19 +289,19 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   const double L_1_0 = t3 * 1.3888888888888886;
   const double t15 = t3 * L_1_0;
   const double D_upper_arm_0 = IC_upper_arm_6 - t15;
-  const double t16 = L_1_0 * L_1_0;
-  const double t17 = 1.4400000000000002 * t16;
-  const double t18 = t17 + 5.265453162899184;
-  const double t19 = 1.0 / D_upper_arm_0;
+  pivot[0] = D_upper_arm_0;
+  const double t16 = 1.0 / D_upper_arm_0;
+  const double t17 = L_1_0 * L_1_0;
+  const double t18 = 1.4400000000000002 * t17;
+  const double t19 = t18 + 5.265453162899184;
+  pivot_ref[0] = t19;
   const double t20 = L_1_0 * t14;
   const double t21 = t13 - t20;
-  const double t22 = t19 * t21;
-  const double t23 = 1.3888888888888886 * t14;
-  const double t24 = L_1_0 * t22;
-  const double t25 = t23 - t24;
-  pivot[0] = D_upper_arm_0;
-  pivot_ref[0] = t18;
+  const double t22 = t16 * t21;
   qdd[0] = t22;
+  const double t23 = L_1_0 * t22;
+  const double t24 = 1.3888888888888886 * t14;
+  const double t25 = t24 - t23;
   qdd[1] = t25;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -337,6 +337,7 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
   const double t8 = t7 * t7;
   const double t9 = t8 * 2.777777777777777;
   const double t10 = t9 + 5.265453162899184;
+  pivot_ref[0] = t10;
   const double t11 = u_forearm_0 * 1.4999999999999998;
   const double t12 = pA_forearm_2 + u_forearm_0;
   const double t13 = pA_forearm_4 + t11;
@@ -350,18 +351,17 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
   const double t20 = 0.5 * pA_upper_arm_4;
   const double pA_upper_arm_2 = t12 + t20;
   const double IA_upper_arm_14 = t17 + 0.12545;
+  pivot[0] = IA_upper_arm_14;
   const double t21 = 1.0 / IA_upper_arm_14;
   const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
   const double da_upper_arm_2 = t21 * u_upper_arm_0;
+  qdd[0] = da_upper_arm_2;
   const double t22 = 0.5 * da_upper_arm_2;
   const double da_forearm_4 = mbdc_sincos_c[0] * t22;
   const double t23 = u_forearm_0 * 1.3888888888888886;
   const double t24 = 1.4999999999999998 * da_forearm_4;
   const double t25 = da_upper_arm_2 + t24;
   const double t26 = t23 - t25;
-  pivot[0] = IA_upper_arm_14;
-  pivot_ref[0] = t10;
-  qdd[0] = da_upper_arm_2;
   qdd[1] = t26;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -400,6 +400,7 @@ int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   const double t11 = t10 * t10;
   const double t12 = t11 * 2.777777777777777;
   const double t13 = t12 + 5.265453162899184;
+  pivot_ref[0] = t13;
   const double t14 = u_forearm_0 * 1.4999999999999998;
   const double t15 = pA_forearm_2 + u_forearm_0;
   const double t16 = pA_forearm_4 + t14;
@@ -413,19 +414,18 @@ int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   const double t24 = 0.5 * t23;
   const double t25 = t15 + t24;
   const double IA_upper_arm_14 = t20 + 0.12545;
+  pivot[0] = IA_upper_arm_14;
   const double pA_upper_arm_2 = t25 - fext[8];
   const double t26 = 1.0 / IA_upper_arm_14;
   const double u_upper_arm_0 = tau[0] - pA_upper_arm_2;
   const double da_upper_arm_2 = t26 * u_upper_arm_0;
+  qdd[0] = da_upper_arm_2;
   const double t27 = 0.5 * da_upper_arm_2;
   const double da_forearm_4 = mbdc_sincos_c[0] * t27;
   const double t28 = u_forearm_0 * 1.3888888888888886;
   const double t29 = 1.4999999999999998 * da_forearm_4;
   const double t30 = da_upper_arm_2 + t29;
   const double t31 = t28 - t30;
-  pivot[0] = IA_upper_arm_14;
-  pivot_ref[0] = t13;
-  qdd[0] = da_upper_arm_2;
   qdd[1] = t31;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -449,24 +449,24 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
   const double t2 = t1 + 0.5400000000000003;
   const double t3 = 0.25 * t2;
   const double IA_upper_arm_14 = t3 + 0.12545;
+  pivot[0] = IA_upper_arm_14;
   const double t4 = mbdc_sincos_c[0] * 0.54;
   const double t5 = 0.7200000000000001 + t4;
   const double t6 = t5 * t5;
   const double t7 = t6 * 2.777777777777777;
   const double t8 = t7 + 5.265453162899184;
-  const double t9 = mbdc_sincos_c[0] * 0.7499999999999999;
-  const double t10 = t9 + 0.9999999999999999;
-  const double t11 = 1.0 + t9;
-  const double t12 = 1.0 / IA_upper_arm_14;
-  const double t13 = t10 * t12;
-  const double t14 = t13 * t11;
-  const double t15 = -t13;
-  const double t16 = t14 + 1.3888888888888886;
-  pivot[0] = IA_upper_arm_14;
   pivot_ref[0] = t8;
-  Minv[0] = t12;
-  Minv[1] = t15;
-  Minv[2] = t15;
+  const double t9 = 1.0 / IA_upper_arm_14;
+  Minv[0] = t9;
+  const double t10 = mbdc_sincos_c[0] * 0.7499999999999999;
+  const double t11 = t10 + 0.9999999999999999;
+  const double t12 = t11 * t9;
+  const double t13 = -t12;
+  Minv[1] = t13;
+  Minv[2] = t13;
+  const double t14 = 1.0 + t10;
+  const double t15 = t12 * t14;
+  const double t16 = t15 + 1.3888888888888886;
   Minv[3] = t16;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_RIGID_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -485,9 +485,11 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double f_upper_arm_0 = mbdc_sincos_s[0] * 10.594800000000001;
+  wrench[6] = f_upper_arm_0;
   const double t0 = mbdc_sincos_c[0] * 10.594800000000001;
   const double t1 = -10.594800000000001 - t0;
   const double f_upper_arm_1 = t1 - 3.67875;
+  wrench[7] = f_upper_arm_1;
   const double t2 = a[0] * 0.125;
   const double t3 = a[0] * 0.00045000000000000595;
   const double t4 = t2 + t3;
@@ -501,6 +503,7 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double ac_forearm_1 = t8 + t10;
   const double t11 = ac_forearm_1 * 1.08;
   const double f_forearm_2 = t5 + t11;
+  wrench[14] = f_forearm_2;
   const double t12 = mbdc_sincos_s[0] * t9;
   const double t13 = mbdc_sincos_c[0] * t7;
   const double ac_forearm_0 = t12 - t13;
@@ -509,39 +512,36 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double t15 = v_forearm_2 * v_forearm_2;
   const double t16 = t15 * 1.08;
   const double f_forearm_3 = t14 - t16;
+  wrench[15] = f_forearm_3;
   const double t17 = mbdc_sincos_s[0] * f_forearm_3;
   const double t18 = ac_forearm_1 * 2.16;
   const double t19 = wd_forearm_2 * 1.08;
   const double f_forearm_4 = t18 + t19;
+  wrench[16] = f_forearm_4;
   const double t20 = mbdc_sincos_c[0] * f_forearm_4;
   const double t21 = t17 + t20;
   const double t22 = 0.5 * t21;
   const double t23 = f_forearm_2 + t22;
   const double f_upper_arm_2 = t4 + t23;
+  wrench[8] = f_upper_arm_2;
   const double t24 = mbdc_sincos_c[0] * f_forearm_3;
   const double t25 = mbdc_sincos_s[0] * f_forearm_4;
   const double t26 = t24 - t25;
   const double t27 = t6 * 0.375;
   const double f_upper_arm_3 = t26 - t27;
+  wrench[9] = f_upper_arm_3;
   const double t28 = a[0] * 0.375;
   const double f_upper_arm_4 = t28 + t21;
+  wrench[10] = f_upper_arm_4;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
   wrench[3] = 0.0;
   wrench[4] = 0.0;
   wrench[5] = 0.0;
-  wrench[6] = f_upper_arm_0;
-  wrench[7] = f_upper_arm_1;
-  wrench[8] = f_upper_arm_2;
-  wrench[9] = f_upper_arm_3;
-  wrench[10] = f_upper_arm_4;
   wrench[11] = 35.9046;
   wrench[12] = 0.0;
   wrench[13] = -10.594800000000001;
-  wrench[14] = f_forearm_2;
-  wrench[15] = f_forearm_3;
-  wrench[16] = f_forearm_4;
   wrench[17] = 21.189600000000002;
 }
 
@@ -552,16 +552,26 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[15] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[16] = mbdc_sincos_c[0];
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_3 = -t2 - t3;
-  const double E0_forearm_1 = t2 + t3;
+  pose[13] = E0_upper_arm_3;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[33] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[34] = r0_forearm_1;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[24] = E0_forearm_0;
+  pose[28] = E0_forearm_0;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[27] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[25] = E0_forearm_3;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -574,11 +584,7 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[12] = mbdc_sincos_c[0];
-  pose[13] = E0_upper_arm_3;
   pose[14] = 0.0;
-  pose[15] = mbdc_sincos_s[0];
-  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -586,17 +592,11 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.3;
-  pose[24] = E0_forearm_0;
-  pose[25] = E0_forearm_3;
   pose[26] = 0.0;
-  pose[27] = E0_forearm_1;
-  pose[28] = E0_forearm_0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
-  pose[33] = r0_forearm_0;
-  pose[34] = r0_forearm_1;
   pose[35] = 0.3;
 }
 
@@ -607,21 +607,27 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_3 = -t2 - t3;
-  const double E0_forearm_1 = t2 + t3;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[0] = mbdc_sincos_c[0];
-  pose[1] = E0_upper_arm_3;
-  pose[2] = 0.0;
   pose[3] = mbdc_sincos_s[0];
+  pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[1] = E0_upper_arm_3;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[21] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[22] = r0_forearm_1;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[12] = E0_forearm_0;
+  pose[16] = E0_forearm_0;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[15] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[13] = E0_forearm_3;
+  pose[2] = 0.0;
   pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
@@ -629,17 +635,11 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.3;
-  pose[12] = E0_forearm_0;
-  pose[13] = E0_forearm_3;
   pose[14] = 0.0;
-  pose[15] = E0_forearm_1;
-  pose[16] = E0_forearm_0;
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
   pose[20] = 1.0;
-  pose[21] = r0_forearm_0;
-  pose[22] = r0_forearm_1;
   pose[23] = 0.3;
 }
 
@@ -676,13 +676,17 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   const double t16 = r0_forearm_0 + sw_forearm_0_4;
   const double t17 = E0_forearm_1 * t16;
   const double t18 = t13 + t17;
+  J[19] = t18;
   const double t19 = E0_forearm_3 * t12;
   const double t20 = E0_forearm_0 * t16;
   const double t21 = t19 + t20;
+  J[21] = t21;
   const double t22 = r0_forearm_0 * E0_forearm_1;
   const double t23 = t22 - t5;
+  J[18] = t23;
   const double t24 = r0_forearm_1 * E0_forearm_3;
   const double t25 = t8 - t24;
+  J[20] = t25;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 0.0;
@@ -696,15 +700,11 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t18;
   J[15] = 0.0;
-  J[21] = t21;
   J[17] = 1.0;
   J[23] = 0.0;
   J[12] = 0.0;
-  J[18] = t23;
   J[14] = 0.0;
-  J[20] = t25;
   J[16] = 1.0;
   J[22] = 0.0;
 }
@@ -717,6 +717,7 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  J[20] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -738,8 +739,11 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   const double t13 = E0_forearm_0 * t6;
   const double sw_forearm_0_4 = t12 - t13;
   const double t14 = -r0_forearm_1;
+  J[18] = t14;
   const double t15 = sw_forearm_0_3 - r0_forearm_1;
+  J[19] = t15;
   const double t16 = r0_forearm_0 + sw_forearm_0_4;
+  J[21] = t16;
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 0.0;
@@ -753,15 +757,11 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[19] = t15;
   J[15] = 0.0;
-  J[21] = t16;
   J[17] = 1.0;
   J[23] = 0.0;
   J[12] = 0.0;
-  J[18] = t14;
   J[14] = 0.0;
-  J[20] = r0_forearm_0;
   J[16] = 1.0;
   J[22] = 0.0;
 }
@@ -774,22 +774,25 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t2;
-  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double E0_forearm_1 = t3 + t1;
-  const double E0_forearm_3 = -t3 - t1;
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t2 + t3;
+  const double E0_forearm_3 = -t2 - t3;
   const double t4 = 0.5 * v[0];
   const double v_forearm_3 = mbdc_sincos_s[1] * t4;
   const double v_forearm_4 = mbdc_sincos_c[1] * t4;
-  const double t5 = E0_forearm_3 * v_forearm_4;
-  const double t6 = E0_forearm_1 * v_forearm_3;
-  const double t7 = E0_forearm_0 * v_forearm_3;
-  const double t8 = t7 + t5;
-  const double t9 = E0_forearm_0 * v_forearm_4;
-  const double t10 = t6 + t9;
   const double v_forearm_2 = v[0] + v[1];
+  vel[8] = v_forearm_2;
+  const double t5 = E0_forearm_0 * v_forearm_3;
+  const double t6 = E0_forearm_3 * v_forearm_4;
+  const double t7 = t5 + t6;
+  vel[9] = t7;
+  const double t8 = E0_forearm_1 * v_forearm_3;
+  const double t9 = E0_forearm_0 * v_forearm_4;
+  const double t10 = t8 + t9;
+  vel[10] = t10;
   vel[0] = 0.0;
   vel[3] = 0.0;
   vel[1] = 0.0;
@@ -797,10 +800,7 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   vel[2] = v[0];
   vel[5] = 0.0;
   vel[6] = 0.0;
-  vel[9] = t8;
   vel[7] = 0.0;
-  vel[10] = t10;
-  vel[8] = v_forearm_2;
   vel[11] = 0.0;
 }
 
@@ -825,9 +825,11 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   const double t7 = E0_forearm_0 * t6;
   const double t8 = E0_forearm_3 * ac_forearm_1;
   const double t9 = t8 - t7;
+  acc[9] = t9;
   const double t10 = E0_forearm_1 * t6;
   const double t11 = E0_forearm_0 * ac_forearm_1;
   const double t12 = t11 - t10;
+  acc[10] = t12;
   acc[0] = 0.0;
   acc[3] = 0.0;
   acc[1] = 0.0;
@@ -835,9 +837,7 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   acc[2] = 0.0;
   acc[5] = 0.0;
   acc[6] = 0.0;
-  acc[9] = t9;
   acc[7] = 0.0;
-  acc[10] = t12;
   acc[8] = 0.0;
   acc[11] = 0.0;
 }
@@ -859,6 +859,7 @@ void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) 
   const double mc_forearm_0 = t2 + t3;
   const double t4 = mc_upper_arm_0 + mc_forearm_0;
   const double t5 = t4 / 3.66;
+  c[0] = t5;
   const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
   const double t6 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t7 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
@@ -869,7 +870,6 @@ void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]) 
   const double mc_forearm_1 = t8 + t9;
   const double t10 = mc_upper_arm_1 + mc_forearm_1;
   const double t11 = t10 / 3.66;
-  c[0] = t5;
   c[1] = t11;
   c[2] = 0.29999999999999993;
 }
@@ -891,6 +891,7 @@ void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], doub
   const double mc_forearm_1 = t2 + t3;
   const double mcs_upper_arm_1 = mc_upper_arm_1 + mc_forearm_1;
   const double t4 = mcs_upper_arm_1 / -3.66;
+  Jc[0] = t4;
   const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
   const double t5 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t6 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -901,15 +902,14 @@ void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], doub
   const double mc_forearm_0 = t7 + t8;
   const double mcs_upper_arm_0 = mc_upper_arm_0 + mc_forearm_0;
   const double t9 = mcs_upper_arm_0 / 3.66;
+  Jc[2] = t9;
   const double t10 = mc_forearm_1 - t3;
   const double t11 = t10 / -3.66;
+  Jc[1] = t11;
   const double t12 = mc_forearm_0 - t8;
   const double t13 = t12 / 3.66;
-  Jc[0] = t4;
-  Jc[2] = t9;
-  Jc[4] = 0.0;
-  Jc[1] = t11;
   Jc[3] = t13;
+  Jc[4] = 0.0;
   Jc[5] = 0.0;
 }
 
@@ -952,74 +952,74 @@ void flexible_arm_rigid_centroidal_momentum(const double q[FLEXIBLE_ARM_RIGID_NQ
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
-  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_1 = t2 + t3;
-  const double E0_forearm_3 = -t2 - t3;
-  const double t4 = E0_forearm_0 * 1.08;
-  const double t5 = E0_forearm_1 * 1.08;
-  const double t6 = r0_forearm_0 * 2.16;
-  const double mc_forearm_0 = t4 + t6;
-  const double t7 = mc_upper_arm_0 + mc_forearm_0;
-  const double t8 = r0_forearm_1 * 2.16;
-  const double mc_forearm_1 = t5 + t8;
-  const double t9 = mc_upper_arm_1 + mc_forearm_1;
-  const double com_0 = t7 / 3.66;
-  const double t10 = r0_forearm_0 - com_0;
-  const double t11 = t7 / -3.66;
-  const double com_1 = t9 / 3.66;
-  const double t12 = r0_forearm_1 - com_1;
-  const double t13 = t9 / -3.66;
-  const double t14 = 0.5 * v[0];
-  const double v_forearm_3 = mbdc_sincos_s[1] * t14;
-  const double v_forearm_4 = mbdc_sincos_c[1] * t14;
-  const double t15 = 2.16 * v_forearm_3;
-  const double t16 = E0_forearm_1 * t15;
-  const double t17 = E0_forearm_0 * t15;
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t0 + t1;
+  const double t2 = 0.5 * v[0];
+  const double v_forearm_3 = mbdc_sincos_s[1] * t2;
+  const double t3 = 2.16 * v_forearm_3;
+  const double t4 = E0_forearm_1 * t3;
+  const double t5 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t6 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t5 - t6;
   const double v_forearm_2 = v[0] + v[1];
-  const double t18 = v[0] * 0.12545;
-  const double t19 = 0.375 * v[0];
-  const double t20 = mbdc_sincos_s[0] * t19;
-  const double t21 = mbdc_sincos_c[0] * t19;
-  const double t22 = t21 * t11;
-  const double t23 = t20 * t13;
-  const double t24 = t22 + t23;
-  const double t25 = t18 + t24;
-  const double t26 = t21 * 5.551115123125783e-17;
-  const double t27 = t20 * 5.551115123125783e-17;
-  const double t28 = v_forearm_2 * 0.7200000000000001;
-  const double t29 = 1.08 * v_forearm_2;
-  const double t30 = 1.08 * v_forearm_4;
-  const double t31 = t28 + t30;
-  const double t32 = 2.16 * v_forearm_4;
-  const double t33 = t29 + t32;
-  const double t34 = E0_forearm_3 * t33;
-  const double t35 = t17 + t34;
-  const double t36 = E0_forearm_0 * t33;
-  const double t37 = t16 + t36;
-  const double t38 = t37 * t10;
-  const double t39 = t35 * t12;
-  const double t40 = t38 - t39;
-  const double t41 = t31 + t40;
-  const double t42 = t25 + t41;
-  const double t43 = t35 - t20;
-  const double t44 = 5.551115123125783e-17 * t35;
-  const double t45 = t44 - t27;
-  const double t46 = t21 + t37;
-  const double t47 = 5.551115123125783e-17 * t37;
-  const double t48 = -t47 - t26;
-  h[0] = t48;
-  h[1] = t45;
-  h[2] = t42;
-  h[3] = t43;
-  h[4] = t46;
+  const double t7 = 1.08 * v_forearm_2;
+  const double v_forearm_4 = mbdc_sincos_c[1] * t2;
+  const double t8 = 2.16 * v_forearm_4;
+  const double t9 = t7 + t8;
+  const double t10 = E0_forearm_0 * t9;
+  const double t11 = t4 + t10;
+  const double t12 = 5.551115123125783e-17 * t11;
+  const double t13 = 0.375 * v[0];
+  const double t14 = mbdc_sincos_c[0] * t13;
+  const double t15 = t14 * 5.551115123125783e-17;
+  const double t16 = -t12 - t15;
+  h[0] = t16;
+  const double t17 = E0_forearm_0 * t3;
+  const double E0_forearm_3 = -t0 - t1;
+  const double t18 = E0_forearm_3 * t9;
+  const double t19 = t17 + t18;
+  const double t20 = 5.551115123125783e-17 * t19;
+  const double t21 = mbdc_sincos_s[0] * t13;
+  const double t22 = t21 * 5.551115123125783e-17;
+  const double t23 = t20 - t22;
+  h[1] = t23;
+  const double t24 = v[0] * 0.12545;
+  const double mc_upper_arm_0 = mbdc_sincos_c[0] * 0.375;
+  const double t25 = E0_forearm_0 * 1.08;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  const double t26 = r0_forearm_0 * 2.16;
+  const double mc_forearm_0 = t25 + t26;
+  const double t27 = mc_upper_arm_0 + mc_forearm_0;
+  const double t28 = t27 / -3.66;
+  const double t29 = t14 * t28;
+  const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
+  const double t30 = E0_forearm_1 * 1.08;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  const double t31 = r0_forearm_1 * 2.16;
+  const double mc_forearm_1 = t30 + t31;
+  const double t32 = mc_upper_arm_1 + mc_forearm_1;
+  const double t33 = t32 / -3.66;
+  const double t34 = t21 * t33;
+  const double t35 = t29 + t34;
+  const double t36 = t24 + t35;
+  const double t37 = v_forearm_2 * 0.7200000000000001;
+  const double t38 = 1.08 * v_forearm_4;
+  const double t39 = t37 + t38;
+  const double com_0 = t27 / 3.66;
+  const double t40 = r0_forearm_0 - com_0;
+  const double t41 = t11 * t40;
+  const double com_1 = t32 / 3.66;
+  const double t42 = r0_forearm_1 - com_1;
+  const double t43 = t19 * t42;
+  const double t44 = t41 - t43;
+  const double t45 = t39 + t44;
+  const double t46 = t36 + t45;
+  h[2] = t46;
+  const double t47 = t19 - t21;
+  h[3] = t47;
+  const double t48 = t14 + t11;
+  h[4] = t48;
   h[5] = 0.0;
 }
 
@@ -1045,8 +1045,10 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   const double E0_forearm_3 = -t2 - t4;
   const double t5 = E0_forearm_1 * 1.08;
   const double t6 = E0_forearm_0 * 1.08;
+  Ag[9] = t6;
   const double t7 = E0_forearm_0 * 5.995204332975846e-17;
   const double t8 = -t7;
+  Ag[1] = t8;
   const double t9 = r0_forearm_0 * 2.16;
   const double mc_forearm_0 = t6 + t9;
   const double t10 = mc_upper_arm_0 + mc_forearm_0;
@@ -1055,8 +1057,8 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   const double t12 = mc_upper_arm_1 + mc_forearm_1;
   const double com_0 = t10 / 3.66;
   const double t13 = r0_forearm_0 - com_0;
-  const double t14 = t10 / -3.66;
-  const double t15 = t6 * t13;
+  const double t14 = t6 * t13;
+  const double t15 = t10 / -3.66;
   const double com_1 = t12 / 3.66;
   const double t16 = r0_forearm_1 - com_1;
   const double t17 = t12 / -3.66;
@@ -1069,30 +1071,28 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   const double t22 = mbdc_sincos_s[0] * IC_upper_arm_1;
   const double t23 = mbdc_sincos_c[0] * IC_upper_arm_1;
   const double t24 = t23 - t21;
-  const double t25 = -t22 - t20;
-  const double t26 = t24 * t14;
-  const double t27 = t25 * t17;
-  const double t28 = t26 - t27;
-  const double t29 = IC_upper_arm_6 + t28;
-  const double t30 = t24 * 5.551115123125783e-17;
-  const double t31 = -t30;
-  const double t32 = t25 * 5.551115123125783e-17;
-  const double t33 = E0_forearm_3 * 1.08;
-  const double t34 = E0_forearm_3 * 5.995204332975846e-17;
-  const double t35 = t33 * t16;
-  const double t36 = t15 - t35;
-  const double t37 = 0.7200000000000001 + t36;
-  Ag[0] = t31;
-  Ag[2] = t32;
-  Ag[4] = t29;
-  Ag[6] = t25;
   Ag[8] = t24;
-  Ag[10] = 0.0;
-  Ag[1] = t8;
-  Ag[3] = t34;
-  Ag[5] = t37;
+  const double t25 = -t22 - t20;
+  Ag[6] = t25;
+  const double t26 = t24 * t15;
+  const double t27 = t24 * 5.551115123125783e-17;
+  const double t28 = -t27;
+  Ag[0] = t28;
+  const double t29 = t25 * t17;
+  const double t30 = t26 - t29;
+  const double t31 = IC_upper_arm_6 + t30;
+  Ag[4] = t31;
+  const double t32 = t25 * 5.551115123125783e-17;
+  Ag[2] = t32;
+  const double t33 = E0_forearm_3 * 1.08;
   Ag[7] = t33;
-  Ag[9] = t6;
+  const double t34 = t33 * t16;
+  const double t35 = t14 - t34;
+  const double t36 = E0_forearm_3 * 5.995204332975846e-17;
+  Ag[3] = t36;
+  const double t37 = 0.7200000000000001 + t35;
+  Ag[5] = t37;
+  Ag[10] = 0.0;
   Ag[11] = 0.0;
 }
 
@@ -1127,6 +1127,7 @@ void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], c
   const double t17 = t12 + t16;
   const double t18 = 5.551115123125783e-17 * t17;
   const double t19 = t3 - t18;
+  b[0] = t19;
   const double t20 = E0_forearm_0 * t11;
   const double E0_forearm_3 = -t4 - t5;
   const double t21 = E0_forearm_3 * t15;
@@ -1135,6 +1136,7 @@ void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], c
   const double t24 = mbdc_sincos_c[0] * t1;
   const double t25 = t24 * 5.551115123125783e-17;
   const double t26 = t23 - t25;
+  b[1] = t26;
   const double mc_upper_arm_1 = mbdc_sincos_s[0] * 0.375;
   const double t27 = E0_forearm_1 * 1.08;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
@@ -1162,12 +1164,10 @@ void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], c
   const double t43 = t40 - t42;
   const double t44 = t38 + t43;
   const double t45 = t37 + t44;
-  const double t46 = t22 - t24;
-  const double t47 = t17 - t2;
-  b[0] = t19;
-  b[1] = t26;
   b[2] = t45;
+  const double t46 = t22 - t24;
   b[3] = t46;
+  const double t47 = t17 - t2;
   b[4] = t47;
   b[5] = 0.0;
 }
@@ -1176,16 +1176,16 @@ void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], c
 void flexible_arm_rigid_integrate(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double dt, double q_out[FLEXIBLE_ARM_RIGID_NQ]) {
   const double t0 = dt * v[0];
   const double t1 = q[0] + t0;
+  q_out[0] = t1;
   const double t2 = dt * v[1];
   const double t3 = q[1] + t2;
-  q_out[0] = t1;
   q_out[1] = t3;
 }
 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void flexible_arm_rigid_difference(const double q0[FLEXIBLE_ARM_RIGID_NQ], const double q1[FLEXIBLE_ARM_RIGID_NQ], double v[FLEXIBLE_ARM_RIGID_NV]) {
   const double t0 = q1[0] - q0[0];
-  const double t1 = q1[1] - q0[1];
   v[0] = t0;
+  const double t1 = q1[1] - q0[1];
   v[1] = t1;
 }

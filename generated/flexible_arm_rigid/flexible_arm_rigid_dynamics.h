@@ -69,7 +69,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xc4e22b18f464
+#define FLEXIBLE_ARM_RIGID_SET_ID 0x8d40325dbedd
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -156,22 +156,22 @@ void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLE
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 64 bytes (8 values live at once). */
 int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 64 bytes (8 values live at once). */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 64 bytes (8 values live at once). */
 int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 104 bytes (13 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 88 bytes (11 values live at once). */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 48 bytes (6 values live at once). */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 64 bytes (8 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 48 bytes (6 values live at once). */
 void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 96 bytes (12 values live at once). */
@@ -189,7 +189,7 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 64 bytes (8 values live at once). */
 void flexible_arm_rigid_com(const double q[FLEXIBLE_ARM_RIGID_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 72 bytes (9 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 64 bytes (8 values live at once). */
 void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double Jc[3 * FLEXIBLE_ARM_RIGID_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 56 bytes (7 values live at once). */
@@ -198,16 +198,16 @@ void flexible_arm_rigid_energy(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 128 bytes (16 values live at once). */
 void flexible_arm_rigid_centroidal_momentum(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 112 bytes (14 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 104 bytes (13 values live at once). */
 void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6 * FLEXIBLE_ARM_RIGID_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 120 bytes (15 values live at once). */
 void flexible_arm_rigid_centroidal_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void flexible_arm_rigid_integrate(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double dt, double q_out[FLEXIBLE_ARM_RIGID_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_rigid_difference(const double q0[FLEXIBLE_ARM_RIGID_NQ], const double q1[FLEXIBLE_ARM_RIGID_NQ], double v[FLEXIBLE_ARM_RIGID_NV]);
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
 
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x24f206eafe52
+#if GIMBAL_SET_ID != 0x97c824860ba5
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

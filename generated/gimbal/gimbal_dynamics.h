@@ -69,7 +69,7 @@ extern "C" {
 #define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x24f206eafe52
+#define GIMBAL_SET_ID 0x97c824860ba5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -157,61 +157,61 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]);
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 176 bytes (22 values live at once). */
 int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 168 bytes (21 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 160 bytes (20 values live at once). */
 int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 176 bytes (22 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 168 bytes (21 values live at once). */
 int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double qdd[GIMBAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 144 bytes (18 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 104 bytes (13 values live at once). */
 int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once). */
 void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 152 bytes (19 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 96 bytes (12 values live at once). */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 152 bytes (19 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 96 bytes (12 values live at once). */
 void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 248 bytes (31 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 176 bytes (22 values live at once). */
 void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 192 bytes (24 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 184 bytes (23 values live at once). */
 void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 152 bytes (19 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 144 bytes (18 values live at once). */
 void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double vel[6 * GIMBAL_NF]);
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 144 bytes (18 values live at once). */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]);
 
-/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 72 bytes (9 values live at once). */
+/* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 64 bytes (8 values live at once). */
 void gimbal_com(const double q[GIMBAL_NQ], double c[3]);
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 136 bytes (17 values live at once). */
 void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 96 bytes (12 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 88 bytes (11 values live at once). */
 void gimbal_energy(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 208 bytes (26 values live at once). */
 void gimbal_centroidal_momentum(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 232 bytes (29 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 216 bytes (27 values live at once). */
 void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 192 bytes (24 values live at once). */
 void gimbal_centroidal_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 80 bytes (10 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 72 bytes (9 values live at once). */
 void gimbal_integrate(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double dt, double q_out[GIMBAL_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 72 bytes (9 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 64 bytes (8 values live at once). */
 void gimbal_difference(const double q0[GIMBAL_NQ], const double q1[GIMBAL_NQ], double v[GIMBAL_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 344 bytes (43 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 296 bytes (37 values live at once). */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xe38069001861
+#define QUADRUPED_SET_ID 0x4ab4fc2738a4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -204,43 +204,43 @@ void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], d
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once). */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]);
 
-/* gravity torques: g(q). Stack: about 408 bytes (51 values live at once). */
+/* gravity torques: g(q). Stack: about 400 bytes (50 values live at once). */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 824 bytes (103 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 544 bytes (68 values live at once). */
 void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRUPED_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1328 bytes (166 values live at once). */
 int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1216 bytes (152 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1152 bytes (144 values live at once). */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1216 bytes (152 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1152 bytes (144 values live at once). */
 int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2456 bytes (307 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1664 bytes (208 values live at once). */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 760 bytes (95 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 552 bytes (69 values live at once). */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 944 bytes (118 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 376 bytes (47 values live at once). */
 void quadruped_fk(const double q[QUADRUPED_NQ], double pose[12 * (QUADRUPED_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 968 bytes (121 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 376 bytes (47 values live at once). */
 void quadruped_frame_pose(const double q[QUADRUPED_NQ], double pose[12 * QUADRUPED_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2552 bytes (319 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 568 bytes (71 values live at once). */
 void quadruped_frame_jacobian(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1800 bytes (225 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 536 bytes (67 values live at once). */
 void quadruped_frame_jacobian_world(const double q[QUADRUPED_NQ], double J[6 * QUADRUPED_NV * QUADRUPED_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 808 bytes (101 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 488 bytes (61 values live at once). */
 void quadruped_frame_velocity(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double vel[6 * QUADRUPED_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 832 bytes (104 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 536 bytes (67 values live at once). */
 void quadruped_frame_acceleration_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double acc[6 * QUADRUPED_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 408 bytes (51 values live at once). */
@@ -255,19 +255,19 @@ void quadruped_energy(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1568 bytes (196 values live at once). */
 void quadruped_centroidal_momentum(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1384 bytes (173 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1232 bytes (154 values live at once). */
 void quadruped_ccrba(const double q[QUADRUPED_NQ], double Ag[6 * QUADRUPED_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1688 bytes (211 values live at once). */
 void quadruped_centroidal_bias(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void quadruped_integrate(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double dt, double q_out[QUADRUPED_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 144 bytes (18 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void quadruped_difference(const double q0[QUADRUPED_NQ], const double q1[QUADRUPED_NQ], double v[QUADRUPED_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6456 bytes (807 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 5576 bytes (697 values live at once). */
 int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
 
 #ifdef __cplusplus

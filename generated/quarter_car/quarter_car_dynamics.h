@@ -81,7 +81,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x4f0112d527de
+#define QUARTER_CAR_SET_ID 0x02616b3eeff0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -197,49 +197,49 @@ void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once). */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 312 bytes (39 values live at once). */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 312 bytes (39 values live at once). */
 void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]);
 
-/* gravity torques: g(q). Stack: about 216 bytes (27 values live at once). */
+/* gravity torques: g(q). Stack: about 200 bytes (25 values live at once). */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 256 bytes (32 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 240 bytes (30 values live at once). */
 void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 472 bytes (59 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 464 bytes (58 values live at once). */
 int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 312 bytes (39 values live at once). */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 312 bytes (39 values live at once). */
 int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double qdd[QUARTER_CAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 384 bytes (48 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 288 bytes (36 values live at once). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 352 bytes (44 values live at once). */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 344 bytes (43 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 248 bytes (31 values live at once). */
 void quarter_car_fk(const double q[QUARTER_CAR_NQ], double pose[12 * (QUARTER_CAR_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 344 bytes (43 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 248 bytes (31 values live at once). */
 void quarter_car_frame_pose(const double q[QUARTER_CAR_NQ], double pose[12 * QUARTER_CAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 896 bytes (112 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 464 bytes (58 values live at once). */
 void quarter_car_frame_jacobian(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 648 bytes (81 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 432 bytes (54 values live at once). */
 void quarter_car_frame_jacobian_world(const double q[QUARTER_CAR_NQ], double J[6 * QUARTER_CAR_NV * QUARTER_CAR_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 320 bytes (40 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 280 bytes (35 values live at once). */
 void quarter_car_frame_velocity(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double vel[6 * QUARTER_CAR_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 352 bytes (44 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 336 bytes (42 values live at once). */
 void quarter_car_frame_acceleration_bias(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double acc[6 * QUARTER_CAR_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 232 bytes (29 values live at once). */
@@ -254,7 +254,7 @@ void quarter_car_energy(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 528 bytes (66 values live at once). */
 void quarter_car_centroidal_momentum(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 488 bytes (61 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 432 bytes (54 values live at once). */
 void quarter_car_ccrba(const double q[QUARTER_CAR_NQ], double Ag[6 * QUARTER_CAR_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 600 bytes (75 values live at once). */
@@ -263,7 +263,7 @@ void quarter_car_centroidal_bias(const double q[QUARTER_CAR_NQ], const double v[
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 104 bytes (13 values live at once). */
 void quarter_car_integrate(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double dt, double q_out[QUARTER_CAR_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 88 bytes (11 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 64 bytes (8 values live at once). */
 void quarter_car_difference(const double q0[QUARTER_CAR_NQ], const double q1[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV]);
 
 /* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 152 bytes (19 values live at once). */
@@ -272,25 +272,25 @@ void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[Q
 /* loop closure residual phi(q), one entry per independent constraint row. Stack: about 248 bytes (31 values live at once). */
 void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTER_CAR_NC]);
 
-/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 504 bytes (63 values live at once). */
+/* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 360 bytes (45 values live at once). */
 void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_CAR_NC * QUARTER_CAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1168 bytes (146 values live at once). */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1080 bytes (135 values live at once). */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]);
 
-/* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 1344 bytes (168 values live at once). */
+/* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 1280 bytes (160 values live at once). */
 void quarter_car_rcr_pivots(const double q[QUARTER_CAR_NQ], double ratio[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2440 bytes (305 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 0 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2320 bytes (290 values live at once). */
 int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2368 bytes (296 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_0, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2248 bytes (281 values live at once). */
 int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2520 bytes (315 values live at once). */
+/* forward dynamics by recursive coordinate reduction with the dependent coordinates of selection 1 (p_rcr chooses); 1 when a pivot ratio of its dependent coordinates is below P_RCR_SWITCH (qdd is still its answer). Stack: about 2400 bytes (300 values live at once). */
 int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2560 bytes (320 values live at once). */
+/* one step of iterative refinement of a, the answer of rcr_1, against the equations of motion and the loops' acceleration constraints (p_rcr calls it where a tail's reduced mass matrix is ill-conditioned). Stack: about 2448 bytes (306 values live at once). */
 int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
 /* Project q onto the loops' constraint manifold phi(q) = 0: Newton's method with the

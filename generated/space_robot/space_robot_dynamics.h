@@ -69,7 +69,7 @@ extern "C" {
 #define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x0f2a43407c96
+#define SPACE_ROBOT_SET_ID 0x0ab169498938
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -176,40 +176,40 @@ void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_RO
 /* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 432 bytes (54 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 304 bytes (38 values live at once). */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 744 bytes (93 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 736 bytes (92 values live at once). */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 696 bytes (87 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 656 bytes (82 values live at once). */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 696 bytes (87 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 656 bytes (82 values live at once). */
 int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1040 bytes (130 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 832 bytes (104 values live at once). */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 432 bytes (54 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 360 bytes (45 values live at once). */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 576 bytes (72 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 264 bytes (33 values live at once). */
 void space_robot_fk(const double q[SPACE_ROBOT_NQ], double pose[12 * (SPACE_ROBOT_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 576 bytes (72 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 264 bytes (33 values live at once). */
 void space_robot_frame_pose(const double q[SPACE_ROBOT_NQ], double pose[12 * SPACE_ROBOT_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1488 bytes (186 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 640 bytes (80 values live at once). */
 void space_robot_frame_jacobian(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1008 bytes (126 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 472 bytes (59 values live at once). */
 void space_robot_frame_jacobian_world(const double q[SPACE_ROBOT_NQ], double J[6 * SPACE_ROBOT_NV * SPACE_ROBOT_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 496 bytes (62 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 352 bytes (44 values live at once). */
 void space_robot_frame_velocity(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double vel[6 * SPACE_ROBOT_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 536 bytes (67 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 424 bytes (53 values live at once). */
 void space_robot_frame_acceleration_bias(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double acc[6 * SPACE_ROBOT_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 256 bytes (32 values live at once). */
@@ -224,7 +224,7 @@ void space_robot_energy(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 880 bytes (110 values live at once). */
 void space_robot_centroidal_momentum(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 808 bytes (101 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 648 bytes (81 values live at once). */
 void space_robot_ccrba(const double q[SPACE_ROBOT_NQ], double Ag[6 * SPACE_ROBOT_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 896 bytes (112 values live at once). */
@@ -236,7 +236,7 @@ void space_robot_integrate(const double q[SPACE_ROBOT_NQ], const double v[SPACE_
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void space_robot_difference(const double q0[SPACE_ROBOT_NQ], const double q1[SPACE_ROBOT_NQ], double v[SPACE_ROBOT_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 2232 bytes (279 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 1904 bytes (238 values live at once). */
 int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
 /* sym_emit.c — the live graph as C statements: temporaries in schedule order, leaves inlined,
- * then the outputs. Names of temporaries are made C identifiers and unique here. */
+ * each output stored right after its value. Names of temporaries are made C identifiers and
+ * unique here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,6 +365,24 @@ static int slot_trig(emitter *m, const mbg_sx *order, int32_t len, mbg_sx **arg)
   return 0;
 }
 
+/* Per node its outputs, as a chain: first[e] the first output index, next[k] the following one
+ * (in call order), -1 at the end. 0, or -1 (memory). */
+static int chain_outputs(const mbg_sym *s, int32_t **first, int32_t **next) {
+  *first = malloc(((size_t)s->n + 1) * sizeof **first);
+  *next = malloc(((size_t)s->nout + 1) * sizeof **next);
+  if (!*first || !*next) return -1;
+  for (int32_t e = 0; e < s->n; e++) (*first)[e] = -1;
+  for (int32_t i = s->nout - 1; i >= 0; i--)
+    (*next)[i] = (*first)[s->out_e[i]], (*first)[s->out_e[i]] = i;
+  return 0;
+}
+
+/* An output whose value has no statement of its own (a leaf, or a negation written inline):
+ * stored after every statement. */
+static int stored_last(const emitter *m, mbg_sx e) {
+  return mbg_sym_is_leaf_op(m->s->op[e]) || inline_neg(m, e);
+}
+
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
   line l = {.n = 0};
@@ -399,13 +418,28 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
     if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
+  /* each output stored right after its value (it then dies unless used again: the caller's
+   * arrays do not overlap, sym.h), the outputs of leaves and of the batch's sines and cosines
+   * after it, the leaves' last */
+  int32_t *next_out = NULL, *first_out = NULL;
+  if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
   for (int32_t i = 0; !rc && i < len; i++) {
     mbg_sx e = order[i];
     int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
-    if (!inline_neg(&m, e) && !(m.sincos && trig)) put_statement(&m, indent, e);
-    if (m.sincos && i == last_trig) put_trig_batch(&m, indent, arg);
+    if (!inline_neg(&m, e) && !(m.sincos && trig)) {
+      put_statement(&m, indent, e);
+      for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_output(&m, indent, k);
+    }
+    if (m.sincos && i == last_trig) {
+      put_trig_batch(&m, indent, arg);
+      for (int32_t j = 0; j <= i; j++)
+        if (s->op[order[j]] == MBG_SYM_SIN || s->op[order[j]] == MBG_SYM_COS)
+          for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k]) put_output(&m, indent, k);
+    }
   }
-  for (int32_t i = 0; !rc && i < s->nout; i++) put_output(&m, indent, i);
+  for (int32_t i = 0; !rc && i < s->nout; i++)
+    if (stored_last(&m, s->out_e[i])) put_output(&m, indent, i);
+  free(first_out), free(next_out);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);
   free(order), free(m.ref), free(m.need), free(m.lit), free(m.slot), free(arg);

@@ -3,8 +3,8 @@
  * Top-down over the live operations: of the operations whose operands are all computed, take one
  * that is the last use of the most operands (2, 1, then 0: a statement that frees two values,
  * then one that replaces one, before one that only adds); among equals the smallest id, so the
- * recipe's own order decides where pressure does not. Outputs are never freed (they are stored
- * at the end). O(n log n): a heap of ids per count, entries checked when they come out (a node
+ * recipe's own order decides where pressure does not. An output is stored right after its
+ * statement, so it is freed like any value after its last use. O(n log n): a heap of ids per count, entries checked when they come out (a node
  * whose count rose since it was pushed is pushed again). A given prefix (the sines' and cosines'
  * cones) is taken first, as it stands. */
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static mbg_sx heap_pop(heap *h) {
 typedef struct greedy {
   const mbg_sym *s;
   const unsigned char *live;
-  unsigned char *out, *done, *frees;
+  unsigned char *done, *frees;
   int32_t *left;    /* per node: its users not yet scheduled (operand occurrences) */
   int32_t *pending; /* per operation: its operations not yet scheduled */
   int32_t *first;   /* CSR of users: users of x are user[first[x] .. first[x + 1]) */
@@ -68,7 +68,7 @@ static int count_frees(const greedy *g, mbg_sx e) {
   int n = 0;
   for (int k = 0; k < 2; k++) {
     mbg_sx x = operand(g, e, k);
-    if (x >= 0 && !g->out[x] && g->left[x] == occurrences(g, e, x)) n++;
+    if (x >= 0 && g->left[x] == occurrences(g, e, x)) n++;
   }
   return n;
 }
@@ -85,7 +85,7 @@ static void schedule(greedy *g, mbg_sx e, mbg_sx *out, int32_t *len) {
     mbg_sx x = operand(g, e, k);
     if (x < 0) continue;
     g->left[x] -= occurrences(g, e, x);
-    if (g->left[x] > 0 && g->left[x] <= 2 && !g->out[x]) {
+    if (g->left[x] > 0 && g->left[x] <= 2) {
       /* one or two uses left: a ready user now their last goes again, with its higher count */
       for (int32_t u = g->first[x]; u < g->first[x + 1]; u++) {
         mbg_sx w = g->user[u];
@@ -102,13 +102,12 @@ static void schedule(greedy *g, mbg_sx e, mbg_sx *out, int32_t *len) {
 int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx *out,
                              int32_t npre) {
   size_t n = (size_t)s->n + 1;
-  greedy g = {s, live, calloc(n, 1), calloc(n, 1), calloc(n, 1), calloc(n, sizeof(int32_t)),
+  greedy g = {s, live, calloc(n, 1), calloc(n, 1), calloc(n, sizeof(int32_t)),
               calloc(n, sizeof(int32_t)), calloc(n + 1, sizeof(int32_t)), NULL, {{0}}};
   int32_t len = -1, nuse = 0;
-  int ok = g.out && g.done && g.frees && g.left && g.pending && g.first;
+  int ok = g.done && g.frees && g.left && g.pending && g.first;
   for (int k = 0; ok && k < 3; k++) ok = (g.ready[k].a = malloc(2 * n * sizeof(mbg_sx))) != NULL;
   if (ok) {
-    for (int32_t i = 0; i < s->nout; i++) g.out[s->out_e[i]] = 1;
     for (mbg_sx e = 0; e < s->n; e++) {
       if (!is_op(&g, e)) continue;
       for (int k = 0; k < 2; k++) {
@@ -147,7 +146,7 @@ int32_t mbg_sym_greedy_order(const mbg_sym *s, const unsigned char *live, mbg_sx
     }
   }
   for (int k = 0; k < 3; k++) free(g.ready[k].a);
-  free(g.out), free(g.done), free(g.frees), free(g.left), free(g.pending), free(g.first);
+  free(g.done), free(g.frees), free(g.left), free(g.pending), free(g.first);
   free(g.user);
   return len;
 }

@@ -158,9 +158,8 @@ long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len) {
   if (rc == 0) {
     mbg_sym_live(s, live);
     mbg_sym_needed_negs(s, live, need);
+    /* an output is stored right after its statement: it lives to its last use as an operand */
     for (int32_t i = 0; i < len; i++) pos[order[i]] = last[order[i]] = i;
-    for (int32_t i = 0; i < s->nout; i++)
-      if (!mbg_sym_is_leaf_op(s->op[s->out_e[i]])) last[s->out_e[i]] = len;
     for (int32_t i = 0; i < len; i++) { /* operands are scheduled before their users */
       mbg_sx e = order[i];
       for (int k = 0; k < 2; k++) {

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xeba300eaf48e
+#if _2DOF_PLANAR_SET_ID != 0xc9bc78e513cd
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -114,6 +114,7 @@ void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLA
   const double ac_link2_1 = t10 + t14;
   const double t15 = ac_link2_1 * 0.03;
   const double f_link2_0 = t7 - t15;
+  tau[1] = f_link2_0;
   const double t16 = ac_link2_1 * 0.3;
   const double t17 = wd_link2_0 * 0.03;
   const double f_link2_4 = t16 - t17;
@@ -132,7 +133,6 @@ void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLA
   const double t27 = f_link2_0 - t26;
   const double f_link1_0 = t4 + t27;
   tau[0] = f_link1_0;
-  tau[1] = f_link2_0;
 }
 
 /* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 23 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -165,6 +165,7 @@ void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF
   const double t16 = ac_link2_1 * 0.03;
   const double t17 = t8 - t16;
   const double f_link2_0 = t17 - fext[12];
+  tau[1] = f_link2_0;
   const double t18 = ac_link2_1 * 0.3;
   const double t19 = wd_link2_0 * 0.03;
   const double t20 = t18 - t19;
@@ -185,7 +186,6 @@ void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF
   const double t31 = f_link2_0 - t30;
   const double f_link1_0 = t5 + t31;
   tau[0] = f_link1_0;
-  tau[1] = f_link2_0;
 }
 
 /* bias forces: h = C(q, v) v + g(q); 17 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -220,8 +220,8 @@ void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLAN
   const double t15 = -t13 - t14;
   const double t16 = ac_link1_1 * 0.010000000000000002;
   const double f_link1_0 = t15 - t16;
-  const double f_link2_0 = -t14;
   h[0] = f_link1_0;
+  const double f_link2_0 = -t14;
   h[1] = f_link2_0;
 }
 
@@ -244,6 +244,7 @@ void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_
   const double ac_link2_1 = t2 + t6;
   const double t7 = ac_link2_1 * 0.03;
   const double f_link2_0 = -t7 - fext[12];
+  h[1] = f_link2_0;
   const double t8 = ac_link2_1 * 0.3;
   const double f_link2_4 = t8 - fext[16];
   const double t9 = mbdc_sincos_c[1] * f_link2_4;
@@ -262,7 +263,6 @@ void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_
   const double t19 = f_link2_0 - t18;
   const double f_link1_0 = t1 + t19;
   h[0] = f_link1_0;
-  h[1] = f_link2_0;
 }
 
 /* gravity torques: g(q); 13 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -290,8 +290,8 @@ void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR
   const double t9 = -t7 - t8;
   const double t10 = ac_link1_1 * 0.010000000000000002;
   const double f_link1_0 = t9 - t10;
-  const double f_link2_0 = -t8;
   g[0] = f_link1_0;
+  const double f_link2_0 = -t8;
   g[1] = f_link2_0;
 }
 
@@ -306,9 +306,9 @@ void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV
   const double t1 = t0 * 0.2;
   const double t2 = t1 + 0.007015625000000001;
   const double IC_link1_4 = t2 + 0.0006770830000000001;
+  M[0] = IC_link1_4;
   const double t3 = t0 * 0.1;
   const double t4 = 0.004015625 + t3;
-  M[0] = IC_link1_4;
   M[1] = t4;
   M[2] = t4;
   M[3] = 0.004015625;
@@ -331,9 +331,11 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double L_1_0 = t4 * 249.0272373540856;
   const double t5 = t4 * L_1_0;
   const double D_link1_0 = IC_link1_4 - t5;
+  pivot[0] = D_link1_0;
   const double t6 = L_1_0 * L_1_0;
   const double t7 = 0.01003125 * t6;
   const double t8 = t7 + 0.03313686949092625;
+  pivot_ref[0] = t8;
   const double t9 = 1.0 / D_link1_0;
   const double ac_link1_1 = mbdc_sincos_s[0] * 9.81;
   const double t10 = mbdc_sincos_c[1] * ac_link1_1;
@@ -365,12 +367,10 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double t29 = L_1_0 * t28;
   const double t30 = t27 - t29;
   const double t31 = t9 * t30;
+  qdd[0] = t31;
   const double t32 = 249.0272373540856 * t28;
   const double t33 = L_1_0 * t31;
   const double t34 = t32 - t33;
-  pivot[0] = D_link1_0;
-  pivot_ref[0] = t8;
-  qdd[0] = t31;
   qdd[1] = t34;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -415,6 +415,7 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t15 = t14 * t14;
   const double t16 = t15 * 622.0836045965873;
   const double t17 = t16 + 0.03313686949092625;
+  pivot_ref[0] = t17;
   const double t18 = u_link2_0 * 7.470817120622567;
   const double t19 = u_link2_0 - t9;
   const double t20 = pA_link2_4 - t18;
@@ -429,19 +430,18 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t29 = 0.1 * t28;
   const double t30 = t19 - t29;
   const double IA_link1_0 = t25 + 0.0006770830000000001;
+  pivot[0] = IA_link1_0;
   const double pA_link1_0 = t30 - t1;
   const double t31 = 1.0 / IA_link1_0;
   const double u_link1_0 = tau[0] - pA_link1_0;
   const double da_link1_0 = t31 * u_link1_0;
+  qdd[0] = da_link1_0;
   const double t32 = 0.1 * da_link1_0;
   const double t33 = mbdc_sincos_c[1] * t32;
   const double t34 = u_link2_0 * 249.0272373540856;
   const double t35 = 7.470817120622567 * t33;
   const double t36 = da_link1_0 + t35;
   const double t37 = t34 - t36;
-  pivot[0] = IA_link1_0;
-  pivot_ref[0] = t17;
-  qdd[0] = da_link1_0;
   qdd[1] = t37;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -490,6 +490,7 @@ int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double t18 = t17 * t17;
   const double t19 = t18 * 622.0836045965873;
   const double t20 = t19 + 0.03313686949092625;
+  pivot_ref[0] = t20;
   const double t21 = u_link2_0 * 7.470817120622567;
   const double t22 = pA_link2_0 + u_link2_0;
   const double t23 = pA_link2_4 - t21;
@@ -504,19 +505,18 @@ int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double t32 = 0.1 * t31;
   const double t33 = t22 - t32;
   const double IA_link1_0 = t28 + 0.0006770830000000001;
+  pivot[0] = IA_link1_0;
   const double pA_link1_0 = t2 + t33;
   const double t34 = 1.0 / IA_link1_0;
   const double u_link1_0 = tau[0] - pA_link1_0;
   const double da_link1_0 = t34 * u_link1_0;
+  qdd[0] = da_link1_0;
   const double t35 = 0.1 * da_link1_0;
   const double t36 = mbdc_sincos_c[1] * t35;
   const double t37 = u_link2_0 * 249.0272373540856;
   const double t38 = 7.470817120622567 * t36;
   const double t39 = da_link1_0 + t38;
   const double t40 = t37 - t39;
-  pivot[0] = IA_link1_0;
-  pivot_ref[0] = t20;
-  qdd[0] = da_link1_0;
   qdd[1] = t40;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -541,25 +541,25 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
   const double t3 = 0.1 * t2;
   const double t4 = 0.1 * t3;
   const double IA_link1_0 = t4 + 0.0006770830000000001;
+  pivot[0] = IA_link1_0;
   const double t5 = mbdc_sincos_c[0] * 0.03;
   const double t6 = t5 * 0.1;
   const double t7 = 0.004015625 + t6;
   const double t8 = t7 * t7;
   const double t9 = t8 * 622.0836045965873;
   const double t10 = t9 + 0.03313686949092625;
-  const double t11 = mbdc_sincos_c[0] * 7.470817120622567;
-  const double t12 = 0.1 * t11;
-  const double t13 = 1.0 + t12;
-  const double t14 = 1.0 / IA_link1_0;
-  const double t15 = t13 * t14;
-  const double t16 = t13 * t15;
-  const double t17 = -t15;
-  const double t18 = t16 + 249.0272373540856;
-  pivot[0] = IA_link1_0;
   pivot_ref[0] = t10;
-  Minv[0] = t14;
-  Minv[1] = t17;
-  Minv[2] = t17;
+  const double t11 = 1.0 / IA_link1_0;
+  Minv[0] = t11;
+  const double t12 = mbdc_sincos_c[0] * 7.470817120622567;
+  const double t13 = 0.1 * t12;
+  const double t14 = 1.0 + t13;
+  const double t15 = t14 * t11;
+  const double t16 = -t15;
+  Minv[1] = t16;
+  Minv[2] = t16;
+  const double t17 = t14 * t15;
+  const double t18 = t17 + 249.0272373540856;
   Minv[3] = t18;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
@@ -609,12 +609,15 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   const double t23 = t21 + t22;
   const double t24 = ac_link2_1 * 0.03;
   const double f_link2_0 = t23 - t24;
+  wrench[12] = f_link2_0;
   const double t25 = ac_link2_1 * 0.3;
   const double t26 = ac_link2_2 * 0.3;
   const double t27 = wd_link2_0 * 0.03;
   const double t28 = t20 * 0.03;
   const double f_link2_4 = t25 - t27;
+  wrench[16] = f_link2_4;
   const double f_link2_5 = t26 - t28;
+  wrench[17] = f_link2_5;
   const double t29 = mbdc_sincos_c[1] * f_link2_4;
   const double t30 = mbdc_sincos_s[1] * f_link2_5;
   const double t31 = t29 - t30;
@@ -624,29 +627,26 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   const double t35 = 0.1 * t31;
   const double t36 = t34 * 0.0125;
   const double f_link1_1 = -t36;
+  wrench[7] = f_link1_1;
   const double f_link1_2 = t31 * 0.0125;
+  wrench[8] = f_link1_2;
   const double t37 = f_link2_0 - t35;
   const double f_link1_0 = t5 + t37;
+  wrench[6] = f_link1_0;
   const double f_link1_4 = t10 + t31;
+  wrench[10] = f_link1_4;
   const double f_link1_5 = t11 + t34;
+  wrench[11] = f_link1_5;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
   wrench[3] = 0.0;
   wrench[4] = 0.0;
   wrench[5] = 0.0;
-  wrench[6] = f_link1_0;
-  wrench[7] = f_link1_1;
-  wrench[8] = f_link1_2;
   wrench[9] = 0.0;
-  wrench[10] = f_link1_4;
-  wrench[11] = f_link1_5;
-  wrench[12] = f_link2_0;
   wrench[13] = 0.0;
   wrench[14] = 0.0;
   wrench[15] = 0.0;
-  wrench[16] = f_link2_4;
-  wrench[17] = f_link2_5;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -656,17 +656,27 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[19] = mbdc_sincos_s[0];
+  pose[16] = mbdc_sincos_c[0];
+  pose[20] = mbdc_sincos_c[0];
   const double E0_link1_7 = -mbdc_sincos_s[0];
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_link2_4 = t0 - t1;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_link2_7 = -t2 - t3;
-  const double E0_link2_5 = t2 + t3;
-  const double t4 = mbdc_sincos_s[0] * 0.1;
-  const double r0_link2_1 = -t4;
+  pose[17] = E0_link1_7;
+  const double t0 = mbdc_sincos_s[0] * 0.1;
+  const double r0_link2_1 = -t0;
+  pose[34] = r0_link2_1;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
+  pose[35] = r0_link2_2;
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_link2_4 = t1 - t3;
+  pose[28] = E0_link2_4;
+  pose[32] = E0_link2_4;
+  const double t4 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_link2_5 = t2 + t4;
+  pose[31] = E0_link2_5;
+  const double E0_link2_7 = -t2 - t4;
+  pose[29] = E0_link2_7;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -683,11 +693,7 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[13] = 0.0;
   pose[14] = 0.0;
   pose[15] = 0.0;
-  pose[16] = mbdc_sincos_c[0];
-  pose[17] = E0_link1_7;
   pose[18] = 0.0;
-  pose[19] = mbdc_sincos_s[0];
-  pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.025;
   pose[22] = 0.0;
   pose[23] = 0.0;
@@ -695,14 +701,8 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[25] = 0.0;
   pose[26] = 0.0;
   pose[27] = 0.0;
-  pose[28] = E0_link2_4;
-  pose[29] = E0_link2_7;
   pose[30] = 0.0;
-  pose[31] = E0_link2_5;
-  pose[32] = E0_link2_4;
   pose[33] = 0.037500000000000006;
-  pose[34] = r0_link2_1;
-  pose[35] = r0_link2_2;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 8 mul, 7 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -712,21 +712,37 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[19] = mbdc_sincos_s[0];
+  pose[16] = mbdc_sincos_c[0];
+  pose[20] = mbdc_sincos_c[0];
   const double E0_link1_7 = -mbdc_sincos_s[0];
+  pose[17] = E0_link1_7;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_4 = t0 - t1;
+  pose[28] = E0_link2_4;
+  pose[32] = E0_link2_4;
+  pose[40] = E0_link2_4;
+  pose[44] = E0_link2_4;
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_7 = -t2 - t3;
+  pose[29] = E0_link2_7;
+  pose[41] = E0_link2_7;
   const double E0_link2_5 = t2 + t3;
+  pose[31] = E0_link2_5;
+  pose[43] = E0_link2_5;
   const double t4 = mbdc_sincos_s[0] * 0.1;
   const double r0_link2_1 = -t4;
+  pose[34] = r0_link2_1;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
+  pose[35] = r0_link2_2;
   const double t5 = E0_link2_7 * 0.2;
   const double t6 = t5 - t4;
+  pose[46] = t6;
   const double t7 = E0_link2_4 * 0.2;
   const double t8 = r0_link2_2 + t7;
+  pose[47] = t8;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -743,11 +759,7 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   pose[13] = 0.0;
   pose[14] = 0.0;
   pose[15] = 0.0;
-  pose[16] = mbdc_sincos_c[0];
-  pose[17] = E0_link1_7;
   pose[18] = 0.0;
-  pose[19] = mbdc_sincos_s[0];
-  pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.025;
   pose[22] = 0.0;
   pose[23] = 0.0;
@@ -755,26 +767,14 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   pose[25] = 0.0;
   pose[26] = 0.0;
   pose[27] = 0.0;
-  pose[28] = E0_link2_4;
-  pose[29] = E0_link2_7;
   pose[30] = 0.0;
-  pose[31] = E0_link2_5;
-  pose[32] = E0_link2_4;
   pose[33] = 0.037500000000000006;
-  pose[34] = r0_link2_1;
-  pose[35] = r0_link2_2;
   pose[36] = 1.0;
   pose[37] = 0.0;
   pose[38] = 0.0;
   pose[39] = 0.0;
-  pose[40] = E0_link2_4;
-  pose[41] = E0_link2_7;
   pose[42] = 0.0;
-  pose[43] = E0_link2_5;
-  pose[44] = E0_link2_4;
   pose[45] = 0.037500000000000006;
-  pose[46] = t6;
-  pose[47] = t8;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 30 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -810,13 +810,17 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t17 = sw_link2_0_5 - t3;
   const double t18 = E0_link2_5 * t17;
   const double t19 = t14 + t18;
+  J[33] = t19;
   const double t20 = E0_link2_7 * t13;
   const double t21 = E0_link2_4 * t17;
   const double t22 = t20 + t21;
+  J[35] = t22;
   const double t23 = t3 * E0_link2_5;
   const double t24 = -t23 - t2;
+  J[32] = t24;
   const double t25 = r0_link2_2 * E0_link2_7;
   const double t26 = -t10 - t25;
+  J[34] = t26;
   const double t27 = E0_link2_4 * 0.2;
   const double pf_3_2 = r0_link2_2 + t27;
   const double t28 = sw_link2_0_4 - pf_3_2;
@@ -826,15 +830,19 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t31 = sw_link2_0_5 + pf_3_1;
   const double t32 = E0_link2_5 * t31;
   const double t33 = t29 + t32;
+  J[45] = t33;
   const double t34 = E0_link2_7 * t28;
   const double t35 = E0_link2_4 * t31;
   const double t36 = t34 + t35;
+  J[47] = t36;
   const double t37 = E0_link2_5 * pf_3_1;
   const double t38 = E0_link2_4 * pf_3_2;
   const double t39 = t37 - t38;
+  J[44] = t39;
   const double t40 = E0_link2_4 * pf_3_1;
   const double t41 = E0_link2_7 * pf_3_2;
   const double t42 = t40 - t41;
+  J[46] = t42;
   J[0] = 0.0;
   J[2] = 0.0;
   J[4] = 0.0;
@@ -862,27 +870,19 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   J[25] = 1.0;
   J[31] = 0.0;
   J[27] = 0.0;
-  J[33] = t19;
   J[29] = 0.0;
-  J[35] = t22;
   J[24] = 1.0;
   J[30] = 0.0;
   J[26] = 0.0;
-  J[32] = t24;
   J[28] = 0.0;
-  J[34] = t26;
   J[37] = 1.0;
   J[43] = 0.0;
   J[39] = 0.0;
-  J[45] = t33;
   J[41] = 0.0;
-  J[47] = t36;
   J[36] = 1.0;
   J[42] = 0.0;
   J[38] = 0.0;
-  J[44] = t39;
   J[40] = 0.0;
-  J[46] = t42;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 16 mul, 16 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -894,6 +894,7 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = mbdc_sincos_s[0] * 0.1;
   const double r0_link2_1 = -t0;
+  J[34] = r0_link2_1;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
   const double t1 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
@@ -917,13 +918,20 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   const double t15 = E0_link2_7 * 0.2;
   const double t16 = E0_link2_4 * 0.2;
   const double pf_3_1 = t15 - t0;
+  J[46] = pf_3_1;
   const double t17 = sw_link2_0_5 - t0;
-  const double pf_3_2 = r0_link2_2 + t16;
+  J[35] = t17;
   const double t18 = sw_link2_0_5 + pf_3_1;
+  J[47] = t18;
+  const double pf_3_2 = r0_link2_2 + t16;
   const double t19 = -r0_link2_2;
+  J[32] = t19;
   const double t20 = sw_link2_0_4 - r0_link2_2;
+  J[33] = t20;
   const double t21 = sw_link2_0_4 - pf_3_2;
+  J[45] = t21;
   const double t22 = -pf_3_2;
+  J[44] = t22;
   J[0] = 0.0;
   J[2] = 0.0;
   J[4] = 0.0;
@@ -951,27 +959,19 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   J[25] = 1.0;
   J[31] = 0.0;
   J[27] = 0.0;
-  J[33] = t20;
   J[29] = 0.0;
-  J[35] = t17;
   J[24] = 1.0;
   J[30] = 0.0;
   J[26] = 0.0;
-  J[32] = t19;
   J[28] = 0.0;
-  J[34] = r0_link2_1;
   J[37] = 1.0;
   J[43] = 0.0;
   J[39] = 0.0;
-  J[45] = t21;
   J[41] = 0.0;
-  J[47] = t18;
   J[36] = 1.0;
   J[42] = 0.0;
   J[38] = 0.0;
-  J[44] = t22;
   J[40] = 0.0;
-  J[46] = pf_3_1;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 14 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -992,18 +992,24 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   const double t5 = mbdc_sincos_c[1] * t4;
   const double v_link2_5 = mbdc_sincos_s[1] * t4;
   const double v_link2_0 = v[0] + v[1];
+  vel[12] = v_link2_0;
+  vel[18] = v_link2_0;
   const double t6 = E0_link2_4 * t5;
   const double t7 = E0_link2_7 * v_link2_5;
   const double t8 = t7 - t6;
+  vel[16] = t8;
   const double t9 = E0_link2_5 * t5;
   const double t10 = E0_link2_4 * v_link2_5;
   const double t11 = t10 - t9;
+  vel[17] = t11;
   const double t12 = v_link2_0 * 0.2;
   const double t13 = -t12 - t5;
   const double t14 = E0_link2_4 * t13;
   const double t15 = t7 + t14;
+  vel[22] = t15;
   const double t16 = E0_link2_5 * t13;
   const double t17 = t10 + t16;
+  vel[23] = t17;
   vel[0] = 0.0;
   vel[3] = 0.0;
   vel[1] = 0.0;
@@ -1016,18 +1022,12 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   vel[10] = 0.0;
   vel[8] = 0.0;
   vel[11] = 0.0;
-  vel[12] = v_link2_0;
   vel[15] = 0.0;
   vel[13] = 0.0;
-  vel[16] = t8;
   vel[14] = 0.0;
-  vel[17] = t11;
-  vel[18] = v_link2_0;
   vel[21] = 0.0;
   vel[19] = 0.0;
-  vel[22] = t15;
   vel[20] = 0.0;
-  vel[23] = t17;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 16 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1056,12 +1056,16 @@ void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const
   const double t12 = -t11 - t7;
   const double t13 = E0_link2_7 * t7;
   const double t14 = -t13 - t9;
+  acc[16] = t14;
   const double t15 = E0_link2_4 * t7;
   const double t16 = -t15 - t8;
+  acc[17] = t16;
   const double t17 = E0_link2_7 * t12;
   const double t18 = t17 - t9;
+  acc[22] = t18;
   const double t19 = E0_link2_4 * t12;
   const double t20 = t19 - t8;
+  acc[23] = t20;
   acc[0] = 0.0;
   acc[3] = 0.0;
   acc[1] = 0.0;
@@ -1077,15 +1081,11 @@ void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const
   acc[12] = 0.0;
   acc[15] = 0.0;
   acc[13] = 0.0;
-  acc[16] = t14;
   acc[14] = 0.0;
-  acc[17] = t16;
   acc[18] = 0.0;
   acc[21] = 0.0;
   acc[19] = 0.0;
-  acc[22] = t18;
   acc[20] = 0.0;
-  acc[23] = t20;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 14 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1105,6 +1105,7 @@ void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]) {
   const double t5 = mbdc_sincos_s[0] * 0.010000000000000002;
   const double t6 = mc_link2_1 - t5;
   const double t7 = t6 * 2.0;
+  c[1] = t7;
   const double mc_link1_2 = mbdc_sincos_c[0] * 0.010000000000000002;
   const double t8 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t9 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -1115,9 +1116,8 @@ void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]) {
   const double mc_link2_2 = t10 + t11;
   const double t12 = mc_link1_2 + mc_link2_2;
   const double t13 = t12 * 2.0;
-  c[0] = 0.0325;
-  c[1] = t7;
   c[2] = t13;
+  c[0] = 0.0325;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 16 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1138,6 +1138,7 @@ void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2
   const double mcs_link1_2 = mc_link1_2 + mc_link2_2;
   const double t4 = mcs_link1_2 * 2.0;
   const double t5 = -t4;
+  Jc[2] = t5;
   const double t6 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t7 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_7 = -t6 - t7;
@@ -1148,17 +1149,16 @@ void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2
   const double t11 = mbdc_sincos_s[0] * 0.010000000000000002;
   const double mcs_link1_1 = mc_link2_1 - t11;
   const double t12 = mcs_link1_1 * 2.0;
+  Jc[4] = t12;
   const double t13 = mc_link2_2 - t3;
   const double t14 = 2.0 * t13;
   const double t15 = -t14;
+  Jc[3] = t15;
   const double t16 = t10 + mc_link2_1;
   const double t17 = 2.0 * t16;
-  Jc[0] = 0.0;
-  Jc[2] = t5;
-  Jc[4] = t12;
-  Jc[1] = 0.0;
-  Jc[3] = t15;
   Jc[5] = t17;
+  Jc[0] = 0.0;
+  Jc[1] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 23 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1179,6 +1179,7 @@ void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double mc_link2_2 = t3 + t4;
   const double t5 = mc_link2_2 * 9.81;
   const double t6 = t1 + t5;
+  e[1] = t6;
   const double t7 = 0.1 * v[0];
   const double t8 = mbdc_sincos_c[1] * t7;
   const double v_link2_5 = mbdc_sincos_s[1] * t7;
@@ -1201,7 +1202,6 @@ void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double t24 = 0.5 * t23;
   const double t25 = t11 + t24;
   e[0] = t25;
-  e[1] = t6;
 }
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 38 mul, 23 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1266,18 +1266,18 @@ void _2dof_planar_centroidal_momentum(const double q[_2DOF_PLANAR_NQ], const dou
   const double t41 = t39 - t40;
   const double t42 = t32 + t41;
   const double t43 = t26 + t42;
+  h[0] = t43;
   const double t44 = t36 - t21;
+  h[4] = t44;
   const double t45 = t36 * 0.0050000000000000044;
   const double t46 = t28 + t45;
+  h[2] = t46;
   const double t47 = t38 - t22;
+  h[5] = t47;
   const double t48 = t38 * 0.0050000000000000044;
   const double t49 = -t48 - t27;
-  h[0] = t43;
   h[1] = t49;
-  h[2] = t46;
   h[3] = 0.0;
-  h[4] = t44;
-  h[5] = t47;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 36 mul, 27 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1317,6 +1317,7 @@ void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLA
   const double t18 = t5 * t17;
   const double t19 = t18 - t14;
   const double t20 = 0.004015625 + t19;
+  Ag[1] = t20;
   const double t21 = 0.03 + t7;
   const double IC_link1_3 = 0.010000000000000002 + t21;
   const double t22 = t7 * 0.2;
@@ -1335,33 +1336,32 @@ void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLA
   const double t32 = mbdc_sincos_s[0] * IC_link1_3;
   const double t33 = mbdc_sincos_s[0] * t9;
   const double t34 = t33 - t31;
+  Ag[8] = t34;
   const double t35 = mbdc_sincos_c[0] * t9;
   const double t36 = -t35 - t32;
+  Ag[10] = t36;
   const double t37 = com_1 * t36;
   const double t38 = com_2 * t34;
   const double t39 = t38 - t37;
   const double t40 = IC_link1_4 + t39;
+  Ag[0] = t40;
   const double t41 = t36 * 0.0075;
   const double t42 = t28 + t41;
+  Ag[2] = t42;
   const double t43 = t34 * 0.0075;
   const double t44 = t30 - t43;
+  Ag[4] = t44;
   const double t45 = -t5;
+  Ag[9] = t45;
   const double t46 = t5 * 0.0050000000000000044;
   const double t47 = -t46;
-  const double t48 = -t12;
-  const double t49 = t12 * 0.0050000000000000044;
-  Ag[0] = t40;
-  Ag[2] = t42;
-  Ag[4] = t44;
-  Ag[6] = 0.0;
-  Ag[8] = t34;
-  Ag[10] = t36;
-  Ag[1] = t20;
-  Ag[3] = t49;
   Ag[5] = t47;
-  Ag[7] = 0.0;
-  Ag[9] = t45;
+  const double t48 = -t12;
   Ag[11] = t48;
+  const double t49 = t12 * 0.0050000000000000044;
+  Ag[3] = t49;
+  Ag[6] = 0.0;
+  Ag[7] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 38 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1422,37 +1422,37 @@ void _2dof_planar_centroidal_bias(const double q[_2DOF_PLANAR_NQ], const double 
   const double t38 = t36 - t37;
   const double t39 = t30 + t38;
   const double t40 = t24 + t39;
+  b[0] = t40;
   const double t41 = t21 * 0.0075;
   const double t42 = t35 - t21;
+  b[5] = t42;
   const double t43 = t35 * 0.0050000000000000044;
   const double t44 = -t43 - t41;
+  b[1] = t44;
   const double t45 = t20 * 0.0075;
   const double t46 = t20 + t33;
+  b[4] = t46;
   const double t47 = t33 * 0.0050000000000000044;
   const double t48 = t47 - t45;
-  b[0] = t40;
-  b[1] = t44;
   b[2] = t48;
   b[3] = 0.0;
-  b[4] = t46;
-  b[5] = t42;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void _2dof_planar_integrate(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double dt, double q_out[_2DOF_PLANAR_NQ]) {
   const double t0 = dt * v[0];
   const double t1 = q[0] + t0;
+  q_out[0] = t1;
   const double t2 = dt * v[1];
   const double t3 = q[1] + t2;
-  q_out[0] = t1;
   q_out[1] = t3;
 }
 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference); 0 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
 void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_2DOF_PLANAR_NQ], double v[_2DOF_PLANAR_NV]) {
   const double t0 = q1[0] - q0[0];
-  const double t1 = q1[1] - q0[1];
   v[0] = t0;
+  const double t1 = q1[1] - q0[1];
   v[1] = t1;
 }
 
@@ -1467,7 +1467,9 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double A_R_link2_ss = mbdc_sincos_s[1] * mbdc_sincos_s[1];
   const double t0 = A_R_link2_ss * 484.6153846153851;
   const double D_link2_0 = 984.6153846153851 - t0;
+  pivot[0] = D_link2_0;
   const double t1 = 5647.06945330721 + D_link2_0;
+  pivot_ref[0] = t1;
   const double t2 = t0 + 5e+02;
   const double A_R_link2_sc = mbdc_sincos_s[1] * mbdc_sincos_c[1];
   const double t3 = A_R_link2_sc * 484.6153846153851;
@@ -1476,7 +1478,9 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t6 = D_link2_0 * t5;
   const double t7 = t5 * t6;
   const double D_link2_1 = t2 - t7;
+  pivot[1] = D_link2_1;
   const double t8 = t2 + 48000.768012288194;
+  pivot_ref[1] = t8;
   const double t9 = mbdc_sincos_c[1] * 98.46153846153851;
   const double t10 = t9 * t4;
   const double t11 = D_link2_0 * t10;
@@ -1490,10 +1494,13 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t19 = D_link2_1 * t18;
   const double t20 = t18 * t19;
   const double D_link2_2 = t13 - t20;
+  pivot[2] = D_link2_2;
   const double t21 = A_R_link2_ss * 9.846153846153852;
   const double t22 = 13.179487179487186 - t21;
   const double D_link2_3 = t22 + 14.76923804024026;
+  pivot[3] = D_link2_3;
   const double t23 = t22 + 26.61779363518805;
+  pivot_ref[3] = t23;
   const double t24 = 3.3333333333333335 + t21;
   const double t25 = t4 * 1.4210854715202004e-14;
   const double t26 = D_link2_0 * t25;
@@ -1519,7 +1526,9 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t46 = D_link2_3 * t45;
   const double t47 = t45 * t46;
   const double D_link2_4 = t42 - t47;
+  pivot[4] = D_link2_4;
   const double t48 = t24 + 5.882354602079252;
+  pivot_ref[4] = t48;
   const double ac_link1_1 = mbdc_sincos_s[0] * 9.81;
   const double t49 = ac_link1_1 * 0.010000000000000002;
   const double t50 = t49 + tau[0];
@@ -1592,10 +1601,12 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t108 = mbdc_sincos_c[1] * t107;
   const double t109 = mbdc_sincos_s[1] * t105;
   const double w_link2_4 = t108 + t109;
+  wrench[16] = w_link2_4;
   const double t110 = mbdc_sincos_c[1] * w_link2_4;
   const double t111 = mbdc_sincos_c[1] * t105;
   const double t112 = mbdc_sincos_s[1] * t107;
   const double w_link2_5 = t111 - t112;
+  wrench[17] = w_link2_5;
   const double t113 = mbdc_sincos_s[1] * w_link2_5;
   const double t114 = t110 - t113;
   const double t115 = 0.1 * t114;
@@ -1603,11 +1614,13 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t117 = t50 - t116;
   const double t118 = t107 * 0.47692380402402673;
   const double w_link1_4 = -t58 - t118;
+  wrench[10] = w_link1_4;
   const double t119 = w_link1_4 - f0_link1_4;
   const double t120 = t119 - t114;
   const double t121 = 0.05000000000000001 * t120;
   const double t122 = t117 + t121;
   const double alpha_link1_0 = 5647.06945330721 * t122;
+  qdd[0] = alpha_link1_0;
   const double t123 = t39 * t105;
   const double t124 = t123 * 0.049999999999999996;
   const double t125 = t18 * t123;
@@ -1626,53 +1639,40 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t138 = t136 + t137;
   const double t139 = t138 * 0.05000000000000002;
   const double w_link1_1 = -t135 - t139;
+  wrench[7] = w_link1_1;
   const double t140 = t107 * 0.012500000000000002;
   const double t141 = -t140 - t127;
   const double w_link1_2 = -t141;
+  wrench[8] = w_link1_2;
   const double w_link1_3 = -t138;
+  wrench[9] = w_link1_3;
   const double w_link1_5 = t97 + t105;
+  wrench[11] = w_link1_5;
   const double t142 = w_link2_4 - f0_link2_4;
   const double t143 = 0.1 * t142;
   const double t144 = t81 + t143;
   const double alpha_link2_0 = 984.6153846153851 * t144;
   const double t145 = alpha_link2_0 - alpha_link1_0;
+  qdd[1] = t145;
   const double t146 = mbdc_sincos_c[1] * t132;
   const double t147 = mbdc_sincos_s[1] * t127;
   const double w_link2_1 = t146 + t147;
+  wrench[13] = w_link2_1;
   const double t148 = mbdc_sincos_c[1] * t127;
   const double t149 = mbdc_sincos_s[1] * t132;
   const double w_link2_2 = t148 - t149;
+  wrench[14] = w_link2_2;
   const double w_link2_3 = -t123;
-  pivot[0] = D_link2_0;
-  pivot_ref[0] = t1;
-  pivot[1] = D_link2_1;
-  pivot_ref[1] = t8;
-  pivot[2] = D_link2_2;
+  wrench[15] = w_link2_3;
   pivot_ref[2] = 32.29716081275521;
-  pivot[3] = D_link2_3;
-  pivot_ref[3] = t23;
-  pivot[4] = D_link2_4;
-  pivot_ref[4] = t48;
   wrench[0] = 0.0;
   wrench[1] = 0.0;
   wrench[2] = 0.0;
   wrench[3] = 0.0;
   wrench[4] = 0.0;
   wrench[5] = 0.0;
-  qdd[0] = alpha_link1_0;
   wrench[6] = tau[0];
-  wrench[7] = w_link1_1;
-  wrench[8] = w_link1_2;
-  wrench[9] = w_link1_3;
-  wrench[10] = w_link1_4;
-  wrench[11] = w_link1_5;
-  qdd[1] = t145;
   wrench[12] = tau[1];
-  wrench[13] = w_link2_1;
-  wrench[14] = w_link2_2;
-  wrench[15] = w_link2_3;
-  wrench[16] = w_link2_4;
-  wrench[17] = w_link2_5;
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;

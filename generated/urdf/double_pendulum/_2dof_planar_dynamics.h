@@ -69,7 +69,7 @@ extern "C" {
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xeba300eaf48e
+#define _2DOF_PLANAR_SET_ID 0xc9bc78e513cd
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -156,34 +156,34 @@ void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR
 /* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once). */
 void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 88 bytes (11 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 72 bytes (9 values live at once). */
 int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 80 bytes (10 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once). */
 int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 72 bytes (9 values live at once). */
 int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 96 bytes (12 values live at once). */
 void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 64 bytes (8 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 48 bytes (6 values live at once). */
 void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PLANAR_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 88 bytes (11 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 56 bytes (7 values live at once). */
 void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 112 bytes (14 values live at once). */
 void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 80 bytes (10 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 72 bytes (9 values live at once). */
 void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 80 bytes (10 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double vel[6 * _2DOF_PLANAR_NF]);
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 64 bytes (8 values live at once). */
@@ -195,25 +195,25 @@ void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]);
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 64 bytes (8 values live at once). */
 void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2DOF_PLANAR_NV]);
 
-/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 64 bytes (8 values live at once). */
+/* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 56 bytes (7 values live at once). */
 void _2dof_planar_energy(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double e[2]);
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 128 bytes (16 values live at once). */
 void _2dof_planar_centroidal_momentum(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 120 bytes (15 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 112 bytes (14 values live at once). */
 void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLANAR_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 112 bytes (14 values live at once). */
 void _2dof_planar_centroidal_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 24 bytes (3 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void _2dof_planar_integrate(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double dt, double q_out[_2DOF_PLANAR_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 16 bytes (2 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_2DOF_PLANAR_NQ], double v[_2DOF_PLANAR_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 256 bytes (32 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 192 bytes (24 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);
 
 #ifdef __cplusplus

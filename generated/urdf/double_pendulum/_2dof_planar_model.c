@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xeba300eaf48e
+#if _2DOF_PLANAR_SET_ID != 0xc9bc78e513cd
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x980bebc9a38e
+#define HYQ_SET_ID 0x0d25d34bfb8f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -212,40 +212,40 @@ void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fe
 /* gravity torques: g(q). Stack: about 472 bytes (59 values live at once). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 864 bytes (108 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 736 bytes (92 values live at once). */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1408 bytes (176 values live at once). */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1256 bytes (157 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1192 bytes (149 values live at once). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1256 bytes (157 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1192 bytes (149 values live at once). */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 3048 bytes (381 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2112 bytes (264 values live at once). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 768 bytes (96 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 640 bytes (80 values live at once). */
 void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1088 bytes (136 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 488 bytes (61 values live at once). */
 void hyq_fk(const double q[HYQ_NQ], double pose[12 * (HYQ_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1544 bytes (193 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 592 bytes (74 values live at once). */
 void hyq_frame_pose(const double q[HYQ_NQ], double pose[12 * HYQ_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 4024 bytes (503 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 768 bytes (96 values live at once). */
 void hyq_frame_jacobian(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2424 bytes (303 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 688 bytes (86 values live at once). */
 void hyq_frame_jacobian_world(const double q[HYQ_NQ], double J[6 * HYQ_NV * HYQ_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 952 bytes (119 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 648 bytes (81 values live at once). */
 void hyq_frame_velocity(const double q[HYQ_NQ], const double v[HYQ_NV], double vel[6 * HYQ_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1048 bytes (131 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 776 bytes (97 values live at once). */
 void hyq_frame_acceleration_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double acc[6 * HYQ_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 472 bytes (59 values live at once). */
@@ -260,19 +260,19 @@ void hyq_energy(const double q[HYQ_NQ], const double v[HYQ_NV], double e[2]);
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1752 bytes (219 values live at once). */
 void hyq_centroidal_momentum(const double q[HYQ_NQ], const double v[HYQ_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1752 bytes (219 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1608 bytes (201 values live at once). */
 void hyq_ccrba(const double q[HYQ_NQ], double Ag[6 * HYQ_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1832 bytes (229 values live at once). */
 void hyq_centroidal_bias(const double q[HYQ_NQ], const double v[HYQ_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void hyq_integrate(const double q[HYQ_NQ], const double v[HYQ_NV], double dt, double q_out[HYQ_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 144 bytes (18 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[HYQ_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 7336 bytes (917 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6456 bytes (807 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
 
 #ifdef __cplusplus

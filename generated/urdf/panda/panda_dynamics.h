@@ -71,7 +71,7 @@ extern "C" {
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x4f66ad45f82e
+#define PANDA_SET_ID 0xe0845feae287
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -196,49 +196,49 @@ void panda_nle(const double q[PANDA_NQ], const double v[PANDA_NV], double h[PAND
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 536 bytes (67 values live at once). */
 void panda_nle_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double h[PANDA_NV]);
 
-/* gravity torques: g(q). Stack: about 352 bytes (44 values live at once). */
+/* gravity torques: g(q). Stack: about 344 bytes (43 values live at once). */
 void panda_gravity(const double q[PANDA_NQ], double g[PANDA_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 472 bytes (59 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 368 bytes (46 values live at once). */
 void panda_crba(const double q[PANDA_NQ], double M[PANDA_NV * PANDA_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 848 bytes (106 values live at once). */
 int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 728 bytes (91 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 672 bytes (84 values live at once). */
 int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 728 bytes (91 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 672 bytes (84 values live at once). */
 int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double qdd[PANDA_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 944 bytes (118 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 840 bytes (105 values live at once). */
 int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 616 bytes (77 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 608 bytes (76 values live at once). */
 void panda_joint_wrenches(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 640 bytes (80 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 192 bytes (24 values live at once). */
 void panda_fk(const double q[PANDA_NQ], double pose[12 * (PANDA_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 680 bytes (85 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 192 bytes (24 values live at once). */
 void panda_frame_pose(const double q[PANDA_NQ], double pose[12 * PANDA_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2360 bytes (295 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 672 bytes (84 values live at once). */
 void panda_frame_jacobian(const double q[PANDA_NQ], double J[6 * PANDA_NV * PANDA_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1400 bytes (175 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 400 bytes (50 values live at once). */
 void panda_frame_jacobian_world(const double q[PANDA_NQ], double J[6 * PANDA_NV * PANDA_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 600 bytes (75 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 256 bytes (32 values live at once). */
 void panda_frame_velocity(const double q[PANDA_NQ], const double v[PANDA_NV], double vel[6 * PANDA_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 728 bytes (91 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 408 bytes (51 values live at once). */
 void panda_frame_acceleration_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double acc[6 * PANDA_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 224 bytes (28 values live at once). */
 void panda_com(const double q[PANDA_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 480 bytes (60 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 464 bytes (58 values live at once). */
 void panda_com_jacobian(const double q[PANDA_NQ], double Jc[3 * PANDA_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 216 bytes (27 values live at once). */
@@ -253,22 +253,22 @@ void panda_ccrba(const double q[PANDA_NQ], double Ag[6 * PANDA_NV]);
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1048 bytes (131 values live at once). */
 void panda_centroidal_bias(const double q[PANDA_NQ], const double v[PANDA_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 80 bytes (10 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void panda_integrate(const double q[PANDA_NQ], const double v[PANDA_NV], double dt, double q_out[PANDA_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 72 bytes (9 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void panda_difference(const double q0[PANDA_NQ], const double q1[PANDA_NQ], double v[PANDA_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4816 bytes (602 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 4312 bytes (539 values live at once). */
 int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);
 
-/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 1304 bytes (163 values live at once). */
+/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 1248 bytes (156 values live at once). */
 int panda_contact_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const int contacts[PANDA_NCONTACT], double qdd[PANDA_NV], double force[PANDA_NCROWS]);
 
-/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 1304 bytes (163 values live at once). */
+/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 1248 bytes (156 values live at once). */
 int panda_contact_fd_reg(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const int contacts[PANDA_NCONTACT], const double mu[PANDA_NCONTACT], double qdd[PANDA_NV], double force[PANDA_NCROWS]);
 
-/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 1136 bytes (142 values live at once). */
+/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 1024 bytes (128 values live at once). */
 int panda_impulse(const double q[PANDA_NQ], const double v_minus[PANDA_NV], const int contacts[PANDA_NCONTACT], double v_plus[PANDA_NV], double impulse[PANDA_NCROWS]);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0xf34d81469b6d
+#define ROMEO_SET_ID 0xbdfab4d2116a
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -312,55 +312,55 @@ extern const char *const romeo_frame_names[ROMEO_NF];
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 984 bytes (123 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once). */
 void romeo_rnea(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double tau[ROMEO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 984 bytes (123 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once). */
 void romeo_rnea_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double tau[ROMEO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 992 bytes (124 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once). */
 void romeo_nle(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[ROMEO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 992 bytes (124 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once). */
 void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double h[ROMEO_NV]);
 
-/* gravity torques: g(q). Stack: about 888 bytes (111 values live at once). */
+/* gravity torques: g(q). Stack: about 880 bytes (110 values live at once). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2424 bytes (303 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1704 bytes (213 values live at once). */
 void romeo_crba(const double q[ROMEO_NQ], double M[ROMEO_NV * ROMEO_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3312 bytes (414 values live at once). */
 int romeo_crba_fd(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2704 bytes (338 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2360 bytes (295 values live at once). */
 int romeo_aba(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2704 bytes (338 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2360 bytes (295 values live at once). */
 int romeo_aba_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double qdd[ROMEO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 7712 bytes (964 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5640 bytes (705 values live at once). */
 int romeo_minv(const double q[ROMEO_NQ], double Minv[ROMEO_NV * ROMEO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1760 bytes (220 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 976 bytes (122 values live at once). */
 void romeo_joint_wrenches(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1992 bytes (249 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 680 bytes (85 values live at once). */
 void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 2888 bytes (361 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 784 bytes (98 values live at once). */
 void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 13224 bytes (1653 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2184 bytes (273 values live at once). */
 void romeo_frame_jacobian(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 8088 bytes (1011 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2040 bytes (255 values live at once). */
 void romeo_frame_jacobian_world(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 2624 bytes (328 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 984 bytes (123 values live at once). */
 void romeo_frame_velocity(const double q[ROMEO_NQ], const double v[ROMEO_NV], double vel[6 * ROMEO_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 2816 bytes (352 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1416 bytes (177 values live at once). */
 void romeo_frame_acceleration_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double acc[6 * ROMEO_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 744 bytes (93 values live at once). */
@@ -375,19 +375,19 @@ void romeo_energy(const double q[ROMEO_NQ], const double v[ROMEO_NV], double e[2
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3432 bytes (429 values live at once). */
 void romeo_centroidal_momentum(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3344 bytes (418 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3192 bytes (399 values live at once). */
 void romeo_ccrba(const double q[ROMEO_NQ], double Ag[6 * ROMEO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3688 bytes (461 values live at once). */
 void romeo_centroidal_bias(const double q[ROMEO_NQ], const double v[ROMEO_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 312 bytes (39 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void romeo_integrate(const double q[ROMEO_NQ], const double v[ROMEO_NV], double dt, double q_out[ROMEO_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 296 bytes (37 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void romeo_difference(const double q0[ROMEO_NQ], const double q1[ROMEO_NQ], double v[ROMEO_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 18112 bytes (2264 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 15880 bytes (1985 values live at once). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
 #ifdef __cplusplus

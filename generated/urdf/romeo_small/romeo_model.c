@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0xf34d81469b6d
+#if ROMEO_SET_ID != 0xbdfab4d2116a
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x6739dc20d5f9
+#if SIMPLE_HUMANOID_SET_ID != 0xda523a2c9ff1
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

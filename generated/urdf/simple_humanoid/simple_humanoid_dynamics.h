@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x6739dc20d5f9
+#define SIMPLE_HUMANOID_SET_ID 0xda523a2c9ff1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -277,61 +277,61 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 1024 bytes (128 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
 void simple_humanoid_rnea(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double tau[SIMPLE_HUMANOID_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 1024 bytes (128 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
 void simple_humanoid_rnea_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double tau[SIMPLE_HUMANOID_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 1024 bytes (128 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
 void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[SIMPLE_HUMANOID_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 1024 bytes (128 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
 void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double h[SIMPLE_HUMANOID_NV]);
 
-/* gravity torques: g(q). Stack: about 808 bytes (101 values live at once). */
+/* gravity torques: g(q). Stack: about 792 bytes (99 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 2672 bytes (334 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1568 bytes (196 values live at once). */
 void simple_humanoid_crba(const double q[SIMPLE_HUMANOID_NQ], double M[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3584 bytes (448 values live at once). */
 int simple_humanoid_crba_fd(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2360 bytes (295 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2096 bytes (262 values live at once). */
 int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2360 bytes (295 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2096 bytes (262 values live at once). */
 int simple_humanoid_aba_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 6656 bytes (832 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5056 bytes (632 values live at once). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 1656 bytes (207 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once). */
 void simple_humanoid_joint_wrenches(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 1824 bytes (228 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 648 bytes (81 values live at once). */
 void simple_humanoid_fk(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * (SIMPLE_HUMANOID_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1824 bytes (228 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 648 bytes (81 values live at once). */
 void simple_humanoid_frame_pose(const double q[SIMPLE_HUMANOID_NQ], double pose[12 * SIMPLE_HUMANOID_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 8360 bytes (1045 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1224 bytes (153 values live at once). */
 void simple_humanoid_frame_jacobian(const double q[SIMPLE_HUMANOID_NQ], double J[6 * SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 3504 bytes (438 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 1016 bytes (127 values live at once). */
 void simple_humanoid_frame_jacobian_world(const double q[SIMPLE_HUMANOID_NQ], double J[6 * SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 1576 bytes (197 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 800 bytes (100 values live at once). */
 void simple_humanoid_frame_velocity(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double vel[6 * SIMPLE_HUMANOID_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 1568 bytes (196 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 912 bytes (114 values live at once). */
 void simple_humanoid_frame_acceleration_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double acc[6 * SIMPLE_HUMANOID_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 688 bytes (86 values live at once). */
 void simple_humanoid_com(const double q[SIMPLE_HUMANOID_NQ], double c[3]);
 
-/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1744 bytes (218 values live at once). */
+/* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v. Stack: about 1632 bytes (204 values live at once). */
 void simple_humanoid_com_jacobian(const double q[SIMPLE_HUMANOID_NQ], double Jc[3 * SIMPLE_HUMANOID_NV]);
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin). Stack: about 664 bytes (83 values live at once). */
@@ -340,19 +340,19 @@ void simple_humanoid_energy(const double q[SIMPLE_HUMANOID_NQ], const double v[S
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 3096 bytes (387 values live at once). */
 void simple_humanoid_centroidal_momentum(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 3056 bytes (382 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 2904 bytes (363 values live at once). */
 void simple_humanoid_ccrba(const double q[SIMPLE_HUMANOID_NQ], double Ag[6 * SIMPLE_HUMANOID_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 3320 bytes (415 values live at once). */
 void simple_humanoid_centroidal_bias(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 296 bytes (37 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void simple_humanoid_integrate(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double dt, double q_out[SIMPLE_HUMANOID_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 280 bytes (35 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void simple_humanoid_difference(const double q0[SIMPLE_HUMANOID_NQ], const double q1[SIMPLE_HUMANOID_NQ], double v[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 12528 bytes (1566 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 11040 bytes (1380 values live at once). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
 #ifdef __cplusplus

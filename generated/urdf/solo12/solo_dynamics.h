@@ -71,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0xad9ff152d689
+#define SOLO_SET_ID 0xea3a11557a59
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -222,43 +222,43 @@ void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV
 /* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
 void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double h[SOLO_NV]);
 
-/* gravity torques: g(q). Stack: about 416 bytes (52 values live at once). */
+/* gravity torques: g(q). Stack: about 408 bytes (51 values live at once). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 832 bytes (104 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 648 bytes (81 values live at once). */
 void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once). */
 int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1232 bytes (154 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1168 bytes (146 values live at once). */
 int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1232 bytes (154 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1168 bytes (146 values live at once). */
 int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double qdd[SOLO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2552 bytes (319 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1760 bytes (220 values live at once). */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 784 bytes (98 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 576 bytes (72 values live at once). */
 void solo_joint_wrenches(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 952 bytes (119 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 400 bytes (50 values live at once). */
 void solo_fk(const double q[SOLO_NQ], double pose[12 * (SOLO_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 1048 bytes (131 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 400 bytes (50 values live at once). */
 void solo_frame_pose(const double q[SOLO_NQ], double pose[12 * SOLO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 3072 bytes (384 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 576 bytes (72 values live at once). */
 void solo_frame_jacobian(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2320 bytes (290 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 544 bytes (68 values live at once). */
 void solo_frame_jacobian_world(const double q[SOLO_NQ], double J[6 * SOLO_NV * SOLO_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 848 bytes (106 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 488 bytes (61 values live at once). */
 void solo_frame_velocity(const double q[SOLO_NQ], const double v[SOLO_NV], double vel[6 * SOLO_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 880 bytes (110 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 544 bytes (68 values live at once). */
 void solo_frame_acceleration_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double acc[6 * SOLO_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 424 bytes (53 values live at once). */
@@ -273,28 +273,28 @@ void solo_energy(const double q[SOLO_NQ], const double v[SOLO_NV], double e[2]);
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 1568 bytes (196 values live at once). */
 void solo_centroidal_momentum(const double q[SOLO_NQ], const double v[SOLO_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1576 bytes (197 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 1424 bytes (178 values live at once). */
 void solo_ccrba(const double q[SOLO_NQ], double Ag[6 * SOLO_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 1712 bytes (214 values live at once). */
 void solo_centroidal_bias(const double q[SOLO_NQ], const double v[SOLO_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 160 bytes (20 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 144 bytes (18 values live at once). */
 void solo_integrate(const double q[SOLO_NQ], const double v[SOLO_NV], double dt, double q_out[SOLO_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 144 bytes (18 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void solo_difference(const double q0[SOLO_NQ], const double q1[SOLO_NQ], double v[SOLO_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6448 bytes (806 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 5568 bytes (696 values live at once). */
 int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);
 
-/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 3040 bytes (380 values live at once). */
+/* forward dynamics in contact at the frames of --contacts: M qdd + h = tau + Jc^T force, Jc qdd = -Jcdot v over the contacts switched on (contacts[k] 0 or 1); force per contact in world axes (3: the force at the frame origin; 6: [moment; force]). Stack: about 2816 bytes (352 values live at once). */
 int solo_contact_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const int contacts[SOLO_NCONTACT], double qdd[SOLO_NV], double force[SOLO_NCROWS]);
 
-/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 3040 bytes (380 values live at once). */
+/* contact_fd regularized: (Jc M^-1 Jc^T + diag(mu)) force = ..., so that Jc qdd + Jcdot v = -mu force (mu >= 0 per contact: compliant contacts; defined for redundant ones). Stack: about 2816 bytes (352 values live at once). */
 int solo_contact_fd_reg(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const int contacts[SOLO_NCONTACT], const double mu[SOLO_NCONTACT], double qdd[SOLO_NV], double force[SOLO_NCROWS]);
 
-/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 2896 bytes (362 values live at once). */
+/* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 2672 bytes (334 values live at once). */
 int solo_impulse(const double q[SOLO_NQ], const double v_minus[SOLO_NV], const int contacts[SOLO_NCONTACT], double v_plus[SOLO_NV], double impulse[SOLO_NCROWS]);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x4193886b8dd5
+#define UR5_SET_ID 0x3f3c13bf8fe8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -175,40 +175,40 @@ void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fe
 /* gravity torques: g(q). Stack: about 208 bytes (26 values live at once). */
 void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 264 bytes (33 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 248 bytes (31 values live at once). */
 void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 480 bytes (60 values live at once). */
 int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 464 bytes (58 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 416 bytes (52 values live at once). */
 int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 464 bytes (58 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 416 bytes (52 values live at once). */
 int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 576 bytes (72 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 544 bytes (68 values live at once). */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]);
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 376 bytes (47 values live at once). */
 void ur5_joint_wrenches(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
 
-/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 376 bytes (47 values live at once). */
+/* forward kinematics: world pose (R row-major, p) of every body. Stack: about 176 bytes (22 values live at once). */
 void ur5_fk(const double q[UR5_NQ], double pose[12 * (UR5_NB + 1)]);
 
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 504 bytes (63 values live at once). */
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 176 bytes (22 values live at once). */
 void ur5_frame_pose(const double q[UR5_NQ], double pose[12 * UR5_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 1200 bytes (150 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 368 bytes (46 values live at once). */
 void ur5_frame_jacobian(const double q[UR5_NQ], double J[6 * UR5_NV * UR5_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 632 bytes (79 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 280 bytes (35 values live at once). */
 void ur5_frame_jacobian_world(const double q[UR5_NQ], double J[6 * UR5_NV * UR5_NF]);
 
-/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 384 bytes (48 values live at once). */
+/* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v. Stack: about 216 bytes (27 values live at once). */
 void ur5_frame_velocity(const double q[UR5_NQ], const double v[UR5_NV], double vel[6 * UR5_NF]);
 
-/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 408 bytes (51 values live at once). */
+/* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame. Stack: about 240 bytes (30 values live at once). */
 void ur5_frame_acceleration_bias(const double q[UR5_NQ], const double v[UR5_NV], double acc[6 * UR5_NF]);
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass). Stack: about 144 bytes (18 values live at once). */
@@ -223,19 +223,19 @@ void ur5_energy(const double q[UR5_NQ], const double v[UR5_NV], double e[2]);
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]). Stack: about 640 bytes (80 values live at once). */
 void ur5_centroidal_momentum(const double q[UR5_NQ], const double v[UR5_NV], double h[6]);
 
-/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 504 bytes (63 values live at once). */
+/* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's). Stack: about 480 bytes (60 values live at once). */
 void ur5_ccrba(const double q[UR5_NQ], double Ag[6 * UR5_NV]);
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity. Stack: about 672 bytes (84 values live at once). */
 void ur5_centroidal_bias(const double q[UR5_NQ], const double v[UR5_NV], double b[6]);
 
-/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 56 bytes (7 values live at once). */
+/* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt). Stack: about 16 bytes (2 values live at once). */
 void ur5_integrate(const double q[UR5_NQ], const double v[UR5_NV], double dt, double q_out[UR5_NQ]);
 
-/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 48 bytes (6 values live at once). */
+/* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 8 bytes (1 values live at once). */
 void ur5_difference(const double q0[UR5_NQ], const double q1[UR5_NQ], double v[UR5_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 1968 bytes (246 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 1736 bytes (217 values live at once). */
 int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
 
 #ifdef __cplusplus
