@@ -3,7 +3,8 @@
 # controller's whole cycle in one function (M, h, frame poses, Jacobians and J̇v, centre of mass
 # and its Jacobian) beside Pinocchio's computeAllTerms; a floating base with contact dynamics and
 # --trig-input (the fused function's _sc twin); the loops' Newton pair, and a loop part beside one
-# defined anywhere (loop_residual, reported not compared); a flexible body; float.
+# defined anywhere (loop_residual, reported not compared); a flexible body; float; user recipes
+# without a runtime reference (tests/fuse_templates/: a part not compared, a function only run).
 if(TARGET mbdc)
   set(_ex ${PROJECT_SOURCE_DIR}/examples)
   mbdc_add_model(NAME fuse_panda MODEL ${_ex}/urdf/panda.urdf QUIET PREFIX panda_fu
@@ -20,7 +21,10 @@ if(TARGET mbdc)
                  PREFIX flexible_arm_fu FUNCTIONS rnea FUSE all_terms=crba,nle,aba)
   mbdc_add_model(NAME fuse_arm7_float MODEL ${_ex}/arm7.mbd SCALAR float QUIET PREFIX arm7_fu
                  FUNCTIONS rnea FUSE all_terms=crba,nle,aba)
+  mbdc_add_model(NAME fuse_user MODEL ${_ex}/arm7.mbd QUIET PREFIX arm7_user
+                 TEMPLATES ${CMAKE_CURRENT_SOURCE_DIR}/fuse_templates FUNCTIONS rnea
+                 FUSE half=my_mass,nle neither=my_mass,my_bias)
   set_tests_properties(fuse_panda_check fuse_solo12_check fuse_five_bar_check
-                       fuse_flexible_arm_check fuse_arm7_float_check
+                       fuse_flexible_arm_check fuse_arm7_float_check fuse_user_check
                        PROPERTIES LABELS "generated;fuse" TIMEOUT 120)
 endif()

@@ -4,9 +4,9 @@
  * that is the last use of the most operands (2, 1, then 0: a statement that frees two values,
  * then one that replaces one, before one that only adds); among equals the smallest id, so the
  * recipe's own order decides where pressure does not. An output is stored right after its
- * statement, so it is freed like any value after its last use. O(n log n): a heap of ids per count, entries checked when they come out (a node
- * whose count rose since it was pushed is pushed again). A given prefix (the sines' and cosines'
- * cones) is taken first, as it stands. */
+ * statement, so it is freed like any value after its last use. O(n log n): a heap of ids per
+ * count, entries checked when they come out (a node whose count rose since it was pushed is
+ * pushed again). A given prefix (the sines' and cosines' cones) is taken first, as it stands. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -116,8 +116,9 @@ local function fused_parts(f)
   return parts
 end
 
--- The fused function's call with its k-th output into fout[k - 1] (buf[k - 1]); at_qr: at the configuration
--- drawn before the loops are closed (every part is defined anywhere, as loop_residual).
+-- The fused function's call with its k-th output into fout[k - 1] (buf[k - 1]); at_qr: at the
+-- configuration drawn before the loops are closed (every part is defined anywhere, as
+-- loop_residual).
 local function call_fused(f, at_qr, buf)
   local args, k = {}, 0
   for j, p in ipairs(f.params) do
@@ -340,6 +341,11 @@ typedef struct result {
       end
       for _, p in ipairs(f.params) do if size_of[p.role] then nout = nout + 1 end end
       max_fout = math.max(max_fout, nout)
+      if slot[f.name] == nresults then -- no part compared: run only, as a user recipe
+        fused[#fused], slot[f.name] = nil, nil
+        for _ = 1, #parts do unchecked_parts[#unchecked_parts] = nil end
+        unchecked[#unchecked + 1] = f
+      end
     elseif reference[base(f)] then
       known[#known + 1], slot[f.name] = f, nresults
       local s2, sc = second[base(f)], f.twin_of and "_sc" or ""
@@ -745,7 +751,8 @@ int main(void) {
   end
   for _, f in ipairs(unchecked) do
     b("    /* ", f.name, ": run, not compared */")
-    b("    ", f.returns == "int" and "(void)" or "", (call(f)), ";")
+    b("    ", f.returns == "int" and "(void)" or "", (fused_parts(f) and call_fused(f) or call(f)),
+      ";")
   end
   b([[    (void)rc, (void)grc;
   }
