@@ -180,6 +180,8 @@ fuse_err "an output read" "'rnea' and 'aba' both have a parameter 'tau' (one wri
 fuse_err "not a recipe" "'spatial' is not a recipe" "$arm" --fuse x=crba,spatial
 status=1 fuse_err "a loop function" "--fuse x fd_loops: fd_loops needs a model with loop joints" \
   "$arm" --fuse x=crba,fd_loops
+fuse_err "a hostile part" "(not a C identifier)" "$arm" --fuse "x=crba,$(printf 'a\nb*/'),$(printf 'a\nb*/')"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: --fuse: a part's newline reached stderr"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 2 "--fuse 17 times" -- "$mbdc" generate "$arm" $(for k in $(seq 17); do echo --fuse "f$k=crba,nle"; done) -o "$tmp/fu2"
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"

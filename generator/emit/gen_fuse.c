@@ -87,14 +87,16 @@ int mbg_gen_fuse_check(mbg_gen *g, int k, FILE *err) {
     rc = (fprintf(err, "mbdc: error: --fuse %s: name two functions or more after '='\n", name), 2);
   snprintf(via, sizeof via, "--fuse %s", name);
   for (int j = 0; rc == 0 && j < nparts; j++) {
+    char part[160];
+    mbg_quote_comment_to(parts[j], part, sizeof part); /* any text until checked: escaped */
     for (int i = 0; rc == 0 && i < j; i++)
       if (strcmp(parts[i], parts[j]) == 0)
-        rc = (fprintf(err, "mbdc: error: --fuse %s: '%s' is listed twice\n", name, parts[j]), 2);
+        rc = (fprintf(err, "mbdc: error: --fuse %s: '%s' is listed twice\n", name, part), 2);
     if (rc == 0 && mbg_gen_fuse_find(g, parts[j]) >= 0)
       rc = (fprintf(err, "mbdc: error: --fuse %s: '%s' is another --fuse function; list its "
-                         "parts instead\n", name, parts[j]), 2);
-    if (rc == 0 && strlen(parts[j]) <= 64 && not_a_part(parts[j]))
-      rc = (fprintf(err, "mbdc: error: --fuse %s: %s cannot be fused (%s)\n", name, parts[j],
+                         "parts instead\n", name, part), 2);
+    if (rc == 0 && not_a_part(parts[j]))
+      rc = (fprintf(err, "mbdc: error: --fuse %s: %s cannot be fused (%s)\n", name, part,
                     strcmp(parts[j], "cfa") == 0 ? "its elimination is generated in C, not by a "
                                                    "recipe"
                     : strcmp(parts[j], "trig") == 0 ? "it has nothing to share"
