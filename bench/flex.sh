@@ -146,20 +146,15 @@ EOF
 }
 
 # replace MARKER-delimited lines of FILE by SECTION (append when APPEND and absent)
-splice() {
+# shellcheck source=bench/md_section.sh
+. "$(dirname "$0")/md_section.sh"
+splice() { # FILE OPEN CLOSE SECTION APPEND: the section replaced, or appended when APPEND is 1
   local file=$1 open=$2 close=$3 sec=$4 append=$5
-  if [ -f "$file" ] && grep -qxF "$open" "$file"; then
-    awk -v sec="$sec" -v o="$open" -v c="$close" '
-      $0 == o { while ((getline l < sec) > 0) print l; skip = 1; next }
-      $0 == c { skip = 0; next }
-      !skip' "$file" >"$tmp/md"
-  elif [ "$append" = 1 ]; then
-    { [ -f "$file" ] && cat "$file" && echo; cat "$sec"; } >"$tmp/md"
-  else
+  if [ "$append" != 1 ] && ! { [ -f "$file" ] && grep -qxF "$open" "$file"; }; then
     echo "flex.sh: $file has no line $open: not written" >&2
     return 0
   fi
-  cp "$tmp/md" "$file"
+  md_section_write "$file" "$sec" "$open" "$close"
   echo "== wrote $file ($open)" >&2
 }
 

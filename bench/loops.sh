@@ -163,13 +163,7 @@ EOF
 }
 
 section >"$tmp/section.md"
-if [ -f "$md" ] && grep -q '^<!-- closed-loops: bench/loops.sh -->$' "$md"; then
-  awk -v sec="$tmp/section.md" '
-    /^<!-- closed-loops: bench\/loops.sh -->$/ { while ((getline l < sec) > 0) print l; skip = 1; next }
-    /^<!-- \/closed-loops -->$/ { skip = 0; next }
-    !skip' "$md" >"$tmp/md"
-else
-  { [ -f "$md" ] && cat "$md" && echo; cat "$tmp/section.md"; } >"$tmp/md"
-fi
-cp "$tmp/md" "$md"
+# shellcheck source=bench/md_section.sh
+. "$(dirname "$0")/md_section.sh"
+md_section_write "$md" "$tmp/section.md" "<!-- closed-loops: bench/loops.sh -->" "<!-- /closed-loops -->"
 echo "== wrote the section \"Closed loops\" of $md" >&2
