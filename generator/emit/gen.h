@@ -110,6 +110,7 @@ typedef struct mbg_gen {
   int nfunctions;
   mbg_gen_function *functions;
   int ntrig;             /* the joint angles (revolute, continuous, helical) */
+  int *trig_slot;        /* [nb + 1]: body i's angle's slot in sc, or -1 (mbg_gen_trig_slots) */
   int trig_twin;         /* the function being generated reads their sines and cosines from
                             sc (--trig-input) */
   int keep_sym;          /* keep every function's graph (for evaluating it in tests) */

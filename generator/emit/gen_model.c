@@ -139,20 +139,20 @@ static void push_nodes(mbg_gen *g, lua_State *L) {
 }
 
 int mbg_gen_trig_slot(const mbg_gen *g, int i) {
-  int slot = 0;
-  for (int k = 1; k <= i; k++) {
-    mbg_joint_type t = g->topo->body[k].type;
-    int angle = t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_HELICAL;
-    if (k == i) return angle ? slot : -1;
-    slot += angle;
-  }
-  return -1;
+  return g->trig_slot && i >= 1 && i <= g->topo->nb ? g->trig_slot[i] : -1;
 }
 
-int mbg_gen_count_trig(const mbg_gen *g) {
-  int n = 0;
-  for (int i = 1; i <= g->topo->nb; i++) n += mbg_gen_trig_slot(g, i) >= 0;
-  return n;
+int mbg_gen_trig_slots(mbg_gen *g) {
+  free(g->trig_slot);
+  g->ntrig = 0;
+  if (!(g->trig_slot = malloc(((size_t)g->topo->nb + 1) * sizeof *g->trig_slot))) return -1;
+  g->trig_slot[0] = -1;
+  for (int i = 1; i <= g->topo->nb; i++) {
+    mbg_joint_type t = g->topo->body[i].type;
+    int angle = t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_HELICAL;
+    g->trig_slot[i] = angle ? g->ntrig++ : -1;
+  }
+  return 0;
 }
 
 /* model.bodies[i]: one moving body of the tree, in its working frame (dh_frames.h). */

@@ -8,9 +8,9 @@
 int mbg_gen_push_model(mbg_gen *g);
 /* The slot of moving body i's joint angle in sc (--trig-input: sc[2 slot] and sc[2 slot + 1] its
  * sine and cosine), in body order over the revolute, continuous and helical joints; -1 for any
- * other joint. */
+ * other joint (g->trig_slot, from mbg_gen_trig_slots). */
 int mbg_gen_trig_slot(const mbg_gen *g, int i);
-/* How many slots: the joint angles. */
-int mbg_gen_count_trig(const mbg_gen *g);
+/* Numbers the joint angles once: g->trig_slot[i] per body, g->ntrig of them. 0, or -1 (memory). */
+int mbg_gen_trig_slots(mbg_gen *g);
 
 #endif

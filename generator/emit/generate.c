@@ -232,7 +232,7 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
             g->opts->model_path);
     return 1;
   }
-  g->ntrig = mbg_gen_count_trig(g);
+  if (mbg_gen_trig_slots(g) != 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (mbg_gen_push_model(g) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
   return 0;
@@ -471,6 +471,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_rtsprings_free(&g->rtsprings);
   mbg_rtframes_free(&g->rtframes);
   free(g->contacts);
+  free(g->trig_slot);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);
