@@ -540,21 +540,22 @@ static void t_emit_golden(void **st) {
   char *d = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0);
   /* sines and cosines first (no temporary live across a libm call), then the outputs' cones,
-   * each output stored right after its statement, the leaves' last; the order that keeps fewest
-   * values live (the list schedule: -t0 frees t0 first) */
+   * each output stored right after its statement, an output of a leaf right after the output
+   * before it in call order; the order that keeps fewest values live (the list schedule: -t0
+   * frees t0 first) */
   assert_string_equal(d, "  const double v_thigh_2 = sin(q[0]);\n"
                          "  const double v_thigh_2_2 = q[0] * v[2];\n"
                          "  const double t0 = cos(v_thigh_2_2);\n"
                          "  const double t1 = v_thigh_2_2 - 0.1;\n"
                          "  const double int_2 = -t0;\n"
                          "  tau[1] = int_2;\n"
+                         "  tau[2] = -2.5;\n"
+                         "  tau[3] = v[2];\n"
                          "  const double t2 = sqrt(v_thigh_2);\n"
                          "  const double t1_ = t1 / t2;\n"
                          "  tau[0] = t1_;\n"
                          "  const double t3 = -v_thigh_2 - v[2];\n"
-                         "  tau[4] = t3;\n"
-                         "  tau[2] = -2.5;\n"
-                         "  tau[3] = v[2];\n");
+                         "  tau[4] = t3;\n");
   char *f = emit_text(s, MBG_SYM_FLOAT, "\t", &rc);
   assert_int_equal(rc, 0);
   assert_string_equal(f, "\tconst float v_thigh_2 = sinf(q[0]);\n"
@@ -563,13 +564,13 @@ static void t_emit_golden(void **st) {
                          "\tconst float t1 = v_thigh_2_2 - 0.1f;\n"
                          "\tconst float int_2 = -t0;\n"
                          "\ttau[1] = int_2;\n"
+                         "\ttau[2] = -2.5f;\n"
+                         "\ttau[3] = v[2];\n"
                          "\tconst float t2 = sqrtf(v_thigh_2);\n"
                          "\tconst float t1_ = t1 / t2;\n"
                          "\ttau[0] = t1_;\n"
                          "\tconst float t3 = -v_thigh_2 - v[2];\n"
-                         "\ttau[4] = t3;\n"
-                         "\ttau[2] = -2.5f;\n"
-                         "\ttau[3] = v[2];\n");
+                         "\ttau[4] = t3;\n");
   free(d), free(f);
   mbg_sym_free(s);
 }

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0xb4a09db04d5e
+#if ARM7_SET_ID != 0x66e9d5203db5
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -2645,6 +2645,7 @@ void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
   const double t59 = ac_link6_0 * 0.009000000000000001;
   const double f_link6_2 = t58 - t59;
   g[5] = f_link6_2;
+  g[6] = 0.0;
   const double t60 = t53 - f_link6_2;
   const double f_link5_1 = t44 + t60;
   const double t61 = mbdc_sincos_s[3] * f_link5_1;
@@ -2739,7 +2740,6 @@ void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
   const double t127 = ac_link2_0 * 0.28;
   const double f_link2_2 = t126 - t127;
   g[1] = f_link2_2;
-  g[6] = 0.0;
 }
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 155 mul, 140 add, 0 div, 0 sqrt, 10 sin/cos. */
@@ -2772,9 +2772,13 @@ void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
   const double t17 = mbdc_sincos_c[4] * 0.000182;
   M[33] = t17;
   M[39] = t17;
+  M[40] = 0.0286629;
+  M[41] = 0.0;
   const double t18 = mbdc_sincos_c[4] * 0.0007999999999999999;
   M[34] = t18;
   M[46] = t18;
+  M[47] = 0.0;
+  M[48] = 0.0007999999999999999;
   const double t19 = t1 + 0.5670000000000001;
   const double IC_link5_3 = t19 + 0.153;
   const double t20 = t1 * 0.42;
@@ -3089,10 +3093,6 @@ void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
   const double t261 = -t258;
   M[13] = t261;
   M[43] = t261;
-  M[40] = 0.0286629;
-  M[41] = 0.0;
-  M[47] = 0.0;
-  M[48] = 0.0007999999999999999;
 }
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 617 mul, 521 add, 5 div, 0 sqrt, 12 sin/cos. */
@@ -4770,6 +4770,7 @@ int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t432 = 0.005904899999999999 + t431;
   const double IA_link6_14 = t432 + 0.003645;
   pivot[0] = IA_link6_14;
+  pivot_ref[0] = 0.067346228864642;
   const double t433 = 1.0 / IA_link6_14;
   const double t434 = mbdc_sincos_c[5] * pA_link7_0;
   const double t435 = mbdc_sincos_s[5] * pA_link7_0;
@@ -5474,7 +5475,6 @@ int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t1024 = t1019 + t1023;
   const double t1025 = t466 - t1024;
   qdd[5] = t1025;
-  pivot_ref[0] = 0.067346228864642;
   /* the pivot rule: d accepted iff r > 0 and d > ARM7_PIVOT_EPS r */
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -6014,6 +6014,7 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   const double t464 = 0.005904899999999999 + t463;
   const double IA_link6_14 = t464 + 0.003645;
   pivot[0] = IA_link6_14;
+  pivot_ref[0] = 0.067346228864642;
   const double t465 = 1.0 / IA_link6_14;
   const double t466 = mbdc_sincos_c[5] * pA_link7_0;
   const double t467 = mbdc_sincos_s[5] * pA_link7_0;
@@ -6719,7 +6720,6 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   const double t1057 = t1052 + t1056;
   const double t1058 = t498 - t1057;
   qdd[5] = t1058;
-  pivot_ref[0] = 0.067346228864642;
   /* the pivot rule: d accepted iff r > 0 and d > ARM7_PIVOT_EPS r */
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -6748,6 +6748,7 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   const double t8 = 0.005904899999999999 + t7;
   const double IA_link6_14 = t8 + 0.003645;
   pivot[0] = IA_link6_14;
+  pivot_ref[0] = 0.067346228864642;
   const double t9 = 1.0 / IA_link6_14;
   const double t10 = t9 * 0.000182;
   const double t11 = 0.000182 * t10;
@@ -7963,7 +7964,6 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   Minv[47] = t1117;
   const double t1118 = 1.25e+03 - t1107;
   Minv[48] = t1118;
-  pivot_ref[0] = 0.067346228864642;
   /* the pivot rule: d accepted iff r > 0 and d > ARM7_PIVOT_EPS r */
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -7975,6 +7975,12 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 341 mul, 312 add, 0 div, 0 sqrt, 12 sin/cos. */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
   };
@@ -8675,16 +8681,22 @@ void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const
   wrench[10] = f_link1_4;
   const double f_link1_5 = 39.24 + t557;
   wrench[11] = f_link1_5;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 74 mul, 53 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]) {
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
   const double mbdc_sincos_x[8] = {
       q[0], q[1], q[2], q[3], q[4], q[5], q[6], 0.0
   };
@@ -8694,11 +8706,23 @@ void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]) {
   pose[26] = mbdc_sincos_s[0];
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = 0.0;
+  pose[22] = 0.0;
+  pose[23] = 0.15;
   pose[30] = mbdc_sincos_s[1];
   pose[31] = mbdc_sincos_c[1];
+  pose[32] = 0.0;
+  pose[33] = 0.0;
+  pose[34] = 0.0;
+  pose[35] = 0.33999999999999997;
   pose[44] = mbdc_sincos_c[1];
   const double E0_link1_3 = -mbdc_sincos_s[0];
   pose[13] = E0_link1_3;
+  pose[14] = 0.0;
   const double E0_link2_7 = -mbdc_sincos_c[0];
   pose[29] = E0_link2_7;
   const double E0_link2_0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
@@ -8889,30 +8913,6 @@ void arm7_fk(const double q[ARM7_NQ], double pose[12 * (ARM7_NB + 1)]) {
   const double t69 = E0_link5_5 * mbdc_sincos_c[6];
   const double E0_link7_5 = t69 - t67;
   pose[91] = E0_link7_5;
-  pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
-  pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
-  pose[23] = 0.15;
-  pose[32] = 0.0;
-  pose[33] = 0.0;
-  pose[34] = 0.0;
-  pose[35] = 0.33999999999999997;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 80 mul, 59 add, 0 div, 0 sqrt, 14 sin/cos. */
@@ -8926,11 +8926,23 @@ void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]) {
   pose[14] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.15;
   pose[18] = mbdc_sincos_s[1];
   pose[19] = mbdc_sincos_c[1];
+  pose[20] = 0.0;
+  pose[21] = 0.0;
+  pose[22] = 0.0;
+  pose[23] = 0.33999999999999997;
   pose[32] = mbdc_sincos_c[1];
   const double E0_link1_3 = -mbdc_sincos_s[0];
   pose[1] = E0_link1_3;
+  pose[2] = 0.0;
   const double E0_link2_7 = -mbdc_sincos_c[0];
   pose[17] = E0_link2_7;
   const double E0_link2_0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
@@ -9157,29 +9169,93 @@ void arm7_frame_pose(const double q[ARM7_NQ], double pose[12 * ARM7_NF]) {
   const double t80 = E0_link6_5 * 0.16499999999999998;
   const double t81 = r0_link7_2 + t80;
   pose[107] = t81;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.15;
-  pose[20] = 0.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
-  pose[23] = 0.33999999999999997;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 783 mul, 578 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]) {
+  J[0] = 0.0;
+  J[21] = 0.0;
+  J[7] = 0.0;
+  J[28] = 0.0;
+  J[14] = 1.0;
+  J[35] = 0.0;
+  J[1] = 0.0;
+  J[8] = 0.0;
+  J[15] = 0.0;
+  J[22] = 0.0;
+  J[29] = 0.0;
+  J[36] = 0.0;
+  J[2] = 0.0;
+  J[9] = 0.0;
+  J[16] = 0.0;
+  J[23] = 0.0;
+  J[30] = 0.0;
+  J[37] = 0.0;
+  J[3] = 0.0;
+  J[10] = 0.0;
+  J[17] = 0.0;
+  J[24] = 0.0;
+  J[31] = 0.0;
+  J[38] = 0.0;
+  J[4] = 0.0;
+  J[11] = 0.0;
+  J[18] = 0.0;
+  J[25] = 0.0;
+  J[32] = 0.0;
+  J[39] = 0.0;
+  J[5] = 0.0;
+  J[12] = 0.0;
+  J[19] = 0.0;
+  J[26] = 0.0;
+  J[33] = 0.0;
+  J[40] = 0.0;
+  J[6] = 0.0;
+  J[13] = 0.0;
+  J[20] = 0.0;
+  J[27] = 0.0;
+  J[34] = 0.0;
+  J[41] = 0.0;
   const double mbdc_sincos_x[8] = {
       q[0], q[1], q[2], q[3], q[4], q[5], q[6], 0.0
   };
   double mbdc_sincos_s[8], mbdc_sincos_c[8];
   mbdc_sincos(8, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   J[42] = mbdc_sincos_s[1];
+  J[63] = 0.0;
   J[49] = mbdc_sincos_c[1];
+  J[70] = 0.0;
+  J[56] = 0.0;
+  J[77] = 0.0;
+  J[44] = 0.0;
+  J[51] = 0.0;
+  J[58] = 0.0;
+  J[65] = 0.0;
+  J[72] = 0.0;
+  J[79] = 0.0;
+  J[45] = 0.0;
+  J[52] = 0.0;
+  J[59] = 0.0;
+  J[66] = 0.0;
+  J[73] = 0.0;
+  J[80] = 0.0;
+  J[46] = 0.0;
+  J[53] = 0.0;
+  J[60] = 0.0;
+  J[67] = 0.0;
+  J[74] = 0.0;
+  J[81] = 0.0;
+  J[47] = 0.0;
+  J[54] = 0.0;
+  J[61] = 0.0;
+  J[68] = 0.0;
+  J[75] = 0.0;
+  J[82] = 0.0;
+  J[48] = 0.0;
+  J[55] = 0.0;
+  J[62] = 0.0;
+  J[69] = 0.0;
+  J[76] = 0.0;
+  J[83] = 0.0;
   J[98] = mbdc_sincos_c[1];
   const double E0_link2_0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t0 = mbdc_sincos_s[0] * E0_link2_0;
@@ -9362,6 +9438,30 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[112] = t139;
   const double t140 = -t81;
   J[119] = t140;
+  J[87] = 0.0;
+  J[94] = 0.0;
+  J[101] = 0.0;
+  J[108] = 0.0;
+  J[115] = 0.0;
+  J[122] = 0.0;
+  J[88] = 0.0;
+  J[95] = 0.0;
+  J[102] = 0.0;
+  J[109] = 0.0;
+  J[116] = 0.0;
+  J[123] = 0.0;
+  J[89] = 0.0;
+  J[96] = 0.0;
+  J[103] = 0.0;
+  J[110] = 0.0;
+  J[117] = 0.0;
+  J[124] = 0.0;
+  J[90] = 0.0;
+  J[97] = 0.0;
+  J[104] = 0.0;
+  J[111] = 0.0;
+  J[118] = 0.0;
+  J[125] = 0.0;
   const double t141 = E0_link3_1 * mbdc_sincos_c[3];
   const double t142 = t12 * mbdc_sincos_s[3];
   const double E0_link4_1 = t141 - t142;
@@ -9547,6 +9647,24 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[154] = t285;
   const double t286 = -t187;
   J[161] = t286;
+  J[130] = 0.0;
+  J[137] = 0.0;
+  J[144] = 0.0;
+  J[151] = 0.0;
+  J[158] = 0.0;
+  J[165] = 0.0;
+  J[131] = 0.0;
+  J[138] = 0.0;
+  J[145] = 0.0;
+  J[152] = 0.0;
+  J[159] = 0.0;
+  J[166] = 0.0;
+  J[132] = 0.0;
+  J[139] = 0.0;
+  J[146] = 0.0;
+  J[153] = 0.0;
+  J[160] = 0.0;
+  J[167] = 0.0;
   const double t287 = E0_link4_0 * mbdc_sincos_c[4];
   const double t288 = E0_link3_3 * mbdc_sincos_s[4];
   const double E0_link5_0 = t287 + t288;
@@ -9768,6 +9886,18 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[196] = t468;
   const double t469 = -t336;
   J[203] = t469;
+  J[173] = 0.0;
+  J[180] = 0.0;
+  J[187] = 0.0;
+  J[194] = 0.0;
+  J[201] = 0.0;
+  J[208] = 0.0;
+  J[174] = 0.0;
+  J[181] = 0.0;
+  J[188] = 0.0;
+  J[195] = 0.0;
+  J[202] = 0.0;
+  J[209] = 0.0;
   const double t470 = E0_link5_1 * mbdc_sincos_c[5];
   const double t471 = E0_link4_4 * mbdc_sincos_s[5];
   const double E0_link6_1 = t470 + t471;
@@ -10062,6 +10192,12 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[224] = E0_link6_8;
   const double t696 = -t519;
   J[245] = t696;
+  J[216] = 0.0;
+  J[223] = 0.0;
+  J[230] = 0.0;
+  J[237] = 0.0;
+  J[244] = 0.0;
+  J[251] = 0.0;
   const double t697 = E0_link6_0 * mbdc_sincos_c[6];
   const double t698 = E0_link5_3 * mbdc_sincos_s[6];
   const double E0_link7_0 = t697 + t698;
@@ -10781,6 +10917,10 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[364] = t1288;
   const double t1289 = -t1138;
   J[371] = t1289;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 328 mul, 280 add, 0 div, 0 sqrt, 14 sin/cos. */
+void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]) {
   J[0] = 0.0;
   J[21] = 0.0;
   J[7] = 0.0;
@@ -10823,104 +10963,6 @@ void arm7_frame_jacobian(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF
   J[27] = 0.0;
   J[34] = 0.0;
   J[41] = 0.0;
-  J[63] = 0.0;
-  J[70] = 0.0;
-  J[56] = 0.0;
-  J[77] = 0.0;
-  J[44] = 0.0;
-  J[51] = 0.0;
-  J[58] = 0.0;
-  J[65] = 0.0;
-  J[72] = 0.0;
-  J[79] = 0.0;
-  J[45] = 0.0;
-  J[52] = 0.0;
-  J[59] = 0.0;
-  J[66] = 0.0;
-  J[73] = 0.0;
-  J[80] = 0.0;
-  J[46] = 0.0;
-  J[53] = 0.0;
-  J[60] = 0.0;
-  J[67] = 0.0;
-  J[74] = 0.0;
-  J[81] = 0.0;
-  J[47] = 0.0;
-  J[54] = 0.0;
-  J[61] = 0.0;
-  J[68] = 0.0;
-  J[75] = 0.0;
-  J[82] = 0.0;
-  J[48] = 0.0;
-  J[55] = 0.0;
-  J[62] = 0.0;
-  J[69] = 0.0;
-  J[76] = 0.0;
-  J[83] = 0.0;
-  J[87] = 0.0;
-  J[94] = 0.0;
-  J[101] = 0.0;
-  J[108] = 0.0;
-  J[115] = 0.0;
-  J[122] = 0.0;
-  J[88] = 0.0;
-  J[95] = 0.0;
-  J[102] = 0.0;
-  J[109] = 0.0;
-  J[116] = 0.0;
-  J[123] = 0.0;
-  J[89] = 0.0;
-  J[96] = 0.0;
-  J[103] = 0.0;
-  J[110] = 0.0;
-  J[117] = 0.0;
-  J[124] = 0.0;
-  J[90] = 0.0;
-  J[97] = 0.0;
-  J[104] = 0.0;
-  J[111] = 0.0;
-  J[118] = 0.0;
-  J[125] = 0.0;
-  J[130] = 0.0;
-  J[137] = 0.0;
-  J[144] = 0.0;
-  J[151] = 0.0;
-  J[158] = 0.0;
-  J[165] = 0.0;
-  J[131] = 0.0;
-  J[138] = 0.0;
-  J[145] = 0.0;
-  J[152] = 0.0;
-  J[159] = 0.0;
-  J[166] = 0.0;
-  J[132] = 0.0;
-  J[139] = 0.0;
-  J[146] = 0.0;
-  J[153] = 0.0;
-  J[160] = 0.0;
-  J[167] = 0.0;
-  J[173] = 0.0;
-  J[180] = 0.0;
-  J[187] = 0.0;
-  J[194] = 0.0;
-  J[201] = 0.0;
-  J[208] = 0.0;
-  J[174] = 0.0;
-  J[181] = 0.0;
-  J[188] = 0.0;
-  J[195] = 0.0;
-  J[202] = 0.0;
-  J[209] = 0.0;
-  J[216] = 0.0;
-  J[223] = 0.0;
-  J[230] = 0.0;
-  J[237] = 0.0;
-  J[244] = 0.0;
-  J[251] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 328 mul, 280 add, 0 div, 0 sqrt, 14 sin/cos. */
-void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * ARM7_NF]) {
   const double mbdc_sincos_x[8] = {
       q[0], q[1], q[2], q[3], q[4], q[5], q[6], 0.0
   };
@@ -10968,10 +11010,47 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t10 = mbdc_sincos_s[0] * 0.33999999999999997;
   const double t11 = sw_link2_0_4 - t10;
   J[71] = t11;
+  J[57] = 0.0;
   const double t12 = mbdc_sincos_s[1] * t0;
   const double t13 = mbdc_sincos_c[1] * t3;
   const double sw_link2_0_5 = t12 - t13;
   J[78] = sw_link2_0_5;
+  J[42] = 0.0;
+  J[63] = 0.0;
+  J[49] = 0.0;
+  J[70] = 0.0;
+  J[56] = 1.0;
+  J[77] = 0.0;
+  J[44] = 0.0;
+  J[51] = 0.0;
+  J[58] = 0.0;
+  J[65] = 0.0;
+  J[72] = 0.0;
+  J[79] = 0.0;
+  J[45] = 0.0;
+  J[52] = 0.0;
+  J[59] = 0.0;
+  J[66] = 0.0;
+  J[73] = 0.0;
+  J[80] = 0.0;
+  J[46] = 0.0;
+  J[53] = 0.0;
+  J[60] = 0.0;
+  J[67] = 0.0;
+  J[74] = 0.0;
+  J[81] = 0.0;
+  J[47] = 0.0;
+  J[54] = 0.0;
+  J[61] = 0.0;
+  J[68] = 0.0;
+  J[75] = 0.0;
+  J[82] = 0.0;
+  J[48] = 0.0;
+  J[55] = 0.0;
+  J[62] = 0.0;
+  J[69] = 0.0;
+  J[76] = 0.0;
+  J[83] = 0.0;
   const double E0_link2_3 = -t2;
   J[86] = E0_link2_3;
   J[128] = E0_link2_3;
@@ -10985,6 +11064,7 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double E0_link3_0 = t14 - t15;
   const double t16 = t8 * 0.21;
   J[105] = t16;
+  J[91] = 0.0;
   const double t17 = mbdc_sincos_c[0] * mbdc_sincos_c[2];
   const double t18 = E0_link2_1 * mbdc_sincos_s[2];
   const double E0_link3_4 = t17 - t18;
@@ -11053,13 +11133,41 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t55 = mbdc_sincos_s[0] * r0_link3_2;
   const double t56 = sw_link2_0_4 - t55;
   J[113] = t56;
+  J[99] = 0.0;
   const double t57 = mbdc_sincos_s[0] * t16;
   const double t58 = mbdc_sincos_c[0] * t20;
   const double t59 = -t57 - t58;
   const double t60 = sw_link2_0_5 + t59;
   J[120] = t60;
+  J[84] = 0.0;
   const double r0_link3_0 = -t20;
   J[112] = r0_link3_0;
+  J[98] = 1.0;
+  J[119] = 0.0;
+  J[87] = 0.0;
+  J[94] = 0.0;
+  J[101] = 0.0;
+  J[108] = 0.0;
+  J[115] = 0.0;
+  J[122] = 0.0;
+  J[88] = 0.0;
+  J[95] = 0.0;
+  J[102] = 0.0;
+  J[109] = 0.0;
+  J[116] = 0.0;
+  J[123] = 0.0;
+  J[89] = 0.0;
+  J[96] = 0.0;
+  J[103] = 0.0;
+  J[110] = 0.0;
+  J[117] = 0.0;
+  J[124] = 0.0;
+  J[90] = 0.0;
+  J[97] = 0.0;
+  J[104] = 0.0;
+  J[111] = 0.0;
+  J[118] = 0.0;
+  J[125] = 0.0;
   const double E0_link4_6 = -E0_link3_3;
   J[129] = E0_link4_6;
   J[171] = E0_link4_6;
@@ -11072,6 +11180,26 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double E0_link4_0 = t61 - t62;
   const double r0_link4_0 = r0_link3_0 - t20;
   J[154] = r0_link4_0;
+  J[140] = 1.0;
+  J[161] = 0.0;
+  J[130] = 0.0;
+  J[137] = 0.0;
+  J[144] = 0.0;
+  J[151] = 0.0;
+  J[158] = 0.0;
+  J[165] = 0.0;
+  J[131] = 0.0;
+  J[138] = 0.0;
+  J[145] = 0.0;
+  J[152] = 0.0;
+  J[159] = 0.0;
+  J[166] = 0.0;
+  J[132] = 0.0;
+  J[139] = 0.0;
+  J[146] = 0.0;
+  J[153] = 0.0;
+  J[160] = 0.0;
+  J[167] = 0.0;
   const double t63 = t2 * mbdc_sincos_c[3];
   const double t64 = E0_link3_0 * mbdc_sincos_s[3];
   const double E0_link4_3 = -t63 - t64;
@@ -11166,19 +11294,36 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t115 = mbdc_sincos_s[0] * r0_link4_2;
   const double t116 = sw_link2_0_4 - t115;
   J[155] = t116;
+  J[141] = 0.0;
   const double t117 = mbdc_sincos_s[0] * r0_link4_1;
   const double t118 = mbdc_sincos_c[0] * r0_link4_0;
   const double t119 = t117 + t118;
   const double t120 = sw_link2_0_5 + t119;
   J[162] = t120;
+  J[126] = 0.0;
   const double t121 = -r0_link4_1;
   J[147] = t121;
+  J[133] = 0.0;
   const double t122 = E0_link4_0 * mbdc_sincos_c[4];
   const double t123 = E0_link3_3 * mbdc_sincos_s[4];
   const double E0_link5_0 = t122 + t123;
   const double t124 = E0_link4_3 * 0.19;
   const double r0_link5_0 = r0_link4_0 + t124;
   J[196] = r0_link5_0;
+  J[182] = 1.0;
+  J[203] = 0.0;
+  J[173] = 0.0;
+  J[180] = 0.0;
+  J[187] = 0.0;
+  J[194] = 0.0;
+  J[201] = 0.0;
+  J[208] = 0.0;
+  J[174] = 0.0;
+  J[181] = 0.0;
+  J[188] = 0.0;
+  J[195] = 0.0;
+  J[202] = 0.0;
+  J[209] = 0.0;
   const double t125 = E0_link3_3 * mbdc_sincos_c[4];
   const double t126 = E0_link4_0 * mbdc_sincos_s[4];
   const double E0_link5_3 = t125 - t126;
@@ -11268,13 +11413,16 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t191 = mbdc_sincos_s[0] * r0_link5_2;
   const double t192 = sw_link2_0_4 - t191;
   J[197] = t192;
+  J[183] = 0.0;
   const double t193 = mbdc_sincos_s[0] * r0_link5_1;
   const double t194 = mbdc_sincos_c[0] * r0_link5_0;
   const double t195 = t193 + t194;
   const double t196 = sw_link2_0_5 + t195;
   J[204] = t196;
+  J[168] = 0.0;
   const double t197 = -r0_link5_1;
   J[189] = t197;
+  J[175] = 0.0;
   const double E0_link6_6 = -E0_link5_3;
   J[215] = E0_link6_6;
   J[257] = E0_link6_6;
@@ -11286,6 +11434,14 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t200 = 0.21 * E0_link4_3;
   const double r0_link6_0 = r0_link5_0 + t200;
   J[238] = r0_link6_0;
+  J[224] = 1.0;
+  J[245] = 0.0;
+  J[216] = 0.0;
+  J[223] = 0.0;
+  J[230] = 0.0;
+  J[237] = 0.0;
+  J[244] = 0.0;
+  J[251] = 0.0;
   const double t201 = E0_link4_3 * mbdc_sincos_c[5];
   const double t202 = E0_link5_0 * mbdc_sincos_s[5];
   const double E0_link6_3 = t201 - t202;
@@ -11409,19 +11565,24 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t279 = mbdc_sincos_s[0] * r0_link6_2;
   const double t280 = sw_link2_0_4 - t279;
   J[239] = t280;
+  J[225] = 0.0;
   const double t281 = mbdc_sincos_s[0] * r0_link6_1;
   const double t282 = mbdc_sincos_c[0] * r0_link6_0;
   const double t283 = t281 + t282;
   const double t284 = sw_link2_0_5 + t283;
   J[246] = t284;
+  J[210] = 0.0;
   const double t285 = -r0_link6_1;
   J[231] = t285;
+  J[217] = 0.0;
   const double t286 = E0_link6_0 * mbdc_sincos_c[6];
   const double t287 = E0_link5_3 * mbdc_sincos_s[6];
   const double E0_link7_0 = t286 + t287;
   const double t288 = E0_link6_3 * 0.081;
   const double r0_link7_0 = r0_link6_0 + t288;
   J[280] = r0_link7_0;
+  J[266] = 1.0;
+  J[287] = 0.0;
   const double t289 = E0_link5_3 * mbdc_sincos_c[6];
   const double t290 = E0_link6_0 * mbdc_sincos_s[6];
   const double E0_link7_3 = t289 - t290;
@@ -11541,13 +11702,16 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t379 = mbdc_sincos_s[0] * r0_link7_2;
   const double t380 = sw_link2_0_4 - t379;
   J[281] = t380;
+  J[267] = 0.0;
   const double t381 = mbdc_sincos_s[0] * r0_link7_1;
   const double t382 = mbdc_sincos_c[0] * r0_link7_0;
   const double t383 = t381 + t382;
   const double t384 = sw_link2_0_5 + t383;
   J[288] = t384;
+  J[252] = 0.0;
   const double t385 = -r0_link7_1;
   J[273] = t385;
+  J[259] = 0.0;
   const double t386 = E0_link6_5 * 0.045;
   const double pf_7_2 = r0_link7_2 + t386;
   const double t387 = E0_link6_4 * pf_7_2;
@@ -11560,6 +11724,8 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t392 = E0_link6_3 * 0.045;
   const double pf_7_0 = r0_link7_0 + t392;
   J[322] = pf_7_0;
+  J[308] = 1.0;
+  J[329] = 0.0;
   const double t393 = E0_link6_5 * pf_7_0;
   const double t394 = E0_link6_3 * pf_7_2;
   const double t395 = t393 - t394;
@@ -11636,13 +11802,16 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t451 = mbdc_sincos_s[0] * pf_7_2;
   const double t452 = sw_link2_0_4 - t451;
   J[323] = t452;
+  J[309] = 0.0;
   const double t453 = mbdc_sincos_s[0] * pf_7_1;
   const double t454 = mbdc_sincos_c[0] * pf_7_0;
   const double t455 = t453 + t454;
   const double t456 = sw_link2_0_5 + t455;
   J[330] = t456;
+  J[294] = 0.0;
   const double t457 = -pf_7_1;
   J[315] = t457;
+  J[301] = 0.0;
   const double t458 = E0_link6_5 * 0.16499999999999998;
   const double pf_8_2 = r0_link7_2 + t458;
   const double t459 = E0_link6_4 * pf_8_2;
@@ -11655,6 +11824,8 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t464 = E0_link6_3 * 0.16499999999999998;
   const double pf_8_0 = r0_link7_0 + t464;
   J[364] = pf_8_0;
+  J[350] = 1.0;
+  J[371] = 0.0;
   const double t465 = E0_link6_5 * pf_8_0;
   const double t466 = E0_link6_3 * pf_8_2;
   const double t467 = t465 - t466;
@@ -11731,191 +11902,26 @@ void arm7_frame_jacobian_world(const double q[ARM7_NQ], double J[6 * ARM7_NV * A
   const double t523 = mbdc_sincos_s[0] * pf_8_2;
   const double t524 = sw_link2_0_4 - t523;
   J[365] = t524;
+  J[351] = 0.0;
   const double t525 = mbdc_sincos_s[0] * pf_8_1;
   const double t526 = mbdc_sincos_c[0] * pf_8_0;
   const double t527 = t525 + t526;
   const double t528 = sw_link2_0_5 + t527;
   J[372] = t528;
+  J[336] = 0.0;
   const double t529 = -pf_8_1;
   J[357] = t529;
-  J[0] = 0.0;
-  J[21] = 0.0;
-  J[7] = 0.0;
-  J[28] = 0.0;
-  J[14] = 1.0;
-  J[35] = 0.0;
-  J[1] = 0.0;
-  J[8] = 0.0;
-  J[15] = 0.0;
-  J[22] = 0.0;
-  J[29] = 0.0;
-  J[36] = 0.0;
-  J[2] = 0.0;
-  J[9] = 0.0;
-  J[16] = 0.0;
-  J[23] = 0.0;
-  J[30] = 0.0;
-  J[37] = 0.0;
-  J[3] = 0.0;
-  J[10] = 0.0;
-  J[17] = 0.0;
-  J[24] = 0.0;
-  J[31] = 0.0;
-  J[38] = 0.0;
-  J[4] = 0.0;
-  J[11] = 0.0;
-  J[18] = 0.0;
-  J[25] = 0.0;
-  J[32] = 0.0;
-  J[39] = 0.0;
-  J[5] = 0.0;
-  J[12] = 0.0;
-  J[19] = 0.0;
-  J[26] = 0.0;
-  J[33] = 0.0;
-  J[40] = 0.0;
-  J[6] = 0.0;
-  J[13] = 0.0;
-  J[20] = 0.0;
-  J[27] = 0.0;
-  J[34] = 0.0;
-  J[41] = 0.0;
-  J[57] = 0.0;
-  J[42] = 0.0;
-  J[63] = 0.0;
-  J[49] = 0.0;
-  J[70] = 0.0;
-  J[56] = 1.0;
-  J[77] = 0.0;
-  J[44] = 0.0;
-  J[51] = 0.0;
-  J[58] = 0.0;
-  J[65] = 0.0;
-  J[72] = 0.0;
-  J[79] = 0.0;
-  J[45] = 0.0;
-  J[52] = 0.0;
-  J[59] = 0.0;
-  J[66] = 0.0;
-  J[73] = 0.0;
-  J[80] = 0.0;
-  J[46] = 0.0;
-  J[53] = 0.0;
-  J[60] = 0.0;
-  J[67] = 0.0;
-  J[74] = 0.0;
-  J[81] = 0.0;
-  J[47] = 0.0;
-  J[54] = 0.0;
-  J[61] = 0.0;
-  J[68] = 0.0;
-  J[75] = 0.0;
-  J[82] = 0.0;
-  J[48] = 0.0;
-  J[55] = 0.0;
-  J[62] = 0.0;
-  J[69] = 0.0;
-  J[76] = 0.0;
-  J[83] = 0.0;
-  J[99] = 0.0;
-  J[84] = 0.0;
-  J[91] = 0.0;
-  J[98] = 1.0;
-  J[119] = 0.0;
-  J[87] = 0.0;
-  J[94] = 0.0;
-  J[101] = 0.0;
-  J[108] = 0.0;
-  J[115] = 0.0;
-  J[122] = 0.0;
-  J[88] = 0.0;
-  J[95] = 0.0;
-  J[102] = 0.0;
-  J[109] = 0.0;
-  J[116] = 0.0;
-  J[123] = 0.0;
-  J[89] = 0.0;
-  J[96] = 0.0;
-  J[103] = 0.0;
-  J[110] = 0.0;
-  J[117] = 0.0;
-  J[124] = 0.0;
-  J[90] = 0.0;
-  J[97] = 0.0;
-  J[104] = 0.0;
-  J[111] = 0.0;
-  J[118] = 0.0;
-  J[125] = 0.0;
-  J[141] = 0.0;
-  J[126] = 0.0;
-  J[133] = 0.0;
-  J[140] = 1.0;
-  J[161] = 0.0;
-  J[130] = 0.0;
-  J[137] = 0.0;
-  J[144] = 0.0;
-  J[151] = 0.0;
-  J[158] = 0.0;
-  J[165] = 0.0;
-  J[131] = 0.0;
-  J[138] = 0.0;
-  J[145] = 0.0;
-  J[152] = 0.0;
-  J[159] = 0.0;
-  J[166] = 0.0;
-  J[132] = 0.0;
-  J[139] = 0.0;
-  J[146] = 0.0;
-  J[153] = 0.0;
-  J[160] = 0.0;
-  J[167] = 0.0;
-  J[183] = 0.0;
-  J[168] = 0.0;
-  J[175] = 0.0;
-  J[182] = 1.0;
-  J[203] = 0.0;
-  J[173] = 0.0;
-  J[180] = 0.0;
-  J[187] = 0.0;
-  J[194] = 0.0;
-  J[201] = 0.0;
-  J[208] = 0.0;
-  J[174] = 0.0;
-  J[181] = 0.0;
-  J[188] = 0.0;
-  J[195] = 0.0;
-  J[202] = 0.0;
-  J[209] = 0.0;
-  J[225] = 0.0;
-  J[210] = 0.0;
-  J[217] = 0.0;
-  J[224] = 1.0;
-  J[245] = 0.0;
-  J[216] = 0.0;
-  J[223] = 0.0;
-  J[230] = 0.0;
-  J[237] = 0.0;
-  J[244] = 0.0;
-  J[251] = 0.0;
-  J[267] = 0.0;
-  J[252] = 0.0;
-  J[259] = 0.0;
-  J[266] = 1.0;
-  J[287] = 0.0;
-  J[309] = 0.0;
-  J[294] = 0.0;
-  J[301] = 0.0;
-  J[308] = 1.0;
-  J[329] = 0.0;
-  J[351] = 0.0;
-  J[336] = 0.0;
   J[343] = 0.0;
-  J[350] = 1.0;
-  J[371] = 0.0;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 217 mul, 137 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], double vel[6 * ARM7_NF]) {
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = v[0];
+  vel[5] = 0.0;
   const double mbdc_sincos_x[8] = {
       q[0], q[1], q[2], q[3], q[4], q[5], q[6], 0.0
   };
@@ -11931,6 +11937,7 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
   const double t4 = mbdc_sincos_s[0] * v[1];
   const double t5 = t3 + t4;
   vel[6] = t5;
+  vel[9] = 0.0;
   const double E0_link2_1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t6 = E0_link2_1 * v_link2_0;
   const double t7 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -11939,10 +11946,12 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
   const double t10 = mbdc_sincos_c[0] * v[1];
   const double t11 = t9 - t10;
   vel[7] = t11;
+  vel[10] = 0.0;
   const double t12 = mbdc_sincos_s[1] * v_link2_0;
   const double t13 = mbdc_sincos_c[1] * v_link2_1;
   const double t14 = t12 + t13;
   vel[8] = t14;
+  vel[11] = 0.0;
   const double t15 = E0_link2_0 * mbdc_sincos_c[2];
   const double t16 = mbdc_sincos_s[0] * mbdc_sincos_s[2];
   const double E0_link3_0 = t15 - t16;
@@ -12320,19 +12329,16 @@ void arm7_frame_velocity(const double q[ARM7_NQ], const double v[ARM7_NV], doubl
   const double t294 = t292 + t293;
   const double t295 = t209 + t294;
   vel[53] = t295;
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = v[0];
-  vel[5] = 0.0;
-  vel[9] = 0.0;
-  vel[10] = 0.0;
-  vel[11] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 278 mul, 180 add, 0 div, 0 sqrt, 14 sin/cos. */
 void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_NV], double acc[6 * ARM7_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
   const double mbdc_sincos_x[8] = {
       q[0], q[1], q[2], q[3], q[4], q[5], q[6], 0.0
   };
@@ -12348,16 +12354,19 @@ void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_N
   const double t3 = t1 * t2;
   const double t4 = t0 + t3;
   acc[6] = t4;
+  acc[9] = 0.0;
   const double E0_link2_1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t5 = E0_link2_1 * wd_link2_0;
   const double t6 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double t7 = t6 * t2;
   const double t8 = t5 + t7;
   acc[7] = t8;
+  acc[10] = 0.0;
   const double t9 = mbdc_sincos_s[1] * wd_link2_0;
   const double t10 = mbdc_sincos_c[1] * t2;
   const double t11 = t9 - t10;
   acc[8] = t11;
+  acc[11] = 0.0;
   const double t12 = E0_link2_0 * mbdc_sincos_c[2];
   const double t13 = mbdc_sincos_s[0] * mbdc_sincos_s[2];
   const double E0_link3_0 = t12 - t13;
@@ -12841,15 +12850,6 @@ void arm7_frame_acceleration_bias(const double q[ARM7_NQ], const double v[ARM7_N
   const double t384 = E0_link6_5 * t373;
   const double t385 = t383 + t384;
   acc[53] = t385;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[9] = 0.0;
-  acc[10] = 0.0;
-  acc[11] = 0.0;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 103 mul, 80 add, 3 div, 0 sqrt, 12 sin/cos. */
@@ -13243,6 +13243,7 @@ void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]) {
   const double mcs_link1_0 = mc_link1_0 + mcs_link2_0;
   const double t125 = mcs_link1_0 / 18.099999999999998;
   Jc[7] = t125;
+  Jc[14] = 0.0;
   const double t126 = mbdc_sincos_c[0] * mcs_link2_0;
   const double t127 = E0_link6_4 * 0.069;
   const double mc_link7_1 = t127 + t114;
@@ -13357,7 +13358,6 @@ void arm7_com_jacobian(const double q[ARM7_NQ], double Jc[3 * ARM7_NV]) {
   Jc[13] = t206;
   const double t207 = t204 / 18.099999999999998;
   Jc[20] = t207;
-  Jc[14] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 218 mul, 149 add, 0 div, 0 sqrt, 12 sin/cos. */
@@ -14952,6 +14952,7 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]) {
   const double t315 = mbdc_sincos_c[0] * IC_link1_1;
   const double t316 = t315 - t310;
   Ag[28] = t316;
+  Ag[35] = 0.0;
   const double t317 = 0.15 - com_2;
   const double t318 = 0.33999999999999997 - com_2;
   const double t319 = t316 * t317;
@@ -15136,6 +15137,9 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]) {
   const double t470 = t469 - t450;
   const double t471 = E0_link6_5 * 0.0007999999999999999;
   Ag[20] = t471;
+  Ag[27] = 0.0;
+  Ag[34] = 0.0;
+  Ag[41] = 0.0;
   const double t472 = -t97;
   Ag[26] = t472;
   const double t473 = -t100;
@@ -15157,10 +15161,6 @@ void arm7_ccrba(const double q[ARM7_NQ], double Ag[6 * ARM7_NV]) {
   Ag[12] = t485;
   const double t486 = t470 + t484;
   Ag[19] = t486;
-  Ag[35] = 0.0;
-  Ag[27] = 0.0;
-  Ag[34] = 0.0;
-  Ag[41] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 534 mul, 460 add, 5 div, 0 sqrt, 14 sin/cos. */
@@ -17193,6 +17193,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t842 = t837 * t841;
   const double D_link7_2 = 5.494835543528552 - t842;
   pivot[0] = D_link7_2;
+  pivot_ref[0] = 5.4948360372116944;
   const double t843 = 1.0 / D_link7_2;
   const double t844 = t835 * 0.01779517750689563;
   const double t845 = t844 + 0.0013524334905240677;
@@ -17212,6 +17213,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t859 = t848 * t858;
   const double D_link7_3 = t857 - t859;
   pivot[1] = D_link7_3;
+  pivot_ref[1] = 5.41010607903036;
   const double t860 = 1.0 / D_link7_3;
   const double t861 = t852 * 0.0008211787163969332;
   const double t862 = -0.040032031319512405 - t861;
@@ -17227,6 +17229,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t872 = t867 * t871;
   const double D_link7_4 = t870 - t872;
   pivot[2] = D_link7_4;
+  pivot_ref[2] = 1.6677201411750748;
   const double t873 = 1.0 / D_link7_4;
   const double t874 = t837 * 0.2622166748827891;
   const double t875 = 0.010488666995311565 - t874;
@@ -17538,6 +17541,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t1173 = t1162 * t1172;
   const double D_link6_4 = t1171 - t1173;
   pivot[7] = D_link6_4;
+  pivot_ref[7] = 2.9073117954218124;
   const double t1174 = 1.0 / D_link6_4;
   const double t1175 = 122.00949514382351 * t1115;
   const double t1176 = 4.778601793527168 + t1175;
@@ -17944,6 +17948,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t1569 = t1558 * t1568;
   const double D_link5_4 = t1567 - t1569;
   pivot[12] = D_link5_4;
+  pivot_ref[12] = 1.0643811317224467;
   const double t1570 = 1.0 / D_link5_4;
   const double t1571 = 63.301854641 * t1511;
   const double t1572 = t1571 - 0.5057112388825982;
@@ -18350,6 +18355,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t1965 = t1954 * t1964;
   const double D_link4_4 = t1963 - t1965;
   pivot[17] = D_link4_4;
+  pivot_ref[17] = 1.37755962230704;
   const double t1966 = 1.0 / D_link4_4;
   const double t1967 = 56.82450482225571 * t1907;
   const double t1968 = t1967 - 0.8359676965043242;
@@ -18756,6 +18762,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t2361 = t2350 * t2360;
   const double D_link3_4 = t2359 - t2361;
   pivot[22] = D_link3_4;
+  pivot_ref[22] = 0.6676915948737625;
   const double t2362 = 1.0 / D_link3_4;
   const double t2363 = 36.90689688933237 * t2303;
   const double t2364 = t2363 - 0.20079603168414814;
@@ -19153,6 +19160,13 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t2748 = t2737 * t2747;
   const double D_link2_4 = t2746 - t2748;
   pivot[27] = D_link2_4;
+  pivot_ref[27] = 0.8590572000193202;
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double t2749 = 1.0 / D_link2_4;
   const double t2750 = t421 * 0.00554785020804438;
   const double t2751 = -t426 - t2750;
@@ -19720,6 +19734,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3309 = mbdc_sincos_c[0] * t3297;
   const double w_link2_1 = t3309 - t3308;
   wrench[13] = w_link2_1;
+  wrench[14] = tau[1];
   const double t3310 = mbdc_sincos_c[0] * t3291;
   const double t3311 = mbdc_sincos_s[0] * t3287;
   const double w_link2_3 = t3310 + t3311;
@@ -19807,6 +19822,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3386 = mbdc_sincos_c[1] * t3374;
   const double w_link3_1 = t3386 - t3385;
   wrench[19] = w_link3_1;
+  wrench[20] = tau[2];
   const double t3387 = mbdc_sincos_c[1] * t3368;
   const double t3388 = mbdc_sincos_s[1] * t3364;
   const double w_link3_3 = t3387 + t3388;
@@ -19894,6 +19910,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3463 = mbdc_sincos_c[2] * t3451;
   const double w_link4_1 = t3463 - t3462;
   wrench[25] = w_link4_1;
+  wrench[26] = tau[3];
   const double t3464 = mbdc_sincos_c[2] * t3445;
   const double t3465 = mbdc_sincos_s[2] * t3441;
   const double w_link4_3 = t3464 + t3465;
@@ -19981,6 +19998,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3540 = mbdc_sincos_c[3] * t3528;
   const double w_link5_1 = t3540 - t3539;
   wrench[31] = w_link5_1;
+  wrench[32] = tau[4];
   const double t3541 = mbdc_sincos_c[3] * t3522;
   const double t3542 = mbdc_sincos_s[3] * t3518;
   const double w_link5_3 = t3541 + t3542;
@@ -20068,6 +20086,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3617 = mbdc_sincos_c[4] * t3605;
   const double w_link6_1 = t3617 - t3616;
   wrench[37] = w_link6_1;
+  wrench[38] = tau[5];
   const double t3618 = mbdc_sincos_c[4] * t3599;
   const double t3619 = mbdc_sincos_s[4] * t3595;
   const double w_link6_3 = t3618 + t3619;
@@ -20203,6 +20222,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3738 = 2.2334564753201393e-20 * w_link1_5;
   const double w_link1_1 = t3737 + t3738;
   wrench[7] = w_link1_1;
+  wrench[8] = tau[0];
   const double t3739 = 0.00554785020804438 * w_link1_1;
   const double t3740 = t3726 + t3739;
   const double t3741 = 0.0013136516742619374 * w_link1_3;
@@ -20220,6 +20240,7 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   const double t3749 = mbdc_sincos_c[5] * t3682;
   const double w_link7_1 = t3749 - t3748;
   wrench[43] = w_link7_1;
+  wrench[44] = tau[6];
   const double t3750 = mbdc_sincos_c[5] * t3676;
   const double t3751 = mbdc_sincos_s[5] * t3672;
   const double w_link7_3 = t3750 + t3751;
@@ -20510,27 +20531,6 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   qdd[5] = t4015;
   const double t4016 = alpha_link7_2 - alpha_link6_1;
   qdd[6] = t4016;
-  pivot_ref[0] = 5.4948360372116944;
-  pivot_ref[1] = 5.41010607903036;
-  pivot_ref[2] = 1.6677201411750748;
-  pivot_ref[7] = 2.9073117954218124;
-  pivot_ref[12] = 1.0643811317224467;
-  pivot_ref[17] = 1.37755962230704;
-  pivot_ref[22] = 0.6676915948737625;
-  pivot_ref[27] = 0.8590572000193202;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[8] = tau[0];
-  wrench[14] = tau[1];
-  wrench[20] = tau[2];
-  wrench[26] = tau[3];
-  wrench[32] = tau[4];
-  wrench[38] = tau[5];
-  wrench[44] = tau[6];
   /* the pivot rule: d accepted iff r > 0 and d > ARM7_PIVOT_EPS r */
   for (int k = 0; k < 28; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;

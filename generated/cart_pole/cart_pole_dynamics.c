@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x146978e60069
+#if CART_POLE_SET_ID != 0x484bff2930bb
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -223,6 +223,7 @@ void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 0 add, 0 div, 0 sqrt, 1 sin/cos. */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]) {
+  M[0] = 1.1;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -231,7 +232,6 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
   const double IC_cart_3 = mbdc_sincos_c[0] * 0.05;
   M[1] = IC_cart_3;
   M[2] = IC_cart_3;
-  M[0] = 1.1;
   M[3] = 0.03333333333333333;
 }
 
@@ -426,6 +426,13 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
+  wrench[6] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -438,11 +445,14 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double t3 = ac_pole_0 * 0.05;
   const double f_pole_1 = t0 + t3;
   wrench[7] = f_pole_1;
+  wrench[8] = 0.0;
   wrench[13] = f_pole_1;
+  wrench[14] = 0.0;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
   wrench[15] = f_pole_3;
+  wrench[16] = 0.0;
   const double t6 = mbdc_sincos_c[0] * f_pole_3;
   const double t7 = a[0] * mbdc_sincos_s[0];
   const double t8 = mbdc_sincos_c[0] * 9.8;
@@ -456,37 +466,17 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
   wrench[9] = f_cart_3;
+  wrench[10] = 0.0;
   const double t14 = mbdc_sincos_c[0] * f_pole_5;
   const double t15 = mbdc_sincos_s[0] * f_pole_3;
   const double t16 = t14 - t15;
   const double f_cart_5 = 9.8 + t16;
   wrench[11] = f_cart_5;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[6] = 0.0;
-  wrench[8] = 0.0;
-  wrench[10] = 0.0;
   wrench[12] = 0.0;
-  wrench[14] = 0.0;
-  wrench[16] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]) {
-  const double mbdc_sincos_x[2] = {
-      q[1], 0.0
-  };
-  double mbdc_sincos_s[2], mbdc_sincos_c[2];
-  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[26] = mbdc_sincos_s[0];
-  pose[24] = mbdc_sincos_c[0];
-  pose[32] = mbdc_sincos_c[0];
-  const double E0_pole_2 = -mbdc_sincos_s[0];
-  pose[30] = E0_pole_2;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -511,28 +501,28 @@ void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB +
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
-  pose[25] = 0.0;
-  pose[27] = 0.0;
-  pose[28] = 1.0;
-  pose[29] = 0.0;
-  pose[31] = 0.0;
-  pose[33] = q[0];
-  pose[34] = 0.0;
-  pose[35] = 0.0;
-}
-
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
-void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[14] = mbdc_sincos_s[0];
-  pose[12] = mbdc_sincos_c[0];
-  pose[20] = mbdc_sincos_c[0];
+  pose[26] = mbdc_sincos_s[0];
+  pose[27] = 0.0;
+  pose[28] = 1.0;
+  pose[29] = 0.0;
+  pose[24] = mbdc_sincos_c[0];
+  pose[25] = 0.0;
+  pose[32] = mbdc_sincos_c[0];
+  pose[33] = q[0];
+  pose[34] = 0.0;
+  pose[35] = 0.0;
   const double E0_pole_2 = -mbdc_sincos_s[0];
-  pose[18] = E0_pole_2;
+  pose[30] = E0_pole_2;
+  pose[31] = 0.0;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]) {
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -545,18 +535,41 @@ void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_PO
   pose[9] = q[0];
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[13] = 0.0;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[14] = mbdc_sincos_s[0];
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
-  pose[19] = 0.0;
+  pose[12] = mbdc_sincos_c[0];
+  pose[13] = 0.0;
+  pose[20] = mbdc_sincos_c[0];
   pose[21] = q[0];
   pose[22] = 0.0;
   pose[23] = 0.0;
+  const double E0_pole_2 = -mbdc_sincos_s[0];
+  pose[18] = E0_pole_2;
+  pose[19] = 0.0;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 10 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
+  J[0] = 0.0;
+  J[6] = 1.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -564,6 +577,9 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   J[22] = mbdc_sincos_s[0];
   J[18] = mbdc_sincos_c[0];
+  J[14] = 0.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
   const double t0 = q[0] * mbdc_sincos_c[0];
   const double t1 = mbdc_sincos_s[0] * t0;
   const double t2 = q[0] * mbdc_sincos_s[0];
@@ -577,10 +593,18 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   const double t8 = mbdc_sincos_s[0] * t7;
   const double t9 = t4 - t8;
   J[19] = t9;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
   const double t10 = mbdc_sincos_s[0] * sw_pole_0_3;
   const double t11 = mbdc_sincos_c[0] * t7;
   const double t12 = t10 + t11;
   J[23] = t12;
+  J[12] = 0.0;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
+void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
   J[0] = 0.0;
   J[6] = 1.0;
   J[2] = 0.0;
@@ -594,17 +618,6 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
-  J[12] = 0.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
-void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -617,26 +630,13 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
   const double t4 = mbdc_sincos_s[0] * t0;
   const double sw_pole_0_3 = t4 - t2;
   J[19] = sw_pole_0_3;
+  J[15] = 1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
   const double t5 = mbdc_sincos_c[0] * t0;
   const double sw_pole_0_5 = t3 + t5;
   const double t6 = sw_pole_0_5 - q[0];
   J[23] = t6;
-  J[0] = 0.0;
-  J[6] = 1.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
-  J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
   J[12] = 0.0;
   J[18] = 1.0;
   J[14] = 0.0;
@@ -647,6 +647,13 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 6 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double vel[6 * CART_POLE_NF]) {
+  vel[0] = 0.0;
+  vel[3] = v[0];
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = 0.0;
+  vel[5] = 0.0;
+  vel[6] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -659,19 +666,12 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   const double t2 = mbdc_sincos_s[0] * v_pole_5;
   const double t3 = t0 + t2;
   vel[9] = t3;
-  const double t4 = mbdc_sincos_c[0] * v_pole_5;
-  const double t5 = t4 - t1;
-  vel[11] = t5;
-  vel[0] = 0.0;
-  vel[3] = v[0];
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[5] = 0.0;
-  vel[6] = 0.0;
   vel[7] = v[1];
   vel[10] = 0.0;
   vel[8] = 0.0;
+  const double t4 = mbdc_sincos_c[0] * v_pole_5;
+  const double t5 = t4 - t1;
+  vel[11] = t5;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -713,6 +713,9 @@ void cart_pole_com(const double q[CART_POLE_NQ], double c[3]) {
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POLE_NV]) {
+  Jc[0] = 1.0;
+  Jc[2] = 0.0;
+  Jc[4] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -721,16 +724,13 @@ void cart_pole_com_jacobian(const double q[CART_POLE_NQ], double Jc[3 * CART_POL
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   const double t0 = mc_pole_2 / 1.1;
   Jc[1] = t0;
+  Jc[3] = 0.0;
   const double t1 = mbdc_sincos_s[0] * 0.05;
   const double t2 = q[0] * 0.1;
   const double mc_pole_0 = t1 + t2;
   const double t3 = mc_pole_0 - t2;
   const double t4 = t3 / -1.1;
   Jc[5] = t4;
-  Jc[0] = 1.0;
-  Jc[2] = 0.0;
-  Jc[4] = 0.0;
-  Jc[3] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 15 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -766,6 +766,7 @@ void cart_pole_energy(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 17 mul, 11 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[6]) {
+  h[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -802,15 +803,15 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
   const double t22 = t9 + t21;
   const double t23 = t6 + t22;
   h[1] = t23;
+  h[2] = 0.0;
   const double t24 = v[0] + t16;
   h[3] = t24;
-  h[0] = 0.0;
-  h[2] = 0.0;
   h[4] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) {
+  Ag[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -818,10 +819,16 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   Ag[7] = mc_pole_2;
+  Ag[9] = 0.0;
   const double t0 = mc_pole_2 / -1.1;
   const double t1 = 1.1 * t0;
   const double t2 = mc_pole_2 + t1;
   Ag[2] = t2;
+  Ag[4] = 0.0;
+  Ag[6] = 1.1;
+  Ag[8] = 0.0;
+  Ag[10] = 0.0;
+  Ag[1] = 0.0;
   const double t3 = mc_pole_2 * t0;
   const double IC_cart_1 = mbdc_sincos_s[0] * 0.05;
   const double t4 = q[0] * 0.1;
@@ -833,20 +840,14 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   const double t8 = t3 + t7;
   const double t9 = 0.03333333333333333 + t8;
   Ag[3] = t9;
+  Ag[5] = 0.0;
   const double t10 = -IC_cart_1;
   Ag[11] = t10;
-  Ag[0] = 0.0;
-  Ag[4] = 0.0;
-  Ag[6] = 1.1;
-  Ag[8] = 0.0;
-  Ag[10] = 0.0;
-  Ag[1] = 0.0;
-  Ag[5] = 0.0;
-  Ag[9] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 9 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double b[6]) {
+  b[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -868,13 +869,12 @@ void cart_pole_centroidal_bias(const double q[CART_POLE_NQ], const double v[CART
   const double t10 = t8 * t9;
   const double t11 = t7 - t10;
   b[1] = t11;
+  b[2] = 0.0;
   const double t12 = -t9;
   b[3] = t12;
+  b[4] = 0.0;
   const double t13 = -t6;
   b[5] = t13;
-  b[0] = 0.0;
-  b[2] = 0.0;
-  b[4] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */

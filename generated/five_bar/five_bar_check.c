@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x8c81af7ac4f0
+#if FIVE_BAR_SET_ID != 0x4255a30013be
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0x8c81af7ac4f0
+#if FIVE_BAR_SET_ID != 0x4255a30013be
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -634,6 +634,7 @@ void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_
   const double t3 = q[3] + t2;
   const double IC_bar3_5 = 0.3333333333333333 + t3;
   M[10] = IC_bar3_5;
+  M[11] = 0.0;
   const double t4 = mbdc_sincos_c[1] * IC_bar3_1;
   const double t5 = mbdc_sincos_s[1] * IC_bar3_1;
   const double t6 = t4 * 0.7071067811865476;
@@ -677,14 +678,13 @@ void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_
   const double t32 = t31 - t27;
   M[7] = t32;
   M[13] = t32;
+  M[14] = 0.0;
+  M[15] = 1.0;
   const double t33 = mbdc_sincos_c[0] * t32;
   const double t34 = t30 + t33;
   const double t35 = t32 + t34;
   M[3] = t35;
   M[12] = t35;
-  M[11] = 0.0;
-  M[14] = 0.0;
-  M[15] = 1.0;
 }
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 103 mul, 96 add, 3 div, 3 sqrt, 6 sin/cos. */
@@ -1643,6 +1643,14 @@ int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BA
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 60 mul, 58 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
+  wrench[6] = 0.0;
+  wrench[7] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -1737,11 +1745,15 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   const double ac_bar4_1 = t64 + t62;
   const double f_bar4_4 = t50 + ac_bar4_1;
   wrench[28] = f_bar4_4;
+  wrench[29] = 0.0;
   const double t65 = 0.5 * ac_bar4_1;
   const double f_bar4_2 = t47 + t65;
   wrench[26] = f_bar4_2;
   const double f_bar3_4 = t53 + f_bar4_4;
   wrench[22] = f_bar3_4;
+  wrench[23] = 0.0;
+  wrench[24] = 0.0;
+  wrench[25] = 0.0;
   const double t66 = q[3] * f_bar4_4;
   const double t67 = f_bar4_2 + t66;
   const double f_bar3_2 = t49 + t67;
@@ -1765,6 +1777,9 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   wrench[14] = f_bar2_2;
   const double f_bar2_4 = t23 + t79;
   wrench[16] = f_bar2_4;
+  wrench[17] = 0.0;
+  wrench[18] = 0.0;
+  wrench[19] = 0.0;
   const double t81 = mbdc_sincos_c[1] * f_bar2_3;
   const double t82 = mbdc_sincos_s[1] * f_bar2_3;
   const double t83 = mbdc_sincos_s[1] * f_bar2_4;
@@ -1778,28 +1793,25 @@ void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   wrench[8] = f_bar1_2;
   const double f_bar1_4 = t8 + t86;
   wrench[10] = f_bar1_4;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[6] = 0.0;
-  wrench[7] = 0.0;
   wrench[11] = 0.0;
   wrench[12] = 0.0;
   wrench[13] = 0.0;
-  wrench[17] = 0.0;
-  wrench[18] = 0.0;
-  wrench[19] = 0.0;
-  wrench[23] = 0.0;
-  wrench[24] = 0.0;
-  wrench[25] = 0.0;
-  wrench[29] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 20 mul, 16 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)]) {
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -1807,17 +1819,30 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
   mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[15] = mbdc_sincos_s[0];
   pose[34] = mbdc_sincos_s[0];
+  pose[35] = 0.0;
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = 0.0;
+  pose[22] = 0.0;
+  pose[23] = 0.0;
   pose[33] = mbdc_sincos_c[0];
   const double E0_bar1_3 = -mbdc_sincos_s[0];
   pose[13] = E0_bar1_3;
+  pose[14] = 0.0;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_bar2_0 = t0 - t2;
   pose[24] = E0_bar2_0;
   pose[28] = E0_bar2_0;
+  pose[29] = 0.0;
+  pose[30] = 0.0;
+  pose[31] = 0.0;
+  pose[32] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double r0_bar3_0 = mbdc_sincos_c[0] + E0_bar2_0;
   pose[45] = r0_bar3_0;
@@ -1825,8 +1850,10 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
   pose[27] = E0_bar2_1;
   const double E0_bar2_3 = -t1 - t3;
   pose[25] = E0_bar2_3;
+  pose[26] = 0.0;
   const double r0_bar3_1 = mbdc_sincos_s[0] + E0_bar2_1;
   pose[46] = r0_bar3_1;
+  pose[47] = 0.0;
   const double t4 = E0_bar2_0 * 0.7071067811865476;
   const double t5 = E0_bar2_0 * 0.7071067811865475;
   const double t6 = E0_bar2_3 * 0.7071067811865475;
@@ -1846,7 +1873,9 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
   const double t17 = mbdc_sincos_c[2] * t9;
   const double E0_bar3_3 = t17 - t15;
   pose[37] = E0_bar3_3;
+  pose[38] = 0.0;
   pose[49] = E0_bar3_3;
+  pose[50] = 0.0;
   const double t18 = E0_bar3_0 * q[3];
   const double r0_bar4_0 = r0_bar3_0 + t18;
   pose[57] = r0_bar4_0;
@@ -1859,47 +1888,18 @@ void five_bar_fk(const double q[FIVE_BAR_NQ], double pose[12 * (FIVE_BAR_NB + 1)
   const double t22 = mbdc_sincos_c[2] * t13;
   const double E0_bar3_4 = t22 - t20;
   pose[40] = E0_bar3_4;
-  pose[52] = E0_bar3_4;
-  const double t23 = E0_bar3_1 * q[3];
-  const double r0_bar4_1 = r0_bar3_1 + t23;
-  pose[58] = r0_bar4_1;
-  pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
-  pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
-  pose[26] = 0.0;
-  pose[29] = 0.0;
-  pose[30] = 0.0;
-  pose[31] = 0.0;
-  pose[32] = 1.0;
-  pose[35] = 0.0;
-  pose[38] = 0.0;
   pose[41] = 0.0;
   pose[42] = 0.0;
   pose[43] = 0.0;
   pose[44] = 1.0;
-  pose[47] = 0.0;
-  pose[50] = 0.0;
+  pose[52] = E0_bar3_4;
   pose[53] = 0.0;
   pose[54] = 0.0;
   pose[55] = 0.0;
   pose[56] = 1.0;
+  const double t23 = E0_bar3_1 * q[3];
+  const double r0_bar4_1 = r0_bar3_1 + t23;
+  pose[58] = r0_bar4_1;
   pose[59] = 0.0;
 }
 
@@ -1912,17 +1912,30 @@ void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_
   mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[3] = mbdc_sincos_s[0];
   pose[22] = mbdc_sincos_s[0];
+  pose[23] = 0.0;
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
   pose[21] = mbdc_sincos_c[0];
   const double E0_bar1_3 = -mbdc_sincos_s[0];
   pose[1] = E0_bar1_3;
+  pose[2] = 0.0;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_bar2_0 = t0 - t2;
   pose[12] = E0_bar2_0;
   pose[16] = E0_bar2_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double r0_bar3_0 = mbdc_sincos_c[0] + E0_bar2_0;
   pose[33] = r0_bar3_0;
@@ -1930,8 +1943,10 @@ void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_
   pose[15] = E0_bar2_1;
   const double E0_bar2_3 = -t1 - t3;
   pose[13] = E0_bar2_3;
+  pose[14] = 0.0;
   const double r0_bar3_1 = mbdc_sincos_s[0] + E0_bar2_1;
   pose[34] = r0_bar3_1;
+  pose[35] = 0.0;
   const double t4 = E0_bar2_0 * 0.7071067811865476;
   const double t5 = E0_bar2_0 * 0.7071067811865475;
   const double t6 = E0_bar2_3 * 0.7071067811865475;
@@ -1951,7 +1966,9 @@ void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_
   const double t17 = mbdc_sincos_c[2] * t9;
   const double E0_bar3_3 = t17 - t15;
   pose[25] = E0_bar3_3;
+  pose[26] = 0.0;
   pose[37] = E0_bar3_3;
+  pose[38] = 0.0;
   const double t18 = E0_bar3_0 * q[3];
   const double r0_bar4_0 = r0_bar3_0 + t18;
   pose[45] = r0_bar4_0;
@@ -1964,40 +1981,48 @@ void five_bar_frame_pose(const double q[FIVE_BAR_NQ], double pose[12 * FIVE_BAR_
   const double t22 = mbdc_sincos_c[2] * t13;
   const double E0_bar3_4 = t22 - t20;
   pose[28] = E0_bar3_4;
-  pose[40] = E0_bar3_4;
-  const double t23 = E0_bar3_1 * q[3];
-  const double r0_bar4_1 = r0_bar3_1 + t23;
-  pose[46] = r0_bar4_1;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[23] = 0.0;
-  pose[26] = 0.0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
-  pose[35] = 0.0;
-  pose[38] = 0.0;
+  pose[40] = E0_bar3_4;
   pose[41] = 0.0;
   pose[42] = 0.0;
   pose[43] = 0.0;
   pose[44] = 1.0;
+  const double t23 = E0_bar3_1 * q[3];
+  const double r0_bar4_1 = r0_bar3_1 + t23;
+  pose[46] = r0_bar4_1;
   pose[47] = 0.0;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 70 mul, 51 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]) {
+  J[0] = 0.0;
+  J[12] = 0.0;
+  J[4] = 0.0;
+  J[16] = 0.0;
+  J[8] = 1.0;
+  J[20] = 0.0;
+  J[1] = 0.0;
+  J[5] = 0.0;
+  J[9] = 0.0;
+  J[13] = 0.0;
+  J[17] = 0.0;
+  J[21] = 0.0;
+  J[2] = 0.0;
+  J[6] = 0.0;
+  J[10] = 0.0;
+  J[14] = 0.0;
+  J[18] = 0.0;
+  J[22] = 0.0;
+  J[3] = 0.0;
+  J[7] = 0.0;
+  J[11] = 0.0;
+  J[15] = 0.0;
+  J[19] = 0.0;
+  J[23] = 0.0;
+  J[25] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -2028,16 +2053,36 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
   const double t17 = E0_bar2_1 * t16;
   const double t18 = t13 + t17;
   J[37] = t18;
+  J[29] = 0.0;
   const double t19 = E0_bar2_3 * t12;
   const double t20 = E0_bar2_0 * t16;
   const double t21 = t19 + t20;
   J[41] = t21;
+  J[33] = 1.0;
+  J[45] = 0.0;
+  J[24] = 0.0;
   const double t22 = mbdc_sincos_c[0] * E0_bar2_1;
   const double t23 = t22 - t5;
   J[36] = t23;
+  J[28] = 0.0;
   const double t24 = mbdc_sincos_s[0] * E0_bar2_3;
   const double t25 = t8 - t24;
   J[40] = t25;
+  J[32] = 1.0;
+  J[44] = 0.0;
+  J[26] = 0.0;
+  J[30] = 0.0;
+  J[34] = 0.0;
+  J[38] = 0.0;
+  J[42] = 0.0;
+  J[46] = 0.0;
+  J[27] = 0.0;
+  J[31] = 0.0;
+  J[35] = 0.0;
+  J[39] = 0.0;
+  J[43] = 0.0;
+  J[47] = 0.0;
+  J[50] = 0.0;
   const double t26 = E0_bar2_0 * 0.7071067811865476;
   const double t27 = E0_bar2_3 * 0.7071067811865475;
   const double t28 = t26 - t27;
@@ -2080,36 +2125,58 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
   const double t57 = E0_bar3_1 * t56;
   const double t58 = t53 + t57;
   J[62] = t58;
+  J[54] = 0.0;
   const double t59 = E0_bar3_3 * t52;
   const double t60 = E0_bar3_4 * t56;
   const double t61 = t59 + t60;
   J[66] = t61;
+  J[58] = 1.0;
+  J[70] = 0.0;
+  J[49] = 0.0;
   const double t62 = sw_bar2_0_3 - r0_bar3_1;
   const double t63 = E0_bar3_0 * t62;
   const double t64 = r0_bar3_0 + sw_bar2_0_4;
   const double t65 = E0_bar3_1 * t64;
   const double t66 = t63 + t65;
   J[61] = t66;
+  J[53] = 0.0;
   const double t67 = E0_bar3_3 * t62;
   const double t68 = E0_bar3_4 * t64;
   const double t69 = t67 + t68;
   J[65] = t69;
+  J[57] = 1.0;
+  J[69] = 0.0;
+  J[48] = 0.0;
   const double t70 = r0_bar3_0 * E0_bar3_1;
   const double t71 = r0_bar3_1 * E0_bar3_0;
   const double t72 = t70 - t71;
   J[60] = t72;
+  J[52] = 0.0;
   const double t73 = r0_bar3_0 * E0_bar3_4;
   const double t74 = r0_bar3_1 * E0_bar3_3;
   const double t75 = t73 - t74;
   J[64] = t75;
+  J[56] = 1.0;
+  J[68] = 0.0;
+  J[51] = 0.0;
+  J[55] = 0.0;
+  J[59] = 0.0;
+  J[63] = 0.0;
+  J[67] = 0.0;
+  J[71] = 0.0;
+  J[75] = 0.0;
   const double t76 = E0_bar3_0 * E0_bar3_0;
   const double t77 = E0_bar3_1 * E0_bar3_1;
   const double t78 = t76 + t77;
   J[87] = t78;
+  J[79] = 0.0;
   const double t79 = E0_bar3_0 * E0_bar3_3;
   const double t80 = E0_bar3_1 * E0_bar3_4;
   const double t81 = t79 + t80;
   J[91] = t81;
+  J[83] = 0.0;
+  J[95] = 0.0;
+  J[74] = 0.0;
   const double t82 = E0_bar3_1 * q[3];
   const double r0_bar4_1 = r0_bar3_1 + t82;
   const double t83 = sw_bar3_0_3 - r0_bar4_1;
@@ -2120,28 +2187,43 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
   const double t87 = E0_bar3_1 * t86;
   const double t88 = t84 + t87;
   J[86] = t88;
+  J[78] = 0.0;
   const double t89 = E0_bar3_3 * t83;
   const double t90 = E0_bar3_4 * t86;
   const double t91 = t89 + t90;
   J[90] = t91;
+  J[82] = 1.0;
+  J[94] = 0.0;
+  J[73] = 0.0;
   const double t92 = sw_bar2_0_3 - r0_bar4_1;
   const double t93 = E0_bar3_0 * t92;
   const double t94 = r0_bar4_0 + sw_bar2_0_4;
   const double t95 = E0_bar3_1 * t94;
   const double t96 = t93 + t95;
   J[85] = t96;
+  J[77] = 0.0;
   const double t97 = E0_bar3_3 * t92;
   const double t98 = E0_bar3_4 * t94;
   const double t99 = t97 + t98;
   J[89] = t99;
+  J[81] = 1.0;
+  J[93] = 0.0;
+  J[72] = 0.0;
   const double t100 = E0_bar3_1 * r0_bar4_0;
   const double t101 = E0_bar3_0 * r0_bar4_1;
   const double t102 = t100 - t101;
   J[84] = t102;
+  J[76] = 0.0;
   const double t103 = E0_bar3_4 * r0_bar4_0;
   const double t104 = E0_bar3_3 * r0_bar4_1;
   const double t105 = t103 - t104;
   J[88] = t105;
+  J[80] = 1.0;
+  J[92] = 0.0;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 36 mul, 36 add, 0 div, 0 sqrt, 6 sin/cos. */
+void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]) {
   J[0] = 0.0;
   J[12] = 0.0;
   J[4] = 0.0;
@@ -2167,11 +2249,12 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
   J[19] = 0.0;
   J[23] = 0.0;
   J[25] = 0.0;
-  J[29] = 0.0;
-  J[33] = 1.0;
-  J[45] = 0.0;
-  J[24] = 0.0;
-  J[28] = 0.0;
+  const double mbdc_sincos_x[4] = {
+      q[0], q[1], q[2], 0.0
+  };
+  double mbdc_sincos_s[4], mbdc_sincos_c[4];
+  mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  J[40] = mbdc_sincos_c[0];
   J[32] = 1.0;
   J[44] = 0.0;
   J[26] = 0.0;
@@ -2187,49 +2270,6 @@ void five_bar_frame_jacobian(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_
   J[43] = 0.0;
   J[47] = 0.0;
   J[50] = 0.0;
-  J[54] = 0.0;
-  J[58] = 1.0;
-  J[70] = 0.0;
-  J[49] = 0.0;
-  J[53] = 0.0;
-  J[57] = 1.0;
-  J[69] = 0.0;
-  J[48] = 0.0;
-  J[52] = 0.0;
-  J[56] = 1.0;
-  J[68] = 0.0;
-  J[51] = 0.0;
-  J[55] = 0.0;
-  J[59] = 0.0;
-  J[63] = 0.0;
-  J[67] = 0.0;
-  J[71] = 0.0;
-  J[75] = 0.0;
-  J[79] = 0.0;
-  J[83] = 0.0;
-  J[95] = 0.0;
-  J[74] = 0.0;
-  J[78] = 0.0;
-  J[82] = 1.0;
-  J[94] = 0.0;
-  J[73] = 0.0;
-  J[77] = 0.0;
-  J[81] = 1.0;
-  J[93] = 0.0;
-  J[72] = 0.0;
-  J[76] = 0.0;
-  J[80] = 1.0;
-  J[92] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 36 mul, 36 add, 0 div, 0 sqrt, 6 sin/cos. */
-void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIVE_BAR_NV * FIVE_BAR_NF]) {
-  const double mbdc_sincos_x[4] = {
-      q[0], q[1], q[2], 0.0
-  };
-  double mbdc_sincos_s[4], mbdc_sincos_c[4];
-  mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  J[40] = mbdc_sincos_c[0];
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_bar2_0 = t0 - t1;
@@ -2248,13 +2288,18 @@ void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIV
   const double sw_bar2_0_3 = t7 - t11;
   const double t12 = sw_bar2_0_3 - mbdc_sincos_s[0];
   J[37] = t12;
+  J[29] = 0.0;
   const double t13 = E0_bar2_1 * t6;
   const double t14 = E0_bar2_0 * t10;
   const double sw_bar2_0_4 = t13 - t14;
   const double t15 = mbdc_sincos_c[0] + sw_bar2_0_4;
   J[41] = t15;
+  J[33] = 1.0;
+  J[45] = 0.0;
+  J[24] = 0.0;
   const double E0_bar1_3 = -mbdc_sincos_s[0];
   J[36] = E0_bar1_3;
+  J[28] = 0.0;
   const double t16 = E0_bar2_0 * 0.7071067811865476;
   const double t17 = E0_bar2_3 * 0.7071067811865475;
   const double t18 = t16 - t17;
@@ -2265,8 +2310,18 @@ void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIV
   const double t23 = mbdc_sincos_s[2] * t22;
   const double E0_bar3_0 = t19 + t23;
   J[87] = E0_bar3_0;
+  J[79] = 0.0;
   const double r0_bar3_0 = mbdc_sincos_c[0] + E0_bar2_0;
   J[64] = r0_bar3_0;
+  J[56] = 1.0;
+  J[68] = 0.0;
+  J[51] = 0.0;
+  J[55] = 0.0;
+  J[59] = 0.0;
+  J[63] = 0.0;
+  J[67] = 0.0;
+  J[71] = 0.0;
+  J[75] = 0.0;
   const double t24 = mbdc_sincos_c[2] * t22;
   const double t25 = mbdc_sincos_s[2] * t18;
   const double E0_bar3_3 = t24 - t25;
@@ -2287,120 +2342,72 @@ void five_bar_frame_jacobian_world(const double q[FIVE_BAR_NQ], double J[6 * FIV
   const double t38 = mbdc_sincos_s[2] * t28;
   const double E0_bar3_1 = t37 + t38;
   J[91] = E0_bar3_1;
+  J[83] = 0.0;
+  J[95] = 0.0;
+  J[74] = 0.0;
   const double t39 = r0_bar3_1 * E0_bar3_1;
   const double t40 = t36 + t39;
   const double t41 = E0_bar3_3 * t40;
   const double sw_bar3_0_3 = t35 - t41;
   const double t42 = sw_bar3_0_3 - r0_bar3_1;
   J[62] = t42;
+  J[54] = 0.0;
   const double t43 = E0_bar3_1 * t34;
   const double t44 = E0_bar3_4 * t40;
   const double sw_bar3_0_4 = t43 - t44;
   const double t45 = r0_bar3_0 + sw_bar3_0_4;
   J[66] = t45;
+  J[58] = 1.0;
+  J[70] = 0.0;
+  J[49] = 0.0;
   const double t46 = sw_bar2_0_3 - r0_bar3_1;
   J[61] = t46;
+  J[53] = 0.0;
   const double t47 = r0_bar3_0 + sw_bar2_0_4;
   J[65] = t47;
+  J[57] = 1.0;
+  J[69] = 0.0;
+  J[48] = 0.0;
   const double t48 = -r0_bar3_1;
   J[60] = t48;
+  J[52] = 0.0;
   const double t49 = E0_bar3_1 * q[3];
   const double r0_bar4_1 = r0_bar3_1 + t49;
   const double t50 = sw_bar3_0_3 - r0_bar4_1;
   J[86] = t50;
+  J[78] = 0.0;
   const double t51 = E0_bar3_0 * q[3];
   const double r0_bar4_0 = r0_bar3_0 + t51;
   J[88] = r0_bar4_0;
+  J[80] = 1.0;
+  J[92] = 0.0;
   const double t52 = r0_bar4_0 + sw_bar3_0_4;
   J[90] = t52;
-  const double t53 = sw_bar2_0_3 - r0_bar4_1;
-  J[85] = t53;
-  const double t54 = r0_bar4_0 + sw_bar2_0_4;
-  J[89] = t54;
-  const double t55 = -r0_bar4_1;
-  J[84] = t55;
-  J[0] = 0.0;
-  J[12] = 0.0;
-  J[4] = 0.0;
-  J[16] = 0.0;
-  J[8] = 1.0;
-  J[20] = 0.0;
-  J[1] = 0.0;
-  J[5] = 0.0;
-  J[9] = 0.0;
-  J[13] = 0.0;
-  J[17] = 0.0;
-  J[21] = 0.0;
-  J[2] = 0.0;
-  J[6] = 0.0;
-  J[10] = 0.0;
-  J[14] = 0.0;
-  J[18] = 0.0;
-  J[22] = 0.0;
-  J[3] = 0.0;
-  J[7] = 0.0;
-  J[11] = 0.0;
-  J[15] = 0.0;
-  J[19] = 0.0;
-  J[23] = 0.0;
-  J[25] = 0.0;
-  J[29] = 0.0;
-  J[33] = 1.0;
-  J[45] = 0.0;
-  J[24] = 0.0;
-  J[28] = 0.0;
-  J[32] = 1.0;
-  J[44] = 0.0;
-  J[26] = 0.0;
-  J[30] = 0.0;
-  J[34] = 0.0;
-  J[38] = 0.0;
-  J[42] = 0.0;
-  J[46] = 0.0;
-  J[27] = 0.0;
-  J[31] = 0.0;
-  J[35] = 0.0;
-  J[39] = 0.0;
-  J[43] = 0.0;
-  J[47] = 0.0;
-  J[50] = 0.0;
-  J[54] = 0.0;
-  J[58] = 1.0;
-  J[70] = 0.0;
-  J[49] = 0.0;
-  J[53] = 0.0;
-  J[57] = 1.0;
-  J[69] = 0.0;
-  J[48] = 0.0;
-  J[52] = 0.0;
-  J[56] = 1.0;
-  J[68] = 0.0;
-  J[51] = 0.0;
-  J[55] = 0.0;
-  J[59] = 0.0;
-  J[63] = 0.0;
-  J[67] = 0.0;
-  J[71] = 0.0;
-  J[75] = 0.0;
-  J[79] = 0.0;
-  J[83] = 0.0;
-  J[95] = 0.0;
-  J[74] = 0.0;
-  J[78] = 0.0;
   J[82] = 1.0;
   J[94] = 0.0;
   J[73] = 0.0;
+  const double t53 = sw_bar2_0_3 - r0_bar4_1;
+  J[85] = t53;
   J[77] = 0.0;
+  const double t54 = r0_bar4_0 + sw_bar2_0_4;
+  J[89] = t54;
   J[81] = 1.0;
   J[93] = 0.0;
   J[72] = 0.0;
+  const double t55 = -r0_bar4_1;
+  J[84] = t55;
   J[76] = 0.0;
-  J[80] = 1.0;
-  J[92] = 0.0;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 41 mul, 26 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double vel[6 * FIVE_BAR_NF]) {
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = v[0];
+  vel[5] = 0.0;
+  vel[6] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -2418,6 +2425,7 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   const double t5 = E0_bar2_3 * v_bar2_4;
   const double t6 = t2 + t5;
   vel[9] = t6;
+  vel[7] = 0.0;
   const double E0_bar2_1 = t3 + t4;
   const double t7 = E0_bar2_1 * v_bar2_3;
   const double t8 = E0_bar2_0 * v_bar2_4;
@@ -2425,6 +2433,8 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   vel[10] = t9;
   const double v_bar2_2 = v[0] + v[1];
   vel[8] = v_bar2_2;
+  vel[11] = 0.0;
+  vel[12] = 0.0;
   const double t10 = E0_bar2_0 * 0.7071067811865476;
   const double t11 = E0_bar2_3 * 0.7071067811865475;
   const double t12 = t10 - t11;
@@ -2454,6 +2464,7 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   const double t32 = E0_bar3_3 * v_bar3_4;
   const double t33 = t27 + t32;
   vel[15] = t33;
+  vel[13] = 0.0;
   const double t34 = E0_bar2_1 * 0.7071067811865476;
   const double t35 = t34 - t14;
   const double t36 = mbdc_sincos_c[2] * t35;
@@ -2470,7 +2481,10 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   vel[16] = t44;
   const double v_bar3_2 = v_bar2_2 + v[2];
   vel[14] = v_bar3_2;
+  vel[17] = 0.0;
+  vel[18] = 0.0;
   vel[20] = v_bar3_2;
+  vel[23] = 0.0;
   const double v_bar4_3 = v_bar3_3 + v[3];
   const double t45 = E0_bar3_0 * v_bar4_3;
   const double t46 = q[3] * v_bar3_2;
@@ -2478,29 +2492,22 @@ void five_bar_frame_velocity(const double q[FIVE_BAR_NQ], const double v[FIVE_BA
   const double t47 = E0_bar3_3 * v_bar4_4;
   const double t48 = t45 + t47;
   vel[21] = t48;
+  vel[19] = 0.0;
   const double t49 = E0_bar3_1 * v_bar4_3;
   const double t50 = E0_bar3_4 * v_bar4_4;
   const double t51 = t49 + t50;
   vel[22] = t51;
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = v[0];
-  vel[5] = 0.0;
-  vel[6] = 0.0;
-  vel[7] = 0.0;
-  vel[11] = 0.0;
-  vel[12] = 0.0;
-  vel[13] = 0.0;
-  vel[17] = 0.0;
-  vel[18] = 0.0;
-  vel[19] = 0.0;
-  vel[23] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 58 mul, 36 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double acc[6 * FIVE_BAR_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -2519,11 +2526,15 @@ void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double 
   const double t7 = E0_bar2_0 * t6;
   const double t8 = t3 - t7;
   acc[9] = t8;
+  acc[7] = 0.0;
   const double t9 = E0_bar2_0 * ac_bar2_1;
   const double E0_bar2_1 = t0 + t1;
   const double t10 = E0_bar2_1 * t6;
   const double t11 = t9 - t10;
   acc[10] = t11;
+  acc[8] = 0.0;
+  acc[11] = 0.0;
+  acc[12] = 0.0;
   const double t12 = E0_bar2_0 * 0.7071067811865476;
   const double t13 = E0_bar2_3 * 0.7071067811865475;
   const double t14 = t12 - t13;
@@ -2555,6 +2566,7 @@ void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double 
   const double t35 = E0_bar3_3 * ac_bar3_1;
   const double t36 = t30 + t35;
   acc[15] = t36;
+  acc[13] = 0.0;
   const double t37 = E0_bar2_1 * 0.7071067811865476;
   const double t38 = t37 - t16;
   const double t39 = mbdc_sincos_c[2] * t38;
@@ -2569,6 +2581,9 @@ void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double 
   const double t46 = E0_bar3_4 * ac_bar3_1;
   const double t47 = t43 + t46;
   acc[16] = t47;
+  acc[14] = 0.0;
+  acc[17] = 0.0;
+  acc[18] = 0.0;
   const double v_bar2_3 = mbdc_sincos_s[1] * v[0];
   const double t48 = 0.7071067811865475 * v_bar2_3;
   const double v_bar2_4 = mbdc_sincos_c[1] * v[0];
@@ -2602,26 +2617,11 @@ void five_bar_frame_acceleration_bias(const double q[FIVE_BAR_NQ], const double 
   const double t69 = E0_bar3_3 * ac_bar4_1;
   const double t70 = t61 + t69;
   acc[21] = t70;
+  acc[19] = 0.0;
   const double t71 = E0_bar3_1 * ac_bar4_0;
   const double t72 = E0_bar3_4 * ac_bar4_1;
   const double t73 = t71 + t72;
   acc[22] = t73;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[7] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
-  acc[12] = 0.0;
-  acc[13] = 0.0;
-  acc[14] = 0.0;
-  acc[17] = 0.0;
-  acc[18] = 0.0;
-  acc[19] = 0.0;
   acc[20] = 0.0;
   acc[23] = 0.0;
 }
@@ -2740,12 +2740,15 @@ void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_N
   const double t25 = mcs_bar2_0 - t17;
   const double t26 = mcs_bar1_0 * 0.25;
   Jc[4] = t26;
+  Jc[8] = 0.0;
   const double t27 = 0.25 * t25;
   Jc[5] = t27;
+  Jc[9] = 0.0;
   const double t28 = r0_bar3_0 * 2.0;
   const double t29 = mcs_bar3_0 - t28;
   const double t30 = 0.25 * t29;
   Jc[6] = t30;
+  Jc[10] = 0.0;
   const double t31 = E0_bar3_0 * 0.25;
   Jc[3] = t31;
   const double t32 = E0_bar3_1 * q[3];
@@ -2768,9 +2771,6 @@ void five_bar_com_jacobian(const double q[FIVE_BAR_NQ], double Jc[3 * FIVE_BAR_N
   Jc[2] = t41;
   const double t42 = E0_bar3_1 * 0.25;
   Jc[7] = t42;
-  Jc[8] = 0.0;
-  Jc[9] = 0.0;
-  Jc[10] = 0.0;
   Jc[11] = 0.0;
 }
 
@@ -2875,6 +2875,8 @@ void five_bar_energy(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], d
 
 /* the centroidal momentum h = [angular momentum about the centre of mass; linear momentum], world axes (Pinocchio's hg is [linear; angular]); 70 mul, 71 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[6]) {
+  h[0] = 0.0;
+  h[1] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -3017,6 +3019,7 @@ void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FI
   const double t105 = t104 * t34;
   const double t106 = t95 + t104;
   h[4] = t106;
+  h[5] = 0.0;
   const double t107 = t102 * t38;
   const double t108 = t105 - t107;
   const double t109 = t85 + t108;
@@ -3024,13 +3027,12 @@ void five_bar_centroidal_momentum(const double q[FIVE_BAR_NQ], const double v[FI
   h[2] = t110;
   const double t111 = t100 + t102;
   h[3] = t111;
-  h[0] = 0.0;
-  h[1] = 0.0;
-  h[5] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 59 mul, 63 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
+  Ag[0] = 0.0;
+  Ag[4] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -3075,6 +3077,7 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
   const double t24 = mbdc_sincos_s[2] * t17;
   const double E0_bar3_1 = t22 + t24;
   Ag[19] = E0_bar3_1;
+  Ag[23] = 0.0;
   const double t25 = mbdc_sincos_c[2] * t17;
   const double E0_bar3_4 = t25 - t23;
   const double t26 = 0.5 * E0_bar3_0;
@@ -3109,6 +3112,9 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
   Ag[14] = t44;
   const double t45 = E0_bar3_4 * IC_bar3_1;
   Ag[18] = t45;
+  Ag[22] = 0.0;
+  Ag[3] = 0.0;
+  Ag[7] = 0.0;
   const double t46 = t45 * t32;
   const double t47 = t44 * t37;
   const double t48 = t46 - t47;
@@ -3144,6 +3150,9 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
   const double t71 = E0_bar2_0 * IC_bar2_1;
   const double t72 = t71 - t59;
   Ag[17] = t72;
+  Ag[21] = 0.0;
+  Ag[2] = 0.0;
+  Ag[6] = 0.0;
   const double t73 = t67 + 3.0;
   const double t74 = 2.0 * t67;
   const double IC_bar1_1 = 0.5 + t73;
@@ -3158,6 +3167,9 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
   const double t81 = mbdc_sincos_c[0] * IC_bar1_1;
   const double t82 = t81 - t78;
   Ag[16] = t82;
+  Ag[20] = 0.0;
+  Ag[1] = 0.0;
+  Ag[5] = 0.0;
   const double t83 = com_0 * t82;
   const double t84 = mbdc_sincos_c[0] - com_0;
   const double t85 = t72 * t84;
@@ -3170,22 +3182,12 @@ void five_bar_ccrba(const double q[FIVE_BAR_NQ], double Ag[6 * FIVE_BAR_NV]) {
   const double t91 = t85 - t90;
   const double t92 = IC_bar2_6 + t91;
   Ag[9] = t92;
-  Ag[0] = 0.0;
-  Ag[4] = 0.0;
-  Ag[20] = 0.0;
-  Ag[1] = 0.0;
-  Ag[5] = 0.0;
-  Ag[21] = 0.0;
-  Ag[2] = 0.0;
-  Ag[6] = 0.0;
-  Ag[22] = 0.0;
-  Ag[3] = 0.0;
-  Ag[7] = 0.0;
-  Ag[23] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 85 mul, 77 add, 0 div, 0 sqrt, 6 sin/cos. */
 void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double b[6]) {
+  b[0] = 0.0;
+  b[1] = 0.0;
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
@@ -3349,6 +3351,7 @@ void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_B
   const double t121 = t120 * t33;
   const double t122 = t111 + t120;
   b[4] = t122;
+  b[5] = 0.0;
   const double t123 = t118 * t37;
   const double t124 = t121 - t123;
   const double t125 = t87 + t124;
@@ -3356,9 +3359,6 @@ void five_bar_centroidal_bias(const double q[FIVE_BAR_NQ], const double v[FIVE_B
   b[2] = t126;
   const double t127 = t116 + t118;
   b[3] = t127;
-  b[0] = 0.0;
-  b[1] = 0.0;
-  b[5] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 4 mul, 4 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -4179,6 +4179,7 @@ void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * 
   K[0] = t28;
   K[1] = t28;
   K[2] = t28;
+  K[3] = 0.0;
   const double t29 = t24 * q[3];
   const double t30 = t8 + t29;
   const double t31 = 1.4142135623730951 - t30;
@@ -4186,6 +4187,7 @@ void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * 
   const double t33 = t32 - t27;
   const double t34 = -q[3] - t33;
   K[6] = t34;
+  K[7] = 0.0;
   const double t35 = mbdc_sincos_s[2] * 0.7071067811865476;
   const double t36 = mbdc_sincos_s[2] * 0.7071067811865475;
   const double t37 = mbdc_sincos_c[2] * 0.7071067811865475;
@@ -4199,8 +4201,6 @@ void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * 
   const double t44 = t39 + t43;
   const double t45 = t42 + t44;
   K[4] = t45;
-  K[3] = 0.0;
-  K[7] = 0.0;
 }
 
 /* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 224 mul, 173 add, 5 div, 3 sqrt, 6 sin/cos. */

@@ -6,7 +6,7 @@
  */
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x8c81af7ac4f0
+#if FIVE_BAR_SET_ID != 0x4255a30013be
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x67d458d894b7
+#if FLEXIBLE_ARM_SET_ID != 0x9a175400abc4
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -453,14 +453,14 @@ void flexible_arm_nle_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIB
 
 /* gravity torques: g(q); 3 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
 void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM_NV]) {
+  g[0] = 0.0;
+  g[1] = 0.0;
   const double g_forearm_0 = q[2] * 923.0564648350222;
   g[2] = g_forearm_0;
   const double g_forearm_1 = q[3] * 36252.071782331725;
   g[3] = g_forearm_1;
   const double g_forearm_2 = q[4] * 284222.12122389505;
   g[4] = g_forearm_2;
-  g[0] = 0.0;
-  g[1] = 0.0;
 }
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 5 mul, 6 add, 0 div, 0 sqrt, 1 sin/cos. */
@@ -478,30 +478,30 @@ void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV
   const double t3 = 0.7200000000000001 + t2;
   M[1] = t3;
   M[5] = t3;
-  const double t4 = mbdc_sincos_c[0] * 0.42281554826139794;
-  const double t5 = t4 + 0.6143318032067037;
-  M[2] = t5;
-  M[10] = t5;
-  const double t6 = mbdc_sincos_c[0] * 0.23432538335978834;
-  const double t7 = -0.09802812983729788 - t6;
-  M[3] = t7;
-  M[15] = t7;
-  const double t8 = mbdc_sincos_c[0] * 0.1373896603076971;
-  const double t9 = t8 + 0.03500968431932399;
-  M[4] = t9;
-  M[20] = t9;
   M[6] = 0.7200000000000001;
   M[7] = 0.6143318032067037;
   M[8] = -0.09802812983729788;
   M[9] = 0.03500968431932399;
+  const double t4 = mbdc_sincos_c[0] * 0.42281554826139794;
+  const double t5 = t4 + 0.6143318032067037;
+  M[2] = t5;
+  M[10] = t5;
   M[11] = 0.6143318032067037;
   M[12] = 0.54;
   M[13] = 0.0;
   M[14] = 0.0;
+  const double t6 = mbdc_sincos_c[0] * 0.23432538335978834;
+  const double t7 = -0.09802812983729788 - t6;
+  M[3] = t7;
+  M[15] = t7;
   M[16] = -0.09802812983729788;
   M[17] = 0.0;
   M[18] = 0.54;
   M[19] = 0.0;
+  const double t8 = mbdc_sincos_c[0] * 0.1373896603076971;
+  const double t9 = t8 + 0.03500968431932399;
+  M[4] = t9;
+  M[20] = t9;
   M[21] = 0.03500968431932399;
   M[22] = 0.0;
   M[23] = 0.0;
@@ -705,6 +705,7 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   const double t20 = 0.25 * t19;
   const double IA_upper_arm_14 = t20 + 0.12545;
   pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = 5.265453162899184;
   const double t21 = 1.0 / IA_upper_arm_14;
   const double t22 = v_forearm_3 * v_forearm_2;
   const double t23 = ac_forearm_1 - t22;
@@ -798,7 +799,6 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   const double t95 = 0.4315707902199724 * da_forearm_4;
   const double t96 = t75 + t95;
   qdd[4] = t96;
-  pivot_ref[0] = 5.265453162899184;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -848,6 +848,7 @@ int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   const double t23 = 0.25 * t22;
   const double IA_upper_arm_14 = t23 + 0.12545;
   pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = 5.265453162899184;
   const double t24 = 1.0 / IA_upper_arm_14;
   const double t25 = v_forearm_3 * v_forearm_2;
   const double t26 = ac_forearm_1 - t25;
@@ -942,7 +943,6 @@ int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   const double t100 = 0.4315707902199724 * da_forearm_4;
   const double t101 = t80 + t100;
   qdd[4] = t101;
-  pivot_ref[0] = 5.265453162899184;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -966,6 +966,7 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   const double t3 = 0.25 * t2;
   const double IA_upper_arm_14 = t3 + 0.12545;
   pivot[0] = IA_upper_arm_14;
+  pivot_ref[0] = 5.265453162899184;
   const double t4 = 1.0 / IA_upper_arm_14;
   Minv[0] = t4;
   const double t5 = mbdc_sincos_c[0] * 7.252672470598052;
@@ -1033,7 +1034,6 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   const double t44 = t19 * t43;
   const double t45 = 5.896040766714265 - t44;
   Minv[24] = t45;
-  pivot_ref[0] = 5.265453162899184;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_PIVOT_EPS r */
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -1045,6 +1045,12 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 38 mul, 26 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double wrench[6 * (FLEXIBLE_ARM_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1107,6 +1113,7 @@ void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v
   const double t41 = t39 + t40;
   const double f_forearm_4 = t36 + t41;
   wrench[16] = f_forearm_4;
+  wrench[17] = 21.189600000000002;
   const double t42 = mbdc_sincos_c[0] * f_forearm_4;
   const double t43 = t33 + t42;
   const double t44 = 0.5 * t43;
@@ -1122,45 +1129,13 @@ void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v
   const double t50 = a[0] * 0.375;
   const double f_upper_arm_4 = t50 + t43;
   wrench[10] = f_upper_arm_4;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
   wrench[11] = 35.9046;
   wrench[12] = 0.0;
   wrench[13] = -10.594800000000001;
-  wrench[17] = 21.189600000000002;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE_ARM_NB + 1)]) {
-  const double mbdc_sincos_x[2] = {
-      q[0], q[1]
-  };
-  double mbdc_sincos_s[2], mbdc_sincos_c[2];
-  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[15] = mbdc_sincos_s[0];
-  pose[12] = mbdc_sincos_c[0];
-  pose[16] = mbdc_sincos_c[0];
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  pose[13] = E0_upper_arm_3;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  pose[33] = r0_forearm_0;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[34] = r0_forearm_1;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t2;
-  pose[24] = E0_forearm_0;
-  pose[28] = E0_forearm_0;
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_1 = t1 + t3;
-  pose[27] = E0_forearm_1;
-  const double E0_forearm_3 = -t1 - t3;
-  pose[25] = E0_forearm_3;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -1173,7 +1148,14 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[14] = 0.0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[15] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -1181,12 +1163,30 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.3;
-  pose[26] = 0.0;
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[13] = E0_upper_arm_3;
+  pose[14] = 0.0;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[33] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[34] = r0_forearm_1;
+  pose[35] = 0.3;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[24] = E0_forearm_0;
+  pose[28] = E0_forearm_0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
-  pose[35] = 0.3;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[27] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[25] = E0_forearm_3;
+  pose[26] = 0.0;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1199,24 +1199,6 @@ void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  pose[1] = E0_upper_arm_3;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  pose[21] = r0_forearm_0;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[22] = r0_forearm_1;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t2;
-  pose[12] = E0_forearm_0;
-  pose[16] = E0_forearm_0;
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_1 = t1 + t3;
-  pose[15] = E0_forearm_1;
-  const double E0_forearm_3 = -t1 - t3;
-  pose[13] = E0_forearm_3;
-  pose[2] = 0.0;
   pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
@@ -1224,12 +1206,30 @@ void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.3;
-  pose[14] = 0.0;
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[21] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[12] = E0_forearm_0;
+  pose[16] = E0_forearm_0;
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
   pose[20] = 1.0;
-  pose[23] = 0.3;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[15] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 5 mul, 5 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -1305,10 +1305,12 @@ void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   const double t24 = E0_forearm_1 * t16;
   const double t25 = t20 - t24;
   pose[4] = t25;
+  pose[5] = 0.0;
   const double t26 = E0_forearm_1 * t17;
   const double t27 = E0_forearm_3 * t17;
   const double t28 = t27 - t23;
   pose[1] = t28;
+  pose[2] = 0.0;
   const double t29 = t23 + t26;
   pose[3] = t29;
   const double t30 = E0_forearm_3 * t19;
@@ -1317,8 +1319,6 @@ void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   const double t32 = E0_forearm_0 * t19;
   const double t33 = t5 + t32;
   pose[10] = t33;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
   pose[8] = 1.0;

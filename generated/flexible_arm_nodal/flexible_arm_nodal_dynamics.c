@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x0fbdff0dbc9f
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xc5571776aa5e
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -687,12 +687,12 @@ void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const dou
 
 /* gravity torques: g(q); 2 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]) {
+  g[0] = 0.0;
+  g[1] = 0.0;
   const double g_forearm_0 = q[2] * 923.0564648114698;
   g[2] = g_forearm_0;
   const double g_forearm_1 = q[3] * 36252.07178312948;
   g[3] = g_forearm_1;
-  g[0] = 0.0;
-  g[1] = 0.0;
   g[4] = 0.0;
 }
 
@@ -1270,6 +1270,7 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
   const double t109 = 0.25 * t108;
   const double IA_upper_arm_14 = t109 + 0.12545;
   pivot[3] = IA_upper_arm_14;
+  pivot_ref[3] = 7.999453500727257;
   const double t110 = 1.0 / IA_upper_arm_14;
   const double t111 = v[0] * v[0];
   const double t112 = t111 * 0.5;
@@ -1452,7 +1453,6 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
   const double t256 = t247 + t255;
   const double t257 = t243 - t256;
   qdd[4] = t257;
-  pivot_ref[3] = 7.999453500727257;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_NODAL_PIVOT_EPS r */
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -1604,6 +1604,7 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   const double t109 = 0.25 * t108;
   const double IA_upper_arm_14 = t109 + 0.12545;
   pivot[3] = IA_upper_arm_14;
+  pivot_ref[3] = 7.999453500727257;
   const double t110 = 1.0 / IA_upper_arm_14;
   const double t111 = v[0] * v[0];
   const double t112 = t111 * 0.5;
@@ -1793,7 +1794,6 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   const double t264 = t255 + t263;
   const double t265 = t251 - t264;
   qdd[4] = t265;
-  pivot_ref[3] = 7.999453500727257;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_NODAL_PIVOT_EPS r */
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -1945,6 +1945,7 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   const double t109 = 0.25 * t108;
   const double IA_upper_arm_14 = t109 + 0.12545;
   pivot[3] = IA_upper_arm_14;
+  pivot_ref[3] = 7.999453500727257;
   const double t110 = 1.0 / IA_upper_arm_14;
   Minv[0] = t110;
   const double t111 = t15 * t31;
@@ -2173,7 +2174,6 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   const double t311 = t301 + t310;
   const double t312 = 848.0565371024735 - t311;
   Minv[24] = t312;
-  pivot_ref[3] = 7.999453500727257;
   /* the pivot rule: d accepted iff r > 0 and d > FLEXIBLE_ARM_NODAL_PIVOT_EPS r */
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
@@ -2185,6 +2185,12 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 75 mul, 60 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
   };
@@ -2295,6 +2301,7 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
   wrench[21] = f_payload_3;
   const double f_payload_4 = t84 + t86;
   wrench[22] = f_payload_4;
+  wrench[23] = 4.905;
   const double f_forearm_0 = mbdc_sincos_s[1] * 0.1962;
   wrench[12] = f_forearm_0;
   const double t87 = mbdc_sincos_c[1] * 0.1962;
@@ -2314,6 +2321,9 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
   wrench[15] = f_forearm_3;
   const double f_forearm_4 = t32 + t93;
   wrench[16] = f_forearm_4;
+  wrench[17] = 26.094600000000003;
+  wrench[18] = 0.0;
+  wrench[19] = -0.1962;
   const double t96 = mbdc_sincos_c[0] * f_forearm_0;
   const double t97 = mbdc_sincos_s[0] * f_forearm_1;
   const double f_upper_arm_0 = t96 - t97;
@@ -2338,64 +2348,11 @@ void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], co
   wrench[9] = f_upper_arm_3;
   const double f_upper_arm_4 = t5 + t106;
   wrench[10] = f_upper_arm_4;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
   wrench[11] = 40.8096;
-  wrench[17] = 26.094600000000003;
-  wrench[18] = 0.0;
-  wrench[19] = -0.1962;
-  wrench[23] = 4.905;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 12 mul, 10 add, 0 div, 0 sqrt, 6 sin/cos. */
 void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12 * (FLEXIBLE_ARM_NODAL_NB + 1)]) {
-  const double mbdc_sincos_x[4] = {
-      q[0], q[1], q[4], 0.0
-  };
-  double mbdc_sincos_s[4], mbdc_sincos_c[4];
-  mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[15] = mbdc_sincos_s[0];
-  pose[12] = mbdc_sincos_c[0];
-  pose[16] = mbdc_sincos_c[0];
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  pose[13] = E0_upper_arm_3;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t1;
-  pose[24] = E0_forearm_0;
-  pose[28] = E0_forearm_0;
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_3 = -t2 - t3;
-  pose[25] = E0_forearm_3;
-  const double E0_forearm_1 = t2 + t3;
-  pose[27] = E0_forearm_1;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  pose[33] = r0_forearm_0;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[34] = r0_forearm_1;
-  const double t4 = E0_forearm_0 * mbdc_sincos_c[2];
-  const double t5 = E0_forearm_3 * mbdc_sincos_s[2];
-  const double E0_payload_0 = t4 + t5;
-  pose[36] = E0_payload_0;
-  const double t6 = E0_forearm_3 * mbdc_sincos_c[2];
-  const double t7 = E0_forearm_0 * mbdc_sincos_s[2];
-  const double E0_payload_3 = t6 - t7;
-  pose[37] = E0_payload_3;
-  const double t8 = E0_forearm_1 * mbdc_sincos_c[2];
-  const double E0_payload_1 = t8 + t7;
-  pose[39] = E0_payload_1;
-  const double t9 = E0_forearm_1 * mbdc_sincos_s[2];
-  const double E0_payload_4 = t4 - t9;
-  pose[40] = E0_payload_4;
-  const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
-  pose[45] = r0_payload_0;
-  const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
-  pose[46] = r0_payload_1;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -2408,7 +2365,14 @@ void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[14] = 0.0;
+  const double mbdc_sincos_x[4] = {
+      q[0], q[1], q[4], 0.0
+  };
+  double mbdc_sincos_s[4], mbdc_sincos_c[4];
+  mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[15] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -2416,17 +2380,53 @@ void flexible_arm_nodal_fk(const double q[FLEXIBLE_ARM_NODAL_NQ], double pose[12
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.3;
-  pose[26] = 0.0;
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[13] = E0_upper_arm_3;
+  pose[14] = 0.0;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t1;
+  pose[24] = E0_forearm_0;
+  pose[28] = E0_forearm_0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_3 = -t2 - t3;
+  pose[25] = E0_forearm_3;
+  pose[26] = 0.0;
+  const double E0_forearm_1 = t2 + t3;
+  pose[27] = E0_forearm_1;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[33] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[34] = r0_forearm_1;
   pose[35] = 0.3;
+  const double t4 = E0_forearm_0 * mbdc_sincos_c[2];
+  const double t5 = E0_forearm_3 * mbdc_sincos_s[2];
+  const double E0_payload_0 = t4 + t5;
+  pose[36] = E0_payload_0;
+  const double t6 = E0_forearm_3 * mbdc_sincos_c[2];
+  const double t7 = E0_forearm_0 * mbdc_sincos_s[2];
+  const double E0_payload_3 = t6 - t7;
+  pose[37] = E0_payload_3;
   pose[38] = 0.0;
+  const double t8 = E0_forearm_1 * mbdc_sincos_c[2];
+  const double E0_payload_1 = t8 + t7;
+  pose[39] = E0_payload_1;
+  const double t9 = E0_forearm_1 * mbdc_sincos_s[2];
+  const double E0_payload_4 = t4 - t9;
+  pose[40] = E0_payload_4;
   pose[41] = 0.0;
   pose[42] = 0.0;
   pose[43] = 0.0;
   pose[44] = 1.0;
+  const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
+  pose[45] = r0_payload_0;
+  const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
+  pose[46] = r0_payload_1;
   pose[47] = 0.3;
 }
 
@@ -2440,23 +2440,37 @@ void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.3;
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
   pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_forearm_0 = t0 - t1;
   pose[12] = E0_forearm_0;
   pose[16] = E0_forearm_0;
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_3 = -t2 - t3;
   pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
   const double E0_forearm_1 = t2 + t3;
   pose[15] = E0_forearm_1;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[21] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
   const double t4 = E0_forearm_0 * mbdc_sincos_c[2];
   const double t5 = E0_forearm_3 * mbdc_sincos_s[2];
   const double E0_payload_0 = t4 + t5;
@@ -2465,35 +2479,21 @@ void flexible_arm_nodal_frame_pose(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t7 = E0_forearm_0 * mbdc_sincos_s[2];
   const double E0_payload_3 = t6 - t7;
   pose[25] = E0_payload_3;
+  pose[26] = 0.0;
   const double t8 = E0_forearm_1 * mbdc_sincos_c[2];
   const double E0_payload_1 = t8 + t7;
   pose[27] = E0_payload_1;
   const double t9 = E0_forearm_1 * mbdc_sincos_s[2];
   const double E0_payload_4 = t4 - t9;
   pose[28] = E0_payload_4;
-  const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
-  pose[33] = r0_payload_0;
-  const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
-  pose[34] = r0_payload_1;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.3;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[23] = 0.3;
-  pose[26] = 0.0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
+  const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
+  pose[33] = r0_payload_0;
+  const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
+  pose[34] = r0_payload_1;
   pose[35] = 0.3;
 }
 
@@ -2542,16 +2542,22 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double E0_forearm_0 = t0 - t1;
   pose[0] = E0_forearm_0;
   pose[4] = E0_forearm_0;
+  pose[5] = 0.0;
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_3 = -t2 - t3;
   pose[1] = E0_forearm_3;
+  pose[2] = 0.0;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[9] = r0_forearm_0;
   const double E0_forearm_1 = t2 + t3;
   pose[3] = E0_forearm_1;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   pose[10] = r0_forearm_1;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[11] = 0.3;
   const double t4 = q[2] * 0.904503;
   const double t5 = q[3] * 1.762543;
   const double t6 = t4 - t5;
@@ -2570,6 +2576,7 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t18 = E0_forearm_0 * t14;
   const double t19 = t17 - t18;
   pose[13] = t19;
+  pose[14] = 0.0;
   const double t20 = E0_forearm_0 * 0.3333333333333333;
   const double t21 = r0_forearm_0 + t20;
   const double t22 = q[2] * 0.165536;
@@ -2584,11 +2591,16 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t29 = E0_forearm_1 * t14;
   const double t30 = t13 - t29;
   pose[16] = t30;
+  pose[17] = 0.0;
   const double t31 = E0_forearm_1 * 0.3333333333333333;
   const double t32 = r0_forearm_1 + t31;
   const double t33 = E0_forearm_0 * t24;
   const double t34 = t32 + t33;
   pose[22] = t34;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[23] = 0.3;
   const double t35 = q[2] * 1.308935;
   const double t36 = q[3] * 2.96062;
   const double t37 = t35 + t36;
@@ -2607,6 +2619,7 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t49 = E0_forearm_0 * t45;
   const double t50 = t48 - t49;
   pose[25] = t50;
+  pose[26] = 0.0;
   const double t51 = E0_forearm_0 * 0.6666666666666666;
   const double t52 = r0_forearm_0 + t51;
   const double t53 = q[2] * 0.546941;
@@ -2621,11 +2634,16 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t60 = E0_forearm_1 * t45;
   const double t61 = t44 - t60;
   pose[28] = t61;
+  pose[29] = 0.0;
   const double t62 = E0_forearm_1 * 0.6666666666666666;
   const double t63 = r0_forearm_1 + t62;
   const double t64 = E0_forearm_0 * t55;
   const double t65 = t63 + t64;
   pose[34] = t65;
+  pose[30] = 0.0;
+  pose[31] = 0.0;
+  pose[32] = 1.0;
+  pose[35] = 0.3;
   const double t66 = q[2] * 1.376505;
   const double t67 = q[3] * 4.780778;
   const double t68 = t66 + t67;
@@ -2644,6 +2662,7 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t80 = E0_forearm_0 * t76;
   const double t81 = t79 - t80;
   pose[37] = t81;
+  pose[38] = 0.0;
   const double r0_payload_0 = r0_forearm_0 + E0_forearm_0;
   const double t82 = q[2] + q[3];
   const double t83 = E0_forearm_3 * t82;
@@ -2655,30 +2674,11 @@ void flexible_arm_nodal_node_poses(const double q[FLEXIBLE_ARM_NODAL_NQ], double
   const double t87 = E0_forearm_1 * t76;
   const double t88 = t75 - t87;
   pose[40] = t88;
+  pose[41] = 0.0;
   const double r0_payload_1 = r0_forearm_1 + E0_forearm_1;
   const double t89 = E0_forearm_0 * t82;
   const double t90 = r0_payload_1 + t89;
   pose[46] = t90;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[11] = 0.3;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[23] = 0.3;
-  pose[26] = 0.0;
-  pose[29] = 0.0;
-  pose[30] = 0.0;
-  pose[31] = 0.0;
-  pose[32] = 1.0;
-  pose[35] = 0.3;
-  pose[38] = 0.0;
-  pose[41] = 0.0;
   pose[42] = 0.0;
   pose[43] = 0.0;
   pose[44] = 1.0;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x8d40325dbedd
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xcbe279f20b11
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -479,6 +479,12 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -518,6 +524,7 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double t19 = wd_forearm_2 * 1.08;
   const double f_forearm_4 = t18 + t19;
   wrench[16] = f_forearm_4;
+  wrench[17] = 21.189600000000002;
   const double t20 = mbdc_sincos_c[0] * f_forearm_4;
   const double t21 = t17 + t20;
   const double t22 = 0.5 * t21;
@@ -533,45 +540,13 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double t28 = a[0] * 0.375;
   const double f_upper_arm_4 = t28 + t21;
   wrench[10] = f_upper_arm_4;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
   wrench[11] = 35.9046;
   wrench[12] = 0.0;
   wrench[13] = -10.594800000000001;
-  wrench[17] = 21.189600000000002;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  const double mbdc_sincos_x[2] = {
-      q[0], q[1]
-  };
-  double mbdc_sincos_s[2], mbdc_sincos_c[2];
-  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[15] = mbdc_sincos_s[0];
-  pose[12] = mbdc_sincos_c[0];
-  pose[16] = mbdc_sincos_c[0];
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  pose[13] = E0_upper_arm_3;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  pose[33] = r0_forearm_0;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[34] = r0_forearm_1;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t2;
-  pose[24] = E0_forearm_0;
-  pose[28] = E0_forearm_0;
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_1 = t1 + t3;
-  pose[27] = E0_forearm_1;
-  const double E0_forearm_3 = -t1 - t3;
-  pose[25] = E0_forearm_3;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -584,7 +559,14 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.0;
-  pose[14] = 0.0;
+  const double mbdc_sincos_x[2] = {
+      q[0], q[1]
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[15] = mbdc_sincos_s[0];
+  pose[12] = mbdc_sincos_c[0];
+  pose[16] = mbdc_sincos_c[0];
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
@@ -592,12 +574,30 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[21] = 0.0;
   pose[22] = 0.0;
   pose[23] = 0.3;
-  pose[26] = 0.0;
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[13] = E0_upper_arm_3;
+  pose[14] = 0.0;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[33] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[34] = r0_forearm_1;
+  pose[35] = 0.3;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[24] = E0_forearm_0;
+  pose[28] = E0_forearm_0;
   pose[29] = 0.0;
   pose[30] = 0.0;
   pose[31] = 0.0;
   pose[32] = 1.0;
-  pose[35] = 0.3;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[27] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[25] = E0_forearm_3;
+  pose[26] = 0.0;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -610,24 +610,6 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
-  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
-  pose[1] = E0_upper_arm_3;
-  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
-  pose[21] = r0_forearm_0;
-  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
-  pose[22] = r0_forearm_1;
-  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
-  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
-  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
-  const double E0_forearm_0 = t0 - t2;
-  pose[12] = E0_forearm_0;
-  pose[16] = E0_forearm_0;
-  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
-  const double E0_forearm_1 = t1 + t3;
-  pose[15] = E0_forearm_1;
-  const double E0_forearm_3 = -t1 - t3;
-  pose[13] = E0_forearm_3;
-  pose[2] = 0.0;
   pose[5] = 0.0;
   pose[6] = 0.0;
   pose[7] = 0.0;
@@ -635,16 +617,47 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   pose[9] = 0.0;
   pose[10] = 0.0;
   pose[11] = 0.3;
-  pose[14] = 0.0;
+  const double E0_upper_arm_3 = -mbdc_sincos_s[0];
+  pose[1] = E0_upper_arm_3;
+  pose[2] = 0.0;
+  const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
+  pose[21] = r0_forearm_0;
+  const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
+  pose[22] = r0_forearm_1;
+  pose[23] = 0.3;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double E0_forearm_0 = t0 - t2;
+  pose[12] = E0_forearm_0;
+  pose[16] = E0_forearm_0;
   pose[17] = 0.0;
   pose[18] = 0.0;
   pose[19] = 0.0;
   pose[20] = 1.0;
-  pose[23] = 0.3;
+  const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double E0_forearm_1 = t1 + t3;
+  pose[15] = E0_forearm_1;
+  const double E0_forearm_3 = -t1 - t3;
+  pose[13] = E0_forearm_3;
+  pose[14] = 0.0;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 20 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
+  J[0] = 0.0;
+  J[6] = 0.0;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 1.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -677,16 +690,27 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   const double t17 = E0_forearm_1 * t16;
   const double t18 = t13 + t17;
   J[19] = t18;
+  J[15] = 0.0;
   const double t19 = E0_forearm_3 * t12;
   const double t20 = E0_forearm_0 * t16;
   const double t21 = t19 + t20;
   J[21] = t21;
+  J[17] = 1.0;
+  J[23] = 0.0;
+  J[12] = 0.0;
   const double t22 = r0_forearm_0 * E0_forearm_1;
   const double t23 = t22 - t5;
   J[18] = t23;
+  J[14] = 0.0;
   const double t24 = r0_forearm_1 * E0_forearm_3;
   const double t25 = t8 - t24;
   J[20] = t25;
+  J[16] = 1.0;
+  J[22] = 0.0;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
+void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
   J[0] = 0.0;
   J[6] = 0.0;
   J[2] = 0.0;
@@ -700,17 +724,6 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[15] = 0.0;
-  J[17] = 1.0;
-  J[23] = 0.0;
-  J[12] = 0.0;
-  J[14] = 0.0;
-  J[16] = 1.0;
-  J[22] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
-void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -718,6 +731,8 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   J[20] = r0_forearm_0;
+  J[16] = 1.0;
+  J[22] = 0.0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -740,34 +755,26 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   const double sw_forearm_0_4 = t12 - t13;
   const double t14 = -r0_forearm_1;
   J[18] = t14;
+  J[14] = 0.0;
   const double t15 = sw_forearm_0_3 - r0_forearm_1;
   J[19] = t15;
+  J[15] = 0.0;
   const double t16 = r0_forearm_0 + sw_forearm_0_4;
   J[21] = t16;
-  J[0] = 0.0;
-  J[6] = 0.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 1.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
-  J[15] = 0.0;
   J[17] = 1.0;
   J[23] = 0.0;
   J[12] = 0.0;
-  J[14] = 0.0;
-  J[16] = 1.0;
-  J[22] = 0.0;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 11 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]) {
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = v[0];
+  vel[5] = 0.0;
+  vel[6] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -785,27 +792,27 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double v_forearm_4 = mbdc_sincos_c[1] * t4;
   const double v_forearm_2 = v[0] + v[1];
   vel[8] = v_forearm_2;
+  vel[11] = 0.0;
   const double t5 = E0_forearm_0 * v_forearm_3;
   const double t6 = E0_forearm_3 * v_forearm_4;
   const double t7 = t5 + t6;
   vel[9] = t7;
+  vel[7] = 0.0;
   const double t8 = E0_forearm_1 * v_forearm_3;
   const double t9 = E0_forearm_0 * v_forearm_4;
   const double t10 = t8 + t9;
   vel[10] = t10;
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = v[0];
-  vel[5] = 0.0;
-  vel[6] = 0.0;
-  vel[7] = 0.0;
-  vel[11] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 12 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -826,18 +833,11 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   const double t8 = E0_forearm_3 * ac_forearm_1;
   const double t9 = t8 - t7;
   acc[9] = t9;
+  acc[7] = 0.0;
   const double t10 = E0_forearm_1 * t6;
   const double t11 = E0_forearm_0 * ac_forearm_1;
   const double t12 = t11 - t10;
   acc[10] = t12;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[7] = 0.0;
   acc[8] = 0.0;
   acc[11] = 0.0;
 }
@@ -903,13 +903,13 @@ void flexible_arm_rigid_com_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], doub
   const double mcs_upper_arm_0 = mc_upper_arm_0 + mc_forearm_0;
   const double t9 = mcs_upper_arm_0 / 3.66;
   Jc[2] = t9;
+  Jc[4] = 0.0;
   const double t10 = mc_forearm_1 - t3;
   const double t11 = t10 / -3.66;
   Jc[1] = t11;
   const double t12 = mc_forearm_0 - t8;
   const double t13 = t12 / 3.66;
   Jc[3] = t13;
-  Jc[4] = 0.0;
   Jc[5] = 0.0;
 }
 
@@ -1046,6 +1046,7 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   const double t5 = E0_forearm_1 * 1.08;
   const double t6 = E0_forearm_0 * 1.08;
   Ag[9] = t6;
+  Ag[11] = 0.0;
   const double t7 = E0_forearm_0 * 5.995204332975846e-17;
   const double t8 = -t7;
   Ag[1] = t8;
@@ -1072,6 +1073,7 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   const double t23 = mbdc_sincos_c[0] * IC_upper_arm_1;
   const double t24 = t23 - t21;
   Ag[8] = t24;
+  Ag[10] = 0.0;
   const double t25 = -t22 - t20;
   Ag[6] = t25;
   const double t26 = t24 * t15;
@@ -1092,8 +1094,6 @@ void flexible_arm_rigid_ccrba(const double q[FLEXIBLE_ARM_RIGID_NQ], double Ag[6
   Ag[3] = t36;
   const double t37 = 0.7200000000000001 + t35;
   Ag[5] = t37;
-  Ag[10] = 0.0;
-  Ag[11] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 36 mul, 21 add, 4 div, 0 sqrt, 4 sin/cos. */

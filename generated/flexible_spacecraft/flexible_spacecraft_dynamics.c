@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0xd69b549b829a
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x893b5774acbf
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1440,6 +1440,12 @@ void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const d
 
 /* gravity torques: g(q); 6 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
 void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double g[FLEXIBLE_SPACECRAFT_NV]) {
+  g[0] = 0.0;
+  g[1] = 0.0;
+  g[2] = 0.0;
+  g[3] = 0.0;
+  g[4] = 0.0;
+  g[5] = 0.0;
   const double g_array_left_0 = q[7] * 28.61658187112544;
   g[6] = g_array_left_0;
   const double g_array_left_1 = q[8] * 1123.886153966137;
@@ -1452,12 +1458,6 @@ void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double 
   g[10] = g_array_right_1;
   const double g_array_right_2 = 8811.449690720952 * q[12];
   g[11] = g_array_right_2;
-  g[0] = 0.0;
-  g[1] = 0.0;
-  g[2] = 0.0;
-  g[3] = 0.0;
-  g[4] = 0.0;
-  g[5] = 0.0;
   g[12] = 0.0;
 }
 
@@ -2923,6 +2923,12 @@ int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 113 mul, 109 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double wrench[6 * (FLEXIBLE_SPACECRAFT_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
   };
@@ -3174,16 +3180,22 @@ void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], 
   wrench[29] = f_wheel_5;
   const double f_bus_5 = t180 + f_wheel_5;
   wrench[11] = f_bus_5;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 34 mul, 32 add, 1 div, 0 sqrt, 2 sin/cos. */
 void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[12 * (FLEXIBLE_SPACECRAFT_NB + 1)]) {
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
   };
@@ -3211,8 +3223,14 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
   const double t11 = t3 * qs_bus;
   const double E0_bus_8 = 1.0 - t11;
   pose[20] = E0_bus_8;
+  pose[21] = q[0];
+  pose[22] = q[1];
+  pose[23] = q[2];
   pose[31] = E0_bus_8;
   pose[56] = E0_bus_8;
+  pose[57] = q[0];
+  pose[58] = q[1];
+  pose[59] = q[2];
   const double E0_array_right_5 = -E0_bus_8;
   pose[43] = E0_array_right_5;
   const double t12 = q[3] * q[4];
@@ -3298,24 +3316,6 @@ void flexible_spacecraft_fk(const double q[FLEXIBLE_SPACECRAFT_NQ], double pose[
   const double t38 = E0_bus_5 * mbdc_sincos_c[0];
   const double E0_wheel_5 = t38 - t36;
   pose[55] = E0_wheel_5;
-  pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
-  pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[21] = q[0];
-  pose[22] = q[1];
-  pose[23] = q[2];
-  pose[57] = q[0];
-  pose[58] = q[1];
-  pose[59] = q[2];
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 34 mul, 32 add, 1 div, 0 sqrt, 2 sin/cos. */
@@ -3347,8 +3347,14 @@ void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], doub
   const double t11 = t3 * qs_bus;
   const double E0_bus_8 = 1.0 - t11;
   pose[8] = E0_bus_8;
+  pose[9] = q[0];
+  pose[10] = q[1];
+  pose[11] = q[2];
   pose[19] = E0_bus_8;
   pose[44] = E0_bus_8;
+  pose[45] = q[0];
+  pose[46] = q[1];
+  pose[47] = q[2];
   const double E0_array_right_5 = -E0_bus_8;
   pose[31] = E0_array_right_5;
   const double t12 = q[3] * q[4];
@@ -3434,12 +3440,6 @@ void flexible_spacecraft_frame_pose(const double q[FLEXIBLE_SPACECRAFT_NQ], doub
   const double t38 = E0_bus_5 * mbdc_sincos_c[0];
   const double E0_wheel_5 = t38 - t36;
   pose[43] = E0_wheel_5;
-  pose[9] = q[0];
-  pose[10] = q[1];
-  pose[11] = q[2];
-  pose[45] = q[0];
-  pose[46] = q[1];
-  pose[47] = q[2];
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 94 mul, 62 add, 4 div, 2 sqrt, 3 sin/cos. */

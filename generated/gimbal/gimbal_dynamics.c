@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x97c824860ba5
+#if GIMBAL_SET_ID != 0x1f4b941d725b
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -679,6 +679,7 @@ void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]) {
   const double t33 = t28 - t32;
   const double f_payload_1 = -t31;
   g[2] = f_payload_1;
+  g[3] = 0.0;
   const double t34 = t15 * f_payload_3;
   const double t35 = t34 + t29;
   const double f_nut_4 = t35 + t26;
@@ -691,7 +692,6 @@ void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]) {
   const double t40 = 0.0015915494309189536 * f_nut_5;
   const double t41 = f_nut_2 + t40;
   g[0] = t41;
-  g[3] = 0.0;
 }
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 20 add, 1 div, 0 sqrt, 0 sin/cos. */
@@ -739,6 +739,9 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   const double t39 = t38 - t36;
   M[2] = t39;
   M[8] = t39;
+  M[9] = 0.0;
+  M[10] = 0.04;
+  M[11] = 0.0;
   const double t40 = t31 * t37;
   const double t41 = t34 + t40;
   const double t42 = t31 * 0.22499999999999998;
@@ -746,9 +749,15 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   const double t44 = t33 + t43;
   M[1] = t44;
   M[4] = t44;
+  M[5] = 0.04;
+  M[6] = 0.0;
+  M[7] = 0.0;
   const double t45 = t11 * 0.0025000000000000005;
   M[3] = t45;
   M[12] = t45;
+  M[13] = 0.0;
+  M[14] = 0.0;
+  M[15] = 0.0025000000000000005;
   const double t46 = t11 * t45;
   const double t47 = t41 + t46;
   const double t48 = t47 + 0.0216;
@@ -756,15 +765,6 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   const double IC_nut_6 = t49 + 0.010000000000000002;
   const double t50 = IC_nut_6 + 8.865603568704557e-06;
   M[0] = t50;
-  M[5] = 0.04;
-  M[6] = 0.0;
-  M[7] = 0.0;
-  M[9] = 0.0;
-  M[10] = 0.04;
-  M[11] = 0.0;
-  M[13] = 0.0;
-  M[14] = 0.0;
-  M[15] = 0.0025000000000000005;
 }
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 104 mul, 73 add, 2 div, 0 sqrt, 0 sin/cos. */
@@ -1575,6 +1575,12 @@ int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]) {
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 87 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos. */
 void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double t0 = 0.0015915494309189536 * a[0];
   const double ac_nut_2 = t0 + 9.81;
   const double t1 = v[0] * v[0];
@@ -1741,16 +1747,22 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
   const double t130 = t122 + t129;
   const double f_nut_2 = t3 + t130;
   wrench[8] = f_nut_2;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -1759,6 +1771,12 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[15] = mbdc_sincos_s[0];
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
+  pose[17] = 0.0;
+  pose[18] = 0.0;
+  pose[19] = 0.0;
+  pose[20] = 1.0;
+  pose[21] = 0.0;
+  pose[22] = 0.0;
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   pose[23] = r0_nut_2;
@@ -1766,6 +1784,7 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[35] = r0_payload_2;
   const double E0_nut_3 = -mbdc_sincos_s[0];
   pose[13] = E0_nut_3;
+  pose[14] = 0.0;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
   const double t3 = q[3] * q[3];
@@ -1831,25 +1850,6 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   const double t42 = mbdc_sincos_c[0] * t30;
   const double E0_payload_7 = t40 + t42;
   pose[29] = E0_payload_7;
-  pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
-  pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[14] = 0.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
-  pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
@@ -1862,6 +1862,12 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   pose[11] = r0_nut_2;
@@ -1869,6 +1875,7 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   pose[23] = r0_payload_2;
   const double E0_nut_3 = -mbdc_sincos_s[0];
   pose[1] = E0_nut_3;
+  pose[2] = 0.0;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
   const double t3 = q[3] * q[3];
@@ -1934,17 +1941,34 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   const double t42 = mbdc_sincos_c[0] * t30;
   const double E0_payload_7 = t40 + t42;
   pose[17] = E0_payload_7;
-  pose[2] = 0.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 127 mul, 88 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
+  J[0] = 0.0;
+  J[12] = 0.0;
+  J[4] = 0.0;
+  J[16] = 0.0;
+  J[8] = 1.0;
+  J[20] = 0.0015915494309189536;
+  J[1] = 0.0;
+  J[5] = 0.0;
+  J[9] = 0.0;
+  J[13] = 0.0;
+  J[17] = 0.0;
+  J[21] = 0.0;
+  J[2] = 0.0;
+  J[6] = 0.0;
+  J[10] = 0.0;
+  J[14] = 0.0;
+  J[18] = 0.0;
+  J[22] = 0.0;
+  J[3] = 0.0;
+  J[7] = 0.0;
+  J[11] = 0.0;
+  J[15] = 0.0;
+  J[19] = 0.0;
+  J[23] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2190,6 +2214,10 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
   const double t191 = 0.0015915494309189536 * E0_payload_8;
   const double t192 = t191 - t168;
   J[44] = t192;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 79 mul, 56 add, 1 div, 0 sqrt, 2 sin/cos. */
+void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
   J[0] = 0.0;
   J[12] = 0.0;
   J[4] = 0.0;
@@ -2214,10 +2242,6 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
   J[15] = 0.0;
   J[19] = 0.0;
   J[23] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 79 mul, 56 add, 1 div, 0 sqrt, 2 sin/cos. */
-void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2253,6 +2277,8 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   J[26] = E0_payload_3;
   const double r0_payload_0 = mbdc_sincos_c[0] * 0.12;
   J[40] = r0_payload_0;
+  J[32] = 1.0;
+  J[44] = 0.0015915494309189536;
   const double t23 = q[1] * q[3];
   const double t24 = q[2] * q[4];
   const double t25 = t23 + t24;
@@ -2377,40 +2403,19 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   const double t110 = t108 - t109;
   const double t111 = sw_payload_2_5 + t110;
   J[47] = t111;
+  J[24] = 0.0;
   const double t112 = -r0_payload_1;
   J[36] = t112;
-  J[0] = 0.0;
-  J[12] = 0.0;
-  J[4] = 0.0;
-  J[16] = 0.0;
-  J[8] = 1.0;
-  J[20] = 0.0015915494309189536;
-  J[1] = 0.0;
-  J[5] = 0.0;
-  J[9] = 0.0;
-  J[13] = 0.0;
-  J[17] = 0.0;
-  J[21] = 0.0;
-  J[2] = 0.0;
-  J[6] = 0.0;
-  J[10] = 0.0;
-  J[14] = 0.0;
-  J[18] = 0.0;
-  J[22] = 0.0;
-  J[3] = 0.0;
-  J[7] = 0.0;
-  J[11] = 0.0;
-  J[15] = 0.0;
-  J[19] = 0.0;
-  J[23] = 0.0;
-  J[24] = 0.0;
   J[28] = 0.0;
-  J[32] = 1.0;
-  J[44] = 0.0015915494309189536;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 60 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double vel[6 * GIMBAL_NF]) {
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = v[0];
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2522,15 +2527,16 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
   const double t80 = E0_payload_8 * v_payload_5;
   const double t81 = t73 + t80;
   vel[11] = t81;
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = v[0];
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 63 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2644,12 +2650,6 @@ void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GI
   const double t84 = E0_payload_8 * t46;
   const double t85 = t77 - t84;
   acc[11] = t85;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 25 mul, 14 add, 4 div, 0 sqrt, 2 sin/cos. */
@@ -2784,6 +2784,7 @@ void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]) {
   Jc[0] = t49;
   const double t50 = mc_payload_0 / 3.5;
   Jc[4] = t50;
+  Jc[8] = 0.0015915494309189533;
   const double t51 = mc_payload_0 - t46;
   const double t52 = mc_payload_1 - t47;
   const double t53 = mc_payload_2 - t48;
@@ -2832,7 +2833,6 @@ void gimbal_com_jacobian(const double q[GIMBAL_NQ], double Jc[3 * GIMBAL_NV]) {
   Jc[7] = t88;
   const double t89 = t86 / 3.5;
   Jc[11] = t89;
-  Jc[8] = 0.0015915494309189533;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 55 mul, 31 add, 1 div, 0 sqrt, 0 sin/cos. */
@@ -3201,6 +3201,9 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
   const double t68 = t63 + t67;
   const double t69 = E0_payload_8 * 0.0025000000000000005;
   Ag[11] = t69;
+  Ag[15] = 0.0;
+  Ag[19] = 0.0;
+  Ag[23] = 0.0;
   const double t70 = t25 * t69;
   const double t71 = t66 + t70;
   const double t72 = t30 * t69;
@@ -3242,6 +3245,7 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
   const double t102 = mbdc_sincos_c[0] * IC_nut_1;
   const double t103 = t99 + t102;
   Ag[16] = t103;
+  Ag[20] = 0.005570423008216337;
   const double t104 = t58 * 0.005570423008216337;
   const double t105 = t101 * t58;
   const double t106 = t101 * t53;
@@ -3303,10 +3307,6 @@ void gimbal_ccrba(const double q[GIMBAL_NQ], double Ag[6 * GIMBAL_NV]) {
   Ag[6] = t149;
   const double t150 = t64 + t148;
   Ag[10] = t150;
-  Ag[20] = 0.005570423008216337;
-  Ag[15] = 0.0;
-  Ag[19] = 0.0;
-  Ag[23] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 98 mul, 68 add, 4 div, 0 sqrt, 2 sin/cos. */
@@ -3834,6 +3834,12 @@ int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   const double t185 = t179 + 1.4392708568660015;
   const double t186 = t156 + 3.234177215189873;
   pivot_ref[2] = t186;
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double t187 = t156 + 0.0002531746993046369;
   const double t188 = 1.0 / D_payload_0;
   const double t189 = t168 * t188;
@@ -3994,18 +4000,12 @@ int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   const double t314 = t309 + t313;
   const double t315 = alpha_payload_2 - t314;
   qdd[3] = t315;
-  const double t316 = alpha_nut_2 + t294;
-  const double t317 = t316 / 1.000002533029591;
-  qdd[0] = t317;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
   wrench[12] = tau[1];
   wrench[13] = tau[2];
   wrench[14] = tau[3];
+  const double t316 = alpha_nut_2 + t294;
+  const double t317 = t316 / 1.000002533029591;
+  qdd[0] = t317;
   /* the pivot rule: d accepted iff r > 0 and d > GIMBAL_PIVOT_EPS r */
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;

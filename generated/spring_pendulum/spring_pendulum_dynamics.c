@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xd6bc171c573d
+#if SPRING_PENDULUM_SET_ID != 0x6a5c5978790c
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -310,6 +310,7 @@ void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]) {
+  M[0] = 2.7;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -326,7 +327,6 @@ void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PE
   const double t8 = t3 - t7;
   M[1] = t8;
   M[2] = t8;
-  M[0] = 2.7;
   M[3] = 0.23762013058494955;
 }
 
@@ -688,6 +688,12 @@ int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 36 mul, 24 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -733,6 +739,7 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
   const double f_cart_1 = -f_arm_1;
   wrench[7] = f_cart_1;
   wrench[13] = f_cart_1;
+  wrench[14] = 0.0;
   const double t30 = 0.9950371902099892 * t26;
   const double t31 = 0.09950371902099892 * t29;
   const double t32 = t31 - t30;
@@ -755,42 +762,19 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
   const double t44 = 0.09950371902099892 * f_cart_5;
   const double t45 = t43 - t44;
   wrench[9] = t45;
+  wrench[10] = 0.0;
   const double t46 = 0.09950371902099892 * f_cart_3;
   const double t47 = 0.9950371902099892 * f_cart_5;
   const double t48 = t46 + t47;
   wrench[11] = t48;
+  wrench[12] = 0.0;
   const double t49 = -f_arm_3;
   wrench[15] = t49;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[10] = 0.0;
-  wrench[12] = 0.0;
-  wrench[14] = 0.0;
   wrench[16] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 2 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SPRING_PENDULUM_NB + 1)]) {
-  const double mbdc_sincos_x[2] = {
-      q[1], 0.0
-  };
-  double mbdc_sincos_s[2], mbdc_sincos_c[2];
-  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[30] = mbdc_sincos_s[0];
-  pose[24] = mbdc_sincos_c[0];
-  pose[32] = mbdc_sincos_c[0];
-  const double r0_cart_0 = q[0] * 0.9950371902099892;
-  pose[21] = r0_cart_0;
-  pose[33] = r0_cart_0;
-  const double r0_cart_2 = q[0] * 0.09950371902099892;
-  pose[23] = r0_cart_2;
-  pose[35] = r0_cart_2;
-  const double E0_arm_2 = -mbdc_sincos_s[0];
-  pose[26] = E0_arm_2;
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -812,54 +796,33 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
   pose[18] = 0.0;
   pose[19] = 0.0;
   pose[20] = 1.0;
-  pose[22] = 0.0;
-  pose[25] = 0.0;
-  pose[27] = 0.0;
-  pose[28] = 1.0;
-  pose[29] = 0.0;
-  pose[31] = 0.0;
-  pose[34] = 0.1;
-}
-
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 10 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
-void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  pose[18] = mbdc_sincos_s[0];
-  pose[12] = mbdc_sincos_c[0];
-  pose[20] = mbdc_sincos_c[0];
+  pose[30] = mbdc_sincos_s[0];
+  pose[31] = 0.0;
+  pose[24] = mbdc_sincos_c[0];
+  pose[25] = 0.0;
+  pose[32] = mbdc_sincos_c[0];
   const double r0_cart_0 = q[0] * 0.9950371902099892;
-  pose[9] = r0_cart_0;
   pose[21] = r0_cart_0;
+  pose[22] = 0.0;
+  pose[33] = r0_cart_0;
+  pose[34] = 0.1;
   const double r0_cart_2 = q[0] * 0.09950371902099892;
-  pose[11] = r0_cart_2;
   pose[23] = r0_cart_2;
+  pose[35] = r0_cart_2;
   const double E0_arm_2 = -mbdc_sincos_s[0];
-  pose[14] = E0_arm_2;
-  const double t0 = mbdc_sincos_c[0] * 0.955336489125606;
-  const double t1 = mbdc_sincos_s[0] * 0.29552020666133955;
-  const double t2 = t0 + t1;
-  pose[24] = t2;
-  pose[32] = t2;
-  const double t3 = mbdc_sincos_s[0] * 0.955336489125606;
-  const double t4 = mbdc_sincos_c[0] * 0.29552020666133955;
-  const double t5 = t3 - t4;
-  pose[30] = t5;
-  const double t6 = -t5;
-  pose[26] = t6;
-  const double t7 = mbdc_sincos_c[0] * 0.05;
-  const double t8 = mbdc_sincos_s[0] * 0.8;
-  const double t9 = t7 + t8;
-  const double t10 = r0_cart_0 + t9;
-  pose[33] = t10;
-  const double t11 = mbdc_sincos_s[0] * 0.05;
-  const double t12 = mbdc_sincos_c[0] * 0.8;
-  const double t13 = t11 - t12;
-  const double t14 = r0_cart_2 + t13;
-  pose[35] = t14;
+  pose[26] = E0_arm_2;
+  pose[27] = 0.0;
+  pose[28] = 1.0;
+  pose[29] = 0.0;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 10 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]) {
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -869,23 +832,73 @@ void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[
   pose[6] = 0.0;
   pose[7] = 0.0;
   pose[8] = 1.0;
-  pose[10] = 0.0;
+  const double mbdc_sincos_x[2] = {
+      q[1], 0.0
+  };
+  double mbdc_sincos_s[2], mbdc_sincos_c[2];
+  mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  pose[18] = mbdc_sincos_s[0];
+  pose[19] = 0.0;
+  pose[12] = mbdc_sincos_c[0];
   pose[13] = 0.0;
+  pose[20] = mbdc_sincos_c[0];
+  const double r0_cart_0 = q[0] * 0.9950371902099892;
+  pose[9] = r0_cart_0;
+  pose[10] = 0.0;
+  pose[21] = r0_cart_0;
+  pose[22] = 0.1;
+  const double r0_cart_2 = q[0] * 0.09950371902099892;
+  pose[11] = r0_cart_2;
+  pose[23] = r0_cart_2;
+  const double E0_arm_2 = -mbdc_sincos_s[0];
+  pose[14] = E0_arm_2;
   pose[15] = 0.0;
   pose[16] = 1.0;
   pose[17] = 0.0;
-  pose[19] = 0.0;
-  pose[22] = 0.1;
+  const double t0 = mbdc_sincos_c[0] * 0.955336489125606;
+  const double t1 = mbdc_sincos_s[0] * 0.29552020666133955;
+  const double t2 = t0 + t1;
+  pose[24] = t2;
   pose[25] = 0.0;
+  pose[32] = t2;
+  const double t3 = mbdc_sincos_s[0] * 0.955336489125606;
+  const double t4 = mbdc_sincos_c[0] * 0.29552020666133955;
+  const double t5 = t3 - t4;
+  pose[30] = t5;
+  pose[31] = 0.0;
+  const double t6 = -t5;
+  pose[26] = t6;
   pose[27] = 0.0;
   pose[28] = 1.0;
   pose[29] = 0.0;
-  pose[31] = 0.0;
+  const double t7 = mbdc_sincos_c[0] * 0.05;
+  const double t8 = mbdc_sincos_s[0] * 0.8;
+  const double t9 = t7 + t8;
+  const double t10 = r0_cart_0 + t9;
+  pose[33] = t10;
   pose[34] = 0.1;
+  const double t11 = mbdc_sincos_s[0] * 0.05;
+  const double t12 = mbdc_sincos_c[0] * 0.8;
+  const double t13 = t11 - t12;
+  const double t14 = r0_cart_2 + t13;
+  pose[35] = t14;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 34 mul, 22 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
+  J[0] = 0.0;
+  J[6] = 0.9950371902099892;
+  J[2] = 0.0;
+  J[8] = 0.0;
+  J[4] = 0.0;
+  J[10] = 0.09950371902099892;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[13] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -911,18 +924,26 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
   const double t13 = mbdc_sincos_s[0] * t12;
   const double t14 = t9 + t13;
   J[19] = t14;
+  J[15] = -1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
   const double t15 = mbdc_sincos_c[0] * t12;
   const double t16 = mbdc_sincos_s[0] * t8;
   const double t17 = t15 - t16;
   J[23] = t17;
+  J[12] = 0.0;
   const double t18 = 0.9950371902099892 * mbdc_sincos_c[0];
   const double t19 = 0.09950371902099892 * mbdc_sincos_s[0];
   const double t20 = t18 + t19;
   J[18] = t20;
+  J[14] = 0.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
   const double t21 = 0.09950371902099892 * mbdc_sincos_c[0];
   const double t22 = 0.9950371902099892 * mbdc_sincos_s[0];
   const double t23 = t21 - t22;
   J[22] = t23;
+  J[25] = 0.0;
   const double t24 = mbdc_sincos_c[0] * 0.955336489125606;
   const double t25 = mbdc_sincos_s[0] * 0.29552020666133955;
   const double Ef_2_0 = t24 + t25;
@@ -943,18 +964,29 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
   const double t37 = Ef_2_2 * t36;
   const double t38 = t30 + t37;
   J[31] = t38;
+  J[27] = -1.0;
+  J[33] = 0.0;
+  J[29] = 0.0;
   const double t39 = Ef_2_0 * t36;
   const double t40 = Ef_2_2 * t29;
   const double t41 = t39 - t40;
   J[35] = t41;
+  J[24] = 0.0;
   const double t42 = 0.9950371902099892 * Ef_2_0;
   const double t43 = 0.09950371902099892 * Ef_2_2;
   const double t44 = t42 + t43;
   J[30] = t44;
+  J[26] = 0.0;
+  J[32] = 0.0;
+  J[28] = 0.0;
   const double t45 = 0.09950371902099892 * Ef_2_0;
   const double t46 = 0.9950371902099892 * Ef_2_2;
   const double t47 = t45 - t46;
   J[34] = t47;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
+void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
   J[0] = 0.0;
   J[6] = 0.9950371902099892;
   J[2] = 0.0;
@@ -968,25 +1000,6 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
   J[9] = 0.0;
   J[11] = 0.0;
   J[13] = 0.0;
-  J[15] = -1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
-  J[12] = 0.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-  J[25] = 0.0;
-  J[27] = -1.0;
-  J[33] = 0.0;
-  J[29] = 0.0;
-  J[24] = 0.0;
-  J[26] = 0.0;
-  J[32] = 0.0;
-  J[28] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
-void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1005,39 +1018,14 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
   const double sw_arm_0_3 = t3 - t7;
   const double t8 = sw_arm_0_3 - r0_cart_2;
   J[19] = t8;
+  J[15] = -1.0;
+  J[21] = 0.0;
+  J[17] = 0.0;
   const double t9 = mbdc_sincos_s[0] * t2;
   const double t10 = mbdc_sincos_c[0] * t6;
   const double sw_arm_0_5 = t9 + t10;
   const double t11 = r0_cart_0 + sw_arm_0_5;
   J[23] = t11;
-  const double t12 = mbdc_sincos_s[0] * 0.05;
-  const double t13 = mbdc_sincos_c[0] * 0.8;
-  const double t14 = t12 - t13;
-  const double pf_2_2 = r0_cart_2 + t14;
-  const double t15 = sw_arm_0_3 - pf_2_2;
-  J[31] = t15;
-  const double t16 = mbdc_sincos_c[0] * 0.05;
-  const double t17 = mbdc_sincos_s[0] * 0.8;
-  const double t18 = t16 + t17;
-  const double pf_2_0 = r0_cart_0 + t18;
-  const double t19 = sw_arm_0_5 + pf_2_0;
-  J[35] = t19;
-  J[0] = 0.0;
-  J[6] = 0.9950371902099892;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.09950371902099892;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
-  J[15] = -1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
   J[12] = 0.0;
   J[18] = 0.9950371902099892;
   J[14] = 0.0;
@@ -1045,9 +1033,21 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
   J[16] = 0.0;
   J[22] = 0.09950371902099892;
   J[25] = 0.0;
+  const double t12 = mbdc_sincos_s[0] * 0.05;
+  const double t13 = mbdc_sincos_c[0] * 0.8;
+  const double t14 = t12 - t13;
+  const double pf_2_2 = r0_cart_2 + t14;
+  const double t15 = sw_arm_0_3 - pf_2_2;
+  J[31] = t15;
   J[27] = -1.0;
   J[33] = 0.0;
   J[29] = 0.0;
+  const double t16 = mbdc_sincos_c[0] * 0.05;
+  const double t17 = mbdc_sincos_s[0] * 0.8;
+  const double t18 = t16 + t17;
+  const double pf_2_0 = r0_cart_0 + t18;
+  const double t19 = sw_arm_0_5 + pf_2_0;
+  J[35] = t19;
   J[24] = 0.0;
   J[30] = 0.9950371902099892;
   J[26] = 0.0;
@@ -1058,6 +1058,7 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 16 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double vel[6 * SPRING_PENDULUM_NF]) {
+  vel[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1065,8 +1066,12 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = 0.9950371902099892 * v[0];
   vel[3] = t0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = 0.0;
   const double t1 = 0.09950371902099892 * v[0];
   vel[5] = t1;
+  vel[6] = 0.0;
   const double t2 = mbdc_sincos_c[0] * t1;
   const double t3 = mbdc_sincos_s[0] * t0;
   const double v_arm_5 = t2 - t3;
@@ -1079,11 +1084,16 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
   vel[9] = t8;
   const double t9 = -v[1];
   vel[7] = t9;
+  vel[10] = 0.0;
+  vel[8] = 0.0;
   vel[13] = t9;
+  vel[16] = 0.0;
+  vel[14] = 0.0;
   const double t10 = mbdc_sincos_c[0] * v_arm_5;
   const double t11 = mbdc_sincos_s[0] * v_arm_3;
   const double t12 = t10 - t11;
   vel[11] = t12;
+  vel[12] = 0.0;
   const double t13 = v[1] * 0.05;
   const double t14 = v_arm_5 + t13;
   const double t15 = mbdc_sincos_s[0] * t14;
@@ -1096,20 +1106,23 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
   const double t21 = mbdc_sincos_s[0] * t17;
   const double t22 = t20 - t21;
   vel[17] = t22;
-  vel[0] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[6] = 0.0;
-  vel[10] = 0.0;
-  vel[8] = 0.0;
-  vel[12] = 0.0;
-  vel[16] = 0.0;
-  vel[14] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double acc[6 * SPRING_PENDULUM_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
+  acc[9] = 0.0;
+  acc[7] = 0.0;
+  acc[10] = 0.0;
+  acc[8] = 0.0;
+  acc[11] = 0.0;
+  acc[12] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1126,19 +1139,6 @@ void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ],
   acc[17] = t7;
   const double t8 = -t5 - t3;
   acc[15] = t8;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[9] = 0.0;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
-  acc[12] = 0.0;
   acc[13] = 0.0;
   acc[16] = 0.0;
   acc[14] = 0.0;
@@ -1161,6 +1161,7 @@ void spring_pendulum_com(const double q[SPRING_PENDULUM_NQ], double c[3]) {
   const double t4 = mc_cart_0 + mc_arm_0;
   const double t5 = t4 / 2.7;
   c[0] = t5;
+  c[1] = 0.02592592592592592;
   const double mc_cart_2 = q[0] * 0.19900743804199783;
   const double t6 = mbdc_sincos_s[0] * 0.013821345956502426;
   const double t7 = mbdc_sincos_c[0] * 0.3611820808266454;
@@ -1171,11 +1172,13 @@ void spring_pendulum_com(const double q[SPRING_PENDULUM_NQ], double c[3]) {
   const double t10 = mc_cart_2 + mc_arm_2;
   const double t11 = t10 / 2.7;
   c[2] = t11;
-  c[1] = 0.02592592592592592;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 8 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[3 * SPRING_PENDULUM_NV]) {
+  Jc[0] = 0.9950371902099892;
+  Jc[2] = 0.0;
+  Jc[4] = 0.09950371902099892;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1190,6 +1193,7 @@ void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[
   const double t4 = mc_arm_2 - t3;
   const double t5 = t4 / -2.7;
   Jc[1] = t5;
+  Jc[3] = 0.0;
   const double t6 = mbdc_sincos_c[0] * 0.013821345956502426;
   const double t7 = mbdc_sincos_s[0] * 0.3611820808266454;
   const double t8 = t6 + t7;
@@ -1199,10 +1203,6 @@ void spring_pendulum_com_jacobian(const double q[SPRING_PENDULUM_NQ], double Jc[
   const double t10 = mc_arm_0 - t9;
   const double t11 = t10 / 2.7;
   Jc[5] = t11;
-  Jc[0] = 0.9950371902099892;
-  Jc[2] = 0.0;
-  Jc[4] = 0.09950371902099892;
-  Jc[3] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 27 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
@@ -1323,6 +1323,7 @@ void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], con
   h[1] = t47;
   const double t48 = t19 + t42;
   h[3] = t48;
+  h[4] = 0.0;
   const double t49 = t42 * 0.07407407407407408;
   const double t50 = t25 - t49;
   h[2] = t50;
@@ -1331,11 +1332,11 @@ void spring_pendulum_centroidal_momentum(const double q[SPRING_PENDULUM_NQ], con
   const double t52 = t41 * 0.07407407407407408;
   const double t53 = t52 - t21;
   h[0] = t53;
-  h[4] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 18 mul, 15 add, 2 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPRING_PENDULUM_NV]) {
+  Ag[0] = 8.673617379884035e-19;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1371,6 +1372,10 @@ void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPR
   const double t17 = t11 - t16;
   const double t18 = IC_cart_3 + t17;
   Ag[2] = t18;
+  Ag[4] = 0.0;
+  Ag[6] = 2.6866004135669708;
+  Ag[8] = 0.0;
+  Ag[10] = 0.2686600413566971;
   const double t19 = t12 * 0.07407407407407408;
   Ag[1] = t19;
   const double t20 = t6 * t10;
@@ -1382,11 +1387,6 @@ void spring_pendulum_ccrba(const double q[SPRING_PENDULUM_NQ], double Ag[6 * SPR
   Ag[5] = t24;
   const double t25 = -t6;
   Ag[7] = t25;
-  Ag[0] = 8.673617379884035e-19;
-  Ag[4] = 0.0;
-  Ag[6] = 2.6866004135669708;
-  Ag[8] = 0.0;
-  Ag[10] = 0.2686600413566971;
   Ag[9] = 0.0;
 }
 
@@ -1420,6 +1420,7 @@ void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const d
   const double t14 = mbdc_sincos_c[0] * t3;
   const double t15 = -t13 - t14;
   b[3] = t15;
+  b[4] = 0.0;
   const double t16 = t12 * t15;
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   const double mc_cart_0 = q[0] * 1.9900743804199783;
@@ -1437,7 +1438,6 @@ void spring_pendulum_centroidal_bias(const double q[SPRING_PENDULUM_NQ], const d
   const double t25 = t15 * 0.07407407407407408;
   const double t26 = -t25;
   b[2] = t26;
-  b[4] = 0.0;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -1546,6 +1546,12 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   pivot_ref[2] = t65;
   const double t66 = t52 + 1.5;
   pivot_ref[4] = t66;
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double D_arm_0 = t45 + 1.4210854715202004e-14;
   pivot[0] = D_arm_0;
   const double t67 = t48 + 1.7763568394002505e-15;
@@ -1590,6 +1596,7 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   const double t102 = t93 * t101;
   const double D_arm_3 = t100 - t102;
   pivot[3] = D_arm_3;
+  pivot_ref[3] = 8.031196729942934;
   const double t103 = 1.0 / D_arm_3;
   const double t104 = t94 * t101;
   const double t105 = t103 * t104;
@@ -1714,13 +1721,6 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   wrench[12] = t198;
   const double t199 = -w_arm_3;
   wrench[15] = t199;
-  pivot_ref[3] = 8.031196729942934;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
   /* the pivot rule: d accepted iff r > 0 and d > SPRING_PENDULUM_PIVOT_EPS r */
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;

@@ -153,10 +153,11 @@ int mbg_sym_eval_float(const mbg_sym *s, mbg_sym_input_fn input, void *ctx, floa
  * negations that count as nothing: "-t3 - t4"), each followed by "array[i] = tN;" for the
  * outputs it is (in call order: the value dies there unless used again, so the caller's output
  * arrays must not overlap its inputs or one another, and each element is written once, as
- * lua_sym.c enforces), then the outputs whose values are leaves, in call order. The emitted
- * text thus depends on the outputs being written once. Temporaries take their mbg_sym_name (made a
- * unique C identifier that never looks like tN, a keyword, a math function or an array
- * name), else tN numbered densely in schedule order. Byte-deterministic. Compiled without
+ * lua_sym.c enforces); an output whose value is a leaf right after the output before it in
+ * call order (the leading ones first: runs of one constant stay where the call order put
+ * them, so that no compiler turns them into a memset call). Temporaries take their
+ * mbg_sym_name (made a unique C identifier that never looks like tN, a keyword, a math function
+ * or an array name), else tN numbered densely in schedule order. Byte-deterministic. Compiled without
  * floating-point contraction (gcc's ISO C modes, or -ffp-contract=off), the code computes what
  * mbg_sym_eval (mbg_sym_eval_float) computes, bit for bit. Array names that are keywords, math
  * functions, look like tN or are longer than 64 characters are refused (EINVAL). */

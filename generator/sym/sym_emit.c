@@ -395,6 +395,17 @@ static void put_output(emitter *m, const char *indent, int32_t i) {
   put_end(m, &l);
 }
 
+/* Output k, then the outputs after it in call order whose values are leaves (up to the next one
+ * with a statement). Keeping the call order around the constants matters beyond readability: a
+ * long run of stores of one constant to consecutive elements (a Jacobian's structural zeros, all
+ * at the end) is what compilers turn into a call of the C library's memset, which the generated
+ * code must not need. */
+static void put_outputs_from(emitter *m, const char *indent, int32_t k) {
+  put_output(m, indent, k);
+  for (int32_t i = k + 1; i < m->s->nout && stored_last(m, m->s->out_e[i]); i++)
+    put_output(m, indent, i);
+}
+
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
@@ -419,26 +430,28 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   for (int32_t i = 0; !rc && i < len; i++)
     if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
   /* each output stored right after its value (it then dies unless used again: the caller's
-   * arrays do not overlap, sym.h), the outputs of leaves and of the batch's sines and cosines
-   * after it, the leaves' last */
+   * arrays do not overlap, sym.h); the outputs of the batch's sines and cosines after it; an
+   * output whose value is a leaf right after the output before it in call order (the first
+   * ones before every statement) */
   int32_t *next_out = NULL, *first_out = NULL;
   if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
+  for (int32_t k = 0; !rc && k < s->nout && stored_last(&m, s->out_e[k]); k++)
+    put_output(&m, indent, k);
   for (int32_t i = 0; !rc && i < len; i++) {
     mbg_sx e = order[i];
     int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
     if (!inline_neg(&m, e) && !(m.sincos && trig)) {
       put_statement(&m, indent, e);
-      for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_output(&m, indent, k);
+      for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_outputs_from(&m, indent, k);
     }
     if (m.sincos && i == last_trig) {
       put_trig_batch(&m, indent, arg);
       for (int32_t j = 0; j <= i; j++)
         if (s->op[order[j]] == MBG_SYM_SIN || s->op[order[j]] == MBG_SYM_COS)
-          for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k]) put_output(&m, indent, k);
+          for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k])
+            put_outputs_from(&m, indent, k);
     }
   }
-  for (int32_t i = 0; !rc && i < s->nout; i++)
-    if (stored_last(&m, s->out_e[i])) put_output(&m, indent, i);
   free(first_out), free(next_out);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
   if (m.names.slot || m.names.str) set_free(&m.names);

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xc9bc78e513cd
+#if _2DOF_PLANAR_SET_ID != 0x2e4c382eaf12
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -572,6 +572,12 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 31 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]) {
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -610,6 +616,9 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   const double t24 = ac_link2_1 * 0.03;
   const double f_link2_0 = t23 - t24;
   wrench[12] = f_link2_0;
+  wrench[13] = 0.0;
+  wrench[14] = 0.0;
+  wrench[15] = 0.0;
   const double t25 = ac_link2_1 * 0.3;
   const double t26 = ac_link2_2 * 0.3;
   const double t27 = wd_link2_0 * 0.03;
@@ -630,6 +639,7 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   wrench[7] = f_link1_1;
   const double f_link1_2 = t31 * 0.0125;
   wrench[8] = f_link1_2;
+  wrench[9] = 0.0;
   const double t37 = f_link2_0 - t35;
   const double f_link1_0 = t5 + t37;
   wrench[6] = f_link1_0;
@@ -637,20 +647,26 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   wrench[10] = f_link1_4;
   const double f_link1_5 = t11 + t34;
   wrench[11] = f_link1_5;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[9] = 0.0;
-  wrench[13] = 0.0;
-  wrench[14] = 0.0;
-  wrench[15] = 0.0;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PLANAR_NB + 1)]) {
+  pose[0] = 1.0;
+  pose[1] = 0.0;
+  pose[2] = 0.0;
+  pose[3] = 0.0;
+  pose[4] = 1.0;
+  pose[5] = 0.0;
+  pose[6] = 0.0;
+  pose[7] = 0.0;
+  pose[8] = 1.0;
+  pose[9] = 0.0;
+  pose[10] = 0.0;
+  pose[11] = 0.0;
+  pose[12] = 1.0;
+  pose[13] = 0.0;
+  pose[14] = 0.0;
+  pose[15] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -659,8 +675,16 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[19] = mbdc_sincos_s[0];
   pose[16] = mbdc_sincos_c[0];
   pose[20] = mbdc_sincos_c[0];
+  pose[21] = 0.025;
+  pose[22] = 0.0;
+  pose[23] = 0.0;
+  pose[24] = 1.0;
+  pose[25] = 0.0;
+  pose[26] = 0.0;
+  pose[27] = 0.0;
   const double E0_link1_7 = -mbdc_sincos_s[0];
   pose[17] = E0_link1_7;
+  pose[18] = 0.0;
   const double t0 = mbdc_sincos_s[0] * 0.1;
   const double r0_link2_1 = -t0;
   pose[34] = r0_link2_1;
@@ -672,11 +696,17 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   const double E0_link2_4 = t1 - t3;
   pose[28] = E0_link2_4;
   pose[32] = E0_link2_4;
+  pose[33] = 0.037500000000000006;
   const double t4 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_5 = t2 + t4;
   pose[31] = E0_link2_5;
   const double E0_link2_7 = -t2 - t4;
   pose[29] = E0_link2_7;
+  pose[30] = 0.0;
+}
+
+/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 8 mul, 7 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]) {
   pose[0] = 1.0;
   pose[1] = 0.0;
   pose[2] = 0.0;
@@ -693,20 +723,6 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[13] = 0.0;
   pose[14] = 0.0;
   pose[15] = 0.0;
-  pose[18] = 0.0;
-  pose[21] = 0.025;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
-  pose[24] = 1.0;
-  pose[25] = 0.0;
-  pose[26] = 0.0;
-  pose[27] = 0.0;
-  pose[30] = 0.0;
-  pose[33] = 0.037500000000000006;
-}
-
-/* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 8 mul, 7 add, 0 div, 0 sqrt, 4 sin/cos. */
-void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -715,20 +731,32 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   pose[19] = mbdc_sincos_s[0];
   pose[16] = mbdc_sincos_c[0];
   pose[20] = mbdc_sincos_c[0];
+  pose[21] = 0.025;
+  pose[22] = 0.0;
+  pose[23] = 0.0;
+  pose[24] = 1.0;
+  pose[25] = 0.0;
+  pose[26] = 0.0;
+  pose[27] = 0.0;
   const double E0_link1_7 = -mbdc_sincos_s[0];
   pose[17] = E0_link1_7;
+  pose[18] = 0.0;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_4 = t0 - t1;
   pose[28] = E0_link2_4;
   pose[32] = E0_link2_4;
+  pose[33] = 0.037500000000000006;
   pose[40] = E0_link2_4;
   pose[44] = E0_link2_4;
+  pose[45] = 0.037500000000000006;
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_7 = -t2 - t3;
   pose[29] = E0_link2_7;
+  pose[30] = 0.0;
   pose[41] = E0_link2_7;
+  pose[42] = 0.0;
   const double E0_link2_5 = t2 + t3;
   pose[31] = E0_link2_5;
   pose[43] = E0_link2_5;
@@ -737,48 +765,47 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   pose[34] = r0_link2_1;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
   pose[35] = r0_link2_2;
+  pose[36] = 1.0;
+  pose[37] = 0.0;
+  pose[38] = 0.0;
+  pose[39] = 0.0;
   const double t5 = E0_link2_7 * 0.2;
   const double t6 = t5 - t4;
   pose[46] = t6;
   const double t7 = E0_link2_4 * 0.2;
   const double t8 = r0_link2_2 + t7;
   pose[47] = t8;
-  pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
-  pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
-  pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
-  pose[12] = 1.0;
-  pose[13] = 0.0;
-  pose[14] = 0.0;
-  pose[15] = 0.0;
-  pose[18] = 0.0;
-  pose[21] = 0.025;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
-  pose[24] = 1.0;
-  pose[25] = 0.0;
-  pose[26] = 0.0;
-  pose[27] = 0.0;
-  pose[30] = 0.0;
-  pose[33] = 0.037500000000000006;
-  pose[36] = 1.0;
-  pose[37] = 0.0;
-  pose[38] = 0.0;
-  pose[39] = 0.0;
-  pose[42] = 0.0;
-  pose[45] = 0.037500000000000006;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 30 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]) {
+  J[0] = 0.0;
+  J[2] = 0.0;
+  J[4] = 0.0;
+  J[6] = 0.0;
+  J[8] = 0.0;
+  J[10] = 0.0;
+  J[1] = 0.0;
+  J[3] = 0.0;
+  J[5] = 0.0;
+  J[7] = 0.0;
+  J[9] = 0.0;
+  J[11] = 0.0;
+  J[12] = 1.0;
+  J[18] = 0.0;
+  J[14] = 0.0;
+  J[20] = 0.0;
+  J[16] = 0.0;
+  J[22] = 0.0;
+  J[13] = 0.0;
+  J[15] = 0.0;
+  J[17] = 0.0;
+  J[19] = 0.0;
+  J[21] = 0.0;
+  J[23] = 0.0;
+  J[25] = 1.0;
+  J[31] = 0.0;
+  J[27] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -811,16 +838,24 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t18 = E0_link2_5 * t17;
   const double t19 = t14 + t18;
   J[33] = t19;
+  J[29] = 0.0;
   const double t20 = E0_link2_7 * t13;
   const double t21 = E0_link2_4 * t17;
   const double t22 = t20 + t21;
   J[35] = t22;
+  J[24] = 1.0;
+  J[30] = 0.0;
+  J[26] = 0.0;
   const double t23 = t3 * E0_link2_5;
   const double t24 = -t23 - t2;
   J[32] = t24;
+  J[28] = 0.0;
   const double t25 = r0_link2_2 * E0_link2_7;
   const double t26 = -t10 - t25;
   J[34] = t26;
+  J[37] = 1.0;
+  J[43] = 0.0;
+  J[39] = 0.0;
   const double t27 = E0_link2_4 * 0.2;
   const double pf_3_2 = r0_link2_2 + t27;
   const double t28 = sw_link2_0_4 - pf_3_2;
@@ -831,18 +866,27 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t32 = E0_link2_5 * t31;
   const double t33 = t29 + t32;
   J[45] = t33;
+  J[41] = 0.0;
   const double t34 = E0_link2_7 * t28;
   const double t35 = E0_link2_4 * t31;
   const double t36 = t34 + t35;
   J[47] = t36;
+  J[36] = 1.0;
+  J[42] = 0.0;
+  J[38] = 0.0;
   const double t37 = E0_link2_5 * pf_3_1;
   const double t38 = E0_link2_4 * pf_3_2;
   const double t39 = t37 - t38;
   J[44] = t39;
+  J[40] = 0.0;
   const double t40 = E0_link2_4 * pf_3_1;
   const double t41 = E0_link2_7 * pf_3_2;
   const double t42 = t40 - t41;
   J[46] = t42;
+}
+
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 16 mul, 16 add, 0 div, 0 sqrt, 4 sin/cos. */
+void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]) {
   J[0] = 0.0;
   J[2] = 0.0;
   J[4] = 0.0;
@@ -870,23 +914,6 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   J[25] = 1.0;
   J[31] = 0.0;
   J[27] = 0.0;
-  J[29] = 0.0;
-  J[24] = 1.0;
-  J[30] = 0.0;
-  J[26] = 0.0;
-  J[28] = 0.0;
-  J[37] = 1.0;
-  J[43] = 0.0;
-  J[39] = 0.0;
-  J[41] = 0.0;
-  J[36] = 1.0;
-  J[42] = 0.0;
-  J[38] = 0.0;
-  J[40] = 0.0;
-}
-
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 16 mul, 16 add, 0 div, 0 sqrt, 4 sin/cos. */
-void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -895,6 +922,9 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   const double t0 = mbdc_sincos_s[0] * 0.1;
   const double r0_link2_1 = -t0;
   J[34] = r0_link2_1;
+  J[37] = 1.0;
+  J[43] = 0.0;
+  J[39] = 0.0;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
   const double t1 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
@@ -921,61 +951,43 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   J[46] = pf_3_1;
   const double t17 = sw_link2_0_5 - t0;
   J[35] = t17;
-  const double t18 = sw_link2_0_5 + pf_3_1;
-  J[47] = t18;
-  const double pf_3_2 = r0_link2_2 + t16;
-  const double t19 = -r0_link2_2;
-  J[32] = t19;
-  const double t20 = sw_link2_0_4 - r0_link2_2;
-  J[33] = t20;
-  const double t21 = sw_link2_0_4 - pf_3_2;
-  J[45] = t21;
-  const double t22 = -pf_3_2;
-  J[44] = t22;
-  J[0] = 0.0;
-  J[2] = 0.0;
-  J[4] = 0.0;
-  J[6] = 0.0;
-  J[8] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[12] = 1.0;
-  J[18] = 0.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-  J[22] = 0.0;
-  J[13] = 0.0;
-  J[15] = 0.0;
-  J[17] = 0.0;
-  J[19] = 0.0;
-  J[21] = 0.0;
-  J[23] = 0.0;
-  J[25] = 1.0;
-  J[31] = 0.0;
-  J[27] = 0.0;
-  J[29] = 0.0;
   J[24] = 1.0;
   J[30] = 0.0;
   J[26] = 0.0;
-  J[28] = 0.0;
-  J[37] = 1.0;
-  J[43] = 0.0;
-  J[39] = 0.0;
-  J[41] = 0.0;
+  const double t18 = sw_link2_0_5 + pf_3_1;
+  J[47] = t18;
   J[36] = 1.0;
   J[42] = 0.0;
   J[38] = 0.0;
+  const double pf_3_2 = r0_link2_2 + t16;
+  const double t19 = -r0_link2_2;
+  J[32] = t19;
+  J[28] = 0.0;
+  const double t20 = sw_link2_0_4 - r0_link2_2;
+  J[33] = t20;
+  J[29] = 0.0;
+  const double t21 = sw_link2_0_4 - pf_3_2;
+  J[45] = t21;
+  J[41] = 0.0;
+  const double t22 = -pf_3_2;
+  J[44] = t22;
   J[40] = 0.0;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 14 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double vel[6 * _2DOF_PLANAR_NF]) {
+  vel[0] = 0.0;
+  vel[3] = 0.0;
+  vel[1] = 0.0;
+  vel[4] = 0.0;
+  vel[2] = 0.0;
+  vel[5] = 0.0;
+  vel[6] = v[0];
+  vel[9] = 0.0;
+  vel[7] = 0.0;
+  vel[10] = 0.0;
+  vel[8] = 0.0;
+  vel[11] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -993,11 +1005,16 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   const double v_link2_5 = mbdc_sincos_s[1] * t4;
   const double v_link2_0 = v[0] + v[1];
   vel[12] = v_link2_0;
+  vel[15] = 0.0;
+  vel[13] = 0.0;
   vel[18] = v_link2_0;
+  vel[21] = 0.0;
+  vel[19] = 0.0;
   const double t6 = E0_link2_4 * t5;
   const double t7 = E0_link2_7 * v_link2_5;
   const double t8 = t7 - t6;
   vel[16] = t8;
+  vel[14] = 0.0;
   const double t9 = E0_link2_5 * t5;
   const double t10 = E0_link2_4 * v_link2_5;
   const double t11 = t10 - t9;
@@ -1007,31 +1024,29 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   const double t14 = E0_link2_4 * t13;
   const double t15 = t7 + t14;
   vel[22] = t15;
+  vel[20] = 0.0;
   const double t16 = E0_link2_5 * t13;
   const double t17 = t10 + t16;
   vel[23] = t17;
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[5] = 0.0;
-  vel[6] = v[0];
-  vel[9] = 0.0;
-  vel[7] = 0.0;
-  vel[10] = 0.0;
-  vel[8] = 0.0;
-  vel[11] = 0.0;
-  vel[15] = 0.0;
-  vel[13] = 0.0;
-  vel[14] = 0.0;
-  vel[21] = 0.0;
-  vel[19] = 0.0;
-  vel[20] = 0.0;
 }
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 16 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double acc[6 * _2DOF_PLANAR_NF]) {
+  acc[0] = 0.0;
+  acc[3] = 0.0;
+  acc[1] = 0.0;
+  acc[4] = 0.0;
+  acc[2] = 0.0;
+  acc[5] = 0.0;
+  acc[6] = 0.0;
+  acc[9] = 0.0;
+  acc[7] = 0.0;
+  acc[10] = 0.0;
+  acc[8] = 0.0;
+  acc[11] = 0.0;
+  acc[12] = 0.0;
+  acc[15] = 0.0;
+  acc[13] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1057,39 +1072,25 @@ void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const
   const double t13 = E0_link2_7 * t7;
   const double t14 = -t13 - t9;
   acc[16] = t14;
+  acc[14] = 0.0;
   const double t15 = E0_link2_4 * t7;
   const double t16 = -t15 - t8;
   acc[17] = t16;
-  const double t17 = E0_link2_7 * t12;
-  const double t18 = t17 - t9;
-  acc[22] = t18;
-  const double t19 = E0_link2_4 * t12;
-  const double t20 = t19 - t8;
-  acc[23] = t20;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[9] = 0.0;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
-  acc[12] = 0.0;
-  acc[15] = 0.0;
-  acc[13] = 0.0;
-  acc[14] = 0.0;
   acc[18] = 0.0;
   acc[21] = 0.0;
   acc[19] = 0.0;
+  const double t17 = E0_link2_7 * t12;
+  const double t18 = t17 - t9;
+  acc[22] = t18;
   acc[20] = 0.0;
+  const double t19 = E0_link2_4 * t12;
+  const double t20 = t19 - t8;
+  acc[23] = t20;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 14 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]) {
+  c[0] = 0.0325;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1117,11 +1118,11 @@ void _2dof_planar_com(const double q[_2DOF_PLANAR_NQ], double c[3]) {
   const double t12 = mc_link1_2 + mc_link2_2;
   const double t13 = t12 * 2.0;
   c[2] = t13;
-  c[0] = 0.0325;
 }
 
 /* the Jacobian of the centre of mass, 3 x P_NV row-major: cdot = Jc v; 16 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2DOF_PLANAR_NV]) {
+  Jc[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1150,6 +1151,7 @@ void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2
   const double mcs_link1_1 = mc_link2_1 - t11;
   const double t12 = mcs_link1_1 * 2.0;
   Jc[4] = t12;
+  Jc[1] = 0.0;
   const double t13 = mc_link2_2 - t3;
   const double t14 = 2.0 * t13;
   const double t15 = -t14;
@@ -1157,8 +1159,6 @@ void _2dof_planar_com_jacobian(const double q[_2DOF_PLANAR_NQ], double Jc[3 * _2
   const double t16 = t10 + mc_link2_1;
   const double t17 = 2.0 * t16;
   Jc[5] = t17;
-  Jc[0] = 0.0;
-  Jc[1] = 0.0;
 }
 
 /* e[0] the kinetic energy 1/2 v^T M v, e[1] the potential energy of gravity (0 with the centre of mass at the world origin); 23 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1272,12 +1272,12 @@ void _2dof_planar_centroidal_momentum(const double q[_2DOF_PLANAR_NQ], const dou
   const double t45 = t36 * 0.0050000000000000044;
   const double t46 = t28 + t45;
   h[2] = t46;
+  h[3] = 0.0;
   const double t47 = t38 - t22;
   h[5] = t47;
   const double t48 = t38 * 0.0050000000000000044;
   const double t49 = -t48 - t27;
   h[1] = t49;
-  h[3] = 0.0;
 }
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 36 mul, 27 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1351,17 +1351,17 @@ void _2dof_planar_ccrba(const double q[_2DOF_PLANAR_NQ], double Ag[6 * _2DOF_PLA
   const double t43 = t34 * 0.0075;
   const double t44 = t30 - t43;
   Ag[4] = t44;
+  Ag[6] = 0.0;
   const double t45 = -t5;
   Ag[9] = t45;
   const double t46 = t5 * 0.0050000000000000044;
   const double t47 = -t46;
   Ag[5] = t47;
+  Ag[7] = 0.0;
   const double t48 = -t12;
   Ag[11] = t48;
   const double t49 = t12 * 0.0050000000000000044;
   Ag[3] = t49;
-  Ag[6] = 0.0;
-  Ag[7] = 0.0;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 38 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
@@ -1495,6 +1495,7 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t20 = t18 * t19;
   const double D_link2_2 = t13 - t20;
   pivot[2] = D_link2_2;
+  pivot_ref[2] = 32.29716081275521;
   const double t21 = A_R_link2_ss * 9.846153846153852;
   const double t22 = 13.179487179487186 - t21;
   const double D_link2_3 = t22 + 14.76923804024026;
@@ -1529,6 +1530,12 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   pivot[4] = D_link2_4;
   const double t48 = t24 + 5.882354602079252;
   pivot_ref[4] = t48;
+  wrench[0] = 0.0;
+  wrench[1] = 0.0;
+  wrench[2] = 0.0;
+  wrench[3] = 0.0;
+  wrench[4] = 0.0;
+  wrench[5] = 0.0;
   const double ac_link1_1 = mbdc_sincos_s[0] * 9.81;
   const double t49 = ac_link1_1 * 0.010000000000000002;
   const double t50 = t49 + tau[0];
@@ -1621,6 +1628,7 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double t122 = t117 + t121;
   const double alpha_link1_0 = 5647.06945330721 * t122;
   qdd[0] = alpha_link1_0;
+  wrench[6] = tau[0];
   const double t123 = t39 * t105;
   const double t124 = t123 * 0.049999999999999996;
   const double t125 = t18 * t123;
@@ -1654,6 +1662,7 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   const double alpha_link2_0 = 984.6153846153851 * t144;
   const double t145 = alpha_link2_0 - alpha_link1_0;
   qdd[1] = t145;
+  wrench[12] = tau[1];
   const double t146 = mbdc_sincos_c[1] * t132;
   const double t147 = mbdc_sincos_s[1] * t127;
   const double w_link2_1 = t146 + t147;
@@ -1664,15 +1673,6 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   wrench[14] = w_link2_2;
   const double w_link2_3 = -t123;
   wrench[15] = w_link2_3;
-  pivot_ref[2] = 32.29716081275521;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[6] = tau[0];
-  wrench[12] = tau[1];
   /* the pivot rule: d accepted iff r > 0 and d > _2DOF_PLANAR_PIVOT_EPS r */
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;

@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xda523a2c9ff1
+#if SIMPLE_HUMANOID_SET_ID != 0x8e0b9fb7cc8b
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
