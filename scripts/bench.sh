@@ -4,7 +4,8 @@
 # states, same process), counts instructions per call with callgrind, collects `mbdc stats`, and
 # writes docs/benchmarks.md and docs/benchmarks.png; then bench/loops.sh (closed loops, when
 # Simbody is there), bench/peers.sh (instructions per call against RBDL's and Pinocchio's reference
-# figures, when valgrind is there) and bench/flex.sh (flexible bodies: also the tables of
+# figures, when valgrind is there), bench/icache.sh (code size and the L1 instruction cache, when
+# valgrind is there) and bench/flex.sh (flexible bodies: also the tables of
 # docs/flexible.md) write their sections.
 #
 #   bash scripts/bench.sh
@@ -89,6 +90,9 @@ fi
 # and aba at -O3 -march=x86-64-v3 -ffp-contract=fast against the peers' fixed reference figures).
 if command -v valgrind >/dev/null; then
   bash bench/peers.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
+  # Code size against the instruction cache (bench/icache.sh: simulated L1i misses, and time
+  # against the runtime's loops, from the Panda to a 140-body tree).
+  bash bench/icache.sh "build-bench/$first" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then

@@ -331,6 +331,14 @@ grep -Eq '"cfa": \{"order": "tips", "tips": \{"generated": true, "mul": [0-9]+.*
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
 grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+, "live": [0-9]+, "live_bytes": [0-9]+\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
+# crba builds each body's columns as soon as its composite inertia is final (crba.lua): on a
+# humanoid at most 100 values live at once (72 on 2026-11-28; 196 when every composite was built
+# first, the other limbs' held meanwhile)
+expect 0 "stats --json of a humanoid's crba" -- "$mbdc" stats "$src/examples/urdf/simple_humanoid.urdf" \
+  --floating-base --functions crba --json
+live=$(sed -n 's/.*"crba": {[^}]*"live": \([0-9]*\).*/\1/p' "$tmp/out")
+[ -n "$live" ] && [ "$live" -le 100 ] ||
+  { echo "FAIL: crba of simple_humanoid: $live values live at once (at most 100)"; cat "$tmp/out"; fail=$((fail + 1)); }
 
 # springs and the initial state: check lists them, generate and stats add passive_forces (only
 # for a model with springs), the header declares the initial state

@@ -41,7 +41,7 @@ static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *inde
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL};
+  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL, NULL};
   *rc = mbg_sym_emit_c(s, f, &o);
   fclose(f);
   return buf;
@@ -251,7 +251,7 @@ static void t_dce_and_schedule(void **st) {
   assert_false(live[mbg_sym_add(s, c, d)]);
   assert_true(live[ab] && live[a] && live[d]);
   mbg_sx *order;
-  assert_int_equal(mbg_sym_schedule(s, 1, &order), 3); /* ab, y0, y1: depth-first, output order */
+  assert_int_equal(mbg_sym_schedule(s, &order), 3); /* ab, y0, y1: depth-first, output order */
   assert_int_equal(order[0], ab);
   assert_int_equal(order[1], y0);
   assert_int_equal(order[2], y1);
@@ -295,7 +295,7 @@ static void t_emit_sincos_batch(void **st) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos"};
+  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos", NULL};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   assert_string_equal(buf, "const double t0 = q[1] * 0.5;\n"
@@ -330,6 +330,54 @@ static void t_emit_sincos_batch(void **st) {
                               "};\n"
                               "float mbdc_sincos_s[12], mbdc_sincos_c[12];\n"
                               "mbdc_sincosf(12, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);\n"));
+  free(buf);
+  mbg_sym_free(s);
+}
+
+/* Text of s emitted with opts.zero = "mbdc_zero" (scalar sc), malloc'ed. */
+static char *emit_zero(const mbg_sym *s, mbg_sym_scalar sc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  mbg_sym_emit_opts o = {"", sc, 0, NULL, NULL, "mbdc_zero"};
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  return buf;
+}
+
+/* opts.zero: from MBG_SYM_ZERO_MIN outputs of 0 on, one volatile-loaded local stores them
+ * (other constants stay literals; a temporary wanting the name is renamed); below, the
+ * literal. */
+static void t_emit_zero_local(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx q0 = mbg_sym_input(s, "q", 0), zero = mbg_sym_const(s, 0.0);
+  mbg_sx y = mbg_sym_mul(s, q0, q0);
+  assert_int_equal(mbg_sym_name(s, y, "mbdc_zero_src"), 0);
+  mbg_sym_output(s, "M", 0, y);
+  for (int i = 1; i < MBG_SYM_ZERO_MIN; i++) mbg_sym_output(s, "M", i, zero);
+  mbg_sym_output(s, "M", MBG_SYM_ZERO_MIN, mbg_sym_const(s, 2.5));
+  char *buf = emit_zero(s, MBG_SYM_DOUBLE); /* ZERO_MIN - 1 zeros: literals */
+  assert_null(strstr(buf, "mbdc_zero ="));
+  assert_non_null(strstr(buf, "M[1] = 0.0;\n"));
+  free(buf);
+  mbg_sym_output(s, "M", MBG_SYM_ZERO_MIN + 1, mbg_sym_const(s, -0.0)); /* the engine's 0 */
+  buf = emit_zero(s, MBG_SYM_DOUBLE);
+  char want[512];
+  int n = snprintf(want, sizeof want, "volatile double mbdc_zero_src = 0.0;\n"
+                                     "const double mbdc_zero = mbdc_zero_src;\n"
+                                     "const double mbdc_zero_src_2 = q[0] * q[0];\n"
+                                     "M[0] = mbdc_zero_src_2;\n");
+  for (int i = 1; i < MBG_SYM_ZERO_MIN; i++)
+    n += snprintf(want + n, sizeof want - (size_t)n, "M[%d] = mbdc_zero;\n", i);
+  snprintf(want + n, sizeof want - (size_t)n, "M[%d] = 2.5;\nM[%d] = mbdc_zero;\n",
+           MBG_SYM_ZERO_MIN, MBG_SYM_ZERO_MIN + 1);
+  assert_string_equal(buf, want);
+  free(buf);
+  buf = emit_zero(s, MBG_SYM_FLOAT);
+  assert_non_null(strstr(buf, "volatile float mbdc_zero_src = 0.0f;\n"
+                              "const float mbdc_zero = mbdc_zero_src;\n"));
   free(buf);
   mbg_sym_free(s);
 }
@@ -471,19 +519,17 @@ static void t_eval_random(void **st) {
       if (!(got == want && (want == 0.0 || same_bits(got, want))))
         fail_msg("DAG %d entry %d: engine %.17g, direct C %.17g", dag, i, got, want);
     }
-    /* every order (depth-first, by id or greedy; sines and cosines first or not): every live
-     * operation once, operands first; the schedule is the one of the three with the least peak */
+    /* every order (depth-first, by id or greedy, sines and cosines first): every live operation
+     * once, operands first; the schedule is the one of the three with the least peak */
     size_t size = (size_t)mbg_sym_size(r.s);
     unsigned char *live = malloc(size);
     int32_t live_ops = 0;
     mbg_sym_live(r.s, live);
     for (mbg_sx e = 0; e < mbg_sym_size(r.s); e++)
       live_ops += live[e] && mbg_sym_op_of(r.s, e) > MBG_SYM_INPUT;
-    for (int kind = 0; kind < 8; kind++) {
-      int trig_first = kind & 1;
+    for (int kind = 0; kind < 4; kind++) {
       mbg_sx *order;
-      int32_t len = kind < 6 ? mbg_sym_order(r.s, trig_first, kind >> 1, &order)
-                             : mbg_sym_schedule(r.s, trig_first, &order);
+      int32_t len = kind < 3 ? mbg_sym_order(r.s, kind, &order) : mbg_sym_schedule(r.s, &order);
       unsigned char *done = calloc(size, 1);
       assert_int_equal(len, live_ops);
       for (int32_t k = 0; k < len; k++) {
@@ -494,16 +540,16 @@ static void t_eval_random(void **st) {
         assert_false(done[order[k]]);
         done[order[k]] = 1;
       }
-      if (kind >= 6) { /* the schedule: the order of least peak */
+      if (kind == 3) { /* the schedule: the order of least peak */
         long least = -1, peak;
         for (int k = 0; k < 3; k++) {
           mbg_sx *o;
-          int32_t l = mbg_sym_order(r.s, trig_first, k, &o);
+          int32_t l = mbg_sym_order(r.s, k, &o);
           long p = mbg_sym_order_peak(r.s, o, l);
           if (least < 0 || p < least) least = p;
           free(o);
         }
-        assert_int_equal(mbg_sym_peak_live(r.s, trig_first, &peak), 0);
+        assert_int_equal(mbg_sym_peak_live(r.s, &peak), 0);
         assert_int_equal(peak, least);
         assert_int_equal(mbg_sym_order_peak(r.s, order, len), peak);
       }
@@ -614,7 +660,7 @@ static void t_emit_joined(void **st) {
   assert_int_equal(rc, 0);
   size_t len = 0;
   FILE *f = open_memstream(&joined, &len);
-  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL};
+  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL, NULL};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   size_t n = strlen(whole);
@@ -633,7 +679,7 @@ static void t_emit_nonfinite(void **st) {
   mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
   mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
   int rc;
-  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL};
+  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL, NULL}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL, NULL};
   char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0), free(t);
   assert_int_equal(mbg_sym_emit_check(s, &dbl), 0);
@@ -663,7 +709,7 @@ static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *wa
   fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
   fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
   fprintf(f, "  (void)q;\n  (void)v;\n");
-  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL};
+  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL, NULL};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
   for (int k = 0; k < 16; k++) {
@@ -776,11 +822,12 @@ static void t_peak_live(void **state) {
   mbg_sx t3 = mbg_sym_mul(s, mbg_sym_mul(s, mbg_sym_mul(s, a, b), c), d);
   assert_int_equal(mbg_sym_output(s, "out", 0, t3), 0);
   long peak = -1;
-  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
   assert_int_equal(peak, 2);
   mbg_sym_free(s);
-  /* outputs are stored at the end: x = a b and y = c d stay live beside x + y (three); a
-   * negation folded into its consumer is no temporary, its operand lives as long as it */
+  /* x = a b and y = c d are outputs, stored at once, and used again: both live beside x + y
+   * (three); a negation folded into its consumer is no temporary, its operand lives as long as
+   * it */
   s = mbg_sym_new();
   a = mbg_sym_input(s, "q", 0), b = mbg_sym_input(s, "q", 1);
   c = mbg_sym_input(s, "q", 2), d = mbg_sym_input(s, "q", 3);
@@ -788,13 +835,13 @@ static void t_peak_live(void **state) {
   assert_int_equal(mbg_sym_output(s, "out", 0, x), 0);
   assert_int_equal(mbg_sym_output(s, "out", 1, y), 0);
   assert_int_equal(mbg_sym_output(s, "out", 2, mbg_sym_sub(s, mbg_sym_neg(s, x), y)), 0);
-  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
   assert_int_equal(peak, 3);
   mbg_sym_free(s);
   /* nothing but inputs: no temporary */
   s = mbg_sym_new();
   assert_int_equal(mbg_sym_output(s, "out", 0, mbg_sym_input(s, "q", 0)), 0);
-  assert_int_equal(mbg_sym_peak_live(s, 1, &peak), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &peak), 0);
   assert_int_equal(peak, 0);
   mbg_sym_free(s);
 }
@@ -819,13 +866,13 @@ static void t_orders(void **state) {
   const long peak[3] = {5, 5, 3};
   for (int k = 0; k < 3; k++) {
     mbg_sx *o;
-    assert_int_equal(mbg_sym_order(s, 0, k, &o), 7);
+    assert_int_equal(mbg_sym_order(s, k, &o), 7);
     for (int i = 0; i < 7; i++) assert_int_equal(o[i], want[k][i]);
     assert_int_equal(mbg_sym_order_peak(s, o, 7), peak[k]);
     free(o);
   }
   long p;
-  assert_int_equal(mbg_sym_peak_live(s, 0, &p), 0);
+  assert_int_equal(mbg_sym_peak_live(s, &p), 0);
   assert_int_equal(p, 3);
   mbg_sym_free(s);
 }
@@ -840,7 +887,7 @@ int main(void) {
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
-      cmocka_unit_test(t_emit_sincos_batch),
+      cmocka_unit_test(t_emit_sincos_batch), cmocka_unit_test(t_emit_zero_local),
       cmocka_unit_test(t_compile_double),   cmocka_unit_test(t_compile_float),
       cmocka_unit_test(t_depth),
   };

@@ -38,7 +38,7 @@ static void t_scale(void **st) {
   assert_int_equal(mbg_sym_count(s, &n), 0);
   assert_true(n.mul > 300000 && n.add + 1 == n.mul); /* the first step is q0·1 + q0 = 2 q0 */
   mbg_sx *order;
-  assert_true(mbg_sym_schedule(s, 1, &order) > 600000);
+  assert_true(mbg_sym_schedule(s, &order) > 600000);
   free(order);
   double *v = malloc((size_t)mbg_sym_size(s) * sizeof *v);
   assert_int_equal(mbg_sym_eval(s, lookup, NULL, v), 0);

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x484bff2930bb
+#if CART_POLE_SET_ID != 0xd3feb6089c4f
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -426,13 +426,15 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
+  wrench[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -445,14 +447,14 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double t3 = ac_pole_0 * 0.05;
   const double f_pole_1 = t0 + t3;
   wrench[7] = f_pole_1;
-  wrench[8] = 0.0;
+  wrench[8] = mbdc_zero;
   wrench[13] = f_pole_1;
-  wrench[14] = 0.0;
+  wrench[14] = mbdc_zero;
   const double t4 = ac_pole_0 * 0.1;
   const double t5 = a[1] * 0.05;
   const double f_pole_3 = t4 + t5;
   wrench[15] = f_pole_3;
-  wrench[16] = 0.0;
+  wrench[16] = mbdc_zero;
   const double t6 = mbdc_sincos_c[0] * f_pole_3;
   const double t7 = a[0] * mbdc_sincos_s[0];
   const double t8 = mbdc_sincos_c[0] * 9.8;
@@ -466,110 +468,116 @@ void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_
   const double t13 = t6 + t12;
   const double f_cart_3 = a[0] + t13;
   wrench[9] = f_cart_3;
-  wrench[10] = 0.0;
+  wrench[10] = mbdc_zero;
   const double t14 = mbdc_sincos_c[0] * f_pole_5;
   const double t15 = mbdc_sincos_s[0] * f_pole_3;
   const double t16 = t14 - t15;
   const double f_cart_5 = 9.8 + t16;
   wrench[11] = f_cart_5;
-  wrench[12] = 0.0;
+  wrench[12] = mbdc_zero;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_fk(const double q[CART_POLE_NQ], double pose[12 * (CART_POLE_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   pose[12] = 1.0;
-  pose[13] = 0.0;
-  pose[14] = 0.0;
-  pose[15] = 0.0;
+  pose[13] = mbdc_zero;
+  pose[14] = mbdc_zero;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
   pose[21] = q[0];
-  pose[22] = 0.0;
-  pose[23] = 0.0;
+  pose[22] = mbdc_zero;
+  pose[23] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[26] = mbdc_sincos_s[0];
-  pose[27] = 0.0;
+  pose[27] = mbdc_zero;
   pose[28] = 1.0;
-  pose[29] = 0.0;
+  pose[29] = mbdc_zero;
   pose[24] = mbdc_sincos_c[0];
-  pose[25] = 0.0;
+  pose[25] = mbdc_zero;
   pose[32] = mbdc_sincos_c[0];
   pose[33] = q[0];
-  pose[34] = 0.0;
-  pose[35] = 0.0;
+  pose[34] = mbdc_zero;
+  pose[35] = mbdc_zero;
   const double E0_pole_2 = -mbdc_sincos_s[0];
   pose[30] = E0_pole_2;
-  pose[31] = 0.0;
+  pose[31] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 0 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_pose(const double q[CART_POLE_NQ], double pose[12 * CART_POLE_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
   pose[9] = q[0];
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[14] = mbdc_sincos_s[0];
-  pose[15] = 0.0;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
+  pose[17] = mbdc_zero;
   pose[12] = mbdc_sincos_c[0];
-  pose[13] = 0.0;
+  pose[13] = mbdc_zero;
   pose[20] = mbdc_sincos_c[0];
   pose[21] = q[0];
-  pose[22] = 0.0;
-  pose[23] = 0.0;
+  pose[22] = mbdc_zero;
+  pose[23] = mbdc_zero;
   const double E0_pole_2 = -mbdc_sincos_s[0];
   pose[18] = E0_pole_2;
-  pose[19] = 0.0;
+  pose[19] = mbdc_zero;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 10 mul, 5 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
-  J[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
   J[6] = 1.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -577,9 +585,9 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   J[22] = mbdc_sincos_s[0];
   J[18] = mbdc_sincos_c[0];
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
   const double t0 = q[0] * mbdc_sincos_c[0];
   const double t1 = mbdc_sincos_s[0] * t0;
   const double t2 = q[0] * mbdc_sincos_s[0];
@@ -594,30 +602,32 @@ void cart_pole_frame_jacobian(const double q[CART_POLE_NQ], double J[6 * CART_PO
   const double t9 = t4 - t8;
   J[19] = t9;
   J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t10 = mbdc_sincos_s[0] * sw_pole_0_3;
   const double t11 = mbdc_sincos_c[0] * t7;
   const double t12 = t10 + t11;
   J[23] = t12;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * CART_POLE_NV * CART_POLE_NF]) {
-  J[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
   J[6] = 1.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -631,29 +641,31 @@ void cart_pole_frame_jacobian_world(const double q[CART_POLE_NQ], double J[6 * C
   const double sw_pole_0_3 = t4 - t2;
   J[19] = sw_pole_0_3;
   J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t5 = mbdc_sincos_c[0] * t0;
   const double sw_pole_0_5 = t3 + t5;
   const double t6 = sw_pole_0_5 - q[0];
   J[23] = t6;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
   J[18] = 1.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-  J[22] = 0.0;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
+  J[22] = mbdc_zero;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 6 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double vel[6 * CART_POLE_NF]) {
-  vel[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
   vel[3] = v[0];
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[5] = 0.0;
-  vel[6] = 0.0;
+  vel[1] = mbdc_zero;
+  vel[4] = mbdc_zero;
+  vel[2] = mbdc_zero;
+  vel[5] = mbdc_zero;
+  vel[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -667,8 +679,8 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
   const double t3 = t0 + t2;
   vel[9] = t3;
   vel[7] = v[1];
-  vel[10] = 0.0;
-  vel[8] = 0.0;
+  vel[10] = mbdc_zero;
+  vel[8] = mbdc_zero;
   const double t4 = mbdc_sincos_c[0] * v_pole_5;
   const double t5 = t4 - t1;
   vel[11] = t5;
@@ -678,18 +690,20 @@ void cart_pole_frame_velocity(const double q[CART_POLE_NQ], const double v[CART_
 void cart_pole_frame_acceleration_bias(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double acc[6 * CART_POLE_NF]) {
   (void)q;
   (void)v;
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[9] = 0.0;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
+  acc[6] = mbdc_zero;
+  acc[9] = mbdc_zero;
+  acc[7] = mbdc_zero;
+  acc[10] = mbdc_zero;
+  acc[8] = mbdc_zero;
+  acc[11] = mbdc_zero;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 3 mul, 2 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -811,7 +825,9 @@ void cart_pole_centroidal_momentum(const double q[CART_POLE_NQ], const double v[
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 6 mul, 7 add, 2 div, 0 sqrt, 2 sin/cos. */
 void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) {
-  Ag[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  Ag[0] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -819,16 +835,16 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double mc_pole_2 = mbdc_sincos_c[0] * 0.05;
   Ag[7] = mc_pole_2;
-  Ag[9] = 0.0;
+  Ag[9] = mbdc_zero;
   const double t0 = mc_pole_2 / -1.1;
   const double t1 = 1.1 * t0;
   const double t2 = mc_pole_2 + t1;
   Ag[2] = t2;
-  Ag[4] = 0.0;
+  Ag[4] = mbdc_zero;
   Ag[6] = 1.1;
-  Ag[8] = 0.0;
-  Ag[10] = 0.0;
-  Ag[1] = 0.0;
+  Ag[8] = mbdc_zero;
+  Ag[10] = mbdc_zero;
+  Ag[1] = mbdc_zero;
   const double t3 = mc_pole_2 * t0;
   const double IC_cart_1 = mbdc_sincos_s[0] * 0.05;
   const double t4 = q[0] * 0.1;
@@ -840,7 +856,7 @@ void cart_pole_ccrba(const double q[CART_POLE_NQ], double Ag[6 * CART_POLE_NV]) 
   const double t8 = t3 + t7;
   const double t9 = 0.03333333333333333 + t8;
   Ag[3] = t9;
-  Ag[5] = 0.0;
+  Ag[5] = mbdc_zero;
   const double t10 = -IC_cart_1;
   Ag[11] = t10;
 }

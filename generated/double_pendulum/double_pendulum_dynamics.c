@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x1af11a89f926
+#if DOUBLE_PENDULUM_SET_ID != 0xcc221abeb490
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -515,13 +515,15 @@ int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 20 mul, 18 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double wrench[6 * (DOUBLE_PENDULUM_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
-  wrench[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
+  wrench[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -552,12 +554,12 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
   const double t17 = 0.5 * ac_link2_0;
   const double f_link2_1 = t16 - t17;
   wrench[13] = f_link2_1;
-  wrench[14] = 0.0;
+  wrench[14] = mbdc_zero;
   const double t18 = 0.5 * wd_link2_1;
   const double t19 = 0.5 * t15;
   const double f_link2_3 = ac_link2_0 - t18;
   wrench[15] = f_link2_3;
-  wrench[16] = 0.0;
+  wrench[16] = mbdc_zero;
   const double f_link2_5 = ac_link2_2 + t19;
   wrench[17] = f_link2_5;
   const double t20 = mbdc_sincos_c[1] * f_link2_3;
@@ -569,49 +571,51 @@ void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const do
   const double t26 = f_link2_1 - t22;
   const double f_link1_1 = t4 + t26;
   wrench[7] = f_link1_1;
-  wrench[8] = 0.0;
+  wrench[8] = mbdc_zero;
   const double f_link1_3 = t7 + t22;
   wrench[9] = f_link1_3;
-  wrench[10] = 0.0;
+  wrench[10] = mbdc_zero;
   const double f_link1_5 = t8 + t25;
   wrench[11] = f_link1_5;
-  wrench[12] = 0.0;
+  wrench[12] = mbdc_zero;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DOUBLE_PENDULUM_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[14] = mbdc_sincos_s[0];
-  pose[15] = 0.0;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
+  pose[17] = mbdc_zero;
   pose[12] = mbdc_sincos_c[0];
-  pose[13] = 0.0;
+  pose[13] = mbdc_zero;
   pose[20] = mbdc_sincos_c[0];
-  pose[21] = 0.0;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
+  pose[21] = mbdc_zero;
+  pose[22] = mbdc_zero;
+  pose[23] = mbdc_zero;
   const double E0_link1_2 = -mbdc_sincos_s[0];
   pose[18] = E0_link1_2;
-  pose[19] = 0.0;
+  pose[19] = mbdc_zero;
   pose[33] = E0_link1_2;
-  pose[34] = 0.0;
+  pose[34] = mbdc_zero;
   const double r0_link2_2 = -mbdc_sincos_c[0];
   pose[35] = r0_link2_2;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
@@ -619,41 +623,43 @@ void double_pendulum_fk(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * (DO
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_0 = t0 - t2;
   pose[24] = E0_link2_0;
-  pose[25] = 0.0;
+  pose[25] = mbdc_zero;
   pose[32] = E0_link2_0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_2 = -t3 - t1;
   pose[30] = E0_link2_2;
-  pose[31] = 0.0;
+  pose[31] = mbdc_zero;
   const double E0_link2_6 = t1 + t3;
   pose[26] = E0_link2_6;
-  pose[27] = 0.0;
+  pose[27] = mbdc_zero;
   pose[28] = 1.0;
-  pose[29] = 0.0;
+  pose[29] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 4 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[12 * DOUBLE_PENDULUM_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[2] = mbdc_sincos_s[0];
-  pose[3] = 0.0;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
+  pose[5] = mbdc_zero;
   pose[0] = mbdc_sincos_c[0];
-  pose[1] = 0.0;
+  pose[1] = mbdc_zero;
   pose[8] = mbdc_sincos_c[0];
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double E0_link1_2 = -mbdc_sincos_s[0];
   pose[6] = E0_link1_2;
-  pose[7] = 0.0;
+  pose[7] = mbdc_zero;
   pose[21] = E0_link1_2;
-  pose[22] = 0.0;
+  pose[22] = mbdc_zero;
   const double r0_link2_2 = -mbdc_sincos_c[0];
   pose[23] = r0_link2_2;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
@@ -661,34 +667,36 @@ void double_pendulum_frame_pose(const double q[DOUBLE_PENDULUM_NQ], double pose[
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_0 = t0 - t2;
   pose[12] = E0_link2_0;
-  pose[13] = 0.0;
+  pose[13] = mbdc_zero;
   pose[20] = E0_link2_0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_2 = -t3 - t1;
   pose[18] = E0_link2_2;
-  pose[19] = 0.0;
+  pose[19] = mbdc_zero;
   const double E0_link2_6 = t1 + t3;
   pose[14] = E0_link2_6;
-  pose[15] = 0.0;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
+  pose[17] = mbdc_zero;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 18 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
-  J[0] = 0.0;
-  J[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[6] = mbdc_zero;
   J[2] = 1.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -720,19 +728,19 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
   const double t18 = t13 + t17;
   J[19] = t18;
   J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t19 = E0_link2_6 * t12;
   const double t20 = E0_link2_0 * t16;
   const double t21 = t19 + t20;
   J[23] = t21;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
   const double t22 = mbdc_sincos_s[0] * E0_link2_2;
   const double t23 = t22 - t8;
   J[18] = t23;
   J[14] = 1.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
   const double t24 = mbdc_sincos_c[0] * E0_link2_6;
   const double t25 = t5 - t24;
   J[22] = t25;
@@ -740,19 +748,21 @@ void double_pendulum_frame_jacobian(const double q[DOUBLE_PENDULUM_NQ], double J
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 12 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], double J[6 * DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NF]) {
-  J[0] = 0.0;
-  J[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[6] = mbdc_zero;
   J[2] = 1.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -778,30 +788,32 @@ void double_pendulum_frame_jacobian_world(const double q[DOUBLE_PENDULUM_NQ], do
   const double t12 = sw_link2_0_3 - mbdc_sincos_c[0];
   J[19] = t12;
   J[15] = 1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t13 = E0_link2_0 * t6;
   const double t14 = E0_link2_2 * t10;
   const double sw_link2_0_5 = t13 - t14;
   const double t15 = mbdc_sincos_s[0] + sw_link2_0_5;
   J[23] = t15;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
   const double r0_link2_2 = -mbdc_sincos_c[0];
   J[18] = r0_link2_2;
   J[14] = 1.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double vel[6 * DOUBLE_PENDULUM_NF]) {
-  vel[0] = 0.0;
-  vel[3] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
+  vel[3] = mbdc_zero;
   vel[1] = v[0];
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[5] = 0.0;
-  vel[6] = 0.0;
+  vel[4] = mbdc_zero;
+  vel[2] = mbdc_zero;
+  vel[5] = mbdc_zero;
+  vel[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -818,8 +830,8 @@ void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const do
   const double t5 = mbdc_sincos_s[1] * v[0];
   const double v_link2_1 = v[0] + v[1];
   vel[7] = v_link2_1;
-  vel[10] = 0.0;
-  vel[8] = 0.0;
+  vel[10] = mbdc_zero;
+  vel[8] = mbdc_zero;
   const double t6 = E0_link2_0 * t4;
   const double t7 = E0_link2_6 * t5;
   const double t8 = -t7 - t6;
@@ -832,13 +844,15 @@ void double_pendulum_frame_velocity(const double q[DOUBLE_PENDULUM_NQ], const do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 11 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double acc[6 * DOUBLE_PENDULUM_NF]) {
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
+  acc[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -858,9 +872,9 @@ void double_pendulum_frame_acceleration_bias(const double q[DOUBLE_PENDULUM_NQ],
   const double t7 = E0_link2_6 * ac_link2_2;
   const double t8 = t7 - t6;
   acc[9] = t8;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
+  acc[7] = mbdc_zero;
+  acc[10] = mbdc_zero;
+  acc[8] = mbdc_zero;
   const double t9 = E0_link2_2 * t5;
   const double t10 = E0_link2_0 * ac_link2_2;
   const double t11 = t10 - t9;
@@ -1035,7 +1049,9 @@ void double_pendulum_centroidal_momentum(const double q[DOUBLE_PENDULUM_NQ], con
 
 /* the centroidal momentum matrix A, 6 x P_NV row-major: h = A v (rows as centroidal_momentum's); 21 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOUBLE_PENDULUM_NV]) {
-  Ag[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  Ag[0] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1063,7 +1079,7 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   Ag[11] = t13;
   const double t14 = -t4;
   Ag[7] = t14;
-  Ag[9] = 0.0;
+  Ag[9] = mbdc_zero;
   const double mc_link2_2 = t14 - mbdc_sincos_c[0];
   const double t15 = mc_link2_2 - t1;
   const double com_2 = 0.5 * t15;
@@ -1072,7 +1088,7 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   const double t18 = t12 - t17;
   const double t19 = 0.3333333333333333 + t18;
   Ag[3] = t19;
-  Ag[5] = 0.0;
+  Ag[5] = mbdc_zero;
   const double t20 = 0.5 * mbdc_sincos_c[1];
   const double t21 = -1.0 - t20;
   const double t22 = mbdc_sincos_c[1] + 1.3333333333333333;
@@ -1083,17 +1099,17 @@ void double_pendulum_ccrba(const double q[DOUBLE_PENDULUM_NQ], double Ag[6 * DOU
   const double t25 = mbdc_sincos_s[0] * t7;
   const double t26 = t23 + t25;
   Ag[6] = t26;
-  Ag[8] = 0.0;
+  Ag[8] = mbdc_zero;
   const double t27 = mbdc_sincos_c[0] * t7;
   const double t28 = t27 - t24;
   Ag[10] = t28;
-  Ag[1] = 0.0;
+  Ag[1] = mbdc_zero;
   const double t29 = com_2 * t26;
   const double t30 = com_0 * t28;
   const double t31 = t30 - t29;
   const double t32 = IC_link1_5 + t31;
   Ag[2] = t32;
-  Ag[4] = 0.0;
+  Ag[4] = mbdc_zero;
 }
 
 /* Adot v, the rate of the centroidal momentum at qdd = 0 without gravity; 27 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos. */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x9a175400abc4
+#if FLEXIBLE_ARM_SET_ID != 0xe48a97104bf4
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -465,6 +465,8 @@ void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 5 mul, 6 add, 0 div, 0 sqrt, 1 sin/cos. */
 void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -475,7 +477,7 @@ void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV
   const double IC_upper_arm_6 = t1 + 0.12545;
   M[0] = IC_upper_arm_6;
   const double t2 = mbdc_sincos_c[0] * 0.54;
-  const double t3 = 0.7200000000000001 + t2;
+  const double t3 = t2 + 0.7200000000000001;
   M[1] = t3;
   M[5] = t3;
   M[6] = 0.7200000000000001;
@@ -488,23 +490,23 @@ void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV
   M[10] = t5;
   M[11] = 0.6143318032067037;
   M[12] = 0.54;
-  M[13] = 0.0;
-  M[14] = 0.0;
+  M[13] = mbdc_zero;
+  M[14] = mbdc_zero;
   const double t6 = mbdc_sincos_c[0] * 0.23432538335978834;
   const double t7 = -0.09802812983729788 - t6;
   M[3] = t7;
   M[15] = t7;
   M[16] = -0.09802812983729788;
-  M[17] = 0.0;
+  M[17] = mbdc_zero;
   M[18] = 0.54;
-  M[19] = 0.0;
+  M[19] = mbdc_zero;
   const double t8 = mbdc_sincos_c[0] * 0.1373896603076971;
   const double t9 = t8 + 0.03500968431932399;
   M[4] = t9;
   M[20] = t9;
   M[21] = 0.03500968431932399;
-  M[22] = 0.0;
-  M[23] = 0.0;
+  M[22] = mbdc_zero;
+  M[23] = mbdc_zero;
   M[24] = 0.54;
 }
 
@@ -535,7 +537,7 @@ int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   const double t12 = t11 * L_2_0;
   const double t13 = t9 - t12;
   const double t14 = mbdc_sincos_c[0] * 0.54;
-  const double t15 = 0.7200000000000001 + t14;
+  const double t15 = t14 + 0.7200000000000001;
   const double t16 = t3 * 0.06483274873948887;
   const double t17 = t15 - t16;
   const double t18 = t7 * 0.18153357377277382;
@@ -1045,12 +1047,14 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 38 mul, 26 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double wrench[6 * (FLEXIBLE_ARM_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1130,24 +1134,26 @@ void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v
   const double f_upper_arm_4 = t50 + t43;
   wrench[10] = f_upper_arm_4;
   wrench[11] = 35.9046;
-  wrench[12] = 0.0;
+  wrench[12] = mbdc_zero;
   wrench[13] = -10.594800000000001;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE_ARM_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1156,16 +1162,16 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   pose[15] = mbdc_sincos_s[0];
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
+  pose[21] = mbdc_zero;
+  pose[22] = mbdc_zero;
   pose[23] = 0.3;
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
   pose[13] = E0_upper_arm_3;
-  pose[14] = 0.0;
+  pose[14] = mbdc_zero;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[33] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
@@ -1177,20 +1183,22 @@ void flexible_arm_fk(const double q[FLEXIBLE_ARM_NQ], double pose[12 * (FLEXIBLE
   const double E0_forearm_0 = t0 - t2;
   pose[24] = E0_forearm_0;
   pose[28] = E0_forearm_0;
-  pose[29] = 0.0;
-  pose[30] = 0.0;
-  pose[31] = 0.0;
+  pose[29] = mbdc_zero;
+  pose[30] = mbdc_zero;
+  pose[31] = mbdc_zero;
   pose[32] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_1 = t1 + t3;
   pose[27] = E0_forearm_1;
   const double E0_forearm_3 = -t1 - t3;
   pose[25] = E0_forearm_3;
-  pose[26] = 0.0;
+  pose[26] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1199,16 +1207,16 @@ void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
   pose[11] = 0.3;
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
   pose[1] = E0_upper_arm_3;
-  pose[2] = 0.0;
+  pose[2] = mbdc_zero;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[21] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
@@ -1220,16 +1228,16 @@ void flexible_arm_frame_pose(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   const double E0_forearm_0 = t0 - t2;
   pose[12] = E0_forearm_0;
   pose[16] = E0_forearm_0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_1 = t1 + t3;
   pose[15] = E0_forearm_1;
   const double E0_forearm_3 = -t1 - t3;
   pose[13] = E0_forearm_3;
-  pose[14] = 0.0;
+  pose[14] = mbdc_zero;
 }
 
 /* q_out = q + v dt on the configuration manifold: scalars add, a quaternion turns by exp(omega dt) in its child frame, a floating joint by the SE(3) exponential of its body twist (Pinocchio's integrate of v dt); 5 mul, 5 add, 0 div, 0 sqrt, 0 sin/cos. */
@@ -1267,6 +1275,8 @@ void flexible_arm_difference(const double q0[FLEXIBLE_ARM_NQ], const double q1[F
 
 /* world pose (R row-major, p) of every node of the flexible bodies; 21 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * FLEXIBLE_ARM_NNODES]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1305,12 +1315,12 @@ void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   const double t24 = E0_forearm_1 * t16;
   const double t25 = t20 - t24;
   pose[4] = t25;
-  pose[5] = 0.0;
+  pose[5] = mbdc_zero;
   const double t26 = E0_forearm_1 * t17;
   const double t27 = E0_forearm_3 * t17;
   const double t28 = t27 - t23;
   pose[1] = t28;
-  pose[2] = 0.0;
+  pose[2] = mbdc_zero;
   const double t29 = t23 + t26;
   pose[3] = t29;
   const double t30 = E0_forearm_3 * t19;
@@ -1319,8 +1329,8 @@ void flexible_arm_node_poses(const double q[FLEXIBLE_ARM_NQ], double pose[12 * F
   const double t32 = E0_forearm_0 * t19;
   const double t33 = t5 + t32;
   pose[10] = t33;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
   pose[11] = 0.3;
 }

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xc5571776aa5e
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xc30c320ca4d5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -149,7 +149,7 @@ void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const dou
 /* gravity torques: g(q). Stack: about 8 bytes (1 values live at once). */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 104 bytes (13 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 96 bytes (12 values live at once). */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 248 bytes (31 values live at once). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xcbe279f20b11
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xfa56e3224da3
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -249,7 +249,7 @@ void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLE
   const double IC_upper_arm_6 = t1 + 0.12545;
   M[0] = IC_upper_arm_6;
   const double t2 = mbdc_sincos_c[0] * 0.54;
-  const double t3 = 0.7200000000000001 + t2;
+  const double t3 = t2 + 0.7200000000000001;
   M[1] = t3;
   M[2] = t3;
   M[3] = 0.7200000000000001;
@@ -267,7 +267,7 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   const double t1 = t0 + 1.2600000000000002;
   const double IC_upper_arm_6 = t1 + 0.12545;
   const double t2 = mbdc_sincos_c[0] * 0.54;
-  const double t3 = 0.7200000000000001 + t2;
+  const double t3 = t2 + 0.7200000000000001;
   const double t4 = v[0] * v[0];
   const double t5 = 0.5 * t4;
   const double v_forearm_2 = v[0] + v[1];
@@ -479,12 +479,14 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -541,24 +543,26 @@ void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double f_upper_arm_4 = t28 + t21;
   wrench[10] = f_upper_arm_4;
   wrench[11] = 35.9046;
-  wrench[12] = 0.0;
+  wrench[12] = mbdc_zero;
   wrench[13] = -10.594800000000001;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -567,16 +571,16 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   pose[15] = mbdc_sincos_s[0];
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
+  pose[21] = mbdc_zero;
+  pose[22] = mbdc_zero;
   pose[23] = 0.3;
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
   pose[13] = E0_upper_arm_3;
-  pose[14] = 0.0;
+  pose[14] = mbdc_zero;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[33] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
@@ -588,20 +592,22 @@ void flexible_arm_rigid_fk(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12
   const double E0_forearm_0 = t0 - t2;
   pose[24] = E0_forearm_0;
   pose[28] = E0_forearm_0;
-  pose[29] = 0.0;
-  pose[30] = 0.0;
-  pose[31] = 0.0;
+  pose[29] = mbdc_zero;
+  pose[30] = mbdc_zero;
+  pose[31] = mbdc_zero;
   pose[32] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_1 = t1 + t3;
   pose[27] = E0_forearm_1;
   const double E0_forearm_3 = -t1 - t3;
   pose[25] = E0_forearm_3;
-  pose[26] = 0.0;
+  pose[26] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 6 mul, 4 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double pose[12 * FLEXIBLE_ARM_RIGID_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -610,16 +616,16 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
   pose[11] = 0.3;
   const double E0_upper_arm_3 = -mbdc_sincos_s[0];
   pose[1] = E0_upper_arm_3;
-  pose[2] = 0.0;
+  pose[2] = mbdc_zero;
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   pose[21] = r0_forearm_0;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
@@ -631,33 +637,35 @@ void flexible_arm_rigid_frame_pose(const double q[FLEXIBLE_ARM_RIGID_NQ], double
   const double E0_forearm_0 = t0 - t2;
   pose[12] = E0_forearm_0;
   pose[16] = E0_forearm_0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_forearm_1 = t1 + t3;
   pose[15] = E0_forearm_1;
   const double E0_forearm_3 = -t1 - t3;
   pose[13] = E0_forearm_3;
-  pose[14] = 0.0;
+  pose[14] = mbdc_zero;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 20 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  J[0] = 0.0;
-  J[6] = 0.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
   J[4] = 1.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -690,40 +698,42 @@ void flexible_arm_rigid_frame_jacobian(const double q[FLEXIBLE_ARM_RIGID_NQ], do
   const double t17 = E0_forearm_1 * t16;
   const double t18 = t13 + t17;
   J[19] = t18;
-  J[15] = 0.0;
+  J[15] = mbdc_zero;
   const double t19 = E0_forearm_3 * t12;
   const double t20 = E0_forearm_0 * t16;
   const double t21 = t19 + t20;
   J[21] = t21;
   J[17] = 1.0;
-  J[23] = 0.0;
-  J[12] = 0.0;
+  J[23] = mbdc_zero;
+  J[12] = mbdc_zero;
   const double t22 = r0_forearm_0 * E0_forearm_1;
   const double t23 = t22 - t5;
   J[18] = t23;
-  J[14] = 0.0;
+  J[14] = mbdc_zero;
   const double t24 = r0_forearm_1 * E0_forearm_3;
   const double t25 = t8 - t24;
   J[20] = t25;
   J[16] = 1.0;
-  J[22] = 0.0;
+  J[22] = mbdc_zero;
 }
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 10 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_NQ], double J[6 * FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NF]) {
-  J[0] = 0.0;
-  J[6] = 0.0;
-  J[2] = 0.0;
-  J[8] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
   J[4] = 1.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -732,7 +742,7 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   const double r0_forearm_0 = mbdc_sincos_c[0] * 0.5;
   J[20] = r0_forearm_0;
   J[16] = 1.0;
-  J[22] = 0.0;
+  J[22] = mbdc_zero;
   const double r0_forearm_1 = mbdc_sincos_s[0] * 0.5;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
@@ -755,26 +765,28 @@ void flexible_arm_rigid_frame_jacobian_world(const double q[FLEXIBLE_ARM_RIGID_N
   const double sw_forearm_0_4 = t12 - t13;
   const double t14 = -r0_forearm_1;
   J[18] = t14;
-  J[14] = 0.0;
+  J[14] = mbdc_zero;
   const double t15 = sw_forearm_0_3 - r0_forearm_1;
   J[19] = t15;
-  J[15] = 0.0;
+  J[15] = mbdc_zero;
   const double t16 = r0_forearm_0 + sw_forearm_0_4;
   J[21] = t16;
   J[17] = 1.0;
-  J[23] = 0.0;
-  J[12] = 0.0;
+  J[23] = mbdc_zero;
+  J[12] = mbdc_zero;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 11 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double vel[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
+  vel[3] = mbdc_zero;
+  vel[1] = mbdc_zero;
+  vel[4] = mbdc_zero;
   vel[2] = v[0];
-  vel[5] = 0.0;
-  vel[6] = 0.0;
+  vel[5] = mbdc_zero;
+  vel[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -792,12 +804,12 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
   const double v_forearm_4 = mbdc_sincos_c[1] * t4;
   const double v_forearm_2 = v[0] + v[1];
   vel[8] = v_forearm_2;
-  vel[11] = 0.0;
+  vel[11] = mbdc_zero;
   const double t5 = E0_forearm_0 * v_forearm_3;
   const double t6 = E0_forearm_3 * v_forearm_4;
   const double t7 = t5 + t6;
   vel[9] = t7;
-  vel[7] = 0.0;
+  vel[7] = mbdc_zero;
   const double t8 = E0_forearm_1 * v_forearm_3;
   const double t9 = E0_forearm_0 * v_forearm_4;
   const double t10 = t8 + t9;
@@ -806,13 +818,15 @@ void flexible_arm_rigid_frame_velocity(const double q[FLEXIBLE_ARM_RIGID_NQ], co
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 12 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double acc[6 * FLEXIBLE_ARM_RIGID_NF]) {
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
+  acc[6] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -833,13 +847,13 @@ void flexible_arm_rigid_frame_acceleration_bias(const double q[FLEXIBLE_ARM_RIGI
   const double t8 = E0_forearm_3 * ac_forearm_1;
   const double t9 = t8 - t7;
   acc[9] = t9;
-  acc[7] = 0.0;
+  acc[7] = mbdc_zero;
   const double t10 = E0_forearm_1 * t6;
   const double t11 = E0_forearm_0 * ac_forearm_1;
   const double t12 = t11 - t10;
   acc[10] = t12;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
+  acc[8] = mbdc_zero;
+  acc[11] = mbdc_zero;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 12 mul, 6 add, 2 div, 0 sqrt, 4 sin/cos. */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x1f4b941d725b
+#if GIMBAL_SET_ID != 0x2cea24cbead3
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -696,6 +696,8 @@ void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]) {
 
 /* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 20 add, 1 div, 0 sqrt, 0 sin/cos. */
 void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double t0 = q[1] * q[1];
   const double t1 = q[2] * q[2];
   const double t2 = t0 + t1;
@@ -710,7 +712,7 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   const double t10 = t2 * qs_payload;
   const double t11 = 1.0 - t10;
   const double t12 = t9 * 0.22499999999999998;
-  const double t13 = 0.12 * t12;
+  const double t13 = t12 * 0.12;
   const double t14 = q[1] * q[2];
   const double t15 = q[3] * q[4];
   const double t16 = t14 + t15;
@@ -734,32 +736,32 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   const double t34 = t25 * t32;
   const double t35 = t25 * 0.22499999999999998;
   const double t36 = 0.0015915494309189536 * t35;
-  const double t37 = t31 * 0.04;
-  const double t38 = t37 - t19;
-  const double t39 = t38 - t36;
-  M[2] = t39;
-  M[8] = t39;
-  M[9] = 0.0;
-  M[10] = 0.04;
-  M[11] = 0.0;
-  const double t40 = t31 * t37;
-  const double t41 = t34 + t40;
-  const double t42 = t31 * 0.22499999999999998;
-  const double t43 = 0.0015915494309189536 * t42;
-  const double t44 = t33 + t43;
-  M[1] = t44;
-  M[4] = t44;
+  const double t37 = t31 * 0.22499999999999998;
+  const double t38 = 0.0015915494309189536 * t37;
+  const double t39 = t33 + t38;
+  M[1] = t39;
+  M[4] = t39;
   M[5] = 0.04;
-  M[6] = 0.0;
-  M[7] = 0.0;
+  M[6] = mbdc_zero;
+  M[7] = mbdc_zero;
+  const double t40 = t31 * 0.04;
+  const double t41 = t40 - t19;
+  const double t42 = t41 - t36;
+  M[2] = t42;
+  M[8] = t42;
+  M[9] = mbdc_zero;
+  M[10] = 0.04;
+  M[11] = mbdc_zero;
+  const double t43 = t31 * t40;
+  const double t44 = t34 + t43;
   const double t45 = t11 * 0.0025000000000000005;
   M[3] = t45;
   M[12] = t45;
-  M[13] = 0.0;
-  M[14] = 0.0;
+  M[13] = mbdc_zero;
+  M[14] = mbdc_zero;
   M[15] = 0.0025000000000000005;
   const double t46 = t11 * t45;
-  const double t47 = t41 + t46;
+  const double t47 = t44 + t46;
   const double t48 = t47 + 0.0216;
   const double t49 = t48 - t27;
   const double IC_nut_6 = t49 + 0.010000000000000002;
@@ -804,32 +806,32 @@ int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   const double t30 = t27 + t28;
   const double t31 = qs_payload * t29;
   const double t32 = qs_payload * t30;
-  const double t33 = t25 * 0.22499999999999998;
-  const double t34 = t33 * 0.24;
-  const double t35 = t26 * 0.04;
-  const double t36 = t32 * 0.04;
-  const double t37 = t14 * 0.0025000000000000005;
-  const double t38 = t26 * t35;
-  const double t39 = t32 * t36;
-  const double t40 = t38 + t39;
-  const double t41 = t14 * t37;
-  const double t42 = t40 + t41;
-  const double t43 = t42 + 0.0216;
-  const double t44 = t43 - t34;
-  const double IC_nut_6 = t44 + 0.010000000000000002;
-  const double t45 = IC_nut_6 + 8.865603568704557e-06;
-  const double t46 = t12 * 0.22499999999999998;
-  const double t47 = 0.12 * t46;
-  const double t48 = t35 + t47;
-  const double t49 = t32 * 0.22499999999999998;
-  const double t50 = 0.0015915494309189536 * t49;
-  const double t51 = t48 + t50;
-  const double t52 = t20 * 0.22499999999999998;
-  const double t53 = 0.12 * t52;
-  const double t54 = t36 - t53;
-  const double t55 = t26 * 0.22499999999999998;
-  const double t56 = 0.0015915494309189536 * t55;
-  const double t57 = t54 - t56;
+  const double t33 = t26 * 0.04;
+  const double t34 = t12 * 0.22499999999999998;
+  const double t35 = t34 * 0.12;
+  const double t36 = t33 + t35;
+  const double t37 = t26 * t33;
+  const double t38 = t32 * 0.22499999999999998;
+  const double t39 = 0.0015915494309189536 * t38;
+  const double t40 = t36 + t39;
+  const double t41 = t32 * 0.04;
+  const double t42 = t20 * 0.22499999999999998;
+  const double t43 = 0.12 * t42;
+  const double t44 = t41 - t43;
+  const double t45 = t32 * t41;
+  const double t46 = t37 + t45;
+  const double t47 = t26 * 0.22499999999999998;
+  const double t48 = 0.0015915494309189536 * t47;
+  const double t49 = t44 - t48;
+  const double t50 = t14 * 0.0025000000000000005;
+  const double t51 = t25 * 0.22499999999999998;
+  const double t52 = t51 * 0.24;
+  const double t53 = t14 * t50;
+  const double t54 = t46 + t53;
+  const double t55 = t54 + 0.0216;
+  const double t56 = t55 - t52;
+  const double IC_nut_6 = t56 + 0.010000000000000002;
+  const double t57 = IC_nut_6 + 8.865603568704557e-06;
   const double t58 = v[0] * v[0];
   const double t59 = 0.12 * t58;
   const double t60 = t10 * t59;
@@ -914,20 +916,20 @@ int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   const double t121 = tau[0] - t120;
   const double t122 = tau[1] - f_payload_0;
   const double t123 = tau[2] - f_payload_1;
-  const double L_3_0 = t37 * 399.99999999999994;
-  const double t124 = t37 * L_3_0;
-  const double t125 = t45 - t124;
+  const double L_3_0 = t50 * 399.99999999999994;
+  const double t124 = t50 * L_3_0;
+  const double t125 = t57 - t124;
   const double t126 = L_3_0 * L_3_0;
   const double t127 = 0.0825 * t126;
   const double t128 = t127 + 0.2751211499976785;
-  const double L_2_0 = t57 * 25.0;
-  const double t129 = t57 * L_2_0;
+  const double L_2_0 = t49 * 25.0;
+  const double t129 = t49 * L_2_0;
   const double t130 = t125 - t129;
   const double t131 = L_2_0 * L_2_0;
   const double t132 = 0.0825 * t131;
   const double t133 = t128 + t132;
-  const double L_1_0 = t51 * 25.0;
-  const double t134 = t51 * L_1_0;
+  const double L_1_0 = t40 * 25.0;
+  const double t134 = t40 * L_1_0;
   const double D_nut_0 = t130 - t134;
   pivot[0] = D_nut_0;
   const double t135 = 1.0 / D_nut_0;
@@ -1575,12 +1577,14 @@ int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]) {
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 87 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos. */
 void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double t0 = 0.0015915494309189536 * a[0];
   const double ac_nut_2 = t0 + 9.81;
   const double t1 = v[0] * v[0];
@@ -1751,18 +1755,20 @@ void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* forward kinematics: world pose (R row-major, p) of every body; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -1771,12 +1777,12 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[15] = mbdc_sincos_s[0];
   pose[12] = mbdc_sincos_c[0];
   pose[16] = mbdc_sincos_c[0];
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
-  pose[21] = 0.0;
-  pose[22] = 0.0;
+  pose[21] = mbdc_zero;
+  pose[22] = mbdc_zero;
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   pose[23] = r0_nut_2;
@@ -1784,7 +1790,7 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
   pose[35] = r0_payload_2;
   const double E0_nut_3 = -mbdc_sincos_s[0];
   pose[13] = E0_nut_3;
-  pose[14] = 0.0;
+  pose[14] = mbdc_zero;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
   const double t3 = q[3] * q[3];
@@ -1854,6 +1860,8 @@ void gimbal_fk(const double q[GIMBAL_NQ], double pose[12 * (GIMBAL_NB + 1)]) {
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 34 mul, 23 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -1862,12 +1870,12 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   pose[3] = mbdc_sincos_s[0];
   pose[0] = mbdc_sincos_c[0];
   pose[4] = mbdc_sincos_c[0];
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
   const double t0 = q[0] * 0.0015915494309189536;
   const double r0_nut_2 = t0 + 0.5;
   pose[11] = r0_nut_2;
@@ -1875,7 +1883,7 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
   pose[23] = r0_payload_2;
   const double E0_nut_3 = -mbdc_sincos_s[0];
   pose[1] = E0_nut_3;
-  pose[2] = 0.0;
+  pose[2] = mbdc_zero;
   const double t1 = q[1] * q[1];
   const double t2 = q[2] * q[2];
   const double t3 = q[3] * q[3];
@@ -1945,30 +1953,32 @@ void gimbal_frame_pose(const double q[GIMBAL_NQ], double pose[12 * GIMBAL_NF]) {
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 127 mul, 88 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
-  J[0] = 0.0;
-  J[12] = 0.0;
-  J[4] = 0.0;
-  J[16] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[12] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[16] = mbdc_zero;
   J[8] = 1.0;
   J[20] = 0.0015915494309189536;
-  J[1] = 0.0;
-  J[5] = 0.0;
-  J[9] = 0.0;
-  J[13] = 0.0;
-  J[17] = 0.0;
-  J[21] = 0.0;
-  J[2] = 0.0;
-  J[6] = 0.0;
-  J[10] = 0.0;
-  J[14] = 0.0;
-  J[18] = 0.0;
-  J[22] = 0.0;
-  J[3] = 0.0;
-  J[7] = 0.0;
-  J[11] = 0.0;
-  J[15] = 0.0;
-  J[19] = 0.0;
-  J[23] = 0.0;
+  J[1] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[13] = mbdc_zero;
+  J[17] = mbdc_zero;
+  J[21] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[14] = mbdc_zero;
+  J[18] = mbdc_zero;
+  J[22] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[15] = mbdc_zero;
+  J[19] = mbdc_zero;
+  J[23] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2218,30 +2228,32 @@ void gimbal_frame_jacobian(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * G
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 79 mul, 56 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_NV * GIMBAL_NF]) {
-  J[0] = 0.0;
-  J[12] = 0.0;
-  J[4] = 0.0;
-  J[16] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[12] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[16] = mbdc_zero;
   J[8] = 1.0;
   J[20] = 0.0015915494309189536;
-  J[1] = 0.0;
-  J[5] = 0.0;
-  J[9] = 0.0;
-  J[13] = 0.0;
-  J[17] = 0.0;
-  J[21] = 0.0;
-  J[2] = 0.0;
-  J[6] = 0.0;
-  J[10] = 0.0;
-  J[14] = 0.0;
-  J[18] = 0.0;
-  J[22] = 0.0;
-  J[3] = 0.0;
-  J[7] = 0.0;
-  J[11] = 0.0;
-  J[15] = 0.0;
-  J[19] = 0.0;
-  J[23] = 0.0;
+  J[1] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[13] = mbdc_zero;
+  J[17] = mbdc_zero;
+  J[21] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[14] = mbdc_zero;
+  J[18] = mbdc_zero;
+  J[22] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[15] = mbdc_zero;
+  J[19] = mbdc_zero;
+  J[23] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -2403,18 +2415,20 @@ void gimbal_frame_jacobian_world(const double q[GIMBAL_NQ], double J[6 * GIMBAL_
   const double t110 = t108 - t109;
   const double t111 = sw_payload_2_5 + t110;
   J[47] = t111;
-  J[24] = 0.0;
+  J[24] = mbdc_zero;
   const double t112 = -r0_payload_1;
   J[36] = t112;
-  J[28] = 0.0;
+  J[28] = mbdc_zero;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 60 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double vel[6 * GIMBAL_NF]) {
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
+  vel[3] = mbdc_zero;
+  vel[1] = mbdc_zero;
+  vel[4] = mbdc_zero;
   vel[2] = v[0];
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
@@ -2531,12 +2545,14 @@ void gimbal_frame_velocity(const double q[GIMBAL_NQ], const double v[GIMBAL_NV],
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 63 mul, 38 add, 1 div, 0 sqrt, 2 sin/cos. */
 void gimbal_frame_acceleration_bias(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double acc[6 * GIMBAL_NF]) {
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], 0.0
   };
@@ -3623,6 +3639,8 @@ void gimbal_difference(const double q0[GIMBAL_NQ], const double q1[GIMBAL_NQ], d
 /* forward dynamics and joint wrenches by the constraint force algorithm; 202 mul, 147 add, 6 div, 0 sqrt, 0 sin/cos. */
 int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]) {
   double pivot[3], pivot_ref[3];
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.12;
   const double t2 = q[1] * q[1];
@@ -3834,12 +3852,12 @@ int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   const double t185 = t179 + 1.4392708568660015;
   const double t186 = t156 + 3.234177215189873;
   pivot_ref[2] = t186;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double t187 = t156 + 0.0002531746993046369;
   const double t188 = 1.0 / D_payload_0;
   const double t189 = t168 * t188;

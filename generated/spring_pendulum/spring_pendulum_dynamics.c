@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x6a5c5978790c
+#if SPRING_PENDULUM_SET_ID != 0xc24e39ca1130
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -316,10 +316,10 @@ void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PE
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[0] * 0.013821345956502426;
-  const double t1 = mbdc_sincos_s[0] * 0.3611820808266454;
+  const double t0 = mbdc_sincos_s[0] * 0.3611820808266454;
+  const double t1 = mbdc_sincos_c[0] * 0.013821345956502426;
   const double t2 = t0 + t1;
-  const double t3 = 0.09950371902099892 * t2;
+  const double t3 = t2 * 0.09950371902099892;
   const double t4 = mbdc_sincos_s[0] * 0.013821345956502426;
   const double t5 = mbdc_sincos_c[0] * 0.3611820808266454;
   const double t6 = t4 - t5;
@@ -338,15 +338,15 @@ int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[S
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[0] * 0.013821345956502426;
-  const double t1 = mbdc_sincos_s[0] * 0.3611820808266454;
-  const double t2 = mbdc_sincos_s[0] * 0.013821345956502426;
-  const double t3 = mbdc_sincos_c[0] * 0.3611820808266454;
-  const double t4 = t2 - t3;
-  const double t5 = t4 * 0.9950371902099892;
-  const double t6 = t0 + t1;
-  const double t7 = 0.09950371902099892 * t6;
-  const double t8 = t7 - t5;
+  const double t0 = mbdc_sincos_c[0] * 0.3611820808266454;
+  const double t1 = mbdc_sincos_s[0] * 0.013821345956502426;
+  const double t2 = t1 - t0;
+  const double t3 = mbdc_sincos_s[0] * 0.3611820808266454;
+  const double t4 = mbdc_sincos_c[0] * 0.013821345956502426;
+  const double t5 = t3 + t4;
+  const double t6 = t2 * 0.9950371902099892;
+  const double t7 = t5 * 0.09950371902099892;
+  const double t8 = t7 - t6;
   const double t9 = mbdc_sincos_c[0] * 1.1102230246251565e-16;
   const double t10 = mbdc_sincos_s[0] * 9.81;
   const double ac_arm_0 = -t10 - t9;
@@ -688,12 +688,14 @@ int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 36 mul, 24 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -739,7 +741,7 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
   const double f_cart_1 = -f_arm_1;
   wrench[7] = f_cart_1;
   wrench[13] = f_cart_1;
-  wrench[14] = 0.0;
+  wrench[14] = mbdc_zero;
   const double t30 = 0.9950371902099892 * t26;
   const double t31 = 0.09950371902099892 * t29;
   const double t32 = t31 - t30;
@@ -762,39 +764,41 @@ void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const do
   const double t44 = 0.09950371902099892 * f_cart_5;
   const double t45 = t43 - t44;
   wrench[9] = t45;
-  wrench[10] = 0.0;
+  wrench[10] = mbdc_zero;
   const double t46 = 0.09950371902099892 * f_cart_3;
   const double t47 = 0.9950371902099892 * f_cart_5;
   const double t48 = t46 + t47;
   wrench[11] = t48;
-  wrench[12] = 0.0;
+  wrench[12] = mbdc_zero;
   const double t49 = -f_arm_3;
   wrench[15] = t49;
-  wrench[16] = 0.0;
+  wrench[16] = mbdc_zero;
 }
 
 /* forward kinematics: world pose (R row-major, p) of every body; 2 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SPRING_PENDULUM_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   pose[12] = 1.0;
-  pose[13] = 0.0;
-  pose[14] = 0.0;
-  pose[15] = 0.0;
+  pose[13] = mbdc_zero;
+  pose[14] = mbdc_zero;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
-  pose[18] = 0.0;
-  pose[19] = 0.0;
+  pose[17] = mbdc_zero;
+  pose[18] = mbdc_zero;
+  pose[19] = mbdc_zero;
   pose[20] = 1.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -802,13 +806,13 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[30] = mbdc_sincos_s[0];
-  pose[31] = 0.0;
+  pose[31] = mbdc_zero;
   pose[24] = mbdc_sincos_c[0];
-  pose[25] = 0.0;
+  pose[25] = mbdc_zero;
   pose[32] = mbdc_sincos_c[0];
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   pose[21] = r0_cart_0;
-  pose[22] = 0.0;
+  pose[22] = mbdc_zero;
   pose[33] = r0_cart_0;
   pose[34] = 0.1;
   const double r0_cart_2 = q[0] * 0.09950371902099892;
@@ -816,21 +820,23 @@ void spring_pendulum_fk(const double q[SPRING_PENDULUM_NQ], double pose[12 * (SP
   pose[35] = r0_cart_2;
   const double E0_arm_2 = -mbdc_sincos_s[0];
   pose[26] = E0_arm_2;
-  pose[27] = 0.0;
+  pose[27] = mbdc_zero;
   pose[28] = 1.0;
-  pose[29] = 0.0;
+  pose[29] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 10 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[12 * SPRING_PENDULUM_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -838,13 +844,13 @@ void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   pose[18] = mbdc_sincos_s[0];
-  pose[19] = 0.0;
+  pose[19] = mbdc_zero;
   pose[12] = mbdc_sincos_c[0];
-  pose[13] = 0.0;
+  pose[13] = mbdc_zero;
   pose[20] = mbdc_sincos_c[0];
   const double r0_cart_0 = q[0] * 0.9950371902099892;
   pose[9] = r0_cart_0;
-  pose[10] = 0.0;
+  pose[10] = mbdc_zero;
   pose[21] = r0_cart_0;
   pose[22] = 0.1;
   const double r0_cart_2 = q[0] * 0.09950371902099892;
@@ -852,25 +858,25 @@ void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[
   pose[23] = r0_cart_2;
   const double E0_arm_2 = -mbdc_sincos_s[0];
   pose[14] = E0_arm_2;
-  pose[15] = 0.0;
+  pose[15] = mbdc_zero;
   pose[16] = 1.0;
-  pose[17] = 0.0;
+  pose[17] = mbdc_zero;
   const double t0 = mbdc_sincos_c[0] * 0.955336489125606;
   const double t1 = mbdc_sincos_s[0] * 0.29552020666133955;
   const double t2 = t0 + t1;
   pose[24] = t2;
-  pose[25] = 0.0;
+  pose[25] = mbdc_zero;
   pose[32] = t2;
   const double t3 = mbdc_sincos_s[0] * 0.955336489125606;
   const double t4 = mbdc_sincos_c[0] * 0.29552020666133955;
   const double t5 = t3 - t4;
   pose[30] = t5;
-  pose[31] = 0.0;
+  pose[31] = mbdc_zero;
   const double t6 = -t5;
   pose[26] = t6;
-  pose[27] = 0.0;
+  pose[27] = mbdc_zero;
   pose[28] = 1.0;
-  pose[29] = 0.0;
+  pose[29] = mbdc_zero;
   const double t7 = mbdc_sincos_c[0] * 0.05;
   const double t8 = mbdc_sincos_s[0] * 0.8;
   const double t9 = t7 + t8;
@@ -886,19 +892,21 @@ void spring_pendulum_frame_pose(const double q[SPRING_PENDULUM_NQ], double pose[
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 34 mul, 22 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
-  J[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
   J[6] = 0.9950371902099892;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
   J[10] = 0.09950371902099892;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -925,25 +933,25 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
   const double t14 = t9 + t13;
   J[19] = t14;
   J[15] = -1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t15 = mbdc_sincos_c[0] * t12;
   const double t16 = mbdc_sincos_s[0] * t8;
   const double t17 = t15 - t16;
   J[23] = t17;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
   const double t18 = 0.9950371902099892 * mbdc_sincos_c[0];
   const double t19 = 0.09950371902099892 * mbdc_sincos_s[0];
   const double t20 = t18 + t19;
   J[18] = t20;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
   const double t21 = 0.09950371902099892 * mbdc_sincos_c[0];
   const double t22 = 0.9950371902099892 * mbdc_sincos_s[0];
   const double t23 = t21 - t22;
   J[22] = t23;
-  J[25] = 0.0;
+  J[25] = mbdc_zero;
   const double t24 = mbdc_sincos_c[0] * 0.955336489125606;
   const double t25 = mbdc_sincos_s[0] * 0.29552020666133955;
   const double Ef_2_0 = t24 + t25;
@@ -965,20 +973,20 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
   const double t38 = t30 + t37;
   J[31] = t38;
   J[27] = -1.0;
-  J[33] = 0.0;
-  J[29] = 0.0;
+  J[33] = mbdc_zero;
+  J[29] = mbdc_zero;
   const double t39 = Ef_2_0 * t36;
   const double t40 = Ef_2_2 * t29;
   const double t41 = t39 - t40;
   J[35] = t41;
-  J[24] = 0.0;
+  J[24] = mbdc_zero;
   const double t42 = 0.9950371902099892 * Ef_2_0;
   const double t43 = 0.09950371902099892 * Ef_2_2;
   const double t44 = t42 + t43;
   J[30] = t44;
-  J[26] = 0.0;
-  J[32] = 0.0;
-  J[28] = 0.0;
+  J[26] = mbdc_zero;
+  J[32] = mbdc_zero;
+  J[28] = mbdc_zero;
   const double t45 = 0.09950371902099892 * Ef_2_0;
   const double t46 = 0.9950371902099892 * Ef_2_2;
   const double t47 = t45 - t46;
@@ -987,19 +995,21 @@ void spring_pendulum_frame_jacobian(const double q[SPRING_PENDULUM_NQ], double J
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 14 mul, 12 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], double J[6 * SPRING_PENDULUM_NV * SPRING_PENDULUM_NF]) {
-  J[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
   J[6] = 0.9950371902099892;
-  J[2] = 0.0;
-  J[8] = 0.0;
-  J[4] = 0.0;
+  J[2] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[4] = mbdc_zero;
   J[10] = 0.09950371902099892;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
-  J[13] = 0.0;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
+  J[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1019,20 +1029,20 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
   const double t8 = sw_arm_0_3 - r0_cart_2;
   J[19] = t8;
   J[15] = -1.0;
-  J[21] = 0.0;
-  J[17] = 0.0;
+  J[21] = mbdc_zero;
+  J[17] = mbdc_zero;
   const double t9 = mbdc_sincos_s[0] * t2;
   const double t10 = mbdc_sincos_c[0] * t6;
   const double sw_arm_0_5 = t9 + t10;
   const double t11 = r0_cart_0 + sw_arm_0_5;
   J[23] = t11;
-  J[12] = 0.0;
+  J[12] = mbdc_zero;
   J[18] = 0.9950371902099892;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
   J[22] = 0.09950371902099892;
-  J[25] = 0.0;
+  J[25] = mbdc_zero;
   const double t12 = mbdc_sincos_s[0] * 0.05;
   const double t13 = mbdc_sincos_c[0] * 0.8;
   const double t14 = t12 - t13;
@@ -1040,25 +1050,27 @@ void spring_pendulum_frame_jacobian_world(const double q[SPRING_PENDULUM_NQ], do
   const double t15 = sw_arm_0_3 - pf_2_2;
   J[31] = t15;
   J[27] = -1.0;
-  J[33] = 0.0;
-  J[29] = 0.0;
+  J[33] = mbdc_zero;
+  J[29] = mbdc_zero;
   const double t16 = mbdc_sincos_c[0] * 0.05;
   const double t17 = mbdc_sincos_s[0] * 0.8;
   const double t18 = t16 + t17;
   const double pf_2_0 = r0_cart_0 + t18;
   const double t19 = sw_arm_0_5 + pf_2_0;
   J[35] = t19;
-  J[24] = 0.0;
+  J[24] = mbdc_zero;
   J[30] = 0.9950371902099892;
-  J[26] = 0.0;
-  J[32] = 0.0;
-  J[28] = 0.0;
+  J[26] = mbdc_zero;
+  J[32] = mbdc_zero;
+  J[28] = mbdc_zero;
   J[34] = 0.09950371902099892;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 16 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double vel[6 * SPRING_PENDULUM_NF]) {
-  vel[0] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1066,12 +1078,12 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
   const double t0 = 0.9950371902099892 * v[0];
   vel[3] = t0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
+  vel[1] = mbdc_zero;
+  vel[4] = mbdc_zero;
+  vel[2] = mbdc_zero;
   const double t1 = 0.09950371902099892 * v[0];
   vel[5] = t1;
-  vel[6] = 0.0;
+  vel[6] = mbdc_zero;
   const double t2 = mbdc_sincos_c[0] * t1;
   const double t3 = mbdc_sincos_s[0] * t0;
   const double v_arm_5 = t2 - t3;
@@ -1084,16 +1096,16 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
   vel[9] = t8;
   const double t9 = -v[1];
   vel[7] = t9;
-  vel[10] = 0.0;
-  vel[8] = 0.0;
+  vel[10] = mbdc_zero;
+  vel[8] = mbdc_zero;
   vel[13] = t9;
-  vel[16] = 0.0;
-  vel[14] = 0.0;
+  vel[16] = mbdc_zero;
+  vel[14] = mbdc_zero;
   const double t10 = mbdc_sincos_c[0] * v_arm_5;
   const double t11 = mbdc_sincos_s[0] * v_arm_3;
   const double t12 = t10 - t11;
   vel[11] = t12;
-  vel[12] = 0.0;
+  vel[12] = mbdc_zero;
   const double t13 = v[1] * 0.05;
   const double t14 = v_arm_5 + t13;
   const double t15 = mbdc_sincos_s[0] * t14;
@@ -1110,19 +1122,21 @@ void spring_pendulum_frame_velocity(const double q[SPRING_PENDULUM_NQ], const do
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
 void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double acc[6 * SPRING_PENDULUM_NF]) {
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[9] = 0.0;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
-  acc[12] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
+  acc[6] = mbdc_zero;
+  acc[9] = mbdc_zero;
+  acc[7] = mbdc_zero;
+  acc[10] = mbdc_zero;
+  acc[8] = mbdc_zero;
+  acc[11] = mbdc_zero;
+  acc[12] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1139,9 +1153,9 @@ void spring_pendulum_frame_acceleration_bias(const double q[SPRING_PENDULUM_NQ],
   acc[17] = t7;
   const double t8 = -t5 - t3;
   acc[15] = t8;
-  acc[13] = 0.0;
-  acc[16] = 0.0;
-  acc[14] = 0.0;
+  acc[13] = mbdc_zero;
+  acc[16] = mbdc_zero;
+  acc[14] = mbdc_zero;
 }
 
 /* the centre of mass of the moving bodies, world coordinates (P_MASS their mass); 10 mul, 6 add, 2 div, 0 sqrt, 2 sin/cos. */
@@ -1461,6 +1475,8 @@ void spring_pendulum_difference(const double q0[SPRING_PENDULUM_NQ], const doubl
 /* forward dynamics and joint wrenches by the constraint force algorithm; 128 mul, 92 add, 5 div, 0 sqrt, 2 sin/cos. */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
   double pivot[5], pivot_ref[5];
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
@@ -1546,12 +1562,12 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   pivot_ref[2] = t65;
   const double t66 = t52 + 1.5;
   pivot_ref[4] = t66;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double D_arm_0 = t45 + 1.4210854715202004e-14;
   pivot[0] = D_arm_0;
   const double t67 = t48 + 1.7763568394002505e-15;

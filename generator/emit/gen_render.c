@@ -430,7 +430,7 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
 static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out,
                     const char *const *reserved) {
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved,
-                          g->opts->trig_libm ? NULL : "mbdc_sincos"};
+                          g->opts->trig_libm ? NULL : "mbdc_sincos", "mbdc_zero"};
   return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
 }
 

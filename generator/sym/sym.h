@@ -96,8 +96,8 @@ int mbg_sym_name(mbg_sym *s, mbg_sx e, const char *name);
 
 /* live[e] = 1 for nodes reachable from the outputs, else 0 (live has mbg_sym_size entries). */
 void mbg_sym_live(const mbg_sym *s, unsigned char *live);
-/* Emission order of the live non-leaf nodes. With trig_first, first every live sine and cosine
- * (with what its argument needs) in id order — so the generated code makes its libm calls before
+/* Emission order of the live non-leaf nodes: first every live sine and cosine (with what its
+ * argument needs) in id order — so the generated code makes its libm calls before
  * any other temporary is live, and none has to be spilled around a call, or has every argument
  * ready for one call of the built-in batch (mbg_sym_emit_opts.sincos). Then one of three orders,
  * whichever keeps fewest values live at once (mbg_sym_peak_live; a tie keeps the earlier): 0,
@@ -107,9 +107,9 @@ void mbg_sym_live(const mbg_sym *s, unsigned char *live);
  * list schedule that takes, of the nodes whose operands are done, one that is the last use of
  * the most operands, the smallest id among equals (sym_greedy.c). *order is malloc'ed (free
  * it); returns its length, or -1 when out of memory. */
-int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order);
+int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
 /* One of the three orders, kind 0, 1 or 2 as above. */
-int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order);
+int32_t mbg_sym_order(const mbg_sym *s, int kind, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:
  *   mul  multiplications           add  additions and subtractions
@@ -125,11 +125,11 @@ typedef struct mbg_sym_counts {
 int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *counts);
 
 /* The most temporaries live at once when the statements run in the emitted order (a value is
- * live from its statement to its last use; every output's value to the end, where the outputs
- * are stored; a negation folded into its consumers is not a temporary): the storage, registers
+ * live from its statement to its last use, an output's value at least to its store right after
+ * its statement; a negation folded into its consumers is not a temporary): the storage, registers
  * and stack, the code asks for. A compiler may reorder and need somewhat more or less
  * (docs/generator.md, "Stack"). Returns 0, or -1 (memory). */
-int mbg_sym_peak_live(const mbg_sym *s, int trig_first, long *peak);
+int mbg_sym_peak_live(const mbg_sym *s, long *peak);
 /* The same for a given order of the live non-leaf nodes (mbg_sym_order); -1 when out of memory. */
 long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len);
 
@@ -173,7 +173,16 @@ typedef struct mbg_sym_emit_opts {
                          every distinct argument of a sine or cosine in one call, right after
                          the arguments are computed, into the local arrays N_x, N_s, N_c;
                          N, Nf, N_x, N_s and N_c are kept from the temporaries */
+  const char *zero; /* NULL: every output of the constant 0 stored as the literal; else, when at
+                       least MBG_SYM_ZERO_MIN are, the body starts with "volatile double Z_src =
+                       0.0;" and "const double Z = Z_src;" (float in float code) and they store
+                       Z (Z and Z_src are kept from the temporaries): a zero the compiler cannot
+                       see is stored from
+                       a register, runs of them by vector stores, never by the C library's
+                       memset, and never as x86's 11-12 byte store-immediate instructions, which
+                       decode slowly (a humanoid's mass matrix has hundreds) */
 } mbg_sym_emit_opts;
+#define MBG_SYM_ZERO_MIN 4
 
 enum {
   MBG_SYM_ENOMEM = -1,     /* out of memory */

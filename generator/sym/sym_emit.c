@@ -124,6 +124,7 @@ typedef struct emitter {
   int32_t *slot;      /* with sincos: per live sine and cosine, its argument's index in the
                          batch (a sine and a cosine of the same argument share it) */
   int32_t nslot;      /* with sincos: the distinct arguments */
+  const char *zero;   /* the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -217,6 +218,12 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   for (int i = 0; m->sincos && i < 5; i++) { /* the batch function's names */
     char name[96];
     snprintf(name, sizeof name, "%.80s%s", m->sincos, trig_suffix[i]);
+    uint32_t j = set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+  }
+  for (int i = 0; m->zero && i < 2; i++) { /* the zero's local and its volatile source */
+    char name[96];
+    snprintf(name, sizeof name, "%.80s%s", m->zero, i ? "_src" : "");
     uint32_t j = set_slot(&m->names, name);
     if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
@@ -383,6 +390,26 @@ static int stored_last(const emitter *m, mbg_sx e) {
   return mbg_sym_is_leaf_op(m->s->op[e]) || inline_neg(m, e);
 }
 
+/* e is the constant 0 (the engine has no -0: mbg_sym_const). */
+static int is_zero(const mbg_sym *s, mbg_sx e) {
+  return s->op[e] == MBG_SYM_CONST && mbg_sym_kval(s, e) == 0;
+}
+
+/* With opts.zero: the zero's local when at least MBG_SYM_ZERO_MIN outputs are 0 (then m->zero
+ * is set), else nothing. */
+static void put_zero(emitter *m, const char *indent, const char *zero) {
+  int32_t n = 0;
+  for (int32_t i = 0; zero && i < m->s->nout; i++) n += is_zero(m->s, m->s->out_e[i]);
+  if (n < MBG_SYM_ZERO_MIN) return;
+  const char *type = m->fl ? "float " : "double ";
+  line l = {.n = 0};
+  put_str(&l, indent), put_str(&l, "volatile "), put_str(&l, type), put_str(&l, zero);
+  put_str(&l, "_src = "), put_str(&l, m->fl ? "0.0f" : "0.0"), put_end(m, &l);
+  l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
+  put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
+  m->zero = zero;
+}
+
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
   line l = {.n = 0};
@@ -391,7 +418,8 @@ static void put_output(emitter *m, const char *indent, int32_t i) {
   put_str(&l, "[");
   put_int(&l, s->out_idx[i]);
   put_str(&l, "] = ");
-  put_operand(m, &l, s->out_e[i]);
+  if (m->zero && is_zero(s, s->out_e[i])) put_str(&l, m->zero);
+  else put_operand(m, &l, s->out_e[i]);
   put_end(m, &l);
 }
 
@@ -411,7 +439,8 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   const char *indent = o && o->indent ? o->indent : "  ";
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
-               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0};
+               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0,
+               o ? o->zero : NULL};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1;
@@ -424,7 +453,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   free(live);
   /* the sines and cosines first: by libm calls, before any other temporary is live; by the
    * batch function, all in one call */
-  if (!rc) len = mbg_sym_schedule(s, 1, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc && m.sincos) rc = slot_trig(&m, order, len, &arg) ? MBG_SYM_ENOMEM : 0;
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
@@ -435,6 +464,9 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
    * ones before every statement) */
   int32_t *next_out = NULL, *first_out = NULL;
   if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
+  const char *zero = m.zero;
+  m.zero = NULL;
+  if (!rc) put_zero(&m, indent, zero);
   for (int32_t k = 0; !rc && k < s->nout && stored_last(&m, s->out_e[k]); k++)
     put_output(&m, indent, k);
   for (int32_t i = 0; !rc && i < len; i++) {

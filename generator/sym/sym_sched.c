@@ -51,17 +51,17 @@ static void trig_cones(const mbg_sym *s, const unsigned char *live, unsigned cha
       schedule_cone(s, e, stage, stack, out, len);
 }
 
-/* Schedule into out (room for every node): with trig_first the live sines and cosines' cones
- * first, in id order (a libm call in the middle of the arithmetic would spill every live
- * temporary around it; the built-in batch takes them all at once); then, kind 1, every other
+/* Schedule into out (room for every node): the live sines and cosines' cones first, in id
+ * order (a libm call in the middle of the arithmetic would spill every live temporary around
+ * it; the built-in batch takes them all at once); then, kind 1, every other
  * live operation in id order — the order the recipe built them in, which follows the
  * algorithm's own sweeps —, kind 0, each output's cone depth-first in output order, kind 2, the
  * greedy list schedule. Returns the length, or -1 (memory). */
-static int32_t order_into(const mbg_sym *s, int trig_first, int kind, const unsigned char *live,
+static int32_t order_into(const mbg_sym *s, int kind, const unsigned char *live,
                           unsigned char *stage, mbg_sx *stack, mbg_sx *out) {
   int32_t len = 0;
   memset(stage, 0, (size_t)s->n + 1);
-  if (trig_first) trig_cones(s, live, stage, stack, out, &len);
+  trig_cones(s, live, stage, stack, out, &len);
   if (kind == 2) return mbg_sym_greedy_order(s, live, out, len);
   for (mbg_sx e = 0; kind == 1 && e < s->n; e++) /* operands have smaller ids */
     if (live[e] && !mbg_sym_is_leaf_op(s->op[e]) && stage[e] != 3) stage[e] = 3, out[len++] = e;
@@ -69,7 +69,7 @@ static int32_t order_into(const mbg_sym *s, int trig_first, int kind, const unsi
   return len;
 }
 
-int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order) {
+int32_t mbg_sym_order(const mbg_sym *s, int kind, mbg_sx **order) {
   *order = NULL;
   if (!s) return -1;
   size_t n = (size_t)s->n + 1;
@@ -77,14 +77,14 @@ int32_t mbg_sym_order(const mbg_sym *s, int trig_first, int kind, mbg_sx **order
   mbg_sx *stack = malloc(n * sizeof *stack), *out = malloc(n * sizeof *out);
   if (live) mbg_sym_live(s, live);
   int ok = stage && live && stack && out;
-  int32_t len = ok ? order_into(s, trig_first, kind, live, stage, stack, out) : -1;
+  int32_t len = ok ? order_into(s, kind, live, stage, stack, out) : -1;
   free(stage), free(live), free(stack);
   if (len < 0) free(out), out = NULL;
   *order = out;
   return len;
 }
 
-int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order) {
+int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order) {
   /* the orders, and the one that keeps fewest values live at once (the registers and stack
    * slots the code asks for; ties to the earlier one) */
   int32_t len = -1;
@@ -92,7 +92,7 @@ int32_t mbg_sym_schedule(const mbg_sym *s, int trig_first, mbg_sx **order) {
   *order = NULL;
   for (int kind = 0; kind < 3; kind++) {
     mbg_sx *alt = NULL;
-    int32_t alen = mbg_sym_order(s, trig_first, kind, &alt);
+    int32_t alen = mbg_sym_order(s, kind, &alt);
     long peak = alen >= 0 ? mbg_sym_order_peak(s, alt, alen) : -1;
     if (peak < 0) {
       free(*order), free(alt);
@@ -187,11 +187,11 @@ long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len) {
   return rc ? -1 : peak;
 }
 
-int mbg_sym_peak_live(const mbg_sym *s, int trig_first, long *peak) {
+int mbg_sym_peak_live(const mbg_sym *s, long *peak) {
   *peak = 0;
   if (!s) return -1;
   mbg_sx *order = NULL;
-  int32_t len = mbg_sym_schedule(s, trig_first, &order);
+  int32_t len = mbg_sym_schedule(s, &order);
   long p = len >= 0 ? mbg_sym_order_peak(s, order, len) : -1;
   free(order);
   if (p < 0) return -1;

@@ -18,21 +18,22 @@ local C = {
 -- Composite inertias: IC_i = I_i;  for i = N..1: IC_λ += λX*_i IC_i iXλ. A flexible body also
 -- has the coupling PC (nm columns) and modal block PE of its composite modal inertia: PC = Mc,
 -- PE = Me, and a child locked to it moves with its section, so with A = λX*_i IC_i iXλ:
--- PC_λ += A Ψ_i,  PE_λ += Ψ_iᵀ A Ψ_i (Jain & Rodriguez 1990, §5, eq. 5.5).
-local function composites(T, X)
+-- PC_λ += A Ψ_i,  PE_λ += Ψ_iᵀ A Ψ_i (Jain & Rodriguez 1990, §5, eq. 5.5). final(b, IC, PC, PE)
+-- runs when body b's blocks are final, before they are added to its parent's.
+local function composites(T, X, final)
   local IC, PC, PE = {}, J.modal_blocks(T)
   for _, b in ipairs(T) do IC[b.i] = b.I end
   for i = #T, 1, -1 do
     local b, p = T[i], T[i].parent
     IC[i] = J.name(IC[i], "IC", b)
     J.name_modal(PC, PE, b)
+    final(b, IC, PC, PE)
     if p > 0 then
       local A = sp.I_to_parent(X[i], IC[i])
       IC[p] = sp.I_add(IC[p], A)
       if b.Psi then J.add_section(PC[p], PE[p], b.Psi, function(x) return sp.I_mv(A, x) end) end
     end
   end
-  return IC, PC, PE
 end
 
 -- M as rows M[r][c] (1-based dofs), both triangles; structural zeros are 0.
@@ -41,7 +42,6 @@ function C.mass_matrix(model)
   local X, M = {}, {}
   for r = 1, nv do M[r] = sp.zeros(nv) end
   for _, b in ipairs(T) do X[b.i] = J.Xup(b) end
-  local IC, PC, PE = composites(T, X)
   local function set(r, c, x) M[r][c], M[c][r] = x, x end
   -- M_jc = S_jᵀ F for body j's joint, F the force of column c (cols[k] the column of F[k])
   local function block(j, cols, F)
@@ -64,7 +64,9 @@ function C.mass_matrix(model)
       block(j, cols, F)
     end
   end
-  for _, b in ipairs(T) do
+  -- body b's columns, as soon as its composite inertia is final (in the backward sweep, as
+  -- Featherstone states the algorithm): the other subtrees' composites are not held meanwhile
+  local function columns(b, IC, PC, PE)
     -- F = IC_i S_i;  M_ii = S_iᵀ F;  a flexible body's modal rows: PCᵀ S_i
     local F, cols = {}, {}
     for c, Sc in ipairs(b.S) do
@@ -84,6 +86,7 @@ function C.mass_matrix(model)
       up(b, cm, Fm)
     end
   end
+  composites(T, X, columns)
   return M
 end
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x2e4c382eaf12
+#if _2DOF_PLANAR_SET_ID != 0xb1b591ea2795
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -308,7 +308,7 @@ void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV
   const double IC_link1_4 = t2 + 0.0006770830000000001;
   M[0] = IC_link1_4;
   const double t3 = t0 * 0.1;
-  const double t4 = 0.004015625 + t3;
+  const double t4 = t3 + 0.004015625;
   M[1] = t4;
   M[2] = t4;
   M[3] = 0.004015625;
@@ -327,7 +327,7 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   const double t2 = t1 + 0.007015625000000001;
   const double IC_link1_4 = t2 + 0.0006770830000000001;
   const double t3 = t0 * 0.1;
-  const double t4 = 0.004015625 + t3;
+  const double t4 = t3 + 0.004015625;
   const double L_1_0 = t4 * 249.0272373540856;
   const double t5 = t4 * L_1_0;
   const double D_link1_0 = IC_link1_4 - t5;
@@ -572,12 +572,14 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
 
 /* joint wrenches [torque; force] of parent on child, in each joint frame; 31 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]) {
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -616,9 +618,9 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   const double t24 = ac_link2_1 * 0.03;
   const double f_link2_0 = t23 - t24;
   wrench[12] = f_link2_0;
-  wrench[13] = 0.0;
-  wrench[14] = 0.0;
-  wrench[15] = 0.0;
+  wrench[13] = mbdc_zero;
+  wrench[14] = mbdc_zero;
+  wrench[15] = mbdc_zero;
   const double t25 = ac_link2_1 * 0.3;
   const double t26 = ac_link2_2 * 0.3;
   const double t27 = wd_link2_0 * 0.03;
@@ -639,7 +641,7 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
   wrench[7] = f_link1_1;
   const double f_link1_2 = t31 * 0.0125;
   wrench[8] = f_link1_2;
-  wrench[9] = 0.0;
+  wrench[9] = mbdc_zero;
   const double t37 = f_link2_0 - t35;
   const double f_link1_0 = t5 + t37;
   wrench[6] = f_link1_0;
@@ -651,22 +653,24 @@ void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v
 
 /* forward kinematics: world pose (R row-major, p) of every body; 6 mul, 5 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PLANAR_NB + 1)]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   pose[12] = 1.0;
-  pose[13] = 0.0;
-  pose[14] = 0.0;
-  pose[15] = 0.0;
+  pose[13] = mbdc_zero;
+  pose[14] = mbdc_zero;
+  pose[15] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -676,15 +680,15 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[16] = mbdc_sincos_c[0];
   pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.025;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
+  pose[22] = mbdc_zero;
+  pose[23] = mbdc_zero;
   pose[24] = 1.0;
-  pose[25] = 0.0;
-  pose[26] = 0.0;
-  pose[27] = 0.0;
+  pose[25] = mbdc_zero;
+  pose[26] = mbdc_zero;
+  pose[27] = mbdc_zero;
   const double E0_link1_7 = -mbdc_sincos_s[0];
   pose[17] = E0_link1_7;
-  pose[18] = 0.0;
+  pose[18] = mbdc_zero;
   const double t0 = mbdc_sincos_s[0] * 0.1;
   const double r0_link2_1 = -t0;
   pose[34] = r0_link2_1;
@@ -702,27 +706,29 @@ void _2dof_planar_fk(const double q[_2DOF_PLANAR_NQ], double pose[12 * (_2DOF_PL
   pose[31] = E0_link2_5;
   const double E0_link2_7 = -t2 - t4;
   pose[29] = E0_link2_7;
-  pose[30] = 0.0;
+  pose[30] = mbdc_zero;
 }
 
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>; 8 mul, 7 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _2DOF_PLANAR_NF]) {
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   pose[0] = 1.0;
-  pose[1] = 0.0;
-  pose[2] = 0.0;
-  pose[3] = 0.0;
+  pose[1] = mbdc_zero;
+  pose[2] = mbdc_zero;
+  pose[3] = mbdc_zero;
   pose[4] = 1.0;
-  pose[5] = 0.0;
-  pose[6] = 0.0;
-  pose[7] = 0.0;
+  pose[5] = mbdc_zero;
+  pose[6] = mbdc_zero;
+  pose[7] = mbdc_zero;
   pose[8] = 1.0;
-  pose[9] = 0.0;
-  pose[10] = 0.0;
-  pose[11] = 0.0;
+  pose[9] = mbdc_zero;
+  pose[10] = mbdc_zero;
+  pose[11] = mbdc_zero;
   pose[12] = 1.0;
-  pose[13] = 0.0;
-  pose[14] = 0.0;
-  pose[15] = 0.0;
+  pose[13] = mbdc_zero;
+  pose[14] = mbdc_zero;
+  pose[15] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -732,15 +738,15 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   pose[16] = mbdc_sincos_c[0];
   pose[20] = mbdc_sincos_c[0];
   pose[21] = 0.025;
-  pose[22] = 0.0;
-  pose[23] = 0.0;
+  pose[22] = mbdc_zero;
+  pose[23] = mbdc_zero;
   pose[24] = 1.0;
-  pose[25] = 0.0;
-  pose[26] = 0.0;
-  pose[27] = 0.0;
+  pose[25] = mbdc_zero;
+  pose[26] = mbdc_zero;
+  pose[27] = mbdc_zero;
   const double E0_link1_7 = -mbdc_sincos_s[0];
   pose[17] = E0_link1_7;
-  pose[18] = 0.0;
+  pose[18] = mbdc_zero;
   const double t0 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t1 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
   const double E0_link2_4 = t0 - t1;
@@ -754,9 +760,9 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   const double t3 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
   const double E0_link2_7 = -t2 - t3;
   pose[29] = E0_link2_7;
-  pose[30] = 0.0;
+  pose[30] = mbdc_zero;
   pose[41] = E0_link2_7;
-  pose[42] = 0.0;
+  pose[42] = mbdc_zero;
   const double E0_link2_5 = t2 + t3;
   pose[31] = E0_link2_5;
   pose[43] = E0_link2_5;
@@ -766,9 +772,9 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
   pose[35] = r0_link2_2;
   pose[36] = 1.0;
-  pose[37] = 0.0;
-  pose[38] = 0.0;
-  pose[39] = 0.0;
+  pose[37] = mbdc_zero;
+  pose[38] = mbdc_zero;
+  pose[39] = mbdc_zero;
   const double t5 = E0_link2_7 * 0.2;
   const double t6 = t5 - t4;
   pose[46] = t6;
@@ -779,33 +785,35 @@ void _2dof_planar_frame_pose(const double q[_2DOF_PLANAR_NQ], double pose[12 * _
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped); 30 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]) {
-  J[0] = 0.0;
-  J[2] = 0.0;
-  J[4] = 0.0;
-  J[6] = 0.0;
-  J[8] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
   J[12] = 1.0;
-  J[18] = 0.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-  J[22] = 0.0;
-  J[13] = 0.0;
-  J[15] = 0.0;
-  J[17] = 0.0;
-  J[19] = 0.0;
-  J[21] = 0.0;
-  J[23] = 0.0;
+  J[18] = mbdc_zero;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
+  J[22] = mbdc_zero;
+  J[13] = mbdc_zero;
+  J[15] = mbdc_zero;
+  J[17] = mbdc_zero;
+  J[19] = mbdc_zero;
+  J[21] = mbdc_zero;
+  J[23] = mbdc_zero;
   J[25] = 1.0;
-  J[31] = 0.0;
-  J[27] = 0.0;
+  J[31] = mbdc_zero;
+  J[27] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -838,24 +846,24 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t18 = E0_link2_5 * t17;
   const double t19 = t14 + t18;
   J[33] = t19;
-  J[29] = 0.0;
+  J[29] = mbdc_zero;
   const double t20 = E0_link2_7 * t13;
   const double t21 = E0_link2_4 * t17;
   const double t22 = t20 + t21;
   J[35] = t22;
   J[24] = 1.0;
-  J[30] = 0.0;
-  J[26] = 0.0;
+  J[30] = mbdc_zero;
+  J[26] = mbdc_zero;
   const double t23 = t3 * E0_link2_5;
   const double t24 = -t23 - t2;
   J[32] = t24;
-  J[28] = 0.0;
+  J[28] = mbdc_zero;
   const double t25 = r0_link2_2 * E0_link2_7;
   const double t26 = -t10 - t25;
   J[34] = t26;
   J[37] = 1.0;
-  J[43] = 0.0;
-  J[39] = 0.0;
+  J[43] = mbdc_zero;
+  J[39] = mbdc_zero;
   const double t27 = E0_link2_4 * 0.2;
   const double pf_3_2 = r0_link2_2 + t27;
   const double t28 = sw_link2_0_4 - pf_3_2;
@@ -866,19 +874,19 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
   const double t32 = E0_link2_5 * t31;
   const double t33 = t29 + t32;
   J[45] = t33;
-  J[41] = 0.0;
+  J[41] = mbdc_zero;
   const double t34 = E0_link2_7 * t28;
   const double t35 = E0_link2_4 * t31;
   const double t36 = t34 + t35;
   J[47] = t36;
   J[36] = 1.0;
-  J[42] = 0.0;
-  J[38] = 0.0;
+  J[42] = mbdc_zero;
+  J[38] = mbdc_zero;
   const double t37 = E0_link2_5 * pf_3_1;
   const double t38 = E0_link2_4 * pf_3_2;
   const double t39 = t37 - t38;
   J[44] = t39;
-  J[40] = 0.0;
+  J[40] = mbdc_zero;
   const double t40 = E0_link2_4 * pf_3_1;
   const double t41 = E0_link2_7 * pf_3_2;
   const double t42 = t40 - t41;
@@ -887,33 +895,35 @@ void _2dof_planar_frame_jacobian(const double q[_2DOF_PLANAR_NQ], double J[6 * _
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped); 16 mul, 16 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J[6 * _2DOF_PLANAR_NV * _2DOF_PLANAR_NF]) {
-  J[0] = 0.0;
-  J[2] = 0.0;
-  J[4] = 0.0;
-  J[6] = 0.0;
-  J[8] = 0.0;
-  J[10] = 0.0;
-  J[1] = 0.0;
-  J[3] = 0.0;
-  J[5] = 0.0;
-  J[7] = 0.0;
-  J[9] = 0.0;
-  J[11] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  J[0] = mbdc_zero;
+  J[2] = mbdc_zero;
+  J[4] = mbdc_zero;
+  J[6] = mbdc_zero;
+  J[8] = mbdc_zero;
+  J[10] = mbdc_zero;
+  J[1] = mbdc_zero;
+  J[3] = mbdc_zero;
+  J[5] = mbdc_zero;
+  J[7] = mbdc_zero;
+  J[9] = mbdc_zero;
+  J[11] = mbdc_zero;
   J[12] = 1.0;
-  J[18] = 0.0;
-  J[14] = 0.0;
-  J[20] = 0.0;
-  J[16] = 0.0;
-  J[22] = 0.0;
-  J[13] = 0.0;
-  J[15] = 0.0;
-  J[17] = 0.0;
-  J[19] = 0.0;
-  J[21] = 0.0;
-  J[23] = 0.0;
+  J[18] = mbdc_zero;
+  J[14] = mbdc_zero;
+  J[20] = mbdc_zero;
+  J[16] = mbdc_zero;
+  J[22] = mbdc_zero;
+  J[13] = mbdc_zero;
+  J[15] = mbdc_zero;
+  J[17] = mbdc_zero;
+  J[19] = mbdc_zero;
+  J[21] = mbdc_zero;
+  J[23] = mbdc_zero;
   J[25] = 1.0;
-  J[31] = 0.0;
-  J[27] = 0.0;
+  J[31] = mbdc_zero;
+  J[27] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -923,8 +933,8 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   const double r0_link2_1 = -t0;
   J[34] = r0_link2_1;
   J[37] = 1.0;
-  J[43] = 0.0;
-  J[39] = 0.0;
+  J[43] = mbdc_zero;
+  J[39] = mbdc_zero;
   const double r0_link2_2 = mbdc_sincos_c[0] * 0.1;
   const double t1 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
   const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
@@ -952,42 +962,44 @@ void _2dof_planar_frame_jacobian_world(const double q[_2DOF_PLANAR_NQ], double J
   const double t17 = sw_link2_0_5 - t0;
   J[35] = t17;
   J[24] = 1.0;
-  J[30] = 0.0;
-  J[26] = 0.0;
+  J[30] = mbdc_zero;
+  J[26] = mbdc_zero;
   const double t18 = sw_link2_0_5 + pf_3_1;
   J[47] = t18;
   J[36] = 1.0;
-  J[42] = 0.0;
-  J[38] = 0.0;
+  J[42] = mbdc_zero;
+  J[38] = mbdc_zero;
   const double pf_3_2 = r0_link2_2 + t16;
   const double t19 = -r0_link2_2;
   J[32] = t19;
-  J[28] = 0.0;
+  J[28] = mbdc_zero;
   const double t20 = sw_link2_0_4 - r0_link2_2;
   J[33] = t20;
-  J[29] = 0.0;
+  J[29] = mbdc_zero;
   const double t21 = sw_link2_0_4 - pf_3_2;
   J[45] = t21;
-  J[41] = 0.0;
+  J[41] = mbdc_zero;
   const double t22 = -pf_3_2;
   J[44] = t22;
-  J[40] = 0.0;
+  J[40] = mbdc_zero;
 }
 
 /* every operational frame's angular velocity and the velocity of its origin, world axes, 6 per frame: J v; 14 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double vel[6 * _2DOF_PLANAR_NF]) {
-  vel[0] = 0.0;
-  vel[3] = 0.0;
-  vel[1] = 0.0;
-  vel[4] = 0.0;
-  vel[2] = 0.0;
-  vel[5] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  vel[0] = mbdc_zero;
+  vel[3] = mbdc_zero;
+  vel[1] = mbdc_zero;
+  vel[4] = mbdc_zero;
+  vel[2] = mbdc_zero;
+  vel[5] = mbdc_zero;
   vel[6] = v[0];
-  vel[9] = 0.0;
-  vel[7] = 0.0;
-  vel[10] = 0.0;
-  vel[8] = 0.0;
-  vel[11] = 0.0;
+  vel[9] = mbdc_zero;
+  vel[7] = mbdc_zero;
+  vel[10] = mbdc_zero;
+  vel[8] = mbdc_zero;
+  vel[11] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1005,16 +1017,16 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   const double v_link2_5 = mbdc_sincos_s[1] * t4;
   const double v_link2_0 = v[0] + v[1];
   vel[12] = v_link2_0;
-  vel[15] = 0.0;
-  vel[13] = 0.0;
+  vel[15] = mbdc_zero;
+  vel[13] = mbdc_zero;
   vel[18] = v_link2_0;
-  vel[21] = 0.0;
-  vel[19] = 0.0;
+  vel[21] = mbdc_zero;
+  vel[19] = mbdc_zero;
   const double t6 = E0_link2_4 * t5;
   const double t7 = E0_link2_7 * v_link2_5;
   const double t8 = t7 - t6;
   vel[16] = t8;
-  vel[14] = 0.0;
+  vel[14] = mbdc_zero;
   const double t9 = E0_link2_5 * t5;
   const double t10 = E0_link2_4 * v_link2_5;
   const double t11 = t10 - t9;
@@ -1024,7 +1036,7 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
   const double t14 = E0_link2_4 * t13;
   const double t15 = t7 + t14;
   vel[22] = t15;
-  vel[20] = 0.0;
+  vel[20] = mbdc_zero;
   const double t16 = E0_link2_5 * t13;
   const double t17 = t10 + t16;
   vel[23] = t17;
@@ -1032,21 +1044,23 @@ void _2dof_planar_frame_velocity(const double q[_2DOF_PLANAR_NQ], const double v
 
 /* every operational frame's angular acceleration and the classical acceleration of its origin at qdd = 0 (Jdot v, no gravity), world axes, 6 per frame; 16 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
 void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double acc[6 * _2DOF_PLANAR_NF]) {
-  acc[0] = 0.0;
-  acc[3] = 0.0;
-  acc[1] = 0.0;
-  acc[4] = 0.0;
-  acc[2] = 0.0;
-  acc[5] = 0.0;
-  acc[6] = 0.0;
-  acc[9] = 0.0;
-  acc[7] = 0.0;
-  acc[10] = 0.0;
-  acc[8] = 0.0;
-  acc[11] = 0.0;
-  acc[12] = 0.0;
-  acc[15] = 0.0;
-  acc[13] = 0.0;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  acc[0] = mbdc_zero;
+  acc[3] = mbdc_zero;
+  acc[1] = mbdc_zero;
+  acc[4] = mbdc_zero;
+  acc[2] = mbdc_zero;
+  acc[5] = mbdc_zero;
+  acc[6] = mbdc_zero;
+  acc[9] = mbdc_zero;
+  acc[7] = mbdc_zero;
+  acc[10] = mbdc_zero;
+  acc[8] = mbdc_zero;
+  acc[11] = mbdc_zero;
+  acc[12] = mbdc_zero;
+  acc[15] = mbdc_zero;
+  acc[13] = mbdc_zero;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1072,17 +1086,17 @@ void _2dof_planar_frame_acceleration_bias(const double q[_2DOF_PLANAR_NQ], const
   const double t13 = E0_link2_7 * t7;
   const double t14 = -t13 - t9;
   acc[16] = t14;
-  acc[14] = 0.0;
+  acc[14] = mbdc_zero;
   const double t15 = E0_link2_4 * t7;
   const double t16 = -t15 - t8;
   acc[17] = t16;
-  acc[18] = 0.0;
-  acc[21] = 0.0;
-  acc[19] = 0.0;
+  acc[18] = mbdc_zero;
+  acc[21] = mbdc_zero;
+  acc[19] = mbdc_zero;
   const double t17 = E0_link2_7 * t12;
   const double t18 = t17 - t9;
   acc[22] = t18;
-  acc[20] = 0.0;
+  acc[20] = mbdc_zero;
   const double t19 = E0_link2_4 * t12;
   const double t20 = t19 - t8;
   acc[23] = t20;
@@ -1459,6 +1473,8 @@ void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_
 /* forward dynamics and joint wrenches by the constraint force algorithm; 105 mul, 69 add, 5 div, 0 sqrt, 4 sin/cos. */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]) {
   double pivot[5], pivot_ref[5];
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
@@ -1530,12 +1546,12 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   pivot[4] = D_link2_4;
   const double t48 = t24 + 5.882354602079252;
   pivot_ref[4] = t48;
-  wrench[0] = 0.0;
-  wrench[1] = 0.0;
-  wrench[2] = 0.0;
-  wrench[3] = 0.0;
-  wrench[4] = 0.0;
-  wrench[5] = 0.0;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double ac_link1_1 = mbdc_sincos_s[0] * 9.81;
   const double t49 = ac_link1_1 * 0.010000000000000002;
   const double t50 = t49 + tau[0];

@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x8e0b9fb7cc8b
+#define SIMPLE_HUMANOID_SET_ID 0xa40a759bd866
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -292,7 +292,7 @@ void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[
 /* gravity torques: g(q). Stack: about 792 bytes (99 values live at once). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 1568 bytes (196 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 576 bytes (72 values live at once). */
 void simple_humanoid_crba(const double q[SIMPLE_HUMANOID_NQ], double M[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3584 bytes (448 values live at once). */

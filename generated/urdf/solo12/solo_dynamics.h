@@ -71,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x74b825d6976e
+#define SOLO_SET_ID 0x7ec8b70816ba
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -225,7 +225,7 @@ void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double
 /* gravity torques: g(q). Stack: about 408 bytes (51 values live at once). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 648 bytes (81 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 320 bytes (40 values live at once). */
 void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]);
 
 /* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once). */

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Code size against the L1 instruction cache: the generated rnea, crba and aba of robots whose
+# code is from a few KiB to half a MiB (the Panda, the two humanoids, random trees of 35, 70 and
+# 140 bodies from bench/random_tree.sh), compiled at the flags of bench/peers.sh (gcc -O3
+# -march=x86-64-v3 -ffp-contract=fast). Per function:
+#   - its code size (nm -S);
+#   - instructions and L1 instruction-cache misses per call, counted by callgrind simulating a
+#     32 KiB, 8-way, 64-byte-line L1i (LRU, no prefetch: the misses a core must hide or pay);
+#   - its time per call against the runtime's (mb_rnea, mb_crba, mb_aba on the same model's
+#     tables: the compact form, one loop over the bodies whatever the robot), timed in turns by
+#     bench/icache_driver.c, the robots one after the other in 3 rounds, each figure its best;
+#   - instructions per ns, against the Panda's same function (whose code fits the L1i).
+# Printed as the markdown section "Code size and the instruction cache"; with BENCHMARKS_MD also
+# written there, between the lines
+#   <!-- icache: bench/icache.sh -->  and  <!-- /icache -->   (appended when absent).
+#
+# usage: bash bench/icache.sh BUILD_DIR [BENCHMARKS_MD]
+#   BUILD_DIR: a build of this repository (BUILD_DIR/generator/mbdc, BUILD_DIR/runtime/libmbrt.a).
+#   Needs gcc, valgrind and callgrind_annotate; about 10 minutes (the 140-body tree's aba is
+#   half a MiB of code, a minute to compile).
+set -euo pipefail
+usage="usage: bash bench/icache.sh BUILD_DIR [BENCHMARKS_MD]"
+build=${1:?$usage}
+md=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mbdc=$build/generator/mbdc
+lib=$build/runtime/libmbrt.a
+states=64 # the driver's NSTATES
+rounds=3
+cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
+cflags_drv="-std=c11 -O2"
+[ -x "$mbdc" ] || { echo "icache.sh: no executable $mbdc ($usage)" >&2; exit 2; }
+[ -f "$lib" ] || { echo "icache.sh: no $lib ($usage)" >&2; exit 2; }
+for t in gcc valgrind callgrind_annotate; do
+  command -v "$t" >/dev/null || { echo "icache.sh: $t is not installed" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
+for n in 35 70 140; do bash "$root/bench/random_tree.sh" "$n" 1 >"$tmp/tree$n.mbd"; done
+robots="panda $tmp/panda.urdf -
+simple_humanoid $root/examples/urdf/simple_humanoid.urdf --floating-base
+romeo_small $root/examples/urdf/romeo_small.urdf --floating-base
+tree35 $tmp/tree35.mbd -
+tree70 $tmp/tree70.mbd -
+tree140 $tmp/tree140.mbd -"
+
+# "size ROBOT FUNC BYTES", "instr ROBOT FUNC N", "miss ROBOT FUNC N", "nv ROBOT NV" lines
+: >"$tmp/counts.txt"
+while read -r robot model flags; do
+  d=$tmp/$robot
+  mkdir -p "$d/gen"
+  gen_flags=()
+  [ "$flags" = "-" ] || gen_flags=("$flags")
+  echo "== $robot: generate, compile, callgrind" >&2
+  "$mbdc" generate "$model" -q --functions rnea,crba,aba -o "$d/gen" "${gen_flags[@]}"
+  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
+  p=${hdr%_dynamics.h}
+  pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
+  # shellcheck disable=SC2086 # the flags are words
+  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv -I"$root/runtime" -c "$d/gen/${p}_model.c" -o "$d/model.o"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv -I"$root/runtime" -DHEADER="\"$d/gen/$hdr\"" -DMODEL_HEADER="\"$d/gen/${p}_model.h\"" \
+    -DPFX="$p" -DPFX_UP="$pu" "$root/bench/icache_driver.c" "$d/dyn.o" "$d/model.o" "$lib" -lm \
+    -o "$d/driver"
+  nv=$(awk -v m="${pu}_NV" '$1 == "#define" && $2 == m { print $3 }' "$d/gen/$hdr")
+  echo "nv $robot $nv" >>"$tmp/counts.txt"
+  nm -S "$d/dyn.o" | awk -v r="$robot" -v p="$p" '
+    $3 == "T" && ($4 == p "_rnea" || $4 == p "_crba" || $4 == p "_aba") {
+      n = 0; h = tolower($2)
+      for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+      f = substr($4, length(p) + 2); print "size", r, f, n
+    }' >>"$tmp/counts.txt"
+  valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --callgrind-out-file="$d/cg.out" \
+    "$d/driver" count >"$d/count.txt" 2>"$d/cg.err" ||
+    { echo "icache.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
+  callgrind_annotate --inclusive=yes --show=Ir,I1mr --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  # a line: "IR (PCT)  I1MR (PCT)  FILE:run_rnea [OBJECT]" (a percentage may be "( 9.15%)"); the
+  # name is the word before "[OBJECT]"
+  for f in rnea crba aba; do
+    awk -v fn="run_$f" -v r="$robot" -v f="$f" -v s="$states" '
+      {
+        line = $0; gsub(/\( *[0-9.]+%\)/, " ", line); k = split(line, w, " ")
+        if (w[k] ~ /\]$/) { while (k > 1 && w[k] !~ /^\[/) k--; k-- }
+        name = w[k]; sub(/.*:/, "", name)
+        if (k < 3 || name != fn) next
+        c = w[1]; gsub(/,/, "", c); m = w[2]; gsub(/,/, "", m)
+        if (c ~ /^[0-9]+$/ && m ~ /^[0-9]+$/) { printf "instr %s %s %.0f\nmiss %s %s %.1f\n", r, f, c / s, r, f, m / s; found = 1 }
+      }
+      END { if (!found) exit 1 }' "$d/annotate.txt" >>"$tmp/counts.txt" ||
+      { echo "icache.sh: $robot: no inclusive count of run_$f ($d/annotate.txt)" >&2; exit 1; }
+  done
+done <<<"$robots"
+
+echo "== timing: $rounds rounds over the robots" >&2
+for ((k = 0; k < rounds; k++)); do
+  while read -r robot _; do
+    "$tmp/$robot/driver" | awk -v r="$robot" '$1 == "time" { print r, $2, $3, $4 }' | tee -a "$tmp/times.txt" |
+      awk -v k="$((k + 1))" '{ printf "   round %d: %s %s %s ns generated, %s runtime\n", k, $1, $2, $3, $4 }' >&2
+  done <<<"$robots"
+done
+
+table() {
+  echo "| robot | nv | function | code KiB | instructions | L1i misses (simulated) | ns, generated | ns, runtime | runtime ÷ generated | instructions per ns | slowdown per instruction against the Panda |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  awk '
+    FNR == 1 { file++ }
+    file == 1 && $1 == "nv" { nv[$2] = $3; if (!($2 in seen)) { seen[$2] = 1; order[++nr] = $2 } }
+    file == 1 && $1 == "size" { size[$2, $3] = $4 }
+    file == 1 && $1 == "instr" { ins[$2, $3] = $4 }
+    file == 1 && $1 == "miss" { miss[$2, $3] = $4 }
+    file == 2 {
+      if (!(($1, $2) in g) || $3 < g[$1, $2]) g[$1, $2] = $3
+      if (!(($1, $2) in rt) || $4 < rt[$1, $2]) rt[$1, $2] = $4
+    }
+    END {
+      split("rnea crba aba", fs, " ")
+      for (i = 1; i <= nr; i++)
+        for (j = 1; j <= 3; j++) {
+          r = order[i]; f = fs[j]
+          ipns = ins[r, f] / g[r, f]; ref = ins["panda", f] / g["panda", f]
+          printf "| %s | %s | %s | %.1f | %s | %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n", r, nv[r], f,
+            size[r, f] / 1024, ins[r, f], miss[r, f], g[r, f], rt[r, f], rt[r, f] / g[r, f], ipns,
+            ref / ipns
+        }
+    }' "$tmp/counts.txt" "$tmp/times.txt"
+}
+
+open="<!-- icache: bench/icache.sh -->"
+close="<!-- /icache -->"
+section() {
+  echo "$open"
+  echo "## Code size and the instruction cache"
+  echo
+  echo "Fully unrolled code grows with the robot: a 140-body tree's \`aba\` is half a MiB, sixteen"
+  echo "times the 32 KiB L1 instruction cache. \`bench/icache.sh\` measures what that costs against"
+  echo "the compact form, the runtime's one loop over the model's tables (\`mb_rnea\`, \`mb_crba\`,"
+  echo "\`mb_aba\` on the same model), for the Panda (fingers fixed), the two humanoids (floating"
+  echo "base) and random trees of 35, 70 and 140 bodies (\`bench/random_tree.sh N 1\`: generic"
+  echo "axes and placements). Generated code at \`$cflags_gen\`; instructions and L1i misses per"
+  echo "call counted by callgrind over $states states, the cache simulated as 32 KiB, 8-way, 64-byte"
+  echo "lines, LRU without prefetching (the misses a core has to hide); times per call from"
+  echo "\`bench/icache_driver.c\` (generated and runtime in turns, best of 30 runs each, the robots one"
+  echo "after the other in $rounds rounds, each figure its best round; one output array for every"
+  echo "state), on a shared 2-core virtual machine: a few percent of noise."
+  echo
+  table
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| command | \`bash bench/icache.sh BUILD_DIR docs/benchmarks.md\` |"
+  echo "| date | $(date +%Y-%m-%d) |"
+  echo "| compiler | $(gcc --version | head -1) |"
+  echo "| instructions | $(valgrind --version) --tool=callgrind --cache-sim=yes |"
+  echo "$close"
+}
+
+section >"$tmp/section.md"
+cat "$tmp/section.md"
+if [ -n "$md" ]; then
+  # shellcheck source=bench/md_section.sh
+  . "$(dirname "$0")/md_section.sh"
+  md_section_write "$md" "$tmp/section.md" "$open" "$close"
+  echo "== wrote $md (Code size and the instruction cache)" >&2
+fi
