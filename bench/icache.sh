@@ -7,35 +7,43 @@
 #   - instructions and L1 instruction-cache misses per call, counted by callgrind simulating a
 #     32 KiB, 8-way, 64-byte-line L1i (LRU, no prefetch: the misses a core must hide or pay);
 #   - its time per call against the runtime's (mb_rnea, mb_crba, mb_aba on the same model's
-#     tables: the compact form, one loop over the bodies whatever the robot), timed in turns by
+#     tables: the compact form, one loop over the bodies whatever the robot; runtime/ compiled
+#     here at the same flags), timed in turns by
 #     bench/icache_driver.c, the robots one after the other in 3 rounds, each figure its best;
 #   - instructions per ns, against the Panda's same function (whose code fits the L1i).
 # Printed as the markdown section "Code size and the instruction cache"; with BENCHMARKS_MD also
 # written there, between the lines
 #   <!-- icache: bench/icache.sh -->  and  <!-- /icache -->   (appended when absent).
 #
-# usage: bash bench/icache.sh BUILD_DIR [BENCHMARKS_MD]
-#   BUILD_DIR: a build of this repository (BUILD_DIR/generator/mbdc, BUILD_DIR/runtime/libmbrt.a).
-#   Needs gcc, valgrind and callgrind_annotate; about 10 minutes (the 140-body tree's aba is
-#   half a MiB of code, a minute to compile).
+# usage: bash bench/icache.sh MBDC [BENCHMARKS_MD]
+#   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, ar, valgrind and
+#   callgrind_annotate; about 10 minutes (the 140-body tree's aba is half a MiB of code, a minute
+#   to compile).
 set -euo pipefail
-usage="usage: bash bench/icache.sh BUILD_DIR [BENCHMARKS_MD]"
-build=${1:?$usage}
+usage="usage: bash bench/icache.sh MBDC [BENCHMARKS_MD]"
+mbdc=${1:?$usage}
 md=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
-mbdc=$build/generator/mbdc
-lib=$build/runtime/libmbrt.a
 states=64 # the driver's NSTATES
 rounds=3
 cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
 cflags_drv="-std=c11 -O2"
-[ -x "$mbdc" ] || { echo "icache.sh: no executable $mbdc ($usage)" >&2; exit 2; }
-[ -f "$lib" ] || { echo "icache.sh: no $lib ($usage)" >&2; exit 2; }
-for t in gcc valgrind callgrind_annotate; do
+[ -x "$mbdc" ] || { echo "icache.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
+for t in gcc ar valgrind callgrind_annotate; do
   command -v "$t" >/dev/null || { echo "icache.sh: $t is not installed" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# the runtime at the generated code's flags (C11, as its build compiles it)
+echo "== the runtime" >&2
+mkdir -p "$tmp/rt"
+for c in "$root"/runtime/*.c; do
+  # shellcheck disable=SC2086 # the flags are words
+  gcc ${cflags_gen/-std=c99/-std=c11} -c "$c" -o "$tmp/rt/$(basename "${c%.c}").o"
+done
+lib=$tmp/libmbrt.a
+ar rcs "$lib" "$tmp"/rt/*.o
 
 sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
 for n in 35 70 140; do bash "$root/bench/random_tree.sh" "$n" 1 >"$tmp/tree$n.mbd"; done
@@ -95,11 +103,21 @@ while read -r robot model flags; do
   done
 done <<<"$robots"
 
-echo "== timing: $rounds rounds over the robots" >&2
+# in each round once pinned to each processor (taskset, when there is one: this virtual
+# machine's two run the same code up to 1.45 times apart)
+pin=("")
+if command -v taskset >/dev/null; then
+  pin=()
+  for ((c = 0; c < $(nproc); c++)); do pin+=("taskset -c $c"); done
+fi
+echo "== timing: $rounds rounds over the robots, ${#pin[@]} processor(s)" >&2
 for ((k = 0; k < rounds; k++)); do
   while read -r robot _; do
-    "$tmp/$robot/driver" | awk -v r="$robot" '$1 == "time" { print r, $2, $3, $4 }' | tee -a "$tmp/times.txt" |
-      awk -v k="$((k + 1))" '{ printf "   round %d: %s %s %s ns generated, %s runtime\n", k, $1, $2, $3, $4 }' >&2
+    for p in "${pin[@]}"; do
+      # shellcheck disable=SC2086 # the pinning command is words
+      $p "$tmp/$robot/driver" | awk -v r="$robot" '$1 == "time" { print r, $2, $3, $4 }' | tee -a "$tmp/times.txt" |
+        awk -v k="$((k + 1))" -v p="$p" '{ printf "   round %d%s: %s %s %s ns generated, %s runtime\n", k, p == "" ? "" : " (" p ")", $1, $2, $3, $4 }' >&2
+    done
   done <<<"$robots"
 done
 
@@ -138,20 +156,21 @@ section() {
   echo "Fully unrolled code grows with the robot: a 140-body tree's \`aba\` is half a MiB, sixteen"
   echo "times the 32 KiB L1 instruction cache. \`bench/icache.sh\` measures what that costs against"
   echo "the compact form, the runtime's one loop over the model's tables (\`mb_rnea\`, \`mb_crba\`,"
-  echo "\`mb_aba\` on the same model), for the Panda (fingers fixed), the two humanoids (floating"
+  echo "\`mb_aba\` on the same model, compiled at the same flags), for the Panda (fingers fixed), the two humanoids (floating"
   echo "base) and random trees of 35, 70 and 140 bodies (\`bench/random_tree.sh N 1\`: generic"
   echo "axes and placements). Generated code at \`$cflags_gen\`; instructions and L1i misses per"
   echo "call counted by callgrind over $states states, the cache simulated as 32 KiB, 8-way, 64-byte"
   echo "lines, LRU without prefetching (the misses a core has to hide); times per call from"
   echo "\`bench/icache_driver.c\` (generated and runtime in turns, best of 30 runs each, the robots one"
-  echo "after the other in $rounds rounds, each figure its best round; one output array for every"
-  echo "state), on a shared 2-core virtual machine: a few percent of noise."
+  echo "after the other in $rounds rounds, in each once pinned to each processor, each figure its best"
+  echo "run; one output array for every state), on a shared 2-core virtual machine whose two"
+  echo "processors run the same code up to 1.45 times apart, and which slows by as much at times."
   echo
   table
   echo
   echo "| | |"
   echo "|---|---|"
-  echo "| command | \`bash bench/icache.sh BUILD_DIR docs/benchmarks.md\` |"
+  echo "| command | \`bash bench/icache.sh build/generator/mbdc docs/benchmarks.md\` |"
   echo "| date | $(date +%Y-%m-%d) |"
   echo "| compiler | $(gcc --version | head -1) |"
   echo "| instructions | $(valgrind --version) --tool=callgrind --cache-sim=yes |"

@@ -81,13 +81,23 @@ while read -r robot model flags funcs; do
 done <<<"$robots"
 
 # The time per call: every robot's timer in each of $rounds rounds, robot after robot, so that a
-# slow spell of this shared machine falls on all of them; per function the best of its rounds
-# (each itself the best of 30 runs): "time ROBOT FUNC NS".
+# slow spell of this shared machine falls on all of them, and in each round once pinned to each
+# processor (taskset, when there is one: this virtual machine's two run the same code up to 1.45
+# times apart); per function the best of all (each itself the best of 30 runs): "time ROBOT
+# FUNC NS".
 rounds=5
-echo "== timing: $rounds rounds over the robots" >&2
+pin=("")
+if command -v taskset >/dev/null; then
+  pin=()
+  for ((c = 0; c < $(nproc); c++)); do pin+=("taskset -c $c"); done
+fi
+echo "== timing: $rounds rounds over the robots, ${#pin[@]} processor(s)" >&2
 for ((k = 0; k < rounds; k++)); do
   while read -r robot _; do
-    "$tmp/$robot/timer" | awk -v r="$robot" '$1 == "time" { print r, $2, $3 }' >>"$tmp/times.txt"
+    for p in "${pin[@]}"; do
+      # shellcheck disable=SC2086 # the pinning command is words
+      $p "$tmp/$robot/timer" | awk -v r="$robot" '$1 == "time" { print r, $2, $3 }' >>"$tmp/times.txt"
+    done
   done <<<"$robots"
 done
 awk '!(($1, $2) in t) || $3 < t[$1, $2] { t[$1, $2] = $3 }
@@ -174,7 +184,9 @@ section() {
   echo "**Time per call, and what code size costs.** The same code timed on this machine"
   echo "(\`peers_driver.c\` built with \`-DTIMING\`: each function over the $states states, best of 30"
   echo "runs of 100, one output array for every state as a controller has; the robots' timers run"
-  echo "one after the other in $rounds rounds, and each function's figure is its best round). A"
+  echo "one after the other in $rounds rounds, in each once pinned to each processor, and each"
+  echo "function's figure is its best run: the two processors of this virtual machine run the same"
+  echo "code up to 1.45 times apart, and the whole machine slows by as much at times). A"
   echo "function's instructions per ns against the same function of the Panda, whose code fits the"
   echo "32 KiB L1 instruction cache many times over, show what its size costs: the issue's target is"
   echo "a slowdown per instruction of at most 1.25 on the humanoids. Times are from one run on a"

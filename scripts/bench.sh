@@ -92,7 +92,7 @@ if command -v valgrind >/dev/null; then
   bash bench/peers.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
   # Code size against the instruction cache (bench/icache.sh: simulated L1i misses, and time
   # against the runtime's loops, from the Panda to a 140-body tree).
-  bash bench/icache.sh "build-bench/$first" docs/benchmarks.md
+  bash bench/icache.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then
