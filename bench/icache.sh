@@ -8,8 +8,9 @@
 #     32 KiB, 8-way, 64-byte-line L1i (LRU, no prefetch: the misses a core must hide or pay);
 #   - its time per call against the runtime's (mb_rnea, mb_crba, mb_aba on the same model's
 #     tables: the compact form, one loop over the bodies whatever the robot; runtime/ compiled
-#     here at the same flags), timed in turns by
-#     bench/icache_driver.c, the robots one after the other in 3 rounds, each figure its best;
+#     here at the same flags), timed by bench/peers_driver.c (-DTIMING -DWITH_RUNTIME), the
+#     robots one after the other in 3 rounds, each pinned to each processor, each figure its
+#     best (bench_best_times, bench/driver.sh);
 #   - instructions per ns, against the Panda's same function (whose code fits the L1i).
 # Printed as the markdown section "Code size and the instruction cache"; with BENCHMARKS_MD also
 # written there, between the lines
@@ -34,6 +35,8 @@ for t in gcc ar valgrind callgrind_annotate; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
 
 # the runtime at the generated code's flags (C11, as its build compiles it)
 echo "== the runtime" >&2
@@ -70,10 +73,13 @@ while read -r robot model flags; do
   gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
   # shellcheck disable=SC2086
   gcc $cflags_drv -I"$root/runtime" -c "$d/gen/${p}_model.c" -o "$d/model.o"
+  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu")
+  # the counter (each function once per state) and the timer (with the runtime's functions)
   # shellcheck disable=SC2086
-  gcc $cflags_drv -I"$root/runtime" -DHEADER="\"$d/gen/$hdr\"" -DMODEL_HEADER="\"$d/gen/${p}_model.h\"" \
-    -DPFX="$p" -DPFX_UP="$pu" "$root/bench/icache_driver.c" "$d/dyn.o" "$d/model.o" "$lib" -lm \
-    -o "$d/driver"
+  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv -I"$root/runtime" "${defs[@]}" -DMODEL_HEADER="\"$d/gen/${p}_model.h\"" -DTIMING \
+    -DWITH_RUNTIME "$root/bench/peers_driver.c" "$d/dyn.o" "$d/model.o" "$lib" -lm -o "$d/timer"
   nv=$(awk -v m="${pu}_NV" '$1 == "#define" && $2 == m { print $3 }' "$d/gen/$hdr")
   echo "nv $robot $nv" >>"$tmp/counts.txt"
   nm -S "$d/dyn.o" | awk -v r="$robot" -v p="$p" '
@@ -83,43 +89,19 @@ while read -r robot model flags; do
       f = substr($4, length(p) + 2); print "size", r, f, n
     }' >>"$tmp/counts.txt"
   valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --callgrind-out-file="$d/cg.out" \
-    "$d/driver" count >"$d/count.txt" 2>"$d/cg.err" ||
+    "$d/driver" >"$d/count.txt" 2>"$d/cg.err" ||
     { echo "icache.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
   callgrind_annotate --inclusive=yes --show=Ir,I1mr --threshold=100 "$d/cg.out" >"$d/annotate.txt"
-  # a line: "IR (PCT)  I1MR (PCT)  FILE:run_rnea [OBJECT]" (a percentage may be "( 9.15%)"); the
-  # name is the word before "[OBJECT]"
   for f in rnea crba aba; do
-    awk -v fn="run_$f" -v r="$robot" -v f="$f" -v s="$states" '
-      {
-        line = $0; gsub(/\( *[0-9.]+%\)/, " ", line); k = split(line, w, " ")
-        if (w[k] ~ /\]$/) { while (k > 1 && w[k] !~ /^\[/) k--; k-- }
-        name = w[k]; sub(/.*:/, "", name)
-        if (k < 3 || name != fn) next
-        c = w[1]; gsub(/,/, "", c); m = w[2]; gsub(/,/, "", m)
-        if (c ~ /^[0-9]+$/ && m ~ /^[0-9]+$/) { printf "instr %s %s %.0f\nmiss %s %s %.1f\n", r, f, c / s, r, f, m / s; found = 1 }
-      }
-      END { if (!found) exit 1 }' "$d/annotate.txt" >>"$tmp/counts.txt" ||
-      { echo "icache.sh: $robot: no inclusive count of run_$f ($d/annotate.txt)" >&2; exit 1; }
+    read -r n m <<<"$(bench_inclusive "$d/annotate.txt" "run_$f")"
+    [ -n "${m:-}" ] || { echo "icache.sh: $robot: no inclusive count of run_$f ($d/annotate.txt)" >&2; exit 1; }
+    awk -v r="$robot" -v f="$f" -v n="$n" -v m="$m" -v s="$states" \
+      'BEGIN { printf "instr %s %s %.0f\nmiss %s %s %.1f\n", r, f, n / s, r, f, m / s }' >>"$tmp/counts.txt"
   done
 done <<<"$robots"
 
-# in each round once pinned to each processor (taskset, when there is one: this virtual
-# machine's two run the same code up to 1.45 times apart)
-pin=("")
-if command -v taskset >/dev/null; then
-  pin=()
-  for ((c = 0; c < $(nproc); c++)); do pin+=("taskset -c $c"); done
-fi
-echo "== timing: $rounds rounds over the robots, ${#pin[@]} processor(s)" >&2
-for ((k = 0; k < rounds; k++)); do
-  while read -r robot _; do
-    for p in "${pin[@]}"; do
-      # shellcheck disable=SC2086 # the pinning command is words
-      $p "$tmp/$robot/driver" | awk -v r="$robot" '$1 == "time" { print r, $2, $3, $4 }' | tee -a "$tmp/times.txt" |
-        awk -v k="$((k + 1))" -v p="$p" '{ printf "   round %d%s: %s %s %s ns generated, %s runtime\n", k, p == "" ? "" : " (" p ")", $1, $2, $3, $4 }' >&2
-    done
-  done <<<"$robots"
-done
+# shellcheck disable=SC2046 # the robots' names are words
+bench_best_times "$rounds" "$tmp" $(awk '{ print $1 }' <<<"$robots") >"$tmp/times.txt"
 
 table() {
   echo "| robot | nv | function | code KiB | instructions | L1i misses (simulated) | ns, generated | ns, runtime | runtime ÷ generated | instructions per ns | slowdown per instruction against the Panda |"
@@ -130,15 +112,12 @@ table() {
     file == 1 && $1 == "size" { size[$2, $3] = $4 }
     file == 1 && $1 == "instr" { ins[$2, $3] = $4 }
     file == 1 && $1 == "miss" { miss[$2, $3] = $4 }
-    file == 2 {
-      if (!(($1, $2) in g) || $3 < g[$1, $2]) g[$1, $2] = $3
-      if (!(($1, $2) in rt) || $4 < rt[$1, $2]) rt[$1, $2] = $4
-    }
+    file == 2 && $1 == "time" { tm[$2, $3] = $4 }
     END {
       split("rnea crba aba", fs, " ")
       for (i = 1; i <= nr; i++)
         for (j = 1; j <= 3; j++) {
-          r = order[i]; f = fs[j]
+          r = order[i]; f = fs[j]; g[r, f] = tm[r, f]; rt[r, f] = tm[r, "rt_" f]
           ipns = ins[r, f] / g[r, f]; ref = ins["panda", f] / g["panda", f]
           printf "| %s | %s | %s | %.1f | %s | %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n", r, nv[r], f,
             size[r, f] / 1024, ins[r, f], miss[r, f], g[r, f], rt[r, f], rt[r, f] / g[r, f], ipns,
@@ -156,15 +135,16 @@ section() {
   echo "Fully unrolled code grows with the robot: a 140-body tree's \`aba\` is half a MiB, sixteen"
   echo "times the 32 KiB L1 instruction cache. \`bench/icache.sh\` measures what that costs against"
   echo "the compact form, the runtime's one loop over the model's tables (\`mb_rnea\`, \`mb_crba\`,"
-  echo "\`mb_aba\` on the same model, compiled at the same flags), for the Panda (fingers fixed), the two humanoids (floating"
-  echo "base) and random trees of 35, 70 and 140 bodies (\`bench/random_tree.sh N 1\`: generic"
-  echo "axes and placements). Generated code at \`$cflags_gen\`; instructions and L1i misses per"
-  echo "call counted by callgrind over $states states, the cache simulated as 32 KiB, 8-way, 64-byte"
-  echo "lines, LRU without prefetching (the misses a core has to hide); times per call from"
-  echo "\`bench/icache_driver.c\` (generated and runtime in turns, best of 30 runs each, the robots one"
-  echo "after the other in $rounds rounds, in each once pinned to each processor, each figure its best"
-  echo "run; one output array for every state), on a shared 2-core virtual machine whose two"
-  echo "processors run the same code up to 1.45 times apart, and which slows by as much at times."
+  echo "\`mb_aba\` on the same model, compiled at the same flags), for the Panda (fingers fixed),"
+  echo "the two humanoids (floating base) and random trees of 35, 70 and 140 bodies"
+  echo "(\`bench/random_tree.sh N 1\`: generic axes and placements). Generated code at"
+  echo "\`$cflags_gen\`; instructions and L1i misses per call counted by callgrind over $states"
+  echo "states, the cache simulated as 32 KiB, 8-way, 64-byte lines, LRU without prefetching (the"
+  echo "misses a core has to hide); times per call from \`bench/peers_driver.c\` (\`-DTIMING"
+  echo "-DWITH_RUNTIME\`: best of 30 runs over the states, one output array for every state; the"
+  echo "robots one after the other in $rounds rounds, in each once pinned to each processor, each"
+  echo "figure its best run), on a shared 2-core virtual machine whose two processors run the same"
+  echo "code up to 1.45 times apart, and which slows by as much at times."
   echo
   table
   echo

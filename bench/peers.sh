@@ -26,6 +26,8 @@ for t in gcc valgrind callgrind_annotate; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
 
 # robot, model, mbdc flags, functions. The Panda's two prismatic finger joints are made fixed
 # (as in the peers' reference models: the arm's 7 joints).
@@ -63,46 +65,18 @@ while read -r robot model flags funcs; do
   # shellcheck disable=SC2086
   gcc $cflags_drv "${defs[@]}" -DTIMING "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/timer"
   callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
-  # A function's line: "56,446 (14.85%)  FILE:run_rnea [OBJECT]" (the count first, with thousands
-  # separators; FILE is ??? without debug information). The name is the word before "[OBJECT]"
-  # (the last word when there is none), after its last ':'.
   for f in ${funcs//,/ }; do
-    n=$(awk -v fn="run_$f" '
-      {
-        k = NF
-        if ($NF ~ /\]$/) { while (k > 1 && $k !~ /^\[/) k--; k-- }
-        name = $k; sub(/.*:/, "", name)
-        if (k >= 2 && name == fn) { c = $1; gsub(/,/, "", c); if (c ~ /^[0-9]+$/ && c + 0 > best) best = c + 0 }
-      }
-      END { if (best > 0) print best }' "$d/annotate.txt")
+    n=$(bench_inclusive "$d/annotate.txt" "run_$f")
     [ -n "$n" ] || { echo "peers.sh: $robot: no inclusive count of run_$f in callgrind_annotate's output ($d/annotate.txt)" >&2; exit 1; }
     awk -v r="$robot" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", r, f, n / s }' >>"$tmp/instr.txt"
   done
 done <<<"$robots"
 
-# The time per call: every robot's timer in each of $rounds rounds, robot after robot, so that a
-# slow spell of this shared machine falls on all of them, and in each round once pinned to each
-# processor (taskset, when there is one: this virtual machine's two run the same code up to 1.45
-# times apart); per function the best of all (each itself the best of 30 runs): "time ROBOT
-# FUNC NS".
+# The time per call: the best of every robot's timer over 5 rounds and both processors
+# (bench_best_times): "time ROBOT FUNC NS".
 rounds=5
-pin=("")
-if command -v taskset >/dev/null; then
-  pin=()
-  for ((c = 0; c < $(nproc); c++)); do pin+=("taskset -c $c"); done
-fi
-echo "== timing: $rounds rounds over the robots, ${#pin[@]} processor(s)" >&2
-for ((k = 0; k < rounds; k++)); do
-  while read -r robot _; do
-    for p in "${pin[@]}"; do
-      # shellcheck disable=SC2086 # the pinning command is words
-      $p "$tmp/$robot/timer" | awk -v r="$robot" '$1 == "time" { print r, $2, $3 }' >>"$tmp/times.txt"
-    done
-  done <<<"$robots"
-done
-awk '!(($1, $2) in t) || $3 < t[$1, $2] { t[$1, $2] = $3 }
-     END { for (k in t) { split(k, rf, SUBSEP); print "time", rf[1], rf[2], t[k] } }' \
-  "$tmp/times.txt" | sort >>"$tmp/instr.txt"
+# shellcheck disable=SC2046 # the robots' names are words
+bench_best_times "$rounds" "$tmp" $(awk '{ print $1 }' <<<"$robots") >>"$tmp/instr.txt"
 
 # The peers' reference figures (instructions per call, the best of RBDL 3.3.1 and Pinocchio
 # 3.7.0 built with gcc 12 at -O3 -march=x86-64-v3) and, for the Panda's aba_wrenches, SD/FAST's
@@ -183,14 +157,14 @@ section() {
   echo
   echo "**Time per call, and what code size costs.** The same code timed on this machine"
   echo "(\`peers_driver.c\` built with \`-DTIMING\`: each function over the $states states, best of 30"
-  echo "runs of 100, one output array for every state as a controller has; the robots' timers run"
-  echo "one after the other in $rounds rounds, in each once pinned to each processor, and each"
-  echo "function's figure is its best run: the two processors of this virtual machine run the same"
-  echo "code up to 1.45 times apart, and the whole machine slows by as much at times). A"
-  echo "function's instructions per ns against the same function of the Panda, whose code fits the"
-  echo "32 KiB L1 instruction cache many times over, show what its size costs: the issue's target is"
-  echo "a slowdown per instruction of at most 1.25 on the humanoids. Times are from one run on a"
-  echo "shared 2-core virtual machine: a few percent of noise."
+  echo "runs of 100 (fewer where 100 take over 2 ms), one output array for every state as a"
+  echo "controller has; the robots' timers run one after the other in $rounds rounds, in each once"
+  echo "pinned to each processor, and each function's figure is its best run: the two processors of"
+  echo "this shared virtual machine run the same code up to 1.45 times apart, and the whole machine"
+  echo "slows by as much at times). A function's instructions per ns against the same function of"
+  echo "the Panda, whose code fits the 32 KiB L1 instruction cache many times over, show what its"
+  echo "size costs: the issue's target is a slowdown per instruction of at most 1.25 on the"
+  echo "humanoids."
   echo
   time_table
   echo

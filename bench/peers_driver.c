@@ -8,10 +8,15 @@
  * every q entry uniform in [-3, 3] (unnormalised quaternions are accepted by the generated code,
  * and the instruction count does not depend on them), v, a, tau in [-1, 1]. Static arrays only.
  *
- * With -DTIMING it times instead: each run_<f> repeated (REPS times, best of 30), printed as
- * "time <f> <ns per call>"; the outputs then go to one array for all states, as a controller's
- * do (per-state outputs would take a humanoid's 64 mass matrices, 600 KB, out of the L1 and L2
- * data caches and time the stores, not the function). */
+ * With -DTIMING it times instead: each run_<f> repeated (REPS times, fewer when they would take
+ * over 2 ms; best of 30), printed as "time <f> <ns per call>"; the outputs then go to one array
+ * for all states, as a controller's do (per-state outputs would take a humanoid's 64 mass
+ * matrices, 600 KB, out of the L1 and L2 data caches and time the stores, not the function).
+ *
+ * With -DTIMING -DWITH_RUNTIME -DMODEL_HEADER='"DIR/<p>_model.h"' (and -I runtime/, linked with
+ * <p>_model.o and mbrt) it also times the runtime's mb_rnea, mb_crba and mb_aba on the same
+ * model, as "time rt_<f> <ns per call>" (bench/icache.sh: the compact form against the
+ * unrolled one). */
 #if defined(TIMING) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #endif
@@ -19,6 +24,15 @@
 #include <stdio.h>
 #ifdef TIMING
 #include <time.h>
+#endif
+#ifdef WITH_RUNTIME
+#ifndef TIMING
+#error "WITH_RUNTIME times the runtime: compile with -DTIMING too"
+#endif
+#include <stdlib.h>
+
+#include "mb.h"
+#include MODEL_HEADER
 #endif
 
 #ifndef HEADER
@@ -99,17 +113,37 @@ static double seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The best of 30 timings of REPS runs (each NSTATES calls), in ns per call. */
+/* The best of 30 timings of REPS runs (each NSTATES calls; fewer runs, at least one, when REPS
+ * would take over 2 ms), in ns per call. */
 static void time_it(const char *name, void (*run)(void)) {
-  double best = 1e30;
+  double best = 1e30, t0 = seconds();
   run();
+  double once = seconds() - t0;
+  int reps = once * REPS > 2e-3 ? (int)(2e-3 / once) + 1 : REPS;
   for (int k = 0; k < 30; k++) {
-    double t0 = seconds();
-    for (int r = 0; r < REPS; r++) run();
-    double t = (seconds() - t0) / REPS / NSTATES;
+    t0 = seconds();
+    for (int r = 0; r < reps; r++) run();
+    double t = (seconds() - t0) / reps / NSTATES;
     if (t < best) best = t;
   }
   printf("time %s %.2f\n", name, best * 1e9);
+}
+#endif
+
+#ifdef WITH_RUNTIME
+static const mb_model *model = &FN(model);
+static mb_workspace ws;
+static int rt_fails;
+static void rt_rnea(void) {
+  for (int s = 0; s < NSTATES; s++)
+    rt_fails += mb_rnea(model, &ws, q[s], v[s], a[s], NULL, tau_out[OUT(s)]) != MB_OK;
+}
+static void rt_crba(void) {
+  for (int s = 0; s < NSTATES; s++) rt_fails += mb_crba(model, &ws, q[s], M[OUT(s)]) != MB_OK;
+}
+static void rt_aba(void) {
+  for (int s = 0; s < NSTATES; s++)
+    rt_fails += mb_aba(model, &ws, q[s], v[s], tau[s], NULL, qdd[OUT(s)]) != MB_OK;
 }
 #endif
 
@@ -127,10 +161,21 @@ int main(void) {
 #ifdef WITH_ABA_WRENCHES
   time_it("aba_wrenches", run_aba_wrenches_void);
 #endif
+#ifdef WITH_RUNTIME
+  void *buf = malloc(mb_workspace_size(model));
+  if (!buf || mb_workspace_init(&ws, model, buf) != MB_OK) return fprintf(stderr, "workspace\n"), 1;
+  time_it("rt_rnea", rt_rnea);
+  time_it("rt_crba", rt_crba);
+  time_it("rt_aba", rt_aba);
+  free(buf);
+#endif
 #endif
   run_rnea();
   run_crba();
   int fails = run_aba();
+#ifdef WITH_RUNTIME
+  fails += rt_fails;
+#endif
 #ifdef WITH_ABA_WRENCHES
   fails += run_aba_wrenches();
 #endif

@@ -124,7 +124,8 @@ typedef struct emitter {
   int32_t *slot;      /* with sincos: per live sine and cosine, its argument's index in the
                          batch (a sine and a cosine of the same argument share it) */
   int32_t nslot;      /* with sincos: the distinct arguments */
-  const char *zero;   /* the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
+  const char *zero;   /* the name of the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
+  int zero_used;      /* the body declares it (put_zero): the outputs of 0 store it */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -395,9 +396,10 @@ static int is_zero(const mbg_sym *s, mbg_sx e) {
   return s->op[e] == MBG_SYM_CONST && mbg_sym_kval(s, e) == 0;
 }
 
-/* With opts.zero: the zero's local when at least MBG_SYM_ZERO_MIN outputs are 0 (then m->zero
- * is set), else nothing. */
-static void put_zero(emitter *m, const char *indent, const char *zero) {
+/* With opts.zero: the zero's local when at least MBG_SYM_ZERO_MIN outputs are 0 (then
+ * m->zero_used is set), else nothing. */
+static void put_zero(emitter *m, const char *indent) {
+  const char *zero = m->zero;
   int32_t n = 0;
   for (int32_t i = 0; zero && i < m->s->nout; i++) n += is_zero(m->s, m->s->out_e[i]);
   if (n < MBG_SYM_ZERO_MIN) return;
@@ -407,7 +409,7 @@ static void put_zero(emitter *m, const char *indent, const char *zero) {
   put_str(&l, "_src = "), put_str(&l, m->fl ? "0.0f" : "0.0"), put_end(m, &l);
   l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
   put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
-  m->zero = zero;
+  m->zero_used = 1;
 }
 
 static void put_output(emitter *m, const char *indent, int32_t i) {
@@ -418,7 +420,7 @@ static void put_output(emitter *m, const char *indent, int32_t i) {
   put_str(&l, "[");
   put_int(&l, s->out_idx[i]);
   put_str(&l, "] = ");
-  if (m->zero && is_zero(s, s->out_e[i])) put_str(&l, m->zero);
+  if (m->zero_used && is_zero(s, s->out_e[i])) put_str(&l, m->zero);
   else put_operand(m, &l, s->out_e[i]);
   put_end(m, &l);
 }
@@ -440,7 +442,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
                o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0,
-               o ? o->zero : NULL};
+               o ? o->zero : NULL, 0};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1;
@@ -464,9 +466,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
    * ones before every statement) */
   int32_t *next_out = NULL, *first_out = NULL;
   if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
-  const char *zero = m.zero;
-  m.zero = NULL;
-  if (!rc) put_zero(&m, indent, zero);
+  if (!rc) put_zero(&m, indent);
   for (int32_t k = 0; !rc && k < s->nout && stored_last(&m, s->out_e[k]); k++)
     put_output(&m, indent, k);
   for (int32_t i = 0; !rc && i < len; i++) {
