@@ -329,7 +329,7 @@ expect 0 "stats --json with cfa" -- "$mbdc" stats "$src/examples/space_robot.mbd
 grep -Eq '"cfa": \{"order": "tips", "tips": \{"generated": true, "mul": [0-9]+.*"depth": [0-9]+, "solve_depth": [0-9]+.*"odd-even": \{' "$tmp/out" ||
   { echo "FAIL: stats --json cfa member"; cat "$tmp/out"; fail=$((fail + 1)); }
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
-grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+, "live": [0-9]+, "live_bytes": [0-9]+\}' "$tmp/out" ||
+grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+, "live": [0-9]+, "live_bytes": [0-9]+, "code_bytes": [0-9]+\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
 # crba builds each body's columns as soon as its composite inertia is final (crba.lua): on a
 # humanoid at most 100 values live at once (72 on 2026-11-28; 196 when every composite was built

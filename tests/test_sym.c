@@ -41,7 +41,7 @@ static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *inde
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL, NULL};
+  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL, NULL, 0};
   *rc = mbg_sym_emit_c(s, f, &o);
   fclose(f);
   return buf;
@@ -295,7 +295,7 @@ static void t_emit_sincos_batch(void **st) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos", NULL};
+  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos", NULL, 0};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   assert_string_equal(buf, "const double t0 = q[1] * 0.5;\n"
@@ -334,16 +334,51 @@ static void t_emit_sincos_batch(void **st) {
   mbg_sym_free(s);
 }
 
-/* Text of s emitted with opts.zero = "mbdc_zero" (scalar sc), malloc'ed. */
-static char *emit_zero(const mbg_sym *s, mbg_sym_scalar sc) {
+/* Text of s emitted with opts.zero = "mbdc_zero" (scalar sc) and opts.zeros_first_above =
+ * above, malloc'ed. */
+static char *emit_zero_above(const mbg_sym *s, mbg_sym_scalar sc, long above) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {"", sc, 0, NULL, NULL, "mbdc_zero"};
+  mbg_sym_emit_opts o = {"", sc, 0, NULL, NULL, "mbdc_zero", above};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   return buf;
+}
+
+static char *emit_zero(const mbg_sym *s, mbg_sym_scalar sc) { return emit_zero_above(s, sc, 0); }
+
+/* opts.zeros_first_above: the code estimate (MBG_SYM_OP_BYTES per operation and per output) of
+ * one product and six outputs is 7 · MBG_SYM_OP_BYTES; above a smaller bound every 0 is stored
+ * right after the zero's local, in call order, and nowhere else; at that bound, in call order. */
+static void t_emit_zeros_first(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx q0 = mbg_sym_input(s, "q", 0), zero = mbg_sym_const(s, 0.0);
+  mbg_sym_output(s, "M", 0, mbg_sym_mul(s, q0, q0));
+  for (int i = 1; i <= 3; i++) mbg_sym_output(s, "M", i, zero);
+  mbg_sym_output(s, "M", 4, mbg_sym_const(s, 2.5));
+  mbg_sym_output(s, "M", 5, zero);
+  assert_int_equal(mbg_sym_code_bytes(s), 7 * MBG_SYM_OP_BYTES);
+  const char *head = "volatile double mbdc_zero_src = 0.0;\n"
+                     "const double mbdc_zero = mbdc_zero_src;\n";
+  char want[512];
+  char *buf = emit_zero_above(s, MBG_SYM_DOUBLE, 7 * MBG_SYM_OP_BYTES - 1);
+  snprintf(want, sizeof want,
+           "%sM[1] = mbdc_zero;\nM[2] = mbdc_zero;\nM[3] = mbdc_zero;\nM[5] = mbdc_zero;\n"
+           "const double t0 = q[0] * q[0];\nM[0] = t0;\nM[4] = 2.5;\n",
+           head);
+  assert_string_equal(buf, want);
+  free(buf);
+  buf = emit_zero_above(s, MBG_SYM_DOUBLE, 7 * MBG_SYM_OP_BYTES);
+  snprintf(want, sizeof want,
+           "%sconst double t0 = q[0] * q[0];\nM[0] = t0;\nM[1] = mbdc_zero;\nM[2] = mbdc_zero;\n"
+           "M[3] = mbdc_zero;\nM[4] = 2.5;\nM[5] = mbdc_zero;\n",
+           head);
+  assert_string_equal(buf, want);
+  free(buf);
+  mbg_sym_free(s);
 }
 
 /* opts.zero: from MBG_SYM_ZERO_MIN outputs of 0 on, one volatile-loaded local stores them
@@ -660,7 +695,7 @@ static void t_emit_joined(void **st) {
   assert_int_equal(rc, 0);
   size_t len = 0;
   FILE *f = open_memstream(&joined, &len);
-  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL, NULL};
+  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL, NULL, 0};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   size_t n = strlen(whole);
@@ -679,7 +714,7 @@ static void t_emit_nonfinite(void **st) {
   mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
   mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
   int rc;
-  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL, NULL}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL, NULL};
+  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL, NULL, 0}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL, NULL, 0};
   char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0), free(t);
   assert_int_equal(mbg_sym_emit_check(s, &dbl), 0);
@@ -709,7 +744,7 @@ static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *wa
   fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
   fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
   fprintf(f, "  (void)q;\n  (void)v;\n");
-  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL, NULL};
+  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL, NULL, 0};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
   for (int k = 0; k < 16; k++) {
@@ -888,6 +923,7 @@ int main(void) {
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
       cmocka_unit_test(t_emit_sincos_batch), cmocka_unit_test(t_emit_zero_local),
+      cmocka_unit_test(t_emit_zeros_first),
       cmocka_unit_test(t_compile_double),   cmocka_unit_test(t_compile_float),
       cmocka_unit_test(t_depth),
   };

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0xc7ab77212f23
+#if QUADRUPED_SET_ID != 0xcc331d8ae87c
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -41597,6 +41597,12 @@ int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
   double pivot[66], pivot_ref[66];
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
       q[15], q[16], q[17], q[18]
@@ -45634,12 +45640,6 @@ int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
   const double t3796 = -D_hub_trunk_5;
   pivot[65] = t3796;
   pivot_ref[65] = 12.05;
-  wrench[0] = mbdc_zero;
-  wrench[1] = mbdc_zero;
-  wrench[2] = mbdc_zero;
-  wrench[3] = mbdc_zero;
-  wrench[4] = mbdc_zero;
-  wrench[5] = mbdc_zero;
   const double t3797 = q[5] * q[5];
   const double t3798 = q[3] * q[3];
   const double t3799 = q[4] * q[4];

@@ -71,6 +71,7 @@ typedef struct mbg_gen_function {
   int refine_always;                    /* sym.refine_always: status bit 2 always */
   mbg_sym_counts counts;
   long live; /* the most temporaries live at once (mbg_sym_peak_live) */
+  long code_bytes; /* the estimated machine code (mbg_sym_code_bytes) */
   int twin_of; /* --trig-input: the _sc twin of functions[twin_of - 1]; 0: not a twin */
   /* The expression graph: kept for writing the files (its statements are emitted straight into
    * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */

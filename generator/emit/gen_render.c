@@ -424,13 +424,19 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
   return *text ? 0 : (fprintf(err, "mbdc: error: out of memory\n"), 1);
 }
 
+/* The L1 instruction cache of the x86-64 and AArch64 cores the code is tuned for: a function
+ * estimated larger stores its zeros first, as vectors (mbg_sym_emit_opts.zeros_first_above;
+ * measured in docs/generator.md, "Code size and the instruction cache"). */
+#define MBG_GEN_L1I_BYTES 32768
+
 /* Function f's statements, emitted from its graph straight into out, without the final
  * newline (a function of a large model has millions of them: they are never held as text).
  * Returns 0, or -1 (memory, or a write error). */
 static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out,
                     const char *const *reserved) {
   mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved,
-                          g->opts->trig_libm ? NULL : "mbdc_sincos", "mbdc_zero"};
+                          g->opts->trig_libm ? NULL : "mbdc_sincos", "mbdc_zero",
+                          MBG_GEN_L1I_BYTES};
   return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
 }
 

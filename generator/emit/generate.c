@@ -492,8 +492,8 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err) {
 static void print_counts(const mbg_gen *g, int json, FILE *out) {
   if (json) fprintf(out, "{\"functions\": {");
   else
-    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s\n", "function", "mul", "add", "div", "sqrt",
-            "trig", "live", "bytes");
+    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s %9s\n", "function", "mul", "add", "div",
+            "sqrt", "trig", "live", "bytes", "code KiB");
   long size = g->opts->scalar == MBG_SYM_FLOAT ? 4 : 8;
   for (int k = 0; k < g->nfunctions; k++) {
     const mbg_gen_function *f = &g->functions[k];
@@ -501,12 +501,12 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
     if (json)
       fprintf(out,
               "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
-              "\"trig\": %ld, \"live\": %ld, \"live_bytes\": %ld}",
+              "\"trig\": %ld, \"live\": %ld, \"live_bytes\": %ld, \"code_bytes\": %ld}",
               k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig, f->live,
-              f->live * size);
+              f->live * size, f->code_bytes);
     else
-      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld\n", f->name, c->mul, c->add, c->div,
-              c->sqrt, c->trig, f->live, f->live * size);
+      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld %9.1f\n", f->name, c->mul, c->add,
+              c->div, c->sqrt, c->trig, f->live, f->live * size, (double)f->code_bytes / 1024);
   }
   if (json) fprintf(out, "}");
   mbg_gen_cfa_print(g, json, out);

@@ -133,6 +133,14 @@ int mbg_sym_peak_live(const mbg_sym *s, long *peak);
 /* The same for a given order of the live non-leaf nodes (mbg_sym_order); -1 when out of memory. */
 long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len);
 
+/* An estimate of the x86-64 machine code, in bytes, of the function mbg_sym_emit_c writes for s
+ * (outputs in call order), compiled at -O3 -march=x86-64-v3 with contraction: MBG_SYM_OP_BYTES
+ * per arithmetic operation (mbg_sym_count's mul + add + div + sqrt + trig) and per output
+ * stored. Calibrated on the Panda, the humanoids and random trees of bench/icache.sh: within
+ * 10 % of what gcc 12 makes of functions from 5 to 550 KiB. Returns -1 when out of memory. */
+long mbg_sym_code_bytes(const mbg_sym *s);
+#define MBG_SYM_OP_BYTES 7
+
 /* The dependency depth of the outputs: the longest path, in operations, through the live DAG
  * (a negation adds nothing: it folds into its consumer). With cut non-NULL, only the work after
  * the nodes named cut... counts: those nodes and everything not computed from them have depth 0
@@ -181,6 +189,11 @@ typedef struct mbg_sym_emit_opts {
                        a register, runs of them by vector stores, never by the C library's
                        memset, and never as x86's 11-12 byte store-immediate instructions, which
                        decode slowly (a humanoid's mass matrix has hundreds) */
+  long zeros_first_above; /* with zero: when mbg_sym_code_bytes exceeds this (> 0), every output
+                             of 0 is stored right after Z is made, in call order, before any
+                             statement (compilers store such a run as vectors: the code shrinks
+                             by about 7 bytes per zero; a function just over the L1 instruction
+                             cache then fits, docs/generator.md); 0: never */
 } mbg_sym_emit_opts;
 #define MBG_SYM_ZERO_MIN 4
 

@@ -126,6 +126,7 @@ typedef struct emitter {
   int32_t nslot;      /* with sincos: the distinct arguments */
   const char *zero;   /* the name of the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
   int zero_used;      /* the body declares it (put_zero): the outputs of 0 store it */
+  int zeros_first;    /* ... all of them right after it (opts.zeros_first_above) */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -396,13 +397,16 @@ static int is_zero(const mbg_sym *s, mbg_sx e) {
   return s->op[e] == MBG_SYM_CONST && mbg_sym_kval(s, e) == 0;
 }
 
+static void put_output(emitter *m, const char *indent, int32_t i);
+
 /* With opts.zero: the zero's local when at least MBG_SYM_ZERO_MIN outputs are 0 (then
- * m->zero_used is set), else nothing. */
-static void put_zero(emitter *m, const char *indent) {
+ * m->zero_used is set), else nothing; then, when the code is estimated larger than
+ * opts.zeros_first_above, every output of 0 (m->zeros_first is set). 0, or -1 (memory). */
+static int put_zero(emitter *m, const char *indent, long zeros_first_above) {
   const char *zero = m->zero;
   int32_t n = 0;
   for (int32_t i = 0; zero && i < m->s->nout; i++) n += is_zero(m->s, m->s->out_e[i]);
-  if (n < MBG_SYM_ZERO_MIN) return;
+  if (n < MBG_SYM_ZERO_MIN) return 0;
   const char *type = m->fl ? "float " : "double ";
   line l = {.n = 0};
   put_str(&l, indent), put_str(&l, "volatile "), put_str(&l, type), put_str(&l, zero);
@@ -410,10 +414,17 @@ static void put_zero(emitter *m, const char *indent) {
   l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
   put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
   m->zero_used = 1;
+  long bytes = zeros_first_above > 0 ? mbg_sym_code_bytes(m->s) : 0;
+  if (bytes < 0) return -1;
+  for (int32_t i = 0; bytes > zeros_first_above && i < m->s->nout; i++)
+    if (is_zero(m->s, m->s->out_e[i])) put_output(m, indent, i);
+  m->zeros_first = bytes > zeros_first_above;
+  return 0;
 }
 
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
+  if (m->zeros_first && is_zero(s, s->out_e[i])) return; /* stored already (put_zero) */
   line l = {.n = 0};
   put_str(&l, indent);
   put_str(&l, s->arr[s->out_arr[i]]);
@@ -442,7 +453,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
                o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0,
-               o ? o->zero : NULL, 0};
+               o ? o->zero : NULL, 0, 0};
   unsigned char *live = malloc((size_t)s->n + 1);
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1;
@@ -466,7 +477,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
    * ones before every statement) */
   int32_t *next_out = NULL, *first_out = NULL;
   if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
-  if (!rc) put_zero(&m, indent);
+  if (!rc) rc = put_zero(&m, indent, o ? o->zeros_first_above : 0) ? MBG_SYM_ENOMEM : 0;
   for (int32_t k = 0; !rc && k < s->nout && stored_last(&m, s->out_e[k]); k++)
     put_output(&m, indent, k);
   for (int32_t i = 0; !rc && i < len; i++) {

@@ -149,6 +149,12 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
   return 0;
 }
 
+long mbg_sym_code_bytes(const mbg_sym *s) {
+  mbg_sym_counts c;
+  if (mbg_sym_count(s, &c) != 0) return -1;
+  return MBG_SYM_OP_BYTES * (c.mul + c.add + c.div + c.sqrt + c.trig + s->nout);
+}
+
 long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len) {
   size_t n = (size_t)s->n + 1;
   int32_t *pos = malloc(n * sizeof *pos), *last = malloc(n * sizeof *last);

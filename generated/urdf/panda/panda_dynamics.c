@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0xab0dcd762193
+#if PANDA_SET_ID != 0x230f30b4c0e7
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -25052,6 +25052,12 @@ int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   double pivot[37], pivot_ref[37];
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
+  wrench[0] = mbdc_zero;
+  wrench[1] = mbdc_zero;
+  wrench[2] = mbdc_zero;
+  wrench[3] = mbdc_zero;
+  wrench[4] = mbdc_zero;
+  wrench[5] = mbdc_zero;
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
   };
@@ -29420,12 +29426,6 @@ int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   const double D_panda_link2_4 = t4113 - t4115;
   pivot[36] = D_panda_link2_4;
   pivot_ref[36] = 1.994583518533866;
-  wrench[0] = mbdc_zero;
-  wrench[1] = mbdc_zero;
-  wrench[2] = mbdc_zero;
-  wrench[3] = mbdc_zero;
-  wrench[4] = mbdc_zero;
-  wrench[5] = mbdc_zero;
   const double t4116 = 1.0 / D_panda_link2_4;
   const double t4117 = t711 * 0.0215779305329132;
   const double t4118 = t4117 - t716;
