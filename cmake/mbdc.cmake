@@ -6,7 +6,7 @@
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
-#                  [FUSE <NAME=f1,f2,...>...])
+#                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -37,8 +37,10 @@
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
 # generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well.
 # TRIG libm passes --trig libm (the C library's sin and cos instead of the pair mbdc writes out);
-# TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FUSE passes one --fuse per
-# element (<p>_NAME: the outputs of f1, f2, ... from one function). TEMPLATES is a directory of
+# TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FRAME passes --frame (where
+# the recipes that have the choice express their quantities, docs/frames.md; default auto).
+# FUSE passes one --fuse per element (<p>_NAME: the outputs of f1, f2, ... from one function).
+# TEMPLATES is a directory of
 # replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).
 #
 # The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
@@ -171,6 +173,13 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   if(A_TRIG_INPUT)
     list(APPEND args --trig-input)
   endif()
+  if(A_FRAME)
+    if(NOT A_FRAME MATCHES "^(body|joint|com|world|auto)$")
+      message(FATAL_ERROR "mbdc_add_model(${A_NAME}): FRAME is body, joint, com, world or auto, "
+                          "not ${A_FRAME}")
+    endif()
+    list(APPEND args --frame ${A_FRAME})
+  endif()
   if(A_TRIG)
     if(NOT A_TRIG MATCHES "^(builtin|libm)$")
       message(FATAL_ERROR "mbdc_add_model(${A_NAME}): TRIG is builtin or libm, not ${A_TRIG}")
@@ -222,7 +231,7 @@ endfunction()
 
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
-                        "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG"
+                        "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME"
                         "FUNCTIONS;FRAMES;CONTACTS;FUSE" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")

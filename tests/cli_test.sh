@@ -329,7 +329,7 @@ expect 0 "stats --json with cfa" -- "$mbdc" stats "$src/examples/space_robot.mbd
 grep -Eq '"cfa": \{"order": "tips", "tips": \{"generated": true, "mul": [0-9]+.*"depth": [0-9]+, "solve_depth": [0-9]+.*"odd-even": \{' "$tmp/out" ||
   { echo "FAIL: stats --json cfa member"; cat "$tmp/out"; fail=$((fail + 1)); }
 expect 0 "stats --json" -- "$mbdc" stats "$cp" --json
-grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+, "live": [0-9]+, "live_bytes": [0-9]+, "code_bytes": [0-9]+\}' "$tmp/out" ||
+grep -Eq '^\{"functions": \{"rnea": \{"mul": [0-9]+, "add": [0-9]+, "div": [0-9]+, "sqrt": [0-9]+, "trig": [0-9]+, "live": [0-9]+, "live_bytes": [0-9]+, "code_bytes": [0-9]+, "frame": "body"\}' "$tmp/out" ||
   { echo "FAIL: stats --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
 # crba builds each body's columns as soon as its composite inertia is final (crba.lua): on a
 # humanoid at most 100 values live at once (72 on 2026-11-28; 196 when every composite was built
@@ -411,6 +411,47 @@ expect 0 "--trig-input without joint angles" -- "$mbdc" generate "$tmp/slider.mb
 grep -q "note: --trig-input: the model has no revolute, continuous or helical joint" "$tmp/err" &&
   ! grep -q 'slider_trig\|_NSC' "$tmp/trig_s/slider_dynamics.h" ||
   { echo "FAIL: --trig-input without angles"; cat "$tmp/err"; fail=$((fail + 1)); }
+
+# --frame (docs/frames.md): the values, a flexible model, the chosen variant in the files, and
+# stats --frame all: on every example and robot, auto never has more operations than body
+cp5="$src/examples/five_bar.mbd"
+expect 2 "--frame with a bad value" -- "$mbdc" generate "$cp5" --frame centroid -o "$tmp/fr_x"
+grep -q "frame takes body, joint, com, world or auto, not 'centroid'" "$tmp/err" ||
+  { echo "FAIL: --frame centroid message"; fail=$((fail + 1)); }
+expect 2 "generate --frame all (stats only)" -- "$mbdc" generate "$cp5" --frame all -o "$tmp/fr_x"
+[ ! -e "$tmp/fr_x" ] || { echo "FAIL: --frame all wrote files"; fail=$((fail + 1)); }
+expect 1 "--frame world on a flexible model" -- "$mbdc" generate "$src/examples/flexible_arm.mbd" \
+  --frame world -o "$tmp/fr_f"
+grep -q "flexible_arm.mbd: error: --frame world: .*('forearm' has modes); use --frame body" "$tmp/err" &&
+  [ ! -e "$tmp/fr_f" ] || { echo "FAIL: --frame world, flexible"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 0 "--frame auto on a flexible model" -- "$mbdc" stats "$src/examples/flexible_arm.mbd" --frame all
+expect 0 "generate --frame world" -- "$mbdc" generate "$cp5" -q --frame world -o "$tmp/fr_w"
+grep -q '^/\* inverse dynamics: tau = .*; frames: world\. \*/$' "$tmp/fr_w/five_bar_dynamics.c" &&
+  grep -q "^ \* Computed in world-aligned frames at the world's origin (--frame)\. \*/$" \
+    "$tmp/fr_w/five_bar_dynamics.h" &&
+  grep -q '^/\* forward kinematics.*sin/cos\. \*/$' "$tmp/fr_w/five_bar_dynamics.c" ||
+  { echo "FAIL: --frame world in the files"; fail=$((fail + 1)); }
+expect 0 "stats --frame all --json" -- "$mbdc" stats "$cp5" --frame all --json --functions rnea,fk
+grep -Eq '"rnea": \{[^}]*"frame": "(body|joint|com|world)", "frames": \{"body": [0-9]+, "joint": [0-9]+, "com": [0-9]+, "world": [0-9]+\}\}' "$tmp/out" &&
+  grep -Eq '"fk": \{[^}]*"frame": "body", "frames": \{"body": [0-9]+, "joint": null, "com": null, "world": null\}' "$tmp/out" ||
+  { echo "FAIL: stats --frame all --json shape"; cat "$tmp/out"; fail=$((fail + 1)); }
+for m in "$src"/examples/*.mbd "$src"/examples/urdf/*.urdf; do
+  fb=()
+  case $m in *.urdf) grep -qx "$(basename "$m" .urdf)" "$src/examples/urdf/floating_base.txt" && fb=(--floating-base) ;; esac
+  expect 0 "stats --frame all $(basename "$m")" -- "$mbdc" stats "$m" -q "${fb[@]}" --frame all
+  # the variant columns: body joint com world, the generated one starred; auto's ≤ body's
+  awk -v m="$(basename "$m")" '
+    $1 ~ /^cfa/ { next }
+    { n = 0
+      for (k = 1; k <= NF; k++) if ($k ~ /^[0-9]+\*?$/ || $k == "-") col[++n] = $k
+      if (n < 4) next
+      body = col[n - 3]; star = ""
+      for (k = n - 3; k <= n; k++) if (col[k] ~ /\*$/) star = col[k]
+      if (star == "") { print "FAIL: " m ", " $1 ": no variant starred"; bad = 1; next }
+      sub(/\*$/, "", star); sub(/\*$/, "", body)
+      if (star + 0 > body + 0) { print "FAIL: " m ", " $1 ": auto " star " > body " body; bad = 1 } }
+    END { exit bad }' "$tmp/out" || fail=$((fail + 1))
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

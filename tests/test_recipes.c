@@ -309,11 +309,41 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
   free(buf), free(ref), free(got), free(s);
 }
 
+/* The functions with the choice of frames (--frame, docs/frames.md). */
+static const char frame_functions[] =
+    "rnea,rnea_ext,nle,nle_ext,gravity,crba,crba_fd,aba,aba_ext,minv,joint_wrenches";
+
+/* Every function with the choice was built in `frame`, or for auto in the variant of fewest
+ * operations of the four it counted (body on a tie), never more than body's. */
+static void check_frames(const mbg_gen *g, mbg_ref frame, const char *what) {
+  for (int k = 0; k < g->nfunctions; k++) {
+    const mbg_gen_function *f = &g->functions[k];
+    if (!f->frames) continue;
+    if (frame != MBG_REF_AUTO) {
+      if (f->frame != frame)
+        fail_msg("%s, %s: built in %s, not %s", what, f->name, mbg_ref_name(f->frame),
+                 mbg_ref_name(frame));
+      continue;
+    }
+    long body = mbg_ref_ops(&f->variant[MBG_REF_BODY].counts), best = body;
+    assert_int_equal(f->ntried, MBG_NREFS - 1);
+    for (int v = MBG_REF_BODY; v < MBG_NREFS; v++) {
+      assert_true(f->variant[v].tried);
+      best = mbg_ref_ops(&f->variant[v].counts) < best ? mbg_ref_ops(&f->variant[v].counts) : best;
+    }
+    long chosen = mbg_ref_ops(&f->counts);
+    if (chosen != best || chosen > body || (chosen == body && f->frame != MBG_REF_BODY))
+      fail_msg("%s, %s: auto chose %s (%ld operations); the fewest are %ld, body's %ld", what,
+               f->name, mbg_ref_name(f->frame), chosen, best, body);
+  }
+}
+
 /* Returns the hubs of the generated cfa order (0 when cfa was not generated). */
-static int check_model(mbg_model *m, int nstates, const char *what, const char *functions,
-                       mbg_cfa_kind order) {
+static int check_model_in(mbg_model *m, int nstates, const char *what, const char *functions,
+                          mbg_cfa_kind order, mbg_ref frame) {
   mbg_gen g;
-  mbg_gen_opts o = {.model_path = what, .functions = functions, .cfa_order = order};
+  mbg_gen_opts o = {.model_path = what, .functions = functions, .cfa_order = order,
+                    .frame = frame};
   FILE *err = tmpfile();
   int rc = mbg_gen_open_model(&g, &o, m, "", 0, err);
   g.keep_sym = 1;
@@ -326,10 +356,16 @@ static int check_model(mbg_model *m, int nstates, const char *what, const char *
     fail_msg("%s: generation failed (%d): %s", what, rc, msg);
   }
   fclose(err);
+  check_frames(&g, frame, what);
   check_all(&g, nstates, what);
   int hubs = g.ncfa_rows > 0 ? g.cfa_rows[0].nhub : 0;
   mbg_gen_close(&g);
   return hubs;
+}
+
+static int check_model(mbg_model *m, int nstates, const char *what, const char *functions,
+                       mbg_cfa_kind order) {
+  return check_model_in(m, nstates, what, functions, order, MBG_REF_AUTO);
 }
 
 static void random_trees(void **state) {
@@ -341,6 +377,24 @@ static void random_trees(void **state) {
     snprintf(what, sizeof what, "random tree seed %d (%d bodies)", seed, n);
     check_model(random_model(n, seed % 4 == 0, seed % 3 == 0), 3, what, NULL, MBG_CFA_AUTO);
   }
+}
+
+/* The functions with the choice of frames in each world-aligned variant (docs/frames.md: the
+ * joint points, the centres of mass, the world's origin) on random trees of every shape and
+ * joint type, fixed and floating bases, against the runtime (body frames) and the pivot rule. */
+static void random_trees_frames(void **state) {
+  (void)state;
+  static const char *shapes[] = {"random", "chain", "bushy", "deep"};
+  for (int v = MBG_REF_JOINT; v < MBG_NREFS; v++)
+    for (int seed = 1; seed <= 12; seed++) {
+      mbt_rng_seed(&rng, (uint64_t)(4000 + 100 * v + seed));
+      int shape = seed % 4, n = 1 + (seed * 5) % 13, floating = seed % 3 == 0;
+      char what[96];
+      snprintf(what, sizeof what, "--frame %s, %s tree seed %d (%d bodies%s)",
+               mbg_ref_name((mbg_ref)v), shapes[shape], seed, n, floating ? ", floating base" : "");
+      check_model_in(random_model(n, shape, floating), 3, what, frame_functions, MBG_CFA_AUTO,
+                     (mbg_ref)v);
+    }
 }
 
 /* cfa in both elimination orders on chains, random, bushy and deep trees, each with and without
@@ -647,6 +701,7 @@ int main(void) {
     cmocka_unit_test(singular_model_every_state),
     cmocka_unit_test(base_references),
     cmocka_unit_test(random_trees),
+    cmocka_unit_test(random_trees_frames),
     cmocka_unit_test(cfa_random_trees),
     cmocka_unit_test(springs_random_trees),
     cmocka_unit_test(example_models),

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0xd42a581a4d60
+#if ARM7_SET_ID != 0x312126a83c50
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int arm7_coord_iq[ARM7_NV] = {0, 1, 2, 3, 4, 5, 6};
 const char *const arm7_body_names[ARM7_NB + 1] = {"world", "link1", "link2", "link3", "link4", "link5", "link6", "link7"};
 const char *const arm7_frame_names[ARM7_NF] = {"link1", "link2", "link3", "link4", "link5", "link6", "link7", "tool", "tcp"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 313 mul, 286 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 313 mul, 286 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -701,7 +701,7 @@ void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[
   tau[0] = f_link1_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 313 mul, 319 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 313 mul, 319 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double tau[ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -1349,7 +1349,7 @@ void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const doubl
   tau[0] = f_link1_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 305 mul, 265 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 305 mul, 265 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -1935,7 +1935,7 @@ void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV
   h[0] = f_link1_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 305 mul, 298 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 305 mul, 298 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double h[ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -2554,7 +2554,7 @@ void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double
   h[0] = f_link1_2;
 }
 
-/* gravity torques: g(q); 105 mul, 67 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* gravity torques: g(q); 105 mul, 67 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -2742,7 +2742,7 @@ void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]) {
   g[1] = f_link2_2;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 155 mul, 141 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 155 mul, 141 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -3096,7 +3096,7 @@ void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]) {
   M[0] = IC_link1_6;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 617 mul, 522 add, 5 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 617 mul, 522 add, 5 div, 0 sqrt, 12 sin/cos; frames: body. */
 int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[6] = {
@@ -4274,7 +4274,7 @@ int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 616 mul, 554 add, 6 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 616 mul, 554 add, 6 div, 0 sqrt, 12 sin/cos; frames: body. */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]) {
   double pivot[6], pivot_ref[6];
   const double mbdc_sincos_x[6] = {
@@ -5486,7 +5486,7 @@ int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 616 mul, 587 add, 6 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 616 mul, 587 add, 6 div, 0 sqrt, 12 sin/cos; frames: body. */
 int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]) {
   double pivot[6], pivot_ref[6];
   const double mbdc_sincos_x[6] = {
@@ -6731,7 +6731,7 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 653 mul, 507 add, 6 div, 0 sqrt, 12 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 653 mul, 507 add, 6 div, 0 sqrt, 12 sin/cos; frames: body. */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   double pivot[6], pivot_ref[6];
   const double mbdc_sincos_x[6] = {
@@ -7975,7 +7975,7 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 341 mul, 312 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 341 mul, 312 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -69,7 +69,7 @@ extern "C" {
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0xd42a581a4d60
+#define ARM7_SET_ID 0x312126a83c50
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -163,37 +163,48 @@ extern const char *const arm7_frame_names[ARM7_NF];
 extern const double arm7_q_initial[ARM7_NQ];
 extern const double arm7_v_initial[ARM7_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 448 bytes (56 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 448 bytes (56 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 448 bytes (56 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 448 bytes (56 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_rnea_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double tau[ARM7_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 440 bytes (55 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 440 bytes (55 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_nle(const double q[ARM7_NQ], const double v[ARM7_NV], double h[ARM7_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 440 bytes (55 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 440 bytes (55 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_nle_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double h[ARM7_NV]);
 
-/* gravity torques: g(q). Stack: about 296 bytes (37 values live at once). */
+/* gravity torques: g(q). Stack: about 296 bytes (37 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_gravity(const double q[ARM7_NQ], double g[ARM7_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 200 bytes (25 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 200 bytes (25 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_crba(const double q[ARM7_NQ], double M[ARM7_NV * ARM7_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 640 bytes (80 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 640 bytes (80 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 496 bytes (62 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 496 bytes (62 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], double qdd[ARM7_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 496 bytes (62 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 496 bytes (62 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[ARM7_NV], const double fext[6 * (ARM7_NB + 1)], double qdd[ARM7_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 584 bytes (73 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 584 bytes (73 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 512 bytes (64 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 512 bytes (64 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void arm7_joint_wrenches(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double wrench[6 * (ARM7_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 192 bytes (24 values live at once). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0xd3feb6089c4f
+#if CART_POLE_SET_ID != 0xd09f4c8cb497
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int cart_pole_coord_iq[CART_POLE_NV] = {0, 1};
 const char *const cart_pole_body_names[CART_POLE_NB + 1] = {"world", "cart", "pole"};
 const char *const cart_pole_frame_names[CART_POLE_NF] = {"cart", "pole"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -117,7 +117,7 @@ void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], 
   tau[1] = f_pole_1;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 13 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 13 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -152,76 +152,68 @@ void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_N
   tau[1] = f_pole_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 9 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 6 mul, 4 add, 0 div, 0 sqrt, 1 sin/cos; frames: joint. */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
-  const double t0 = ac_pole_2 * 0.1;
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double I_pole_1 = t0 * 0.1;
   const double t1 = v[1] * v[1];
-  const double t2 = t1 * 0.05;
-  const double f_pole_5 = t0 - t2;
-  const double t3 = mbdc_sincos_s[0] * f_pole_5;
-  const double t4 = mbdc_sincos_s[0] * 9.8;
-  const double t5 = t4 * 0.1;
-  const double t6 = mbdc_sincos_c[0] * t5;
-  const double f_cart_3 = t3 - t6;
-  h[0] = f_cart_3;
-  const double t7 = t4 * 0.05;
-  const double f_pole_1 = -t7;
+  const double t2 = I_pole_1 * t1;
+  const double f_pole_3 = -t2;
+  h[0] = f_pole_3;
+  const double t3 = v[0] * v[1];
+  const double t4 = t3 + 9.8;
+  const double ac_pole_2 = t4 - t3;
+  const double t5 = I_pole_1 * ac_pole_2;
+  const double f_pole_1 = -t5;
   h[1] = f_pole_1;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 9 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 8 mul, 6 add, 0 div, 0 sqrt, 2 sin/cos; frames: joint. */
 void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = 9.8 * mbdc_sincos_s[0];
-  const double t1 = t0 * 0.1;
-  const double f_pole_3 = -t1 - fext[15];
-  const double t2 = mbdc_sincos_c[0] * f_pole_3;
-  const double ac_pole_2 = 9.8 * mbdc_sincos_c[0];
-  const double t3 = ac_pole_2 * 0.1;
-  const double t4 = v[1] * v[1];
-  const double t5 = t4 * 0.05;
-  const double t6 = t3 - t5;
-  const double f_pole_5 = t6 - fext[17];
-  const double t7 = mbdc_sincos_s[0] * f_pole_5;
-  const double t8 = t2 + t7;
-  const double f_cart_3 = t8 - fext[9];
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double I_pole_1 = t0 * 0.1;
+  const double t1 = v[1] * v[1];
+  const double t2 = I_pole_1 * t1;
+  const double t3 = mbdc_sincos_c[0] * fext[15];
+  const double t4 = mbdc_sincos_s[0] * fext[17];
+  const double t5 = t3 + t4;
+  const double f_pole_3 = -t2 - t5;
+  const double f_cart_3 = f_pole_3 - fext[9];
   h[0] = f_cart_3;
-  const double t9 = t0 * 0.05;
-  const double f_pole_1 = -t9 - fext[13];
+  const double t6 = v[0] * v[1];
+  const double t7 = 9.8 + t6;
+  const double ac_pole_2 = t7 - t6;
+  const double t8 = I_pole_1 * ac_pole_2;
+  const double f_pole_1 = -t8 - fext[13];
   h[1] = f_pole_1;
 }
 
-/* gravity torques: g(q); 7 mul, 2 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* gravity torques: g(q); 3 mul, 1 add, 0 div, 0 sqrt, 1 sin/cos; frames: joint. */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]) {
+  g[0] = 0.0;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double ac_pole_2 = mbdc_sincos_c[0] * 9.8;
-  const double f_pole_5 = ac_pole_2 * 0.1;
-  const double t0 = mbdc_sincos_s[0] * f_pole_5;
-  const double t1 = mbdc_sincos_s[0] * 9.8;
-  const double t2 = t1 * 0.1;
-  const double t3 = mbdc_sincos_c[0] * t2;
-  const double f_cart_3 = t0 - t3;
-  g[0] = f_cart_3;
-  const double t4 = t1 * 0.05;
-  const double f_pole_1 = -t4;
+  const double t0 = mbdc_sincos_s[0] * 0.5;
+  const double I_pole_1 = t0 * 0.1;
+  const double t1 = I_pole_1 * 9.8;
+  const double f_pole_1 = -t1;
   g[1] = f_pole_1;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 0 add, 0 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 0 add, 0 div, 0 sqrt, 1 sin/cos; frames: body. */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]) {
   M[0] = 1.1;
   const double mbdc_sincos_x[2] = {
@@ -235,7 +227,7 @@ void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_P
   M[3] = 0.03333333333333333;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 18 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 18 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -283,7 +275,7 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 19 mul, 9 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 19 mul, 9 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -333,7 +325,7 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 19 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 19 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -387,7 +379,7 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 5 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -424,7 +416,7 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 15 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -69,7 +69,7 @@ extern "C" {
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xd3feb6089c4f
+#define CART_POLE_SET_ID 0xd09f4c8cb497
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -135,37 +135,48 @@ extern const char *const cart_pole_frame_names[CART_POLE_NF];
 extern const double cart_pole_q_initial[CART_POLE_NQ];
 extern const double cart_pole_v_initial[CART_POLE_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 56 bytes (7 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void cart_pole_rnea_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double tau[CART_POLE_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 40 bytes (5 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 32 bytes (4 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void cart_pole_nle(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], double h[CART_POLE_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 48 bytes (6 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 40 bytes (5 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void cart_pole_nle_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double h[CART_POLE_NV]);
 
-/* gravity torques: g(q). Stack: about 40 bytes (5 values live at once). */
+/* gravity torques: g(q). Stack: about 16 bytes (2 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void cart_pole_gravity(const double q[CART_POLE_NQ], double g[CART_POLE_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 16 bytes (2 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 16 bytes (2 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void cart_pole_crba(const double q[CART_POLE_NQ], double M[CART_POLE_NV * CART_POLE_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 56 bytes (7 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 56 bytes (7 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], double qdd[CART_POLE_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 56 bytes (7 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double tau[CART_POLE_NV], const double fext[6 * (CART_POLE_NB + 1)], double qdd[CART_POLE_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART_POLE_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 56 bytes (7 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void cart_pole_joint_wrenches(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double wrench[6 * (CART_POLE_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 16 bytes (2 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xd3feb6089c4f
+#if CART_POLE_SET_ID != 0xd09f4c8cb497
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0xcc221abeb490
+#if DOUBLE_PENDULUM_SET_ID != 0x8c5cd37c4dc5
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int double_pendulum_coord_iq[DOUBLE_PENDULUM_NV] = {0, 1};
 const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1] = {"world", "link1", "link2"};
 const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF] = {"link1", "link2"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double tau[DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -126,7 +126,7 @@ void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOU
   tau[0] = f_link1_1;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 16 mul, 17 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 16 mul, 17 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_rnea_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double tau[DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -170,7 +170,7 @@ void double_pendulum_rnea_ext(const double q[DOUBLE_PENDULUM_NQ], const double v
   tau[0] = f_link1_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 13 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 13 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_nle(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], double h[DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -203,7 +203,7 @@ void double_pendulum_nle(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUB
   h[1] = f_link2_1;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 13 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 13 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double h[DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -239,34 +239,28 @@ void double_pendulum_nle_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[
   h[0] = f_link1_1;
 }
 
-/* gravity torques: g(q); 10 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* gravity torques: g(q); 7 mul, 3 add, 0 div, 0 sqrt, 4 sin/cos; frames: joint. */
 void double_pendulum_gravity(const double q[DOUBLE_PENDULUM_NQ], double g[DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_s[0] * 4.905;
-  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
-  const double t1 = ac_link1_2 * mbdc_sincos_s[1];
-  const double t2 = mbdc_sincos_s[0] * 9.81;
-  const double t3 = t2 * mbdc_sincos_c[1];
-  const double ac_link2_0 = -t1 - t3;
-  const double t4 = mbdc_sincos_c[1] * ac_link2_0;
-  const double t5 = ac_link1_2 * mbdc_sincos_c[1];
-  const double t6 = t2 * mbdc_sincos_s[1];
-  const double ac_link2_2 = t5 - t6;
-  const double t7 = mbdc_sincos_s[1] * ac_link2_2;
-  const double t8 = t4 + t7;
-  const double t9 = ac_link2_0 * 0.5;
-  const double t10 = -t8 - t9;
-  const double f_link1_1 = t0 + t10;
-  g[0] = f_link1_1;
-  const double f_link2_1 = -t9;
+  const double t0 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double t1 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double R_link2_2 = t0 + t1;
+  const double t2 = 0.5 * R_link2_2;
+  const double f_link2_1 = t2 * 9.81;
   g[1] = f_link2_1;
+  const double t3 = mbdc_sincos_s[0] * 0.5;
+  const double t4 = t3 * 9.81;
+  const double t5 = mbdc_sincos_s[0] * 9.81;
+  const double t6 = f_link2_1 + t5;
+  const double f_link1_1 = t4 + t6;
+  g[0] = f_link1_1;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 1 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos; frames: body. */
 void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -283,7 +277,7 @@ void double_pendulum_crba(const double q[DOUBLE_PENDULUM_NQ], double M[DOUBLE_PE
   M[3] = 0.3333333333333333;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -344,7 +338,7 @@ int double_pendulum_crba_fd(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 23 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 23 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -407,7 +401,7 @@ int double_pendulum_aba(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBL
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 23 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 23 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double tau[DOUBLE_PENDULUM_NV], const double fext[6 * (DOUBLE_PENDULUM_NB + 1)], double qdd[DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -474,7 +468,7 @@ int double_pendulum_aba_ext(const double q[DOUBLE_PENDULUM_NQ], const double v[D
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 8 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_PENDULUM_NV * DOUBLE_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -513,7 +507,7 @@ int double_pendulum_minv(const double q[DOUBLE_PENDULUM_NQ], double Minv[DOUBLE_
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 20 mul, 18 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 20 mul, 18 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_joint_wrenches(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double wrench[6 * (DOUBLE_PENDULUM_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0x2156f12574fc
+#if FIVE_BAR_SET_ID != 0xecc3ac3936d1
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -88,7 +88,7 @@ const char *const five_bar_frame_names[FIVE_BAR_NF] = {"bar1", "bar2", "bar3", "
 const char *const five_bar_constraint_names[FIVE_BAR_NC] = {"q5.tilt1", "q5.slide1"};
 const double five_bar_q_assembled[FIVE_BAR_NQ] = {0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 56 mul, 53 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 56 mul, 53 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
@@ -210,7 +210,7 @@ void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   tau[0] = f_bar1_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 56 mul, 63 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 56 mul, 63 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double tau[FIVE_BAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
@@ -342,7 +342,7 @@ void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV],
   tau[0] = f_bar1_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 50 mul, 40 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 50 mul, 40 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[FIVE_BAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
@@ -445,7 +445,7 @@ void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], doub
   h[0] = f_bar1_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 50 mul, 50 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 50 mul, 50 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double h[FIVE_BAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
@@ -558,69 +558,64 @@ void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
   h[0] = f_bar1_2;
 }
 
-/* gravity torques: g(q); 30 mul, 19 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* gravity torques: g(q); 25 mul, 19 add, 0 div, 0 sqrt, 6 sin/cos; frames: joint. */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[0], q[1], q[2], 0.0
   };
   double mbdc_sincos_s[4], mbdc_sincos_c[4];
   mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double ac_bar1_0 = mbdc_sincos_s[0] * 9.81;
-  const double ac_bar1_1 = mbdc_sincos_c[0] * 9.81;
-  const double t0 = mbdc_sincos_c[0] * 4.905;
-  const double t1 = ac_bar1_0 * mbdc_sincos_c[1];
-  const double t2 = ac_bar1_0 * mbdc_sincos_s[1];
-  const double t3 = ac_bar1_1 * mbdc_sincos_s[1];
-  const double ac_bar2_0 = t1 + t3;
-  const double t4 = ac_bar1_1 * mbdc_sincos_c[1];
-  const double ac_bar2_1 = t4 - t2;
-  const double t5 = 0.5 * ac_bar2_1;
-  const double t6 = ac_bar2_0 * 0.7071067811865476;
-  const double t7 = ac_bar2_1 * 0.7071067811865475;
-  const double t8 = t6 - t7;
-  const double t9 = ac_bar2_0 * 0.7071067811865475;
-  const double t10 = ac_bar2_1 * 0.7071067811865476;
-  const double t11 = t9 + t10;
-  const double t12 = mbdc_sincos_c[2] * t8;
-  const double t13 = mbdc_sincos_s[2] * t8;
-  const double t14 = mbdc_sincos_s[2] * t11;
-  const double ac_bar3_0 = t12 + t14;
-  g[3] = ac_bar3_0;
-  const double t15 = mbdc_sincos_c[2] * t11;
-  const double ac_bar3_1 = t15 - t13;
-  const double f_bar3_3 = ac_bar3_0 * 2.0;
-  const double f_bar4_2 = 0.5 * ac_bar3_1;
-  const double t16 = ac_bar3_1 * q[3];
-  const double t17 = f_bar4_2 + t16;
-  const double f_bar3_2 = f_bar4_2 + t17;
+  const double I_bar1_1 = mbdc_sincos_c[0] * 0.5;
+  const double t0 = I_bar1_1 * 9.81;
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double t2 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t3 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double R_bar2_0 = t1 - t3;
+  const double t4 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double R_bar2_1 = -t2 - t4;
+  const double R_bar2_3 = t4 + t2;
+  const double I_bar2_1 = 0.5 * R_bar2_0;
+  const double t5 = I_bar2_1 * 9.81;
+  const double p_bar3_0 = mbdc_sincos_c[0] + R_bar2_0;
+  const double t6 = R_bar2_0 * 0.7071067811865476;
+  const double t7 = R_bar2_0 * 0.7071067811865475;
+  const double t8 = R_bar2_1 * 0.7071067811865475;
+  const double t9 = t6 - t8;
+  const double t10 = R_bar2_1 * 0.7071067811865476;
+  const double t11 = t7 + t10;
+  const double t12 = mbdc_sincos_c[2] * t9;
+  const double t13 = mbdc_sincos_s[2] * t11;
+  const double R_bar3_0 = t12 + t13;
+  const double t14 = R_bar2_3 * 0.7071067811865476;
+  const double t15 = t14 - t7;
+  const double t16 = mbdc_sincos_c[2] * t15;
+  const double t17 = R_bar2_3 * 0.7071067811865475;
+  const double t18 = t6 + t17;
+  const double t19 = mbdc_sincos_s[2] * t18;
+  const double R_bar3_3 = t16 + t19;
+  const double t20 = R_bar3_3 * 9.81;
+  g[3] = t20;
+  const double I_bar3_1 = 0.5 * R_bar3_0;
+  const double t21 = R_bar3_0 * q[3];
+  const double p_bar4_0 = p_bar3_0 + t21;
+  const double t22 = p_bar4_0 - p_bar3_0;
+  const double t23 = p_bar3_0 - mbdc_sincos_c[0];
+  const double f_bar4_2 = I_bar3_1 * 9.81;
+  const double t24 = t22 * 9.81;
+  const double t25 = f_bar4_2 + t24;
+  const double f_bar3_2 = f_bar4_2 + t25;
   g[2] = f_bar3_2;
-  const double f_bar3_4 = ac_bar3_1 * 2.0;
-  const double t18 = mbdc_sincos_c[2] * f_bar3_3;
-  const double t19 = mbdc_sincos_s[2] * f_bar3_3;
-  const double t20 = mbdc_sincos_s[2] * f_bar3_4;
-  const double t21 = t18 - t20;
-  const double t22 = mbdc_sincos_c[2] * f_bar3_4;
-  const double t23 = t19 + t22;
-  const double t24 = 0.7071067811865476 * t21;
-  const double t25 = 0.7071067811865475 * t21;
-  const double t26 = 0.7071067811865475 * t23;
-  const double t27 = t24 + t26;
-  const double f_bar2_3 = ac_bar2_0 + t27;
-  const double t28 = mbdc_sincos_s[1] * f_bar2_3;
-  const double t29 = 0.7071067811865476 * t23;
-  const double t30 = t29 - t25;
-  const double t31 = f_bar3_2 + t30;
-  const double f_bar2_2 = t5 + t31;
+  const double t26 = t23 * 19.62;
+  const double t27 = f_bar3_2 + t26;
+  const double f_bar2_2 = t5 + t27;
   g[1] = f_bar2_2;
-  const double f_bar2_4 = ac_bar2_1 + t30;
-  const double t32 = mbdc_sincos_c[1] * f_bar2_4;
-  const double t33 = t28 + t32;
-  const double t34 = f_bar2_2 + t33;
-  const double f_bar1_2 = t0 + t34;
+  const double t28 = mbdc_sincos_c[0] * 29.43;
+  const double t29 = f_bar2_2 + t28;
+  const double f_bar1_2 = t0 + t29;
   g[0] = f_bar1_2;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 18 mul, 24 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 18 mul, 24 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[2]
@@ -687,7 +682,7 @@ void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_
   M[0] = IC_bar1_6;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 103 mul, 96 add, 3 div, 3 sqrt, 6 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 103 mul, 96 add, 3 div, 3 sqrt, 6 sin/cos; frames: body. */
 int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
   const double mbdc_sincos_x[4] = {
@@ -714,7 +709,7 @@ int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   const double IC_bar3_5 = 0.3333333333333333 + t11;
   pivot[0] = IC_bar3_5;
   const double t12 = sqrt(t9);
-  const double t13 = 0.5773502691896257 + t12;
+  const double t13 = t12 + 0.5773502691896257;
   const double t14 = t13 * t13;
   const double t15 = 0.3333333333333333 + t14;
   const double t16 = mbdc_sincos_s[2] * IC_bar3_1;
@@ -919,7 +914,7 @@ int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 110 mul, 100 add, 3 div, 3 sqrt, 6 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 110 mul, 100 add, 3 div, 3 sqrt, 6 sin/cos; frames: body. */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
   const double mbdc_sincos_x[4] = {
@@ -997,7 +992,7 @@ int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const
   const double pA_bar3_2 = t35 + t47;
   const double t48 = q[3] * q[3];
   const double t49 = sqrt(t48);
-  const double t50 = 0.5773502691896257 + t49;
+  const double t50 = t49 + 0.5773502691896257;
   const double t51 = t50 * t50;
   const double t52 = 0.3333333333333333 + t51;
   const double t53 = sqrt(t52);
@@ -1162,7 +1157,7 @@ int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 110 mul, 110 add, 3 div, 3 sqrt, 6 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 110 mul, 110 add, 3 div, 3 sqrt, 6 sin/cos; frames: body. */
 int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double qdd[FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
   const double mbdc_sincos_x[4] = {
@@ -1250,7 +1245,7 @@ int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   const double pA_bar3_2 = t40 + t56;
   const double t57 = q[3] * q[3];
   const double t58 = sqrt(t57);
-  const double t59 = 0.5773502691896257 + t58;
+  const double t59 = t58 + 0.5773502691896257;
   const double t60 = t59 * t59;
   const double t61 = 0.3333333333333333 + t60;
   const double t62 = sqrt(t61);
@@ -1415,7 +1410,7 @@ int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 98 mul, 83 add, 3 div, 3 sqrt, 4 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 98 mul, 83 add, 3 div, 3 sqrt, 4 sin/cos; frames: body. */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]) {
   double pivot[3], pivot_ref[3];
   const double mbdc_sincos_x[2] = {
@@ -1431,7 +1426,7 @@ int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BA
   const double IA_bar3_7 = 0.3333333333333333 + t4;
   pivot[0] = IA_bar3_7;
   const double t5 = sqrt(t0);
-  const double t6 = 0.5773502691896257 + t5;
+  const double t6 = t5 + 0.5773502691896257;
   const double t7 = t6 * t6;
   const double t8 = 0.3333333333333333 + t7;
   const double r_bar3_0 = t8 * 2.0;
@@ -1641,7 +1636,7 @@ int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BA
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 60 mul, 58 add, 0 div, 0 sqrt, 6 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 60 mul, 58 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -4221,7 +4216,7 @@ void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * 
   K[4] = t45;
 }
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 224 mul, 173 add, 5 div, 3 sqrt, 6 sin/cos. */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 224 mul, 173 add, 5 div, 3 sqrt, 6 sin/cos; frames: body. */
 int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[4] = {
@@ -4370,7 +4365,7 @@ int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
   const double t118 = t117 + t112;
   const double t119 = q[3] * q[3];
   const double t120 = sqrt(t119);
-  const double t121 = 0.5773502691896257 + t120;
+  const double t121 = t120 + 0.5773502691896257;
   const double t122 = t121 * t121;
   const double t123 = 0.3333333333333333 + t122;
   const double t124 = sqrt(t123);

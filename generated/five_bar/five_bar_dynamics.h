@@ -81,7 +81,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x2156f12574fc
+#define FIVE_BAR_SET_ID 0xecc3ac3936d1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -180,37 +180,48 @@ extern const double five_bar_q_assembled[FIVE_BAR_NQ];
 extern const double five_bar_q_initial[FIVE_BAR_NQ];
 extern const double five_bar_v_initial[FIVE_BAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 176 bytes (22 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 176 bytes (22 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_rnea_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double tau[FIVE_BAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 144 bytes (18 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 144 bytes (18 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_nle(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], double h[FIVE_BAR_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_nle_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double h[FIVE_BAR_NV]);
 
-/* gravity torques: g(q). Stack: about 104 bytes (13 values live at once). */
+/* gravity torques: g(q). Stack: about 96 bytes (12 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void five_bar_gravity(const double q[FIVE_BAR_NQ], double g[FIVE_BAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 64 bytes (8 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 64 bytes (8 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_crba(const double q[FIVE_BAR_NQ], double M[FIVE_BAR_NV * FIVE_BAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 216 bytes (27 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 216 bytes (27 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 192 bytes (24 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 192 bytes (24 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 192 bytes (24 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 192 bytes (24 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], const double fext[6 * (FIVE_BAR_NB + 1)], double qdd[FIVE_BAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 168 bytes (21 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 168 bytes (21 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void five_bar_joint_wrenches(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double wrench[6 * (FIVE_BAR_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 88 bytes (11 values live at once). */
@@ -264,7 +275,8 @@ void five_bar_loop_residual(const double q[FIVE_BAR_NQ], double phi[FIVE_BAR_NC]
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 96 bytes (12 values live at once). */
 void five_bar_loop_jacobian(const double q[FIVE_BAR_NQ], double K[FIVE_BAR_NC * FIVE_BAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 272 bytes (34 values live at once). */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 272 bytes (34 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double tau[FIVE_BAR_NV], double qdd[FIVE_BAR_NV], double lambda[FIVE_BAR_NC]);
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 128 bytes (16 values live at once). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0xe48a97104bf4
+#if FLEXIBLE_ARM_SET_ID != 0x181f78fdd694
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -87,7 +87,7 @@ const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1] = {"world", "uppe
 const char *const flexible_arm_frame_names[FLEXIBLE_ARM_NF] = {"upper_arm", "forearm"};
 const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES] = {"forearm.tip"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 57 mul, 37 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 57 mul, 37 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rnea(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double tau[FLEXIBLE_ARM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -195,7 +195,7 @@ void flexible_arm_rnea(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_
   tau[4] = g_forearm_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 57 mul, 41 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 57 mul, 41 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rnea_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double tau[FLEXIBLE_ARM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -307,7 +307,7 @@ void flexible_arm_rnea_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXI
   tau[4] = g_forearm_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 38 mul, 18 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 38 mul, 18 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_nle(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], double h[FLEXIBLE_ARM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -377,7 +377,7 @@ void flexible_arm_nle(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_A
   h[4] = g_forearm_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 38 mul, 22 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 38 mul, 22 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_nle_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double h[FLEXIBLE_ARM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -451,7 +451,7 @@ void flexible_arm_nle_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIB
   h[4] = g_forearm_2;
 }
 
-/* gravity torques: g(q); 3 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 3 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM_NV]) {
   g[0] = 0.0;
   g[1] = 0.0;
@@ -463,7 +463,7 @@ void flexible_arm_gravity(const double q[FLEXIBLE_ARM_NQ], double g[FLEXIBLE_ARM
   g[4] = g_forearm_2;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 5 mul, 6 add, 0 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 5 mul, 6 add, 0 div, 0 sqrt, 1 sin/cos; frames: body. */
 void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -510,7 +510,7 @@ void flexible_arm_crba(const double q[FLEXIBLE_ARM_NQ], double M[FLEXIBLE_ARM_NV
   M[24] = 0.54;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 81 mul, 54 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 81 mul, 54 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -670,7 +670,7 @@ int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 68 mul, 47 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 68 mul, 47 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], double qdd[FLEXIBLE_ARM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -810,7 +810,7 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 68 mul, 51 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 68 mul, 51 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double tau[FLEXIBLE_ARM_NV], const double fext[6 * (FLEXIBLE_ARM_NB + 1)], double qdd[FLEXIBLE_ARM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -954,7 +954,7 @@ int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 25 mul, 21 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 25 mul, 21 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -1045,7 +1045,7 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 38 mul, 26 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 38 mul, 26 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_joint_wrenches(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double wrench[6 * (FLEXIBLE_ARM_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xc30c320ca4d5
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x01dd8511981e
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -87,7 +87,7 @@ const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1] = {"w
 const char *const flexible_arm_nodal_frame_names[FLEXIBLE_ARM_NODAL_NF] = {"upper_arm", "forearm", "payload"};
 const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES] = {"forearm.n0", "forearm.n1", "forearm.n2", "forearm.n3"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double tau[FLEXIBLE_ARM_NODAL_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
@@ -259,7 +259,7 @@ void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double
   tau[3] = t136;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 89 mul, 76 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 89 mul, 76 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double tau[FLEXIBLE_ARM_NODAL_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
@@ -438,7 +438,7 @@ void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const do
   tau[3] = t143;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 64 mul, 42 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 64 mul, 42 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double h[FLEXIBLE_ARM_NODAL_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
@@ -558,7 +558,7 @@ void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double 
   h[0] = f_upper_arm_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 64 mul, 49 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 64 mul, 49 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double h[FLEXIBLE_ARM_NODAL_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
@@ -685,7 +685,7 @@ void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const dou
   h[0] = f_upper_arm_2;
 }
 
-/* gravity torques: g(q); 2 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 2 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]) {
   g[0] = 0.0;
   g[1] = 0.0;
@@ -696,7 +696,7 @@ void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[
   g[4] = 0.0;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 32 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 32 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], q[4]
@@ -794,7 +794,7 @@ void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLE
   M[0] = IC_upper_arm_6;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 171 mul, 129 add, 4 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 171 mul, 129 add, 4 div, 0 sqrt, 4 sin/cos; frames: body. */
 int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[2] = {
@@ -1128,7 +1128,7 @@ int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 168 mul, 132 add, 4 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 168 mul, 132 add, 4 div, 0 sqrt, 4 sin/cos; frames: body. */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[2] = {
@@ -1462,7 +1462,7 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 168 mul, 139 add, 4 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 168 mul, 139 add, 4 div, 0 sqrt, 4 sin/cos; frames: body. */
 int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double qdd[FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[2] = {
@@ -1803,7 +1803,7 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 186 mul, 140 add, 4 div, 0 sqrt, 4 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 186 mul, 140 add, 4 div, 0 sqrt, 4 sin/cos; frames: body. */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[2] = {
@@ -2183,7 +2183,7 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 75 mul, 60 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 75 mul, 60 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xc30c320ca4d5
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x01dd8511981e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -134,37 +134,48 @@ extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES
 extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
 extern const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 152 bytes (19 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 152 bytes (19 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double tau[FLEXIBLE_ARM_NODAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_rnea_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double tau[FLEXIBLE_ARM_NODAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 136 bytes (17 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 136 bytes (17 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_nle(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], double h[FLEXIBLE_ARM_NODAL_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 136 bytes (17 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 136 bytes (17 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_nle_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double h[FLEXIBLE_ARM_NODAL_NV]);
 
-/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once). */
+/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_gravity(const double q[FLEXIBLE_ARM_NODAL_NQ], double g[FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 96 bytes (12 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 96 bytes (12 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_crba(const double q[FLEXIBLE_ARM_NODAL_NQ], double M[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 248 bytes (31 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 248 bytes (31 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 256 bytes (32 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 256 bytes (32 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 256 bytes (32 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 256 bytes (32 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double tau[FLEXIBLE_ARM_NODAL_NV], const double fext[6 * (FLEXIBLE_ARM_NODAL_NB + 1)], double qdd[FLEXIBLE_ARM_NODAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 328 bytes (41 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 328 bytes (41 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 160 bytes (20 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 160 bytes (20 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_nodal_joint_wrenches(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double wrench[6 * (FLEXIBLE_ARM_NODAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 80 bytes (10 values live at once). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xfa56e3224da3
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb3612500d41e
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int flexible_arm_rigid_coord_iq[FLEXIBLE_ARM_RIGID_NV] = {0, 1};
 const char *const flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_NB + 1] = {"world", "upper_arm", "forearm"};
 const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF] = {"upper_arm", "forearm"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -127,7 +127,7 @@ void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double
   tau[0] = f_upper_arm_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 19 mul, 15 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 19 mul, 15 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double tau[FLEXIBLE_ARM_RIGID_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -172,7 +172,7 @@ void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const do
   tau[0] = f_upper_arm_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 12 mul, 4 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 12 mul, 4 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[FLEXIBLE_ARM_RIGID_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -199,7 +199,7 @@ void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double 
   h[0] = f_upper_arm_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 12 mul, 8 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -230,14 +230,14 @@ void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const dou
   h[0] = f_upper_arm_2;
 }
 
-/* gravity torques: g(q); 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[FLEXIBLE_ARM_RIGID_NV]) {
   (void)q;
   g[0] = 0.0;
   g[1] = 0.0;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 2 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 2 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos; frames: body. */
 void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -255,7 +255,7 @@ void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLE
   M[3] = 0.7200000000000001;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 22 mul, 13 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -312,7 +312,7 @@ int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 24 mul, 14 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 24 mul, 14 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -372,7 +372,7 @@ int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 24 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 24 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -436,7 +436,7 @@ int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const doub
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 9 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 9 mul, 8 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -477,7 +477,7 @@ int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[F
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 25 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -69,7 +69,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xfa56e3224da3
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xb3612500d41e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -135,37 +135,48 @@ extern const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF];
 extern const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ];
 extern const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_rnea_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double tau[FLEXIBLE_ARM_RIGID_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_nle(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], double h[FLEXIBLE_ARM_RIGID_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 48 bytes (6 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 48 bytes (6 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_nle_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double h[FLEXIBLE_ARM_RIGID_NV]);
 
-/* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
+/* gravity torques: g(q). Stack: about 0 bytes (0 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_gravity(const double q[FLEXIBLE_ARM_RIGID_NQ], double g[FLEXIBLE_ARM_RIGID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_crba(const double q[FLEXIBLE_ARM_RIGID_NQ], double M[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 64 bytes (8 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_rigid_crba_fd(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 64 bytes (8 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_rigid_aba(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 64 bytes (8 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 64 bytes (8 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_rigid_aba_ext(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double tau[FLEXIBLE_ARM_RIGID_NV], const double fext[6 * (FLEXIBLE_ARM_RIGID_NB + 1)], double qdd[FLEXIBLE_ARM_RIGID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_arm_rigid_minv(const double q[FLEXIBLE_ARM_RIGID_NQ], double Minv[FLEXIBLE_ARM_RIGID_NV * FLEXIBLE_ARM_RIGID_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 88 bytes (11 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 88 bytes (11 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_arm_rigid_joint_wrenches(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double wrench[6 * (FLEXIBLE_ARM_RIGID_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 48 bytes (6 values live at once). */

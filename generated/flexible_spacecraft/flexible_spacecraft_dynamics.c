@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x75727453f344
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x66cabc3ddad1
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -87,7 +87,7 @@ const char *const flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_NB + 1] = {
 const char *const flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_NF] = {"bus", "array_left", "array_right", "wheel"};
 const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNODES] = {"array_left.tip", "array_right.tip"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 178 mul, 167 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 178 mul, 167 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_rnea(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double tau[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -454,7 +454,7 @@ void flexible_spacecraft_rnea(const double q[FLEXIBLE_SPACECRAFT_NQ], const doub
   tau[11] = g_array_right_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 178 mul, 191 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 178 mul, 191 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_rnea_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double tau[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -845,7 +845,7 @@ void flexible_spacecraft_rnea_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const 
   tau[11] = g_array_right_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 143 mul, 119 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 143 mul, 119 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_nle(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double h[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -1129,7 +1129,7 @@ void flexible_spacecraft_nle(const double q[FLEXIBLE_SPACECRAFT_NQ], const doubl
   h[12] = 0.0;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 143 mul, 144 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 143 mul, 144 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double h[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -1438,7 +1438,7 @@ void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const d
   h[12] = f_wheel_2;
 }
 
-/* gravity torques: g(q); 6 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 6 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double g[FLEXIBLE_SPACECRAFT_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -1463,7 +1463,7 @@ void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double 
   g[12] = mbdc_zero;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void flexible_spacecraft_crba(const double q[FLEXIBLE_SPACECRAFT_NQ], double M[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]) {
   (void)q;
   volatile double mbdc_zero_src = 0.0;
@@ -1639,7 +1639,7 @@ void flexible_spacecraft_crba(const double q[FLEXIBLE_SPACECRAFT_NQ], double M[F
   M[168] = 0.056249999999999994;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 174 mul, 157 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 174 mul, 157 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -1996,7 +1996,7 @@ int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const do
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 178 mul, 159 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 178 mul, 159 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -2359,7 +2359,7 @@ int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 178 mul, 184 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 178 mul, 184 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double qdd[FLEXIBLE_SPACECRAFT_NV]) {
   const double mbdc_sincos_x[2] = {
       q[13], 0.0
@@ -2747,7 +2747,7 @@ int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const do
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]) {
   (void)q;
   volatile double mbdc_zero_src = 0.0;
@@ -2927,7 +2927,7 @@ int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 113 mul, 109 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 113 mul, 109 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double wrench[6 * (FLEXIBLE_SPACECRAFT_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x75727453f344
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x66cabc3ddad1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -139,37 +139,48 @@ extern const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNOD
 extern const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ];
 extern const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 200 bytes (25 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 200 bytes (25 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_rnea(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double tau[FLEXIBLE_SPACECRAFT_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 200 bytes (25 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 200 bytes (25 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_rnea_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double tau[FLEXIBLE_SPACECRAFT_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 176 bytes (22 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_nle(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], double h[FLEXIBLE_SPACECRAFT_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 176 bytes (22 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_nle_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double h[FLEXIBLE_SPACECRAFT_NV]);
 
-/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once). */
+/* gravity torques: g(q). Stack: about 8 bytes (1 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_gravity(const double q[FLEXIBLE_SPACECRAFT_NQ], double g[FLEXIBLE_SPACECRAFT_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 0 bytes (0 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 0 bytes (0 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_crba(const double q[FLEXIBLE_SPACECRAFT_NQ], double M[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 312 bytes (39 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 328 bytes (41 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 328 bytes (41 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 328 bytes (41 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double tau[FLEXIBLE_SPACECRAFT_NV], const double fext[6 * (FLEXIBLE_SPACECRAFT_NB + 1)], double qdd[FLEXIBLE_SPACECRAFT_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 0 bytes (0 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 0 bytes (0 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv[FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 152 bytes (19 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 152 bytes (19 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void flexible_spacecraft_joint_wrenches(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double wrench[6 * (FLEXIBLE_SPACECRAFT_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 96 bytes (12 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x75727453f344
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x66cabc3ddad1
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x2cea24cbead3
+#if GIMBAL_SET_ID != 0xb06e24377f6e
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int gimbal_coord_iq[GIMBAL_NV] = {0, -1, -1, -1};
 const char *const gimbal_body_names[GIMBAL_NB + 1] = {"world", "nut", "payload"};
 const char *const gimbal_frame_names[GIMBAL_NF] = {"nut", "payload"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 76 mul, 58 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 76 mul, 58 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double tau[GIMBAL_NV]) {
   const double t0 = 0.0015915494309189536 * a[0];
   const double ac_nut_2 = t0 + 9.81;
@@ -229,7 +229,7 @@ void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const dou
   tau[0] = t114;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 76 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 76 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_rnea_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double tau[GIMBAL_NV]) {
   const double t0 = 0.0015915494309189536 * a[0];
   const double ac_nut_2 = t0 + 9.81;
@@ -380,7 +380,7 @@ void gimbal_rnea_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const
   tau[0] = t123;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 66 mul, 47 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 66 mul, 47 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_nle(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[GIMBAL_NV]) {
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.12;
@@ -502,7 +502,7 @@ void gimbal_nle(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[G
   h[0] = t94;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 66 mul, 55 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 66 mul, 55 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_nle_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double h[GIMBAL_NV]) {
   const double t0 = v[0] * v[0];
   const double t1 = t0 * 0.12;
@@ -632,7 +632,7 @@ void gimbal_nle_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const 
   h[0] = t103;
 }
 
-/* gravity torques: g(q); 34 mul, 19 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 34 mul, 19 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]) {
   const double t0 = q[1] * q[1];
   const double t1 = q[2] * q[2];
@@ -694,7 +694,7 @@ void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]) {
   g[0] = t41;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 20 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 32 mul, 20 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -769,7 +769,7 @@ void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]) {
   M[0] = t50;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 104 mul, 73 add, 2 div, 0 sqrt, 0 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 104 mul, 73 add, 2 div, 0 sqrt, 0 sin/cos; frames: body. */
 int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]) {
   double pivot[1], pivot_ref[1];
   const double t0 = q[1] * q[1];
@@ -966,7 +966,7 @@ int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 121 mul, 81 add, 2 div, 0 sqrt, 0 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 121 mul, 81 add, 2 div, 0 sqrt, 0 sin/cos; frames: body. */
 int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]) {
   double pivot[1], pivot_ref[1];
   const double t0 = v[0] * v[0];
@@ -1188,7 +1188,7 @@ int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 121 mul, 89 add, 2 div, 0 sqrt, 0 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 121 mul, 89 add, 2 div, 0 sqrt, 0 sin/cos; frames: body. */
 int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double qdd[GIMBAL_NV]) {
   double pivot[1], pivot_ref[1];
   const double t0 = v[0] * v[0];
@@ -1418,7 +1418,7 @@ int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 79 mul, 46 add, 2 div, 0 sqrt, 0 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 79 mul, 46 add, 2 div, 0 sqrt, 0 sin/cos; frames: body. */
 int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]) {
   double pivot[1], pivot_ref[1];
   const double t0 = q[3] * q[3];
@@ -1575,7 +1575,7 @@ int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 87 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 87 mul, 66 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

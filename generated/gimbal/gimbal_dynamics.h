@@ -69,7 +69,7 @@ extern "C" {
 #define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x2cea24cbead3
+#define GIMBAL_SET_ID 0xb06e24377f6e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -136,37 +136,48 @@ extern const char *const gimbal_frame_names[GIMBAL_NF];
 extern const double gimbal_q_initial[GIMBAL_NQ];
 extern const double gimbal_v_initial[GIMBAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 168 bytes (21 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 168 bytes (21 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double tau[GIMBAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 168 bytes (21 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 168 bytes (21 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_rnea_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double tau[GIMBAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 144 bytes (18 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 144 bytes (18 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_nle(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], double h[GIMBAL_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 152 bytes (19 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_nle_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double h[GIMBAL_NV]);
 
-/* gravity torques: g(q). Stack: about 88 bytes (11 values live at once). */
+/* gravity torques: g(q). Stack: about 88 bytes (11 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_gravity(const double q[GIMBAL_NQ], double g[GIMBAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 72 bytes (9 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_crba(const double q[GIMBAL_NQ], double M[GIMBAL_NV * GIMBAL_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 176 bytes (22 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 160 bytes (20 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 160 bytes (20 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], double qdd[GIMBAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 168 bytes (21 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 168 bytes (21 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double tau[GIMBAL_NV], const double fext[6 * (GIMBAL_NB + 1)], double qdd[GIMBAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 104 bytes (13 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 104 bytes (13 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 192 bytes (24 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void gimbal_joint_wrenches(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double wrench[6 * (GIMBAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 96 bytes (12 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x2cea24cbead3
+#if GIMBAL_SET_ID != 0xb06e24377f6e
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

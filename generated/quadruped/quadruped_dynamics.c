@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0xcc331d8ae87c
+#if QUADRUPED_SET_ID != 0xd6cb157f6d22
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int quadruped_coord_iq[QUADRUPED_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 1
 const char *const quadruped_body_names[QUADRUPED_NB + 1] = {"world", "trunk", "lf_hip", "lf_thigh", "lf_shank", "rf_hip", "rf_thigh", "rf_shank", "lh_hip", "lh_thigh", "lh_shank", "rh_hip", "rh_thigh", "rh_shank"};
 const char *const quadruped_frame_names[QUADRUPED_NF] = {"trunk", "imu", "lf_hip", "lf_thigh", "lf_shank", "rf_hip", "rf_thigh", "rf_shank", "lh_hip", "lh_thigh", "lh_shank", "rh_hip", "rh_thigh", "rh_shank"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 700 mul, 650 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 700 mul, 650 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -1465,7 +1465,7 @@ void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], 
   tau[4] = f_trunk_1;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 700 mul, 728 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 700 mul, 728 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double tau[QUADRUPED_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -2922,7 +2922,7 @@ void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_N
   tau[4] = f_trunk_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 676 mul, 597 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 676 mul, 597 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -4224,7 +4224,7 @@ void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], d
   h[4] = f_trunk_1;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 676 mul, 675 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 676 mul, 675 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -5604,7 +5604,7 @@ void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV
   h[4] = f_trunk_1;
 }
 
-/* gravity torques: g(q); 251 mul, 179 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* gravity torques: g(q); 251 mul, 179 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -6063,7 +6063,7 @@ void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]) {
   g[4] = f_trunk_1;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 308 mul, 360 add, 0 div, 0 sqrt, 24 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 308 mul, 360 add, 0 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRUPED_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -7067,7 +7067,7 @@ void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRU
   M[94] = IC_trunk_9;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1872 mul, 1624 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1872 mul, 1624 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -10642,7 +10642,7 @@ int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 1647 mul, 1498 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 1647 mul, 1498 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -13866,7 +13866,7 @@ int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 1647 mul, 1576 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 1647 mul, 1576 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -17168,7 +17168,7 @@ int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 2421 mul, 2078 add, 14 div, 0 sqrt, 24 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 2421 mul, 2078 add, 14 div, 0 sqrt, 24 sin/cos; frames: body. */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -22051,7 +22051,7 @@ int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUAD
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 700 mul, 650 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 700 mul, 650 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -69,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xcc331d8ae87c
+#define QUADRUPED_SET_ID 0xd6cb157f6d22
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -192,37 +192,48 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_rnea_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double tau[QUADRUPED_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_nle(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], double h[QUADRUPED_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 552 bytes (69 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_nle_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double h[QUADRUPED_NV]);
 
-/* gravity torques: g(q). Stack: about 400 bytes (50 values live at once). */
+/* gravity torques: g(q). Stack: about 400 bytes (50 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_gravity(const double q[QUADRUPED_NQ], double g[QUADRUPED_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 312 bytes (39 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_crba(const double q[QUADRUPED_NQ], double M[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1328 bytes (166 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1328 bytes (166 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1152 bytes (144 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1152 bytes (144 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], double qdd[QUADRUPED_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1152 bytes (144 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1152 bytes (144 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double tau[QUADRUPED_NV], const double fext[6 * (QUADRUPED_NB + 1)], double qdd[QUADRUPED_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1664 bytes (208 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1664 bytes (208 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUADRUPED_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 552 bytes (69 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 552 bytes (69 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quadruped_joint_wrenches(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double wrench[6 * (QUADRUPED_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 376 bytes (47 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xcc331d8ae87c
+#if QUADRUPED_SET_ID != 0xd6cb157f6d22
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x310a5a42afbe
+#if QUARTER_CAR_SET_ID != 0x724bb5add009
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -88,7 +88,7 @@ const char *const quarter_car_frame_names[QUARTER_CAR_NF] = {"lca", "uca", "knuc
 const char *const quarter_car_constraint_names[QUARTER_CAR_NC] = {"lca_rear.y", "lca_rear.z", "ball_upper.x", "ball_upper.y", "ball_upper.z", "tie_ball.x", "tie_ball.y", "tie_ball.z"};
 const double quarter_car_q_assembled[QUARTER_CAR_NQ] = {0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 213 mul, 181 add, 2 div, 0 sqrt, 6 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 213 mul, 181 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[8], q[9], q[11], 0.0
@@ -503,7 +503,7 @@ void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   tau[9] = f_tie_rod_0;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 213 mul, 201 add, 2 div, 0 sqrt, 6 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 213 mul, 201 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[8], q[9], q[11], 0.0
@@ -938,7 +938,7 @@ void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER
   tau[9] = f_tie_rod_0;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 200 mul, 150 add, 2 div, 0 sqrt, 6 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 200 mul, 150 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[8], q[9], q[11], 0.0
@@ -1309,7 +1309,7 @@ void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_
   h[9] = f_tie_rod_0;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 200 mul, 170 add, 2 div, 0 sqrt, 6 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 200 mul, 170 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[8], q[9], q[11], 0.0
@@ -1700,7 +1700,7 @@ void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_
   h[9] = f_tie_rod_0;
 }
 
-/* gravity torques: g(q); 98 mul, 62 add, 2 div, 0 sqrt, 5 sin/cos. */
+/* gravity torques: g(q); 98 mul, 62 add, 2 div, 0 sqrt, 5 sin/cos; frames: body. */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]) {
   const double mbdc_sincos_x[4] = {
       q[8], q[9], q[11], 0.0
@@ -1881,7 +1881,7 @@ void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV
   g[2] = f_lca_2;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 102 mul, 84 add, 1 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 102 mul, 84 add, 1 div, 0 sqrt, 1 sin/cos; frames: body. */
 void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * QUARTER_CAR_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -2179,7 +2179,7 @@ void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * 
   M[21] = IC_lca_9;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 401 mul, 313 add, 6 div, 0 sqrt, 6 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 401 mul, 313 add, 6 div, 0 sqrt, 6 sin/cos; frames: body. */
 int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[4] = {
@@ -2934,7 +2934,7 @@ int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 394 mul, 285 add, 6 div, 0 sqrt, 6 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 394 mul, 285 add, 6 div, 0 sqrt, 6 sin/cos; frames: body. */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[4] = {
@@ -3654,7 +3654,7 @@ int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_N
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 394 mul, 305 add, 6 div, 0 sqrt, 6 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 394 mul, 305 add, 6 div, 0 sqrt, 6 sin/cos; frames: body. */
 int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double qdd[QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
   const double mbdc_sincos_x[4] = {
@@ -4394,7 +4394,7 @@ int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 344 mul, 233 add, 5 div, 0 sqrt, 1 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 344 mul, 233 add, 5 div, 0 sqrt, 1 sin/cos; frames: body. */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]) {
   double pivot[4], pivot_ref[4];
   volatile double mbdc_zero_src = 0.0;
@@ -5103,7 +5103,7 @@ int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV 
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 246 mul, 203 add, 2 div, 0 sqrt, 6 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 246 mul, 203 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -12966,7 +12966,7 @@ void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_
   K[79] = t585;
 }
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 1651 mul, 1187 add, 14 div, 0 sqrt, 8 sin/cos. */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v; 1651 mul, 1187 add, 14 div, 0 sqrt, 8 sin/cos; frames: body. */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]) {
   double pivot[12], pivot_ref[12];
   const double mbdc_sincos_x[4] = {

@@ -81,7 +81,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x310a5a42afbe
+#define QUARTER_CAR_SET_ID 0x724bb5add009
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -191,37 +191,48 @@ extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
 extern const double quarter_car_q_initial[QUARTER_CAR_NQ];
 extern const double quarter_car_v_initial[QUARTER_CAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 320 bytes (40 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_rnea_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double tau[QUARTER_CAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 312 bytes (39 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_nle(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double h[QUARTER_CAR_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 312 bytes (39 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_nle_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double h[QUARTER_CAR_NV]);
 
-/* gravity torques: g(q). Stack: about 200 bytes (25 values live at once). */
+/* gravity torques: g(q). Stack: about 200 bytes (25 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_gravity(const double q[QUARTER_CAR_NQ], double g[QUARTER_CAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 184 bytes (23 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 184 bytes (23 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_crba(const double q[QUARTER_CAR_NQ], double M[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 464 bytes (58 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 464 bytes (58 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 312 bytes (39 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 312 bytes (39 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 312 bytes (39 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], const double fext[6 * (QUARTER_CAR_NB + 1)], double qdd[QUARTER_CAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 288 bytes (36 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 288 bytes (36 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV * QUARTER_CAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 352 bytes (44 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 352 bytes (44 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void quarter_car_joint_wrenches(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double wrench[6 * (QUARTER_CAR_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 248 bytes (31 values live at once). */
@@ -275,7 +286,8 @@ void quarter_car_loop_residual(const double q[QUARTER_CAR_NQ], double phi[QUARTE
 /* loop constraint Jacobian K(q), row-major NC x NV: K v is the velocity error. Stack: about 360 bytes (45 values live at once). */
 void quarter_car_loop_jacobian(const double q[QUARTER_CAR_NQ], double K[QUARTER_CAR_NC * QUARTER_CAR_NV]);
 
-/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1080 bytes (135 values live at once). */
+/* forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, K qdd = -Kdot v. Stack: about 1080 bytes (135 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double tau[QUARTER_CAR_NV], double qdd[QUARTER_CAR_NV], double lambda[QUARTER_CAR_NC]);
 
 /* the pivot ratios of p_rcr's selections of dependent coordinates. Stack: about 1280 bytes (160 values live at once). */

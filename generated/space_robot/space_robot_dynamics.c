@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x76f894b81f28
+#if SPACE_ROBOT_SET_ID != 0x135e0eb3bb5e
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int space_robot_coord_iq[SPACE_ROBOT_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 
 const char *const space_robot_body_names[SPACE_ROBOT_NB + 1] = {"world", "hub", "L11", "L12", "L13", "L21", "L22", "L23"};
 const char *const space_robot_frame_names[SPACE_ROBOT_NF] = {"hub", "L11", "L12", "L13", "L21", "L22", "L23"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]) {
   const double mbdc_sincos_x[6] = {
       q[7], q[8], q[9], q[10], q[11], q[12]
@@ -665,7 +665,7 @@ void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT
   tau[5] = f_hub_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 291 mul, 309 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 291 mul, 309 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double tau[SPACE_ROBOT_NV]) {
   const double mbdc_sincos_x[6] = {
       q[7], q[8], q[9], q[10], q[11], q[12]
@@ -1286,7 +1286,7 @@ void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_R
   tau[5] = f_hub_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 271 mul, 230 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 271 mul, 230 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]) {
   const double mbdc_sincos_x[6] = {
       q[7], q[8], q[9], q[10], q[11], q[12]
@@ -1808,7 +1808,7 @@ void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_
   h[5] = f_hub_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 271 mul, 272 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 271 mul, 272 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double h[SPACE_ROBOT_NV]) {
   const double mbdc_sincos_x[6] = {
       q[7], q[8], q[9], q[10], q[11], q[12]
@@ -2372,7 +2372,7 @@ void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_RO
   h[5] = f_hub_2;
 }
 
-/* gravity torques: g(q); 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos. */
+/* gravity torques: g(q); 0 mul, 0 add, 0 div, 0 sqrt, 0 sin/cos; frames: body. */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]) {
   (void)q;
   volatile double mbdc_zero_src = 0.0;
@@ -2391,7 +2391,7 @@ void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV
   g[11] = mbdc_zero;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 112 mul, 144 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 112 mul, 144 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -2802,7 +2802,7 @@ void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * 
   M[64] = IC_hub_9;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 813 mul, 686 add, 10 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 813 mul, 686 add, 10 div, 0 sqrt, 12 sin/cos; frames: body. */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
   const double mbdc_sincos_x[6] = {
@@ -4360,7 +4360,7 @@ int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 662 mul, 586 add, 10 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 662 mul, 586 add, 10 div, 0 sqrt, 12 sin/cos; frames: body. */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
   const double mbdc_sincos_x[6] = {
@@ -5667,7 +5667,7 @@ int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_N
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 662 mul, 628 add, 10 div, 0 sqrt, 12 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 662 mul, 628 add, 10 div, 0 sqrt, 12 sin/cos; frames: body. */
 int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
   const double mbdc_sincos_x[6] = {
@@ -7016,7 +7016,7 @@ int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 886 mul, 720 add, 10 div, 0 sqrt, 12 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 886 mul, 720 add, 10 div, 0 sqrt, 12 sin/cos; frames: body. */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]) {
   double pivot[10], pivot_ref[10];
   const double mbdc_sincos_x[6] = {
@@ -8813,7 +8813,7 @@ int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV 
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -69,7 +69,7 @@ extern "C" {
 #define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x76f894b81f28
+#define SPACE_ROBOT_SET_ID 0x135e0eb3bb5e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -161,37 +161,48 @@ extern const char *const space_robot_frame_names[SPACE_ROBOT_NF];
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
 extern const double space_robot_v_initial[SPACE_ROBOT_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 360 bytes (45 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 360 bytes (45 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_rnea_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double tau[SPACE_ROBOT_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 344 bytes (43 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 344 bytes (43 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_nle(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], double h[SPACE_ROBOT_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 344 bytes (43 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 344 bytes (43 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_nle_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double h[SPACE_ROBOT_NV]);
 
-/* gravity torques: g(q). Stack: about 0 bytes (0 values live at once). */
+/* gravity torques: g(q). Stack: about 0 bytes (0 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_gravity(const double q[SPACE_ROBOT_NQ], double g[SPACE_ROBOT_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 200 bytes (25 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 200 bytes (25 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_crba(const double q[SPACE_ROBOT_NQ], double M[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 736 bytes (92 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 736 bytes (92 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 656 bytes (82 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 656 bytes (82 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], double qdd[SPACE_ROBOT_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 656 bytes (82 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 656 bytes (82 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double tau[SPACE_ROBOT_NV], const double fext[6 * (SPACE_ROBOT_NB + 1)], double qdd[SPACE_ROBOT_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 832 bytes (104 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 832 bytes (104 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV * SPACE_ROBOT_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 360 bytes (45 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 360 bytes (45 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void space_robot_joint_wrenches(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double wrench[6 * (SPACE_ROBOT_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 264 bytes (33 values live at once). */

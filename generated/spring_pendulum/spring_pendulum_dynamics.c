@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xc24e39ca1130
+#if SPRING_PENDULUM_SET_ID != 0x22f5c6256f24
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int spring_pendulum_coord_iq[SPRING_PENDULUM_NV] = {0, 1};
 const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1] = {"world", "cart", "arm"};
 const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF] = {"cart", "arm", "tool"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -137,7 +137,7 @@ void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPR
   tau[0] = f_cart_3;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 26 mul, 21 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 26 mul, 21 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_rnea_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double tau[SPRING_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -195,44 +195,40 @@ void spring_pendulum_rnea_ext(const double q[SPRING_PENDULUM_NQ], const double v
   tau[0] = f_cart_3;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 17 mul, 9 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 15 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos; frames: joint. */
 void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[SPRING_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[0] * 1.1102230246251565e-16;
-  const double t1 = mbdc_sincos_s[0] * 9.81;
-  const double ac_arm_0 = -t1 - t0;
-  const double t2 = mbdc_sincos_s[0] * 1.1102230246251565e-16;
-  const double t3 = mbdc_sincos_c[0] * 9.81;
-  const double ac_arm_2 = t3 - t2;
-  const double t4 = v[1] * v[1];
-  const double t5 = ac_arm_0 * 0.3611820808266454;
-  const double t6 = ac_arm_2 * 0.013821345956502426;
-  const double f_arm_1 = t6 - t5;
-  h[1] = f_arm_1;
-  const double t7 = ac_arm_0 * 0.7;
-  const double t8 = ac_arm_2 * 0.7;
-  const double t9 = t4 * 0.013821345956502426;
-  const double t10 = t4 * 0.3611820808266454;
-  const double f_arm_3 = t7 + t9;
-  const double f_arm_5 = t8 + t10;
-  const double t11 = mbdc_sincos_c[0] * f_arm_3;
-  const double t12 = mbdc_sincos_s[0] * f_arm_5;
-  const double t13 = t11 + t12;
-  const double t14 = mbdc_sincos_s[0] * f_arm_3;
-  const double t15 = mbdc_sincos_c[0] * f_arm_5;
-  const double t16 = t15 - t14;
-  const double t17 = 0.9950371902099892 * t13;
-  const double t18 = 0.09950371902099892 * t16;
-  const double t19 = t18 - t17;
-  const double f_cart_3 = t19 + 1.9522629671919989;
-  h[0] = f_cart_3;
+  const double t0 = mbdc_sincos_c[0] * 0.01974477993786061;
+  const double t1 = mbdc_sincos_s[0] * 0.515974401180922;
+  const double t2 = t0 + t1;
+  const double t3 = mbdc_sincos_s[0] * 0.01974477993786061;
+  const double t4 = mbdc_sincos_c[0] * 0.515974401180922;
+  const double t5 = t3 - t4;
+  const double I_arm_1 = t2 * 0.7;
+  const double I_arm_3 = t5 * 0.7;
+  const double v_cart_3 = 0.9950371902099892 * v[0];
+  const double t6 = v_cart_3 * v[1];
+  const double t7 = 9.81 - t6;
+  const double ac_arm_2 = t6 + t7;
+  const double t8 = v[1] * v[1];
+  const double t9 = I_arm_1 * ac_arm_2;
+  h[1] = t9;
+  const double t10 = 0.7 * ac_arm_2;
+  const double t11 = I_arm_1 * t8;
+  const double t12 = I_arm_3 * t8;
+  const double f_arm_5 = t10 - t12;
+  const double f_cart_5 = f_arm_5 + 19.62;
+  const double t13 = 0.9950371902099892 * t11;
+  const double t14 = 0.09950371902099892 * f_cart_5;
+  const double t15 = t14 - t13;
+  h[0] = t15;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 19 mul, 14 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 19 mul, 14 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double h[SPRING_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -276,39 +272,23 @@ void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[
   h[0] = f_cart_3;
 }
 
-/* gravity torques: g(q); 14 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* gravity torques: g(q); 4 mul, 1 add, 0 div, 0 sqrt, 2 sin/cos; frames: joint. */
 void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING_PENDULUM_NV]) {
+  g[0] = 2.6355550057091985;
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[0] * 1.1102230246251565e-16;
-  const double t1 = mbdc_sincos_s[0] * 9.81;
-  const double ac_arm_0 = -t1 - t0;
-  const double t2 = mbdc_sincos_s[0] * 1.1102230246251565e-16;
-  const double t3 = mbdc_sincos_c[0] * 9.81;
-  const double ac_arm_2 = t3 - t2;
-  const double t4 = ac_arm_0 * 0.3611820808266454;
-  const double t5 = ac_arm_2 * 0.013821345956502426;
-  const double f_arm_1 = t5 - t4;
-  g[1] = f_arm_1;
-  const double f_arm_3 = ac_arm_0 * 0.7;
-  const double f_arm_5 = ac_arm_2 * 0.7;
-  const double t6 = mbdc_sincos_c[0] * f_arm_3;
-  const double t7 = mbdc_sincos_s[0] * f_arm_5;
-  const double t8 = t6 + t7;
-  const double t9 = mbdc_sincos_s[0] * f_arm_3;
-  const double t10 = mbdc_sincos_c[0] * f_arm_5;
-  const double t11 = t10 - t9;
-  const double t12 = t8 * 0.9950371902099892;
-  const double t13 = t11 * 0.09950371902099892;
-  const double t14 = t13 - t12;
-  const double f_cart_3 = t14 + 1.9522629671919989;
-  g[0] = f_cart_3;
+  const double t0 = mbdc_sincos_c[0] * 0.01974477993786061;
+  const double t1 = mbdc_sincos_s[0] * 0.515974401180922;
+  const double t2 = t0 + t1;
+  const double I_arm_1 = t2 * 0.7;
+  const double t3 = I_arm_1 * 9.81;
+  g[1] = t3;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 6 mul, 3 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]) {
   M[0] = 2.7;
   const double mbdc_sincos_x[2] = {
@@ -330,7 +310,7 @@ void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PE
   M[3] = 0.23762013058494955;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 31 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 31 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -401,7 +381,7 @@ int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[S
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 51 mul, 30 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 51 mul, 30 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -504,7 +484,7 @@ int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 53 mul, 35 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 53 mul, 35 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double qdd[SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -614,7 +594,7 @@ int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[S
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 30 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 30 mul, 18 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -686,7 +666,7 @@ int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 36 mul, 24 add, 0 div, 0 sqrt, 2 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 36 mul, 24 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

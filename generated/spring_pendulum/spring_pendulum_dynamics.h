@@ -69,7 +69,7 @@ extern "C" {
 #define SPRING_PENDULUM_MASS 2.7 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0xc24e39ca1130
+#define SPRING_PENDULUM_SET_ID 0x22f5c6256f24
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -138,37 +138,48 @@ extern const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF];
 extern const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ];
 extern const double spring_pendulum_v_initial[SPRING_PENDULUM_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void spring_pendulum_rnea_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double tau[SPRING_PENDULUM_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 64 bytes (8 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 40 bytes (5 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void spring_pendulum_nle(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double h[SPRING_PENDULUM_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 72 bytes (9 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void spring_pendulum_nle_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double h[SPRING_PENDULUM_NV]);
 
-/* gravity torques: g(q). Stack: about 56 bytes (7 values live at once). */
+/* gravity torques: g(q). Stack: about 24 bytes (3 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void spring_pendulum_gravity(const double q[SPRING_PENDULUM_NQ], double g[SPRING_PENDULUM_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 40 bytes (5 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 40 bytes (5 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void spring_pendulum_crba(const double q[SPRING_PENDULUM_NQ], double M[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], const double fext[6 * (SPRING_PENDULUM_NB + 1)], double qdd[SPRING_PENDULUM_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 48 bytes (6 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_PENDULUM_NV * SPRING_PENDULUM_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 80 bytes (10 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void spring_pendulum_joint_wrenches(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 16 bytes (2 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xc24e39ca1130
+#if SPRING_PENDULUM_SET_ID != 0x22f5c6256f24
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

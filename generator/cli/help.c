@@ -16,6 +16,7 @@
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
+  "           [--frame body|joint|com|world|auto]\n"                                          \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -36,13 +37,21 @@
   "                           function f that uses them, for callers evaluating several\n"     \
   "                           functions at one q; --fuse NAME=f1,f2,... adds P_NAME computing\n" \
   "                           the outputs of f1, f2, ... in one function, their common terms\n"  \
-  "                           once (inputs shared by name; repeatable)\n"
+  "                           once (inputs shared by name; repeatable); --frame picks where\n"   \
+  "                           the recipes that have the choice (rnea, crba, aba, ...) express\n" \
+  "                           velocities, forces and inertias: body-fixed at the joint, or\n"    \
+  "                           world-aligned at the joint, the centre of mass or the world's\n"  \
+  "                           origin (default auto: per function the one of fewest operations,\n" \
+  "                           ties to body; docs/frames.md)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
   "           [--templates DIR] [--cfa-order odd-even|tips] [--fuse NAME=f1,f2,...]...\n"        \
+  "           [--frame body|joint|com|world|auto|all]\n"                                      \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
-  "                           elimination orders with their dependency depths\n"
+  "                           elimination orders with their dependency depths; --frame all:\n"  \
+  "                           each function's operations in every frame variant, the one\n"    \
+  "                           auto generates marked\n"
 #define HELP_IMPORT                                                                              \
   "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"     \
   "                           (default: standard output)\n"
@@ -90,12 +99,12 @@ static const char *const opt_generate[] = {"-o",          "--output",     "--pre
                                            "--contacts",  "--templates",  "--trig",  "--trig-input",
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
-                                           "--help",      NULL};
+                                           "--frame",     "--fuse",      "--help",      NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
                                         "--contacts",    "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",
                                         "--lua-memory",  "-q",          "--quiet",
-                                        "--help",        NULL};
+                                        "--frame",       "--fuse",      "--help",        NULL};
 static const char *const opt_none[] = {NULL};
 
 static const command commands[] = {

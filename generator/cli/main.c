@@ -67,7 +67,7 @@ static int takes_value(const char *opt) {
                                            "--scalar",    "--functions", "--templates",
                                            "--cfa-order", "--lua-time",  "--lua-memory",
                                            "--frames",    "--contacts",  "--trig",
-                                           "--fuse"};
+                                           "--fuse",      "--frame"};
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
     if (strcmp(opt, with_value[k]) == 0) return 1;
   return 0;
@@ -246,7 +246,12 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
         o->fuse[o->nfuse++] = val;
       }
       else if (strcmp(arg, "--templates") == 0) o->templates = val;
-      else if (strcmp(arg, "--cfa-order") == 0) {
+      else if (strcmp(arg, "--frame") == 0) {
+        if (mbg_ref_parse(val, is_stats, &o->frame) != 0)
+          return usage_error(is_stats ? "--frame takes body, joint, com, world, auto or all, not '%s'"
+                                      : "--frame takes body, joint, com, world or auto, not '%s'",
+                             val);
+      } else if (strcmp(arg, "--cfa-order") == 0) {
         if (mbg_cfa_kind_parse(val, &o->cfa_order) != 0)
           return usage_error("--cfa-order takes odd-even or tips, not '%s'", val);
       } else if (strcmp(arg, "--trig") == 0) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "emit/cfa_order.h"
+#include "emit/gen_reference.h"
 #include "lua/lua_host.h"
 #include "lua/lua_sym.h"
 #include "sym/sym.h"
@@ -31,6 +32,7 @@ typedef struct mbg_gen_opts {
   const char *command;   /* the command line to print in the banner */
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
+  mbg_ref frame;          /* --frame (gen_reference.h); AUTO (0) = the cheapest per function */
   int floating_base;      /* --floating-base (URDF) */
   int trig_libm;          /* --trig libm: sin and cos of the C library, not mbdc_sincos */
   int trig_input;         /* --trig-input: p_trig(q, sc) and a twin p_f_sc(q, sc, ...) of every
@@ -72,6 +74,13 @@ typedef struct mbg_gen_function {
   mbg_sym_counts counts;
   long live; /* the most temporaries live at once (mbg_sym_peak_live) */
   long code_bytes; /* the estimated machine code (mbg_sym_code_bytes) */
+  int frames;       /* the recipe has the choice of frames (its table's frames = true) */
+  mbg_ref frame;    /* the variant generated (BODY for a recipe without the choice) */
+  int ntried;       /* the variants built and counted, in variant[1..MBG_NREFS - 1] */
+  struct {
+    int tried;
+    mbg_sym_counts counts;
+  } variant[MBG_NREFS];
   int twin_of; /* --trig-input: the _sc twin of functions[twin_of - 1]; 0: not a twin */
   /* The expression graph: kept for writing the files (its statements are emitted straight into
    * the output, never held as text) or when mbg_gen.keep_sym (tests); NULL for stats. */

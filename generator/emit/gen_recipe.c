@@ -146,6 +146,11 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   if (!ok_returns) return snprintf(msg, n, "'returns' must be \"void\" or \"int\""), -1;
   if (read_params(g, L, t, f, msg, n) != 0) return -1;
   if (g->trig_twin && add_sc(g, f, msg, n) != 0) return -1;
+  int ft = lua_getfield(L, t, "frames");
+  f->frames = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (ft != LUA_TNIL && ft != LUA_TBOOLEAN)
+    return snprintf(msg, n, "'frames' must be a boolean"), -1;
   if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
     return snprintf(msg, n, "'build' must be a function(model)"), -1;
   return 0; /* build is on the stack */
@@ -199,28 +204,19 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   return 0;
 }
 
-int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err) {
+/* One run of the recipe's build function (at the top of L's stack, left there) with the working
+ * quantities in frame fr, into a new graph. final: f's parameters, pivots, counts and graph as
+ * the function is written (finish); else only f->variant[fr]'s counts. Returns 0, an exit
+ * status, or MBG_GEN_SINGULAR. */
+static int run_build(mbg_gen *g, const char *name, const char *path, mbg_gen_function *f,
+                     mbg_ref fr, int final, FILE *err) {
   lua_State *L = mbg_lua_state(g->lua);
-  char path[96], msg[256];
-  memset(f, 0, sizeof *f);
-  int fused = mbg_gen_fuse_find(g, name);
-  if (fused >= 0) snprintf(path, sizeof path, "--fuse %s", name);
-  else snprintf(path, sizeof path, "algorithms/%s.lua", name);
-  if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run(g->lua, path)) != 0)
-    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
-  recipe_read r = {g, name, f, ""};
-  lua_pushcfunction(L, l_read_recipe);
-  lua_insert(L, -2);
-  lua_pushlightuserdata(L, &r);
-  if (mbg_lua_call(g->lua, 2, 1) != 0 || r.msg[0]) {
-    lua_settop(L, 0);
-    if (r.msg[0]) return fprintf(err, "mbdc: error: %s: %s\n", path, r.msg), 1;
-    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
-  }
+  char msg[256];
   mbg_sym *s = mbg_sym_new();
   if (!s) return fprintf(err, "mbdc: error: out of memory\n"), 1;
   mbg_lsym_begin(&g->lsym, s);
   g->lsym.trig_input = g->trig_twin;
+  g->lsym.frame = mbg_ref_name(fr);
   g->lsym.pivot_eps =
       g->opts->scalar == MBG_SYM_FLOAT ? MBG_PIVOT_EPS_FLOAT : MBG_PIVOT_EPS_DOUBLE;
   int rc = 0;
@@ -229,6 +225,8 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
     if (rc == 0 && f->params[k].pass == MBG_PASS_VALUE)
       g->lsym.arrays[g->lsym.narrays - 1].scalar = 1;
   }
+  int top = lua_gettop(L);
+  lua_pushvalue(L, top); /* the build function, kept for the next run */
   lua_rawgeti(L, LUA_REGISTRYINDEX, g->model_ref);
   if (rc != 0) {
     fprintf(err, "mbdc: error: out of memory\n");
@@ -250,14 +248,72 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
     fprintf(err, "mbdc: error: %s: the recipe never writes %s (every output element must be "
                  "written)\n", path, msg);
     rc = 1;
-  } else {
+  } else if (final) {
     rc = finish(g, s, f, err);
+  } else if (mbg_sym_count(s, &f->variant[fr].counts) != 0) {
+    rc = (fprintf(err, "mbdc: error: out of memory\n"), 1);
   }
-  lua_settop(L, 0);
+  if (rc == 0 && final) f->variant[fr].counts = f->counts;
+  f->variant[fr].tried = rc == 0;
+  lua_settop(L, top);
   mbg_lsym_end(&g->lsym);
   g->lsym.s = NULL;
-  if (mbg_gen_keeps_graph(g) && rc == 0) f->sym = s;
+  if (final && mbg_gen_keeps_graph(g) && rc == 0) f->sym = s;
   else mbg_sym_free(s);
+  return rc;
+}
+
+/* The variants f is built in: every one for auto (and all), the one asked for, or body alone
+ * for a recipe without the choice and for a model with flexible bodies (generate.c refuses an
+ * explicit --frame other than body and auto for those). Returns how many, into list. */
+static int variants(const mbg_gen *g, const mbg_gen_function *f, mbg_ref *list) {
+  mbg_ref want = g->opts->frame;
+  int flexible = g->rt.model.flex != NULL, n = 0;
+  if (!f->frames || flexible || want == MBG_REF_BODY) {
+    list[0] = MBG_REF_BODY;
+    return 1;
+  }
+  if (want != MBG_REF_AUTO && want != MBG_REF_ALL) {
+    list[0] = want;
+    return 1;
+  }
+  for (int k = MBG_REF_BODY; k < MBG_NREFS; k++) list[n++] = (mbg_ref)k;
+  return n;
+}
+
+int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err) {
+  lua_State *L = mbg_lua_state(g->lua);
+  char path[96];
+  memset(f, 0, sizeof *f);
+  int fused = mbg_gen_fuse_find(g, name);
+  if (fused >= 0) snprintf(path, sizeof path, "--fuse %s", name);
+  else snprintf(path, sizeof path, "algorithms/%s.lua", name);
+  if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run(g->lua, path)) != 0)
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  recipe_read r = {g, name, f, ""};
+  lua_pushcfunction(L, l_read_recipe);
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, &r);
+  if (mbg_lua_call(g->lua, 2, 1) != 0 || r.msg[0]) {
+    lua_settop(L, 0);
+    if (r.msg[0]) return fprintf(err, "mbdc: error: %s: %s\n", path, r.msg), 1;
+    return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
+  }
+  /* auto: each variant counted, the one of fewest operations built again as the function (ties
+   * go to the earlier: body first) */
+  mbg_ref list[MBG_NREFS];
+  int n = variants(g, f, list), rc = 0;
+  mbg_ref best = list[0];
+  for (int k = 0; n > 1 && k < n && rc == 0; k++) {
+    rc = run_build(g, name, path, f, list[k], 0, err);
+    if (rc == 0 && mbg_ref_ops(&f->variant[list[k]].counts) <
+                       mbg_ref_ops(&f->variant[best].counts))
+      best = list[k];
+  }
+  f->ntried = n;
+  f->frame = best;
+  if (rc == 0) rc = run_build(g, name, path, f, best, 1, err);
+  lua_settop(L, 0);
   return rc;
 }
 

@@ -411,6 +411,13 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
       if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
   }
   if (flex_functions(g, names, &n, err)) rc = 1;
+  mbg_ref fr = g->opts->frame;
+  if (rc == 0 && flexible_body(g) && fr != MBG_REF_AUTO && fr != MBG_REF_BODY &&
+      fr != MBG_REF_ALL)
+    rc = (fprintf(err, "%s: error: --frame %s: the world-aligned frames are not available for "
+                       "models with flexible bodies yet ('%s' has modes); use --frame body\n",
+                  g->opts->model_path, mbg_ref_name(fr),
+                  g->model->bodies[g->topo->body[flexible_body(g)].model_body].name), 1);
   if (rc == 0 && n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
     int fk = mbg_gen_fuse_find(g, names[k]);
@@ -489,24 +496,54 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err) {
   return rc;
 }
 
+/* --frame all: function f's operations in every variant (mbg_ref_ops), "-" where not built,
+ * the generated one starred; JSON: "frames": {"body": N, ...}. */
+static void print_variants(const mbg_gen_function *f, int json, FILE *out) {
+  for (int v = MBG_REF_BODY; v < MBG_NREFS; v++) {
+    int tried = f->variant[v].tried;
+    long ops = mbg_ref_ops(&f->variant[v].counts);
+    if (json && tried)
+      fprintf(out, "%s\"%s\": %ld", v == MBG_REF_BODY ? "" : ", ", mbg_ref_name((mbg_ref)v),
+              ops);
+    else if (json)
+      fprintf(out, "%s\"%s\": null", v == MBG_REF_BODY ? "" : ", ", mbg_ref_name((mbg_ref)v));
+    else if (tried)
+      fprintf(out, " %8ld%c", ops, (int)f->frame == v ? '*' : ' ');
+    else
+      fprintf(out, " %8s ", "-");
+  }
+}
+
 static void print_counts(const mbg_gen *g, int json, FILE *out) {
+  int all = g->opts->frame == MBG_REF_ALL;
   if (json) fprintf(out, "{\"functions\": {");
-  else
-    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s %9s\n", "function", "mul", "add", "div",
-            "sqrt", "trig", "live", "bytes", "code KiB");
+  else {
+    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s %9s %-6s", "function", "mul", "add", "div",
+            "sqrt", "trig", "live", "bytes", "code KiB", "frame");
+    for (int v = MBG_REF_BODY; all && v < MBG_NREFS; v++)
+      fprintf(out, " %8s ", mbg_ref_name((mbg_ref)v));
+    fputc('\n', out);
+  }
   long size = g->opts->scalar == MBG_SYM_FLOAT ? 4 : 8;
   for (int k = 0; k < g->nfunctions; k++) {
     const mbg_gen_function *f = &g->functions[k];
     const mbg_sym_counts *c = &f->counts;
-    if (json)
+    const char *fr = mbg_ref_name(f->frame ? f->frame : MBG_REF_BODY);
+    if (json) {
       fprintf(out,
               "%s\"%s\": {\"mul\": %ld, \"add\": %ld, \"div\": %ld, \"sqrt\": %ld, "
-              "\"trig\": %ld, \"live\": %ld, \"live_bytes\": %ld, \"code_bytes\": %ld}",
+              "\"trig\": %ld, \"live\": %ld, \"live_bytes\": %ld, \"code_bytes\": %ld, "
+              "\"frame\": \"%s\"",
               k ? ", " : "", f->name, c->mul, c->add, c->div, c->sqrt, c->trig, f->live,
-              f->live * size, f->code_bytes);
-    else
-      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld %9.1f\n", f->name, c->mul, c->add,
-              c->div, c->sqrt, c->trig, f->live, f->live * size, (double)f->code_bytes / 1024);
+              f->live * size, f->code_bytes, fr);
+      if (all) fprintf(out, ", \"frames\": {"), print_variants(f, 1, out), fputc('}', out);
+      fputc('}', out);
+    } else {
+      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld %9.1f %-6s", f->name, c->mul, c->add,
+              c->div, c->sqrt, c->trig, f->live, f->live * size, (double)f->code_bytes / 1024, fr);
+      if (all) print_variants(f, 0, out);
+      fputc('\n', out);
+    }
   }
   if (json) fprintf(out, "}");
   mbg_gen_cfa_print(g, json, out);
@@ -522,7 +559,9 @@ int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
     if (!json)
       fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div; live:\n"
               "the most values live at once in the emitted order, bytes: their size, about the\n"
-              "stack a function needs)\n",
+              "stack a function needs; code KiB: its machine code as estimated for x86-64 (over\n"
+              "32 KiB, its zeros are stored first); frame: where it computes, --frame; with\n"
+              "--frame all, each variant's mul + add + div + sqrt + trig, * the one generated)\n",
               g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
     print_counts(&g, json, out);
     mbg_gen_templates_unused(&g, 0, err);

@@ -216,6 +216,15 @@ static int l_trig_input(lua_State *L) {
   return 1;
 }
 
+/* sym.frame(): where the recipe expresses its spatial quantities (--frame): "body" (body-fixed
+ * bases at the joint point), or world-aligned bases at the "joint" point, the centre of mass
+ * ("com") or the world's origin ("world"); joints.lua's J.tree builds the working tree for it. */
+static int l_frame(lua_State *L) {
+  const char *f = ctx_of(L)->frame;
+  lua_pushstring(L, f ? f : "body");
+  return 1;
+}
+
 static int l_name(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   const char *name = luaL_checkstring(L, 2);
@@ -266,7 +275,7 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
     {"refine_pivot", l_refine_pivot},
     {"refine_head_pivot", l_refine_head_pivot}, {"refine_always", l_refine_always},
-    {"trig_input", l_trig_input},
+    {"trig_input", l_trig_input}, {"frame", l_frame},
     {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
@@ -295,6 +304,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->nhead = 0;
   ctx->refine_always = 0;
   ctx->trig_input = 0;
+  ctx->frame = NULL;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }

@@ -39,6 +39,9 @@ typedef struct mbg_lsym {
   int refine_always;      /* sym.refine_always called: the status always has bit 2 */
   int trig_input;         /* sym.trig_input(): the joint angles' sines and cosines are inputs
                              (sc); set by the caller after mbg_lsym_begin */
+  const char *frame;      /* sym.frame(): the reference of the working quantities, "body",
+                             "joint", "com" or "world" (docs/frames.md); NULL = "body"; set by
+                             the caller after mbg_lsym_begin */
   double pivot_eps;       /* ε of the generated scalar type (set by the caller; 0: double's) */
   int singular;           /* a sym.pivot whose d and r are numbers failed the rule (double's ε) */
   char singular_msg[256]; /* then: where and what, for the caller's message */

@@ -15,6 +15,7 @@ local A = {
   name = "aba",
   summary = "forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v))",
   returns = "int",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

@@ -8,6 +8,7 @@ return {
   name = "aba_ext",
   summary = "forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i)",
   returns = "int",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

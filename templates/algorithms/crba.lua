@@ -9,6 +9,7 @@ local C = {
   name = "crba",
   summary = "joint-space inertia matrix M(q), row-major, full symmetric",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "M", role = "out_nvnv" },

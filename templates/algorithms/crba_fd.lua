@@ -11,6 +11,7 @@ return {
   name = "crba_fd",
   summary = "forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L",
   returns = "int",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

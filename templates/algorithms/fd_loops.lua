@@ -21,6 +21,7 @@ local F = {
   summary = "forward dynamics closed by the loop joints: M qdd + h = tau + K^T lambda, "
     .. "K qdd = -Kdot v",
   returns = "int",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },
@@ -106,8 +107,17 @@ end
 function F.build(model)
   L.require_loops(model, "fd_loops")
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local K = L.kinematics(model, "v")
-  local rows = L.rows(model, K, true)
+  -- the rows from the body frames' kinematics; their wrenches carried to T's frames (--frame)
+  local rows = J.in_body_frames(function() return L.rows(model, L.kinematics(model, "v"), true) end)
+  for _, row in ipairs(rows) do
+    for side, i in ipairs({ row.loop.a, row.loop.b }) do
+      if i > 0 then
+        local at, g = 6 * (side - 1), {}
+        for k = 1, 6 do g[k] = row.g[at + k] end
+        for k, x in ipairs(J.to_frame(T[i], g)) do row.g[at + k] = x end
+      end
+    end
+  end
   local jt, u, ur = backward(T, X, pA, rows)
   local qdd0, da = aba.forward(T, X, jt, u, "da")
   -- γ̄_r = −K̇v_r − K_r q̈₀

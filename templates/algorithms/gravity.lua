@@ -5,6 +5,7 @@ return {
   name = "gravity",
   summary = "gravity torques: g(q)",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "g", role = "out_nv" },

@@ -8,6 +8,7 @@ return {
   name = "joint_wrenches",
   summary = "joint wrenches [torque; force] of parent on child, in each joint frame",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

@@ -20,6 +20,7 @@
 --            (nm(parent) motion columns, the parent's working frame)
 -- and iXλ = J.Xup(b) = XJ(q_i) XT, kept factored.
 local sp = import "spatial"
+local REF = import "reference"
 local J = {}
 
 local ONE_DOF = { revolute = true, continuous = true, prismatic = true, helical = true }
@@ -42,7 +43,7 @@ end
 
 local cache = setmetatable({}, { __mode = "k" })
 
-function J.tree(model)
+local function body_tree(model)
   if cache[model] then return cache[model] end
   local T = {}
   for i = 1, model.nb do
@@ -68,6 +69,36 @@ function J.tree(model)
   end
   cache[model] = T
   return T
+end
+
+-- The working tree of the function being built: the body frames' (cached), or, when the function
+-- is built with world-aligned frames (sym.frame(): "joint", "com" or "world", --frame), that tree
+-- re-expressed there (reference.lua; rigid bodies only: the generator asks for no other).
+function J.tree(model)
+  local T, point = body_tree(model), J.override or sym.frame()
+  if point == "body" then return T end
+  if not REF.POINTS[point] then error("joints.lua: unknown frame '" .. tostring(point) .. "'") end
+  for _, b in ipairs(T) do
+    if b.nm > 0 or b.Psi then error("joints.lua: --frame " .. point .. " for flexible bodies") end
+  end
+  return REF.tree(T, point, function(b) return sp.product(J.jcalc(b), b.XT) end)
+end
+
+-- fn() with J.tree in the body frames whatever the function's frames (the loop rows of loops.lua
+-- are built there; J.to_frame carries them over); its results.
+function J.in_body_frames(fn)
+  local saved = J.override
+  J.override = "body"
+  local r = table.pack(pcall(fn))
+  J.override = saved
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- A force f on body b given in its working (body) frame, in b's frame of the tree b is from.
+function J.to_frame(b, f)
+  if b.Xw then return sp.X_fv(b.Xw, f) end
+  return f
 end
 
 -- The motion subspace: nv columns of 6 constants.
@@ -144,8 +175,12 @@ function J.jcalc(b)
   return { E = quat_E(q(3), q(4), q(5), q(6), b.name), r = { q(0), q(1), q(2) } } -- floating
 end
 
--- iXλ = XJ(q_i) XT(i), factored.
-function J.Xup(b) return sp.product(J.jcalc(b), b.XT) end
+-- iXλ = XJ(q_i) XT(i), factored; in world-aligned frames the translation between the frames
+-- (reference.lua).
+function J.Xup(b)
+  if b.Xf then return b.Xf end
+  return sp.product(J.jcalc(b), b.XT)
+end
 
 -- ---- joint-space quantities -------------------------------------------------------------------
 
@@ -216,12 +251,14 @@ function J.base_references(T, X)
     local b, p = T[i], T[i].parent
     if p > 0 then
       local r = sp.origin(X[i])
-      local s = sym.sqrt(Jm[i]) + sym.sqrt(mass[i]) * sym.sqrt(sp.dot(r, r))
+      local rn = X[i].rn or sym.sqrt(sp.dot(r, r)) -- rn: reference.lua's bound of |r|
+      local s = sym.sqrt(Jm[i]) + sym.sqrt(mass[i]) * rn
       Jm[p], mass[p] = Jm[p] + s * s, mass[p] + mass[i]
     end
     base[i] = {}
     for l, c in ipairs(b.S) do
       local w2, v2 = c[1] * c[1] + c[2] * c[2] + c[3] * c[3], c[4] * c[4] + c[5] * c[5] + c[6] * c[6]
+      if c.w2 then w2, v2 = c.w2, c.v2 end -- world-aligned: reference.lua's norms
       local r
       if v2 == 0 then
         r = w2 * (2 * Jm[i])

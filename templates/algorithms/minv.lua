@@ -11,6 +11,7 @@ return {
   name = "minv",
   summary = "inverse of the joint-space inertia matrix by the operator factorization",
   returns = "int",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "Minv", role = "out_nvnv" },

@@ -5,6 +5,7 @@ return {
   name = "nle",
   summary = "bias forces: h = C(q, v) v + g(q)",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

@@ -6,6 +6,7 @@ return {
   name = "nle_ext",
   summary = "bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

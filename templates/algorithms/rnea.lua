@@ -9,6 +9,7 @@ local R = {
   name = "rnea",
   summary = "inverse dynamics: tau = M(q) a + C(q, v) v + g(q)",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },
@@ -80,8 +81,9 @@ local function forward_body(st, b, qd, qdd, fext)
     if qdd then al = J.cols_mv(b.Psi, J.read_modes(T[p], qdd), al) end
     local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
     wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
-  elseif J.FIXED_ORIGIN[b.type] then
-    -- ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the origin in λ
+  elseif J.FIXED_ORIGIN[b.type] and not b.Xf then
+    -- (body frames:) ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the
+    -- origin in λ
     wd[i] = sp.add(sp.add(sp.rot_of(X[i], wd[p]), top(aJ)), sp.cross(w, top(vJ)))
     ac[i] = sp.rot_of(X[i], sp.add(ac[p], sp.mat3_mv(U[p], sp.origin(X[i]))))
   else

@@ -6,6 +6,7 @@ return {
   name = "rnea_ext",
   summary = "inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i",
   returns = "void",
+  frames = true, -- world-aligned variants (--frame, reference.lua)
   params = {
     { name = "q", role = "q" },
     { name = "v", role = "v" },

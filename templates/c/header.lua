@@ -3,6 +3,14 @@ local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
 
+-- where a function with the choice of frames computed (f.frame, --frame; docs/frames.md)
+local FRAMES = {
+  body = "body-fixed frames at the joints",
+  joint = "world-aligned frames at the joints",
+  com = "world-aligned frames at the centres of mass",
+  world = "world-aligned frames at the world's origin",
+}
+
 return function(d)
   local b = common.buffer()
   local P, file = d.PREFIX, d.prefix .. "_dynamics.h"
@@ -177,8 +185,15 @@ return function(d)
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end
     b("")
-    b("/* ", f.summary, ". Stack: about ", f.counts.live * (d.scalar == "float" and 4 or 8),
-      " bytes (", f.counts.live, " values live at once). */")
+    local stack = { "/* ", f.summary, ". Stack: about ", f.counts.live * (d.scalar == "float" and 4 or 8),
+                    " bytes (", f.counts.live, " values live at once)." }
+    if f.frame then
+      b(table.concat(stack))
+      b(" * Computed in ", FRAMES[f.frame], " (--frame). */")
+    else
+      stack[#stack + 1] = " */"
+      b(table.concat(stack))
+    end
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ");")
   end
   if project.wanted(d) then project.declare(b, d) end

@@ -74,7 +74,7 @@ return function(d)
     local c = f.counts
     b("")
     b("/* ", f.summary, "; ", c.mul, " mul, ", c.add, " add, ", c.div, " div, ", c.sqrt, " sqrt, ",
-      c.trig, " sin/cos. */")
+      c.trig, " sin/cos", f.frame and ("; frames: " .. f.frame) or "", ". */")
     b(f.returns, " ", f.cname, "(", table.concat(decls, ", "), ") {")
     if f.npivots > 0 then
       b("  ", scalar, " pivot[", f.npivots, "], pivot_ref[", f.npivots, "];")

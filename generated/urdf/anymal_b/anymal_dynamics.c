@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ANYMAL_SET_ID != 0xf7ace694725f
+#if ANYMAL_SET_ID != 0x299e53a7e4a7
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int anymal_coord_iq[ANYMAL_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11,
 const char *const anymal_body_names[ANYMAL_NB + 1] = {"world", "base", "LF_HIP", "LF_THIGH", "LF_SHANK", "RF_HIP", "RF_THIGH", "RF_SHANK", "LH_HIP", "LH_THIGH", "LH_SHANK", "RH_HIP", "RH_THIGH", "RH_SHANK"};
 const char *const anymal_frame_names[ANYMAL_NF] = {"base", "base_inertia", "LF_HIP", "LF_THIGH", "LF_SHANK", "LF_ADAPTER", "LF_FOOT", "RF_HIP", "RF_THIGH", "RF_SHANK", "RF_ADAPTER", "RF_FOOT", "LH_HIP", "LH_THIGH", "LH_SHANK", "LH_ADAPTER", "LH_FOOT", "RH_HIP", "RH_THIGH", "RH_SHANK", "RH_ADAPTER", "RH_FOOT", "imu_link"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 893 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 893 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -1887,7 +1887,7 @@ void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const dou
   tau[4] = f_base_1;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 893 mul, 957 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 893 mul, 957 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double tau[ANYMAL_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -3766,7 +3766,7 @@ void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const
   tau[4] = f_base_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 869 mul, 826 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 869 mul, 826 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -5490,7 +5490,7 @@ void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[A
   h[4] = f_base_1;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 869 mul, 904 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 869 mul, 904 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double h[ANYMAL_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -7292,7 +7292,7 @@ void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const 
   h[4] = f_base_1;
 }
 
-/* gravity torques: g(q); 314 mul, 237 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* gravity torques: g(q); 314 mul, 237 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -7872,7 +7872,7 @@ void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]) {
   g[4] = f_base_1;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 396 mul, 512 add, 0 div, 0 sqrt, 24 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 396 mul, 512 add, 0 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_crba(const double q[ANYMAL_NQ], double M[ANYMAL_NV * ANYMAL_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -9116,7 +9116,7 @@ void anymal_crba(const double q[ANYMAL_NQ], double M[ANYMAL_NV * ANYMAL_NV]) {
   M[94] = IC_base_9;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 2153 mul, 2007 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 2153 mul, 2007 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -13355,7 +13355,7 @@ int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 2078 mul, 2011 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 2078 mul, 2011 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -17523,7 +17523,7 @@ int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const doubl
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 2078 mul, 2089 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 2078 mul, 2089 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double qdd[ANYMAL_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -21769,7 +21769,7 @@ int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 2791 mul, 2480 add, 14 div, 0 sqrt, 24 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 2791 mul, 2480 add, 14 div, 0 sqrt, 24 sin/cos; frames: body. */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -27424,7 +27424,7 @@ int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 893 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 893 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -71,7 +71,7 @@ extern "C" {
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xf7ace694725f
+#define ANYMAL_SET_ID 0x299e53a7e4a7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -216,37 +216,48 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_rnea_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double tau[ANYMAL_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_nle(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], double h[ANYMAL_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_nle_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double h[ANYMAL_NV]);
 
-/* gravity torques: g(q). Stack: about 448 bytes (56 values live at once). */
+/* gravity torques: g(q). Stack: about 448 bytes (56 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_gravity(const double q[ANYMAL_NQ], double g[ANYMAL_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 320 bytes (40 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 320 bytes (40 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_crba(const double q[ANYMAL_NQ], double M[ANYMAL_NV * ANYMAL_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1184 bytes (148 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1184 bytes (148 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], double qdd[ANYMAL_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1184 bytes (148 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1184 bytes (148 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double tau[ANYMAL_NV], const double fext[6 * (ANYMAL_NB + 1)], double qdd[ANYMAL_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1760 bytes (220 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1760 bytes (220 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 576 bytes (72 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void anymal_joint_wrenches(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double wrench[6 * (ANYMAL_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 424 bytes (53 values live at once). */

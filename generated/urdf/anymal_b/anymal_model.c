@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xf7ace694725f
+#if ANYMAL_SET_ID != 0x299e53a7e4a7
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

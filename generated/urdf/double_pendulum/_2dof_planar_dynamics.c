@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xb1b591ea2795
+#if _2DOF_PLANAR_SET_ID != 0x91a0cd9fd7ab
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV] = {0, 1};
 const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1] = {"world", "link1", "link2"};
 const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF] = {"base_link", "link1", "link2", "link3"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -135,7 +135,7 @@ void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLA
   tau[0] = f_link1_0;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 23 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 23 mul, 19 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double tau[_2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -188,7 +188,7 @@ void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF
   tau[0] = f_link1_0;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 17 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 17 mul, 9 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double h[_2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -225,7 +225,7 @@ void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLAN
   h[1] = f_link2_0;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 17 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 17 mul, 12 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double h[_2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
@@ -265,37 +265,31 @@ void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_
   h[0] = f_link1_0;
 }
 
-/* gravity torques: g(q); 13 mul, 6 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* gravity torques: g(q); 10 mul, 3 add, 0 div, 0 sqrt, 4 sin/cos; frames: joint. */
 void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[0], q[1]
   };
   double mbdc_sincos_s[2], mbdc_sincos_c[2];
   mbdc_sincos(2, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double ac_link1_1 = mbdc_sincos_s[0] * 9.81;
-  const double t0 = ac_link1_1 * mbdc_sincos_c[1];
-  const double ac_link1_2 = mbdc_sincos_c[0] * 9.81;
-  const double t1 = ac_link1_2 * mbdc_sincos_s[1];
-  const double ac_link2_1 = t0 + t1;
-  const double f_link2_4 = ac_link2_1 * 0.3;
-  const double t2 = mbdc_sincos_c[1] * f_link2_4;
-  const double t3 = ac_link1_2 * mbdc_sincos_c[1];
-  const double t4 = ac_link1_1 * mbdc_sincos_s[1];
-  const double ac_link2_2 = t3 - t4;
-  const double f_link2_5 = ac_link2_2 * 0.3;
-  const double t5 = mbdc_sincos_s[1] * f_link2_5;
-  const double t6 = t2 - t5;
-  const double t7 = t6 * 0.1;
-  const double t8 = ac_link2_1 * 0.03;
-  const double t9 = -t7 - t8;
-  const double t10 = ac_link1_1 * 0.010000000000000002;
-  const double f_link1_0 = t9 - t10;
-  g[0] = f_link1_0;
-  const double f_link2_0 = -t8;
+  const double t0 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double t1 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double R_link2_5 = -t0 - t1;
+  const double t2 = 0.1 * R_link2_5;
+  const double I_link2_2 = t2 * 0.3;
+  const double f_link2_0 = I_link2_2 * 9.81;
   g[1] = f_link2_0;
+  const double t3 = mbdc_sincos_s[0] * 0.1;
+  const double t4 = t3 * 2.943;
+  const double t5 = f_link2_0 - t4;
+  const double t6 = mbdc_sincos_s[0] * 0.05000000000000001;
+  const double t7 = t6 * 0.2;
+  const double t8 = t7 * 9.81;
+  const double f_link1_0 = t5 - t8;
+  g[0] = f_link1_0;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 3 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 3 mul, 3 add, 0 div, 0 sqrt, 1 sin/cos; frames: body. */
 void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0
@@ -314,7 +308,7 @@ void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV
   M[3] = 0.004015625;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 28 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 28 mul, 17 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -381,7 +375,7 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 31 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 31 mul, 18 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -452,7 +446,7 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 31 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 31 mul, 22 add, 1 div, 0 sqrt, 4 sin/cos; frames: body. */
 int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -527,7 +521,7 @@ int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 12 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 12 mul, 7 add, 1 div, 0 sqrt, 2 sin/cos; frames: body. */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]) {
   double pivot[1], pivot_ref[1];
   const double mbdc_sincos_x[2] = {
@@ -570,7 +564,7 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 31 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 31 mul, 21 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

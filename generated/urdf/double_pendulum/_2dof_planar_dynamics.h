@@ -69,7 +69,7 @@ extern "C" {
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xb1b591ea2795
+#define _2DOF_PLANAR_SET_ID 0x91a0cd9fd7ab
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -138,37 +138,48 @@ extern const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF];
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
 extern const double _2dof_planar_v_initial[_2DOF_PLANAR_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 80 bytes (10 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_rnea_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double tau[_2DOF_PLANAR_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 56 bytes (7 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 56 bytes (7 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_nle(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double h[_2DOF_PLANAR_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 64 bytes (8 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 64 bytes (8 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_nle_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double h[_2DOF_PLANAR_NV]);
 
-/* gravity torques: g(q). Stack: about 56 bytes (7 values live at once). */
+/* gravity torques: g(q). Stack: about 40 bytes (5 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void _2dof_planar_gravity(const double q[_2DOF_PLANAR_NQ], double g[_2DOF_PLANAR_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 24 bytes (3 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_crba(const double q[_2DOF_PLANAR_NQ], double M[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 72 bytes (9 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 72 bytes (9 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], const double fext[6 * (_2DOF_PLANAR_NB + 1)], double qdd[_2DOF_PLANAR_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 32 bytes (4 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_NV * _2DOF_PLANAR_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 96 bytes (12 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 96 bytes (12 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void _2dof_planar_joint_wrenches(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 48 bytes (6 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xb1b591ea2795
+#if _2DOF_PLANAR_SET_ID != 0x91a0cd9fd7ab
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

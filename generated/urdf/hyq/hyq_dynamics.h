@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x631df593ecce
+#define HYQ_SET_ID 0xb94a4333c716
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -197,37 +197,48 @@ extern const char *const hyq_frame_names[HYQ_NF];
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 640 bytes (80 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 640 bytes (80 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 640 bytes (80 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 640 bytes (80 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_rnea_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double tau[HYQ_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 600 bytes (75 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 600 bytes (75 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_nle(const double q[HYQ_NQ], const double v[HYQ_NV], double h[HYQ_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 600 bytes (75 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 600 bytes (75 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_nle_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double h[HYQ_NV]);
 
-/* gravity torques: g(q). Stack: about 472 bytes (59 values live at once). */
+/* gravity torques: g(q). Stack: about 520 bytes (65 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void hyq_gravity(const double q[HYQ_NQ], double g[HYQ_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 336 bytes (42 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 336 bytes (42 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_crba(const double q[HYQ_NQ], double M[HYQ_NV * HYQ_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1408 bytes (176 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1408 bytes (176 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1192 bytes (149 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1192 bytes (149 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1192 bytes (149 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1192 bytes (149 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], const double fext[6 * (HYQ_NB + 1)], double qdd[HYQ_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2112 bytes (264 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 2112 bytes (264 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 640 bytes (80 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 640 bytes (80 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void hyq_joint_wrenches(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 488 bytes (61 values live at once). */

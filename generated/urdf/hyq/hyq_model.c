@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x631df593ecce
+#if HYQ_SET_ID != 0xb94a4333c716
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0x230f30b4c0e7
+#if PANDA_SET_ID != 0x9193e56a8f70
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int panda_coord_iq[PANDA_NV] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 const char *const panda_body_names[PANDA_NB + 1] = {"world", "panda_link1", "panda_link2", "panda_link3", "panda_link4", "panda_link5", "panda_link6", "panda_link7", "panda_leftfinger", "panda_rightfinger"};
 const char *const panda_frame_names[PANDA_NF] = {"panda_link0", "panda_link1", "panda_link2", "panda_link3", "panda_link4", "panda_link5", "panda_link6", "panda_link7", "panda_link8", "panda_hand", "panda_hand_tcp", "panda_leftfinger", "panda_rightfinger"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 488 mul, 455 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 488 mul, 455 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_rnea(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double tau[PANDA_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -1047,7 +1047,7 @@ void panda_rnea(const double q[PANDA_NQ], const double v[PANDA_NV], const double
   tau[1] = f_panda_link2_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 488 mul, 500 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 488 mul, 500 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_rnea_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double tau[PANDA_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -2053,7 +2053,7 @@ void panda_rnea_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const do
   tau[1] = f_panda_link2_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 478 mul, 435 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 478 mul, 435 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_nle(const double q[PANDA_NQ], const double v[PANDA_NV], double h[PANDA_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -2984,7 +2984,7 @@ void panda_nle(const double q[PANDA_NQ], const double v[PANDA_NV], double h[PAND
   h[0] = f_panda_link1_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 478 mul, 479 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 478 mul, 479 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_nle_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double h[PANDA_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -3959,7 +3959,7 @@ void panda_nle_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const dou
   h[0] = f_panda_link1_2;
 }
 
-/* gravity torques: g(q); 146 mul, 105 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* gravity torques: g(q); 146 mul, 105 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_gravity(const double q[PANDA_NQ], double g[PANDA_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], q[6]
@@ -4228,7 +4228,7 @@ void panda_gravity(const double q[PANDA_NQ], double g[PANDA_NV]) {
   g[1] = f_panda_link2_2;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 304 mul, 291 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 304 mul, 291 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_crba(const double q[PANDA_NQ], double M[PANDA_NV * PANDA_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -4915,7 +4915,7 @@ void panda_crba(const double q[PANDA_NQ], double M[PANDA_NV * PANDA_NV]) {
   M[0] = IC_panda_link1_6;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1074 mul, 940 add, 7 div, 8 sqrt, 12 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1074 mul, 940 add, 7 div, 8 sqrt, 12 sin/cos; frames: body. */
 int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]) {
   double pivot[7], pivot_ref[7];
   const double mbdc_sincos_x[6] = {
@@ -6439,7 +6439,7 @@ int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   const double t1352 = t1349 + t1351;
   const double t1353 = t1352 + 0.02735716;
   const double t1354 = sqrt(t1353);
-  const double t1355 = 0.1224744871391589 * t1354;
+  const double t1355 = t1354 * 0.1224744871391589;
   const double t1356 = 0.0016583123951777 + t1355;
   const double t1357 = t1356 * t1356;
   const double t1358 = t1357 + 0.032938732485369444;
@@ -6984,7 +6984,7 @@ int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 954 mul, 892 add, 7 div, 8 sqrt, 12 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 954 mul, 892 add, 7 div, 8 sqrt, 12 sin/cos; frames: body. */
 int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]) {
   double pivot[7], pivot_ref[7];
   const double mbdc_sincos_x[6] = {
@@ -7758,7 +7758,7 @@ int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   const double t683 = t680 + t682;
   const double t684 = t683 + 0.02735716;
   const double t685 = sqrt(t684);
-  const double t686 = 0.1224744871391589 * t685;
+  const double t686 = t685 * 0.1224744871391589;
   const double t687 = 0.0016583123951777 + t686;
   const double t688 = t687 * t687;
   const double t689 = t688 + 0.032938732485369444;
@@ -8885,7 +8885,7 @@ int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 954 mul, 937 add, 7 div, 8 sqrt, 12 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 954 mul, 937 add, 7 div, 8 sqrt, 12 sin/cos; frames: body. */
 int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double qdd[PANDA_NV]) {
   double pivot[7], pivot_ref[7];
   const double mbdc_sincos_x[6] = {
@@ -9703,7 +9703,7 @@ int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   const double t727 = t724 + t726;
   const double t728 = t727 + 0.02735716;
   const double t729 = sqrt(t728);
-  const double t730 = 0.1224744871391589 * t729;
+  const double t730 = t729 * 0.1224744871391589;
   const double t731 = 0.0016583123951777 + t730;
   const double t732 = t731 * t731;
   const double t733 = t732 + 0.032938732485369444;
@@ -10831,7 +10831,7 @@ int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 1166 mul, 928 add, 7 div, 8 sqrt, 12 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 1166 mul, 928 add, 7 div, 8 sqrt, 12 sin/cos; frames: body. */
 int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   double pivot[7], pivot_ref[7];
   const double mbdc_sincos_x[6] = {
@@ -10846,7 +10846,7 @@ int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   const double t4 = t1 + t3;
   const double t5 = t4 + 0.02735716;
   const double t6 = sqrt(t5);
-  const double t7 = 0.1224744871391589 * t6;
+  const double t7 = t6 * 0.1224744871391589;
   const double t8 = 0.0016583123951777 + t7;
   const double t9 = t8 * t8;
   const double t10 = t9 + 0.032938732485369444;
@@ -13052,7 +13052,7 @@ int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 518 mul, 491 add, 0 div, 0 sqrt, 12 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 518 mul, 491 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_joint_wrenches(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -32290,7 +32290,7 @@ int panda_contact_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const d
   const double t808 = t805 + t807;
   const double t809 = t808 + 0.02735716;
   const double t810 = sqrt(t809);
-  const double t811 = 0.1224744871391589 * t810;
+  const double t811 = t810 * 0.1224744871391589;
   const double t812 = 0.0016583123951777 + t811;
   const double t813 = t812 * t812;
   const double t814 = t813 + 0.032938732485369444;
@@ -35928,7 +35928,7 @@ int panda_contact_fd_reg(const double q[PANDA_NQ], const double v[PANDA_NV], con
   const double t808 = t805 + t807;
   const double t809 = t808 + 0.02735716;
   const double t810 = sqrt(t809);
-  const double t811 = 0.1224744871391589 * t810;
+  const double t811 = t810 * 0.1224744871391589;
   const double t812 = 0.0016583123951777 + t811;
   const double t813 = t812 * t812;
   const double t814 = t813 + 0.032938732485369444;
@@ -38824,7 +38824,7 @@ int panda_impulse(const double q[PANDA_NQ], const double v_minus[PANDA_NV], cons
   const double t125 = t122 + t124;
   const double t126 = t125 + 0.02735716;
   const double t127 = sqrt(t126);
-  const double t128 = 0.1224744871391589 * t127;
+  const double t128 = t127 * 0.1224744871391589;
   const double t129 = 0.0016583123951777 + t128;
   const double t130 = t129 * t129;
   const double t131 = t130 + 0.032938732485369444;

@@ -71,7 +71,7 @@ extern "C" {
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x230f30b4c0e7
+#define PANDA_SET_ID 0x9193e56a8f70
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -184,37 +184,48 @@ extern const char *const panda_frame_names[PANDA_NF];
 extern const double panda_q_initial[PANDA_NQ];
 extern const double panda_v_initial[PANDA_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 544 bytes (68 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 544 bytes (68 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_rnea(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double tau[PANDA_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 544 bytes (68 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 544 bytes (68 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_rnea_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double tau[PANDA_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 536 bytes (67 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 536 bytes (67 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_nle(const double q[PANDA_NQ], const double v[PANDA_NV], double h[PANDA_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 536 bytes (67 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 536 bytes (67 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_nle_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double h[PANDA_NV]);
 
-/* gravity torques: g(q). Stack: about 344 bytes (43 values live at once). */
+/* gravity torques: g(q). Stack: about 344 bytes (43 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_gravity(const double q[PANDA_NQ], double g[PANDA_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 264 bytes (33 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 264 bytes (33 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_crba(const double q[PANDA_NQ], double M[PANDA_NV * PANDA_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 848 bytes (106 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 848 bytes (106 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 672 bytes (84 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 672 bytes (84 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], double qdd[PANDA_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 672 bytes (84 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 672 bytes (84 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const double tau[PANDA_NV], const double fext[6 * (PANDA_NB + 1)], double qdd[PANDA_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 840 bytes (105 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 840 bytes (105 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 608 bytes (76 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 608 bytes (76 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void panda_joint_wrenches(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double wrench[6 * (PANDA_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 192 bytes (24 values live at once). */

@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x230f30b4c0e7
+#if PANDA_SET_ID != 0x9193e56a8f70
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

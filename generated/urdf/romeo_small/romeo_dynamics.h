@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0xfd9cc2fd7969
+#define ROMEO_SET_ID 0xe9731256f83c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -312,37 +312,48 @@ extern const char *const romeo_frame_names[ROMEO_NF];
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_rnea(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double tau[ROMEO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_rnea_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double tau[ROMEO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_nle(const double q[ROMEO_NQ], const double v[ROMEO_NV], double h[ROMEO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 976 bytes (122 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_nle_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double h[ROMEO_NV]);
 
-/* gravity torques: g(q). Stack: about 880 bytes (110 values live at once). */
+/* gravity torques: g(q). Stack: about 728 bytes (91 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 624 bytes (78 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 624 bytes (78 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_crba(const double q[ROMEO_NQ], double M[ROMEO_NV * ROMEO_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3312 bytes (414 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3312 bytes (414 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int romeo_crba_fd(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2360 bytes (295 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2360 bytes (295 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int romeo_aba(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2360 bytes (295 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2360 bytes (295 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int romeo_aba_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double qdd[ROMEO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5640 bytes (705 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5640 bytes (705 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int romeo_minv(const double q[ROMEO_NQ], double Minv[ROMEO_NV * ROMEO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 976 bytes (122 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 976 bytes (122 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void romeo_joint_wrenches(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double a[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 680 bytes (85 values live at once). */

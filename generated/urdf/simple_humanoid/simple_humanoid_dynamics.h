@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xa63416759984
+#define SIMPLE_HUMANOID_SET_ID 0x56e1cb3a868e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -277,37 +277,48 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_rnea(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double tau[SIMPLE_HUMANOID_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_rnea_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double tau[SIMPLE_HUMANOID_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_nle(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], double h[SIMPLE_HUMANOID_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 928 bytes (116 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_nle_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double h[SIMPLE_HUMANOID_NV]);
 
-/* gravity torques: g(q). Stack: about 792 bytes (99 values live at once). */
+/* gravity torques: g(q). Stack: about 696 bytes (87 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void simple_humanoid_gravity(const double q[SIMPLE_HUMANOID_NQ], double g[SIMPLE_HUMANOID_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 576 bytes (72 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_crba(const double q[SIMPLE_HUMANOID_NQ], double M[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3584 bytes (448 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3584 bytes (448 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_crba_fd(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2096 bytes (262 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 2096 bytes (262 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2096 bytes (262 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 2096 bytes (262 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_aba_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5056 bytes (632 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5056 bytes (632 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 928 bytes (116 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void simple_humanoid_joint_wrenches(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double a[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 648 bytes (81 values live at once). */

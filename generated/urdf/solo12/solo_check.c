@@ -12,7 +12,7 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0xc37d625441e4
+#if SOLO_SET_ID != 0x4ec5188c73ac
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

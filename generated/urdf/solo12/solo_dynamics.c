@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SOLO_SET_ID != 0xc37d625441e4
+#if SOLO_SET_ID != 0x4ec5188c73ac
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int solo_coord_iq[SOLO_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12,
 const char *const solo_body_names[SOLO_NB + 1] = {"world", "base_link", "FL_SHOULDER", "FL_UPPER_LEG", "FL_LOWER_LEG", "FR_SHOULDER", "FR_UPPER_LEG", "FR_LOWER_LEG", "HL_SHOULDER", "HL_UPPER_LEG", "HL_LOWER_LEG", "HR_SHOULDER", "HR_UPPER_LEG", "HR_LOWER_LEG"};
 const char *const solo_frame_names[SOLO_NF] = {"base_link", "FL_SHOULDER", "FL_UPPER_LEG", "FL_LOWER_LEG", "FL_FOOT", "FR_SHOULDER", "FR_UPPER_LEG", "FR_LOWER_LEG", "FR_FOOT", "HL_SHOULDER", "HL_UPPER_LEG", "HL_LOWER_LEG", "HL_FOOT", "HR_SHOULDER", "HR_UPPER_LEG", "HR_LOWER_LEG", "HR_FOOT"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 761 mul, 719 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 761 mul, 719 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double tau[SOLO_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -1595,7 +1595,7 @@ void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[
   tau[4] = f_base_link_1;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 761 mul, 797 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 761 mul, 797 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_rnea_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double tau[SOLO_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -3182,7 +3182,7 @@ void solo_rnea_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const doubl
   tau[4] = f_base_link_1;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 737 mul, 666 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 737 mul, 666 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -4614,7 +4614,7 @@ void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV
   h[4] = f_base_link_1;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 737 mul, 744 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 737 mul, 744 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double h[SOLO_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -6124,7 +6124,7 @@ void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double
   h[4] = f_base_link_1;
 }
 
-/* gravity torques: g(q); 279 mul, 211 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* gravity torques: g(q); 279 mul, 211 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]) {
   const double mbdc_sincos_x[12] = {
       q[7], q[8], q[9], q[10], q[11], q[12], q[13], q[14],
@@ -6643,7 +6643,7 @@ void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]) {
   g[2] = f_base_link_5;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 344 mul, 421 add, 0 div, 0 sqrt, 24 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 344 mul, 421 add, 0 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;
@@ -7744,7 +7744,7 @@ void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]) {
   M[94] = IC_base_link_9;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1969 mul, 1756 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 1969 mul, 1756 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -11548,7 +11548,7 @@ int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 1832 mul, 1704 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 1832 mul, 1704 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -15163,7 +15163,7 @@ int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 1832 mul, 1782 add, 15 div, 0 sqrt, 24 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 1832 mul, 1782 add, 15 div, 0 sqrt, 24 sin/cos; frames: body. */
 int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double qdd[SOLO_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -18856,7 +18856,7 @@ int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 2663 mul, 2311 add, 14 div, 0 sqrt, 24 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 2663 mul, 2311 add, 14 div, 0 sqrt, 24 sin/cos; frames: body. */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]) {
   double pivot[14], pivot_ref[14];
   const double mbdc_sincos_x[12] = {
@@ -24214,7 +24214,7 @@ int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 761 mul, 719 add, 1 div, 0 sqrt, 24 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 761 mul, 719 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_joint_wrenches(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -71,7 +71,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0xc37d625441e4
+#define SOLO_SET_ID 0x4ec5188c73ac
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -210,37 +210,48 @@ extern const char *const solo_frame_names[SOLO_NF];
 extern const double solo_q_initial[SOLO_NQ];
 extern const double solo_v_initial[SOLO_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double tau[SOLO_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_rnea_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double tau[SOLO_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_nle(const double q[SOLO_NQ], const double v[SOLO_NV], double h[SOLO_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_nle_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double h[SOLO_NV]);
 
-/* gravity torques: g(q). Stack: about 408 bytes (51 values live at once). */
+/* gravity torques: g(q). Stack: about 408 bytes (51 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_gravity(const double q[SOLO_NQ], double g[SOLO_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 320 bytes (40 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 320 bytes (40 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_crba(const double q[SOLO_NQ], double M[SOLO_NV * SOLO_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 1352 bytes (169 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1168 bytes (146 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 1168 bytes (146 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], double qdd[SOLO_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1168 bytes (146 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 1168 bytes (146 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[SOLO_NV], const double fext[6 * (SOLO_NB + 1)], double qdd[SOLO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1760 bytes (220 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 1760 bytes (220 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 576 bytes (72 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 576 bytes (72 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void solo_joint_wrenches(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double wrench[6 * (SOLO_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 400 bytes (50 values live at once). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0x3810de2b6758
+#if UR5_SET_ID != 0x81b94059db55
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,7 +86,7 @@ const int ur5_coord_iq[UR5_NV] = {0, 1, 2, 3, 4, 5};
 const char *const ur5_body_names[UR5_NB + 1] = {"world", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link"};
 const char *const ur5_frame_names[UR5_NF] = {"base_link", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link", "ee_link", "base", "tool0"};
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 230 mul, 191 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 230 mul, 191 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double tau[UR5_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -522,7 +522,7 @@ void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5
   tau[0] = f_shoulder_link_2;
 }
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 230 mul, 221 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i; 230 mul, 221 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_rnea_ext(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], const double fext[6 * (UR5_NB + 1)], double tau[UR5_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -988,7 +988,7 @@ void ur5_rnea_ext(const double q[UR5_NQ], const double v[UR5_NV], const double a
   tau[0] = f_shoulder_link_2;
 }
 
-/* bias forces: h = C(q, v) v + g(q); 218 mul, 164 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* bias forces: h = C(q, v) v + g(q); 218 mul, 164 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_nle(const double q[UR5_NQ], const double v[UR5_NV], double h[UR5_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -1385,7 +1385,7 @@ void ur5_nle(const double q[UR5_NQ], const double v[UR5_NV], double h[UR5_NV]) {
   h[0] = f_shoulder_link_2;
 }
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 218 mul, 194 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i; 218 mul, 194 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fext[6 * (UR5_NB + 1)], double h[UR5_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -1812,161 +1812,134 @@ void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fe
   h[0] = f_shoulder_link_2;
 }
 
-/* gravity torques: g(q); 86 mul, 53 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* gravity torques: g(q); 66 mul, 46 add, 0 div, 0 sqrt, 8 sin/cos; frames: joint. */
 void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]) {
-  const double mbdc_sincos_x[6] = {
-      q[1], q[2], q[3], q[4], q[5], 0.0
+  g[0] = 0.0;
+  const double mbdc_sincos_x[4] = {
+      q[0], q[1], q[2], q[3]
   };
-  double mbdc_sincos_s[6], mbdc_sincos_c[6];
-  mbdc_sincos(6, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
-  const double t0 = mbdc_sincos_c[0] * 9.81;
-  const double t1 = mbdc_sincos_s[0] * 4.8035536718039596e-11;
-  const double ac_upper_arm_link_0 = -t1 - t0;
-  const double t2 = mbdc_sincos_s[0] * 9.81;
-  const double t3 = mbdc_sincos_c[0] * 4.8035536718039596e-11;
-  const double ac_upper_arm_link_2 = t3 - t2;
-  const double t4 = ac_upper_arm_link_0 * 2.3500400000000004;
-  const double t5 = ac_upper_arm_link_0 * 8.393;
-  const double t6 = ac_upper_arm_link_2 * 8.393;
-  const double t7 = ac_upper_arm_link_0 * mbdc_sincos_c[1];
-  const double t8 = ac_upper_arm_link_2 * mbdc_sincos_s[1];
-  const double ac_forearm_link_0 = t7 - t8;
-  const double t9 = ac_upper_arm_link_0 * mbdc_sincos_s[1];
-  const double t10 = ac_upper_arm_link_2 * mbdc_sincos_c[1];
-  const double ac_forearm_link_2 = t9 + t10;
-  const double t11 = ac_forearm_link_0 * 0.56875;
-  const double t12 = ac_forearm_link_0 * 2.275;
-  const double t13 = ac_forearm_link_2 * 2.275;
-  const double t14 = ac_forearm_link_0 * 4.8965888601467475e-12;
-  const double t15 = t14 - ac_forearm_link_2;
-  const double t16 = ac_forearm_link_2 * 4.8965888601467475e-12;
-  const double t17 = ac_forearm_link_0 + t16;
-  const double t18 = mbdc_sincos_c[2] * t15;
-  const double t19 = mbdc_sincos_s[2] * t17;
-  const double ac_wrist_1_link_0 = t18 - t19;
-  const double t20 = mbdc_sincos_s[2] * t15;
-  const double t21 = mbdc_sincos_c[2] * t17;
-  const double ac_wrist_1_link_2 = t20 + t21;
-  const double t22 = ac_wrist_1_link_0 * 1.219;
-  const double t23 = ac_wrist_1_link_2 * 1.219;
-  const double ac_wrist_2_link_0 = ac_wrist_1_link_0 * mbdc_sincos_c[3];
-  const double t24 = ac_wrist_1_link_0 * mbdc_sincos_s[3];
-  const double t25 = 1.219 * ac_wrist_2_link_0;
-  const double t26 = 1.219 * t24;
-  const double t27 = ac_wrist_2_link_0 * mbdc_sincos_c[4];
-  const double t28 = ac_wrist_1_link_2 * mbdc_sincos_s[4];
-  const double ac_wrist_3_link_0 = t27 - t28;
-  const double t29 = ac_wrist_2_link_0 * mbdc_sincos_s[4];
-  const double t30 = ac_wrist_1_link_2 * mbdc_sincos_c[4];
-  const double ac_wrist_3_link_2 = t29 + t30;
-  const double f_wrist_3_link_3 = ac_wrist_3_link_0 * 0.1879;
-  const double t31 = t24 * 0.1879;
-  const double f_wrist_3_link_5 = ac_wrist_3_link_2 * 0.1879;
-  const double t32 = mbdc_sincos_c[4] * f_wrist_3_link_3;
-  const double t33 = mbdc_sincos_s[4] * f_wrist_3_link_5;
-  const double t34 = t32 + t33;
-  const double t35 = mbdc_sincos_s[4] * f_wrist_3_link_3;
-  const double t36 = mbdc_sincos_c[4] * f_wrist_3_link_5;
-  const double t37 = t36 - t35;
-  const double f_wrist_2_link_0 = t31 * 0.09465;
-  const double f_wrist_2_link_1 = t34 * 0.09465;
-  const double f_wrist_2_link_3 = t25 + t34;
-  const double f_wrist_2_link_4 = -t31 - t26;
-  const double f_wrist_2_link_5 = t23 + t37;
-  const double t38 = mbdc_sincos_c[3] * f_wrist_2_link_0;
-  const double t39 = mbdc_sincos_s[3] * f_wrist_2_link_1;
-  const double t40 = t38 - t39;
-  const double t41 = mbdc_sincos_s[3] * f_wrist_2_link_0;
-  const double t42 = mbdc_sincos_c[3] * f_wrist_2_link_1;
-  const double f_wrist_1_link_1 = t41 + t42;
-  g[3] = f_wrist_1_link_1;
-  g[4] = 0.0;
+  double mbdc_sincos_s[4], mbdc_sincos_c[4];
+  mbdc_sincos(4, mbdc_sincos_x, mbdc_sincos_s, mbdc_sincos_c);
+  const double t0 = mbdc_sincos_s[0] * 0.13585;
+  const double p_upper_arm_link_1 = mbdc_sincos_c[0] * 0.13585;
+  const double t1 = mbdc_sincos_c[0] * 4.8965888601467475e-12;
+  const double t2 = mbdc_sincos_s[0] * 4.8965888601467475e-12;
+  const double t3 = mbdc_sincos_c[1] * t1;
+  const double t4 = mbdc_sincos_c[0] * mbdc_sincos_s[1];
+  const double R_upper_arm_link_0 = t3 - t4;
+  const double t5 = mbdc_sincos_s[1] * t1;
+  const double t6 = mbdc_sincos_c[0] * mbdc_sincos_c[1];
+  const double R_upper_arm_link_2 = t5 + t6;
+  const double t7 = mbdc_sincos_c[1] * t2;
+  const double t8 = mbdc_sincos_s[0] * mbdc_sincos_s[1];
+  const double R_upper_arm_link_3 = t7 - t8;
+  const double t9 = mbdc_sincos_s[1] * t2;
+  const double t10 = mbdc_sincos_s[0] * mbdc_sincos_c[1];
+  const double R_upper_arm_link_5 = t9 + t10;
+  const double t11 = R_upper_arm_link_2 * 0.28;
+  const double t12 = R_upper_arm_link_5 * 0.28;
+  const double I_upper_arm_link_1 = t11 * 8.393;
+  const double I_upper_arm_link_2 = t12 * 8.393;
+  const double t13 = mbdc_sincos_s[0] * 0.1197;
+  const double t14 = R_upper_arm_link_2 * 0.425;
+  const double t15 = t13 + t14;
+  const double t16 = mbdc_sincos_c[0] * 0.1197;
+  const double t17 = R_upper_arm_link_5 * 0.425;
+  const double t18 = t17 - t16;
+  const double p_forearm_link_0 = t15 - t0;
+  const double p_forearm_link_1 = p_upper_arm_link_1 + t18;
+  const double t19 = R_upper_arm_link_0 * mbdc_sincos_c[2];
+  const double t20 = R_upper_arm_link_2 * mbdc_sincos_s[2];
+  const double R_forearm_link_0 = t19 - t20;
+  const double t21 = R_upper_arm_link_0 * mbdc_sincos_s[2];
+  const double t22 = R_upper_arm_link_2 * mbdc_sincos_c[2];
+  const double R_forearm_link_2 = t21 + t22;
+  const double t23 = R_upper_arm_link_3 * mbdc_sincos_c[2];
+  const double t24 = R_upper_arm_link_5 * mbdc_sincos_s[2];
+  const double R_forearm_link_3 = t23 - t24;
+  const double t25 = R_upper_arm_link_3 * mbdc_sincos_s[2];
+  const double t26 = R_upper_arm_link_5 * mbdc_sincos_c[2];
+  const double R_forearm_link_5 = t25 + t26;
+  const double t27 = R_forearm_link_2 * 0.25;
+  const double t28 = R_forearm_link_5 * 0.25;
+  const double I_forearm_link_1 = t27 * 2.275;
+  const double I_forearm_link_2 = t28 * 2.275;
+  const double t29 = t0 + p_forearm_link_0;
+  const double t30 = p_forearm_link_1 - p_upper_arm_link_1;
+  const double t31 = R_forearm_link_2 * 0.39225;
+  const double t32 = R_forearm_link_5 * 0.39225;
+  const double p_wrist_1_link_0 = p_forearm_link_0 + t31;
+  const double p_wrist_1_link_1 = p_forearm_link_1 + t32;
+  const double t33 = 4.8965888601467475e-12 * R_forearm_link_0;
+  const double t34 = t33 - R_forearm_link_2;
+  const double t35 = 4.8965888601467475e-12 * R_forearm_link_2;
+  const double t36 = R_forearm_link_0 + t35;
+  const double t37 = 4.8965888601467475e-12 * R_forearm_link_3;
+  const double t38 = t37 - R_forearm_link_5;
+  const double t39 = 4.8965888601467475e-12 * R_forearm_link_5;
+  const double t40 = R_forearm_link_3 + t39;
+  const double t41 = mbdc_sincos_s[3] * t34;
+  const double t42 = mbdc_sincos_c[3] * t36;
+  const double R_wrist_1_link_2 = t41 + t42;
+  const double t43 = mbdc_sincos_s[3] * t38;
+  const double t44 = mbdc_sincos_c[3] * t40;
+  const double R_wrist_1_link_5 = t43 + t44;
+  const double t45 = p_wrist_1_link_0 - p_forearm_link_0;
+  const double t46 = p_wrist_1_link_1 - p_forearm_link_1;
+  const double t47 = mbdc_sincos_s[0] * 0.093;
+  const double t48 = mbdc_sincos_c[0] * 0.093;
+  const double p_wrist_2_link_0 = p_wrist_1_link_0 - t47;
+  const double p_wrist_2_link_1 = p_wrist_1_link_1 + t48;
+  const double t49 = p_wrist_2_link_0 - p_wrist_1_link_0;
+  const double t50 = p_wrist_2_link_1 - p_wrist_1_link_1;
+  const double t51 = R_wrist_1_link_2 * 0.09465;
+  const double t52 = R_wrist_1_link_5 * 0.09465;
+  const double p_wrist_3_link_0 = p_wrist_2_link_0 + t51;
+  const double p_wrist_3_link_1 = p_wrist_2_link_1 + t52;
+  const double t53 = p_wrist_3_link_0 - p_wrist_2_link_0;
+  const double t54 = p_wrist_3_link_1 - p_wrist_2_link_1;
+  const double t55 = I_upper_arm_link_2 * 9.81;
+  const double t56 = I_upper_arm_link_1 * 9.81;
+  const double t57 = I_forearm_link_2 * 9.81;
+  const double t58 = I_forearm_link_1 * 9.81;
+  const double f_wrist_2_link_0 = t54 * 1.8432990000000002;
+  const double t59 = t53 * 1.8432990000000002;
+  const double t60 = R_wrist_1_link_2 * f_wrist_2_link_0;
+  const double t61 = R_wrist_1_link_5 * t59;
+  const double t62 = t60 - t61;
+  g[4] = t62;
   g[5] = 0.0;
-  const double t43 = mbdc_sincos_c[3] * f_wrist_2_link_3;
-  const double t44 = mbdc_sincos_s[3] * f_wrist_2_link_4;
-  const double t45 = t43 - t44;
-  const double t46 = mbdc_sincos_s[3] * f_wrist_2_link_3;
-  const double t47 = mbdc_sincos_c[3] * f_wrist_2_link_4;
-  const double f_wrist_1_link_4 = t46 + t47;
-  const double t48 = f_wrist_2_link_5 * 0.093;
-  const double t49 = t45 * 0.093;
-  const double f_wrist_1_link_0 = t40 + t48;
-  const double f_wrist_1_link_3 = t22 + t45;
-  const double f_wrist_1_link_5 = t23 + f_wrist_2_link_5;
-  const double t50 = mbdc_sincos_c[2] * f_wrist_1_link_0;
-  const double t51 = mbdc_sincos_s[2] * t49;
-  const double t52 = t50 - t51;
-  const double t53 = mbdc_sincos_s[2] * f_wrist_1_link_0;
-  const double t54 = mbdc_sincos_c[2] * t49;
-  const double t55 = -t54 - t53;
-  const double t56 = mbdc_sincos_c[2] * f_wrist_1_link_3;
-  const double t57 = mbdc_sincos_s[2] * f_wrist_1_link_5;
-  const double t58 = t56 + t57;
-  const double t59 = mbdc_sincos_s[2] * f_wrist_1_link_3;
-  const double t60 = mbdc_sincos_c[2] * f_wrist_1_link_5;
-  const double t61 = t60 - t59;
-  const double t62 = 4.8965888601467475e-12 * t52;
-  const double t63 = t55 + t62;
-  const double t64 = 4.8965888601467475e-12 * t55;
-  const double f_forearm_link_2 = t64 - t52;
-  const double t65 = 4.8965888601467475e-12 * t58;
-  const double t66 = t61 + t65;
-  const double t67 = 4.8965888601467475e-12 * t61;
-  const double t68 = t67 - t58;
-  const double t69 = f_wrist_1_link_4 * 0.39225;
-  const double t70 = t66 * 0.39225;
-  const double f_forearm_link_0 = t63 - t69;
-  const double t71 = f_wrist_1_link_1 + t70;
-  const double f_forearm_link_1 = t11 + t71;
-  g[2] = f_forearm_link_1;
-  const double f_forearm_link_3 = t12 + t66;
-  const double f_forearm_link_5 = t13 + t68;
-  const double t72 = mbdc_sincos_c[1] * f_forearm_link_0;
-  const double t73 = mbdc_sincos_s[1] * f_forearm_link_2;
-  const double t74 = t72 + t73;
-  const double t75 = mbdc_sincos_s[1] * f_forearm_link_0;
-  const double t76 = mbdc_sincos_c[1] * f_forearm_link_2;
-  const double t77 = t76 - t75;
-  const double t78 = mbdc_sincos_c[1] * f_forearm_link_3;
-  const double t79 = mbdc_sincos_s[1] * f_forearm_link_5;
-  const double t80 = t78 + t79;
-  const double t81 = mbdc_sincos_s[1] * f_forearm_link_3;
-  const double t82 = mbdc_sincos_c[1] * f_forearm_link_5;
-  const double t83 = t82 - t81;
-  const double t84 = t83 * 0.1197;
-  const double t85 = f_wrist_1_link_4 * 0.425;
-  const double t86 = -t84 - t85;
-  const double t87 = t80 * 0.425;
-  const double t88 = t80 * 0.1197;
-  const double f_upper_arm_link_0 = t74 + t86;
-  const double t89 = f_forearm_link_1 + t87;
-  const double f_upper_arm_link_2 = t77 + t88;
-  const double f_upper_arm_link_1 = t4 + t89;
-  g[1] = f_upper_arm_link_1;
-  const double f_upper_arm_link_3 = t5 + t80;
-  const double f_upper_arm_link_5 = t6 + t83;
-  const double t90 = mbdc_sincos_c[0] * f_upper_arm_link_0;
-  const double t91 = mbdc_sincos_s[0] * f_upper_arm_link_2;
-  const double t92 = t90 + t91;
-  const double t93 = mbdc_sincos_s[0] * f_upper_arm_link_0;
-  const double t94 = mbdc_sincos_c[0] * f_upper_arm_link_2;
-  const double t95 = t94 - t93;
-  const double t96 = mbdc_sincos_c[0] * f_upper_arm_link_3;
-  const double t97 = mbdc_sincos_s[0] * f_upper_arm_link_5;
-  const double t98 = t96 + t97;
-  const double t99 = mbdc_sincos_s[0] * f_upper_arm_link_3;
-  const double t100 = mbdc_sincos_c[0] * f_upper_arm_link_5;
-  const double t101 = t100 - t99;
-  const double t102 = 4.8965888601467475e-12 * t95;
-  const double t103 = t102 - t92;
-  const double t104 = 4.8965888601467475e-12 * t98;
-  const double f_shoulder_link_3 = t101 + t104;
-  const double t105 = f_shoulder_link_3 * 0.13585;
-  const double f_shoulder_link_2 = t103 - t105;
-  g[0] = f_shoulder_link_2;
+  const double t63 = t50 * 13.801689000000001;
+  const double t64 = t49 * 13.801689000000001;
+  const double f_wrist_1_link_0 = f_wrist_2_link_0 + t63;
+  const double f_wrist_1_link_1 = -t64 - t59;
+  const double t65 = mbdc_sincos_s[0] * f_wrist_1_link_0;
+  const double t66 = mbdc_sincos_c[0] * f_wrist_1_link_1;
+  const double t67 = t66 - t65;
+  g[3] = t67;
+  const double t68 = t46 * 25.760079000000005;
+  const double t69 = t45 * 25.760079000000005;
+  const double t70 = f_wrist_1_link_0 + t68;
+  const double t71 = f_wrist_1_link_1 - t69;
+  const double f_forearm_link_0 = t57 + t70;
+  const double f_forearm_link_1 = t71 - t58;
+  const double t72 = mbdc_sincos_s[0] * f_forearm_link_0;
+  const double t73 = mbdc_sincos_c[0] * f_forearm_link_1;
+  const double t74 = t73 - t72;
+  g[2] = t74;
+  const double t75 = t30 * 48.07782900000001;
+  const double t76 = t29 * 48.07782900000001;
+  const double t77 = f_forearm_link_0 + t75;
+  const double t78 = f_forearm_link_1 - t76;
+  const double f_upper_arm_link_0 = t55 + t77;
+  const double f_upper_arm_link_1 = t78 - t56;
+  const double t79 = mbdc_sincos_s[0] * f_upper_arm_link_0;
+  const double t80 = mbdc_sincos_c[0] * f_upper_arm_link_1;
+  const double t81 = t80 - t79;
+  g[1] = t81;
 }
 
-/* joint-space inertia matrix M(q), row-major, full symmetric; 136 mul, 132 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* joint-space inertia matrix M(q), row-major, full symmetric; 136 mul, 132 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]) {
   const double mbdc_sincos_x[6] = {
       q[1], q[2], q[3], q[4], q[5], 0.0
@@ -2279,7 +2252,7 @@ void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]) {
   M[0] = IC_shoulder_link_6;
 }
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 430 mul, 374 add, 5 div, 0 sqrt, 10 sin/cos. */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L; 430 mul, 374 add, 5 div, 0 sqrt, 10 sin/cos; frames: body. */
 int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[6] = {
@@ -3121,7 +3094,7 @@ int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau
   return 0;
 }
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 475 mul, 406 add, 5 div, 0 sqrt, 10 sin/cos. */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)); 475 mul, 406 add, 5 div, 0 sqrt, 10 sin/cos; frames: body. */
 int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[6] = {
@@ -4040,7 +4013,7 @@ int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5
   return 0;
 }
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 475 mul, 436 add, 5 div, 0 sqrt, 10 sin/cos. */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i); 475 mul, 436 add, 5 div, 0 sqrt, 10 sin/cos; frames: body. */
 int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[6] = {
@@ -4989,7 +4962,7 @@ int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau
   return 0;
 }
 
-/* inverse of the joint-space inertia matrix by the operator factorization; 565 mul, 443 add, 5 div, 0 sqrt, 10 sin/cos. */
+/* inverse of the joint-space inertia matrix by the operator factorization; 565 mul, 443 add, 5 div, 0 sqrt, 10 sin/cos; frames: body. */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]) {
   double pivot[5], pivot_ref[5];
   const double mbdc_sincos_x[6] = {
@@ -6065,7 +6038,7 @@ int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]) {
   return 0;
 }
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame; 235 mul, 197 add, 0 div, 0 sqrt, 10 sin/cos. */
+/* joint wrenches [torque; force] of parent on child, in each joint frame; 235 mul, 197 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_joint_wrenches(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double wrench[6 * (UR5_NB + 1)]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

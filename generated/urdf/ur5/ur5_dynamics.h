@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x3810de2b6758
+#define UR5_SET_ID 0x81b94059db55
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -160,37 +160,48 @@ extern const char *const ur5_frame_names[UR5_NF];
 extern const double ur5_q_initial[UR5_NQ];
 extern const double ur5_v_initial[UR5_NV];
 
-/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 368 bytes (46 values live at once). */
+/* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 368 bytes (46 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double tau[UR5_NV]);
 
-/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 368 bytes (46 values live at once). */
+/* inverse dynamics with external wrenches: tau = M a + C v + g - sum J_i^T fext_i. Stack: about 368 bytes (46 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_rnea_ext(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], const double fext[6 * (UR5_NB + 1)], double tau[UR5_NV]);
 
-/* bias forces: h = C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once). */
+/* bias forces: h = C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_nle(const double q[UR5_NQ], const double v[UR5_NV], double h[UR5_NV]);
 
-/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 360 bytes (45 values live at once). */
+/* bias forces with external wrenches: h = C(q, v) v + g(q) - sum J_i^T fext_i. Stack: about 360 bytes (45 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_nle_ext(const double q[UR5_NQ], const double v[UR5_NV], const double fext[6 * (UR5_NB + 1)], double h[UR5_NV]);
 
-/* gravity torques: g(q). Stack: about 208 bytes (26 values live at once). */
+/* gravity torques: g(q). Stack: about 160 bytes (20 values live at once).
+ * Computed in world-aligned frames at the joints (--frame). */
 void ur5_gravity(const double q[UR5_NQ], double g[UR5_NV]);
 
-/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 176 bytes (22 values live at once). */
+/* joint-space inertia matrix M(q), row-major, full symmetric. Stack: about 176 bytes (22 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_crba(const double q[UR5_NQ], double M[UR5_NV * UR5_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 480 bytes (60 values live at once). */
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 480 bytes (60 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 416 bytes (52 values live at once). */
+/* forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v)). Stack: about 416 bytes (52 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], double qdd[UR5_NV]);
 
-/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 416 bytes (52 values live at once). */
+/* forward dynamics with external wrenches: qdd = M^-1 (tau - h + sum J_i^T fext_i). Stack: about 416 bytes (52 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5_NV], const double fext[6 * (UR5_NB + 1)], double qdd[UR5_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 544 bytes (68 values live at once). */
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 544 bytes (68 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]);
 
-/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 376 bytes (47 values live at once). */
+/* joint wrenches [torque; force] of parent on child, in each joint frame. Stack: about 376 bytes (47 values live at once).
+ * Computed in body-fixed frames at the joints (--frame). */
 void ur5_joint_wrenches(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double wrench[6 * (UR5_NB + 1)]);
 
 /* forward kinematics: world pose (R row-major, p) of every body. Stack: about 176 bytes (22 values live at once). */

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The reference frames of --frame side by side (docs/frames.md): where the recipes that have the
+# choice express their velocities, forces and inertias — body-fixed at the joints (body), or
+# world-aligned at the joints (joint), the centres of mass (com) or the world's origin (world).
+#   1. operations (mul + add + div + sqrt + trig, `mbdc stats --frame all`) of rnea, crba and aba
+#      (and fd_loops on the loop models) in every variant, for every example model and robot;
+#   2. every function of those models for which auto generates another variant than body;
+#   3. callgrind instructions per call of rnea, crba and aba generated in each variant for the
+#      Panda (fingers fixed, as bench/peers.sh), Solo12 and romeo_small (floating bases), at the
+#      flags of bench/peers.sh (gcc -O3 -march=x86-64-v3 -ffp-contract=fast), over the 64 states
+#      of bench/peers_driver.c.
+# Printed as markdown; with FRAMES_MD also written there, between the lines
+#   <!-- frames: bench/frames.sh -->  and  <!-- /frames -->   (appended when absent).
+#
+# usage: bash bench/frames.sh MBDC [FRAMES_MD]
+#   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind and
+#   callgrind_annotate; about 3 minutes.
+set -euo pipefail
+usage="usage: bash bench/frames.sh MBDC [FRAMES_MD]"
+mbdc=${1:?$usage}
+md=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+states=64 # the driver's NSTATES
+cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
+cflags_drv="-std=c11 -O2"
+variants="body joint com world"
+[ -x "$mbdc" ] || { echo "frames.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
+for t in gcc valgrind callgrind_annotate; do
+  command -v "$t" >/dev/null || { echo "frames.sh: $t is not installed" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+
+# "ops MODEL FUNC FRAME N" and "auto MODEL FUNC FRAME" lines from stats --frame all
+: >"$tmp/ops.txt"
+models=()
+for m in "$root"/examples/*.mbd "$root"/examples/urdf/*.urdf; do models+=("$m"); done
+for m in "${models[@]}"; do
+  name=$(basename "$m")
+  fb=()
+  case $m in
+    *.urdf) grep -qx "${name%.urdf}" "$root/examples/urdf/floating_base.txt" && fb=(--floating-base) ;;
+  esac
+  echo "== stats: $name" >&2
+  "$mbdc" stats "$m" -q "${fb[@]}" --frame all --json >"$tmp/stats.json"
+  # {"functions": {"rnea": {... "frame": "body", "frames": {"body": 955, "joint": 2120, ...}}, ...
+  grep -o '"[a-z_0-9]*": {"mul"[^}]*"frames": {[^}]*}' "$tmp/stats.json" |
+    sed 's/^"\([a-z_0-9]*\)".*"frame": "\([a-z]*\)", "frames": {\(.*\)}$/\1 \2 \3/' |
+    awk -v m="$name" '{
+      f = $1; chosen = $2; line = $0; sub(/^[^ ]* [^ ]* /, "", line)
+      n = split(line, kv, ", ")
+      for (k = 1; k <= n; k++) {
+        split(kv[k], p, ": "); v = p[1]; gsub(/"/, "", v)
+        print "ops", m, f, v, p[2]
+      }
+      print "auto", m, f, chosen
+    }' >>"$tmp/ops.txt"
+done
+
+ops_table() {
+  echo "| model | rnea: body / joint / com / world | crba | aba | fd_loops |"
+  echo "|---|---|---|---|---|"
+  awk '
+    $1 == "ops" { v[$2, $3, $4] = $5; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+    $1 == "auto" { a[$2, $3] = $4 }
+    function cell(m, f,   s, k, x, name) {
+      if (!((m, f, "body") in v)) return "—"
+      split("body joint com world", name, " ")
+      s = ""
+      for (k = 1; k <= 4; k++) {
+        x = v[m, f, name[k]]
+        if (x == "null") x = "—"
+        if (a[m, f] == name[k]) x = "**" x "**"
+        s = s (k > 1 ? " / " : "") x
+      }
+      return s
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        m = order[i]
+        printf "| %s | %s | %s | %s | %s |\n", m, cell(m, "rnea"), cell(m, "crba"), cell(m, "aba"),
+          cell(m, "fd_loops")
+      }
+    }' "$tmp/ops.txt"
+}
+
+auto_table() {
+  echo "| model | function | body | auto's choice | its operations | ÷ body |"
+  echo "|---|---|---|---|---|---|"
+  awk '
+    $1 == "ops" { v[$2, $3, $4] = $5 }
+    $1 == "auto" && $4 != "body" { pick[++n] = $2 " " $3 " " $4 }
+    END {
+      for (i = 1; i <= n; i++) {
+        split(pick[i], p, " ")
+        b = v[p[1], p[2], "body"]; c = v[p[1], p[2], p[3]]
+        printf "| %s | %s | %d | %s | %d | %.2f |\n", p[1], p[2], b, p[3], c, c / b
+      }
+      if (n == 0) print "| (none) | | | | | |"
+    }' "$tmp/ops.txt"
+}
+
+# instructions per call of each variant
+sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
+robots="panda $tmp/panda.urdf -
+solo12 $root/examples/urdf/solo12.urdf --floating-base
+romeo_small $root/examples/urdf/romeo_small.urdf --floating-base"
+: >"$tmp/instr.txt"
+while read -r robot model flags; do
+  gen_flags=()
+  [ "$flags" = "-" ] || gen_flags=("$flags")
+  for v in $variants; do
+    d=$tmp/$robot/$v
+    mkdir -p "$d/gen"
+    echo "== $robot, --frame $v: generate, compile, callgrind" >&2
+    "$mbdc" generate "$model" -q --frame "$v" --functions rnea,crba,aba -o "$d/gen" "${gen_flags[@]}"
+    hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
+    p=${hdr%_dynamics.h}
+    pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
+    # shellcheck disable=SC2086 # the flags are words
+    gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
+    # shellcheck disable=SC2086
+    gcc $cflags_drv -DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu" \
+      "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
+    valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/count.txt" \
+      2>"$d/cg.err" ||
+      { echo "frames.sh: $robot $v: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
+    callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+    for f in rnea crba aba; do
+      n=$(bench_inclusive "$d/annotate.txt" "run_$f")
+      [ -n "$n" ] || { echo "frames.sh: $robot $v: no inclusive count of run_$f" >&2; exit 1; }
+      awk -v r="$robot" -v f="$f" -v v="$v" -v n="$n" -v s="$states" \
+        'BEGIN { printf "instr %s %s %s %.0f\n", r, f, v, n / s }' >>"$tmp/instr.txt"
+    done
+  done
+done <<<"$robots"
+
+instr_table() {
+  echo "| robot | function | body | joint | com | world | best world-aligned ÷ body |"
+  echo "|---|---|---|---|---|---|---|"
+  awk '
+    { n[$2, $3, $4] = $5; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; order[++k] = $2 " " $3 } }
+    END {
+      for (i = 1; i <= k; i++) {
+        split(order[i], p, " "); r = p[1]; f = p[2]
+        best = n[r, f, "joint"]
+        if (n[r, f, "com"] < best) best = n[r, f, "com"]
+        if (n[r, f, "world"] < best) best = n[r, f, "world"]
+        printf "| %s | %s | %d | %d | %d | %d | %.2f |\n", r, f, n[r, f, "body"], n[r, f, "joint"],
+          n[r, f, "com"], n[r, f, "world"], best / n[r, f, "body"]
+      }
+    }' "$tmp/instr.txt"
+}
+
+{
+  echo "<!-- frames: bench/frames.sh -->"
+  echo "### Operations of every example and robot"
+  echo
+  echo "mul + add + div + sqrt + trig of each function in the four variants (\`mbdc stats --frame"
+  echo "all\`), in the order body / joint / com / world, the one \`--frame auto\` generates in bold"
+  echo "(— where the variant is not built: the flexible bodies compute in body frames only); the"
+  echo "robots of \`examples/urdf/\` with the bases of \`examples/urdf/floating_base.txt\`."
+  echo
+  ops_table
+  echo
+  echo "### Where auto does not keep body"
+  echo
+  echo "Every function of those models (not only the three above) that \`--frame auto\` generates in a"
+  echo "world-aligned variant:"
+  echo
+  auto_table
+  echo
+  echo "### Instructions per call"
+  echo
+  echo "callgrind, 64 states, the generated code at \`$cflags_gen\` (gcc), each variant generated"
+  echo "with \`--frame V --functions rnea,crba,aba\`; the Panda with its fingers fixed."
+  echo
+  instr_table
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| command | \`bash bench/frames.sh MBDC docs/frames.md\` |"
+  echo "| date | $(date +%Y-%m-%d) |"
+  echo "| compiler | $(gcc --version | head -1) |"
+  echo "| instructions | $(valgrind --version) --tool=callgrind |"
+  echo "<!-- /frames -->"
+} >"$tmp/section.md"
+
+cat "$tmp/section.md"
+if [ -n "$md" ]; then
+  if [ -f "$md" ] && grep -q '^<!-- frames: bench/frames.sh -->$' "$md"; then
+    awk -v sec="$tmp/section.md" '
+      /^<!-- frames: bench\/frames.sh -->$/ { while ((getline l < sec) > 0) print l; skip = 1; next }
+      /^<!-- \/frames -->$/ { skip = 0; next }
+      !skip' "$md" >"$tmp/md.new"
+    cat "$tmp/md.new" >"$md"
+  else
+    { [ -f "$md" ] && echo; cat "$tmp/section.md"; } >>"$md"
+  fi
+  echo "== wrote $md (frames)" >&2
+fi
