@@ -4,7 +4,10 @@
 # world-aligned at the joints (joint), the centres of mass (com) or the world's origin (world).
 #   1. operations (mul + add + div + sqrt + trig, `mbdc stats --frame all`) of rnea, crba and aba
 #      (and fd_loops on the loop models) in every variant, for every example model and robot;
-#   2. every function of those models for which auto generates another variant than body;
+#   2. every function of those models for which auto generates another variant than body, and
+#      what the re-expressed tree alone costs (bench/frames_tree/: every body's orientation,
+#      point, inertia and motion subspace, nothing of an algorithm) against body frames' crba and
+#      aba on the Panda, Solo12, romeo_small and the quarter car;
 #   3. callgrind instructions per call of rnea, crba and aba generated in each variant for the
 #      Panda (fingers fixed, as bench/peers.sh), Solo12 and romeo_small (floating bases), at the
 #      flags of bench/peers.sh (gcc -O3 -march=x86-64-v3 -ffp-contract=fast), over the 64 states
@@ -102,6 +105,46 @@ auto_table() {
     }' "$tmp/ops.txt"
 }
 
+# what the re-expressed tree alone costs (bench/frames_tree/algorithms/frames_tree.lua), against
+# body frames' whole crba and aba: "tree MODEL FRAME N", "whole MODEL FUNC N"
+: >"$tmp/tree.txt"
+while read -r name model flags; do
+  fb=()
+  [ "$flags" = "-" ] || fb=("$flags")
+  "$mbdc" stats "$model" -q "${fb[@]}" --frame all --templates "$root/bench/frames_tree" \
+    --functions frames_tree,crba,aba --json >"$tmp/tree.json"
+  grep -o '"frames_tree": {[^}]*"frames": {[^}]*}' "$tmp/tree.json" |
+    sed 's/.*"frames": {//; s/}$//' | tr ',' '\n' |
+    awk -v m="$name" -F': ' '{ v = $1; gsub(/[" ]/, "", v); print "tree", m, v, $2 }' >>"$tmp/tree.txt"
+  for f in crba aba; do
+    grep -o "\"$f\": {[^}]*\"frames\": {\"body\": [0-9]*" "$tmp/tree.json" |
+      sed 's/.*"body": //' | awk -v m="$name" -v f="$f" '{ print "whole", m, f, $1 }' >>"$tmp/tree.txt"
+  done
+done <<EOT
+panda $root/examples/urdf/panda.urdf -
+solo12 $root/examples/urdf/solo12.urdf --floating-base
+romeo_small $root/examples/urdf/romeo_small.urdf --floating-base
+quarter_car $root/examples/quarter_car.mbd -
+EOT
+
+tree_table() {
+  echo "| operations | the re-expressed tree alone: joint / com / world | the whole \`crba\` in body frames | the whole \`aba\` in body frames | tree ÷ body's aba |"
+  echo "|---|---|---|---|---|"
+  awk '
+    $1 == "tree" { t[$2, $3] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+    $1 == "whole" { w[$2, $3] = $4 }
+    END {
+      for (i = 1; i <= n; i++) {
+        m = order[i]; a = w[m, "aba"]
+        lo = t[m, "joint"]; hi = lo
+        if (t[m, "com"] < lo) lo = t[m, "com"]; if (t[m, "com"] > hi) hi = t[m, "com"]
+        if (t[m, "world"] < lo) lo = t[m, "world"]; if (t[m, "world"] > hi) hi = t[m, "world"]
+        printf "| %s | %d / %d / %d | %d | %d | %.2f to %.2f |\n", m, t[m, "joint"], t[m, "com"],
+          t[m, "world"], w[m, "crba"], a, lo / a, hi / a
+      }
+    }' "$tmp/tree.txt"
+}
+
 # instructions per call of each variant
 sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
 robots="panda $tmp/panda.urdf -
@@ -171,6 +214,15 @@ instr_table() {
   echo "world-aligned variant:"
   echo
   auto_table
+  echo
+  echo "### What the world-aligned frames cost before any recursion"
+  echo
+  echo "The operations of a recipe that only builds the re-expressed tree — every body's"
+  echo "orientation, point, inertia and motion subspace — and writes them out"
+  echo "(\`bench/frames_tree/algorithms/frames_tree.lua\`, through \`--templates\`), against body"
+  echo "frames' whole CRBA and ABA (in body frames all of it is constant):"
+  echo
+  tree_table
   echo
   echo "### Instructions per call"
   echo

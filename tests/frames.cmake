@@ -2,10 +2,11 @@
 # variant (the joint point, the centre of mass, the world's origin) and checked by its harness
 # against the runtime, which computes in body frames: fixed and floating bases, a tree with
 # branches, a spherical joint, prismatic joints, two loop models with fd_loops (Kang & Yoon's
-# quarter car among them).
+# quarter car among them); the fused dynamics and aba_wrenches too.
 if(TARGET mbdc)
   set(_ex ${PROJECT_SOURCE_DIR}/examples)
   set(_fns rnea,rnea_ext,nle,nle_ext,gravity,crba,crba_fd,aba,aba_ext,minv,joint_wrenches)
+  string(APPEND _fns ,dynamics,aba_wrenches) # the fused functions (fused.lua)
   set(_tests "")
   foreach(_v joint com world)
     mbdc_add_model(NAME frame_${_v}_arm7 MODEL ${_ex}/arm7.mbd FRAME ${_v} QUIET

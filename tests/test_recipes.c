@@ -485,6 +485,65 @@ static void example_models(void **state) {
   assert_true(n >= 5);
 }
 
+/* One example (path) generated with the frame functions in `frame` and checked on 3 states; a
+ * model with flexible bodies is refused (exit 1, nothing generated) instead. */
+static void check_example_in(const char *path, int floating, mbg_ref frame) {
+  mbg_gen g;
+  mbg_gen_opts o = {.model_path = path, .functions = frame_functions, .frame = frame,
+                    .floating_base = floating};
+  FILE *err = tmpfile();
+  int rc = mbg_gen_open(&g, &o, err);
+  g.keep_sym = 1;
+  int flexible = rc == 0 && g.rt.model.flex != NULL;
+  if (rc == 0) rc = mbg_gen_run(&g, err);
+  fclose(err);
+  char what[1500];
+  snprintf(what, sizeof what, "%s, --frame %s", path, mbg_ref_name(frame));
+  if (flexible) {
+    if (rc != 1) fail_msg("%s: a flexible model: exit %d, not 1", what, rc);
+  } else {
+    if (rc != 0) fail_msg("%s: generation failed (%d)", what, rc);
+    check_frames(&g, frame, what);
+    check_all(&g, 3, what);
+  }
+  mbg_gen_close(&g);
+}
+
+/* Every example model and robot (the floating bases of examples/urdf/floating_base.txt) in each
+ * world-aligned variant against the runtime. */
+static void example_models_frames(void **state) {
+  (void)state;
+  const char *src = getenv("MBDC_SOURCE_DIR");
+  char list[1200], floating[1024] = " "; /* the stems of examples/urdf/floating_base.txt */
+  snprintf(list, sizeof list, "%s/examples/urdf/floating_base.txt", src ? src : ".");
+  FILE *fl = fopen(list, "r");
+  assert_non_null(fl);
+  for (char line[128]; fgets(line, sizeof line, fl);)
+    if (line[0] != '#' && line[0] != '\n' && strlen(floating) + strlen(line) + 2 < sizeof floating)
+      line[strcspn(line, "\n")] = '\0', strcat(floating, line), strcat(floating, " ");
+  fclose(fl);
+  int n = 0;
+  for (int urdf = 0; urdf < 2; urdf++) {
+    char dir[1024], path[1400];
+    snprintf(dir, sizeof dir, "%s/examples%s", src ? src : ".", urdf ? "/urdf" : "");
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+      size_t len = strlen(e->d_name);
+      const char *ext = urdf ? ".urdf" : ".mbd";
+      if (len <= strlen(ext) || strcmp(e->d_name + len - strlen(ext), ext) != 0) continue;
+      char stem[160];
+      snprintf(stem, sizeof stem, " %.*s ", (int)(len - strlen(ext)), e->d_name);
+      int fb = urdf && strstr(floating, stem) != NULL;
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      for (int v = MBG_REF_JOINT; v < MBG_NREFS; v++) check_example_in(path, fb, (mbg_ref)v);
+      n++;
+    }
+    closedir(d);
+  }
+  assert_true(n >= 15);
+}
+
 /* Operation counts for a 7-DoF chain of revolute joints with generic axes, generic joint
  * placements and full inertias, at or below Featherstone's Table 10.1 (RBDA 2008) for n = 7:
  * RNEA 93n − 108 mul + 81n − 100 add, CRBA 10n² + 22n − 32 / 6n² + 37n − 43, ABA 224n − 259 /
@@ -705,6 +764,7 @@ int main(void) {
     cmocka_unit_test(cfa_random_trees),
     cmocka_unit_test(springs_random_trees),
     cmocka_unit_test(example_models),
+    cmocka_unit_test(example_models_frames),
     cmocka_unit_test(generic_chain_within_featherstone_bounds),
     cmocka_unit_test(cfa_depth_on_chains),
   };

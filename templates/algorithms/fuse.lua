@@ -9,7 +9,8 @@
 -- are shared), in the order met, then every output in the recipes' order; an output's name must
 -- be unique across the recipes (they cannot be renamed), and is tagged with its recipe (`part`)
 -- for the harness, which checks each recipe's outputs against its own reference. Returns int when
--- any recipe does (the status bits of every pivot check in the graph, as one recipe's).
+-- any recipe does (the status bits of every pivot check in the graph, as one recipe's); has the
+-- choice of frames (--frame, docs/frames.md) when every recipe has it, all built in one.
 
 local function is_output(role) return role:sub(1, 4) == "out_" end
 
@@ -39,17 +40,19 @@ return function(name, parts)
       end
     end
   end
-  local params, returns = {}, "void"
+  local params, returns, frames = {}, "void", true
   for _, p in ipairs(inputs) do params[#params + 1] = p end
   for _, p in ipairs(outputs) do params[#params + 1] = p end
   for _, r in ipairs(recipes) do
     if r.returns == "int" then returns = "int" end
+    frames = frames and r.frames == true -- the choice of frames when every part has it
   end
   return {
     name = name,
     summary = table.concat(parts, ", ") .. " in one function, their common terms computed once "
       .. "(--fuse)",
     returns = returns,
+    frames = frames,
     params = params,
     build = function(model)
       for _, r in ipairs(recipes) do r.build(model) end

@@ -52,7 +52,8 @@ local recipes = {
 -- The recipe called name (dynamics.lua, aba_wrenches.lua).
 function F.recipe(name)
   local r = recipes[name]
-  return { name = name, summary = r.summary, returns = "int", params = r.params, build = r.build }
+  return { name = name, summary = r.summary, returns = "int", frames = true, params = r.params,
+           build = r.build }
 end
 
 return F
