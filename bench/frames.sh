@@ -242,14 +242,8 @@ instr_table() {
 
 cat "$tmp/section.md"
 if [ -n "$md" ]; then
-  if [ -f "$md" ] && grep -q '^<!-- frames: bench/frames.sh -->$' "$md"; then
-    awk -v sec="$tmp/section.md" '
-      /^<!-- frames: bench\/frames.sh -->$/ { while ((getline l < sec) > 0) print l; skip = 1; next }
-      /^<!-- \/frames -->$/ { skip = 0; next }
-      !skip' "$md" >"$tmp/md.new"
-    cat "$tmp/md.new" >"$md"
-  else
-    { [ -f "$md" ] && echo; cat "$tmp/section.md"; } >>"$md"
-  fi
+  # shellcheck source=bench/md_section.sh
+  . "$(dirname "$0")/md_section.sh"
+  md_section_write "$md" "$tmp/section.md" "<!-- frames: bench/frames.sh -->" "<!-- /frames -->"
   echo "== wrote $md (frames)" >&2
 fi
