@@ -76,7 +76,6 @@ typedef struct mbg_gen_function {
   long code_bytes; /* the estimated machine code (mbg_sym_code_bytes) */
   int frames;       /* the recipe has the choice of frames (its table's frames = true) */
   mbg_ref frame;    /* the variant generated (BODY for a recipe without the choice) */
-  int ntried;       /* the variants built and counted, in variant[1..MBG_NREFS - 1] */
   struct {
     int tried;
     mbg_sym_counts counts;

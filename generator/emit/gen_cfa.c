@@ -47,10 +47,6 @@ int mbg_gen_cfa_defined(const mbg_gen *g, char *why, size_t n) {
   return 1;
 }
 
-static long total_ops(const mbg_sym_counts *c) {
-  return c->mul + c->add + c->div + c->sqrt + c->trig;
-}
-
 /* The order's own figures and its cost estimate (the recipe gets the same order through
  * model.cfa). Returns 0, or -1 (memory). */
 static int order_figures(const mbg_gen *g, mbg_cfa_kind kind, mbg_gen_cfa_row *row) {
@@ -116,7 +112,7 @@ int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err) {
       if (best >= 0) mbg_gen_function_free(&tmp);
     } else if (best < 0) {
       best = k;
-    } else if (total_ops(&tmp.counts) < total_ops(&f->counts)) {
+    } else if (mbg_sym_ops(&tmp.counts) < mbg_sym_ops(&f->counts)) {
       mbg_gen_function_free(f);
       *f = tmp, best = k;
     } else {

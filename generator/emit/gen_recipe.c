@@ -306,11 +306,10 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   mbg_ref best = list[0];
   for (int k = 0; n > 1 && k < n && rc == 0; k++) {
     rc = run_build(g, name, path, f, list[k], 0, err);
-    if (rc == 0 && mbg_ref_ops(&f->variant[list[k]].counts) <
-                       mbg_ref_ops(&f->variant[best].counts))
+    if (rc == 0 && mbg_sym_ops(&f->variant[list[k]].counts) <
+                       mbg_sym_ops(&f->variant[best].counts))
       best = list[k];
   }
-  f->ntried = n;
   f->frame = best;
   if (rc == 0) rc = run_build(g, name, path, f, best, 1, err);
   lua_settop(L, 0);

@@ -1,4 +1,4 @@
-/* gen_reference.c — the names of the --frame variants, and what auto compares. */
+/* gen_reference.c — the names of the --frame variants. */
 #include <string.h>
 
 #include "emit/gen_reference.h"
@@ -17,5 +17,3 @@ int mbg_ref_parse(const char *s, int allow_all, mbg_ref *f) {
 const char *mbg_ref_name(mbg_ref f) {
   return (int)f >= 0 && f <= MBG_REF_ALL ? names[f] : "?";
 }
-
-long mbg_ref_ops(const mbg_sym_counts *c) { return c->mul + c->add + c->div + c->sqrt + c->trig; }

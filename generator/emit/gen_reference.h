@@ -4,8 +4,6 @@
 #ifndef MBG_GEN_REFERENCE_H
 #define MBG_GEN_REFERENCE_H
 
-#include "sym/sym.h"
-
 /* body: body-fixed bases at the joint point (the aligned working frames); joint, com, world:
  * world-aligned bases at the joint point, the centre of mass, the world's origin (Kang & Yoon
  * 2003's three reference points). AUTO: the variant of fewest operations per function; ALL (mbdc
@@ -25,7 +23,5 @@ typedef enum mbg_ref {
 int mbg_ref_parse(const char *s, int allow_all, mbg_ref *f);
 /* The name of f ("auto", "body", ..., "all"). */
 const char *mbg_ref_name(mbg_ref f);
-/* The operations auto compares: mul + add + div + sqrt + trig. */
-long mbg_ref_ops(const mbg_sym_counts *c);
 
 #endif

@@ -496,12 +496,12 @@ int mbg_generate(const mbg_gen_opts *o, FILE *err) {
   return rc;
 }
 
-/* --frame all: function f's operations in every variant (mbg_ref_ops), "-" where not built,
+/* --frame all: function f's operations in every variant (mbg_sym_ops), "-" where not built,
  * the generated one starred; JSON: "frames": {"body": N, ...}. */
 static void print_variants(const mbg_gen_function *f, int json, FILE *out) {
   for (int v = MBG_REF_BODY; v < MBG_NREFS; v++) {
     int tried = f->variant[v].tried;
-    long ops = mbg_ref_ops(&f->variant[v].counts);
+    long ops = mbg_sym_ops(&f->variant[v].counts);
     if (json && tried)
       fprintf(out, "%s\"%s\": %ld", v == MBG_REF_BODY ? "" : ", ", mbg_ref_name((mbg_ref)v),
               ops);

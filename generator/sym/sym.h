@@ -133,9 +133,13 @@ int mbg_sym_peak_live(const mbg_sym *s, long *peak);
 /* The same for a given order of the live non-leaf nodes (mbg_sym_order); -1 when out of memory. */
 long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len);
 
+/* The operations of counts c as one number: mul + add + div + sqrt + trig (what --frame auto
+ * minimizes, docs/frames.md, and what mbg_sym_code_bytes charges for). */
+long mbg_sym_ops(const mbg_sym_counts *c);
+
 /* An estimate of the x86-64 machine code, in bytes, of the function mbg_sym_emit_c writes for s
  * (outputs in call order), compiled at -O3 -march=x86-64-v3 with contraction: MBG_SYM_OP_BYTES
- * per arithmetic operation (mbg_sym_count's mul + add + div + sqrt + trig) and per output
+ * per operation (mbg_sym_ops) and per output
  * stored. Calibrated on the Panda, the humanoids and random trees of bench/icache.sh: within
  * 10 % of what gcc 12 makes of functions from 5 to 550 KiB. Returns -1 when out of memory. */
 long mbg_sym_code_bytes(const mbg_sym *s);

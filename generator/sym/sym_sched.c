@@ -149,10 +149,12 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
   return 0;
 }
 
+long mbg_sym_ops(const mbg_sym_counts *c) { return c->mul + c->add + c->div + c->sqrt + c->trig; }
+
 long mbg_sym_code_bytes(const mbg_sym *s) {
   mbg_sym_counts c;
   if (mbg_sym_count(s, &c) != 0) return -1;
-  return MBG_SYM_OP_BYTES * (c.mul + c.add + c.div + c.sqrt + c.trig + s->nout);
+  return MBG_SYM_OP_BYTES * (mbg_sym_ops(&c) + s->nout);
 }
 
 long mbg_sym_order_peak(const mbg_sym *s, const mbg_sx *order, int32_t len) {
