@@ -220,7 +220,12 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize);
   X(PC, 6 * MB_WS_NE) /* flex CRBA, ABA: coupling block of the composite/articulated inertia */   \
   X(PE, MB_WS_NE2) /* flex CRBA, ABA: its modal block */                                           \
   X(pe, MB_WS_NE) /* flex ABA: modal bias forces */                                                \
-  X(FD, MB_WS_NFD) /* flex ABA: Cholesky factor of D_i, (nv_i + nm_i)² for a flexible body */
+  X(FD, MB_WS_NFD) /* flex ABA: Cholesky factor of D_i, (nv_i + nm_i)² for a flexible body */   \
+  X(dS, 24 * MB_WS_NV) /* derivatives: per dof S, Ψ̇, Ψ̈, A (world frame at the origin) */          \
+  X(dI, 36 * MB_WS_NB1) /* derivatives: composite inertia, world frame, 6×6 */                     \
+  X(dB, 36 * MB_WS_NB1) /* derivatives: composite B (velocity terms), world frame, 6×6 */          \
+  X(dF, 18 * MB_WS_NB1) /* derivatives: v, a, and the subtree force F, world frame */               \
+  X(dx, 2 * MB_WS_NV) /* derivatives: q̈ and a column of the product with M⁻¹ */
 
 typedef struct mb_workspace {
   const mb_model *model; /* the model it was laid out for (the tag below holds its sizes) */
@@ -385,6 +390,22 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws);
  * only ws->S, XE, Xr, IA, U, D, Dref, Dbase, Jsub and msub (and the tag): a caller that runs just
  * the articulated-body steps may lay out a workspace of those arrays alone. */
 int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]);
+
+/* The derivatives of inverse dynamics (derivatives.c; Carpentier & Mansard, "Analytical
+ * Derivatives of Rigid Body Dynamics Algorithms", RSS 2018, in the world frame): at (q, v, a),
+ * dtau_dq = ∂τ/∂q, dtau_dv = ∂τ/∂v and M = ∂τ/∂a = M(q), nv × nv row-major (v, a NULL: zero; M
+ * may be NULL). A derivative with respect to q is taken along the tangent space: column k is
+ * d/dε τ(q ⊕ ε e_k) at ε = 0, ⊕ as mb_integrate with dt = 1 (a quaternion turns in its child
+ * frame), so every matrix is nv × nv. MB_OK; MB_EINVAL for a model with flexible bodies;
+ * MB_ENUMERIC if an output is not finite. */
+int mb_rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                        const double *a, double *dtau_dq, double *dtau_dv, double *M);
+/* The derivatives of forward dynamics at (q, v, τ): q̈ = mb_aba(q, v, τ), then dqdd_dq = −M⁻¹
+ * ∂τ/∂q and dqdd_dv = −M⁻¹ ∂τ/∂v at (q, v, q̈), and Minv = M⁻¹ = ∂q̈/∂τ (mb_minv); same tangent
+ * space and layout as mb_rnea_derivatives. MB_OK; MB_EINVAL as there; MB_ENUMERIC if the ABA or
+ * M⁻¹ fails the pivot rule or an output is not finite. */
+int mb_aba_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                       const double *tau, double *dqdd_dq, double *dqdd_dv, double *Minv);
 
 /* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; Liu, Hu &
  * Zhang, "Constraint force algorithm for tree-like multibody system dynamics", Chinese Journal of
