@@ -51,8 +51,10 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
 
 /* The functions generated only for some models (springs, flexible bodies). */
 static const char *const model_functions[] = {"passive_forces", "node_poses", NULL};
-/* Asked for by name only (--functions): several outputs from one graph (fused.lua). */
-static const char *const fused_functions[] = {"dynamics", "aba_wrenches", NULL};
+/* Asked for by name only (--functions): several outputs from one graph (fused.lua, and the
+ * derivatives of derivatives.lua). */
+static const char *const fused_functions[] = {"dynamics", "aba_wrenches", "rnea_derivatives",
+                                              "aba_derivatives", NULL};
 /* Added to the defaults with --contacts (docs/controllers.md). */
 static const char *const contact_functions[] = {"contact_fd", "contact_fd_reg", "impulse", NULL};
 
@@ -73,7 +75,8 @@ static void suggest_function(const char *name, FILE *err) {
 static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
-    "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches", NULL};
+    "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
+    "rnea_derivatives", "aba_derivatives", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {

@@ -45,6 +45,8 @@ local reference = {
   dynamics = "mb_crba(&M, ws, q, ref)",
   aba_wrenches = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
   difference = "rc = mb_difference(&M, q, q2, ref)",
+  rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
+  aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
   trig = "trig_ref(q, ref)",
 }
 
@@ -60,6 +62,12 @@ local second = {
   dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
                third = { name = "dynamics.qdd", size = "NV",
                          reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
+  rnea_derivatives = { name = "rnea_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
+                       third = { name = "rnea_derivatives.M", size = "NV * NV",
+                                 reference = "(void)0" } },
+  aba_derivatives = { name = "aba_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0",
+                      third = { name = "aba_derivatives.Minv", size = "NV * NV",
+                                reference = "(void)0" } },
   aba_wrenches = { name = "aba_wrenches.wrench", size = "6 * (NB + 1)",
                    reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
 }

@@ -1,0 +1,243 @@
+-- derivatives.lua — the derivatives of inverse and forward dynamics: the recipes rnea_derivatives
+-- (∂τ/∂q, ∂τ/∂v and ∂τ/∂a = M at (q, v, a)) and aba_derivatives (∂q̈/∂q, ∂q̈/∂v and ∂q̈/∂τ = M⁻¹ at
+-- (q, v, τ)), after Carpentier & Mansard, "Analytical Derivatives of Rigid Body Dynamics
+-- Algorithms", RSS 2018, with every quantity in the world frame at the world's origin (the tree of
+-- reference.lua's `world`); runtime/derivatives.c computes the same, and docs/derivatives.md has
+-- the derivation.
+--
+-- A tangent step of dof c (joint k) moves k's subtree rigidly; τ_r = S_rᵀ F_j of a joint j in that
+-- subtree sees only the intrinsic changes: with Ψ̇_c = v_λ × S_c, Ψ̈_c = a_λ × S_c + v_λ × Ψ̇_c,
+-- A_c = Ψ̇_c + v_k × S_c (λ = λ(k)), a body's force f = I a + v ×* I v changes by I Ψ̈_c + B Ψ̇_c
+-- (q) and I A_c + B S_c (v), where B = C + Cᵀ + H(h), C = (v ×*) I, h = I v, H(h) x = x ×* h.
+-- With the subtree sums IC (a 10-number inertia), BC and F:
+--   r of j, c of k ⪯ j:  ∂τ_r/∂q_c = (IC_j S_r)ᵀ Ψ̈_c + (BC_jᵀ S_r)ᵀ Ψ̇_c,
+--                        ∂τ_r/∂v_c = (IC_j S_r)ᵀ A_c + (BC_jᵀ S_r)ᵀ S_c,  M_rc = (IC_j S_r)ᵀ S_c
+--   r of k ≺ j, c of j:  ∂τ_r/∂q_c = S_rᵀ (S_c ×* F_j + IC_j Ψ̈_c + BC_j Ψ̇_c),
+--                        ∂τ_r/∂v_c = S_rᵀ (IC_j A_c + BC_j S_c),  M_rc = S_rᵀ IC_j S_c
+-- and 0 for dofs of bodies on different branches. ∂q̈/∂x = −M⁻¹ ∂τ/∂x at q̈ = aba(q, v, τ).
+local sp = import "spatial"
+local J = import "joints"
+local rnea = import "rnea"
+local aba = import "aba"
+local minv = import "minv"
+
+local D = {}
+
+-- The working tree in the world frame at the origin, whatever the function's --frame.
+local function world_tree(model)
+  local saved = J.override
+  J.override = "world"
+  local ok, T = pcall(J.tree, model)
+  J.override = saved
+  if not ok then error(T, 0) end
+  return T
+end
+
+-- B = C + Cᵀ + H(h) (row-major 6×6), C = (v ×*) I column by column, H(h) = [−n× −f×; −f× 0].
+local function velocity_matrix(I, v, h)
+  local C, B = {}, {}
+  for c = 1, 6 do
+    local e = sp.zeros(6)
+    e[c] = 1
+    local y = sp.crf(v, sp.I_mv(I, e))
+    for r = 1, 6 do C[sp.at6(r, c)] = y[r] end
+  end
+  for r = 1, 6 do
+    for c = 1, 6 do B[sp.at6(r, c)] = C[sp.at6(r, c)] + C[sp.at6(c, r)] end
+  end
+  local function minus_cross(x, r0, c0)
+    local X = { 0, x[3], -x[2], -x[3], 0, x[1], x[2], -x[1], 0 }
+    for r = 1, 3 do
+      for c = 1, 3 do
+        local at = sp.at6(r0 + r, c0 + c)
+        B[at] = B[at] + X[3 * (r - 1) + c]
+      end
+    end
+  end
+  local n, f = { h[1], h[2], h[3] }, { h[4], h[5], h[6] }
+  minus_cross(n, 0, 0)
+  minus_cross(f, 0, 3)
+  minus_cross(f, 3, 0)
+  return B
+end
+
+-- Aᵀ x for a row-major 6×6 A
+local function M6T_mv(A, x)
+  local y = {}
+  for c = 1, 6 do
+    local s = 0
+    for r = 1, 6 do s = s + A[sp.at6(r, c)] * x[r] end
+    y[c] = s
+  end
+  return y
+end
+
+-- The forward pass in the world frame: per dof {S, Pd = Ψ̇, Pdd = Ψ̈, A}, per body its inertia I,
+-- B and force f. qd, qdd: arrays of the nv velocity and acceleration entries (1-based).
+local function forward(model, T, qd, qdd)
+  local V, Acc = { [0] = sp.zeros(6) }, { [0] = J.a0(model) }
+  local dof, B, F = {}, {}, {}
+  for _, b in ipairs(T) do
+    local i, p = b.i, b.parent
+    local vJ, aJ = sp.zeros(6), sp.zeros(6)
+    for c, S in ipairs(b.S) do
+      vJ = sp.add(vJ, sp.scale(S, qd[b.iv + c]))
+      aJ = sp.add(aJ, sp.scale(S, qdd[b.iv + c]))
+    end
+    V[i] = J.name(sp.add(V[p], vJ), "v", b)
+    Acc[i] = J.name(sp.add(sp.add(Acc[p], aJ), sp.crm(V[i], vJ)), "a", b)
+    for c, S in ipairs(b.S) do
+      local Pd = J.name(sp.crm(V[p], S), "Pd" .. (c - 1), b)
+      local Pdd = J.name(sp.add(sp.crm(Acc[p], S), sp.crm(V[p], Pd)), "Pdd" .. (c - 1), b)
+      local A = J.name(sp.add(sp.crm(V[i], S), Pd), "A" .. (c - 1), b)
+      dof[b.iv + c] = { S = S, Pd = Pd, Pdd = Pdd, A = A }
+    end
+    local h = sp.I_mv(b.I, V[i])
+    B[i] = velocity_matrix(b.I, V[i], h)
+    F[i] = sp.add(sp.I_mv(b.I, Acc[i]), sp.crf(V[i], h))
+  end
+  return dof, B, F
+end
+
+-- The subtree sums IC, BC and F (in place), named once final.
+local function composites(T, B, F)
+  local IC = {}
+  for _, b in ipairs(T) do IC[b.i] = b.I end
+  for i = #T, 1, -1 do
+    local b, p = T[i], T[i].parent
+    IC[i], B[i], F[i] = J.name(IC[i], "IC", b), J.name(B[i], "BC", b), J.name(F[i], "F", b)
+    if p > 0 then
+      IC[p], B[p], F[p] = sp.add(IC[p], IC[i]), sp.add(B[p], B[i]), sp.add(F[p], F[i])
+    end
+  end
+  return IC
+end
+
+-- ∂τ/∂q, ∂τ/∂v and M as rows (1-based dofs) at q, the velocities qd and accelerations qdd.
+function D.rnea(model, qd, qdd)
+  local T, nv = world_tree(model), model.nv
+  local dof, BC, F = forward(model, T, qd, qdd)
+  local IC = composites(T, BC, F)
+  local dq, dv, M = {}, {}, {}
+  for r = 1, nv do dq[r], dv[r], M[r] = sp.zeros(nv), sp.zeros(nv), sp.zeros(nv) end
+  for _, b in ipairs(T) do
+    local i = b.i
+    -- per dof r of i: u = IC_i S_r, w = BC_iᵀ S_r (its rows); per dof c of i: the columns P, Q
+    -- that the rows of i's ancestors read
+    local u, w, P, Q = {}, {}, {}, {}
+    for c = 1, b.nv do
+      local d = dof[b.iv + c]
+      u[c] = J.name(sp.I_mv(IC[i], d.S), "u" .. (c - 1), b)
+      w[c] = J.name(M6T_mv(BC[i], d.S), "w" .. (c - 1), b)
+      P[c] = sp.add(sp.add(sp.crf(d.S, F[i]), sp.I_mv(IC[i], d.Pdd)), sp.M6_mv(BC[i], d.Pd))
+      Q[c] = sp.add(sp.I_mv(IC[i], d.A), sp.M6_mv(BC[i], d.S))
+    end
+    local k = b
+    while k do
+      for c = 1, k.nv do -- rows of i, columns of k
+        local d, col = dof[k.iv + c], k.iv + c
+        for r = 1, b.nv do
+          local row = b.iv + r
+          dq[row][col] = sp.dot(u[r], d.Pdd) + sp.dot(w[r], d.Pd)
+          dv[row][col] = sp.dot(u[r], d.A) + sp.dot(w[r], d.S)
+          M[row][col] = sp.dot(u[r], d.S)
+        end
+      end
+      if k ~= b then -- rows of the ancestor k, columns of i
+        for r = 1, k.nv do
+          local S, row = dof[k.iv + r].S, k.iv + r
+          for c = 1, b.nv do
+            dq[row][b.iv + c] = sp.dot(S, P[c])
+            dv[row][b.iv + c] = sp.dot(S, Q[c])
+            M[row][b.iv + c] = sp.dot(S, u[c])
+          end
+        end
+      end
+      k = k.parent > 0 and T[k.parent] or nil
+    end
+  end
+  return dq, dv, M
+end
+
+local function inputs(name, n)
+  local x = {}
+  for k = 1, n do x[k] = sym.input(name, k - 1) end
+  return x
+end
+
+local function output(name, A, nv)
+  for r = 1, nv do
+    for c = 1, nv do sym.output(name, nv * (r - 1) + c - 1, A[r][c]) end
+  end
+end
+
+local function build_rnea(model)
+  local nv = model.nv
+  local dq, dv, M = D.rnea(model, inputs("v", nv), inputs("a", nv))
+  output("dtau_dq", dq, nv)
+  output("dtau_dv", dv, nv)
+  output("M", M, nv)
+end
+
+-- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua), the inverse-dynamics
+-- derivatives at q̈, then −M⁻¹ times them.
+local function build_aba(model)
+  local nv = model.nv
+  local T, X, _, pA = rnea.forward(model, "v", nil)
+  local jt, u = aba.backward(T, X, pA)
+  local qdd_b = aba.forward(T, X, jt, u, "da")
+  local qdd = {}
+  for _, b in ipairs(T) do
+    for k = 1, b.nv do qdd[b.iv + k] = sym.name(qdd_b[b.i][k], "qdd_" .. b.name .. "_" .. (k - 1)) end
+  end
+  local Mi = minv.matrix(model)
+  local dq, dv = D.rnea(model, inputs("v", nv), qdd)
+  local function product(A)
+    local P = {}
+    for r = 1, nv do
+      P[r] = {}
+      for c = 1, nv do
+        local s = 0
+        for l = 1, nv do s = s - Mi[r][l] * A[l][c] end
+        P[r][c] = s
+      end
+    end
+    return P
+  end
+  output("dqdd_dq", product(dq), nv)
+  output("dqdd_dv", product(dv), nv)
+  output("Minv", Mi, nv)
+end
+
+local TANGENT = "; d/dq along the tangent space (q + dq for a quaternion: its turn in the child "
+  .. "frame, as integrate)"
+
+local recipes = {
+  rnea_derivatives = {
+    summary = "derivatives of inverse dynamics at (q, v, a): dtau_dq, dtau_dv and dtau_da = M, "
+      .. "nv x nv row-major" .. TANGENT,
+    returns = "void",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "a", role = "a" },
+               { name = "dtau_dq", role = "out_nvnv" }, { name = "dtau_dv", role = "out_nvnv" },
+               { name = "M", role = "out_nvnv" } },
+    build = build_rnea,
+  },
+  aba_derivatives = {
+    summary = "derivatives of forward dynamics at (q, v, tau): dqdd_dq, dqdd_dv and dqdd_dtau = "
+      .. "M^-1, nv x nv row-major" .. TANGENT,
+    returns = "int",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "tau", role = "tau" },
+               { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
+               { name = "Minv", role = "out_nvnv" } },
+    build = build_aba,
+  },
+}
+
+-- The recipe called name (rnea_derivatives.lua, aba_derivatives.lua).
+function D.recipe(name)
+  local r = recipes[name]
+  return { name = name, summary = r.summary, returns = r.returns, params = r.params,
+           build = r.build }
+end
+
+return D
