@@ -23,6 +23,7 @@
 #include "mb.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
+#include "mbg_randmodel.h"
 #include "mbg_testmodel.h"
 #include "topology/regular.h"
 
@@ -32,58 +33,12 @@ static mbt_rng rng; /* tests/mb_randtree.c's generator */
 static double urand(double lo, double hi) { return mbt_uniform(&rng, lo, hi); }
 static int irand(int n) { return mbt_randint(&rng, 0, n - 1); }
 
-/* A random unit axis: a signed coordinate axis half of the time, else generic. */
-static void random_axis(double a[3]) {
-  if (irand(2)) {
-    a[0] = a[1] = a[2] = 0.0;
-    a[irand(3)] = irand(2) ? 1.0 : -1.0;
-    return;
-  }
-  double n = 0;
-  for (int k = 0; k < 3; k++) a[k] = urand(-1, 1), n += a[k] * a[k];
-  for (int k = 0; k < 3; k++) a[k] /= sqrt(n);
-}
+/* Tree shapes (mbg_randmodel.h). */
+enum { SHAPE_RANDOM = MBGT_SHAPE_RANDOM, SHAPE_CHAIN, SHAPE_BUSHY, SHAPE_DEEP };
 
-/* Tree shapes: the parent of body k among 0..k-1 at random, k-1 (a chain), among the first two
- * bodies (bushy: nodes with many children) or k-1 or k-2 (deep). */
-enum { SHAPE_RANDOM, SHAPE_CHAIN, SHAPE_BUSHY, SHAPE_DEEP };
-
-static int random_parent(int k, int shape) {
-  switch (shape) {
-  case SHAPE_CHAIN: return k - 1;
-  case SHAPE_BUSHY: return irand(k < 3 ? k : 3);
-  case SHAPE_DEEP: return k < 2 ? 0 : k - 1 - irand(2);
-  default: return irand(k);
-  }
-}
-
-/* n bodies of the given shape, every joint type. */
+/* n bodies of the given shape, every joint type (mbg_randmodel.c), from rng. */
 static mbg_model *random_model(int n, int shape, int floating_root) {
-  static const mbg_joint_type types[] = {MBG_JOINT_REVOLUTE, MBG_JOINT_CONTINUOUS,
-                                         MBG_JOINT_PRISMATIC, MBG_JOINT_HELICAL,
-                                         MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED};
-  mbg_model *m = mbg_model_new("random", "");
-  assert_non_null(m);
-  for (int k = 1; k <= n; k++) {
-    char name[16];
-    snprintf(name, sizeof name, "b%d", k);
-    int b = mbgt_body(m, name, 1);
-    mbg_body *B = &m->bodies[b];
-    B->mass = urand(0.2, 3);
-    for (int c = 0; c < 3; c++) B->com[c] = urand(-0.3, 0.3), B->inertia[c] = urand(0.05, 0.5);
-    for (int c = 3; c < 6; c++) B->inertia[c] = urand(-0.01, 0.01);
-    snprintf(name, sizeof name, "j%d", k);
-    int parent = random_parent(k, shape);
-    mbg_joint_type t = (k == 1 && floating_root) ? MBG_JOINT_FLOATING : types[irand(6)];
-    if (k == n && t == MBG_JOINT_FIXED) t = MBG_JOINT_REVOLUTE; /* at least one moving joint */
-    int j = mbgt_joint(m, name, t, parent, b);
-    mbg_joint *J = &m->joints[j];
-    for (int c = 0; c < 3; c++) J->xyz[c] = urand(-0.5, 0.5), J->rpy[c] = urand(-3, 3);
-    random_axis(J->axis);
-    J->pitch = urand(-0.1, 0.1);
-    J->node = -1;
-  }
-  return m;
+  return mbgt_random_model(&rng, n, shape, floating_root);
 }
 
 /* ---- evaluating a generated function -------------------------------------------------------- */

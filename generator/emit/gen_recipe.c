@@ -151,6 +151,14 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   lua_pop(L, 1);
   if (ft != LUA_TNIL && ft != LUA_TBOOLEAN)
     return snprintf(msg, n, "'frames' must be a boolean"), -1;
+  int fx = lua_getfield(L, t, "frame");
+  const char *fs = fx == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  int bad = fx != LUA_TNIL && (!fs || mbg_ref_parse(fs, 0, &f->fixed_frame) != 0 ||
+                               f->fixed_frame == MBG_REF_AUTO || f->frames);
+  lua_pop(L, 1);
+  if (bad)
+    return snprintf(msg, n, "'frame' must be \"body\", \"joint\", \"com\" or \"world\", in a recipe "
+                            "without 'frames'"), -1;
   if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
     return snprintf(msg, n, "'build' must be a function(model)"), -1;
   return 0; /* build is on the stack */
@@ -310,7 +318,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
                        mbg_sym_ops(&f->variant[best].counts))
       best = list[k];
   }
-  f->frame = best;
+  f->frame = f->fixed_frame ? f->fixed_frame : best;
   if (rc == 0) rc = run_build(g, name, path, f, best, 1, err);
   lua_settop(L, 0);
   return rc;

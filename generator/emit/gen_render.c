@@ -135,7 +135,12 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   }
   lua_setfield(L, -2, "params");
   if (f->twin_of > 0) mbg_lua_set_string(L, "twin_of", g->functions[f->twin_of - 1].name);
-  if (f->frames) mbg_lua_set_string(L, "frame", mbg_ref_name(f->frame)); /* --frame's variant */
+  if (f->frames || f->fixed_frame) /* --frame's variant, or the recipe's own frame */
+    mbg_lua_set_string(L, "frame", mbg_ref_name(f->frame));
+  if (f->fixed_frame) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "fixed_frame");
+  }
   lua_createtable(L, 0, 6);
   mbg_lua_set_int(L, "mul", f->counts.mul);
   mbg_lua_set_int(L, "add", f->counts.add);

@@ -209,8 +209,8 @@ local function build_aba(model)
   output("Minv", Mi, nv)
 end
 
-local TANGENT = "; d/dq along the tangent space (q + dq for a quaternion: its turn in the child "
-  .. "frame, as integrate)"
+local TANGENT = "; the q-derivatives along the tangent space, as Pinocchio's: column k is d/de at "
+  .. "e = 0 of the value at integrate(q, e_k, e) (a quaternion turns in its child frame)"
 
 local recipes = {
   rnea_derivatives = {
@@ -237,7 +237,7 @@ local recipes = {
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,
-           build = r.build }
+           frame = "world", build = r.build }
 end
 
 return D

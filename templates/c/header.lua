@@ -189,7 +189,7 @@ return function(d)
                     " bytes (", f.counts.live, " values live at once)." }
     if f.frame then
       b(table.concat(stack))
-      b(" * Computed in ", FRAMES[f.frame], " (--frame). */")
+      b(" * Computed in ", FRAMES[f.frame], f.fixed_frame and ". */" or " (--frame). */")
     else
       stack[#stack + 1] = " */"
       b(table.concat(stack))
