@@ -13,6 +13,10 @@
  * for all states, as a controller's do (per-state outputs would take a humanoid's 64 mass
  * matrices, 600 KB, out of the L1 and L2 data caches and time the stores, not the function).
  *
+ * With -DWITH_DERIVATIVES (the model generated with integrate, rnea_derivatives and
+ * aba_derivatives too; bench/derivatives.sh) also the derivatives, and what they replace: central
+ * differences of rnea and aba (run_fd_rnea, run_fd_aba).
+ *
  * With -DTIMING -DWITH_RUNTIME -DMODEL_HEADER='"DIR/<p>_model.h"' (and -I runtime/, linked with
  * <p>_model.o and mbrt) it also times the runtime's mb_rnea, mb_crba and mb_aba on the same
  * model, as "time rt_<f> <ns per call>" (bench/icache.sh: the compact form against the
@@ -66,6 +70,9 @@ static double qdd[NOUT][NV];
 #ifdef WITH_ABA_WRENCHES
 static double wrench[NOUT][6 * (UP(NB) + 1)];
 #endif
+#ifdef WITH_DERIVATIVES
+static double dq_out[NOUT][NV * NV], dv_out[NOUT][NV * NV];
+#endif
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -98,6 +105,49 @@ __attribute__((noinline)) static int run_aba_wrenches(void) {
 }
 #endif
 
+#ifdef WITH_DERIVATIVES
+__attribute__((noinline)) static void run_rnea_derivatives(void) {
+  for (int s = 0; s < NSTATES; s++) FN(rnea_derivatives)(q[s], v[s], a[s], dq_out[OUT(s)], dv_out[OUT(s)], M[OUT(s)]);
+}
+
+__attribute__((noinline)) static int run_aba_derivatives(void) {
+  int fails = 0;
+  for (int s = 0; s < NSTATES; s++) fails += FN(aba_derivatives)(q[s], v[s], tau[s], dq_out[OUT(s)], dv_out[OUT(s)], M[OUT(s)]) != 0;
+  return fails;
+}
+
+/* What the derivatives replace: ∂y/∂q and ∂y/∂v by central differences of y = rnea (aba: of aba),
+ * q stepped along the tangent space by the generated integrate: 4 nv calls of y and 2 nv of
+ * integrate per state. */
+static void central_differences(int aba, int s, double *dq, double *dv) {
+  static double qs[NQ], vs[NV], e[NV], yp[NV], ym[NV];
+  const double h = 1e-6;
+  for (int k = 0; k < NV; k++) {
+    for (int l = 0; l < NV; l++) e[l] = l == k, vs[l] = v[s][l];
+    for (int side = 0; side < 2; side++) {
+      double *y = side ? ym : yp, step = side ? -h : h;
+      FN(integrate)(q[s], e, step, qs);
+      if (aba) (void)FN(aba)(qs, v[s], tau[s], y); else FN(rnea)(qs, v[s], a[s], y);
+    }
+    for (int l = 0; l < NV; l++) dq[l * NV + k] = (yp[l] - ym[l]) / (2 * h);
+    for (int side = 0; side < 2; side++) {
+      double *y = side ? ym : yp;
+      vs[k] = v[s][k] + (side ? -h : h);
+      if (aba) (void)FN(aba)(q[s], vs, tau[s], y); else FN(rnea)(q[s], vs, a[s], y);
+    }
+    for (int l = 0; l < NV; l++) dv[l * NV + k] = (yp[l] - ym[l]) / (2 * h);
+  }
+}
+
+__attribute__((noinline)) static void run_fd_rnea(void) {
+  for (int s = 0; s < NSTATES; s++) central_differences(0, s, dq_out[OUT(s)], dv_out[OUT(s)]);
+}
+
+__attribute__((noinline)) static void run_fd_aba(void) {
+  for (int s = 0; s < NSTATES; s++) central_differences(1, s, dq_out[OUT(s)], dv_out[OUT(s)]);
+}
+#endif
+
 #ifdef TIMING
 #ifndef REPS
 #define REPS 100
@@ -105,6 +155,9 @@ __attribute__((noinline)) static int run_aba_wrenches(void) {
 static void run_aba_void(void) { (void)run_aba(); }
 #ifdef WITH_ABA_WRENCHES
 static void run_aba_wrenches_void(void) { (void)run_aba_wrenches(); }
+#endif
+#ifdef WITH_DERIVATIVES
+static void run_aba_derivatives_void(void) { (void)run_aba_derivatives(); }
 #endif
 
 static double seconds(void) {
@@ -161,6 +214,12 @@ int main(void) {
 #ifdef WITH_ABA_WRENCHES
   time_it("aba_wrenches", run_aba_wrenches_void);
 #endif
+#ifdef WITH_DERIVATIVES
+  time_it("rnea_derivatives", run_rnea_derivatives);
+  time_it("aba_derivatives", run_aba_derivatives_void);
+  time_it("fd_rnea", run_fd_rnea);
+  time_it("fd_aba", run_fd_aba);
+#endif
 #ifdef WITH_RUNTIME
   void *buf = malloc(mb_workspace_size(model));
   if (!buf || mb_workspace_init(&ws, model, buf) != MB_OK) return fprintf(stderr, "workspace\n"), 1;
@@ -179,12 +238,21 @@ int main(void) {
 #ifdef WITH_ABA_WRENCHES
   fails += run_aba_wrenches();
 #endif
+#ifdef WITH_DERIVATIVES
+  run_rnea_derivatives();
+  fails += run_aba_derivatives();
+  run_fd_rnea();
+  run_fd_aba();
+#endif
   /* Read the outputs so that nothing is optimised away. */
   double sum = 0;
   for (int s = 0; s < NOUT; s++) {
     for (int i = 0; i < NV; i++) sum += tau_out[s][i] + qdd[s][i] + M[s][i * NV + i];
 #ifdef WITH_ABA_WRENCHES
     sum += wrench[s][6];
+#endif
+#ifdef WITH_DERIVATIVES
+    sum += dq_out[s][NV * NV - 1] + dv_out[s][0];
 #endif
   }
   printf("checksum %.17g, aba failures %d of %d\n", sum, fails, NSTATES);

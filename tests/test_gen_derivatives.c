@@ -110,6 +110,17 @@ static void against(const mbg_gen *g, int aba, const dstate *s, int what, const 
   }
 }
 
+/* X = −Minv X (n × n; T: n × n scratch), as the epilogue minus_minv_product. */
+static void minus_minv(int n, const double *Minv, double *X, double *T) {
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < n; c++) {
+      double x = 0.0;
+      for (int l = 0; l < n; l++) x -= Minv[r * n + l] * X[l * n + c];
+      T[r * n + c] = x;
+    }
+  memcpy(X, T, (size_t)n * (size_t)n * sizeof *X);
+}
+
 static void random_state(mbt_rng *rng, const mb_model *m, dstate *s) {
   mbt_rand_q(rng, m, s->q);
   mbt_rand_vec(rng, m->nv, -1, 1, s->v);
@@ -139,6 +150,10 @@ static void check(const mbg_gen *g, int nstates, uint64_t seed, const char *wher
     eval(g, "aba_derivatives", &s, "dqdd_dq", P);
     eval(g, "aba_derivatives", &s, "dqdd_dv", Pv);
     eval(g, "aba_derivatives", &s, "Minv", Mi);
+    /* its epilogue (templates/c/source.lua): dqdd_dx = −Minv dqdd_dx, the graph's ∂τ/∂x */
+    assert_string_equal(find(g, "aba_derivatives")->epilogue, "minus_minv_product");
+    minus_minv(n, Mi, P, M);
+    minus_minv(n, Mi, Pv, M);
     against(g, 1, &s, 0, P, 1e-6, "dqdd_dq", where);
     against(g, 1, &s, 1, Pv, 1e-6, "dqdd_dv", where);
     against(g, 1, &s, 2, Mi, 1e-9, "Minv = dqdd_dtau", where);

@@ -76,6 +76,7 @@ typedef struct mbg_gen_function {
   long code_bytes; /* the estimated machine code (mbg_sym_code_bytes) */
   int frames;       /* the recipe has the choice of frames (its table's frames = true) */
   mbg_ref frame;    /* the variant generated (BODY for a recipe without the choice) */
+  char epilogue[32]; /* a step in C after the graph (its table's epilogue; source.lua): "" none */
   mbg_ref fixed_frame; /* where a recipe without the choice computes (its table's frame, e.g.
                         * "world" for the derivatives); AUTO (0): not said, body frames */
   struct {

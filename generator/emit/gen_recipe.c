@@ -151,6 +151,13 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   lua_pop(L, 1);
   if (ft != LUA_TNIL && ft != LUA_TBOOLEAN)
     return snprintf(msg, n, "'frames' must be a boolean"), -1;
+  int ex = lua_getfield(L, t, "epilogue");
+  const char *es = ex == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  int known = es && strcmp(es, "minus_minv_product") == 0;
+  if (known) snprintf(f->epilogue, sizeof f->epilogue, "%s", es);
+  lua_pop(L, 1);
+  if (ex != LUA_TNIL && !known)
+    return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\" (the only one)"), -1;
   int fx = lua_getfield(L, t, "frame");
   const char *fs = fx == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
   int bad = fx != LUA_TNIL && (!fs || mbg_ref_parse(fs, 0, &f->fixed_frame) != 0 ||
@@ -181,6 +188,18 @@ static int l_read_recipe(lua_State *L) {
   return 1;
 }
 
+/* The epilogue's share of f's counts: minus_minv_product (source.lua) overwrites two nv × nv
+ * outputs X with −M⁻¹ X, column by column: at most nv³ multiplications and additions each (the
+ * zero entries of X are skipped at run time), 2 nv values more on the stack and about 200 bytes
+ * of code. */
+static void epilogue_counts(const mbg_gen *g, mbg_gen_function *f) {
+  long nv = g->topo->nv;
+  f->counts.mul += 2 * nv * nv * nv;
+  f->counts.add += 2 * nv * nv * nv;
+  f->live += 2 * nv;
+  f->code_bytes += 200;
+}
+
 /* After the recipe ran: mark the inputs the live graph reads, emit, count. */
 static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   int32_t n = mbg_sym_size(s);
@@ -205,6 +224,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && mbg_sym_peak_live(s, &f->live) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && (f->code_bytes = mbg_sym_code_bytes(s)) < 0) rc = MBG_SYM_ENOMEM;
+  if (rc == 0 && f->epilogue[0]) epilogue_counts(g, f);
   if (rc != 0) {
     fprintf(err, "mbdc: error: %s: %s\n", f->name, mbg_sym_strerror(rc));
     return 1;

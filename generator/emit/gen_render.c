@@ -137,6 +137,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   if (f->twin_of > 0) mbg_lua_set_string(L, "twin_of", g->functions[f->twin_of - 1].name);
   if (f->frames || f->fixed_frame) /* --frame's variant, or the recipe's own frame */
     mbg_lua_set_string(L, "frame", mbg_ref_name(f->frame));
+  if (f->epilogue[0]) mbg_lua_set_string(L, "epilogue", f->epilogue);
   if (f->fixed_frame) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "fixed_frame");

@@ -179,8 +179,11 @@ local function build_rnea(model)
   output("M", M, nv)
 end
 
--- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua), the inverse-dynamics
--- derivatives at q̈, then −M⁻¹ times them.
+-- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua) and the inverse-dynamics
+-- derivatives at q̈ into dqdd_dq and dqdd_dv; the epilogue (templates/c/source.lua,
+-- "minus_minv_product") then multiplies them by −M⁻¹ in place, a loop of nv³ multiply-adds each
+-- (skipping the zeros of ∂τ), where the unrolled product would be as many statements: on a
+-- humanoid, most of the function and most of its compile time.
 local function build_aba(model)
   local nv = model.nv
   local T, X, _, pA = rnea.forward(model, "v", nil)
@@ -192,20 +195,8 @@ local function build_aba(model)
   end
   local Mi = minv.matrix(model)
   local dq, dv = D.rnea(model, inputs("v", nv), qdd)
-  local function product(A)
-    local P = {}
-    for r = 1, nv do
-      P[r] = {}
-      for c = 1, nv do
-        local s = 0
-        for l = 1, nv do s = s - Mi[r][l] * A[l][c] end
-        P[r][c] = s
-      end
-    end
-    return P
-  end
-  output("dqdd_dq", product(dq), nv)
-  output("dqdd_dv", product(dv), nv)
+  output("dqdd_dq", dq, nv)
+  output("dqdd_dv", dv, nv)
   output("Minv", Mi, nv)
 end
 
@@ -230,6 +221,7 @@ local recipes = {
                { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
                { name = "Minv", role = "out_nvnv" } },
     build = build_aba,
+    epilogue = "minus_minv_product",
   },
 }
 
@@ -237,7 +229,7 @@ local recipes = {
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,
-           frame = "world", build = r.build }
+           frame = "world", epilogue = r.epilogue, build = r.build }
 end
 
 return D

@@ -22,6 +22,10 @@ return function(name, parts)
       return nil, "--fuse " .. name .. ": '" .. part .. "' is not a recipe (a module other "
         .. "recipes import)"
     end
+    if r.epilogue then -- a step in C after its graph (source.lua): not part of a fused graph
+      return nil, "--fuse " .. name .. ": '" .. part .. "' ends in C code of its own (its "
+        .. "epilogue) and cannot be fused"
+    end
     recipes[k] = r
     for _, p in ipairs(r.params) do
       local before = seen[p.name]

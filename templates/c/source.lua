@@ -97,6 +97,25 @@ return function(d)
       end
     end
     b(f.body)
+    if f.epilogue == "minus_minv_product" then
+      -- dqdd_dx = −M⁻¹ dtau_dx (dtau_dx written into dqdd_dx above), column by column: an axpy
+      -- over the rows of M⁻¹ (symmetric: row l is column l), contiguous; the zero entries of the
+      -- column (the dofs on other branches) skipped
+      b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column */")
+      b("  for (int ep_m = 0; ep_m < 2; ep_m++) {")
+      b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P, "_NV];")
+      b("    for (int ep_c = 0; ep_c < ", P, "_NV; ep_c++) {")
+      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
+      b("        ep_col[ep_r] = ep_X[", P, "_NV * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
+      b("      for (int ep_l = 0; ep_l < ", P, "_NV; ep_l++) {")
+      b("        if (ep_col[ep_l] == ", zero, ") continue;")
+      b("        for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
+      b("          ep_acc[ep_r] -= Minv[", P, "_NV * ep_l + ep_r] * ep_col[ep_l];")
+      b("      }")
+      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P, "_NV * ep_r + ep_c] = ep_acc[ep_r];")
+      b("    }")
+      b("  }")
+    end
     if f.returns == "int" then
       if f.npivots > 0 then
         b("  /* the pivot rule: d accepted iff r > 0 and d > ", P, "_PIVOT_EPS r */")

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The derivatives of the dynamics (docs/derivatives.md) on the Panda (fingers fixed, as
+# bench/peers.sh), Solo12 and romeo_small (floating bases):
+#   1. operations (`mbdc stats`) and estimated code size of rnea, aba, rnea_derivatives and
+#      aba_derivatives;
+#   2. the compile time (wall clock, gcc -O2 -c, best of 3) and object size (`size`, text) of a file
+#      holding the two derivative functions alone, the issue's "compiles in under 30 s";
+#   3. callgrind instructions per call, and the time per call (best of 5 rounds on every
+#      processor, bench_best_times), of rnea, aba, the derivatives and central differences of
+#      rnea and aba (4 nv calls of the function and 2 nv of integrate per state), at the flags of
+#      bench/peers.sh (gcc -O3 -march=x86-64-v3 -ffp-contract=fast), over the 64 states of
+#      bench/peers_driver.c (-DWITH_DERIVATIVES), with the ratios derivatives / function.
+# Printed as markdown; with DERIV_MD also written there, between the lines
+#   <!-- derivatives: bench/derivatives.sh -->  and  <!-- /derivatives -->  (appended when absent).
+#
+# usage: bash bench/derivatives.sh MBDC [DERIV_MD]
+#   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind and
+#   callgrind_annotate. Times: run it alone on the machine.
+set -euo pipefail
+usage="usage: bash bench/derivatives.sh MBDC [DERIV_MD]"
+mbdc=${1:?$usage}
+md=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+states=64 # the driver's NSTATES
+cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
+cflags_drv="-std=c11 -O2"
+[ -x "$mbdc" ] || { echo "derivatives.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
+for t in gcc valgrind callgrind_annotate size; do
+  command -v "$t" >/dev/null || { echo "derivatives.sh: $t is not installed" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+# shellcheck source=bench/md_section.sh
+. "$(dirname "$0")/md_section.sh"
+
+sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
+robots="panda $tmp/panda.urdf -
+solo12 $root/examples/urdf/solo12.urdf --floating-base
+romeo_small $root/examples/urdf/romeo_small.urdf --floating-base"
+funcs=rnea,crba,aba,integrate,rnea_derivatives,aba_derivatives
+timed="rnea aba rnea_derivatives aba_derivatives fd_rnea fd_aba"
+
+: >"$tmp/data.txt"
+while read -r robot model flags; do
+  d=$tmp/$robot
+  mkdir -p "$d/gen" "$d/only"
+  gen_flags=()
+  [ "$flags" = "-" ] || gen_flags=("$flags")
+  echo "== $robot: stats, compile time, callgrind" >&2
+  "$mbdc" stats "$model" -q "${gen_flags[@]}" --functions rnea,aba,rnea_derivatives,aba_derivatives \
+    --json >"$d/stats.json"
+  grep -o '"[a-z_]*": {"mul": [0-9]*, "add": [0-9]*, "div": [0-9]*, "sqrt": [0-9]*, "trig": [0-9]*, "live": [0-9]*, "live_bytes": [0-9]*, "code_bytes": [0-9]*' "$d/stats.json" |
+    sed 's/[":{},]/ /g' | awk -v r="$robot" '{ print "ops", r, $1, $3 + $5 + $7 + $9 + $11, $17 }' >>"$tmp/data.txt"
+  # the derivatives alone: compile time at -O2 and object size
+  "$mbdc" generate "$model" -q --functions rnea_derivatives,aba_derivatives -o "$d/only" "${gen_flags[@]}"
+  src=$(ls "$d"/only/*_dynamics.c)
+  best=""
+  for k in 1 2 3; do
+    t0=$(date +%s.%N)
+    gcc -std=c99 -O2 -c "$src" -o "$d/only.o"
+    t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
+  done
+  echo "compile $robot $best $(size "$d/only.o" | awk 'NR == 2 { print $1 }')" >>"$tmp/data.txt"
+  # the benchmark
+  "$mbdc" generate "$model" -q --functions "$funcs" -o "$d/gen" "${gen_flags[@]}"
+  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
+  p=${hdr%_dynamics.h}
+  pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
+  echo "nv $robot $(awk -v n="${pu}_NV" '$1 == "#define" && $2 == n { print $3 }' "$d/gen/$hdr")" >>"$tmp/data.txt"
+  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu" -DWITH_DERIVATIVES)
+  # shellcheck disable=SC2086 # the flags are words
+  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
+  # shellcheck disable=SC2086
+  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
+  valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
+    { echo "derivatives.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
+  # shellcheck disable=SC2086
+  gcc $cflags_drv "${defs[@]}" -DTIMING "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/timer"
+  callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  for f in $timed; do
+    n=$(bench_inclusive "$d/annotate.txt" "run_$f" | awk '{ print $1 }')
+    [ -n "$n" ] || { echo "derivatives.sh: $robot: no count of run_$f ($d/annotate.txt)" >&2; exit 1; }
+    awk -v r="$robot" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", r, f, n / s }' >>"$tmp/data.txt"
+  done
+done <<<"$robots"
+
+# shellcheck disable=SC2046 # the robots' names are words
+bench_best_times 5 "$tmp" $(awk '{ print $1 }' <<<"$robots") >>"$tmp/data.txt"
+
+tables() {
+  echo "| robot | nv | function | mul + add + div + sqrt + trig | code KiB (estimate) | instructions per call | ns per call | instructions / the function's | time / the function's |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  awk '
+    $1 == "ops" { ops[$2, $3] = $4; code[$2, $3] = $5 }
+    $1 == "nv" { nv[$2] = $3; order[++n] = $2 }
+    $1 == "instr" { ins[$2, $3] = $4 }
+    $1 == "time" { t[$2, $3] = $4 }
+    END {
+      split("rnea aba rnea_derivatives aba_derivatives fd_rnea fd_aba", fs, " ")
+      base["rnea_derivatives"] = "rnea"; base["fd_rnea"] = "rnea"
+      base["aba_derivatives"] = "aba"; base["fd_aba"] = "aba"
+      for (i = 1; i <= n; i++) {
+        r = order[i]
+        for (k = 1; k <= 6; k++) {
+          f = fs[k]; b = base[f]
+          o = ((r, f) in ops) ? ops[r, f] : "—"
+          c = ((r, f) in code) ? sprintf("%.1f", code[r, f] / 1024) : "—"
+          name = f
+          if (f == "fd_rnea") name = "central differences of rnea (4 nv rnea + 2 nv integrate)"
+          if (f == "fd_aba") name = "central differences of aba (4 nv aba + 2 nv integrate)"
+          ri = b != "" ? sprintf("%.1f", ins[r, f] / ins[r, b]) : "—"
+          rt = b != "" && t[r, b] > 0 ? sprintf("%.1f", t[r, f] / t[r, b]) : "—"
+          printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s |\n", r, nv[r], name, o, c, ins[r, f], t[r, f], ri, rt
+        }
+      }
+    }' "$tmp/data.txt"
+  echo
+  echo "Compile time of the two derivative functions alone (gcc $(gcc -dumpfullversion) -std=c99 -O2 -c, wall clock, best of 3) and their object's text size:"
+  echo
+  echo "| robot | compile s | text bytes |"
+  echo "|---|---|---|"
+  awk '$1 == "compile" { printf "| %s | %s | %s |\n", $2, $3, $4 }' "$tmp/data.txt"
+}
+
+section() {
+  echo "<!-- derivatives: bench/derivatives.sh -->"
+  echo "## Measured (bench/derivatives.sh, $(date +%Y-%m-%d))"
+  echo
+  echo "\`bash bench/derivatives.sh build/generator/mbdc docs/derivatives.md\`: instructions by callgrind"
+  echo "(exact), times the best of 5 rounds on each processor of this 2-core virtual machine, gcc"
+  echo "$(gcc -dumpfullversion) $cflags_gen; 64 random states. The ratios are against the same"
+  echo "robot's generated rnea (for rnea_derivatives and the differences of rnea) or aba."
+  echo
+  tables
+  echo "<!-- /derivatives -->"
+}
+
+section >"$tmp/section.md"
+cat "$tmp/section.md"
+[ -z "$md" ] || md_section_write "$md" "$tmp/section.md" "<!-- derivatives: bench/derivatives.sh -->" \
+  "<!-- /derivatives -->"
