@@ -149,7 +149,7 @@ function D.rnea(model, qd, qdd)
           for c = 1, b.nv do
             dq[row][b.iv + c] = sp.dot(S, P[c])
             dv[row][b.iv + c] = sp.dot(S, Q[c])
-            M[row][b.iv + c] = sp.dot(S, u[c])
+            M[row][b.iv + c] = M[b.iv + c][row] -- symmetric: set just above
           end
         end
       end
