@@ -146,7 +146,8 @@ typedef struct mb_model {
 
 /* Flexible bodies are supported by mb_rnea, mb_nle, mb_gravity, mb_crba, mb_ltdl, mb_crba_fd,
  * mb_aba, mb_minv, mb_joint_wrenches, mb_fk (the bodies' reference frames) and mb_integrate;
- * mb_cfa, mb_fd_loops and mb_passive_forces return MB_EINVAL for a model with modes. */
+ * mb_cfa, mb_fd_loops, mb_passive_forces, mb_rnea_derivatives and mb_aba_derivatives return
+ * MB_EINVAL for a model with modes. */
 
 /* Modes of body i (0 for a rigid model). */
 int mb_body_nm(const mb_model *m, int i);
