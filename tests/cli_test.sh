@@ -182,6 +182,17 @@ status=1 fuse_err "a loop function" "--fuse x fd_loops: fd_loops needs a model w
   "$arm" --fuse x=crba,fd_loops
 fuse_err "a hostile part" "(not a C identifier)" "$arm" --fuse "x=crba,$(printf 'a\nb*/'),$(printf 'a\nb*/')"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: --fuse: a part's newline reached stderr"; cat "$tmp/err"; fail=$((fail + 1)); }
+fuse_err "an epilogue" "'aba_derivatives' ends in C code of its own (its epilogue) and cannot be fused" \
+  "$arm" --fuse x=crba,aba_derivatives
+# the derivatives (docs/derivatives.md): refused for flexible bodies; computed in world frames
+expect 1 "aba_derivatives on a flexible model" -- "$mbdc" generate "$src/examples/flexible_arm.mbd" \
+  --functions aba_derivatives -o "$tmp/dfx"
+grep -q "error: --functions aba_derivatives: aba_derivatives is not generated for models with flexible bodies yet" "$tmp/err" ||
+  { echo "FAIL: aba_derivatives on a flexible model: message"; cat "$tmp/err"; fail=$((fail + 1)); }
+[ ! -e "$tmp/dfx" ] || { echo "FAIL: a refused aba_derivatives wrote $tmp/dfx"; fail=$((fail + 1)); }
+"$mbdc" stats "$arm" --json --functions rnea_derivatives,aba_derivatives >"$tmp/d.json" 2>"$tmp/err"
+[ "$(grep -o '"frame": "world"' "$tmp/d.json" | wc -l)" -eq 2 ] ||
+  { echo "FAIL: derivatives: stats frame"; cat "$tmp/d.json"; fail=$((fail + 1)); }
 expect 2 "--fuse 17 times" -- "$mbdc" generate "$arm" $(for k in $(seq 17); do echo --fuse "f$k=crba,nle"; done) -o "$tmp/fu2"
 expect 2 "bad prefix" -- "$mbdc" generate "$cp" --prefix 9lives -o "$tmp/g"
 expect 1 "generate a bad model" -- "$mbdc" generate "$tmp/bad.mbd" -o "$tmp/g"
