@@ -201,6 +201,18 @@ printf 'return {\n  name = "rnea", summary = "x", returns = "void",\n  params = 
 expect 1 "a failing recipe" -- "$mbdc" generate "$cp" --templates "$tmp/tpl" --functions rnea -o "$tmp/g"
 grep -q "tpl/algorithms/rnea.lua:5: attempt to index a nil value" "$tmp/err" ||
   { echo "FAIL: recipe error not located"; cat "$tmp/err"; fail=$((fail + 1)); }
+# a recipe's epilogue (C after its graph) needs the parameters it reads and writes
+mkdir -p "$tmp/tpl_ep/algorithms"
+printf 'return {\n  name = "my_ep", summary = "x", returns = "int", epilogue = "minus_minv_product",\n  params = {{name = "q", role = "q"}, {name = "Minv", role = "out_nvnv"}},\n  build = function(model) end,\n}\n' >"$tmp/tpl_ep/algorithms/my_ep.lua"
+expect 1 "an epilogue without its parameters" -- "$mbdc" generate "$cp" --templates "$tmp/tpl_ep" \
+  --functions my_ep -o "$tmp/g_ep"
+grep -q "the epilogue minus_minv_product needs the out_nvnv parameters dqdd_dq, dqdd_dv and Minv" "$tmp/err" ||
+  { echo "FAIL: an epilogue without its parameters: message"; cat "$tmp/err"; fail=$((fail + 1)); }
+sed -i 's/"minus_minv_product"/"something"/' "$tmp/tpl_ep/algorithms/my_ep.lua"
+expect 1 "an unknown epilogue" -- "$mbdc" generate "$cp" --templates "$tmp/tpl_ep" --functions my_ep \
+  -o "$tmp/g_ep"
+grep -q "'epilogue' must be \"minus_minv_product\"" "$tmp/err" ||
+  { echo "FAIL: an unknown epilogue: message"; cat "$tmp/err"; fail=$((fail + 1)); }
 if [ -e "$tmp/g" ] && [ -n "$(ls -A "$tmp/g")" ]; then
   echo "FAIL: a failed generation left files behind"; fail=$((fail + 1))
 fi

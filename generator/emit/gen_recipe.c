@@ -110,6 +110,17 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
   return 0;
 }
 
+/* 1 if f has the outputs the epilogue minus_minv_product reads and writes (source.lua):
+ * dqdd_dq, dqdd_dv and Minv, each nv × nv. */
+static int epilogue_params(const mbg_gen_function *f) {
+  static const char *const need[] = {"dqdd_dq", "dqdd_dv", "Minv"};
+  int found = 0;
+  for (int j = 0; j < 3; j++)
+    for (int k = 0; k < f->nparams; k++)
+      found += strcmp(f->params[k].name, need[j]) == 0 && strcmp(f->params[k].role, "out_nvnv") == 0;
+  return found == 3;
+}
+
 /* The _sc twin's extra input sc (--trig-input, gen_trig.c), after q. Returns 0, or -1 with msg. */
 static int add_sc(mbg_gen *g, mbg_gen_function *f, char *msg, size_t n) {
   int at = 0;
@@ -158,6 +169,9 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   lua_pop(L, 1);
   if (ex != LUA_TNIL && !known)
     return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\" (the only one)"), -1;
+  if (known && !epilogue_params(f))
+    return snprintf(msg, n, "the epilogue minus_minv_product needs the out_nvnv parameters "
+                            "dqdd_dq, dqdd_dv and Minv"), -1;
   int fx = lua_getfield(L, t, "frame");
   const char *fs = fx == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
   int bad = fx != LUA_TNIL && (!fs || mbg_ref_parse(fs, 0, &f->fixed_frame) != 0 ||
