@@ -5,9 +5,9 @@ mbdc_add_test(NAME test_sym_limits SOURCES test_sym_limits.c LIBS mbdc_core)
 # The embedded Lua and the symbolic-scalar binding (generator/lua_host.c, lua_sym.c).
 mbdc_add_test(NAME test_lua_host SOURCES test_lua_host.c LIBS mbdc_core)
 # Every built-in recipe, its expression graph evaluated against the runtime (no C compiler).
-mbdc_add_test(NAME test_recipes SOURCES test_recipes.c mbg_randmodel.c mbg_testmodel.c mb_randtree.c
-              LIBS mbdc_core)
+mbdc_add_test(NAME test_recipes SOURCES test_recipes.c mbg_examples.c mbg_randmodel.c
+              mbg_testmodel.c mb_randtree.c LIBS mbdc_core)
 # The generated derivatives (rnea_derivatives, aba_derivatives) against differences of the
 # generated rnea and aba, and the identities between them (no C compiler).
-mbdc_add_test(NAME test_gen_derivatives SOURCES test_gen_derivatives.c mbg_randmodel.c
-              mbg_testmodel.c mb_randtree.c LIBS mbdc_core)
+mbdc_add_test(NAME test_gen_derivatives SOURCES test_gen_derivatives.c mbg_examples.c
+              mbg_randmodel.c mbg_testmodel.c mb_randtree.c LIBS mbdc_core)

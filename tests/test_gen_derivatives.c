@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "mb.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
+#include "mbg_examples.h"
 #include "mbg_randmodel.h"
 
 enum { MAXV = 64 };
@@ -216,47 +216,28 @@ static void random_trees(void **state) {
   }
 }
 
+/* One example (mbgt_each_example): checked at one state, or refused with exit 1 when flexible;
+ * ctx counts the refusals. */
+static void example(const char *path, int floating, void *ctx) {
+  int *refused = ctx, flexible;
+  mbg_gen g;
+  int rc = generate(&g, NULL, path, floating, &flexible);
+  if (flexible) {
+    if (rc != 1) fail_msg("%s: a flexible model: exit %d, not 1", path, rc);
+    ++*refused;
+  } else {
+    if (rc != 0) fail_msg("%s: generation failed (%d)", path, rc);
+    check(&g, 1, (uint64_t)strlen(path), path);
+  }
+  mbg_gen_close(&g);
+}
+
 /* Every example and robot (the floating bases of examples/urdf/floating_base.txt); flexible
  * models refused with exit 1. */
 static void example_models(void **state) {
   (void)state;
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char list[1200], floating[1024] = " ";
-  snprintf(list, sizeof list, "%s/examples/urdf/floating_base.txt", src ? src : ".");
-  FILE *fl = fopen(list, "r");
-  assert_non_null(fl);
-  for (char line[128]; fgets(line, sizeof line, fl);)
-    if (line[0] != '#' && line[0] != '\n' && strlen(floating) + strlen(line) + 2 < sizeof floating)
-      line[strcspn(line, "\n")] = '\0', strcat(floating, line), strcat(floating, " ");
-  fclose(fl);
-  int n = 0, refused = 0;
-  for (int urdf = 0; urdf < 2; urdf++) {
-    char dir[1024], path[1400];
-    snprintf(dir, sizeof dir, "%s/examples%s", src ? src : ".", urdf ? "/urdf" : "");
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d));) {
-      size_t len = strlen(e->d_name);
-      const char *ext = urdf ? ".urdf" : ".mbd";
-      if (len <= strlen(ext) || strcmp(e->d_name + len - strlen(ext), ext) != 0) continue;
-      char stem[160];
-      snprintf(stem, sizeof stem, " %.*s ", (int)(len - strlen(ext)), e->d_name);
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      mbg_gen g;
-      int flexible, rc = generate(&g, NULL, path, urdf && strstr(floating, stem) != NULL, &flexible);
-      if (flexible) {
-        if (rc != 1) fail_msg("%s: a flexible model: exit %d, not 1", path, rc);
-        refused++;
-      } else {
-        if (rc != 0) fail_msg("%s: generation failed (%d)", path, rc);
-        check(&g, 1, (uint64_t)n + 1, path);
-      }
-      mbg_gen_close(&g);
-      n++;
-    }
-    closedir(d);
-  }
-  assert_true(n >= 15);
+  int refused = 0;
+  assert_true(mbgt_each_example(example, &refused) >= 15);
   assert_true(refused >= 3); /* the flexible examples */
 }
 

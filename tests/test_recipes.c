@@ -23,6 +23,7 @@
 #include "mb.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
+#include "mbg_examples.h"
 #include "mbg_randmodel.h"
 #include "mbg_testmodel.h"
 #include "topology/regular.h"
@@ -463,39 +464,17 @@ static void check_example_in(const char *path, int floating, mbg_ref frame) {
   mbg_gen_close(&g);
 }
 
+/* One example in each world-aligned variant (mbgt_each_example). */
+static void example_frames(const char *path, int floating, void *ctx) {
+  (void)ctx;
+  for (int v = MBG_REF_JOINT; v < MBG_NREFS; v++) check_example_in(path, floating, (mbg_ref)v);
+}
+
 /* Every example model and robot (the floating bases of examples/urdf/floating_base.txt) in each
  * world-aligned variant against the runtime. */
 static void example_models_frames(void **state) {
   (void)state;
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char list[1200], floating[1024] = " "; /* the stems of examples/urdf/floating_base.txt */
-  snprintf(list, sizeof list, "%s/examples/urdf/floating_base.txt", src ? src : ".");
-  FILE *fl = fopen(list, "r");
-  assert_non_null(fl);
-  for (char line[128]; fgets(line, sizeof line, fl);)
-    if (line[0] != '#' && line[0] != '\n' && strlen(floating) + strlen(line) + 2 < sizeof floating)
-      line[strcspn(line, "\n")] = '\0', strcat(floating, line), strcat(floating, " ");
-  fclose(fl);
-  int n = 0;
-  for (int urdf = 0; urdf < 2; urdf++) {
-    char dir[1024], path[1400];
-    snprintf(dir, sizeof dir, "%s/examples%s", src ? src : ".", urdf ? "/urdf" : "");
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d));) {
-      size_t len = strlen(e->d_name);
-      const char *ext = urdf ? ".urdf" : ".mbd";
-      if (len <= strlen(ext) || strcmp(e->d_name + len - strlen(ext), ext) != 0) continue;
-      char stem[160];
-      snprintf(stem, sizeof stem, " %.*s ", (int)(len - strlen(ext)), e->d_name);
-      int fb = urdf && strstr(floating, stem) != NULL;
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      for (int v = MBG_REF_JOINT; v < MBG_NREFS; v++) check_example_in(path, fb, (mbg_ref)v);
-      n++;
-    }
-    closedir(d);
-  }
-  assert_true(n >= 15);
+  assert_true(mbgt_each_example(example_frames, NULL) >= 15);
 }
 
 /* Operation counts for a 7-DoF chain of revolute joints with generic axes, generic joint
