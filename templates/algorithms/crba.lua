@@ -92,10 +92,7 @@ function C.mass_matrix(model)
 end
 
 function C.build(model)
-  local M, nv = C.mass_matrix(model), model.nv
-  for r = 1, nv do
-    for c = 1, nv do sym.output("M", nv * (r - 1) + c - 1, M[r][c]) end
-  end
+  J.output_matrix("M", C.mass_matrix(model), model.nv)
 end
 
 return C

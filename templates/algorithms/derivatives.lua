@@ -165,18 +165,12 @@ local function inputs(name, n)
   return x
 end
 
-local function output(name, A, nv)
-  for r = 1, nv do
-    for c = 1, nv do sym.output(name, nv * (r - 1) + c - 1, A[r][c]) end
-  end
-end
-
 local function build_rnea(model)
   local nv = model.nv
   local dq, dv, M = D.rnea(model, inputs("v", nv), inputs("a", nv))
-  output("dtau_dq", dq, nv)
-  output("dtau_dv", dv, nv)
-  output("M", M, nv)
+  J.output_matrix("dtau_dq", dq, nv)
+  J.output_matrix("dtau_dv", dv, nv)
+  J.output_matrix("M", M, nv)
 end
 
 -- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua) and the inverse-dynamics
@@ -195,9 +189,9 @@ local function build_aba(model)
   end
   local Mi = minv.matrix(model)
   local dq, dv = D.rnea(model, inputs("v", nv), qdd)
-  output("dqdd_dq", dq, nv)
-  output("dqdd_dv", dv, nv)
-  output("Minv", Mi, nv)
+  J.output_matrix("dqdd_dq", dq, nv)
+  J.output_matrix("dqdd_dv", dv, nv)
+  J.output_matrix("Minv", Mi, nv)
 end
 
 local TANGENT = "; the q-derivatives along the tangent space, as Pinocchio's: column k is d/de at "

@@ -467,4 +467,11 @@ end
 -- sym.name the entries of vector x as sym_body_0, sym_body_1, ...
 function J.name(x, symbol, b) return sp.name(x, symbol .. "_" .. b.name) end
 
+-- The n × n matrix A (rows A[r][c], 1-based) into the output array `name`, row-major.
+function J.output_matrix(name, A, n)
+  for r = 1, n do
+    for c = 1, n do sym.output(name, n * (r - 1) + c - 1, A[r][c]) end
+  end
+end
+
 return J

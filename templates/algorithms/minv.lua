@@ -101,11 +101,6 @@ function Mv.matrix(model)
   return full
 end
 
-function Mv.build(model)
-  local Mi, nv = Mv.matrix(model), model.nv
-  for r = 1, nv do
-    for c = 1, nv do sym.output("Minv", nv * (r - 1) + c - 1, Mi[r][c]) end
-  end
-end
+function Mv.build(model) J.output_matrix("Minv", Mv.matrix(model), model.nv) end
 
 return Mv
