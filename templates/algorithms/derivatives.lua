@@ -25,12 +25,7 @@ local D = {}
 
 -- The working tree in the world frame at the origin, whatever the function's --frame.
 local function world_tree(model)
-  local saved = J.override
-  J.override = "world"
-  local ok, T = pcall(J.tree, model)
-  J.override = saved
-  if not ok then error(T, 0) end
-  return T
+  return J.in_frames("world", function() return J.tree(model) end)
 end
 
 -- B = C + Cᵀ + H(h) (row-major 6×6), C = (v ×*) I column by column, H(h) = [−n× −f×; −f× 0].
@@ -185,7 +180,9 @@ local function build_aba(model)
   local qdd_b = aba.forward(T, X, jt, u, "da")
   local qdd = {}
   for _, b in ipairs(T) do
-    for k = 1, b.nv do qdd[b.iv + k] = sym.name(qdd_b[b.i][k], "qdd_" .. b.name .. "_" .. (k - 1)) end
+    for k = 1, b.nv do
+      qdd[b.iv + k] = sym.name(qdd_b[b.i][k], "qdd_" .. b.name .. "_" .. (k - 1))
+    end
   end
   local Mi = minv.matrix(model)
   local dq, dv = D.rnea(model, inputs("v", nv), qdd)

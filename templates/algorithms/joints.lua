@@ -84,16 +84,20 @@ function J.tree(model)
   return REF.tree(T, point, function(b) return sp.product(J.jcalc(b), b.XT) end)
 end
 
--- fn() with J.tree in the body frames whatever the function's frames (the loop rows of loops.lua
--- are built there; J.to_frame carries them over); its results.
-function J.in_body_frames(fn)
+-- fn() with J.tree in the frames of `point` ("body", "joint", "com", "world") whatever the
+-- function's; its results.
+function J.in_frames(point, fn)
   local saved = J.override
-  J.override = "body"
+  J.override = point
   local r = table.pack(pcall(fn))
   J.override = saved
   if not r[1] then error(r[2], 0) end
   return table.unpack(r, 2, r.n)
 end
+
+-- fn() with J.tree in the body frames (the loop rows of loops.lua are built there; J.to_frame
+-- carries them over).
+function J.in_body_frames(fn) return J.in_frames("body", fn) end
 
 -- A force f on body b given in its working (body) frame, in b's frame of the tree b is from.
 function J.to_frame(b, f)
