@@ -4,16 +4,19 @@
  *
  * In the world frame a tangent step of joint k's coordinate c moves k's subtree rigidly: every
  * world quantity X of a body j ⪰ k changes by S_c ⋆ X (S_c × X for a motion, S_c ×* X for a
- * force, S_c ×* I − I S_c × for an inertia) plus an intrinsic part, and τ_j = S_jᵀ F_j of a joint in
- * that subtree sees only the intrinsic part. With Ψ̇_c = v_λ × S_c, Ψ̈_c = a_λ × S_c + v_λ × Ψ̇_c
- * (λ = λ(k)) the intrinsic changes are δv_j = Ψ̇_c and δa_j = Ψ̈_c + Ψ̇_c × v_j; for the velocity
+ * force, S_c ×* I − I S_c × for an inertia) plus an intrinsic part, and τ_j = S_jᵀ F_j of a
+ * joint in that subtree sees only the intrinsic part. With Ψ̇_c = v_λ × S_c and
+ * Ψ̈_c = a_λ × S_c + v_λ × Ψ̇_c (λ = λ(k)) the intrinsic changes are δv_j = Ψ̇_c and
+ * δa_j = Ψ̈_c + Ψ̇_c × v_j; for the velocity
  * coordinate, ∂v_j = S_c and ∂a_j = A_c + S_c × v_j, A_c = Ψ̇_c + v_k × S_c. A body's force
  * f = I a + v ×* I v then changes by I Ψ̈_c + B Ψ̇_c (resp. I A_c + B S_c), with
  *   B x = I (x × v) + x ×* h + v ×* (I x),  h = I v:  B = C + Cᵀ + H(h),  C = (v ×*) I,
  * H(h) = [−n×  −f×; −f×  0] for h = [n; f]. Summed over a subtree (composites IC, BC, F):
  *   j ⪰ k:  ∂τ_r/∂q_c = S_rᵀ (IC_j Ψ̈_c + BC_j Ψ̇_c),      ∂τ_r/∂v_c = S_rᵀ (IC_j A_c + BC_j S_c)
- *   k ≻ j:  ∂τ_r/∂q_c = S_rᵀ (S_c ×* F_k + IC_k Ψ̈_c + BC_k Ψ̇_c), ∂τ_r/∂v_c = S_rᵀ (IC_k A_c + BC_k S_c)
- * for r a dof of j and c of k; M_rc = S_rᵀ IC_max(j,k) S_c; 0 when neither is the other's ancestor. */
+ *   k ≻ j:  ∂τ_r/∂q_c = S_rᵀ (S_c ×* F_k + IC_k Ψ̈_c + BC_k Ψ̇_c),
+ *           ∂τ_r/∂v_c = S_rᵀ (IC_k A_c + BC_k S_c)
+ * for r a dof of j and c of k; M_rc = S_rᵀ IC_max(j,k) S_c; 0 when neither is the other's
+ * ancestor. */
 #include "flex_internal.h"
 
 /* y = A x, A 6×6 row-major */

@@ -178,8 +178,8 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
                                f->fixed_frame == MBG_REF_AUTO || f->frames);
   lua_pop(L, 1);
   if (bad)
-    return snprintf(msg, n, "'frame' must be \"body\", \"joint\", \"com\" or \"world\", in a recipe "
-                            "without 'frames'"), -1;
+    return snprintf(msg, n, "'frame' must be \"body\", \"joint\", \"com\" or \"world\", in a "
+                            "recipe without 'frames'"), -1;
   if (lua_getfield(L, t, "build") != LUA_TFUNCTION)
     return snprintf(msg, n, "'build' must be a function(model)"), -1;
   return 0; /* build is on the stack */

@@ -208,7 +208,8 @@ local recipes = {
     summary = "derivatives of forward dynamics at (q, v, tau): dqdd_dq, dqdd_dv and dqdd_dtau = "
       .. "M^-1, nv x nv row-major" .. TANGENT,
     returns = "int",
-    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "tau", role = "tau" },
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "tau", role = "tau" },
                { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
                { name = "Minv", role = "out_nvnv" } },
     build = build_aba,

@@ -103,7 +103,8 @@ return function(d)
       -- column (the dofs on other branches) skipped
       b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column */")
       b("  for (int ep_m = 0; ep_m < 2; ep_m++) {")
-      b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P, "_NV];")
+      b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P,
+        "_NV];")
       b("    for (int ep_c = 0; ep_c < ", P, "_NV; ep_c++) {")
       b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
       b("        ep_col[ep_r] = ep_X[", P, "_NV * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
@@ -112,7 +113,8 @@ return function(d)
       b("        for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
       b("          ep_acc[ep_r] -= Minv[", P, "_NV * ep_l + ep_r] * ep_col[ep_l];")
       b("      }")
-      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P, "_NV * ep_r + ep_c] = ep_acc[ep_r];")
+      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P,
+        "_NV * ep_r + ep_c] = ep_acc[ep_r];")
       b("    }")
       b("  }")
     end
