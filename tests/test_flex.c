@@ -117,6 +117,10 @@ static void identities(const char *relpath, unsigned long long seed) {
     check_fd(&F, q, v, tau, relpath);
   }
   print_message("  %-34s nv %2d: 20 random states, cond(M) <= %.2e\n", relpath, F.nv, cond);
+  /* the derivatives are not computed for flexible bodies: refused (docs/derivatives.md) */
+  double D[MAXV * MAXV], Dv[MAXV * MAXV];
+  assert_int_equal(mb_rnea_derivatives(F.model, &F.ws, q, v, tau, D, Dv, M), MB_EINVAL);
+  assert_int_equal(mb_aba_derivatives(F.model, &F.ws, q, v, tau, D, Dv, M), MB_EINVAL);
   mbt_fm_free(&F);
 }
 
