@@ -68,8 +68,9 @@ static void runtime_workspace_beyond_int(void **state) {
   char msg[200];
   if (mb_model_check(&s->model, msg, sizeof msg)) fail_msg("%s", msg);
   size_t nb1 = 8001, nv = 48000, nc = 0; /* a floating joint leaves no constraint unknown */
-  size_t per_body = 9 + 3 + 6 + 6 + 6 + 10 + 9 + 3 + 36 + 36 + 6 + 6 + 1 + 1 + 12 + 6 + 6 + 6 + 6 + 4;
-  size_t per_dof = 6 + 1 + 1 + 6 + 6 + 1 + 1 + 1;
+  size_t per_body = 9 + 3 + 6 + 6 + 6 + 10 + 9 + 3 + 36 + 36 + 6 + 6 + 1 + 1 + 12 + 6 + 6 + 6 + 6 + 4 +
+                    36 + 36 + 18; /* the derivatives' dI, dB, dF */
+  size_t per_dof = 6 + 1 + 1 + 6 + 6 + 1 + 1 + 1 + 24 + 2; /* the derivatives' dS, dx */
   size_t doubles = per_body * nb1 + per_dof * nv + nv * nv + 6 * nv * nb1 + nc * nc;
   assert_true(mb_workspace_size(&s->model) == doubles * sizeof(double));
   assert_true(mb_workspace_size(&s->model) > (size_t)INT_MAX * 8);
