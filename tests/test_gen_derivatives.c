@@ -26,6 +26,7 @@
 #include "mb_testutil.h"
 #include "mbg_examples.h"
 #include "mbg_randmodel.h"
+#include "mbg_testmodel.h"
 
 enum { MAXV = 64 };
 
@@ -53,17 +54,7 @@ static const mbg_gen_function *find(const mbg_gen *g, const char *name) {
 /* The output array `array` of function `name` at s into out. */
 static void eval(const mbg_gen *g, const char *name, const dstate *s, const char *array,
                  double *out) {
-  const mbg_gen_function *f = find(g, name);
-  double *values = malloc((size_t)mbg_sym_size(f->sym) * sizeof *values);
-  assert_non_null(values);
-  assert_int_equal(mbg_sym_eval(f->sym, input, (void *)s, values), 0);
-  for (int k = 0; k < mbg_sym_output_count(f->sym); k++) {
-    const char *a;
-    int index;
-    mbg_sx e = mbg_sym_output_at(f->sym, k, &a, &index);
-    if (strcmp(a, array) == 0) out[index] = values[e];
-  }
-  free(values);
+  mbgt_eval_outputs(find(g, name)->sym, input, (void *)s, array, out);
 }
 
 /* y(s) of the function differentiated: rnea's τ (x = a) or aba's q̈ (x = tau) */

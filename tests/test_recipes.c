@@ -69,17 +69,7 @@ static double input(void *ctx, const char *array, int index) {
  * their references) into out. */
 static void evaluate(const mbg_gen_function *f, const rstate *s, const char *array_name,
                      double *out) {
-  double *values = malloc((size_t)mbg_sym_size(f->sym) * sizeof *values);
-  assert_non_null(values);
-  assert_int_equal(mbg_sym_eval(f->sym, input, (void *)s, values), 0);
-  for (int k = 0; k < mbg_sym_output_count(f->sym); k++) {
-    const char *array;
-    int index;
-    mbg_sx e = mbg_sym_output_at(f->sym, k, &array, &index);
-    if (array_name ? strcmp(array, array_name) == 0 : strncmp(array, "pivot", 5) != 0)
-      out[index] = values[e];
-  }
-  free(values);
+  mbgt_eval_outputs(f->sym, input, (void *)s, array_name, out);
 }
 
 static void random_state(const mb_model *m, rstate *s) {
