@@ -40,6 +40,8 @@
 # TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FRAME passes --frame (where
 # the recipes that have the choice express their quantities, docs/frames.md; default auto).
 # FUSE passes one --fuse per element (<p>_NAME: the outputs of f1, f2, ... from one function).
+# PARTS N passes --parts N (a function of more than 4 N statements written as static functions
+# of about N each, which compile faster; default 4000, 0 never).
 # TEMPLATES is a directory of
 # replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).
 #
@@ -180,6 +182,13 @@ function(_mbdc_args model out args_var prefix_var deps_var)
     endif()
     list(APPEND args --frame ${A_FRAME})
   endif()
+  if(DEFINED A_PARTS)
+    if(NOT A_PARTS MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "mbdc_add_model(${A_NAME}): PARTS is a number of statements, not "
+                          "${A_PARTS}")
+    endif()
+    list(APPEND args --parts ${A_PARTS})
+  endif()
   if(A_TRIG)
     if(NOT A_TRIG MATCHES "^(builtin|libm)$")
       message(FATAL_ERROR "mbdc_add_model(${A_NAME}): TRIG is builtin or libm, not ${A_TRIG}")
@@ -231,7 +240,7 @@ endfunction()
 
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
-                        "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME"
+                        "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME;PARTS"
                         "FUNCTIONS;FRAMES;CONTACTS;FUSE" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")

@@ -250,6 +250,18 @@ grep -q "bomb/algorithms/rnea.lua: the Lua memory limit is reached (64 MiB in al
 expect 2 "--lua-time bad" -- "$mbdc" generate "$cp" --lua-time soon -o "$tmp/g"
 expect 2 "--lua-memory negative" -- "$mbdc" stats "$cp" --lua-memory -5
 expect 0 "no limits" -- "$mbdc" stats "$cp" --lua-time 0 --lua-memory 0
+# --parts N: a function of more than 4 N statements in static parts of about N; 0 never cuts
+expect 2 "--parts bad" -- "$mbdc" generate "$cp" --parts soon -o "$tmp/g"
+grep -q -- "--parts takes a number of statements (0: never cut), not 'soon'" "$tmp/err" ||
+  { echo "FAIL: --parts message"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--parts negative" -- "$mbdc" generate "$cp" --parts -3 -o "$tmp/g"
+expect 2 "--parts is not an option of stats" -- "$mbdc" stats "$cp" --parts 10
+expect 0 "--parts 5" -- "$mbdc" generate "$cp" -q --functions aba --parts 5 -o "$tmp/parts"
+grep -q "^static void cart_pole_aba_part0(" "$tmp"/parts/*_dynamics.c ||
+  { echo "FAIL: --parts 5 did not cut aba"; fail=$((fail + 1)); }
+expect 0 "--parts 0" -- "$mbdc" generate "$cp" -q --functions aba --parts 0 -o "$tmp/parts0"
+! grep -q "_part0(" "$tmp"/parts0/*_dynamics.c ||
+  { echo "FAIL: --parts 0 cut aba"; fail=$((fail + 1)); }
 mkdir -p "$tmp/ro/c"
 printf 'return function(d)\n  rawset(d, "prefix", "evil")\n  return ""\nend\n' >"$tmp/ro/c/header.lua"
 expect 1 "a render template that rawsets the render table" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/ro" -o "$tmp/ro_out"

@@ -196,7 +196,7 @@ static void t_reserved_temporaries(void **st) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
-  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 0, reserved, NULL, NULL, 0};
+  mbg_sym_emit_opts o = {.indent = "  ", .scalar = MBG_SYM_DOUBLE, .reserved = reserved};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   static const char *const never[] = {" M_PI =", " ARM_NQ =", " pivot =", " INFINITY ="};

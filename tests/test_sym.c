@@ -41,7 +41,7 @@ static char *emit_text(const mbg_sym *s, mbg_sym_scalar scalar, const char *inde
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {indent, scalar, 0, NULL, NULL, NULL, 0};
+  mbg_sym_emit_opts o = {.indent = indent, .scalar = scalar};
   *rc = mbg_sym_emit_c(s, f, &o);
   fclose(f);
   return buf;
@@ -295,7 +295,7 @@ static void t_emit_sincos_batch(void **st) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {"", MBG_SYM_DOUBLE, 0, NULL, "mbdc_sincos", NULL, 0};
+  mbg_sym_emit_opts o = {.indent = "", .scalar = MBG_SYM_DOUBLE, .sincos = "mbdc_sincos"};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   assert_string_equal(buf, "const double t0 = q[1] * 0.5;\n"
@@ -334,6 +334,122 @@ static void t_emit_sincos_batch(void **st) {
   mbg_sym_free(s);
 }
 
+/* Parts (opts.split_above): a body of more statements than split_above cut into static
+ * functions of about part_size statements; a value of one part read by a later one stored into
+ * the scratch array after its statement and loaded under its own name before its first use in
+ * the later part (once), its slot reused by a value made after its last reader; a sine of the
+ * batch read in a later part the same way; every later part declares its own zero; parameters
+ * a part does not use cast to void; the caller's body: the array and the calls. */
+static void t_emit_parts(void **state) {
+  (void)state;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx q0 = mbg_sym_input(s, "q", 0), q1 = mbg_sym_input(s, "q", 1), sn, cs;
+  mbg_sym_sincos(s, q0, &sn, &cs);
+  mbg_sx t0 = mbg_sym_mul(s, sn, q1), t1 = mbg_sym_add(s, t0, q1);
+  mbg_sx t2 = mbg_sym_mul(s, t1, t1), t3 = mbg_sym_add(s, t2, t0);
+  mbg_sx t4 = mbg_sym_mul(s, t3, cs), t5 = mbg_sym_add(s, t4, t3);
+  mbg_sx t6 = mbg_sym_mul(s, t5, t4), t7 = mbg_sym_add(s, t6, t5);
+  mbg_sym_output(s, "out", 0, t7);
+  for (int k = 1; k <= 4; k++) mbg_sym_output(s, "z", k - 1, mbg_sym_const(s, 0.0));
+  mbg_sym_output(s, "out", 1, t2);
+  const char *const args[] = {"q", "out", "z", "unused", NULL};
+  mbg_sym_emit_opts o = {.indent = "  ", .scalar = MBG_SYM_DOUBLE, .sincos = "SC", .zero = "Z",
+                         .split_above = 3, .part_size = 2, .part_name = "f_part",
+                         .part_params = "const double *q, double *out, double *z, int unused",
+                         .part_args = args, .part_lv = "lv", .emit_parts = 1};
+  assert_int_equal(mbg_sym_emit_parts(s, &o), 4);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  assert_string_equal(buf,
+                      "static void f_part0(const double *q, double *out, double *z, int unused, "
+                      "double *restrict lv) {\n"
+                      "  const double SC_x[2] = {\n"
+                      "      q[0], 0.0\n"
+                      "  };\n"
+                      "  double SC_s[2], SC_c[2];\n"
+                      "  SC(2, SC_x, SC_s, SC_c);\n"
+                      "  lv[0] = SC_c[0];\n"
+                      "  const double t2 = q[1] * SC_s[0];\n"
+                      "  lv[1] = t2;\n"
+                      "  const double t3 = q[1] + t2;\n"
+                      "  lv[2] = t3;\n"
+                      "  (void)out;\n"
+                      "  (void)z;\n"
+                      "  (void)unused;\n"
+                      "}\n"
+                      "\n"
+                      "static void f_part1(const double *q, double *out, double *z, int unused, "
+                      "double *restrict lv) {\n"
+                      "  const double t3 = lv[2];\n"
+                      "  const double t4 = t3 * t3;\n"
+                      "  out[1] = t4;\n"
+                      "  const double t2 = lv[1];\n"
+                      "  const double t5 = t2 + t4;\n"
+                      "  lv[3] = t5;\n"
+                      "  (void)q;\n"
+                      "  (void)z;\n"
+                      "  (void)unused;\n"
+                      "}\n"
+                      "\n"
+                      "static void f_part2(const double *q, double *out, double *z, int unused, "
+                      "double *restrict lv) {\n"
+                      "  const double t1 = lv[0];\n"
+                      "  const double t5 = lv[3];\n"
+                      "  const double t6 = t1 * t5;\n"
+                      "  lv[1] = t6;\n"
+                      "  const double t7 = t5 + t6;\n"
+                      "  lv[2] = t7;\n"
+                      "  (void)q;\n"
+                      "  (void)out;\n"
+                      "  (void)z;\n"
+                      "  (void)unused;\n"
+                      "}\n"
+                      "\n"
+                      "static void f_part3(const double *q, double *out, double *z, int unused, "
+                      "double *restrict lv) {\n"
+                      "  const double t6 = lv[1];\n"
+                      "  const double t7 = lv[2];\n"
+                      "  const double t8 = t6 * t7;\n"
+                      "  const double t9 = t7 + t8;\n"
+                      "  out[0] = t9;\n"
+                      "  volatile double Z_src = 0.0;\n"
+                      "  const double Z = Z_src;\n"
+                      "  z[0] = Z;\n"
+                      "  z[1] = Z;\n"
+                      "  z[2] = Z;\n"
+                      "  z[3] = Z;\n"
+                      "  (void)q;\n"
+                      "  (void)unused;\n"
+                      "}\n");
+  free(buf);
+  buf = NULL, len = 0;
+  f = open_memstream(&buf, &len);
+  o.emit_parts = 0;
+  assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
+  fclose(f);
+  assert_string_equal(buf,
+                      "  double lv[4];\n"
+                      "  f_part0(q, out, z, unused, lv);\n"
+                      "  f_part1(q, out, z, unused, lv);\n"
+                      "  f_part2(q, out, z, unused, lv);\n"
+                      "  f_part3(q, out, z, unused, lv);\n");
+  free(buf);
+  /* not cut at split_above or more; cut without the parts' options, or with an array that is
+   * not a parameter: refused */
+  o.split_above = 8;
+  assert_int_equal(mbg_sym_emit_parts(s, &o), 1);
+  o.split_above = 3, o.part_lv = NULL;
+  assert_int_equal(mbg_sym_emit_parts(s, &o), -1);
+  const char *const few[] = {"q", "out", NULL};
+  o.part_lv = "lv", o.part_args = few;
+  assert_int_equal(mbg_sym_emit_parts(s, &o), -1);
+  mbg_sym_free(s);
+}
+
 /* Text of s emitted with opts.zero = "mbdc_zero" (scalar sc) and opts.zeros_first_above =
  * above, malloc'ed. */
 static char *emit_zero_above(const mbg_sym *s, mbg_sym_scalar sc, long above) {
@@ -341,7 +457,8 @@ static char *emit_zero_above(const mbg_sym *s, mbg_sym_scalar sc, long above) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   assert_non_null(f);
-  mbg_sym_emit_opts o = {"", sc, 0, NULL, NULL, "mbdc_zero", above};
+  mbg_sym_emit_opts o = {.indent = "", .scalar = sc, .zero = "mbdc_zero",
+                         .zeros_first_above = above};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   return buf;
@@ -695,7 +812,7 @@ static void t_emit_joined(void **st) {
   assert_int_equal(rc, 0);
   size_t len = 0;
   FILE *f = open_memstream(&joined, &len);
-  mbg_sym_emit_opts o = {"  ", MBG_SYM_DOUBLE, 1, NULL, NULL, NULL, 0};
+  mbg_sym_emit_opts o = {.indent = "  ", .scalar = MBG_SYM_DOUBLE, .no_final_newline = 1};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fclose(f);
   size_t n = strlen(whole);
@@ -714,7 +831,7 @@ static void t_emit_nonfinite(void **st) {
   mbg_sym_mul(s, x, mbg_sym_const(s, NAN)); /* dead */
   mbg_sym_output(s, "out", 0, mbg_sym_mul(s, x, mbg_sym_const(s, 1e300)));
   int rc;
-  mbg_sym_emit_opts dbl = {NULL, MBG_SYM_DOUBLE, 0, NULL, NULL, NULL, 0}, flt = {NULL, MBG_SYM_FLOAT, 0, NULL, NULL, NULL, 0};
+  mbg_sym_emit_opts dbl = {.scalar = MBG_SYM_DOUBLE}, flt = {.scalar = MBG_SYM_FLOAT};
   char *t = emit_text(s, MBG_SYM_DOUBLE, NULL, &rc);
   assert_int_equal(rc, 0), free(t);
   assert_int_equal(mbg_sym_emit_check(s, &dbl), 0);
@@ -744,7 +861,7 @@ static int compile_and_run(const mbg_sym *s, mbg_sym_scalar sc, const double *wa
   fprintf(f, "#include <math.h>\n#include <stdio.h>\n\n");
   fprintf(f, "static void f(const %s q[8], const %s v[8], %s out[%d]) {\n", T, T, T, nout);
   fprintf(f, "  (void)q;\n  (void)v;\n");
-  mbg_sym_emit_opts o = {"  ", sc, 0, NULL, NULL, NULL, 0};
+  mbg_sym_emit_opts o = {.indent = "  ", .scalar = sc};
   assert_int_equal(mbg_sym_emit_c(s, f, &o), 0);
   fprintf(f, "}\n\nint main(void) {\n  static const %s q[8] = {", T);
   for (int k = 0; k < 16; k++) {
@@ -923,7 +1040,7 @@ int main(void) {
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
       cmocka_unit_test(t_emit_sincos_batch), cmocka_unit_test(t_emit_zero_local),
-      cmocka_unit_test(t_emit_zeros_first),
+      cmocka_unit_test(t_emit_zeros_first), cmocka_unit_test(t_emit_parts),
       cmocka_unit_test(t_compile_double),   cmocka_unit_test(t_compile_float),
       cmocka_unit_test(t_depth),
   };

@@ -16,7 +16,7 @@
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
-  "           [--frame body|joint|com|world|auto]\n"                                          \
+  "           [--frame body|joint|com|world|auto] [--parts N]\n"                              \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -42,7 +42,9 @@
   "                           velocities, forces and inertias: body-fixed at the joint, or\n"    \
   "                           world-aligned at the joint, the centre of mass or the world's\n"  \
   "                           origin (default auto: per function the one of fewest operations,\n" \
-  "                           ties to body; docs/frames.md)\n"
+  "                           ties to body; docs/frames.md); --parts N cuts a function of more\n" \
+  "                           than 4 N statements into static functions of about N each, which\n" \
+  "                           compile several times faster (default 4000; 0: never cut)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
   "           [--templates DIR] [--cfa-order odd-even|tips] [--fuse NAME=f1,f2,...]...\n"        \
@@ -99,7 +101,8 @@ static const char *const opt_generate[] = {"-o",          "--output",     "--pre
                                            "--contacts",  "--templates",  "--trig",  "--trig-input",
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
-                                           "--frame",     "--fuse",      "--help",      NULL};
+                                           "--frame",     "--fuse",      "--parts",
+                                           "--help",      NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
                                         "--contacts",    "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",

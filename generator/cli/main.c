@@ -67,7 +67,7 @@ static int takes_value(const char *opt) {
                                            "--scalar",    "--functions", "--templates",
                                            "--cfa-order", "--lua-time",  "--lua-memory",
                                            "--frames",    "--contacts",  "--trig",
-                                           "--fuse",      "--frame"};
+                                           "--fuse",      "--frame",     "--parts"};
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
     if (strcmp(opt, with_value[k]) == 0) return 1;
   return 0;
@@ -222,7 +222,7 @@ static int parse_seconds(const char *text, double *seconds) {
   return 0;
 }
 
-/* Options of generate and stats (stats takes neither -o nor --prefix). */
+/* Options of generate and stats (stats takes neither -o, --prefix nor --parts). */
 static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, int *json) {
   memset(o, 0, sizeof *o);
   *json = 0;
@@ -232,7 +232,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
     int is_prefix = strcmp(arg, "--prefix") == 0;
     if (takes_value(arg)) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", arg);
-      if (is_stats && (is_output || is_prefix)) return unknown_option(arg);
+      if (is_stats && (is_output || is_prefix || strcmp(arg, "--parts") == 0))
+        return unknown_option(arg);
       const char *val = argv[++i];
       int is_time = strcmp(arg, "--lua-time") == 0;
       if (is_output) o->outdir = val;
@@ -258,6 +259,11 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
         if (strcmp(val, "builtin") == 0) o->trig_libm = 0;
         else if (strcmp(val, "libm") == 0) o->trig_libm = 1;
         else return usage_error("--trig takes builtin or libm, not '%s'", val);
+      } else if (strcmp(arg, "--parts") == 0) {
+        long long n;
+        if (parse_mib(val, &n) || n > 100000000)
+          return usage_error("--parts takes a number of statements (0: never cut), not '%s'", val);
+        o->part_size = (long)n;
       } else if (is_time || strcmp(arg, "--lua-memory") == 0) {
         if (is_time ? parse_seconds(val, &o->lua_seconds) : parse_mib(val, &o->lua_memory_mib))
           return usage_error(is_time ? "--lua-time takes CPU seconds (0: no limit), not '%s'"

@@ -42,6 +42,7 @@ typedef struct mbg_gen_opts {
   int nfuse;
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
+  long part_size;           /* --parts, statements per part: 0 the default, < 0 never cut */
 } mbg_gen_opts;
 
 /* A contact of --contacts (gen_contacts.c): an operational frame (index into topo->frame, after

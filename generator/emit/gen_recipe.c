@@ -233,7 +233,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   f->refine_always = g->lsym.refine_always;
   /* the statements are emitted when the files are written (gen_render.c): only what could make
    * that fail other than memory and I/O is checked here, before any file is touched */
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, NULL, NULL, NULL, 0};
+  mbg_sym_emit_opts eo = {.indent = "  ", .scalar = g->opts->scalar, .no_final_newline = 1};
   int rc = g->stats_only ? 0 : mbg_sym_emit_check(s, &eo);
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && mbg_sym_peak_live(s, &f->live) != 0) rc = MBG_SYM_ENOMEM;

@@ -82,6 +82,7 @@ static void push_size(lua_State *L, const char *role, const char *P) {
  * the identifier's placeholder (STX is never in a name, a number or a summary we produce: a
  * summary is comment text, base/quote.h). */
 #define BODY_MARK "\002mbdc-body-"
+#define PARTS_MARK "\002mbdc-parts-"
 #define SET_MARK "\002mbdc-set\002"
 
 static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
@@ -109,6 +110,9 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   mbg_lua_set_int(L, "refine_always", f->refine_always);
   lua_pushfstring(L, BODY_MARK "%d\002", index);
   lua_setfield(L, -2, "body");
+  lua_pushfstring(L, PARTS_MARK "%d\002", index);
+  lua_setfield(L, -2, "parts");
+  mbg_lua_set_int(L, "nparts", f->sym ? mbg_gen_parts(g, f) : 1);
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];
@@ -436,15 +440,83 @@ static int render_one(mbg_gen *g, const char *name, char **text, size_t *len, FI
  * measured in docs/generator.md, "Code size and the instruction cache"). */
 #define MBG_GEN_L1I_BYTES 32768
 
+/* By default (--parts), a function body of more than 4 times this many statements is cut into
+ * parts of about as many (mbg_sym_emit_opts.split_above; measured in docs/generator.md, "Long
+ * functions"). */
+#define MBG_GEN_PART_SIZE 4000
+
+/* The parts' parameters (mbg_sym_emit_opts.part_params, part_args): f's own, as pointers, then
+ * the pivots' arrays of an int function (source.lua), malloc'ed. */
+typedef struct part_params {
+  char *decl;
+  const char *args[MBG_LSYM_MAX_ARRAYS + 9];
+  char name[160];
+} part_params;
+
+static void part_params_free(part_params *pp) { free(pp->decl), pp->decl = NULL; }
+
+/* eo for f's body (its statements: mbg_sym_emit_c), pp holding the parts' parameters. 0, or -1
+ * (memory). */
+static int body_opts(const mbg_gen *g, const mbg_gen_function *f, const char *const *reserved,
+                     mbg_sym_emit_opts *eo, part_params *pp) {
+  static const char *const pivots[] = {"pivot",           "pivot_ref",        "pivot_switch",
+                                       "pivot_switch_ref", "pivot_refine",    "pivot_refine_ref",
+                                       "pivot_head",      "pivot_head_ref"};
+  const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
+  long part = g->opts->part_size == 0 ? MBG_GEN_PART_SIZE : g->opts->part_size < 0 ? 0
+                                                                              : g->opts->part_size;
+  *eo = (mbg_sym_emit_opts){.indent = "  ", .scalar = g->opts->scalar, .no_final_newline = 1,
+                            .reserved = reserved,
+                            .sincos = g->opts->trig_libm ? NULL : "mbdc_sincos",
+                            .zero = "mbdc_zero", .zeros_first_above = MBG_GEN_L1I_BYTES,
+                            .split_above = 4 * part, .part_size = (int32_t)part,
+                            .part_lv = "mbdc_lv", .part_args = pp->args};
+  snprintf(pp->name, sizeof pp->name, "%.80s_%.64s_part", g->prefix, f->name);
+  eo->part_name = pp->name;
+  size_t cap = 64, n = 0;
+  for (int k = 0; k < f->nparams; k++) cap += strlen(f->params[k].name) + 32;
+  pp->decl = malloc(cap + 8 * 40);
+  if (!pp->decl) return -1;
+  pp->decl[0] = 0;
+  int na = 0;
+  int have[4] = {f->npivots > 0, f->nswitch > 0, f->nrefine > 0, f->nhead > 0};
+  for (int k = 0; k < f->nparams + 8; k++) {
+    const mbg_gen_param *p = k < f->nparams ? &f->params[k] : NULL;
+    if (!p && !have[(k - f->nparams) / 2]) continue;
+    const char *name = p ? p->name : pivots[k - f->nparams];
+    if (!p) n += (size_t)sprintf(pp->decl + n, "%s%s *%s", n ? ", " : "", scalar, name);
+    else if (p->pass == MBG_PASS_VALUE)
+      n += (size_t)sprintf(pp->decl + n, "%s%s %s", n ? ", " : "", scalar, name);
+    else
+      n += (size_t)sprintf(pp->decl + n, "%s%s%s *%s", n ? ", " : "", p->is_output ? "" : "const ",
+                           p->pass == MBG_PASS_INT_ARRAY ? "int" : scalar, name);
+    pp->args[na++] = name;
+  }
+  pp->args[na] = NULL;
+  eo->part_params = pp->decl;
+  return 0;
+}
+
 /* Function f's statements, emitted from its graph straight into out, without the final
  * newline (a function of a large model has millions of them: they are never held as text).
  * Returns 0, or -1 (memory, or a write error). */
-static int put_body(mbg_gen *g, const mbg_gen_function *f, FILE *out,
-                    const char *const *reserved) {
-  mbg_sym_emit_opts eo = {"  ", g->opts->scalar, 1, reserved,
-                          g->opts->trig_libm ? NULL : "mbdc_sincos", "mbdc_zero",
-                          MBG_GEN_L1I_BYTES};
-  return f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
+static int put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
+                    const char *const *reserved, int parts) {
+  mbg_sym_emit_opts eo;
+  part_params pp;
+  int rc = body_opts(g, f, reserved, &eo, &pp);
+  eo.emit_parts = parts;
+  if (rc == 0) rc = f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
+  part_params_free(&pp);
+  return rc;
+}
+
+int32_t mbg_gen_parts(const mbg_gen *g, const mbg_gen_function *f) {
+  mbg_sym_emit_opts eo;
+  part_params pp;
+  int32_t n = body_opts(g, f, NULL, &eo, &pp) == 0 ? mbg_sym_emit_parts(f->sym, &eo) : -1;
+  part_params_free(&pp);
+  return n;
 }
 
 /* a "_" b, malloc'ed (NULL when out of memory); upper case when up. */
@@ -521,8 +593,14 @@ static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, co
     char *stop;
     long k = (size_t)(end - m) > nmark && memcmp(m, BODY_MARK, nmark) == 0
                  ? strtol(m + nmark, &stop, 10) : -1;
+    const size_t nparts = sizeof PARTS_MARK - 1;
+    long kp = k < 0 && (size_t)(end - m) > nparts && memcmp(m, PARTS_MARK, nparts) == 0
+                  ? strtol(m + nparts, &stop, 10) : -1;
     if (k >= 0 && k < g->nfunctions && *stop == BODY_MARK[0]) {
-      if (put_body(g, &g->functions[k], out, reserved) != 0) return -1;
+      if (put_body(g, &g->functions[k], out, reserved, 0) != 0) return -1;
+      p = stop + 1;
+    } else if (kp >= 0 && kp < g->nfunctions && *stop == PARTS_MARK[0]) {
+      if (put_body(g, &g->functions[kp], out, reserved, 1) != 0) return -1;
       p = stop + 1;
     } else if ((size_t)(end - m) >= nset && memcmp(m, SET_MARK, nset) == 0) {
       /* without a set (mbg_gen_render_to) the identifier is zero, in the same width */

@@ -198,7 +198,28 @@ typedef struct mbg_sym_emit_opts {
                              statement (compilers store such a run as vectors: the code shrinks
                              by about 7 bytes per zero; a function just over the L1 instruction
                              cache then fits, docs/generator.md); 0: never */
+  /* Parts: a body of more than split_above statements (> 0) is cut into static functions of
+   * about part_size statements each, part_name0, part_name1, ..., called in
+   * order: compilers' register allocation grows faster than linearly with a function's length
+   * (gcc -O2 takes four times as long on one function of 45 000 statements as on eight of
+   * 5 600), so a long function compiles several times faster in parts. A value one part makes
+   * and a later one reads goes through the caller's scratch array (part_lv, of the scalar type;
+   * its slots reused once their values are dead): stored right after its statement, loaded into
+   * a local of the same name before its first use in a part. Every part takes the parameters
+   * part_params declares (C declarations separated by ", "; part_args their names,
+   * NULL-terminated: every array the graph reads or writes must be one of them) and then the
+   * scratch array. emit_parts: 1, mbg_sym_emit_c writes the part functions (nothing when the
+   * body is not cut); 0, the body: when cut, the scratch array and the calls. */
+  long split_above;
+  int32_t part_size;
+  const char *part_name;
+  const char *part_params;
+  const char *const *part_args;
+  const char *part_lv;
+  int emit_parts;
 } mbg_sym_emit_opts;
+/* How many parts mbg_sym_emit_c cuts s's body into with o (1: not cut), or -1 (memory). */
+int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o);
 #define MBG_SYM_ZERO_MIN 4
 
 enum {

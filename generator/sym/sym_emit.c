@@ -127,6 +127,19 @@ typedef struct emitter {
   const char *zero;   /* the name of the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
   int zero_used;      /* the body declares it (put_zero): the outputs of 0 store it */
   int zeros_first;    /* ... all of them right after it (opts.zeros_first_above) */
+  /* parts (mbg_sym_emit_opts.split_above): nparts > 1 when the body is cut */
+  const mbg_sym_emit_opts *o;
+  int32_t nparts, part, part_size; /* the parts, the one being written, statements per part */
+  int recording;            /* the dry run: nothing written, the parts' uses recorded */
+  int32_t *def_part;        /* per node: the part of its statement (a batch's sines: its part) */
+  int32_t *use_last;        /* per node: the last part that reads it */
+  int32_t *xslot;           /* per node: its slot in the scratch array, or -1 */
+  int32_t *loaded;          /* per node: the last part that has it as a local */
+  int32_t nxslot;           /* the scratch array's length */
+  unsigned char *arr_used;  /* per array of the graph: the part being written refers to it */
+  int lv_used;              /* ... to the scratch array */
+  int32_t zero_part;        /* the part that declared the zero's local, or -1 */
+  int32_t trig_part;        /* the part of the batch of sines and cosines */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -211,7 +224,7 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   size_t named = 0, nmore = 0;
   for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
   while (more && more[nmore]) nmore++;
-  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + 6))
+  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + (size_t)m->nparts + 7))
     return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
     if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
@@ -237,11 +250,20 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
     uint32_t j = set_slot(&m->names, s->arr[i]);
     if (m->names.slot[j] < 0 && set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
   }
+  for (int32_t k = m->nparts > 1 ? -1 : m->nparts; k < m->nparts; k++) { /* the parts' names */
+    char name[96];
+    if (k < 0) snprintf(name, sizeof name, "%.80s", m->o->part_lv);
+    else snprintf(name, sizeof name, "%.80s%d", m->o->part_name, (int)k);
+    uint32_t j = set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+  }
   int32_t tn = 0;
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
     if (inline_neg(m, e)) continue;
-    if (m->sincos && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS)) continue; /* N_s[i] */
+    /* N_s[i]; in parts, a local of a later part loads it */
+    if (m->sincos && m->nparts <= 1 && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
+      continue;
     if (!s->name[e]) {
       m->ref[e] = tn++;
       continue;
@@ -253,7 +275,14 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   return 0;
 }
 
-static void put_operand(const emitter *m, line *l, mbg_sx x) {
+/* With sincos, x (a sine or a cosine) is read from the batch's arrays: in the batch's part. */
+static int in_batch(const emitter *m, mbg_sx x) {
+  const mbg_sym *s = m->s;
+  return m->sincos && (s->op[x] == MBG_SYM_SIN || s->op[x] == MBG_SYM_COS) &&
+         (m->nparts <= 1 || m->part == m->trig_part);
+}
+
+static void put_operand(emitter *m, line *l, mbg_sx x) {
   const mbg_sym *s = m->s;
   while (inline_neg(m, x)) { /* −(−x) never exists: the engine folds it */
     put_str(l, "-");
@@ -262,13 +291,14 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
   if (s->op[x] == MBG_SYM_CONST) {
     put_str(l, m->lit + m->ref[x]);
   } else if (s->op[x] == MBG_SYM_INPUT) {
+    if (m->arr_used) m->arr_used[s->a[x]] = 1;
     put_str(l, s->arr[s->a[x]]);
     if (s->b[x] != MBG_SYM_SCALAR) {
       put_str(l, "[");
       put_int(l, s->b[x]);
       put_str(l, "]");
     }
-  } else if (m->sincos && (s->op[x] == MBG_SYM_SIN || s->op[x] == MBG_SYM_COS)) {
+  } else if (in_batch(m, x)) {
     put_str(l, m->sincos), put_str(l, s->op[x] == MBG_SYM_SIN ? "_s[" : "_c[");
     put_int(l, m->slot[x]), put_str(l, "]");
   } else if (m->ref[x] >= 0) {
@@ -282,6 +312,7 @@ static void put_operand(const emitter *m, line *l, mbg_sx x) {
 /* Ends a line with end (";", or "" after a brace) and writes it, with its newline, or with
  * no_final_newline the newline goes before the next. */
 static void put_end_with(emitter *m, line *l, const char *end) {
+  if (m->recording) return;
   put_str(l, end);
   if (!m->joined) put_str(l, "\n");
   if (m->joined && m->started) fputc('\n', m->f);
@@ -294,12 +325,111 @@ static void put_end(emitter *m, line *l) { put_end_with(m, l, ";"); }
 /* Ends a line without the ";" (a brace). */
 static void put_end_bare(emitter *m, line *l) { put_end_with(m, l, ""); }
 
+/* ---- parts (mbg_sym_emit_opts.split_above) ------------------------------------------------ */
+
+/* Before a line that reads x (through its inline negations). In the dry run: x's last reading
+ * part. When cut: x, made by an earlier part, loaded into its local unless this part has. */
+static void need(emitter *m, const char *indent, mbg_sx x) {
+  if (m->nparts <= 1) return;
+  while (inline_neg(m, x)) x = m->s->a[x];
+  if (mbg_sym_is_leaf_op(m->s->op[x])) return;
+  if (m->recording) {
+    if (m->use_last[x] < m->part) m->use_last[x] = m->part;
+    return;
+  }
+  if (m->def_part[x] >= m->part || m->loaded[x] == m->part) return;
+  m->loaded[x] = m->part;
+  line l = {.n = 0};
+  put_str(&l, indent), put_str(&l, m->fl ? "const float " : "const double ");
+  put_operand(m, &l, x);
+  put_str(&l, " = "), put_str(&l, m->o->part_lv), put_str(&l, "[");
+  put_int(&l, m->xslot[x]), put_str(&l, "]");
+  m->lv_used = 1;
+  put_end(m, &l);
+}
+
+/* After e's statement (or the batch, for a sine or a cosine). In the dry run: e's part. When
+ * cut: e stored into its slot when a later part reads it. */
+static void keep(emitter *m, const char *indent, mbg_sx e) {
+  if (m->nparts <= 1) return;
+  if (m->recording) {
+    m->def_part[e] = m->part;
+    return;
+  }
+  if (m->xslot[e] < 0) return;
+  line l = {.n = 0};
+  put_str(&l, indent), put_str(&l, m->o->part_lv), put_str(&l, "[");
+  put_int(&l, m->xslot[e]), put_str(&l, "] = ");
+  put_operand(m, &l, e);
+  m->lv_used = 1;
+  put_end(m, &l);
+}
+
+/* A line longer than struct line holds (a part's first line: its parameters), as is. */
+static void put_long_line(emitter *m, const char *a, const char *b, const char *c) {
+  if (m->recording) return;
+  if (m->joined && m->started) fputc('\n', m->f);
+  fputs(a, m->f), fputs(b, m->f), fputs(c, m->f);
+  if (!m->joined) fputc('\n', m->f);
+  m->started = 1;
+}
+
+/* "static void NAMEk(PARAMS, double *restrict LV) {" (with a blank line before all but the
+ * first). */
+static void part_open(emitter *m) {
+  const mbg_sym_emit_opts *o = m->o;
+  if (m->part > 0) put_long_line(m, "", "", "");
+  char head[128], tail[128];
+  snprintf(head, sizeof head, "static void %.80s%d(", o->part_name, (int)m->part);
+  snprintf(tail, sizeof tail, ", %s *restrict %.80s) {", m->fl ? "float" : "double", o->part_lv);
+  put_long_line(m, head, o->part_params, tail);
+  memset(m->arr_used, 0, (size_t)m->s->narr + 1);
+  m->lv_used = 0;
+}
+
+/* "(void)p;" for every parameter the part does not use, and "}". */
+static void part_close(emitter *m, const char *indent) {
+  const mbg_sym *s = m->s;
+  for (const char *const *a = m->o->part_args; *a; a++) {
+    int used = 0;
+    for (int32_t i = 0; i < s->narr && !used; i++) used = m->arr_used[i] && !strcmp(s->arr[i], *a);
+    char cast[128];
+    snprintf(cast, sizeof cast, "(void)%.100s;", *a);
+    if (!used) put_long_line(m, indent, cast, "");
+  }
+  char cast[128];
+  snprintf(cast, sizeof cast, "(void)%.100s;", m->o->part_lv);
+  if (!m->lv_used) put_long_line(m, indent, cast, "");
+  put_long_line(m, "}", "", "");
+}
+
+/* The slots of the scratch array: every value a later part reads gets one, first fit among
+ * those whose last reader is an earlier part than the value's own. 0, or -1 (memory). */
+static int alloc_slots(emitter *m, const mbg_sx *order, int32_t len) {
+  int32_t *until = malloc(((size_t)len + 1) * sizeof *until);
+  if (!until) return -1;
+  m->nxslot = 0;
+  for (int32_t i = 0; i < len; i++) {
+    mbg_sx e = order[i];
+    m->xslot[e] = -1;
+    if (m->def_part[e] < 0 || m->use_last[e] <= m->def_part[e]) continue;
+    int32_t k = 0;
+    while (k < m->nxslot && until[k] >= m->def_part[e]) k++;
+    if (k == m->nxslot) m->nxslot++;
+    m->xslot[e] = k, until[k] = m->use_last[e];
+  }
+  free(until);
+  return 0;
+}
+
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
   static const char *const fn[2][4] = {{"sqrt(", "sin(", "cos(", "atan2("},
                                        {"sqrtf(", "sinf(", "cosf(", "atan2f("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
+  need(m, indent, s->a[e]);
+  if (mbg_sym_is_binary_op(op) || op == MBG_SYM_ATAN2) need(m, indent, s->b[e]);
   line l = {.n = 0};
   put_str(&l, indent);
   put_str(&l, m->fl ? "const float " : "const double ");
@@ -319,6 +449,7 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
     put_str(&l, ")");
   }
   put_end(m, &l);
+  keep(m, indent, e);
 }
 
 /* With opts.sincos, after the sines' and cosines' arguments (scheduled first): every one of them
@@ -329,6 +460,7 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
  * vectors without a scalar remainder (at -O2, GCC only such a loop). */
 static void put_trig_batch(emitter *m, const char *indent, const mbg_sx *arg) {
   int32_t width = m->fl ? 4 : 2, n = (m->nslot + width - 1) / width * width;
+  for (int32_t i = 0; i < m->nslot; i++) need(m, indent, arg[i]);
   line l = {.n = 0};
   put_str(&l, indent), put_str(&l, m->fl ? "const float " : "const double ");
   put_str(&l, m->sincos), put_str(&l, "_x["), put_int(&l, n), put_str(&l, "] = {");
@@ -399,6 +531,17 @@ static int is_zero(const mbg_sym *s, mbg_sx e) {
 
 static void put_output(emitter *m, const char *indent, int32_t i);
 
+/* "volatile double Z_src = 0.0;" and "const double Z = Z_src;" (in the part being written). */
+static void put_zero_local(emitter *m, const char *indent) {
+  const char *type = m->fl ? "float " : "double ", *zero = m->zero;
+  line l = {.n = 0};
+  put_str(&l, indent), put_str(&l, "volatile "), put_str(&l, type), put_str(&l, zero);
+  put_str(&l, "_src = "), put_str(&l, m->fl ? "0.0f" : "0.0"), put_end(m, &l);
+  l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
+  put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
+  m->zero_part = m->part;
+}
+
 /* With opts.zero: the zero's local when at least MBG_SYM_ZERO_MIN outputs are 0 (then
  * m->zero_used is set), else nothing; then, when the code is estimated larger than
  * opts.zeros_first_above, every output of 0 (m->zeros_first is set). 0, or -1 (memory). */
@@ -407,15 +550,11 @@ static int put_zero(emitter *m, const char *indent, long zeros_first_above) {
   int32_t n = 0;
   for (int32_t i = 0; zero && i < m->s->nout; i++) n += is_zero(m->s, m->s->out_e[i]);
   if (n < MBG_SYM_ZERO_MIN) return 0;
-  const char *type = m->fl ? "float " : "double ";
-  line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, "volatile "), put_str(&l, type), put_str(&l, zero);
-  put_str(&l, "_src = "), put_str(&l, m->fl ? "0.0f" : "0.0"), put_end(m, &l);
-  l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
-  put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
-  m->zero_used = 1;
   long bytes = zeros_first_above > 0 ? mbg_sym_code_bytes(m->s) : 0;
   if (bytes < 0) return -1;
+  /* in parts, each declares its own before its first zero (put_output) */
+  if (m->nparts <= 1) put_zero_local(m, indent);
+  m->zero_used = 1;
   for (int32_t i = 0; bytes > zeros_first_above && i < m->s->nout; i++)
     if (is_zero(m->s, m->s->out_e[i])) put_output(m, indent, i);
   m->zeros_first = bytes > zeros_first_above;
@@ -425,13 +564,17 @@ static int put_zero(emitter *m, const char *indent, long zeros_first_above) {
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
   if (m->zeros_first && is_zero(s, s->out_e[i])) return; /* stored already (put_zero) */
+  int zero = m->zero_used && is_zero(s, s->out_e[i]);
+  if (zero && m->zero_part != m->part) put_zero_local(m, indent); /* a later part's own */
+  if (!zero) need(m, indent, s->out_e[i]);
+  if (m->arr_used) m->arr_used[s->out_arr[i]] = 1;
   line l = {.n = 0};
   put_str(&l, indent);
   put_str(&l, s->arr[s->out_arr[i]]);
   put_str(&l, "[");
   put_int(&l, s->out_idx[i]);
   put_str(&l, "] = ");
-  if (m->zero_used && is_zero(s, s->out_e[i])) put_str(&l, m->zero);
+  if (zero) put_str(&l, m->zero);
   else put_operand(m, &l, s->out_e[i]);
   put_end(m, &l);
 }
@@ -447,27 +590,144 @@ static void put_outputs_from(emitter *m, const char *indent, int32_t k) {
     put_output(m, indent, i);
 }
 
+/* The statements, each node's outputs after it (see mbg_sym_emit_c), into parts when cut. */
+static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
+                const int32_t *first_out, const int32_t *next_out, const mbg_sx *arg,
+               int32_t last_trig) {
+  const mbg_sym *s = m->s;
+  m->part = 0, m->zero_part = -1, m->zero_used = 0, m->zeros_first = 0, m->started = 0;
+  if (m->nparts > 1) part_open(m);
+  int32_t in_part = 0;
+  if (put_zero(m, indent, m->o ? m->o->zeros_first_above : 0)) return MBG_SYM_ENOMEM;
+  for (int32_t k = 0; k < s->nout && stored_last(m, s->out_e[k]); k++) put_output(m, indent, k);
+  for (int32_t i = 0; i < len; i++) {
+    mbg_sx e = order[i];
+    int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
+    if (!inline_neg(m, e) && !(m->sincos && trig)) {
+      if (m->nparts > 1 && in_part >= m->part_size && m->part < m->nparts - 1) {
+        part_close(m, indent);
+        m->part++, in_part = 0;
+        part_open(m);
+      }
+      put_statement(m, indent, e);
+      in_part++;
+      for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_outputs_from(m, indent, k);
+    }
+    if (m->sincos && i == last_trig) {
+      put_trig_batch(m, indent, arg);
+      m->trig_part = m->part;
+      for (int32_t j = 0; j <= i; j++)
+        if (s->op[order[j]] == MBG_SYM_SIN || s->op[order[j]] == MBG_SYM_COS) {
+          keep(m, indent, order[j]);
+          for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k])
+            put_outputs_from(m, indent, k);
+        }
+    }
+  }
+  if (m->nparts > 1) part_close(m, indent);
+  return 0;
+}
+
+/* The statements of the schedule (a temporary each). */
+static int32_t count_statements(const emitter *m, const mbg_sx *order, int32_t len) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < len; i++) {
+    int op = m->s->op[order[i]];
+    n += !inline_neg(m, order[i]) && !(m->sincos && (op == MBG_SYM_SIN || op == MBG_SYM_COS));
+  }
+  return n;
+}
+
+/* The parts (m->nparts, m->part_size) for o; EINVAL when cut without the parts' options or
+ * with an array that is not one of part_args. */
+static int plan_parts(emitter *m, const mbg_sym_emit_opts *o, const mbg_sx *order, int32_t len) {
+  int32_t n = count_statements(m, order, len);
+  m->nparts = 1, m->part_size = n;
+  if (!o || o->split_above <= 0 || n <= o->split_above) return 0;
+  if (!o->part_name || !o->part_params || !o->part_args || !o->part_lv) return MBG_SYM_EINVAL;
+  for (int32_t i = 0; i < m->s->narr; i++) {
+    const char *const *a = o->part_args;
+    while (*a && strcmp(*a, m->s->arr[i]) != 0) a++;
+    if (!*a) return MBG_SYM_EINVAL;
+  }
+  int32_t size = o->part_size > 0 ? o->part_size : 1;
+  m->nparts = (n + size - 1) / size;
+  m->part_size = (n + m->nparts - 1) / m->nparts;
+  return 0;
+}
+
+/* The dry run that records which part makes and reads every value, then its slots. */
+static int record_parts(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
+                        const int32_t *first_out, const int32_t *next_out, const mbg_sx *arg,
+                        int32_t last_trig) {
+  size_t n = (size_t)m->s->n + 1;
+  m->def_part = malloc(n * sizeof *m->def_part), m->use_last = malloc(n * sizeof *m->use_last);
+  m->xslot = malloc(n * sizeof *m->xslot), m->loaded = malloc(n * sizeof *m->loaded);
+  m->arr_used = malloc((size_t)m->s->narr + 1);
+  if (!m->def_part || !m->use_last || !m->xslot || !m->loaded || !m->arr_used)
+    return MBG_SYM_ENOMEM;
+  for (size_t e = 0; e < n; e++) m->def_part[e] = m->use_last[e] = m->loaded[e] = -1;
+  m->recording = 1;
+  int rc = run(m, indent, order, len, first_out, next_out, arg, last_trig);
+  m->recording = 0;
+  if (rc) return rc;
+  return alloc_slots(m, order, len) ? MBG_SYM_ENOMEM : 0;
+}
+
+/* The caller's body of a cut function: the scratch array and one call per part. */
+static void put_calls(emitter *m, const char *indent) {
+  const mbg_sym_emit_opts *o = m->o;
+  line l = {.n = 0};
+  put_str(&l, indent), put_str(&l, m->fl ? "float " : "double "), put_str(&l, o->part_lv);
+  put_str(&l, "["), put_int(&l, m->nxslot > 0 ? m->nxslot : 1), put_str(&l, "]"), put_end(m, &l);
+  for (int32_t k = 0; k < m->nparts; k++) {
+    char head[128];
+    snprintf(head, sizeof head, "%s%.80s%d(", indent, o->part_name, (int)k);
+    if (m->joined && m->started) fputc('\n', m->f);
+    fputs(head, m->f);
+    for (const char *const *a = o->part_args; *a; a++) fputs(*a, m->f), fputs(", ", m->f);
+    fputs(o->part_lv, m->f), fputs(");", m->f);
+    if (!m->joined) fputc('\n', m->f);
+    m->started = 1;
+  }
+}
+
+/* What mbg_sym_emit_c and mbg_sym_emit_parts share: m set up for s and o, the schedule in
+ * *order (its length in *len), the batch's arguments in *arg. */
+static int setup(emitter *m, const mbg_sym *s, const mbg_sym_emit_opts *o, mbg_sx **order,
+                 int32_t *len, mbg_sx **arg) {
+  unsigned char *live = malloc((size_t)s->n + 1);
+  m->need = calloc((size_t)s->n + 1, 1);
+  int rc = live && m->need ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m->fl, live);
+  if (!rc) mbg_sym_needed_negs(s, live, m->need);
+  if (!rc) m->ref = malloc(((size_t)s->n + 1) * sizeof *m->ref), rc = m->ref ? 0 : MBG_SYM_ENOMEM;
+  if (!rc) rc = format_literals(m, live);
+  free(live);
+  /* the sines and cosines first: by libm calls, before any other temporary is live; by the
+   * batch function, all in one call */
+  if (!rc) *len = mbg_sym_schedule(s, order), rc = *len < 0 ? MBG_SYM_ENOMEM : 0;
+  if (!rc && m->sincos) rc = slot_trig(m, *order, *len, arg) ? MBG_SYM_ENOMEM : 0;
+  if (!rc) rc = plan_parts(m, o, *order, *len);
+  return rc;
+}
+
+static void teardown(emitter *m) {
+  if (m->names.slot || m->names.str) set_free(&m->names);
+  free(m->ref), free(m->need), free(m->lit), free(m->slot);
+  free(m->def_part), free(m->use_last), free(m->xslot), free(m->loaded), free(m->arr_used);
+}
+
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
-  emitter m = {s, out, o && o->scalar == MBG_SYM_FLOAT, NULL, NULL,
-               o && o->no_final_newline, 0, {0}, NULL, o ? o->sincos : NULL, NULL, 0,
-               o ? o->zero : NULL, 0, 0};
-  unsigned char *live = malloc((size_t)s->n + 1);
+  emitter m = {.s = s, .f = out, .fl = o && o->scalar == MBG_SYM_FLOAT,
+               .joined = o && o->no_final_newline, .sincos = o ? o->sincos : NULL,
+               .zero = o ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1;
-  m.need = calloc((size_t)s->n + 1, 1);
-  int rc = live && m.need ? 0 : MBG_SYM_ENOMEM;
-  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m.fl, live);
-  if (!rc) mbg_sym_needed_negs(s, live, m.need);
-  if (!rc) m.ref = malloc(((size_t)s->n + 1) * sizeof *m.ref), rc = m.ref ? 0 : MBG_SYM_ENOMEM;
-  if (!rc) rc = format_literals(&m, live);
-  free(live);
-  /* the sines and cosines first: by libm calls, before any other temporary is live; by the
-   * batch function, all in one call */
-  if (!rc) len = mbg_sym_schedule(s, &order), rc = len < 0 ? MBG_SYM_ENOMEM : 0;
-  if (!rc && m.sincos) rc = slot_trig(&m, order, len, &arg) ? MBG_SYM_ENOMEM : 0;
+  int rc = setup(&m, s, o, &order, &len, &arg);
   if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
   for (int32_t i = 0; !rc && i < len; i++)
     if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
@@ -477,29 +737,29 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
    * ones before every statement) */
   int32_t *next_out = NULL, *first_out = NULL;
   if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
-  if (!rc) rc = put_zero(&m, indent, o ? o->zeros_first_above : 0) ? MBG_SYM_ENOMEM : 0;
-  for (int32_t k = 0; !rc && k < s->nout && stored_last(&m, s->out_e[k]); k++)
-    put_output(&m, indent, k);
-  for (int32_t i = 0; !rc && i < len; i++) {
-    mbg_sx e = order[i];
-    int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
-    if (!inline_neg(&m, e) && !(m.sincos && trig)) {
-      put_statement(&m, indent, e);
-      for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_outputs_from(&m, indent, k);
-    }
-    if (m.sincos && i == last_trig) {
-      put_trig_batch(&m, indent, arg);
-      for (int32_t j = 0; j <= i; j++)
-        if (s->op[order[j]] == MBG_SYM_SIN || s->op[order[j]] == MBG_SYM_COS)
-          for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k])
-            put_outputs_from(&m, indent, k);
-    }
-  }
+  if (!rc && m.nparts > 1)
+    rc = record_parts(&m, indent, order, len, first_out, next_out, arg, last_trig);
+  int parts = o && o->emit_parts;
+  if (!rc && m.nparts > 1 && !parts) put_calls(&m, indent);
+  else if (!rc && (m.nparts > 1) == parts)
+    rc = run(&m, indent, order, len, first_out, next_out, arg, last_trig);
   free(first_out), free(next_out);
   if (!rc && ferror(out)) rc = MBG_SYM_EIO;
-  if (m.names.slot || m.names.str) set_free(&m.names);
-  free(order), free(m.ref), free(m.need), free(m.lit), free(m.slot), free(arg);
+  teardown(&m);
+  free(order), free(arg);
   return rc;
+}
+
+int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o) {
+  if (!s || s->failed) return -1;
+  emitter m = {.s = s, .fl = o && o->scalar == MBG_SYM_FLOAT,
+               .sincos = o ? o->sincos : NULL, .zero = o ? o->zero : NULL, .o = o};
+  mbg_sx *order = NULL, *arg = NULL;
+  int32_t len = -1;
+  int rc = setup(&m, s, o, &order, &len, &arg);
+  teardown(&m);
+  free(order), free(arg);
+  return rc ? -1 : m.nparts;
 }
 
 int mbg_sym_emit_check(const mbg_sym *s, const mbg_sym_emit_opts *o) {

@@ -12,7 +12,7 @@
 
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x56e1cb3a868e
+#if SIMPLE_HUMANOID_SET_ID != 0xe273b238ebcf
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
