@@ -9,10 +9,6 @@
 
 /* Render every file and write them to g->opts->outdir; 0 or exit status. */
 int mbg_gen_render(mbg_gen *g, FILE *err);
-/* How many parts f's body is cut into when written (1: one function; -1: out of memory): with
- * --parts N (default 4000), a body of more than 4 N statements, in parts of about N
- * (mbg_sym_emit_opts). */
-int32_t mbg_gen_parts(const mbg_gen *g, const mbg_gen_function *f);
 /* The same five files rendered into `out` one after another, the file system untouched (the set
  * identifier is zero): for the whole-pipeline fuzz target and tests. 0 or exit status. */
 int mbg_gen_render_to(mbg_gen *g, FILE *out, FILE *err);

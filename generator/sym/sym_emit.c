@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/numfmt.h"
-#include "sym/sym_internal.h"
+#include "sym/sym_emit_internal.h"
 
 /* Words a temporary may not take: C99 keywords, the math functions we call and the object-like
  * macros of <math.h> (ISO C and POSIX), which would replace the name. */
@@ -23,140 +23,17 @@ static const char *const reserved[] = {
     "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "NULL"};
 #define NRESERVED (sizeof reserved / sizeof *reserved)
 
-/* ---- a set of names, each with the next suffix to try ------------------------------------- */
-
-typedef struct name_set {
-  char **str; /* owned */
-  int32_t *next;
-  int32_t n;
-  uint32_t nslot; /* power of two, > 2 * capacity */
-  int32_t *slot;  /* index into str, -1 = empty */
-} name_set;
-
-static uint32_t str_hash(const char *p) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
-  return h;
-}
-
-static int set_init(name_set *t, size_t cap) {
-  memset(t, 0, sizeof *t);
-  t->nslot = 16;
-  while (t->nslot < 2 * cap + 2) t->nslot *= 2;
-  t->str = malloc((cap + 1) * sizeof *t->str);
-  t->next = malloc((cap + 1) * sizeof *t->next);
-  t->slot = malloc(t->nslot * sizeof *t->slot);
-  if (!t->str || !t->next || !t->slot) return -1;
-  memset(t->slot, 0xff, t->nslot * sizeof *t->slot);
-  return 0;
-}
-
-static void set_free(name_set *t) {
-  for (int32_t i = 0; i < t->n; i++) free(t->str[i]);
-  free(t->str), free(t->next), free(t->slot);
-}
-
-/* Slot of `name`: holding it, or the empty slot where it goes. */
-static uint32_t set_slot(const name_set *t, const char *name) {
-  uint32_t i = str_hash(name) & (t->nslot - 1);
-  while (t->slot[i] >= 0 && strcmp(t->str[t->slot[i]], name) != 0) i = (i + 1) & (t->nslot - 1);
-  return i;
-}
-
-/* Adds a copy of name (known absent at slot i); its index, or -1. */
-static int32_t set_add(name_set *t, uint32_t i, const char *name) {
-  char *copy = malloc(strlen(name) + 1);
-  if (!copy) return -1;
-  strcpy(copy, name);
-  t->str[t->n] = copy, t->next[t->n] = 2, t->slot[i] = t->n;
-  return t->n++;
-}
-
-/* ---- names of temporaries ----------------------------------------------------------------- */
-
-/* A C identifier from a preferred name: other characters become '_', a leading digit or
- * underscore gets "n_" before it, at most 48 characters, and tN (our own names) gets a '_'. */
-static void sanitize(const char *raw, char *buf /* 56 */) {
-  size_t j = 0;
-  if (!(*raw == '_' || (*raw >= 'a' && *raw <= 'z') || (*raw >= 'A' && *raw <= 'Z')))
-    buf[j++] = 'n', buf[j++] = '_';
-  else if (*raw == '_')
-    buf[j++] = 'n';
-  for (const char *p = raw; *p && j < 50; p++) {
-    int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
-    buf[j++] = ok ? *p : '_';
-  }
-  buf[j] = 0;
-  if (buf[0] == 't' && buf[1] && strspn(buf + 1, "0123456789") == j - 1) buf[j++] = '_', buf[j] = 0;
-}
-
-/* Index in t of a unique identifier made from raw, or -1 (memory). */
-static int32_t unique_name(name_set *t, const char *raw) {
-  char base[56], cand[72];
-  sanitize(raw, base);
-  uint32_t i = set_slot(t, base);
-  if (t->slot[i] < 0) return set_add(t, i, base);
-  int32_t owner = t->slot[i];
-  for (int32_t k = t->next[owner];; k++) {
-    snprintf(cand, sizeof cand, "%s_%d", base, (int)k);
-    uint32_t j = set_slot(t, cand);
-    if (t->slot[j] < 0) {
-      t->next[owner] = k + 1;
-      return set_add(t, j, cand);
-    }
-  }
-}
-
 /* ---- emission ----------------------------------------------------------------------------- */
 
-typedef struct emitter {
-  const mbg_sym *s;
-  FILE *f;
-  int fl;              /* float code */
-  int32_t *ref;        /* per node: >= 0 → "t<ref>", < 0 → names.str[-ref - 1]; constants: the
-                          offset of their literal in lit */
-  unsigned char *need; /* negations with a temporary (the others are written inline) */
-  int joined;          /* no_final_newline: a newline before every line but the first */
-  int started;         /* a line was written */
-  name_set names;
-  char *lit; /* the literals of the live constants, NUL-terminated, back to back */
-  const char *sincos; /* the batch function (mbg_sym_emit_opts.sincos), or NULL: libm */
-  int32_t *slot;      /* with sincos: per live sine and cosine, its argument's index in the
-                         batch (a sine and a cosine of the same argument share it) */
-  int32_t nslot;      /* with sincos: the distinct arguments */
-  const char *zero;   /* the name of the local holding 0 (mbg_sym_emit_opts.zero), or NULL */
-  int zero_used;      /* the body declares it (put_zero): the outputs of 0 store it */
-  int zeros_first;    /* ... all of them right after it (opts.zeros_first_above) */
-  /* parts (mbg_sym_emit_opts.split_above): nparts > 1 when the body is cut */
-  const mbg_sym_emit_opts *o;
-  int32_t nparts, part, part_size; /* the parts, the one being written, statements per part */
-  int recording;            /* the dry run: nothing written, the parts' uses recorded */
-  int32_t *def_part;        /* per node: the part of its statement (a batch's sines: its part) */
-  int32_t *use_last;        /* per node: the last part that reads it */
-  int32_t *xslot;           /* per node: its slot in the scratch array, or -1 */
-  int32_t *loaded;          /* per node: the last part that has it as a local */
-  int32_t nxslot;           /* the scratch array's length */
-  unsigned char *arr_used;  /* per array of the graph: the part being written refers to it */
-  int lv_used;              /* ... to the scratch array */
-  int32_t zero_part;        /* the part that declared the zero's local, or -1 */
-  int32_t trig_part;        /* the part of the batch of sines and cosines */
-} emitter;
 
-/* One statement is built here and written with one fwrite: an operand is at most a name (50
- * characters and a suffix), a literal (32) or an input (array name and index). */
-typedef struct line {
-  char buf[512];
-  size_t n;
-} line;
-
-static void put_str(line *l, const char *p) {
+void sym_put_str(line *l, const char *p) {
   size_t k = strlen(p);
   if (k > sizeof l->buf - 1 - l->n) k = sizeof l->buf - 1 - l->n; /* cannot happen; stay safe */
   memcpy(l->buf + l->n, p, k);
   l->n += k;
 }
 
-static void put_int(line *l, long v) {
+void sym_put_int(line *l, long v) {
   char tmp[24];
   int k = 0;
   unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
@@ -167,7 +44,7 @@ static void put_int(line *l, long v) {
 }
 
 /* A negation written inline in its consumers ("-t3 - t4"), without a temporary. */
-static int inline_neg(const emitter *m, mbg_sx e) {
+int sym_inline_neg(const emitter *m, mbg_sx e) {
   return m->s->op[e] == MBG_SYM_NEG && !m->need[e];
 }
 
@@ -224,43 +101,43 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   size_t named = 0, nmore = 0;
   for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
   while (more && more[nmore]) nmore++;
-  if (set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + (size_t)m->nparts + 7))
+  if (sym_set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + (size_t)m->nparts + 7))
     return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
-    if (set_add(&m->names, set_slot(&m->names, reserved[i]), reserved[i]) < 0)
+    if (sym_set_add(&m->names, sym_set_slot(&m->names, reserved[i]), reserved[i]) < 0)
       return MBG_SYM_ENOMEM;
   static const char *const trig_suffix[] = {"", "f", "_x", "_s", "_c"};
   for (int i = 0; m->sincos && i < 5; i++) { /* the batch function's names */
     char name[96];
     snprintf(name, sizeof name, "%.80s%s", m->sincos, trig_suffix[i]);
-    uint32_t j = set_slot(&m->names, name);
-    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+    uint32_t j = sym_set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
   for (int i = 0; m->zero && i < 2; i++) { /* the zero's local and its volatile source */
     char name[96];
     snprintf(name, sizeof name, "%.80s%s", m->zero, i ? "_src" : "");
-    uint32_t j = set_slot(&m->names, name);
-    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+    uint32_t j = sym_set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
   for (size_t i = 0; i < nmore; i++) {
-    uint32_t j = set_slot(&m->names, more[i]);
-    if (m->names.slot[j] < 0 && set_add(&m->names, j, more[i]) < 0) return MBG_SYM_ENOMEM;
+    uint32_t j = sym_set_slot(&m->names, more[i]);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, more[i]) < 0) return MBG_SYM_ENOMEM;
   }
   for (int32_t i = 0; i < s->narr; i++) {
-    uint32_t j = set_slot(&m->names, s->arr[i]);
-    if (m->names.slot[j] < 0 && set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
+    uint32_t j = sym_set_slot(&m->names, s->arr[i]);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
   }
   for (int32_t k = m->nparts > 1 ? -1 : m->nparts; k < m->nparts; k++) { /* the parts' names */
     char name[96];
     if (k < 0) snprintf(name, sizeof name, "%.80s", m->o->part_lv);
     else snprintf(name, sizeof name, "%.80s%d", m->o->part_name, (int)k);
-    uint32_t j = set_slot(&m->names, name);
-    if (m->names.slot[j] < 0 && set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+    uint32_t j = sym_set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
   int32_t tn = 0;
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
-    if (inline_neg(m, e)) continue;
+    if (sym_inline_neg(m, e)) continue;
     /* N_s[i]; in parts, a local of a later part loads it */
     if (m->sincos && m->nparts <= 1 && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
       continue;
@@ -268,7 +145,7 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
       m->ref[e] = tn++;
       continue;
     }
-    int32_t k = unique_name(&m->names, s->pool + s->name[e] - 1);
+    int32_t k = sym_unique_name(&m->names, s->pool + s->name[e] - 1);
     if (k < 0) return MBG_SYM_ENOMEM;
     m->ref[e] = -k - 1;
   }
@@ -282,30 +159,30 @@ static int in_batch(const emitter *m, mbg_sx x) {
          (m->nparts <= 1 || m->part == m->trig_part);
 }
 
-static void put_operand(emitter *m, line *l, mbg_sx x) {
+void sym_put_operand(emitter *m, line *l, mbg_sx x) {
   const mbg_sym *s = m->s;
-  while (inline_neg(m, x)) { /* −(−x) never exists: the engine folds it */
-    put_str(l, "-");
+  while (sym_inline_neg(m, x)) { /* −(−x) never exists: the engine folds it */
+    sym_put_str(l, "-");
     x = s->a[x];
   }
   if (s->op[x] == MBG_SYM_CONST) {
-    put_str(l, m->lit + m->ref[x]);
+    sym_put_str(l, m->lit + m->ref[x]);
   } else if (s->op[x] == MBG_SYM_INPUT) {
     if (m->arr_used) m->arr_used[s->a[x]] = 1;
-    put_str(l, s->arr[s->a[x]]);
+    sym_put_str(l, s->arr[s->a[x]]);
     if (s->b[x] != MBG_SYM_SCALAR) {
-      put_str(l, "[");
-      put_int(l, s->b[x]);
-      put_str(l, "]");
+      sym_put_str(l, "[");
+      sym_put_int(l, s->b[x]);
+      sym_put_str(l, "]");
     }
   } else if (in_batch(m, x)) {
-    put_str(l, m->sincos), put_str(l, s->op[x] == MBG_SYM_SIN ? "_s[" : "_c[");
-    put_int(l, m->slot[x]), put_str(l, "]");
+    sym_put_str(l, m->sincos), sym_put_str(l, s->op[x] == MBG_SYM_SIN ? "_s[" : "_c[");
+    sym_put_int(l, m->slot[x]), sym_put_str(l, "]");
   } else if (m->ref[x] >= 0) {
-    put_str(l, "t");
-    put_int(l, m->ref[x]);
+    sym_put_str(l, "t");
+    sym_put_int(l, m->ref[x]);
   } else {
-    put_str(l, m->names.str[-m->ref[x] - 1]);
+    sym_put_str(l, m->names.str[-m->ref[x] - 1]);
   }
 }
 
@@ -313,114 +190,17 @@ static void put_operand(emitter *m, line *l, mbg_sx x) {
  * no_final_newline the newline goes before the next. */
 static void put_end_with(emitter *m, line *l, const char *end) {
   if (m->recording) return;
-  put_str(l, end);
-  if (!m->joined) put_str(l, "\n");
+  sym_put_str(l, end);
+  if (!m->joined) sym_put_str(l, "\n");
   if (m->joined && m->started) fputc('\n', m->f);
   fwrite(l->buf, 1, l->n, m->f);
   m->started = 1;
 }
 
-static void put_end(emitter *m, line *l) { put_end_with(m, l, ";"); }
+void sym_put_end(emitter *m, line *l) { put_end_with(m, l, ";"); }
 
 /* Ends a line without the ";" (a brace). */
 static void put_end_bare(emitter *m, line *l) { put_end_with(m, l, ""); }
-
-/* ---- parts (mbg_sym_emit_opts.split_above) ------------------------------------------------ */
-
-/* Before a line that reads x (through its inline negations). In the dry run: x's last reading
- * part. When cut: x, made by an earlier part, loaded into its local unless this part has. */
-static void need(emitter *m, const char *indent, mbg_sx x) {
-  if (m->nparts <= 1) return;
-  while (inline_neg(m, x)) x = m->s->a[x];
-  if (mbg_sym_is_leaf_op(m->s->op[x])) return;
-  if (m->recording) {
-    if (m->use_last[x] < m->part) m->use_last[x] = m->part;
-    return;
-  }
-  if (m->def_part[x] >= m->part || m->loaded[x] == m->part) return;
-  m->loaded[x] = m->part;
-  line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, m->fl ? "const float " : "const double ");
-  put_operand(m, &l, x);
-  put_str(&l, " = "), put_str(&l, m->o->part_lv), put_str(&l, "[");
-  put_int(&l, m->xslot[x]), put_str(&l, "]");
-  m->lv_used = 1;
-  put_end(m, &l);
-}
-
-/* After e's statement (or the batch, for a sine or a cosine). In the dry run: e's part. When
- * cut: e stored into its slot when a later part reads it. */
-static void keep(emitter *m, const char *indent, mbg_sx e) {
-  if (m->nparts <= 1) return;
-  if (m->recording) {
-    m->def_part[e] = m->part;
-    return;
-  }
-  if (m->xslot[e] < 0) return;
-  line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, m->o->part_lv), put_str(&l, "[");
-  put_int(&l, m->xslot[e]), put_str(&l, "] = ");
-  put_operand(m, &l, e);
-  m->lv_used = 1;
-  put_end(m, &l);
-}
-
-/* A line longer than struct line holds (a part's first line: its parameters), as is. */
-static void put_long_line(emitter *m, const char *a, const char *b, const char *c) {
-  if (m->recording) return;
-  if (m->joined && m->started) fputc('\n', m->f);
-  fputs(a, m->f), fputs(b, m->f), fputs(c, m->f);
-  if (!m->joined) fputc('\n', m->f);
-  m->started = 1;
-}
-
-/* "static void NAMEk(PARAMS, double *restrict LV) {" (with a blank line before all but the
- * first). */
-static void part_open(emitter *m) {
-  const mbg_sym_emit_opts *o = m->o;
-  if (m->part > 0) put_long_line(m, "", "", "");
-  char head[128], tail[128];
-  snprintf(head, sizeof head, "static void %.80s%d(", o->part_name, (int)m->part);
-  snprintf(tail, sizeof tail, ", %s *restrict %.80s) {", m->fl ? "float" : "double", o->part_lv);
-  put_long_line(m, head, o->part_params, tail);
-  memset(m->arr_used, 0, (size_t)m->s->narr + 1);
-  m->lv_used = 0;
-}
-
-/* "(void)p;" for every parameter the part does not use, and "}". */
-static void part_close(emitter *m, const char *indent) {
-  const mbg_sym *s = m->s;
-  for (const char *const *a = m->o->part_args; *a; a++) {
-    int used = 0;
-    for (int32_t i = 0; i < s->narr && !used; i++) used = m->arr_used[i] && !strcmp(s->arr[i], *a);
-    char cast[128];
-    snprintf(cast, sizeof cast, "(void)%.100s;", *a);
-    if (!used) put_long_line(m, indent, cast, "");
-  }
-  char cast[128];
-  snprintf(cast, sizeof cast, "(void)%.100s;", m->o->part_lv);
-  if (!m->lv_used) put_long_line(m, indent, cast, "");
-  put_long_line(m, "}", "", "");
-}
-
-/* The slots of the scratch array: every value a later part reads gets one, first fit among
- * those whose last reader is an earlier part than the value's own. 0, or -1 (memory). */
-static int alloc_slots(emitter *m, const mbg_sx *order, int32_t len) {
-  int32_t *until = malloc(((size_t)len + 1) * sizeof *until);
-  if (!until) return -1;
-  m->nxslot = 0;
-  for (int32_t i = 0; i < len; i++) {
-    mbg_sx e = order[i];
-    m->xslot[e] = -1;
-    if (m->def_part[e] < 0 || m->use_last[e] <= m->def_part[e]) continue;
-    int32_t k = 0;
-    while (k < m->nxslot && until[k] >= m->def_part[e]) k++;
-    if (k == m->nxslot) m->nxslot++;
-    m->xslot[e] = k, until[k] = m->use_last[e];
-  }
-  free(until);
-  return 0;
-}
 
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
@@ -428,28 +208,28 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
                                        {"sqrtf(", "sinf(", "cosf(", "atan2f("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
-  need(m, indent, s->a[e]);
-  if (mbg_sym_is_binary_op(op) || op == MBG_SYM_ATAN2) need(m, indent, s->b[e]);
+  sym_need(m, indent, s->a[e]);
+  if (mbg_sym_is_binary_op(op) || op == MBG_SYM_ATAN2) sym_need(m, indent, s->b[e]);
   line l = {.n = 0};
-  put_str(&l, indent);
-  put_str(&l, m->fl ? "const float " : "const double ");
-  put_operand(m, &l, e);
-  put_str(&l, " = ");
+  sym_put_str(&l, indent);
+  sym_put_str(&l, m->fl ? "const float " : "const double ");
+  sym_put_operand(m, &l, e);
+  sym_put_str(&l, " = ");
   if (mbg_sym_is_binary_op(op)) {
-    put_operand(m, &l, s->a[e]);
-    put_str(&l, binop[op - MBG_SYM_ADD]);
-    put_operand(m, &l, s->b[e]);
+    sym_put_operand(m, &l, s->a[e]);
+    sym_put_str(&l, binop[op - MBG_SYM_ADD]);
+    sym_put_operand(m, &l, s->b[e]);
   } else if (op == MBG_SYM_NEG) {
-    put_str(&l, "-");
-    put_operand(m, &l, s->a[e]);
+    sym_put_str(&l, "-");
+    sym_put_operand(m, &l, s->a[e]);
   } else {
-    put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
-    put_operand(m, &l, s->a[e]);
-    if (op == MBG_SYM_ATAN2) put_str(&l, ", "), put_operand(m, &l, s->b[e]);
-    put_str(&l, ")");
+    sym_put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
+    sym_put_operand(m, &l, s->a[e]);
+    if (op == MBG_SYM_ATAN2) sym_put_str(&l, ", "), sym_put_operand(m, &l, s->b[e]);
+    sym_put_str(&l, ")");
   }
-  put_end(m, &l);
-  keep(m, indent, e);
+  sym_put_end(m, &l);
+  sym_keep(m, indent, e);
 }
 
 /* With opts.sincos, after the sines' and cosines' arguments (scheduled first): every one of them
@@ -460,26 +240,26 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
  * vectors without a scalar remainder (at -O2, GCC only such a loop). */
 static void put_trig_batch(emitter *m, const char *indent, const mbg_sx *arg) {
   int32_t width = m->fl ? 4 : 2, n = (m->nslot + width - 1) / width * width;
-  for (int32_t i = 0; i < m->nslot; i++) need(m, indent, arg[i]);
+  for (int32_t i = 0; i < m->nslot; i++) sym_need(m, indent, arg[i]);
   line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, m->fl ? "const float " : "const double ");
-  put_str(&l, m->sincos), put_str(&l, "_x["), put_int(&l, n), put_str(&l, "] = {");
+  sym_put_str(&l, indent), sym_put_str(&l, m->fl ? "const float " : "const double ");
+  sym_put_str(&l, m->sincos), sym_put_str(&l, "_x["), sym_put_int(&l, n), sym_put_str(&l, "] = {");
   for (int32_t i = 0; i < n; i++) {
-    if (i % 8 == 0) put_end_bare(m, &l), l.n = 0, put_str(&l, indent), put_str(&l, "    ");
-    if (i < m->nslot) put_operand(m, &l, arg[i]);
-    else put_str(&l, m->fl ? "0.0f" : "0.0");
-    if (i + 1 < n) put_str(&l, i % 8 == 7 ? "," : ", ");
+    if (i % 8 == 0) put_end_bare(m, &l), l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, "    ");
+    if (i < m->nslot) sym_put_operand(m, &l, arg[i]);
+    else sym_put_str(&l, m->fl ? "0.0f" : "0.0");
+    if (i + 1 < n) sym_put_str(&l, i % 8 == 7 ? "," : ", ");
   }
   put_end_bare(m, &l);
-  l.n = 0, put_str(&l, indent), put_str(&l, "}"), put_end(m, &l);
-  l.n = 0, put_str(&l, indent), put_str(&l, m->fl ? "float " : "double ");
-  put_str(&l, m->sincos), put_str(&l, "_s["), put_int(&l, n), put_str(&l, "], ");
-  put_str(&l, m->sincos), put_str(&l, "_c["), put_int(&l, n), put_str(&l, "]");
-  put_end(m, &l);
-  l.n = 0, put_str(&l, indent), put_str(&l, m->sincos), put_str(&l, m->fl ? "f(" : "(");
-  put_int(&l, n), put_str(&l, ", "), put_str(&l, m->sincos), put_str(&l, "_x, ");
-  put_str(&l, m->sincos), put_str(&l, "_s, "), put_str(&l, m->sincos), put_str(&l, "_c)");
-  put_end(m, &l);
+  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, "}"), sym_put_end(m, &l);
+  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, m->fl ? "float " : "double ");
+  sym_put_str(&l, m->sincos), sym_put_str(&l, "_s["), sym_put_int(&l, n), sym_put_str(&l, "], ");
+  sym_put_str(&l, m->sincos), sym_put_str(&l, "_c["), sym_put_int(&l, n), sym_put_str(&l, "]");
+  sym_put_end(m, &l);
+  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, m->sincos), sym_put_str(&l, m->fl ? "f(" : "(");
+  sym_put_int(&l, n), sym_put_str(&l, ", "), sym_put_str(&l, m->sincos), sym_put_str(&l, "_x, ");
+  sym_put_str(&l, m->sincos), sym_put_str(&l, "_s, "), sym_put_str(&l, m->sincos), sym_put_str(&l, "_c)");
+  sym_put_end(m, &l);
 }
 
 /* The batch slot of every live sine and cosine in schedule order (m->slot, m->nslot), and the
@@ -521,7 +301,7 @@ static int chain_outputs(const mbg_sym *s, int32_t **first, int32_t **next) {
 /* An output whose value has no statement of its own (a leaf, or a negation written inline):
  * stored after every statement. */
 static int stored_last(const emitter *m, mbg_sx e) {
-  return mbg_sym_is_leaf_op(m->s->op[e]) || inline_neg(m, e);
+  return mbg_sym_is_leaf_op(m->s->op[e]) || sym_inline_neg(m, e);
 }
 
 /* e is the constant 0 (the engine has no -0: mbg_sym_const). */
@@ -535,10 +315,10 @@ static void put_output(emitter *m, const char *indent, int32_t i);
 static void put_zero_local(emitter *m, const char *indent) {
   const char *type = m->fl ? "float " : "double ", *zero = m->zero;
   line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, "volatile "), put_str(&l, type), put_str(&l, zero);
-  put_str(&l, "_src = "), put_str(&l, m->fl ? "0.0f" : "0.0"), put_end(m, &l);
-  l.n = 0, put_str(&l, indent), put_str(&l, "const "), put_str(&l, type), put_str(&l, zero);
-  put_str(&l, " = "), put_str(&l, zero), put_str(&l, "_src"), put_end(m, &l);
+  sym_put_str(&l, indent), sym_put_str(&l, "volatile "), sym_put_str(&l, type), sym_put_str(&l, zero);
+  sym_put_str(&l, "_src = "), sym_put_str(&l, m->fl ? "0.0f" : "0.0"), sym_put_end(m, &l);
+  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, "const "), sym_put_str(&l, type), sym_put_str(&l, zero);
+  sym_put_str(&l, " = "), sym_put_str(&l, zero), sym_put_str(&l, "_src"), sym_put_end(m, &l);
   m->zero_part = m->part;
 }
 
@@ -566,17 +346,17 @@ static void put_output(emitter *m, const char *indent, int32_t i) {
   if (m->zeros_first && is_zero(s, s->out_e[i])) return; /* stored already (put_zero) */
   int zero = m->zero_used && is_zero(s, s->out_e[i]);
   if (zero && m->zero_part != m->part) put_zero_local(m, indent); /* a later part's own */
-  if (!zero) need(m, indent, s->out_e[i]);
+  if (!zero) sym_need(m, indent, s->out_e[i]);
   if (m->arr_used) m->arr_used[s->out_arr[i]] = 1;
   line l = {.n = 0};
-  put_str(&l, indent);
-  put_str(&l, s->arr[s->out_arr[i]]);
-  put_str(&l, "[");
-  put_int(&l, s->out_idx[i]);
-  put_str(&l, "] = ");
-  if (zero) put_str(&l, m->zero);
-  else put_operand(m, &l, s->out_e[i]);
-  put_end(m, &l);
+  sym_put_str(&l, indent);
+  sym_put_str(&l, s->arr[s->out_arr[i]]);
+  sym_put_str(&l, "[");
+  sym_put_int(&l, s->out_idx[i]);
+  sym_put_str(&l, "] = ");
+  if (zero) sym_put_str(&l, m->zero);
+  else sym_put_operand(m, &l, s->out_e[i]);
+  sym_put_end(m, &l);
 }
 
 /* Output k, then the outputs after it in call order whose values are leaves (up to the next one
@@ -596,18 +376,18 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
                int32_t last_trig) {
   const mbg_sym *s = m->s;
   m->part = 0, m->zero_part = -1, m->zero_used = 0, m->zeros_first = 0, m->started = 0;
-  if (m->nparts > 1) part_open(m);
+  if (m->nparts > 1) sym_part_open(m);
   int32_t in_part = 0;
   if (put_zero(m, indent, m->o ? m->o->zeros_first_above : 0)) return MBG_SYM_ENOMEM;
   for (int32_t k = 0; k < s->nout && stored_last(m, s->out_e[k]); k++) put_output(m, indent, k);
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
     int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
-    if (!inline_neg(m, e) && !(m->sincos && trig)) {
+    if (!sym_inline_neg(m, e) && !(m->sincos && trig)) {
       if (m->nparts > 1 && in_part >= m->part_size && m->part < m->nparts - 1) {
-        part_close(m, indent);
+        sym_part_close(m, indent);
         m->part++, in_part = 0;
-        part_open(m);
+        sym_part_open(m);
       }
       put_statement(m, indent, e);
       in_part++;
@@ -618,43 +398,17 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
       m->trig_part = m->part;
       for (int32_t j = 0; j <= i; j++)
         if (s->op[order[j]] == MBG_SYM_SIN || s->op[order[j]] == MBG_SYM_COS) {
-          keep(m, indent, order[j]);
+          sym_keep(m, indent, order[j]);
           for (int32_t k = first_out[order[j]]; k >= 0; k = next_out[k])
             put_outputs_from(m, indent, k);
         }
     }
   }
-  if (m->nparts > 1) part_close(m, indent);
+  if (m->nparts > 1) sym_part_close(m, indent);
   return 0;
 }
 
-/* The statements of the schedule (a temporary each). */
-static int32_t count_statements(const emitter *m, const mbg_sx *order, int32_t len) {
-  int32_t n = 0;
-  for (int32_t i = 0; i < len; i++) {
-    int op = m->s->op[order[i]];
-    n += !inline_neg(m, order[i]) && !(m->sincos && (op == MBG_SYM_SIN || op == MBG_SYM_COS));
-  }
-  return n;
-}
 
-/* The parts (m->nparts, m->part_size) for o; EINVAL when cut without the parts' options or
- * with an array that is not one of part_args. */
-static int plan_parts(emitter *m, const mbg_sym_emit_opts *o, const mbg_sx *order, int32_t len) {
-  int32_t n = count_statements(m, order, len);
-  m->nparts = 1, m->part_size = n;
-  if (!o || o->split_above <= 0 || n <= o->split_above) return 0;
-  if (!o->part_name || !o->part_params || !o->part_args || !o->part_lv) return MBG_SYM_EINVAL;
-  for (int32_t i = 0; i < m->s->narr; i++) {
-    const char *const *a = o->part_args;
-    while (*a && strcmp(*a, m->s->arr[i]) != 0) a++;
-    if (!*a) return MBG_SYM_EINVAL;
-  }
-  int32_t size = o->part_size > 0 ? o->part_size : 1;
-  m->nparts = (n + size - 1) / size;
-  m->part_size = (n + m->nparts - 1) / m->nparts;
-  return 0;
-}
 
 /* The dry run that records which part makes and reads every value, then its slots. */
 static int record_parts(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
@@ -671,26 +425,9 @@ static int record_parts(emitter *m, const char *indent, const mbg_sx *order, int
   int rc = run(m, indent, order, len, first_out, next_out, arg, last_trig);
   m->recording = 0;
   if (rc) return rc;
-  return alloc_slots(m, order, len) ? MBG_SYM_ENOMEM : 0;
+  return sym_alloc_slots(m, order, len) ? MBG_SYM_ENOMEM : 0;
 }
 
-/* The caller's body of a cut function: the scratch array and one call per part. */
-static void put_calls(emitter *m, const char *indent) {
-  const mbg_sym_emit_opts *o = m->o;
-  line l = {.n = 0};
-  put_str(&l, indent), put_str(&l, m->fl ? "float " : "double "), put_str(&l, o->part_lv);
-  put_str(&l, "["), put_int(&l, m->nxslot > 0 ? m->nxslot : 1), put_str(&l, "]"), put_end(m, &l);
-  for (int32_t k = 0; k < m->nparts; k++) {
-    char head[128];
-    snprintf(head, sizeof head, "%s%.80s%d(", indent, o->part_name, (int)k);
-    if (m->joined && m->started) fputc('\n', m->f);
-    fputs(head, m->f);
-    for (const char *const *a = o->part_args; *a; a++) fputs(*a, m->f), fputs(", ", m->f);
-    fputs(o->part_lv, m->f), fputs(");", m->f);
-    if (!m->joined) fputc('\n', m->f);
-    m->started = 1;
-  }
-}
 
 /* What mbg_sym_emit_c and mbg_sym_emit_parts share: m set up for s and o, the schedule in
  * *order (its length in *len), the batch's arguments in *arg. */
@@ -708,12 +445,12 @@ static int setup(emitter *m, const mbg_sym *s, const mbg_sym_emit_opts *o, mbg_s
    * batch function, all in one call */
   if (!rc) *len = mbg_sym_schedule(s, order), rc = *len < 0 ? MBG_SYM_ENOMEM : 0;
   if (!rc && m->sincos) rc = slot_trig(m, *order, *len, arg) ? MBG_SYM_ENOMEM : 0;
-  if (!rc) rc = plan_parts(m, o, *order, *len);
+  if (!rc) rc = sym_plan_parts(m, o, *order, *len);
   return rc;
 }
 
 static void teardown(emitter *m) {
-  if (m->names.slot || m->names.str) set_free(&m->names);
+  if (m->names.slot || m->names.str) sym_set_free(&m->names);
   free(m->ref), free(m->need), free(m->lit), free(m->slot);
   free(m->def_part), free(m->use_last), free(m->xslot), free(m->loaded), free(m->arr_used);
 }
@@ -740,7 +477,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!rc && m.nparts > 1)
     rc = record_parts(&m, indent, order, len, first_out, next_out, arg, last_trig);
   int parts = o && o->emit_parts;
-  if (!rc && m.nparts > 1 && !parts) put_calls(&m, indent);
+  if (!rc && m.nparts > 1 && !parts) sym_put_calls(&m, indent);
   else if (!rc && (m.nparts > 1) == parts)
     rc = run(&m, indent, order, len, first_out, next_out, arg, last_trig);
   free(first_out), free(next_out);
