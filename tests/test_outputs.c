@@ -165,14 +165,16 @@ static void t_function_names(void **st) {
       {"arm", "nj"},         {"arm", "set_id"},      {"arm", "dynamics_h"}, {"arm", "have_x"},
       {"arm", "HAVE_RNEA"},  {"size", "t"},          {"FLT", "MAX"},        {"M", "PI"},
       {"EXIT", "FAILURE"},   {"P", "tmpdir"},        {"ARM", "BODY_link1"}, {"ARM", "JOINT_q1"},
-      {"ARM", "IQ_q1"},      {"ARM", "IV_q1"},       {"arm", "model_h"}};
+      {"ARM", "IQ_q1"},      {"ARM", "IV_q1"},       {"arm", "model_h"},    {"arm", "rnea_part0"},
+      {"arm", "x_part12"},   {"arm", "a_part_b_part3"}};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
     if (mbg_gen_function_name_ok(bad[k][0], bad[k][1], why, sizeof why))
       fail_msg("function '%s' with prefix '%s' accepted", bad[k][1], bad[k][0]);
   static const char *const good[] = {
       "rnea", "rnea_ext",       "nle", "gravity", "crba",  "crba_fd", "aba",
       "minv", "joint_wrenches", "fk",  "cfa",     "my_fn", "models",  "have",
-      "body_x", "iq_x"}; /* lower case: P_body_x is never the macro PU_BODY_x */
+      "body_x", "iq_x", /* lower case: P_body_x is never the macro PU_BODY_x */
+      "x_part", "x_parts", "part0", "x_part1a", "x_part_1"}; /* not a part's name */
   for (size_t k = 0; k < sizeof good / sizeof *good; k++)
     if (!mbg_gen_function_name_ok("size", good[k], why, sizeof why))
       fail_msg("function '%s' refused: %s", good[k], why);

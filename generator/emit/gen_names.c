@@ -95,6 +95,11 @@ int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t 
   for (const char *const *t = mbg_gen_header_name_macros; *t; t++)
     if (strncmp(name, *t, strlen(*t)) == 0) /* P_<name> is PU_<name> when P has no lowercase */
       return snprintf(why, n, "would collide with the index macros *_%s<name>", *t), 0;
+  const char *part = strstr(name, "_part");
+  while (part && strstr(part + 1, "_part")) part = strstr(part + 1, "_part");
+  if (part && part[5] && strspn(part + 5, "0123456789") == strlen(part + 5))
+    return snprintf(why, n, "would collide with the parts of a long function (P_<f>_part<k>, "
+                            "--parts)"), 0;
   snprintf(id, sizeof id, "%s_%s", P, name);
   if (mbg_gen_is_libc_name(id))
     return snprintf(why, n, "would be %s, a name of the C library", id), 0;

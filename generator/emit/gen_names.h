@@ -19,8 +19,9 @@ int mbg_gen_prefix_ok(const char *P, char *why, size_t n);
 
 /* Whether function `name` (a C identifier) may be generated with prefix P: P_<name> and
  * PU_HAVE_<NAME> must not be one of the other generated names (model, joint_names, ..., NQ, ...
- * in any case, HAVE_*; BODY_*, JOINT_*, IQ_*, IV_* as written) nor an identifier of the C library headers the files include. Returns 1,
- * or 0 with the reason in why[n]. */
+ * in any case, HAVE_*; BODY_*, JOINT_*, IQ_*, IV_* as written; <f>_part<k>, the parts of a long
+ * function) nor an identifier of the C library headers the files include. Returns 1, or 0 with
+ * the reason in why[n]. */
 int mbg_gen_function_name_ok(const char *P, const char *name, char *why, size_t n);
 
 /* The header's macros after "PU_" (NQ, NV, ...), NULL-terminated, and its tables after "P_". */
