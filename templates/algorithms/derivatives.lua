@@ -20,6 +20,7 @@ local J = import "joints"
 local rnea = import "rnea"
 local aba = import "aba"
 local minv = import "minv"
+local REF = import "reference"
 
 local D = {}
 
@@ -91,7 +92,7 @@ local function forward(model, T, qd, qdd)
     B[i] = velocity_matrix(b.I, V[i], h)
     F[i] = sp.add(sp.I_mv(b.I, Acc[i]), sp.crf(V[i], h))
   end
-  return dof, B, F
+  return dof, B, F, V
 end
 
 -- The subtree sums IC, BC and F (in place), named once final.
@@ -111,7 +112,7 @@ end
 -- ∂τ/∂q, ∂τ/∂v and M as rows (1-based dofs) at q, the velocities qd and accelerations qdd.
 function D.rnea(model, qd, qdd)
   local T, nv = world_tree(model), model.nv
-  local dof, BC, F = forward(model, T, qd, qdd)
+  local dof, BC, F, V = forward(model, T, qd, qdd)
   local IC = composites(T, BC, F)
   local dq, dv, M = {}, {}, {}
   for r = 1, nv do dq[r], dv[r], M[r] = sp.zeros(nv), sp.zeros(nv), sp.zeros(nv) end
@@ -129,22 +130,35 @@ function D.rnea(model, qd, qdd)
     end
     local k = b
     while k do
-      for c = 1, k.nv do -- rows of i, columns of k
-        local d, col = dof[k.iv + c], k.iv + c
-        for r = 1, b.nv do
-          local row = b.iv + r
+      -- S_cᵀ x for every column c of k: by k's factors from three columns up (REF.project),
+      -- else one dot product each
+      local many = k.nv >= 3
+      local function project(x)
+        if many then return REF.project(k, x) end
+        local y = {}
+        for c = 1, k.nv do y[c] = sp.dot(dof[k.iv + c].S, x) end
+        return y
+      end
+      -- A_c = (v_λ + v_k) × S_c, so u_r·A_c + w_r·S_c = S_cᵀ (w_r − (v_λ + v_k) ×* u_r)
+      local vv = many and sp.add(V[k.parent], V[k.i])
+      for r = 1, b.nv do -- rows of i, columns of k
+        local row = b.iv + r
+        local m, n = project(u[r]), many and project(sp.sub(w[r], sp.crf(vv, u[r])))
+        for c = 1, k.nv do
+          local d, col = dof[k.iv + c], k.iv + c
           dq[row][col] = sp.dot(u[r], d.Pdd) + sp.dot(w[r], d.Pd)
-          dv[row][col] = sp.dot(u[r], d.A) + sp.dot(w[r], d.S)
-          M[row][col] = sp.dot(u[r], d.S)
+          dv[row][col] = many and n[c] or sp.dot(u[r], d.A) + sp.dot(w[r], d.S)
+          M[row][col] = m[c]
         end
       end
       if k ~= b then -- rows of the ancestor k, columns of i
-        for r = 1, k.nv do
-          local S, row = dof[k.iv + r].S, k.iv + r
-          for c = 1, b.nv do
-            dq[row][b.iv + c] = sp.dot(S, P[c])
-            dv[row][b.iv + c] = sp.dot(S, Q[c])
-            M[row][b.iv + c] = M[b.iv + c][row] -- symmetric: set just above
+        for c = 1, b.nv do
+          local col = b.iv + c
+          local p, q = project(P[c]), project(Q[c])
+          for r = 1, k.nv do
+            local row = k.iv + r
+            dq[row][col], dv[row][col] = p[r], q[r]
+            M[row][col] = M[col][row] -- symmetric: set just above
           end
         end
       end

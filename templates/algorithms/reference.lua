@@ -122,7 +122,7 @@ function REF.tree(T, point, Xup)
     for k = 1, 6 do I[4 + k] = Icw[k] + m * Kw[k] end
     b.I = sp.name(I, "I_" .. b.name)
     b.J = sp.second_moment(b.I)
-    b.S = {}
+    b.S, b.Sb, b.R, b.d = {}, b0.S, R, d -- Sb, R, d: S's factors (REF.project)
     for k, s in ipairs(b0.S) do
       local w = mv(R, { s[1], s[2], s[3] })
       local v = sp.add(mv(R, { s[4], s[5], s[6] }), cross(d, w))
@@ -149,6 +149,24 @@ function REF.tree(T, point, Xup)
     W[i] = b
   end
   return W
+end
+
+-- S_cᵀ x for every column c of body b of REF.tree's tree, a force x in F_b: x moved to the joint
+-- and turned into the body's frame, n' = Rᵀ (n − d × f), f' = Rᵀ f (f' only where a column
+-- translates), then [s_ω; s_v]ᵀ [n'; f'] with the body-frame columns (constants: mostly picks).
+-- 27 to 42 operations for all of them, against 11 a column for the dot products with S's columns:
+-- the cheaper from three columns up (a spherical or floating joint).
+function REF.project(b, x)
+  local n, f = { x[1], x[2], x[3] }, { x[4], x[5], x[6] }
+  local lin = false
+  for _, s in ipairs(b.Sb) do lin = lin or s[4] ~= 0 or s[5] ~= 0 or s[6] ~= 0 end
+  local nb = mtv(b.R, sp.sub(n, cross(b.d, f)))
+  local fb = lin and mtv(b.R, f) or { 0, 0, 0 }
+  local y = {}
+  for c, s in ipairs(b.Sb) do
+    y[c] = s[1] * nb[1] + s[2] * nb[2] + s[3] * nb[3] + s[4] * fb[1] + s[5] * fb[2] + s[6] * fb[3]
+  end
+  return y
 end
 
 return REF
