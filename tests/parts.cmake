@@ -4,8 +4,8 @@
 # compared with the runtime by the harness. The cut is exercised through every kind of body: int
 # functions with pivot arrays (aba, fd_loops, contact_fd), the batch of sines and cosines (the
 # default) and the C library's (TRIG libm), the _sc twins (TRIG_INPUT: one more parameter), int
-# array parameters (contacts), an epilogue after the parts (aba_derivatives), the zero local of
-# later parts, float. A value made in one part and read in another goes through the scratch
+# array parameters (contacts), an epilogue after the parts (aba_derivatives), a fused function,
+# the zero local of later parts, float. A value made in one part and read in another goes through the scratch
 # array: a slot reused too early or a value not carried would change an output.
 if(TARGET mbdc)
   set(_ex ${PROJECT_SOURCE_DIR}/examples)
@@ -16,7 +16,8 @@ if(TARGET mbdc)
                  TRIG_INPUT)
   mbdc_add_model(NAME parts_solo12 MODEL ${_ex}/urdf/solo12.urdf FLOATING_BASE QUIET
                  PREFIX solo_pt PARTS 200 CONTACTS FL_FOOT FR_FOOT HL_FOOT HR_FOOT
-                 FUNCTIONS rnea crba aba contact_fd impulse rnea_derivatives aba_derivatives)
+                 FUNCTIONS rnea crba aba contact_fd impulse rnea_derivatives aba_derivatives
+                 FUSE cycle=crba,nle,frame_jacobian,contact_fd)
   mbdc_add_model(NAME parts_flexible_arm MODEL ${_ex}/flexible_arm.mbd QUIET
                  PREFIX flexible_arm_pt PARTS 40)
   mbdc_add_model(NAME parts_arm7_float MODEL ${_ex}/arm7.mbd SCALAR float QUIET PREFIX arm7_ptf
