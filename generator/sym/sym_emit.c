@@ -258,7 +258,8 @@ static void put_trig_batch(emitter *m, const char *indent, const mbg_sx *arg) {
   sym_put_end(m, &l);
   l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, m->sincos), sym_put_str(&l, m->fl ? "f(" : "(");
   sym_put_int(&l, n), sym_put_str(&l, ", "), sym_put_str(&l, m->sincos), sym_put_str(&l, "_x, ");
-  sym_put_str(&l, m->sincos), sym_put_str(&l, "_s, "), sym_put_str(&l, m->sincos), sym_put_str(&l, "_c)");
+  sym_put_str(&l, m->sincos), sym_put_str(&l, "_s, "), sym_put_str(&l, m->sincos),
+      sym_put_str(&l, "_c)");
   sym_put_end(m, &l);
 }
 
@@ -315,9 +316,11 @@ static void put_output(emitter *m, const char *indent, int32_t i);
 static void put_zero_local(emitter *m, const char *indent) {
   const char *type = m->fl ? "float " : "double ", *zero = m->zero;
   line l = {.n = 0};
-  sym_put_str(&l, indent), sym_put_str(&l, "volatile "), sym_put_str(&l, type), sym_put_str(&l, zero);
+  sym_put_str(&l, indent), sym_put_str(&l, "volatile "), sym_put_str(&l, type),
+      sym_put_str(&l, zero);
   sym_put_str(&l, "_src = "), sym_put_str(&l, m->fl ? "0.0f" : "0.0"), sym_put_end(m, &l);
-  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, "const "), sym_put_str(&l, type), sym_put_str(&l, zero);
+  l.n = 0, sym_put_str(&l, indent), sym_put_str(&l, "const "), sym_put_str(&l, type),
+      sym_put_str(&l, zero);
   sym_put_str(&l, " = "), sym_put_str(&l, zero), sym_put_str(&l, "_src"), sym_put_end(m, &l);
   m->zero_part = m->part;
 }

@@ -133,8 +133,10 @@ int sym_plan_parts(emitter *m, const mbg_sym_emit_opts *o, const mbg_sx *order, 
 void sym_put_calls(emitter *m, const char *indent) {
   const mbg_sym_emit_opts *o = m->o;
   line l = {.n = 0};
-  sym_put_str(&l, indent), sym_put_str(&l, m->fl ? "float " : "double "), sym_put_str(&l, o->part_lv);
-  sym_put_str(&l, "["), sym_put_int(&l, m->nxslot > 0 ? m->nxslot : 1), sym_put_str(&l, "]"), sym_put_end(m, &l);
+  sym_put_str(&l, indent), sym_put_str(&l, m->fl ? "float " : "double "),
+      sym_put_str(&l, o->part_lv);
+  sym_put_str(&l, "["), sym_put_int(&l, m->nxslot > 0 ? m->nxslot : 1),
+      sym_put_str(&l, "]"), sym_put_end(m, &l);
   for (int32_t k = 0; k < m->nparts; k++) {
     char head[128];
     snprintf(head, sizeof head, "%s%.80s%d(", indent, o->part_name, (int)k);
