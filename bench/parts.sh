@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Long functions cut into parts (--parts, docs/generator.md "Long functions"): on romeo_small
-# (37 dofs, floating base), the functions of more than 16 000 statements — rnea_derivatives,
+# (37 dofs, floating base), the functions of more than 12 000 statements — rnea_derivatives,
 # aba_derivatives, minv — generated whole (--parts 0) and cut (the default, --parts 4000):
 #   1. the compile time (wall clock, gcc -O2 -c, one run; GNU time), the compiler's peak memory
 #      and the object's text size of a file holding the derivatives, and of one holding minv;

@@ -40,7 +40,7 @@
 # TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FRAME passes --frame (where
 # the recipes that have the choice express their quantities, docs/frames.md; default auto).
 # FUSE passes one --fuse per element (<p>_NAME: the outputs of f1, f2, ... from one function).
-# PARTS N passes --parts N (a function of more than 4 N statements written as static functions
+# PARTS N passes --parts N (a function of more than 3 N statements written as static functions
 # of about N each, which compile faster; default 4000, 0 never).
 # TEMPLATES is a directory of
 # replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).

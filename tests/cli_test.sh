@@ -250,7 +250,7 @@ grep -q "bomb/algorithms/rnea.lua: the Lua memory limit is reached (64 MiB in al
 expect 2 "--lua-time bad" -- "$mbdc" generate "$cp" --lua-time soon -o "$tmp/g"
 expect 2 "--lua-memory negative" -- "$mbdc" stats "$cp" --lua-memory -5
 expect 0 "no limits" -- "$mbdc" stats "$cp" --lua-time 0 --lua-memory 0
-# --parts N: a function of more than 4 N statements in static parts of about N; 0 never cuts
+# --parts N: a function of more than 3 N statements in static parts of about N; 0 never cuts
 expect 2 "--parts bad" -- "$mbdc" generate "$cp" --parts soon -o "$tmp/g"
 grep -q -- "--parts takes a number of statements (0: never cut), not 'soon'" "$tmp/err" ||
   { echo "FAIL: --parts message"; cat "$tmp/err"; fail=$((fail + 1)); }

@@ -43,7 +43,7 @@
   "                           world-aligned at the joint, the centre of mass or the world's\n"  \
   "                           origin (default auto: per function the one of fewest operations,\n" \
   "                           ties to body; docs/frames.md); --parts N cuts a function of more\n" \
-  "                           than 4 N statements into static functions of about N each, which\n" \
+  "                           than 3 N statements into static functions of about N each, which\n" \
   "                           compile several times faster (default 4000; 0: never cut)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \

@@ -12,7 +12,7 @@
  * measured in docs/generator.md, "Code size and the instruction cache"). */
 #define MBG_GEN_L1I_BYTES 32768
 
-/* By default (--parts), a function body of more than 4 times this many statements is cut into
+/* By default (--parts), a function body of more than 3 times this many statements is cut into
  * parts of about as many (mbg_sym_emit_opts.split_above; measured in docs/generator.md, "Long
  * functions"). */
 #define MBG_GEN_PART_SIZE 4000
@@ -41,7 +41,7 @@ static int body_opts(const mbg_gen *g, const mbg_gen_function *f, const char *co
                             .reserved = reserved,
                             .sincos = g->opts->trig_libm ? NULL : "mbdc_sincos",
                             .zero = "mbdc_zero", .zeros_first_above = MBG_GEN_L1I_BYTES,
-                            .split_above = 4 * part, .part_size = (int32_t)part,
+                            .split_above = 3 * part, .part_size = (int32_t)part,
                             .part_lv = "mbdc_lv", .part_args = pp->args};
   snprintf(pp->name, sizeof pp->name, "%.80s_%.64s_part", g->prefix, f->name);
   eo->part_name = pp->name;
