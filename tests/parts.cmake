@@ -5,8 +5,9 @@
 # functions with pivot arrays (aba, fd_loops, contact_fd), the batch of sines and cosines (the
 # default) and the C library's (TRIG libm), the _sc twins (TRIG_INPUT: one more parameter), int
 # array parameters (contacts), an epilogue after the parts (aba_derivatives), a fused function,
-# the zero local of later parts, float. A value made in one part and read in another goes through the scratch
-# array: a slot reused too early or a value not carried would change an output.
+# the zero local of later parts, float. A value made in one part and read in another goes
+# through the scratch array: a slot reused too early or a value not carried would change an
+# output.
 if(TARGET mbdc)
   set(_ex ${PROJECT_SOURCE_DIR}/examples)
   mbdc_add_model(NAME parts_arm7 MODEL ${_ex}/arm7.mbd QUIET PREFIX arm7_pt PARTS 25)
