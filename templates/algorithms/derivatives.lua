@@ -85,7 +85,9 @@ local function forward(model, T, qd, qdd)
     for c, S in ipairs(b.S) do
       local Pd = J.name(sp.crm(V[p], S), "Pd" .. (c - 1), b)
       local Pdd = J.name(sp.add(sp.crm(Acc[p], S), sp.crm(V[p], Pd)), "Pdd" .. (c - 1), b)
-      local A = J.name(sp.add(sp.crm(V[i], S), Pd), "A" .. (c - 1), b)
+      -- A = v_i × S + Ψ̇ with v_i = v_λ + Σ S_k q̇_k: for one dof, S × S = 0 leaves A = 2 Ψ̇
+      local A = b.nv == 1 and sp.scale(Pd, 2) or sp.add(sp.crm(V[i], S), Pd)
+      A = J.name(A, "A" .. (c - 1), b)
       dof[b.iv + c] = { S = S, Pd = Pd, Pdd = Pdd, A = A }
     end
     local h = sp.I_mv(b.I, V[i])
