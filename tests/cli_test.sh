@@ -234,6 +234,11 @@ grep -q "esc/algorithms/rnea.lua:1: no field name" "$tmp/err" || { echo "FAIL: _
 printf 'return {name = "rnea", summary = "x", returns = "void", params = {1}, build = function() end}\n' >"$tmp/esc/algorithms/rnea.lua"
 expect 1 "a params entry that is not a table" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/esc" --functions rnea -o "$tmp/g"
 grep -q "params\[1\] must be a table" "$tmp/err" || { echo "FAIL: params[1] message"; cat "$tmp/err"; fail=$((fail + 1)); }
+# the generated code's own names (mbdc_zero, mbdc_sincos_*, the parts' mbdc_lv) are not parameters
+printf 'return {name = "rnea", summary = "x", returns = "void",\n  params = {{name = "q", role = "q"}, {name = "mbdc_lv", role = "out_nv"}}, build = function() end}\n' >"$tmp/esc/algorithms/rnea.lua"
+expect 1 "a parameter named mbdc_lv" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/esc" --functions rnea -o "$tmp/g"
+grep -q "params\[2\] needs a C identifier 'name' (not starting with 'pivot' or 'mbdc_')" "$tmp/err" ||
+  { echo "FAIL: mbdc_lv parameter message"; cat "$tmp/err"; fail=$((fail + 1)); }
 printf 'return {name = "rnea", summary = "x", returns = "void",\n  params = setmetatable({}, {__len = function() error("no length") end}), build = function() end}\n' >"$tmp/esc/algorithms/rnea.lua"
 expect 1 "a params list whose __len errors" -- timeout 60 "$mbdc" stats "$cp" --templates "$tmp/esc" --functions rnea
 grep -q "esc/algorithms/rnea.lua:2: no length" "$tmp/err" || { echo "FAIL: __len error not located"; cat "$tmp/err"; fail=$((fail + 1)); }

@@ -57,13 +57,14 @@ static char *dup_field(lua_State *L, int t, const char *key) {
   return d;
 }
 
-/* A parameter name: a C identifier that fits mbg_lsym_array and does not start with "pivot" (the
+/* A parameter name: a C identifier that fits mbg_lsym_array and starts neither with "pivot" (the
  * pivot arrays: pivot, pivot_ref, pivot_switch, pivot_switch_ref, pivot_refine, pivot_refine_ref,
- * pivot_head, pivot_head_ref). */
+ * pivot_head, pivot_head_ref) nor with "mbdc_" (the generated code's own locals: mbdc_zero, the
+ * sincos batch's mbdc_sincos_*, the parts' scratch array mbdc_lv). */
 static int valid_param_name(const char *s) {
   const char *why;
   return mbg_valid_c_name(s, &why) && strlen(s) < sizeof((mbg_lsym_array *)0)->name &&
-         strncmp(s, "pivot", 5) != 0;
+         strncmp(s, "pivot", 5) != 0 && strncmp(s, "mbdc_", 5) != 0;
 }
 
 /* The recipe's params list into f->params. Returns 0, or -1 with the reason in msg. */
@@ -83,7 +84,7 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
     const char *name = lua_tostring(L, -2), *role = lua_tostring(L, -1);
     if (!name || !role || !valid_param_name(name))
       return snprintf(msg, n, "params[%d] needs a C identifier 'name' (not starting with "
-                      "'pivot') and a 'role'",
+                      "'pivot' or 'mbdc_') and a 'role'",
                       k + 1), -1;
     for (int j = 0; j < k; j++)
       if (strcmp(f->params[j].name, name) == 0)
