@@ -357,7 +357,7 @@ static void t_emit_parts(void **state) {
                          .split_above = 3, .part_size = 2, .part_name = "f_part",
                          .part_params = "const double *q, double *out, double *z, int unused",
                          .part_args = args, .part_lv = "lv", .emit_parts = 1};
-  assert_int_equal(mbg_sym_emit_parts(s, &o), 4);
+  assert_int_equal(mbg_sym_emit_parts(s, &o, NULL), 4);
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -438,15 +438,20 @@ static void t_emit_parts(void **state) {
                       "  f_part2(q, out, z, unused, lv);\n"
                       "  f_part3(q, out, z, unused, lv);\n");
   free(buf);
+  /* the scratch array's length, as declared above (the dry run of mbg_sym_emit_parts) */
+  int32_t slots = -1;
+  assert_int_equal(mbg_sym_emit_parts(s, &o, &slots), 4);
+  assert_int_equal(slots, 4);
   /* not cut at split_above or more; cut without the parts' options, or with an array that is
    * not a parameter: refused */
   o.split_above = 8;
-  assert_int_equal(mbg_sym_emit_parts(s, &o), 1);
+  assert_int_equal(mbg_sym_emit_parts(s, &o, &slots), 1);
+  assert_int_equal(slots, 0);
   o.split_above = 3, o.part_lv = NULL;
-  assert_int_equal(mbg_sym_emit_parts(s, &o), -1);
+  assert_int_equal(mbg_sym_emit_parts(s, &o, NULL), -1);
   const char *const few[] = {"q", "out", NULL};
   o.part_lv = "lv", o.part_args = few;
-  assert_int_equal(mbg_sym_emit_parts(s, &o), -1);
+  assert_int_equal(mbg_sym_emit_parts(s, &o, NULL), -1);
   mbg_sym_free(s);
 }
 

@@ -83,10 +83,10 @@ int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
   return rc;
 }
 
-int32_t mbg_gen_parts(const mbg_gen *g, const mbg_gen_function *f) {
+int32_t mbg_gen_parts(const mbg_gen *g, const mbg_gen_function *f, int32_t *slots) {
   mbg_sym_emit_opts eo;
   part_params pp;
-  int32_t n = body_opts(g, f, NULL, &eo, &pp) == 0 ? mbg_sym_emit_parts(f->sym, &eo) : -1;
+  int32_t n = body_opts(g, f, NULL, &eo, &pp) == 0 ? mbg_sym_emit_parts(f->sym, &eo, slots) : -1;
   part_params_free(&pp);
   return n;
 }

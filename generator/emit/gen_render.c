@@ -113,7 +113,9 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   lua_setfield(L, -2, "body");
   lua_pushfstring(L, PARTS_MARK "%d\002", index);
   lua_setfield(L, -2, "parts");
-  mbg_lua_set_int(L, "nparts", f->sym ? mbg_gen_parts(g, f) : 1);
+  int32_t slots = 0, nparts = f->sym ? mbg_gen_parts(g, f, &slots) : 1;
+  mbg_lua_set_int(L, "nparts", nparts);
+  mbg_lua_set_int(L, "part_slots", slots);
   lua_createtable(L, f->nparams, 0);
   for (int k = 0; k < f->nparams; k++) {
     const mbg_gen_param *p = &f->params[k];

@@ -218,8 +218,10 @@ typedef struct mbg_sym_emit_opts {
   const char *part_lv;
   int emit_parts;
 } mbg_sym_emit_opts;
-/* How many parts mbg_sym_emit_c cuts s's body into with o (1: not cut), or -1 (memory). */
-int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o);
+/* How many parts mbg_sym_emit_c cuts s's body into with o (1: not cut), or -1 (memory). With
+ * slots not NULL, *slots is the length of the scratch array that carries values between the
+ * parts (0 when not cut): a dry run of the emission, when cut. */
+int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o, int32_t *slots);
 #define MBG_SYM_ZERO_MIN 4
 
 enum {

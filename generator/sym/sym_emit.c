@@ -490,13 +490,25 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   return rc;
 }
 
-int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o) {
+int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o, int32_t *slots) {
   if (!s || s->failed) return -1;
   emitter m = {.s = s, .fl = o && o->scalar == MBG_SYM_FLOAT,
                .sincos = o ? o->sincos : NULL, .zero = o ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
-  int32_t len = -1;
+  int32_t len = -1, last_trig = -1;
   int rc = setup(&m, s, o, &order, &len, &arg);
+  if (slots) *slots = 0;
+  if (!rc && slots && m.nparts > 1) { /* the dry run of mbg_sym_emit_c, for the slots */
+    const char *indent = o && o->indent ? o->indent : "  ";
+    int32_t *next_out = NULL, *first_out = NULL;
+    rc = assign_names(&m, order, len, o ? o->reserved : NULL);
+    for (int32_t i = 0; !rc && i < len; i++)
+      if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
+    if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
+    if (!rc) rc = record_parts(&m, indent, order, len, first_out, next_out, arg, last_trig);
+    if (!rc) *slots = m.nxslot;
+    free(first_out), free(next_out);
+  }
   teardown(&m);
   free(order), free(arg);
   return rc ? -1 : m.nparts;

@@ -185,8 +185,14 @@ return function(d)
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end
     b("")
-    local stack = { "/* ", f.summary, ". Stack: about ", f.counts.live * (d.scalar == "float" and 4 or 8),
-                    " bytes (", f.counts.live, " values live at once)." }
+    local size = d.scalar == "float" and 4 or 8
+    local stack = { "/* ", f.summary, ". Stack: about ", f.counts.live * size, " bytes (",
+                    f.counts.live, " values live at once)." }
+    if f.nparts > 1 then -- no part has more live values than the whole; the scratch array too
+      stack = { "/* ", f.summary, ". Stack: at most about ", (f.counts.live + f.part_slots) * size,
+                " bytes (", f.counts.live, " values live at once, ", f.part_slots, " in the ",
+                "scratch array that carries values between its ", f.nparts, " parts)." }
+    end
     if f.frame then
       b(table.concat(stack))
       b(" * Computed in ", FRAMES[f.frame], f.fixed_frame and ". */" or " (--frame). */")

@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0xb68d7b607ea5
+#define ROMEO_SET_ID 0x549d983ad5cf
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -336,7 +336,7 @@ void romeo_gravity(const double q[ROMEO_NQ], double g[ROMEO_NV]);
  * Computed in body-fixed frames at the joints (--frame). */
 void romeo_crba(const double q[ROMEO_NQ], double M[ROMEO_NV * ROMEO_NV]);
 
-/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: about 3312 bytes (414 values live at once).
+/* forward dynamics by the mass matrix: M(q) qdd = tau - h(q, v), sparse L^T D L. Stack: at most about 8128 bytes (414 values live at once, 602 in the scratch array that carries values between its 4 parts).
  * Computed in body-fixed frames at the joints (--frame). */
 int romeo_crba_fd(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV]);
 
@@ -348,7 +348,7 @@ int romeo_aba(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double t
  * Computed in body-fixed frames at the joints (--frame). */
 int romeo_aba_ext(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], const double fext[6 * (ROMEO_NB + 1)], double qdd[ROMEO_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5640 bytes (705 values live at once).
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: at most about 13096 bytes (705 values live at once, 932 in the scratch array that carries values between its 6 parts).
  * Computed in body-fixed frames at the joints (--frame). */
 int romeo_minv(const double q[ROMEO_NQ], double Minv[ROMEO_NV * ROMEO_NV]);
 
@@ -362,7 +362,7 @@ void romeo_fk(const double q[ROMEO_NQ], double pose[12 * (ROMEO_NB + 1)]);
 /* world pose (R row-major, p) of every operational frame, P_FRAME_<name>. Stack: about 784 bytes (98 values live at once). */
 void romeo_frame_pose(const double q[ROMEO_NQ], double pose[12 * ROMEO_NF]);
 
-/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: about 2184 bytes (273 values live at once). */
+/* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in the frame's axes (Pinocchio's LOCAL, rows swapped). Stack: at most about 4544 bytes (273 values live at once, 295 in the scratch array that carries values between its 4 parts). */
 void romeo_frame_jacobian(const double q[ROMEO_NQ], double J[6 * ROMEO_NV * ROMEO_NF]);
 
 /* every operational frame's Jacobian, 6 x P_NV row-major per frame, rows [omega; v of its origin] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED, rows swapped). Stack: about 2040 bytes (255 values live at once). */
@@ -398,7 +398,7 @@ void romeo_integrate(const double q[ROMEO_NQ], const double v[ROMEO_NV], double 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void romeo_difference(const double q0[ROMEO_NQ], const double q1[ROMEO_NQ], double v[ROMEO_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 15880 bytes (1985 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: at most about 32376 bytes (1985 values live at once, 2062 in the scratch array that carries values between its 6 parts). */
 int romeo_cfa(const double q[ROMEO_NQ], const double v[ROMEO_NV], const double tau[ROMEO_NV], double qdd[ROMEO_NV], double wrench[6 * (ROMEO_NB + 1)]);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0xe73df83d2947
+#define SIMPLE_HUMANOID_SET_ID 0x72af041b21e9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -313,7 +313,7 @@ int simple_humanoid_aba(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPL
  * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_aba_ext(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], const double fext[6 * (SIMPLE_HUMANOID_NB + 1)], double qdd[SIMPLE_HUMANOID_NV]);
 
-/* inverse of the joint-space inertia matrix by the operator factorization. Stack: about 5056 bytes (632 values live at once).
+/* inverse of the joint-space inertia matrix by the operator factorization. Stack: at most about 11312 bytes (632 values live at once, 782 in the scratch array that carries values between its 5 parts).
  * Computed in body-fixed frames at the joints (--frame). */
 int simple_humanoid_minv(const double q[SIMPLE_HUMANOID_NQ], double Minv[SIMPLE_HUMANOID_NV * SIMPLE_HUMANOID_NV]);
 
@@ -363,7 +363,7 @@ void simple_humanoid_integrate(const double q[SIMPLE_HUMANOID_NQ], const double 
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 128 bytes (16 values live at once). */
 void simple_humanoid_difference(const double q0[SIMPLE_HUMANOID_NQ], const double q1[SIMPLE_HUMANOID_NQ], double v[SIMPLE_HUMANOID_NV]);
 
-/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 11040 bytes (1380 values live at once). */
+/* forward dynamics and joint wrenches by the constraint force algorithm. Stack: at most about 22736 bytes (1380 values live at once, 1462 in the scratch array that carries values between its 4 parts). */
 int simple_humanoid_cfa(const double q[SIMPLE_HUMANOID_NQ], const double v[SIMPLE_HUMANOID_NV], const double tau[SIMPLE_HUMANOID_NV], double qdd[SIMPLE_HUMANOID_NV], double wrench[6 * (SIMPLE_HUMANOID_NB + 1)]);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0xe73df83d2947
+#if SIMPLE_HUMANOID_SET_ID != 0x72af041b21e9
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
