@@ -3,7 +3,7 @@
 # code is from a few KiB to half a MiB (the Panda, the two humanoids, random trees of 35, 70 and
 # 140 bodies from bench/random_tree.sh), compiled at the flags of bench/peers.sh (gcc -O3
 # -march=x86-64-v3 -ffp-contract=fast). Per function:
-#   - its code size (nm -S);
+#   - its code size (nm -S; a function cut into parts counts its parts);
 #   - instructions and L1 instruction-cache misses per call, counted by callgrind simulating a
 #     32 KiB, 8-way, 64-byte-line L1i (LRU, no prefetch: the misses a core must hide or pay);
 #   - its time per call against the runtime's (mb_rnea, mb_crba, mb_aba on the same model's
@@ -82,12 +82,21 @@ while read -r robot model flags; do
     -DWITH_RUNTIME "$root/bench/peers_driver.c" "$d/dyn.o" "$d/model.o" "$lib" -lm -o "$d/timer"
   nv=$(awk -v m="${pu}_NV" '$1 == "#define" && $2 == m { print $3 }' "$d/gen/$hdr")
   echo "nv $robot $nv" >>"$tmp/counts.txt"
+  # a function's code: its symbol and, when cut into parts, its static P_f_part<k> (the ones gcc
+  # did not inline), with gcc's clones' suffixes (.constprop.0, .isra.0, .cold)
   nm -S "$d/dyn.o" | awk -v r="$robot" -v p="$p" '
-    $3 == "T" && ($4 == p "_rnea" || $4 == p "_crba" || $4 == p "_aba") {
+    ($3 == "T" || $3 == "t") && NF == 4 {
+      f = $4
+      if (substr(f, 1, length(p) + 1) != p "_") next
+      f = substr(f, length(p) + 2)
+      sub(/\..*$/, "", f)
+      sub(/_part[0-9]+$/, "", f)
+      if (f != "rnea" && f != "crba" && f != "aba") next
       n = 0; h = tolower($2)
       for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-      f = substr($4, length(p) + 2); print "size", r, f, n
-    }' >>"$tmp/counts.txt"
+      size[f] += n
+    }
+    END { for (f in size) print "size", r, f, size[f] }' >>"$tmp/counts.txt"
   valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --callgrind-out-file="$d/cg.out" \
     "$d/driver" >"$d/count.txt" 2>"$d/cg.err" ||
     { echo "icache.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
@@ -144,7 +153,10 @@ section() {
   echo "-DWITH_RUNTIME\`: best of 30 runs over the states, one output array for every state; the"
   echo "robots one after the other in $rounds rounds, in each once pinned to each processor, each"
   echo "figure its best run), on a shared 2-core virtual machine whose two processors run the same"
-  echo "code up to 1.45 times apart, and which slows by as much at times."
+  echo "code up to 1.45 times apart, and which slows by as much at times. The functions as"
+  echo "generated: those of more than 12 000 statements (the random trees' larger ones) are cut"
+  echo "into static parts ([generator.md](generator.md#long-functions-parts)); their code size is"
+  echo "that of the function and its parts."
   echo
   table
   echo
