@@ -93,7 +93,7 @@ ops() {
 sec=$tmp/section.md
 {
   echo "<!-- derivatives_cost: bench/derivatives_cost.sh -->"
-  echo "### The cost by stage (bench/derivatives_cost.sh, $(date -u +%Y-%m-%d))"
+  echo "#### The cost by stage (bench/derivatives_cost.sh, $(date -u +%Y-%m-%d))"
   echo
   echo "\`bash bench/derivatives_cost.sh build/generator/mbdc docs/derivatives.md\`: mul + add + div +"
   echo "sqrt + trig of \`rnea_derivatives\` (\`mbdc stats\`) stopped after each stage, what each stage"
