@@ -85,9 +85,12 @@ ops() {
   local args=("$model" -q --functions "$fn" --json)
   [ "$flags" = "-" ] || args+=("$flags")
   [ -z "$tpl" ] || args+=(--templates "$tpl")
-  "$mbdc" stats "${args[@]}" |
-    grep -o "\"$fn\": {\"mul\": [0-9]*, \"add\": [0-9]*, \"div\": [0-9]*, \"sqrt\": [0-9]*, \"trig\": [0-9]*" |
-    sed 's/[":{},]/ /g' | awk '{ print $3 + $5 + $7 + $9 + $11 }'
+  local json n
+  json=$("$mbdc" stats "${args[@]}") || { echo "derivatives_cost.sh: mbdc stats failed ($model${tpl:+, $tpl})" >&2; exit 1; }
+  n=$(grep -o "\"$fn\": {\"mul\": [0-9]*, \"add\": [0-9]*, \"div\": [0-9]*, \"sqrt\": [0-9]*, \"trig\": [0-9]*" <<<"$json" |
+    sed 's/[":{},]/ /g' | awk '{ print $3 + $5 + $7 + $9 + $11 }')
+  [ -n "$n" ] || { echo "derivatives_cost.sh: no count of $fn ($model)" >&2; exit 1; }
+  echo "$n"
 }
 
 sec=$tmp/section.md
@@ -102,14 +105,14 @@ sec=$tmp/section.md
   echo "| stage | panda | solo12 | romeo_small |"
   echo "|---|---|---|---|"
 } >"$sec"
-declare -A total rnea prev
+declare -A total rnea prev st
 while read -r robot model flags; do
   echo "== $robot" >&2
   rnea[$robot]=$(ops "$model" "$flags" rnea)
   total[$robot]=$(ops "$model" "$flags" rnea_derivatives)
   prev[$robot]=0
   for s in $stages; do
-    eval "st_${robot}_$s=$(ops "$model" "$flags" rnea_derivatives "$tmp/t_$s")"
+    st[$robot,$s]=$(ops "$model" "$flags" rnea_derivatives "$tmp/t_$s")
   done
 done <<<"$robots"
 
@@ -126,7 +129,7 @@ label() {
 for s in $stages pairs; do
   row="| $(label "$s") |"
   while read -r robot _; do
-    if [ "$s" = pairs ]; then v=${total[$robot]}; else eval "v=\$st_${robot}_$s"; fi
+    if [ "$s" = pairs ]; then v=${total[$robot]}; else v=${st[$robot,$s]}; fi
     row="$row $((v - prev[$robot])) ($(awk -v a="$v" -v b="${rnea[$robot]}" 'BEGIN { printf "%.1f", a / b }')) |"
     prev[$robot]=$v
   done <<<"$robots"
