@@ -36,10 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/md_section.sh
 . "$(dirname "$0")/md_section.sh"
 
-sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
-robots="panda $tmp/panda.urdf -
-solo12 $root/examples/urdf/solo12.urdf --floating-base
-romeo_small $root/examples/urdf/romeo_small.urdf --floating-base"
+robots=$(bench_derivative_robots "$root" "$tmp")
 funcs=rnea,crba,aba,integrate,rnea_derivatives,aba_derivatives
 timed="rnea aba rnea_derivatives aba_derivatives fd_rnea fd_aba"
 

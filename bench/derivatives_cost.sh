@@ -27,13 +27,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 command -v perl >/dev/null || { echo "derivatives_cost.sh: perl is not installed" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
 # shellcheck source=bench/md_section.sh
 . "$(dirname "$0")/md_section.sh"
 
-sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
-robots="panda $tmp/panda.urdf -
-solo12 $root/examples/urdf/solo12.urdf --floating-base
-romeo_small $root/examples/urdf/romeo_small.urdf --floating-base"
+robots=$(bench_derivative_robots "$root" "$tmp")
 stages="S Psi u w PQ"
 
 # the vectors each stage keeps (bodies with a parent; the root has no P, Q read by anyone)

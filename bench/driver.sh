@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# driver.sh — sourced by bench/peers.sh and bench/icache.sh: counting and timing the programs
-# they build from bench/peers_driver.c.
+# driver.sh — sourced by the bench scripts (peers.sh, icache.sh, derivatives.sh, ...): counting and
+# timing the programs they build from bench/peers_driver.c, and the robots they share.
 #
 # bench_inclusive ANNOTATE FUNC: the inclusive counts of FUNC in callgrind_annotate's output
 # ANNOTATE (run with --inclusive=yes), every event column in the order of --show, without
@@ -53,4 +53,14 @@ bench_best_times() {
   awk '!(($1, $2) in t) || $3 < t[$1, $2] { t[$1, $2] = $3 }
        END { for (x in t) { split(x, rf, SUBSEP); print "time", rf[1], rf[2], t[x] } }' "$all" | sort
   rm -f "$all"
+}
+
+# bench_derivative_robots ROOT DIR: the robots of the derivative benches (bench/derivatives.sh,
+# bench/derivatives_cost.sh), a line each "NAME MODEL FLAGS" (FLAGS "-" for none): the Panda with
+# its two prismatic finger joints made fixed (as bench/peers.sh; written to DIR/panda.urdf),
+# Solo12 and romeo_small with floating bases.
+bench_derivative_robots() {
+  sed 's/type="prismatic"/type="fixed"/' "$1/examples/urdf/panda.urdf" >"$2/panda.urdf"
+  printf '%s\n' "panda $2/panda.urdf -" "solo12 $1/examples/urdf/solo12.urdf --floating-base" \
+    "romeo_small $1/examples/urdf/romeo_small.urdf --floating-base"
 }

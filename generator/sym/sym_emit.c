@@ -458,6 +458,25 @@ static void teardown(emitter *m) {
   free(m->def_part), free(m->use_last), free(m->xslot), free(m->loaded), free(m->arr_used);
 }
 
+/* What the emission needs after setup: the names, the last sine or cosine (*last_trig), the
+ * outputs' chains, and for a cut body the dry run that gives every value crossing parts its
+ * slot. Each output is stored right after its value (it then dies unless used again: the
+ * caller's arrays do not overlap, sym.h); the outputs of the batch's sines and cosines after
+ * it; an output whose value is a leaf right after the output before it in call order (the
+ * first ones before every statement). */
+static int plan(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
+                const mbg_sx *arg, int32_t **first_out, int32_t **next_out, int32_t *last_trig) {
+  const mbg_sym *s = m->s;
+  int rc = assign_names(m, order, len, m->o ? m->o->reserved : NULL);
+  *last_trig = -1;
+  for (int32_t i = 0; !rc && i < len; i++)
+    if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) *last_trig = i;
+  if (!rc) rc = chain_outputs(s, first_out, next_out) ? MBG_SYM_ENOMEM : 0;
+  if (!rc && m->nparts > 1)
+    rc = record_parts(m, indent, order, len, *first_out, *next_out, arg, *last_trig);
+  return rc;
+}
+
 int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (!s || s->failed || !out) return MBG_SYM_EINVAL;
   const char *indent = o && o->indent ? o->indent : "  ";
@@ -466,19 +485,9 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
                .joined = o && o->no_final_newline, .sincos = o ? o->sincos : NULL,
                .zero = o ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
-  int32_t len = -1, last_trig = -1;
+  int32_t len = -1, last_trig = -1, *next_out = NULL, *first_out = NULL;
   int rc = setup(&m, s, o, &order, &len, &arg);
-  if (!rc) rc = assign_names(&m, order, len, o ? o->reserved : NULL);
-  for (int32_t i = 0; !rc && i < len; i++)
-    if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
-  /* each output stored right after its value (it then dies unless used again: the caller's
-   * arrays do not overlap, sym.h); the outputs of the batch's sines and cosines after it; an
-   * output whose value is a leaf right after the output before it in call order (the first
-   * ones before every statement) */
-  int32_t *next_out = NULL, *first_out = NULL;
-  if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
-  if (!rc && m.nparts > 1)
-    rc = record_parts(&m, indent, order, len, first_out, next_out, arg, last_trig);
+  if (!rc) rc = plan(&m, indent, order, len, arg, &first_out, &next_out, &last_trig);
   int parts = o && o->emit_parts;
   if (!rc && m.nparts > 1 && !parts) sym_put_calls(&m, indent);
   else if (!rc && (m.nparts > 1) == parts)
@@ -495,20 +504,15 @@ int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o, int32_t
   emitter m = {.s = s, .fl = o && o->scalar == MBG_SYM_FLOAT,
                .sincos = o ? o->sincos : NULL, .zero = o ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
-  int32_t len = -1, last_trig = -1;
+  int32_t len = -1, last_trig = -1, *next_out = NULL, *first_out = NULL;
   int rc = setup(&m, s, o, &order, &len, &arg);
   if (slots) *slots = 0;
-  if (!rc && slots && m.nparts > 1) { /* the dry run of mbg_sym_emit_c, for the slots */
-    const char *indent = o && o->indent ? o->indent : "  ";
-    int32_t *next_out = NULL, *first_out = NULL;
-    rc = assign_names(&m, order, len, o ? o->reserved : NULL);
-    for (int32_t i = 0; !rc && i < len; i++)
-      if (s->op[order[i]] == MBG_SYM_SIN || s->op[order[i]] == MBG_SYM_COS) last_trig = i;
-    if (!rc) rc = chain_outputs(s, &first_out, &next_out) ? MBG_SYM_ENOMEM : 0;
-    if (!rc) rc = record_parts(&m, indent, order, len, first_out, next_out, arg, last_trig);
+  if (!rc && slots && m.nparts > 1) { /* the slots: mbg_sym_emit_c's plan, nothing written */
+    rc = plan(&m, o && o->indent ? o->indent : "  ", order, len, arg, &first_out, &next_out,
+              &last_trig);
     if (!rc) *slots = m.nxslot;
-    free(first_out), free(next_out);
   }
+  free(first_out), free(next_out);
   teardown(&m);
   free(order), free(arg);
   return rc ? -1 : m.nparts;
