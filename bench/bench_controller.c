@@ -33,40 +33,22 @@
  * agreement is reported, not held to rounding — on the timed states and at v = 0, where J̇c v
  * vanishes and only the softness remains.
  *
- *   bench_controller                check, then time: R repetitions; in each, for every function,
- *                                   K batches of each implementation interleaved, up to B calls
- *                                   each (as many as fit in T ns of the slowest implementation);
- *                                   median and minimum ns per call over the R·K batches
- *   bench_controller --smoke        check, then a few calls of everything (a ctest)
- *   bench_controller --check        only the check
- *   bench_controller --callgrind N  N calls of every (function, implementation) between
- *                                   callgrind client requests (dumps named "FUNC IMPL")
- *   options: --reps R --batches K --batch B --batch-ns T (defaults 7, 100, 1000, 10^6)
- *
- * Output lines (after '#' comments), as bench_main.c's:
- *   check FUNC IMPL REL_ERR [bound B] [FAIL]    worst relative difference from the generated code
- *   batch FUNC CALLS / time FUNC IMPL MEDIAN_NS MIN_NS / ratio FUNC IMPL MEDIAN_RATIO
+ * The command line, the measurement (callgrind dumps "FUNC IMPL") and the output lines are
+ * bench_harness.h's (bench/controller.sh reads them), and:
+ *   check FUNC IMPL REL_ERR bound B [FAIL]   worst relative difference from the generated code
  *   mujoco n/a REASON */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_controller_mujoco.h"
+#include "bench_harness.h"
 #include "mb.h"
 #include "panda_tcp_model.h"
 #include "solo_ct_model.h"
 
-#ifdef BENCH_HAVE_CALLGRIND
-#include <valgrind/callgrind.h>
-#else
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(s) (void)(s)
-#endif
-
-#define NSTATES 64 /* random states per robot, cycled through by every implementation */
-#define SEED 20261121u
+#define NSTATES BENCH_NSTATES /* random states per robot, cycled through by every implementation */
 #define TOL_GEN 1e-10   /* runtime vs generated: the harness's tolerance */
 #define TOL_JAC_MJ 1e-9 /* MuJoCo's Jacobian vs generated: rounding (test_mujoco: 4.8e-15) */
 /* MuJoCo's contact q̈ vs generated, a loose bound. Measured (64 states, seed above): 7.4e-3 at
@@ -83,7 +65,7 @@
 #define SNV SOLO_CT_NV
 #define SNR SOLO_CT_NCROWS
 
-typedef struct bench {
+struct bench {
   mb_workspace pws, sws;       /* the Panda's and Solo12's runtime workspaces */
   void *pbuf, *sbuf, *scratch; /* their memory; mb_contact_fd's scratch */
   double pq[NSTATES * PNQ];    /* Panda states */
@@ -92,23 +74,7 @@ typedef struct bench {
   double out[6 * PNV + 12 + SNV + SNR]; /* outputs */
   mjpeer *panda, *solo;
   int rc; /* sum of return codes, so they are used */
-} bench;
-
-/* xorshift64*, as the generated harness: uniform in [lo, hi). */
-static double uniform(unsigned long long *s, double lo, double hi) {
-  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-  return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-
-static double rel_err(const double *x, const double *ref, int n) {
-  double err = 0, scale = 0;
-  for (int k = 0; k < n; k++) {
-    double e = fabs(x[k] - ref[k]);
-    if (!(e <= err)) err = e; /* NaN counts as the worst */
-    if (fabs(ref[k]) > scale) scale = fabs(ref[k]);
-  }
-  return scale > 0 ? err / scale : err;
-}
+};
 
 /* ---------------------------------------------------------------------------------------------
  * The states. */
@@ -132,7 +98,7 @@ static int panda_states(bench *b, unsigned long long *seed) {
       for (size_t k = 0; k < sizeof panda_ranges / sizeof *panda_ranges; k++)
         if (strcmp(panda_ranges[k].joint, panda_tcp_joint_names[j]) == 0) r = &panda_ranges[k];
       if (!r) return fprintf(stderr, "no range for %s\n", panda_tcp_joint_names[j]), -1;
-      b->pq[s * PNQ + panda_tcp_joint_iq[j]] = uniform(seed, r->lo, r->hi);
+      b->pq[s * PNQ + panda_tcp_joint_iq[j]] = bench_uniform(seed, r->lo, r->hi);
     }
   return 0;
 }
@@ -197,16 +163,12 @@ static double feet_at_rest(bench *b, const double *q, double *v) {
 static double solo_states(bench *b, unsigned long long *seed) {
   double worst = 0, pose[12 * SOLO_CT_NF];
   for (int s = 0; s < NSTATES; s++) {
-    double *q = b->sq + s * SNQ, *v = b->sv + s * SNV, n2;
-    for (int k = 0; k < 3; k++) q[k] = uniform(seed, -1, 1);
-    do { /* a uniform random unit quaternion, x y z w */
-      n2 = 0;
-      for (int k = 3; k < 7; k++) q[k] = uniform(seed, -1, 1), n2 += q[k] * q[k];
-    } while (n2 < 0.01 || n2 > 1);
-    for (int k = 3; k < 7; k++) q[k] /= sqrt(n2);
-    for (int k = 7; k < SNQ; k++) q[k] = uniform(seed, -3.14159, 3.14159);
+    double *q = b->sq + s * SNQ, *v = b->sv + s * SNV;
+    for (int k = 0; k < 3; k++) q[k] = bench_uniform(seed, -1, 1);
+    bench_random_quat(seed, q + 3); /* x y z w */
+    for (int k = 7; k < SNQ; k++) q[k] = bench_uniform(seed, -3.14159, 3.14159);
     for (int k = 0; k < SNV; k++)
-      v[k] = uniform(seed, -1, 1), b->stau[s * SNV + k] = uniform(seed, -1, 1);
+      v[k] = bench_uniform(seed, -1, 1), b->stau[s * SNV + k] = bench_uniform(seed, -1, 1);
     double e = feet_at_rest(b, q, v);
     if (!(e <= worst)) worst = e;
     b->rc += mb_frame_pose(&solo_ct_model, &solo_ct_frames, &b->sws, q, pose);
@@ -220,7 +182,6 @@ static double solo_states(bench *b, unsigned long long *seed) {
 /* ---------------------------------------------------------------------------------------------
  * The timed calls: one kernel per (function, implementation), called through a pointer, each
  * writing to memory the compiler cannot see through. */
-typedef void (*kernel)(bench *b, int s);
 #define NOINLINE __attribute__((noinline))
 #define PQ(s) (b->pq + (s)*PNQ)
 #define SQ(s) (b->sq + (s)*SNQ)
@@ -262,7 +223,7 @@ static const char *const impl_name[NIMPL] = {"generated", "runtime", "mujoco"};
 static const struct function {
   const char *name;
   int solo; /* 0: the Panda, 1: Solo12 */
-  kernel k[NIMPL];
+  bench_kernel k[NIMPL];
 } functions[] = {
     {"tcp_jacobian", 0, {gen_jac, rt_jac, mjk_jac}},
     {"tcp_pose_jacobian", 0, {gen_pose_jac, rt_pose_jac, mjk_pose_jac}},
@@ -276,12 +237,6 @@ static int has_mj(const bench *b, const struct function *f) {
 
 /* ---------------------------------------------------------------------------------------------
  * The checks: every implementation against the generated code on every state. */
-static int report(const char *func, const char *impl, double err, double bound) {
-  int bad = !(err <= bound);
-  printf("check %s %s %.2e bound %.0e%s\n", func, impl, err, bound, bad ? " FAIL" : "");
-  return bad;
-}
-
 /* The Panda: Jacobian (6 x 9) and Jacobian with pose (+ 12). */
 static int check_panda(bench *b) {
   double ref[6 * PNV + 12], got[6 * PNV + 12], mj[6 * PNV + 12];
@@ -292,20 +247,20 @@ static int check_panda(bench *b) {
       functions[f].k[IMPL_GEN](b, s);
       memcpy(ref, b->out, (size_t)n * sizeof *ref);
       functions[f].k[IMPL_RT](b, s);
-      double e = rel_err(b->out, ref, n);
+      double e = bench_rel_err(b->out, ref, n);
       if (!(e <= worst[f][IMPL_RT])) worst[f][IMPL_RT] = e;
       if (!b->panda) continue;
       functions[f].k[IMPL_MJ](b, s);
       memcpy(mj, b->out, (size_t)n * sizeof *mj);
       peer_tcp_to_mb(b->panda, mj, got);
       memcpy(got + 6 * PNV, mj + 6 * PNV, 12 * sizeof(double));
-      e = rel_err(got, ref, n);
+      e = bench_rel_err(got, ref, n);
       if (!(e <= worst[f][IMPL_MJ])) worst[f][IMPL_MJ] = e;
     }
   int failed = 0;
   for (int f = 0; f < 2; f++) {
-    failed += report(functions[f].name, "runtime", worst[f][IMPL_RT], TOL_GEN);
-    if (b->panda) failed += report(functions[f].name, "mujoco", worst[f][IMPL_MJ], TOL_JAC_MJ);
+    failed += bench_check(functions[f].name, "runtime", worst[f][IMPL_RT], TOL_GEN);
+    if (b->panda) failed += bench_check(functions[f].name, "mujoco", worst[f][IMPL_MJ], TOL_JAC_MJ);
   }
   return failed;
 }
@@ -319,18 +274,18 @@ static void solo_errors(bench *b, double worst[4], int *nefc) {
     gen_ct(b, s);
     memcpy(ref, b->out, sizeof ref);
     rt_ct(b, s);
-    double e = rel_err(b->out, ref, SNV), ef = rel_err(b->out + SNV, ref + SNV, SNR);
+    double e = bench_rel_err(b->out, ref, SNV), ef = bench_rel_err(b->out + SNV, ref + SNV, SNR);
     if (!(e <= worst[0])) worst[0] = e;
     if (!(ef <= worst[0])) worst[0] = ef;
     if (!b->solo) continue;
     mjk_ct(b, s);
     *nefc = peer_nefc(b->solo);
     peer_acc_to_mb(b->solo, s, SV(s), peer_qacc(b->solo), got);
-    e = rel_err(got, ref, SNV);
+    e = bench_rel_err(got, ref, SNV);
     if (!(e <= worst[1])) worst[1] = e;
     b->rc += solo_ct_aba(SQ(s), SV(s), STAU(s), aba);
     peer_acc_to_mb(b->solo, s, SV(s), peer_qacc_smooth(b->solo), got);
-    e = rel_err(got, aba, SNV);
+    e = bench_rel_err(got, aba, SNV);
     if (!(e <= worst[2])) worst[2] = e;
   }
 }
@@ -347,131 +302,15 @@ static int check_solo(bench *b) {
   memcpy(b->sv, v, sizeof b->sv);
   if (b->solo) peer_states(b->solo, b->sq, b->sv, b->stau);
   free(v);
-  failed += report("contact_fd", "runtime", w[0], TOL_GEN);
+  failed += bench_check("contact_fd", "runtime", w[0], TOL_GEN);
   if (b->solo) {
     printf("# mujoco: %d constraint rows (4 connect equalities)\n", nefc);
     failed += nefc != SNR;
-    failed += report("contact_fd", "mujoco", w[1], TOL_CT_MJ);
-    failed += report("contact_fd_rest", "mujoco", rest[1], TOL_CT_MJ);
-    failed += report("aba_smooth", "mujoco", w[2] > rest[2] ? w[2] : rest[2], TOL_SMOOTH_MJ);
+    failed += bench_check("contact_fd", "mujoco", w[1], TOL_CT_MJ);
+    failed += bench_check("contact_fd_rest", "mujoco", rest[1], TOL_CT_MJ);
+    failed += bench_check("aba_smooth", "mujoco", w[2] > rest[2] ? w[2] : rest[2], TOL_SMOOTH_MJ);
   }
   return failed;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Timing, as bench_main.c. */
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-/* ns per call of one batch of n calls, cycling through the states */
-static double batch(bench *b, kernel k, int n) {
-  double t0 = now_ns();
-  for (int c = 0; c < n; c++) {
-    k(b, c & (NSTATES - 1));
-    __asm__ volatile("" ::: "memory");
-  }
-  return (now_ns() - t0) / n;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, c = *(const double *)y;
-  return (a > c) - (a < c);
-}
-
-/* Calls per batch of function f: as many as fit in batch_ns of its slowest implementation
- * (after a warm-up of up to 10^4 calls or ~10 batches' time of each), at most calls. */
-static int batch_calls(bench *b, int f, int nimpl, int calls, double batch_ns) {
-  double slowest = 0;
-  for (int i = 0; i < nimpl; i++) {
-    double per_call = batch(b, functions[f].k[i], 10), warm = 10 * batch_ns / per_call;
-    per_call = batch(b, functions[f].k[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm);
-    if (per_call > slowest) slowest = per_call;
-  }
-  double fit = batch_ns / slowest;
-  return fit >= calls ? calls : fit < 10 ? (calls < 10 ? calls : 10) : (int)fit;
-}
-
-static void time_all(bench *b, int reps, int batches, int calls, double batch_ns) {
-  int n = reps * batches, fcalls[NFUNC];
-  double *t = malloc((size_t)(NFUNC * NIMPL * n) * sizeof *t);
-  for (int f = 0; f < NFUNC; f++)
-    fcalls[f] = batch_calls(b, f, has_mj(b, &functions[f]) ? NIMPL : IMPL_MJ, calls, batch_ns);
-  for (int r = 0; r < reps; r++)
-    for (int f = 0; f < NFUNC; f++)
-      for (int k = 0; k < batches; k++)
-        for (int i = 0; i < (has_mj(b, &functions[f]) ? NIMPL : IMPL_MJ); i++)
-          t[(f * NIMPL + i) * n + r * batches + k] = batch(b, functions[f].k[i], fcalls[f]);
-  for (int f = 0; f < NFUNC; f++) {
-    int nimpl = has_mj(b, &functions[f]) ? NIMPL : IMPL_MJ;
-    double median[NIMPL];
-    printf("batch %s %d\n", functions[f].name, fcalls[f]);
-    for (int i = 0; i < nimpl; i++) {
-      double *x = t + (f * NIMPL + i) * n;
-      qsort(x, (size_t)n, sizeof *x, cmp_double);
-      median[i] = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-      printf("time %s %s %.1f %.1f\n", functions[f].name, impl_name[i], median[i], x[0]);
-    }
-    for (int i = IMPL_RT; i < nimpl; i++)
-      printf("ratio %s %s %.2f\n", functions[f].name, impl_name[i], median[i] / median[IMPL_GEN]);
-  }
-  free(t);
-}
-
-/* N calls of every (function, implementation) between callgrind's client requests: the dump
- * named "FUNC IMPL" holds the instructions of exactly those calls. */
-static void callgrind(bench *b, int calls) {
-  char name[64];
-  for (int f = 0; f < NFUNC; f++)
-    for (int i = 0; i < (has_mj(b, &functions[f]) ? NIMPL : IMPL_MJ); i++) {
-      batch(b, functions[f].k[i], calls); /* warm-up: lazy binding of libm and libmujoco */
-      snprintf(name, sizeof name, "%s %s", functions[f].name, impl_name[i]);
-      CALLGRIND_ZERO_STATS;
-      batch(b, functions[f].k[i], calls);
-      CALLGRIND_DUMP_STATS_AT(name);
-    }
-  printf("callgrind %d calls per dump\n", calls);
-}
-
-/* ---------------------------------------------------------------------------------------------
- * The command line. */
-typedef struct options {
-  int reps, batches, calls, mode_check, cg_calls;
-  double batch_ns;
-} options;
-
-static int usage(void) {
-  fprintf(stderr, "usage: bench_controller [--smoke | --check | --callgrind N] [--reps R] "
-                  "[--batches K] [--batch B] [--batch-ns T]\n");
-  return 2;
-}
-
-/* Fills o from argv. Returns 0, or -1 for a usage error. */
-static int parse_options(int argc, char **argv, options *o) {
-  *o = (options){7, 100, 1000, 0, 0, 1e6};
-  for (int k = 1; k < argc; k++) {
-    const char *a = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
-    if (strcmp(a, "--smoke") == 0)
-      o->reps = 1, o->batches = 2, o->calls = 10;
-    else if (strcmp(a, "--check") == 0)
-      o->mode_check = 1;
-    else if (strcmp(a, "--callgrind") == 0 && val)
-      o->cg_calls = atoi(val), k++;
-    else if (strcmp(a, "--reps") == 0 && val)
-      o->reps = atoi(val), k++;
-    else if (strcmp(a, "--batches") == 0 && val)
-      o->batches = atoi(val), k++;
-    else if (strcmp(a, "--batch") == 0 && val)
-      o->calls = atoi(val), k++;
-    else if (strcmp(a, "--batch-ns") == 0 && val)
-      o->batch_ns = atof(val), k++;
-    else
-      return -1;
-  }
-  return o->reps < 1 || o->batches < 1 || o->calls < 1 || o->cg_calls < 0 || !(o->batch_ns > 0) ? -1
-                                                                                                : 0;
 }
 
 /* Workspaces, states and peers. Returns 0, or -1 (a message printed). */
@@ -489,12 +328,12 @@ static int setup(bench *b) {
   if (!b->pbuf || !b->sbuf || !b->scratch) return fprintf(stderr, "out of memory\n"), -1;
   mb_workspace_init(&b->pws, &panda_tcp_model, b->pbuf);
   mb_workspace_init(&b->sws, &solo_ct_model, b->sbuf);
-  unsigned long long seed = SEED;
+  unsigned long long seed = BENCH_SEED;
   if (panda_states(b, &seed) != 0) return -1;
   double rest = solo_states(b, &seed);
   printf("# panda_tcp: nq %d, nv %d, frame panda_hand_tcp; solo_ct: nq %d, nv %d, %d contact "
          "rows; %d random states each (seed %u); feet at rest: |Jc v| / |v| <= %.1e\n",
-         PNQ, PNV, SNQ, SNV, SNR, NSTATES, SEED, rest);
+         PNQ, PNV, SNQ, SNV, SNR, NSTATES, BENCH_SEED, rest);
   b->panda = peer_open(0, NSTATES, b->pq, NULL, NULL, msg, sizeof msg);
   if (!b->panda) printf("mujoco n/a panda: %s\n", msg);
   b->solo = peer_open(1, NSTATES, b->sq, b->sv, b->stau, msg, sizeof msg);
@@ -506,20 +345,20 @@ static int setup(bench *b) {
 }
 
 int main(int argc, char **argv) {
-  options o;
-  if (parse_options(argc, argv, &o) != 0) return usage();
+  bench_options o;
+  if (bench_parse_options(argc, argv, &o, NULL, NULL) != 0)
+    return bench_usage("bench_controller", "", "");
   bench *b = calloc(1, sizeof *b);
   if (!b || setup(b) != 0) return 2;
   int failed = check_panda(b) + check_solo(b);
   if (failed) {
     printf("# %d check(s) failed: not timing code that disagrees\n", failed);
-  } else if (o.cg_calls > 0) {
-    callgrind(b, o.cg_calls);
-  } else if (!o.mode_check) {
-    printf("# timing: %d repetitions x %d batches per implementation and function, each of up to "
-           "%d calls and about %.0f us of the slowest implementation\n",
-           o.reps, o.batches, o.calls, o.batch_ns / 1e3);
-    time_all(b, o.reps, o.batches, o.calls, o.batch_ns);
+  } else {
+    bench_func funcs[NFUNC];
+    for (int f = 0; f < NFUNC; f++)
+      funcs[f] = (bench_func){functions[f].name, has_mj(b, &functions[f]) ? NIMPL : IMPL_MJ,
+                              functions[f].k};
+    bench_measure(b, funcs, NFUNC, impl_name, &o, 1);
   }
   if (b->rc != 0) printf("# nonzero return codes: %d\n", b->rc), failed++;
   peer_close(b->panda), peer_close(b->solo);

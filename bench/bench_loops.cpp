@@ -25,53 +25,32 @@
  *                     realize(Acceleration), getUDot(). A lower bound of Simbody's cost, reached only
  *                     when q and v do not change (never in a simulation); not the target's measure.
  *
- *   bench_loops                 check, then time (as bench_main.c: R repetitions; in each, for
- *                               every function, K batches of each implementation, interleaved batch
- *                               by batch, of up to B calls, as many as fit in T ns of the slowest
- *                               implementation; median and minimum ns per call over R·K batches;
- *                               unlike bench_main.c, a batch goes on through the states where the
- *                               last one stopped, so short batches do not time the first states only)
- *   bench_loops --smoke         check, then a few calls of everything (the ctest)
- *   bench_loops --check         only the check
- *   bench_loops --callgrind N   N calls of each (model, function, implementation) between callgrind
- *                               client requests, dumps named "MODEL FUNC IMPL" (bench/loops.sh)
- *   options: --reps R --batches K --batch B --batch-ns T (defaults 7, 100, 1000, 10^6)
- *
- * Output, after '#' comments:
- *   check MODEL FUNC IMPL REL_ERR       worst max|x − Simbody| / max|Simbody| over the states
+ * The command line, the measurement and the output lines are bench_harness.h's, each line's label
+ * "MODEL FUNC", one function measured after the other (callgrind dumps "MODEL FUNC IMPL", for
+ * bench/loops.sh), and:
+ *   check MODEL FUNC IMPL REL_ERR bound B   worst max|x − Simbody| / max|Simbody| over the states
  *                                       (q̈ in our coordinates; simbody_dyn: its U̇ against simbody's)
- *   batch MODEL FUNC CALLS
- *   time MODEL FUNC IMPL MEDIAN_NS MIN_NS
- *   ratio MODEL FUNC IMPL RATIO         median(IMPL) / median(generated), from this run
- *   instr lines come from bench/loops.sh, not from here. */
+ * (instr lines come from bench/loops.sh, not from here). */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_harness.h"
 #include "mbt_loopmodel.h"
 #include "mbt_simbody.h"
 
 #include "five_bar_dynamics.h"
 #include "quarter_car_dynamics.h"
 
-#ifdef BENCH_HAVE_CALLGRIND
-#include <valgrind/callgrind.h>
-#else
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(s) (void)(s)
-#endif
-
 using namespace SimTK;
 
 namespace {
 
-const int NSTATES = 64; /* a power of two: the batches cycle with & (NSTATES - 1) */
-const unsigned long long SEED = 20261121u;
+const int NSTATES = BENCH_NSTATES;
 const double TOL = 1e-9; /* the Simbody cross-check's bound (test_simbody) */
 
 typedef int (*FdLoopsFn)(const double *, const double *, const double *, double *, double *);
@@ -101,23 +80,7 @@ const ModelDef model_defs[] = {
     },
 };
 
-double uniform(unsigned long long *s, double lo, double hi) {
-  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-  return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-
-double rel_error(const double *x, const double *ref, int n) {
-  double err = 0, scale = 0;
-  for (int k = 0; k < n; k++) {
-    double e = std::fabs(x[k] - ref[k]);
-    if (!(e <= err)) err = e; /* NaN counts as the worst */
-    scale = std::fmax(scale, std::fabs(ref[k]));
-  }
-  return scale > 0 ? err / scale : err;
-}
-
 /* One function of one model: its Simbody mechanism and its states in Simbody's coordinates. */
-struct Bench;
 struct Func {
   std::string name;
   bool springs;
@@ -126,7 +89,9 @@ struct Func {
   std::vector<State> pre;      /* per state, realized through Velocity (simbody_dyn) */
 };
 
-struct Bench {
+} // namespace
+
+struct bench {
   const ModelDef *def;
   mbt_loopmodel lm;
   const mb_model *m;
@@ -143,15 +108,15 @@ struct Bench {
   int rc;                            /* sum of return codes, so they are used */
 };
 
+namespace {
+
 #define Q(s) (b->q.data() + (size_t)(s) * (size_t)b->nq)
 #define V(s) (b->v.data() + (size_t)(s) * (size_t)b->nv)
 #define TAU(s) (b->tau.data() + (size_t)(s) * (size_t)b->nv)
 #define NOINLINE __attribute__((noinline))
 
 /* ------------------------------------------------------------------------- the timed calls */
-typedef void (*Kernel)(Bench *b, int s);
-
-NOINLINE void gen_k(Bench *b, int s) {
+NOINLINE void gen_k(bench *b, int s) {
   const double *tau = TAU(s);
   if (b->f->springs) {
     b->def->passive(Q(s), V(s), b->t.data());
@@ -161,7 +126,7 @@ NOINLINE void gen_k(Bench *b, int s) {
   b->rc += b->def->fd_loops(Q(s), V(s), tau, b->out.data(), b->lambda.data());
 }
 
-NOINLINE void rt_k(Bench *b, int s) {
+NOINLINE void rt_k(bench *b, int s) {
   const double *tau = TAU(s);
   if (b->f->springs) {
     b->rc += mb_passive_forces(b->m, b->S, &b->ws, Q(s), V(s), b->t.data());
@@ -172,7 +137,7 @@ NOINLINE void rt_k(Bench *b, int s) {
                        b->lambda.data());
 }
 
-NOINLINE void sb_k(Bench *b, int s) {
+NOINLINE void sb_k(bench *b, int s) {
   Func *f = b->f;
   State &st = f->sb->state();
   st.updQ() = f->Q[(size_t)s];
@@ -183,7 +148,7 @@ NOINLINE void sb_k(Bench *b, int s) {
   for (int k = 0; k < ud.size(); k++) b->out[(size_t)k] = ud[k];
 }
 
-NOINLINE void sb_dyn_k(Bench *b, int s) {
+NOINLINE void sb_dyn_k(bench *b, int s) {
   State &st = b->f->pre[(size_t)s];
   b->f->sb->discrete().setAllMobilityForces(st, b->f->F[(size_t)s]); /* invalidates Dynamics */
   b->f->sb->system().realize(st, Stage::Acceleration);
@@ -193,12 +158,12 @@ NOINLINE void sb_dyn_k(Bench *b, int s) {
 
 enum { IMPL_GEN, IMPL_RT, IMPL_SB, IMPL_SB_DYN, NIMPL };
 const char *const impl_name[NIMPL] = {"generated", "runtime", "simbody", "simbody_dyn"};
-const Kernel kernels[NIMPL] = {gen_k, rt_k, sb_k, sb_dyn_k};
+const bench_kernel kernels[NIMPL] = {gen_k, rt_k, sb_k, sb_dyn_k};
 
 /* ------------------------------------------------------------------------- setup */
 
 /* The model, its states and its functions; false (and a message) on failure. */
-bool open_model(Bench *b, const ModelDef *def, const char *srcdir, std::vector<Func> &funcs) {
+bool open_model(bench *b, const ModelDef *def, const char *srcdir, std::vector<Func> &funcs) {
   b->def = def;
   std::string path = std::string(srcdir) + "/" + def->path;
   if (mbt_loopmodel_load(path.c_str(), &b->lm))
@@ -219,15 +184,15 @@ bool open_model(Bench *b, const ModelDef *def, const char *srcdir, std::vector<F
   b->tau.resize((size_t)(NSTATES * b->nv));
   b->t.resize((size_t)b->nv), b->out.resize((size_t)b->nv), b->lambda.resize((size_t)b->nc + 1);
   std::vector<double> dv((size_t)b->nv);
-  unsigned long long seed = SEED;
+  unsigned long long seed = BENCH_SEED;
   for (int s = 0; s < NSTATES; s++) {
     for (int tries = 0;; tries++) {
       if (tries > 100) return std::fprintf(stderr, "%s: no assembled state\n", def->name), false;
-      for (int k = 0; k < b->nv; k++) dv[(size_t)k] = uniform(&seed, -0.4, 0.4);
+      for (int k = 0; k < b->nv; k++) dv[(size_t)k] = bench_uniform(&seed, -0.4, 0.4);
       if (mb_integrate(b->m, b->lm.q0, dv.data(), 1.0, Q(s))) continue;
       if (mb_project_q(b->m, b->L, &b->ws, &b->lw, Q(s))) continue;
-      for (int k = 0; k < b->nv; k++) V(s)[k] = uniform(&seed, -1, 1);
-      for (int k = 0; k < b->nv; k++) TAU(s)[k] = uniform(&seed, -2, 2);
+      for (int k = 0; k < b->nv; k++) V(s)[k] = bench_uniform(&seed, -1, 1);
+      for (int k = 0; k < b->nv; k++) TAU(s)[k] = bench_uniform(&seed, -2, 2);
       if (mb_project_v(b->m, b->L, &b->ws, &b->lw, Q(s), V(s))) continue;
       break;
     }
@@ -257,9 +222,10 @@ bool open_model(Bench *b, const ModelDef *def, const char *srcdir, std::vector<F
 /* ------------------------------------------------------------------------- the check */
 
 /* Every implementation against simbody on every state; the number of failures. */
-int check(Bench *b, std::vector<Func> &funcs) {
+int check(bench *b, std::vector<Func> &funcs) {
   int failed = 0;
   size_t nu = 0;
+  std::string label;
   std::vector<double> ref((size_t)b->nv), got((size_t)b->nv), uref, u;
   for (Func &f : funcs) {
     b->f = &f;
@@ -276,147 +242,48 @@ int check(Bench *b, std::vector<Func> &funcs) {
         double e;
         if (i == IMPL_SB_DYN) {
           u.assign(b->out.begin(), b->out.begin() + (long)nu);
-          e = rel_error(u.data(), uref.data(), (int)nu);
+          e = bench_rel_err(u.data(), uref.data(), (int)nu);
         } else {
-          e = b->rc != 0 ? NAN : rel_error(b->out.data(), ref.data(), b->nv);
+          e = b->rc != 0 ? NAN : bench_rel_err(b->out.data(), ref.data(), b->nv);
         }
         if (!(e <= worst[i])) worst[i] = e;
       }
     }
-    for (int i = 0; i < NIMPL; i++) {
-      if (i == IMPL_SB) continue;
-      bool bad = !(worst[i] <= TOL);
-      failed += bad;
-      std::printf("check %s %s %s %.2e%s\n", b->def->name, f.name.c_str(), impl_name[i], worst[i],
-                  bad ? " FAIL" : "");
-    }
+    label = std::string(b->def->name) + " " + f.name;
+    for (int i = 0; i < NIMPL; i++)
+      if (i != IMPL_SB) failed += bench_check(label.c_str(), impl_name[i], worst[i], TOL);
   }
   return failed;
 }
 
-/* ------------------------------------------------------------------------- timing */
+/* ------------------------------------------------------------------------- measurement */
 
-double now_ns() {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-/* ns per call of n calls, cycling through the states from *pos on (and advancing it): each
- * implementation has its own position, all reset together, and makes the same numbers of calls,
- * so all see the same sequence of states even when a batch holds fewer than NSTATES calls. */
-double batch(Bench *b, Kernel k, int n, unsigned *pos) {
-  unsigned p = *pos;
-  double t0 = now_ns();
-  for (int c = 0; c < n; c++, p++) {
-    k(b, (int)(p & (NSTATES - 1)));
-    __asm__ volatile("" ::: "memory");
-  }
-  double t = (now_ns() - t0) / n;
-  *pos = p;
-  return t;
-}
-
-int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, c = *(const double *)y;
-  return (a > c) - (a < c);
-}
-
-void time_all(Bench *b, std::vector<Func> &funcs, int reps, int batches, int calls,
-              double batch_ns) {
-  int n = reps * batches;
+/* One function after the other (the kernels read b->f); header: the mode's line first. */
+void measure(bench *b, std::vector<Func> &funcs, const bench_options *o, bool header) {
   for (Func &f : funcs) {
     b->f = &f;
-    double slowest = 0;
-    unsigned pos[NIMPL] = {0, 0, 0, 0};
-    for (int i = 0; i < NIMPL; i++) { /* warm-up, then the calls per batch from the slowest */
-      double per_call = batch(b, kernels[i], 10, &pos[i]), warm = 10 * batch_ns / per_call;
-      per_call = batch(b, kernels[i], warm > 10000 ? 10000 : warm < 10 ? 10 : (int)warm, &pos[i]);
-      slowest = std::fmax(slowest, per_call);
-    }
-    for (int i = 0; i < NIMPL; i++) pos[i] = 0;
-    double fit = batch_ns / slowest;
-    int fcalls = fit >= calls ? calls : fit < 10 ? (calls < 10 ? calls : 10) : (int)fit;
-    std::vector<double> t((size_t)(NIMPL * n));
-    for (int r = 0; r < reps; r++)
-      for (int k = 0; k < batches; k++)
-        for (int i = 0; i < NIMPL; i++)
-          t[(size_t)(i * n + r * batches + k)] = batch(b, kernels[i], fcalls, &pos[i]);
-    std::printf("batch %s %s %d\n", b->def->name, f.name.c_str(), fcalls);
-    double median[NIMPL];
-    for (int i = 0; i < NIMPL; i++) {
-      double *x = t.data() + (size_t)(i * n);
-      std::qsort(x, (size_t)n, sizeof *x, cmp_double);
-      median[i] = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-      std::printf("time %s %s %s %.1f %.1f\n", b->def->name, f.name.c_str(), impl_name[i],
-                  median[i], x[0]);
-    }
-    for (int i = IMPL_RT; i < NIMPL; i++)
-      std::printf("ratio %s %s %s %.2f\n", b->def->name, f.name.c_str(), impl_name[i],
-                  median[i] / median[IMPL_GEN]);
-    std::fflush(stdout);
+    std::string label = std::string(b->def->name) + " " + f.name;
+    bench_func func = {label.c_str(), NIMPL, kernels};
+    bench_measure(b, &func, 1, impl_name, o, header);
+    header = false;
   }
-}
-
-void callgrind(Bench *b, std::vector<Func> &funcs, int calls) {
-  char name[128];
-  for (Func &f : funcs) {
-    b->f = &f;
-    for (int i = 0; i < NIMPL; i++) {
-      unsigned pos = 0;
-      batch(b, kernels[i], calls, &pos); /* warm-up: lazy binding */
-      std::snprintf(name, sizeof name, "%s %s %s", b->def->name, f.name.c_str(), impl_name[i]);
-      pos = 0;
-      CALLGRIND_ZERO_STATS;
-      batch(b, kernels[i], calls, &pos);
-      CALLGRIND_DUMP_STATS_AT(name);
-    }
-  }
-}
-
-int usage() {
-  std::fprintf(stderr, "usage: bench_loops [--smoke | --check | --callgrind N] [--reps R] "
-                       "[--batches K] [--batch B] [--batch-ns T]\n");
-  return 2;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  int reps = 7, batches = 100, calls = 1000, mode_check = 0, cg_calls = 0;
-  double batch_ns = 1e6;
-  for (int k = 1; k < argc; k++) {
-    const char *a = argv[k], *val = k + 1 < argc ? argv[k + 1] : NULL;
-    if (std::strcmp(a, "--smoke") == 0)
-      reps = 1, batches = 2, calls = 10;
-    else if (std::strcmp(a, "--check") == 0)
-      mode_check = 1;
-    else if (std::strcmp(a, "--callgrind") == 0 && val)
-      cg_calls = std::atoi(val), k++;
-    else if (std::strcmp(a, "--reps") == 0 && val)
-      reps = std::atoi(val), k++;
-    else if (std::strcmp(a, "--batches") == 0 && val)
-      batches = std::atoi(val), k++;
-    else if (std::strcmp(a, "--batch") == 0 && val)
-      calls = std::atoi(val), k++;
-    else if (std::strcmp(a, "--batch-ns") == 0 && val)
-      batch_ns = std::atof(val), k++;
-    else
-      return usage();
-  }
-  if (reps < 1 || batches < 1 || calls < 1 || cg_calls < 0 || !(batch_ns > 0)) return usage();
+  bench_options o;
+  if (bench_parse_options(argc, argv, &o, NULL, NULL) != 0)
+    return bench_usage("bench_loops", "", "");
   const char *srcdir = std::getenv("MBDC_SOURCE_DIR");
   if (!srcdir) srcdir = BENCH_SOURCE_DIR;
 
-  std::printf("# bench_loops: %d random assembled states per model (seed %llu); Simbody %s\n",
-              NSTATES, SEED, "3.7");
-  if (!mode_check && cg_calls == 0)
-    std::printf("# timing: %d repetitions x %d batches per implementation and function, each of "
-                "up to %d calls and about %.0f us of the slowest implementation\n",
-                reps, batches, calls, batch_ns / 1e3);
+  std::printf("# bench_loops: %d random assembled states per model (seed %u); Simbody %s\n",
+              NSTATES, BENCH_SEED, "3.7");
+  bool header = true;
   int failed = 0;
   for (const ModelDef &def : model_defs) {
-    Bench bb = Bench(), *b = &bb;
+    bench bb = bench(), *b = &bb;
     std::vector<Func> funcs;
     try {
       if (!open_model(b, &def, srcdir, funcs)) {
@@ -428,12 +295,12 @@ int main(int argc, char **argv) {
                   def.path, b->nq, b->nv, b->nc, b->S->n);
       int bad = check(b, funcs);
       failed += bad;
-      if (bad)
+      if (bad) {
         std::printf("# %s: %d check(s) failed: not timing code that disagrees\n", def.name, bad);
-      else if (cg_calls > 0)
-        callgrind(b, funcs, cg_calls);
-      else if (!mode_check)
-        time_all(b, funcs, reps, batches, calls, batch_ns);
+      } else {
+        measure(b, funcs, &o, header);
+        header = false;
+      }
     } catch (const std::exception &e) {
       std::fprintf(stderr, "%s: Simbody: %s\n", def.name, e.what());
       failed++;
@@ -441,6 +308,5 @@ int main(int argc, char **argv) {
     funcs.clear();
     mbt_loopmodel_free(&b->lm);
   }
-  if (cg_calls > 0) std::printf("callgrind %d calls per dump\n", cg_calls);
   return failed ? 1 : 0;
 }

@@ -10,25 +10,13 @@
 # pointer call, the same for every implementation). Prints one line per dump:
 #   instr ROBOT FUNC IMPL INSTRUCTIONS_PER_CALL
 set -euo pipefail
-build=${1:?usage: bench/callgrind.sh BUILD_DIR [CALLS]}
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bench/callgrind.sh BUILD_DIR [CALLS]" 1 2 "$@"
+build=$1
 calls=${2:-128}
-command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+bench_need valgrind
 while read -r robot _; do
   [ -n "$robot" ] || continue
-  if ! valgrind --tool=callgrind --callgrind-out-file="$tmp/$robot.out" \
-      "$build/bench/bench_$robot" --callgrind "$calls" >"$tmp/$robot.log" 2>"$tmp/$robot.err"; then
-    echo "callgrind.sh: bench_$robot failed:" >&2
-    cat "$tmp/$robot.log" "$tmp/$robot.err" >&2
-    exit 1
-  fi
-  for ((k = 1; ; k++)); do
-    f="$tmp/$robot.out.$k"
-    [ -f "$f" ] || break
-    awk -v robot="$robot" -v calls="$calls" '
-      /^desc: Trigger: Client Request: / { sub(/^desc: Trigger: Client Request: /, ""); name = $0 }
-      /^summary:/ { instr = $2 }
-      END { if (name != "") { split(name, p, " "); printf "instr %s %s %s %.0f\n", robot, p[1], p[2], instr / calls } }' "$f"
-  done
+  bench_callgrind_dumps "$tmp/$robot.log" "$calls" "$build/bench/bench_$robot" "$robot"
 done <"$build/bench/robots.txt"

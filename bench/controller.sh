@@ -12,39 +12,23 @@
 # MBDC_BENCH_CALLS (calls per callgrind dump, default 128: every one of the 64 states twice). The
 # raw outputs are kept in BUILD_DIR/bench/controller/ (time.txt, callgrind.txt, instr.txt).
 set -euo pipefail
-build=${1:?usage: bash bench/controller.sh BUILD_DIR [BENCHMARKS_MD]}
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/controller.sh BUILD_DIR [BENCHMARKS_MD]" 1 2 "$@"
+build=$1
 md=${2:-}
 calls=${MBDC_BENCH_CALLS:-128}
 target=4
 exe=$build/bench/bench_controller
-[ -x "$exe" ] || { echo "controller.sh: no $exe (cmake --build $build --target bench_controller)" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "controller.sh: valgrind is not installed" >&2; exit 2; }
+[ -x "$exe" ] || bench_die 2 "no $exe (cmake --build $build --target bench_controller)"
+bench_need valgrind
 out=$build/bench/controller
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+for f in time callgrind instr; do : >"$out/$f.txt"; done
+bench_program "$exe" "$calls" "$out"
 
-echo "== bench_controller: timing" >&2
-# shellcheck disable=SC2086
-"$exe" ${MBDC_BENCH_ARGS:-} >"$out/time.txt"
-echo "== bench_controller: callgrind ($calls calls per dump)" >&2
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$exe" --callgrind "$calls" \
-  >"$out/callgrind.txt" 2>"$tmp/cg.err" || { cat "$out/callgrind.txt" "$tmp/cg.err" >&2; exit 1; }
-: >"$out/instr.txt"
-for ((k = 1; ; k++)); do
-  f="$tmp/cg.out.$k"
-  [ -f "$f" ] || break
-  awk -v calls="$calls" '
-    /^desc: Trigger: Client Request: / { sub(/^desc: Trigger: Client Request: /, ""); name = $0 }
-    /^summary:/ { instr = $2 }
-    END { if (name != "") printf "instr %s %.0f\n", name, instr / calls }' "$f" >>"$out/instr.txt"
-done
-
-cache=$build/CMakeCache.txt
-btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
-btype_uc=$(echo "$btype" | tr '[:lower:]' '[:upper:]')
-cflags=$(sed -n "s/^CMAKE_C_FLAGS_${btype_uc}:[A-Z]*=//p" "$cache")
-cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$cache")
+btype=$(bench_cache "$build" CMAKE_BUILD_TYPE)
+cflags=$(bench_build_flags "$build" C)
 timing=$(sed -n 's/^# timing: //p' "$out/time.txt")
 mjver=$(sed -n 's/^# mujoco \([0-9][^:]*\):.*/\1/p' "$out/time.txt")
 
@@ -93,10 +77,7 @@ section() {
   echo "other load moves times by tens of percent from run to run: compare the ratios of one row,"
   echo "measured side by side in one process; the instruction counts are exact."
   echo
-  echo "| | |"
-  echo "|---|---|"
-  echo "| CPU | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1'), $(nproc) cores ($(uname -sr)) |"
-  echo "| compiler | $("$cc" --version | awk 'NR == 1') |"
+  bench_machine "$build"
   echo "| flags | build type $btype: \`$cflags\` (generated code: -std=c99; runtime and bench_controller.c: -std=c11) |"
   echo "| MuJoCo | ${mjver:-n/a}, Debian package libmujoco-dev $(dpkg-query -W -f='${Version}' libmujoco-dev 2>/dev/null || echo '?') (built by Debian, its own flags) |"
   echo "| timing | $timing; CLOCK_MONOTONIC, after a warm-up |"
@@ -144,11 +125,4 @@ EOF
 }
 
 section >"$tmp/section.md"
-cat "$tmp/section.md"
-[ -n "$md" ] || exit 0
-open="<!-- controller: bench/controller.sh -->"
-close="<!-- /controller -->"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
-md_section_write "$md" "$tmp/section.md" "$open" "$close"
-echo "== wrote $md (Controller functions)" >&2
+bench_section "$tmp/section.md" "$md"

@@ -18,32 +18,20 @@
 #   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind, callgrind_annotate
 #   and GNU time (/usr/bin/time). Times: run it alone on the machine.
 set -euo pipefail
-usage="usage: bash bench/derivatives.sh MBDC [DERIV_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-states=64 # the driver's NSTATES
-cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
-cflags_drv="-std=c11 -O2"
-[ -x "$mbdc" ] || { echo "derivatives.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-for t in gcc valgrind callgrind_annotate size /usr/bin/time; do
-  command -v "$t" >/dev/null || { echo "derivatives.sh: $t is not installed" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
+bench_mbdc_start "usage: bash bench/derivatives.sh MBDC [DERIV_MD]" "$@"
+bench_need gcc valgrind callgrind_annotate size /usr/bin/time
 
-robots=$(bench_derivative_robots "$root" "$tmp")
+robots=$(bench_derivative_robots "$tmp")
+cflags_gen=$bench_cflags_gen
 funcs=rnea,crba,aba,integrate,rnea_derivatives,aba_derivatives
 timed="rnea aba rnea_derivatives aba_derivatives fd_rnea fd_aba"
 
 : >"$tmp/data.txt"
 while read -r robot model flags; do
   d=$tmp/$robot
-  mkdir -p "$d/gen" "$d/only"
+  mkdir -p "$d"
   gen_flags=()
   [ "$flags" = "-" ] || gen_flags=("$flags")
   echo "== $robot: stats, compile time, callgrind" >&2
@@ -52,30 +40,21 @@ while read -r robot model flags; do
   grep -o '"[a-z_]*": {"mul": [0-9]*, "add": [0-9]*, "div": [0-9]*, "sqrt": [0-9]*, "trig": [0-9]*, "live": [0-9]*, "live_bytes": [0-9]*, "code_bytes": [0-9]*' "$d/stats.json" |
     sed 's/[":{},]/ /g' | awk -v r="$robot" '{ print "ops", r, $1, $3 + $5 + $7 + $9 + $11, $17 }' >>"$tmp/data.txt"
   # the derivatives alone: compile time at -O2 and object size
-  "$mbdc" generate "$model" -q --functions rnea_derivatives,aba_derivatives -o "$d/only" "${gen_flags[@]}"
+  bench_generate "$d/only" "$model" "$flags" --functions rnea_derivatives,aba_derivatives >/dev/null
   src=$(ls "$d"/only/*_dynamics.c)
   /usr/bin/time -f "%e %M" -o "$d/time.txt" gcc -std=c99 -O2 -c "$src" -o "$d/only.o"
   echo "compile $robot $(cat "$d/time.txt") $(size "$d/only.o" | awk 'NR == 2 { print $1 }')" >>"$tmp/data.txt"
   # the benchmark
-  "$mbdc" generate "$model" -q --functions "$funcs" -o "$d/gen" "${gen_flags[@]}"
-  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
-  p=${hdr%_dynamics.h}
+  p=$(bench_generate "$d/gen" "$model" "$flags" --functions "$funcs")
   pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
-  echo "nv $robot $(awk -v n="${pu}_NV" '$1 == "#define" && $2 == n { print $3 }' "$d/gen/$hdr")" >>"$tmp/data.txt"
-  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu" -DWITH_DERIVATIVES)
-  # shellcheck disable=SC2086 # the flags are words
-  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
-  valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
-    { echo "derivatives.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" -DTIMING "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/timer"
-  callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  nv=$(awk -v n="${pu}_NV" '$1 == "#define" && $2 == n { print $3 }' "$d/gen/${p}_dynamics.h")
+  echo "nv $robot $nv" >>"$tmp/data.txt"
+  bench_driver "$d/gen" "$d/driver" -DWITH_DERIVATIVES
+  bench_callgrind_driver "$d"
+  bench_driver "$d/gen" "$d/timer" -DWITH_DERIVATIVES -DTIMING
   for f in $timed; do
-    n=$(bench_inclusive "$d/annotate.txt" "run_$f" | awk '{ print $1 }')
-    [ -n "$n" ] || { echo "derivatives.sh: $robot: no count of run_$f ($d/annotate.txt)" >&2; exit 1; }
-    awk -v r="$robot" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", r, f, n / s }' >>"$tmp/data.txt"
+    n=$(bench_per_call "$d" "$f")
+    echo "instr $robot $f $n" >>"$tmp/data.txt"
   done
 done <<<"$robots"
 
@@ -131,6 +110,4 @@ section() {
 }
 
 section >"$tmp/section.md"
-cat "$tmp/section.md"
-[ -z "$md" ] || md_section_write "$md" "$tmp/section.md" "<!-- derivatives: bench/derivatives.sh -->" \
-  "<!-- /derivatives -->"
+bench_section "$tmp/section.md" "$md"

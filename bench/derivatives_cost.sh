@@ -19,20 +19,12 @@
 # usage: bash bench/derivatives_cost.sh MBDC [COST_MD]
 #   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs perl.
 set -euo pipefail
-usage="usage: bash bench/derivatives_cost.sh MBDC [COST_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-[ -x "$mbdc" ] || { echo "derivatives_cost.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-command -v perl >/dev/null || { echo "derivatives_cost.sh: perl is not installed" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
+bench_mbdc_start "usage: bash bench/derivatives_cost.sh MBDC [COST_MD]" "$@"
+bench_need perl
 
-robots=$(bench_derivative_robots "$root" "$tmp")
+robots=$(bench_derivative_robots "$tmp")
 stages="S Psi u w PQ"
 
 # the vectors each stage keeps (bodies with a parent; the root has no P, Q read by anyone)
@@ -85,10 +77,10 @@ ops() {
   [ "$flags" = "-" ] || args+=("$flags")
   [ -z "$tpl" ] || args+=(--templates "$tpl")
   local json n
-  json=$("$mbdc" stats "${args[@]}") || { echo "derivatives_cost.sh: mbdc stats failed ($model${tpl:+, $tpl})" >&2; exit 1; }
+  json=$("$mbdc" stats "${args[@]}") || bench_die 1 "mbdc stats failed ($model${tpl:+, $tpl})"
   n=$(grep -o "\"$fn\": {\"mul\": [0-9]*, \"add\": [0-9]*, \"div\": [0-9]*, \"sqrt\": [0-9]*, \"trig\": [0-9]*" <<<"$json" |
     sed 's/[":{},]/ /g' | awk '{ print $3 + $5 + $7 + $9 + $11 }')
-  [ -n "$n" ] || { echo "derivatives_cost.sh: no count of $fn ($model)" >&2; exit 1; }
+  [ -n "$n" ] || bench_die 1 "no count of $fn ($model)"
   echo "$n"
 }
 
@@ -138,8 +130,4 @@ row="| generated \`rnea\` |"
 while read -r robot _; do row="$row ${rnea[$robot]} |"; done <<<"$robots"
 { echo "$row"; echo "<!-- /derivatives_cost -->"; } >>"$sec"
 
-cat "$sec"
-if [ -n "$md" ]; then
-  md_section_write "$md" "$sec" "<!-- derivatives_cost: bench/derivatives_cost.sh -->" \
-    "<!-- /derivatives_cost -->"
-fi
+bench_section "$sec" "$md"

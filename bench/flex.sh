@@ -13,22 +13,23 @@
 #   and docs/flexible.md.
 # Environment: MBDC_BENCH_ARGS (passed to every bench_flex_<model> when timing, e.g. "--reps 3"),
 # MBDC_BENCH_CALLS (calls per callgrind dump, default 128). The raw outputs are kept in
-# BUILD_DIR/bench/flex/ (time.txt, instr.txt, arith.txt, ops.txt).
+# BUILD_DIR/bench/flex/ (time.txt, callgrind.txt, instr.txt, arith.txt, ops.txt).
 set -euo pipefail
-build=${1:?usage: bash bench/flex.sh BUILD_DIR [BENCHMARKS_MD [FLEXIBLE_MD]]}
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/flex.sh BUILD_DIR [BENCHMARKS_MD [FLEXIBLE_MD]]" 1 3 "$@"
+build=$1
 md=${2:-docs/benchmarks.md}
 flexmd=${3:-docs/flexible.md}
 calls=${MBDC_BENCH_CALLS:-128}
 lk_calls=16
 target=10
 list=$build/bench/flex_models.txt
-[ -f "$list" ] || { echo "flex.sh: no $list (configure with -DMBDC_BENCH=ON)" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "flex.sh: valgrind is not installed" >&2; exit 2; }
+[ -f "$list" ] || bench_die 2 "no $list (configure with -DMBDC_BENCH=ON)"
+bench_need valgrind
 out=$build/bench/flex
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for f in time instr arith ops; do : >"$out/$f.txt"; done
+for f in time callgrind instr arith ops; do : >"$out/$f.txt"; done
 
 # The V128 ALU operations lackey counts in n calls of one (function, implementation): the scalar
 # double arithmetic (SSE2), with the negations and register shuffles around it.
@@ -40,21 +41,7 @@ lackey() {
 while read -r model path; do
   [ -n "$model" ] || continue
   exe=$build/bench/bench_flex_$model
-  echo "== $model: timing" >&2
-  # shellcheck disable=SC2086
-  "$exe" ${MBDC_BENCH_ARGS:-} >>"$out/time.txt"
-  echo "== $model: callgrind ($calls calls per dump)" >&2
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$exe" --callgrind "$calls" \
-    >"$tmp/cg.log" 2>"$tmp/cg.err" || { cat "$tmp/cg.log" "$tmp/cg.err" >&2; exit 1; }
-  for ((k = 1; ; k++)); do
-    f="$tmp/cg.out.$k"
-    [ -f "$f" ] || break
-    awk -v calls="$calls" '
-      /^desc: Trigger: Client Request: / { sub(/^desc: Trigger: Client Request: /, ""); name = $0 }
-      /^summary:/ { instr = $2 }
-      END { if (name != "") printf "instr %s %.0f\n", name, instr / calls }' "$f" >>"$out/instr.txt"
-  done
-  rm -f "$tmp"/cg.out*
+  bench_program "$exe" "$calls" "$out"
   echo "== $model: lackey" >&2
   for f in aba crba_fd; do
     for impl in generated runtime; do
@@ -67,11 +54,8 @@ while read -r model path; do
     awk -v m="$model" '$1 == "aba" || $1 == "crba_fd" { print "ops", m, $1, $2, $3, $4 }' >>"$out/ops.txt"
 done <"$list"
 
-cache=$build/CMakeCache.txt
-btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
-btype_uc=$(echo "$btype" | tr '[:lower:]' '[:upper:]')
-cflags=$(sed -n "s/^CMAKE_C_FLAGS_${btype_uc}:[A-Z]*=//p" "$cache")
-cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$cache")
+btype=$(bench_cache "$build" CMAKE_BUILD_TYPE)
+cflags=$(bench_build_flags "$build" C)
 timing=$(sed -n 's/^# timing: //p' "$out/time.txt" | awk 'NR == 1')
 
 # ratio cell: flagged below the target
@@ -118,10 +102,7 @@ section() {
   echo "of the file is scripts/bench.sh's). One run on the same shared 2-core machine: compare the"
   echo "ratios of one table, measured side by side; the instruction and operation counts are exact."
   echo
-  echo "| | |"
-  echo "|---|---|"
-  echo "| CPU | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1'), $(nproc) cores ($(uname -sr)) |"
-  echo "| compiler | $("$cc" --version | awk 'NR == 1') |"
+  bench_machine "$build"
   echo "| flags | build type $btype: \`$cflags\` (generated code: -std=c99; runtime and bench_flex.c: -std=c11) |"
   echo "| timing | $timing; CLOCK_MONOTONIC, after a warm-up |"
   echo "| instructions | $(valgrind --version) --tool=callgrind, $calls calls per (model, function, implementation) after a warm-up of as many |"
@@ -145,21 +126,8 @@ EOF
   echo "<!-- /flexible -->"
 }
 
-# replace MARKER-delimited lines of FILE by SECTION (append when APPEND and absent)
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
-splice() { # FILE OPEN CLOSE SECTION APPEND: the section replaced, or appended when APPEND is 1
-  local file=$1 open=$2 close=$3 sec=$4 append=$5
-  if [ "$append" != 1 ] && ! { [ -f "$file" ] && grep -qxF "$open" "$file"; }; then
-    echo "flex.sh: $file has no line $open: not written" >&2
-    return 0
-  fi
-  md_section_write "$file" "$sec" "$open" "$close"
-  echo "== wrote $file ($open)" >&2
-}
-
 section >"$tmp/section.md"
-splice "$md" "<!-- flexible: bench/flex.sh -->" "<!-- /flexible -->" "$tmp/section.md" 1
+bench_md_write "$md" "$tmp/section.md"
 {
   echo "<!-- flex-bench: bench/flex.sh -->"
   echo "Measured by \`bash bench/flex.sh $build\` on $(date -u +%Y-%m-%d) ($btype, \`$cflags\`; one run, shared 2-core machine):"
@@ -167,4 +135,4 @@ splice "$md" "<!-- flexible: bench/flex.sh -->" "<!-- /flexible -->" "$tmp/secti
   tables
   echo "<!-- /flex-bench -->"
 } >"$tmp/flex.md"
-splice "$flexmd" "<!-- flex-bench: bench/flex.sh -->" "<!-- /flex-bench -->" "$tmp/flex.md" 0
+bench_md_write "$flexmd" "$tmp/flex.md" existing || true # a message when it has no such section

@@ -13,11 +13,12 @@
 # Counts: `mbdc stats` (sub counted as add; mul excludes div, which is shown apart and added to mul
 # in the ratios: the paper's "products" include its divisions).
 set -euo pipefail
-mbdc=${1:?usage: bash bench/flex_ops.sh MBDC [MARKDOWN]}
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/flex_ops.sh MBDC [MARKDOWN]" 1 2 "$@"
+mbdc=$1
 md=${2:-}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+here=$root/bench
 
 # counts: "N NM FUNC MUL ADD DIV" per line
 for n in 1 3 6 9; do
@@ -114,11 +115,4 @@ if [ -z "$md" ]; then
   exit 0
 fi
 { echo "<!-- flex-ops: bench/flex_ops.sh -->"; tables; echo "<!-- /flex-ops -->"; } >"$tmp/section.md"
-grep -q '^<!-- flex-ops: bench/flex_ops.sh -->$' "$md" ||
-  { echo "flex_ops.sh: $md has no line <!-- flex-ops: bench/flex_ops.sh -->" >&2; exit 2; }
-awk -v sec="$tmp/section.md" '
-  /^<!-- flex-ops: bench\/flex_ops.sh -->$/ { while ((getline l < sec) > 0) print l; skip = 1; next }
-  /^<!-- \/flex-ops -->$/ { skip = 0; next }
-  !skip' "$md" >"$tmp/md"
-cp "$tmp/md" "$md"
-echo "flex_ops.sh: wrote the tables of $md" >&2
+bench_md_write "$md" "$tmp/section.md" existing || exit 2

@@ -19,22 +19,12 @@
 #   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind and
 #   callgrind_annotate; about 3 minutes.
 set -euo pipefail
-usage="usage: bash bench/frames.sh MBDC [FRAMES_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-states=64 # the driver's NSTATES
-cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
-cflags_drv="-std=c11 -O2"
-variants="body joint com world"
-[ -x "$mbdc" ] || { echo "frames.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-for t in gcc valgrind callgrind_annotate; do
-  command -v "$t" >/dev/null || { echo "frames.sh: $t is not installed" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
+bench_mbdc_start "usage: bash bench/frames.sh MBDC [FRAMES_MD]" "$@"
+bench_need gcc valgrind callgrind_annotate
+variants="body joint com world"
+cflags_gen=$bench_cflags_gen
 
 # "ops MODEL FUNC FRAME N" and "auto MODEL FUNC FRAME" lines from stats --frame all
 : >"$tmp/ops.txt"
@@ -146,36 +136,20 @@ tree_table() {
 }
 
 # instructions per call of each variant
-sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
-robots="panda $tmp/panda.urdf -
+robots="panda $(bench_panda_fixed "$tmp") -
 solo12 $root/examples/urdf/solo12.urdf --floating-base
 romeo_small $root/examples/urdf/romeo_small.urdf --floating-base"
 : >"$tmp/instr.txt"
 while read -r robot model flags; do
-  gen_flags=()
-  [ "$flags" = "-" ] || gen_flags=("$flags")
   for v in $variants; do
     d=$tmp/$robot/$v
-    mkdir -p "$d/gen"
     echo "== $robot, --frame $v: generate, compile, callgrind" >&2
-    "$mbdc" generate "$model" -q --frame "$v" --functions rnea,crba,aba -o "$d/gen" "${gen_flags[@]}"
-    hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
-    p=${hdr%_dynamics.h}
-    pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
-    # shellcheck disable=SC2086 # the flags are words
-    gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
-    # shellcheck disable=SC2086
-    gcc $cflags_drv -DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu" \
-      "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
-    valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/count.txt" \
-      2>"$d/cg.err" ||
-      { echo "frames.sh: $robot $v: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
-    callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+    bench_generate "$d/gen" "$model" "$flags" --frame "$v" --functions rnea,crba,aba >/dev/null
+    bench_driver "$d/gen" "$d/driver"
+    bench_callgrind_driver "$d"
     for f in rnea crba aba; do
-      n=$(bench_inclusive "$d/annotate.txt" "run_$f")
-      [ -n "$n" ] || { echo "frames.sh: $robot $v: no inclusive count of run_$f" >&2; exit 1; }
-      awk -v r="$robot" -v f="$f" -v v="$v" -v n="$n" -v s="$states" \
-        'BEGIN { printf "instr %s %s %s %.0f\n", r, f, v, n / s }' >>"$tmp/instr.txt"
+      n=$(bench_per_call "$d" "$f")
+      echo "instr $robot $f $v $n" >>"$tmp/instr.txt"
     done
   done
 done <<<"$robots"
@@ -239,11 +213,4 @@ instr_table() {
   echo "| instructions | $(valgrind --version) --tool=callgrind |"
   echo "<!-- /frames -->"
 } >"$tmp/section.md"
-
-cat "$tmp/section.md"
-if [ -n "$md" ]; then
-  # shellcheck source=bench/md_section.sh
-  . "$(dirname "$0")/md_section.sh"
-  md_section_write "$md" "$tmp/section.md" "<!-- frames: bench/frames.sh -->" "<!-- /frames -->"
-  echo "== wrote $md (frames)" >&2
-fi
+bench_section "$tmp/section.md" "$md"

@@ -21,22 +21,13 @@
 #   callgrind_annotate; about 10 minutes (the 140-body tree's aba is half a MiB of code, a minute
 #   to compile).
 set -euo pipefail
-usage="usage: bash bench/icache.sh MBDC [BENCHMARKS_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-states=64 # the driver's NSTATES
-rounds=3
-cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
-cflags_drv="-std=c11 -O2"
-[ -x "$mbdc" ] || { echo "icache.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-for t in gcc ar valgrind callgrind_annotate; do
-  command -v "$t" >/dev/null || { echo "icache.sh: $t is not installed" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
+bench_mbdc_start "usage: bash bench/icache.sh MBDC [BENCHMARKS_MD]" "$@"
+bench_need gcc ar valgrind callgrind_annotate
+states=$bench_states
+rounds=3
+cflags_gen=$bench_cflags_gen
 
 # the runtime at the generated code's flags (C11, as its build compiles it)
 echo "== the runtime" >&2
@@ -48,9 +39,8 @@ done
 lib=$tmp/libmbrt.a
 ar rcs "$lib" "$tmp"/rt/*.o
 
-sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
 for n in 35 70 140; do bash "$root/bench/random_tree.sh" "$n" 1 >"$tmp/tree$n.mbd"; done
-robots="panda $tmp/panda.urdf -
+robots="panda $(bench_panda_fixed "$tmp") -
 simple_humanoid $root/examples/urdf/simple_humanoid.urdf --floating-base
 romeo_small $root/examples/urdf/romeo_small.urdf --floating-base
 tree35 $tmp/tree35.mbd -
@@ -61,26 +51,16 @@ tree140 $tmp/tree140.mbd -"
 : >"$tmp/counts.txt"
 while read -r robot model flags; do
   d=$tmp/$robot
-  mkdir -p "$d/gen"
-  gen_flags=()
-  [ "$flags" = "-" ] || gen_flags=("$flags")
   echo "== $robot: generate, compile, callgrind" >&2
-  "$mbdc" generate "$model" -q --functions rnea,crba,aba -o "$d/gen" "${gen_flags[@]}"
-  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
-  p=${hdr%_dynamics.h}
+  p=$(bench_generate "$d/gen" "$model" "$flags" --functions rnea,crba,aba)
   pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
   # shellcheck disable=SC2086 # the flags are words
-  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
-  # shellcheck disable=SC2086
-  gcc $cflags_drv -I"$root/runtime" -c "$d/gen/${p}_model.c" -o "$d/model.o"
-  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu")
+  gcc $bench_cflags_drv -I"$root/runtime" -c "$d/gen/${p}_model.c" -o "$d/model.o"
   # the counter (each function once per state) and the timer (with the runtime's functions)
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
-  # shellcheck disable=SC2086
-  gcc $cflags_drv -I"$root/runtime" "${defs[@]}" -DMODEL_HEADER="\"$d/gen/${p}_model.h\"" -DTIMING \
-    -DWITH_RUNTIME "$root/bench/peers_driver.c" "$d/dyn.o" "$d/model.o" "$lib" -lm -o "$d/timer"
-  nv=$(awk -v m="${pu}_NV" '$1 == "#define" && $2 == m { print $3 }' "$d/gen/$hdr")
+  bench_driver "$d/gen" "$d/driver"
+  bench_driver "$d/gen" "$d/timer" -I"$root/runtime" -DMODEL_HEADER="\"$d/gen/${p}_model.h\"" \
+    -DTIMING -DWITH_RUNTIME "$d/model.o" "$lib"
+  nv=$(awk -v m="${pu}_NV" '$1 == "#define" && $2 == m { print $3 }' "$d/gen/${p}_dynamics.h")
   echo "nv $robot $nv" >>"$tmp/counts.txt"
   # a function's code: its symbol and, when cut into parts, its static P_f_part<k> (the ones gcc
   # did not inline), with gcc's clones' suffixes (.constprop.0, .isra.0, .cold)
@@ -97,15 +77,12 @@ while read -r robot model flags; do
       size[f] += n
     }
     END { for (f in size) print "size", r, f, size[f] }' >>"$tmp/counts.txt"
-  valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --callgrind-out-file="$d/cg.out" \
-    "$d/driver" >"$d/count.txt" 2>"$d/cg.err" ||
-    { echo "icache.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/count.txt" "$d/cg.err" >&2; exit 1; }
-  callgrind_annotate --inclusive=yes --show=Ir,I1mr --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  bench_callgrind_driver "$d" --cache-sim=yes --I1=32768,8,64
   for f in rnea crba aba; do
-    read -r n m <<<"$(bench_inclusive "$d/annotate.txt" "run_$f")"
-    [ -n "${m:-}" ] || { echo "icache.sh: $robot: no inclusive count of run_$f ($d/annotate.txt)" >&2; exit 1; }
-    awk -v r="$robot" -v f="$f" -v n="$n" -v m="$m" -v s="$states" \
-      'BEGIN { printf "instr %s %s %.0f\nmiss %s %s %.1f\n", r, f, n / s, r, f, m / s }' >>"$tmp/counts.txt"
+    nm=$(bench_per_call "$d" "$f")
+    read -r n m <<<"$nm"
+    printf 'instr %s %s %s\nmiss %s %s %s\n' "$robot" "$f" "$n" "$robot" "$f" "$m" \
+      >>"$tmp/counts.txt"
   done
 done <<<"$robots"
 
@@ -170,10 +147,4 @@ section() {
 }
 
 section >"$tmp/section.md"
-cat "$tmp/section.md"
-if [ -n "$md" ]; then
-  # shellcheck source=bench/md_section.sh
-  . "$(dirname "$0")/md_section.sh"
-  md_section_write "$md" "$tmp/section.md" "$open" "$close"
-  echo "== wrote $md (Code size and the instruction cache)" >&2
-fi
+bench_section "$tmp/section.md" "$md"

@@ -28,8 +28,9 @@
 # Environment: MBDC_LOOP_FAMILIES (default "ladder tree shared"), MBDC_LOOP_FAMILY_K (default
 # "1 2 4 8 16 32 64"). The wall time of each mbdc stats goes to stderr (K = 64: some 6 s).
 set -euo pipefail
-usage="usage: bash bench/loop_family.sh BUILD_DIR OUT.dat"
-[ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/loop_family.sh BUILD_DIR OUT.dat" 2 2 "$@"
 build=$1
 out=$2
 mbdc=$build/generator/mbdc
@@ -39,8 +40,6 @@ for exe in "$mbdc" "$gen"; do
 done
 families=${MBDC_LOOP_FAMILIES:-ladder tree shared hung}
 ks=${MBDC_LOOP_FAMILY_K:-1 2 4 8 16 32 64}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # ops FUNCTION STATS.json: "mul add div ops" of FUNCTION, or "- - - -"
 ops() {

@@ -4,7 +4,8 @@
  * (mbdc generate MODEL --functions fd_loops,rcr) and compiles this driver against it:
  *
  *   cc -O2 -std=c11 -DLF_PREFIX=ladder_4 -DLF_UPPER=LADDER_4 -I DIR -I runtime \
- *      bench/loop_family_time.c DIR/ladder_4_dynamics.c DIR/ladder_4_model.c libmbrt.a -lm
+ *      bench/loop_family_time.c bench/bench_harness.c DIR/ladder_4_dynamics.c \
+ *      DIR/ladder_4_model.c libmbrt.a -lm
  *
  * usage: loop_family_time [SECONDS [ROUNDS]]   (default 0.2 s per round per function, 5 rounds)
  *
@@ -18,12 +19,12 @@
  * the median of the rounds is reported in ns per call. One line to stdout:
  *   nv m fd_ns rcr_ns rcr/fd worst_rel calls_fd calls_rcr
  * and the rounds to stderr. */
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "bench_harness.h"
 
 #ifndef LF_PREFIX
 #error "compile with -DLF_PREFIX=<model prefix> -DLF_UPPER=<its upper case>"
@@ -58,26 +59,20 @@ static double uniform(void) {
   return (double)(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* calls of p_fd_loops (which = 0) or p_rcr (which = 1), cycling through the states; seconds */
 static double run(int which, long calls) {
   static const double v[NV] = {0};
   double qdd[NV], lambda[NC], acc = 0;
-  double t0 = now();
+  double t0 = bench_now_ns();
   for (long c = 0; c < calls; c++) {
     const double *t = tau[c & (NSTATES - 1)];
     if (which == 0) LF(_fd_loops)(LF(_q_assembled), v, t, qdd, lambda);
     else LF(_rcr)(LF(_q_assembled), v, t, qdd, NULL);
     acc += qdd[c % NV];
   }
-  double t1 = now();
+  double t1 = bench_now_ns();
   sink = acc;
-  return t1 - t0;
+  return 1e-9 * (t1 - t0);
 }
 
 /* the number of calls that takes about `seconds` */
@@ -87,16 +82,6 @@ static long calibrate(int which, double seconds) {
   while ((t = run(which, calls)) < 0.02 && calls < (1L << 40)) calls *= 2;
   double want = (double)calls * seconds / t;
   return want < NSTATES ? NSTATES : (long)want;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp_double);
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 int main(int argc, char **argv) {
@@ -151,7 +136,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: round %d: fd_loops %.1f ns, rcr %.1f ns\n", STR(LF_PREFIX), r + 1,
             ns[0][r], ns[1][r]);
   }
-  double fd = median(ns[0], rounds), rcr = median(ns[1], rounds);
+  double fd = bench_median(ns[0], rounds), rcr = bench_median(ns[1], rounds);
   printf("%d %d %.1f %.1f %.3f %.2e %ld %ld\n", NV, NC, fd, rcr, rcr / fd, worst, calls[0],
          calls[1]);
   return 0;

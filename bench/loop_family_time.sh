@@ -23,9 +23,9 @@
 # 15 min and 10 GB; K = 16 takes about 1 min),
 # MBDC_TIME_SECONDS (default 0.2), MBDC_TIME_ROUNDS (default 5), CC (default cc).
 set -euo pipefail
-usage="usage: bash bench/loop_family_time.sh BUILD_DIR OUT.dat"
-[ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
-root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/loop_family_time.sh BUILD_DIR OUT.dat" 2 2 "$@"
 build=$(realpath "$1")
 out=$2
 mbdc=$build/generator/mbdc
@@ -42,8 +42,6 @@ ks=${MBDC_LOOP_FAMILY_K:-1 2 4 8 16}
 seconds=${MBDC_TIME_SECONDS:-0.2}
 rounds=${MBDC_TIME_ROUNDS:-5}
 cc=${CC:-cc}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # seconds since START (a date +%s.%N)
 since() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'; }
@@ -63,8 +61,8 @@ for fam in $families; do
     fi
     since "$start" >"$dir/gen_s"
     # the prefix: the model's name, from the generated header
-    header=$(cd "$dir" && ls -- *_dynamics.h)
-    prefix=${header%_dynamics.h}
+    prefix=$(bench_prefix "$dir")
+    header=${prefix}_dynamics.h
     upper=$(echo "$prefix" | tr '[:lower:]' '[:upper:]')
     grep -q "define ${upper}_HAVE_RCR 1" "$dir/$header" || {
       echo "loop_family_time.sh: $fam $k: mbdc generated no p_rcr" >&2
@@ -75,7 +73,8 @@ for fam in $families; do
     "$cc" "${flags[@]}" -c "$dir/${prefix}_dynamics.c" -o "$dir/dynamics.o"
     since "$start" >"$dir/cc_s"
     "$cc" "${flags[@]}" -DLF_PREFIX="$prefix" -DLF_UPPER="$upper" "$root/bench/loop_family_time.c" \
-      "$dir/dynamics.o" "$dir/${prefix}_model.c" "$lib" -lm -o "$dir/time"
+      "$root/bench/bench_harness.c" "$dir/dynamics.o" "$dir/${prefix}_model.c" "$lib" -lm \
+      -o "$dir/time"
     echo "loop_family_time.sh: $fam $k: generated in $(cat "$dir/gen_s") s," \
       "${prefix}_dynamics.c ($(wc -c <"$dir/${prefix}_dynamics.c") bytes)" \
       "compiled in $(cat "$dir/cc_s") s" >&2

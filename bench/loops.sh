@@ -10,42 +10,26 @@
 #   BUILD_DIR has bench/bench_loops built (libsimbody-dev installed; configured with MBDC_BENCH=ON).
 # Environment: MBDC_BENCH_ARGS (passed to bench_loops, e.g. "--reps 3"), MBDC_BENCH_CALLS (calls
 # per callgrind dump, default 128: every one of the 64 states twice).
-# The raw outputs are kept in BUILD_DIR/bench/loops/ (time.txt, instr.txt).
+# The raw outputs are kept in BUILD_DIR/bench/loops/ (time.txt, callgrind.txt, instr.txt).
 set -euo pipefail
-build=${1:?usage: bash bench/loops.sh BUILD_DIR [MARKDOWN]}
+# shellcheck source=bench/driver.sh
+. "$(dirname "$0")/driver.sh"
+bench_start "usage: bash bench/loops.sh BUILD_DIR [MARKDOWN]" 1 2 "$@"
+build=$1
 md=${2:-docs/benchmarks.md}
 calls=${MBDC_BENCH_CALLS:-128}
 target=10
 exe=$build/bench/bench_loops
-[ -x "$exe" ] || { echo "loops.sh: no $exe (is libsimbody-dev installed?)" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "loops.sh: valgrind is not installed" >&2; exit 2; }
+[ -x "$exe" ] || bench_die 2 "no $exe (is libsimbody-dev installed?)"
+bench_need valgrind
 out=$build/bench/loops
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+for f in time callgrind instr; do : >"$out/$f.txt"; done
+bench_program "$exe" "$calls" "$out"
 
-echo "== bench_loops (timing)" >&2
-# shellcheck disable=SC2086
-"$exe" ${MBDC_BENCH_ARGS:-} >"$out/time.txt"
-echo "== bench_loops under callgrind ($calls calls per dump)" >&2
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$exe" --callgrind "$calls" \
-  >"$tmp/cg.log" 2>"$tmp/cg.err" || { cat "$tmp/cg.log" "$tmp/cg.err" >&2; exit 1; }
-: >"$out/instr.txt"
-for ((k = 1; ; k++)); do
-  f="$tmp/cg.out.$k"
-  [ -f "$f" ] || break
-  awk -v calls="$calls" '
-    /^desc: Trigger: Client Request: / { sub(/^desc: Trigger: Client Request: /, ""); name = $0 }
-    /^summary:/ { instr = $2 }
-    END { if (name != "") printf "instr %s %.0f\n", name, instr / calls }' "$f" >>"$out/instr.txt"
-done
-
-cache=$build/CMakeCache.txt
-btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
-btype_uc=$(echo "$btype" | tr '[:lower:]' '[:upper:]')
-cflags=$(sed -n "s/^CMAKE_C_FLAGS_${btype_uc}:[A-Z]*=//p" "$cache")
-cxxflags=$(sed -n "s/^CMAKE_CXX_FLAGS_${btype_uc}:[A-Z]*=//p" "$cache")
-cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$cache")
+btype=$(bench_cache "$build" CMAKE_BUILD_TYPE)
+cflags=$(bench_build_flags "$build" C)
+cxxflags=$(bench_build_flags "$build" CXX)
 timing=$(sed -n 's/^# timing: //p' "$out/time.txt")
 
 # ratio cell: flagged below the target
@@ -59,10 +43,7 @@ section() {
   echo "rest of the file is scripts/bench.sh's). One run on the same shared 2-core machine: compare"
   echo "the ratios of one table, measured side by side; the instruction counts are exact."
   echo
-  echo "| | |"
-  echo "|---|---|"
-  echo "| CPU | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1'), $(nproc) cores ($(uname -sr)) |"
-  echo "| compiler | $("$cc" --version | awk 'NR == 1') |"
+  bench_machine "$build"
   echo "| flags | build type $btype: \`$cflags\` (generated code: -std=c99; runtime: -std=c11); bench_loops.cpp and the mapping \`$cxxflags -UNDEBUG\` |"
   echo "| Simbody | 3.7, Debian package libsimbody-dev $(dpkg-query -W -f='${Version}' libsimbody-dev 2>/dev/null || echo '?') (built by Debian with its own flags; without NDEBUG: its debug-build checks are compiled in) |"
   echo "| timing | $timing; CLOCK_MONOTONIC, after a warm-up |"
@@ -163,7 +144,4 @@ EOF
 }
 
 section >"$tmp/section.md"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
-md_section_write "$md" "$tmp/section.md" "<!-- closed-loops: bench/loops.sh -->" "<!-- /closed-loops -->"
-echo "== wrote the section \"Closed loops\" of $md" >&2
+bench_md_write "$md" "$tmp/section.md"

@@ -14,23 +14,10 @@
 #   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind, callgrind_annotate
 #   and GNU time (/usr/bin/time). About 12 minutes; compile times: run it alone on the machine.
 set -euo pipefail
-usage="usage: bash bench/parts.sh MBDC [GENERATOR_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-states=64 # the driver's NSTATES
-cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
-cflags_drv="-std=c11 -O2"
-[ -x "$mbdc" ] || { echo "parts.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-for t in gcc valgrind callgrind_annotate size /usr/bin/time; do
-  command -v "$t" >/dev/null || { echo "parts.sh: $t is not installed" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
+bench_mbdc_start "usage: bash bench/parts.sh MBDC [GENERATOR_MD]" "$@"
+bench_need gcc valgrind callgrind_annotate size /usr/bin/time
 
 model=$root/examples/urdf/romeo_small.urdf
 : >"$tmp/data.txt"
@@ -50,25 +37,14 @@ for variant in whole parts; do
     echo "compile $variant $set $nparts $(cat "$d/time.txt") $(size "$d/o.o" | awk 'NR == 2 { print $1 }')" >>"$tmp/data.txt"
   done
   d=$tmp/$variant/bench
-  mkdir -p "$d"
   echo "== $variant: callgrind" >&2
-  "$mbdc" generate "$model" -q --floating-base "${flags[@]}" -o "$d" \
-    --functions rnea,crba,aba,integrate,rnea_derivatives,aba_derivatives
-  hdr=$(cd "$d" && ls -- *_dynamics.h)
-  p=${hdr%_dynamics.h}
-  pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
-  defs=(-DHEADER="\"$d/$hdr\"" -DPFX="$p" -DPFX_UP="$pu" -DWITH_DERIVATIVES)
-  # shellcheck disable=SC2086 # the flags are words
-  gcc $cflags_gen -c "$d/${p}_dynamics.c" -o "$d/dyn.o"
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
-  valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
-    { echo "parts.sh: $variant: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
-  callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  bench_generate "$d" "$model" --floating-base "${flags[@]}" \
+    --functions rnea,crba,aba,integrate,rnea_derivatives,aba_derivatives >/dev/null
+  bench_driver "$d" "$d/driver" -DWITH_DERIVATIVES
+  bench_callgrind_driver "$d"
   for f in rnea_derivatives aba_derivatives; do
-    n=$(bench_inclusive "$d/annotate.txt" "run_$f" | awk '{ print $1 }')
-    [ -n "$n" ] || { echo "parts.sh: $variant: no count of run_$f" >&2; exit 1; }
-    awk -v v="$variant" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", v, f, n / s }' >>"$tmp/data.txt"
+    n=$(bench_per_call "$d" "$f")
+    echo "instr $variant $f $n" >>"$tmp/data.txt"
   done
 done
 
@@ -79,7 +55,7 @@ section() {
   echo "\`bash bench/parts.sh build/generator/mbdc docs/generator.md\`: romeo_small (37 dofs), each"
   echo "function whole (\`--parts 0\`) and cut (the default, \`--parts 4000\`). Compile time: gcc"
   echo "$(gcc -dumpfullversion) -std=c99 -O2 -c, wall clock, one run; instructions: callgrind, per call over"
-  echo "64 random states, $cflags_gen."
+  echo "64 random states, $bench_cflags_gen."
   echo
   echo "| file | form | parts | compile s | peak memory MiB | text bytes |"
   echo "|---|---|---|---|---|---|"
@@ -98,5 +74,4 @@ section() {
 }
 
 section >"$tmp/section.md"
-cat "$tmp/section.md"
-[ -z "$md" ] || md_section_write "$md" "$tmp/section.md" "<!-- parts: bench/parts.sh -->" "<!-- /parts -->"
+bench_section "$tmp/section.md" "$md"

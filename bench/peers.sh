@@ -12,27 +12,16 @@
 #   MBDC: the mbdc executable (e.g. build/generator/mbdc). Needs gcc, valgrind and
 #   callgrind_annotate. The humanoids take up to a minute each to compile at -O3.
 set -euo pipefail
-usage="usage: bash bench/peers.sh MBDC [BENCHMARKS_MD]"
-mbdc=${1:?$usage}
-md=${2:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-states=64 # the driver's NSTATES
-target=4
-cflags_gen="-std=c99 -O3 -march=x86-64-v3 -ffp-contract=fast"
-cflags_drv="-std=c11 -O2"
-[ -x "$mbdc" ] || { echo "peers.sh: $mbdc is not an executable ($usage)" >&2; exit 2; }
-for t in gcc valgrind callgrind_annotate; do
-  command -v "$t" >/dev/null || { echo "peers.sh: $t is not installed" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/driver.sh
 . "$(dirname "$0")/driver.sh"
+bench_mbdc_start "usage: bash bench/peers.sh MBDC [BENCHMARKS_MD]" "$@"
+bench_need gcc valgrind callgrind_annotate
+states=$bench_states
+target=4
 
 # robot, model, mbdc flags, functions. The Panda's two prismatic finger joints are made fixed
 # (as in the peers' reference models: the arm's 7 joints).
-sed 's/type="prismatic"/type="fixed"/' "$root/examples/urdf/panda.urdf" >"$tmp/panda.urdf"
-robots="panda $tmp/panda.urdf - rnea,crba,aba,aba_wrenches
+robots="panda $(bench_panda_fixed "$tmp") - rnea,crba,aba,aba_wrenches
 ur5 $root/examples/urdf/ur5.urdf - rnea,crba,aba
 solo12 $root/examples/urdf/solo12.urdf --floating-base rnea,crba,aba
 anymal_b $root/examples/urdf/anymal_b.urdf --floating-base rnea,crba,aba
@@ -43,32 +32,18 @@ romeo_small $root/examples/urdf/romeo_small.urdf --floating-base rnea,crba,aba"
 : >"$tmp/instr.txt"
 while read -r robot model flags funcs; do
   d=$tmp/$robot
-  mkdir -p "$d/gen"
-  gen_flags=()
-  [ "$flags" = "-" ] || gen_flags=("$flags")
-  echo "== $robot: generate ($funcs${gen_flags[*]:+ ${gen_flags[*]}}), compile, callgrind" >&2
-  "$mbdc" generate "$model" -q --functions "$funcs" -o "$d/gen" "${gen_flags[@]}"
-  hdr=$(cd "$d/gen" && ls -- *_dynamics.h)
-  [ "$(echo "$hdr" | wc -l)" = 1 ] || { echo "peers.sh: $robot: not one *_dynamics.h in $d/gen" >&2; exit 1; }
-  p=${hdr%_dynamics.h}
-  pu=$(echo "$p" | tr '[:lower:]' '[:upper:]')
-  defs=(-DHEADER="\"$d/gen/$hdr\"" -DPFX="$p" -DPFX_UP="$pu")
+  echo "== $robot: generate ($funcs; flags $flags), compile, callgrind" >&2
+  bench_generate "$d/gen" "$model" "$flags" --functions "$funcs" >/dev/null
+  defs=()
   case ",$funcs," in *,aba_wrenches,*) defs+=(-DWITH_ABA_WRENCHES) ;; esac
-  # shellcheck disable=SC2086 # the flags are words
-  gcc $cflags_gen -c "$d/gen/${p}_dynamics.c" -o "$d/dyn.o"
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/driver"
-  valgrind --tool=callgrind --callgrind-out-file="$d/cg.out" "$d/driver" >"$d/driver.txt" 2>"$d/cg.err" ||
-    { echo "peers.sh: $robot: the driver failed under callgrind:" >&2; cat "$d/driver.txt" "$d/cg.err" >&2; exit 1; }
+  bench_driver "$d/gen" "$d/driver" "${defs[@]}"
+  bench_callgrind_driver "$d"
   echo "   $(cat "$d/driver.txt")" >&2
   # the timer (one output array, as a controller's), run below
-  # shellcheck disable=SC2086
-  gcc $cflags_drv "${defs[@]}" -DTIMING "$root/bench/peers_driver.c" "$d/dyn.o" -lm -o "$d/timer"
-  callgrind_annotate --inclusive=yes --threshold=100 "$d/cg.out" >"$d/annotate.txt"
+  bench_driver "$d/gen" "$d/timer" "${defs[@]}" -DTIMING
   for f in ${funcs//,/ }; do
-    n=$(bench_inclusive "$d/annotate.txt" "run_$f")
-    [ -n "$n" ] || { echo "peers.sh: $robot: no inclusive count of run_$f in callgrind_annotate's output ($d/annotate.txt)" >&2; exit 1; }
-    awk -v r="$robot" -v f="$f" -v n="$n" -v s="$states" 'BEGIN { printf "instr %s %s %.0f\n", r, f, n / s }' >>"$tmp/instr.txt"
+    n=$(bench_per_call "$d" "$f")
+    echo "instr $robot $f $n" >>"$tmp/instr.txt"
   done
 done <<<"$robots"
 
@@ -179,11 +154,4 @@ section() {
 }
 
 section >"$tmp/section.md"
-cat "$tmp/section.md"
-[ -n "$md" ] || exit 0
-open="<!-- peers: bench/peers.sh -->"
-close="<!-- /peers -->"
-# shellcheck source=bench/md_section.sh
-. "$(dirname "$0")/md_section.sh"
-md_section_write "$md" "$tmp/section.md" "$open" "$close"
-echo "== wrote $md (Against RBDL and Pinocchio)" >&2
+bench_section "$tmp/section.md" "$md"

@@ -2,11 +2,12 @@
  * model once per state over 64 random states, each function inside its own noinline run_<f>, so
  * that callgrind's inclusive count of run_<f> divided by 64 is the instructions per call.
  *
- * Compiled by bench/peers.sh (C11) with
+ * Compiled by bench/driver.sh's bench_driver (C11) with
  *   -DHEADER='"DIR/<p>_dynamics.h"' -DPFX=<p> -DPFX_UP=<P> [-DWITH_ABA_WRENCHES]
- * and linked with the generated <p>_dynamics.o. States from a fixed-seed xorshift generator:
- * every q entry uniform in [-3, 3] (unnormalised quaternions are accepted by the generated code,
- * and the instruction count does not depend on them), v, a, tau in [-1, 1]. Static arrays only.
+ * and linked with the generated <p>_dynamics.o and bench/bench_harness.c (its clock). States
+ * from a fixed-seed xorshift generator: every q entry uniform in [-3, 3] (unnormalised
+ * quaternions are accepted by the generated code, and the instruction count does not depend on
+ * them), v, a, tau in [-1, 1]. Static arrays only.
  *
  * With -DTIMING it times instead: each run_<f> repeated (REPS times, fewer when they would take
  * over 2 ms; best of 30), printed as "time <f> <ns per call>"; the outputs then go to one array
@@ -21,13 +22,10 @@
  * <p>_model.o and mbrt) it also times the runtime's mb_rnea, mb_crba and mb_aba on the same
  * model, as "time rt_<f> <ns per call>" (bench/icache.sh: the compact form against the
  * unrolled one). */
-#if defined(TIMING) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
-#endif
 #include <stdint.h>
 #include <stdio.h>
 #ifdef TIMING
-#include <time.h>
+#include "bench_harness.h"
 #endif
 #ifdef WITH_RUNTIME
 #ifndef TIMING
@@ -160,26 +158,20 @@ static void run_aba_wrenches_void(void) { (void)run_aba_wrenches(); }
 static void run_aba_derivatives_void(void) { (void)run_aba_derivatives(); }
 #endif
 
-static double seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The best of 30 timings of REPS runs (each NSTATES calls; fewer runs, at least one, when REPS
  * would take over 2 ms), in ns per call. */
 static void time_it(const char *name, void (*run)(void)) {
-  double best = 1e30, t0 = seconds();
+  double best = 1e30, t0 = bench_now_ns();
   run();
-  double once = seconds() - t0;
-  int reps = once * REPS > 2e-3 ? (int)(2e-3 / once) + 1 : REPS;
+  double once = bench_now_ns() - t0;
+  int reps = once * REPS > 2e6 ? (int)(2e6 / once) + 1 : REPS;
   for (int k = 0; k < 30; k++) {
-    t0 = seconds();
+    t0 = bench_now_ns();
     for (int r = 0; r < reps; r++) run();
-    double t = (seconds() - t0) / reps / NSTATES;
+    double t = (bench_now_ns() - t0) / reps / NSTATES;
     if (t < best) best = t;
   }
-  printf("time %s %.2f\n", name, best * 1e9);
+  printf("time %s %.2f\n", name, best);
 }
 #endif
 
