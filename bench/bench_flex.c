@@ -41,20 +41,13 @@ struct bench {
   int rc; /* sum of return codes, so they are used */
 };
 
-static int joint_nq(int type) {
-  return type == MB_JOINT_FIXED       ? 0
-         : type == MB_JOINT_SPHERICAL ? 4
-         : type == MB_JOINT_FLOATING  ? 7
-                                      : 1;
-}
-
 /* Joint angles in [−π, π), modal coordinates in [−0.05, 0.05); v, τ in [−1, 1). Only 1-dof
  * joints: a quaternion would need normalizing (main refuses other joints). */
 static void random_state(const mb_model *m, unsigned long long *s, double *q, double *v,
                          double *tau) {
   for (int i = 1; i <= m->nb; i++) {
     double *qi = q + m->iq[i];
-    int nj = joint_nq(m->jtype[i]);
+    int nj = mb_joint_nq(m->jtype[i]);
     if (nj == 1) qi[0] = bench_uniform(s, -3.14159, 3.14159);
     for (int k = 0; k < mb_body_nm(m, i); k++) qi[nj + k] = bench_uniform(s, -0.05, 0.05);
   }
@@ -135,7 +128,7 @@ static int open_bench(bench *b, void **wsbuf) {
   char msg[512];
   if (mb_model_check(m, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), -1;
   for (int i = 1; i <= m->nb; i++)
-    if (joint_nq(m->jtype[i]) > 1)
+    if (mb_joint_nq(m->jtype[i]) > 1)
       return fprintf(stderr, "%s: only 1-dof joints are supported here\n", BENCH_NAME), -1;
   b->m = m, b->nq = m->nq, b->nv = m->nv;
   *wsbuf = malloc(mb_workspace_size(m));

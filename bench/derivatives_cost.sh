@@ -2,7 +2,7 @@
 # What rnea_derivatives' operations are made of (docs/derivatives.md, "What the cost is made
 # of"), on the Panda (fingers fixed), Solo12 and romeo_small: `mbdc stats` (mul + add + div +
 # sqrt + trig) of the recipe stopped after each of its stages, against the whole recipe and the
-# generated rnea. A stage's variant is templates/algorithms/derivatives.lua patched (in a copy of
+# generated rnea. A stage's variant is templates/lib/derivatives.lua patched (in a copy of
 # the templates, passed with --templates) so that it skips the pair products and writes the
 # per-dof vectors of the stages up to that one into the outputs instead (the recipe gets four more
 # nv x nv output arrays to hold them all, one vector entry per output, nothing summed); what the
@@ -42,7 +42,7 @@ vectors() {
 variant() {
   local stage=$1 dir=$2 f
   cp -r "$root/templates" "$dir"
-  f=$dir/algorithms/derivatives.lua
+  f=$dir/lib/derivatives.lua
   VEC="$(vectors "$stage")" ROOTVEC="$(vectors "$([ "$stage" = PQ ] && echo w || echo "$stage")")" \
     perl -0pi -e '
     my ($v, $r) = ($ENV{VEC}, $ENV{ROOTVEC});

@@ -43,7 +43,8 @@
 # PARTS N passes --parts N (a function of more than 3 N statements written as static functions
 # of about N each, which compile faster; default 4000, 0 never).
 # TEMPLATES is a directory of
-# replacement recipes and render templates (DIR/algorithms/*.lua, DIR/c/*.lua, DIR/c/*.c).
+# replacement recipes, libraries and render templates (DIR/algorithms/*.lua, DIR/lib/*.lua,
+# DIR/c/*.lua, DIR/c/*.c).
 #
 # The mbdc executable: MBDC_EXECUTABLE when set (a host mbdc for a cross build), else the target
 # `mbdc` of an add_subdirectory of the mbdc sources, else the imported mbdc::mbdc of
@@ -111,7 +112,8 @@ function(_mbdc_generator name cmd_var deps_var)
     set(cmd $<TARGET_FILE:mbdc>)
     set(source ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/..)
     file(GLOB_RECURSE deps CONFIGURE_DEPENDS
-      ${source}/templates/algorithms/*.lua ${source}/templates/c/*.lua ${source}/templates/c/*.c)
+      ${source}/templates/algorithms/*.lua ${source}/templates/lib/*.lua ${source}/templates/c/*.lua
+      ${source}/templates/c/*.c)
     list(APPEND deps mbdc)
   elseif(TARGET mbdc::mbdc)
     set(cmd $<TARGET_FILE:mbdc::mbdc>)
@@ -225,7 +227,8 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   endforeach()
   if(A_TEMPLATES)
     get_filename_component(templates ${A_TEMPLATES} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/c/*.lua
+    file(GLOB_RECURSE deps CONFIGURE_DEPENDS ${templates}/algorithms/*.lua ${templates}/lib/*.lua
+         ${templates}/c/*.lua
          ${templates}/c/*.c)
     file(RELATIVE_PATH templates_rel ${out} ${templates})
     if(templates_rel STREQUAL "")

@@ -44,14 +44,8 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
       for (int k = 0; k < 3; k++) u[k] = vi[k] * dt, phi[k] = vi[3 + k] * dt;
       free_step(qi, u, phi, out);
       break;
-    case MB_JOINT_REVOLUTE:
-    case MB_JOINT_CONTINUOUS:
-    case MB_JOINT_PRISMATIC:
-    case MB_JOINT_HELICAL: /* q + v dt */
-      out[0] = qi[0] + vi[0] * dt;
-      break;
-    case MB_JOINT_FIXED:
-    case MB_JOINT_TYPE_COUNT:
+    default: /* a vector space (mb_joint_quat < 0, nq = nv): q + v dt */
+      for (int k = 0; k < nq; k++) out[k] = qi[k] + vi[k] * dt;
       break;
     }
     for (int k = 0; k < nq; k++) qout[m->iq[i] + k] = out[k];
@@ -99,12 +93,8 @@ int mb_difference(const mb_model *m, const double *q0, const double *q1, double 
     switch (m->jtype[i]) {
     case MB_JOINT_SPHERICAL: quat_log_rel(a, b, vi); break;
     case MB_JOINT_FLOATING: free_log(a, b, vi); break;
-    case MB_JOINT_REVOLUTE:
-    case MB_JOINT_CONTINUOUS:
-    case MB_JOINT_PRISMATIC:
-    case MB_JOINT_HELICAL: vi[0] = b[0] - a[0]; break;
-    case MB_JOINT_FIXED:
-    case MB_JOINT_TYPE_COUNT:
+    default: /* a vector space: q1 − q0 */
+      for (int k = 0; k < nv; k++) vi[k] = b[k] - a[k];
       break;
     }
     for (int k = 0; k < mb_body_nm(m, i); k++) vi[nv + k] = b[nq + k] - a[nq + k];

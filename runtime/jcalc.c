@@ -1,4 +1,5 @@
-/* jcalc.c — joint models: XJ(q) and S for every joint type (docs/runtime.md, the joint table).
+/* jcalc.c — joint models: XJ(q) and S for every joint type (docs/runtime.md, the joint table),
+ * and the columns of the joint-type table (mb.h MB_JOINT_TYPES).
  *
  * S is constant in the child frame for every joint, so cJ = 0. Axes are arbitrary unit vectors
  * in the joint frame. */
@@ -7,15 +8,31 @@
 #include <assert.h>
 #include <math.h>
 
-int mb_joint_nq(mb_joint_type t) {
-  static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7};
-  return ((unsigned)t < MB_JOINT_TYPE_COUNT) ? nq[t] : 0;
+/* mb.h MB_JOINT_TYPES as data; "?" for an invalid type. */
+typedef struct joint_type_row {
+  const char *name;
+  int nq, nv, axis, angle, pitch, fixed_origin, quat;
+} joint_type_row;
+
+static const joint_type_row *joint_type(mb_joint_type t) {
+  static const joint_type_row invalid = {"?", 0, 0, 0, 0, 0, 0, -1};
+  static const joint_type_row rows[MB_JOINT_TYPE_COUNT] = {
+#define MB_JOINT_ROW(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat)                   \
+  {#name, nq, nv, axis, angle, pitch, fixed_origin, quat},
+      MB_JOINT_TYPES(MB_JOINT_ROW)
+#undef MB_JOINT_ROW
+  };
+  return (unsigned)t < MB_JOINT_TYPE_COUNT ? &rows[t] : &invalid;
 }
 
-int mb_joint_nv(mb_joint_type t) {
-  static const int nv[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 3, 6};
-  return ((unsigned)t < MB_JOINT_TYPE_COUNT) ? nv[t] : 0;
-}
+const char *mb_joint_name(mb_joint_type t) { return joint_type(t)->name; }
+int mb_joint_nq(mb_joint_type t) { return joint_type(t)->nq; }
+int mb_joint_nv(mb_joint_type t) { return joint_type(t)->nv; }
+int mb_joint_has_axis(mb_joint_type t) { return joint_type(t)->axis; }
+int mb_joint_is_angle(mb_joint_type t) { return joint_type(t)->angle; }
+int mb_joint_has_pitch(mb_joint_type t) { return joint_type(t)->pitch; }
+int mb_joint_fixed_origin(mb_joint_type t) { return joint_type(t)->fixed_origin; }
+int mb_joint_quat(mb_joint_type t) { return joint_type(t)->quat; }
 
 static void identity(double E[9], double r[3]) {
   for (int k = 0; k < 9; k++) E[k] = (k % 4 == 0) ? 1.0 : 0.0;
@@ -102,8 +119,8 @@ int mb_neutral(const mb_model *m, double *q) {
   if (!m || !q) return MB_EINVAL;
   for (int k = 0; k < m->nq; k++) q[k] = 0.0;
   for (int i = 1; i <= m->nb; i++) {
-    if (m->jtype[i] == MB_JOINT_SPHERICAL) q[m->iq[i] + 3] = 1.0;
-    if (m->jtype[i] == MB_JOINT_FLOATING) q[m->iq[i] + 6] = 1.0;
+    int k = mb_joint_quat(m->jtype[i]);
+    if (k >= 0) q[m->iq[i] + k + 3] = 1.0; /* the identity quaternion [0 0 0 1] */
   }
   return MB_OK;
 }

@@ -74,9 +74,31 @@ const char *mb_loop_row_name(mb_loop_type t, int k) {
   return (k >= 0 && k < n) ? r[k].name : NULL;
 }
 
-static int type_has_axis(mb_loop_type t) {
-  return t == MB_LOOP_REVOLUTE || t == MB_LOOP_CONTINUOUS || t == MB_LOOP_PRISMATIC ||
-         t == MB_LOOP_HELICAL || t == MB_LOOP_D1 || t == MB_LOOP_D2;
+/* The parameters a loop type takes (mb.h MB_LOOP_JOINT_TYPES, MB_LOOP_BASIC_TYPES): a joint
+ * type's axis and pitch as the joint table says, a basic constraint's as its row says. */
+typedef struct loop_params {
+  int axis, axis2, pitch, distance;
+} loop_params;
+
+static loop_params loop_type_params(mb_loop_type t) {
+  loop_params p = {0, 0, 0, 0};
+  switch (t) {
+#define MB_LOOP_JOINT_PARAMS(NAME)                  \
+  case MB_LOOP_##NAME:                              \
+    p.axis = mb_joint_has_axis(MB_JOINT_##NAME);    \
+    p.pitch = mb_joint_has_pitch(MB_JOINT_##NAME);  \
+    break;
+#define MB_LOOP_BASIC_PARAMS(NAME, name, axis_, axis2_, distance_) \
+  case MB_LOOP_##NAME:                                              \
+    p.axis = axis_, p.axis2 = axis2_, p.distance = distance_;       \
+    break;
+    MB_LOOP_JOINT_TYPES(MB_LOOP_JOINT_PARAMS)
+    MB_LOOP_BASIC_TYPES(MB_LOOP_BASIC_PARAMS)
+#undef MB_LOOP_JOINT_PARAMS
+#undef MB_LOOP_BASIC_PARAMS
+  case MB_LOOP_TYPE_COUNT: break;
+  }
+  return p;
 }
 
 /* u1: the coordinate axis least aligned with a, made orthogonal to a (the first of equals) */
@@ -127,12 +149,12 @@ int mb_loops_check(const mb_model *m, const mb_loops *L, char *msg, size_t msgsi
     if (p->a < 0 || p->a > m->nb || p->b < 0 || p->b > m->nb || p->a == p->b)
       return fail(msg, msgsize, "bodies out of range or equal", l);
     if (!mbs_is_rotation(p->Ea) || !mbs_is_rotation(p->Eb)) return fail(msg, msgsize, "not a rotation", l);
-    if (type_has_axis(p->type) && !unit(p->axis)) return fail(msg, msgsize, "axis not unit", l);
-    if (p->type == MB_LOOP_D1 && !unit(p->axis2)) return fail(msg, msgsize, "axis2 not unit", l);
-    if (p->type == MB_LOOP_SS && !(p->distance > 0.0 && isfinite(p->distance)))
+    loop_params takes = loop_type_params(p->type);
+    if (takes.axis && !unit(p->axis)) return fail(msg, msgsize, "axis not unit", l);
+    if (takes.axis2 && !unit(p->axis2)) return fail(msg, msgsize, "axis2 not unit", l);
+    if (takes.distance && !(p->distance > 0.0 && isfinite(p->distance)))
       return fail(msg, msgsize, "distance not positive", l);
-    if (p->type == MB_LOOP_HELICAL && !isfinite(p->pitch))
-      return fail(msg, msgsize, "pitch not finite", l);
+    if (takes.pitch && !isfinite(p->pitch)) return fail(msg, msgsize, "pitch not finite", l);
   }
   for (int r = 0; r < L->nc; r++) {
     int l = L->row[r] / MB_LOOP_MAX_ROWS, k = L->row[r] % MB_LOOP_MAX_ROWS;

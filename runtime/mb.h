@@ -67,20 +67,47 @@
 enum mb_status { MB_OK = 0, MB_ENUMERIC = -1, MB_EINVAL = -2, MB_EWORKSPACE = -3 };
 #define MB_PIVOT_EPS 1e-12
 
+/* The joint types, listed once: the runtime's enum, the generator's (model/model.h), the model
+ * language's keywords, the C spelling the generated models use and every property code outside a
+ * joint's mathematics asks about come from this table (docs/architecture.md, "Adding a joint
+ * type"). One row per type, X(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat):
+ *   NAME          the enumerator MB_JOINT_NAME; rows keep their order (a type's value is stored
+ *                 in models and tests), a new type goes last
+ *   name          its keyword in the model language, and its name in messages
+ *   nq, nv        position and velocity coordinates
+ *   axis          1: it moves about or along the unit axis a (mb_model.axis)
+ *   angle         1: its one coordinate is an angle about a (written in angle units; the
+ *                 generated code takes its sine and cosine)
+ *   pitch         1: it takes a pitch (mb_model.pitch)
+ *   fixed_origin  1: the child's origin stays where the parent's joint frame puts it (XJ has
+ *                 r = 0)
+ *   quat          where its unit quaternion [x y z w] starts in its q (-1: none): the identity is
+ *                 q[quat + 3] = 1, and its q is not a vector space */
+#define MB_JOINT_TYPES(X)                                                 \
+  X(FIXED,      fixed,      0,  0,  0,    0,     0,     1,            -1) \
+  X(REVOLUTE,   revolute,   1,  1,  1,    1,     0,     1,            -1) \
+  X(CONTINUOUS, continuous, 1,  1,  1,    1,     0,     1,            -1) \
+  X(PRISMATIC,  prismatic,  1,  1,  1,    0,     0,     0,            -1) \
+  X(HELICAL,    helical,    1,  1,  1,    1,     1,     0,            -1) \
+  X(SPHERICAL,  spherical,  4,  3,  0,    0,     0,     1,            0)  \
+  X(FLOATING,   floating,   7,  6,  0,    0,     0,     0,            3)
+
 typedef enum mb_joint_type {
-  MB_JOINT_FIXED,
-  MB_JOINT_REVOLUTE,
-  MB_JOINT_CONTINUOUS,
-  MB_JOINT_PRISMATIC,
-  MB_JOINT_HELICAL,
-  MB_JOINT_SPHERICAL,
-  MB_JOINT_FLOATING,
+#define MB_JOINT_ENUM(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat) MB_JOINT_##NAME,
+  MB_JOINT_TYPES(MB_JOINT_ENUM)
+#undef MB_JOINT_ENUM
   MB_JOINT_TYPE_COUNT
 } mb_joint_type;
 
-/* Position and velocity coordinates of a joint type (fixed 0/0 ... floating 7/6); 0 if invalid. */
+/* The table's columns (jcalc.c); for an invalid type "?", 0, and quat -1. */
+const char *mb_joint_name(mb_joint_type t);
 int mb_joint_nq(mb_joint_type t);
 int mb_joint_nv(mb_joint_type t);
+int mb_joint_has_axis(mb_joint_type t);
+int mb_joint_is_angle(mb_joint_type t);
+int mb_joint_has_pitch(mb_joint_type t);
+int mb_joint_fixed_origin(mb_joint_type t);
+int mb_joint_quat(mb_joint_type t);
 
 /* ---------------------------------------------------------------------------------------------
  * The model: struct of const arrays, so a generated <p>_model.c can hold it in static const data:
@@ -595,17 +622,26 @@ int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, cons
  * Rows are exact functions of q; K = ∂φ/∂q in velocity coordinates (K v = φ̇ exactly, everywhere)
  * and K̇v = φ̈ at q̈ = 0. A d1 row is zero at a right angle, so it also vanishes when the joint is
  * turned by half a turn: the mechanism is assembled near its model configuration. */
+/* The loop types, enumerated in this order: the joint types that can close a loop, X(NAME) for
+ * MB_JOINT_NAME (its axis and pitch as MB_JOINT_TYPES says; its rows in loops.c), then the basic
+ * constraints X(NAME, name, axis, axis2, distance), 1 where it takes mb_loop's axis, axis2 or
+ * distance. A joint type that learns to close a loop goes last in MB_LOOP_JOINT_TYPES (the basic
+ * constraints move up one; generated models name them, so only a rebuild follows). */
+#define MB_LOOP_JOINT_TYPES(X) \
+  X(REVOLUTE) X(CONTINUOUS) X(PRISMATIC) X(HELICAL) X(SPHERICAL) X(FIXED)
+#define MB_LOOP_BASIC_TYPES(X) \
+  X(D1, d1, 1, 1, 0)           \
+  X(D2, d2, 1, 0, 0)           \
+  X(S, s, 0, 0, 0)             \
+  X(SS, ss, 0, 0, 1)
+
 typedef enum mb_loop_type {
-  MB_LOOP_REVOLUTE,
-  MB_LOOP_CONTINUOUS,
-  MB_LOOP_PRISMATIC,
-  MB_LOOP_HELICAL,
-  MB_LOOP_SPHERICAL,
-  MB_LOOP_FIXED,
-  MB_LOOP_D1,
-  MB_LOOP_D2,
-  MB_LOOP_S,
-  MB_LOOP_SS,
+#define MB_LOOP_JOINT_ENUM(NAME) MB_LOOP_##NAME,
+#define MB_LOOP_BASIC_ENUM(NAME, name, axis, axis2, distance) MB_LOOP_##NAME,
+  MB_LOOP_JOINT_TYPES(MB_LOOP_JOINT_ENUM)
+  MB_LOOP_BASIC_TYPES(MB_LOOP_BASIC_ENUM)
+#undef MB_LOOP_JOINT_ENUM
+#undef MB_LOOP_BASIC_ENUM
   MB_LOOP_TYPE_COUNT
 } mb_loop_type;
 

@@ -62,11 +62,6 @@ static int is_physical(const double I[10]) {
   return c[0] * Ic[6] + c[1] * Ic[7] + c[2] * Ic[8] >= -tol * sc * sc;
 }
 
-static int has_axis(mb_joint_type t) {
-  return t == MB_JOINT_REVOLUTE || t == MB_JOINT_CONTINUOUS || t == MB_JOINT_PRISMATIC ||
-         t == MB_JOINT_HELICAL;
-}
-
 /* The workspace in doubles, counted in floating point (exact far beyond size_t's range on 64-bit
  * machines, and never wrapping): whether size_t holds its bytes. nb must be in range. */
 static int workspace_fits(const mb_model *m) {
@@ -132,7 +127,7 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
                   m->iv[i], nq, nv);
     nq += mb_joint_nq(t) + mb_body_nm(m, i), nv += mb_joint_nv(t) + mb_body_nm(m, i);
     const double *a = m->axis + 3 * i;
-    if (has_axis(t) && !(fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) < 1e-9))
+    if (mb_joint_has_axis(t) && !(fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) < 1e-9))
       return fail(msg, msgsize, "body %d: joint axis is not a unit vector", i);
     if (!isfinite(m->pitch[i]) || !isfinite(m->XT_r[3 * i]) || !isfinite(m->XT_r[3 * i + 1]) ||
         !isfinite(m->XT_r[3 * i + 2]))

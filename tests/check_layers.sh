@@ -19,11 +19,12 @@ declare -A may=(
   [emit]="base model modal load topology sym lua"
   [cli]="base model modal urdf load topology sym lua emit"
 )
-# Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/);
+# Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/;
+# model/ reads its joint-type table, mb.h MB_JOINT_TYPES, the one list of the joint types);
 # topology/ also reads the runtime's plan of recursive coordinate reduction (rcr_internal.h), so
 # the generated p_rcr and the runtime's mb_rcr follow one plan.
 declare -A outside=(
-  [model]="ast.h"
+  [model]="ast.h mb.h"
   [load]="ast.h"
   [topology]="mb.h rcr_internal.h"
   [emit]="mb.h"

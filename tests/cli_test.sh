@@ -316,6 +316,37 @@ grep -q "void cart_pole_my_fn(" "$tmp/typo_out/cart_pole_dynamics.c" || { echo "
 expect 0 "stats with a misspelt recipe" -- "$mbdc" stats "$cp" --templates "$tmp/typo" --functions rnea
 grep -q "algorithms/rnae.lua was not used" "$tmp/err" && ! grep -q "hedaer" "$tmp/err" ||
   { echo "FAIL: stats warnings (render templates do not run in stats)"; cat "$tmp/err"; fail=$((fail + 1)); }
+# How recipes are found (docs/templates.md): DIR/algorithms/NAME.lua replaces a built-in
+# function's recipe, one a library makes (com, a line of the registry) as one with a file (nle);
+# a library comes from DIR/lib/NAME.lua, else DIR/algorithms/NAME.lua (its old place), else the
+# built-in lib/NAME.lua.
+own=$tmp/own
+mkdir -p "$own/algorithms" "$own/lib"
+printf 'local r = import("mass_props").recipe("com")\nr.summary = "my own com"\nreturn r\n' >"$own/algorithms/com.lua"
+sed 's/summary = "bias forces/summary = "my own nle/' "$src/templates/algorithms/nle.lua" >"$own/algorithms/nle.lua"
+expect 0 "--templates replacing com and nle" -- "$mbdc" generate "$cp" --templates "$own" --functions com,nle,energy -o "$tmp/own_out"
+grep -q "my own com" "$tmp/own_out/cart_pole_dynamics.h" && grep -q "my own nle" "$tmp/own_out/cart_pole_dynamics.h" &&
+  ! grep -q "was not used" "$tmp/err" || { echo "FAIL: com and nle replaced"; cat "$tmp/err"; fail=$((fail + 1)); }
+rm "$own/algorithms/com.lua" "$own/algorithms/nle.lua"
+sed 's/summary = r.summary/summary = "old place " .. r.summary/' "$src/templates/lib/mass_props.lua" >"$own/algorithms/mass_props.lua"
+expect 0 "--templates replacing a library in algorithms/" -- "$mbdc" generate "$cp" --templates "$own" --functions com,energy -o "$tmp/own_out"
+[ "$(grep -c "old place" "$tmp/own_out/cart_pole_dynamics.h")" -eq 2 ] && ! grep -q "was not used" "$tmp/err" ||
+  { echo "FAIL: a library replaced in algorithms/"; cat "$tmp/err"; fail=$((fail + 1)); }
+sed 's/summary = r.summary/summary = "lib " .. r.summary/' "$src/templates/lib/mass_props.lua" >"$own/lib/mass_props.lua"
+printf 'return {}\n' >"$own/lib/com.lua"
+expect 0 "--templates replacing a library in lib/ and algorithms/" -- "$mbdc" generate "$cp" --templates "$own" --functions com,energy -o "$tmp/own_out"
+[ "$(grep -c "lib the centre\|lib e\[0\]" "$tmp/own_out/cart_pole_dynamics.h")" -eq 2 ] &&
+  grep -q "mbdc: warning: --templates $own: algorithms/mass_props.lua was not used: the library of that name is read from lib/" "$tmp/err" &&
+  grep -q "mbdc: warning: --templates $own: lib/com.lua was not used: that is a function's name: its recipe goes in algorithms/" "$tmp/err" &&
+  grep -q "the built-in ones are algorithms/{.*, com, .*, rcr_refine_2, .*}.lua, lib/{.*, mass_props, .*, spatial}.lua, c/" "$tmp/err" ||
+  { echo "FAIL: a library in lib/ and algorithms/"; cat "$tmp/err"; fail=$((fail + 1)); }
+printf 'return {}\n' >"$own/lib/mass_props.lua"
+expect 1 "--templates: a library without the registry's entry" -- "$mbdc" stats "$cp" --templates "$own" --functions com
+grep -q 'the recipe of com is import("mass_props").recipe("com"), but the library has no function recipe' "$tmp/err" ||
+  { echo "FAIL: a library without the registry's entry: message"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "a library is no function" -- "$mbdc" stats "$cp" --functions spatial
+grep -q "mbdc: error: --functions: 'spatial' is not a recipe but a library the recipes import (lib/spatial.lua)" "$tmp/err" ||
+  { echo "FAIL: a library is no function: message"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 0 "generate cart_pole" -- "$mbdc" generate "$cp" -o "$tmp/g"
 # the velocity coordinates' names and the q entry each is the rate of (-1: a quaternion's or a
 # floating joint's, integrated on the manifold): gimbal has a helical and a spherical joint,

@@ -1,4 +1,4 @@
-/* test_gen_derivatives.c — the generated derivatives (templates/algorithms/derivatives.lua), their
+/* test_gen_derivatives.c — the generated derivatives (templates/lib/derivatives.lua), their
  * expression graphs evaluated numerically (mbg_sym_eval), against the generated functions they
  * differentiate, in the same generation:
  *   ∂τ/∂q, ∂τ/∂v    central differences of the generated rnea, q stepped along the tangent space

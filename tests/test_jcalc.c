@@ -123,7 +123,9 @@ static void test_S_finite_difference(void **state) {
  * XJ = 1. */
 static void test_sizes_and_neutral(void **state) {
   (void)state;
-  static const int nq[] = {0, 1, 1, 1, 1, 4, 7}, nv[] = {0, 1, 1, 1, 1, 3, 6};
+  /* sized by the table: a new type reads 0 here until its expected sizes are written in */
+  static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7},
+                   nv[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 3, 6};
   for (int type = 0; type < MB_JOINT_TYPE_COUNT; type++) {
     assert_int_equal(mb_joint_nq((mb_joint_type)type), nq[type]);
     assert_int_equal(mb_joint_nv((mb_joint_type)type), nv[type]);
@@ -136,6 +138,72 @@ static void test_sizes_and_neutral(void **state) {
     mbt_tree_free(t);
   }
   assert_int_equal(mb_joint_nv(MB_JOINT_TYPE_COUNT), 0);
+}
+
+/* XJ(q) = (E, r) and S of a one-joint model of type t with axis a and pitch h. */
+static void joint_at(mb_joint_type t, const double a[3], double h, const double *q, double E[9],
+                     double r[3], double S[36]) {
+  mbt_tree *tr = one_joint(t, a, h);
+  mb_jcalc(&tr->model, 1, q, E, r);
+  mb_joint_S(&tr->model, 1, S);
+  mbt_tree_free(tr);
+}
+
+static int differ(const double *x, const double *y, int n) {
+  for (int k = 0; k < n; k++)
+    if (fabs(x[k] - y[k]) > 1e-12) return 1;
+  return 0;
+}
+
+/* Reference: the joint models themselves. Every column of mb.h MB_JOINT_TYPES says what jcalc
+ * does: axis (S or XJ moves with a), angle (XJ turns with q, by the same turn at q + 2π), pitch (XJ
+ * moves with h), fixed_origin (r = 0), quat (a quaternion scaled by 2 is the same XJ; without
+ * one, nq = nv); and the names are distinct. */
+static void test_type_table(void **state) {
+  (void)state;
+  mbt_rng g;
+  mbt_rng_seed(&g, 5);
+  assert_string_equal(mb_joint_name(MB_JOINT_TYPE_COUNT), "?");
+  assert_int_equal(mb_joint_quat(MB_JOINT_TYPE_COUNT), -1);
+  for (int k = 0; k < MB_JOINT_TYPE_COUNT; k++) {
+    mb_joint_type t = (mb_joint_type)k;
+    for (int j = 0; j < k; j++)
+      assert_string_not_equal(mb_joint_name(t), mb_joint_name((mb_joint_type)j));
+    double a[3], b[3], q[7], q2[7], E[9], r[3], S[36], E2[9], r2[3], S2[36];
+    mbt_unit3(&g, a), mbt_unit3(&g, b);
+    mbt_tree *tr = one_joint(t, a, 0.3);
+    mbt_rand_q(&g, &tr->model, q);
+    mbt_tree_free(tr);
+    int nq = mb_joint_nq(t), nv = mb_joint_nv(t), iq = mb_joint_quat(t);
+    joint_at(t, a, 0.3, q, E, r, S);
+    assert_int_equal(!differ(r, (double[3]){0}, 3), mb_joint_fixed_origin(t));
+    joint_at(t, b, 0.3, q, E2, r2, S2);
+    assert_int_equal(differ(E, E2, 9) || differ(r, r2, 3) || differ(S, S2, 6 * nv),
+                     mb_joint_has_axis(t));
+    joint_at(t, a, 0.5, q, E2, r2, S2);
+    assert_int_equal(differ(r, r2, 3) || differ(S, S2, 6 * nv), mb_joint_has_pitch(t));
+    if (mb_joint_is_angle(t)) {
+      assert_int_equal(nq, 1);
+      assert_int_equal(nv, 1);
+      q2[0] = q[0] + 2 * MBT_PI;
+      joint_at(t, a, 0.0, q2, E2, r2, S2); /* pitch 0: the turn only */
+      joint_at(t, a, 0.0, q, E, r, S);
+      MBT_ASSERT_NEAR(E2, E, 9, 1e-12);
+      q2[0] = q[0] + 1.0;
+      joint_at(t, a, 0.0, q2, E2, r2, S2);
+      assert_true(differ(E, E2, 9));
+    }
+    if (iq < 0) {
+      assert_int_equal(nq, nv);
+      continue;
+    }
+    assert_true(iq + 4 <= nq);
+    memcpy(q2, q, sizeof q);
+    for (int l = 0; l < 4; l++) q2[iq + l] *= 2.0;
+    joint_at(t, a, 0.3, q, E, r, S);
+    joint_at(t, a, 0.3, q2, E2, r2, S2);
+    MBT_ASSERT_NEAR(E2, E, 9, 1e-12);
+  }
 }
 
 static void expect_reject(mbt_tree *t, const char *what) {
@@ -252,7 +320,8 @@ static void test_workspace(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_xj_analytic),       cmocka_unit_test(test_S_finite_difference),
-      cmocka_unit_test(test_sizes_and_neutral), cmocka_unit_test(test_model_check),
+      cmocka_unit_test(test_sizes_and_neutral), cmocka_unit_test(test_type_table),
+      cmocka_unit_test(test_model_check),
       cmocka_unit_test(test_model_check_scale),
       cmocka_unit_test(test_workspace),
   };

@@ -1,6 +1,7 @@
 /* test_lua_host.c — the embedded Lua: sandbox, template lookup, errors naming file:line,
- * read-only tables, templates kept apart, the limits, the panic handler, import, and the
- * symbolic-scalar binding (generator/lua/lua_host.c, lua_sym.c). References: the contract in
+ * read-only tables, templates kept apart, the limits, the panic handler, import, where recipes and
+ * libraries are found and the registry of the recipes libraries make, and the symbolic-scalar
+ * binding (generator/lua/lua_host.c, lua_recipes.c, lua_sym.c). References: the contract in
  * docs/templates.md. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emit/generate.h"
 #include "lua/lua_host.h"
+#include "lua/lua_recipes.h"
 #include "lua/lua_sym.h"
+#include "lua/templates_builtin.h"
 
 static char tmpdir[64];
 
@@ -27,6 +31,8 @@ static void write_file(const char *rel, const char *text) {
   snprintf(path, sizeof path, "%s/algorithms", tmpdir);
   mkdir(path, 0777);
   snprintf(path, sizeof path, "%s/c", tmpdir);
+  mkdir(path, 0777);
+  snprintf(path, sizeof path, "%s/lib", tmpdir);
   mkdir(path, 0777);
   snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
   FILE *f = fopen(path, "w");
@@ -380,6 +386,135 @@ static void misuse_is_reported(void **state) {
   close_sym(&f);
 }
 
+/* ---- where recipes and libraries are found (lua_recipes.h) ---------------------------------- */
+
+static void remove_file(const char *rel) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+  unlink(path);
+}
+
+/* Run the recipe of function name on a fresh host (imports are cached per host) and return its
+ * field `key` as a string ("" if it is not one; "error: ..." when the run fails). */
+static const char *recipe_field(const char *name, const char *key) {
+  static char got[256];
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  assert_non_null(h);
+  if (mbg_lua_run_recipe(h, name) != 0) {
+    snprintf(got, sizeof got, "error: %s", mbg_lua_error(h));
+  } else {
+    lua_State *L = mbg_lua_state(h);
+    lua_getfield(L, -1, key);
+    snprintf(got, sizeof got, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "");
+  }
+  mbg_lua_free(h);
+  return got;
+}
+
+/* A user's algorithms/NAME.lua replaces a registry function (com) and a recipe file (nle); a
+ * library comes from lib/NAME.lua, else the old place algorithms/NAME.lua, else the built-in
+ * one. */
+static void recipes_and_libraries_in_their_order(void **state) {
+  (void)state;
+  const char *lib = "return {recipe = function(n) return {name = n, from = '%s'} end}";
+  char text[128];
+  assert_string_equal(recipe_field("com", "name"), "com"); /* built in: the registry */
+  assert_string_equal(recipe_field("com", "from"), "");
+  write_file("algorithms/com.lua", "return {name = 'com', from = 'mine'}");
+  write_file("algorithms/nle.lua", "return {name = 'nle', from = 'mine'}");
+  assert_string_equal(recipe_field("com", "from"), "mine");
+  assert_string_equal(recipe_field("nle", "from"), "mine");
+  remove_file("algorithms/com.lua");
+  remove_file("algorithms/nle.lua");
+  snprintf(text, sizeof text, lib, "algorithms");
+  write_file("algorithms/mass_props.lua", text);
+  assert_string_equal(recipe_field("energy", "from"), "algorithms");
+  snprintf(text, sizeof text, lib, "lib");
+  write_file("lib/mass_props.lua", text);
+  assert_string_equal(recipe_field("energy", "from"), "lib");
+  assert_string_equal(recipe_field("rcr_0", "name"), "rcr_0"); /* another library: built in */
+  mbg_lua *h = mbg_lua_new(tmpdir);
+  char where[160];
+  mbg_lua_recipe_where(h, "com", where, sizeof where);
+  assert_string_equal(where, "lib/mass_props.lua (com)");
+  mbg_lua_recipe_where(h, "rnea", where, sizeof where);
+  assert_string_equal(where, "algorithms/rnea.lua");
+  /* import of a function's name is its recipe, of any other name a library */
+  assert_int_equal(run(h, "return import('com').from == 'lib' and import('spatial').dot ~= nil "
+                          "and import('mass_props') ~= import('com')"), 0);
+  assert_true(lua_toboolean(mbg_lua_state(h), -1));
+  assert_int_equal(run(h, "return import 'no_such_module'"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "import: no module 'no_such_module'"));
+  /* a function's name in lib/ is no recipe; a library is no function */
+  write_file("lib/gravity.lua", "return {name = 'gravity', from = 'lib'}");
+  assert_string_equal(recipe_field("gravity", "from"), "");
+  assert_false(mbg_lua_has_recipe(h, "spatial"));
+  assert_false(mbg_lua_has_recipe(h, "no_such_function"));
+  assert_int_equal(mbg_lua_run_recipe(h, "spatial"), -1);
+  assert_non_null(strstr(mbg_lua_error(h), "no recipe 'spatial'"));
+  mbg_lua_free(h);
+  /* a library without the registry's entry */
+  write_file("lib/mass_props.lua", "return {}");
+  assert_non_null(strstr(recipe_field("ccrba", "name"), "the recipe of ccrba is "
+                         "import(\"mass_props\").recipe(\"ccrba\"), but the library has no "
+                         "function recipe"));
+  remove_file("lib/mass_props.lua");
+  remove_file("lib/gravity.lua");
+  remove_file("algorithms/mass_props.lua");
+}
+
+/* 1 if name is among the built-in functions a user may ask for, or one "rcr" stands for. */
+static int listed(const char *name, const char *const *all) {
+  for (int k = 0; all[k]; k++)
+    if (strcmp(all[k], name) == 0) return 1;
+  if (strcmp(name, "trig") == 0 || strcmp(name, "rcr_pivots") == 0) return 1; /* --trig-input */
+  return strncmp(name, "rcr_", 4) == 0 && listed("rcr", all);
+}
+
+/* The registry, the recipe files and the functions mbdc offers agree: every function has a
+ * recipe that makes a table of its name with a build function; every registry line names a
+ * built-in library and an entry it has; no name is both a library and a function. */
+static void registry_agrees_with_the_functions(void **state) {
+  (void)state;
+  const char *all[64], *parts[] = {"rcr_pivots", "rcr_0", "rcr_refine_0", "trig", NULL};
+  mbg_gen_builtin_functions(all, 64);
+  mbg_lsym ctx;
+  memset(&ctx, 0, sizeof ctx);
+  mbg_lua *h = mbg_lua_new(NULL);
+  lua_State *L = mbg_lua_state(h);
+  mbg_lsym_open(L, &ctx); /* recipes read sym when they load */
+  const char **lists[] = {all, parts};
+  for (int l = 0; l < 2; l++)
+    for (int k = 0; lists[l][k]; k++) {
+      const char *name = lists[l][k];
+      if (strcmp(name, "rcr") == 0) continue; /* stands for its parts */
+      if (!mbg_lua_has_recipe(h, name)) fail_msg("function %s has no recipe", name);
+      if (mbg_lua_run_recipe(h, name) != 0) fail_msg("%s: %s", name, mbg_lua_error(h));
+      lua_getfield(L, -1, "name");
+      lua_getfield(L, -2, "build");
+      if (!lua_isstring(L, -2) || strcmp(lua_tostring(L, -2), name) != 0 || !lua_isfunction(L, -1))
+        fail_msg("the recipe of %s has no name %s or no build function", name, name);
+      lua_settop(L, 0);
+    }
+  for (const mbg_lua_recipe *e = mbg_lua_recipes; e->name; e++) {
+    if (e != mbg_lua_recipes && strcmp(e[-1].name, e->name) >= 0)
+      fail_msg("the registry is not sorted by name at %s", e->name);
+    if (!mbg_lua_is_builtin_library(e->library) || mbg_lua_is_builtin_function(e->library))
+      fail_msg("%s: lib/%s.lua is not a built-in library", e->name, e->library);
+    if (!listed(e->name, all)) fail_msg("%s is in the registry, not among the functions", e->name);
+  }
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++) {
+    char stem[128];
+    int fn = sscanf(t->name, "algorithms/%127[a-z0-9_].lua", stem) == 1;
+    if (fn && (mbg_lua_recipe_find(stem) || mbg_lua_is_builtin_library(stem) ||
+               !listed(stem, all)))
+      fail_msg("%s: a recipe file also in the registry, a library, or not offered", t->name);
+    if (sscanf(t->name, "lib/%127[a-z0-9_].lua", stem) == 1 && mbg_lua_is_builtin_function(stem))
+      fail_msg("%s: a library with a function's name", t->name);
+  }
+  mbg_lua_free(h);
+}
+
 static int setup(void **state) {
   (void)state;
   strcpy(tmpdir, "/tmp/mbdc-lua-XXXXXX");
@@ -407,6 +542,8 @@ int main(void) {
     cmocka_unit_test(memory_limit_stops_a_bomb),
     cmocka_unit_test(panic_exits_with_an_internal_error),
     cmocka_unit_test(unreadable_templates_and_cycles),
+    cmocka_unit_test(recipes_and_libraries_in_their_order),
+    cmocka_unit_test(registry_agrees_with_the_functions),
     cmocka_unit_test(folding_gives_plain_numbers),
     cmocka_unit_test(outputs_are_checked),
     cmocka_unit_test(misuse_is_reported),

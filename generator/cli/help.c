@@ -25,9 +25,9 @@
   "                           check lists them); --contacts FRAME[:3|:6],... adds the contact\n"  \
   "                           dynamics (contact_fd, contact_fd_reg, impulse) with those frames\n" \
   "                           in contact (3: a point, the default; 6: welded);\n"             \
-  "                           DIR/algorithms/*.lua and DIR/c/*.lua replace the built-in\n"       \
-  "                           recipes and render templates of the same name (a file there\n"     \
-  "                           that nothing reads is a warning); --cfa-order\n"                   \
+  "                           DIR/algorithms/*.lua, DIR/lib/*.lua and DIR/c/*.lua replace the\n" \
+  "                           built-in recipes, libraries and render templates of the same\n"   \
+  "                           name (a file there that nothing reads is a warning); --cfa-order\n" \
   "                           picks the elimination order of cfa (default: the one with fewer\n"  \
   "                           operations); --trig libm calls the C library's sin and cos\n"     \
   "                           instead of the vectorized sine-cosine function written into\n"   \

@@ -61,7 +61,7 @@ static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
     numbers(f, j->axis, 3);
     fputs(";", f);
   }
-  if (j->type == MBG_JOINT_HELICAL) {
+  if (mbg_joint_type_has_pitch(j->type)) {
     fputs(" pitch", f);
     numbers(f, &j->pitch, 1);
     fputs(";", f);

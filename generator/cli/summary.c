@@ -145,7 +145,7 @@ static void print_chains(FILE *out, const mbg_model *m, const mbg_topology *t) {
 /* "q5: 5 rows, 2 independent, 3 redundant (kept: ...; redundant: ...)" */
 static void print_rows(FILE *out, const mbg_model *m, const mbg_topology *t,
                        const mbg_loop_rows *rows, int k) {
-  mb_loop_type type = mbg_rtloop_type(m->loops[t->loop[k].model_loop].type);
+  mb_loop_type type = mbg_joint_type_loop(m->loops[t->loop[k].model_loop].type);
   int nr = mb_loop_nrows(type), r = 0;
   fprintf(out, "      %s: %d row%s, %d independent, %d redundant", m->loops[t->loop[k].model_loop].name,
           nr, nr == 1 ? "" : "s", rows->nkept[k], rows->nrows[k] - rows->nkept[k]);

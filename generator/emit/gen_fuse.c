@@ -7,6 +7,7 @@
 
 #include "base/quote.h"
 #include "emit/generate.h"
+#include "lua/lua_recipes.h"
 #include "model/build.h"
 
 /* The length of NAME in "NAME=f1,f2,...". */
@@ -65,7 +66,7 @@ static void free_parts(char **parts, int n) {
 
 int mbg_gen_fuse_check(mbg_gen *g, int k, FILE *err) {
   const char *spec = g->opts->fuse[k];
-  char name[80], shown[160], path[120], via[100];
+  char name[80], shown[160], path[160], via[100];
   size_t len = name_len(spec);
   snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), spec);
   mbg_quote_comment_to(spec, shown, sizeof shown); /* any text: shown escaped */
@@ -76,9 +77,9 @@ int mbg_gen_fuse_check(mbg_gen *g, int k, FILE *err) {
   for (int j = 0; j < g->opts->nfuse; j++)
     if (j != k && mbg_gen_fuse_find(g, name) == j)
       return fprintf(err, "mbdc: error: --fuse %s: the name is given twice\n", name), 2;
-  snprintf(path, sizeof path, "algorithms/%s.lua", name);
-  if (mbg_lua_has_template(g->lua, path))
-    return fprintf(err, "mbdc: error: --fuse %s: '%s' is the name of a recipe (%s); choose "
+  mbg_lua_recipe_where(g->lua, name, path, sizeof path);
+  if (mbg_lua_has_recipe(g->lua, name))
+    return fprintf(err, "mbdc: error: --fuse %s: '%s' is the name of a recipe, %s; choose "
                         "another\n", name, name, path), 2;
   int nparts, rc = 0;
   char **parts = parts_of(spec, &nparts);
@@ -118,9 +119,12 @@ int mbg_gen_fuse_push(mbg_gen *g, int k) {
   int nparts;
   char **parts = parts_of(spec, &nparts);
   if (!parts) return mbg_lua_set_error(g->lua, "out of memory"), -1;
-  int rc = mbg_lua_run(g->lua, "algorithms/fuse.lua");
+  char key[64];
+  const mbg_lua_recipe *none;
+  mbg_lua_find(g->lua, "fuse", 0, key, sizeof key, &none); /* the library lib/fuse.lua */
+  int rc = mbg_lua_run(g->lua, key);
   if (rc == 0 && !lua_isfunction(L, -1)) {
-    mbg_lua_set_error(g->lua, "algorithms/fuse.lua: must return a function(name, parts)");
+    mbg_lua_set_error(g->lua, "%s: must return a function(name, parts)", key);
     lua_pop(L, 1);
     rc = -1;
   }

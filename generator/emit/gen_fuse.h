@@ -1,6 +1,6 @@
 /* gen_fuse.h — --fuse NAME=f1,f2,...: one generated function computing the outputs of several
- * recipes from one expression graph, their common subexpressions once (templates/algorithms/
- * fuse.lua builds its recipe). NAME is generated with the other functions; the harness checks
+ * recipes from one expression graph, their common subexpressions once (templates/lib/fuse.lua
+ * builds its recipe). NAME is generated with the other functions; the harness checks
  * each part's outputs against that part's reference. */
 #ifndef MBG_GEN_FUSE_H
 #define MBG_GEN_FUSE_H

@@ -148,9 +148,7 @@ int mbg_gen_trig_slots(mbg_gen *g) {
   if (!(g->trig_slot = malloc(((size_t)g->topo->nb + 1) * sizeof *g->trig_slot))) return -1;
   g->trig_slot[0] = -1;
   for (int i = 1; i <= g->topo->nb; i++) {
-    mbg_joint_type t = g->topo->body[i].type;
-    int angle = t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_HELICAL;
-    g->trig_slot[i] = angle ? g->ntrig++ : -1;
+    g->trig_slot[i] = mbg_joint_type_is_angle(g->topo->body[i].type) ? g->ntrig++ : -1;
   }
   return 0;
 }
@@ -177,7 +175,7 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   mbg_lua_set_int(L, "iv", b->iv);
   mbg_lua_set_int(L, "nv", b->nv);
   if (a->axis >= 0) mbg_lua_set_int(L, "axis", a->axis + 1);
-  lua_pushnumber(L, b->type == MBG_JOINT_HELICAL ? b->pitch : 0.0);
+  lua_pushnumber(L, mbg_joint_type_has_pitch(b->type) ? b->pitch : 0.0);
   lua_setfield(L, -2, "pitch");
   push_xform(L, &w->XT);
   if (w->planar >= 0) {
@@ -445,6 +443,33 @@ static void push_frames(mbg_gen *g, lua_State *L) {
   lua_setfield(L, -2, "frames");
 }
 
+/* model.joint_types[name]: the joint-type table (mb.h MB_JOINT_TYPES) for every tree joint type,
+ * so recipes ask it rather than list types: nq, nv; axis, angle, pitch, fixed_origin (booleans);
+ * quat, the 0-based offset of the unit quaternion in the joint's q (nil: none). */
+static void push_joint_types(lua_State *L) {
+  lua_createtable(L, 0, MB_JOINT_TYPE_COUNT);
+  for (int k = 0; k < MB_JOINT_TYPE_COUNT; k++) {
+    mb_joint_type t = (mb_joint_type)k;
+    const struct {
+      const char *key;
+      int value;
+    } flags[] = {{"axis", mb_joint_has_axis(t)},
+                 {"angle", mb_joint_is_angle(t)},
+                 {"pitch", mb_joint_has_pitch(t)},
+                 {"fixed_origin", mb_joint_fixed_origin(t)}};
+    lua_createtable(L, 0, 7);
+    mbg_lua_set_int(L, "nq", mb_joint_nq(t));
+    mbg_lua_set_int(L, "nv", mb_joint_nv(t));
+    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
+      lua_pushboolean(L, flags[f].value);
+      lua_setfield(L, -2, flags[f].key);
+    }
+    if (mb_joint_quat(t) >= 0) mbg_lua_set_int(L, "quat", mb_joint_quat(t));
+    lua_setfield(L, -2, mb_joint_name(t));
+  }
+  lua_setfield(L, -2, "joint_types");
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -461,6 +486,7 @@ static int push_model(lua_State *L) {
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "bodies");
+  push_joint_types(L);
   push_cfa(g, L);
   push_loops(g, L);
   push_springs(g, L);

@@ -1,4 +1,4 @@
-/* gen_recipe.c — run one recipe (templates/algorithms/NAME.lua) over the symbolic engine and
+/* gen_recipe.c — run one recipe (lua/lua_recipes.h finds it) over the symbolic engine and
  * keep what the render templates need: the parameters, the emitted statements, the counts. */
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "emit/gen_fuse.h"
 
+#include "lua/lua_recipes.h"
 #include "model/build.h"
 
 /* The parameter roles of docs/templates.md: the array size, direction and passing of each. */
@@ -326,12 +327,12 @@ static int variants(const mbg_gen *g, const mbg_gen_function *f, mbg_ref *list) 
 
 int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err) {
   lua_State *L = mbg_lua_state(g->lua);
-  char path[96];
+  char path[160];
   memset(f, 0, sizeof *f);
   int fused = mbg_gen_fuse_find(g, name);
   if (fused >= 0) snprintf(path, sizeof path, "--fuse %s", name);
-  else snprintf(path, sizeof path, "algorithms/%s.lua", name);
-  if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run(g->lua, path)) != 0)
+  else mbg_lua_recipe_where(g->lua, name, path, sizeof path);
+  if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run_recipe(g->lua, name)) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
   recipe_read r = {g, name, f, ""};
   lua_pushcfunction(L, l_read_recipe);

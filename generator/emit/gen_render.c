@@ -182,10 +182,11 @@ static void push_trig_slots(mbg_gen *g, lua_State *L) {
 static void push_rt(mbg_gen *g, lua_State *L) {
   const mb_model *m = &g->rt.model;
   int n = m->nb + 1;
-  static const char *const jtype[] = {"MB_JOINT_FIXED",     "MB_JOINT_REVOLUTE",
-                                      "MB_JOINT_CONTINUOUS", "MB_JOINT_PRISMATIC",
-                                      "MB_JOINT_HELICAL",   "MB_JOINT_SPHERICAL",
-                                      "MB_JOINT_FLOATING"};
+  static const char *const jtype[] = { /* the enumerators' C spelling (mb.h MB_JOINT_TYPES) */
+#define MBG_JTYPE_C(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat) "MB_JOINT_" #NAME,
+      MB_JOINT_TYPES(MBG_JTYPE_C)
+#undef MBG_JTYPE_C
+  };
   lua_createtable(L, 0, 14);
   mbg_lua_set_int(L, "nb", m->nb);
   mbg_lua_set_int(L, "nq", m->nq);
@@ -231,10 +232,13 @@ static void push_rt(mbg_gen *g, lua_State *L) {
  * configuration with the loops closed) and d.rt.loops / d.rt.rows (the runtime's mb_loops): set
  * only for a model with loop rows. */
 static void push_loops(mbg_gen *g, lua_State *L) {
-  static const char *const ltype[] = {"MB_LOOP_REVOLUTE", "MB_LOOP_CONTINUOUS", "MB_LOOP_PRISMATIC",
-                                      "MB_LOOP_HELICAL",  "MB_LOOP_SPHERICAL",  "MB_LOOP_FIXED",
-                                      "MB_LOOP_D1",       "MB_LOOP_D2",         "MB_LOOP_S",
-                                      "MB_LOOP_SS"};
+  static const char *const ltype[] = { /* the enumerators' C spelling (mb.h MB_LOOP_*_TYPES) */
+#define MBG_LTYPE_C(NAME) "MB_LOOP_" #NAME,
+#define MBG_LTYPE_BASIC_C(NAME, name, axis, axis2, distance) "MB_LOOP_" #NAME,
+      MB_LOOP_JOINT_TYPES(MBG_LTYPE_C) MB_LOOP_BASIC_TYPES(MBG_LTYPE_BASIC_C)
+#undef MBG_LTYPE_C
+#undef MBG_LTYPE_BASIC_C
+  };
   const mbg_loop_rows *lr = &g->loops;
   mbg_lua_set_int(L, "nc", lr->nc);
   if (lr->nc == 0) return;
@@ -242,7 +246,7 @@ static void push_loops(mbg_gen *g, lua_State *L) {
   for (int r = 0; r < lr->nc; r++) {
     int l = lr->row[r] / MB_LOOP_MAX_ROWS, k = lr->row[r] % MB_LOOP_MAX_ROWS;
     const mbg_loop *ml = &g->model->loops[g->topo->loop[l].model_loop];
-    lua_pushfstring(L, "%s.%s", ml->name, mb_loop_row_name(mbg_rtloop_type(ml->type), k));
+    lua_pushfstring(L, "%s.%s", ml->name, mb_loop_row_name(mbg_joint_type_loop(ml->type), k));
     lua_rawseti(L, -2, r + 1);
   }
   lua_setfield(L, -2, "constraints");
@@ -262,7 +266,7 @@ static void push_loops(mbg_gen *g, lua_State *L) {
     const mbg_loop *ml = &g->model->loops[tl->model_loop];
     double num[2] = {ml->pitch, ml->distance};
     lua_createtable(L, 0, 12);
-    mbg_lua_set_string(L, "type", ltype[mbg_rtloop_type(ml->type)]);
+    mbg_lua_set_string(L, "type", ltype[mbg_joint_type_loop(ml->type)]);
     mbg_lua_set_int(L, "a", tl->a);
     mbg_lua_set_int(L, "b", tl->b);
     set_doubles(L, "Ea", tl->Xa.E, 9);

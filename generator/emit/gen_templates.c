@@ -7,11 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lua/lua_recipes.h"
 #include "lua/templates_builtin.h"
 #include "model/names.h"
 
 /* The folders of DIR that hold templates, by the prefix of their names. */
-static const char *const folders[] = {"algorithms", "c"};
+static const char *const folders[] = {"algorithms", "lib", "c"};
 
 static int ends_with(const char *s, const char *tail) {
   size_t n = strlen(s), m = strlen(tail);
@@ -107,16 +108,25 @@ int mbg_gen_templates_check(const char *dir, FILE *err) {
   return errors ? 2 : 0;
 }
 
-/* The built-in name nearest to rel (edit distance <= 2; of equal distances, one as long as rel:
- * a swap of two letters costs 2), or NULL. */
-static const char *suggest(const char *rel) {
-  const char *best = NULL;
+/* Of rel and the built-in name cand, keep cand in best (buf) when nearer than *best_d: edit
+ * distance <= 2; of equal distances, one as long as rel (a swap of two letters costs 2). */
+static void consider(const char *rel, const char *cand, int *best_d, char *buf, size_t n) {
+  int d = 2 * mbg_edit_distance(rel, cand, 2) + (strlen(cand) != strlen(rel));
+  if (d < *best_d) snprintf(buf, n, "%s", cand), *best_d = d;
+}
+
+/* The built-in name nearest to rel (a template file, or a registry function's
+ * algorithms/NAME.lua) into buf, or NULL. */
+static const char *suggest(const char *rel, char *buf, size_t n) {
   int best_d = 6;
-  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++) {
-    int d = 2 * mbg_edit_distance(rel, t->name, 2) + (strlen(t->name) != strlen(rel));
-    if (d < best_d) best = t->name, best_d = d;
+  char key[160];
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
+    consider(rel, t->name, &best_d, buf, n);
+  for (const mbg_lua_recipe *e = mbg_lua_recipes; e->name; e++) {
+    snprintf(key, sizeof key, "algorithms/%s.lua", e->name);
+    consider(rel, key, &best_d, buf, n);
   }
-  return best;
+  return best_d < 6 ? buf : NULL;
 }
 
 static int is_builtin(const char *rel) {
@@ -126,24 +136,87 @@ static int is_builtin(const char *rel) {
 }
 
 static void warn(const char *dir, const char *rel, const char *why, FILE *err) {
-  const char *near = suggest(rel);
+  char buf[160];
+  const char *near = suggest(rel, buf, sizeof buf);
   fprintf(err, "mbdc: warning: --templates %s: %s was not used: %s", dir, rel, why);
   if (near) fprintf(err, " (did you mean %s?)", near);
   fprintf(err, "\n");
 }
 
-/* The built-in names of one folder with one extension, "algorithms/{aba, cfa, ...}.lua", on
- * err. */
+/* Why file (in DIR/folder/, not read) is worth a warning, or NULL: a replacement of a built-in
+ * recipe, library or template that this run did not need is not. lib: DIR/lib, to look in. */
+static const char *unused_why(const char *folder, const char *file, const char *lib) {
+  char rel[160], stem[128];
+  struct stat st;
+  size_t n = strlen(file);
+  snprintf(rel, sizeof rel, "%s/%s", folder, file);
+  if (is_builtin(rel)) return NULL;
+  if (!ends_with(file, ".lua"))
+    return "templates are NAME.lua files (and the built-in c/NAME.c)";
+  snprintf(stem, sizeof stem, "%.*s", (int)(n - 4), file);
+  if (strcmp(folder, "c") == 0)
+    return "no built-in render template has that name, and no import named it";
+  if (strcmp(folder, "lib") == 0)
+    return mbg_lua_is_builtin_function(stem) ? "that is a function's name: its recipe goes in "
+                                               "algorithms/" : "no built-in library has that "
+                                               "name, and no import named it";
+  if (mbg_lua_is_builtin_function(stem)) return NULL;
+  if (!mbg_lua_is_builtin_library(stem))
+    return "no built-in recipe or library has that name, and neither --functions nor an import "
+           "named it";
+  char *path = join(lib, file);
+  int shadowed = path && stat(path, &st) == 0;
+  free(path);
+  return shadowed ? "the library of that name is read from lib/ (where libraries go; "
+                    "algorithms/ is read when lib/ has no such file)" : NULL;
+}
+
+static int by_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The built-in names of one folder with one extension, "algorithms/{aba, cfa, ...}.lua" (the
+ * recipe files and the registry's functions), sorted, on err. */
 static void list_builtin(const char *folder, const char *ext, FILE *err) {
   size_t n = strlen(folder), e = strlen(ext);
-  const char *sep = "{";
+  const char *names[256];
+  size_t m = 0;
+  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name && m < 256; t++)
+    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/' && ends_with(t->name, ext))
+      names[m++] = t->name + n + 1;
+  for (const mbg_lua_recipe *r = mbg_lua_recipes; r->name && m < 256; r++)
+    if (strcmp(folder, "algorithms") == 0) names[m++] = r->name;
+  qsort(names, m, sizeof names[0], by_str);
   fprintf(err, "%s/", folder);
-  for (const mbg_builtin_template *t = mbg_builtin_templates; t->name; t++)
-    if (strncmp(t->name, folder, n) == 0 && t->name[n] == '/' && ends_with(t->name, ext)) {
-      fprintf(err, "%s%.*s", sep, (int)(strlen(t->name) - n - 1 - e), t->name + n + 1);
-      sep = ", ";
-    }
+  for (size_t k = 0; k < m; k++) {
+    size_t len = strlen(names[k]);
+    if (ends_with(names[k], ext)) len -= e; /* a registry function has no file */
+    fprintf(err, "%s%.*s", k ? ", " : "{", (int)len, names[k]);
+  }
   fprintf(err, "}%s", ext);
+}
+
+/* The warnings of one folder of DIR; returns how many. */
+static int unused_in(const mbg_gen *g, const char *dir, const char *folder, FILE *err) {
+  int warnings = 0;
+  char *sub = join(dir, folder), *lib = join(dir, "lib"), **names = sub ? list_dir(sub) : NULL;
+  for (size_t j = 0; lib && names && names[j]; j++) {
+    struct stat st;
+    char *rel = join(folder, names[j]), *path = join(sub, names[j]);
+    const char *why = NULL;
+    int skip = !rel || !path || names[j][0] == '.' || mbg_lua_read_user_file(g->lua, rel) ||
+               (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    if (!skip && (why = unused_why(folder, names[j], lib)) != NULL) {
+      warn(dir, rel, why, err);
+      warnings++;
+    }
+    free(rel);
+    free(path);
+  }
+  free_list(names);
+  free(sub);
+  free(lib);
+  return warnings;
 }
 
 int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
@@ -151,33 +224,13 @@ int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
   const char *dir = g->opts->templates;
   if (!dir) return 0;
   int warnings = 0;
-  for (size_t k = 0; k < sizeof folders / sizeof folders[0]; k++) {
-    if (!rendered && strcmp(folders[k], "c") == 0) continue;
-    char *sub = join(dir, folders[k]), **names = sub ? list_dir(sub) : NULL;
-    for (size_t j = 0; names && names[j]; j++) {
-      struct stat st;
-      char *rel = join(folders[k], names[j]), *path = join(sub, names[j]);
-      int skip = !rel || !path || names[j][0] == '.' || is_builtin(rel) ||
-                 mbg_lua_read_user_file(g->lua, rel) ||
-                 (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-      if (!skip) {
-        warn(dir, rel, ends_with(rel, ".lua") ? "no built-in recipe or template has that name, "
-                       "and neither --functions nor an import named it"
-                                              : "templates are NAME.lua files (and the "
-                                                "built-in c/NAME.c)", err);
-        warnings++;
-      }
-      free(rel);
-      free(path);
-    }
-    free_list(names);
-    free(sub);
-  }
+  for (size_t k = 0; k < sizeof folders / sizeof folders[0]; k++)
+    if (rendered || strcmp(folders[k], "c") != 0) warnings += unused_in(g, dir, folders[k], err);
   char **top = list_dir(dir);
   for (size_t j = 0; top && top[j]; j++) {
     if (!ends_with(top[j], ".lua") || top[j][0] == '.') continue;
     fprintf(err, "mbdc: warning: --templates %s: %s was not used: recipes go in %s/algorithms/, "
-                 "render templates in %s/c/\n", dir, top[j], dir, dir);
+                 "libraries in %s/lib/, render templates in %s/c/\n", dir, top[j], dir, dir, dir);
     warnings++;
   }
   free_list(top);
@@ -185,6 +238,8 @@ int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err) {
     fprintf(err, "mbdc: note: a file in --templates replaces the built-in one of the same name, "
                  "and the built-in ones are ");
     list_builtin("algorithms", ".lua", err);
+    fprintf(err, ", ");
+    list_builtin("lib", ".lua", err);
     fprintf(err, ", ");
     list_builtin("c", ".lua", err);
     fprintf(err, " and the C they write out, ");

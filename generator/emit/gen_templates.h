@@ -8,15 +8,16 @@
 
 #include "emit/gen.h"
 
-/* DIR must be a readable directory; its algorithms/ and c/, where present, readable directories;
- * every NAME.lua in them a readable regular file. Returns 0, or 2 (the exit status) with every
- * problem on err. */
+/* DIR must be a readable directory; its algorithms/, lib/ and c/, where present, readable
+ * directories; every NAME.lua in them a readable regular file. Returns 0, or 2 (the exit status)
+ * with every problem on err. */
 int mbg_gen_templates_check(const char *dir, FILE *err);
 
-/* A warning on err for each file of DIR/algorithms/, DIR/c/ (only when `rendered`: the render
- * templates ran) and each DIR/NAME.lua that was not read: not a built-in name, and no
- * --functions entry or import named it; then a note listing the built-in names. Returns the
- * number of warnings. */
+/* A warning on err for each file of DIR/algorithms/, DIR/lib/, DIR/c/ (only when `rendered`: the
+ * render templates ran) and each DIR/NAME.lua that was not read: not a built-in name (a recipe,
+ * a registry function, a library, a template), and no --functions entry or import named it; a
+ * library's replacement in algorithms/ beside one in lib/ (which is read); a function's name in
+ * lib/. Then a note listing the built-in names. Returns the number of warnings. */
 int mbg_gen_templates_unused(const mbg_gen *g, int rendered, FILE *err);
 
 #endif

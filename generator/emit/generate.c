@@ -21,6 +21,7 @@
 #include "emit/gen_templates.h"
 #include "emit/gen_trig.h"
 #include "load/load.h"
+#include "lua/lua_recipes.h"
 #include "model/build.h"
 #include "model/names.h"
 #include "topology/regular.h"
@@ -62,13 +63,18 @@ static const char *const contact_functions[] = {"contact_fd", "contact_fd_reg", 
  * defaults, the loop functions and the model-dependent ones. */
 static void suggest_function(const char *name, FILE *err) {
   const char *all[64];
+  mbg_gen_builtin_functions(all, 64);
+  mbg_suggest_words(err, name, all, "the built-in functions");
+}
+
+int mbg_gen_builtin_functions(const char **names, int cap) {
   int n = 0;
   const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions,
                                 contact_functions, fused_functions};
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int k = 0; lists[l][k] && n < 63; k++) all[n++] = lists[l][k];
-  all[n] = NULL;
-  mbg_suggest_words(err, name, all, "the built-in functions");
+    for (int k = 0; lists[l][k] && n < cap - 1; k++) names[n++] = lists[l][k];
+  names[n] = NULL;
+  return n;
 }
 
 /* The functions not generated yet for a model with flexible bodies (docs/flexible.md). */
@@ -385,8 +391,13 @@ int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *er
       return fprintf(err, "%s: error: %s %s: %s is not generated for models with flexible "
                           "bodies yet ('%s' has modes)\n", g->opts->model_path, via, name, name,
                      g->model->bodies[g->topo->body[fb].model_body].name), 1;
-  snprintf(path, sizeof path, "algorithms/%s.lua", name);
-  if (!mbg_lua_has_template(g->lua, path)) {
+  const mbg_lua_recipe *none;
+  if (!mbg_lua_has_recipe(g->lua, name) &&
+      mbg_lua_find(g->lua, name, 0, path, sizeof path, &none) == MBG_LUA_FILE)
+    return fprintf(err, "mbdc: error: %s: '%s' is not a recipe but a library the recipes "
+                        "import (%s)\n", via, name, path), 2;
+  if (!mbg_lua_has_recipe(g->lua, name)) {
+    snprintf(path, sizeof path, "algorithms/%s.lua", name);
     fprintf(err, "mbdc: error: %s: no recipe for function '%s' (%s)", via, name, path);
     suggest_function(name, err);
     fprintf(err, "\n");

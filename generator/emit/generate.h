@@ -28,11 +28,15 @@ int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err);
 int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const char *source,
                        size_t len, FILE *err);
 int mbg_gen_run(mbg_gen *g, FILE *err);
-/* Whether the recipe name can be generated for this model: a C identifier with a recipe
- * (algorithms/NAME.lua), the loops or contacts it needs present, not one of the functions not
- * generated for flexible bodies yet. 0, or the exit status after the error on err; via names the
- * option that asked ("--functions", "--fuse NAME"). */
+/* Whether the recipe name can be generated for this model: a C identifier with a recipe (the
+ * user's, a registry line or algorithms/NAME.lua: lua/lua_recipes.h), the loops or contacts it
+ * needs present, not one of the functions not generated for flexible bodies yet. 0, or the exit
+ * status after the error on err; via names the option that asked ("--functions", "--fuse
+ * NAME"). */
 int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *err);
+/* The built-in functions a user may ask for by name (the defaults, the loop, model, contact and
+ * fused functions) into names (at most cap - 1 of them, then NULL). Returns how many. */
+int mbg_gen_builtin_functions(const char **names, int cap);
 void mbg_gen_close(mbg_gen *g);
 
 #endif

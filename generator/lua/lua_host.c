@@ -15,6 +15,7 @@
 
 #include "base/readfile.h"
 #include "lua/lua_alloc.h"
+#include "lua/lua_recipes.h"
 #include "lua/templates_builtin.h"
 
 /* While a template runs under a time limit, a CPU timer (ITIMER_VIRTUAL) ticks every TICK_USEC
@@ -339,12 +340,24 @@ static int run_template(lua_State *L) {
   return 2;
 }
 
-int mbg_lua_run(mbg_lua *h, const char *name) {
-  lua_State *L = h->L;
+/* A template run begins: its name for the messages, its CPU time from 0. */
+static void begin_run(mbg_lua *h, const char *name) {
   snprintf(h->running_name, sizeof h->running_name, "%s", name);
   h->running = h->running_name;
   h->start = cpu_seconds();
   h->over = 0;
+}
+
+int mbg_lua_run_cfunction(mbg_lua *h, const char *name, lua_CFunction f, void *ud) {
+  begin_run(h, name);
+  lua_pushcfunction(h->L, f);
+  lua_pushlightuserdata(h->L, ud);
+  return mbg_lua_call(h, 1, 1);
+}
+
+int mbg_lua_run(mbg_lua *h, const char *name) {
+  lua_State *L = h->L;
+  begin_run(h, name);
   lua_pushcfunction(L, run_template);
   lua_pushlightuserdata(L, (void *)name);
   if (mbg_lua_call(h, 1, 2) != 0) return -1;
@@ -357,8 +370,29 @@ int mbg_lua_run(mbg_lua *h, const char *name) {
   return 0;
 }
 
-/* import(name): algorithms/NAME.lua, or c/NAME.lua for "c/NAME", run once per host; its value
- * cached (nil as true). A module imported again while it loads is an import cycle. */
+/* Push the value of module name (base: name without "c/"): its file run (lua_recipes.h finds
+ * it), or the recipe its registry line makes. Returns 0, or -1 with the message pushed. */
+static int push_module(lua_State *L, const char *name, const char *base) {
+  mbg_lua *h = host_of(L);
+  char key[256];
+  const mbg_lua_recipe *e = NULL;
+  mbg_lua_found found = MBG_LUA_FILE;
+  if (base != name) snprintf(key, sizeof key, "%s.lua", name);
+  else found = mbg_lua_find(h, name, 0, key, sizeof key, &e);
+  if (found == MBG_LUA_REGISTRY) return mbg_lua_push_registry(L, e), 0;
+  if (found == MBG_LUA_NOWHERE && h->user_dir)
+    lua_pushfstring(L, "import: no module '%s' (not %s/lib/%s.lua nor %s/algorithms/%s.lua, not "
+                    "built in)", name, h->user_dir, name, h->user_dir, name);
+  else if (found == MBG_LUA_NOWHERE)
+    lua_pushfstring(L, "import: no module '%s' (not built in)", name);
+  if (found == MBG_LUA_NOWHERE || load_template(L, h, key) != 0) return -1;
+  lua_call(L, 0, 1);
+  return 0;
+}
+
+/* import(name): the recipe or library NAME (lua_recipes.h), or c/NAME.lua for "c/NAME", run once
+ * per host; its value cached (nil as true). A module imported again while it loads is an import
+ * cycle. */
 static int l_import(lua_State *L) {
   static const char loading = 0; /* the cache's mark of a module being loaded */
   const char *name = luaL_checkstring(L, 1), *base = name;
@@ -378,9 +412,7 @@ static int l_import(lua_State *L) {
   lua_pop(L, 1);
   lua_pushlightuserdata(L, (void *)&loading);
   lua_setfield(L, 2, name);
-  lua_pushfstring(L, base == name ? "algorithms/%s.lua" : "%s.lua", name);
-  if (load_template(L, host_of(L), lua_tostring(L, -1)) != 0) return lua_error(L);
-  lua_call(L, 0, 1);
+  if (push_module(L, name, base) != 0) return lua_error(L);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     lua_pushboolean(L, 1);
@@ -621,3 +653,5 @@ void mbg_lua_free(mbg_lua *h) {
 }
 
 lua_State *mbg_lua_state(mbg_lua *h) { return h->L; }
+
+const char *mbg_lua_user_dir(const mbg_lua *h) { return h->user_dir; }

@@ -8,8 +8,9 @@
  * globals a template sets and its changes to string, table, math or sym stay its own; the data
  * tables it is handed are read-only (mbg_lua_freeze). Templates are looked up by their
  * path under templates/ ("algorithms/rnea.lua"): first in the user's --templates DIR, then
- * among the built-in ones. A global `import(name)` loads algorithms/NAME.lua (or c/NAME.lua for
- * "c/NAME") once per host and returns its value (shared by every template that imports it).
+ * among the built-in ones. A global `import(name)` loads the recipe or library NAME, found as
+ * lua_recipes.h says (or c/NAME.lua for "c/NAME"), once per host and returns its value (shared
+ * by every template that imports it).
  *
  * Every call into Lua that can raise an error runs under lua_pcall (mbg_lua_run, mbg_lua_call,
  * mbg_lua_cpcall), with a traceback; the panic handler, never reached, reports an internal error
@@ -38,6 +39,8 @@ enum { MBG_LUA_EXIT_INTERNAL = 3 };
 mbg_lua *mbg_lua_new(const char *user_dir);
 void mbg_lua_free(mbg_lua *h);
 lua_State *mbg_lua_state(mbg_lua *h);
+/* The user's directory (--templates DIR), or NULL. */
+const char *mbg_lua_user_dir(const mbg_lua *h);
 
 /* The limits: CPU seconds per template run, bytes of Lua memory; 0 for no limit. */
 void mbg_lua_set_limits(mbg_lua *h, double seconds, long long bytes);
@@ -46,6 +49,9 @@ void mbg_lua_set_limits(mbg_lua *h, double seconds, long long bytes);
  * at 0. Returns 0, or -1 with the message (file:line: message, then the traceback) in
  * mbg_lua_error. */
 int mbg_lua_run(mbg_lua *h, const char *name);
+/* As mbg_lua_run, the template `name` being f(ud) (ud its only argument, a light userdata) and
+ * its first return value left on the stack. */
+int mbg_lua_run_cfunction(mbg_lua *h, const char *name, lua_CFunction f, void *ud);
 /* lua_pcall with the traceback handler, part of the template last run (its CPU time goes on):
  * the function and nargs arguments are on the stack. Returns 0 (nresults pushed), or -1 with the
  * message in mbg_lua_error (nothing pushed). */

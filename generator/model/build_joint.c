@@ -5,10 +5,23 @@
 
 #include "model/build_internal.h"
 
+/* "fixed, revolute, ... or floating", and for a loop ", or d1, d2, s, ss" after it: the types
+ * the model language knows, in the table's order (mb.h MB_JOINT_TYPES, MB_LOOP_BASIC_TYPES). */
+static void type_list(int is_loop, char *out, size_t n) {
+  int ntree = (int)MB_JOINT_TYPE_COUNT, end = is_loop ? (int)MBG_JOINT_TYPE_COUNT : ntree;
+  size_t len = 0;
+  out[0] = '\0';
+  for (int k = 0; k < end && len < n; k++) {
+    const char *sep = k == 0 ? "" : k == ntree - 1 ? " or " : k == ntree ? ", or " : ", ";
+    int w = snprintf(out + len, n - len, "%s%s", sep, mbg_joint_type_name((mbg_joint_type)k));
+    len += w > 0 ? (size_t)w : 0;
+  }
+}
+
 static int parse_type(mbg_builder *b, const mbd_stmt *s, int is_loop, mbg_joint_type *t) {
   for (int k = 0; k < MBG_JOINT_TYPE_COUNT; k++) {
     if (strcmp(s->type, mbg_joint_type_name((mbg_joint_type)k)) != 0) continue;
-    if (!is_loop && k >= MBG_JOINT_D1) {
+    if (!is_loop && !mbg_joint_type_is_tree((mbg_joint_type)k)) {
       mbg_diag_error(b->d, s->type_loc,
                      "'%s' is a basic constraint: it can close a loop ('loop'), not join the tree",
                      s->type);
@@ -22,12 +35,12 @@ static int parse_type(mbg_builder *b, const mbd_stmt *s, int is_loop, mbg_joint_
     const char *name = mbg_joint_type_name((mbg_joint_type)k);
     if (strlen(name) > 2 && mbg_edit_distance(s->type, name, 2) <= 2) best = name;
   }
+  char expected[256];
+  type_list(is_loop, expected, sizeof expected);
   if (best)
     mbg_diag_error(b->d, s->type_loc, "unknown joint type '%s'; did you mean '%s'?", s->type, best);
   else
-    mbg_diag_error(b->d, s->type_loc,
-                   "unknown joint type '%s'; expected fixed, revolute, continuous, prismatic, "
-                   "helical, spherical or floating%s", s->type, is_loop ? ", or d1, d2, s, ss" : "");
+    mbg_diag_error(b->d, s->type_loc, "unknown joint type '%s'; expected %s", s->type, expected);
   return 0;
 }
 
@@ -95,11 +108,11 @@ static void check_type_items(mbg_builder *b, mbg_joint_type t, const joint_items
                              const char *kind) {
   if (ji->axis && !mbg_joint_type_has_axis(t))
     mbg_diag_error(b->d, ji->axis->loc, "a %s %s has no axis", mbg_joint_type_name(t), kind);
-  if (ji->pitch && t != MBG_JOINT_HELICAL)
+  if (ji->pitch && !mbg_joint_type_has_pitch(t))
     mbg_diag_error(b->d, ji->pitch->loc, "'pitch' applies only to a helical %s", kind);
-  if (ji->distance && t != MBG_JOINT_SS)
+  if (ji->distance && !mbg_joint_type_has_distance(t))
     mbg_diag_error(b->d, ji->distance->loc, "'distance' applies only to an 'ss' loop");
-  if (ji->axis2 && t != MBG_JOINT_D1)
+  if (ji->axis2 && !mbg_joint_type_has_axis2(t))
     mbg_diag_error(b->d, ji->axis2->loc, "'axis2' applies only to a 'd1' loop");
 }
 
@@ -117,8 +130,8 @@ void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index) {
   if (j->parent > 0 && j->parent == j->child)
     mbg_diag_error(b->d, s->child_loc, "joint '%s' connects body '%s' to itself", s->name, s->child);
   if (typed) check_type_items(b, j->type, &ji, "joint");
-  if (typed && j->type == MBG_JOINT_HELICAL && !ji.pitch)
-    mbg_diag_error(b->d, s->type_loc, "a helical joint needs a 'pitch'");
+  if (typed && mbg_joint_type_has_pitch(j->type) && !ji.pitch)
+    mbg_diag_error(b->d, s->type_loc, "a %s joint needs a 'pitch'", s->type);
   if (ji.origin) read_frame(b, ji.origin, j->xyz, j->rpy);
   if (ji.axis) read_axis(b, ji.axis, "'axis'", j->axis);
   if (ji.pitch) mbg_eval_list(b, ji.pitch->args, ji.pitch->loc, "'pitch'", 1, 0, MBG_NOT_ANGLE, &j->pitch);
@@ -150,12 +163,14 @@ void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index) {
     mbg_diag_error(b->d, s->child_loc, "loop '%s' connects body '%s' to itself", s->name, s->child);
   if (typed) {
     check_type_items(b, l->type, &ji, "loop");
-    if (l->type == MBG_JOINT_FLOATING)
-      mbg_diag_error(b->d, s->type_loc, "a floating loop joint constrains nothing");
-    if (l->type == MBG_JOINT_SS && !ji.distance)
-      mbg_diag_error(b->d, s->type_loc, "an 'ss' loop needs a 'distance'");
-    if (l->type == MBG_JOINT_HELICAL && !ji.pitch)
-      mbg_diag_error(b->d, s->type_loc, "a helical loop needs a 'pitch'");
+    if (mbg_joint_type_loop(l->type) == MB_LOOP_TYPE_COUNT)
+      mbg_diag_error(b->d, s->type_loc, mbg_joint_type_nv(l->type) == 6
+                                            ? "a %s loop joint constrains nothing"
+                                            : "a %s joint cannot close a loop", s->type);
+    if (mbg_joint_type_has_distance(l->type) && !ji.distance)
+      mbg_diag_error(b->d, s->type_loc, "an '%s' loop needs a 'distance'", s->type);
+    if (mbg_joint_type_has_pitch(l->type) && !ji.pitch)
+      mbg_diag_error(b->d, s->type_loc, "a %s loop needs a 'pitch'", s->type);
   }
   if (ji.origin) read_frame(b, ji.origin, l->xyz, l->rpy);
   if (ji.target) read_frame(b, ji.target, l->target_xyz, l->target_rpy);

@@ -89,7 +89,7 @@ void mbg_build_spring(mbg_builder *b, const mbd_stmt *s, int index) {
 /* The type of joint j as its statement writes it, or -1 when it is not a tree joint type (the
  * joint's own checks report that). */
 static int written_type(const mbd_stmt *js) {
-  for (int k = MBG_JOINT_FIXED; js && k <= MBG_JOINT_FLOATING; k++)
+  for (int k = 0; js && mbg_joint_type_is_tree((mbg_joint_type)k); k++)
     if (strcmp(js->type, mbg_joint_type_name((mbg_joint_type)k)) == 0) return k;
   return -1;
 }
@@ -105,14 +105,14 @@ static int unit_quaternion(double *q) {
 
 static void read_positions(mbg_builder *b, const mbd_stmt *s, mbg_joint *j, mbg_joint_type t) {
   int nq = mbg_joint_type_nq(t);
-  int angle = t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_HELICAL;
+  int angle = mbg_joint_type_is_angle(t);
   char what[96];
   snprintf(what, sizeof what, "the initial position of %s joint '%s'", mbg_joint_type_name(t),
            j->name);
   double q[7];
   if (!mbg_eval_list(b, s->args, s->args->loc, what, nq, 0, angle ? MBG_ANGLE : MBG_NOT_ANGLE, q))
     return;
-  int iquat = t == MBG_JOINT_SPHERICAL ? 0 : t == MBG_JOINT_FLOATING ? 3 : -1;
+  int iquat = mbg_joint_type_quat(t);
   if (iquat >= 0 && !unit_quaternion(q + iquat)) {
     mbg_diag_error(b->d, s->args->v[iquat]->loc, "the quaternion [x y z w] of joint '%s' is zero: "
                    "it stands for no rotation (the identity is 0 0 0 1)", j->name);

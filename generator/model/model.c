@@ -1,46 +1,72 @@
-/* model.c — the validated model's storage: construction, lookup, joint-type tables. */
+/* model.c — the validated model's storage: construction, lookup, the joint types' properties. */
 #include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct joint_type_info {
+/* The basic constraints' rows of mb.h MB_LOOP_BASIC_TYPES; the tree joint types are the runtime's
+ * (mb_joint_*). */
+typedef struct basic_type_row {
   const char *name;
-  int nq, nv;      /* as a tree joint */
-  int constraints; /* relative motions removed as a loop joint */
-  int has_axis;
-} joint_type_info;
+  int axis, axis2, distance;
+} basic_type_row;
 
-static const joint_type_info joint_types[MBG_JOINT_TYPE_COUNT] = {
-  [MBG_JOINT_FIXED] = {"fixed", 0, 0, 6, 0},
-  [MBG_JOINT_REVOLUTE] = {"revolute", 1, 1, 5, 1},
-  [MBG_JOINT_CONTINUOUS] = {"continuous", 1, 1, 5, 1},
-  [MBG_JOINT_PRISMATIC] = {"prismatic", 1, 1, 5, 1},
-  [MBG_JOINT_HELICAL] = {"helical", 1, 1, 5, 1},
-  [MBG_JOINT_SPHERICAL] = {"spherical", 4, 3, 3, 0},
-  [MBG_JOINT_FLOATING] = {"floating", 7, 6, 0, 0},
-  [MBG_JOINT_D1] = {"d1", 0, 0, 1, 1},
-  [MBG_JOINT_D2] = {"d2", 0, 0, 1, 1},
-  [MBG_JOINT_S] = {"s", 0, 0, 3, 0},
-  [MBG_JOINT_SS] = {"ss", 0, 0, 1, 0},
-};
+static const basic_type_row *basic_type(mbg_joint_type t) {
+  static const basic_type_row rows[] = {
+#define MBG_BASIC_ROW(NAME, name, axis, axis2, distance) {#name, axis, axis2, distance},
+      MB_LOOP_BASIC_TYPES(MBG_BASIC_ROW)
+#undef MBG_BASIC_ROW
+  };
+  int k = (int)t - (int)MB_JOINT_TYPE_COUNT; /* they follow the tree joint types */
+  return k >= 0 && k < (int)(sizeof rows / sizeof *rows) ? &rows[k] : NULL;
+}
+
+int mbg_joint_type_is_tree(mbg_joint_type t) { return (unsigned)t < MB_JOINT_TYPE_COUNT; }
+
+mb_joint_type mbg_joint_type_runtime(mbg_joint_type t) {
+  return mbg_joint_type_is_tree(t) ? (mb_joint_type)t : MB_JOINT_TYPE_COUNT;
+}
+
+mb_loop_type mbg_joint_type_loop(mbg_joint_type t) {
+  switch (t) {
+#define MBG_LOOP_JOINT(NAME) \
+  case MBG_JOINT_##NAME: return MB_LOOP_##NAME;
+#define MBG_LOOP_BASIC(NAME, name, axis, axis2, distance) \
+  case MBG_JOINT_##NAME: return MB_LOOP_##NAME;
+    MB_LOOP_JOINT_TYPES(MBG_LOOP_JOINT)
+    MB_LOOP_BASIC_TYPES(MBG_LOOP_BASIC)
+#undef MBG_LOOP_JOINT
+#undef MBG_LOOP_BASIC
+  default: return MB_LOOP_TYPE_COUNT;
+  }
+}
 
 const char *mbg_joint_type_name(mbg_joint_type t) {
-  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].name : "?";
+  const basic_type_row *c = basic_type(t);
+  return c ? c->name : mb_joint_name(mbg_joint_type_runtime(t));
 }
-int mbg_joint_type_nq(mbg_joint_type t) {
-  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].nq : 0;
-}
-int mbg_joint_type_nv(mbg_joint_type t) {
-  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].nv : 0;
-}
-int mbg_joint_type_constraints(mbg_joint_type t) {
-  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].constraints : 0;
-}
+int mbg_joint_type_nq(mbg_joint_type t) { return mb_joint_nq(mbg_joint_type_runtime(t)); }
+int mbg_joint_type_nv(mbg_joint_type t) { return mb_joint_nv(mbg_joint_type_runtime(t)); }
 int mbg_joint_type_has_axis(mbg_joint_type t) {
-  return (unsigned)t < MBG_JOINT_TYPE_COUNT ? joint_types[t].has_axis : 0;
+  const basic_type_row *c = basic_type(t);
+  return c ? c->axis : mb_joint_has_axis(mbg_joint_type_runtime(t));
 }
+int mbg_joint_type_has_pitch(mbg_joint_type t) {
+  return mb_joint_has_pitch(mbg_joint_type_runtime(t));
+}
+int mbg_joint_type_has_axis2(mbg_joint_type t) {
+  const basic_type_row *c = basic_type(t);
+  return c ? c->axis2 : 0;
+}
+int mbg_joint_type_has_distance(mbg_joint_type t) {
+  const basic_type_row *c = basic_type(t);
+  return c ? c->distance : 0;
+}
+int mbg_joint_type_is_angle(mbg_joint_type t) {
+  return mb_joint_is_angle(mbg_joint_type_runtime(t));
+}
+int mbg_joint_type_quat(mbg_joint_type t) { return mb_joint_quat(mbg_joint_type_runtime(t)); }
 
 double mbg_axis_normalize(double a[3]) {
   double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);

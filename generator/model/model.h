@@ -7,34 +7,47 @@
 #define MBG_MODEL_H
 
 #include "base/diag.h"
+#include "mb.h"
 
+/* The joint types of the model language: the runtime's tree joint types (mb.h MB_JOINT_TYPES; the
+ * same values, so MBG_JOINT_REVOLUTE == MB_JOINT_REVOLUTE), then Haug's basic constraints, as
+ * tabulated by Kang & Yoon, "On the improvement of a fully recursive formulation for the dynamic
+ * analysis of multibody systems", KSME International Journal, Tables 1-4 (mb.h
+ * MB_LOOP_BASIC_TYPES): loop joints only. d1: an axis on the first body perpendicular to an axis
+ * on the second; d2: an axis on the first body perpendicular to the separation of the two points;
+ * s: two points coincide; ss: two points at a fixed distance. */
 typedef enum mbg_joint_type {
-  MBG_JOINT_FIXED,
-  MBG_JOINT_REVOLUTE,
-  MBG_JOINT_CONTINUOUS,
-  MBG_JOINT_PRISMATIC,
-  MBG_JOINT_HELICAL,
-  MBG_JOINT_SPHERICAL,
-  MBG_JOINT_FLOATING,
-  /* Haug's basic constraints, as tabulated by Kang & Yoon, "On the improvement of a fully
-   * recursive formulation for the dynamic analysis of multibody systems", KSME International
-   * Journal, Tables 1-4: loop joints only. */
-  MBG_JOINT_D1, /* axis on the first body perpendicular to axis on the second */
-  MBG_JOINT_D2, /* axis on the first body perpendicular to the separation of the two points */
-  MBG_JOINT_S,  /* two points coincide */
-  MBG_JOINT_SS, /* two points at a fixed distance */
+#define MBG_JOINT_TREE(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat) \
+  MBG_JOINT_##NAME = MB_JOINT_##NAME,
+#define MBG_JOINT_BASIC(NAME, name, axis, axis2, distance) MBG_JOINT_##NAME,
+  MB_JOINT_TYPES(MBG_JOINT_TREE)
+  MB_LOOP_BASIC_TYPES(MBG_JOINT_BASIC)
+#undef MBG_JOINT_TREE
+#undef MBG_JOINT_BASIC
   MBG_JOINT_TYPE_COUNT
 } mbg_joint_type;
 
-/* Name as written in the language ("revolute", "d1", ...). */
+/* The types' properties (an invalid type: "?", 0, -1). Name as written in the language
+ * ("revolute", "d1", ...). */
 const char *mbg_joint_type_name(mbg_joint_type t);
+/* 1 for a tree joint type (a runtime mb_joint_type), 0 for a basic constraint. */
+int mbg_joint_type_is_tree(mbg_joint_type t);
+/* The runtime's type of a tree joint type; MB_JOINT_TYPE_COUNT for a basic constraint. */
+mb_joint_type mbg_joint_type_runtime(mbg_joint_type t);
+/* The runtime's loop type, MB_LOOP_TYPE_COUNT for a type that cannot close a loop (floating). */
+mb_loop_type mbg_joint_type_loop(mbg_joint_type t);
 /* Position and velocity coordinates of a tree joint type (0 for the basic constraints). */
 int mbg_joint_type_nq(mbg_joint_type t);
 int mbg_joint_type_nv(mbg_joint_type t);
-/* Relative motions a loop joint of this type removes (revolute 5, s 3, d1 1, ...). */
-int mbg_joint_type_constraints(mbg_joint_type t);
-/* 1 if the type uses an axis (revolute, continuous, prismatic, helical, d1, d2). */
+/* The parameters a joint or loop of this type takes: an axis (revolute, continuous, prismatic,
+ * helical, d1, d2), a pitch (helical), an axis2 (d1), a distance (ss). */
 int mbg_joint_type_has_axis(mbg_joint_type t);
+int mbg_joint_type_has_pitch(mbg_joint_type t);
+int mbg_joint_type_has_axis2(mbg_joint_type t);
+int mbg_joint_type_has_distance(mbg_joint_type t);
+/* mb.h MB_JOINT_TYPES' angle and quat of a tree joint type (0 and -1 for the basic constraints). */
+int mbg_joint_type_is_angle(mbg_joint_type t);
+int mbg_joint_type_quat(mbg_joint_type t);
 
 /* A lumped node of a flexible body. */
 typedef struct mbg_node {

@@ -143,16 +143,11 @@ static void align_inertia(const rot *Ri, const mbg_inertia *I, mbg_inertia *out)
   memcpy(out->I, packed, sizeof packed);
 }
 
-static int has_axis(mbg_joint_type t) {
-  return t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_PRISMATIC ||
-         t == MBG_JOINT_HELICAL;
-}
-
 /* Body i: R_i and axis from its joint, then XT and I through R_i and R_λ (already done). */
 static void align_body(const mbg_topology *t, mbg_aligned *out, int i) {
   const mbg_tree_body *b = &t->body[i];
   mbg_aligned_body *ab = &out->body[i];
-  if (has_axis(b->type)) ab->axis = mbg_align_axis(b->axis, ab->R);
+  if (mbg_joint_type_has_axis(b->type)) ab->axis = mbg_align_axis(b->axis, ab->R);
   else ab->axis = -1, set_identity(ab->R);
   ab->rotated = 0;
   for (int j = 0; j < 9; j++)

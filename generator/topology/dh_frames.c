@@ -237,9 +237,9 @@ static int place_pair(int p, int kc, const mbg_xform *XT0, screw *Y, screw *D, m
 
 /* ---------------------------------------------------------------- the tree */
 
+/* A joint of one dof about or along its axis: its frame can be turned about and slid along it. */
 static int one_dof(mbg_joint_type t) {
-  return t == MBG_JOINT_REVOLUTE || t == MBG_JOINT_CONTINUOUS || t == MBG_JOINT_PRISMATIC ||
-         t == MBG_JOINT_HELICAL;
+  return mbg_joint_type_has_axis(t) && mbg_joint_type_nv(t) == 1;
 }
 
 /* XT0 and I0 of body i: the aligned ones, snapped. */

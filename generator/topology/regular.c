@@ -25,11 +25,12 @@ static double uniform(uint64_t *s) {
 static void random_q(const mb_model *m, uint64_t *s, double *q) {
   for (int i = 1; i <= m->nb; i++) {
     double *qi = q + m->iq[i];
-    int nq = mb_joint_nq(m->jtype[i]);
+    mb_joint_type jt = m->jtype[i];
+    int nq = mb_joint_nq(jt), iquat = mb_joint_quat(jt);
     for (int k = 0; k < nq; k++) qi[k] = 6.283185307179586 * uniform(s) - 3.141592653589793;
-    if (m->jtype[i] == MB_JOINT_PRISMATIC) qi[0] /= 3.141592653589793;
-    if (nq >= 4) {
-      double *u = qi + nq - 4, n2 = 0.0;
+    if (mb_joint_has_axis(jt) && !mb_joint_is_angle(jt)) qi[0] /= 3.141592653589793;
+    if (iquat >= 0) {
+      double *u = qi + iquat, n2 = 0.0;
       for (int k = 0; k < 4; k++) u[k] = 2.0 * uniform(s) - 1.0, n2 += u[k] * u[k];
       if (n2 < 1e-6) u[3] = n2 = 1.0;
       for (int k = 0; k < 4; k++) u[k] /= sqrt(n2);

@@ -4,22 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-mb_loop_type mbg_rtloop_type(mbg_joint_type t) {
-  switch (t) {
-  case MBG_JOINT_REVOLUTE: return MB_LOOP_REVOLUTE;
-  case MBG_JOINT_CONTINUOUS: return MB_LOOP_CONTINUOUS;
-  case MBG_JOINT_PRISMATIC: return MB_LOOP_PRISMATIC;
-  case MBG_JOINT_HELICAL: return MB_LOOP_HELICAL;
-  case MBG_JOINT_SPHERICAL: return MB_LOOP_SPHERICAL;
-  case MBG_JOINT_FIXED: return MB_LOOP_FIXED;
-  case MBG_JOINT_D1: return MB_LOOP_D1;
-  case MBG_JOINT_D2: return MB_LOOP_D2;
-  case MBG_JOINT_S: return MB_LOOP_S;
-  case MBG_JOINT_SS: return MB_LOOP_SS;
-  default: return MB_LOOP_TYPE_COUNT; /* floating: refused by the model's checks */
-  }
-}
-
 int mbg_rtloops_build(const mbg_model *m, const mbg_topology *t, mbg_rtloops *out) {
   memset(out, 0, sizeof *out);
   size_t n = (size_t)(t->nloops > 0 ? t->nloops : 1);
@@ -33,7 +17,7 @@ int mbg_rtloops_build(const mbg_model *m, const mbg_topology *t, mbg_rtloops *ou
     const mbg_tree_loop *tl = &t->loop[l];
     const mbg_loop *ml = &m->loops[tl->model_loop];
     mb_loop *r = &out->loop[l];
-    r->type = mbg_rtloop_type(ml->type);
+    r->type = mbg_joint_type_loop(ml->type); /* never MB_LOOP_TYPE_COUNT: the model's checks */
     r->a = tl->a, r->b = tl->b;
     memcpy(r->Ea, tl->Xa.E, sizeof r->Ea), memcpy(r->ra, tl->Xa.r, sizeof r->ra);
     memcpy(r->Eb, tl->Xb.E, sizeof r->Eb), memcpy(r->rb, tl->Xb.r, sizeof r->rb);

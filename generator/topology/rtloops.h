@@ -13,7 +13,6 @@ typedef struct mbg_rtloops {
   int nrows; /* all rows: loops.nc = nrows until a selection replaces row[] */
 } mbg_rtloops;
 
-mb_loop_type mbg_rtloop_type(mbg_joint_type t);
 /* Fill `out` from the topology. Returns 0, or -1 when out of memory. */
 int mbg_rtloops_build(const mbg_model *m, const mbg_topology *t, mbg_rtloops *out);
 void mbg_rtloops_free(mbg_rtloops *r);

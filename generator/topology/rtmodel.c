@@ -7,18 +7,6 @@
 
 #include "modal/beam.h"
 
-static mb_joint_type runtime_type(mbg_joint_type t) {
-  switch (t) {
-  case MBG_JOINT_REVOLUTE: return MB_JOINT_REVOLUTE;
-  case MBG_JOINT_CONTINUOUS: return MB_JOINT_CONTINUOUS;
-  case MBG_JOINT_PRISMATIC: return MB_JOINT_PRISMATIC;
-  case MBG_JOINT_HELICAL: return MB_JOINT_HELICAL;
-  case MBG_JOINT_SPHERICAL: return MB_JOINT_SPHERICAL;
-  case MBG_JOINT_FLOATING: return MB_JOINT_FLOATING;
-  default: return MB_JOINT_FIXED;
-  }
-}
-
 /* Body i's nodes: nodal data's, or the beam's tip (x = L) with its shape [0, 0, φ'(L); 0, 1, 0]
  * per mode. With out NULL only counts them (return: nodes, or -1 out of memory). */
 static int body_nodes(const mbg_model *m, const mbg_topology *t, int i, mbg_rtmodel *out,
@@ -141,7 +129,7 @@ int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *ou
     out->parent[i] = b->parent;
     out->iq[i] = b->iq;
     out->iv[i] = b->iv;
-    out->jtype[i] = runtime_type(b->type);
+    out->jtype[i] = mbg_joint_type_runtime(b->type);
     memcpy(out->XT_E + 9 * i, b->XT.E, sizeof b->XT.E);
     memcpy(out->XT_r + 3 * i, b->XT.r, sizeof b->XT.r);
     memcpy(out->axis + 3 * i, b->axis, sizeof b->axis);

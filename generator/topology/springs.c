@@ -38,9 +38,9 @@ int mbg_topology_initial(const mbg_model *m, mbg_topology *t) {
     const mbg_tree_body *b = &t->body[i];
     const mbg_joint *J = &m->joints[b->model_joint];
     double *q = t->q_initial + b->iq, *v = t->v_initial + b->iv;
+    int k = mbg_joint_type_quat(b->type);
     if (J->has_q0) memcpy(q, J->q0, (size_t)b->nq * sizeof *q);
-    else if (b->type == MBG_JOINT_SPHERICAL) q[3] = 1.0;
-    else if (b->type == MBG_JOINT_FLOATING) q[6] = 1.0;
+    else if (k >= 0) q[k + 3] = 1.0; /* the identity quaternion [0 0 0 1] */
     if (J->has_v0) memcpy(v, J->v0, (size_t)b->nv * sizeof *v);
   }
   return 0;

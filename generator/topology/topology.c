@@ -44,10 +44,6 @@ static void inertia_add(mbg_inertia *acc, const mbg_inertia *a) {
 
 /* ---------------------------------------------------------------- the builder */
 
-static int is_tree_type(mbg_joint_type t) {
-  return t >= MBG_JOINT_FIXED && t <= MBG_JOINT_FLOATING;
-}
-
 static void joint_xform(const mbg_joint *j, mbg_xform *X) {
   mbg_xform_from_xyz_rpy(j->xyz, j->rpy, X);
 }
@@ -57,7 +53,7 @@ static void find_parent_joints(builder *B) {
   for (int b = 0; b < m->nbodies; b++) B->pjoint[b] = -1;
   for (int j = 0; j < m->njoints; j++) {
     const mbg_joint *J = &m->joints[j];
-    if (!is_tree_type(J->type) || J->parent < 0 || J->parent >= m->nbodies) continue;
+    if (!mbg_joint_type_is_tree(J->type) || J->parent < 0 || J->parent >= m->nbodies) continue;
     if (J->child <= 0 || J->child >= m->nbodies || B->pjoint[J->child] >= 0) continue;
     B->pjoint[J->child] = j;
   }

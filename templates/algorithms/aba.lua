@@ -32,7 +32,7 @@ local A = {
 -- body carries the coupling PC and modal block PE of its articulated modal inertia; a child
 -- passes A = λX*_i Ia iXλ and F = λX*_i pa to its section: PC_λ += A Ψ_i, PE_λ += Ψ_iᵀ A Ψ_i,
 -- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7). tau: the input array of the joint forces ("tau" if
--- nil; false: none, u = −Sᵀ pA, as impulse.lua's sweeps without forces).
+-- nil; false: none, u = −Sᵀ pA, as impulse's sweeps (contact.lua) without forces).
 function A.backward(T, X, pA, each, pe, tau)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
   local PC, PE = J.modal_blocks(T)

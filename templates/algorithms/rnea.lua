@@ -81,7 +81,7 @@ local function forward_body(st, b, qd, qdd, fext)
     if qdd then al = J.cols_mv(b.Psi, J.read_modes(T[p], qdd), al) end
     local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
     wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
-  elseif J.FIXED_ORIGIN[b.type] and not b.Xf then
+  elseif b.fixed_origin and not b.Xf then
     -- (body frames:) ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the
     -- origin in λ
     wd[i] = sp.add(sp.add(sp.rot_of(X[i], wd[p]), top(aJ)), sp.cross(w, top(vJ)))

@@ -31,8 +31,8 @@ local function step(b, d)
       b("  quat_step(x + ", j.iq, ", dv + ", j.iv, ");")
     elseif j.type == "floating" then
       b("  free_step(x + ", j.iq, ", dv + ", j.iv, ", dv + ", j.iv + 3, ");")
-    else
-      b("  x[", j.iq, "] -= dv[", j.iv, "];")
+    else -- a vector space (nq = nv): x − dv
+      for k = 0, j.nq - 1 do b("  x[", j.iq + k, "] -= dv[", j.iv + k, "];") end
     end
   end
 end

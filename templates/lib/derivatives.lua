@@ -233,7 +233,8 @@ local recipes = {
   },
 }
 
--- The recipe called name (rnea_derivatives.lua, aba_derivatives.lua).
+-- The recipe of function name: rnea_derivatives, aba_derivatives (the registry:
+-- generator/lua/lua_recipes.c).
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,

@@ -157,8 +157,8 @@ local recipes = {
   },
 }
 
--- The recipe called name (com.lua, com_jacobian.lua, energy.lua, centroidal_momentum.lua,
--- ccrba.lua, centroidal_bias.lua).
+-- The recipe of function name: com, com_jacobian, energy, centroidal_momentum, ccrba,
+-- centroidal_bias (the registry: generator/lua/lua_recipes.c).
 function C.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "void", params = r.params, build = r.build }

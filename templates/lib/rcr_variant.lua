@@ -565,7 +565,7 @@ local function build_refine(model, s)
   for k = 0, model.nv - 1 do sym.output("qdd", k, sym.input("a", k) + d[k]) end
 end
 
--- The recipe of selection s (rcr_0.lua ...).
+-- The recipe of selection s: functions rcr_0 ... (the registry: generator/lua/lua_recipes.c).
 function V.recipe(s)
   return {
     name = "rcr_" .. s,
@@ -583,7 +583,7 @@ function V.recipe(s)
   }
 end
 
--- The refinement of selection s's answer (rcr_refine_0.lua ...).
+-- The refinement of selection s's answer: functions rcr_refine_0 ... (the registry).
 function V.refine_recipe(s)
   return {
     name = "rcr_refine_" .. s,

@@ -1,4 +1,4 @@
--- frames.lua — the operational frames' kinematics (frame_pose.lua's frames, model.frames): the
+-- frames.lua — the operational frames' kinematics (frame_pose's frames, model.frames): the
 -- recipes frame_jacobian, frame_jacobian_world, frame_velocity and frame_acceleration_bias are
 -- its instances; the runtime's mb_frame_jacobian, mb_frame_velocity and mb_frame_acceleration_bias
 -- (runtime/frames.c) compute the same.
@@ -155,7 +155,8 @@ local recipes = {
   },
 }
 
--- The recipe called name (frame_pose.lua, frame_jacobian.lua, ...).
+-- The recipe of function name: frame_pose, frame_jacobian, ... (the registry:
+-- generator/lua/lua_recipes.c).
 function F.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "void", params = r.params, build = r.build }

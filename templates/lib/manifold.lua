@@ -151,7 +151,7 @@ local recipes = {
   },
 }
 
--- The recipe called name (integrate.lua, difference.lua).
+-- The recipe of function name: integrate, difference (the registry: generator/lua/lua_recipes.c).
 function C.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "void", params = r.params, build = r.build }

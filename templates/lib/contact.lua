@@ -165,7 +165,8 @@ local recipes = {
   },
 }
 
--- The recipe called name (contact_fd.lua, contact_fd_reg.lua, impulse.lua).
+-- The recipe of function name: contact_fd, contact_fd_reg, impulse (the registry:
+-- generator/lua/lua_recipes.c).
 function C.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "int", params = r.params, build = r.build }

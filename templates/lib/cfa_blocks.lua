@@ -104,7 +104,7 @@ function C.frames(T, Tc, hubs)
         end
       end
       F.Rinv[j], F.XJ[j] = R, XJ
-      F.planar[j] = (b.type == "revolute" or b.type == "continuous") and XJ.k ~= nil
+      F.planar[j] = b.angle and b.fixed_origin and XJ.k ~= nil -- XJ: a turn about e_k, no shift
       if F.planar[j] then
         -- the half-angle constants, named A_R_* (the q-dependent entries of Ã: mbdc stats'
         -- solve depth starts from them and from the right-hand side)

@@ -49,7 +49,7 @@ local recipes = {
   },
 }
 
--- The recipe called name (dynamics.lua, aba_wrenches.lua).
+-- The recipe of function name: dynamics, aba_wrenches (the registry: generator/lua/lua_recipes.c).
 function F.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "int", frames = true, params = r.params,

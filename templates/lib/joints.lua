@@ -8,6 +8,8 @@
 --
 -- A working body b (J.tree(model)[i]) has
 --   i, name, joint, parent, children, type, k (axis), h (pitch), iq, nq, iv, nv
+--   angle, fixed_origin   from its type's row of the joint-type table (model.joint_types): q is
+--            an angle about e_k; the child's origin is a fixed point of the parent (XJ has r = 0)
 --   XT       constant transform, parent working frame → this joint's (before XJ); with k, c, s
 --            when it is a rotation about a coordinate axis (spatial.lua)
 --   I        10-number inertia in the working frame
@@ -22,11 +24,6 @@
 local sp = import "spatial"
 local REF = import "reference"
 local J = {}
-
-local ONE_DOF = { revolute = true, continuous = true, prismatic = true, helical = true }
-J.ONE_DOF = ONE_DOF
--- Joints whose child origin is a fixed point of the parent (no relative translation).
-J.FIXED_ORIGIN = { revolute = true, continuous = true, spherical = true, fixed = true }
 
 -- ---- the working tree ---------------------------------------------------------------------------
 
@@ -48,8 +45,10 @@ local function body_tree(model)
   local T = {}
   for i = 1, model.nb do
     local m = model.bodies[i]
+    local jt = model.joint_types[m.type]
     local b = { i = i, name = m.name, joint = m.joint, parent = m.parent, type = m.type,
                 k = m.axis, h = m.pitch or 0, iq = m.iq, nq = m.nq, iv = m.iv, nv = m.nv,
+                angle = jt.angle, fixed_origin = jt.fixed_origin,
                 children = copy(m.children, #m.children), XT = xform(m.XT),
                 I = copy(m.inertia, 10), theta = m.theta, cz = m.cos_theta, sz = m.sin_theta,
                 trig = m.trig,

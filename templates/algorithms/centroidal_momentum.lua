@@ -1,2 +1,0 @@
--- centroidal_momentum.lua — centroidal momentum (mass_props.lua).
-return import("mass_props").recipe("centroidal_momentum")

@@ -1,2 +1,0 @@
--- difference.lua — the configuration manifold (manifold.lua).
-return import("manifold").recipe("difference")

@@ -1,2 +1,0 @@
--- dynamics.lua — fused outputs (fused.lua).
-return import("fused").recipe("dynamics")

@@ -1,2 +1,0 @@
--- energy.lua — the kinetic and potential energy (mass_props.lua).
-return import("mass_props").recipe("energy")

@@ -1,2 +1,0 @@
--- frame_velocity.lua — every operational frame's velocity, world axes (frames.lua).
-return import("frames").recipe("frame_velocity")

@@ -1,2 +1,0 @@
--- impulse.lua — contact dynamics (contact.lua).
-return import("contact").recipe("impulse")

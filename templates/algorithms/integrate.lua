@@ -1,2 +1,0 @@
--- integrate.lua — the configuration manifold (manifold.lua).
-return import("manifold").recipe("integrate")
