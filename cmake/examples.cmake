@@ -1,5 +1,5 @@
 # examples.cmake — the options of the bundled example robots (examples/urdf/floating_base.txt and
-# contacts.txt), for the `regenerate` target, the tests (tests/generated.cmake) and the bench.
+# contacts.txt), for the `regenerate` target, the tests (tests/matrix.txt's @example) and the bench.
 include_guard(GLOBAL)
 
 # out_var = the mbdc_add_model arguments of examples/urdf/<stem>.urdf: FLOATING_BASE when

@@ -1,58 +1,12 @@
-# The generated code of every example (issue 4):
-#   <stem>_check, arm7_float_check  generated functions against the runtime, random states
-#   generated_stale                 generated/ equals a fresh generation (else: regenerate)
-#   generated_deterministic         generating twice gives the same bytes
-#   generated_libm, _libm_float     generated dynamics (double, float) compile as strict C99,
-#                                   use libm only, keep no mutable static data
-if(NOT TARGET mbdc)
-  return()
-endif()
+# The generated code as a whole, and the programs built on the matrix's libraries (the models
+# themselves, their harnesses and libm checks: matrix.txt):
+#   generated_stale          generated/ equals a fresh generation (else: regenerate)
+#   generated_deterministic  generating twice gives the same bytes
+#   generated_libm_float     every example generated in float compiles as strict C99, uses libm
+#                            only, keeps no mutable static data (the double code: the rows'
+#                            <name>_libm checks, on the objects the build made)
+#   random_loops, the simulations and controllers of examples/sim/ and examples/controller/
 
-# Until every default function has its recipe, `mbdc generate` of the defaults fails: say so in
-# one skipped test instead of breaking the build.
-set(missing "")
-foreach(f rnea rnea_ext nle gravity crba crba_fd aba minv joint_wrenches fk cfa)
-  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/templates/algorithms/${f}.lua)
-    list(APPEND missing ${f})
-  endif()
-endforeach()
-if(missing)
-  string(REPLACE ";" ", " missing "${missing}")
-  add_test(NAME generated COMMAND sh -c "echo 'no recipe yet for: ${missing}'; exit 77")
-  set_tests_properties(generated PROPERTIES SKIP_RETURN_CODE 77)
-  return()
-endif()
-
-file(GLOB examples CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/*.mbd)
-foreach(model IN LISTS examples)
-  get_filename_component(stem ${model} NAME_WE)
-  mbdc_add_model(NAME ${stem} MODEL ${model})
-  set_tests_properties(${stem}_check PROPERTIES LABELS generated TIMEOUT 120)
-endforeach()
-# The example robots (URDF), the legged ones and humanoids with a floating base.
-# (examples/urdf/floating_base.txt and contacts.txt: cmake/examples.cmake)
-file(STRINGS ${PROJECT_SOURCE_DIR}/examples/urdf/floating_base.txt MBDC_FLOATING_ROBOTS
-     REGEX "^[a-z]")
-file(GLOB robots CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/urdf/*.urdf)
-set(MBDC_URDF_ROBOTS "")
-foreach(model IN LISTS robots)
-  get_filename_component(stem ${model} NAME_WE)
-  mbdc_example_options(${stem} opts)
-  mbdc_add_model(NAME urdf_${stem} MODEL ${model} ${opts})
-  set_tests_properties(urdf_${stem}_check PROPERTIES LABELS "generated;urdf" TIMEOUT 120)
-  list(APPEND MBDC_URDF_ROBOTS ${stem})
-endforeach()
-mbdc_add_model(NAME arm7_float MODEL ${PROJECT_SOURCE_DIR}/examples/arm7.mbd SCALAR float)
-set_tests_properties(arm7_float_check PROPERTIES LABELS generated TIMEOUT 120)
-# Closed loops (docs/loops.md): the test mechanisms of tests/models/ (every loop type, planar and
-# spatial, one and two loops), and the four-bar in float (a constrained solve in float loses
-# the digits cond(M) cond(K M^-1 K^T) costs: docs/loops.md has the errors measured on the others).
-file(GLOB loop_models CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/models/*.mbd)
-foreach(model IN LISTS loop_models)
-  get_filename_component(stem ${model} NAME_WE)
-  mbdc_add_model(NAME test_${stem} MODEL ${model})
-  set_tests_properties(test_${stem}_check PROPERTIES LABELS generated TIMEOUT 120)
-endforeach()
 # Seeded random closed chains through the whole pipeline (tests/random_loops.c).
 add_executable(random_loops ${CMAKE_CURRENT_LIST_DIR}/random_loops.c)
 target_compile_options(random_loops PRIVATE ${MBDC_WARNINGS})
@@ -62,19 +16,15 @@ set(random_loops_flags "")
 if(MBDC_SANITIZE)
   set(random_loops_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
 endif()
-add_test(NAME random_loops
-         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/random_loops_test.sh $<TARGET_FILE:mbdc>
-                 $<TARGET_FILE:random_loops> ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/runtime
-                 $<TARGET_FILE:mbrt> "${random_loops_flags}")
-set_tests_properties(random_loops PROPERTIES LABELS generated TIMEOUT 600)
-mbdc_add_model(NAME four_bar_float MODEL ${CMAKE_CURRENT_LIST_DIR}/models/four_bar.mbd SCALAR float)
-set_tests_properties(four_bar_float_check PROPERTIES LABELS generated TIMEOUT 120)
+mbdc_add_script_test(NAME random_loops SCRIPT random_loops_test.sh TIMEOUT 600
+  ARGS $<TARGET_FILE:mbdc> $<TARGET_FILE:random_loops> ${CMAKE_C_COMPILER}
+       ${PROJECT_SOURCE_DIR}/runtime $<TARGET_FILE:mbrt> "${random_loops_flags}")
+set_property(TEST random_loops APPEND PROPERTY LABELS "generated;loops")
 
-foreach(mode stale deterministic libm libm_float)
-  add_test(NAME generated_${mode}
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/generated_test.sh ${mode} $<TARGET_FILE:mbdc>
-                   ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_NM})
-  set_tests_properties(generated_${mode} PROPERTIES LABELS generated TIMEOUT 300)
+foreach(mode stale deterministic libm_float)
+  mbdc_add_script_test(NAME generated_${mode} SCRIPT generated_test.sh TIMEOUT 300
+    ARGS ${mode} $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_NM})
+  set_property(TEST generated_${mode} APPEND PROPERTY LABELS generated)
 endforeach()
 
 # The space robot of Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system
@@ -136,20 +86,3 @@ target_compile_options(panda_osc PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(panda_osc PRIVATE urdf_panda_dynamics m)
 add_test(NAME controller_panda_osc COMMAND panda_osc --check)
 set_tests_properties(controller_panda_osc PROPERTIES LABELS "generated;controller" TIMEOUT 60)
-
-# Fused functions (fused.lua: several outputs from one graph), asked for by name: their harness
-# compares every output with the runtime (dynamics: mb_crba, mb_nle, mb_aba; aba_wrenches: mb_aba
-# and mb_joint_wrenches at its q̈), on a floating base and on a flexible model (dynamics only).
-mbdc_add_model(NAME fused_solo12 MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/solo12.urdf
-               FLOATING_BASE QUIET PREFIX solo_fused FUNCTIONS dynamics,aba_wrenches)
-set_tests_properties(fused_solo12_check PROPERTIES LABELS generated TIMEOUT 120)
-mbdc_add_model(NAME fused_flexible_arm MODEL ${PROJECT_SOURCE_DIR}/examples/flexible_arm.mbd
-               QUIET PREFIX flexible_arm_fused FUNCTIONS dynamics)
-set_tests_properties(fused_flexible_arm_check PROPERTIES LABELS "generated;flexible" TIMEOUT 120)
-# The same in float, with the contact and manifold functions (float's epsilon amplified by the
-# conditioning: contact_fd 1.1e-5 relative measured, the harness allows 1e-4).
-mbdc_add_model(NAME solo12_float MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/solo12.urdf
-               FLOATING_BASE QUIET SCALAR float PREFIX solo_float
-               CONTACTS FL_FOOT FR_FOOT HL_FOOT HR_FOOT
-               FUNCTIONS contact_fd contact_fd_reg impulse integrate difference aba_wrenches dynamics)
-set_tests_properties(solo12_float_check PROPERTIES LABELS generated TIMEOUT 120)

@@ -1,13 +1,7 @@
 # Generated code on singular, non-finite and degenerate inputs (docs/generator.md, "Singular and
-# non-finite inputs"): two models of tests/singular/ generated here (their harnesses run as
-# <name>_check), the examples gimbal and quadruped (tests/generated.cmake), and the test linked
+# non-finite inputs"): two models of tests/singular/ and the examples gimbal and quadruped (rows
+# of matrix.txt, all four in the quick set), and the test linked
 # with their libraries and, once more, with their sources under UndefinedBehaviorSanitizer.
-if(NOT TARGET mbdc OR NOT TARGET gimbal_dynamics OR NOT TARGET quadruped_dynamics)
-  return()
-endif()
-mbdc_add_model(NAME two_link_point MODEL ${PROJECT_SOURCE_DIR}/tests/singular/two_link_point_accepted.mbd)
-mbdc_add_model(NAME negligible_body MODEL ${PROJECT_SOURCE_DIR}/tests/singular/negligible_body_accepted.mbd)
-set_tests_properties(two_link_point_check negligible_body_check PROPERTIES LABELS generated)
 set(_gn_models two_link_point negligible_body gimbal quadruped)
 set(_gn_model_sources "")
 set(_gn_dynamics_sources "")
@@ -18,18 +12,21 @@ endforeach()
 mbdc_add_test(NAME test_generated_numerics
               SOURCES test_generated_numerics.c mb_randtree.c ${_gn_model_sources}
               LIBS two_link_point_dynamics negligible_body_dynamics gimbal_dynamics
-                   quadruped_dynamics mbrt)
+                   quadruped_dynamics mbrt
+              LABELS numerics)
 # The same with the generated functions compiled under -fsanitize=undefined,float-cast-overflow
 # (no recovery: a report aborts the test). The generated code has no integer arithmetic on values
 # and one conversion from floating point (the quadrant of mbdc_sincos, an integer below 2^20: NaN,
 # Inf and larger angles go to the C library first), so these only confirm that NaN, Inf and huge
 # inputs take no undefined path; a zero quaternion divides by zero, which IEEE arithmetic defines (Inf) and
 # -fsanitize=float-divide-by-zero, deliberately not used, would report.
-if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+# (Not in a sanitizer build, where everything, the generated code included, is compiled under
+# -fsanitize=undefined,float-cast-overflow already.)
+if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MBDC_SANITIZE)
   mbdc_add_test(NAME test_generated_numerics_ubsan
                 SOURCES test_generated_numerics.c mb_randtree.c ${_gn_model_sources}
                         ${_gn_dynamics_sources}
-                LIBS mbrt)
+                LIBS mbrt LABELS numerics)
   foreach(name IN LISTS _gn_models)
     target_include_directories(test_generated_numerics_ubsan PRIVATE
                                ${CMAKE_CURRENT_BINARY_DIR}/${name})

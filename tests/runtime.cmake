@@ -2,21 +2,16 @@
 # The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
 foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv derivatives cfa energy
        numerics api loops fd_loops passive)
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_${t}.c)
-    set(_extra)
-    if(t STREQUAL "loops" OR t STREQUAL "fd_loops")
-      set(_extra mb_loopmech.c)
-    endif()
-    mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
+  set(_extra)
+  if(t STREQUAL "loops" OR t STREQUAL "fd_loops")
+    set(_extra mb_loopmech.c)
   endif()
+  mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
 endforeach()
 # No algorithm allocates: malloc and friends wrapped at link time and counted.
-if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_noalloc.c)
-  mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
-  target_compile_options(test_noalloc PRIVATE -fno-builtin)
-  target_link_options(test_noalloc PRIVATE
-    -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
-endif()
+mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
+target_compile_options(test_noalloc PRIVATE -fno-builtin)
+target_link_options(test_noalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
 
 # Operational frames: the model's frames, their runtime data, mb_frame_pose and the .mbd writer
 # (the generator's loader builds them, so the test links mbdc_core).

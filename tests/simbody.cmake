@@ -6,6 +6,8 @@
 include(${CMAKE_CURRENT_LIST_DIR}/mbt_simbody.cmake)
 if(NOT MBT_SIMBODY_FOUND)
   message(STATUS "Simbody (libsimbody-dev) not found: no Simbody cross-check")
+  mbdc_missing_peer(test_simbody "Simbody (libsimbody-dev) is not installed" test_simbody.cpp
+                    mbt_simbody.cpp)
   return()
 endif()
 
@@ -13,7 +15,7 @@ add_executable(test_simbody test_simbody.cpp)
 set_target_properties(test_simbody PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
 target_compile_options(test_simbody PRIVATE -Wall -Wextra ${MBDC_WERROR_FLAG})
 target_link_libraries(test_simbody PRIVATE mbt_simbody)
-# The generated p_fd_loops of the loop examples, as further q̈ sources (tests/generated.cmake).
+# The generated p_fd_loops of the loop examples, as further q̈ sources (rows of matrix.txt).
 foreach(stem five_bar quarter_car)
   if(TARGET ${stem}_dynamics)
     string(TOUPPER ${stem} upper)
@@ -22,5 +24,5 @@ foreach(stem five_bar quarter_car)
   endif()
 endforeach()
 add_test(NAME test_simbody COMMAND test_simbody)
-set_tests_properties(test_simbody PROPERTIES LABELS loops TIMEOUT 300
+set_tests_properties(test_simbody PROPERTIES LABELS "simbody;loops" TIMEOUT 300
   ENVIRONMENT "MBDC_SOURCE_DIR=${PROJECT_SOURCE_DIR};MBDC_BINARY_DIR=${PROJECT_BINARY_DIR}")

@@ -4,7 +4,7 @@
  * 1e-10 relative. On seeded random trees with every joint type, generic and signed coordinate axes
  * (so joint-frame alignment is exercised), fixed joints, floating and spherical joints anywhere,
  * and on every example model. Fast: no C compiler involved (the compiled harness runs per example
- * in tests/generated.cmake). */
+ * in tests/matrix.txt). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,7 +233,7 @@ static void check_all(mbg_gen *g, int nstates, const char *what) {
         continue;
       }
       /* the loop functions need the loops' rows (mb_loops): the generated harness compares them
-       * with the runtime (tests/generated.cmake, five_bar_check) */
+       * with the runtime (tests/matrix.txt, five_bar_check) */
       if (!strcmp(f->name, "fd_loops") || !strncmp(f->name, "loop_", 5) ||
           !strncmp(f->name, "rcr", 3))
         continue; /* the loop functions: checked by the generated harness (check.lua) */
