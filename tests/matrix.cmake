@@ -25,6 +25,12 @@ if(NOT MBDC_TEST_SET MATCHES "^(quick|full)$")
   message(FATAL_ERROR "MBDC_TEST_SET is quick or full, not '${MBDC_TEST_SET}'")
 endif()
 
+# Debug information for the generated functions costs more than half again their compile time
+# (simple_humanoid at -O2: 67 s with -g, 41 s without; docs/testing.md) and is of little use in
+# straight-line code: the tests compile them without it unless this is ON.
+option(MBDC_TEST_DEBUG_GENERATED "Compile the tests' generated functions with debug information"
+       OFF)
+
 function(mbdc_full_only)
   set_property(GLOBAL APPEND PROPERTY MBDC_FULL_ONLY_TESTS ${ARGN})
 endfunction()
@@ -141,6 +147,9 @@ macro(_mbdc_matrix_row)
       list(APPEND _opts NO_CHECK)
     endif()
     mbdc_add_model(NAME ${row_name} MODEL ${PROJECT_SOURCE_DIR}/${row_model} ${_opts})
+    if(NOT MBDC_TEST_DEBUG_GENERATED AND CMAKE_C_COMPILER_ID MATCHES "^(GNU|Clang)$")
+      target_compile_options(${row_name}_dynamics PRIVATE -g0)
+    endif()
     string(REPLACE "," ";" _labels "${row_labels}")
     if(row_set STREQUAL "full")
       mbdc_full_only(${row_name}_check ${row_name}_libm)
