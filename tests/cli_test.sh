@@ -34,6 +34,19 @@ expect 2 "unknown command" -- "$mbdc" frobnicate x.mbd
 expect 2 "check without a model" -- "$mbdc" check
 expect 2 "unknown option" -- "$mbdc" check --bogus "$src/examples/cart_pole.mbd"
 expect 2 "-o without a file" -- "$mbdc" graph "$src/examples/cart_pole.mbd" -o
+# an empty path is not the current directory: refused before anything is written
+mkdir "$tmp/empty_o"
+cd "$tmp/empty_o" || exit 1
+for c in graph import generate; do
+  m=$src/examples/cart_pole.mbd
+  [ "$c" = import ] && m=$src/examples/urdf/ur5.urdf
+  expect 2 "$c -o ''" -- "$mbdc" "$c" "$m" -o ''
+  grep -q "needs a .*, not ''" "$tmp/err" || { echo "FAIL: $c -o '': no message"; fail=$((fail + 1)); }
+done
+expect 2 "generate --templates ''" -- "$mbdc" generate "$src/examples/cart_pole.mbd" \
+  --templates '' -o out
+cd - >/dev/null || exit 1
+[ -z "$(ls -A "$tmp/empty_o")" ] || { echo "FAIL: -o '' wrote files"; fail=$((fail + 1)); }
 expect 2 "missing model file (I/O)" -- "$mbdc" check "$tmp/does-not-exist.mbd"
 expect 2 "generate: missing model file (I/O)" -- "$mbdc" generate "$tmp/does-not-exist.mbd" -o "$tmp/g"
 # every command has its own help; a mistyped command, option or function gets the nearest name
@@ -172,6 +185,13 @@ fuse_err "an unknown part" "did you mean 'aba'?" "$arm" --fuse x=crba,abba
 fuse_err "cfa" "cfa cannot be fused" "$arm" --fuse x=crba,cfa
 fuse_err "a recipe's name" "'rnea' is the name of a recipe" "$arm" --fuse rnea=crba,nle
 fuse_err "the name twice" "the name is given twice" "$arm" --fuse x=crba,nle --fuse x=aba,nle
+fuse_err "listed twice" "--functions lists 'x' twice" "$arm" --fuse x=crba,nle --functions x,x
+# a fused function named in --functions too is that one function, generated once
+rm -rf "$tmp/fu3"
+expect 0 "--fuse x=... --functions rnea,x" -- "$mbdc" generate "$arm" --fuse x=crba,nle \
+  --functions rnea,x -o "$tmp/fu3"
+[ "$(grep -cE '^(void|int) [a-z0-9_]+_x\(' "$tmp/fu3/arm7_dynamics.c" 2>/dev/null)" = 1 ] ||
+  { echo "FAIL: --fuse x with --functions x: not one arm7_x"; fail=$((fail + 1)); }
 fuse_err "a fused part" "another --fuse function" "$arm" --fuse x=crba,nle --fuse y=x,aba
 fuse_err "an output twice" "'fk' and 'frame_pose' both have a parameter 'pose' (both write it)" \
   "$arm" --fuse x=fk,frame_pose

@@ -88,6 +88,8 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
   for (int i = 2; i < argc; i++) {
     if (allow_output && (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0)) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a file name", argv[i]);
+      if (argv[i + 1][0] == '\0')
+        return usage_error("option '%s' needs a file name, not ''", argv[i]);
       a->output = argv[++i];
     } else if (strcmp(argv[i], "--floating-base") == 0) {
       a->load.floating_base = 1;
@@ -235,6 +237,9 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       if (is_stats && (is_output || is_prefix || strcmp(arg, "--parts") == 0))
         return unknown_option(arg);
       const char *val = argv[++i];
+      /* an empty directory would be the current one: said, never assumed */
+      if (val[0] == '\0' && (is_output || strcmp(arg, "--templates") == 0))
+        return usage_error("option '%s' needs a directory, not ''", arg);
       int is_time = strcmp(arg, "--lua-time") == 0;
       if (is_output) o->outdir = val;
       else if (is_prefix) o->prefix = val;

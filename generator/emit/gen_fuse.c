@@ -22,10 +22,26 @@ int mbg_gen_fuse_find(const mbg_gen *g, const char *name) {
   return -1;
 }
 
-int mbg_gen_fuse_names(const mbg_gen *g, char **names, int *n) {
+int mbg_gen_fuse_count(const mbg_gen *g, const char *name) {
+  int count = 0;
   for (int k = 0; k < g->opts->nfuse; k++) {
     const char *spec = g->opts->fuse[k];
-    if (!(names[*n] = strndup(spec, name_len(spec)))) return -1;
+    size_t len = name_len(spec);
+    count += strlen(name) == len && strncmp(spec, name, len) == 0;
+  }
+  return count;
+}
+
+int mbg_gen_fuse_names(const mbg_gen *g, char **names, int *n) {
+  int listed = *n; /* the names --functions gave: a fused one there is the same function */
+  for (int k = 0; k < g->opts->nfuse; k++) {
+    const char *spec = g->opts->fuse[k];
+    size_t len = name_len(spec);
+    int dup = 0;
+    for (int j = 0; j < listed && !dup; j++)
+      dup = strlen(names[j]) == len && strncmp(names[j], spec, len) == 0;
+    if (dup) continue;
+    if (!(names[*n] = strndup(spec, len))) return -1;
     (*n)++;
   }
   return 0;

@@ -11,7 +11,10 @@
 
 /* The --fuse option whose NAME is name, or -1. */
 int mbg_gen_fuse_find(const mbg_gen *g, const char *name);
-/* Appends every --fuse NAME to names (room for g->opts->nfuse more). 0, or -1 (memory). */
+/* How many --fuse options are named name (more than one is an error). */
+int mbg_gen_fuse_count(const mbg_gen *g, const char *name);
+/* Appends every --fuse NAME to names (room for g->opts->nfuse more) that is not among the *n
+ * already there (--functions may list a fused function by name). 0, or -1 (memory). */
 int mbg_gen_fuse_names(const mbg_gen *g, char **names, int *n);
 /* Checks --fuse option k: NAME a C identifier that is not a recipe's name or another --fuse's,
  * two or more parts, none twice, each a recipe this model can generate (mbg_gen_check_recipe)

@@ -437,8 +437,9 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     int fk = mbg_gen_fuse_find(g, names[k]);
     for (int j = 0; rc == 0 && j < k; j++)
       if (strcmp(names[j], names[k]) == 0)
-        rc = (fprintf(err, fk >= 0 ? "mbdc: error: --fuse %s: the name is given twice\n"
-                                   : "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
+        rc = (fprintf(err, mbg_gen_fuse_count(g, names[k]) > 1
+                               ? "mbdc: error: --fuse %s: the name is given twice\n"
+                               : "mbdc: error: --functions lists '%s' twice\n", names[k]), 2);
     if (rc == 0)
       rc = fk >= 0 ? mbg_gen_fuse_check(g, fk, err)
                    : mbg_gen_check_recipe(g, names[k], "--functions", err);

@@ -213,6 +213,16 @@ static void fill_joint(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
   xmlNodePtr mimic = mbg_urdf_child(uj->node, "mimic");
   if (mimic) {
     const char *of = mbg_urdf_attr(mimic, "joint");
+    if (!of || mbg_names_find(&u->joint_names, of) < 0 || strcmp(of, uj->name) == 0) {
+      /* the multiplier and offset would have nothing to refer to */
+      mbg_diag_error(u->d, mbg_urdf_loc(u, mimic, of ? "joint" : NULL),
+                     !of ? "the <mimic> of joint '%s' names no joint (joint=\"...\")"
+                     : strcmp(of, uj->name) == 0 ? "joint '%s' mimics itself"
+                                                 : "joint '%s' mimics joint '%.63s', which is "
+                                                   "not a joint of this robot",
+                     uj->name, of ? of : "");
+      return;
+    }
     mbg_diag_warning(u->d, mbg_urdf_loc(u, mimic, NULL),
                      "joint '%s' mimics joint '%.63s'; it is "
                      "imported as an independent joint with its own coordinate: set that "
