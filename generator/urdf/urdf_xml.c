@@ -340,6 +340,31 @@ static void start_element(void *ctx, const xmlChar *name, const xmlChar *prefix,
   n->_private = (void *)(uintptr_t)(p - h->u->text + 1);
 }
 
+/* 1 when the text starts as a UTF-16 or UCS-4 document does (a byte-order mark, or "<?" in two
+ * or four bytes a character): there a zero byte is half of a character. */
+static int wide_encoding(const mbg_urdf *u) {
+  const unsigned char *t = (const unsigned char *)u->text;
+  if (u->len < 4) return 0;
+  return (t[0] == 0xff && t[1] == 0xfe) || (t[0] == 0xfe && t[1] == 0xff) || t[0] == 0 ||
+         t[1] == 0;
+}
+
+/* A zero byte in a document of one-byte characters (UTF-8, Latin-1): libxml2 would stop reading
+ * there and take what follows, whatever it is, for the end of the file. Reported at its place;
+ * 1 when there is none. */
+static int no_zero_byte(mbg_urdf *u) {
+  const char *z = wide_encoding(u) ? NULL : memchr(u->text, 0, u->len);
+  if (!z) return 1;
+  mbg_loc loc = {1, 1, 0};
+  for (const char *p = u->text; p < z; p++) {
+    if (*p == '\n') loc.line++, loc.col = 1;
+    else loc.col++;
+  }
+  mbg_diag_error(u->d, loc, "a zero byte (NUL), which an XML document holds nowhere: not in its "
+                            "text, not after its root element");
+  return 0;
+}
+
 xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path) {
   /* No network, no external DTD (XML_PARSE_NOENT, DTDLOAD and DTDATTR are not given), no
    * messages of libxml2's own: the first error is ours to report. Entity and attribute-default
@@ -350,7 +375,7 @@ xmlDocPtr mbg_urdf_parse(mbg_urdf *u, const char *path) {
     mbg_diag_error(u->d, (mbg_loc){0, 0, 0}, "the file is too large for an XML document");
     return NULL;
   }
-  if (!index_lines(u)) return NULL;
+  if (!index_lines(u) || !no_zero_byte(u)) return NULL;
   xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
   if (!ctxt || !ctxt->sax) {
     xmlFreeParserCtxt(ctxt);
