@@ -14,6 +14,8 @@
  * singular joint fails in all of them (the rule's ε is 1e-12 of a bound of the pivot's rounding
  * noise); a regular one, in none but with probability zero. */
 enum { NCONF = 5, NFAIL = 3 };
+/* The most modes a flexible body has (model/build_flex.c refuses more). */
+enum { MAX_MODES = 64 };
 
 /* xorshift64*: a fixed stream in [0, 1). */
 static double uniform(uint64_t *s) {
@@ -172,6 +174,60 @@ static double *aba_workspace(const mb_model *m, mb_workspace *ws) {
   return buf;
 }
 
+/* 1 if the n values at x are all finite. */
+static int finite_all(const double *x, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(x[k])) return 0;
+  return 1;
+}
+
+/* 1 if the modal mass (nm × nm, symmetric) is positive definite by the runtime's relative pivot
+ * rule: each pivot of its Cholesky factorization above 1e-12 (MB_PIVOT_EPS) of its diagonal
+ * entry, so that a mode that moves no mass or two modes with the same shapes fail it. */
+static int modal_mass_regular(int nm, const double *Mee) {
+  double L[MAX_MODES * MAX_MODES];
+  for (int i = 0; i < nm; i++)
+    for (int j = 0; j <= i; j++) {
+      double v = Mee[nm * i + j];
+      for (int k = 0; k < j; k++) v -= L[nm * i + k] * L[nm * j + k];
+      if (i == j) {
+        if (!(v > MB_PIVOT_EPS * Mee[nm * i + i])) return 0;
+        L[nm * i + i] = sqrt(v);
+      } else {
+        L[nm * i + j] = v / L[nm * j + j];
+      }
+    }
+  return 1;
+}
+
+/* Every flexible body's modal data finite and its modal mass regular: else the mass matrix is
+ * singular (or not a number) in every configuration, whatever the joints do. Errors at the
+ * body; returns how many. */
+static int check_modal(const mbg_model *m, const mbg_topology *t, mbg_diag *d) {
+  int errors = 0;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_modal *md = &t->body[i].modal;
+    int nm = t->body[i].nm;
+    if (nm <= 0) continue;
+    const mbg_body *b = &m->bodies[t->body[i].model_body];
+    size_t n2 = (size_t)nm * (size_t)nm;
+    if (!finite_all(md->Mc, 6 * (size_t)nm) || !finite_all(md->Mee, n2) ||
+        !finite_all(md->K, n2) || !finite_all(md->D, n2) || !finite_all(md->Q, 36 * (size_t)nm)) {
+      mbg_diag_error(d, b->loc, "the modal data of flexible body '%s' overflow (a mode shape or "
+                                "node entry too large to square and sum in double precision)",
+                     b->name);
+      errors++;
+    } else if (nm > MAX_MODES || !modal_mass_regular(nm, md->Mee)) {
+      mbg_diag_error(d, b->loc, "the modal mass of flexible body '%s' is singular: a mode moves "
+                                "no mass, or its modes are linearly dependent (two with the same "
+                                "shapes); the mass matrix is singular in every configuration",
+                     b->name);
+      errors++;
+    }
+  }
+  return errors;
+}
+
 int mbg_check_regular(const mbg_model *m, const char *path, const char *text, size_t len,
                       FILE *out) {
   mbg_topology *t = mbg_topology_build(m);
@@ -184,7 +240,11 @@ int mbg_check_regular(const mbg_model *m, const char *path, const char *text, si
   double *buf = aba_workspace(rm, &ws), *q = malloc(sizeof(double) * ((size_t)rm->nq + 1));
   double *Ia = malloc(36 * sizeof(double) * ((size_t)nb + 1));
   char *fail = calloc((size_t)nb + 1, 1), *count = calloc((size_t)nb + 1, 1);
-  if (buf && q && Ia && fail && count) {
+  mbg_diag md;
+  mbg_diag_init(&md, path, text, len, out);
+  if (check_modal(m, t, &md) > 0) {
+    errors = md.errors; /* the joints' check would only see the same singularity */
+  } else if (buf && q && Ia && fail && count) {
     uint64_t seed = 0x6d62646372656775ull; /* "mbdcregu" */
     for (int c = 0; c < NCONF; c++) {
       random_q(rm, &seed, q);
