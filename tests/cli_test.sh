@@ -267,6 +267,20 @@ recipe "$tmp/loop" '    local n = 0
 expect 1 "a recipe that never ends" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/loop" --functions rnea -o "$tmp/g" --lua-time 0.5
 grep -q "loop/algorithms/rnea.lua:6: .*algorithms/rnea.lua ran past the time limit (0.5 s of CPU time per template run); raise it with --lua-time" "$tmp/err" ||
   { echo "FAIL: time limit message"; cat "$tmp/err"; fail=$((fail + 1)); }
+# what escapes the hook is stopped by the watchdog 2 s of CPU past the limit (timeout: a hang
+# fails with 124): an xpcall handler that never returns (Lua runs it for the hook's error with
+# hooks off), a plain error() under such a handler, one long backtracking string.find (C code that
+# does not return to Lua); and an error object whose __tostring loops (mbdc never calls it)
+recipe "$tmp/xp1" '    xpcall(function() while true do end end, function() while true do end end)'
+recipe "$tmp/xp2" '    xpcall(function() error("x") end, function() while true do end end)'
+recipe "$tmp/xp3" '    error(setmetatable({}, {__tostring = function() while true do end end}))'
+recipe "$tmp/xp4" '    string.find(string.rep("a", 30000), ".-.-.-.-.-.-.-.-.-b")'
+for x in xp1 xp2 xp3 xp4; do
+  expect 1 "the watchdog ($x)" -- timeout 60 "$mbdc" generate "$cp" --templates "$tmp/$x" \
+    --functions rnea -o "$tmp/g" --lua-time 0.5
+  grep -Eq "$x/algorithms/rnea.lua still ran 2 s of CPU time past the time limit \(0.5 s per template run\)|ran past the time limit|error object is a table value" "$tmp/err" ||
+    { echo "FAIL: the watchdog ($x): message"; cat "$tmp/err"; fail=$((fail + 1)); }
+done
 recipe "$tmp/bomb" '    local t = {}
     for i = 1, 1e12 do t[i] = {i} end'
 expect 1 "a recipe that allocates without end" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/bomb" --functions rnea -o "$tmp/g" --lua-memory 64

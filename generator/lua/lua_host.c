@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/readfile.h"
 #include "lua/lua_alloc.h"
@@ -22,6 +23,8 @@
 /* While a template runs under a time limit, a CPU timer (ITIMER_VIRTUAL) ticks every TICK_USEC
  * of user time. */
 enum { TICK_USEC = 100000 };
+/* CPU seconds past the limit after which the process is stopped from the timer's signal (below). */
+#define HARD_GRACE 2.0
 
 struct mbg_lua {
   lua_State *L;
@@ -33,6 +36,8 @@ struct mbg_lua {
   double max_seconds;         /* CPU time per template run; 0: none */
   double start;               /* process CPU time at the last mbg_lua_run */
   int over;                   /* the time limit was reached in this run */
+  char stop_msg[384];         /* what the watchdog writes before it stops the process */
+  size_t stop_len;
   char **read;                /* the user's files read, by template name */
   int nread, cap_read;
 };
@@ -93,7 +98,14 @@ static void record_error(mbg_lua *h, int rc) {
  * the interpreter by a fifth, every instruction calling into it). A CPU timer's signal sets a
  * hook for the next instruction — lua_sethook is safe in a signal handler (ldebug.c, and lua.c's
  * interrupt) — and the hook compares the CPU time the template took with the limit, then takes
- * itself away. Only C code that runs long without returning to Lua escapes it (documented). */
+ * itself away.
+ *
+ * Two things escape the hook: a message handler of xpcall (or an error object's __tostring)
+ * that never returns — Lua runs it for the hook's own error with hooks off — and one long call
+ * into the C library (a backtracking string.find). The timer's signal is the watchdog for both:
+ * HARD_GRACE CPU seconds past the limit it writes the template's name and the limit to stderr
+ * and ends the process with status 1, as kill -9 would (the output set is staged: nothing
+ * half-written is left, base/outset.h). */
 
 static lua_State *volatile ticking; /* the state whose template runs under the timer, or NULL */
 
@@ -122,10 +134,18 @@ static void tick_hook(lua_State *L, lua_Debug *ar) {
   lua_error(L);
 }
 
+/* Only async-signal-safe calls: clock_gettime, write, _exit. */
 static void on_tick(int sig) {
   (void)sig;
   lua_State *L = ticking;
-  if (L) lua_sethook(L, tick_hook, LUA_MASKCOUNT, 1);
+  if (!L) return;
+  const mbg_lua *h = host_of(L);
+  if (cpu_seconds() - h->start > h->max_seconds + HARD_GRACE) {
+    ssize_t n = write(STDERR_FILENO, h->stop_msg, h->stop_len);
+    (void)n;
+    _exit(1);
+  }
+  lua_sethook(L, tick_hook, LUA_MASKCOUNT, 1);
 }
 
 /* Start the CPU timer for h's state (when h has a time limit); 1 if started. The handler stays
@@ -142,6 +162,14 @@ static int start_timer(mbg_lua *h) {
     if (sigaction(SIGVTALRM, &sa, NULL) != 0) return 0;
     installed = 1;
   }
+  int user = h->running && mbg_lua_read_user_file(h, h->running);
+  int n = snprintf(h->stop_msg, sizeof h->stop_msg,
+                   "mbdc: error: %s%s%s still ran %g s of CPU time past the time limit (%g s "
+                   "per template run): an error handler that does not return, or one long call "
+                   "into the C library; stopped (raise it with --lua-time SECONDS, 0: no "
+                   "limit)\n", user ? h->user_dir : "", user ? "/" : "",
+                   h->running ? h->running : "a template", HARD_GRACE, h->max_seconds);
+  h->stop_len = n < 0 ? 0 : (size_t)n < sizeof h->stop_msg ? (size_t)n : sizeof h->stop_msg - 1;
   ticking = h->L;
   struct itimerval it = {{0, TICK_USEC}, {0, TICK_USEC}};
   if (setitimer(ITIMER_VIRTUAL, &it, NULL) != 0) return ticking = NULL, 0;
