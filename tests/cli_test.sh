@@ -281,6 +281,14 @@ for x in xp1 xp2 xp3 xp4; do
   grep -Eq "$x/algorithms/rnea.lua still ran 2 s of CPU time past the time limit \(0.5 s per template run\)|ran past the time limit|error object is a table value" "$tmp/err" ||
     { echo "FAIL: the watchdog ($x): message"; cat "$tmp/err"; fail=$((fail + 1)); }
 done
+# the expression graph a recipe builds is held to --lua-memory too (it grew ~100 MB per CPU second
+# with no bound but the time limit)
+recipe "$tmp/graph" '    local x = sym.input("q", 0)
+    for i = 1, 1e12 do x = x * x + i end'
+expect 1 "a graph without end" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/graph" \
+  --functions rnea -o "$tmp/g" --lua-memory 64
+grep -q "graph/algorithms/rnea.lua:6: the memory limit is reached: this function's expression graph would pass 64 MiB; raise it with --lua-memory" "$tmp/err" ||
+  { echo "FAIL: the graph's memory limit: message"; cat "$tmp/err"; fail=$((fail + 1)); }
 recipe "$tmp/bomb" '    local t = {}
     for i = 1, 1e12 do t[i] = {i} end'
 expect 1 "a recipe that allocates without end" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/bomb" --functions rnea -o "$tmp/g" --lua-memory 64

@@ -118,6 +118,7 @@ typedef struct mbg_gen {
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;
+  size_t sym_max_bytes; /* the limit of one function's expression graph (--lua-memory; 0: none) */
   mbg_lsym lsym;
   int model_ref; /* registry reference of the frozen model table */
   int nfunctions;

@@ -258,6 +258,7 @@ static int run_build(mbg_gen *g, const char *name, const char *path, mbg_gen_fun
   char msg[256];
   mbg_sym *s = mbg_sym_new();
   if (!s) return fprintf(err, "mbdc: error: out of memory\n"), 1;
+  mbg_sym_set_max_bytes(s, g->sym_max_bytes);
   mbg_lsym_begin(&g->lsym, s);
   g->lsym.trig_input = g->trig_twin;
   g->lsym.frame = mbg_ref_name(fr);

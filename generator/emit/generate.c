@@ -161,6 +161,7 @@ static int open_lua(mbg_gen *g, FILE *err) {
   long long mib = o->lua_memory_mib == 0 ? MBG_LUA_DEFAULT_MEMORY_MIB : o->lua_memory_mib;
   if (mib < 0 || mib > (LLONG_MAX >> 20)) mib = 0;
   mbg_lua_set_limits(g->lua, limit(o->lua_seconds, MBG_LUA_DEFAULT_SECONDS), mib << 20);
+  g->sym_max_bytes = (size_t)mib << 20; /* the graph a recipe builds: the same limit again */
   if (mbg_lua_cpcall(g->lua, open_sym, &g->lsym, 0) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 2;
   return 0;

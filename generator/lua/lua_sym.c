@@ -33,11 +33,20 @@ static int sym_word(lua_State *L, int idx, uintptr_t *word) {
 
 /* ---- conversions ---------------------------------------------------------------------------- */
 
+/* The error of a failed engine call: the memory limit when that is why, else what. */
+static int sym_error(lua_State *L, const mbg_lsym *c, const char *what) {
+  if (mbg_sym_over_limit(c->s))
+    return luaL_error(L, "the memory limit is reached: this function's expression graph would "
+                         "pass %d MiB; raise it with --lua-memory MiB (0: no limit)",
+                      (int)(mbg_sym_max_bytes(c->s) >> 20));
+  return luaL_error(L, "symbolic engine: %s", what);
+}
+
 /* The node of argument idx: a number becomes a constant, a symbolic value its id. */
 static mbg_sx to_sx(lua_State *L, mbg_lsym *c, int idx) {
   if (lua_type(L, idx) == LUA_TNUMBER) {
     mbg_sx e = mbg_sym_const(c->s, lua_tonumber(L, idx));
-    if (e < 0) luaL_error(L, "symbolic engine: out of memory");
+    if (e < 0) sym_error(L, c, "out of memory");
     return e;
   }
   uintptr_t w = 0;
@@ -51,7 +60,7 @@ static mbg_sx to_sx(lua_State *L, mbg_lsym *c, int idx) {
 /* Push e: a constant as a Lua number, anything else as a symbolic value. */
 static int push_sx(lua_State *L, mbg_lsym *c, mbg_sx e) {
   double k;
-  if (e < 0) return luaL_error(L, "symbolic engine: out of memory or invalid operation");
+  if (e < 0) return sym_error(L, c, "out of memory or invalid operation");
   if (mbg_sym_is_const(c->s, e, &k)) {
     lua_pushnumber(L, k);
     return 1;

@@ -36,6 +36,22 @@ void mbg_sym_free(mbg_sym *s) {
 }
 
 int mbg_sym_failed(const mbg_sym *s) { return !s || s->failed; }
+
+void mbg_sym_set_max_bytes(mbg_sym *s, size_t bytes) {
+  if (s) s->max_bytes = bytes;
+}
+
+size_t mbg_sym_max_bytes(const mbg_sym *s) { return s ? s->max_bytes : 0; }
+
+int mbg_sym_over_limit(const mbg_sym *s) { return s && s->over_limit; }
+
+/* 1 (and the flag set) if node arrays of cap entries (op, a, b, name: 13 bytes each) and a hash
+ * table of nslot slots (8 bytes) would pass the limit. */
+static int past_limit(mbg_sym *s, size_t cap, size_t nslot) {
+  if (!s->max_bytes || cap * 13 + nslot * 8 <= s->max_bytes) return 0;
+  s->over_limit = 1;
+  return 1;
+}
 int32_t mbg_sym_size(const mbg_sym *s) { return s ? s->n : 0; }
 int mbg_sym_output_count(const mbg_sym *s) { return s ? s->nout : 0; }
 
@@ -90,6 +106,7 @@ static int rehash(mbg_sym *s) {
   if (s->slot_bits >= 32) return -1;
   int bits = s->slot_bits + 1;
   uint32_t n = 1u << bits, mask = n - 1, old = s->nslot;
+  if (past_limit(s, (size_t)s->cap, n)) return -1;
   uint64_t *slot = malloc((size_t)n * sizeof *slot);
   if (!slot) return -1;
   huge_pages(slot, (size_t)n * sizeof *slot);
@@ -112,6 +129,7 @@ static int reserve_node(mbg_sym *s) {
   if (s->n < s->cap) return 0;
   if (s->cap >= MAX_NODES) return -1;
   size_t c = s->cap ? (size_t)s->cap * 2 : 256;
+  if (past_limit(s, c, s->nslot)) return -1;
   if (grow(&s->op, c, 1) || grow(&s->a, c, 4) || grow(&s->b, c, 4) || grow(&s->name, c, 4))
     return -1; /* the arrays already grown stay valid, only larger */
   s->cap = (int32_t)c;

@@ -47,6 +47,11 @@ mbg_sym *mbg_sym_new(void);
 void mbg_sym_free(mbg_sym *s);
 /* Nonzero once any call has failed (out of memory, invalid argument). */
 int mbg_sym_failed(const mbg_sym *s);
+/* The most bytes the graph's nodes and hash table may take (0: no limit, the default); a node
+ * past it fails as out of memory, and mbg_sym_over_limit says why. */
+void mbg_sym_set_max_bytes(mbg_sym *s, size_t bytes);
+size_t mbg_sym_max_bytes(const mbg_sym *s);
+int mbg_sym_over_limit(const mbg_sym *s);
 /* Number of nodes, live or not. */
 int32_t mbg_sym_size(const mbg_sym *s);
 

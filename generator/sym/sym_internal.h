@@ -41,6 +41,8 @@ struct mbg_sym {
   char *pool;
   size_t npool, cappool;
   int failed;
+  size_t max_bytes; /* 0: none */
+  int over_limit;   /* a node failed for max_bytes */
 };
 
 /* The value of a constant node. */
