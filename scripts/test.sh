@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test suites (docs/testing.md has what each covers and how long it takes).
 #
-#   bash scripts/test.sh          the quick suite: one build (build-quick/: gcc, Debug,
-#                                 -fsanitize=address,undefined) of the tool, the runtime, every
+#   bash scripts/test.sh          the quick suite: one build (build-quick/: gcc, Debug, ASan and
+#                                 UBSan with float-cast-overflow) of the tool, the runtime, every
 #                                 unit, CLI, runtime and consumer test and the quick rows of the
 #                                 generated-code matrix (tests/matrix.txt), all run; then a short
 #                                 fuzz of each reader (model language, URDF, whole pipeline)
@@ -45,8 +45,8 @@ run() {
     ctest --output-on-failure -j"$jobs" "$@")
 }
 
-# sanitize DIR SET [CMAKE OPTION...]: a Debug build with -fsanitize=address,undefined of the test
-# set SET (quick or full), built and every test run
+# sanitize DIR SET [CMAKE OPTION...]: a Debug build with the sanitizers (MBDC_SANITIZE) of the
+# test set SET (quick or full), built and every test run
 sanitize() {
   local dir=$1 set=$2
   shift 2

@@ -41,4 +41,8 @@ if grep -nE '(^|[^A-Za-z0-9_])static[[:space:]]' "$src" |
   failed=1
 fi
 [ $failed -eq 0 ] || exit 1
-if [ "$sanitized" = 1 ]; then echo "ok: $name: libm only (writable data: see the normal build)"; else echo "ok: $name: libm only, no writable data"; fi
+if [ "$sanitized" = 1 ]; then
+  echo "ok: $name: libm only (writable data: the normal build checks it)"
+else
+  echo "ok: $name: libm only, no writable data"
+fi

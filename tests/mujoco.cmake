@@ -1,7 +1,7 @@
 # The cross-check against MuJoCo (issue 7): built whenever libmujoco-dev is installed
 # (scripts/setup.sh installs it). test_mujoco compares the generated dynamics of every example
-# robot (the urdf_<stem> rows of tests/matrix.txt build them as urdf_<stem>_dynamics) with MuJoCo 2.2.2 loading the
-# same URDF; see test_mujoco.c and docs/urdf.md. The MuJoCo side (the URDF copy, the inertias, the
+# robot built (the urdf_<stem> rows of tests/matrix.txt: urdf_<stem>_dynamics) with MuJoCo 2.2.2
+# loading the same URDF; see test_mujoco.c and docs/urdf.md. The MuJoCo side (the URDF copy, the inertias, the
 # coordinate map) is mujoco_peer/'s library mbdc_mujoco, which the benchmarks use too.
 if(NOT TARGET mbdc_mujoco)
   mbdc_missing_peer(test_mujoco "MuJoCo (libmujoco-dev) is not installed" test_mujoco.c)
