@@ -1,10 +1,7 @@
 # The generated code as a whole, and the programs built on the matrix's libraries (the models
-# themselves, their harnesses and libm checks: matrix.txt):
+# themselves, their harnesses and their <name>_libm checks, double and float: matrix.txt):
 #   generated_stale          generated/ equals a fresh generation (else: regenerate)
 #   generated_deterministic  generating twice gives the same bytes
-#   generated_libm_float     every example generated in float compiles as strict C99, uses libm
-#                            only, keeps no mutable static data (the double code: the rows'
-#                            <name>_libm checks, on the objects the build made)
 #   random_loops, the simulations and controllers of examples/sim/ and examples/controller/
 
 # Seeded random closed chains through the whole pipeline (tests/random_loops.c).
@@ -21,9 +18,9 @@ mbdc_add_script_test(NAME random_loops SCRIPT random_loops_test.sh TIMEOUT 600
        ${PROJECT_SOURCE_DIR}/runtime $<TARGET_FILE:mbrt> "${random_loops_flags}")
 set_property(TEST random_loops APPEND PROPERTY LABELS "generated;loops")
 
-foreach(mode stale deterministic libm_float)
+foreach(mode stale deterministic)
   mbdc_add_script_test(NAME generated_${mode} SCRIPT generated_test.sh TIMEOUT 300
-    ARGS ${mode} $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_NM})
+    ARGS ${mode} $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR})
   set_property(TEST generated_${mode} APPEND PROPERTY LABELS generated)
 endforeach()
 
