@@ -13,22 +13,21 @@
 /* The length of NAME in "NAME=f1,f2,...". */
 static size_t name_len(const char *spec) { return strcspn(spec, "="); }
 
+/* 1 if the --fuse spec's NAME is name. */
+static int named(const char *spec, const char *name) {
+  size_t len = name_len(spec);
+  return strlen(name) == len && strncmp(spec, name, len) == 0;
+}
+
 int mbg_gen_fuse_find(const mbg_gen *g, const char *name) {
-  for (int k = 0; k < g->opts->nfuse; k++) {
-    const char *spec = g->opts->fuse[k];
-    size_t len = name_len(spec);
-    if (strlen(name) == len && strncmp(spec, name, len) == 0) return k;
-  }
+  for (int k = 0; k < g->opts->nfuse; k++)
+    if (named(g->opts->fuse[k], name)) return k;
   return -1;
 }
 
 int mbg_gen_fuse_count(const mbg_gen *g, const char *name) {
   int count = 0;
-  for (int k = 0; k < g->opts->nfuse; k++) {
-    const char *spec = g->opts->fuse[k];
-    size_t len = name_len(spec);
-    count += strlen(name) == len && strncmp(spec, name, len) == 0;
-  }
+  for (int k = 0; k < g->opts->nfuse; k++) count += named(g->opts->fuse[k], name);
   return count;
 }
 
@@ -36,12 +35,10 @@ int mbg_gen_fuse_names(const mbg_gen *g, char **names, int *n) {
   int listed = *n; /* the names --functions gave: a fused one there is the same function */
   for (int k = 0; k < g->opts->nfuse; k++) {
     const char *spec = g->opts->fuse[k];
-    size_t len = name_len(spec);
     int dup = 0;
-    for (int j = 0; j < listed && !dup; j++)
-      dup = strlen(names[j]) == len && strncmp(names[j], spec, len) == 0;
+    for (int j = 0; j < listed && !dup; j++) dup = named(spec, names[j]);
     if (dup) continue;
-    if (!(names[*n] = strndup(spec, len))) return -1;
+    if (!(names[*n] = strndup(spec, name_len(spec)))) return -1;
     (*n)++;
   }
   return 0;

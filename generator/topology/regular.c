@@ -181,23 +181,13 @@ static int finite_all(const double *x, size_t n) {
   return 1;
 }
 
-/* 1 if the modal mass (nm × nm, symmetric) is positive definite by the runtime's relative pivot
- * rule: each pivot of its Cholesky factorization above 1e-12 (MB_PIVOT_EPS) of its diagonal
- * entry, so that a mode that moves no mass or two modes with the same shapes fail it. */
+/* 1 if the modal mass (nm × nm, symmetric) is positive definite by the runtime's pivot rule
+ * (mbs_chol: each pivot above MB_PIVOT_EPS of its diagonal entry), so that a mode that moves no
+ * mass or two modes with the same shapes fail it. */
 static int modal_mass_regular(int nm, const double *Mee) {
-  double L[MAX_MODES * MAX_MODES];
-  for (int i = 0; i < nm; i++)
-    for (int j = 0; j <= i; j++) {
-      double v = Mee[nm * i + j];
-      for (int k = 0; k < j; k++) v -= L[nm * i + k] * L[nm * j + k];
-      if (i == j) {
-        if (!(v > MB_PIVOT_EPS * Mee[nm * i + i])) return 0;
-        L[nm * i + i] = sqrt(v);
-      } else {
-        L[nm * i + j] = v / L[nm * j + j];
-      }
-    }
-  return 1;
+  double A[MAX_MODES * MAX_MODES];
+  memcpy(A, Mee, sizeof(double) * (size_t)nm * (size_t)nm);
+  return mbs_chol(nm, A) == 0;
 }
 
 /* Every flexible body's modal data finite and its modal mass regular: else the mass matrix is
