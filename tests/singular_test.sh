@@ -111,8 +111,8 @@ for n in 8000 16000; do
   rc=$? seconds=$(($(date +%s) - start))
   [ $rc -eq 1 ] || bad "a $n-link chain: exit status $rc"
   grep -q "moves nothing" "$tmp/chain.err" && bad "a $n-link chain called singular"
-  grep -q "error: the pivot rule cannot tell the motion of joint 'joint[0-9]*' from rounding noise: its articulated inertia is regular" \
-    "$tmp/chain.err" || { bad "a $n-link chain: message"; head -5 "$tmp/chain.err"; }
+  msg="the pivot rule cannot tell the motion of joint 'joint[0-9]*' from rounding noise"
+  grep -q "error: $msg: its articulated inertia is regular" "$tmp/chain.err" || { bad "a $n-link chain: message"; head -5 "$tmp/chain.err"; }
   [ "$(grep -c "error:" "$tmp/chain.err")" -eq 1 ] || bad "a $n-link chain: one error"
   [ $seconds -le 60 ] || bad "a $n-link chain took $seconds s to check"
 done

@@ -322,7 +322,8 @@ static void report_precision(mbg_diag *d, const pass_state *st, int nconf, int n
   mbg_diag_note(d, jt->loc,
                 "the reference bounds the rounding noise of every configuration, so it grows with "
                 "the square of the reach of what a joint carries (%d bodies beyond '%s'): on a "
-                "serial chain, as the cube of its length; a chain of a few thousand links reaches it",
+                "serial chain, as the cube of its length; a chain of a few thousand links "
+                "reaches it",
                 beyond, jt->name);
 }
 
