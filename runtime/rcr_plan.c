@@ -350,8 +350,18 @@ int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rc
 }
 
 int mb_rcr_col_body_(const mb_model *m, int col) {
-  for (int i = 1; i <= m->nb; i++)
-    if (col >= m->iv[i] && col < m->iv[i] + mb_joint_nv(m->jtype[i])) return i;
+  /* iv is ascending (mb_model_check: each joint's columns follow the previous body's): the last
+   * body whose first column is at most col, by bisection; bodies of no joint column before it
+   * share its iv */
+  int lo = 1, hi = m->nb;
+  if (hi < 1 || col < m->iv[1]) return 0;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (m->iv[mid] <= col) lo = mid;
+    else hi = mid - 1;
+  }
+  for (int i = lo; i >= 1 && m->iv[i] == m->iv[lo]; i--)
+    if (col < m->iv[i] + mb_joint_nv(m->jtype[i])) return i;
   return 0;
 }
 

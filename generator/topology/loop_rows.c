@@ -1,55 +1,93 @@
-/* loop_rows.c — assembling the loops and choosing their independent rows (loop_rows.h). */
+/* loop_rows.c — assembling the loops and choosing their independent rows (loop_rows.h), one
+ * independent part of the loops after the other (loop_parts.h): time and memory linear in the
+ * number of independent loops (docs/loops.md, "Which rows"). */
 #include "topology/loop_rows.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/diag.h"
-#include "topology/rtloops.h"
-#include "topology/rtmodel.h"
+#include "topology/loop_check.h"
+#include "topology/rtwork.h"
 
-enum { NSAMPLES = 5, TRIES = 12 };
+enum { TRIES = 12 };
 #define INDEPENDENT 1e-6 /* relative residual of a unit row on the span of the rows kept before */
 #define ZERO_ROW 1e-9 /* a row this small against the sample's largest row is zero (rounding) */
 
-/* The runtime objects one check works with. */
-typedef struct ctx {
-  mbg_rtmodel rm;
-  mbg_rtloops rl;
-  mb_workspace ws;
-  mb_loop_workspace lw;
-  void *wbuf, *lbuf;
-  double *K; /* all rows × nv, per sample */
-  double *Q; /* orthonormal basis of the kept rows, per sample: nc_all × nv */
-  int nQ[NSAMPLES];
-  int nsamples;
-} ctx;
-
-static void ctx_free(ctx *c) {
-  free(c->wbuf), free(c->lbuf), free(c->K), free(c->Q);
+static void ctx_free(lc_ctx *c) {
+  free(c->part_of), free(c->keep), free(c->qs), free(c->K), free(c->Q);
+  free(c->qp), free(c->v), free(c->phi);
+  mbg_loop_parts_free(c->part, c->nparts);
   mbg_rtloops_free(&c->rl);
   mbg_rtmodel_free(&c->rm);
 }
 
-static int ctx_init(ctx *c, const mbg_model *m, const mbg_topology *t) {
+static int ctx_init(lc_ctx *c, const mbg_model *m, const mbg_topology *t) {
   memset(c, 0, sizeof *c);
   if (mbg_rtmodel_build(m, t, &c->rm) || mbg_rtloops_build(m, t, &c->rl)) return -1;
   const mb_model *rm = &c->rm.model;
-  size_t nr = (size_t)c->rl.nrows, nv = (size_t)(rm->nv > 0 ? rm->nv : 1);
-  c->wbuf = malloc(mb_workspace_size(rm));
-  c->lbuf = malloc(mb_loop_workspace_size(rm, &c->rl.loops));
-  c->K = calloc(NSAMPLES * (nr ? nr : 1) * nv, sizeof *c->K);
-  c->Q = calloc(NSAMPLES * (nr ? nr : 1) * nv, sizeof *c->Q);
-  if (!c->wbuf || !c->lbuf || !c->K || !c->Q) return -1;
-  mb_workspace_init(&c->ws, rm, c->wbuf);
-  mb_loop_workspace_init(&c->lw, rm, &c->rl.loops, c->lbuf);
+  if ((c->nparts = mbg_loop_parts(rm, &c->rl, t, &c->part)) < 0) return c->nparts = 0, -1;
+  size_t nq = 1, nv = 1, nr = 1;
+  for (int k = 0; k < c->nparts; k++) {
+    const mbg_loop_part *p = &c->part[k];
+    if ((size_t)p->model.nq > nq) nq = (size_t)p->model.nq;
+    if ((size_t)p->model.nv > nv) nv = (size_t)p->model.nv;
+    if ((size_t)p->nrows > nr) nr = (size_t)p->nrows;
+  }
+  c->part_of = malloc(sizeof *c->part_of * (size_t)(t->nloops + 1));
+  c->keep = calloc((size_t)c->rl.nrows + 1, 1);
+  c->qs = calloc(NSAMPLES * (size_t)(rm->nq > 0 ? rm->nq : 1), sizeof *c->qs);
+  c->K = calloc(NSAMPLES * nr * nv, sizeof *c->K);
+  c->Q = calloc(NSAMPLES * nr * nv, sizeof *c->Q);
+  c->qp = calloc(2 * nq, sizeof *c->qp);
+  c->v = calloc(nv, sizeof *c->v);
+  c->phi = calloc(nr, sizeof *c->phi);
+  if (!c->part_of || !c->keep || !c->qs || !c->K || !c->Q || !c->qp || !c->v || !c->phi)
+    return -1;
+  for (int k = 0; k < c->nparts; k++)
+    for (int r = 0; r < c->part[k].nrows; r++)
+      c->part_of[c->rl.row[c->part[k].row_of[r]] / MB_LOOP_MAX_ROWS] = k;
   return 0;
 }
 
-/* splitmix64 */
-static double uniform(uint64_t *s, double lo, double hi) {
+int lc_open(lc_work *w, const mbg_loop_part *p) {
+  w->m = &p->model;
+  w->wbuf = mbg_lean_workspace(w->m, &w->ws);
+  w->lbuf = malloc(mbg_lean_loop_size(w->m, &p->loops));
+  if (!w->wbuf || !w->lbuf) return lc_close(w), -1;
+  return 0;
+}
+
+void lc_close(lc_work *w) {
+  free(w->wbuf), free(w->lbuf);
+  w->wbuf = NULL, w->lbuf = NULL;
+}
+
+mb_loops lc_rows(const lc_ctx *c, int k, int which, int *buf) {
+  const mbg_loop_part *p = &c->part[k];
+  int n = 0;
+  for (int r = 0; r < p->nrows; r++)
+    if (which < 0 || (c->keep[p->row_of[r]] != 0) == (which != 0)) buf[n++] = p->row[r];
+  mb_loops rows = {p->nloops, p->loop, n, buf};
+  return rows;
+}
+
+int lc_project(lc_ctx *c, int k, lc_work *w, const mb_loops *rows, double *q, double *start) {
+  const mbg_loop_part *p = &c->part[k];
+  mb_loop_workspace lw;
+  mbg_lean_loop_layout(&lw, w->m, rows, w->lbuf);
+  mbg_loop_part_get(p, &c->rm.model, q, c->qp);
+  if (start) {
+    *start = 0.0;
+    if (mb_loop_residual(w->m, rows, &w->ws, &lw, c->qp, c->phi) == MB_OK)
+      for (int r = 0; r < rows->nc; r++) *start = fmax(*start, fabs(c->phi[r]));
+  }
+  int rc = mb_project_q(w->m, rows, &w->ws, &lw, c->qp);
+  if (rc == MB_OK) mbg_loop_part_put(p, &c->rm.model, c->qp, q);
+  return rc;
+}
+
+double lc_uniform(uint64_t *s, double lo, double hi) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -57,39 +95,44 @@ static double uniform(uint64_t *s, double lo, double hi) {
   return lo + (hi - lo) * ((double)(z >> 11) / 9007199254740992.0);
 }
 
-/* Project q onto the rows of loops [l0, l1) alone; *start = their largest residual at q before.
- * Returns the runtime status (-100: out of memory). */
-static int assemble_some(ctx *c, int l0, int l1, double *q, double *start) {
-  const mb_model *rm = &c->rm.model;
-  int first = 0, nr = 0, rc;
-  /* the row list is ascending: the rows of loops [l0, l1) are one slice of it */
-  while (first < c->rl.nrows && c->rl.row[first] / MB_LOOP_MAX_ROWS < l0) first++;
-  while (first + nr < c->rl.nrows && c->rl.row[first + nr] / MB_LOOP_MAX_ROWS < l1) nr++;
-  mb_loops sub = {c->rl.loops.nloops, c->rl.loop, nr, c->rl.row + first};
-  void *buf = malloc(mb_loop_workspace_size(rm, &sub));
-  mb_loop_workspace lw;
-  if (!buf) return -100;
-  mb_loop_workspace_init(&lw, rm, &sub, buf);
-  *start = 0.0;
-  if (mb_loop_residual(rm, &sub, &c->ws, &lw, q, lw.lam) == MB_OK)
-    for (int r = 0; r < nr; r++) *start = fmax(*start, fabs(lw.lam[r]));
-  rc = mb_project_q(rm, &sub, &c->ws, &lw, q);
+/* Project q onto every part's rows. Returns the first part that does not close + 1, 0 when all
+ * close, -1 when out of memory. */
+static int project_all(lc_ctx *c, double *q) {
+  int *buf = malloc(sizeof *buf * (size_t)(c->rl.nrows + 1));
+  if (!buf) return -1;
+  for (int k = 0; k < c->nparts; k++) {
+    lc_work w;
+    if (lc_open(&w, &c->part[k])) return free(buf), -1;
+    mb_loops all = lc_rows(c, k, -1, buf);
+    int rc = lc_project(c, k, &w, &all, q, NULL);
+    lc_close(&w);
+    if (rc) return free(buf), k + 1;
+  }
   free(buf);
-  return rc;
+  return 0;
 }
 
-/* Report each loop that cannot be closed alone, or the last one if only together they cannot. */
-static int report_assembly(ctx *c, const mbg_model *m, const mbg_topology *t, const double *q0,
-                           mbg_diag *d) {
+/* Report each loop that cannot be closed alone, or the last loop of the part that does not close
+ * if only together its loops cannot. */
+static int report_assembly(lc_ctx *c, const mbg_model *m, const mbg_topology *t, const double *q0,
+                           int failed, mbg_diag *d) {
   const mb_model *rm = &c->rm.model;
   double *q = malloc(sizeof *q * (size_t)(rm->nq > 0 ? rm->nq : 1));
-  int errors = 0;
-  if (!q) return -1;
+  int *buf = malloc(sizeof *buf * (size_t)(c->rl.nrows + 1)), errors = 0, last = 0;
+  if (!q || !buf) return free(q), free(buf), -1;
   for (int l = 0; l < t->nloops; l++) {
-    memcpy(q, q0, sizeof *q * (size_t)rm->nq);
+    int k = c->part_of[l], n = 0;
+    const mbg_loop_part *p = &c->part[k];
+    for (int r = 0; r < p->nrows; r++)
+      if (c->rl.row[p->row_of[r]] / MB_LOOP_MAX_ROWS == l) buf[n++] = p->row[r];
+    if (k == failed) last = l;
+    mb_loops one = {p->nloops, p->loop, n, buf};
+    lc_work w;
     double start;
-    int rc = assemble_some(c, l, l + 1, q, &start);
-    if (rc == -100) return free(q), -1;
+    memcpy(q, q0, sizeof *q * (size_t)rm->nq);
+    if (lc_open(&w, p)) return free(q), free(buf), -1;
+    int rc = lc_project(c, k, &w, &one, q, &start);
+    lc_close(&w);
     if (rc) {
       const mbg_loop *ml = &m->loops[t->loop[l].model_loop];
       mbg_diag_error(d, ml->loc,
@@ -104,67 +147,79 @@ static int report_assembly(ctx *c, const mbg_model *m, const mbg_topology *t, co
     }
   }
   if (!errors && t->nloops > 0) {
-    const mbg_loop *ml = &m->loops[t->loop[t->nloops - 1].model_loop];
+    const mbg_loop *ml = &m->loops[t->loop[last].model_loop];
     mbg_diag_error(d, ml->loc,
-                   "the loops cannot be closed together near the model's initial configuration (each "
-                   "closes alone): Newton's method on all their rows does not converge");
+                   "the loops cannot be closed together near the model's initial configuration "
+                   "(each closes alone): Newton's method on all their rows does not converge");
     errors++;
   }
-  free(q);
+  free(q), free(buf);
   return errors;
 }
 
-/* K of every row at q into sample s. */
-static int sample(ctx *c, const double *q) {
-  const mb_model *rm = &c->rm.model;
-  size_t n = (size_t)c->rl.nrows * (size_t)rm->nv;
-  if (mb_loop_jacobian(rm, &c->rl.loops, &c->ws, &c->lw, q, c->K + (size_t)c->nsamples * n))
-    return -1;
-  c->nsamples++;
-  return 0;
-}
-
 /* Assembled configurations: q0's projection and up to NSAMPLES − 1 drawn near it. */
-static int draw_samples(ctx *c, const double *qa) {
+static int draw_samples(lc_ctx *c, const double *qa) {
   const mb_model *rm = &c->rm.model;
   size_t nq = (size_t)(rm->nq > 0 ? rm->nq : 1), nv = (size_t)(rm->nv > 0 ? rm->nv : 1);
-  double *q = malloc(sizeof *q * nq), *dv = malloc(sizeof *dv * nv);
+  double *dv = malloc(sizeof *dv * nv);
   uint64_t seed = 0x6d6264636c6f6f70ull; /* "mbdcloop" */
-  if (!q || !dv) return free(q), free(dv), -1;
-  sample(c, qa);
+  if (!dv) return -1;
+  memcpy(c->qs, qa, sizeof *qa * (size_t)rm->nq);
+  c->nsamples = 1;
   for (int tries = 0; tries < TRIES && c->nsamples < NSAMPLES; tries++) {
-    for (int k = 0; k < rm->nv; k++) dv[k] = uniform(&seed, -0.4, 0.4);
+    double *q = c->qs + (size_t)c->nsamples * nq;
+    for (int k = 0; k < rm->nv; k++) dv[k] = lc_uniform(&seed, -0.4, 0.4);
     memcpy(q, qa, sizeof *q * (size_t)rm->nq);
     if (mb_integrate(rm, q, dv, 1.0, q)) continue;
-    if (mb_project_q(rm, &c->rl.loops, &c->ws, &c->lw, q)) continue;
-    sample(c, q);
+    int rc = project_all(c, q);
+    if (rc < 0) return free(dv), -1;
+    if (rc == 0) c->nsamples++;
   }
-  free(q), free(dv);
+  free(dv);
   return 0;
 }
 
-/* Is row r (unit-scaled) independent of the basis in sample s? Adds it to the basis if so
- * (returns its relative residual). */
-static double try_row(ctx *c, int s, int r, int add) {
-  int nv = c->rm.model.nv;
-  size_t n = (size_t)c->rl.nrows * (size_t)nv;
-  const double *k = c->K + (size_t)s * n + (size_t)r * (size_t)nv;
+/* Part k's rows at every sample into c->K (c->ok: where finite; c->nQ reset); with norms, the
+ * largest row into c->kmax. */
+static int jacobians(lc_ctx *c, int k, int norms, int *buf) {
+  const mbg_loop_part *p = &c->part[k];
+  const mb_model *rm = &c->rm.model;
+  size_t nq = (size_t)(rm->nq > 0 ? rm->nq : 1), nv = (size_t)p->model.nv;
+  mb_loops all = lc_rows(c, k, -1, buf);
+  lc_work w;
+  mb_loop_workspace lw;
+  if (lc_open(&w, p)) return -1;
+  mbg_lean_loop_layout(&lw, w.m, &all, w.lbuf);
+  for (int s = 0; s < c->nsamples; s++) {
+    double *K = c->K + (size_t)s * (size_t)all.nc * nv;
+    mbg_loop_part_get(p, rm, c->qs + (size_t)s * nq, c->qp);
+    c->nQ[s] = 0;
+    c->ok[s] = mb_loop_jacobian(w.m, &all, &w.ws, &lw, c->qp, K) == MB_OK;
+    for (int r = 0; norms && c->ok[s] && r < all.nc; r++) {
+      double n2 = 0.0;
+      for (size_t j = 0; j < nv; j++) n2 += K[(size_t)r * nv + j] * K[(size_t)r * nv + j];
+      c->kmax[s] = fmax(c->kmax[s], sqrt(n2));
+    }
+  }
+  lc_close(&w);
+  return 0;
+}
+
+/* Is row r (unit-scaled) of the nr rows of part k independent of the basis in sample s? Adds it
+ * to the basis if so (returns its relative residual). */
+static double try_row(lc_ctx *c, int k, int s, int r, int add) {
+  int nv = c->part[k].model.nv, nr = c->part[k].nrows;
+  size_t n = (size_t)nr * (size_t)nv;
+  const double *row = c->K + (size_t)s * n + (size_t)r * (size_t)nv;
   double *Q = c->Q + (size_t)s * n, *x = Q + (size_t)c->nQ[s] * (size_t)nv, norm = 0.0, res = 0.0;
-  for (int j = 0; j < nv; j++) norm += k[j] * k[j];
+  for (int j = 0; j < nv; j++) norm += row[j] * row[j];
   norm = sqrt(norm);
   /* A row that vanishes identically (a spherical loop's row along a fixed axis through the
    * joint, e.g. two ball joints on one line) comes out as rounding noise (1e-33), which scaled
-   * to unit length would look independent: rows far below the largest row of the sample are
-   * zero. */
-  double kmax = 0.0;
-  for (int o = 0; o < c->rl.nrows; o++) {
-    const double *ko = c->K + (size_t)s * n + (size_t)o * (size_t)nv;
-    double n2 = 0.0;
-    for (int j = 0; j < nv; j++) n2 += ko[j] * ko[j];
-    kmax = fmax(kmax, sqrt(n2));
-  }
-  if (!(norm > ZERO_ROW * kmax)) return 0.0;
-  for (int j = 0; j < nv; j++) x[j] = k[j] / norm;
+   * to unit length would look independent: rows far below the largest row of the sample (of all
+   * the loops) are zero. */
+  if (!(norm > ZERO_ROW * c->kmax[s])) return 0.0;
+  for (int j = 0; j < nv; j++) x[j] = row[j] / norm;
   for (int pass = 0; pass < 2; pass++) /* Gram-Schmidt, twice for orthogonality */
     for (int b = 0; b < c->nQ[s]; b++) {
       const double *qb = Q + (size_t)b * (size_t)nv;
@@ -181,23 +236,48 @@ static double try_row(ctx *c, int s, int r, int add) {
   return res;
 }
 
-static int select_rows(ctx *c, mbg_loop_rows *out, int nloops) {
-  out->row = malloc(sizeof *out->row * (size_t)(c->rl.nrows > 0 ? c->rl.nrows : 1));
-  out->nrows = calloc((size_t)(nloops > 0 ? nloops : 1), sizeof *out->nrows);
-  out->nkept = calloc((size_t)(nloops > 0 ? nloops : 1), sizeof *out->nkept);
-  if (!out->row || !out->nrows || !out->nkept) return -1;
-  for (int r = 0; r < c->rl.nrows; r++) {
-    int l = c->rl.row[r] / MB_LOOP_MAX_ROWS;
+/* Part k's rows in order: a row independent of those kept before it in at least one sample where
+ * the part's Jacobian is finite is kept. Returns the number of such samples, -1 out of memory. */
+static int select_part(lc_ctx *c, int k, int *buf) {
+  const mbg_loop_part *p = &c->part[k];
+  int used = 0;
+  if (jacobians(c, k, 0, buf)) return -1;
+  for (int s = 0; s < c->nsamples; s++) used += c->ok[s];
+  for (int r = 0; r < p->nrows; r++) {
     double best = 0.0;
-    for (int s = 0; s < c->nsamples; s++) best = fmax(best, try_row(c, s, r, 0));
-    out->nrows[l]++;
+    for (int s = 0; s < c->nsamples; s++)
+      if (c->ok[s]) best = fmax(best, try_row(c, k, s, r, 0));
     if (best > INDEPENDENT) {
-      for (int s = 0; s < c->nsamples; s++) try_row(c, s, r, 1);
-      out->row[out->nc++] = c->rl.row[r];
-      out->nkept[l]++;
+      for (int s = 0; s < c->nsamples; s++)
+        if (c->ok[s]) try_row(c, k, s, r, 1);
+      c->keep[p->row_of[r]] = 1;
     }
   }
-  out->nsamples = c->nsamples;
+  return used;
+}
+
+static int select_rows(lc_ctx *c, mbg_loop_rows *out, int nloops) {
+  int nr = c->rl.nrows, fewest = NSAMPLES, rc = 0;
+  int *buf = malloc(sizeof *buf * (size_t)(nr + 1));
+  out->row = malloc(sizeof *out->row * (size_t)(nr > 0 ? nr : 1));
+  out->nrows = calloc((size_t)(nloops > 0 ? nloops : 1), sizeof *out->nrows);
+  out->nkept = calloc((size_t)(nloops > 0 ? nloops : 1), sizeof *out->nkept);
+  if (!buf || !out->row || !out->nrows || !out->nkept) return free(buf), -1;
+  for (int s = 0; s < NSAMPLES; s++) c->kmax[s] = 0.0;
+  for (int k = 0; k < c->nparts && rc == 0; k++) rc = jacobians(c, k, 1, buf); /* the scale */
+  for (int k = 0; k < c->nparts && rc == 0; k++) {
+    int used = select_part(c, k, buf);
+    if (used < 0) rc = -1;
+    if (used < fewest) fewest = used;
+  }
+  free(buf);
+  if (rc) return -1;
+  for (int r = 0; r < nr; r++) {
+    int l = c->rl.row[r] / MB_LOOP_MAX_ROWS;
+    out->nrows[l]++;
+    if (c->keep[r]) out->row[out->nc++] = c->rl.row[r], out->nkept[l]++;
+  }
+  out->nsamples = c->nparts > 0 ? fewest : c->nsamples;
   return 0;
 }
 
@@ -216,11 +296,21 @@ static int check_ends(const mbg_model *m, const mbg_topology *t, mbg_diag *d) {
   return errors;
 }
 
+/* The starting configuration: q0, or the neutral one. */
+static double *start_q(const mb_model *rm, const double *q0) {
+  double *q = malloc(sizeof *q * (size_t)(rm->nq > 0 ? rm->nq : 1));
+  if (q && q0)
+    memcpy(q, q0, sizeof *q * (size_t)rm->nq);
+  else if (q)
+    mb_neutral(rm, q);
+  return q;
+}
+
 int mbg_check_loops(const mbg_model *m, const mbg_topology *t, const double *q0,
                     const char *path, const char *text, size_t len, FILE *out,
                     mbg_loop_rows *rows) {
   mbg_diag d;
-  ctx c;
+  lc_ctx c;
   int errors;
   if (rows) memset(rows, 0, sizeof *rows);
   mbg_diag_init(&d, path, text, len, out);
@@ -228,26 +318,23 @@ int mbg_check_loops(const mbg_model *m, const mbg_topology *t, const double *q0,
   if ((errors = check_ends(m, t, &d)) != 0) return errors;
   if (ctx_init(&c, m, t)) return ctx_free(&c), -1;
   const mb_model *rm = &c.rm.model;
-  double *qa = malloc(sizeof *qa * (size_t)(rm->nq > 0 ? rm->nq : 1));
+  double *qa = start_q(rm, q0);
   if (!qa) return ctx_free(&c), -1;
-  if (q0)
-    memcpy(qa, q0, sizeof *qa * (size_t)rm->nq);
-  else
-    mb_neutral(rm, qa);
-  if (mb_project_q(rm, &c.rl.loops, &c.ws, &c.lw, qa)) {
-    double *start = malloc(sizeof *start * (size_t)(rm->nq > 0 ? rm->nq : 1));
-    if (!start) return free(qa), ctx_free(&c), -1;
-    if (q0)
-      memcpy(start, q0, sizeof *start * (size_t)rm->nq);
-    else
-      mb_neutral(rm, start);
-    errors = report_assembly(&c, m, t, start, &d);
+  int failed = project_all(&c, qa);
+  if (failed < 0) return free(qa), ctx_free(&c), -1;
+  if (failed > 0) {
+    double *start = start_q(rm, q0);
+    errors = start ? report_assembly(&c, m, t, start, failed - 1, &d) : -1;
     free(start), free(qa), ctx_free(&c);
     return errors;
   }
-  /* the samples only serve the row selection */
+  /* the samples only serve the row selection and the assembly's check */
   int rc = rows ? draw_samples(&c, qa) : 0;
   if (!rc && rows) rc = select_rows(&c, rows, t->nloops);
+  if (!rc && rows && (errors = lc_check_regular_assembly(&c, m, t, &d)) != 0) {
+    free(qa), ctx_free(&c), mbg_loop_rows_free(rows);
+    return errors;
+  }
   if (!rc && rows) rows->q = qa, qa = NULL;
   free(qa);
   ctx_free(&c);

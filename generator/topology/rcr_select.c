@@ -8,6 +8,7 @@
 #include "rcr_internal.h"
 #include "topology/rtloops.h"
 #include "topology/rtmodel.h"
+#include "topology/rtwork.h"
 
 typedef struct priv {
   mbg_rtmodel rm;
@@ -34,10 +35,9 @@ static priv *priv_new(const mbg_model *m, const mbg_topology *t, const mbg_loop_
   memcpy(p->rl.row, rows->row, sizeof *rows->row * (size_t)rows->nc);
   p->rl.loops.nc = rows->nc;
   const mb_model *rm = &p->rm.model;
-  p->wbuf = malloc(mb_workspace_size(rm));
+  p->wbuf = mbg_lean_workspace(rm, &p->ws); /* rcr's calls read only the kinematics' arrays */
   p->lbuf = malloc(mb_loop_workspace_size(rm, &p->rl.loops));
   if (!p->wbuf || !p->lbuf) return priv_free(p), NULL;
-  mb_workspace_init(&p->ws, rm, p->wbuf);
   mb_loop_workspace_init(&p->lw, rm, &p->rl.loops, p->lbuf);
   return p;
 }

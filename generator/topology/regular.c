@@ -8,6 +8,7 @@
 
 #include "base/diag.h"
 #include "topology/rtmodel.h"
+#include "topology/rtwork.h"
 #include "topology/topology.h"
 
 /* Configurations tried, and how many of them a joint's pivot must fail in to be reported: a
@@ -223,32 +224,6 @@ static int locally_singular(const pass_state *st, int i, double *ratio, double p
   return mbs_chol_ref(n, D, ref) != 0;
 }
 
-/* A workspace with only the arrays the articulated-body steps read and write (mb_xup,
- * mb_pivot_refs, mb_aba_joint: runtime/mb.h): a whole one holds the CFA's dense nc × nc matrix,
- * 200 MB for a tree of 1000 bodies. The same layout and tag as mb_workspace_init's. Returns the
- * buffer (free it), NULL when out of memory. */
-static double *aba_workspace(const mb_model *m, mb_workspace *ws) {
-  size_t nb1 = (size_t)m->nb + 1, nv = (size_t)m->nv;
-  size_t n = 6 * nv + 9 * nb1 + 3 * nb1 + 36 * nb1 + 6 * nv + 6 * nv + 2 * nv + 2 * nb1;
-  double *p = calloc(n, sizeof *p), *buf = p;
-  if (!p) return NULL;
-  memset(ws, 0, sizeof *ws);
-  ws->model = m, ws->tag = MB_WS_TAG, ws->nb = m->nb, ws->nq = m->nq, ws->nv = m->nv;
-  ws->S = p, p += 6 * nv;
-  ws->XE = p, p += 9 * nb1;
-  ws->Xr = p, p += 3 * nb1;
-  ws->IA = p, p += 36 * nb1;
-  ws->U = p, p += 6 * nv;
-  ws->D = p, p += 6 * nv;
-  ws->Dref = p, p += nv;
-  ws->Dbase = p, p += nv;
-  ws->Jsub = p, p += nb1;
-  ws->msub = p;
-  for (int i = 1; i <= m->nb; i++) mb_joint_S(m, i, ws->S + 6 * m->iv[i]);
-  ws->XE[0] = ws->XE[4] = ws->XE[8] = 1.0;
-  return buf;
-}
-
 /* 1 if the n values at x are all finite. */
 static int finite_all(const double *x, size_t n) {
   for (size_t k = 0; k < n; k++)
@@ -386,7 +361,7 @@ int mbg_check_regular(const mbg_model *m, const char *path, const char *text, si
   size_t nb1 = (size_t)nb + 1;
   mb_workspace ws;
   pass_state st = {m, t, &ws, NULL, NULL, NULL, NULL, NULL, 0};
-  double *buf = aba_workspace(rm, &ws);
+  double *buf = mbg_lean_workspace(rm, &ws);
   st.q = malloc(sizeof(double) * ((size_t)rm->nq + 1));
   st.Ia = malloc(36 * sizeof(double) * nb1), st.IC = malloc(36 * sizeof(double) * nb1);
   st.fail = calloc(nb1, 1), st.merged = calloc(nb1, 1);
