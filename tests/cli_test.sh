@@ -566,5 +566,22 @@ for m in "$src"/examples/*.mbd "$src"/examples/urdf/*.urdf; do
     END { exit bad }' "$tmp/out" || fail=$((fail + 1))
 done
 
+# A function whose expression graph would pass --lua-memory is refused before it is built, with
+# the estimate (emit/gen_estimate.c): crba of a 3000-link chain used to build for about 15 minutes
+# before reaching 4 GiB; a 200-link chain's crba (about 6e5 nodes, 29 MiB) fits in 64 MiB and not
+# in 16, where the old code reached the limit after building.
+bash "$src/bench/urdf_chain.sh" 3000 >"$tmp/chain3000.urdf"
+bash "$src/bench/urdf_chain.sh" 200 >"$tmp/chain200.urdf"
+start=$(date +%s)
+expect 1 "crba of a 3000-link chain" -- "$mbdc" stats -q "$tmp/chain3000.urdf" --functions crba
+[ $(($(date +%s) - start)) -le 30 ] || { echo "FAIL: the refusal took more than 30 s"; fail=$((fail + 1)); }
+estimate="error: crba: its expression graph would take about [0-9.]* GiB (about 1.3e+08 nodes"
+grep -q "$estimate" "$tmp/err" || { echo "FAIL: no estimate"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "crba of a 200-link chain in 16 MiB" -- "$mbdc" stats -q "$tmp/chain200.urdf" \
+  --functions crba --frame body --lua-memory 16
+grep -q "more than the 16 MiB --lua-memory allows" "$tmp/err" || { cat "$tmp/err"; fail=$((fail + 1)); }
+expect 0 "crba of a 200-link chain in 64 MiB" -- "$mbdc" stats -q "$tmp/chain200.urdf" \
+  --functions crba --frame body --lua-memory 64
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

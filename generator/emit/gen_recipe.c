@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emit/gen_recipe.h"
+#include "emit/gen_estimate.h"
 
 #include "emit/gen_fuse.h"
 
@@ -326,6 +327,22 @@ static int variants(const mbg_gen *g, const mbg_gen_function *f, mbg_ref *list) 
   return n;
 }
 
+/* 1 (and the error printed) if the graph of built-in function `name` would exceed the memory
+ * limit by its estimate (gen_estimate.h): refused before the recipe runs. Not with --templates
+ * (a user's recipe or library changes what is built). */
+static int refused(const mbg_gen *g, const char *name, int fused, FILE *err) {
+  mbg_gen_size sz;
+  if (fused >= 0 || g->sym_max_bytes == 0 || mbg_lua_user_dir(g->lua)) return 0;
+  if (mbg_gen_estimate(g->topo, name, &sz) != 0 || sz.bytes <= (double)g->sym_max_bytes) return 0;
+  fprintf(err,
+          "mbdc: error: %s: its expression graph would take about %.1f GiB (about %.2g nodes; "
+          "it grows with %s, %.3g here), more than the %zu MiB --lua-memory allows; raise "
+          "--lua-memory (0: no limit) or leave %s out of --functions\n",
+          name, sz.bytes / 1073741824.0, sz.nodes, sz.measure, sz.units, g->sym_max_bytes >> 20,
+          name);
+  return 1;
+}
+
 int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err) {
   lua_State *L = mbg_lua_state(g->lua);
   char path[160];
@@ -333,6 +350,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   int fused = mbg_gen_fuse_find(g, name);
   if (fused >= 0) snprintf(path, sizeof path, "--fuse %s", name);
   else mbg_lua_recipe_where(g->lua, name, path, sizeof path);
+  if (refused(g, name, fused, err)) return 1;
   if ((fused >= 0 ? mbg_gen_fuse_push(g, fused) : mbg_lua_run_recipe(g->lua, name)) != 0)
     return fprintf(err, "mbdc: error: %s\n", mbg_lua_error(g->lua)), 1;
   recipe_read r = {g, name, f, ""};
