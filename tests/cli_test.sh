@@ -289,6 +289,8 @@ expect 1 "a graph without end" -- timeout 120 "$mbdc" generate "$cp" --templates
   --functions rnea -o "$tmp/g" --lua-memory 64
 grep -q "graph/algorithms/rnea.lua:6: the memory limit is reached: this function's expression graph would pass 64 MiB; raise it with --lua-memory" "$tmp/err" ||
   { echo "FAIL: the graph's memory limit: message"; cat "$tmp/err"; fail=$((fail + 1)); }
+! grep -q "stack traceback" "$tmp/err" || # a limit is not the template's fault: no traceback
+  { echo "FAIL: the graph's memory limit: a traceback"; fail=$((fail + 1)); }
 recipe "$tmp/bomb" '    local t = {}
     for i = 1, 1e12 do t[i] = {i} end'
 expect 1 "a recipe that allocates without end" -- timeout 120 "$mbdc" generate "$cp" --templates "$tmp/bomb" --functions rnea -o "$tmp/g" --lua-memory 64

@@ -64,10 +64,15 @@ void mbg_lua_set_error(mbg_lua *h, const char *fmt, ...) {
 
 const char *mbg_lua_error(const mbg_lua *h) { return h->error ? h->error : ""; }
 
-/* Message handler: the error text, then the traceback of the failing Lua code. */
+/* Message handler: the error text, then the traceback of the failing Lua code — except for a
+ * limit reached (time, or the expression graph's memory: lua_sym.c), which is not the template's
+ * fault and whose message already says what to do. */
 static int traceback(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  if (strstr(msg, " ran past the time limit (") ||
+      strstr(msg, "the memory limit is reached: this function's expression graph"))
+    return lua_pushstring(L, msg), 1;
   luaL_traceback(L, L, msg, 1);
   return 1;
 }
