@@ -558,8 +558,9 @@ int mb_rcr_select(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loo
   for (int g = 0; g < P.ng; g++) {
     int mg = P.row0[g + 1] - P.row0[g], n = 0, taken = 0, *cols = P.ind;
     double *R = lw->rR, *w = R + (size_t)mg * (size_t)mg, *cv = w + mg;
-    for (int k = 0; k < nv; k++) /* the group's columns in chain order */
-      if (P.grp[mb_rcr_col_body_(m, k)] == g && P.chain[k] >= 0) cols[n++] = k;
+    for (int i = 1; i <= m->nb; i++) /* the group's columns (ascending), then in chain order */
+      for (int j = 0; P.grp[i] == g && j < mb_joint_nv(m->jtype[i]); j++)
+        if (P.chain[m->iv[i] + j] >= 0) cols[n++] = m->iv[i] + j;
     for (int a = 1; a < n; a++)
       for (int b = a; b > 0 && P.chain[cols[b]] < P.chain[cols[b - 1]]; b--) {
         int t = cols[b];

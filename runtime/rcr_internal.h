@@ -75,8 +75,9 @@ int mb_rcr_plan_(const mb_model *m, const mb_loops *L, mb_loop_workspace *lw, rc
 /* The body whose joint owns velocity coordinate col (0 if none). */
 int mb_rcr_col_body_(const mb_model *m, int col);
 
-/* The group's dependents from selection dep[nc] into P (dep0/dep in chain order, depid): MB_OK, or
- * MB_EINVAL if the selection gives the group a different count or a column out of range. */
+/* The group's dependents from selection dep[nc] into P (dep0/dep in chain order, depid), with
+ * P->indid holding every column's group (mb_rcr_plan_ sets it): MB_OK, or MB_EINVAL if the
+ * selection gives the group a different count or a column out of range. */
 int mb_rcr_take_(const mb_model *m, const mb_loops *L, rcr_plan *P, int g, const int *dep);
 
 /* The projector recursion over group g's dependents (from the chain's end) with the columns of
