@@ -13,10 +13,10 @@ static int find(int *up, int x) {
  * order of each part's first loop. Returns the number of parts, -1 when out of memory. */
 static int label(const mbg_topology *t, int *part) {
   int nl = t->nloops, n = 0;
-  int *up = malloc(sizeof *up * (size_t)(nl + 1));
-  int *owner = malloc(sizeof *owner * (size_t)(t->nb + 1));
-  if (!up || !owner) return free(up), free(owner), -1;
-  for (int l = 0; l < nl; l++) up[l] = l, part[l] = -1;
+  int *up = malloc(sizeof *up * (size_t)(nl + 1)), *id = malloc(sizeof *id * (size_t)(nl + 1));
+  int *owner = malloc(sizeof *owner * (size_t)(t->nb + 1)); /* the first loop through a body */
+  if (!up || !id || !owner) return free(up), free(id), free(owner), -1;
+  for (int l = 0; l < nl; l++) up[l] = l;
   for (int i = 0; i <= t->nb; i++) owner[i] = -1;
   for (int l = 0; l < nl; l++)
     for (int k = 0; k < t->loop[l].npath; k++) {
@@ -25,11 +25,11 @@ static int label(const mbg_topology *t, int *part) {
       if (owner[i] < 0) owner[i] = l;
       else up[find(up, l)] = find(up, owner[i]);
     }
-  for (int l = 0; l < nl; l++) /* owner reused: the part of a root */
-    if (part[find(up, l)] < 0) part[find(up, l)] = n++;
-  for (int l = 0; l < nl; l++) owner[l] = part[find(up, l)];
-  memcpy(part, owner, sizeof *part * (size_t)nl);
-  free(up), free(owner);
+  for (int l = 0; l < nl; l++) id[l] = -1; /* id[root]: the root's part */
+  for (int l = 0; l < nl; l++)
+    if (id[find(up, l)] < 0) id[find(up, l)] = n++;
+  for (int l = 0; l < nl; l++) part[l] = id[find(up, l)];
+  free(up), free(id), free(owner);
   return n;
 }
 
@@ -104,13 +104,14 @@ int mbg_loop_parts(const mb_model *m, const mbg_rtloops *rl, const mbg_topology 
                    mbg_loop_part **parts) {
   int nl = t->nloops, np;
   int *part = malloc(sizeof *part * (size_t)(nl + 1));
+  int *local = malloc(sizeof *local * (size_t)(nl + 1)); /* a loop's number in its part */
   int *inv = malloc(sizeof *inv * (size_t)(m->nb + 1));
   int *list = malloc(sizeof *list * (size_t)(m->nb + 1));
   *parts = NULL;
-  if (!part || !inv || !list || (np = label(t, part)) < 0)
-    return free(part), free(inv), free(list), -1;
+  if (!part || !local || !inv || !list || (np = label(t, part)) < 0)
+    return free(part), free(local), free(inv), free(list), -1;
   mbg_loop_part *ps = *parts = calloc((size_t)np + 1, sizeof *ps);
-  if (!ps) return free(part), free(inv), free(list), -1;
+  if (!ps) return free(part), free(local), free(inv), free(list), -1;
   int rc = 0;
   for (int l = 0; l < nl; l++) ps[part[l]].nloops++;
   for (int r = 0; r < rl->nrows; r++) ps[part[rl->row[r] / MB_LOOP_MAX_ROWS]].nrows++;
@@ -123,7 +124,6 @@ int mbg_loop_parts(const mb_model *m, const mbg_rtloops *rl, const mbg_topology 
     p->nloops = p->nrows = 0;
   }
   /* loops and rows in the whole model's order: each part's stay ascending */
-  int *local = inv; /* not yet needed as the inverse: a loop's number in its part */
   for (int l = 0; rc == 0 && l < nl; l++) {
     mbg_loop_part *p = &ps[part[l]];
     local[l] = p->nloops, p->loop[p->nloops++] = rl->loop[l];
@@ -141,7 +141,7 @@ int mbg_loop_parts(const mb_model *m, const mbg_rtloops *rl, const mbg_topology 
     rc = build_part(p, m, inv, list);
     p->loops = (mb_loops){p->nloops, p->loop, p->nrows, p->row};
   }
-  free(part), free(inv), free(list);
+  free(part), free(local), free(inv), free(list);
   if (rc) return mbg_loop_parts_free(ps, np), *parts = NULL, -1;
   return np;
 }
