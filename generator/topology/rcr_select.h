@@ -7,7 +7,12 @@
  * regular at the assembled configuration: pivot ratio ≥ MB_RCR_SWITCH, else a located error);
  * otherwise the paper's default, taken greedily from the end of every loop's chain. The
  * alternatives follow: the greedy selection from the chain's end, then from its start (the loop
- * worked in the opposite direction), each kept if it differs from the selections before it. */
+ * worked in the opposite direction), each kept if it differs from the selections before it.
+ *
+ * Each is found part by part (loop_parts.h: loops that share no moving joint), on the part's
+ * smaller model with a loops' workspace of its size: an `independent` statement must give every
+ * part as many dependents as its rows (else a located error naming one of its loops); time and
+ * memory are linear in the number of independent loops. */
 #ifndef MBG_RCR_SELECT_H
 #define MBG_RCR_SELECT_H
 

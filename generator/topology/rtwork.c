@@ -41,22 +41,38 @@ double *mbg_lean_workspace(const mb_model *m, mb_workspace *ws) {
   return buf;
 }
 
-size_t mbg_lean_loop_size(const mb_model *m, const mb_loops *L) {
+static size_t loop_size(const mb_model *m, const mb_loops *L, const char *const *list) {
   size_t n = 0;
 #define LEAN_SIZE(name, count) \
-  if (wanted(#name, LWS)) n += (size_t)(count);
+  if (wanted(#name, list)) n += (size_t)(count);
   MB_LOOP_WORKSPACE_ARRAYS(LEAN_SIZE)
 #undef LEAN_SIZE
   return (n > 0 ? n : 1) * sizeof(double);
 }
 
-void mbg_lean_loop_layout(mb_loop_workspace *lw, const mb_model *m, const mb_loops *L,
-                          void *buffer) {
+static void loop_layout(mb_loop_workspace *lw, const mb_model *m, const mb_loops *L, void *buffer,
+                        const char *const *list) {
   double *p = buffer;
   memset(lw, 0, sizeof *lw);
   lw->model = m, lw->loops = L, lw->tag = MB_LWS_TAG, lw->nv = m->nv, lw->nc = L->nc;
 #define LEAN_LAYOUT(name, count) \
-  if (wanted(#name, LWS)) lw->name = p, p += (size_t)(count);
+  if (wanted(#name, list)) lw->name = p, p += (size_t)(count);
   MB_LOOP_WORKSPACE_ARRAYS(LEAN_LAYOUT)
 #undef LEAN_LAYOUT
+}
+
+size_t mbg_lean_loop_size(const mb_model *m, const mb_loops *L) { return loop_size(m, L, LWS); }
+
+void mbg_lean_loop_layout(mb_loop_workspace *lw, const mb_model *m, const mb_loops *L,
+                          void *buffer) {
+  loop_layout(lw, m, L, buffer, LWS);
+}
+
+static const char *const PLAN[] = {"rplan", NULL};
+
+size_t mbg_plan_loop_size(const mb_model *m, const mb_loops *L) { return loop_size(m, L, PLAN); }
+
+void mbg_plan_loop_layout(mb_loop_workspace *lw, const mb_model *m, const mb_loops *L,
+                          void *buffer) {
+  loop_layout(lw, m, L, buffer, PLAN);
 }
