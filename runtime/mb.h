@@ -500,6 +500,28 @@ int mb_com(const mb_model *m, mb_workspace *ws, const double *q, double *c);
 int mb_com_jacobian(const mb_model *m, mb_workspace *ws, const double *q, double *Jc);
 int mb_energy(const mb_model *m, mb_workspace *ws, const double *q, const double *v, double *e);
 
+/* Inertial parameters and regressors (regressor.c). A body's ten standard parameters π, in
+ * Pinocchio's order (Inertia::toDynamicParameters): m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz,
+ * Izz — the first moment and the rotational inertia about the body frame's origin, in body axes
+ * (the model's inertia[] reordered). Every function below covers all moving bodies 1..nb, body i's
+ * parameters at π[10 (i − 1) ...], so NREG = 10 nb. The dynamics are linear in them:
+ *   mb_regressor         τ = Y(q, v, q̈) π, Y nv × NREG row-major: mb_rnea(q, v, q̈) for the
+ *                        model's own π (mb_model_params); joint j's row has body i's columns only
+ *                        if i is j's body or a descendant; a floating base's six rows are its
+ *                        [force; torque] (v, a NULL: zero);
+ *   mb_energy_regressor  T = y_k · π (kinetic, ½ vᵀ M v) and U = y_p · π (gravity's potential,
+ *                        −Σ m_i gᵀ c_i, 0 at the world origin): mb_energy's e[0] and e[1].
+ * MB_OK; MB_EINVAL (NULL arguments, or a model with flexible bodies: not covered);
+ * MB_EWORKSPACE; MB_ENUMERIC if an output is not finite. */
+#define MB_NPARAM 10
+void mb_params_of_inertia(const double inertia[10], double pi[MB_NPARAM]);
+void mb_inertia_of_params(const double pi[MB_NPARAM], double inertia[10]);
+int mb_model_params(const mb_model *m, double *pi); /* π[10 nb] of the model's bodies */
+int mb_regressor(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                 const double *a, double *Y);
+int mb_energy_regressor(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                        double *yk, double *yp);
+
 /* Centroidal momentum (centroidal.c; Orin & Goswami 2008): the momentum of the moving bodies about
  * their centre of mass G, in world axes, h_G = [k_G; p] — the angular momentum about G, then the
  * linear momentum m ċ (the runtime's wrench order; Pinocchio's hg is [linear; angular]).

@@ -19,6 +19,9 @@ mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
 # Centre of mass, its Jacobian and the energy (runtime/com.c), against differences, the gravity
 # torques and ½ vᵀ M v.
 mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
+# The regressors (runtime/regressor.c): τ = Y π against mb_rnea for the model's and arbitrary
+# parameters, the energy regressors against mb_energy, Y's zero pattern, an analytic pendulum.
+mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c LIBS mbdc_core)
 # Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
 # solve, masks, redundant contacts and energy.
 mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)

@@ -76,6 +76,8 @@ static void test_algorithms_do_not_allocate(void **state) {
     mb_spring sp[2] = {{0, m->nb, {0.1, 0, 0}, {0, 0.2, 0}, 10, 1, 0.5},
                        {1, m->nb, {0, 0, 0}, {0, 0, 0.1}, 0, 2, 0}};
     mb_springs S = {2, sp};
+    size_t nreg = (size_t)MB_NPARAM * (size_t)m->nb;
+    double *Y = malloc(sizeof(double) * (nv + 2) * nreg), *yk = Y + nv * nreg, *yp = yk + nreg;
     int rc = 0;
     calls = 0, counting = 1;
     mb_rnea(m, &ws, q, v, a, fext, out);
@@ -92,10 +94,12 @@ static void test_algorithms_do_not_allocate(void **state) {
     mb_integrate(m, q, v, 0.01, q2);
     mb_joint_wrenches(m, &ws, q, v, a, w);
     rc |= mb_passive_forces(m, &S, &ws, q, v, out);
+    rc |= mb_regressor(m, &ws, q, v, a, Y);
+    rc |= mb_energy_regressor(m, &ws, q, v, yk, yp);
     counting = 0;
     assert_int_equal(rc, 0);
     assert_int_equal(calls, 0);
-    free(q), free(buf);
+    free(Y), free(q), free(buf);
     mbt_tree_free(t);
   }
 }
