@@ -521,6 +521,18 @@ int mb_regressor(const mb_model *m, mb_workspace *ws, const double *q, const dou
                  const double *a, double *Y);
 int mb_energy_regressor(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                         double *yk, double *yp);
+/* The joints' own columns: for each joint of one velocity coordinate (revolute, continuous,
+ * prismatic, helical), in body order, four columns on its row: viscous friction v_j, Coulomb
+ * friction mb_coulomb_sign(v_j), armature (rotor inertia) q̈_j, and a constant offset 1, so that
+ * τ_j = Y π + f_v v_j + f_c sign(v_j) + I_a q̈_j + τ_off. Yj is nv × 4 mb_joint_count1(m) row-major
+ * (the rows of multi-dof joints zero); v, a NULL: zero. mb_coulomb_sign is sign(v) smoothed
+ * linearly inside |v| < MB_COULOMB_BAND (rad/s or m/s): v / max(|v|, band), continuous, and
+ * exactly ±1 outside the band. MB_OK; MB_EINVAL (NULL m or Yj); MB_ENUMERIC (an input not
+ * finite). */
+#define MB_COULOMB_BAND 1e-3
+int mb_joint_count1(const mb_model *m); /* joints of one velocity coordinate (0 for NULL) */
+double mb_coulomb_sign(double v);
+int mb_joint_regressor(const mb_model *m, const double *v, const double *a, double *Yj);
 
 /* Centroidal momentum (centroidal.c; Orin & Goswami 2008): the momentum of the moving bodies about
  * their centre of mass G, in world axes, h_G = [k_G; p] — the angular momentum about G, then the

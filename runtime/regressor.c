@@ -1,6 +1,6 @@
 /* regressor.c — the dynamics as linear functions of the inertial parameters (mb.h "Inertial
  * parameters and regressors"): the joint-torque regressor τ = Y(q, v, q̈) π and the energy
- * regressors T = y_kᵀ π, U = y_pᵀ π.
+ * regressors T = y_kᵀ π, U = y_pᵀ π; and the joints' friction, armature and offset columns.
  *
  * A body's spatial force f_i = I_i a_i + v_i ×* I_i v_i is linear in its ten parameters, so column
  * k of its 6 × 10 block A_i is that force for the unit parameter vector e_k (an exact evaluation:
@@ -12,6 +12,7 @@
  * against: it shares with mb_rnea only the spatial helpers, not the recursion. */
 #include "flex_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Pinocchio's order (Inertia::toDynamicParameters) → the model's 10-number form
@@ -131,4 +132,27 @@ int mb_energy_regressor(const mb_model *m, mb_workspace *ws, const double *q, co
   }
   size_t n = (size_t)MB_NPARAM * (size_t)m->nb;
   return mbs_finite(yk, n) && mbs_finite(yp, n) ? MB_OK : MB_ENUMERIC;
+}
+
+int mb_joint_count1(const mb_model *m) {
+  int n = 0;
+  for (int i = 1; m && i <= m->nb; i++) n += mb_joint_nv(m->jtype[i]) == 1;
+  return n;
+}
+
+double mb_coulomb_sign(double v) { return v / fmax(fabs(v), MB_COULOMB_BAND); }
+
+int mb_joint_regressor(const mb_model *m, const double *v, const double *a, double *Yj) {
+  if (!m || !Yj) return MB_EINVAL;
+  size_t ncol = 4 * (size_t)mb_joint_count1(m);
+  memset(Yj, 0, sizeof *Yj * (size_t)m->nv * ncol);
+  size_t col = 0;
+  for (int i = 1; i <= m->nb; i++) {
+    if (mb_joint_nv(m->jtype[i]) != 1) continue;
+    double vi = v ? v[m->iv[i]] : 0.0, ai = a ? a[m->iv[i]] : 0.0;
+    double *row = Yj + (size_t)m->iv[i] * ncol;
+    row[col] = vi, row[col + 1] = mb_coulomb_sign(vi), row[col + 2] = ai, row[col + 3] = 1.0;
+    col += 4;
+  }
+  return mbs_finite(Yj, (size_t)m->nv * ncol) ? MB_OK : MB_ENUMERIC;
 }

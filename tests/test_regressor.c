@@ -8,7 +8,8 @@
  *     y_k · π and y_p · π against mb_energy;
  *   - structure: joint j's row has nonzero entries only in the columns of j's body and its
  *     descendants (τ_j is the wrench j transmits, which only its subtree's inertia enters);
- *   - Pinocchio's parameter order, by distinct values in every slot.
+ *   - Pinocchio's parameter order, by distinct values in every slot;
+ *   - the joints' friction, armature and offset columns against the sum they stand for.
  * Tolerances: 1e-12 relative to the largest entry compared (the two sides sum the same terms in a
  * different order: rounding of a few ulps times the tree's depth). */
 #include <setjmp.h>
@@ -190,6 +191,41 @@ static void test_robots(void **state) {
   check_robot("examples/flexible_arm.mbd", 0, MB_EINVAL);
 }
 
+/* The joints' columns: each 1-dof joint's four on its own row, in body order; against the sum
+ * they stand for, with friction, armature and offset values chosen per joint; the Coulomb sign
+ * exact outside its band, linear inside, continuous at its edges. */
+static void test_joint_columns(void **state) {
+  (void)state;
+  mbt_tree *t = mbt_randtree(2, 12, 1); /* every joint type, a floating base */
+  const mb_model *m = &t->model;
+  int n1 = mb_joint_count1(m), nv = m->nv, col = 0;
+  size_t ncol = 4 * (size_t)n1;
+  assert_true(n1 > 0 && n1 < m->nb);
+  double *Yj = malloc(sizeof(double) * ((size_t)nv * ncol + ncol + 4 * (size_t)nv));
+  double *p = Yj + (size_t)nv * ncol, *v = p + ncol, *a = v + nv, *got = a + nv, *want = got + nv;
+  mbt_rng g;
+  mbt_rng_seed(&g, 5);
+  mbt_rand_vec(&g, nv, -1, 1, v), mbt_rand_vec(&g, nv, -1, 1, a);
+  mbt_rand_vec(&g, (int)ncol, 0.1, 2, p);
+  assert_int_equal(mb_joint_regressor(m, v, a, Yj), MB_OK);
+  mat_vec(Yj, p, (size_t)nv, ncol, got);
+  memset(want, 0, sizeof(double) * (size_t)nv);
+  for (int i = 1; i <= m->nb; i++) {
+    if (mb_joint_nv(m->jtype[i]) != 1) continue;
+    int k = m->iv[i];
+    double s = fabs(v[k]) >= MB_COULOMB_BAND ? (v[k] > 0 ? 1.0 : -1.0) : v[k] / MB_COULOMB_BAND;
+    want[k] = p[col] * v[k] + p[col + 1] * s + p[col + 2] * a[k] + p[col + 3];
+    col += 4;
+  }
+  MBT_ASSERT_NEAR(got, want, nv, 1e-15);
+  assert_true(mb_coulomb_sign(0.5) == 1.0 && mb_coulomb_sign(-MB_COULOMB_BAND) == -1.0);
+  MBT_ASSERT_NEAR1(mb_coulomb_sign(0.25 * MB_COULOMB_BAND), 0.25, 1e-15);
+  assert_true(mb_coulomb_sign(0.0) == 0.0);
+  assert_int_equal(mb_joint_regressor(m, v, a, NULL), MB_EINVAL);
+  free(Yj);
+  mbt_tree_free(t);
+}
+
 static void test_arguments(void **state) {
   (void)state;
   mbt_tree *t = mbt_randtree(3, 5, 1);
@@ -209,7 +245,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pendulum),   cmocka_unit_test(test_order),
       cmocka_unit_test(test_random_trees), cmocka_unit_test(test_robots),
-      cmocka_unit_test(test_arguments),
+      cmocka_unit_test(test_joint_columns), cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
