@@ -2,7 +2,7 @@
 # The repository stands alone: no document, generated file, template or source refers to a path
 # outside it (the design notes and papers the project was written from are not shipped: the docs
 # cite the published papers by author, title and year), and every relative link of README.md and
-# docs/ names a file of the repository.
+# docs/ names a file of the repository; docs/README.md, the index, links every page of docs/.
 # usage: self_contained_test.sh SOURCE_DIR
 set -u
 src=$(cd "$1" && pwd)
@@ -29,6 +29,13 @@ for md in README.md docs/*.md */README.md; do
     case $full in "$src"/*) ;; *) bad "$md links outside the repository: $target"; continue ;; esac
     [ -e "$full" ] || bad "$md links to a missing file: $target"
   done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
+done
+
+# 3. the index of the documentation lists every page
+for md in docs/*.md; do
+  page=$(basename "$md")
+  [ "$page" = README.md ] && continue
+  grep -q "](${page})" docs/README.md || bad "docs/README.md does not list docs/$page"
 done
 
 [ "$fail" -eq 0 ] && echo "self-contained: ok" || echo "self-contained: $fail failure(s)"
