@@ -6,7 +6,7 @@
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
-#                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...])
+#                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),

@@ -23,6 +23,16 @@ typedef struct mbd_lex_state {
   int unclosed_level;   /* brace depth of a block reported unclosed (0: none) */
   int depth_reported;   /* "nested too deeply" said once per file */
   int out_of_memory;
+  /* Reading stops (mbd_stop_reading, mbd.y) after MBD_MAX_SYNTAX_ERRORS errors, or sooner when
+   * the input does not look like a model: errors on MBD_NOT_A_MODEL_LINES lines and no statement
+   * read yet (a README, a C header, a binary file given by mistake). */
+  int errors0;          /* the diagnostics' errors when parsing began */
+  int errors_seen;      /* ... when the last check ran */
+  int error_line, error_lines; /* the last line with an error, and how many lines had one */
+  int xml;              /* the input starts like XML (a URDF not named .urdf, say) */
+  int stopped;          /* reading stopped: the lexer returns end of file, nothing more is said */
 } mbd_lex_state;
+
+enum { MBD_MAX_SYNTAX_ERRORS = 10, MBD_NOT_A_MODEL_LINES = 4 };
 
 #endif

@@ -17,6 +17,9 @@
 
 %code provides {
 int mbd_yylex(MBD_YYSTYPE *lval, MBD_YYLTYPE *lloc, void *scanner);
+/* 1 when reading should stop (lexstate.h), said once; the lexer calls it before every token and
+ * after each error of its own. */
+int mbd_stop_reading(struct mbd_lex_state *st);
 }
 
 %code {
@@ -452,10 +455,36 @@ static void report_list(struct mbd_lex_state *st, mbg_loc at, const char *what,
   else mbg_diag_error(st->diag, at, "unexpected %s", what);
 }
 
+int mbd_stop_reading(struct mbd_lex_state *st) {
+  if (st->stopped) return 1;
+  int errors = st->diag->errors - st->errors0;
+  if (errors > st->errors_seen) { /* new errors, about where the lexer is */
+    if (st->line != st->error_line) st->error_lines++, st->error_line = st->line;
+    st->errors_seen = errors;
+  }
+  int none = st->ast->first == NULL; /* no statement read yet */
+  if (errors < MBD_MAX_SYNTAX_ERRORS && !(none && st->error_lines >= MBD_NOT_A_MODEL_LINES))
+    return 0;
+  st->stopped = 1;
+  mbg_loc file = {0, 0, 0};
+  if (none && st->xml)
+    mbg_diag_note(st->diag, file, "this looks like XML, not a .mbd model: mbdc reads a URDF from "
+                                  "a file whose name ends in .urdf; stopped after %d errors",
+                  errors);
+  else if (none)
+    mbg_diag_note(st->diag, file, "this does not look like a .mbd model (mbdc reads .mbd and "
+                                  ".urdf files); stopped after %d errors", errors);
+  else
+    mbg_diag_note(st->diag, file, "too many syntax errors; stopped after %d, the rest of the "
+                                  "file not read", errors);
+  return 1;
+}
+
 /* A syntax error, said the way a person would fix it. The cases, most specific first. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                                  struct mbd_lex_state *st) {
   (void)scanner;
+  if (st->stopped) return 0; /* the end of file the lexer returned after stopping */
   yysymbol_kind_t exp[YYNTOKENS];
   int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
   if (n < 0) n = 0;
@@ -521,6 +550,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
 static void mbd_yyerror(MBD_YYLTYPE *loc, void *scanner, struct mbd_lex_state *st,
                         const char *msg) {
   (void)scanner;
+  if (st->stopped) return;
   if (strcmp(msg, "memory exhausted") == 0)
     mbg_diag_error(st->diag, L(*loc),
                    "input nested too deeply (more than %d levels of parentheses or signs)",
@@ -537,6 +567,13 @@ mbd_ast *mbd_parse(const char *text, size_t len, mbg_diag *diag) {
   st.col = 1;
   st.ast = calloc(1, sizeof *st.ast);
   if (!st.ast) return NULL;
+  st.errors0 = diag->errors;
+  size_t lead = 0; /* XML: '<' first, after white space and a UTF-8 byte order mark */
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) lead = 3;
+  while (lead < len && (text[lead] == ' ' || text[lead] == '\t' || text[lead] == '\r' ||
+                        text[lead] == '\n'))
+    lead++;
+  st.xml = lead < len && text[lead] == '<';
   yyscan_t scanner;
   if (mbd_yylex_init_extra(&st, &scanner) != 0) {
     free(st.ast);

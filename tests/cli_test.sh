@@ -50,7 +50,7 @@ cd - >/dev/null || exit 1
 expect 2 "missing model file (I/O)" -- "$mbdc" check "$tmp/does-not-exist.mbd"
 expect 2 "generate: missing model file (I/O)" -- "$mbdc" generate "$tmp/does-not-exist.mbd" -o "$tmp/g"
 # every command has its own help; a mistyped command, option or function gets the nearest name
-for c in check graph generate stats import help version; do
+for c in check graph generate stats functions import help version; do
   expect 0 "$c --help" -- "$mbdc" "$c" --help
   grep -q "^usage: mbdc $c" "$tmp/out" || { echo "FAIL: $c --help prints no usage"; fail=$((fail + 1)); }
 done
@@ -99,6 +99,53 @@ if ls "$tmp"/bad.dot* >/dev/null 2>&1; then
   fail=$((fail + 1))
 fi
 expect 2 "graph into a missing directory" -- "$mbdc" graph "$src/examples/cart_pole.mbd" -o "$tmp/no/such/dir/x.dot"
+
+# a file that is no model: a few located errors, a hint, exit 1 (it used to print some 150 lines
+# and "1577 errors"); a model's own errors are all reported (tests/golden/151_*)
+head -c 6000 "$mbdc" >"$tmp/binary.mbd"
+cp "$src/examples/urdf/ur5.urdf" "$tmp/robot.xml"
+for f in "$src/README.md" "$src/runtime/mb.h" "$tmp/binary.mbd" "$tmp/robot.xml"; do
+  expect 1 "check $(basename "$f"), not a model" -- "$mbdc" check "$f"
+  n=$(grep -c ': error: ' "$tmp/err")
+  [ "$n" -ge 1 ] && [ "$n" -le 10 ] && grep -q ":[0-9]*:[0-9]*: error: " "$tmp/err" &&
+    grep -q "^$f: $n errors\?$" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -le 40 ] ||
+    { echo "FAIL: check $f: $n errors, $(wc -l <"$tmp/err") lines"; head -5 "$tmp/err"
+      fail=$((fail + 1)); }
+  hint="note: this does not look like a .mbd model (mbdc reads .mbd and .urdf files)"
+  [ "$f" = "$tmp/robot.xml" ] && hint="note: this looks like XML, not a .mbd model: mbdc reads a URDF"
+  grep -q "^$f: $hint" "$tmp/err" ||
+    { echo "FAIL: check $f: no hint"; tail -3 "$tmp/err"; fail=$((fail + 1)); }
+done
+expect 1 "generate of a file that is no model" -- "$mbdc" generate "$src/README.md" -o "$tmp/readme"
+grep -q "does not look like a .mbd model" "$tmp/err" && [ ! -e "$tmp/readme" ] ||
+  { echo "FAIL: generate README.md"; tail -3 "$tmp/err"; fail=$((fail + 1)); }
+
+# mbdc functions: every function with its signature (P the prefix), the list in generate --help
+grep -q '^  functions ' <("$mbdc" --help) || { echo "FAIL: --help has no functions"; fail=$((fail + 1)); }
+expect 0 "functions" -- "$mbdc" functions
+qvt='const double q[P_NQ], const double v[P_NV], const double tau[P_NV], double qdd[P_NV]'
+grep -qxF "    int P_aba($qvt);" "$tmp/out" && grep -qxF "    int P_rcr($qvt, int *used);" "$tmp/out" &&
+  grep -q '^  aba_derivatives  *the derivatives of aba' "$tmp/out" ||
+  { echo "FAIL: mbdc functions"; head -20 "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "functions --json --scalar float" -- "$mbdc" functions --json --scalar float
+integrate='void P_integrate(const float q[P_NQ], const float v[P_NV], float dt, float q_out[P_NQ]);'
+grep -q '^{"scalar": "float", "functions": \[$' "$tmp/out" &&
+  grep -qF '{"name": "contact_fd", "group": "contacts", "functions_option": true, ' "$tmp/out" &&
+  grep -qF "\"signature\": \"$integrate\"}" "$tmp/out" &&
+  grep -qF '{"name": "project_q", "group": "loops", "functions_option": false' "$tmp/out" ||
+  { echo "FAIL: mbdc functions --json"; head -5 "$tmp/out"; fail=$((fail + 1)); }
+expect 2 "functions of a model" -- "$mbdc" functions "$src/examples/cart_pole.mbd"
+grep -q "functions takes no model" "$tmp/err" || { echo "FAIL: functions MODEL: message"; fail=$((fail + 1)); }
+expect 2 "functions --scalar quad" -- "$mbdc" functions --scalar quad
+expect 2 "functions --jsn" -- "$mbdc" functions --jsn
+grep -q "did you mean '--json'" "$tmp/err" || { echo "FAIL: functions --jsn: did-you-mean"; fail=$((fail + 1)); }
+expect 0 "generate --help" -- "$mbdc" generate --help
+for f in rnea frame_acceleration_bias loop_residual project_q passive_forces node_poses contact_fd trig \
+         dynamics aba_wrenches rnea_derivatives aba_derivatives; do
+  grep -q "^    $f  " "$tmp/out" || { echo "FAIL: generate --help does not list $f"; fail=$((fail + 1)); }
+done
+grep -q '^  generated only when --functions names them:$' "$tmp/out" ||
+  { echo "FAIL: generate --help: no group of the functions by name"; fail=$((fail + 1)); }
 
 # generate and stats: usage errors, recipe errors located in the template, nothing half-written
 cp="$src/examples/cart_pole.mbd"
@@ -454,6 +501,58 @@ expect 0 "stats --json of a humanoid's crba" -- "$mbdc" stats "$src/examples/urd
 live=$(sed -n 's/.*"crba": {[^}]*"live": \([0-9]*\).*/\1/p' "$tmp/out")
 [ -n "$live" ] && [ "$live" -le 100 ] ||
   { echo "FAIL: crba of simple_humanoid: $live values live at once (at most 100)"; cat "$tmp/out"; fail=$((fail + 1)); }
+
+# stats: the name column is as wide as the longest name (frame_acceleration_bias, contact_fd_reg,
+# a --fuse name, the cfa orders), so every row's numbers stand under the header's
+aligned() { # aligned WHAT: the second field of the header and of every row ends in one column
+  awk -v what="$1" '
+    /^function / { match($0, /^[^ ]+ +[^ ]+/); w = RLENGTH; next }
+    w && $2 ~ /^[0-9]/ { match($0, /^[^ ]+ +[^ ]+/)
+                         if (RLENGTH != w) { print "FAIL: stats " what ": misaligned: " $0
+                                             bad = 1 } }
+    END { exit bad || !w }' "$tmp/out" || fail=$((fail + 1))
+}
+expect 0 "stats of solo12 in contact" -- "$mbdc" stats -q "$src/examples/urdf/solo12.urdf" \
+  --floating-base --contacts FL_FOOT,FR_FOOT,HL_FOOT,HR_FOOT
+aligned solo12
+grep -q 'K = 1 round (' "$tmp/out" && ! grep -q 'K = 1 rounds' "$tmp/out" ||
+  { echo "FAIL: stats: K = 1 rounds"; grep 'K = ' "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "stats of a model with loops and a long --fuse name" -- "$mbdc" stats -q \
+  "$src/examples/five_bar.mbd" --fuse loops_fused_into_one_function=loop_residual,fd_loops
+grep -q '^loops_fused_into_one_function ' "$tmp/out" ||
+  { echo "FAIL: no fused row"; fail=$((fail + 1)); }
+aligned five_bar
+# plurals: one of a thing is not "1 things"
+expect 0 "stats of a one-body model" -- "$mbdc" stats "$tmp/one.mbd" --functions rnea
+grep -q '^one: nq 1, nv 1, 1 moving body (' "$tmp/out" ||
+  { echo "FAIL: stats: 1 moving body"; head -2 "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "check of a one-body model" -- "$mbdc" check "$tmp/one.mbd"
+grep -q "^frames (1: 1 body's own, 0 declared)$" "$tmp/out" ||
+  { echo "FAIL: check: 1 body's own"; cat "$tmp/out"; fail=$((fail + 1)); }
+cat >"$tmp/one_row.mbd" <<'EOF'
+model one_row;
+body a { mass 1; com 0.5 0 0; inertia 0.1 0.1 0.1; }
+body b { mass 1; com 0.5 0 0; inertia 0.1 0.1 0.1; }
+joint j1 revolute world -> a { axis 0 0 1; }
+joint j2 revolute a -> b { origin xyz 1 0 0; axis 0 0 1; }
+loop rod ss b -> world { origin xyz 1 0 0; target xyz 1.5 0.5 0; distance 1.2; }
+EOF
+expect 0 "check of a loop with one row" -- "$mbdc" check "$tmp/one_row.mbd"
+mobility='^  mobility: 2 velocity coordinates - 1 independent constraint row = 1 degree of freedom$'
+grep -q "$mobility" "$tmp/out" ||
+  { echo "FAIL: check: 1 independent constraint row"; cat "$tmp/out"; fail=$((fail + 1)); }
+cat >"$tmp/one_node.mbd" <<'EOF'
+model one_node;
+body arm flexible {
+  nodes { n0 xyz 0.5 0 0 mass 1 inertia 0.01 0.01 0.01; }
+  modes { bend { n0 0 0 1 0 1 0; } }
+  stiffness { 100; }
+}
+joint j revolute world -> arm { axis 0 0 1; }
+EOF
+expect 0 "check of a flexible body with one node" -- "$mbdc" check "$tmp/one_node.mbd"
+grep -q '^  arm  nodal data, 1 node, 1 mode: ' "$tmp/out" ||
+  { echo "FAIL: check: 1 node"; grep nodal "$tmp/out"; fail=$((fail + 1)); }
 
 # springs and the initial state: check lists them, generate and stats add passive_forces (only
 # for a model with springs), the header declares the initial state

@@ -2,6 +2,7 @@
 # themselves, their harnesses and their <name>_libm checks, double and float: matrix.txt):
 #   generated_stale          generated/ equals a fresh generation (else: regenerate)
 #   generated_deterministic  generating twice gives the same bytes
+#   generated_header         the header's signatures and objects (tests/header_test.sh)
 #   random_loops, the simulations and controllers of examples/sim/ and examples/controller/
 
 # Seeded random closed chains through the whole pipeline (tests/random_loops.c).
@@ -17,6 +18,12 @@ mbdc_add_script_test(NAME random_loops SCRIPT random_loops_test.sh TIMEOUT 600
   ARGS $<TARGET_FILE:mbdc> $<TARGET_FILE:random_loops> ${CMAKE_C_COMPILER}
        ${PROJECT_SOURCE_DIR}/runtime $<TARGET_FILE:mbrt> "${random_loops_flags}")
 set_property(TEST random_loops APPEND PROPERTY LABELS "generated;loops")
+
+# The header as users read it: every signature of `mbdc functions` declared as listed, every
+# object it declares defined in <p>_dynamics.c (tests/header_test.sh).
+mbdc_add_script_test(NAME generated_header SCRIPT header_test.sh TIMEOUT 300
+  ARGS $<TARGET_FILE:mbdc> ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR})
+set_property(TEST generated_header APPEND PROPERTY LABELS "generated;cli")
 
 foreach(mode stale deterministic)
   mbdc_add_script_test(NAME generated_${mode} SCRIPT generated_test.sh TIMEOUT 300

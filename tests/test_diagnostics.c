@@ -1,11 +1,12 @@
 /* test_diagnostics.c — golden tests of the front end's diagnostics.
  *
  * Every tests/golden/NNN_name.mbd is a small malformed model (one mistake, or several to show
- * that recovery goes on). The test runs it through mbg_model_from_text() and, when that accepts
- * it, mbg_check_regular() (the mass matrix regular, as `mbdc check` does) under the path
+ * that recovery goes on), or a file that is no model at all (reading stops after a few errors
+ * with a hint). The test runs it through mbg_model_from_text() and, when that accepts it,
+ * mbg_check_regular() (the mass matrix regular, as `mbdc check` does) under the path
  * `golden/NNN_name.mbd` and compares everything the front end prints with NNN_name.err, byte
- * for byte. A few inputs are generated here instead of stored (deep nesting, long chains): their
- * expected output is stored the same way, as NNN_name.err with no .mbd beside it.
+ * for byte. A few inputs are generated here instead of stored (deep nesting, long chains, binary
+ * bytes): their expected output is stored the same way, as NNN_name.err with no .mbd beside it.
  *
  * With MBDC_UPDATE_GOLDEN=1 in the environment the test writes the .err files instead of
  * comparing; read the diff before committing it.
@@ -138,11 +139,24 @@ static text gen_sum_150_accepted(void) {
   return t;
 }
 
+/* A binary file given by mistake: an ELF header, then bytes of every value, NULs and newlines
+ * among them (stored here, not as a file: the .err shows what was read). */
+static text gen_binary(void) {
+  static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  text t = {malloc(4096 + 1), 4096};
+  assert_non_null(t.data);
+  for (size_t k = 0; k < t.len; k++)
+    t.data[k] = (char)(k < sizeof elf ? elf[k] : (unsigned char)((k * 37 + 11) & 0xff));
+  t.data[t.len] = '\0';
+  return t;
+}
+
 static const golden_case generated[] = {
   {"900_deep_parens", gen_deep_parens},
   {"901_deep_unary_minus", gen_deep_unary_minus},
   {"902_long_sum", gen_long_sum},
   {"903_sum_150_accepted", gen_sum_150_accepted},
+  {"904_not_a_model_binary", gen_binary},
 };
 enum { NGENERATED = sizeof generated / sizeof *generated };
 

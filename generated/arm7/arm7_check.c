@@ -12,7 +12,7 @@
 
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0x312126a83c50
+#if ARM7_SET_ID != 0x8bd2b7f86f73
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0x312126a83c50
+#if ARM7_SET_ID != 0x8bd2b7f86f73
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const arm7_coord_names[ARM7_NV] = {"a1", "a2", "a3", "a4", "a5", "a6
 const int arm7_coord_iq[ARM7_NV] = {0, 1, 2, 3, 4, 5, 6};
 const char *const arm7_body_names[ARM7_NB + 1] = {"world", "link1", "link2", "link3", "link4", "link5", "link6", "link7"};
 const char *const arm7_frame_names[ARM7_NF] = {"link1", "link2", "link3", "link4", "link5", "link6", "link7", "tool", "tcp"};
+/* The model's initial state (arm7_dynamics.h). */
+const double arm7_q_initial[ARM7_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double arm7_v_initial[ARM7_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 313 mul, 286 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void arm7_rnea(const double q[ARM7_NQ], const double v[ARM7_NV], const double a[ARM7_NV], double tau[ARM7_NV]) {

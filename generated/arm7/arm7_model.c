@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0x312126a83c50
+#if ARM7_SET_ID != 0x8bd2b7f86f73
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -66,14 +66,6 @@ static const double inertia[80] = {
   1.7, 0.0, 0.034, 0.153, 0.022649999999999997, 0.02147, 0.0032799999999999986, 0.0, 0.0001, -0.0036599999999999996,
   1.8, 0.0, 0.009000000000000001, 0.0036000000000000003, 0.0038522, 0.0033072, 0.003645, 0.0001, 0.0, 0.000182,
   0.8999999999999999, 0.0, 0.0, 0.069, 0.007935000000000001, 0.007935000000000001, 0.0007999999999999999, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (arm7_dynamics.h). */
-const double arm7_q_initial[ARM7_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double arm7_v_initial[ARM7_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -12,7 +12,7 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0xd09f4c8cb497
+#if CART_POLE_SET_ID != 0x94839a7c64d4
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

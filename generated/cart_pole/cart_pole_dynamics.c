@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0xd09f4c8cb497
+#if CART_POLE_SET_ID != 0x94839a7c64d4
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const cart_pole_coord_names[CART_POLE_NV] = {"slider", "hinge"};
 const int cart_pole_coord_iq[CART_POLE_NV] = {0, 1};
 const char *const cart_pole_body_names[CART_POLE_NB + 1] = {"world", "cart", "pole"};
 const char *const cart_pole_frame_names[CART_POLE_NF] = {"cart", "pole"};
+/* The model's initial state (cart_pole_dynamics.h). */
+const double cart_pole_q_initial[CART_POLE_NQ] = {
+  0.0, 0.0,
+};
+const double cart_pole_v_initial[CART_POLE_NV] = {
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void cart_pole_rnea(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], const double a[CART_POLE_NV], double tau[CART_POLE_NV]) {

@@ -69,7 +69,7 @@ extern "C" {
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0xd09f4c8cb497
+#define CART_POLE_SET_ID 0x94839a7c64d4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -131,7 +131,7 @@ extern const char *const cart_pole_frame_names[CART_POLE_NF];
 #define CART_POLE_FRAME_cart 0
 #define CART_POLE_FRAME_pole 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in cart_pole_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double cart_pole_q_initial[CART_POLE_NQ];
 extern const double cart_pole_v_initial[CART_POLE_NV];
 

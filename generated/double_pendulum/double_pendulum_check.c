@@ -12,7 +12,7 @@
 
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8c5cd37c4dc5
+#if DOUBLE_PENDULUM_SET_ID != 0xac8ea1477bec
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

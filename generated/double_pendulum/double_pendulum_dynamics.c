@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8c5cd37c4dc5
+#if DOUBLE_PENDULUM_SET_ID != 0xac8ea1477bec
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const double_pendulum_coord_names[DOUBLE_PENDULUM_NV] = {"shoulder",
 const int double_pendulum_coord_iq[DOUBLE_PENDULUM_NV] = {0, 1};
 const char *const double_pendulum_body_names[DOUBLE_PENDULUM_NB + 1] = {"world", "link1", "link2"};
 const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF] = {"link1", "link2"};
+/* The model's initial state (double_pendulum_dynamics.h). */
+const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ] = {
+  0.0, 0.0,
+};
+const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void double_pendulum_rnea(const double q[DOUBLE_PENDULUM_NQ], const double v[DOUBLE_PENDULUM_NV], const double a[DOUBLE_PENDULUM_NV], double tau[DOUBLE_PENDULUM_NV]) {

@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x8c5cd37c4dc5
+#if DOUBLE_PENDULUM_SET_ID != 0xac8ea1477bec
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -45,14 +45,6 @@ static const double inertia[30] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0, 0.0,
   1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (double_pendulum_dynamics.h). */
-const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ] = {
-  0.0, 0.0,
-};
-const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
-  0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0xecc3ac3936d1
+#if FIVE_BAR_SET_ID != 0x2889f5abab30
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -87,6 +87,13 @@ const char *const five_bar_body_names[FIVE_BAR_NB + 1] = {"world", "bar1", "bar2
 const char *const five_bar_frame_names[FIVE_BAR_NF] = {"bar1", "bar2", "bar3", "bar4"};
 const char *const five_bar_constraint_names[FIVE_BAR_NC] = {"q5.tilt1", "q5.slide1"};
 const double five_bar_q_assembled[FIVE_BAR_NQ] = {0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0};
+/* The model's initial state (five_bar_dynamics.h). */
+const double five_bar_q_initial[FIVE_BAR_NQ] = {
+  0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0,
+};
+const double five_bar_v_initial[FIVE_BAR_NV] = {
+  0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 56 mul, 53 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */
 void five_bar_rnea(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const double a[FIVE_BAR_NV], double tau[FIVE_BAR_NV]) {

@@ -6,7 +6,7 @@
  */
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0xecc3ac3936d1
+#if FIVE_BAR_SET_ID != 0x2889f5abab30
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -54,14 +54,6 @@ static const double inertia[50] = {
   1.0, 0.5, 0.0, 0.0, 0.0, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0,
   1.0, 0.5, 0.0, 0.0, 0.0, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0,
   1.0, 0.5, 0.0, 0.0, 0.0, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (five_bar_dynamics.h). */
-const double five_bar_q_initial[FIVE_BAR_NQ] = {
-  0.7853981633974483, 1.5707963267948966, -1.5707963267948966, 0.0,
-};
-const double five_bar_v_initial[FIVE_BAR_NV] = {
-  0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

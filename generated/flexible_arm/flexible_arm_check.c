@@ -12,7 +12,7 @@
 
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x181f78fdd694
+#if FLEXIBLE_ARM_SET_ID != 0x479f5a25d6ef
 #error "flexible_arm_check.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x181f78fdd694
+#if FLEXIBLE_ARM_SET_ID != 0x479f5a25d6ef
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,6 +86,13 @@ const int flexible_arm_coord_iq[FLEXIBLE_ARM_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_body_names[FLEXIBLE_ARM_NB + 1] = {"world", "upper_arm", "forearm"};
 const char *const flexible_arm_frame_names[FLEXIBLE_ARM_NF] = {"upper_arm", "forearm"};
 const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES] = {"forearm.tip"};
+/* The model's initial state (flexible_arm_dynamics.h). */
+const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 57 mul, 37 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rnea(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_ARM_NV], const double a[FLEXIBLE_ARM_NV], double tau[FLEXIBLE_ARM_NV]) {

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x181f78fdd694
+#define FLEXIBLE_ARM_SET_ID 0x479f5a25d6ef
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -125,7 +125,7 @@ extern const char *const flexible_arm_frame_names[FLEXIBLE_ARM_NF];
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in flexible_arm_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ];
 extern const double flexible_arm_v_initial[FLEXIBLE_ARM_NV];
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x181f78fdd694
+#if FLEXIBLE_ARM_SET_ID != 0x479f5a25d6ef
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -102,14 +102,6 @@ static const int flex_node_body[1] = {
 };
 static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
   1, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
-
-/* The initial state (flexible_arm_dynamics.h). */
-const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_arm_springs = {0, NULL};

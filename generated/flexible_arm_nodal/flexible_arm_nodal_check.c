@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x01dd8511981e
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3ed0b5a56430
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x01dd8511981e
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3ed0b5a56430
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,6 +86,13 @@ const int flexible_arm_nodal_coord_iq[FLEXIBLE_ARM_NODAL_NV] = {0, 1, 2, 3, 4};
 const char *const flexible_arm_nodal_body_names[FLEXIBLE_ARM_NODAL_NB + 1] = {"world", "upper_arm", "forearm", "payload"};
 const char *const flexible_arm_nodal_frame_names[FLEXIBLE_ARM_NODAL_NF] = {"upper_arm", "forearm", "payload"};
 const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES] = {"forearm.n0", "forearm.n1", "forearm.n2", "forearm.n3"};
+/* The model's initial state (flexible_arm_nodal_dynamics.h). */
+const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void flexible_arm_nodal_rnea(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v[FLEXIBLE_ARM_NODAL_NV], const double a[FLEXIBLE_ARM_NODAL_NV], double tau[FLEXIBLE_ARM_NODAL_NV]) {

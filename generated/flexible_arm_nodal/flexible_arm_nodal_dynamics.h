@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x01dd8511981e
+#define FLEXIBLE_ARM_NODAL_SET_ID 0x3ed0b5a56430
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -130,7 +130,7 @@ extern const char *const flexible_arm_nodal_frame_names[FLEXIBLE_ARM_NODAL_NF];
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in flexible_arm_nodal_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
 extern const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV];
 

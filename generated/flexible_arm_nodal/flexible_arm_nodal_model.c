@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x01dd8511981e
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3ed0b5a56430
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -106,14 +106,6 @@ static const int flex_node_body[4] = {
 };
 static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi,
   4, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
-
-/* The initial state (flexible_arm_nodal_dynamics.h). */
-const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_arm_nodal_springs = {0, NULL};

@@ -12,7 +12,7 @@
 
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb3612500d41e
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
 #error "flexible_arm_rigid_check.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

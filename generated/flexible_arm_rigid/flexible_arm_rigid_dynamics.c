@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb3612500d41e
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const flexible_arm_rigid_coord_names[FLEXIBLE_ARM_RIGID_NV] = {"shou
 const int flexible_arm_rigid_coord_iq[FLEXIBLE_ARM_RIGID_NV] = {0, 1};
 const char *const flexible_arm_rigid_body_names[FLEXIBLE_ARM_RIGID_NB + 1] = {"world", "upper_arm", "forearm"};
 const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF] = {"upper_arm", "forearm"};
+/* The model's initial state (flexible_arm_rigid_dynamics.h). */
+const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ] = {
+  0.0, 0.0,
+};
+const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_arm_rigid_rnea(const double q[FLEXIBLE_ARM_RIGID_NQ], const double v[FLEXIBLE_ARM_RIGID_NV], const double a[FLEXIBLE_ARM_RIGID_NV], double tau[FLEXIBLE_ARM_RIGID_NV]) {

@@ -69,7 +69,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xb3612500d41e
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xb15134cafdb3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -131,7 +131,7 @@ extern const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF];
 #define FLEXIBLE_ARM_RIGID_FRAME_upper_arm 0
 #define FLEXIBLE_ARM_RIGID_FRAME_forearm 1
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in flexible_arm_rigid_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ];
 extern const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV];
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb3612500d41e
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -45,14 +45,6 @@ static const double inertia[30] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   1.5, 0.375, 0.0, 0.0, 0.00065, 0.1252, 0.12545, 0.0, 0.0, 0.0,
   2.16, 1.08, 0.0, 0.0, 0.0, 0.7200000000000001, 0.7200000000000001, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (flexible_arm_rigid_dynamics.h). */
-const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ] = {
-  0.0, 0.0,
-};
-const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
-  0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x66cabc3ddad1
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0xbfd62a619a29
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,6 +86,15 @@ const int flexible_spacecraft_coord_iq[FLEXIBLE_SPACECRAFT_NV] = {-1, -1, -1, -1
 const char *const flexible_spacecraft_body_names[FLEXIBLE_SPACECRAFT_NB + 1] = {"world", "bus", "array_left", "array_right", "wheel"};
 const char *const flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_NF] = {"bus", "array_left", "array_right", "wheel"};
 const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNODES] = {"array_left.tip", "array_right.tip"};
+/* The model's initial state (flexible_spacecraft_dynamics.h). */
+const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 178 mul, 167 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void flexible_spacecraft_rnea(const double q[FLEXIBLE_SPACECRAFT_NQ], const double v[FLEXIBLE_SPACECRAFT_NV], const double a[FLEXIBLE_SPACECRAFT_NV], double tau[FLEXIBLE_SPACECRAFT_NV]) {

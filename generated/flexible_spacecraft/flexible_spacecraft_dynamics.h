@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x66cabc3ddad1
+#define FLEXIBLE_SPACECRAFT_SET_ID 0xbfd62a619a29
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -135,7 +135,7 @@ extern const char *const flexible_spacecraft_frame_names[FLEXIBLE_SPACECRAFT_NF]
 /* Every node of the flexible bodies ("body.node"; a beam's node is its tip). */
 extern const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNODES];
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in flexible_spacecraft_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ];
 extern const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV];
 

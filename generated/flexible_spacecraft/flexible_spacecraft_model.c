@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x66cabc3ddad1
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0xbfd62a619a29
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -138,16 +138,6 @@ static const int flex_node_body[2] = {
 };
 static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
   2, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
-
-/* The initial state (flexible_spacecraft_dynamics.h). */
-const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
 const mb_springs flexible_spacecraft_springs = {0, NULL};

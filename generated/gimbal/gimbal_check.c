@@ -12,7 +12,7 @@
 
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xb06e24377f6e
+#if GIMBAL_SET_ID != 0x8ef2863cd1d8
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

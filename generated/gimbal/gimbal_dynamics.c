@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0xb06e24377f6e
+#if GIMBAL_SET_ID != 0x8ef2863cd1d8
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const gimbal_coord_names[GIMBAL_NV] = {"screw", "ball.1", "ball.2", 
 const int gimbal_coord_iq[GIMBAL_NV] = {0, -1, -1, -1};
 const char *const gimbal_body_names[GIMBAL_NB + 1] = {"world", "nut", "payload"};
 const char *const gimbal_frame_names[GIMBAL_NF] = {"nut", "payload"};
+/* The model's initial state (gimbal_dynamics.h). */
+const double gimbal_q_initial[GIMBAL_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 1.0,
+};
+const double gimbal_v_initial[GIMBAL_NV] = {
+  0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 76 mul, 58 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */
 void gimbal_rnea(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const double a[GIMBAL_NV], double tau[GIMBAL_NV]) {

@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xb06e24377f6e
+#if GIMBAL_SET_ID != 0x8ef2863cd1d8
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -45,14 +45,6 @@ static const double inertia[30] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   2.0, 0.0, 0.0, 0.0, 0.005266666666666667, 0.005266666666666667, 0.010000000000000002, 0.0, 0.0, 0.0,
   1.5, 0.0, 0.0, -0.22499999999999998, 0.04, 0.04, 0.0025000000000000005, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (gimbal_dynamics.h). */
-const double gimbal_q_initial[GIMBAL_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 1.0,
-};
-const double gimbal_v_initial[GIMBAL_NV] = {
-  0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

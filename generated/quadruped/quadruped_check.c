@@ -12,7 +12,7 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xd6cb157f6d22
+#if QUADRUPED_SET_ID != 0xb3e2b7e80c4f
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0xd6cb157f6d22
+#if QUADRUPED_SET_ID != 0xb3e2b7e80c4f
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,17 @@ const char *const quadruped_coord_names[QUADRUPED_NV] = {"base.1", "base.2", "ba
 const int quadruped_coord_iq[QUADRUPED_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const quadruped_body_names[QUADRUPED_NB + 1] = {"world", "trunk", "lf_hip", "lf_thigh", "lf_shank", "rf_hip", "rf_thigh", "rf_shank", "lh_hip", "lh_thigh", "lh_shank", "rh_hip", "rh_thigh", "rh_shank"};
 const char *const quadruped_frame_names[QUADRUPED_NF] = {"trunk", "imu", "lf_hip", "lf_thigh", "lf_shank", "rf_hip", "rf_thigh", "rf_shank", "lh_hip", "lh_thigh", "lh_shank", "rh_hip", "rh_thigh", "rh_shank"};
+/* The model's initial state (quadruped_dynamics.h). */
+const double quadruped_q_initial[QUADRUPED_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double quadruped_v_initial[QUADRUPED_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 700 mul, 650 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void quadruped_rnea(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], const double a[QUADRUPED_NV], double tau[QUADRUPED_NV]) {

@@ -69,7 +69,7 @@ extern "C" {
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xd6cb157f6d22
+#define QUADRUPED_SET_ID 0xb3e2b7e80c4f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -188,7 +188,7 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
 #define QUADRUPED_FRAME_rh_thigh 12
 #define QUADRUPED_FRAME_rh_shank 13
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in quadruped_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
 

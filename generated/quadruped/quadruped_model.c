@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xd6cb157f6d22
+#if QUADRUPED_SET_ID != 0xb3e2b7e80c4f
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,18 +93,6 @@ static const double inertia[140] = {
   1.2, 0.0, -0.06, 0.0, 0.004750000000000001, 0.0015, 0.004750000000000001, 0.0001, 0.0, -0.0001,
   1.6, 0.0, -0.024, -0.096, 0.01892, 0.01876, 0.0018599999999999999, 0.0, -0.0002, -0.00184,
   0.35, 0.0, 0.0, -0.041999999999999996, 0.0077399999999999995, 0.0077399999999999995, 8e-05, 0.0, -3e-05, 0.0,
-};
-
-/* The initial state (quadruped_dynamics.h). */
-const double quadruped_q_initial[QUADRUPED_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0,
-};
-const double quadruped_v_initial[QUADRUPED_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

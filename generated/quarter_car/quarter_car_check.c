@@ -12,7 +12,7 @@
 
 #include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0x724bb5add009
+#if QUARTER_CAR_SET_ID != 0x16646cb46e31
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x724bb5add009
+#if QUARTER_CAR_SET_ID != 0x16646cb46e31
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -87,6 +87,15 @@ const char *const quarter_car_body_names[QUARTER_CAR_NB + 1] = {"world", "lca", 
 const char *const quarter_car_frame_names[QUARTER_CAR_NF] = {"lca", "uca", "knuckle", "wheel", "tie_cross", "tie_rod"};
 const char *const quarter_car_constraint_names[QUARTER_CAR_NC] = {"lca_rear.y", "lca_rear.z", "ball_upper.x", "ball_upper.y", "ball_upper.z", "tie_ball.x", "tie_ball.y", "tie_ball.z"};
 const double quarter_car_q_assembled[QUARTER_CAR_NQ] = {0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0};
+/* The model's initial state (quarter_car_dynamics.h). */
+const double quarter_car_q_initial[QUARTER_CAR_NQ] = {
+  0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0,
+  0.0, 0.0, 0.0, 0.0,
+};
+const double quarter_car_v_initial[QUARTER_CAR_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 213 mul, 181 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */
 void quarter_car_rnea(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], const double a[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]) {

@@ -12,7 +12,7 @@
 
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x135e0eb3bb5e
+#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x135e0eb3bb5e
+#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,15 @@ const char *const space_robot_coord_names[SPACE_ROBOT_NV] = {"base.1", "base.2",
 const int space_robot_coord_iq[SPACE_ROBOT_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12};
 const char *const space_robot_body_names[SPACE_ROBOT_NB + 1] = {"world", "hub", "L11", "L12", "L13", "L21", "L22", "L23"};
 const char *const space_robot_frame_names[SPACE_ROBOT_NF] = {"hub", "L11", "L12", "L13", "L21", "L22", "L23"};
+/* The model's initial state (space_robot_dynamics.h). */
+const double space_robot_q_initial[SPACE_ROBOT_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double space_robot_v_initial[SPACE_ROBOT_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void space_robot_rnea(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_NV], const double a[SPACE_ROBOT_NV], double tau[SPACE_ROBOT_NV]) {

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x135e0eb3bb5e
+#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -66,16 +66,6 @@ static const double inertia[80] = {
   1e+01, 0.0, 0.0, 1.5, 0.31599999999999995, 0.31599999999999995, 0.032, 0.0, 0.0, 0.0,
   15.0, 0.0, 7.5, 0.0, 5.0135, 0.027, 5.0135, 0.0, 0.0, 0.0,
   1e+01, 0.0, 5.0, 0.0, 3.3395833333333336, 0.012500000000000002, 3.3395833333333336, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (space_robot_dynamics.h). */
-const double space_robot_q_initial[SPACE_ROBOT_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double space_robot_v_initial[SPACE_ROBOT_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -12,7 +12,7 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x22f5c6256f24
+#if SPRING_PENDULUM_SET_ID != 0x238c93ef2ba4
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x22f5c6256f24
+#if SPRING_PENDULUM_SET_ID != 0x238c93ef2ba4
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const spring_pendulum_coord_names[SPRING_PENDULUM_NV] = {"rail", "hi
 const int spring_pendulum_coord_iq[SPRING_PENDULUM_NV] = {0, 1};
 const char *const spring_pendulum_body_names[SPRING_PENDULUM_NB + 1] = {"world", "cart", "arm"};
 const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF] = {"cart", "arm", "tool"};
+/* The model's initial state (spring_pendulum_dynamics.h). */
+const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ] = {
+  0.1, 0.3490658503988659,
+};
+const double spring_pendulum_v_initial[SPRING_PENDULUM_NV] = {
+  0.0, 0.5,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */
 void spring_pendulum_rnea(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double a[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {

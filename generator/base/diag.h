@@ -40,7 +40,8 @@ void mbg_diag_warning(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF
 /* Whether another error would be printed (max_errors not reached): work done only for a message,
  * such as a did-you-mean search, is skipped after that. */
 int mbg_diag_will_print(const mbg_diag *d);
-/* A note attached to the previous error or warning (printed only if that one was printed). */
+/* A note attached to the previous error or warning (printed only if that one was printed), or
+ * one of its own, such as what a reader assumed (printed unless quiet). */
 void mbg_diag_note(mbg_diag *d, mbg_loc loc, const char *fmt, ...) MBG_PRINTF(3, 4);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "cli/functions.h"
 #include "lua/lua_host.h"
 
 #define MBG_STR_(x) #x
@@ -54,6 +55,10 @@
   "                           elimination orders with their dependency depths; --frame all:\n"  \
   "                           each function's operations in every frame variant, the one\n"    \
   "                           auto generates marked\n"
+#define HELP_FUNCTIONS                                                                           \
+  "  functions [--json] [--scalar double|float]\n"                                             \
+  "                           every function mbdc generates: when, what it computes and its C\n" \
+  "                           signature as P_dynamics.h declares it (P: the prefix)\n"
 #define HELP_IMPORT                                                                              \
   "  import URDF [-o FILE]    write the URDF's model in the model language (.mbd) to FILE\n"     \
   "                           (default: standard output)\n"
@@ -81,7 +86,7 @@ const char mbg_cli_usage[] =
   "graph and generates flat C for its dynamics.\n"
   "\n"
   "commands (mbdc COMMAND --help: one command's help):\n" HELP_CHECK HELP_GRAPH HELP_GENERATE
-  HELP_STATS HELP_IMPORT
+  HELP_STATS HELP_FUNCTIONS HELP_IMPORT
   "\n"
   "options (which command takes which: mbdc COMMAND --help):\n" HELP_FLOATING HELP_QUIET HELP_LUA
   "  -h, --help               show this help\n"
@@ -91,6 +96,7 @@ const char mbg_cli_usage[] =
 typedef struct command {
   const char *name, *help;
   const char *const *options;
+  const char *tail; /* after the list of functions (generate), NULL for none */
 } command;
 
 static const char *const opt_check[] = {"--floating-base", "-q", "--quiet", "--help", NULL};
@@ -108,26 +114,35 @@ static const char *const opt_stats[] = {"--json",        "--functions", "--frame
                                         "--cfa-order",   "--floating-base", "--lua-time",
                                         "--lua-memory",  "-q",          "--quiet",
                                         "--frame",       "--fuse",      "--help",        NULL};
+static const char *const opt_functions[] = {"--json", "--scalar", "--help", NULL};
 static const char *const opt_none[] = {NULL};
 
 static const command commands[] = {
   {"check", "usage: mbdc check MODEL [--floating-base] [-q]\n\n" HELP_CHECK "\noptions:\n"
-   HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_check},
+   HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_check, NULL},
   {"graph", "usage: mbdc graph MODEL [-o FILE] [--floating-base] [-q]\n\n" HELP_GRAPH
-   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph},
+   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph, NULL},
   {"generate", "usage: mbdc generate MODEL [OPTIONS]\n\n" HELP_GENERATE "\noptions:\n"
-   HELP_FLOATING HELP_QUIET HELP_LUA "\n" HELP_EXIT, opt_generate},
+   HELP_FLOATING HELP_QUIET HELP_LUA "\n", opt_generate, "\n" HELP_EXIT},
   {"stats", "usage: mbdc stats MODEL [OPTIONS]\n\n" HELP_STATS "\noptions:\n" HELP_FLOATING
-   HELP_QUIET HELP_LUA "\n" HELP_EXIT, opt_stats},
+   HELP_QUIET HELP_LUA "\n" HELP_EXIT, opt_stats, NULL},
+  {"functions", "usage: mbdc functions [--json] [--scalar double|float]\n\n" HELP_FUNCTIONS
+   "\noptions:\n"
+   "  --json                   the table as JSON: name, group, functions_option (a name\n"
+   "                           --functions accepts), description, signature\n"
+   "  --scalar double|float    the scalar type of the signatures (default double)\n"
+   "\nExit status: 0 success, 2 wrong usage, 3 an internal error (a bug in mbdc).\n",
+   opt_functions, NULL},
   {"import", "usage: mbdc import URDF [-o FILE] [--floating-base] [-q]\n\n" HELP_IMPORT
-   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph},
+   "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph, NULL},
   {"help", "usage: mbdc help [COMMAND]\n\n  help [COMMAND]           the usage, or one command's help\n",
-   opt_none},
-  {"version", "usage: mbdc version\n\n  version                  show the version\n", opt_none},
+   opt_none, NULL},
+  {"version", "usage: mbdc version\n\n  version                  show the version\n", opt_none,
+   NULL},
 };
 
-const char *const mbg_cli_commands[] = {"check", "graph", "generate", "stats", "import", "help",
-                                        "version", NULL};
+const char *const mbg_cli_commands[] = {"check",  "graph", "generate", "stats", "functions",
+                                        "import", "help",  "version",  NULL};
 
 static const command *find(const char *cmd) {
   for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
@@ -138,6 +153,17 @@ static const command *find(const char *cmd) {
 const char *mbg_cli_command_help(const char *cmd) {
   const command *c = find(cmd);
   return c ? c->help : NULL;
+}
+
+int mbg_cli_print_help(const char *cmd, FILE *out) {
+  const command *c = find(cmd);
+  if (!c) return -1;
+  fputs(c->help, out);
+  if (c->tail) { /* generate: the functions --functions takes */
+    mbg_cli_function_list(out);
+    fputs(c->tail, out);
+  }
+  return 0;
 }
 
 const char *const *mbg_cli_command_options(const char *cmd) {

@@ -8,8 +8,11 @@
 /* The whole usage (mbdc --help). */
 extern const char mbg_cli_usage[];
 
-/* The help of command cmd (mbdc CMD --help, mbdc help CMD), or NULL if cmd is not a command. */
+/* The help of command cmd (its fixed text), or NULL if cmd is not a command. */
 const char *mbg_cli_command_help(const char *cmd);
+/* Print the help of command cmd (mbdc CMD --help, mbdc help CMD): for generate with the list of
+ * the functions it generates (functions.h). Returns 0, or -1 if cmd is not a command. */
+int mbg_cli_print_help(const char *cmd, FILE *out);
 
 /* The options command cmd takes, NULL-terminated (an empty list for an unknown command). */
 const char *const *mbg_cli_command_options(const char *cmd);

@@ -12,6 +12,7 @@
 #include "base/outfile.h"
 #include "base/quote.h"
 #include "base/readfile.h"
+#include "cli/functions.h"
 #include "cli/graph.h"
 #include "cli/help.h"
 #include "cli/mbd_write.h"
@@ -383,11 +384,32 @@ static int cmd_import(int argc, char **argv) {
   return rc;
 }
 
+/* mbdc functions [--json] [--scalar double|float]: the same for every model, so none is read. */
+static int cmd_functions(int argc, char **argv) {
+  int json = 0, is_float = 0;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--scalar") == 0) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", argv[i]);
+      const char *val = argv[++i];
+      if (strcmp(val, "double") != 0 && strcmp(val, "float") != 0)
+        return usage_error("--scalar takes double or float, not '%s'", val);
+      is_float = strcmp(val, "float") == 0;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return unknown_option(argv[i]);
+    } else {
+      return usage_error("functions takes no model ('%s'): the functions are the same for every "
+                         "model (mbdc stats MODEL: those a model gets)", argv[i]);
+    }
+  }
+  return mbg_cli_functions(stdout, json, is_float, stderr);
+}
+
 /* mbdc help [COMMAND] */
 static int cmd_help(int argc, char **argv) {
   if (argc < 3) return fputs(mbg_cli_usage, stdout), 0;
-  const char *h = mbg_cli_command_help(argv[2]);
-  if (h) return fputs(h, stdout), 0;
+  if (mbg_cli_print_help(argv[2], stdout) == 0) return 0;
   fprintf(stderr, "mbdc: error: no command '%s'", argv[2]);
   mbg_suggest_words(stderr, argv[2], mbg_cli_commands, "commands");
   fprintf(stderr, "\n");
@@ -414,12 +436,13 @@ int main(int argc, char **argv) {
   current_cmd = cmd;
   for (int i = 2; i < argc; i++) /* COMMAND --help anywhere: that command's help */
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-      return fputs(mbg_cli_command_help(cmd), stdout), 0;
+      return mbg_cli_print_help(cmd, stdout), 0;
   if (strcmp(cmd, "help") == 0) return cmd_help(argc, argv);
   if (strcmp(cmd, "version") == 0) return printf("mbdc %s\n", MBDC_VERSION), 0;
   if (strcmp(cmd, "check") == 0) return cmd_check(argc, argv);
   if (strcmp(cmd, "graph") == 0) return cmd_graph(argc, argv);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc, argv, 0);
   if (strcmp(cmd, "stats") == 0) return cmd_generate(argc, argv, 1);
+  if (strcmp(cmd, "functions") == 0) return cmd_functions(argc, argv);
   return cmd_import(argc, argv);
 }

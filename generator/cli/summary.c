@@ -113,7 +113,9 @@ static void print_frames(FILE *out, const mbg_model *m, const mbg_topology *t) {
   int w = 5, nd = 0;
   for (int k = 0; k < t->nframes; k++)
     w = widest(w, t->frame[k].name), nd += t->frame[k].model_frame >= 0;
-  fprintf(out, "\nframes (%d: %d bodies' own, %d declared)\n", t->nframes, t->nframes - nd, nd);
+  int own = t->nframes - nd;
+  fprintf(out, "\nframes (%d: %d %s own, %d declared)\n", t->nframes, own,
+          own == 1 ? "body's" : "bodies'", nd);
   fprintf(out, "    #  %-*s  on\n", w, "frame");
   for (int k = 0; k < t->nframes; k++) {
     const mbg_tree_frame *f = &t->frame[k];
@@ -253,8 +255,9 @@ static void print_loops(FILE *out, const mbg_model *m, const mbg_topology *t,
   }
   if (rows && rows->nrows) {
     int dof = t->nv - rows->nc;
-    fprintf(out, "  mobility: %d velocity coordinates - %d independent constraint rows = %d degree%s "
-                 "of freedom\n", t->nv, rows->nc, dof, dof == 1 ? "" : "s");
+    fprintf(out, "  mobility: %d velocity coordinate%s - %d independent constraint row%s = %d "
+                 "degree%s of freedom\n", t->nv, t->nv == 1 ? "" : "s", rows->nc,
+            rows->nc == 1 ? "" : "s", dof, dof == 1 ? "" : "s");
   }
   if (sel && sel->nsel > 0) print_rcr(out, m, t, sel);
 }
@@ -318,7 +321,7 @@ static void print_flexible(FILE *out, const mbg_model *m, const mbg_topology *t)
     if (f->is_beam)
       fprintf(out, "  %s  beam L %g, EI %g, rhoA %g", B->name, f->length, f->EI, f->rhoA);
     else
-      fprintf(out, "  %s  nodal data, %d nodes", B->name, f->nnodes);
+      fprintf(out, "  %s  nodal data, %d node%s", B->name, f->nnodes, f->nnodes == 1 ? "" : "s");
     if (tb->nm == 0) {
       fprintf(out, ", 0 modes: the rigid body\n");
       continue;

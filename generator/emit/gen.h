@@ -25,7 +25,7 @@ typedef struct mbg_gen_opts {
   const char *outdir;    /* NULL = "." */
   const char *prefix;    /* NULL = the model's name */
   mbg_sym_scalar scalar; /* double or float */
-  const char *functions; /* comma-separated list, NULL = mbg_default_functions */
+  const char *functions; /* comma-separated list, NULL = the defaults (gen_functions.h) */
   const char *frames;    /* --frames: comma-separated operational frames to keep, NULL = all */
   const char *contacts;  /* --contacts: comma-separated FRAME or FRAME:3 / FRAME:6, NULL = none */
   const char *templates; /* --templates DIR, or NULL */

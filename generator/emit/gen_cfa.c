@@ -132,8 +132,9 @@ int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err) {
   return rc;
 }
 
-/* One order's row of `mbdc stats`, as text or as a JSON member. */
-static void print_row(const mbg_gen_cfa_row *r, int json, FILE *out) {
+/* One order's row of `mbdc stats`, as text (the label in a column of width w) or as a JSON
+ * member. */
+static void print_row(const mbg_gen_cfa_row *r, int json, int w, FILE *out) {
   const mbg_sym_counts *c = &r->counts;
   const char *name = mbg_cfa_kind_name(r->kind);
   if (json) {
@@ -150,24 +151,24 @@ static void print_row(const mbg_gen_cfa_row *r, int json, FILE *out) {
   char label[32];
   snprintf(label, sizeof label, "cfa[%s]", name);
   if (r->generated)
-    fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld  depth %ld, solve depth %ld, fill %d", label,
+    fprintf(out, "%-*s %8ld %8ld %6ld %6ld %6ld  depth %ld, solve depth %ld, fill %d", w, label,
             c->mul, c->add, c->div, c->sqrt, c->trig, r->depth, r->solve_depth, r->fill);
   else
-    fprintf(out, "%-16s not generated: its block elimination is estimated at %.3g mul, over %g "
-                 "times the cheapest order's; fill %d", label, r->estimate, CFA_ESTIMATE_SLACK,
+    fprintf(out, "%-*s not generated: its block elimination is estimated at %.3g mul, over %g "
+                 "times the cheapest order's; fill %d", w, label, r->estimate, CFA_ESTIMATE_SLACK,
             r->fill);
   if (r->kind == MBG_CFA_ODD_EVEN)
-    fprintf(out, ", K = %d rounds (longest chain %d), node block %d", r->rounds, r->longest,
-            r->nnode);
+    fprintf(out, ", K = %d round%s (longest chain %d), node block %d", r->rounds,
+            r->rounds == 1 ? "" : "s", r->longest, r->nnode);
   else if (r->nhub > 0)
     fprintf(out, ", hubs %d", r->nhub);
   fprintf(out, "\n");
 }
 
-void mbg_gen_cfa_print(const mbg_gen *g, int json, FILE *out) {
+void mbg_gen_cfa_print(const mbg_gen *g, int json, int width, FILE *out) {
   if (g->ncfa_rows == 0) return;
   if (json) fprintf(out, ", \"cfa\": {\"order\": \"%s\"", mbg_cfa_kind_name(g->cfa_rows[0].kind));
   else fprintf(out, "\ncfa orders (the first is generated; depth: longest dependency chain)\n");
-  for (int k = 0; k < g->ncfa_rows; k++) print_row(&g->cfa_rows[k], json, out);
+  for (int k = 0; k < g->ncfa_rows; k++) print_row(&g->cfa_rows[k], json, width, out);
   if (json) fprintf(out, "}");
 }

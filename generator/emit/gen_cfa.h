@@ -11,7 +11,8 @@
 int mbg_gen_cfa_defined(const mbg_gen *g, char *why, size_t n);
 /* cfa in --cfa-order, or in both orders keeping the cheaper; 0 or exit status. */
 int mbg_gen_cfa(mbg_gen *g, mbg_gen_function *f, FILE *err);
-/* The cfa rows of `mbdc stats` (text lines, or the JSON member "cfa": {...} with its comma). */
-void mbg_gen_cfa_print(const mbg_gen *g, int json, FILE *out);
+/* The cfa rows of `mbdc stats` (text lines, their labels in a column of width characters, or
+ * the JSON member "cfa": {...} with its comma). */
+void mbg_gen_cfa_print(const mbg_gen *g, int json, int width, FILE *out);
 
 #endif

@@ -8,45 +8,43 @@
 #include "emit/gen_estimate.h"
 
 #include "emit/gen_fuse.h"
+#include "emit/gen_roles.h"
 
 #include "lua/lua_recipes.h"
 #include "model/build.h"
 
-/* The parameter roles of docs/templates.md: the array size, direction and passing of each. */
+/* The size of a parameter of role `role` for this model, its direction and passing
+ * (gen_roles.h); -1 for an unknown role. */
 static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pass) {
   /* generate.c's sizes_fit has refused models where nv² or 12 (nb + 1) exceeds an int */
   int nq = g->topo->nq, nv = g->topo->nv, nb1 = g->topo->nb + 1, nc = g->loops.nc;
-  int nnodes = g->rt.model.flex ? g->rt.model.flex->nnodes : 0, nsel = g->rcr.nsel;
-  static const struct {
-    const char *role;
-    int out, kind, pass; /* pass: MBG_PASS_*; kind: 0 nq, 1 nv, 2 nv·nv, 3 6(nb+1), 4 12(nb+1), 5 nc, 6 nc·nv,
-                      7 12 nnodes, 8 nsel·nc (p_rcr's selections), 9 12 nf (frame poses),
-                      10 6 nv nf (frame Jacobians), 11 6 nf (frame velocities), 12 3, 13 3 nv,
-                      14 2 (centre of mass, its Jacobian, the energy), 15 6, 16 6 nv (centroidal
-                      momentum, its matrix), 17 the contacts (their switches, int; their μ),
-                      18 their rows (forces, impulses), 19 a scalar passed by value (dt),
-                      20 the joint angles' sines and cosines (2 ntrig, --trig-input) */
-  } roles[] = {{"q", 0, 0, 0},          {"v", 0, 1, 0},          {"a", 0, 1, 0},
-               {"tau", 0, 1, 0},        {"fext", 0, 3, 0},       {"out_nv", 1, 1, 0},
-               {"out_nvnv", 1, 2, 0},   {"out_wrench", 1, 3, 0}, {"out_pose", 1, 4, 0},
-               {"out_nc", 1, 5, 0},     {"out_ncnv", 1, 6, 0},   {"out_nodes", 1, 7, 0},
-               {"out_rcr", 1, 8, 0},    {"out_frames", 1, 9, 0}, {"out_fjac", 1, 10, 0},
-               {"out_fvec", 1, 11, 0},  {"out_3", 1, 12, 0},     {"out_3nv", 1, 13, 0},
-               {"out_2", 1, 14, 0},     {"out_6", 1, 15, 0},     {"out_6nv", 1, 16, 0},
-               {"contacts", 0, 17, MBG_PASS_INT_ARRAY},          {"contact_mu", 0, 17, 0},
-               {"out_cforce", 1, 18, 0}, {"dt", 0, 19, MBG_PASS_VALUE},
-               {"q2", 0, 0, 0},         {"out_nq", 1, 0, 0},     {"sc", 0, 20, 0},
-               {"out_sc", 1, 20, 0}};
-  for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
-    if (strcmp(role, roles[k].role) != 0) continue;
-    *is_output = roles[k].out;
-    *pass = roles[k].pass;
-    int sizes[] = {nq,      nv,          nv * nv,   6 * nb1,
-                   12 * nb1, nc,         nc * nv,   12 * nnodes,
-                   nsel * nc, 12 * g->topo->nframes, 6 * nv * g->topo->nframes,
-                   6 * g->topo->nframes, 3, 3 * nv, 2, 6, 6 * nv, g->ncontacts, g->ncrows, 1,
-                   2 * g->ntrig};
-    return sizes[roles[k].kind];
+  int nnodes = g->rt.model.flex ? g->rt.model.flex->nnodes : 0, nf = g->topo->nframes;
+  const mbg_role *r = mbg_role_find(role);
+  if (!r) return -1;
+  *is_output = r->is_output;
+  *pass = r->pass;
+  switch (r->size) {
+  case MBG_RS_NQ: return nq;
+  case MBG_RS_NV: return nv;
+  case MBG_RS_NVNV: return nv * nv;
+  case MBG_RS_WRENCHES: return 6 * nb1;
+  case MBG_RS_POSES: return 12 * nb1;
+  case MBG_RS_NC: return nc;
+  case MBG_RS_NCNV: return nc * nv;
+  case MBG_RS_NODES: return 12 * nnodes;
+  case MBG_RS_RCR: return g->rcr.nsel * nc;
+  case MBG_RS_FRAMES: return 12 * nf;
+  case MBG_RS_FJAC: return 6 * nv * nf;
+  case MBG_RS_FVEC: return 6 * nf;
+  case MBG_RS_3: return 3;
+  case MBG_RS_3NV: return 3 * nv;
+  case MBG_RS_2: return 2;
+  case MBG_RS_6: return 6;
+  case MBG_RS_6NV: return 6 * nv;
+  case MBG_RS_CONTACTS: return g->ncontacts;
+  case MBG_RS_CROWS: return g->ncrows;
+  case MBG_RS_SCALAR: return 1;
+  case MBG_RS_SC: return 2 * g->ntrig;
   }
   return -1;
 }

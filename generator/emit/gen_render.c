@@ -16,6 +16,7 @@
 #include "emit/gen_body.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
+#include "emit/gen_roles.h"
 #include "topology/rtloops.h"
 
 /* t[key] = {C literals of x[0..n)} */
@@ -48,34 +49,6 @@ static void set_comment(lua_State *L, const char *key, const char *text) {
   mbg_quote_comment_to(text, p, n + 1);
   luaL_pushresultsize(&b, n);
   lua_setfield(L, -2, key);
-}
-
-/* The size of a parameter in the model's macros (P twice where it takes two). */
-static void push_size(lua_State *L, const char *role, const char *P) {
-  if (strcmp(role, "q") == 0) lua_pushfstring(L, "%s_NQ", P);
-  else if (strcmp(role, "out_nvnv") == 0) lua_pushfstring(L, "%s_NV * %s_NV", P, P);
-  else if (strcmp(role, "fext") == 0 || strcmp(role, "out_wrench") == 0)
-    lua_pushfstring(L, "6 * (%s_NB + 1)", P);
-  else if (strcmp(role, "out_pose") == 0) lua_pushfstring(L, "12 * (%s_NB + 1)", P);
-  else if (strcmp(role, "out_nodes") == 0) lua_pushfstring(L, "12 * %s_NNODES", P);
-  else if (strcmp(role, "out_nc") == 0) lua_pushfstring(L, "%s_NC", P);
-  else if (strcmp(role, "out_ncnv") == 0) lua_pushfstring(L, "%s_NC * %s_NV", P, P);
-  else if (strcmp(role, "out_rcr") == 0) lua_pushfstring(L, "%s_RCR_NSEL * %s_NC", P, P);
-  else if (strcmp(role, "out_frames") == 0) lua_pushfstring(L, "12 * %s_NF", P);
-  else if (strcmp(role, "out_fjac") == 0) lua_pushfstring(L, "6 * %s_NV * %s_NF", P, P);
-  else if (strcmp(role, "out_fvec") == 0) lua_pushfstring(L, "6 * %s_NF", P);
-  else if (strcmp(role, "out_3") == 0) lua_pushstring(L, "3");
-  else if (strcmp(role, "out_3nv") == 0) lua_pushfstring(L, "3 * %s_NV", P);
-  else if (strcmp(role, "out_2") == 0) lua_pushstring(L, "2");
-  else if (strcmp(role, "out_6") == 0) lua_pushstring(L, "6");
-  else if (strcmp(role, "out_6nv") == 0) lua_pushfstring(L, "6 * %s_NV", P);
-  else if (strcmp(role, "contacts") == 0 || strcmp(role, "contact_mu") == 0)
-    lua_pushfstring(L, "%s_NCONTACT", P);
-  else if (strcmp(role, "out_cforce") == 0) lua_pushfstring(L, "%s_NCROWS", P);
-  else if (strcmp(role, "q2") == 0 || strcmp(role, "out_nq") == 0) lua_pushfstring(L, "%s_NQ", P);
-  else if (strcmp(role, "dt") == 0) lua_pushstring(L, "1");
-  else if (strcmp(role, "sc") == 0 || strcmp(role, "out_sc") == 0) lua_pushfstring(L, "%s_NSC", P);
-  else lua_pushfstring(L, "%s_NV", P);
 }
 
 /* The marker that stands for function k's statements in the render table, and the one that
@@ -122,17 +95,14 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
     lua_createtable(L, 0, 6);
     mbg_lua_set_string(L, "name", p->name);
     mbg_lua_set_string(L, "role", p->role);
-    /* names and sizes of any length: a 63-character prefix takes 130 characters in a size */
-    push_size(L, p->role, P);
-    /* the contacts' switches are ints (0 or 1; the function refuses anything else) */
-    const char *type = p->pass == MBG_PASS_INT_ARRAY ? "int" : scalar;
-    if (p->pass == MBG_PASS_VALUE)
-      lua_pushfstring(L, "%s %s", type, p->name);
-    else
-      lua_pushfstring(L, "%s%s %s[%s]", p->is_output ? "" : "const ", type, p->name,
-                      lua_tostring(L, -1));
-    lua_setfield(L, -3, "decl");
-    lua_setfield(L, -2, "size");
+    /* the size and the declaration as the header writes them (gen_roles.h; a 63-character
+     * prefix takes 130 characters in a size); the role was checked by gen_recipe.c */
+    const mbg_role *r = mbg_role_find(p->role);
+    char text[512];
+    if (r && mbg_role_macro(r, P, text, sizeof text) < (int)sizeof text)
+      mbg_lua_set_string(L, "size", text);
+    if (r && mbg_role_decl(r, p->name, scalar, P, text, sizeof text) < (int)sizeof text)
+      mbg_lua_set_string(L, "decl", text);
     lua_pushboolean(L, p->used || p->is_output);
     lua_setfield(L, -2, "used");
     lua_pushboolean(L, p->is_output);

@@ -13,6 +13,7 @@
 #include "base/readfile.h"
 #include "emit/gen_cfa.h"
 #include "emit/gen_contacts.h"
+#include "emit/gen_functions.h"
 #include "emit/gen_fuse.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
@@ -25,17 +26,6 @@
 #include "model/build.h"
 #include "model/names.h"
 #include "topology/regular.h"
-
-const char *const mbg_default_functions[] = {"rnea", "rnea_ext", "nle",  "nle_ext", "gravity", "crba",
-                                             "crba_fd", "aba", "aba_ext", "minv", "joint_wrenches", "fk",
-                                             "frame_pose", "frame_jacobian", "frame_jacobian_world",
-                                             "frame_velocity", "frame_acceleration_bias", "com",
-                                             "com_jacobian", "energy", "centroidal_momentum",
-                                             "ccrba", "centroidal_bias", "integrate", "difference",
-                                             "cfa", NULL};
-/* Added to the defaults for a model with loop joints (docs/loops.md). */
-static const char *const loop_functions[] = {"loop_residual", "loop_jacobian", "fd_loops", "rcr",
-                                             NULL};
 
 /* The prefix: --prefix or the model name; a C identifier, not reserved (gen_names.h). */
 static int choose_prefix(mbg_gen *g, FILE *err) {
@@ -50,17 +40,7 @@ static int choose_prefix(mbg_gen *g, FILE *err) {
   return 0;
 }
 
-/* The functions generated only for some models (springs, flexible bodies). */
-static const char *const model_functions[] = {"passive_forces", "node_poses", NULL};
-/* Asked for by name only (--functions): several outputs from one graph (fused.lua, and the
- * derivatives of derivatives.lua). */
-static const char *const fused_functions[] = {"dynamics", "aba_wrenches", "rnea_derivatives",
-                                              "aba_derivatives", NULL};
-/* Added to the defaults with --contacts (docs/controllers.md). */
-static const char *const contact_functions[] = {"contact_fd", "contact_fd_reg", "impulse", NULL};
-
-/* "; did you mean ...? (the built-in functions: ...)" for a --functions name with no recipe: the
- * defaults, the loop functions and the model-dependent ones. */
+/* "; did you mean ...? (the built-in functions: ...)" for a --functions name with no recipe. */
 static void suggest_function(const char *name, FILE *err) {
   const char *all[64];
   mbg_gen_builtin_functions(all, 64);
@@ -69,10 +49,8 @@ static void suggest_function(const char *name, FILE *err) {
 
 int mbg_gen_builtin_functions(const char **names, int cap) {
   int n = 0;
-  const char *const *lists[] = {mbg_default_functions, loop_functions, model_functions,
-                                contact_functions, fused_functions};
-  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int k = 0; lists[l][k] && n < cap - 1; k++) names[n++] = lists[l][k];
+  for (const mbg_fn *f = mbg_fns; f->name && n < cap - 1; f++)
+    if (f->asked) names[n++] = f->name;
   names[n] = NULL;
   return n;
 }
@@ -285,24 +263,26 @@ int mbg_gen_open_model(mbg_gen *g, const mbg_gen_opts *o, mbg_model *m, const ch
   return prepare(g, source, len, err);
 }
 
+/* A default of the model: the table's defaults, its loop functions for a model with loops, its
+ * contact functions with --contacts (gen_functions.h). */
+static int is_default(const mbg_fn *f, int loops, int contacts) {
+  return f->asked && (f->group == MBG_FN_DEFAULT || (loops && f->group == MBG_FN_LOOPS) ||
+                      (contacts && f->group == MBG_FN_CONTACTS));
+}
+
 /* The names of --functions (or the defaults), malloc'ed; NULL when out of memory. Empty items
  * (",,") are skipped. */
 static char **function_list(const char *spec, int loops, int contacts, int nfuse, int *n) {
   size_t cap = 3 + (size_t)nfuse; /* the final NULL, passive_forces and node_poses (add_passive),
                                      the --fuse functions */
   for (const char *p = spec; p && *p; p++) cap += *p == ',';
-  for (int k = 0; !spec && mbg_default_functions[k]; k++) cap++;
-  for (int k = 0; !spec && loops && loop_functions[k]; k++) cap++;
-  for (int k = 0; !spec && contacts && contact_functions[k]; k++) cap++;
+  for (const mbg_fn *f = mbg_fns; !spec && f->name; f++)
+    cap += is_default(f, loops, contacts) != 0;
   char **names = calloc(cap, sizeof *names);
   int ok = names != NULL;
   *n = 0;
-  for (int k = 0; ok && !spec && mbg_default_functions[k]; k++)
-    ok = (names[(*n)++] = strdup(mbg_default_functions[k])) != NULL;
-  for (int k = 0; ok && !spec && loops && loop_functions[k]; k++)
-    ok = (names[(*n)++] = strdup(loop_functions[k])) != NULL;
-  for (int k = 0; ok && !spec && contacts && contact_functions[k]; k++)
-    ok = (names[(*n)++] = strdup(contact_functions[k])) != NULL;
+  for (const mbg_fn *f = mbg_fns; ok && !spec && f->name; f++)
+    if (is_default(f, loops, contacts)) ok = (names[(*n)++] = strdup(f->name)) != NULL;
   for (const char *p = spec; ok && p && *p; p += strcspn(p, ","), p += *p == ',') {
     size_t len = strcspn(p, ",");
     if (len > 0) ok = (names[(*n)++] = strndup(p, len)) != NULL;
@@ -377,15 +357,13 @@ int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *er
     fprintf(err, "mbdc: error: %s: no recipe for function '%s' (not a C identifier)\n", via, why);
     return 2;
   }
-  for (int j = 0; g->loops.nc == 0 && loop_functions[j]; j++)
-    if (strcmp(name, loop_functions[j]) == 0)
-      return fprintf(err, "%s: error: %s %s: %s needs a model with loop joints ('loop' "
-                          "statements); this one has none\n",
-                     g->opts->model_path, via, name, name), 1;
-  for (int j = 0; g->ncontacts == 0 && contact_functions[j]; j++)
-    if (strcmp(name, contact_functions[j]) == 0)
-      return fprintf(err, "mbdc: error: %s %s: %s needs the frames in contact: "
-                          "--contacts FRAME[:3|:6],...\n", via, name, name), 2;
+  if (g->loops.nc == 0 && mbg_fn_is(name, MBG_FN_LOOPS))
+    return fprintf(err, "%s: error: %s %s: %s needs a model with loop joints ('loop' "
+                        "statements); this one has none\n",
+                   g->opts->model_path, via, name, name), 1;
+  if (g->ncontacts == 0 && mbg_fn_is(name, MBG_FN_CONTACTS))
+    return fprintf(err, "mbdc: error: %s %s: %s needs the frames in contact: "
+                        "--contacts FRAME[:3|:6],...\n", via, name, name), 2;
   int fb = flexible_body(g);
   for (int j = 0; fb && flex_missing[j]; j++)
     if (strcmp(name, flex_missing[j]) == 0)
@@ -530,11 +508,21 @@ static void print_variants(const mbg_gen_function *f, int json, FILE *out) {
   }
 }
 
+/* The width of the name column of `mbdc stats`: the longest function name, and the cfa
+ * orders' labels (gen_cfa.c), at least 16. */
+static int name_width(const mbg_gen *g) {
+  int w = g->ncfa_rows > 0 ? (int)strlen("cfa[odd-even]") : 16;
+  if (w < 16) w = 16;
+  for (int k = 0; k < g->nfunctions; k++)
+    if ((int)strlen(g->functions[k].name) > w) w = (int)strlen(g->functions[k].name);
+  return w;
+}
+
 static void print_counts(const mbg_gen *g, int json, FILE *out) {
-  int all = g->opts->frame == MBG_REF_ALL;
+  int all = g->opts->frame == MBG_REF_ALL, w = name_width(g);
   if (json) fprintf(out, "{\"functions\": {");
   else {
-    fprintf(out, "%-16s %8s %8s %6s %6s %6s %7s %9s %9s %-6s", "function", "mul", "add", "div",
+    fprintf(out, "%-*s %8s %8s %6s %6s %6s %7s %9s %9s %-6s", w, "function", "mul", "add", "div",
             "sqrt", "trig", "live", "bytes", "code KiB", "frame");
     for (int v = MBG_REF_BODY; all && v < MBG_NREFS; v++)
       fprintf(out, " %8s ", mbg_ref_name((mbg_ref)v));
@@ -555,14 +543,15 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
       if (all) fprintf(out, ", \"frames\": {"), print_variants(f, 1, out), fputc('}', out);
       fputc('}', out);
     } else {
-      fprintf(out, "%-16s %8ld %8ld %6ld %6ld %6ld %7ld %9ld %9.1f %-6s", f->name, c->mul, c->add,
-              c->div, c->sqrt, c->trig, f->live, f->live * size, (double)f->code_bytes / 1024, fr);
+      fprintf(out, "%-*s %8ld %8ld %6ld %6ld %6ld %7ld %9ld %9.1f %-6s", w, f->name, c->mul,
+              c->add, c->div, c->sqrt, c->trig, f->live, f->live * size,
+              (double)f->code_bytes / 1024, fr);
       if (all) print_variants(f, 0, out);
       fputc('\n', out);
     }
   }
   if (json) fprintf(out, "}");
-  mbg_gen_cfa_print(g, json, out);
+  mbg_gen_cfa_print(g, json, w, out);
   if (json) fprintf(out, "}\n");
 }
 
@@ -573,12 +562,13 @@ int mbg_stats(const mbg_gen_opts *o, int json, FILE *out, FILE *err) {
   if (rc == 0) rc = mbg_gen_run(&g, err);
   if (rc == 0) {
     if (!json)
-      fprintf(out, "%s: nq %d, nv %d, %d moving bodies (sub counted as add; mul excludes div; live:\n"
-              "the most values live at once in the emitted order, bytes: their size, about the\n"
-              "stack a function needs; code KiB: its machine code as estimated for x86-64 (over\n"
-              "32 KiB, its zeros are stored first); frame: where it computes, --frame; with\n"
-              "--frame all, each variant's mul + add + div + sqrt + trig, * the one generated)\n",
-              g.prefix, g.topo->nq, g.topo->nv, g.topo->nb);
+      fprintf(out, "%s: nq %d, nv %d, %d moving bod%s (sub counted as add; mul excludes div; "
+              "live:\nthe most values live at once in the emitted order, bytes: their size, about "
+              "the\nstack a function needs; code KiB: its machine code as estimated for x86-64 "
+              "(over\n32 KiB, its zeros are stored first); frame: where it computes, --frame; "
+              "with\n--frame all, each variant's mul + add + div + sqrt + trig, * the one "
+              "generated)\n", g.prefix, g.topo->nq, g.topo->nv, g.topo->nb,
+              g.topo->nb == 1 ? "y" : "ies");
     print_counts(&g, json, out);
     mbg_gen_templates_unused(&g, 0, err);
   }

@@ -12,9 +12,6 @@
 
 #include "emit/gen.h"
 
-/* The functions generated when --functions is not given, in this order. */
-extern const char *const mbg_default_functions[];
-
 /* mbdc generate: returns the exit status (0, 1 model or recipe errors, 2 I/O). */
 int mbg_generate(const mbg_gen_opts *o, FILE *err);
 /* mbdc stats: operation counts of every function, as a table or as JSON. Exit status as above. */
@@ -34,8 +31,9 @@ int mbg_gen_run(mbg_gen *g, FILE *err);
  * status after the error on err; via names the option that asked ("--functions", "--fuse
  * NAME"). */
 int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *err);
-/* The built-in functions a user may ask for by name (the defaults, the loop, model, contact and
- * fused functions) into names (at most cap - 1 of them, then NULL). Returns how many. */
+/* The built-in functions a user may ask for by name (those of gen_functions.h that
+ * --functions accepts, in its order) into names (at most cap - 1 of them, then NULL). Returns
+ * how many. */
 int mbg_gen_builtin_functions(const char **names, int cap);
 void mbg_gen_close(mbg_gen *g);
 

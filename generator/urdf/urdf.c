@@ -323,13 +323,14 @@ static mbg_model *build(mbg_urdf *u, const char *path, const char *default_name,
   if (!u->oom && u->d->errors == errors) mbg_check_tree(&checker, errors);
   u->oom |= checker.oom;
   if (!floating_base && u->root >= 0 && u->d->errors == 0 && !u->oom) {
-    /* no 'world' link: the root is fixed, which a legged robot or a spacecraft is not (said once
-     * the robot is otherwise sound, not among the errors of a broken one) */
+    /* no 'world' link: the root is assumed fixed, as an arm's is; a legged robot or a
+     * spacecraft is not, so the assumption is said (a note, not a warning: it is the normal
+     * case for an arm), once the robot is otherwise sound, not among the errors of a broken one */
     const mbg_urdf_link *root = &u->links[u->root];
-    mbg_diag_warning(u->d, mbg_urdf_loc(u, root->node, "name"),
-                     "the robot has no 'world' link: its root link '%.63s' is fixed to the world "
-                     "(pass --floating-base if it moves freely: a legged robot, a humanoid, a "
-                     "spacecraft)", root->name);
+    mbg_diag_note(u->d, mbg_urdf_loc(u, root->node, "name"),
+                  "the robot has no 'world' link: its root link '%.63s' is assumed fixed to the "
+                  "world (pass --floating-base if it moves freely: a legged robot, a humanoid, a "
+                  "spacecraft)", root->name);
   }
   return m;
 }

@@ -178,7 +178,7 @@ return function(d)
     b("extern const ", d.scalar, " ", d.prefix, "_q_assembled[", P, "_NQ];")
   end
   b("/* The model's initial state (its `initial` statements; elsewhere the neutral configuration and")
-  b(" * zero velocity), in coordinate order; defined in ", d.prefix, "_model.c. */")
+  b(" * zero velocity), in coordinate order. */")
   b("extern const double ", d.prefix, "_q_initial[", P, "_NQ];")
   b("extern const double ", d.prefix, "_v_initial[", P, "_NV];")
   for _, f in ipairs(d.functions) do

@@ -11,17 +11,6 @@ local function array(b, ctype, name, items, per_line)
   b("};")
 end
 
--- A global const double array, 8 numbers a line.
-local function vector(b, decl, items)
-  b("const double ", decl, " = {")
-  for k = 1, #items, 8 do
-    local row = {}
-    for j = k, math.min(k + 7, #items) do row[#row + 1] = items[j] end
-    b("  ", table.concat(row, ", "), ",")
-  end
-  b("};")
-end
-
 -- <prefix>_springs: the runtime's springs (mb.h mb_springs), {0, NULL} for none.
 local function springs(b, d)
   local S = d.rt.springs
@@ -106,10 +95,6 @@ return function(d)
     b("  ", F.nnodes, ", ", ref("node_body"), ", ", ref("node_r"), ", ", ref("node_shape"), ", ",
       ref("Q"), "};")
   end
-  b("")
-  b("/* The initial state (", d.prefix, "_dynamics.h). */")
-  vector(b, d.prefix .. "_q_initial[" .. d.PREFIX .. "_NQ]", d.q_initial)
-  vector(b, d.prefix .. "_v_initial[" .. d.PREFIX .. "_NV]", d.v_initial)
   springs(b, d)
   frames(b, d)
   contacts(b, d)

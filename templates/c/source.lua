@@ -9,6 +9,17 @@ local function quoted_list(items, field)
   return table.concat(out, ", ")
 end
 
+-- A global const double array, 8 numbers a line.
+local function vector(b, decl, items)
+  b("const double ", decl, " = {")
+  for k = 1, #items, 8 do
+    local row = {}
+    for j = k, math.min(k + 7, #items) do row[#row + 1] = items[j] end
+    b("  ", table.concat(row, ", "), ",")
+  end
+  b("};")
+end
+
 return function(d)
   local b = common.buffer()
   local P, scalar = d.PREFIX, d.scalar
@@ -68,6 +79,11 @@ return function(d)
     b("const ", scalar, " ", d.prefix, "_q_assembled[", P, "_NQ] = {",
       table.concat(d.q_assembled, ", "), "};")
   end
+  -- defined here, where the header that declares it is implemented: a program linking only the
+  -- generated functions gets it too (double in every scalar type, as the runtime's model)
+  b("/* The model's initial state (", d.prefix, "_dynamics.h). */")
+  vector(b, d.prefix .. "_q_initial[" .. P .. "_NQ]", d.q_initial)
+  vector(b, d.prefix .. "_v_initial[" .. P .. "_NV]", d.v_initial)
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

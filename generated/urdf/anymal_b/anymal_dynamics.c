@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ANYMAL_SET_ID != 0x299e53a7e4a7
+#if ANYMAL_SET_ID != 0x3bd8b7cbc7d5
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,17 @@ const char *const anymal_coord_names[ANYMAL_NV] = {"root_joint.1", "root_joint.2
 const int anymal_coord_iq[ANYMAL_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const anymal_body_names[ANYMAL_NB + 1] = {"world", "base", "LF_HIP", "LF_THIGH", "LF_SHANK", "RF_HIP", "RF_THIGH", "RF_SHANK", "LH_HIP", "LH_THIGH", "LH_SHANK", "RH_HIP", "RH_THIGH", "RH_SHANK"};
 const char *const anymal_frame_names[ANYMAL_NF] = {"base", "base_inertia", "LF_HIP", "LF_THIGH", "LF_SHANK", "LF_ADAPTER", "LF_FOOT", "RF_HIP", "RF_THIGH", "RF_SHANK", "RF_ADAPTER", "RF_FOOT", "LH_HIP", "LH_THIGH", "LH_SHANK", "LH_ADAPTER", "LH_FOOT", "RH_HIP", "RH_THIGH", "RH_SHANK", "RH_ADAPTER", "RH_FOOT", "imu_link"};
+/* The model's initial state (anymal_dynamics.h). */
+const double anymal_q_initial[ANYMAL_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double anymal_v_initial[ANYMAL_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 893 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void anymal_rnea(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const double a[ANYMAL_NV], double tau[ANYMAL_NV]) {

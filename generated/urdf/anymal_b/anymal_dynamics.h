@@ -71,7 +71,7 @@ extern "C" {
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0x299e53a7e4a7
+#define ANYMAL_SET_ID 0x3bd8b7cbc7d5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -212,7 +212,7 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
 #define ANYMAL_CONTACT_RH_FOOT 3
 #define ANYMAL_CROW_RH_FOOT 9 /* a point: 3 rows */
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in anymal_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
 

@@ -12,7 +12,7 @@
 
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x91a0cd9fd7ab
+#if _2DOF_PLANAR_SET_ID != 0xaea2e5149eae
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0x91a0cd9fd7ab
+#if _2DOF_PLANAR_SET_ID != 0xaea2e5149eae
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const _2dof_planar_coord_names[_2DOF_PLANAR_NV] = {"joint1", "joint2
 const int _2dof_planar_coord_iq[_2DOF_PLANAR_NV] = {0, 1};
 const char *const _2dof_planar_body_names[_2DOF_PLANAR_NB + 1] = {"world", "link1", "link2"};
 const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF] = {"base_link", "link1", "link2", "link3"};
+/* The model's initial state (_2dof_planar_dynamics.h). */
+const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ] = {
+  0.0, 0.0,
+};
+const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */
 void _2dof_planar_rnea(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double a[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]) {

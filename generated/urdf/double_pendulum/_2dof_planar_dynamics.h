@@ -69,7 +69,7 @@ extern "C" {
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0x91a0cd9fd7ab
+#define _2DOF_PLANAR_SET_ID 0xaea2e5149eae
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -134,7 +134,7 @@ extern const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF];
 #define _2DOF_PLANAR_FRAME_link2 2
 #define _2DOF_PLANAR_FRAME_link3 3
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in _2dof_planar_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
 extern const double _2dof_planar_v_initial[_2DOF_PLANAR_NV];
 

@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0x91a0cd9fd7ab
+#if _2DOF_PLANAR_SET_ID != 0xaea2e5149eae
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -45,14 +45,6 @@ static const double inertia[30] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.2, 0.0, 0.0, 0.010000000000000002, 0.0006770830000000001, 0.0006770830000000001, 2.0833e-05, 0.0, 0.0, 0.0,
   0.3, 0.0, 0.0, 0.03, 0.004015625, 0.004015625, 0.002, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (_2dof_planar_dynamics.h). */
-const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ] = {
-  0.0, 0.0,
-};
-const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
-  0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -12,7 +12,7 @@
 
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0xb94a4333c716
+#if HYQ_SET_ID != 0xa4d292b4da2c
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

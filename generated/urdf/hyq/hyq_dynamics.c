@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if HYQ_SET_ID != 0xb94a4333c716
+#if HYQ_SET_ID != 0xa4d292b4da2c
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,17 @@ const char *const hyq_coord_names[HYQ_NV] = {"root_joint.1", "root_joint.2", "ro
 const int hyq_coord_iq[HYQ_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const hyq_body_names[HYQ_NB + 1] = {"world", "base_link", "lf_hipassembly", "lf_upperleg", "lf_lowerleg", "rf_hipassembly", "rf_upperleg", "rf_lowerleg", "lh_hipassembly", "lh_upperleg", "lh_lowerleg", "rh_hipassembly", "rh_upperleg", "rh_lowerleg"};
 const char *const hyq_frame_names[HYQ_NF] = {"base_link", "trunk", "lf_hipassembly", "lf_upperleg", "lf_lowerleg", "lf_foot", "rf_hipassembly", "rf_upperleg", "rf_lowerleg", "rf_foot", "lh_hipassembly", "lh_upperleg", "lh_lowerleg", "lh_foot", "rh_hipassembly", "rh_upperleg", "rh_lowerleg", "rh_foot", "trunk_imu"};
+/* The model's initial state (hyq_dynamics.h). */
+const double hyq_q_initial[HYQ_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double hyq_v_initial[HYQ_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 897 mul, 879 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void hyq_rnea(const double q[HYQ_NQ], const double v[HYQ_NV], const double a[HYQ_NV], double tau[HYQ_NV]) {

@@ -69,7 +69,7 @@ extern "C" {
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xb94a4333c716
+#define HYQ_SET_ID 0xa4d292b4da2c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -193,7 +193,7 @@ extern const char *const hyq_frame_names[HYQ_NF];
 #define HYQ_FRAME_rh_foot 17
 #define HYQ_FRAME_trunk_imu 18
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in hyq_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
 

@@ -12,7 +12,7 @@
 
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x9193e56a8f70
+#if PANDA_SET_ID != 0xc8b057296f7e
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0x9193e56a8f70
+#if PANDA_SET_ID != 0xc8b057296f7e
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,15 @@ const char *const panda_coord_names[PANDA_NV] = {"panda_joint1", "panda_joint2",
 const int panda_coord_iq[PANDA_NV] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 const char *const panda_body_names[PANDA_NB + 1] = {"world", "panda_link1", "panda_link2", "panda_link3", "panda_link4", "panda_link5", "panda_link6", "panda_link7", "panda_leftfinger", "panda_rightfinger"};
 const char *const panda_frame_names[PANDA_NF] = {"panda_link0", "panda_link1", "panda_link2", "panda_link3", "panda_link4", "panda_link5", "panda_link6", "panda_link7", "panda_link8", "panda_hand", "panda_hand_tcp", "panda_leftfinger", "panda_rightfinger"};
+/* The model's initial state (panda_dynamics.h). */
+const double panda_q_initial[PANDA_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0,
+};
+const double panda_v_initial[PANDA_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 488 mul, 455 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */
 void panda_rnea(const double q[PANDA_NQ], const double v[PANDA_NV], const double a[PANDA_NV], double tau[PANDA_NV]) {

@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x9193e56a8f70
+#if PANDA_SET_ID != 0xc8b057296f7e
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -76,16 +76,6 @@ static const double inertia[100] = {
   1.465522, 0.002573605371338203, 0.0020344399586617965, 0.145315948634, 0.030807878390949586, 0.028386934612428357, 0.006682651967360946, 0.0003913912816842481, -0.0009653051699191118, -0.001255536598272898,
   0.015, 0.0, 0.0, 0.0, 2.3749999999999997e-06, 2.3749999999999997e-06, 7.5e-07, 0.0, 0.0, 0.0,
   0.015, 0.0, 0.0, 0.0, 2.3749999999999997e-06, 2.3749999999999997e-06, 7.5e-07, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (panda_dynamics.h). */
-const double panda_q_initial[PANDA_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0,
-};
-const double panda_v_initial[PANDA_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

@@ -12,7 +12,7 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x549d983ad5cf
+#if ROMEO_SET_ID != 0x2f0d1123615c
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

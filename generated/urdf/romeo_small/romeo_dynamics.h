@@ -69,7 +69,7 @@ extern "C" {
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x549d983ad5cf
+#define ROMEO_SET_ID 0x2f0d1123615c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -308,7 +308,7 @@ extern const char *const romeo_frame_names[ROMEO_NF];
 #define ROMEO_FRAME_l_gripper 56
 #define ROMEO_FRAME_r_gripper 57
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in romeo_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
 

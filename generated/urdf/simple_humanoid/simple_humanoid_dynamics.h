@@ -69,7 +69,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x72af041b21e9
+#define SIMPLE_HUMANOID_SET_ID 0x24f4de871232
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -273,7 +273,7 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
 #define SIMPLE_HUMANOID_FRAME_RLEG_LINK5 29
 #define SIMPLE_HUMANOID_FRAME_r_ankle 30
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in simple_humanoid_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
 

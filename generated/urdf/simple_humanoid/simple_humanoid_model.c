@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x72af041b21e9
+#if SIMPLE_HUMANOID_SET_ID != 0x24f4de871232
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -170,22 +170,6 @@ static const double inertia[310] = {
   0.4, 0.0, 0.0, 0.04000000000000001, 1.004, 1.004, 1.0, 0.0, 0.0, 0.0,
   0.4, -0.04000000000000001, 0.0, 0.0, 1.0, 1.004, 1.004, 0.0, 0.0, 0.0,
   0.4, 0.0, 0.0, -0.04000000000000001, 1.004, 1.004, 1.0, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (simple_humanoid_dynamics.h). */
-const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0,
-};
-const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-  0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */

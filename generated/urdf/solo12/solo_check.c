@@ -12,7 +12,7 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x4ec5188c73ac
+#if SOLO_SET_ID != 0x87a57a62deae
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SOLO_SET_ID != 0x4ec5188c73ac
+#if SOLO_SET_ID != 0x87a57a62deae
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,17 @@ const char *const solo_coord_names[SOLO_NV] = {"root_joint.1", "root_joint.2", "
 const int solo_coord_iq[SOLO_NV] = {-1, -1, -1, -1, -1, -1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 const char *const solo_body_names[SOLO_NB + 1] = {"world", "base_link", "FL_SHOULDER", "FL_UPPER_LEG", "FL_LOWER_LEG", "FR_SHOULDER", "FR_UPPER_LEG", "FR_LOWER_LEG", "HL_SHOULDER", "HL_UPPER_LEG", "HL_LOWER_LEG", "HR_SHOULDER", "HR_UPPER_LEG", "HR_LOWER_LEG"};
 const char *const solo_frame_names[SOLO_NF] = {"base_link", "FL_SHOULDER", "FL_UPPER_LEG", "FL_LOWER_LEG", "FL_FOOT", "FR_SHOULDER", "FR_UPPER_LEG", "FR_LOWER_LEG", "FR_FOOT", "HL_SHOULDER", "HL_UPPER_LEG", "HL_LOWER_LEG", "HL_FOOT", "HR_SHOULDER", "HR_UPPER_LEG", "HR_LOWER_LEG", "HR_FOOT"};
+/* The model's initial state (solo_dynamics.h). */
+const double solo_q_initial[SOLO_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0,
+};
+const double solo_v_initial[SOLO_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 761 mul, 719 add, 1 div, 0 sqrt, 24 sin/cos; frames: body. */
 void solo_rnea(const double q[SOLO_NQ], const double v[SOLO_NV], const double a[SOLO_NV], double tau[SOLO_NV]) {

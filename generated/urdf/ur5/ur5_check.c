@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x81b94059db55
+#if UR5_SET_ID != 0x6b717d50a340
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

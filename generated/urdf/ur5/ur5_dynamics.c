@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0x81b94059db55
+#if UR5_SET_ID != 0x6b717d50a340
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -85,6 +85,13 @@ const char *const ur5_coord_names[UR5_NV] = {"shoulder_pan_joint", "shoulder_lif
 const int ur5_coord_iq[UR5_NV] = {0, 1, 2, 3, 4, 5};
 const char *const ur5_body_names[UR5_NB + 1] = {"world", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link"};
 const char *const ur5_frame_names[UR5_NF] = {"base_link", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link", "ee_link", "base", "tool0"};
+/* The model's initial state (ur5_dynamics.h). */
+const double ur5_q_initial[UR5_NQ] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const double ur5_v_initial[UR5_NV] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 230 mul, 191 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */
 void ur5_rnea(const double q[UR5_NQ], const double v[UR5_NV], const double a[UR5_NV], double tau[UR5_NV]) {

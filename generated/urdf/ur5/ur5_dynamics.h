@@ -69,7 +69,7 @@ extern "C" {
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x81b94059db55
+#define UR5_SET_ID 0x6b717d50a340
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -156,7 +156,7 @@ extern const char *const ur5_frame_names[UR5_NF];
 #define UR5_FRAME_base 8
 #define UR5_FRAME_tool0 9
 /* The model's initial state (its `initial` statements; elsewhere the neutral configuration and
- * zero velocity), in coordinate order; defined in ur5_model.c. */
+ * zero velocity), in coordinate order. */
 extern const double ur5_q_initial[UR5_NQ];
 extern const double ur5_v_initial[UR5_NV];
 

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x81b94059db55
+#if UR5_SET_ID != 0x6b717d50a340
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -62,14 +62,6 @@ static const double inertia[70] = {
   1.219, 0.0, 0.0, 0.0, 0.111172755531, 0.111172755531, 0.21942, 0.0, 0.0, 0.0,
   1.219, 0.0, 0.0, 0.0, 0.111172755531, 0.111172755531, 0.21942, 0.0, 0.0, 0.0,
   0.1879, 0.0, 0.0, 0.0, 0.0171364731454, 0.0171364731454, 0.033822, 0.0, 0.0, 0.0,
-};
-
-/* The initial state (ur5_dynamics.h). */
-const double ur5_q_initial[UR5_NQ] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-};
-const double ur5_v_initial[UR5_NV] = {
-  0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
