@@ -684,5 +684,18 @@ grep -q "more than the 16 MiB --lua-memory allows" "$tmp/err" || { cat "$tmp/err
 expect 0 "crba of a 200-link chain in 64 MiB" -- "$mbdc" stats -q "$tmp/chain200.urdf" \
   --functions crba --frame body --lua-memory 64
 
+# the inertial parameters check prints: standard and base counts (the base count's numerics:
+# test_base_params); not computed for loops or flexible bodies, with the reason
+expect 0 "check prints the inertial parameters" -- "$mbdc" check "$src/examples/arm7.mbd"
+grep -q '^  standard  70 (10 per moving body' "$tmp/out" && grep -q '^  base      43 (' "$tmp/out" ||
+  { echo "FAIL: check: arm7's 70 standard and 43 base parameters"; tail -4 "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "check of a loop: no base parameters" -- "$mbdc" check "$src/examples/five_bar.mbd"
+grep -q '^  base      not computed (a model with closed loops' "$tmp/out" ||
+  { echo "FAIL: check: five_bar's base parameters"; tail -4 "$tmp/out"; fail=$((fail + 1)); }
+expect 0 "check of a flexible body: no base parameters" -- "$mbdc" check \
+  "$src/examples/flexible_arm.mbd"
+grep -q '^  base      not computed (a model with flexible bodies)' "$tmp/out" ||
+  { echo "FAIL: check: flexible_arm's base parameters"; tail -4 "$tmp/out"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -67,9 +67,10 @@ extern "C" {
 #define ARM7_NJ 7 /* moving joints */
 #define ARM7_NF 9 /* operational frames: every body's own, then the model's frames */
 #define ARM7_MASS 18.099999999999998 /* total mass of the moving bodies, kg */
+#define ARM7_NREG 70 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x8bd2b7f86f73
+#define ARM7_SET_ID 0x17eb68290b24
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -162,6 +163,11 @@ extern const char *const arm7_frame_names[ARM7_NF];
  * zero velocity), in coordinate order. */
 extern const double arm7_q_initial[ARM7_NQ];
 extern const double arm7_v_initial[ARM7_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in arm7_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (arm7_regressor). */
+extern const double arm7_pi_all[ARM7_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 448 bytes (56 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

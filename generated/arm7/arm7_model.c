@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0x8bd2b7f86f73
+#if ARM7_SET_ID != 0x17eb68290b24
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

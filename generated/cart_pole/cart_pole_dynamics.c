@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x94839a7c64d4
+#if CART_POLE_SET_ID != 0x7a326b1adf5f
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double cart_pole_q_initial[CART_POLE_NQ] = {
 };
 const double cart_pole_v_initial[CART_POLE_NV] = {
   0.0, 0.0,
+};
+/* The standard inertial parameters (cart_pole_dynamics.h). */
+const double cart_pole_pi_all[CART_POLE_NREG] = {
+  1.0, 0.0, 0.0, 0.0, 0.005208333333333333, 0.0, 0.015208333333333336, 0.0,
+  0.0, 0.01666666666666667, 0.1, 0.0, 0.0, 0.05, 0.03333333333333333, 0.0,
+  0.03333333333333333, 0.0, 0.0, 0.0,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 13 mul, 7 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define CART_POLE_NJ 2 /* moving joints */
 #define CART_POLE_NF 2 /* operational frames: every body's own, then the model's frames */
 #define CART_POLE_MASS 1.1 /* total mass of the moving bodies, kg */
+#define CART_POLE_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x94839a7c64d4
+#define CART_POLE_SET_ID 0x7a326b1adf5f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -134,6 +135,11 @@ extern const char *const cart_pole_frame_names[CART_POLE_NF];
  * zero velocity), in coordinate order. */
 extern const double cart_pole_q_initial[CART_POLE_NQ];
 extern const double cart_pole_v_initial[CART_POLE_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in cart_pole_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (cart_pole_regressor). */
+extern const double cart_pole_pi_all[CART_POLE_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 48 bytes (6 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x94839a7c64d4
+#if CART_POLE_SET_ID != 0x7a326b1adf5f
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0xac8ea1477bec
+#if DOUBLE_PENDULUM_SET_ID != 0x7c67fd095580
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ DOUBLE_PENDULUM_NQ
 #define NV DOUBLE_PENDULUM_NV
 #define NB DOUBLE_PENDULUM_NB
+#define NREG DOUBLE_PENDULUM_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -120,6 +121,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0xac8ea1477bec
+#if DOUBLE_PENDULUM_SET_ID != 0x7c67fd095580
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ] = {
 };
 const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
   0.0, 0.0,
+};
+/* The standard inertial parameters (double_pendulum_dynamics.h). */
+const double double_pendulum_pi_all[DOUBLE_PENDULUM_NREG] = {
+  1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.0, 0.3333333333333333, 0.0,
+  0.0, 0.0, 1.0, 0.0, 0.0, -0.5, 0.3333333333333333, 0.0,
+  0.3333333333333333, 0.0, 0.0, 0.0,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 16 mul, 13 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define DOUBLE_PENDULUM_NJ 2 /* moving joints */
 #define DOUBLE_PENDULUM_NF 2 /* operational frames: every body's own, then the model's frames */
 #define DOUBLE_PENDULUM_MASS 2.0 /* total mass of the moving bodies, kg */
+#define DOUBLE_PENDULUM_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0xac8ea1477bec
+#define DOUBLE_PENDULUM_SET_ID 0x7c67fd095580
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -134,6 +135,11 @@ extern const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF];
  * zero velocity), in coordinate order. */
 extern const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ];
 extern const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in double_pendulum_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (double_pendulum_regressor). */
+extern const double double_pendulum_pi_all[DOUBLE_PENDULUM_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

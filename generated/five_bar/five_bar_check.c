@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x2889f5abab30
+#if FIVE_BAR_SET_ID != 0x58ed1449ad4e
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ FIVE_BAR_NQ
 #define NV FIVE_BAR_NV
 #define NB FIVE_BAR_NB
+#define NREG FIVE_BAR_NREG
 
 #define NC FIVE_BAR_NC
 #define LP five_bar_loops
@@ -155,6 +156,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

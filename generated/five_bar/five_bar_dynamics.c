@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0x2889f5abab30
+#if FIVE_BAR_SET_ID != 0x58ed1449ad4e
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,6 +93,14 @@ const double five_bar_q_initial[FIVE_BAR_NQ] = {
 };
 const double five_bar_v_initial[FIVE_BAR_NV] = {
   0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (five_bar_dynamics.h). */
+const double five_bar_pi_all[FIVE_BAR_NREG] = {
+  1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.3333333333333333, 0.0,
+  0.0, 0.3333333333333333, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0,
+  0.3333333333333333, 0.0, 0.0, 0.3333333333333333, 1.0, 0.5, 0.0, 0.0,
+  0.0, 0.0, 0.3333333333333333, 0.0, 0.0, 0.3333333333333333, 1.0, 0.5,
+  0.0, 0.0, 0.0, 0.0, 0.3333333333333333, 0.0, 0.0, 0.3333333333333333,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 56 mul, 53 add, 0 div, 0 sqrt, 6 sin/cos; frames: body. */

@@ -67,6 +67,7 @@ extern "C" {
 #define FIVE_BAR_NJ 4 /* moving joints */
 #define FIVE_BAR_NF 4 /* operational frames: every body's own, then the model's frames */
 #define FIVE_BAR_MASS 4.0 /* total mass of the moving bodies, kg */
+#define FIVE_BAR_NREG 40 /* standard inertial parameters: 10 per moving body */
 #define FIVE_BAR_NC 2 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define FIVE_BAR_PROJECT_TOL 1e-12
@@ -81,7 +82,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x2889f5abab30
+#define FIVE_BAR_SET_ID 0x58ed1449ad4e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -179,6 +180,11 @@ extern const double five_bar_q_assembled[FIVE_BAR_NQ];
  * zero velocity), in coordinate order. */
 extern const double five_bar_q_initial[FIVE_BAR_NQ];
 extern const double five_bar_v_initial[FIVE_BAR_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in five_bar_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (five_bar_regressor). */
+extern const double five_bar_pi_all[FIVE_BAR_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 176 bytes (22 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

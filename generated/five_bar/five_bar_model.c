@@ -6,7 +6,7 @@
  */
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x2889f5abab30
+#if FIVE_BAR_SET_ID != 0x58ed1449ad4e
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

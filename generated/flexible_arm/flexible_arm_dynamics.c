@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x479f5a25d6ef
+#if FLEXIBLE_ARM_SET_ID != 0x17d81c64ba7e
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -92,6 +92,12 @@ const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
 };
 const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (flexible_arm_dynamics.h). */
+const double flexible_arm_pi_all[FLEXIBLE_ARM_NREG] = {
+  1.5, 0.375, 0.0, 0.0, 0.00065, 0.0, 0.1252, 0.0,
+  0.0, 0.12545, 2.16, 1.08, 0.0, 0.0, 0.0, 0.0,
+  0.7200000000000001, 0.0, 0.0, 0.7200000000000001,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 57 mul, 37 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */

@@ -67,10 +67,11 @@ extern "C" {
 #define FLEXIBLE_ARM_NJ 2 /* moving joints */
 #define FLEXIBLE_ARM_NF 2 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_ARM_MASS 3.66 /* total mass of the moving bodies, kg */
+#define FLEXIBLE_ARM_NREG 20 /* standard inertial parameters: 10 per moving body */
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x479f5a25d6ef
+#define FLEXIBLE_ARM_SET_ID 0x17d81c64ba7e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 
@@ -128,6 +129,11 @@ extern const char *const flexible_arm_node_names[FLEXIBLE_ARM_NNODES];
  * zero velocity), in coordinate order. */
 extern const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ];
 extern const double flexible_arm_v_initial[FLEXIBLE_ARM_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in flexible_arm_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (flexible_arm_regressor). */
+extern const double flexible_arm_pi_all[FLEXIBLE_ARM_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 96 bytes (12 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x479f5a25d6ef
+#if FLEXIBLE_ARM_SET_ID != 0x17d81c64ba7e
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3ed0b5a56430
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xffea8a445940
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ FLEXIBLE_ARM_NODAL_NQ
 #define NV FLEXIBLE_ARM_NODAL_NV
 #define NB FLEXIBLE_ARM_NODAL_NB
+#define NREG FLEXIBLE_ARM_NODAL_NREG
 
 #define NNODES FLEXIBLE_ARM_NODAL_NNODES
 #define NSTATES 200 /* random states */
@@ -128,6 +129,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0x3ed0b5a56430
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xffea8a445940
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -92,6 +92,13 @@ const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
 };
 const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (flexible_arm_nodal_dynamics.h). */
+const double flexible_arm_nodal_pi_all[FLEXIBLE_ARM_NODAL_NREG] = {
+  1.5, 0.375, 0.0, 0.0, 0.00065, 0.0, 0.1252, 0.0,
+  0.0, 0.12545, 2.16, 1.08, 0.0, 0.0, 0.0018115200000000003, 0.0,
+  0.7750115200000001, 0.0, 0.0, 0.7768, 0.5, 0.02, 0.0, 0.0,
+  0.000225, 0.0, 0.0011791666666666667, 0.0, 0.0, 0.0011791666666666667,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 89 mul, 69 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */

@@ -67,10 +67,11 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NJ 3 /* moving joints */
 #define FLEXIBLE_ARM_NODAL_NF 3 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_ARM_NODAL_MASS 4.16 /* total mass of the moving bodies, kg */
+#define FLEXIBLE_ARM_NODAL_NREG 30 /* standard inertial parameters: 10 per moving body */
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0x3ed0b5a56430
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xffea8a445940
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -133,6 +134,11 @@ extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES
  * zero velocity), in coordinate order. */
 extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
 extern const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in flexible_arm_nodal_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (flexible_arm_nodal_regressor). */
+extern const double flexible_arm_nodal_pi_all[FLEXIBLE_ARM_NODAL_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 152 bytes (19 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -12,7 +12,7 @@
 
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xf7e7fe54b971
 #error "flexible_arm_rigid_check.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ FLEXIBLE_ARM_RIGID_NQ
 #define NV FLEXIBLE_ARM_RIGID_NV
 #define NB FLEXIBLE_ARM_RIGID_NB
+#define NREG FLEXIBLE_ARM_RIGID_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -120,6 +121,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xf7e7fe54b971
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ] = {
 };
 const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
   0.0, 0.0,
+};
+/* The standard inertial parameters (flexible_arm_rigid_dynamics.h). */
+const double flexible_arm_rigid_pi_all[FLEXIBLE_ARM_RIGID_NREG] = {
+  1.5, 0.375, 0.0, 0.0, 0.00065, 0.0, 0.1252, 0.0,
+  0.0, 0.12545, 2.16, 1.08, 0.0, 0.0, 0.0, 0.0,
+  0.7200000000000001, 0.0, 0.0, 0.7200000000000001,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 19 mul, 11 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */

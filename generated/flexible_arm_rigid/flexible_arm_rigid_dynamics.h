@@ -67,9 +67,10 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NJ 2 /* moving joints */
 #define FLEXIBLE_ARM_RIGID_NF 2 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_ARM_RIGID_MASS 3.66 /* total mass of the moving bodies, kg */
+#define FLEXIBLE_ARM_RIGID_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xb15134cafdb3
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xf7e7fe54b971
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -134,6 +135,11 @@ extern const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF];
  * zero velocity), in coordinate order. */
 extern const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ];
 extern const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in flexible_arm_rigid_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (flexible_arm_rigid_regressor). */
+extern const double flexible_arm_rigid_pi_all[FLEXIBLE_ARM_RIGID_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb15134cafdb3
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xf7e7fe54b971
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

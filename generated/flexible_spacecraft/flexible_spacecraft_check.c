@@ -12,7 +12,7 @@
 
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0xbfd62a619a29
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3af5dee87bbf
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ FLEXIBLE_SPACECRAFT_NQ
 #define NV FLEXIBLE_SPACECRAFT_NV
 #define NB FLEXIBLE_SPACECRAFT_NB
+#define NREG FLEXIBLE_SPACECRAFT_NREG
 
 #define NNODES FLEXIBLE_SPACECRAFT_NNODES
 #define NSTATES 200 /* random states */
@@ -134,6 +135,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0xbfd62a619a29
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3af5dee87bbf
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -94,6 +94,14 @@ const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ] = {
 const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (flexible_spacecraft_dynamics.h). */
+const double flexible_spacecraft_pi_all[FLEXIBLE_SPACECRAFT_NREG] = {
+  5e+02, 0.0, 0.0, 0.0, 187.5, 0.0, 187.5, 0.0,
+  0.0, 187.5, 3e+01, 9e+01, 0.0, 0.0, 0.0, 0.0,
+  3.6e+02, 0.0, 0.0, 3.6e+02, 3e+01, 9e+01, 0.0, 0.0,
+  0.0, 0.0, 3.6e+02, 0.0, 0.0, 3.6e+02, 5.0, 0.0,
+  0.0, 0.0, 0.02916666666666667, 0.0, 0.02916666666666667, 0.0, 0.0, 0.056249999999999994,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 178 mul, 167 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */

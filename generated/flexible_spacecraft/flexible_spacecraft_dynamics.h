@@ -67,10 +67,11 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NJ 4 /* moving joints */
 #define FLEXIBLE_SPACECRAFT_NF 4 /* operational frames: every body's own, then the model's frames */
 #define FLEXIBLE_SPACECRAFT_MASS 565.0 /* total mass of the moving bodies, kg */
+#define FLEXIBLE_SPACECRAFT_NREG 40 /* standard inertial parameters: 10 per moving body */
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0xbfd62a619a29
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x3af5dee87bbf
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -138,6 +139,11 @@ extern const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNOD
  * zero velocity), in coordinate order. */
 extern const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ];
 extern const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in flexible_spacecraft_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (flexible_spacecraft_regressor). */
+extern const double flexible_spacecraft_pi_all[FLEXIBLE_SPACECRAFT_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 200 bytes (25 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

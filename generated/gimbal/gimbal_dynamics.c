@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x8ef2863cd1d8
+#if GIMBAL_SET_ID != 0x93da4f36a7da
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double gimbal_q_initial[GIMBAL_NQ] = {
 };
 const double gimbal_v_initial[GIMBAL_NV] = {
   0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (gimbal_dynamics.h). */
+const double gimbal_pi_all[GIMBAL_NREG] = {
+  2.0, 0.0, 0.0, 0.0, 0.005266666666666667, 0.0, 0.005266666666666667, 0.0,
+  0.0, 0.010000000000000002, 1.5, 0.0, 0.0, -0.22499999999999998, 0.04, 0.0,
+  0.04, 0.0, 0.0, 0.0025000000000000005,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 76 mul, 58 add, 1 div, 0 sqrt, 0 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define GIMBAL_NJ 2 /* moving joints */
 #define GIMBAL_NF 2 /* operational frames: every body's own, then the model's frames */
 #define GIMBAL_MASS 3.5 /* total mass of the moving bodies, kg */
+#define GIMBAL_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x8ef2863cd1d8
+#define GIMBAL_SET_ID 0x93da4f36a7da
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -135,6 +136,11 @@ extern const char *const gimbal_frame_names[GIMBAL_NF];
  * zero velocity), in coordinate order. */
 extern const double gimbal_q_initial[GIMBAL_NQ];
 extern const double gimbal_v_initial[GIMBAL_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in gimbal_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (gimbal_regressor). */
+extern const double gimbal_pi_all[GIMBAL_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 168 bytes (21 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

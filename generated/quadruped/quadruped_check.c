@@ -12,7 +12,7 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xb3e2b7e80c4f
+#if QUADRUPED_SET_ID != 0xefec6605f5f5
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ QUADRUPED_NQ
 #define NV QUADRUPED_NV
 #define NB QUADRUPED_NB
+#define NREG QUADRUPED_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -176,6 +177,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -67,9 +67,10 @@ extern "C" {
 #define QUADRUPED_NJ 13 /* moving joints */
 #define QUADRUPED_NF 14 /* operational frames: every body's own, then the model's frames */
 #define QUADRUPED_MASS 24.650000000000006 /* total mass of the moving bodies, kg */
+#define QUADRUPED_NREG 130 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xb3e2b7e80c4f
+#define QUADRUPED_SET_ID 0xefec6605f5f5
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -191,6 +192,11 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
  * zero velocity), in coordinate order. */
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in quadruped_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (quadruped_regressor). */
+extern const double quadruped_pi_all[QUADRUPED_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 552 bytes (69 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -12,7 +12,7 @@
 
 #include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0x16646cb46e31
+#if QUARTER_CAR_SET_ID != 0x323dcb67b181
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ QUARTER_CAR_NQ
 #define NV QUARTER_CAR_NV
 #define NB QUARTER_CAR_NB
+#define NREG QUARTER_CAR_NREG
 
 #define NC QUARTER_CAR_NC
 #define LP quarter_car_loops
@@ -165,6 +166,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

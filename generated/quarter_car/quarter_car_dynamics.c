@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x16646cb46e31
+#if QUARTER_CAR_SET_ID != 0x323dcb67b181
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,17 @@ const double quarter_car_q_initial[QUARTER_CAR_NQ] = {
 const double quarter_car_v_initial[QUARTER_CAR_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The standard inertial parameters (quarter_car_dynamics.h). */
+const double quarter_car_pi_all[QUARTER_CAR_NREG] = {
+  4.0, -0.8, 0.56, -0.02666666666666667, 0.1385777777777778, 0.11200000000000002, 0.1951777777777778, -0.005333333333333334,
+  0.0037333333333333337, 0.3284, 12.0, 0.0, 0.0, 2.2800000000000002, 0.5532, 0.0,
+  0.5332, 0.0, 0.0, 0.05, 2e+01, 0.0, 0.0, 0.0,
+  0.75, 0.0, 1.2, 0.0, 0.0, 0.75, 2.5, 0.0,
+  0.20833333333333331, -0.016666666666666666, 0.03247222222222222, 0.0, 0.01011111111111111, 0.0, 0.001388888888888889, 0.04136111111111111,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.8, 0.0, 0.15200000000000002, 0.0, 0.03850666666666667, 0.0,
+  6e-05, 0.0, 0.0, 0.03850666666666667,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 213 mul, 181 add, 2 div, 0 sqrt, 6 sin/cos; frames: body. */

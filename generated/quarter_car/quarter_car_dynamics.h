@@ -67,6 +67,7 @@ extern "C" {
 #define QUARTER_CAR_NJ 6 /* moving joints */
 #define QUARTER_CAR_NF 6 /* operational frames: every body's own, then the model's frames */
 #define QUARTER_CAR_MASS 39.3 /* total mass of the moving bodies, kg */
+#define QUARTER_CAR_NREG 60 /* standard inertial parameters: 10 per moving body */
 #define QUARTER_CAR_NC 8 /* independent constraint rows of the loop joints */
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define QUARTER_CAR_PROJECT_TOL 1e-12
@@ -81,7 +82,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x16646cb46e31
+#define QUARTER_CAR_SET_ID 0x323dcb67b181
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -190,6 +191,11 @@ extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
  * zero velocity), in coordinate order. */
 extern const double quarter_car_q_initial[QUARTER_CAR_NQ];
 extern const double quarter_car_v_initial[QUARTER_CAR_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in quarter_car_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (quarter_car_regressor). */
+extern const double quarter_car_pi_all[QUARTER_CAR_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 320 bytes (40 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -12,7 +12,7 @@
 
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
+#if SPACE_ROBOT_SET_ID != 0x80279d7fcee2
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ SPACE_ROBOT_NQ
 #define NV SPACE_ROBOT_NV
 #define NB SPACE_ROBOT_NB
+#define NREG SPACE_ROBOT_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -145,6 +146,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

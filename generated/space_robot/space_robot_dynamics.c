@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
+#if SPACE_ROBOT_SET_ID != 0x80279d7fcee2
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,6 +93,18 @@ const double space_robot_q_initial[SPACE_ROBOT_NQ] = {
 const double space_robot_v_initial[SPACE_ROBOT_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (space_robot_dynamics.h). */
+const double space_robot_pi_all[SPACE_ROBOT_NREG] = {
+  5e+02, 0.0, 0.0, 0.0, 126.66666666666667, 0.0, 126.66666666666667, 0.0,
+  0.0, 133.33333333333334, 1e+01, 0.0, 0.0, 1.5, 0.31599999999999995, 0.0,
+  0.31599999999999995, 0.0, 0.0, 0.032, 15.0, 0.0, 7.5, 0.0,
+  5.0135, 0.0, 0.027, 0.0, 0.0, 5.0135, 1e+01, 0.0,
+  5.0, 0.0, 3.3395833333333336, 0.0, 0.012500000000000002, 0.0, 0.0, 3.3395833333333336,
+  1e+01, 0.0, 0.0, 1.5, 0.31599999999999995, 0.0, 0.31599999999999995, 0.0,
+  0.0, 0.032, 15.0, 0.0, 7.5, 0.0, 5.0135, 0.0,
+  0.027, 0.0, 0.0, 5.0135, 1e+01, 0.0, 5.0, 0.0,
+  3.3395833333333336, 0.0, 0.012500000000000002, 0.0, 0.0, 3.3395833333333336,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 291 mul, 267 add, 0 div, 0 sqrt, 12 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define SPACE_ROBOT_NJ 7 /* moving joints */
 #define SPACE_ROBOT_NF 7 /* operational frames: every body's own, then the model's frames */
 #define SPACE_ROBOT_MASS 5.7e+02 /* total mass of the moving bodies, kg */
+#define SPACE_ROBOT_NREG 70 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x436c7b38d003
+#define SPACE_ROBOT_SET_ID 0x80279d7fcee2
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -160,6 +161,11 @@ extern const char *const space_robot_frame_names[SPACE_ROBOT_NF];
  * zero velocity), in coordinate order. */
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
 extern const double space_robot_v_initial[SPACE_ROBOT_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in space_robot_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (space_robot_regressor). */
+extern const double space_robot_pi_all[SPACE_ROBOT_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 360 bytes (45 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x436c7b38d003
+#if SPACE_ROBOT_SET_ID != 0x80279d7fcee2
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x238c93ef2ba4
+#if SPRING_PENDULUM_SET_ID != 0x88c4c6365b1b
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ SPRING_PENDULUM_NQ
 #define NV SPRING_PENDULUM_NV
 #define NB SPRING_PENDULUM_NB
+#define NREG SPRING_PENDULUM_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -121,6 +122,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x238c93ef2ba4
+#if SPRING_PENDULUM_SET_ID != 0x88c4c6365b1b
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ] = {
 };
 const double spring_pendulum_v_initial[SPRING_PENDULUM_NV] = {
   0.0, 0.5,
+};
+/* The standard inertial parameters (spring_pendulum_dynamics.h). */
+const double spring_pendulum_pi_all[SPRING_PENDULUM_NREG] = {
+  2.0, 0.0, 0.0, 0.0, 0.01, 0.0, 0.02, 0.0,
+  0.0, 0.02, 0.7, 0.013821345956502426, 0.0, -0.3611820808266454, 0.23666498256470292, 0.0,
+  0.23762013058494955, 0.011138766505470011, 0.0, 0.0011551480202466175,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 24 mul, 16 add, 0 div, 0 sqrt, 2 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define SPRING_PENDULUM_NJ 2 /* moving joints */
 #define SPRING_PENDULUM_NF 3 /* operational frames: every body's own, then the model's frames */
 #define SPRING_PENDULUM_MASS 2.7 /* total mass of the moving bodies, kg */
+#define SPRING_PENDULUM_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x238c93ef2ba4
+#define SPRING_PENDULUM_SET_ID 0x88c4c6365b1b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -137,6 +138,11 @@ extern const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF];
  * zero velocity), in coordinate order. */
 extern const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ];
 extern const double spring_pendulum_v_initial[SPRING_PENDULUM_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in spring_pendulum_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (spring_pendulum_regressor). */
+extern const double spring_pendulum_pi_all[SPRING_PENDULUM_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -4,13 +4,13 @@
  * rows. Order is tree order or model order, never anything else, so the text is deterministic. */
 #include "cli/summary.h"
 
-#include "topology/rtloops.h"
-
 #include <math.h>
+#include <string.h>
 
 #include "modal/beam.h"
-
-#include <string.h>
+#include "topology/base_params.h"
+#include "topology/rtloops.h"
+#include "topology/rtmodel.h"
 
 static const char *body_name(const mbg_model *m, int b) {
   return b >= 0 && b < m->nbodies ? m->bodies[b].name : "?";
@@ -339,6 +339,31 @@ static void print_flexible(FILE *out, const mbg_model *m, const mbg_topology *t)
   }
 }
 
+/* The inertial parameters: the standard ones and the base ones (topology/base_params.h). */
+static void print_params(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  mbg_rtmodel rt;
+  mbg_base_params b;
+  if (t->nb == 0 || mbg_rtmodel_build(m, t, &rt) != 0) return;
+  /* a loop's constraints couple the tree's torques: the tree's base set is not the mechanism's */
+  int rc = t->nloops > 0 ? 2 : mbg_base_params_compute(&rt.model, &b);
+  if (rc == 2) memset(&b, 0, sizeof b);
+  fprintf(out, "\ninertial parameters\n");
+  fprintf(out, "  standard  %d (10 per moving body; the regressor: mbdc generate --functions "
+               "regressor)\n", 10 * t->nb);
+  if (rc == 0)
+    fprintf(out, "  base      %d (the combinations the joint torques identify; "
+                 "docs/identification.md)\n", b.nbase);
+  else if (rc == 1)
+    fprintf(out, "  base      not computed (%s)\n", mb_flex_count(&rt.model, 0) > 0
+                                                        ? "a model with flexible bodies"
+                                                        : "more than 60 moving bodies");
+  else if (rc == 2)
+    fprintf(out, "  base      not computed (a model with closed loops: the constraints couple the "
+                 "torques, not yet taken into account)\n");
+  mbg_base_params_free(&b);
+  mbg_rtmodel_free(&rt);
+}
+
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
                        const mbg_loop_rows *rows, mbg_rcr_sel *sel) {
   print_header(out, m, t);
@@ -350,4 +375,5 @@ void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
   print_springs(out, m, t);
   print_flexible(out, m, t);
   print_initial(out, m, t);
+  print_params(out, m, t);
 }

@@ -58,6 +58,8 @@ const mbg_fn mbg_fns[] = {
     FN("aba_wrenches", MBG_FN_BY_NAME, "qdd as aba, with every joint's wrench"),
     FN("rnea_derivatives", MBG_FN_BY_NAME, "the derivatives of rnea: dtau/dq, dtau/dv and M"),
     FN("aba_derivatives", MBG_FN_BY_NAME, "the derivatives of aba: dqdd/dq, dqdd/dv and M^-1"),
+    FN("regressor", MBG_FN_BY_NAME, "tau = Y(q, v, a) pi, pi the inertial parameters"),
+    FN("energy_regressor", MBG_FN_BY_NAME, "the energies as yk . pi (kinetic), yp . pi (potential)"),
     {NULL, MBG_FN_DEFAULT, 0, NULL, NULL}};
 
 const mbg_fn *mbg_fn_find(const char *name) {

@@ -1,6 +1,7 @@
 /* gen_recipe.c — run one recipe (lua/lua_recipes.h finds it) over the symbolic engine and
  * keep what the render templates need: the parameters, the emitted statements, the counts. */
 #include <lauxlib.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
   case MBG_RS_CROWS: return g->ncrows;
   case MBG_RS_SCALAR: return 1;
   case MBG_RS_SC: return 2 * g->ntrig;
+  case MBG_RS_NVREG: /* -2: more numbers than an int indexes */
+    return (long long)nv * 10 * (nb1 - 1) > INT_MAX ? -2 : nv * 10 * (nb1 - 1);
+  case MBG_RS_REG: return 10 * (nb1 - 1);
   }
   return -1;
 }
@@ -101,7 +105,10 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
         (!g->opts->trig_input || g->ntrig == 0))
       return snprintf(msg, n, "params[%d]: role '%s' needs --trig-input and a revolute, "
                       "continuous or helical joint", k + 1, role), -1;
-    if ((p->size = role_size(g, role, &p->is_output, &p->pass)) < 0)
+    if ((p->size = role_size(g, role, &p->is_output, &p->pass)) == -2)
+      return snprintf(msg, n, "params[%d]: the model is too large for an array of role '%s' "
+                      "(more numbers than an int indexes)", k + 1, role), -1;
+    if (p->size < 0)
       return snprintf(msg, n, "params[%d]: unknown role '%s' (the roles are listed in "
                       "docs/templates.md)", k + 1, role), -1;
     lua_pop(L, 3);

@@ -37,6 +37,8 @@ static const mbg_role roles[] = {
     {"out_nq", 1, MBG_PASS_ARRAY, MBG_RS_NQ, "@_NQ"},
     {"sc", 0, MBG_PASS_ARRAY, MBG_RS_SC, "@_NSC"},
     {"out_sc", 1, MBG_PASS_ARRAY, MBG_RS_SC, "@_NSC"},
+    {"out_nvreg", 1, MBG_PASS_ARRAY, MBG_RS_NVREG, "@_NV * @_NREG"},
+    {"out_reg", 1, MBG_PASS_ARRAY, MBG_RS_REG, "@_NREG"},
 };
 
 const mbg_role *mbg_role_find(const char *name) {

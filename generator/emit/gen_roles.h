@@ -30,7 +30,9 @@ typedef enum mbg_role_size {
   MBG_RS_CONTACTS, /* one per contact (switches, mu) */
   MBG_RS_CROWS,    /* one per contact row (forces, impulses) */
   MBG_RS_SCALAR,   /* a number passed by value (dt) */
-  MBG_RS_SC        /* the joint angles' sines and cosines (--trig-input) */
+  MBG_RS_SC,       /* the joint angles' sines and cosines (--trig-input) */
+  MBG_RS_NVREG,    /* the regressor: nv x 10 nb */
+  MBG_RS_REG       /* a value per standard inertial parameter: 10 nb */
 } mbg_role_size;
 
 typedef struct mbg_role {

@@ -60,7 +60,7 @@ static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
     "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
-    "rnea_derivatives", "aba_derivatives", NULL};
+    "rnea_derivatives", "aba_derivatives", "regressor", "energy_regressor", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {

@@ -26,6 +26,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("difference", "manifold"),
     BY_NAME("dynamics", "fused"),
     BY_NAME("energy", "mass_props"),
+    BY_NAME("energy_regressor", "regressors"),
     BY_NAME("frame_acceleration_bias", "frames"),
     BY_NAME("frame_jacobian", "frames"),
     BY_NAME("frame_jacobian_world", "frames"),
@@ -41,6 +42,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     {"rcr_refine_0", "rcr_variant", "refine_recipe", 0},
     {"rcr_refine_1", "rcr_variant", "refine_recipe", 1},
     {"rcr_refine_2", "rcr_variant", "refine_recipe", 2},
+    BY_NAME("regressor", "regressors"),
     BY_NAME("rnea_derivatives", "derivatives"),
     {NULL, NULL, NULL, 0}};
 

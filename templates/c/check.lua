@@ -47,12 +47,15 @@ local reference = {
   difference = "rc = mb_difference(&M, q, q2, ref)",
   rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
   aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
+  regressor = "rc = mb_regressor(&M, ws, q, v, a, ref)",
+  energy_regressor = "rc = mb_energy_regressor(&M, ws, q, v, ref, ref2)",
   trig = "trig_ref(q, ref)",
 }
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
 -- call that fills ref2 (after the first reference filled ref), its size.
 local second = {
+  energy_regressor = { name = "energy_regressor.yp", size = "NREG", reference = "(void)0" },
   cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
           reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
   fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
@@ -80,7 +83,7 @@ local size_of = {
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
   out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
   out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
-  out_nq = "NQ", out_sc = "NSC",
+  out_nq = "NQ", out_sc = "NSC", out_nvreg = "NV * NREG", out_reg = "NREG",
 }
 
 -- The function whose runtime reference checks f: its own, or for the _sc twin of --trig-input
@@ -194,6 +197,7 @@ return function(d)
 #define NQ ]], d.PREFIX, [[_NQ
 #define NV ]], d.PREFIX, [[_NV
 #define NB ]], d.PREFIX, [[_NB
+#define NREG ]], d.PREFIX, [[_NREG
 ]])
   if d.nnodes > 0 then b("#define NNODES ", d.PREFIX, "_NNODES") end
   local contacts = #d.contacts > 0
@@ -420,6 +424,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

@@ -77,6 +77,7 @@ return function(d)
   b("#define ", P, "_NJ ", d.nj, " /* moving joints */")
   b("#define ", P, "_NF ", d.nf, " /* operational frames: every body's own, then the model's frames */")
   b("#define ", P, "_MASS ", d.mass, " /* total mass of the moving bodies, kg */")
+  b("#define ", P, "_NREG ", 10 * d.nb, " /* standard inertial parameters: 10 per moving body */")
   if d.nnodes > 0 then
     b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
   end
@@ -181,6 +182,12 @@ return function(d)
   b(" * zero velocity), in coordinate order. */")
   b("extern const double ", d.prefix, "_q_initial[", P, "_NQ];")
   b("extern const double ", d.prefix, "_v_initial[", P, "_NV];")
+  b("/* The moving bodies' standard inertial parameters, 10 per body in ", d.prefix, "_body_names")
+  b(" * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,")
+  b(" * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about")
+  b(" * the body frame's origin, in body axes. The dynamics are linear in them (", d.prefix,
+    "_regressor). */")
+  b("extern const double ", d.prefix, "_pi_all[", P, "_NREG];")
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

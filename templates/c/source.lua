@@ -84,6 +84,14 @@ return function(d)
   b("/* The model's initial state (", d.prefix, "_dynamics.h). */")
   vector(b, d.prefix .. "_q_initial[" .. P .. "_NQ]", d.q_initial)
   vector(b, d.prefix .. "_v_initial[" .. P .. "_NV]", d.v_initial)
+  -- the runtime model's inertias (world first: [m, h, ixx iyy izz ixy ixz iyz]) reordered as
+  -- Pinocchio's parameters (runtime/regressor.c mb_params_of_inertia)
+  local pin, pi_all = { 1, 2, 3, 4, 5, 8, 6, 9, 10, 7 }, {}
+  for i = 1, d.nb do
+    for k = 1, 10 do pi_all[#pi_all + 1] = d.rt.inertia[10 * i + pin[k]] end
+  end
+  b("/* The standard inertial parameters (", d.prefix, "_dynamics.h). */")
+  vector(b, d.prefix .. "_pi_all[" .. P .. "_NREG]", pi_all)
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

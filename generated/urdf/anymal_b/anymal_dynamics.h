@@ -67,11 +67,12 @@ extern "C" {
 #define ANYMAL_NJ 13 /* moving joints */
 #define ANYMAL_NF 23 /* operational frames: every body's own, then the model's frames */
 #define ANYMAL_MASS 30.475397462000007 /* total mass of the moving bodies, kg */
+#define ANYMAL_NREG 130 /* standard inertial parameters: 10 per moving body */
 #define ANYMAL_NCONTACT 4 /* contacts of --contacts (anymal_contact_fd) */
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0x3bd8b7cbc7d5
+#define ANYMAL_SET_ID 0xa537fe906518
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -215,6 +216,11 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
  * zero velocity), in coordinate order. */
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in anymal_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (anymal_regressor). */
+extern const double anymal_pi_all[ANYMAL_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -12,7 +12,7 @@
 
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xaea2e5149eae
+#if _2DOF_PLANAR_SET_ID != 0xb223e1d2eb7e
 #error "_2dof_planar_check.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ _2DOF_PLANAR_NQ
 #define NV _2DOF_PLANAR_NV
 #define NB _2DOF_PLANAR_NB
+#define NREG _2DOF_PLANAR_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -122,6 +123,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

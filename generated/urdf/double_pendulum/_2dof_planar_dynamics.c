@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xaea2e5149eae
+#if _2DOF_PLANAR_SET_ID != 0xb223e1d2eb7e
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,12 @@ const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ] = {
 };
 const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
   0.0, 0.0,
+};
+/* The standard inertial parameters (_2dof_planar_dynamics.h). */
+const double _2dof_planar_pi_all[_2DOF_PLANAR_NREG] = {
+  0.2, 0.0, 0.0, 0.010000000000000002, 0.0006770830000000001, 0.0, 0.0006770830000000001, 0.0,
+  0.0, 2.0833e-05, 0.3, 0.0, 0.0, 0.03, 0.004015625, 0.0,
+  0.004015625, 0.0, 0.0, 0.002,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 23 mul, 15 add, 0 div, 0 sqrt, 4 sin/cos; frames: body. */

@@ -67,9 +67,10 @@ extern "C" {
 #define _2DOF_PLANAR_NJ 2 /* moving joints */
 #define _2DOF_PLANAR_NF 4 /* operational frames: every body's own, then the model's frames */
 #define _2DOF_PLANAR_MASS 0.5 /* total mass of the moving bodies, kg */
+#define _2DOF_PLANAR_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xaea2e5149eae
+#define _2DOF_PLANAR_SET_ID 0xb223e1d2eb7e
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -137,6 +138,11 @@ extern const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF];
  * zero velocity), in coordinate order. */
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
 extern const double _2dof_planar_v_initial[_2DOF_PLANAR_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in _2dof_planar_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (_2dof_planar_regressor). */
+extern const double _2dof_planar_pi_all[_2DOF_PLANAR_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 80 bytes (10 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -67,9 +67,10 @@ extern "C" {
 #define HYQ_NJ 13 /* moving joints */
 #define HYQ_NF 19 /* operational frames: every body's own, then the model's frames */
 #define HYQ_MASS 86.77400500000003 /* total mass of the moving bodies, kg */
+#define HYQ_NREG 130 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0xa4d292b4da2c
+#define HYQ_SET_ID 0x5e87ab398fe0
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -196,6 +197,11 @@ extern const char *const hyq_frame_names[HYQ_NF];
  * zero velocity), in coordinate order. */
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in hyq_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (hyq_regressor). */
+extern const double hyq_pi_all[HYQ_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 640 bytes (80 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

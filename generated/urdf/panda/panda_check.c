@@ -12,7 +12,7 @@
 
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0xc8b057296f7e
+#if PANDA_SET_ID != 0x8bbdb1252f7b
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ PANDA_NQ
 #define NV PANDA_NV
 #define NB PANDA_NB
+#define NREG PANDA_NREG
 
 #define CONTACTS panda_contacts
 #define NCONTACT PANDA_NCONTACT
@@ -162,6 +163,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

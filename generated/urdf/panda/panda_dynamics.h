@@ -67,11 +67,12 @@ extern "C" {
 #define PANDA_NJ 9 /* moving joints */
 #define PANDA_NF 13 /* operational frames: every body's own, then the model's frames */
 #define PANDA_MASS 16.822132000000003 /* total mass of the moving bodies, kg */
+#define PANDA_NREG 90 /* standard inertial parameters: 10 per moving body */
 #define PANDA_NCONTACT 1 /* contacts of --contacts (panda_contact_fd) */
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0xc8b057296f7e
+#define PANDA_SET_ID 0x8bbdb1252f7b
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -183,6 +184,11 @@ extern const char *const panda_frame_names[PANDA_NF];
  * zero velocity), in coordinate order. */
 extern const double panda_q_initial[PANDA_NQ];
 extern const double panda_v_initial[PANDA_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in panda_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (panda_regressor). */
+extern const double panda_pi_all[PANDA_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 544 bytes (68 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

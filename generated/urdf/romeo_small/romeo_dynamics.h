@@ -67,9 +67,10 @@ extern "C" {
 #define ROMEO_NJ 32 /* moving joints */
 #define ROMEO_NF 58 /* operational frames: every body's own, then the model's frames */
 #define ROMEO_MASS 40.52936999999999 /* total mass of the moving bodies, kg */
+#define ROMEO_NREG 320 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x2f0d1123615c
+#define ROMEO_SET_ID 0x2a319d960034
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -311,6 +312,11 @@ extern const char *const romeo_frame_names[ROMEO_NF];
  * zero velocity), in coordinate order. */
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in romeo_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (romeo_regressor). */
+extern const double romeo_pi_all[ROMEO_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 976 bytes (122 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

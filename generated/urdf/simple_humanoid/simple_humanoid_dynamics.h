@@ -67,9 +67,10 @@ extern "C" {
 #define SIMPLE_HUMANOID_NJ 30 /* moving joints */
 #define SIMPLE_HUMANOID_NF 31 /* operational frames: every body's own, then the model's frames */
 #define SIMPLE_HUMANOID_MASS 130.8 /* total mass of the moving bodies, kg */
+#define SIMPLE_HUMANOID_NREG 300 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x24f4de871232
+#define SIMPLE_HUMANOID_SET_ID 0x5804d0414ab7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -276,6 +277,11 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
  * zero velocity), in coordinate order. */
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in simple_humanoid_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (simple_humanoid_regressor). */
+extern const double simple_humanoid_pi_all[SIMPLE_HUMANOID_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 928 bytes (116 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x24f4de871232
+#if SIMPLE_HUMANOID_SET_ID != 0x5804d0414ab7
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -12,7 +12,7 @@
 
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x87a57a62deae
+#if SOLO_SET_ID != 0x55b65963911c
 #error "solo_check.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ SOLO_NQ
 #define NV SOLO_NV
 #define NB SOLO_NB
+#define NREG SOLO_NREG
 
 #define CONTACTS solo_contacts
 #define NCONTACT SOLO_NCONTACT
@@ -182,6 +183,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

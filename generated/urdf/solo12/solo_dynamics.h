@@ -67,11 +67,12 @@ extern "C" {
 #define SOLO_NJ 13 /* moving joints */
 #define SOLO_NF 17 /* operational frames: every body's own, then the model's frames */
 #define SOLO_MASS 2.5000027900000004 /* total mass of the moving bodies, kg */
+#define SOLO_NREG 130 /* standard inertial parameters: 10 per moving body */
 #define SOLO_NCONTACT 4 /* contacts of --contacts (solo_contact_fd) */
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x87a57a62deae
+#define SOLO_SET_ID 0x55b65963911c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -209,6 +210,11 @@ extern const char *const solo_frame_names[SOLO_NF];
  * zero velocity), in coordinate order. */
 extern const double solo_q_initial[SOLO_NQ];
 extern const double solo_v_initial[SOLO_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in solo_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (solo_regressor). */
+extern const double solo_pi_all[SOLO_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 576 bytes (72 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */

@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x6b717d50a340
+#if UR5_SET_ID != 0x65cb1a2ba81c
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -23,6 +23,7 @@
 #define NQ UR5_NQ
 #define NV UR5_NV
 #define NB UR5_NB
+#define NREG UR5_NREG
 
 #define NSTATES 200 /* random states */
 #define SEED 20261121u
@@ -144,6 +145,7 @@ int main(void) {
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
+  if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];

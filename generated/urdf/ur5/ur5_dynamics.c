@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0x6b717d50a340
+#if UR5_SET_ID != 0x65cb1a2ba81c
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,17 @@ const double ur5_q_initial[UR5_NQ] = {
 };
 const double ur5_v_initial[UR5_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The standard inertial parameters (ur5_dynamics.h). */
+const double ur5_pi_all[UR5_NREG] = {
+  3.7, 0.0, 0.0, 0.0, 0.010267495893, 0.0, 0.010267495893, 0.0,
+  0.0, 0.00666, 8.393, 0.0, 0.0, 2.3500400000000004, 0.8849018759100001, 0.0,
+  0.8849018759100001, 0.0, 0.0, 0.0151074, 2.275, 0.0, 0.0, 0.56875,
+  0.19163081355599998, 0.0, 0.19163081355599998, 0.0, 0.0, 0.004095, 1.219, 0.0,
+  0.0, 0.0, 0.111172755531, 0.0, 0.111172755531, 0.0, 0.0, 0.21942,
+  1.219, 0.0, 0.0, 0.0, 0.111172755531, 0.0, 0.111172755531, 0.0,
+  0.0, 0.21942, 0.1879, 0.0, 0.0, 0.0, 0.0171364731454, 0.0,
+  0.0171364731454, 0.0, 0.0, 0.033822,
 };
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q); 230 mul, 191 add, 0 div, 0 sqrt, 10 sin/cos; frames: body. */

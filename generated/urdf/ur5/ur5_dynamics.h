@@ -67,9 +67,10 @@ extern "C" {
 #define UR5_NJ 6 /* moving joints */
 #define UR5_NF 10 /* operational frames: every body's own, then the model's frames */
 #define UR5_MASS 16.9939 /* total mass of the moving bodies, kg */
+#define UR5_NREG 60 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x6b717d50a340
+#define UR5_SET_ID 0x65cb1a2ba81c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -159,6 +160,11 @@ extern const char *const ur5_frame_names[UR5_NF];
  * zero velocity), in coordinate order. */
 extern const double ur5_q_initial[UR5_NQ];
 extern const double ur5_v_initial[UR5_NV];
+/* The moving bodies' standard inertial parameters, 10 per body in ur5_body_names
+ * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
+ * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
+ * the body frame's origin, in body axes. The dynamics are linear in them (ur5_regressor). */
+extern const double ur5_pi_all[UR5_NREG];
 
 /* inverse dynamics: tau = M(q) a + C(q, v) v + g(q). Stack: about 368 bytes (46 values live at once).
  * Computed in body-fixed frames at the joints (--frame). */
