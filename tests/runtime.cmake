@@ -21,10 +21,10 @@ mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
 mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
 # The regressors (runtime/regressor.c): τ = Y π against mb_rnea for the model's and arbitrary
 # parameters, the energy regressors against mb_energy, Y's zero pattern, an analytic pendulum.
-mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c LIBS mbdc_core)
+mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
 # The base inertial parameters (generator/topology/base_params.c): analytic counts and grouping,
 # Y π = Y_b K π on fresh states, their number against the rank of the stacked regressor.
-mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c LIBS mbdc_core)
+mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
 # Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
 # solve, masks, redundant contacts and energy.
 mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)

@@ -25,11 +25,10 @@
 
 #include <cmocka.h>
 
-#include "load/load.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
+#include "mbt_robot.h"
 #include "topology/base_params.h"
-#include "topology/rtmodel.h"
 
 #define RANK_EIG 1e-12
 
@@ -189,23 +188,10 @@ static void test_random_trees(void **state) {
 }
 
 static void check_robot(const char *rel, int floating) {
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char path[4096];
-  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
-  snprintf(path, sizeof path, "%s/%s", src, rel);
-  int errors = 0, warnings = 0;
-  mbg_load_opts o = {0};
-  o.floating_base = floating, o.quiet = 1;
-  mbg_model *gm = mbg_load(path, &o, stderr, &errors, &warnings);
-  assert_non_null(gm);
-  mbg_topology *t = mbg_topology_build(gm);
-  assert_non_null(t);
-  mbg_rtmodel rt;
-  assert_int_equal(mbg_rtmodel_build(gm, t, &rt), 0);
-  check_identity(&rt.model);
-  mbg_rtmodel_free(&rt);
-  mbg_topology_free(t);
-  mbg_model_free(gm);
+  mbt_robot r;
+  mbt_robot_open(&r, rel, floating);
+  check_identity(&r.rt.model);
+  mbt_robot_close(&r);
 }
 
 static void test_robots(void **state) {

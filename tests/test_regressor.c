@@ -22,10 +22,9 @@
 
 #include <cmocka.h>
 
-#include "load/load.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
-#include "topology/rtmodel.h"
+#include "mbt_robot.h"
 
 /* Every array a check needs for model m. */
 typedef struct bufs {
@@ -149,37 +148,24 @@ static void test_random_trees(void **state) {
 
 /* A robot read by the generator's loader (its runtime model; merged fixed joints included). */
 static void check_robot(const char *rel, int floating, int expect) {
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char path[4096];
-  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
-  snprintf(path, sizeof path, "%s/%s", src, rel);
-  int errors = 0, warnings = 0;
-  mbg_load_opts o = {0};
-  o.floating_base = floating, o.quiet = 1;
-  mbg_model *gm = mbg_load(path, &o, stderr, &errors, &warnings);
-  assert_non_null(gm);
-  mbg_topology *t = mbg_topology_build(gm);
-  assert_non_null(t);
-  mbg_rtmodel rt;
-  assert_int_equal(mbg_rtmodel_build(gm, t, &rt), 0);
+  mbt_robot r;
+  mbt_robot_open(&r, rel, floating);
   mb_workspace ws;
-  double *buf = mbt_workspace_new(&rt.model, &ws);
+  double *buf = mbt_workspace_new(&r.rt.model, &ws);
   mbt_rng g;
   mbt_rng_seed(&g, 7);
   if (expect == MB_OK) {
-    check_model(&rt.model, &ws, &g, 6);
+    check_model(&r.rt.model, &ws, &g, 6);
   } else { /* flexible bodies: not covered, refused */
     bufs b;
-    bufs_new(&b, &rt.model);
-    memset(b.q, 0, sizeof(double) * (size_t)rt.model.nq);
-    assert_int_equal(mb_regressor(&rt.model, &ws, b.q, NULL, NULL, b.Y), expect);
-    assert_int_equal(mb_energy_regressor(&rt.model, &ws, b.q, b.v, b.yk, b.yp), expect);
+    bufs_new(&b, &r.rt.model);
+    memset(b.q, 0, sizeof(double) * (size_t)r.rt.model.nq);
+    assert_int_equal(mb_regressor(&r.rt.model, &ws, b.q, NULL, NULL, b.Y), expect);
+    assert_int_equal(mb_energy_regressor(&r.rt.model, &ws, b.q, b.v, b.yk, b.yp), expect);
     free(b.q);
   }
   free(buf);
-  mbg_rtmodel_free(&rt);
-  mbg_topology_free(t);
-  mbg_model_free(gm);
+  mbt_robot_close(&r);
 }
 
 static void test_robots(void **state) {

@@ -14,9 +14,9 @@
 
 /* A workspace for mb_xup, mb_pivot_refs, mb_aba_joint (topology/regular.c), mb_loop_residual,
  * mb_loop_jacobian, mb_project_q and mb_project_v (with a lean loops' workspace below), and
- * mb_rcr_select and mb_rcr_pivots (with a whole loops' workspace for one part of the loops:
- * rcr_select.c), laid out and zeroed, S filled (a whole one for a model with flexible bodies).
- * Returns the buffer (free it), NULL when out of memory. */
+ * mb_regressor (topology/base_params.c), mb_rcr_select and mb_rcr_pivots (with a whole loops'
+ * workspace for one part of the loops: rcr_select.c), laid out and zeroed, S filled (a whole
+ * one for a model with flexible bodies). Returns the buffer (free it), NULL when out of memory. */
 double *mbg_lean_workspace(const mb_model *m, mb_workspace *ws);
 
 /* A loops' workspace for rows L of m for mb_loop_residual, mb_loop_jacobian, mb_project_q and
