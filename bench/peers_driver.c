@@ -21,7 +21,17 @@
  * With -DTIMING -DWITH_RUNTIME -DMODEL_HEADER='"DIR/<p>_model.h"' (and -I runtime/, linked with
  * <p>_model.o and mbrt) it also times the runtime's mb_rnea, mb_crba and mb_aba on the same
  * model, as "time rt_<f> <ns per call>" (bench/icache.sh: the compact form against the
- * unrolled one). */
+ * unrolled one).
+ *
+ * With -DPI_ARG (the model generated with --parameters, rnea, crba and aba, and aba_wrenches if
+ * built, taking the run-time parameters pi first: bench/parameters.sh) each call passes the
+ * model file's values, <p>_pi_model, as pi.
+ *
+ * With -DWITH_REGRESSOR (the model generated with regressor and base_regressor too:
+ * bench/regressor.sh) also the joint-torque regressor Y, P_NV x P_NREG, and the base regressor
+ * Yb, P_NV x P_NBASE (run_regressor, run_base_regressor); then Y times the bodies' parameters
+ * <p>_pi_all is checked against rnea's tau at every state, printed as "regressor error E": the
+ * largest |Y pi - tau| over max(1, |tau|). */
 #include <stdint.h>
 #include <stdio.h>
 #ifdef TIMING
@@ -47,6 +57,18 @@
 #define FN(f) CAT(PFX, CAT(_, f))   /* FN(rnea) -> <p>_rnea */
 #define UP(m) CAT(PFX_UP, CAT(_, m)) /* UP(NQ) -> <P>_NQ */
 
+#ifdef PI_ARG
+#ifdef WITH_DERIVATIVES
+#error "PI_ARG passes pi to rnea, crba, aba and aba_wrenches only"
+#endif
+#ifdef WITH_REGRESSOR
+#error "PI_ARG passes pi to rnea, crba, aba and aba_wrenches only"
+#endif
+#define PI_ FN(pi_model), /* the first argument pi of a parametric function */
+#else
+#define PI_
+#endif
+
 #define NQ UP(NQ)
 #define NV UP(NV)
 #define NSTATES 64
@@ -71,6 +93,10 @@ static double wrench[NOUT][6 * (UP(NB) + 1)];
 #ifdef WITH_DERIVATIVES
 static double dq_out[NOUT][NV * NV], dv_out[NOUT][NV * NV];
 #endif
+#ifdef WITH_REGRESSOR
+static double Y[NOUT][NV * UP(NREG)];
+static double Yb[NOUT][NV * UP(NBASE)];
+#endif
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -82,24 +108,34 @@ static double uniform(double lo, double hi) { /* xorshift64 */
 }
 
 __attribute__((noinline)) static void run_rnea(void) {
-  for (int s = 0; s < NSTATES; s++) FN(rnea)(q[s], v[s], a[s], tau_out[OUT(s)]);
+  for (int s = 0; s < NSTATES; s++) FN(rnea)(PI_ q[s], v[s], a[s], tau_out[OUT(s)]);
 }
 
 __attribute__((noinline)) static void run_crba(void) {
-  for (int s = 0; s < NSTATES; s++) FN(crba)(q[s], M[OUT(s)]);
+  for (int s = 0; s < NSTATES; s++) FN(crba)(PI_ q[s], M[OUT(s)]);
 }
 
 __attribute__((noinline)) static int run_aba(void) {
   int fails = 0;
-  for (int s = 0; s < NSTATES; s++) fails += FN(aba)(q[s], v[s], tau[s], qdd[OUT(s)]) != 0;
+  for (int s = 0; s < NSTATES; s++) fails += FN(aba)(PI_ q[s], v[s], tau[s], qdd[OUT(s)]) != 0;
   return fails;
 }
 
 #ifdef WITH_ABA_WRENCHES
 __attribute__((noinline)) static int run_aba_wrenches(void) {
   int fails = 0;
-  for (int s = 0; s < NSTATES; s++) fails += FN(aba_wrenches)(q[s], v[s], tau[s], qdd[OUT(s)], wrench[OUT(s)]) != 0;
+  for (int s = 0; s < NSTATES; s++) fails += FN(aba_wrenches)(PI_ q[s], v[s], tau[s], qdd[OUT(s)], wrench[OUT(s)]) != 0;
   return fails;
+}
+#endif
+
+#ifdef WITH_REGRESSOR
+__attribute__((noinline)) static void run_regressor(void) {
+  for (int s = 0; s < NSTATES; s++) FN(regressor)(q[s], v[s], a[s], Y[OUT(s)]);
+}
+
+__attribute__((noinline)) static void run_base_regressor(void) {
+  for (int s = 0; s < NSTATES; s++) FN(base_regressor)(q[s], v[s], a[s], Yb[OUT(s)]);
 }
 #endif
 
@@ -206,6 +242,10 @@ int main(void) {
 #ifdef WITH_ABA_WRENCHES
   time_it("aba_wrenches", run_aba_wrenches_void);
 #endif
+#ifdef WITH_REGRESSOR
+  time_it("regressor", run_regressor);
+  time_it("base_regressor", run_base_regressor);
+#endif
 #ifdef WITH_DERIVATIVES
   time_it("rnea_derivatives", run_rnea_derivatives);
   time_it("aba_derivatives", run_aba_derivatives_void);
@@ -230,6 +270,22 @@ int main(void) {
 #ifdef WITH_ABA_WRENCHES
   fails += run_aba_wrenches();
 #endif
+#ifdef WITH_REGRESSOR
+  run_regressor();
+  run_base_regressor();
+#ifndef TIMING
+  double err = 0; /* Y pi = tau, pi the model's own parameters */
+  for (int s = 0; s < NSTATES; s++)
+    for (int i = 0; i < NV; i++) {
+      double t = 0, m = tau_out[s][i] < 0 ? -tau_out[s][i] : tau_out[s][i];
+      for (int k = 0; k < UP(NREG); k++) t += Y[s][i * UP(NREG) + k] * FN(pi_all)[k];
+      t = (t - tau_out[s][i]) / (m > 1 ? m : 1);
+      if (t < 0) t = -t;
+      if (t > err) err = t;
+    }
+  printf("regressor error %.3g\n", err);
+#endif
+#endif
 #ifdef WITH_DERIVATIVES
   run_rnea_derivatives();
   fails += run_aba_derivatives();
@@ -245,6 +301,10 @@ int main(void) {
 #endif
 #ifdef WITH_DERIVATIVES
     sum += dq_out[s][NV * NV - 1] + dv_out[s][0];
+#endif
+#ifdef WITH_REGRESSOR
+    for (int k = 0; k < NV * UP(NREG); k++) sum += Y[s][k];
+    for (int k = 0; k < NV * UP(NBASE); k++) sum += Yb[s][k];
 #endif
   }
   printf("checksum %.17g, aba failures %d of %d\n", sum, fails, NSTATES);

@@ -6,7 +6,8 @@
 #                  [PREFIX <p>] [SCALAR double|float] [FUNCTIONS <f>...] [FRAMES <f>...]
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
-#                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>])
+#                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>]
+#                  [PARAMETERS <body|all|gravity>...])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -42,6 +43,9 @@
 # FUSE passes one --fuse per element (<p>_NAME: the outputs of f1, f2, ... from one function).
 # PARTS N passes --parts N (a function of more than 3 N statements written as static functions
 # of about N each, which compile faster; default 4000, 0 never).
+# PARAMETERS (a CMake list or a comma-separated string) passes --parameters: those bodies'
+# inertial parameters, `all` of them, and `gravity` become the functions' first argument pi
+# (docs/parameters.md).
 # TEMPLATES is a directory of
 # replacement recipes, libraries and render templates (DIR/algorithms/*.lua, DIR/lib/*.lua,
 # DIR/c/*.lua, DIR/c/*.c).
@@ -222,6 +226,10 @@ function(_mbdc_args model out args_var prefix_var deps_var)
     string(REPLACE ";" "," contacts "${A_CONTACTS}")
     list(APPEND args --contacts ${contacts})
   endif()
+  if(A_PARAMETERS)
+    string(REPLACE ";" "," parameters "${A_PARAMETERS}")
+    list(APPEND args --parameters ${parameters})
+  endif()
   foreach(spec IN LISTS A_FUSE)
     list(APPEND args --fuse ${spec})
   endforeach()
@@ -244,7 +252,7 @@ endfunction()
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
                         "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME;PARTS"
-                        "FUNCTIONS;FRAMES;CONTACTS;FUSE" ${ARGN})
+                        "FUNCTIONS;FRAMES;CONTACTS;FUSE;PARAMETERS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
   endif()

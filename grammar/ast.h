@@ -102,6 +102,7 @@ typedef enum mbd_stmt_kind {
   MBD_S_JOINT,
   MBD_S_LOOP,
   MBD_S_INDEPENDENT,
+  MBD_S_PARAMETERS, /* names: bodies, `all`, `gravity` (run-time inertial parameters) */
   MBD_S_SPRING,  /* name, parent (body A), child (body B), items */
   MBD_S_INITIAL, /* name (a joint), args (positions, may be NULL), velocity (may be NULL) */
   MBD_S_FRAME    /* name, parent (the body it is fixed on), items (origin) */

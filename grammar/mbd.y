@@ -101,7 +101,7 @@ static char *word(struct mbd_lex_state *st, const char *w) {
 %token <str> IDENT "name"
 %token <num> NUMBER "number"
 %token MODEL "'model'" GRAVITY "'gravity'" CONST "'const'" BODY "'body'" JOINT "'joint'"
-       LOOP "'loop'" INDEPENDENT "'independent'"
+       LOOP "'loop'" INDEPENDENT "'independent'" PARAMETERS "'parameters'"
        MASS "'mass'" COM "'com'" INERTIA "'inertia'" ORIGIN "'origin'" TARGET "'target'"
        XYZ "'xyz'" RPY "'rpy'" AXIS "'axis'" AXIS2 "'axis2'" PITCH "'pitch'"
        DISTANCE "'distance'" FLEXIBLE "'flexible'" NODE "'node'"
@@ -112,14 +112,14 @@ static char *word(struct mbd_lex_state *st, const char *w) {
        ARROW "'->'" MINUS "'-'"
 %token <num> UMINUS "unary '-'"  /* value 1 when unary only because of spacing: `a -b` */
 
-%type <str> name
+%type <str> name param_name
 %type <expr> expr
 %type <exprs> exprs row_values
 %type <rows> rows
 %type <item> items item frame beam_params beam_param node_defs node_def node_props node_prop
              mode_defs mode_def shapes shape
 %type <stmt> stmt joint_head spring_head initial_stmt
-%type <name> names
+%type <name> names param_names
 
 %destructor { free($$); } <str>
 %destructor { mbd_expr_free($$); } <expr>
@@ -146,7 +146,7 @@ file:
   ;
 
 /* statement: model | gravity | const | body | joint | loop | spring | initial | independent |
- * frame */
+ * parameters | frame */
 stmt:
     MODEL name ';'
       { $$ = mbd_stmt_new(MBD_S_MODEL, L(@1));
@@ -173,6 +173,9 @@ stmt:
       { $$ = $1; if ($$) $$->items = mbd_item_reverse($3); else mbd_item_free($3); }
   | INDEPENDENT names ';'
       { $$ = mbd_stmt_new(MBD_S_INDEPENDENT, L(@1));
+        if ($$) $$->names = mbd_name_reverse($2); else mbd_name_free($2); }
+  | PARAMETERS param_names ';'
+      { $$ = mbd_stmt_new(MBD_S_PARAMETERS, L(@1));
         if ($$) $$->names = mbd_name_reverse($2); else mbd_name_free($2); }
   | spring_head '{' items '}'
       { $$ = $1; if ($$) $$->items = mbd_item_reverse($3); else mbd_item_free($3); }
@@ -250,6 +253,19 @@ name:
 names:
     name               { $$ = mbd_name_new($1, L(@1)); }
   | names name         { mbd_name *n = mbd_name_new($2, L(@2));
+                         if (n) { n->next = $1; $$ = n; } else $$ = $1; }
+  ;
+
+/* param_names: { name | 'gravity' } (the `parameters` statement: bodies, all, gravity) */
+param_name:
+    name               { $$ = $1; }
+  | GRAVITY            { $$ = word(st, "gravity"); }
+  ;
+
+param_names:
+    param_name         { $$ = mbd_name_new($1, L(@1)); }
+  | param_names param_name
+                       { mbd_name *n = mbd_name_new($2, L(@2));
                          if (n) { n->next = $1; $$ = n; } else $$ = $1; }
   ;
 
@@ -433,7 +449,8 @@ static expected classify(const yysymbol_kind_t *exp, int n) {
 static int starts_statement(yysymbol_kind_t k) {
   return k == YYSYMBOL_MODEL || k == YYSYMBOL_GRAVITY || k == YYSYMBOL_CONST ||
          k == YYSYMBOL_BODY || k == YYSYMBOL_JOINT || k == YYSYMBOL_LOOP ||
-         k == YYSYMBOL_INDEPENDENT || k == YYSYMBOL_SPRING || k == YYSYMBOL_INITIAL_KW ||
+         k == YYSYMBOL_INDEPENDENT || k == YYSYMBOL_PARAMETERS || k == YYSYMBOL_SPRING ||
+         k == YYSYMBOL_INITIAL_KW ||
          k == YYSYMBOL_FRAME_KW;
 }
 
@@ -521,7 +538,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
                    "unknown function '%s'; the functions are sqrt, sin and cos", st->prev_text);
   } else if (e.statement) {
     mbg_diag_error(st->diag, at, "unexpected %s; expected a statement: model, gravity, const, "
-                                 "body, joint, loop, spring, initial, independent or frame", what);
+                                 "body, joint, loop, spring, initial, independent, parameters or "
+                                 "frame", what);
   } else if (e.semicolon && have_prev && (eof || at.line > last.line)) {
     mbg_diag_error(st->diag, after, "expected ';' after '%s'", last_text);
   } else if (e.semicolon) {

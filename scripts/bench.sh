@@ -5,6 +5,7 @@
 # writes docs/benchmarks.md and docs/benchmarks.png; then bench/loops.sh (closed loops, when
 # Simbody is there), bench/peers.sh (instructions per call against RBDL's and Pinocchio's reference
 # figures, when valgrind is there), bench/icache.sh (code size and the L1 instruction cache, when
+# valgrind is there), bench/parameters.sh (run-time inertial parameters against constants, when
 # valgrind is there) and bench/flex.sh (flexible bodies: also the tables of
 # docs/flexible.md) write their sections.
 #
@@ -93,6 +94,9 @@ if command -v valgrind >/dev/null; then
   # Code size against the instruction cache (bench/icache.sh: simulated L1i misses, and time
   # against the runtime's loops, from the Panda to a 140-body tree).
   bash bench/icache.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
+  # Run-time inertial parameters (bench/parameters.sh: instructions per call of rnea, crba and aba
+  # with --parameters of one body and of all against the constant code).
+  bash bench/parameters.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then

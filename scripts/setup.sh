@@ -2,7 +2,8 @@
 # Install what mbdc needs from Debian's packages; do nothing when everything is present.
 set -euo pipefail
 packages=(build-essential cmake pkg-config bison flex liblua5.4-dev libcmocka-dev clang
-          libclang-rt-dev graphviz gnuplot-nox libxml2-dev libmujoco-dev libsimbody-dev valgrind time)
+          libclang-rt-dev graphviz gnuplot-nox libxml2-dev libmujoco-dev libsimbody-dev valgrind time
+          liblapack-dev)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -196,6 +196,34 @@ sed 's/^frame tcp tool/frame fixed_pt world/' "$arm" >"$tmp/world_frame.mbd"
 expect 2 "--contacts on the world" -- "$mbdc" generate "$tmp/world_frame.mbd" --contacts fixed_pt -o "$tmp/ct2"
 grep -q "fixed to the world" "$tmp/err" ||
   { echo "FAIL: --contacts base"; cat "$tmp/err"; fail=$((fail + 1)); }
+# --parameters (docs/parameters.md): pi first where the result depends on it, not elsewhere; a
+# body fixed to a moving one stays a block of its own; every wrong item is a usage error
+expect 0 "generate --parameters" -- "$mbdc" generate "$arm" -q --parameters tool,gravity -o "$tmp/pa"
+h=$tmp/pa/arm7_dynamics.h
+grep -q "^#define ARM7_NPI 13 " "$h" && grep -q "^void arm7_rnea(const double pi\[ARM7_NPI\], " "$h" &&
+  grep -q "^void arm7_fk(const double q\[ARM7_NQ\], " "$h" &&
+  grep -q '"tool.m", "tool.mcx", ' "$tmp/pa/arm7_dynamics.c" &&
+  grep -q '"gravity.x", "gravity.y", "gravity.z"};' "$tmp/pa/arm7_dynamics.c" &&
+  ! grep -q "^int arm7_cfa(" "$h" ||
+  { echo "FAIL: --parameters tool,gravity"; grep -n "pi\[\|NPI" "$h"; fail=$((fail + 1)); }
+expect 2 "--parameters with an unknown body" -- "$mbdc" generate "$arm" --parameters tol -o "$tmp/pa2"
+grep -q "'tol' is not a body, 'all' or 'gravity'; did you mean 'tool'?" "$tmp/err" ||
+  { echo "FAIL: --parameters did-you-mean"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--parameters twice a body" -- "$mbdc" generate "$arm" --parameters link3,link3 -o "$tmp/pa2"
+expect 2 "--parameters twice gravity" -- "$mbdc" generate "$arm" --parameters gravity,all,gravity -o "$tmp/pa2"
+expect 2 "--parameters on the world" -- "$mbdc" generate "$arm" --parameters world -o "$tmp/pa2"
+expect 2 "--parameters with an empty item" -- "$mbdc" generate "$arm" --parameters link1, -o "$tmp/pa2"
+sed 's/^joint a1 revolute world -> link1 .*/joint a1 fixed world -> link1 { origin xyz 0 0 d_base; }/' \
+  "$arm" >"$tmp/fixed1.mbd"
+expect 2 "--parameters of a body fixed to the world" -- \
+  "$mbdc" generate "$tmp/fixed1.mbd" --parameters link1 -o "$tmp/pa2"
+grep -q "body 'link1' is fixed to the world" "$tmp/err" ||
+  { echo "FAIL: --parameters fixed to the world"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--parameters with --frame com" -- "$mbdc" generate "$arm" --parameters all --frame com -o "$tmp/pa2"
+expect 1 "--parameters with cfa by name" -- "$mbdc" generate "$arm" --parameters all --functions cfa -o "$tmp/pa2"
+expect 2 "--parameters of a flexible body" -- \
+  "$mbdc" generate "$src/examples/flexible_arm.mbd" --parameters all -o "$tmp/pa2"
+[ -e "$tmp/pa2" ] && { echo "FAIL: --parameters errors wrote output"; fail=$((fail + 1)); }
 expect 2 "contact_fd without --contacts" -- "$mbdc" generate "$arm" --functions contact_fd -o "$tmp/ct2"
 grep -q "needs the frames in contact" "$tmp/err" ||
   { echo "FAIL: contact_fd without --contacts"; cat "$tmp/err"; fail=$((fail + 1)); }
@@ -398,7 +426,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, common, header, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, check_params, common, header, identification, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))

@@ -4,6 +4,7 @@
 #   generated_deterministic  generating twice gives the same bytes
 #   generated_header         the header's signatures and objects (tests/header_test.sh)
 #   random_loops, the simulations and controllers of examples/sim/ and examples/controller/
+#   identification_ur5       the identification example (examples/identification/)
 
 # Seeded random closed chains through the whole pipeline (tests/random_loops.c).
 add_executable(random_loops ${CMAKE_CURRENT_LIST_DIR}/random_loops.c)
@@ -90,3 +91,23 @@ target_compile_options(panda_osc PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(panda_osc PRIVATE urdf_panda_dynamics m)
 add_test(NAME controller_panda_osc COMMAND panda_osc --check)
 set_tests_properties(controller_panda_osc PROPERTIES LABELS "generated;controller" TIMEOUT 60)
+
+# The identification example (examples/identification/, docs/identification.md): the UR5's base
+# inertial parameters and joint friction identified by OLS and WLS (LAPACK) from torques
+# simulated along an optimised Fourier trajectory; fails if an estimate is off by more than 4.5
+# standard deviations or the torques of a validation trajectory by much more than the noise.
+find_package(LAPACK)
+if(LAPACK_FOUND)
+  mbdc_add_model(NAME ident_ur5 MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/ur5.urdf PREFIX ur5
+                 QUIET NO_CHECK FUNCTIONS rnea base_regressor base_params joint_regressor)
+  set(ident ${PROJECT_SOURCE_DIR}/examples/identification)
+  add_executable(identification_ur5 ${ident}/identify.c ${ident}/robot.c ${ident}/excitation.c
+                 ${ident}/lsq.c ${ident}/svg.c)
+  target_compile_options(identification_ur5 PRIVATE ${MBDC_WARNINGS})
+  target_link_libraries(identification_ur5 PRIVATE ident_ur5_dynamics LAPACK::LAPACK m)
+  add_test(NAME identification_ur5 COMMAND identification_ur5 ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(identification_ur5 PROPERTIES LABELS "generated;identification"
+                       TIMEOUT 60)
+else()
+  mbdc_missing_peer(identification_ur5 "no LAPACK (Debian: liblapack-dev, scripts/setup.sh)")
+endif()

@@ -27,7 +27,7 @@ gen() {
   runs+=("$dir:$prefix")
 }
 gen arm7 arm7 "$ex/arm7.mbd"
-gen arm7_n arm7_n "$ex/arm7.mbd" --functions dynamics,aba_wrenches,rnea_derivatives,aba_derivatives,regressor,energy_regressor
+gen arm7_n arm7_n "$ex/arm7.mbd" --functions dynamics,aba_wrenches,rnea_derivatives,aba_derivatives,regressor,energy_regressor,base_regressor,base_params,joint_regressor
 gen arm7_c arm7_c "$ex/arm7.mbd" --contacts tcp:6,link5
 gen five_bar five_bar "$ex/five_bar.mbd" --trig-input
 gen spring spring "$ex/spring_pendulum.mbd"

@@ -9,8 +9,9 @@
 set -euo pipefail
 nm=$1 lib=$2 src=$3 sanitized=${4:-0}
 name=$(basename "$src")
-# GCC merges sin and cos of one argument into glibc's sincos when optimizing.
-allowed=" sin cos sqrt atan2 sinf cosf sqrtf atan2f sincos sincosf "
+# GCC merges sin and cos of one argument into glibc's sincos when optimizing; fmax: the joints'
+# smoothed Coulomb sign (joint_regressor).
+allowed=" sin cos sqrt atan2 fmax sinf cosf sqrtf atan2f fmaxf sincos sincosf "
 failed=0
 for sym in $("$nm" -u "$lib" | awk 'NF { print $NF }' | grep -v ':$' | sort -u); do
   case $allowed in *" $sym "*) continue ;; esac

@@ -592,6 +592,46 @@ static void t_counts_negation(void **st) {
   }
 }
 
+/* fmax (the joints' smoothed Coulomb sign, regressors.lua): folded for constants and equal
+ * operands, one node for both operand orders, a needed negation as its argument counted (one
+ * add for the fmax, one for −x), emitted as fmax/fmaxf; evaluated as C99's fmax, a NaN operand
+ * giving the other (references: the C library's fmax on the same numbers). */
+static void t_fmax(void **st) {
+  (void)st;
+  mbg_sym *s = mbg_sym_new();
+  mbg_sx x = mbg_sym_input(s, "q", 0), k = mbg_sym_const(s, 1e-3);
+  double c;
+  assert_true(mbg_sym_is_const(s, mbg_sym_fmax(s, mbg_sym_const(s, 2.0), mbg_sym_const(s, -3.0)),
+                               &c) && c == 2.0);
+  assert_int_equal(mbg_sym_fmax(s, x, x), x);
+  mbg_sx band = mbg_sym_fmax(s, mbg_sym_fmax(s, x, mbg_sym_neg(s, x)), k);
+  assert_int_equal(mbg_sym_fmax(s, k, mbg_sym_fmax(s, mbg_sym_neg(s, x), x)), band);
+  assert_int_equal(mbg_sym_op_of(s, band), MBG_SYM_FMAX);
+  mbg_sx e = mbg_sym_div(s, x, band); /* x / max(|x|, 1e-3) */
+  assert_int_equal(mbg_sym_output(s, "out", 0, e), 0);
+  mbg_sym_counts n;
+  assert_int_equal(mbg_sym_count(s, &n), 0);
+  assert_true(n.add == 3 && n.div == 1 && n.mul == 0);
+  for (int sc = 0; sc < 2; sc++) {
+    int rc;
+    char *text = emit_text(s, sc ? MBG_SYM_FLOAT : MBG_SYM_DOUBLE, NULL, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(text, sc ? "fmaxf(" : "fmax("));
+    free(text);
+  }
+  static const double xs[] = {0.0, 5e-4, -5e-4, 1e-3, -2.5, 1e300, -1e300, NAN};
+  double *v = malloc(sizeof *v * (size_t)mbg_sym_size(s));
+  assert_non_null(v);
+  for (size_t j = 0; j < sizeof xs / sizeof *xs; j++) {
+    in_q[0] = xs[j];
+    assert_int_equal(mbg_sym_eval(s, lookup, NULL, v), 0);
+    double want = xs[j] / fmax(fabs(xs[j]), 1e-3);
+    assert_true(same_bits(v[e], want) || (isnan(v[e]) && isnan(want)));
+  }
+  free(v);
+  mbg_sym_free(s);
+}
+
 /* ---- random DAGs against direct C arithmetic ------------------------------------------------ */
 
 #define RMAX 1024
@@ -1042,6 +1082,7 @@ int main(void) {
       cmocka_unit_test(t_fold_identities),  cmocka_unit_test(t_errors), cmocka_unit_test(t_scalar_input),
       cmocka_unit_test(t_dce_and_schedule), cmocka_unit_test(t_counts_matvec),
       cmocka_unit_test(t_counts_negation),  cmocka_unit_test(t_eval_random),
+      cmocka_unit_test(t_fmax),
       cmocka_unit_test(t_emit_golden),      cmocka_unit_test(t_emit_deterministic),
       cmocka_unit_test(t_emit_nonfinite),   cmocka_unit_test(t_emit_joined),
       cmocka_unit_test(t_emit_sincos_batch), cmocka_unit_test(t_emit_zero_local),

@@ -17,7 +17,7 @@
   "  generate MODEL [-o DIR] [--prefix P] [--scalar double|float] [--functions LIST]\n"          \
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
-  "           [--frame body|joint|com|world|auto] [--parts N]\n"                              \
+  "           [--frame body|joint|com|world|auto] [--parts N] [--parameters LIST]\n"        \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -45,11 +45,15 @@
   "                           origin (default auto: per function the one of fewest operations,\n" \
   "                           ties to body; docs/frames.md); --parts N cuts a function of more\n" \
   "                           than 3 N statements into static functions of about N each, which\n" \
-  "                           compile several times faster (default 4000; 0: never cut)\n"
+  "                           compile several times faster (default 4000; 0: never cut);\n"   \
+  "                           --parameters BODY,...|all[,gravity] makes those bodies' inertial\n" \
+  "                           parameters (and gravity) the first argument pi of every function\n" \
+  "                           that depends on them, instead of constants (replaces the model's\n" \
+  "                           `parameters` statement; docs/parameters.md)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
   "           [--templates DIR] [--cfa-order odd-even|tips] [--fuse NAME=f1,f2,...]...\n"        \
-  "           [--frame body|joint|com|world|auto|all]\n"                                      \
+  "           [--frame body|joint|com|world|auto|all] [--parameters LIST]\n"               \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
   "                           elimination orders with their dependency depths; --frame all:\n"  \
@@ -108,12 +112,13 @@ static const char *const opt_generate[] = {"-o",          "--output",     "--pre
                                            "--cfa-order", "--floating-base", "--lua-time",
                                            "--lua-memory", "-q",          "--quiet",
                                            "--frame",     "--fuse",      "--parts",
-                                           "--help",      NULL};
+                                           "--parameters", "--help",     NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
                                         "--contacts",    "--templates",
                                         "--cfa-order",   "--floating-base", "--lua-time",
                                         "--lua-memory",  "-q",          "--quiet",
-                                        "--frame",       "--fuse",      "--help",        NULL};
+                                        "--frame",       "--fuse",      "--parameters",
+                                        "--help",        NULL};
 static const char *const opt_functions[] = {"--json", "--scalar", "--help", NULL};
 static const char *const opt_none[] = {NULL};
 

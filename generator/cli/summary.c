@@ -360,6 +360,15 @@ static void print_params(FILE *out, const mbg_model *m, const mbg_topology *t) {
   else if (rc == 2)
     fprintf(out, "  base      not computed (a model with closed loops: the constraints couple the "
                  "torques, not yet taken into account)\n");
+  if (m->has_parameters) { /* the `parameters` statement (docs/parameters.md) */
+    int n = 10 * (m->param_all ? t->nb : 0) + 10 * m->nparam_bodies + 3 * m->param_gravity;
+    fprintf(out, "  run-time  %s", m->param_all ? "all" : "");
+    for (int k = 0; k < m->nparam_bodies; k++)
+      fprintf(out, "%s%s", k || m->param_all ? ", " : "", m->bodies[m->param_bodies[k]].name);
+    fprintf(out, "%s%s: the first argument pi of the generated functions (at most %d numbers; "
+                 "docs/parameters.md)\n", m->param_gravity && (m->param_all || m->nparam_bodies)
+                                             ? ", " : "", m->param_gravity ? "gravity" : "", n);
+  }
   mbg_base_params_free(&b);
   mbg_rtmodel_free(&rt);
 }

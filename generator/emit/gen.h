@@ -43,6 +43,8 @@ typedef struct mbg_gen_opts {
   double lua_seconds;       /* --lua-time, CPU seconds per template run: 0 the default, < 0 none */
   long long lua_memory_mib; /* --lua-memory, MiB in all: 0 the default, < 0 none */
   long part_size;           /* --parts, statements per part: 0 the default, < 0 never cut */
+  const char *parameters;   /* --parameters: bodies, all, gravity (gen_params.h); NULL = the
+                               model's `parameters` statement, if any */
 } mbg_gen_opts;
 
 /* A contact of --contacts (gen_contacts.c): an operational frame (index into topo->frame, after
@@ -132,6 +134,8 @@ typedef struct mbg_gen {
   mbg_cfa_kind cfa_kind; /* the order model.cfa describes (AUTO: tips) */
   int ncfa_rows;         /* the orders cfa was generated in, the one kept first */
   mbg_gen_cfa_row cfa_rows[2];
+  struct mbg_gen_base *base; /* the base parameters, once asked for (gen_base.h); NULL before */
+  struct mbg_gen_params *params; /* run-time inertial parameters (gen_params.h); NULL: none */
 } mbg_gen;
 
 /* Whether a function's graph outlives its recipe: for writing the files, or for tests. */

@@ -60,6 +60,9 @@ const mbg_fn mbg_fns[] = {
     FN("aba_derivatives", MBG_FN_BY_NAME, "the derivatives of aba: dqdd/dq, dqdd/dv and M^-1"),
     FN("regressor", MBG_FN_BY_NAME, "tau = Y(q, v, a) pi, pi the inertial parameters"),
     FN("energy_regressor", MBG_FN_BY_NAME, "the energies as yk . pi (kinetic), yp . pi (potential)"),
+    FN("base_regressor", MBG_FN_BY_NAME, "tau = Yb(q, v, a) beta: the independent columns of Y"),
+    FN("base_params", MBG_FN_BY_NAME, "beta = K pi: the base parameters (P_NBASE of them)"),
+    FN("joint_regressor", MBG_FN_BY_NAME, "tau_j += Yj(v, a) phi: friction, armature, offset"),
     {NULL, MBG_FN_DEFAULT, 0, NULL, NULL}};
 
 const mbg_fn *mbg_fn_find(const char *name) {

@@ -7,7 +7,9 @@
 
 #include "emit/gen_model.h"
 
+#include "emit/gen_base.h"
 #include "emit/gen_contacts.h"
+#include "emit/gen_params.h"
 
 #include "emit/cfa_order.h"
 
@@ -200,6 +202,7 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   lua_setfield(L, -2, "sin_theta");
   push_xform(L, &w->Yo);
   lua_setfield(L, -2, "Yo");
+  mbg_gen_params_push_body(g, L, i); /* a body with run-time parameters: its rest and blocks */
   push_modal(g, L, i);
 }
 
@@ -479,6 +482,8 @@ static int push_model(lua_State *L) {
   mbg_lua_set_int(L, "nq", g->topo->nq);
   mbg_lua_set_int(L, "nv", g->topo->nv);
   push_numbers(L, g->model->gravity, 3);
+  if (g->params && g->params->gravity_at >= 0) /* run-time gravity: pi[param], 1, 2 */
+    mbg_lua_set_int(L, "param", g->params->gravity_at);
   lua_setfield(L, -2, "gravity");
   lua_createtable(L, g->topo->nb, 0);
   for (int i = 1; i <= g->topo->nb; i++) {
@@ -493,6 +498,7 @@ static int push_model(lua_State *L) {
   push_frames(g, L);
   mbg_gen_push_contacts(g, L);
   push_nodes(g, L);
+  mbg_gen_base_push_model(g, L); /* model.base_params() (gen_base.h) */
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -69,13 +69,14 @@ const char *const mbg_gen_header_tables[] = {
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
     "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names", "rcr_dep",
     "frame_names", "frames", "contacts", "trig_iq", "trig_theta", "rcr_sc", "rcr_finish",
-    "rcr_finish_sc", NULL};
+    "rcr_finish_sc", "pi_all", "pi_model", "pi_names", NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
                                              "RCR_SWITCH", "MODEL_H", "NF", "MASS", "NSC",
                                              "NCONTACT", "NCROWS", "RCR_REFINE",
-                                             "RCR_REFINE_HEAD", NULL};
+                                             "RCR_REFINE_HEAD", "NREG", "NPI", "NBASE", "NJ1",
+                                             NULL};
 /* The families of name macros, PU_<FAMILY><name> (a body's, joint's or frame's name as in the
  * model). */
 const char *const mbg_gen_header_name_macros[] = {"BODY_", "JOINT_", "IQ_", "IV_", "FRAME_", NULL};

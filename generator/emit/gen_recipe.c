@@ -7,8 +7,10 @@
 
 #include "emit/gen_recipe.h"
 #include "emit/gen_estimate.h"
+#include "emit/gen_base.h"
 
 #include "emit/gen_fuse.h"
+#include "emit/gen_params.h"
 #include "emit/gen_roles.h"
 
 #include "lua/lua_recipes.h"
@@ -49,6 +51,8 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
   case MBG_RS_NVREG: /* -2: more numbers than an int indexes */
     return (long long)nv * 10 * (nb1 - 1) > INT_MAX ? -2 : nv * 10 * (nb1 - 1);
   case MBG_RS_REG: return 10 * (nb1 - 1);
+  case MBG_RS_PARAMS: return g->params ? g->params->npi : 0;
+  default: return mbg_gen_base_role_size(g, r->size); /* NBASE, NJ1 */
   }
   return -1;
 }
@@ -149,6 +153,32 @@ static int add_sc(mbg_gen *g, mbg_gen_function *f, char *msg, size_t n) {
   return 0;
 }
 
+/* --parameters: the run-time inertial parameters pi as the first parameter (gen_params.h), unless
+ * the recipe has one named pi of its own (p_base_params' standard parameters: a function that
+ * then reads the run-time ones fails in sym.param). Dropped again by drop_unused_pi when the
+ * function turns out not to read them. Returns 0, or -1 with msg. */
+static int add_pi(mbg_gen *g, mbg_gen_function *f, char *msg, size_t n) {
+  for (int k = 0; k < f->nparams; k++)
+    if (strcmp(f->params[k].name, "pi") == 0) return 0;
+  if (f->nparams >= MBG_LSYM_MAX_ARRAYS)
+    return snprintf(msg, n, "--parameters: no room for the parameter pi"), -1;
+  memmove(&f->params[1], &f->params[0], (size_t)f->nparams * sizeof *f->params);
+  mbg_gen_param *p = &f->params[0];
+  memset(p, 0, sizeof *p);
+  strcpy(p->name, "pi");
+  strcpy(p->role, "params");
+  p->size = role_size(g, "params", &p->is_output, &p->pass);
+  f->nparams++;
+  return 0;
+}
+
+/* After the final build: a function whose result does not read pi keeps its signature. */
+static void drop_unused_pi(mbg_gen_function *f) {
+  if (f->nparams == 0 || strcmp(f->params[0].role, "params") != 0 || f->params[0].used) return;
+  memmove(&f->params[0], &f->params[1], (size_t)(f->nparams - 1) * sizeof *f->params);
+  f->nparams--;
+}
+
 /* Read the recipe's table (at index t) into f. Returns 0, or -1 with msg. */
 static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_gen_function *f,
                        char *msg, size_t n) {
@@ -165,6 +195,7 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   if (!ok_returns) return snprintf(msg, n, "'returns' must be \"void\" or \"int\""), -1;
   if (read_params(g, L, t, f, msg, n) != 0) return -1;
   if (g->trig_twin && add_sc(g, f, msg, n) != 0) return -1;
+  if (g->params && add_pi(g, f, msg, n) != 0) return -1;
   int ft = lua_getfield(L, t, "frames");
   f->frames = lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -275,6 +306,8 @@ static int run_build(mbg_gen *g, const char *name, const char *path, mbg_gen_fun
     rc = mbg_lsym_array_add(&g->lsym, f->params[k].name, f->params[k].size, f->params[k].is_output);
     if (rc == 0 && f->params[k].pass == MBG_PASS_VALUE)
       g->lsym.arrays[g->lsym.narrays - 1].scalar = 1;
+    if (rc == 0 && strcmp(f->params[k].role, "params") == 0)
+      g->lsym.arrays[g->lsym.narrays - 1].params = 1;
   }
   int top = lua_gettop(L);
   lua_pushvalue(L, top); /* the build function, kept for the next run */
@@ -328,7 +361,8 @@ static int variants(const mbg_gen *g, const mbg_gen_function *f, mbg_ref *list) 
     list[0] = want;
     return 1;
   }
-  for (int k = MBG_REF_BODY; k < MBG_NREFS; k++) list[n++] = (mbg_ref)k;
+  for (int k = MBG_REF_BODY; k < MBG_NREFS; k++)
+    if (!(g->params && k == MBG_REF_COM)) list[n++] = (mbg_ref)k; /* com: divides by the mass */
   return n;
 }
 
@@ -380,6 +414,7 @@ int mbg_gen_recipe(mbg_gen *g, const char *name, mbg_gen_function *f, FILE *err)
   }
   f->frame = f->fixed_frame ? f->fixed_frame : best;
   if (rc == 0) rc = run_build(g, name, path, f, best, 1, err);
+  if (rc == 0) drop_unused_pi(f);
   lua_settop(L, 0);
   return rc;
 }

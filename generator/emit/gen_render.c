@@ -13,9 +13,11 @@
 #include "base/numfmt.h"
 #include "base/outset.h"
 #include "base/quote.h"
+#include "emit/gen_base.h"
 #include "emit/gen_body.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
+#include "emit/gen_params.h"
 #include "emit/gen_roles.h"
 #include "topology/rtloops.h"
 
@@ -384,6 +386,8 @@ static int push_d(lua_State *L) {
   push_rt(g, L);
   push_loops(g, L);
   push_springs_initial(g, L);
+  mbg_gen_base_push_render(g, L); /* d.nj1, d.base (gen_base.h) */
+  mbg_gen_params_push_render(g, L); /* d.params (gen_params.h) */
   mbg_lua_freeze(L, -1);
   return 1;
 }

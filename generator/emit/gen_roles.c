@@ -39,6 +39,11 @@ static const mbg_role roles[] = {
     {"out_sc", 1, MBG_PASS_ARRAY, MBG_RS_SC, "@_NSC"},
     {"out_nvreg", 1, MBG_PASS_ARRAY, MBG_RS_NVREG, "@_NV * @_NREG"},
     {"out_reg", 1, MBG_PASS_ARRAY, MBG_RS_REG, "@_NREG"},
+    {"pi", 0, MBG_PASS_ARRAY, MBG_RS_REG, "@_NREG"},
+    {"params", 0, MBG_PASS_ARRAY, MBG_RS_PARAMS, "@_NPI"},
+    {"out_nvbase", 1, MBG_PASS_ARRAY, MBG_RS_NVBASE, "@_NV * @_NBASE"},
+    {"out_base", 1, MBG_PASS_ARRAY, MBG_RS_BASE, "@_NBASE"},
+    {"out_nvj1", 1, MBG_PASS_ARRAY, MBG_RS_NVJ1, "@_NV * 4 * @_NJ1"},
 };
 
 const mbg_role *mbg_role_find(const char *name) {

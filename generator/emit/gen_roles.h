@@ -32,7 +32,12 @@ typedef enum mbg_role_size {
   MBG_RS_SCALAR,   /* a number passed by value (dt) */
   MBG_RS_SC,       /* the joint angles' sines and cosines (--trig-input) */
   MBG_RS_NVREG,    /* the regressor: nv x 10 nb */
-  MBG_RS_REG       /* a value per standard inertial parameter: 10 nb */
+  MBG_RS_REG,      /* a value per standard inertial parameter: 10 nb */
+  MBG_RS_PARAMS,   /* the run-time inertial parameters (gen_params.h) */
+  /* the sizes gen_base.c counts (mbg_gen_base_role_size) */
+  MBG_RS_NVBASE,   /* the base regressor: nv x the base parameters */
+  MBG_RS_BASE,     /* a value per base parameter */
+  MBG_RS_NVJ1      /* the joints' regressor: nv x 4 per joint of one velocity coordinate */
 } mbg_role_size;
 
 typedef struct mbg_role {

@@ -11,12 +11,14 @@
 #include "base/digest.h"
 #include "base/quote.h"
 #include "base/readfile.h"
+#include "emit/gen_base.h"
 #include "emit/gen_cfa.h"
 #include "emit/gen_contacts.h"
 #include "emit/gen_functions.h"
 #include "emit/gen_fuse.h"
 #include "emit/gen_model.h"
 #include "emit/gen_names.h"
+#include "emit/gen_params.h"
 #include "emit/gen_recipe.h"
 #include "emit/gen_render.h"
 #include "emit/gen_templates.h"
@@ -60,7 +62,8 @@ static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
     "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
-    "rnea_derivatives", "aba_derivatives", "regressor", "energy_regressor", NULL};
+    "rnea_derivatives", "aba_derivatives", "regressor", "energy_regressor", "base_regressor",
+    "base_params", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -97,6 +100,33 @@ static int flex_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
       }
       note(g, err, "%s is not generated: not yet for models with flexible bodies ('%s' has modes)",
            names[k], body);
+      free(names[k]);
+      for (int i = k; i + 1 < *n; i++) names[i] = names[i + 1];
+      names[--*n] = NULL;
+      k--;
+      break;
+    }
+  return 0;
+}
+
+/* The functions not generated with run-time inertial parameters (docs/parameters.md): cfa
+ * inverts every body's inertia once, as constants, which is the point of its formulation. */
+static const char *const params_missing[] = {"cfa", NULL};
+
+/* Leave out of the defaults (a note) or refuse on request (an error, returns 1) what is not
+ * generated with run-time parameters. */
+static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
+  if (!g->params) return 0;
+  for (int k = 0; k < *n; k++)
+    for (int j = 0; params_missing[j]; j++) {
+      if (strcmp(names[k], params_missing[j]) != 0) continue;
+      if (g->opts->functions) {
+        fprintf(err, "%s: error: --functions %s: %s is not generated with run-time inertial "
+                     "parameters (it inverts the bodies' inertias as constants)\n",
+                g->opts->model_path, names[k], names[k]);
+        return 1;
+      }
+      note(g, err, "%s is not generated: not with run-time inertial parameters", names[k]);
       free(names[k]);
       for (int i = k; i + 1 < *n; i++) names[i] = names[i + 1];
       names[--*n] = NULL;
@@ -214,6 +244,8 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (mbg_rtsprings_build(g->model, g->topo, &g->rtsprings) != 0 ||
       mbg_rtframes_build(g->topo, &g->rtframes) != 0)
     return fprintf(err, "mbdc: error: out of memory\n"), 2;
+  if ((rc = mbg_gen_params_build(g, err)) != 0)
+    return rc < 0 ? (fprintf(err, "mbdc: error: out of memory\n"), 2) : rc;
   if ((rc = open_lua(g, err))) return rc;
   if (g->topo->nv == 0) {
     fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
@@ -370,6 +402,7 @@ int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *er
       return fprintf(err, "%s: error: %s %s: %s is not generated for models with flexible "
                           "bodies yet ('%s' has modes)\n", g->opts->model_path, via, name, name,
                      g->model->bodies[g->topo->body[fb].model_body].name), 1;
+  if (mbg_gen_base_check(g, name, via, err)) return 1; /* base_*, joint_regressor */
   const mbg_lua_recipe *none;
   if (!mbg_lua_has_recipe(g->lua, name) &&
       mbg_lua_find(g->lua, name, 0, path, sizeof path, &none) == MBG_LUA_FILE)
@@ -403,7 +436,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++)
       if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
   }
-  if (flex_functions(g, names, &n, err)) rc = 1;
+  if (flex_functions(g, names, &n, err) || params_functions(g, names, &n, err)) rc = 1;
   mbg_ref fr = g->opts->frame;
   if (rc == 0 && flexible_body(g) && fr != MBG_REF_AUTO && fr != MBG_REF_BODY &&
       fr != MBG_REF_ALL)
@@ -411,6 +444,10 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
                        "models with flexible bodies yet ('%s' has modes); use --frame body\n",
                   g->opts->model_path, mbg_ref_name(fr),
                   g->model->bodies[g->topo->body[flexible_body(g)].model_body].name), 1);
+  if (rc == 0 && g->params && fr == MBG_REF_COM)
+    rc = (fprintf(err, "mbdc: error: --frame com: not with run-time inertial parameters (its "
+                       "frames sit at the centres of mass, which then move with pi); use --frame "
+                       "auto, body, joint or world\n"), 2);
   if (rc == 0 && n == 0) rc = (fprintf(err, "mbdc: error: --functions lists no function\n"), 2);
   for (int k = 0; k < n && rc == 0; k++) {
     int fk = mbg_gen_fuse_find(g, names[k]);
@@ -473,6 +510,8 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_rtframes_free(&g->rtframes);
   free(g->contacts);
   free(g->trig_slot);
+  mbg_gen_base_free(g);
+  mbg_gen_params_free(g->params);
   mbg_dh_free(&g->dh);
   mbg_aligned_free(&g->aligned);
   mbg_topology_free(g->topo);
@@ -552,6 +591,7 @@ static void print_counts(const mbg_gen *g, int json, FILE *out) {
   }
   if (json) fprintf(out, "}");
   mbg_gen_cfa_print(g, json, w, out);
+  mbg_gen_base_print(g, json, out); /* NBASE, when computed */
   if (json) fprintf(out, "}\n");
 }
 

@@ -16,6 +16,8 @@
 const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("aba_derivatives", "derivatives"),
     BY_NAME("aba_wrenches", "fused"),
+    BY_NAME("base_params", "regressors"),
+    BY_NAME("base_regressor", "regressors"),
     BY_NAME("ccrba", "mass_props"),
     BY_NAME("centroidal_bias", "mass_props"),
     BY_NAME("centroidal_momentum", "mass_props"),
@@ -34,6 +36,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("frame_velocity", "frames"),
     BY_NAME("impulse", "contact"),
     BY_NAME("integrate", "manifold"),
+    BY_NAME("joint_regressor", "regressors"),
     /* p_rcr's variant and its refinement per selection of the dependent coordinates (at most 3:
      * topology/rcr_select.h) */
     {"rcr_0", "rcr_variant", "recipe", 0},

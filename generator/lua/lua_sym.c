@@ -130,6 +130,22 @@ static int l_input(lua_State *L) {
   return push_sx(L, c, mbg_sym_input(c->s, a->name, index));
 }
 
+/* sym.param(k): element k of the run-time inertial parameters (the array flagged params, the
+ * function's `pi`; emit/gen_params.h); an error in a function without them. */
+static int l_param(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  lua_Integer i = luaL_checkinteger(L, 1);
+  for (int k = 0; k < c->narrays; k++) {
+    mbg_lsym_array *a = &c->arrays[k];
+    if (!a->params) continue;
+    if (i < 0 || i >= a->size)
+      return luaL_error(L, "sym.param: index %d out of range (%d parameters)", (int)i, a->size);
+    return push_sx(L, c, mbg_sym_input(c->s, a->name, (int)i));
+  }
+  return luaL_error(L, "sym.param: this function does not take the run-time inertial parameters "
+                       "(it has a parameter of its own named 'pi')");
+}
+
 static int l_output(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_lsym_array *a = find_array(L, c, 1);
@@ -258,6 +274,11 @@ static int l_atan2(lua_State *L) {
   return push_sx(L, c, mbg_sym_atan2(c->s, to_sx(L, c, 1), to_sx(L, c, 2)));
 }
 
+static int l_fmax(lua_State *L) {
+  mbg_lsym *c = ctx_of(L);
+  return push_sx(L, c, mbg_sym_fmax(c->s, to_sx(L, c, 1), to_sx(L, c, 2)));
+}
+
 static int l_sincos(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_sx s, co;
@@ -281,12 +302,14 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx) {
     {"__mod", l_unsupported}, {"__pow", l_unsupported}, {"__concat", l_unsupported},
     {"__tostring", l_tostring}, {NULL, NULL}};
   static const luaL_Reg lib[] = {
-    {"input", l_input}, {"output", l_output}, {"pivot", l_pivot}, {"switch_pivot", l_switch_pivot},
+    {"input", l_input}, {"param", l_param}, {"output", l_output}, {"pivot", l_pivot},
+    {"switch_pivot", l_switch_pivot},
     {"refine_pivot", l_refine_pivot},
     {"refine_head_pivot", l_refine_head_pivot}, {"refine_always", l_refine_always},
     {"trig_input", l_trig_input}, {"frame", l_frame},
     {"name", l_name},
     {"sqrt", l_sqrt},   {"sin", l_sin},       {"cos", l_cos},     {"atan2", l_atan2},     {"sincos", l_sincos},
+    {"fmax", l_fmax},
     {"is_symbolic", l_is_symbolic}, {NULL, NULL}};
   lua_pushlightuserdata(L, (void *)SYM_TAG); /* any light userdata: they share the metatable */
   lua_newtable(L);

@@ -18,6 +18,7 @@ typedef struct mbg_lsym_array {
   int size;
   int is_output;
   int scalar;              /* an input passed by value (size 1, read as index 0) */
+  int params;              /* the run-time inertial parameters (emit/gen_params.h), sym.param */
   unsigned char *written;  /* outputs: [size] flags */
 } mbg_lsym_array;
 

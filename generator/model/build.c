@@ -171,7 +171,8 @@ static void read_const(mbg_builder *b, const mbd_stmt *s) {
 }
 
 static void statements(mbg_builder *b, const mbd_ast *ast) {
-  const mbd_stmt *model = NULL, *gravity = NULL, *independent = NULL;
+  const mbd_stmt *model = NULL, *gravity = NULL, *independent = NULL,
+                 *parameters = NULL;
   for (const mbd_stmt *s = ast->first; s && !b->oom; s = s->next) {
     int e = (s->kind == MBD_S_BODY || s->kind == MBD_S_JOINT || s->kind == MBD_S_LOOP ||
              s->kind == MBD_S_SPRING || s->kind == MBD_S_FRAME)
@@ -194,6 +195,7 @@ static void statements(mbg_builder *b, const mbd_ast *ast) {
       if (owner) mbg_build_loop(b, s, b->names.entry[e].index);
       break;
     case MBD_S_INDEPENDENT: mbg_read_independent(b, s, &independent); break;
+    case MBD_S_PARAMETERS: mbg_read_parameters(b, s, &parameters); break;
     case MBD_S_SPRING:
       if (owner) mbg_build_spring(b, s, b->names.entry[e].index);
       break;

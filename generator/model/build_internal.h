@@ -37,6 +37,8 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
+/* build_params.c: the `parameters` statement (bodies, all, gravity) into b->m. */
+void mbg_read_parameters(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
 /* build_spring.c: springs, and the initial state of a joint (b->joint_stmt gives its type). */
 void mbg_build_spring(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_initial(mbg_builder *b, const mbd_stmt *s);

@@ -211,6 +211,7 @@ void mbg_model_free(mbg_model *m) {
   free(m->joints);
   free(m->loops);
   free(m->independent);
+  free(m->param_bodies);
   free(m->name);
   free(m->path);
   free(m);

@@ -154,6 +154,13 @@ typedef struct mbg_model {
   int nindependent;
   int *independent; /* joint indices named by `independent` */
   mbg_loc independent_loc; /* the `independent` statement */
+  /* the `parameters` statement (docs/parameters.md): run-time inertial parameters */
+  int has_parameters;      /* given */
+  mbg_loc parameters_loc;  /* where */
+  int param_all;           /* `all`: every moving body */
+  int param_gravity;       /* `gravity` */
+  int nparam_bodies;
+  int *param_bodies;       /* [nparam_bodies] model body indices named, in the order given */
 } mbg_model;
 
 /* Normalize an axis in place; returns its length as given. A vector within 1e-15 of unit length

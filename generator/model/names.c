@@ -81,8 +81,8 @@ const char *mbg_name_kind_text(mbg_name_kind k) {
 
 int mbg_is_mbd_keyword(const char *name) {
   static const char *const words[] = {
-    "model", "gravity", "const", "body", "joint", "loop", "independent", "mass", "com",
-    "inertia", "origin", "target", "xyz", "rpy", "axis", "axis2", "pitch", "distance",
+    "model", "gravity", "const", "body", "joint", "loop", "independent", "parameters", "mass",
+    "com", "inertia", "origin", "target", "xyz", "rpy", "axis", "axis2", "pitch", "distance",
     "flexible", "node", "pi", "deg", "sqrt", "sin", "cos", "beam", "length", "modes", "nodes",
     "stiffness", "damping", "EI", "rhoA", "spring", "initial", "velocity", "frame",
   };

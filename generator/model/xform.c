@@ -35,6 +35,15 @@ void mbg_xform_from_xyz_rpy(const double xyz[3], const double rpy[3], mbg_xform 
 
 /* X = B A:  E = E_B E_A;  r = r_A + E_Aᵀ r_B (B's origin, given in mid coordinates, moved to the
  * parent's). Safe when X aliases A or B. */
+void mbg_xform_inverse(const mbg_xform *X, mbg_xform *out) {
+  mbg_xform o;
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) o.E[3 * i + k] = X->E[3 * k + i];
+  for (int i = 0; i < 3; i++)
+    o.r[i] = -(X->E[3 * i] * X->r[0] + X->E[3 * i + 1] * X->r[1] + X->E[3 * i + 2] * X->r[2]);
+  *out = o;
+}
+
 void mbg_xform_compose(const mbg_xform *B, const mbg_xform *A, mbg_xform *X) {
   mbg_xform out;
   for (int i = 0; i < 3; i++)

@@ -25,6 +25,8 @@ void mbg_xform_identity(mbg_xform *X);
 void mbg_xform_from_xyz_rpy(const double xyz[3], const double rpy[3], mbg_xform *X);
 /* X = B A: first A (parent→mid), then B (mid→child). */
 void mbg_xform_compose(const mbg_xform *B, const mbg_xform *A, mbg_xform *X);
+/* The inverse: child→parent (E transposed, r the parent's origin in child coordinates). */
+void mbg_xform_inverse(const mbg_xform *X, mbg_xform *out);
 
 /* Inertia of a body given mass, COM and rotational inertia about the COM (model conventions),
  * expressed at the body origin. */

@@ -387,6 +387,17 @@ mbg_sx mbg_sym_atan2(mbg_sym *s, mbg_sx y, mbg_sx x) {
   return node(s, MBG_SYM_ATAN2, y, x);
 }
 
+mbg_sx mbg_sym_fmax(mbg_sym *s, mbg_sx a, mbg_sx b) {
+  if (bad_args(s, a, b, 1)) return -1;
+  double ka, kb;
+  if (a == b) return a;
+  if (mbg_sym_is_const(s, a, &ka) && mbg_sym_is_const(s, b, &kb)) {
+    mbg_sx f = folded(s, fmax(ka, kb));
+    if (f != -2) return f;
+  }
+  return node(s, MBG_SYM_FMAX, a < b ? a : b, a < b ? b : a); /* commutative: one node */
+}
+
 void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x) {
   mbg_sx sn = mbg_sym_sin(s, x), cs = mbg_sym_cos(s, x);
   if (sin_x) *sin_x = sn;

@@ -40,7 +40,8 @@ typedef enum mbg_sym_op {
   MBG_SYM_SQRT,
   MBG_SYM_SIN,
   MBG_SYM_COS,
-  MBG_SYM_ATAN2 /* atan2(a, b) */
+  MBG_SYM_ATAN2, /* atan2(a, b) */
+  MBG_SYM_FMAX   /* fmax(a, b) */
 } mbg_sym_op;
 
 mbg_sym *mbg_sym_new(void);
@@ -75,6 +76,10 @@ mbg_sx mbg_sym_sin(mbg_sym *s, mbg_sx a);
 mbg_sx mbg_sym_cos(mbg_sym *s, mbg_sx a);
 /* atan2(y, x), the angle of the point (x, y) in (−π, π]; constants folded. */
 mbg_sx mbg_sym_atan2(mbg_sym *s, mbg_sx y, mbg_sx x);
+/* fmax(a, b), C99's: the larger, and the other operand where one is a NaN (so a NaN that both
+ * operands do not carry does not reach the result). Branch-free where the machine has it (maxsd).
+ * Constants folded, fmax(x, x) = x. Counted as an add (a comparison). */
+mbg_sx mbg_sym_fmax(mbg_sym *s, mbg_sx a, mbg_sx b);
 /* Both at once (the same nodes as mbg_sym_sin and mbg_sym_cos of x). */
 void mbg_sym_sincos(mbg_sym *s, mbg_sx x, mbg_sx *sin_x, mbg_sx *cos_x);
 
@@ -117,7 +122,7 @@ int32_t mbg_sym_schedule(const mbg_sym *s, mbg_sx **order);
 int32_t mbg_sym_order(const mbg_sym *s, int kind, mbg_sx **order);
 
 /* Operation counts of the live DAG, each node once:
- *   mul  multiplications           add  additions and subtractions
+ *   mul  multiplications           add  additions and subtractions (and fmax)
  *   div  divisions                 sqrt square roots     trig  sines and cosines
  * A negation counts as one add when its value itself is needed — it is an output, or the
  * argument of sqrt/sin/cos — and as nothing when it is an operand of + − · / (the sign folds

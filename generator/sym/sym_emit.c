@@ -16,9 +16,10 @@ static const char *const reserved[] = {
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
     "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "sqrt",
-    "sin", "cos", "sqrtf", "sinf", "cosf", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "INFINITY",
-    "NAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "FP_FAST_FMA",
-    "FP_FAST_FMAF", "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO", "MATH_ERREXCEPT",
+    "sin", "cos", "sqrtf", "sinf", "cosf", "fmax", "fmaxf", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL",
+    "INFINITY", "NAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO",
+    "FP_FAST_FMA", "FP_FAST_FMAF", "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO",
+    "MATH_ERREXCEPT",
     "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI", "M_PI_2",
     "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "NULL"};
 #define NRESERVED (sizeof reserved / sizeof *reserved)
@@ -204,12 +205,12 @@ static void put_end_bare(emitter *m, line *l) { put_end_with(m, l, ""); }
 
 static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   static const char *const binop[] = {" + ", " - ", " * ", " / "};
-  static const char *const fn[2][4] = {{"sqrt(", "sin(", "cos(", "atan2("},
-                                       {"sqrtf(", "sinf(", "cosf(", "atan2f("}};
+  static const char *const fn[2][5] = {{"sqrt(", "sin(", "cos(", "atan2(", "fmax("},
+                                       {"sqrtf(", "sinf(", "cosf(", "atan2f(", "fmaxf("}};
   const mbg_sym *s = m->s;
   int op = s->op[e];
   sym_need(m, indent, s->a[e]);
-  if (mbg_sym_is_binary_op(op) || op == MBG_SYM_ATAN2) sym_need(m, indent, s->b[e]);
+  if (mbg_sym_is_binary_op(op) || mbg_sym_is_call2(op)) sym_need(m, indent, s->b[e]);
   line l = {.n = 0};
   sym_put_str(&l, indent);
   sym_put_str(&l, m->fl ? "const float " : "const double ");
@@ -225,7 +226,7 @@ static void put_statement(emitter *m, const char *indent, mbg_sx e) {
   } else {
     sym_put_str(&l, fn[m->fl][op - MBG_SYM_SQRT]);
     sym_put_operand(m, &l, s->a[e]);
-    if (op == MBG_SYM_ATAN2) sym_put_str(&l, ", "), sym_put_operand(m, &l, s->b[e]);
+    if (mbg_sym_is_call2(op)) sym_put_str(&l, ", "), sym_put_operand(m, &l, s->b[e]);
     sym_put_str(&l, ")");
   }
   sym_put_end(m, &l);

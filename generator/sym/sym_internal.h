@@ -55,6 +55,8 @@ static inline double mbg_sym_kval(const struct mbg_sym *s, int32_t e) {
 
 static inline int mbg_sym_is_leaf_op(int op) { return op == MBG_SYM_CONST || op == MBG_SYM_INPUT; }
 static inline int mbg_sym_is_binary_op(int op) { return op >= MBG_SYM_ADD && op <= MBG_SYM_DIV; }
+/* A function of two arguments, emitted as a call: atan2, fmax. */
+static inline int mbg_sym_is_call2(int op) { return op == MBG_SYM_ATAN2 || op == MBG_SYM_FMAX; }
 
 /* need[e] = 1 for the live negations whose value itself is needed: outputs and arguments of
  * sqrt/sin/cos. They count as an add and get a temporary; the other negations fold into their

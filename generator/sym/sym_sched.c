@@ -115,7 +115,7 @@ void mbg_sym_needed_negs(const mbg_sym *s, const unsigned char *live, unsigned c
   for (int32_t e = 0; e < s->n; e++)
     if (live[e] && s->op[e] >= MBG_SYM_SQRT) {
       if (s->op[s->a[e]] == MBG_SYM_NEG) need[s->a[e]] = 1;
-      if (s->op[e] == MBG_SYM_ATAN2 && s->op[s->b[e]] == MBG_SYM_NEG) need[s->b[e]] = 1;
+      if (mbg_sym_is_call2(s->op[e]) && s->op[s->b[e]] == MBG_SYM_NEG) need[s->b[e]] = 1;
     }
 }
 
@@ -141,6 +141,7 @@ int mbg_sym_count(const mbg_sym *s, mbg_sym_counts *c) {
     case MBG_SYM_SIN:
     case MBG_SYM_COS: c->trig++, c->sincos++; break;
     case MBG_SYM_ATAN2: c->trig++; break;
+    case MBG_SYM_FMAX: c->add++; break;
     case MBG_SYM_CONST:
     case MBG_SYM_INPUT: break;
     }
@@ -212,7 +213,7 @@ static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_i
                           void *ctx) {
   double x = 0.0, y = 0.0;
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
-  if (mbg_sym_is_binary_op(s->op[e]) || s->op[e] == MBG_SYM_ATAN2) y = v[s->b[e]];
+  if (mbg_sym_is_binary_op(s->op[e]) || mbg_sym_is_call2(s->op[e])) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
   case MBG_SYM_CONST: return mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return in(ctx, s->arr[s->a[e]], s->b[e]);
@@ -225,6 +226,7 @@ static double eval_double(const mbg_sym *s, mbg_sx e, const double *v, mbg_sym_i
   case MBG_SYM_SIN: return sin(x);
   case MBG_SYM_COS: return cos(x);
   case MBG_SYM_ATAN2: return atan2(x, y);
+  case MBG_SYM_FMAX: return fmax(x, y);
   }
   return NAN;
 }
@@ -234,7 +236,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
                         void *ctx) {
   float x = 0.0f, y = 0.0f;
   if (!mbg_sym_is_leaf_op(s->op[e])) x = v[s->a[e]];
-  if (mbg_sym_is_binary_op(s->op[e]) || s->op[e] == MBG_SYM_ATAN2) y = v[s->b[e]];
+  if (mbg_sym_is_binary_op(s->op[e]) || mbg_sym_is_call2(s->op[e])) y = v[s->b[e]];
   switch ((mbg_sym_op)s->op[e]) {
   case MBG_SYM_CONST: return (float)mbg_sym_kval(s, e);
   case MBG_SYM_INPUT: return (float)in(ctx, s->arr[s->a[e]], s->b[e]);
@@ -247,6 +249,7 @@ static float eval_float(const mbg_sym *s, mbg_sx e, const float *v, mbg_sym_inpu
   case MBG_SYM_SIN: return sinf(x);
   case MBG_SYM_COS: return cosf(x);
   case MBG_SYM_ATAN2: return atan2f(x, y);
+  case MBG_SYM_FMAX: return fmaxf(x, y);
   }
   return NAN;
 }

@@ -4,6 +4,8 @@
 local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
+local ident = import "c/identification"
+local params = import "c/check_params"
 
 -- The runtime call that computes the same output as each built-in function (args in C).
 local reference = {
@@ -51,6 +53,7 @@ local reference = {
   energy_regressor = "rc = mb_energy_regressor(&M, ws, q, v, ref, ref2)",
   trig = "trig_ref(q, ref)",
 }
+for k, v in pairs(ident.references) do reference[k] = v end -- base_*, joint_regressor
 
 -- Functions with a second output, compared after the first: its name in the report, the runtime
 -- call that fills ref2 (after the first reference filled ref), its size.
@@ -74,10 +77,12 @@ local second = {
   aba_wrenches = { name = "aba_wrenches.wrench", size = "6 * (NB + 1)",
                    reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
 }
+for k, v in pairs(ident.second) do second[k] = v end
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
 local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
-                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc" }
+                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc",
+                   params = "gpar" }
 local size_of = {
   out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
   out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
@@ -85,6 +90,8 @@ local size_of = {
   out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
   out_nq = "NQ", out_sc = "NSC", out_nvreg = "NV * NREG", out_reg = "NREG",
 }
+for k, v in pairs(ident.size_of) do size_of[k] = v end
+for k, v in pairs(ident.role_arg) do role_arg[k] = v end
 
 -- The function whose runtime reference checks f: its own, or for the _sc twin of --trig-input
 -- its original's (the same outputs, its sines and cosines from p_trig).
@@ -190,7 +197,7 @@ return function(d)
   common.set_check(b, d, d.prefix .. "_check.c")
   b([[
 
-#define M ]], d.prefix, [[_model
+#define M ]], params.model(d), params.declare(d), [[
 #define SPRINGS ]], d.prefix, [[_springs
 #define FRAMES ]], d.prefix, [[_frames
 #define NF ]], d.PREFIX, [[_NF
@@ -417,9 +424,13 @@ static int rcr_pivots_mask(double *ref, real *out) {
 }
 ]])
   end
+  params.helpers(b, d)
+  ident.check_helpers(b, d)
   names_check(b, d)
   b([[
-int main(void) {
+int main(void) {]])
+  params.init(b, d)
+  b([[
   if (names_wrong()) return 1;
   size_t big = (size_t)(NV * NV > 12 * (NB + 1) ? NV * NV : 12 * (NB + 1));
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
@@ -628,13 +639,14 @@ int main(void) {
         results[]], r, [[].skipped++;
       } else {
         rc = mb_rcr(&M, &LP, ws, lw, 1, sel, q, v, tau, ref, NULL);
-        grc = ]], p, "_rcr_", x.s, [[(gq, gv, gtau, out);]])
+        grc = ]], p, "_rcr_", x.s, "(", params.arg(d), [[gq, gv, gtau, out);]])
     if x.refine then
       b([[
         if (grc >= 0 && (grc & 2)) { /* refined once, as p_rcr does */
           real a0[NV];
           for (int k = 0; k < NV; k++) a0[k] = out[k];
-          grc = ]], p, "_rcr_refine_", x.s, [[(gq, gv, gtau, a0, out) < 0 ? -1 : grc & 1;
+          grc = ]], p, "_rcr_refine_", x.s, "(", params.arg(d),
+        [[gq, gv, gtau, a0, out) < 0 ? -1 : grc & 1;
         }]])
     end
     b([[
@@ -653,7 +665,7 @@ int main(void) {
           double big = 1;
           for (int k = 0; k < NV; k++) big = fabs(ref[k]) > big ? fabs(ref[k]) : big;
           for (int k = 0; k < NV; k++) a0[k] = (real)(ref[k] + 1e-6 * big * a[k]);
-          grc = ]], p, "_rcr_refine_", x.s, [[(gq, gv, gtau, a0, out);
+          grc = ]], p, "_rcr_refine_", x.s, "(", params.arg(d), [[gq, gv, gtau, a0, out);
           if (grc != 0) results[]], rr, [[].failed_rc = 1;
           else compare(&results[]], rr, [[], ref, out, NV);
         }]])
@@ -698,7 +710,7 @@ int main(void) {
     {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, ]], p, [[_rcr_dep, q, v, tau, ref, &rused);
-      grc = ]], p, [[_rcr(gq, gv, gtau, out, &gused);
+      grc = ]], p, "_rcr(", params.arg(d), [[gq, gv, gtau, out, &gused);
       if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[]], r, [[].failed_rc = 1;
       if (rc != 0) results[]], r, [[].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
@@ -754,9 +766,9 @@ int main(void) {
     /* rcr_sc: against rcr, the same choice and the same answer */
     {
       int used = -1, used_sc = -1;
-      rc = ]], p, [[_rcr(gq, gv, gtau, out, &used);
+      rc = ]], p, "_rcr(", params.arg(d), [[gq, gv, gtau, out, &used);
       for (int k = 0; k < NV; k++) ref[k] = (double)out[k];
-      grc = ]], p, [[_rcr_sc(gq, gsc, gv, gtau, out, &used_sc);
+      grc = ]], p, "_rcr_sc(", params.arg(d), [[gq, gsc, gv, gtau, out, &used_sc);
       if (grc != rc || used != used_sc) results[]], r, [[].failed_rc = 1;
       else if (rc == 0) compare(&results[]], r, [[], ref, out, NV);
       else results[]], r, [[].singular++;

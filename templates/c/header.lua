@@ -2,6 +2,7 @@
 local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
+local ident = import "c/identification"
 
 -- where a function with the choice of frames computed (f.frame, --frame; docs/frames.md)
 local FRAMES = {
@@ -78,6 +79,10 @@ return function(d)
   b("#define ", P, "_NF ", d.nf, " /* operational frames: every body's own, then the model's frames */")
   b("#define ", P, "_MASS ", d.mass, " /* total mass of the moving bodies, kg */")
   b("#define ", P, "_NREG ", 10 * d.nb, " /* standard inertial parameters: 10 per moving body */")
+  if d.params then
+    b("#define ", P, "_NPI ", d.params.npi, " /* run-time parameters: the first argument pi (",
+      d.prefix, "_pi_names) */")
+  end
   if d.nnodes > 0 then
     b("#define ", P, "_NNODES ", d.nnodes, " /* nodes of the flexible bodies (", d.prefix, "_node_poses) */")
   end
@@ -188,6 +193,21 @@ return function(d)
   b(" * the body frame's origin, in body axes. The dynamics are linear in them (", d.prefix,
     "_regressor). */")
   b("extern const double ", d.prefix, "_pi_all[", P, "_NREG];")
+  ident.header(b, d) -- P_NJ1, P_NBASE and the base parameters
+  if d.params then
+    b("/* Run-time parameters (mbdc --parameters, or the model's `parameters` statement): every")
+    b(" * function below whose result depends on them takes pi[", P, "_NPI] as its first argument;")
+    b(" * the others do not. pi holds 10 numbers per body named (m, m cx, m cy, m cz, Ixx, Ixy,")
+    b(" * Iyy, Ixz, Iyz, Izz about the body frame's origin, in its axes; a body fixed to a moving")
+    b(" * one keeps its own ten, in its own frame), then gravity's 3 world components if named.")
+    b(" * ", d.prefix, "_pi_names names each, ", d.prefix, "_pi_model holds the model file's values.")
+    b(" * Physical consistency is the caller's: any pi gives the dynamics of the tree with those")
+    b(" * inertias (linear in them); a non-physical one (negative mass, an inertia violating the")
+    b(" * triangle inequality) can make the mass matrix indefinite or singular, and a forward-")
+    b(" * dynamics function then returns -1 where a pivot fails, as for any singular system. */")
+    b("extern const double ", d.prefix, "_pi_model[", P, "_NPI];")
+    b("extern const char *const ", d.prefix, "_pi_names[", P, "_NPI];")
+  end
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

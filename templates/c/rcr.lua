@@ -63,13 +63,14 @@ function M.declare(b, d)
   b(" * reduced mass matrix has a pivot ratio below ", P, "_RCR_REFINE, or a head joint one below")
   b(" * ", P, "_RCR_REFINE_HEAD, the answer is refined once against the equations of motion and the")
   b(" * loops' constraints. */")
-  b("int ", p, "_rcr(const ", real, " q[", P, "_NQ], const ", real, " v[", P, "_NV], const ", real,
-    " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
+  local pd = M.pi_decl(d)
+  b("int ", p, "_rcr(", pd, "const ", real, " q[", P, "_NQ], const ", real, " v[", P,
+    "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[", P, "_NV], int *used);")
   if M.wanted(d, true) then
     b("/* The same with the joint angles' sines and cosines from sc (", p, "_trig). */")
-    b("int ", p, "_rcr_sc(const ", real, " q[", P, "_NQ], const ", real, " sc[", P, "_NSC], const ",
-      real, " v[", P, "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[", P,
-      "_NV], int *used);")
+    b("int ", p, "_rcr_sc(", pd, "const ", real, " q[", P, "_NQ], const ", real, " sc[", P,
+      "_NSC], const ", real, " v[", P, "_NV], const ", real, " tau[", P, "_NV], ", real, " qdd[",
+      P, "_NV], int *used);")
   end
 end
 
@@ -81,11 +82,19 @@ function M.define_table(b, d)
   b("const int ", p, "_rcr_dep[", P, "_RCR_NSEL * ", P, "_NC] = {", table.concat(dep, ", "), "};")
 end
 
+-- With run-time parameters (--parameters) p_rcr takes pi first and passes it to the variants,
+-- which depend on the inertias (the pivot ratios p_rcr_pivots do not).
+function M.pi_decl(d)
+  return d.params and ("const " .. d.scalar .. " pi[" .. d.PREFIX .. "_NPI], ") or ""
+end
+
 function M.define(b, d, sc)
   local p, P, real = d.prefix, d.PREFIX, d.scalar
-  -- sc: p_rcr_sc over the _sc twins (--trig-input), its sines and cosines passed on
-  local x, qa = sc and "_sc" or "", sc and "q, sc" or "q"
-  local qd = "const " .. real .. " q[" .. P .. "_NQ]" ..
+  -- sc: p_rcr_sc over the _sc twins (--trig-input), its sines and cosines passed on; qa the
+  -- arguments up to v of the variants and the refinements, qp those of p_rcr_pivots
+  local x, qp = sc and "_sc" or "", sc and "q, sc" or "q"
+  local qa = (d.params and "pi, " or "") .. qp
+  local qd = M.pi_decl(d) .. "const " .. real .. " q[" .. P .. "_NQ]" ..
     (sc and (", const " .. real .. " sc[" .. P .. "_NSC]") or "")
   b("")
   b("/* The answer of selection s (status of ", p, "_rcr_s: bit 2, refine it) into qdd. */")
@@ -119,7 +128,7 @@ function M.define(b, d, sc)
     b("  }")
   end
   b("  /* none: the one whose smallest pivot ratio is largest, if it is above ", P, "_PIVOT_EPS */")
-  b("  ", p, "_rcr_pivots", x, "(", qa, ", ratio);")
+  b("  ", p, "_rcr_pivots", x, "(", qp, ", ratio);")
   b("  for (s = 0; s < ", P, "_RCR_NSEL; s++) {")
   b("    ", real, " lo = ratio[s * ", P, "_NC];")
   b("    for (k = 1; k < ", P, "_NC; k++)")

@@ -92,6 +92,12 @@ return function(d)
   end
   b("/* The standard inertial parameters (", d.prefix, "_dynamics.h). */")
   vector(b, d.prefix .. "_pi_all[" .. P .. "_NREG]", pi_all)
+  if d.params then
+    b("/* The run-time parameters' names and the model file's values (", d.prefix,
+      "_dynamics.h). */")
+    vector(b, d.prefix .. "_pi_model[" .. P .. "_NPI]", d.params.values)
+    b("const char *const ", d.prefix, "_pi_names[", P, "_NPI] = {", quoted_list(d.params.names), "};")
+  end
   for _, f in ipairs(d.functions) do
     local decls = {}
     for k, p in ipairs(f.params) do decls[k] = p.decl end

@@ -16,6 +16,9 @@
 --   theta, cz, sz   θ0 and its cosine and sine
 --   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis)
 --   Yo       constant transform, original body frame → working frame (fext, wrenches, poses)
+--   params   with run-time inertial parameters (--parameters, docs/parameters.md): the blocks of
+--            the function's pi that move with the body, each {at, X}; I is then the constant rest
+--            plus each block's ten sym.param values carried into the working frame (J.tree)
 --   nm, iqe, ie      modes of a flexible body and their first q and v index (0-based); with
 --                    nm > 0 also Mc (nm force columns), Me, K, D (nm × nm rows) in its frame
 --   Psi      a joint on a flexible parent: the parent section's motion per unit modal rate
@@ -64,6 +67,10 @@ local function body_tree(model)
       for k = 1, b.nm do b.Q[k] = copy(m.Q[k], 36) end
     end
     if m.Psi then b.Psi = cols(m.Psi) end
+    if m.params then
+      b.params = {}
+      for k, blk in ipairs(m.params) do b.params[k] = { at = blk.at, X = xform(blk.X) } end
+    end
     T[i] = b
   end
   cache[model] = T
@@ -73,8 +80,56 @@ end
 -- The working tree of the function being built: the body frames' (cached), or, when the function
 -- is built with world-aligned frames (sym.frame(): "joint", "com" or "world", --frame), that tree
 -- re-expressed there (reference.lua; rigid bodies only: the generator asks for no other).
+-- Pinocchio's parameter order (m, m c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz) → the 10-number inertia's.
+local PIN_TO_MODEL = { 1, 2, 3, 4, 5, 8, 6, 9, 10, 7 }
+
+-- The inertia of body b with run-time parameters: the rest plus each block's pi values carried
+-- into the working frame, as the constant 10 x 10 map of the transform (its columns: the unit
+-- parameters carried over, numbers) times pi — each entry a sum over the map's nonzeros only,
+-- fewer operations than carrying symbols through the transform's rotations and shifts.
+local function param_inertia(b)
+  local I = {}
+  for l = 1, 10 do I[l] = b.I[l] end
+  for _, blk in ipairs(b.params) do
+    for l = 1, 10 do
+      local e = {}
+      for k = 1, 10 do e[k] = 0 end
+      e[PIN_TO_MODEL[l]] = 1
+      local col, p = sp.I_to_parent(blk.X, e), sym.param(blk.at + l - 1)
+      for k = 1, 10 do
+        local a = col[k]
+        if math.abs(a) < 1e-15 then a = 0 end -- rounding of the rotation's zeros
+        if a == 1 then I[k] = I[k] + p elseif a ~= 0 then I[k] = I[k] + a * p end
+      end
+    end
+  end
+  return sp.name(I, "I_" .. b.name)
+end
+
+-- T with the inertias of the bodies that have run-time parameters (b.params) symbolic. A new
+-- table per call (its values belong to the function being built); T itself when no body has
+-- parameters. I and J are made when first read, so that a function that never reads them (the
+-- base parameters' map, which has a pi of its own) does not take the run-time ones.
+local function with_params(T)
+  local P
+  for i, b in ipairs(T) do
+    if b.params then
+      P = P or { table.unpack(T) }
+      local c = {}
+      for k, x in pairs(b) do if k ~= "I" and k ~= "J" then c[k] = x end end
+      P[i] = setmetatable(c, { __index = function(t, k)
+        if k ~= "I" and k ~= "J" then return nil end
+        rawset(t, "I", param_inertia(b))
+        rawset(t, "J", sp.second_moment(t.I))
+        return rawget(t, k)
+      end })
+    end
+  end
+  return P or T
+end
+
 function J.tree(model)
-  local T, point = body_tree(model), J.override or sym.frame()
+  local T, point = with_params(body_tree(model)), J.override or sym.frame()
   if point == "body" then return T end
   if not REF.POINTS[point] then error("joints.lua: unknown frame '" .. tostring(point) .. "'") end
   for _, b in ipairs(T) do
@@ -461,9 +516,18 @@ function J.pose(b, X0)
   return sp.transpose3(X.E), X.r
 end
 
+-- Gravity in world coordinates: the model's numbers, or with --parameters gravity its three
+-- run-time values (model.gravity.param, their index in pi); a table overriding model.gravity (the
+-- recipes' {0, 0, 0} "without gravity") is taken as it is.
+function J.gravity(model)
+  local g = model.gravity
+  if g.param == nil then return g end
+  return { sym.param(g.param), sym.param(g.param + 1), sym.param(g.param + 2) }
+end
+
 -- a0 = −gravity
 function J.a0(model)
-  local g = model.gravity
+  local g = J.gravity(model)
   return { 0, 0, 0, -g[1], -g[2], -g[3] }
 end
 

@@ -79,7 +79,7 @@ function L.kinematics(model, qd)
   end
   if qd then
     local _, _, v, _, wd, ac = rnea.forward(model, qd, nil)
-    local g = model.gravity
+    local g = J.gravity(model)
     K.v = v
     K.w, K.vo, K.al, K.ao = { [0] = sp.zeros(3) }, { [0] = sp.zeros(3) }, { [0] = sp.zeros(3) },
       { [0] = sp.zeros(3) }

@@ -58,7 +58,7 @@ local function build_energy(model)
   local T, _, mc = moments(model)
   local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
   local _, _, v = rnea.forward(still, "v", nil)
-  local K, V, g = 0, 0, model.gravity
+  local K, V, g = 0, 0, J.gravity(model)
   for i, b in ipairs(T) do
     K = K + 0.5 * sp.dot(v[i], sp.I_mv(b.I, v[i]))
     V = V - sp.dot(g, mc[i])

@@ -76,6 +76,20 @@ local function central(I)
   return m, c, Ic
 end
 
+-- The 10-number inertia I at the body's origin (body axes) seen from o = p − d in world axes,
+-- without dividing by the mass (the run-time parameters' may be anything): with h' = R h the
+-- first moment about p, ∫ K(d + r) dm = m K(d) + R Ī Rᵀ + 2 (d · h') 1 − d h'ᵀ − h' dᵀ.
+local function shifted(I, R, d)
+  local m, h = I[1], mv(R, { I[2], I[3], I[4] })
+  local Ip, Kd, dh = congruence(R, { I[5], I[6], I[7], I[8], I[9], I[10] }), K(d), dot3(d, h)
+  local cross_terms = { 2 * dh - 2 * d[1] * h[1], 2 * dh - 2 * d[2] * h[2], 2 * dh - 2 * d[3] * h[3],
+                        -(d[1] * h[2] + h[1] * d[2]), -(d[1] * h[3] + h[1] * d[3]),
+                        -(d[2] * h[3] + h[2] * d[3]) }
+  local out = { m, m * d[1] + h[1], m * d[2] + h[2], m * d[3] + h[3] }
+  for k = 1, 6 do out[4 + k] = Ip[k] + m * Kd[k] + cross_terms[k] end
+  return out
+end
+
 -- The squared norms of a column's parts in F_i: |R s_ω|² = |s_ω|²; the linear part R (s_v −
 -- c × s_ω) at the centre of mass has the norm of s_v − c × s_ω, at the joint that of s_v; at the
 -- world's origin R s_v + p × R s_ω, bounded by (|s_v| + |p| |s_ω|)², |p|² symbolic.
@@ -108,19 +122,28 @@ function REF.tree(T, point, Xup)
     local R, p = pose(Rw[p0], P[p0], Xup(b0))
     R, p = sp.name(R, "R_" .. b.name), sp.name(p, "p_" .. b.name)
     Rw[i], P[i] = R, p
-    local m, c, Ic = central(b0.I)
-    local Rc = mv(R, c)
-    local o
-    if point == "world" then o = { 0, 0, 0 }
-    elseif point == "joint" or m == 0 then o = p
-    else o = sp.name(sp.add(p, Rc), "o_" .. b.name) end
+    local o, d, c, m
+    if b0.params then -- run-time parameters (joints.lua): no division by the mass
+      if point == "com" then error("reference.lua: --frame com with run-time parameters") end
+      o = point == "world" and { 0, 0, 0 } or p
+      d = sp.sub(p, o)
+      b.I, m, c = shifted(b0.I, R, d), b0.I[1], { 0, 0, 0 }
+    else
+      local Ic
+      m, c, Ic = central(b0.I)
+      local Rc = mv(R, c)
+      if point == "world" then o = { 0, 0, 0 }
+      elseif point == "joint" or m == 0 then o = p
+      else o = sp.name(sp.add(p, Rc), "o_" .. b.name) end
+      d = sp.sub(p, o)                                 -- p_i − o_i
+      local cw = point == "com" and { 0, 0, 0 } or sp.add(d, Rc) -- the centre of mass from o_i
+      local Icw, Kw = congruence(R, Ic), K(cw)
+      local I = { m, m * cw[1], m * cw[2], m * cw[3] }
+      for k = 1, 6 do I[4 + k] = Icw[k] + m * Kw[k] end
+      b.I = I
+    end
     O[i] = o
-    local d = sp.sub(p, o)                             -- p_i − o_i
-    local cw = point == "com" and { 0, 0, 0 } or sp.add(d, Rc) -- the centre of mass from o_i
-    local Icw, Kw = congruence(R, Ic), K(cw)
-    local I = { m, m * cw[1], m * cw[2], m * cw[3] }
-    for k = 1, 6 do I[4 + k] = Icw[k] + m * Kw[k] end
-    b.I = sp.name(I, "I_" .. b.name)
+    b.I = sp.name(b.I, "I_" .. b.name)
     b.J = sp.second_moment(b.I)
     b.S, b.Sb, b.R, b.d = {}, b0.S, R, d -- Sb, R, d: S's factors (REF.project)
     for k, s in ipairs(b0.S) do

@@ -1,9 +1,11 @@
 -- regressors.lua — the dynamics as linear functions of the inertial parameters (the recipes
--- regressor, energy_regressor and joint_regressor are its instances; runtime/regressor.c computes
--- the same: mb_regressor, mb_energy_regressor, mb_joint_regressor). Every moving body has ten
--- standard parameters π in Pinocchio's order (Inertia::toDynamicParameters): m, m cx, m cy, m cz,
--- Ixx, Ixy, Iyy, Ixz, Iyz, Izz — the first moment and the rotational inertia about the body
--- frame's origin, in body axes; body i (1-based) has columns 10 (i − 1) .. 10 i − 1, P_NREG in all.
+-- regressor, energy_regressor, base_regressor, base_params and joint_regressor are its instances;
+-- runtime/regressor.c computes the same: mb_regressor, mb_energy_regressor, mb_joint_regressor;
+-- the base parameters come from generator/topology/base_params.c through model.base_params()).
+-- Every moving body has ten standard parameters π in Pinocchio's order
+-- (Inertia::toDynamicParameters): m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz — the first
+-- moment and the rotational inertia about the body frame's origin, in body axes; body i (1-based)
+-- has columns 10 (i − 1) .. 10 i − 1, P_NREG in all.
 --
 -- τ = Y π: a body's force f_i = I_i a_i + v_i ×* I_i v_i is linear in its parameters, so its
 -- column k is the force of the unit inertia e_k (sp.newton_euler_U with numbers 0 and 1, which fold
@@ -36,11 +38,13 @@ local function rigid_only(T, what)
   end
 end
 
-local function build_regressor(model)
+-- Y's entries, Y[r * nreg + c + 1] for row r and column c (0-based; 0 where joint r does not carry
+-- the column's body): a body's block A_i[k], the force of the unit inertia e_k at its motion;
+-- every dof of joint j: its column carried down j's subtree (s_i = iXλ s_λ), dotted with A_i.
+local function regressor_entries(model, what)
   local T, X, v, _, wd, ac = rnea.forward(model, "v", "a")
-  rigid_only(T, "regressor")
+  rigid_only(T, what)
   local nreg = 10 * #T
-  -- body i's block A_i[k] (k = 1..10): the force of the unit inertia e_k at its motion
   local A = {}
   for i, b in ipairs(T) do
     local U = sp.U({ v[i][1], v[i][2], v[i][3] }, wd[i])
@@ -52,7 +56,6 @@ local function build_regressor(model)
   end
   local Y = {}
   for r = 1, model.nv * nreg do Y[r] = 0 end
-  -- every dof of joint j: its column carried down j's subtree (s_i = iXλ s_λ), dotted with A_i
   for j, bj in ipairs(T) do
     for c = 1, bj.nv do
       local row = bj.iv + c - 1
@@ -68,7 +71,57 @@ local function build_regressor(model)
       visit(j)
     end
   end
+  return Y, nreg
+end
+
+local function build_regressor(model)
+  local Y, nreg = regressor_entries(model, "regressor")
   for r = 1, model.nv * nreg do sym.output("Y", r - 1, Y[r]) end
+end
+
+-- Y_b: the columns of Y the base parameters are named after (model.base_params().col, in that
+-- order), so that Y π = Y_b β; the other columns are never output, and the engine drops what
+-- only they used.
+local function build_base_regressor(model)
+  local base = model.base_params()
+  local Y, nreg = regressor_entries(model, "base_regressor")
+  local nb = base.nbase
+  for r = 0, model.nv - 1 do
+    for k = 1, nb do sym.output("Yb", r * nb + k - 1, Y[r * nreg + base.col[k] + 1]) end
+  end
+end
+
+-- β = K π, K's nonzero entries as constants.
+local function build_base_params(model)
+  local base = model.base_params()
+  rigid_only(J.tree(model), "base_params")
+  for k = 1, base.nbase do
+    local beta = 0
+    for _, t in ipairs(base.K[k]) do beta = beta + t[2] * sym.input("pi", t[1]) end
+    sym.output("beta", k - 1, beta)
+  end
+end
+
+-- The joints' own columns, 4 per joint of one velocity coordinate in body order, on its row:
+-- viscous friction v_j, Coulomb friction v_j / max(|v_j|, band) (sign(v_j) made linear inside the
+-- band: runtime/mb.h mb_coulomb_sign, MB_COULOMB_BAND), armature q̈_j, offset 1 (runtime
+-- mb_joint_regressor). |v| is fmax(v, −v): exact, no overflow.
+local COULOMB_BAND = 1e-3
+local function build_joint_regressor(model)
+  local T, nj1 = J.tree(model), 0
+  for _, b in ipairs(T) do if b.nv == 1 then nj1 = nj1 + 1 end end
+  local ncol, col = 4 * nj1, 0
+  local Yj = {}
+  for r = 1, model.nv * ncol do Yj[r] = 0 end
+  for _, b in ipairs(T) do
+    if b.nv == 1 then
+      local v, a, at = sym.input("v", b.iv), sym.input("a", b.iv), b.iv * ncol + col
+      local band = sym.fmax(sym.fmax(v, -v), COULOMB_BAND)
+      Yj[at + 1], Yj[at + 2], Yj[at + 3], Yj[at + 4] = v, v / band, a, 1
+      col = col + 4
+    end
+  end
+  for r = 1, model.nv * ncol do sym.output("Yj", r - 1, Yj[r]) end
 end
 
 -- T = y_k · π: ½ v_iᵀ I(e_k) v_i; U = y_p · π: −gᵀ (m p_i + R_i h_i), (R_i, p_i) body i's world
@@ -78,7 +131,7 @@ local function build_energy_regressor(model)
   rigid_only(T, "energy_regressor")
   local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
   local _, _, v = rnea.forward(still, "v", nil)
-  local g, X0 = model.gravity, { [0] = sp.identity() }
+  local g, X0 = J.gravity(model), { [0] = sp.identity() }
   for i, b in ipairs(T) do
     X0[i] = sp.compose(J.Xup(b), X0[b.parent])
     -- U = −gᵀ (m p + R h) in the working frame: −gᵀ p m − (E g) · h, E g = Rᵀ g
@@ -105,10 +158,29 @@ local recipes = {
                { name = "yk", role = "out_reg" }, { name = "yp", role = "out_reg" } },
     build = build_energy_regressor,
   },
+  base_regressor = {
+    summary = "the base regressor Yb(q, v, a), P_NV x P_NBASE row-major: the columns of Y the "
+      .. "base parameters are named after, tau = Y pi = Yb beta (beta: base_params)",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "a", role = "a" },
+               { name = "Yb", role = "out_nvbase" } },
+    build = build_base_regressor,
+  },
+  base_params = {
+    summary = "the base parameters beta = K pi of the standard ones pi (listed above)",
+    params = { { name = "pi", role = "pi" }, { name = "beta", role = "out_base" } },
+    build = build_base_params,
+  },
+  joint_regressor = {
+    summary = "the joints' regressor Yj(v, a), P_NV x 4 P_NJ1 row-major: per 1-dof joint "
+      .. "viscous v, Coulomb v / max(|v|, 1e-3), armature a, offset 1 (tau += Yj phi)",
+    params = { { name = "v", role = "v" }, { name = "a", role = "a" },
+               { name = "Yj", role = "out_nvj1" } },
+    build = build_joint_regressor,
+  },
 }
 
--- The recipe of function name: regressor, energy_regressor (the registry:
--- generator/lua/lua_recipes.c).
+-- The recipe of function name: regressor, energy_regressor, base_regressor, base_params,
+-- joint_regressor (the registry: generator/lua/lua_recipes.c).
 function G.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "void", params = r.params, build = r.build }
