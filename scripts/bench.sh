@@ -6,8 +6,8 @@
 # Simbody is there), bench/peers.sh (instructions per call against RBDL's and Pinocchio's reference
 # figures, when valgrind is there), bench/icache.sh (code size and the L1 instruction cache, when
 # valgrind is there), bench/parameters.sh (run-time inertial parameters against constants, when
-# valgrind is there) and bench/flex.sh (flexible bodies: also the tables of
-# docs/flexible.md) write their sections.
+# valgrind is there), bench/regressor.sh (the regressors against rnea, when valgrind is there) and
+# bench/flex.sh (flexible bodies: also the tables of docs/flexible.md) write their sections.
 #
 #   bash scripts/bench.sh
 #
@@ -97,6 +97,9 @@ if command -v valgrind >/dev/null; then
   # Run-time inertial parameters (bench/parameters.sh: instructions per call of rnea, crba and aba
   # with --parameters of one body and of all against the constant code).
   bash bench/parameters.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
+  # The regressors (bench/regressor.sh: instructions per call of regressor and base_regressor
+  # against rnea).
+  bash bench/regressor.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then

@@ -52,7 +52,7 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
     return (long long)nv * 10 * (nb1 - 1) > INT_MAX ? -2 : nv * 10 * (nb1 - 1);
   case MBG_RS_REG: return 10 * (nb1 - 1);
   case MBG_RS_PARAMS: return g->params ? g->params->npi : 0;
-  default: return mbg_gen_base_role_size(g, r->size); /* NBASE, NJ1 */
+  default: return mbg_gen_base_role_size(g, (int)r->size); /* NBASE, NJ1 */
   }
   return -1;
 }

@@ -41,42 +41,68 @@ end
 -- Y's entries, Y[r * nreg + c + 1] for row r and column c (0-based; 0 where joint r does not carry
 -- the column's body): a body's block A_i[k], the force of the unit inertia e_k at its motion;
 -- every dof of joint j: its column carried down j's subtree (s_i = iXλ s_λ), dotted with A_i.
+-- Built body after body in tree order — the columns of the ancestors' dofs carried to body i,
+-- then A_i, then its entries — so that a body's blocks are live only while its own entries are
+-- made (built row after row, every A_i stayed live through all rows: Solo12's regressor kept
+-- 391 values live at once). order[] lists the entries in that order.
 local function regressor_entries(model, what)
   local T, X, v, _, wd, ac = rnea.forward(model, "v", "a")
   rigid_only(T, what)
   local nreg = 10 * #T
-  local A = {}
+  local Y, order, cols, multi = {}, {}, {}, {}
+  for r = 1, model.nv * nreg do Y[r] = 0 end
+  -- cols[i]: {row, s} for every dof of i's 1- and 2-dof ancestors and of i itself, s carried into
+  -- i's frame; multi[i]: {j, Xc = iX_j} for its ancestors of three dofs or more (spherical,
+  -- floating) and itself: their rows are S_jᵀ (jX*_i A), the block carried up once and its
+  -- components picked, fewer operations than six carried columns dotted with it
   for i, b in ipairs(T) do
+    local list, mlist = {}, {}
+    for _, x in ipairs(b.parent > 0 and cols[b.parent] or {}) do
+      list[#list + 1] = { row = x.row, s = sp.name(sp.X_mv(X[i], x.s), x.name .. "_" .. b.name),
+                          name = x.name }
+    end
+    for _, x in ipairs(b.parent > 0 and multi[b.parent] or {}) do
+      local Xc = sp.compose(X[i], x.Xc)
+      mlist[#mlist + 1] = { j = x.j, Xc = { E = sp.name(Xc.E, "E_" .. T[x.j].name .. "_" .. b.name),
+                                            r = sp.name(Xc.r, "r_" .. T[x.j].name .. "_" .. b.name) } }
+    end
+    if b.nv >= 3 then
+      mlist[#mlist + 1] = { j = i, Xc = sp.identity() }
+    else
+      for c = 1, b.nv do
+        list[#list + 1] = { row = b.iv + c - 1, s = b.S[c], name = "s_" .. b.name .. "_" .. (c - 1) }
+      end
+    end
+    cols[i], multi[i] = list, mlist
     local U = sp.U({ v[i][1], v[i][2], v[i][3] }, wd[i])
-    A[i] = {}
     for k = 1, 10 do
       local e = unit(b, k)
-      A[i][k] = sp.newton_euler_U(e, sp.second_moment(e), ac[i], U)
-    end
-  end
-  local Y = {}
-  for r = 1, model.nv * nreg do Y[r] = 0 end
-  for j, bj in ipairs(T) do
-    for c = 1, bj.nv do
-      local row = bj.iv + c - 1
-      local s = { [j] = bj.S[c] }
-      local function visit(i)
-        for k = 1, 10 do Y[row * nreg + 10 * (i - 1) + k] = sp.dot(s[i], A[i][k]) end
-        for _, ch in ipairs(T[i].children) do
-          s[ch] = sp.name(sp.X_mv(X[ch], s[i]), "s_" .. bj.name .. "_" .. (c - 1) .. "_"
-                            .. T[ch].name)
-          visit(ch)
+      local A = sp.newton_euler_U(e, sp.second_moment(e), ac[i], U)
+      local col = 10 * (i - 1) + k
+      for _, x in ipairs(list) do
+        local at = x.row * nreg + col
+        Y[at], order[#order + 1] = sp.dot(x.s, A), at
+      end
+      for _, x in ipairs(mlist) do
+        local bj = T[x.j]
+        local f = x.j == i and A or sp.XT_fv(x.Xc, A)
+        for c = 1, bj.nv do
+          local at = (bj.iv + c - 1) * nreg + col
+          Y[at], order[#order + 1] = sp.dot(bj.S[c], f), at
         end
       end
-      visit(j)
     end
   end
-  return Y, nreg
+  return Y, nreg, order
 end
 
+-- The entries in the order they were built (the schedule that follows the outputs then keeps
+-- each body's work together), then the zeros.
 local function build_regressor(model)
-  local Y, nreg = regressor_entries(model, "regressor")
-  for r = 1, model.nv * nreg do sym.output("Y", r - 1, Y[r]) end
+  local Y, nreg, order = regressor_entries(model, "regressor")
+  local done = {}
+  for _, at in ipairs(order) do sym.output("Y", at - 1, Y[at]); done[at] = true end
+  for r = 1, model.nv * nreg do if not done[r] then sym.output("Y", r - 1, 0) end end
 end
 
 -- Y_b: the columns of Y the base parameters are named after (model.base_params().col, in that
@@ -84,11 +110,18 @@ end
 -- only they used.
 local function build_base_regressor(model)
   local base = model.base_params()
-  local Y, nreg = regressor_entries(model, "base_regressor")
-  local nb = base.nbase
-  for r = 0, model.nv - 1 do
-    for k = 1, nb do sym.output("Yb", r * nb + k - 1, Y[r * nreg + base.col[k] + 1]) end
+  local Y, nreg, order = regressor_entries(model, "base_regressor")
+  local nb, kept, done = base.nbase, {}, {}
+  for k = 1, nb do kept[base.col[k]] = k end
+  for _, at in ipairs(order) do -- Y's entries in the order they were built, the kept columns'
+    local r, c = (at - 1) // nreg, (at - 1) % nreg
+    if kept[c] then
+      local o = r * nb + kept[c]
+      sym.output("Yb", o - 1, Y[at])
+      done[o] = true
+    end
   end
+  for o = 1, model.nv * nb do if not done[o] then sym.output("Yb", o - 1, 0) end end
 end
 
 -- β = K π, K's nonzero entries as constants.
