@@ -58,6 +58,13 @@ static void random_state(const mb_model *m, unsigned long long *s, double *q, do
       break;
     case MB_JOINT_FIXED: break;
     case MB_JOINT_PRISMATIC: qi[0] = bench_uniform(s, -0.5, 0.5); break;
+    case MB_JOINT_PLANAR: /* x, y, θ */
+      qi[0] = bench_uniform(s, -1, 1), qi[1] = bench_uniform(s, -1, 1);
+      qi[2] = bench_uniform(s, -3.14159, 3.14159);
+      break;
+    case MB_JOINT_CYLINDRICAL: /* θ, d */
+      qi[0] = bench_uniform(s, -3.14159, 3.14159), qi[1] = bench_uniform(s, -0.5, 0.5);
+      break;
     default: qi[0] = bench_uniform(s, -3.14159, 3.14159); break;
     }
   }

@@ -51,9 +51,11 @@ static void write_inertial(const double in[10], FILE *out) {
 int bench_urdf_from_model(const mb_model *m, const bench_names *names, FILE *out, char *msg,
                           size_t msgsize) {
   for (int i = 1; i <= m->nb; i++)
-    if (m->jtype[i] == MB_JOINT_HELICAL || m->jtype[i] == MB_JOINT_SPHERICAL)
-      return fail(msg, msgsize, "URDF has no %s joint (body %s)",
-                  m->jtype[i] == MB_JOINT_HELICAL ? "helical" : "spherical", names->body[i]);
+    if (m->jtype[i] == MB_JOINT_HELICAL || m->jtype[i] == MB_JOINT_SPHERICAL ||
+        m->jtype[i] == MB_JOINT_CYLINDRICAL || m->jtype[i] == MB_JOINT_PLANAR)
+      return fail(msg, msgsize, "URDF has no %s joint (body %s)%s", mb_joint_name(m->jtype[i]),
+                  names->body[i],
+                  m->jtype[i] == MB_JOINT_PLANAR ? " with mbdc's coordinates" : "");
   fprintf(out, "<?xml version=\"1.0\"?>\n<!-- written by mbdc's bench from the runtime model "
                "(the same data the generated code was checked against) -->\n");
   fprintf(out, "<robot name=\"mbdc_bench\">\n  <link name=\"world\"/>\n");

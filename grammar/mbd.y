@@ -486,11 +486,12 @@ int mbd_stop_reading(struct mbd_lex_state *st) {
   mbg_loc file = {0, 0, 0};
   if (none && st->xml)
     mbg_diag_note(st->diag, file, "this looks like XML, not a .mbd model: mbdc reads a URDF from "
-                                  "a file whose name ends in .urdf; stopped after %d errors",
+                                  "a file whose name ends in .urdf, an MJCF model from one that "
+                                  "ends in .xml; stopped after %d errors",
                   errors);
   else if (none)
-    mbg_diag_note(st->diag, file, "this does not look like a .mbd model (mbdc reads .mbd and "
-                                  ".urdf files); stopped after %d errors", errors);
+    mbg_diag_note(st->diag, file, "this does not look like a .mbd model (mbdc reads .mbd, .urdf "
+                                  "and MJCF .xml files); stopped after %d errors", errors);
   else
     mbg_diag_note(st->diag, file, "too many syntax errors; stopped after %d, the rest of the "
                                   "file not read", errors);

@@ -29,7 +29,7 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws) {
       const double *c = ws->S + 6 * (o + l);
       double x = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) * sqrt(2.0 * J[i]) +
                  sqrt(c[3] * c[3] + c[4] * c[4] + c[5] * c[5]) * sqrt(ms[i]);
-      ws->Dref[o + l] = ws->Dbase[o + l] = x * x;
+      ws->Dref[o + l] = ws->Dbase[o + l] = x * x + mb_armature(m, o + l);
     }
   }
 }
@@ -84,7 +84,7 @@ int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]) {
     for (int c = 0; c <= l; c++) {
       double s = 0.0;
       for (int k = 0; k < 6; k++) s += S[6 * l + k] * U[6 * c + k];
-      D[n * l + c] = s;
+      D[n * l + c] = s + (l == c ? mb_armature(m, o + l) : 0.0); /* the rotor's inertia */
     }
   if (mbs_chol_ref(n, D, ws->Dref + o)) return ws->singular = i, -1;
   /* W = D⁻¹ Uᵀ (n × 6, column k at n k);  Ia = IA − U W */

@@ -82,6 +82,7 @@ int mb_energy(const mb_model *m, mb_workspace *ws, const double *q, const double
     for (int k = 0; k < 6; k++) T += 0.5 * vi[k] * Iv[k];
     for (int a = 0; a < 3; a++) V -= m->gravity[a] * mw[4 * i + 1 + a];
   }
+  for (int k = 0; m->armature && k < m->nv; k++) T += 0.5 * m->armature[k] * v[k] * v[k];
   e[0] = T, e[1] = V;
   return mbs_finite(e, 2) ? MB_OK : MB_ENUMERIC;
 }

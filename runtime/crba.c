@@ -36,7 +36,11 @@ int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !M) return MB_EINVAL;
-  if (mbf_on(m)) return mbf_crba(m, ws, q, M);
+  if (mbf_on(m)) {
+    if ((rc = mbf_crba(m, ws, q, M)) != MB_OK) return rc;
+    mb_add_armature(m, M);
+    return rc;
+  }
   for (size_t k = 0; k < (size_t)m->nv * (size_t)m->nv; k++) M[k] = 0.0;
   mb_xup(m, ws, q);
   crba_composite(m, ws);
@@ -55,5 +59,6 @@ int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M) {
       crba_block(m, ws, j, F, n, m->iv[i], M);
     }
   }
+  mb_add_armature(m, M); /* the rotor inertias on the diagonal (mb.h mb_model.armature) */
   return mbs_finite(M, (size_t)m->nv * (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }

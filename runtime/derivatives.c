@@ -166,6 +166,7 @@ static void rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *
   }
   for (int j = 1; j <= m->nb; j++)
     for (int k = j; k > 0; k = m->parent[k]) pair(m, ws, j, k, dq, dv, M);
+  if (M) mb_add_armature(m, M);
 }
 
 int mb_rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,

@@ -76,7 +76,7 @@ static int joint(const mb_model *m, mb_workspace *ws, int i, double *Ia) {
         for (int k = 0; k < 6; k++) s += PC[6 * (r - n) + k] * ws->S[6 * (o + c) + k];
       else
         s = PE[nm * (r - n) + (c - n)];
-      D[d * r + c] = s;
+      D[d * r + c] = s + (r == c && r < n ? mb_armature(m, o + r) : 0.0); /* the rotor's inertia */
     }
   for (int r = n; r < d; r++) ws->Dref[o + r] = D[d * r + r];
   if (mbs_chol_ref(d, D, ws->Dref + o)) return ws->singular = i, -1;
@@ -170,6 +170,7 @@ int mbf_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *
 int mbf_minv(const mb_model *m, mb_workspace *ws, const double *q, double *Minv) {
   int nv = m->nv, rc = mbf_crba(m, ws, q, ws->M);
   if (rc) return rc;
+  mb_add_armature(m, ws->M); /* the rotor inertias (mb_crba's) */
   if ((rc = mb_ltdl(m, ws, ws->M))) return rc;
   for (int c = 0; c < nv; c++) {
     double *col = ws->tau;

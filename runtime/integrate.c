@@ -1,6 +1,6 @@
 /* integrate.c — q ⊕ v dt on the joint manifolds (R for scalars and modal coordinates, S³ for
- * quaternions, SE(3) for a floating joint), the counterpart of Pinocchio's integrate, and its
- * inverse q1 ⊖ q0 (Pinocchio's difference). */
+ * quaternions, SE(3) for a floating joint, SE(2) for a planar one), the counterpart of
+ * Pinocchio's integrate, and its inverse q1 ⊖ q0 (Pinocchio's difference). */
 #include "mb.h"
 
 #include <math.h>
@@ -29,6 +29,21 @@ static void free_step(const double *qi, const double u[3], const double phi[3], 
   quat_step(qi + 3, phi, out + 3);
 }
 
+/* SE(2) exponential of the planar body twist (t, φ) = ((v_u, v_w) dt, ω dt), q = [x y θ]:
+ * [x y]' = [x y] + R(θ) V(φ) t, V(φ) = [s −c; c s] with s = sin φ/φ, c = (1 − cos φ)/φ =
+ * 2 sin²(φ/2)/φ; θ' = θ + φ. The Taylor branches: s = 1 − φ²/6, c = φ/2 − φ³/24 below
+ * |φ| = 1e-4. */
+static void planar_step(const double *qi, const double t[2], double phi, double out[3]) {
+  double p2 = phi * phi, sh = sin(0.5 * phi);
+  int small = fabs(phi) < 1e-4;
+  double s = small ? 1.0 - p2 / 6.0 : sin(phi) / phi;
+  double c = small ? phi * (0.5 - p2 / 24.0) : 2.0 * sh * sh / phi;
+  double a = s * t[0] - c * t[1], b = c * t[0] + s * t[1], ct = cos(qi[2]), st = sin(qi[2]);
+  out[0] = qi[0] + ct * a - st * b;
+  out[1] = qi[1] + st * a + ct * b;
+  out[2] = qi[2] + phi;
+}
+
 int mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout) {
   if (!m || !q || !v || !qout) return MB_EINVAL;
   for (int i = 1; i <= m->nb; i++) {
@@ -43,6 +58,10 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
     case MB_JOINT_FLOATING: /* (p, quat) ⊕ exp(twist dt) */
       for (int k = 0; k < 3; k++) u[k] = vi[k] * dt, phi[k] = vi[3 + k] * dt;
       free_step(qi, u, phi, out);
+      break;
+    case MB_JOINT_PLANAR: /* (x, y, θ) ⊕ exp(twist dt), SE(2) */
+      for (int k = 0; k < 2; k++) u[k] = vi[k] * dt;
+      planar_step(qi, u, vi[2] * dt, out);
       break;
     default: /* a vector space (mb_joint_quat < 0, nq = nv): q + v dt */
       for (int k = 0; k < nq; k++) out[k] = qi[k] + vi[k] * dt;
@@ -84,6 +103,19 @@ static void free_log(const double *q0, const double *q1, double out[6]) {
   for (int k = 0; k < 3; k++) out[k] = t[k] - 0.5 * c1[k] + C * c2[k], out[3 + k] = phi[k];
 }
 
+/* The inverse of planar_step with dt = 1: φ = θ1 − θ0 (θ is a coordinate, not wrapped: defined
+ * for |φ| < 2π), t = V(φ)⁻¹ R(θ0)ᵀ (p1 − p0), V⁻¹ = [g h; −h g], h = φ/2, g = h cot h
+ * (1 − h²/3 below |h| = 1e-4). */
+static void planar_log(const double *q0, const double *q1, double out[3]) {
+  double phi = q1[2] - q0[2], h = 0.5 * phi;
+  double g = fabs(h) < 1e-4 ? 1.0 - h * h / 3.0 : h * cos(h) / sin(h);
+  double dx = q1[0] - q0[0], dy = q1[1] - q0[1], ct = cos(q0[2]), st = sin(q0[2]);
+  double a = ct * dx + st * dy, b = -st * dx + ct * dy;
+  out[0] = g * a + h * b;
+  out[1] = -h * a + g * b;
+  out[2] = phi;
+}
+
 int mb_difference(const mb_model *m, const double *q0, const double *q1, double *v) {
   if (!m || !q0 || !q1 || !v) return MB_EINVAL;
   for (int i = 1; i <= m->nb; i++) {
@@ -93,6 +125,7 @@ int mb_difference(const mb_model *m, const double *q0, const double *q1, double 
     switch (m->jtype[i]) {
     case MB_JOINT_SPHERICAL: quat_log_rel(a, b, vi); break;
     case MB_JOINT_FLOATING: free_log(a, b, vi); break;
+    case MB_JOINT_PLANAR: planar_log(a, b, vi); break;
     default: /* a vector space: q1 − q0 */
       for (int k = 0; k < nv; k++) vi[k] = b[k] - a[k];
       break;

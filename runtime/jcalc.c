@@ -1,8 +1,8 @@
 /* jcalc.c — joint models: XJ(q) and S for every joint type (docs/runtime.md, the joint table),
  * and the columns of the joint-type table (mb.h MB_JOINT_TYPES).
  *
- * S is constant in the child frame for every joint, so cJ = 0. Axes are arbitrary unit vectors
- * in the joint frame. */
+ * S is constant in the child frame for every joint, so cJ = 0 (a planar joint's v is its child
+ * frame's for that: mb.h). Axes are arbitrary unit vectors in the joint frame. */
 #include "mb.h"
 
 #include <assert.h>
@@ -72,6 +72,21 @@ void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3
     quat_E(qi + 3, E);
     for (int k = 0; k < 3; k++) r[k] = qi[k];
     break;
+  case MB_JOINT_PLANAR: { /* XJ = rot(a, θ) xlt(x u + y w) */
+    double u[3], w[3];
+    mb_planar_axes(a, u, w);
+    mbs_rot_axis(a, qi[2], R);
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 3; k++) E[3 * j + k] = R[3 * k + j];
+    for (int k = 0; k < 3; k++) r[k] = qi[0] * u[k] + qi[1] * w[k];
+    break;
+  }
+  case MB_JOINT_CYLINDRICAL: /* XJ = rot(a, θ) xlt(d a) */
+    mbs_rot_axis(a, qi[0], R);
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 3; k++) E[3 * j + k] = R[3 * k + j];
+    for (int k = 0; k < 3; k++) r[k] = qi[1] * a[k];
+    break;
   case MB_JOINT_FIXED:
   case MB_JOINT_TYPE_COUNT:
     break;
@@ -99,10 +114,25 @@ void mb_joint_S(const mb_model *m, int i, double *S) {
   case MB_JOINT_FLOATING: /* S [v_lin; ω] = [ω; v_lin]: column k < 3 is e_{3+k}, k ≥ 3 is e_{k−3} */
     for (int k = 0; k < 3; k++) S[6 * k + 3 + k] = 1.0, S[6 * (3 + k) + k] = 1.0;
     break;
+  case MB_JOINT_PLANAR: { /* S = [0 0 a; u w 0] */
+    double u[3], w[3];
+    mb_planar_axes(a, u, w);
+    for (int k = 0; k < 3; k++) S[3 + k] = u[k], S[9 + k] = w[k], S[12 + k] = a[k];
+    break;
+  }
+  case MB_JOINT_CYLINDRICAL: /* S = [a 0; 0 a] */
+    for (int k = 0; k < 3; k++) S[k] = a[k], S[9 + k] = a[k];
+    break;
   case MB_JOINT_FIXED:
   case MB_JOINT_TYPE_COUNT:
     break;
   }
+}
+
+void mb_planar_axes(const double a[3], double u[3], double w[3]) {
+  double R[9];
+  int k = mbs_axis_rotation(a, R), k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  for (int j = 0; j < 3; j++) u[j] = R[3 * k1 + j], w[j] = R[3 * k2 + j];
 }
 
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q) {

@@ -40,6 +40,13 @@ static const row_def rows_s[] = {{"x", ROW_D2, V_X, 0}, {"y", ROW_D2, V_Y, 0}, {
 static const row_def rows_fixed[] = {{"x", ROW_D2, V_X, 0},        {"y", ROW_D2, V_Y, 0},
                                      {"z", ROW_D2, V_Z, 0},        {"tilt1", ROW_D1, V_X, V_Z},
                                      {"tilt2", ROW_D1, V_Y, V_Z}, {"twist", ROW_D1, V_X, V_Y}};
+static const row_def rows_planar[] = {{"tilt1", ROW_D1, V_U1, V_AXIS},
+                                      {"tilt2", ROW_D1, V_U2, V_AXIS},
+                                      {"normal", ROW_D2, V_AXIS, 0}};
+static const row_def rows_cylindrical[] = {{"tilt1", ROW_D1, V_U1, V_AXIS},
+                                           {"tilt2", ROW_D1, V_U2, V_AXIS},
+                                           {"slide1", ROW_D2, V_U1, 0},
+                                           {"slide2", ROW_D2, V_U2, 0}};
 static const row_def rows_d1[] = {{"d1", ROW_D1, V_AXIS, V_AXIS2}};
 static const row_def rows_d2[] = {{"d2", ROW_D2, V_AXIS, 0}};
 static const row_def rows_ss[] = {{"ss", ROW_SS, 0, 0}};
@@ -54,6 +61,8 @@ static const row_def *loop_rows(mb_loop_type t, int *n) {
   case MB_LOOP_SPHERICAL:
   case MB_LOOP_S: return ROWS(rows_s);
   case MB_LOOP_FIXED: return ROWS(rows_fixed);
+  case MB_LOOP_PLANAR: return ROWS(rows_planar);
+  case MB_LOOP_CYLINDRICAL: return ROWS(rows_cylindrical);
   case MB_LOOP_D1: return ROWS(rows_d1);
   case MB_LOOP_D2: return ROWS(rows_d2);
   case MB_LOOP_SS: return ROWS(rows_ss);

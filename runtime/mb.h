@@ -27,6 +27,12 @@
  *   floating              q = [x y z qx qy qz qw]: child origin in parent coordinates and the
  *                         child→parent rotation; v = [linear; angular] of the child frame in child
  *                         coordinates; S maps [lin; ang] to [ω; v]; its τ is [force; torque]
+ *   planar                q = [x y θ]: the child origin at x u + y w in the joint frame, then a
+ *                         rotation θ about the plane's unit normal a; (u, w, a) right-handed, u, w
+ *                         the axes e_{k+1}, e_{k+2} of mbs_axis_rotation(a) (for a = e_k exactly
+ *                         those axes: z → x, y); v = [v_u v_w ω] in the child frame (Pinocchio's
+ *                         JointModelPlanar), so q̇ ≠ v;                S = [0 0 a; u w 0]
+ *   cylindrical           q = [θ d]: rotation θ about a and translation d along a; S = [a 0; 0 a]
  *   fixed                 no coordinates, XJ = identity
  * Quaternions store q_w last. Gravity enters as a fictitious base acceleration a0 = −gravity.
  * Joint wrenches are [torque; force] of the parent on the child, at the joint origin, in the joint
@@ -76,21 +82,24 @@ enum mb_status { MB_OK = 0, MB_ENUMERIC = -1, MB_EINVAL = -2, MB_EWORKSPACE = -3
  *   name          its keyword in the model language, and its name in messages
  *   nq, nv        position and velocity coordinates
  *   axis          1: it moves about or along the unit axis a (mb_model.axis)
- *   angle         1: its one coordinate is an angle about a (written in angle units; the
+ *   angle         1: its first coordinate is an angle about a (written in angle units; the
  *                 generated code takes its sine and cosine)
  *   pitch         1: it takes a pitch (mb_model.pitch)
  *   fixed_origin  1: the child's origin stays where the parent's joint frame puts it (XJ has
  *                 r = 0)
  *   quat          where its unit quaternion [x y z w] starts in its q (-1: none): the identity is
- *                 q[quat + 3] = 1, and its q is not a vector space */
-#define MB_JOINT_TYPES(X)                                                 \
-  X(FIXED,      fixed,      0,  0,  0,    0,     0,     1,            -1) \
-  X(REVOLUTE,   revolute,   1,  1,  1,    1,     0,     1,            -1) \
-  X(CONTINUOUS, continuous, 1,  1,  1,    1,     0,     1,            -1) \
-  X(PRISMATIC,  prismatic,  1,  1,  1,    0,     0,     0,            -1) \
-  X(HELICAL,    helical,    1,  1,  1,    1,     1,     0,            -1) \
-  X(SPHERICAL,  spherical,  4,  3,  0,    0,     0,     1,            0)  \
-  X(FLOATING,   floating,   7,  6,  0,    0,     0,     0,            3)
+ *                 q[quat + 3] = 1, and its q is not a vector space
+ * A planar joint's q is not a vector space either (its v is the child frame's: mb_integrate). */
+#define MB_JOINT_TYPES(X)                           \
+  X(FIXED,       fixed,       0, 0, 0, 0, 0, 1, -1) \
+  X(REVOLUTE,    revolute,    1, 1, 1, 1, 0, 1, -1) \
+  X(CONTINUOUS,  continuous,  1, 1, 1, 1, 0, 1, -1) \
+  X(PRISMATIC,   prismatic,   1, 1, 1, 0, 0, 0, -1) \
+  X(HELICAL,     helical,     1, 1, 1, 1, 1, 0, -1) \
+  X(SPHERICAL,   spherical,   4, 3, 0, 0, 0, 1,  0) \
+  X(FLOATING,    floating,    7, 6, 0, 0, 0, 0,  3) \
+  X(PLANAR,      planar,      3, 3, 1, 0, 0, 0, -1) \
+  X(CYLINDRICAL, cylindrical, 2, 2, 1, 1, 0, 0, -1)
 
 typedef enum mb_joint_type {
 #define MB_JOINT_ENUM(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat) MB_JOINT_##NAME,
@@ -114,7 +123,7 @@ int mb_joint_quat(mb_joint_type t);
  *
  *   static const int parent[] = {-1, 0, 1};  ...
  *   const mb_model p_model = {2, 2, 2, parent, jtype, iq, iv, XT_E, XT_r, axis, pitch, inertia,
- *                             {0, 0, -9.81}};
+ *                             {0, 0, -9.81}, NULL, NULL};     (no flexible body, no armature)
  *
  * MB_MODEL_ARRAYS lists every per-body array once: X(type, name, doubles or ints per body). */
 #define MB_MODEL_ARRAYS(X)                                                                      \
@@ -169,6 +178,10 @@ typedef struct mb_model {
 #undef MB_MODEL_FIELD
   double gravity[3]; /* in world coordinates, e.g. {0, 0, -9.81} */
   const mb_flex *flex; /* NULL: every body rigid */
+  /* [nv] each dof's armature: the rotor inertia (kg m² or kg, ≥ 0) added to M's diagonal, to the
+   * articulated body's D and to inverse dynamics (τ += armature q̈), as MuJoCo and Pinocchio do
+   * (joint velocity coordinates only; a flexible body's modes have none); NULL: none. */
+  const double *armature;
 } mb_model;
 
 /* Flexible bodies are supported by mb_rnea, mb_nle, mb_gravity, mb_crba, mb_ltdl, mb_crba_fd,
@@ -178,6 +191,14 @@ typedef struct mb_model {
 
 /* Modes of body i (0 for a rigid model). */
 int mb_body_nm(const mb_model *m, int i);
+/* The armature of velocity coordinate k (0 without armature or for a modal coordinate); 1 if
+ * any is nonzero. mb_cfa and mb_rcr return MB_EINVAL for a model with armature (not yet: the
+ * constraint force algorithm inverts body inertias, the reduction's tails do not carry the rotor
+ * terms); every other dynamics function includes it. */
+double mb_armature(const mb_model *m, int k);
+int mb_has_armature(const mb_model *m);
+/* M += diag(armature) for an nv × nv row-major M. */
+void mb_add_armature(const mb_model *m, double *M);
 
 /* Validate a model: sizes (nb ≤ MB_MAX_BODIES, a workspace size that size_t holds), pointers,
  * regular numbering, consecutive iq/iv summing to nq/nv, unit axes, proper rotations XT_E, usable
@@ -337,6 +358,11 @@ void mbs_quat_mul(const double a[4], const double b[4], double out[4]); /* a ⊗
 void mbs_quat_exp(const double w[3], double out[4]); /* rotation by the vector w (angle |w|) */
 /* Rotation matrix of angle theta about unit axis a (child → parent, right-handed). */
 void mbs_rot_axis(const double a[3], double theta, double R[9]);
+/* The rotation R (row-major) that turns the unit axis a into +e_k, k returned (the generator's
+ * joint-frame alignment, generator/topology/align.h, which says how R is chosen): identity for
+ * a = e_k exactly, the rotation by π about e_{k+1} for a = −e_k, else the minimal rotation to the
+ * largest component's axis. A planar joint's plane axes are rows k+1 and k+2 (mod 3) of R. */
+int mbs_axis_rotation(const double a[3], double R[9]);
 
 /* ---------------------------------------------------------------------------------------------
  * Joints (jcalc.c). Building blocks: arguments checked by assert() in debug builds only. */
@@ -347,6 +373,9 @@ void mb_joint_S(const mb_model *m, int i, double *S);
 /* T_i: an orthonormal basis of the complement of span S_i (6 − nv_i columns of 6, column-major),
  * Sᵀ T = 0: Gram-Schmidt of the unit vectors against S, the best-conditioned first. */
 void mb_joint_T(const mb_model *m, int i, double *T);
+/* The in-plane axes u, w of a planar joint of unit normal a (rows k+1, k+2 of mbs_axis_rotation;
+ * (u, w, a) right-handed). */
+void mb_planar_axes(const double a[3], double u[3], double w[3]);
 /* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
 /* ws->X0E, ws->X0r = iX0 of every body (world → body) from ws->XE, ws->Xr (fk.c). */
@@ -613,13 +642,15 @@ int mb_node_poses(const mb_model *m, mb_workspace *ws, const double *q, double *
 
 /* qout = q ⊕ v dt on the joint manifolds (integrate.c): scalars add, quaternions are multiplied
  * on the right by exp(ω dt) and stay unit, a floating joint moves along the screw of its body
- * twist (SE(3) exponential). qout may alias q. MB_OK, MB_EINVAL, or MB_ENUMERIC if qout is not
+ * twist (SE(3) exponential), a planar joint along that of its body twist in its plane (SE(2):
+ * θ += ω dt, [x y] += R(θ) V(ω dt) [v_u v_w] dt). qout may alias q. MB_OK, MB_EINVAL, or MB_ENUMERIC if qout is not
  * finite (then qout may have been partly written). */
 int mb_integrate(const mb_model *m, const double *q, const double *v, double dt, double *qout);
 /* v = q1 ⊖ q0, the inverse of mb_integrate: mb_integrate(m, q0, v, 1, q) gives q1 (integrate.c;
  * Pinocchio's difference). Scalars subtract; a quaternion's rotation vector is the shorter one
  * (|φ| ≤ π, the logarithm of q0⁻¹ ⊗ q1 in q0's frame); a floating joint's [linear; angular] is the
- * body twist whose SE(3) exponential takes q0 to q1. MB_OK, MB_EINVAL (NULL), MB_ENUMERIC (not
+ * body twist whose SE(3) exponential takes q0 to q1, a planar joint's the SE(2) twist (its θ1 − θ0
+ * not wrapped: defined for |θ1 − θ0| < 2π). MB_OK, MB_EINVAL (NULL), MB_ENUMERIC (not
  * finite). */
 int mb_difference(const mb_model *m, const double *q0, const double *q1, double *v);
 
@@ -647,6 +678,8 @@ int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, cons
  *   helical     tilt1 tilt2 slide1 slide2 screw   d1(u1, a) d1(u2, a) d2(u1) d2(u2) screw
  *   spherical,s x y z                  d2(x) d2(y) d2(z)
  *   fixed       x y z tilt1 tilt2 twist   d2(x) d2(y) d2(z) d1(x, z) d1(y, z) d1(x, y)
+ *   planar      tilt1 tilt2 normal     d1(u1, a) d1(u2, a) d2(a)   (a: the plane's normal)
+ *   cylindrical tilt1 tilt2 slide1 slide2   d1(u1, a) d1(u2, a) d2(u1) d2(u2)
  *   d1          d1                     d1(a, axis2)   (axis2 given in the target frame)
  *   d2          d2                     d2(a)
  *   ss          ss                     d · d − D²
@@ -661,8 +694,9 @@ int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, cons
  * constraints X(NAME, name, axis, axis2, distance), 1 where it takes mb_loop's axis, axis2 or
  * distance. A joint type that learns to close a loop goes last in MB_LOOP_JOINT_TYPES (the basic
  * constraints move up one; generated models name them, so only a rebuild follows). */
-#define MB_LOOP_JOINT_TYPES(X) \
-  X(REVOLUTE) X(CONTINUOUS) X(PRISMATIC) X(HELICAL) X(SPHERICAL) X(FIXED)
+#define MB_LOOP_JOINT_TYPES(X)                                             \
+  X(REVOLUTE) X(CONTINUOUS) X(PRISMATIC) X(HELICAL) X(SPHERICAL) X(FIXED) \
+  X(PLANAR) X(CYLINDRICAL)
 #define MB_LOOP_BASIC_TYPES(X) \
   X(D1, d1, 1, 1, 0)           \
   X(D2, d2, 1, 0, 0)           \
@@ -888,14 +922,21 @@ typedef struct mb_spring {
 typedef struct mb_springs {
   int n;
   const mb_spring *spring; /* [n]; may be NULL when n = 0 */
+  /* The joints' own passive forces (docs/dsl.md "Joint properties"), per velocity coordinate k,
+   * each array [nv] or NULL for none: −damping[k] q̇_k − friction[k] mb_coulomb_sign(q̇_k) (Coulomb
+   * friction made linear inside MB_COULOMB_BAND, continuous: a forward simulation can integrate
+   * it) and, for a joint of one coordinate q_j, −stiffness[k] (q_j − q_ref[k]). */
+  const double *damping, *friction, *stiffness, *q_ref;
 } mb_springs;
 
 /* Validate springs against a model: bodies in range and distinct, finite points, k, c, L0 finite
- * and ≥ 0. 0, or -1 and a one-line reason in msg (if not NULL). */
+ * and ≥ 0, the joints' coefficients finite and ≥ 0 (stiffness only on joints of one coordinate).
+ * 0, or -1 and a one-line reason in msg (if not NULL). */
 int mb_springs_check(const mb_model *m, const mb_springs *S, char *msg, size_t msgsize);
 
-/* τ_passive = Σ J_aᵀ F_a + J_bᵀ F_b [nv], the generalized forces of every spring, to be ADDED to
- * the applied τ (M q̈ + h = τ + τ_passive). v NULL means zero. Uses ws->XE/Xr, X0E/X0r, v and f.
+/* τ_passive = Σ J_aᵀ F_a + J_bᵀ F_b [nv], the generalized forces of every spring, plus the
+ * joints' damping, friction and stiffness (above), to be ADDED to the applied τ (M q̈ + h = τ +
+ * τ_passive). With flexible bodies only the joints' terms (MB_EINVAL with springs). v NULL means zero. Uses ws->XE/Xr, X0E/X0r, v and f.
  * MB_OK, MB_EINVAL (a NULL model, springs, q or tau), MB_EWORKSPACE, MB_ENUMERIC if an output is
  * not finite. No allocation. */
 int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,

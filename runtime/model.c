@@ -145,6 +145,22 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
                 m->nv);
   for (int k = 0; k < 3; k++)
     if (!isfinite(m->gravity[k])) return fail(msg, msgsize, "gravity is not finite");
+  for (int k = 0; m->armature && k < m->nv; k++)
+    if (!(m->armature[k] >= 0 && m->armature[k] < HUGE_VAL))
+      return fail(msg, msgsize, "armature[%d] is not finite and >= 0", k);
+  return 0;
+}
+
+double mb_armature(const mb_model *m, int k) { return m->armature ? m->armature[k] : 0.0; }
+
+void mb_add_armature(const mb_model *m, double *M) {
+  size_t nv = (size_t)m->nv;
+  for (size_t k = 0; m->armature && k < nv; k++) M[k * nv + k] += m->armature[k];
+}
+
+int mb_has_armature(const mb_model *m) {
+  for (int k = 0; m->armature && k < m->nv; k++)
+    if (m->armature[k] != 0.0) return 1;
   return 0;
 }
 

@@ -9,7 +9,8 @@
 #include "mb.h"
 
 static int fail(char *msg, size_t msgsize, const char *why, int k) {
-  if (msg && msgsize > 0) snprintf(msg, msgsize, "spring %d: %s", k, why);
+  if (msg && msgsize > 0 && k >= 0) snprintf(msg, msgsize, "spring %d: %s", k, why);
+  else if (msg && msgsize > 0) snprintf(msg, msgsize, "%s", why);
   return -1;
 }
 
@@ -30,6 +31,14 @@ int mb_springs_check(const mb_model *m, const mb_springs *S, char *msg, size_t m
     if (!nonnegative(s->stiffness) || !nonnegative(s->damping) || !nonnegative(s->length))
       return fail(msg, msgsize, "stiffness, damping or length negative or not finite", k);
   }
+  const double *arr[3] = {S->damping, S->friction, S->stiffness};
+  for (int a = 0; a < 3; a++)
+    for (int k = 0; arr[a] && k < m->nv; k++)
+      if (!nonnegative(arr[a][k]))
+        return fail(msg, msgsize, "a joint's damping, friction or stiffness is negative or not "
+                                  "finite", -1);
+  for (int k = 0; S->q_ref && k < m->nv; k++)
+    if (!isfinite(S->q_ref[k])) return fail(msg, msgsize, "a joint's q_ref is not finite", -1);
   return 0;
 }
 
@@ -79,11 +88,30 @@ static void apply(mb_workspace *ws, int i, const double r[3], const double F[3],
   for (int k = 0; k < 3; k++) f[k] += n[k], f[3 + k] += Fb[k];
 }
 
+/* τ += the joints' damping, friction and stiffness (mb.h mb_springs). */
+static void joint_terms(const mb_model *m, const mb_springs *S, const double *q, const double *v,
+                        double *tau) {
+  for (int i = 1; i <= m->nb; i++)
+    for (int c = 0, o = m->iv[i]; c < mb_joint_nv(m->jtype[i]); c++) {
+      double vk = v ? v[o + c] : 0.0, t = 0.0;
+      if (S->damping) t -= S->damping[o + c] * vk;
+      if (S->friction) t -= S->friction[o + c] * mb_coulomb_sign(vk);
+      if (S->stiffness && mb_joint_nv(m->jtype[i]) == 1 && mb_joint_nq(m->jtype[i]) == 1)
+        t -= S->stiffness[o + c] * (q[m->iq[i]] - (S->q_ref ? S->q_ref[o + c] : 0.0));
+      tau[o + c] += t;
+    }
+}
+
 int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,
                       const double *v, double *tau) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!S || !q || !tau || (S->n > 0 && !S->spring)) return MB_EINVAL;
+  if (S->n == 0) { /* the joints' terms alone (any model) */
+    for (int k = 0; k < m->nv; k++) tau[k] = 0.0;
+    joint_terms(m, S, q, v, tau);
+    return mbs_finite(tau, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
+  }
   if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   mb_xup(m, ws, q);
   mb_x0(m, ws);
@@ -113,6 +141,7 @@ int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, 
     mbs_XT_fv(ws->XE + 9 * i, ws->Xr + 3 * i, fi, t);
     for (int c = 0; c < 6; c++) ws->f[6 * p + c] += t[c];
   }
+  joint_terms(m, S, q, v, tau);
   return mbs_finite(tau, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
 

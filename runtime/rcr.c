@@ -535,6 +535,7 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
   double lo[2] = {1.0, 1.0};
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
+  if (mb_has_armature(m)) return MB_EINVAL; /* rotor inertias: not supported (mb.h) */
   for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
     if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;

@@ -56,15 +56,25 @@ static void rnea_backward(const mb_model *m, mb_workspace *ws, double *tau) {
   }
 }
 
+/* The rotor inertias' torques: τ += armature ⊙ q̈ (mb.h mb_model.armature). */
+static void armature_torques(const mb_model *m, const double *a, double *tau) {
+  for (int k = 0; m->armature && a && k < m->nv; k++) tau[k] += m->armature[k] * a[k];
+}
+
 int mb_rnea(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
             const double *a, const double *fext, double *tau) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !tau) return MB_EINVAL;
-  if (mbf_on(m)) return mbf_rnea(m, ws, q, v, a, fext, tau);
+  if (mbf_on(m)) {
+    rc = mbf_rnea(m, ws, q, v, a, fext, tau);
+    if (rc == MB_OK) armature_torques(m, a, tau);
+    return rc == MB_OK && !mbs_finite(tau, (size_t)m->nv) ? MB_ENUMERIC : rc;
+  }
   mb_xup(m, ws, q);
   rnea_forward(m, ws, v, a, fext);
   rnea_backward(m, ws, tau);
+  armature_torques(m, a, tau);
   return mbs_finite(tau, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
 }
 

@@ -184,6 +184,76 @@ void mbs_quat_exp(const double w[3], double out[4]) {
   out[3] = cos(0.5 * th);
 }
 
+/* ---- mbs_axis_rotation (moved from the generator's topology/align.c, which calls it) ---- */
+
+static void axis_identity(double R[9]) {
+  for (int j = 0; j < 9; j++) R[j] = j % 4 == 0 ? 1.0 : 0.0;
+}
+
+/* 1 if a = s e_k exactly (s = ±1). */
+static int is_coordinate_axis(const double a[3], int k, double s) {
+  return a[k] == s && a[(k + 1) % 3] == 0.0 && a[(k + 2) % 3] == 0.0;
+}
+
+/* P = rotation by π about e_j, j = (k+1) mod 3: P = 2 e_j e_jᵀ − 1, so P e_k = −e_k. */
+static void flip_about_next(int k, double P[9]) {
+  int j = (k + 1) % 3;
+  for (int x = 0; x < 9; x++) P[x] = 0.0;
+  for (int x = 0; x < 3; x++) P[4 * x] = x == j ? 1.0 : -1.0;
+}
+
+/* Minimal rotation taking u (u_k > 0, |u| ≈ 1) to e_k, Rodrigues with v = u × e_k, n = |u|:
+ * R = 1 + [v]×/n + [v]×²/(n (n + u_k)); row k is u/n exactly as written, so R u = n e_k. */
+static void rodrigues_to_axis(const double u[3], int k, double R[9]) {
+  double e[3] = {0.0, 0.0, 0.0}, v[3];
+  e[k] = 1.0;
+  v[0] = u[1] * e[2] - u[2] * e[1];
+  v[1] = u[2] * e[0] - u[0] * e[2];
+  v[2] = u[0] * e[1] - u[1] * e[0];
+  double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), d = n * (n + u[k]);
+  double X[9] = {0.0, -v[2], v[1], v[2], 0.0, -v[0], -v[1], v[0], 0.0};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      if (i == j) continue;
+      R[3 * i + j] = X[3 * i + j] / n + v[i] * v[j] / d;
+    }
+  /* diagonal: 1 − (|v|² − v_i²)/d, and R_kk = u_k/n (the same value, without cancellation) */
+  for (int i = 0; i < 3; i++) {
+    int p = (i + 1) % 3, q = (i + 2) % 3;
+    R[4 * i] = 1.0 - (v[p] * v[p] + v[q] * v[q]) / d;
+  }
+  R[4 * k] = u[k] / n;
+}
+
+int mbs_axis_rotation(const double a[3], double R[9]) {
+  for (int k = 0; k < 3; k++) {
+    if (is_coordinate_axis(a, k, 1.0)) {
+      axis_identity(R);
+      return k;
+    }
+    if (is_coordinate_axis(a, k, -1.0)) {
+      flip_about_next(k, R);
+      return k;
+    }
+  }
+  int k = 0;
+  for (int j = 1; j < 3; j++)
+    if (fabs(a[j]) > fabs(a[k])) k = j;
+  if (a[k] > 0.0) {
+    rodrigues_to_axis(a, k, R);
+    return k;
+  }
+  /* a_k < 0: u = P a (exact sign flips, u_k > 0), R = Rod(u) P; P is diagonal, so column j of
+   * Rod(u) is multiplied by P_jj */
+  double P[9], u[3];
+  flip_about_next(k, P);
+  for (int j = 0; j < 3; j++) u[j] = P[4 * j] * a[j];
+  rodrigues_to_axis(u, k, R);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) R[3 * i + j] *= P[4 * j];
+  return k;
+}
+
 void mbs_rot_axis(const double a[3], double theta, double R[9]) {
   double s = sin(theta), c = 1.0 - cos(theta);
   /* R = 1 + sin θ a× + (1 − cos θ) a× a×,  a× a× = a aᵀ − 1 */

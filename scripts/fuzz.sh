@@ -2,18 +2,20 @@
 # Fuzz the model readers with libFuzzer (clang; built in build-fuzz/ with -DMBDC_FUZZ=ON, which
 # also turns on AddressSanitizer and UndefinedBehaviorSanitizer). docs/fuzzing.md has the numbers.
 #
-#   bash scripts/fuzz.sh [--time SECONDS | --runs N] [parser | urdf | pipeline | all]
+#   bash scripts/fuzz.sh [--time SECONDS | --runs N] [parser | urdf | mjcf | pipeline | all]
 #
 #   parser    fuzz/fuzz_parser.c: the model language (default)
 #   urdf      fuzz/fuzz_urdf.c: the URDF reader
+#   mjcf      fuzz/fuzz_mjcf.c: the MJCF (MuJoCo) reader
 #   pipeline  fuzz/fuzz_pipeline.c: check and generate (either reader, every recipe, the render
 #             templates), into memory
-#   all       the three, one after the other
+#   all       the four, one after the other
 #   --time  stop each target after SECONDS (default 60); --runs: after N inputs
 #   a bare number is --time (the old form, `fuzz.sh 30`); FUZZ_TARGET=fuzz_urdf picks urdf
 #
-# Seeds: the examples, the golden bad inputs (tests/golden/, tests/golden_urdf/), fuzz/seeds/ and
-# the regression inputs (tests/fuzz-regressions/); dictionaries fuzz/mbd.dict, fuzz/urdf.dict. The
+# Seeds: the examples, the golden bad inputs (tests/golden/, tests/golden_urdf/, tests/golden_mjcf/),
+# fuzz/seeds/ and the regression inputs (tests/fuzz-regressions/); dictionaries fuzz/mbd.dict,
+# fuzz/urdf.dict, fuzz/mjcf.dict. The
 # corpus a run grows is kept in build-fuzz/fuzz-work/TARGET/corpus for the next run (FUZZ_FRESH=1
 # starts from the seeds). An input that crashes, leaks, hangs or trips a sanitizer is copied into
 # tests/fuzz-regressions/ with the target's extension (test_fuzz_regressions replays it from then
@@ -27,10 +29,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
   --time) mode=time amount=${2:?--time needs SECONDS}; shift 2 ;;
   --runs) mode=runs amount=${2:?--runs needs N}; shift 2 ;;
-  parser | urdf | pipeline) targets+=("$1"); shift ;;
-  all) targets+=(parser urdf pipeline); shift ;;
+  parser | urdf | mjcf | pipeline) targets+=("$1"); shift ;;
+  all) targets+=(parser urdf mjcf pipeline); shift ;;
   [0-9]*) mode=time amount=$1; shift ;;
-  *) echo "usage: fuzz.sh [--time SECONDS | --runs N] [parser | urdf | pipeline | all]" >&2; exit 2 ;;
+  *) echo "usage: fuzz.sh [--time SECONDS | --runs N] [parser | urdf | mjcf | pipeline | all]" >&2; exit 2 ;;
   esac
 done
 if [ ${#targets[@]} -eq 0 ]; then
@@ -53,6 +55,9 @@ for t in "${targets[@]}"; do
   if [ "$t" = urdf ]; then
     ext=urdf dict=fuzz/urdf.dict max_len=16384
     cp examples/urdf/*.urdf tests/golden_urdf/*.urdf fuzz/seeds/*.urdf "$work/seeds/"
+  elif [ "$t" = mjcf ]; then
+    ext=xml dict=fuzz/mjcf.dict max_len=16384
+    cp examples/mjcf/*/*.xml tests/golden_mjcf/*.xml "$work/seeds/"
   elif [ "$t" = pipeline ]; then
     # valid models first: the examples, the degenerate ones of tests/singular/, small URDFs
     ext=mbd dict=fuzz/mbd.dict max_len=4096

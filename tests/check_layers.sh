@@ -12,12 +12,13 @@ declare -A may=(
   [model]="base"
   [modal]="base model"
   [urdf]="base model"
-  [load]="base model urdf"
+  [mjcf]="base model urdf"
+  [load]="base model urdf mjcf"
   [topology]="base model modal"
   [sym]="base"
   [lua]="base sym"
   [emit]="base model modal load topology sym lua"
-  [cli]="base model modal urdf load topology sym lua emit"
+  [cli]="base model modal urdf mjcf load topology sym lua emit"
 )
 # Headers from outside generator/: the parser's AST (grammar/) and the runtime's model (runtime/;
 # model/ reads its joint-type table, mb.h MB_JOINT_TYPES, the one list of the joint types);

@@ -111,9 +111,9 @@ for f in "$src/README.md" "$src/runtime/mb.h" "$tmp/binary.mbd" "$tmp/robot.xml"
     grep -q "^$f: $n errors\?$" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -le 40 ] ||
     { echo "FAIL: check $f: $n errors, $(wc -l <"$tmp/err") lines"; head -5 "$tmp/err"
       fail=$((fail + 1)); }
-  hint="note: this does not look like a .mbd model (mbdc reads .mbd and .urdf files)"
-  [ "$f" = "$tmp/robot.xml" ] && hint="note: this looks like XML, not a .mbd model: mbdc reads a URDF"
-  grep -q "^$f: $hint" "$tmp/err" ||
+  hint="note: this does not look like a .mbd model (mbdc reads .mbd, .urdf and MJCF .xml files)"
+  [ "$f" = "$tmp/robot.xml" ] && hint="[0-9]*:[0-9]*: note: a <robot> document is a URDF: mbdc reads"
+  grep -q "^$f:\? \?$hint" "$tmp/err" ||
     { echo "FAIL: check $f: no hint"; tail -3 "$tmp/err"; fail=$((fail + 1)); }
 done
 expect 1 "generate of a file that is no model" -- "$mbdc" generate "$src/README.md" -o "$tmp/readme"
@@ -224,6 +224,21 @@ expect 1 "--parameters with cfa by name" -- "$mbdc" generate "$arm" --parameters
 expect 2 "--parameters of a flexible body" -- \
   "$mbdc" generate "$src/examples/flexible_arm.mbd" --parameters all -o "$tmp/pa2"
 [ -e "$tmp/pa2" ] && { echo "FAIL: --parameters errors wrote output"; fail=$((fail + 1)); }
+# joint properties (docs/dsl.md "Joint properties"): the limits as the header's tables (INFINITY
+# where none), passive_forces among the defaults, cfa and rcr not generated with armature
+expect 0 "generate with joint properties" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" -o "$tmp/jp"
+c=$tmp/jp/five_bar_dynamics.c
+grep -q "^void five_bar_passive_forces(" "$tmp/jp/five_bar_dynamics.h" &&
+  ! grep -q "five_bar_cfa(\|five_bar_rcr(" "$tmp/jp/five_bar_dynamics.h" &&
+  grep -A1 "^const double five_bar_tau_max" "$c" | grep -q "INFINITY, INFINITY, INFINITY, INFINITY" &&
+  grep -q "rcr is not generated: not for joints with armature yet" "$tmp/err" ||
+  { echo "FAIL: joint properties"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 0 "URDF limits" -- "$mbdc" generate "$src/examples/urdf/ur5.urdf" -q -o "$tmp/ur5"
+grep -A1 "^const double ur5_q_max" "$tmp/ur5/ur5_dynamics.c" |
+  grep -q "6.28318530718, 6.28318530718, 3.14159265359, 6.28318530718" &&
+  grep -A1 "^const double ur5_tau_max" "$tmp/ur5/ur5_dynamics.c" | grep -q "1.5e+02, 1.5e+02" ||
+  { echo "FAIL: URDF limits"; grep -A1 "_max\|_min" "$tmp/ur5/ur5_dynamics.c"; fail=$((fail + 1)); }
+expect 1 "rcr with armature" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" --functions rcr -o "$tmp/jp2"
 expect 2 "contact_fd without --contacts" -- "$mbdc" generate "$arm" --functions contact_fd -o "$tmp/ct2"
 grep -q "needs the frames in contact" "$tmp/err" ||
   { echo "FAIL: contact_fd without --contacts"; cat "$tmp/err"; fail=$((fail + 1)); }

@@ -112,6 +112,14 @@ mb_loop loop_rand(mbt_rng *g, const mb_model *m, const double *q, mb_loop_type t
     break;
   case MB_LOOP_FIXED:
     break;
+  case MB_LOOP_PLANAR: /* a turn α about a and a shift ⟂ a */
+    mbs_rot_axis(l.axis, alpha, Rrel), unit_perp(g, l.axis, w);
+    for (int k = 0; k < 3; k++) off[k] = 0.5 * w[k];
+    break;
+  case MB_LOOP_CYLINDRICAL: /* a turn α about a and a shift along it */
+    mbs_rot_axis(l.axis, alpha, Rrel);
+    for (int k = 0; k < 3; k++) off[k] = -0.3 * l.axis[k];
+    break;
   case MB_LOOP_D1: /* axis2 (target coordinates) is, in the world, a unit vector ⟂ a */
     mbt_rand_rot(g, Rrel), mbt_rand_vec(g, 3, -0.5, 0.5, off);
     unit_perp(g, l.axis, w), mbs_mat3_tmv(Rrel, w, l.axis2);

@@ -125,8 +125,11 @@ static void rand_body(mbt_rng *g, mbt_tree *t, int i) {
 }
 
 mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
-  static const mb_joint_type cycle[6] = {MB_JOINT_REVOLUTE, MB_JOINT_PRISMATIC, MB_JOINT_HELICAL,
-                                         MB_JOINT_SPHERICAL, MB_JOINT_CONTINUOUS, MB_JOINT_FIXED};
+  /* the first eight in this order (trees of up to six cycled bodies are those before planar and
+   * cylindrical joints were drawn), then uniform */
+  static const mb_joint_type cycle[8] = {MB_JOINT_REVOLUTE,   MB_JOINT_PRISMATIC, MB_JOINT_HELICAL,
+                                         MB_JOINT_SPHERICAL,  MB_JOINT_CONTINUOUS, MB_JOINT_FIXED,
+                                         MB_JOINT_PLANAR,     MB_JOINT_CYLINDRICAL};
   mbt_rng g;
   mbt_rng_seed(&g, seed);
   mbt_tree *t = mbt_tree_new(nb);
@@ -136,10 +139,10 @@ mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
     mb_joint_type type;
     if (floating_base && i == 1)
       type = MB_JOINT_FLOATING;
-    else if (i - first < 6)
+    else if (i - first < 8)
       type = cycle[i - first];
     else /* a free joint inside the tree now and then, the rest uniform over the others */
-      type = (mbt_uniform(&g, 0, 1) < 0.05) ? MB_JOINT_FLOATING : cycle[mbt_randint(&g, 0, 5)];
+      type = (mbt_uniform(&g, 0, 1) < 0.05) ? MB_JOINT_FLOATING : cycle[mbt_randint(&g, 0, 7)];
     /* branching: the previous body with probability 0.6, else any earlier body */
     int p = (i == 1 || (floating_base && i == 2)) ? i - 1 : (mbt_uniform(&g, 0, 1) < 0.6)
                                                                ? i - 1
@@ -168,6 +171,14 @@ void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q) {
       break;
     case MB_JOINT_PRISMATIC:
       qi[0] = mbt_uniform(g, -1.0, 1.0);
+      break;
+    case MB_JOINT_PLANAR: /* x, y, θ */
+      mbt_rand_vec(g, 2, -1.0, 1.0, qi);
+      qi[2] = mbt_uniform(g, -MBT_PI, MBT_PI);
+      break;
+    case MB_JOINT_CYLINDRICAL: /* θ, d */
+      qi[0] = mbt_uniform(g, -MBT_PI, MBT_PI);
+      qi[1] = mbt_uniform(g, -1.0, 1.0);
       break;
     case MB_JOINT_REVOLUTE:
     case MB_JOINT_CONTINUOUS:

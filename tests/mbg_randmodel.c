@@ -41,7 +41,8 @@ static int random_parent(mbt_rng *g, int k, int shape) {
 mbg_model *mbgt_random_model(mbt_rng *g, int n, int shape, int floating_root) {
   static const mbg_joint_type types[] = {MBG_JOINT_REVOLUTE, MBG_JOINT_CONTINUOUS,
                                          MBG_JOINT_PRISMATIC, MBG_JOINT_HELICAL,
-                                         MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED};
+                                         MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED,
+                                         MBG_JOINT_PLANAR,   MBG_JOINT_CYLINDRICAL};
   mbg_model *m = mbg_model_new("random", "");
   assert_non_null(m);
   for (int k = 1; k <= n; k++) {
@@ -55,7 +56,7 @@ mbg_model *mbgt_random_model(mbt_rng *g, int n, int shape, int floating_root) {
     for (int c = 3; c < 6; c++) B->inertia[c] = urand(g, -0.01, 0.01);
     snprintf(name, sizeof name, "j%d", k);
     int parent = random_parent(g, k, shape);
-    mbg_joint_type t = (k == 1 && floating_root) ? MBG_JOINT_FLOATING : types[irand(g, 6)];
+    mbg_joint_type t = (k == 1 && floating_root) ? MBG_JOINT_FLOATING : types[irand(g, 8)];
     if (k == n && t == MBG_JOINT_FIXED) t = MBG_JOINT_REVOLUTE; /* at least one moving joint */
     int j = mbgt_joint(m, name, t, parent, b);
     mbg_joint *J = &m->joints[j];

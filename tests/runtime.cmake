@@ -22,6 +22,8 @@ mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
 # The regressors (runtime/regressor.c): τ = Y π against mb_rnea for the model's and arbitrary
 # parameters, the energy regressors against mb_energy, Y's zero pattern, an analytic pendulum.
 mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
+# The rotor inertias (mb_model.armature) in every dynamics function: a pendulum and identities.
+mbdc_add_test(NAME test_armature SOURCES test_armature.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
 # The base inertial parameters (generator/topology/base_params.c): analytic counts and grouping,
 # Y π = Y_b K π on fresh states, their number against the rank of the stacked regressor.
 mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt_robot.c LIBS mbdc_core)

@@ -175,6 +175,48 @@ static void test_power_balance(void **state) {
   }
 }
 
+/* One body of mass m, COM c, inertia Ic about its COM (products included) on a joint of type t
+ * about z from the world; M at q into M. */
+static void one_body_M(mb_joint_type t, const double c[3], const double Ic[6], const double *q,
+                       double *M, double *nle, const double *v) {
+  mbt_tree *tr = mbt_tree_new(1);
+  mbt_tree_joint(tr, 1, 0, t, (double[3]){0, 0, 1}, NULL, (double[3]){0.3, -0.2, 0.1});
+  mbt_tree_body(tr, 1, 2.0, c, Ic);
+  mbt_tree_finish(tr);
+  tr->model.gravity[2] = 0.0;
+  mb_workspace ws;
+  double *buf = mbt_workspace_new(&tr->model, &ws);
+  assert_int_equal(mb_crba(&tr->model, &ws, q, M), MB_OK);
+  if (nle) assert_int_equal(mb_nle(&tr->model, &ws, q, v, nle), MB_OK);
+  free(buf);
+  mbt_tree_free(tr);
+}
+
+/* Reference: the kinetic energy of one rigid body written by hand. A planar joint about z, v =
+ * [v_u v_w ω] in the body frame: the COM moves with (v_u − ω c_y, v_w + ω c_x, 0), so
+ * M = [m 0 −m c_y; 0 m m c_x; −m c_y m c_x Izz + m (c_x² + c_y²)] at every q (at θ = 0 and
+ * elsewhere: v is the body's own), and at v = [0 0 ω] the bias is the centripetal force on the
+ * COM, nle = [−m ω² c_x, −m ω² c_y, 0]. A cylindrical joint about z, v = [ω ḋ]: the COM moves with
+ * (−ω c_y, ω c_x, ḋ), so M = diag(Izz + m (c_x² + c_y²), m): the turn and the slide decouple
+ * (whatever the COM's offset from the axis). m = 2. */
+static void test_planar_cylindrical_analytic(void **state) {
+  (void)state;
+  const double c[3] = {0.3, -0.2, 0.15}, Ic[6] = {0.05, 0.06, 0.07, 0.01, -0.02, 0.015}, m = 2.0;
+  double Izz = Ic[2] + m * (c[0] * c[0] + c[1] * c[1]);
+  double want[9] = {m, 0, -m * c[1], 0, m, m * c[0], -m * c[1], m * c[0], Izz};
+  const double qs[2][3] = {{0, 0, 0}, {0.4, -0.7, 2.1}};
+  for (int k = 0; k < 2; k++) {
+    double M[9], nle[3], v[3] = {0, 0, 1.5}, w = 1.5;
+    one_body_M(MB_JOINT_PLANAR, c, Ic, qs[k], M, nle, v);
+    MBT_ASSERT_NEAR(M, want, 9, 1e-15);
+    double bias[3] = {-m * w * w * c[0], -m * w * w * c[1], 0};
+    MBT_ASSERT_NEAR(nle, bias, 3, 1e-14);
+  }
+  double M2[4], qc[2] = {0.8, 0.25}, diag[4] = {Izz, 0, 0, m};
+  one_body_M(MB_JOINT_CYLINDRICAL, c, Ic, qc, M2, NULL, NULL);
+  MBT_ASSERT_NEAR(M2, diag, 4, 1e-15);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_columns_from_rnea),
@@ -182,6 +224,7 @@ int main(void) {
       cmocka_unit_test(test_kinetic_energy),
       cmocka_unit_test(test_sparsity),
       cmocka_unit_test(test_power_balance),
+      cmocka_unit_test(test_planar_cylindrical_analytic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

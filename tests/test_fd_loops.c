@@ -100,8 +100,10 @@ static void tj_map_state(const mb_model *m1, mb_joint_type j, const double ax1[3
   double quat[4] = {0, 0, 0, 1};
   if (j == MB_JOINT_SPHERICAL)
     memcpy(quat, q1 + 1, sizeof quat);
-  else if (j != MB_JOINT_PRISMATIC && j != MB_JOINT_FIXED)
-    for (int k = 0; k < 4; k++) quat[k] = k < 3 ? ax1[k] * sin(q1[1] / 2) : cos(q1[1] / 2);
+  else if (j != MB_JOINT_PRISMATIC && j != MB_JOINT_FIXED) { /* planar: its angle is q1[3] */
+    double th = j == MB_JOINT_PLANAR ? q1[3] : q1[1];
+    for (int k = 0; k < 4; k++) quat[k] = k < 3 ? ax1[k] * sin(th / 2) : cos(th / 2);
+  }
   q2[0] = q1[0];
   for (int k = 0; k < 3; k++) q2[1 + k] = rj[k];
   memcpy(q2 + 4, quat, sizeof quat);
@@ -150,7 +152,8 @@ static void test_loop_equals_tree_joint(void **state) {
   } pairs[] = {{MB_JOINT_REVOLUTE, MB_LOOP_REVOLUTE},   {MB_JOINT_CONTINUOUS, MB_LOOP_CONTINUOUS},
                {MB_JOINT_PRISMATIC, MB_LOOP_PRISMATIC}, {MB_JOINT_HELICAL, MB_LOOP_HELICAL},
                {MB_JOINT_SPHERICAL, MB_LOOP_SPHERICAL}, {MB_JOINT_SPHERICAL, MB_LOOP_S},
-               {MB_JOINT_FIXED, MB_LOOP_FIXED}};
+               {MB_JOINT_FIXED, MB_LOOP_FIXED},         {MB_JOINT_PLANAR, MB_LOOP_PLANAR},
+               {MB_JOINT_CYLINDRICAL, MB_LOOP_CYLINDRICAL}};
   for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
     for (uint64_t seed = 1; seed <= 4; seed++) {
       mbt_rng g;

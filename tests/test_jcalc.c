@@ -59,11 +59,33 @@ static void test_xj_analytic(void **state) {
   MBT_ASSERT_NEAR(E, rz, 9, 1e-15);
   MBT_ASSERT_NEAR(r, p, 3, 0.0);
   mbt_tree_free(t);
+  /* planar about z: the plane's axes x, y (mb.h); XJ = rz(θ) xlt(x, y, 0) */
+  double qp[3] = {0.5, -0.25, th}, pp[3] = {0.5, -0.25, 0};
+  t = one_joint(MB_JOINT_PLANAR, z, 0);
+  mb_jcalc(&t->model, 1, qp, E, r);
+  MBT_ASSERT_NEAR(E, rz, 9, 1e-15);
+  MBT_ASSERT_NEAR(r, pp, 3, 0.0);
+  mbt_tree_free(t);
+  /* planar about x: the plane's axes y, z (cyclic); about −z: x and −y (the π turn about x) */
+  double x[3] = {1, 0, 0}, mz[3] = {0, 0, -1}, u[3], w[3];
+  mb_planar_axes(x, u, w);
+  MBT_ASSERT_NEAR(u, ((double[3]){0, 1, 0}), 3, 0.0);
+  MBT_ASSERT_NEAR(w, ((double[3]){0, 0, 1}), 3, 0.0);
+  mb_planar_axes(mz, u, w);
+  MBT_ASSERT_NEAR(u, ((double[3]){1, 0, 0}), 3, 0.0);
+  MBT_ASSERT_NEAR(w, ((double[3]){0, -1, 0}), 3, 0.0);
+  /* cylindrical about z: rz(θ), r = d z */
+  double qc[2] = {th, 0.4}, rc[3] = {0, 0, 0.4};
+  t = one_joint(MB_JOINT_CYLINDRICAL, z, 0);
+  mb_jcalc(&t->model, 1, qc, E, r);
+  MBT_ASSERT_NEAR(E, rz, 9, 1e-15);
+  MBT_ASSERT_NEAR(r, rc, 3, 0.0);
+  mbt_tree_free(t);
 }
 
 /* q perturbed by ε along velocity coordinate k, written here from the conventions of mb.h:
  * scalars add, quaternions multiply by exp(ε e_k) on the right, a floating origin moves by
- * ε R e_k (linear velocity in the child frame). */
+ * ε R e_k (linear velocity in the child frame), a planar one by ε R(θ) e_k in its plane. */
 static void perturb(const mb_model *m, const double *q, int k, double eps, double *qp) {
   memcpy(qp, q, sizeof(double) * (size_t)m->nq);
   double w[3] = {0}, e[4], R[9];
@@ -79,8 +101,13 @@ static void perturb(const mb_model *m, const double *q, int k, double eps, doubl
       for (int j = 0; j < 3; j++) qp[j] += eps * R[3 * j + k];
     }
     break;
+  case MB_JOINT_PLANAR: /* [x y] += ε [cos θ −sin θ; sin θ cos θ] e_k (k < 2); θ += ε */
+    if (k == 2) qp[2] += eps;
+    else qp[0] += eps * (k == 0 ? cos(q[2]) : -sin(q[2])),
+         qp[1] += eps * (k == 0 ? sin(q[2]) : cos(q[2]));
+    break;
   default:
-    qp[0] += eps;
+    qp[k] += eps;
   }
 }
 
@@ -124,8 +151,8 @@ static void test_S_finite_difference(void **state) {
 static void test_sizes_and_neutral(void **state) {
   (void)state;
   /* sized by the table: a new type reads 0 here until its expected sizes are written in */
-  static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7},
-                   nv[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 3, 6};
+  static const int nq[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 4, 7, 3, 2},
+                   nv[MB_JOINT_TYPE_COUNT] = {0, 1, 1, 1, 1, 3, 6, 3, 2};
   for (int type = 0; type < MB_JOINT_TYPE_COUNT; type++) {
     assert_int_equal(mb_joint_nq((mb_joint_type)type), nq[type]);
     assert_int_equal(mb_joint_nv((mb_joint_type)type), nv[type]);
@@ -182,9 +209,8 @@ static void test_type_table(void **state) {
                      mb_joint_has_axis(t));
     joint_at(t, a, 0.5, q, E2, r2, S2);
     assert_int_equal(differ(r, r2, 3) || differ(S, S2, 6 * nv), mb_joint_has_pitch(t));
-    if (mb_joint_is_angle(t)) {
-      assert_int_equal(nq, 1);
-      assert_int_equal(nv, 1);
+    if (mb_joint_is_angle(t)) { /* the first coordinate turns; the others stay */
+      memcpy(q2, q, sizeof q);
       q2[0] = q[0] + 2 * MBT_PI;
       joint_at(t, a, 0.0, q2, E2, r2, S2); /* pitch 0: the turn only */
       joint_at(t, a, 0.0, q, E, r, S);

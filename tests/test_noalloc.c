@@ -75,7 +75,7 @@ static void test_algorithms_do_not_allocate(void **state) {
     mbt_rand_vec(&g, m->nv, -1, 1, tau), mbt_rand_vec(&g, (int)nw, -1, 1, fext);
     mb_spring sp[2] = {{0, m->nb, {0.1, 0, 0}, {0, 0.2, 0}, 10, 1, 0.5},
                        {1, m->nb, {0, 0, 0}, {0, 0, 0.1}, 0, 2, 0}};
-    mb_springs S = {2, sp};
+    mb_springs S = {2, sp, NULL, NULL, NULL, NULL};
     size_t nreg = (size_t)MB_NPARAM * (size_t)m->nb;
     double *Y = malloc(sizeof(double) * (nv + 2) * nreg), *yk = Y + nv * nreg, *yp = yk + nreg;
     int rc = 0;

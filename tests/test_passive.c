@@ -41,7 +41,7 @@ static void test_slider_closed_form(void **state) {
   double *buf = mbt_workspace_new(&t->model, &ws);
   const double k = 40, c = 1.5, L0 = 0.1;
   mb_spring s = spring(0, 1, ZERO, ZERO, k, c, L0);
-  mb_springs S = {1, &s};
+  mb_springs S = {1, &s, NULL, NULL, NULL, NULL};
   char msg[100];
   assert_int_equal(mb_springs_check(&t->model, &S, msg, sizeof msg), 0);
   /* x > 0: ℓ = x, ℓ̇ = ẋ */
@@ -69,7 +69,7 @@ static void test_zero_length_rule(void **state) {
   mb_workspace ws;
   double *buf = mbt_workspace_new(&t->model, &ws);
   mb_spring s = spring(0, 1, ZERO, ZERO, 40, 2, 0.5);
-  mb_springs S = {1, &s};
+  mb_springs S = {1, &s, NULL, NULL, NULL, NULL};
   double q = 0, v = 3, tau = -1;
   assert_int_equal(mb_passive_forces(&t->model, &S, &ws, &q, &v, &tau), MB_OK);
   assert_true(tau == 0.0);
@@ -121,7 +121,7 @@ static void test_pendulum_gradient(void **state) {
   mbt_tree_finish(t);
   double anchor[3] = {0.5, 0.2, 0.3}, tip[3] = {0.6, 0.05, 0}, mid[3] = {0.3, 0, 0.1};
   mb_spring s[2] = {spring(0, 2, anchor, tip, 25, 0, 0.4), spring(1, 2, mid, tip, 10, 0, 0)};
-  mb_springs S = {2, s};
+  mb_springs S = {2, s, NULL, NULL, NULL, NULL};
   double q[2] = {0.4, -1.1};
   check_gradient(&t->model, &S, q, 1e-8);
   mbt_tree_free(t);
@@ -143,7 +143,7 @@ static void test_random_trees_gradient(void **state) {
       mbt_rand_vec(&g, 3, -0.5, 0.5, ra), mbt_rand_vec(&g, 3, -0.5, 0.5, rb);
       s[k] = spring(a, b, ra, rb, mbt_uniform(&g, 1, 50), 0, k % 2 ? 0 : mbt_uniform(&g, 0, 1));
     }
-    mb_springs S = {4, s};
+    mb_springs S = {4, s, NULL, NULL, NULL, NULL};
     char msg[100];
     assert_int_equal(mb_springs_check(m, &S, msg, sizeof msg), 0);
     double q[64];
@@ -160,7 +160,7 @@ static void test_random_trees_gradient(void **state) {
 static double length_at(const mb_model *m, const mb_spring *s, mb_workspace *ws, const double *q) {
   mb_spring unit = *s;
   unit.stiffness = 1, unit.length = 0;
-  mb_springs U = {1, &unit};
+  mb_springs U = {1, &unit, NULL, NULL, NULL, NULL};
   return sqrt(2 * mb_spring_energy(m, &U, ws, q));
 }
 
@@ -177,7 +177,7 @@ static void test_damping_random_trees(void **state) {
     double ra[3], rb[3], q[64], v[64], dl[64], t1[64], t0[64], want[64], qp[64], qm[64];
     mbt_rand_vec(&g, 3, -0.5, 0.5, ra), mbt_rand_vec(&g, 3, -0.5, 0.5, rb);
     mb_spring s = spring(0, m->nb, ra, rb, 30, 2.5, 0.3);
-    mb_springs S = {1, &s};
+    mb_springs S = {1, &s, NULL, NULL, NULL, NULL};
     mb_neutral(m, q);
     mbt_rand_vec(&g, m->nv, -1, 1, v);
     assert_int_equal(mb_integrate(m, q, v, 1.0, q), MB_OK);
@@ -199,6 +199,37 @@ static void test_damping_random_trees(void **state) {
   }
 }
 
+/* The joints' own terms (mb.h mb_springs: damping, friction, stiffness, q_ref), closed form on the
+ * slider (one prismatic coordinate): τ = −d q̇ − f q̇ / max(|q̇|, 1e-3) − k (q − q_ref), added to a
+ * spring's; outside and inside the Coulomb band; a negative coefficient refused. */
+static void test_joint_terms(void **state) {
+  (void)state;
+  mbt_tree *t = slider();
+  const mb_model *m = &t->model;
+  mb_workspace ws;
+  double *buf = mbt_workspace_new(m, &ws);
+  double d = 0.7, f = 0.3, k = 5.0, ref = 0.05, q = 0.2, tau, tau0;
+  mb_spring s = spring(0, 1, ZERO, ZERO, 2.0, 0, 0);
+  mb_springs S0 = {1, &s, NULL, NULL, NULL, NULL}, S = {1, &s, &d, &f, &k, &ref};
+  mb_springs J = {0, NULL, &d, &f, &k, &ref};
+  const double speeds[3] = {0.4, -2.5, 4e-4}; /* out of the band both ways, inside it */
+  for (int c = 0; c < 3; c++) {
+    double v = speeds[c], sgn = v / fmax(fabs(v), 1e-3);
+    assert_int_equal(mb_passive_forces(m, &S0, &ws, &q, &v, &tau0), MB_OK);
+    assert_int_equal(mb_passive_forces(m, &S, &ws, &q, &v, &tau), MB_OK);
+    MBT_ASSERT_NEAR1(tau - tau0, -d * v - f * sgn - k * (q - ref), 1e-14);
+    assert_int_equal(mb_passive_forces(m, &J, &ws, &q, &v, &tau), MB_OK); /* no spring */
+    MBT_ASSERT_NEAR1(tau, -d * v - f * sgn - k * (q - ref), 1e-14);
+  }
+  char msg[100];
+  assert_int_equal(mb_springs_check(m, &S, msg, sizeof msg), 0);
+  f = -1.0;
+  assert_int_equal(mb_springs_check(m, &S, msg, sizeof msg), -1);
+  assert_string_equal(msg, "a joint's damping, friction or stiffness is negative or not finite");
+  free(buf);
+  mbt_tree_free(t);
+}
+
 static void test_arguments(void **state) {
   (void)state;
   mbt_tree *t = slider();
@@ -206,7 +237,7 @@ static void test_arguments(void **state) {
   mb_workspace ws, other = {0};
   double *buf = mbt_workspace_new(m, &ws);
   mb_spring s = spring(0, 1, ZERO, ZERO, 1, 0, 0);
-  mb_springs S = {1, &s}, none = {0, NULL};
+  mb_springs S = {1, &s, NULL, NULL, NULL, NULL}, none = {0, NULL, NULL, NULL, NULL, NULL};
   double q = 0.2, tau = 0;
   char msg[100];
   assert_int_equal(mb_passive_forces(m, &none, &ws, &q, NULL, &tau), MB_OK);
@@ -232,7 +263,7 @@ static void test_arguments(void **state) {
   s.damping = 0, s.rb[1] = INFINITY;
   assert_int_equal(mb_springs_check(m, &S, msg, sizeof msg), -1);
   assert_string_equal(msg, "spring 0: point not finite");
-  mb_springs bad = {1, NULL};
+  mb_springs bad = {1, NULL, NULL, NULL, NULL, NULL};
   assert_int_equal(mb_springs_check(m, &bad, NULL, 0), -1);
   free(buf);
   mbt_tree_free(t);
@@ -245,6 +276,7 @@ int main(void) {
     cmocka_unit_test(test_pendulum_gradient),
     cmocka_unit_test(test_random_trees_gradient),
     cmocka_unit_test(test_damping_random_trees),
+    cmocka_unit_test(test_joint_terms),
     cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

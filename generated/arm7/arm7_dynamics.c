@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0x17eb68290b24
+#if ARM7_SET_ID != 0xaba3629e8568
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double arm7_q_initial[ARM7_NQ] = {
 };
 const double arm7_v_initial[ARM7_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (arm7_dynamics.h). */
+const double arm7_q_min[ARM7_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double arm7_q_max[ARM7_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double arm7_v_max[ARM7_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double arm7_tau_max[ARM7_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (arm7_dynamics.h). */
 const double arm7_pi_all[ARM7_NREG] = {

@@ -70,7 +70,7 @@ extern "C" {
 #define ARM7_NREG 70 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ARM7_SET_ID 0x17eb68290b24
+#define ARM7_SET_ID 0xaba3629e8568
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ARM7_PIVOT_EPS 1e-12
 
@@ -163,6 +163,13 @@ extern const char *const arm7_frame_names[ARM7_NF];
  * zero velocity), in coordinate order. */
 extern const double arm7_q_initial[ARM7_NQ];
 extern const double arm7_v_initial[ARM7_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double arm7_q_min[ARM7_NQ];
+extern const double arm7_q_max[ARM7_NQ];
+extern const double arm7_v_max[ARM7_NV];
+extern const double arm7_tau_max[ARM7_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in arm7_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0x17eb68290b24
+#if ARM7_SET_ID != 0xaba3629e8568
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -69,7 +69,7 @@ static const double inertia[80] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs arm7_springs = {0, NULL};
+const mb_springs arm7_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), ARM7_FRAME_<name>. */
 static const mb_frame frame[9] = {
@@ -86,4 +86,4 @@ static const mb_frame frame[9] = {
 const mb_frames arm7_frames = {9, frame};
 
 const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

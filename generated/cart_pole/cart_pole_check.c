@@ -12,7 +12,7 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x7a326b1adf5f
+#if CART_POLE_SET_ID != 0x1324f1b40410
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x7a326b1adf5f
+#if CART_POLE_SET_ID != 0x1324f1b40410
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double cart_pole_q_initial[CART_POLE_NQ] = {
 };
 const double cart_pole_v_initial[CART_POLE_NV] = {
   0.0, 0.0,
+};
+/* The joints' limits (cart_pole_dynamics.h). */
+const double cart_pole_q_min[CART_POLE_NQ] = {
+  -INFINITY, -INFINITY,
+};
+const double cart_pole_q_max[CART_POLE_NQ] = {
+  INFINITY, INFINITY,
+};
+const double cart_pole_v_max[CART_POLE_NV] = {
+  INFINITY, INFINITY,
+};
+const double cart_pole_tau_max[CART_POLE_NV] = {
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (cart_pole_dynamics.h). */
 const double cart_pole_pi_all[CART_POLE_NREG] = {

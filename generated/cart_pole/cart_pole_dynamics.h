@@ -70,7 +70,7 @@ extern "C" {
 #define CART_POLE_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define CART_POLE_SET_ID 0x7a326b1adf5f
+#define CART_POLE_SET_ID 0x1324f1b40410
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define CART_POLE_PIVOT_EPS 1e-12
 
@@ -135,6 +135,13 @@ extern const char *const cart_pole_frame_names[CART_POLE_NF];
  * zero velocity), in coordinate order. */
 extern const double cart_pole_q_initial[CART_POLE_NQ];
 extern const double cart_pole_v_initial[CART_POLE_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double cart_pole_q_min[CART_POLE_NQ];
+extern const double cart_pole_q_max[CART_POLE_NQ];
+extern const double cart_pole_v_max[CART_POLE_NV];
+extern const double cart_pole_tau_max[CART_POLE_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in cart_pole_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x7a326b1adf5f
+#if CART_POLE_SET_ID != 0x1324f1b40410
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,7 +48,7 @@ static const double inertia[30] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs cart_pole_springs = {0, NULL};
+const mb_springs cart_pole_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), CART_POLE_FRAME_<name>. */
 static const mb_frame frame[2] = {
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames cart_pole_frames = {2, frame};
 
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.8}, NULL};
+  {0.0, 0.0, -9.8}, NULL, NULL};

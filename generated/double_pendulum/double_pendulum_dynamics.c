@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x7c67fd095580
+#if DOUBLE_PENDULUM_SET_ID != 0x444b155f35a1
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ] = {
 };
 const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV] = {
   0.0, 0.0,
+};
+/* The joints' limits (double_pendulum_dynamics.h). */
+const double double_pendulum_q_min[DOUBLE_PENDULUM_NQ] = {
+  -INFINITY, -INFINITY,
+};
+const double double_pendulum_q_max[DOUBLE_PENDULUM_NQ] = {
+  INFINITY, INFINITY,
+};
+const double double_pendulum_v_max[DOUBLE_PENDULUM_NV] = {
+  INFINITY, INFINITY,
+};
+const double double_pendulum_tau_max[DOUBLE_PENDULUM_NV] = {
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (double_pendulum_dynamics.h). */
 const double double_pendulum_pi_all[DOUBLE_PENDULUM_NREG] = {

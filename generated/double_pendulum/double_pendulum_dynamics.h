@@ -70,7 +70,7 @@ extern "C" {
 #define DOUBLE_PENDULUM_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define DOUBLE_PENDULUM_SET_ID 0x7c67fd095580
+#define DOUBLE_PENDULUM_SET_ID 0x444b155f35a1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define DOUBLE_PENDULUM_PIVOT_EPS 1e-12
 
@@ -135,6 +135,13 @@ extern const char *const double_pendulum_frame_names[DOUBLE_PENDULUM_NF];
  * zero velocity), in coordinate order. */
 extern const double double_pendulum_q_initial[DOUBLE_PENDULUM_NQ];
 extern const double double_pendulum_v_initial[DOUBLE_PENDULUM_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double double_pendulum_q_min[DOUBLE_PENDULUM_NQ];
+extern const double double_pendulum_q_max[DOUBLE_PENDULUM_NQ];
+extern const double double_pendulum_v_max[DOUBLE_PENDULUM_NV];
+extern const double double_pendulum_tau_max[DOUBLE_PENDULUM_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in double_pendulum_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x7c67fd095580
+#if DOUBLE_PENDULUM_SET_ID != 0x444b155f35a1
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,7 +48,7 @@ static const double inertia[30] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs double_pendulum_springs = {0, NULL};
+const mb_springs double_pendulum_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), DOUBLE_PENDULUM_FRAME_<name>. */
 static const mb_frame frame[2] = {
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames double_pendulum_frames = {2, frame};
 
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

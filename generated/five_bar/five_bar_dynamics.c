@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0x58ed1449ad4e
+#if FIVE_BAR_SET_ID != 0xbe8273d6ac3f
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,6 +93,19 @@ const double five_bar_q_initial[FIVE_BAR_NQ] = {
 };
 const double five_bar_v_initial[FIVE_BAR_NV] = {
   0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (five_bar_dynamics.h). */
+const double five_bar_q_min[FIVE_BAR_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double five_bar_q_max[FIVE_BAR_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double five_bar_v_max[FIVE_BAR_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double five_bar_tau_max[FIVE_BAR_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (five_bar_dynamics.h). */
 const double five_bar_pi_all[FIVE_BAR_NREG] = {

@@ -82,7 +82,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0x58ed1449ad4e
+#define FIVE_BAR_SET_ID 0xbe8273d6ac3f
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -180,6 +180,13 @@ extern const double five_bar_q_assembled[FIVE_BAR_NQ];
  * zero velocity), in coordinate order. */
 extern const double five_bar_q_initial[FIVE_BAR_NQ];
 extern const double five_bar_v_initial[FIVE_BAR_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double five_bar_q_min[FIVE_BAR_NQ];
+extern const double five_bar_q_max[FIVE_BAR_NQ];
+extern const double five_bar_v_max[FIVE_BAR_NV];
+extern const double five_bar_tau_max[FIVE_BAR_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in five_bar_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x17d81c64ba7e
+#if FLEXIBLE_ARM_SET_ID != 0xb195d5e46ecf
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -92,6 +92,19 @@ const double flexible_arm_q_initial[FLEXIBLE_ARM_NQ] = {
 };
 const double flexible_arm_v_initial[FLEXIBLE_ARM_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (flexible_arm_dynamics.h). */
+const double flexible_arm_q_min[FLEXIBLE_ARM_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double flexible_arm_q_max[FLEXIBLE_ARM_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_arm_v_max[FLEXIBLE_ARM_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_arm_tau_max[FLEXIBLE_ARM_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (flexible_arm_dynamics.h). */
 const double flexible_arm_pi_all[FLEXIBLE_ARM_NREG] = {

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x17d81c64ba7e
+#if FLEXIBLE_ARM_SET_ID != 0xb195d5e46ecf
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -104,7 +104,7 @@ static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
   1, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs flexible_arm_springs = {0, NULL};
+const mb_springs flexible_arm_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_FRAME_<name>. */
 static const mb_frame frame[2] = {
@@ -114,4 +114,4 @@ static const mb_frame frame[2] = {
 const mb_frames flexible_arm_frames = {2, frame};
 
 const mb_model flexible_arm_model = {2, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, &flex};
+  {0.0, 0.0, -9.81}, &flex, NULL};

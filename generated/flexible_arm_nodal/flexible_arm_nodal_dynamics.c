@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xffea8a445940
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa41f3a63e2c8
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -92,6 +92,19 @@ const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ] = {
 };
 const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (flexible_arm_nodal_dynamics.h). */
+const double flexible_arm_nodal_q_min[FLEXIBLE_ARM_NODAL_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double flexible_arm_nodal_q_max[FLEXIBLE_ARM_NODAL_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_arm_nodal_v_max[FLEXIBLE_ARM_NODAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_arm_nodal_tau_max[FLEXIBLE_ARM_NODAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (flexible_arm_nodal_dynamics.h). */
 const double flexible_arm_nodal_pi_all[FLEXIBLE_ARM_NODAL_NREG] = {

@@ -71,7 +71,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NODAL_NNODES 4 /* nodes of the flexible bodies (flexible_arm_nodal_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_NODAL_SET_ID 0xffea8a445940
+#define FLEXIBLE_ARM_NODAL_SET_ID 0xa41f3a63e2c8
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_NODAL_PIVOT_EPS 1e-12
 
@@ -134,6 +134,13 @@ extern const char *const flexible_arm_nodal_node_names[FLEXIBLE_ARM_NODAL_NNODES
  * zero velocity), in coordinate order. */
 extern const double flexible_arm_nodal_q_initial[FLEXIBLE_ARM_NODAL_NQ];
 extern const double flexible_arm_nodal_v_initial[FLEXIBLE_ARM_NODAL_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double flexible_arm_nodal_q_min[FLEXIBLE_ARM_NODAL_NQ];
+extern const double flexible_arm_nodal_q_max[FLEXIBLE_ARM_NODAL_NQ];
+extern const double flexible_arm_nodal_v_max[FLEXIBLE_ARM_NODAL_NV];
+extern const double flexible_arm_nodal_tau_max[FLEXIBLE_ARM_NODAL_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in flexible_arm_nodal_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xffea8a445940
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa41f3a63e2c8
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -108,7 +108,7 @@ static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, flex_Psi,
   4, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs flexible_arm_nodal_springs = {0, NULL};
+const mb_springs flexible_arm_nodal_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_NODAL_FRAME_<name>. */
 static const mb_frame frame[3] = {
@@ -119,4 +119,4 @@ static const mb_frame frame[3] = {
 const mb_frames flexible_arm_nodal_frames = {3, frame};
 
 const mb_model flexible_arm_nodal_model = {3, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, &flex};
+  {0.0, 0.0, -9.81}, &flex, NULL};

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xf7e7fe54b971
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xe3b37b5026d1
 #error "flexible_arm_rigid_dynamics.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ] = {
 };
 const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV] = {
   0.0, 0.0,
+};
+/* The joints' limits (flexible_arm_rigid_dynamics.h). */
+const double flexible_arm_rigid_q_min[FLEXIBLE_ARM_RIGID_NQ] = {
+  -INFINITY, -INFINITY,
+};
+const double flexible_arm_rigid_q_max[FLEXIBLE_ARM_RIGID_NQ] = {
+  INFINITY, INFINITY,
+};
+const double flexible_arm_rigid_v_max[FLEXIBLE_ARM_RIGID_NV] = {
+  INFINITY, INFINITY,
+};
+const double flexible_arm_rigid_tau_max[FLEXIBLE_ARM_RIGID_NV] = {
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (flexible_arm_rigid_dynamics.h). */
 const double flexible_arm_rigid_pi_all[FLEXIBLE_ARM_RIGID_NREG] = {

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0xf7e7fe54b971
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xe3b37b5026d1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 
@@ -135,6 +135,13 @@ extern const char *const flexible_arm_rigid_frame_names[FLEXIBLE_ARM_RIGID_NF];
  * zero velocity), in coordinate order. */
 extern const double flexible_arm_rigid_q_initial[FLEXIBLE_ARM_RIGID_NQ];
 extern const double flexible_arm_rigid_v_initial[FLEXIBLE_ARM_RIGID_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double flexible_arm_rigid_q_min[FLEXIBLE_ARM_RIGID_NQ];
+extern const double flexible_arm_rigid_q_max[FLEXIBLE_ARM_RIGID_NQ];
+extern const double flexible_arm_rigid_v_max[FLEXIBLE_ARM_RIGID_NV];
+extern const double flexible_arm_rigid_tau_max[FLEXIBLE_ARM_RIGID_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in flexible_arm_rigid_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xf7e7fe54b971
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xe3b37b5026d1
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,7 +48,7 @@ static const double inertia[30] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs flexible_arm_rigid_springs = {0, NULL};
+const mb_springs flexible_arm_rigid_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_ARM_RIGID_FRAME_<name>. */
 static const mb_frame frame[2] = {
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames flexible_arm_rigid_frames = {2, frame};
 
 const mb_model flexible_arm_rigid_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3af5dee87bbf
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x83f1686636cd
 #error "flexible_spacecraft_check.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

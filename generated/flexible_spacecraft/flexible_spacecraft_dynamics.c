@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3af5dee87bbf
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x83f1686636cd
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -94,6 +94,23 @@ const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ] = {
 const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (flexible_spacecraft_dynamics.h). */
+const double flexible_spacecraft_q_min[FLEXIBLE_SPACECRAFT_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double flexible_spacecraft_q_max[FLEXIBLE_SPACECRAFT_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_spacecraft_v_max[FLEXIBLE_SPACECRAFT_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double flexible_spacecraft_tau_max[FLEXIBLE_SPACECRAFT_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (flexible_spacecraft_dynamics.h). */
 const double flexible_spacecraft_pi_all[FLEXIBLE_SPACECRAFT_NREG] = {

@@ -71,7 +71,7 @@ extern "C" {
 #define FLEXIBLE_SPACECRAFT_NNODES 2 /* nodes of the flexible bodies (flexible_spacecraft_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_SPACECRAFT_SET_ID 0x3af5dee87bbf
+#define FLEXIBLE_SPACECRAFT_SET_ID 0x83f1686636cd
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_SPACECRAFT_PIVOT_EPS 1e-12
 
@@ -139,6 +139,13 @@ extern const char *const flexible_spacecraft_node_names[FLEXIBLE_SPACECRAFT_NNOD
  * zero velocity), in coordinate order. */
 extern const double flexible_spacecraft_q_initial[FLEXIBLE_SPACECRAFT_NQ];
 extern const double flexible_spacecraft_v_initial[FLEXIBLE_SPACECRAFT_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double flexible_spacecraft_q_min[FLEXIBLE_SPACECRAFT_NQ];
+extern const double flexible_spacecraft_q_max[FLEXIBLE_SPACECRAFT_NQ];
+extern const double flexible_spacecraft_v_max[FLEXIBLE_SPACECRAFT_NV];
+extern const double flexible_spacecraft_tau_max[FLEXIBLE_SPACECRAFT_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in flexible_spacecraft_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

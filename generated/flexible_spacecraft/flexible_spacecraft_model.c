@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3af5dee87bbf
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x83f1686636cd
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -140,7 +140,7 @@ static const mb_flex flex = {nm, flex_Mc, flex_Me, flex_K, flex_D, NULL,
   2, flex_node_body, flex_node_r, flex_node_shape, flex_Q};
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs flexible_spacecraft_springs = {0, NULL};
+const mb_springs flexible_spacecraft_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), FLEXIBLE_SPACECRAFT_FRAME_<name>. */
 static const mb_frame frame[4] = {
@@ -152,4 +152,4 @@ static const mb_frame frame[4] = {
 const mb_frames flexible_spacecraft_frames = {4, frame};
 
 const mb_model flexible_spacecraft_model = {4, 14, 13, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, 0.0}, &flex};
+  {0.0, 0.0, 0.0}, &flex, NULL};

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x93da4f36a7da
+#if GIMBAL_SET_ID != 0xce09d6ae8596
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double gimbal_q_initial[GIMBAL_NQ] = {
 };
 const double gimbal_v_initial[GIMBAL_NV] = {
   0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (gimbal_dynamics.h). */
+const double gimbal_q_min[GIMBAL_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double gimbal_q_max[GIMBAL_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double gimbal_v_max[GIMBAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double gimbal_tau_max[GIMBAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (gimbal_dynamics.h). */
 const double gimbal_pi_all[GIMBAL_NREG] = {

@@ -70,7 +70,7 @@ extern "C" {
 #define GIMBAL_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define GIMBAL_SET_ID 0x93da4f36a7da
+#define GIMBAL_SET_ID 0xce09d6ae8596
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define GIMBAL_PIVOT_EPS 1e-12
 
@@ -136,6 +136,13 @@ extern const char *const gimbal_frame_names[GIMBAL_NF];
  * zero velocity), in coordinate order. */
 extern const double gimbal_q_initial[GIMBAL_NQ];
 extern const double gimbal_v_initial[GIMBAL_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double gimbal_q_min[GIMBAL_NQ];
+extern const double gimbal_q_max[GIMBAL_NQ];
+extern const double gimbal_v_max[GIMBAL_NV];
+extern const double gimbal_tau_max[GIMBAL_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in gimbal_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x93da4f36a7da
+#if GIMBAL_SET_ID != 0xce09d6ae8596
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,7 +48,7 @@ static const double inertia[30] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs gimbal_springs = {0, NULL};
+const mb_springs gimbal_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), GIMBAL_FRAME_<name>. */
 static const mb_frame frame[2] = {
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames gimbal_frames = {2, frame};
 
 const mb_model gimbal_model = {2, 5, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

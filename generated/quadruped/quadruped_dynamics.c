@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0xefec6605f5f5
+#if QUADRUPED_SET_ID != 0xabcbfb2524d9
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,27 @@ const double quadruped_v_initial[QUADRUPED_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The joints' limits (quadruped_dynamics.h). */
+const double quadruped_q_min[QUADRUPED_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+  -INFINITY, -INFINITY, -INFINITY,
+};
+const double quadruped_q_max[QUADRUPED_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY,
+};
+const double quadruped_v_max[QUADRUPED_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY,
+};
+const double quadruped_tau_max[QUADRUPED_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (quadruped_dynamics.h). */
 const double quadruped_pi_all[QUADRUPED_NREG] = {

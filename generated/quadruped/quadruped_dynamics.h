@@ -70,7 +70,7 @@ extern "C" {
 #define QUADRUPED_NREG 130 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUADRUPED_SET_ID 0xefec6605f5f5
+#define QUADRUPED_SET_ID 0xabcbfb2524d9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUADRUPED_PIVOT_EPS 1e-12
 
@@ -192,6 +192,13 @@ extern const char *const quadruped_frame_names[QUADRUPED_NF];
  * zero velocity), in coordinate order. */
 extern const double quadruped_q_initial[QUADRUPED_NQ];
 extern const double quadruped_v_initial[QUADRUPED_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double quadruped_q_min[QUADRUPED_NQ];
+extern const double quadruped_q_max[QUADRUPED_NQ];
+extern const double quadruped_v_max[QUADRUPED_NV];
+extern const double quadruped_tau_max[QUADRUPED_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in quadruped_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

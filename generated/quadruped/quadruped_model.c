@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xefec6605f5f5
+#if QUADRUPED_SET_ID != 0xabcbfb2524d9
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,7 +96,7 @@ static const double inertia[140] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs quadruped_springs = {0, NULL};
+const mb_springs quadruped_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), QUADRUPED_FRAME_<name>. */
 static const mb_frame frame[14] = {
@@ -118,4 +118,4 @@ static const mb_frame frame[14] = {
 const mb_frames quadruped_frames = {14, frame};
 
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

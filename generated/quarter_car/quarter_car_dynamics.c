@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x323dcb67b181
+#if QUARTER_CAR_SET_ID != 0xfe1e55777d17
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,23 @@ const double quarter_car_q_initial[QUARTER_CAR_NQ] = {
 const double quarter_car_v_initial[QUARTER_CAR_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The joints' limits (quarter_car_dynamics.h). */
+const double quarter_car_q_min[QUARTER_CAR_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double quarter_car_q_max[QUARTER_CAR_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double quarter_car_v_max[QUARTER_CAR_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY,
+};
+const double quarter_car_tau_max[QUARTER_CAR_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (quarter_car_dynamics.h). */
 const double quarter_car_pi_all[QUARTER_CAR_NREG] = {
@@ -11918,7 +11935,7 @@ void quarter_car_difference(const double q0[QUARTER_CAR_NQ], const double q1[QUA
   v[9] = t93;
 }
 
-/* generalized forces of the springs: tau_passive (add to the applied tau); 77 mul, 54 add, 2 div, 1 sqrt, 0 sin/cos. */
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau); 77 mul, 54 add, 2 div, 1 sqrt, 0 sin/cos. */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]) {
   volatile double mbdc_zero_src = 0.0;
   const double mbdc_zero = mbdc_zero_src;

@@ -82,7 +82,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x323dcb67b181
+#define QUARTER_CAR_SET_ID 0xfe1e55777d17
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -191,6 +191,13 @@ extern const double quarter_car_q_assembled[QUARTER_CAR_NQ];
  * zero velocity), in coordinate order. */
 extern const double quarter_car_q_initial[QUARTER_CAR_NQ];
 extern const double quarter_car_v_initial[QUARTER_CAR_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double quarter_car_q_min[QUARTER_CAR_NQ];
+extern const double quarter_car_q_max[QUARTER_CAR_NQ];
+extern const double quarter_car_v_max[QUARTER_CAR_NV];
+extern const double quarter_car_tau_max[QUARTER_CAR_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in quarter_car_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
@@ -283,7 +290,7 @@ void quarter_car_integrate(const double q[QUARTER_CAR_NQ], const double v[QUARTE
 /* v = q1 - q0 on the configuration manifold, the inverse of integrate with dt = 1 (the shorter rotation, |phi| <= pi; Pinocchio's difference). Stack: about 64 bytes (8 values live at once). */
 void quarter_car_difference(const double q0[QUARTER_CAR_NQ], const double q1[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV]);
 
-/* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 152 bytes (19 values live at once). */
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau). Stack: about 152 bytes (19 values live at once). */
 void quarter_car_passive_forces(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_NV], double tau[QUARTER_CAR_NV]);
 
 /* loop closure residual phi(q), one entry per independent constraint row. Stack: about 248 bytes (31 values live at once). */

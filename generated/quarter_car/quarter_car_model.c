@@ -6,7 +6,7 @@
  */
 #include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0x323dcb67b181
+#if QUARTER_CAR_SET_ID != 0xfe1e55777d17
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -68,7 +68,7 @@ static const double inertia[70] = {
 static const mb_spring spring[1] = {
   {0, 1, {0.0, 0.5, 0.65}, {-0.2, 0.25, -0.01}, 7e+04, 5e+03, 0.5124451190127582},
 };
-const mb_springs quarter_car_springs = {1, spring};
+const mb_springs quarter_car_springs = {1, spring, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), QUARTER_CAR_FRAME_<name>. */
 static const mb_frame frame[6] = {
@@ -82,7 +82,7 @@ static const mb_frame frame[6] = {
 const mb_frames quarter_car_frames = {6, frame};
 
 const mb_model quarter_car_model = {6, 12, 10, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};
 
 /* The loop joints (runtime/mb.h "Closed loops") and the independent rows kept. */
 static const mb_loop loops[3] = {

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x80279d7fcee2
+#if SPACE_ROBOT_SET_ID != 0x1bf59b8bb917
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,6 +93,23 @@ const double space_robot_q_initial[SPACE_ROBOT_NQ] = {
 const double space_robot_v_initial[SPACE_ROBOT_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (space_robot_dynamics.h). */
+const double space_robot_q_min[SPACE_ROBOT_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+};
+const double space_robot_q_max[SPACE_ROBOT_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double space_robot_v_max[SPACE_ROBOT_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY,
+};
+const double space_robot_tau_max[SPACE_ROBOT_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+  INFINITY, INFINITY, INFINITY, INFINITY,
 };
 /* The standard inertial parameters (space_robot_dynamics.h). */
 const double space_robot_pi_all[SPACE_ROBOT_NREG] = {

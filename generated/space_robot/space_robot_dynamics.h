@@ -70,7 +70,7 @@ extern "C" {
 #define SPACE_ROBOT_NREG 70 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPACE_ROBOT_SET_ID 0x80279d7fcee2
+#define SPACE_ROBOT_SET_ID 0x1bf59b8bb917
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPACE_ROBOT_PIVOT_EPS 1e-12
 
@@ -161,6 +161,13 @@ extern const char *const space_robot_frame_names[SPACE_ROBOT_NF];
  * zero velocity), in coordinate order. */
 extern const double space_robot_q_initial[SPACE_ROBOT_NQ];
 extern const double space_robot_v_initial[SPACE_ROBOT_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double space_robot_q_min[SPACE_ROBOT_NQ];
+extern const double space_robot_q_max[SPACE_ROBOT_NQ];
+extern const double space_robot_v_max[SPACE_ROBOT_NV];
+extern const double space_robot_tau_max[SPACE_ROBOT_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in space_robot_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x80279d7fcee2
+#if SPACE_ROBOT_SET_ID != 0x1bf59b8bb917
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -69,7 +69,7 @@ static const double inertia[80] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs space_robot_springs = {0, NULL};
+const mb_springs space_robot_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), SPACE_ROBOT_FRAME_<name>. */
 static const mb_frame frame[7] = {
@@ -84,4 +84,4 @@ static const mb_frame frame[7] = {
 const mb_frames space_robot_frames = {7, frame};
 
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, 0.0}, NULL};
+  {0.0, 0.0, 0.0}, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x88c4c6365b1b
+#if SPRING_PENDULUM_SET_ID != 0xc651fa3b79d1
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

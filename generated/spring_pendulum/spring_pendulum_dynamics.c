@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0x88c4c6365b1b
+#if SPRING_PENDULUM_SET_ID != 0xc651fa3b79d1
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ] = {
 };
 const double spring_pendulum_v_initial[SPRING_PENDULUM_NV] = {
   0.0, 0.5,
+};
+/* The joints' limits (spring_pendulum_dynamics.h). */
+const double spring_pendulum_q_min[SPRING_PENDULUM_NQ] = {
+  -INFINITY, -INFINITY,
+};
+const double spring_pendulum_q_max[SPRING_PENDULUM_NQ] = {
+  INFINITY, INFINITY,
+};
+const double spring_pendulum_v_max[SPRING_PENDULUM_NV] = {
+  INFINITY, INFINITY,
+};
+const double spring_pendulum_tau_max[SPRING_PENDULUM_NV] = {
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (spring_pendulum_dynamics.h). */
 const double spring_pendulum_pi_all[SPRING_PENDULUM_NREG] = {
@@ -1741,7 +1754,7 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   return 0;
 }
 
-/* generalized forces of the springs: tau_passive (add to the applied tau); 85 mul, 60 add, 3 div, 3 sqrt, 2 sin/cos. */
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau); 85 mul, 60 add, 3 div, 3 sqrt, 2 sin/cos. */
 void spring_pendulum_passive_forces(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]) {
   const double mbdc_sincos_x[2] = {
       q[1], 0.0

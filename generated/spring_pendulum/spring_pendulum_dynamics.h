@@ -70,7 +70,7 @@ extern "C" {
 #define SPRING_PENDULUM_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SPRING_PENDULUM_SET_ID 0x88c4c6365b1b
+#define SPRING_PENDULUM_SET_ID 0xc651fa3b79d1
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SPRING_PENDULUM_PIVOT_EPS 1e-12
 
@@ -138,6 +138,13 @@ extern const char *const spring_pendulum_frame_names[SPRING_PENDULUM_NF];
  * zero velocity), in coordinate order. */
 extern const double spring_pendulum_q_initial[SPRING_PENDULUM_NQ];
 extern const double spring_pendulum_v_initial[SPRING_PENDULUM_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double spring_pendulum_q_min[SPRING_PENDULUM_NQ];
+extern const double spring_pendulum_q_max[SPRING_PENDULUM_NQ];
+extern const double spring_pendulum_v_max[SPRING_PENDULUM_NV];
+extern const double spring_pendulum_tau_max[SPRING_PENDULUM_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in spring_pendulum_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
@@ -233,7 +240,7 @@ void spring_pendulum_difference(const double q0[SPRING_PENDULUM_NQ], const doubl
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 184 bytes (23 values live at once). */
 int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], const double tau[SPRING_PENDULUM_NV], double qdd[SPRING_PENDULUM_NV], double wrench[6 * (SPRING_PENDULUM_NB + 1)]);
 
-/* generalized forces of the springs: tau_passive (add to the applied tau). Stack: about 128 bytes (16 values live at once). */
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau). Stack: about 128 bytes (16 values live at once). */
 void spring_pendulum_passive_forces(const double q[SPRING_PENDULUM_NQ], const double v[SPRING_PENDULUM_NV], double tau[SPRING_PENDULUM_NV]);
 
 #ifdef __cplusplus

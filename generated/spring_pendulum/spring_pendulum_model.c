@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0x88c4c6365b1b
+#if SPRING_PENDULUM_SET_ID != 0xc651fa3b79d1
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -53,7 +53,7 @@ static const mb_spring spring[3] = {
   {0, 2, {0.5, 0.1, -0.3}, {0.08821345956502424, 0.0, -0.8118208082664536}, 25.0, 0.4, 0.2},
   {1, 2, {0.0, 0.1, -0.2}, {0.05, 0.0, -0.8}, 0.0, 0.8, 0.0},
 };
-const mb_springs spring_pendulum_springs = {3, spring};
+const mb_springs spring_pendulum_springs = {3, spring, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), SPRING_PENDULUM_FRAME_<name>. */
 static const mb_frame frame[3] = {
@@ -64,4 +64,4 @@ static const mb_frame frame[3] = {
 const mb_frames spring_pendulum_frames = {3, frame};
 
 const mb_model spring_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

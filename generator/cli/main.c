@@ -361,12 +361,13 @@ static int cmd_generate(int argc, char **argv, int is_stats) {
   return rc;
 }
 
-/* mbdc import: the model of a URDF as .mbd text, written whole or not at all. */
+/* mbdc import: the model of a URDF or an MJCF model as .mbd text, written whole or not at all. */
 static int cmd_import(int argc, char **argv) {
   cli_args a;
   int rc = parse_args(argc, argv, 1, &a), errors, warnings;
   if (rc) return rc;
-  if (!mbg_is_urdf(a.model)) return usage_error("import reads a URDF (.urdf), not '%s'", a.model);
+  if (!mbg_is_urdf(a.model) && !mbg_is_mjcf(a.model))
+    return usage_error("import reads a URDF (.urdf) or an MJCF model (.xml), not '%s'", a.model);
   mbg_model *m = mbg_load(a.model, &a.load, stderr, &errors, &warnings);
   if (!m) {
     fprintf(stderr, "%s: %d error%s\n", a.model, errors, errors == 1 ? "" : "s");

@@ -40,12 +40,32 @@ static void body(FILE *f, const mbg_body *b) {
   fputs(";\n}\n", f);
 }
 
+/* The joint's properties (docs/dsl.md "Joint properties"), those that are not 0. */
+static int props(FILE *f, const mbg_joint *j) {
+  const double v[6] = {j->armature, j->damping, j->friction, j->stiffness, j->velocity_limit,
+                       j->effort_limit};
+  static const char *const word[6] = {"armature", "damping", "friction", "stiffness",
+                                      "velocity_limit", "effort_limit"};
+  int n = j->has_range;
+  for (int k = 0; k < 6; k++) n += v[k] != 0.0;
+  if (!f) return n;
+  for (int k = 0; k < 6; k++)
+    if (v[k] != 0.0) fprintf(f, " %s", word[k]), numbers(f, &v[k], 1), fputs(";", f);
+  if (j->stiffness != 0.0 && j->spring_ref != 0.0)
+    fputs(" spring_ref", f), numbers(f, &j->spring_ref, 1), fputs(";", f);
+  if (j->has_range) {
+    const double r[2] = {j->lower, j->upper};
+    fputs(" limit", f), numbers(f, r, 2), fputs(";", f);
+  }
+  return n;
+}
+
 static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
   fprintf(f, "joint %s %s %s -> %s", j->name, mbg_joint_type_name(j->type),
           m->bodies[j->parent].name, m->bodies[j->child].name);
   int origin = !all_zero(j->xyz, 3) || !all_zero(j->rpy, 3);
   int axis = mbg_joint_type_has_axis(j->type);
-  if (!origin && !axis) {
+  if (!origin && !axis && !props(NULL, j)) {
     fputs(";\n", f);
     return;
   }
@@ -66,6 +86,7 @@ static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
     numbers(f, &j->pitch, 1);
     fputs(";", f);
   }
+  props(f, j);
   fputs(" }\n", f);
 }
 
@@ -122,8 +143,8 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
   free(name);
   fputs(
       "# Links are bodies (mass, centre of mass and inertia about it, in link axes), joints keep\n"
-      "# their URDF frames; visuals, collisions, limits and joint dynamics are not part of the\n"
-      "# model. Numbers read back exactly.\n\n",
+      "# their URDF frames, limits, damping and friction; visuals and collisions are not part of\n"
+      "# the model. Numbers read back exactly.\n\n",
       f);
   fprintf(f, "model %s;\ngravity", m->name);
   numbers(f, m->gravity, 3);

@@ -373,10 +373,40 @@ static void print_params(FILE *out, const mbg_model *m, const mbg_topology *t) {
   mbg_rtmodel_free(&rt);
 }
 
+/* The joints' properties (docs/dsl.md "Joint properties"): those of the moving joints that have
+ * any, one line each, "-" for none. */
+static void print_jprops(FILE *out, const mbg_model *m, const mbg_topology *t) {
+  int n = 0, w = 5;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_joint *j = &m->joints[t->body[i].model_joint];
+    int any = j->armature != 0 || j->damping != 0 || j->friction != 0 || j->stiffness != 0 ||
+              j->has_range || j->velocity_limit > 0 || j->effort_limit > 0;
+    if (any) n++, w = widest(w, j->name);
+  }
+  if (n == 0) return;
+  fprintf(out, "\njoint properties (%d)\n", n);
+  fprintf(out, "  %-*s  %-8s %-8s %-8s %-14s %-22s %-8s %s\n", w, "joint", "armature", "damping",
+          "friction", "stiffness @ q", "limits", "velocity", "effort");
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_joint *j = &m->joints[t->body[i].model_joint];
+    if (!(j->armature != 0 || j->damping != 0 || j->friction != 0 || j->stiffness != 0 ||
+          j->has_range || j->velocity_limit > 0 || j->effort_limit > 0))
+      continue;
+    char k[48] = "-", r[64] = "-", v[24] = "-", e[24] = "-";
+    if (j->stiffness != 0) snprintf(k, sizeof k, "%g @ %g", j->stiffness, j->spring_ref);
+    if (j->has_range) snprintf(r, sizeof r, "[%g, %g]", j->lower, j->upper);
+    if (j->velocity_limit > 0) snprintf(v, sizeof v, "%g", j->velocity_limit);
+    if (j->effort_limit > 0) snprintf(e, sizeof e, "%g", j->effort_limit);
+    fprintf(out, "  %-*s  %-8g %-8g %-8g %-14s %-22s %-8s %s\n", w, j->name, j->armature,
+            j->damping, j->friction, k, r, v, e);
+  }
+}
+
 void mbg_summary_print(FILE *out, const mbg_model *m, const mbg_topology *t,
                        const mbg_loop_rows *rows, mbg_rcr_sel *sel) {
   print_header(out, m, t);
   print_joints(out, m, t);
+  print_jprops(out, m, t);
   print_fixed(out, m, t);
   print_frames(out, m, t);
   print_chains(out, m, t);

@@ -192,6 +192,15 @@ static void push_body(mbg_gen *g, lua_State *L, int i) {
   memcpy(I + 4, w->I.I, sizeof w->I.I);
   push_numbers(L, I, 10);
   lua_setfield(L, -2, "inertia");
+  const mbg_joint *jp = &g->model->joints[b->model_joint];
+  /* the joint's properties (docs/dsl.md "Joint properties"; joints.lua b.arm, b.damping, ...) */
+  const double props[5] = {jp->armature, jp->damping, jp->friction, jp->stiffness, jp->spring_ref};
+  static const char *const keys[5] = {"armature", "damping", "friction", "stiffness", "spring_ref"};
+  for (int k = 0; k < 5; k++)
+    if (props[k] != 0.0) {
+      lua_pushnumber(L, props[k]);
+      lua_setfield(L, -2, keys[k]);
+    }
   lua_pushnumber(L, w->theta);
   lua_setfield(L, -2, "theta");
   int slot = mbg_gen_trig_slot(g, i);

@@ -69,7 +69,7 @@ const char *const mbg_gen_header_tables[] = {
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
     "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names", "rcr_dep",
     "frame_names", "frames", "contacts", "trig_iq", "trig_theta", "rcr_sc", "rcr_finish",
-    "rcr_finish_sc", "pi_all", "pi_model", "pi_names", NULL};
+    "rcr_finish_sc", "pi_all", "pi_model", "pi_names", "q_min", "q_max", "v_max", "tau_max", NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",

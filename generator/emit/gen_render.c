@@ -16,6 +16,7 @@
 #include "emit/gen_base.h"
 #include "emit/gen_body.h"
 #include "emit/gen_model.h"
+#include "emit/gen_limits.h"
 #include "emit/gen_names.h"
 #include "emit/gen_params.h"
 #include "emit/gen_roles.h"
@@ -178,6 +179,7 @@ static void push_rt(mbg_gen *g, lua_State *L) {
   set_doubles(L, "axis", m->axis, 3 * n);
   set_doubles(L, "pitch", m->pitch, n);
   set_doubles(L, "inertia", m->inertia, 10 * n);
+  if (m->armature) set_doubles(L, "armature", m->armature, m->nv);
   if (m->flex) { /* rt.flex: the packed modal arrays (mb.h mb_flex) */
     int ne = (int)mb_flex_count(m, 0), ne2 = (int)mb_flex_count(m, 1), nps = 0;
     for (int i = 1; i < n; i++) nps += 6 * m->flex->nm[m->parent[i]];
@@ -283,6 +285,8 @@ static void push_springs_initial(mbg_gen *g, lua_State *L) {
     lua_rawseti(L, -2, k + 1);
   }
   lua_setfield(L, -2, "springs");
+  if (g->rtsprings.joint) /* d.rt.joint_passive: damping, friction, stiffness, q_ref, nv each */
+    set_doubles(L, "joint_passive", g->rtsprings.joint, 4 * g->topo->nv);
   const mb_frames *F = &g->rtframes.frames; /* d.rt.frames[k]: body, R {9}, p {3} */
   lua_createtable(L, F->n, 0);
   for (int k = 0; k < F->n; k++) {
@@ -388,6 +392,7 @@ static int push_d(lua_State *L) {
   push_springs_initial(g, L);
   mbg_gen_base_push_render(g, L); /* d.nj1, d.base (gen_base.h) */
   mbg_gen_params_push_render(g, L); /* d.params (gen_params.h) */
+  mbg_gen_limits_push_render(g, L); /* d.limits (gen_limits.h) */
   mbg_lua_freeze(L, -1);
   return 1;
 }

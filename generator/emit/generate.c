@@ -110,29 +110,43 @@ static int flex_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
 }
 
 /* The functions not generated with run-time inertial parameters (docs/parameters.md): cfa
- * inverts every body's inertia once, as constants, which is the point of its formulation. */
+ * inverts every body's inertia once, as constants, which is the point of its formulation; and
+ * not with armature (docs/dsl.md "Joint properties"): cfa's formulation has no joint-space
+ * inertia, and rcr's tails do not carry the rotor terms yet. */
 static const char *const params_missing[] = {"cfa", NULL};
+static const char *const armature_missing[] = {"cfa", "rcr", NULL};
 
-/* Leave out of the defaults (a note) or refuse on request (an error, returns 1) what is not
- * generated with run-time parameters. */
-static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
-  if (!g->params) return 0;
+/* Leave the functions of `list` out of the defaults (a note) or refuse them on request (an error,
+ * returns 1), `why` saying when they are not generated. */
+static int unsupported(const mbg_gen *g, char **names, int *n, FILE *err,
+                       const char *const *list, const char *why) {
   for (int k = 0; k < *n; k++)
-    for (int j = 0; params_missing[j]; j++) {
-      if (strcmp(names[k], params_missing[j]) != 0) continue;
+    for (int j = 0; list[j]; j++) {
+      if (strcmp(names[k], list[j]) != 0) continue;
       if (g->opts->functions) {
-        fprintf(err, "%s: error: --functions %s: %s is not generated with run-time inertial "
-                     "parameters (it inverts the bodies' inertias as constants)\n",
-                g->opts->model_path, names[k], names[k]);
+        fprintf(err, "%s: error: --functions %s: %s is not generated %s\n", g->opts->model_path,
+                names[k], names[k], why);
         return 1;
       }
-      note(g, err, "%s is not generated: not with run-time inertial parameters", names[k]);
+      note(g, err, "%s is not generated: not %s", names[k], why);
       free(names[k]);
       for (int i = k; i + 1 < *n; i++) names[i] = names[i + 1];
       names[--*n] = NULL;
       k--;
       break;
     }
+  return 0;
+}
+
+static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
+  if (g->params &&
+      unsupported(g, names, n, err, params_missing,
+                  "with run-time inertial parameters (it inverts the bodies' inertias as "
+                  "constants)"))
+    return 1;
+  if (mb_has_armature(&g->rt.model) &&
+      unsupported(g, names, n, err, armature_missing, "for joints with armature yet"))
+    return 1;
   return 0;
 }
 
@@ -327,11 +341,12 @@ static char **function_list(const char *spec, int loops, int contacts, int nfuse
   return names;
 }
 
-/* The defaults of a model with springs also hold passive_forces, of a model with flexible bodies
- * node_poses (names has room for both). */
+/* The defaults of a model with springs or joints with damping, friction or stiffness also hold
+ * passive_forces, of a model with flexible bodies node_poses (names has room for both). */
 static int add_passive(const mbg_gen *g, char **names, int *n) {
   if (g->opts->functions) return 0;
-  if (g->topo->nsprings > 0 && !(names[(*n)++] = strdup("passive_forces"))) return -1;
+  if ((g->topo->nsprings > 0 || g->rtsprings.joint) && !(names[(*n)++] = strdup("passive_forces")))
+    return -1;
   if (g->rt.model.flex && g->rt.model.flex->nnodes > 0 && !(names[(*n)++] = strdup("node_poses")))
     return -1;
   return 0;
@@ -426,7 +441,8 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++) free(names[k]);
     free(names), names = NULL;
   }
-  if (names && g->loops.nc > 0) names = expand_rcr(g, names, &n, err);
+  if (names && g->loops.nc > 0 && !mb_has_armature(&g->rt.model))
+    names = expand_rcr(g, names, &n, err); /* with armature: refused or left out below */
   if (names) names = mbg_gen_trig_list(g, names, &n, err);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];

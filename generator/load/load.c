@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/readfile.h"
+#include "mjcf/mjcf.h"
 #include "model/build.h"
 #include "urdf/urdf.h"
 
@@ -79,9 +80,40 @@ int mbg_is_urdf(const char *path) {
   return 1;
 }
 
+int mbg_is_mjcf(const char *path) {
+  size_t n = strlen(path);
+  if (n < 4) return 0;
+  const char *ext = path + n - 4, *want = ".xml";
+  for (int k = 0; k < 4; k++)
+    if ((ext[k] | 0x20) != want[k]) return 0;
+  return 1;
+}
+
+/* An MJCF model (mjcf/mjcf.h); --floating-base is an error: the file says <freejoint/>. */
+static mbg_model *from_mjcf(const char *path, const char *text, size_t len,
+                            const mbg_load_opts *o, FILE *out, int *errors, int *warnings) {
+  if (o && o->floating_base) {
+    fprintf(out, "%s: error: --floating-base applies to a URDF; an MJCF model gives its base a "
+                 "<freejoint/> itself\n", path);
+    *errors = 1;
+    *warnings = 0;
+    return NULL;
+  }
+  mbg_diag d;
+  mbg_diag_init(&d, path, text, len, out);
+  d.quiet = o && o->quiet;
+  char name[256];
+  mbg_default_model_name(path, name, sizeof name);
+  mbg_model *m = mbg_mjcf_build(path, text, len, name, &d);
+  *errors = d.errors;
+  *warnings = d.warnings;
+  return m;
+}
+
 mbg_model *mbg_model_from_source(const char *path, const char *text, size_t len,
                                  const mbg_load_opts *o, FILE *out, int *errors, int *warnings) {
   int floating_base = o && o->floating_base;
+  if (mbg_is_mjcf(path)) return from_mjcf(path, text, len, o, out, errors, warnings);
   if (!mbg_is_urdf(path)) {
     if (floating_base) {
       fprintf(out, "%s: error: --floating-base applies to a URDF; a .mbd gives its base a "

@@ -8,12 +8,14 @@
 #include "model/model.h"
 
 /* How a model file is read. A file whose name ends in .urdf (any case) is a URDF, read by
- * urdf/urdf.h; any other is a .mbd. */
+ * urdf/urdf.h; one ending in .xml (any case) an MJCF model, read by mjcf/mjcf.h; any other is a
+ * .mbd. */
 typedef struct mbg_load_opts {
   int floating_base; /* URDF: the root link gets a floating joint to the world (else fixed) */
   int quiet;         /* -q: warnings counted, not printed (base/diag.h) */
 } mbg_load_opts;
 int mbg_is_urdf(const char *path);
+int mbg_is_mjcf(const char *path);
 
 /* Read and check a model file of either kind (o may be NULL). On failure returns NULL and the
  * reasons went to `out` as diagnostics. */

@@ -37,6 +37,11 @@ void mbg_build_flex(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index);
 void mbg_read_independent(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
+/* build_jprops.c: a joint's properties (armature, damping, friction, stiffness, spring_ref, limit,
+ * velocity_limit, effort_limit) into j, whose type is known; mbg_joint_prop_item: 1 if the item
+ * is one of them (a joint's other items are build_joint.c's). */
+void mbg_build_joint_props(mbg_builder *b, const mbd_stmt *s, mbg_joint *j);
+int mbg_joint_prop_item(const mbd_item *it);
 /* build_params.c: the `parameters` statement (bodies, all, gravity) into b->m. */
 void mbg_read_parameters(mbg_builder *b, const mbd_stmt *s, const mbd_stmt **seen);
 /* build_spring.c: springs, and the initial state of a joint (b->joint_stmt gives its type). */

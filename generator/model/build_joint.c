@@ -90,11 +90,13 @@ static void collect(mbg_builder *b, const mbd_stmt *s, int is_loop, joint_items 
     case MBD_I_NODE: slot = is_loop ? NULL : &ji->node; break;
     default: break;
     }
+    if (!slot && !is_loop && mbg_joint_prop_item(it)) continue; /* build_jprops.c's */
     if (!slot) {
       mbg_diag_error(b->d, it->loc, "'%s' is not a property of a %s; expected %s", mbg_item_word(it),
                      is_loop ? "loop" : "joint",
                      is_loop ? "origin, target, axis, axis2, pitch or distance"
-                             : "origin, axis, pitch or node");
+                             : "origin, axis, pitch, node, armature, damping, friction, stiffness, "
+                               "spring_ref, limit, velocity_limit or effort_limit");
       continue;
     }
     char what[32];
@@ -130,6 +132,7 @@ void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index) {
   if (j->parent > 0 && j->parent == j->child)
     mbg_diag_error(b->d, s->child_loc, "joint '%s' connects body '%s' to itself", s->name, s->child);
   if (typed) check_type_items(b, j->type, &ji, "joint");
+  if (typed) mbg_build_joint_props(b, s, j);
   if (typed && mbg_joint_type_has_pitch(j->type) && !ji.pitch)
     mbg_diag_error(b->d, s->type_loc, "a %s joint needs a 'pitch'", s->type);
   if (ji.origin) read_frame(b, ji.origin, j->xyz, j->rpy);

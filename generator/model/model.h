@@ -99,6 +99,15 @@ typedef struct mbg_joint {
   int has_q0, has_v0;
   double q0[7], v0[6];
   mbg_loc initial_loc; /* the `initial` statement; line 0 without one */
+  /* Joint properties (docs/dsl.md "Joint properties"), each dof of the joint alike; 0 = none:
+   * armature, the rotor inertia added to M's diagonal (kg m² or kg); damping d, the viscous
+   * force −d q̇; friction f, Coulomb's (|τ| ≤ f; MuJoCo's frictionloss); stiffness k toward the
+   * reference position spring_ref, −k (q − spring_ref) (1-dof joints). */
+  double armature, damping, friction, stiffness, spring_ref;
+  /* limits (1-dof joints): the position range [lower, upper] when has_range; the velocity and
+   * effort limits when positive (0: none given) */
+  int has_range;
+  double lower, upper, velocity_limit, effort_limit;
 } mbg_joint;
 
 /* A loop (cut) joint between two bodies of the tree. The joint frame is `origin` on body a; it

@@ -1,9 +1,10 @@
-/* align.h — joint frames re-expressed so every 1-dof joint axis is a positive coordinate axis.
+/* align.h — joint frames re-expressed so every joint axis is a positive coordinate axis.
  *
- * The generator rotates each revolute, continuous, prismatic and helical joint
- * frame (= the child body's frame) by R_i so that its axis becomes +e_k; S is then a column of the
- * identity and most products vanish. The rotation is folded into the tree transforms and the
- * inertias; the joint coordinates keep their meaning (same q, v, τ, M):
+ * The generator rotates each revolute, continuous, prismatic, helical, cylindrical and planar
+ * joint frame (= the child body's frame) by R_i so that its axis (a planar joint's normal)
+ * becomes +e_k; S is then columns of the identity and most products vanish. The rotation is
+ * folded into the tree transforms and the inertias; the joint coordinates keep their meaning
+ * (same q, v, τ, M):
  *   E_i' = R_i E_i R_λᵀ,  r_i' = R_λ r_i,  m' = m,  h' = R_i h,  Ī' = R_i Ī R_iᵀ   (R_0 = 1).
  * Choice of R_i for a unit axis a:
  *   a = +e_k exactly        R = identity (the model is left bit for bit as it was);
@@ -13,6 +14,8 @@
  *                           after the π rotation above (which makes a_k positive: the minimal
  *                           rotation from a nearly −e_k axis is ill-conditioned, this one is not
  *                           and it is continuous with the exact −e_k case).
+ * R is the runtime's mbs_axis_rotation (which also gives a planar joint its plane's axes: rows
+ * k+1, k+2 of R, so they are e_{k+1}, e_{k+2} of the aligned frame).
  * Spherical and floating joints keep R = identity (their quaternions are defined in the original
  * frames). When R_i and R_λ are signed permutations every product above is exact.
  *
@@ -30,7 +33,7 @@
 typedef struct mbg_aligned_body {
   mbg_xform XT;  /* aligned tree transform: aligned parent frame -> aligned joint frame */
   mbg_inertia I; /* inertia at the body origin in the aligned body frame */
-  int axis;      /* 0, 1, 2 = x, y, z for revolute/continuous/prismatic/helical; -1 otherwise */
+  int axis;      /* 0, 1, 2 = x, y, z for the joints with an axis (mb_joint_has_axis); else -1 */
   double R[9];   /* x_aligned = R x_original, row-major; identity when not rotated */
   int rotated;   /* R is not exactly the identity */
 } mbg_aligned_body;

@@ -104,6 +104,20 @@ static int build_flex(const mbg_topology *t, mbg_rtmodel *out) {
   return 0;
 }
 
+/* The joints' armature per velocity coordinate (each dof of a joint alike, a flexible body's modes
+ * none), only when some joint has one. 0, or -1 when out of memory. */
+static int build_armature(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
+  int any = 0;
+  for (int i = 1; i <= t->nb; i++) any |= m->joints[t->body[i].model_joint].armature != 0.0;
+  if (!any || t->nv == 0) return 0;
+  if (!(out->armature = calloc((size_t)t->nv, sizeof *out->armature))) return -1;
+  for (int i = 1; i <= t->nb; i++)
+    for (int c = 0; c < t->body[i].nv; c++)
+      out->armature[t->body[i].iv + c] = m->joints[t->body[i].model_joint].armature;
+  out->model.armature = out->armature;
+  return 0;
+}
+
 int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
   memset(out, 0, sizeof *out);
   size_t n = (size_t)t->nb + 1;
@@ -152,7 +166,8 @@ int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *ou
   r->pitch = out->pitch;
   r->inertia = out->inertia;
   memcpy(r->gravity, m->gravity, sizeof r->gravity);
-  if (build_flex(t, out) != 0 || (out->model.flex && build_nodes(m, t, out) != 0)) {
+  if (build_armature(m, t, out) != 0 || build_flex(t, out) != 0 ||
+      (out->model.flex && build_nodes(m, t, out) != 0)) {
     mbg_rtmodel_free(out);
     return -1;
   }
@@ -169,6 +184,7 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->axis);
   free(r->pitch);
   free(r->inertia);
+  free(r->armature);
   free(r->nm);
   free(r->Mc);
   free(r->Me);
@@ -185,6 +201,29 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
 }
 
 /* ---------------------------------------------------------------- springs */
+
+/* The joints' damping, friction, stiffness and q_ref per velocity coordinate (mb.h mb_springs),
+ * when some joint has one. 0, or -1 when out of memory. */
+static int rtsprings_joints(const mbg_model *m, const mbg_topology *t, mbg_rtsprings *out) {
+  int any = 0, nv = t->nv;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_joint *j = &m->joints[t->body[i].model_joint];
+    any |= j->damping != 0.0 || j->friction != 0.0 || j->stiffness != 0.0;
+  }
+  if (!any || nv == 0) return 0;
+  if (!(out->joint = calloc(4 * (size_t)nv, sizeof *out->joint))) return -1;
+  for (int i = 1; i <= t->nb; i++) {
+    const mbg_joint *j = &m->joints[t->body[i].model_joint];
+    for (int c = 0; c < t->body[i].nv; c++) {
+      int k = t->body[i].iv + c;
+      out->joint[k] = j->damping, out->joint[nv + k] = j->friction;
+      out->joint[2 * nv + k] = j->stiffness, out->joint[3 * nv + k] = j->spring_ref;
+    }
+  }
+  out->springs.damping = out->joint, out->springs.friction = out->joint + nv;
+  out->springs.stiffness = out->joint + 2 * nv, out->springs.q_ref = out->joint + 3 * nv;
+  return 0;
+}
 
 int mbg_rtsprings_build(const mbg_model *m, const mbg_topology *t, mbg_rtsprings *out) {
   memset(out, 0, sizeof *out);
@@ -204,11 +243,12 @@ int mbg_rtsprings_build(const mbg_model *m, const mbg_topology *t, mbg_rtsprings
   }
   out->springs.n = t->nsprings;
   out->springs.spring = out->spring;
-  return 0;
+  return rtsprings_joints(m, t, out);
 }
 
 void mbg_rtsprings_free(mbg_rtsprings *r) {
   free(r->spring);
+  free(r->joint);
   memset(r, 0, sizeof *r);
 }
 

@@ -12,6 +12,7 @@ typedef struct mbg_rtmodel {
   int *parent, *iq, *iv;
   mb_joint_type *jtype;
   double *XT_E, *XT_r, *axis, *pitch, *inertia;
+  double *armature; /* [nv] the joints' rotor inertias; NULL (model.armature too) when all 0 */
   mb_flex flex; /* model.flex points here when some body has modes (packed as mb.h says) */
   int *nm;
   double *Mc, *Me, *K, *D, *Psi, *Q;
@@ -27,8 +28,9 @@ void mbg_rtmodel_free(mbg_rtmodel *r);
 /* The runtime's springs (mb_springs) of a topology: the tree springs, points in the runtime's
  * body frames (the topology's, unaligned). */
 typedef struct mbg_rtsprings {
-  mb_springs springs; /* points into spring */
+  mb_springs springs; /* points into spring and the joints' arrays */
   mb_spring *spring;
+  double *joint;      /* [4 nv] damping, friction, stiffness, q_ref (NULL when every one is 0) */
 } mbg_rtsprings;
 
 /* Fill `out` from t->spring and the model's constants. Returns 0, or -1 when out of memory. */

@@ -19,7 +19,7 @@ static const struct {
 } urdf_types[] = {
     {"revolute", MBG_JOINT_REVOLUTE},   {"continuous", MBG_JOINT_CONTINUOUS},
     {"prismatic", MBG_JOINT_PRISMATIC}, {"fixed", MBG_JOINT_FIXED},
-    {"floating", MBG_JOINT_FLOATING},
+    {"floating", MBG_JOINT_FLOATING},   {"planar", MBG_JOINT_PLANAR}, /* axis: the normal */
 };
 
 /* ------------------------------------------------------------------ links and joints, named */
@@ -34,17 +34,10 @@ static void read_type(mbg_urdf *u, mbg_urdf_joint *j) {
       return;
     }
   mbg_loc loc = mbg_urdf_loc(u, j->node, "type");
-  if (strcmp(t, "planar") == 0)
-    mbg_diag_error(u->d, loc,
-                   "joint '%s' is planar, which mbdc does not support; model it as two "
-                   "prismatic joints and a revolute one about the plane's normal, through "
-                   "massless links",
-                   j->name);
-  else
-    mbg_diag_error(u->d, loc,
-                   "joint '%s' has the unknown type '%.40s'; expected revolute, "
-                   "continuous, prismatic, fixed or floating",
-                   j->name, t);
+  mbg_diag_error(u->d, loc,
+                 "joint '%s' has the unknown type '%.40s'; expected revolute, "
+                 "continuous, prismatic, fixed, floating or planar",
+                 j->name, t);
 }
 
 static void collect_joint(mbg_urdf *u, xmlNodePtr n) {
@@ -202,6 +195,42 @@ static void read_axis(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
   for (int k = 0; k < 3; k++) j->axis[k] = a[k];
 }
 
+/* An optional attribute: a finite number ≥ 0 into *v (left alone when absent); an error at it
+ * otherwise. */
+static void nonneg_attr(mbg_urdf *u, xmlNodePtr n, const char *attr, const char *joint, double *v) {
+  double x;
+  if (!mbg_urdf_attr(n, attr) || mbg_urdf_numbers(u, n, attr, 1, &x) < 0) return;
+  if (!(x >= 0 && isfinite(x))) {
+    mbg_diag_error(u->d, mbg_urdf_loc(u, n, attr), "the %s of joint '%s' must be zero or positive "
+                   "(it is %g)", attr, joint, x);
+    return;
+  }
+  *v = x;
+}
+
+/* <limit lower upper effort velocity> and <dynamics damping friction> (docs/urdf.md): the position
+ * range of a revolute or prismatic joint (lower < upper; equal bounds, URDF's default 0 0, give
+ * none), the effort and velocity limits, the viscous damping and Coulomb friction. */
+static void read_limits(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
+  xmlNodePtr lim = mbg_urdf_child(uj->node, "limit"), dyn = mbg_urdf_child(uj->node, "dynamics");
+  if (lim && mbg_joint_type_nv(j->type) == 1) {
+    double lo = 0, hi = 0;
+    if (mbg_urdf_attr(lim, "lower")) mbg_urdf_numbers(u, lim, "lower", 1, &lo);
+    if (mbg_urdf_attr(lim, "upper")) mbg_urdf_numbers(u, lim, "upper", 1, &hi);
+    if (j->type != MBG_JOINT_CONTINUOUS && isfinite(lo) && isfinite(hi) && lo < hi)
+      j->has_range = 1, j->lower = lo, j->upper = hi;
+    else if (j->type != MBG_JOINT_CONTINUOUS && lo > hi)
+      mbg_diag_error(u->d, mbg_urdf_loc(u, lim, "lower"), "the limits of joint '%s' have lower "
+                     "%g above upper %g", uj->name, lo, hi);
+    nonneg_attr(u, lim, "effort", uj->name, &j->effort_limit);
+    nonneg_attr(u, lim, "velocity", uj->name, &j->velocity_limit);
+  }
+  if (dyn && j->type != MBG_JOINT_FIXED) {
+    nonneg_attr(u, dyn, "damping", uj->name, &j->damping);
+    nonneg_attr(u, dyn, "friction", uj->name, &j->friction);
+  }
+}
+
 static void fill_joint(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
   j->type = uj->type;
   j->parent = u->links[uj->parent].body;
@@ -210,6 +239,7 @@ static void fill_joint(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
   j->child_loc = mbg_urdf_loc(u, uj->child_node, "link");
   read_origin(u, uj->node, j->xyz, j->rpy);
   if (mbg_joint_type_has_axis(j->type)) read_axis(u, uj, j);
+  read_limits(u, uj, j);
   xmlNodePtr mimic = mbg_urdf_child(uj->node, "mimic");
   if (mimic) {
     const char *of = mbg_urdf_attr(mimic, "joint");

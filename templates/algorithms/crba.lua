@@ -88,6 +88,7 @@ function C.mass_matrix(model)
     end
   end
   composites(T, X, columns)
+  J.add_armature(T, M)
   return M
 end
 

@@ -1,5 +1,7 @@
 -- passive_forces.lua — the generalized forces of the model's springs (docs/dsl.md "spring";
--- runtime/passive.c is the reference): τ = Σ J_aᵀ F_a + J_bᵀ F_b, to be added to the applied τ.
+-- runtime/passive.c is the reference): τ = Σ J_aᵀ F_a + J_bᵀ F_b, to be added to the applied τ;
+-- and the joints' own (docs/dsl.md "Joint properties"): −d q̇ − f q̇ / max(|q̇|, 10⁻³) (Coulomb
+-- friction made linear inside the band, as runtime/mb.h mb_coulomb_sign) − k (q − q_ref).
 --
 -- A spring pulls the point ra of body a and rb of body b together with f = k (ℓ − L0) + c ℓ̇.
 -- With d = p_b − p_a (world) and the zero-length rule of runtime/mb.h (u = d / ℓε,
@@ -37,6 +39,23 @@ local function point(X0, v, i, r)
   return p, vp
 end
 
+-- τ += the joints' damping, friction and stiffness (their dofs; a flexible body's modes none).
+local COULOMB_BAND = 1e-3 -- runtime/mb.h MB_COULOMB_BAND
+local function joint_terms(T, tau)
+  for _, b in ipairs(T) do
+    for c = 1, b.nv do
+      local k = b.iv + c
+      local v, t = sym.input("v", k - 1), 0
+      if b.damping ~= 0 then t = t - b.damping * v end
+      if b.friction ~= 0 then t = t - b.friction * (v / sym.fmax(sym.fmax(v, -v), COULOMB_BAND)) end
+      if b.stiffness ~= 0 and b.nq == 1 then
+        t = t - b.stiffness * (sym.input("q", b.iq) - b.spring_ref)
+      end
+      tau[k] = tau[k] + t
+    end
+  end
+end
+
 -- The force on body a, world coordinates.
 local function force(s, d, dd, eps)
   local l = sym.sqrt(sp.dot(d, d) + eps * eps)
@@ -59,7 +78,8 @@ end
 
 return {
   name = "passive_forces",
-  summary = "generalized forces of the springs: tau_passive (add to the applied tau)",
+  summary = "generalized forces of the springs and of the joints' damping, friction and "
+    .. "stiffness: tau_passive (add to the applied tau)",
   returns = "void",
   params = {
     { name = "q", role = "q" },
@@ -67,18 +87,23 @@ return {
     { name = "tau", role = "out_nv" },
   },
   build = function(model)
-    local T, X, X0, v = kinematics(model)
-    local f = {}
-    for i = 1, model.nb do f[i] = sp.zeros(6) end
-    for k, s in ipairs(model.springs) do
-      local pa, va = point(X0, v, s.a, s.ra)
-      local pb, vb = point(X0, v, s.b, s.rb)
-      local d = sp.name(sp.sub(pb, pa), "d_" .. s.name)
-      local F = sp.name(force(s, d, sp.sub(vb, va), model.spring_eps), "F_" .. s.name)
-      apply(f, X0, s.a, s.ra, F, 1)
-      apply(f, X0, s.b, s.rb, F, -1)
+    local T, tau = J.tree(model), sp.zeros(model.nv)
+    if #model.springs > 0 then
+      local X, X0, v
+      T, X, X0, v = kinematics(model)
+      local f = {}
+      for i = 1, model.nb do f[i] = sp.zeros(6) end
+      for _, s in ipairs(model.springs) do
+        local pa, va = point(X0, v, s.a, s.ra)
+        local pb, vb = point(X0, v, s.b, s.rb)
+        local d = sp.name(sp.sub(pb, pa), "d_" .. s.name)
+        local F = sp.name(force(s, d, sp.sub(vb, va), model.spring_eps), "F_" .. s.name)
+        apply(f, X0, s.a, s.ra, F, 1)
+        apply(f, X0, s.b, s.rb, F, -1)
+      end
+      tau = R.backward(T, X, f)
     end
-    local tau = R.backward(T, X, f)
+    joint_terms(T, tau)
     for k = 1, model.nv do sym.output("tau", k - 1, tau[k]) end
   end,
 }

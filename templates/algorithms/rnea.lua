@@ -159,6 +159,7 @@ function R.passes(model, qd, qdd, fext)
     backward_body(T, st.X, st.f, st.g, i, tau)
   end
   for _, b in ipairs(T) do if b.parent == 0 then visit(b.i) end end
+  J.armature_torques(T, tau, qdd)
   return tau, st.f
 end
 

@@ -281,6 +281,14 @@ static void randstate(unsigned long long *s, double *q, double *v, double *a, do
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
     }
   }]])
+  for _, j in ipairs(d.joints) do -- the coordinates after the first of a planar, cylindrical joint
+    if j.type == "planar" then
+      b("  q[", j.iq, "] = uniform(s, -1, 1), q[", j.iq + 1, "] = uniform(s, -1, 1), q[", j.iq + 2,
+        "] = uniform(s, -3.14159, 3.14159); /* ", j.body, ": x, y, theta */")
+    elseif j.type == "cylindrical" then
+      b("  q[", j.iq + 1, "] = uniform(s, -0.5, 0.5); /* ", j.body, ": the slide */")
+    end
+  end
   for _, j in ipairs(d.joints) do -- a flexible body's modal coordinates follow its joint's
     if (j.nm or 0) > 0 then
       b("  for (int k = ", j.iq + j.nq, "; k < ", j.iq + j.nq + j.nm,

@@ -13,11 +13,20 @@ end
 
 -- <prefix>_springs: the runtime's springs (mb.h mb_springs), {0, NULL} for none.
 local function springs(b, d)
-  local S = d.rt.springs
+  local S, jp = d.rt.springs, d.rt.joint_passive
   b("")
   b("/* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */")
+  local joints = ", NULL, NULL, NULL, NULL" -- every field initialized (-Wmissing-field-initializers)
+  if jp then -- the joints' damping, friction, stiffness and q_ref, nv each (mb.h mb_springs)
+    b("/* The joints' damping, friction, stiffness and reference positions, per velocity")
+    b("   coordinate (runtime/mb.h mb_springs). */")
+    array(b, "double", "joint_passive", jp, 8)
+    local nv = #jp // 4
+    joints = ", joint_passive, joint_passive + " .. nv .. ", joint_passive + " .. 2 * nv ..
+      ", joint_passive + " .. 3 * nv
+  end
   if #S == 0 then
-    b("const mb_springs ", d.prefix, "_springs = {0, NULL};")
+    b("const mb_springs ", d.prefix, "_springs = {0, NULL", joints, "};")
     return
   end
   b("static const mb_spring spring[", #S, "] = {")
@@ -26,7 +35,7 @@ local function springs(b, d)
       "}, ", s.stiffness, ", ", s.damping, ", ", s.length, "},")
   end
   b("};")
-  b("const mb_springs ", d.prefix, "_springs = {", #S, ", spring};")
+  b("const mb_springs ", d.prefix, "_springs = {", #S, ", spring", joints, "};")
 end
 
 -- <prefix>_frames: the runtime's operational frames (mb.h mb_frames).
@@ -99,9 +108,15 @@ return function(d)
   frames(b, d)
   contacts(b, d)
   b("")
+  if rt.armature then
+    b("")
+    b("/* The joints' armature (rotor inertia) per velocity coordinate (runtime/mb.h). */")
+    array(b, "double", "armature", rt.armature, 8)
+  end
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")
-  b("  {", table.concat(rt.gravity, ", "), "}, ", rt.flex and "&flex" or "NULL", "};")
+  b("  {", table.concat(rt.gravity, ", "), "}, ", rt.flex and "&flex" or "NULL",
+    rt.armature and ", armature" or ", NULL", "};")
   if (d.nc or 0) > 0 then
     b("")
     b("/* The loop joints (runtime/mb.h \"Closed loops\") and the independent rows kept. */")

@@ -31,6 +31,8 @@ local function step(b, d)
       b("  quat_step(x + ", j.iq, ", dv + ", j.iv, ");")
     elseif j.type == "floating" then
       b("  free_step(x + ", j.iq, ", dv + ", j.iv, ", dv + ", j.iv + 3, ");")
+    elseif j.type == "planar" then
+      b("  planar_step(x + ", j.iq, ", dv + ", j.iv, ");")
     else -- a vector space (nq = nv): x − dv
       for k = 0, j.nq - 1 do b("  x[", j.iq + k, "] -= dv[", j.iv + k, "];") end
     end
@@ -88,6 +90,22 @@ local function helpers(b, d)
       "qu[0] * cu[1] - qu[1] * cu[0]};")
     b("  for (int k = 0; k < 3; k++) x[k] += s[k] + (2 / n2) * (qu[3] * cu[k] + cc[k]);")
     b("  quat_step(x + 3, ang);")
+    b("}")
+  end
+  if has(d, "planar") then
+    b("")
+    b("/* [x y th] <- [x y th] exp(-(u, w)): the SE(2) exponential of the planar twist, [x y] +=")
+    b(" * R(th) V(w) u with V = [s -c; c s], s = sin w / w, c = (1 - cos w)/w; th += w. */")
+    b("static void planar_step(", real, " *x, const ", real, " *dv) {")
+    b("  ", real, " u0 = -dv[0], u1 = -dv[1], w = -dv[2], h = ", sn, "(0.5", f, " * w);")
+    b("  int small = w < 1e-4", f, " && w > -1e-4", f, ";")
+    b("  ", real, " s = small ? 1 - w * w / 6 : ", sn, "(w) / w;")
+    b("  ", real, " c = small ? w * (0.5", f, " - w * w / 24) : 2 * h * h / w;")
+    b("  ", real, " a = s * u0 - c * u1, bb = c * u0 + s * u1, ct = ", cs, "(x[2]), st = ", sn,
+      "(x[2]);")
+    b("  x[0] += ct * a - st * bb;")
+    b("  x[1] += st * a + ct * bb;")
+    b("  x[2] += w;")
     b("}")
   end
   b("")

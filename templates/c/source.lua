@@ -84,6 +84,11 @@ return function(d)
   b("/* The model's initial state (", d.prefix, "_dynamics.h). */")
   vector(b, d.prefix .. "_q_initial[" .. P .. "_NQ]", d.q_initial)
   vector(b, d.prefix .. "_v_initial[" .. P .. "_NV]", d.v_initial)
+  b("/* The joints' limits (", d.prefix, "_dynamics.h). */")
+  vector(b, d.prefix .. "_q_min[" .. P .. "_NQ]", d.limits.q_min)
+  vector(b, d.prefix .. "_q_max[" .. P .. "_NQ]", d.limits.q_max)
+  vector(b, d.prefix .. "_v_max[" .. P .. "_NV]", d.limits.v_max)
+  vector(b, d.prefix .. "_tau_max[" .. P .. "_NV]", d.limits.tau_max)
   -- the runtime model's inertias (world first: [m, h, ixx iyy izz ixy ixz iyz]) reordered as
   -- Pinocchio's parameters (runtime/regressor.c mb_params_of_inertia)
   local pin, pi_all = { 1, 2, 3, 4, 5, 8, 6, 9, 10, 7 }, {}

@@ -181,6 +181,7 @@ local function build_rnea(model)
   local dq, dv, M = D.rnea(model, inputs("v", nv), inputs("a", nv))
   J.output_matrix("dtau_dq", dq, nv)
   J.output_matrix("dtau_dv", dv, nv)
+  J.add_armature(J.tree(model), M)
   J.output_matrix("M", M, nv)
 end
 

@@ -16,6 +16,8 @@
 --   theta, cz, sz   θ0 and its cosine and sine
 --   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis)
 --   Yo       constant transform, original body frame → working frame (fext, wrenches, poses)
+--   arm      the joint's armature (rotor inertia) on each of its dofs, 0 for none (J.add_armature)
+--   damping, friction, stiffness, spring_ref   its passive forces (passive_forces.lua), 0: none
 --   params   with run-time inertial parameters (--parameters, docs/parameters.md): the blocks of
 --            the function's pi that move with the body, each {at, X}; I is then the constant rest
 --            plus each block's ten sym.param values carried into the working frame (J.tree)
@@ -54,7 +56,9 @@ local function body_tree(model)
                 angle = jt.angle, fixed_origin = jt.fixed_origin,
                 children = copy(m.children, #m.children), XT = xform(m.XT),
                 I = copy(m.inertia, 10), theta = m.theta, cz = m.cos_theta, sz = m.sin_theta,
-                trig = m.trig,
+                trig = m.trig, arm = m.armature or 0, damping = m.damping or 0,
+                friction = m.friction or 0, stiffness = m.stiffness or 0,
+                spring_ref = m.spring_ref or 0,
                 Yo = xform(m.Yo) }
     b.S, b.J = J.S(b), sp.second_moment(b.I)
     -- a flexible body's modes (0-based q and v indices iqe, ie: after the joint's coordinates)
@@ -168,6 +172,9 @@ function J.S(b)
   if t == "prismatic" then return { e(3 + k) } end
   if t == "helical" then local c = e(k); c[3 + k] = b.h; return { c } end
   if t == "spherical" then return { e(1), e(2), e(3) } end
+  if t == "cylindrical" then return { e(k), e(3 + k) } end -- rotation about e_k, slide along it
+  -- planar about e_k: slides along the plane's axes e_k+1, e_k+2 (cyclic; mb.h), turn about e_k
+  if t == "planar" then return { e(3 + k % 3 + 1), e(3 + (k + 1) % 3 + 1), e(k) } end
   return { e(4), e(5), e(6), e(1), e(2), e(3) } -- floating: [v_lin; ω] ↦ [ω; v]
 end
 
@@ -210,16 +217,21 @@ function J.jcalc(b)
   local function q(l) return sym.input("q", b.iq + l) end
   local r = { 0, 0, 0 }
   if t == "fixed" then return sp.identity() end
-  if t == "revolute" or t == "continuous" or t == "helical" then
-    -- rotation q + θ0 about e_k (helical: and the shift h q along e_k); the _sc twins of
-    -- --trig-input read its sine and cosine from sc (trig.lua)
+  if t == "revolute" or t == "continuous" or t == "helical" or t == "cylindrical" then
+    -- rotation q + θ0 about e_k (helical: and the shift h q along e_k; cylindrical: q(1)); the
+    -- _sc twins of --trig-input read its sine and cosine from sc (trig.lua)
     local s, c
     if sym.trig_input() then
       s, c = sym.input("sc", 2 * b.trig), sym.input("sc", 2 * b.trig + 1)
     else
       s, c = sym.sincos(q(0) + b.theta)
     end
-    r[k] = (t == "helical") and b.h * q(0) or 0
+    r[k] = (t == "helical") and b.h * q(0) or (t == "cylindrical") and q(1) or 0
+    return { E = sp.planar(k, c, s), r = r, k = k, c = c, s = s }
+  elseif t == "planar" then
+    -- shift q(0) e_k+1 + q(1) e_k+2, then rotation q(2) about e_k (θ0 = 0: not a 1-dof joint)
+    local s, c = sym.sincos(q(2))
+    r[k % 3 + 1], r[(k + 1) % 3 + 1] = q(0), q(1)
     return { E = sp.planar(k, c, s), r = r, k = k, c = c, s = s }
   elseif t == "prismatic" then
     -- rotation θ0 about e_k, shift q e_k
@@ -326,6 +338,7 @@ function J.base_references(T, X)
         local x = sym.sqrt(w2) * sym.sqrt(2 * Jm[i]) + sym.sqrt(v2) * sym.sqrt(mass[i])
         r = x * x
       end
+      if b.arm ~= 0 then r = r + b.arm end -- the rotor's inertia is part of the pivot
       base[i][l] = sym.name(r, "r_" .. b.name .. "_" .. (l - 1))
     end
   end
@@ -337,6 +350,7 @@ end
 -- Body b with articulated inertia IA: U = IA S;  D = Sᵀ U = L diag(d) Lᵀ (every d a pivot, against
 -- the references R of b's dofs, amplified inside D by sp.ldl); W = D⁻¹ Uᵀ (W S = 1: exact where S
 -- selects a coordinate);  Ia = IA − U W, exactly zero in the rows and columns S selects (Ia S = 0).
+-- With a rotor (armature a, D = Sᵀ U + a) neither holds (W S = 1 − D⁻¹ a): both computed.
 -- W[l] is column l of W (n entries).
 function J.articulated(b, IA, R)
   local U, D, n = {}, {}, b.nv
@@ -344,6 +358,7 @@ function J.articulated(b, IA, R)
   for r = 1, n do
     D[r] = {}
     for c = 1, r do D[r][c] = sp.dot(b.S[r], U[c]) end
+    if b.arm ~= 0 then D[r][r] = D[r][r] + b.arm end -- the rotor's inertia
   end
   local F = sp.ldl(D, n, function(d, l, Rl)
     sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. (l - 1)), Rl, "joint '" .. b.joint .. "'")
@@ -354,10 +369,10 @@ function J.articulated(b, IA, R)
     for c = 1, n do row[c] = U[c][l] end
     W[l] = sp.ldl_solve(F, row)
   end
-  for c, Sc in ipairs(b.S) do
+  for c, Sc in ipairs(b.S) do -- W S = D⁻¹ Sᵀ IA S = 1 only without a rotor (D = Sᵀ IA S + armature)
     local nz, at = 0, 0
     for l = 1, 6 do if Sc[l] ~= 0 then nz, at = nz + 1, l end end
-    if nz == 1 and Sc[at] == 1 then
+    if nz == 1 and Sc[at] == 1 and b.arm == 0 then
       zero[at] = true
       for c2 = 1, n do W[at][c2] = (c2 == c) and 1 or 0 end
     end
@@ -387,6 +402,7 @@ function J.articulated_modal(b, IA, PC, PE, R)
       elseif c <= n then D[r][c] = sp.dot(PC[r - n], b.S[c])
       else D[r][c] = PE[r - n][c - n] end
     end
+    if r <= n and b.arm ~= 0 then D[r][r] = D[r][r] + b.arm end -- the rotor's inertia
     Rd[r] = r <= n and R[r] or D[r][r]
   end
   local F = sp.ldl(D, d, function(x, l, Rl)
@@ -398,10 +414,10 @@ function J.articulated_modal(b, IA, PC, PE, R)
     for c = 1, d do row[c] = U[c][l] end
     W[l] = sp.ldl_solve(F, row)
   end
-  for c, Sc in ipairs(b.S) do
+  for c, Sc in ipairs(b.S) do -- as J.articulated: only without a rotor
     local nz, at = 0, 0
     for l = 1, 6 do if Sc[l] ~= 0 then nz, at = nz + 1, l end end
-    if nz == 1 and Sc[at] == 1 then
+    if nz == 1 and Sc[at] == 1 and b.arm == 0 then
       zero[at] = true
       for c2 = 1, d do W[at][c2] = (c2 == c) and 1 or 0 end
     end
@@ -529,6 +545,27 @@ end
 function J.a0(model)
   local g = J.gravity(model)
   return { 0, 0, 0, -g[1], -g[2], -g[3] }
+end
+
+-- The rotor inertias (b.arm) on the diagonal of M (rows M[r][c], 1-based dofs): crba, the
+-- derivatives' M. The runtime's mb_add_armature.
+function J.add_armature(T, M)
+  for _, b in ipairs(T) do
+    for c = 1, b.arm ~= 0 and b.nv or 0 do
+      local k = b.iv + c
+      M[k][k] = M[k][k] + b.arm
+    end
+  end
+end
+
+-- τ += armature q̈ on the joint dofs (tau 1-based; qdd the input array's name, nil for zero).
+function J.armature_torques(T, tau, qdd)
+  for _, b in ipairs(T) do
+    for c = 1, (b.arm ~= 0 and qdd) and b.nv or 0 do
+      local k = b.iv + c
+      tau[k] = tau[k] + b.arm * sym.input(qdd, k - 1)
+    end
+  end
 end
 
 -- sym.name the entries of vector x as sym_body_0, sym_body_1, ...

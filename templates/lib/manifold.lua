@@ -3,7 +3,9 @@
 -- runtime/integrate.c, compute the same). Scalars and modal coordinates add; a quaternion
 -- [x y z w] (w last) turns by exp(φ) in its child frame (q ⊗ exp(v dt)), renormalized; a floating
 -- joint [p; quat] moves by the SE(3) exponential of its body twist (u, φ) = (v_lin dt, ω dt):
--- p' = p + R V(φ) u, V(φ) = 1 + A φ× + B φ×², A = (1 − cos θ)/θ², B = (θ − sin θ)/θ³.
+-- p' = p + R V(φ) u, V(φ) = 1 + A φ× + B φ×², A = (1 − cos θ)/θ², B = (θ − sin θ)/θ³; a planar
+-- joint [x y θ] by the same exponential in its plane (SE(2), φ = ω dt about the normal, u =
+-- [v_u v_w] dt: φ× u = φ J u, J the quarter turn, φ×² u = −φ² u), θ' = θ + φ.
 --
 -- The generated code has no branches, so the formulas are the ones that stay finite and accurate
 -- at θ = 0 without the runtime's Taylor branches: sin(θ/2)/θ and A = 2 (sin(θ/2)/θ)² are written
@@ -52,6 +54,22 @@ local function quat_step(q, phi)
   return { r[1] * inv, r[2] * inv, r[3] * inv, r[4] * inv }, th, s
 end
 
+-- The coefficients A = 2 (sin(θ/2)/θ)² and B = (θ − sin θ)/θ³ of V(φ), θ = |φ| (a vector φ or,
+-- for a planar joint, its one component).
+local function exp_coeffs(th)
+  local sn = sym.sin(th * 0.5) / (th + TINY)
+  return 2 * sn * sn, (th - sym.sin(th)) / (th * th * th + TINY)
+end
+
+-- planar q = [x y θ] ⊕ (u, φ): [x y] + R(θ) V(φ) u, V(φ) u = u + A φ J u − B φ² u, J u = [−u₂ u₁].
+local function planar_step(q, u, phi)
+  local A, B = exp_coeffs(sym.sqrt(phi * phi))
+  local Ap, Bp = A * phi, B * (phi * phi)
+  local t1, t2 = u[1] - Ap * u[2] - Bp * u[1], u[2] + Ap * u[1] - Bp * u[2]
+  local sn, cs = sym.sincos(q[3])
+  return { q[1] + cs * t1 - sn * t2, q[2] + sn * t1 + cs * t2, q[3] + phi }
+end
+
 local function build_integrate(model)
   local dt = sym.input("dt", 0)
   for i = 1, model.nb do
@@ -77,6 +95,8 @@ local function build_integrate(model)
         out[k] = q[k] + R[3 * k - 2] * t[1] + R[3 * k - 1] * t[2] + R[3 * k] * t[3]
       end
       for k = 1, 4 do out[3 + k] = quat[k] end
+    elseif b.type == "planar" then
+      out = planar_step(q, { v[1] * dt, v[2] * dt }, v[3] * dt)
     else
       out = {}
       for k = 1, b.nq do out[k] = q[k] + v[k] * dt end
@@ -100,6 +120,20 @@ local function quat_log_rel(a, b)
   return { k * r[1], k * r[2], k * r[3] }, sym.atan2(n, sym.sqrt(w * w))
 end
 
+-- planar q1 ⊖ q0: φ = θ1 − θ0 (not wrapped), u = V(φ)⁻¹ R(θ0)ᵀ (p1 − p0) with V⁻¹ u = u − ½ φ J u
+-- − C φ² u, C = (1 − h cot h)/φ² = (sin h − h cos h)/(4 h² sin h), h = |φ|/2 (the SE(3) one's).
+local function planar_log(a, c)
+  local phi = c[3] - a[3]
+  local h = sym.sqrt(phi * phi) * 0.5
+  local sn, cs = sym.sincos(h)
+  local Cc = (sn - h * cs) / (4 * h * h * sn + TINY)
+  local s0, c0 = sym.sincos(a[3])
+  local dx, dy = c[1] - a[1], c[2] - a[2]
+  local t1, t2 = c0 * dx + s0 * dy, c0 * dy - s0 * dx
+  local Cp = Cc * (phi * phi)
+  return { t1 + 0.5 * phi * t2 - Cp * t1, t2 - 0.5 * phi * t1 - Cp * t2, phi }
+end
+
 local function build_difference(model)
   for i = 1, model.nb do
     local b = model.bodies[i]
@@ -121,6 +155,8 @@ local function build_difference(model)
       local c2 = cross(phi, c1)
       out = {}
       for k = 1, 3 do out[k], out[3 + k] = t[k] - 0.5 * c1[k] + Cc * c2[k], phi[k] end
+    elseif b.type == "planar" then
+      out = planar_log(a, c)
     else
       out = {}
       for k = 1, b.nq do out[k] = c[k] - a[k] end

@@ -62,6 +62,10 @@ local function build_energy(model)
   for i, b in ipairs(T) do
     K = K + 0.5 * sp.dot(v[i], sp.I_mv(b.I, v[i]))
     V = V - sp.dot(g, mc[i])
+    for c = 1, b.arm ~= 0 and b.nv or 0 do -- the rotors' ½ armature q̇²
+      local x = sym.input("v", b.iv + c - 1)
+      K = K + 0.5 * b.arm * x * x
+    end
   end
   sym.output("e", 0, K)
   sym.output("e", 1, V)

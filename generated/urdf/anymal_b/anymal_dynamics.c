@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ANYMAL_SET_ID != 0xa537fe906518
+#if ANYMAL_SET_ID != 0xdbf344685fb9
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,27 @@ const double anymal_v_initial[ANYMAL_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The joints' limits (anymal_dynamics.h). */
+const double anymal_q_min[ANYMAL_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -9.42,
+  -9.42, -9.42, -9.42, -9.42, -9.42, -9.42, -9.42, -9.42,
+  -9.42, -9.42, -9.42,
+};
+const double anymal_q_max[ANYMAL_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 9.42,
+  9.42, 9.42, 9.42, 9.42, 9.42, 9.42, 9.42, 9.42,
+  9.42, 9.42, 9.42,
+};
+const double anymal_v_max[ANYMAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 15.0, 15.0,
+  15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0,
+  15.0, 15.0,
+};
+const double anymal_tau_max[ANYMAL_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 8e+01, 8e+01,
+  8e+01, 8e+01, 8e+01, 8e+01, 8e+01, 8e+01, 8e+01, 8e+01,
+  8e+01, 8e+01,
 };
 /* The standard inertial parameters (anymal_dynamics.h). */
 const double anymal_pi_all[ANYMAL_NREG] = {

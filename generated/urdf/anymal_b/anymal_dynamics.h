@@ -72,7 +72,7 @@ extern "C" {
 #define ANYMAL_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ANYMAL_SET_ID 0xa537fe906518
+#define ANYMAL_SET_ID 0xdbf344685fb9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ANYMAL_PIVOT_EPS 1e-12
 
@@ -216,6 +216,13 @@ extern const char *const anymal_frame_names[ANYMAL_NF];
  * zero velocity), in coordinate order. */
 extern const double anymal_q_initial[ANYMAL_NQ];
 extern const double anymal_v_initial[ANYMAL_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double anymal_q_min[ANYMAL_NQ];
+extern const double anymal_q_max[ANYMAL_NQ];
+extern const double anymal_v_max[ANYMAL_NV];
+extern const double anymal_tau_max[ANYMAL_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in anymal_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

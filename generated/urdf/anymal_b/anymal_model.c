@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xa537fe906518
+#if ANYMAL_SET_ID != 0xdbf344685fb9
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,7 +96,7 @@ static const double inertia[140] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs anymal_springs = {0, NULL};
+const mb_springs anymal_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), ANYMAL_FRAME_<name>. */
 static const mb_frame frame[23] = {
@@ -136,4 +136,4 @@ static const mb_contact contact[4] = {
 const mb_contacts anymal_contacts = {4, contact};
 
 const mb_model anymal_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

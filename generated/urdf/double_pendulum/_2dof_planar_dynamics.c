@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xb223e1d2eb7e
+#if _2DOF_PLANAR_SET_ID != 0xe5a5213ce1f4
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ] = {
 };
 const double _2dof_planar_v_initial[_2DOF_PLANAR_NV] = {
   0.0, 0.0,
+};
+/* The joints' limits (_2dof_planar_dynamics.h). */
+const double _2dof_planar_q_min[_2DOF_PLANAR_NQ] = {
+  -INFINITY, -INFINITY,
+};
+const double _2dof_planar_q_max[_2DOF_PLANAR_NQ] = {
+  INFINITY, INFINITY,
+};
+const double _2dof_planar_v_max[_2DOF_PLANAR_NV] = {
+  INFINITY, INFINITY,
+};
+const double _2dof_planar_tau_max[_2DOF_PLANAR_NV] = {
+  INFINITY, INFINITY,
 };
 /* The standard inertial parameters (_2dof_planar_dynamics.h). */
 const double _2dof_planar_pi_all[_2DOF_PLANAR_NREG] = {
@@ -1705,4 +1718,15 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   for (int k = 0; k < 6 * (_2DOF_PLANAR_NB + 1); k++)
     if (!isfinite(wrench[k])) return -1;
   return 0;
+}
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau); 2 mul, 2 add, 0 div, 0 sqrt, 0 sin/cos. */
+void _2dof_planar_passive_forces(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]) {
+  (void)q;
+  const double t0 = v[0] * 0.05;
+  const double t1 = -t0;
+  tau[0] = t1;
+  const double t2 = 0.05 * v[1];
+  const double t3 = -t2;
+  tau[1] = t3;
 }

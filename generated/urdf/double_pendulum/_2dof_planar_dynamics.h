@@ -70,7 +70,7 @@ extern "C" {
 #define _2DOF_PLANAR_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define _2DOF_PLANAR_SET_ID 0xb223e1d2eb7e
+#define _2DOF_PLANAR_SET_ID 0xe5a5213ce1f4
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define _2DOF_PLANAR_PIVOT_EPS 1e-12
 
@@ -101,6 +101,7 @@ extern "C" {
 #define _2DOF_PLANAR_HAVE_INTEGRATE 1
 #define _2DOF_PLANAR_HAVE_DIFFERENCE 1
 #define _2DOF_PLANAR_HAVE_CFA 1
+#define _2DOF_PLANAR_HAVE_PASSIVE_FORCES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const _2dof_planar_joint_names[_2DOF_PLANAR_NJ];
@@ -138,6 +139,13 @@ extern const char *const _2dof_planar_frame_names[_2DOF_PLANAR_NF];
  * zero velocity), in coordinate order. */
 extern const double _2dof_planar_q_initial[_2DOF_PLANAR_NQ];
 extern const double _2dof_planar_v_initial[_2DOF_PLANAR_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double _2dof_planar_q_min[_2DOF_PLANAR_NQ];
+extern const double _2dof_planar_q_max[_2DOF_PLANAR_NQ];
+extern const double _2dof_planar_v_max[_2DOF_PLANAR_NV];
+extern const double _2dof_planar_tau_max[_2DOF_PLANAR_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in _2dof_planar_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
@@ -232,6 +240,9 @@ void _2dof_planar_difference(const double q0[_2DOF_PLANAR_NQ], const double q1[_
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 192 bytes (24 values live at once). */
 int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], const double tau[_2DOF_PLANAR_NV], double qdd[_2DOF_PLANAR_NV], double wrench[6 * (_2DOF_PLANAR_NB + 1)]);
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau). Stack: about 16 bytes (2 values live at once). */
+void _2dof_planar_passive_forces(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANAR_NV], double tau[_2DOF_PLANAR_NV]);
 
 #ifdef __cplusplus
 }

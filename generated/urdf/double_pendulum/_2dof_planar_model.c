@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xb223e1d2eb7e
+#if _2DOF_PLANAR_SET_ID != 0xe5a5213ce1f4
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -48,7 +48,12 @@ static const double inertia[30] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs _2dof_planar_springs = {0, NULL};
+/* The joints' damping, friction, stiffness and reference positions, per velocity
+   coordinate (runtime/mb.h mb_springs). */
+static const double joint_passive[8] = {
+  0.05, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const mb_springs _2dof_planar_springs = {0, NULL, joint_passive, joint_passive + 2, joint_passive + 4, joint_passive + 6};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), _2DOF_PLANAR_FRAME_<name>. */
 static const mb_frame frame[4] = {
@@ -60,4 +65,4 @@ static const mb_frame frame[4] = {
 const mb_frames _2dof_planar_frames = {4, frame};
 
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

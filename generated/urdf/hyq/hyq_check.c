@@ -12,7 +12,7 @@
 
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x5e87ab398fe0
+#if HYQ_SET_ID != 0x48553d3bd8b9
 #error "hyq_check.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -197,7 +197,7 @@ int main(void) {
     return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
-  result results[27] = {
+  result results[28] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -225,6 +225,7 @@ int main(void) {
     {"difference", 0, 0, 0, 0, 0},
     {"cfa", 0, 0, 0, 0, 0},
     {"cfa.wrench", 0, 0, 0, 0, 0},
+    {"passive_forces", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
   for (int state = 0; state < NSTATES; state++) {
@@ -472,13 +473,22 @@ int main(void) {
       mb_joint_wrenches(&M, ws, q, v, ref, ref2);
       compare(&results[26], ref2, out2, 6 * (NB + 1));
     }
+    /* passive_forces */
+    rc = grc = 0;
+    rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref);
+    hyq_passive_forces(gq, gv, out);
+    if (grc != rc) results[27].failed_rc = 1;
+    if (rc != 0) results[27].singular++;
+    if (rc == 0 && grc == 0) {
+      compare(&results[27], ref, out, NV);
+    }
     (void)rc, (void)grc;
   }
   int failed = 0, worst = 0;
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "hyq", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 27; k++) {
+  for (int k = 0; k < 28; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -492,7 +502,7 @@ int main(void) {
   if (failed)
     printf("hyq: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("hyq: ok: %d functions agree to %g (worst %.1e, %s)\n", 26, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("hyq: ok: %d functions agree to %g (worst %.1e, %s)\n", 27, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);
   return failed ? 1 : 0;
 }

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if HYQ_SET_ID != 0x5e87ab398fe0
+#if HYQ_SET_ID != 0x48553d3bd8b9
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,27 @@ const double hyq_v_initial[HYQ_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The joints' limits (hyq_dynamics.h). */
+const double hyq_q_min[HYQ_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -1.2217304764,
+  -0.872664625997, -2.44346095279, -1.2217304764, -0.872664625997, -2.44346095279, -1.2217304764, -1.2217304764, 0.349065850399,
+  -1.2217304764, -1.2217304764, 0.349065850399,
+};
+const double hyq_q_max[HYQ_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 0.436332312999,
+  1.2217304764, -0.349065850399, 0.436332312999, 1.2217304764, -0.349065850399, 0.436332312999, 0.872664625997, 2.44346095279,
+  0.436332312999, 0.872664625997, 2.44346095279,
+};
+const double hyq_v_max[HYQ_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 12.0, 12.0,
+  12.0, 12.0, 12.0, 12.0, 12.0, 12.0, 12.0, 12.0,
+  12.0, 12.0,
+};
+const double hyq_tau_max[HYQ_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.5e+02, 1.5e+02,
+  1.5e+02, 1.5e+02, 1.5e+02, 1.5e+02, 1.5e+02, 1.5e+02, 1.5e+02, 1.5e+02,
+  1.5e+02, 1.5e+02,
 };
 /* The standard inertial parameters (hyq_dynamics.h). */
 const double hyq_pi_all[HYQ_NREG] = {
@@ -65167,4 +65188,53 @@ int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ
   for (int k = 0; k < 6 * (HYQ_NB + 1); k++)
     if (!isfinite(wrench[k])) return -1;
   return 0;
+}
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau); 12 mul, 12 add, 0 div, 0 sqrt, 0 sin/cos. */
+void hyq_passive_forces(const double q[HYQ_NQ], const double v[HYQ_NV], double tau[HYQ_NV]) {
+  (void)q;
+  volatile double mbdc_zero_src = 0.0;
+  const double mbdc_zero = mbdc_zero_src;
+  tau[0] = mbdc_zero;
+  tau[1] = mbdc_zero;
+  tau[2] = mbdc_zero;
+  tau[3] = mbdc_zero;
+  tau[4] = mbdc_zero;
+  tau[5] = mbdc_zero;
+  const double t0 = v[6] * 0.1;
+  const double t1 = -t0;
+  tau[6] = t1;
+  const double t2 = 0.1 * v[7];
+  const double t3 = -t2;
+  tau[7] = t3;
+  const double t4 = 0.1 * v[8];
+  const double t5 = -t4;
+  tau[8] = t5;
+  const double t6 = 0.1 * v[9];
+  const double t7 = -t6;
+  tau[9] = t7;
+  const double t8 = 0.1 * v[10];
+  const double t9 = -t8;
+  tau[10] = t9;
+  const double t10 = 0.1 * v[11];
+  const double t11 = -t10;
+  tau[11] = t11;
+  const double t12 = 0.1 * v[12];
+  const double t13 = -t12;
+  tau[12] = t13;
+  const double t14 = 0.1 * v[13];
+  const double t15 = -t14;
+  tau[13] = t15;
+  const double t16 = 0.1 * v[14];
+  const double t17 = -t16;
+  tau[14] = t17;
+  const double t18 = 0.1 * v[15];
+  const double t19 = -t18;
+  tau[15] = t19;
+  const double t20 = 0.1 * v[16];
+  const double t21 = -t20;
+  tau[16] = t21;
+  const double t22 = 0.1 * v[17];
+  const double t23 = -t22;
+  tau[17] = t23;
 }

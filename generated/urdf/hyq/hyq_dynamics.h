@@ -70,7 +70,7 @@ extern "C" {
 #define HYQ_NREG 130 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x5e87ab398fe0
+#define HYQ_SET_ID 0x48553d3bd8b9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 
@@ -101,6 +101,7 @@ extern "C" {
 #define HYQ_HAVE_INTEGRATE 1
 #define HYQ_HAVE_DIFFERENCE 1
 #define HYQ_HAVE_CFA 1
+#define HYQ_HAVE_PASSIVE_FORCES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const hyq_joint_names[HYQ_NJ];
@@ -197,6 +198,13 @@ extern const char *const hyq_frame_names[HYQ_NF];
  * zero velocity), in coordinate order. */
 extern const double hyq_q_initial[HYQ_NQ];
 extern const double hyq_v_initial[HYQ_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double hyq_q_min[HYQ_NQ];
+extern const double hyq_q_max[HYQ_NQ];
+extern const double hyq_v_max[HYQ_NV];
+extern const double hyq_tau_max[HYQ_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in hyq_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
@@ -291,6 +299,9 @@ void hyq_difference(const double q0[HYQ_NQ], const double q1[HYQ_NQ], double v[H
 
 /* forward dynamics and joint wrenches by the constraint force algorithm. Stack: about 6456 bytes (807 values live at once). */
 int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ_NV], double qdd[HYQ_NV], double wrench[6 * (HYQ_NB + 1)]);
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau). Stack: about 16 bytes (2 values live at once). */
+void hyq_passive_forces(const double q[HYQ_NQ], const double v[HYQ_NV], double tau[HYQ_NV]);
 
 #ifdef __cplusplus
 }

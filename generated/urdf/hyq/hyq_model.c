@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x5e87ab398fe0
+#if HYQ_SET_ID != 0x48553d3bd8b9
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,7 +96,20 @@ static const double inertia[140] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs hyq_springs = {0, NULL};
+/* The joints' damping, friction, stiffness and reference positions, per velocity
+   coordinate (runtime/mb.h mb_springs). */
+static const double joint_passive[72] = {
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.1,
+  0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+  0.1, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+const mb_springs hyq_springs = {0, NULL, joint_passive, joint_passive + 18, joint_passive + 36, joint_passive + 54};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), HYQ_FRAME_<name>. */
 static const mb_frame frame[19] = {
@@ -123,4 +136,4 @@ static const mb_frame frame[19] = {
 const mb_frames hyq_frames = {19, frame};
 
 const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0x8bbdb1252f7b
+#if PANDA_SET_ID != 0x89f8073050cd
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -93,6 +93,23 @@ const double panda_q_initial[PANDA_NQ] = {
 const double panda_v_initial[PANDA_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0,
+};
+/* The joints' limits (panda_dynamics.h). */
+const double panda_q_min[PANDA_NQ] = {
+  -2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973, 0.0,
+  0.0,
+};
+const double panda_q_max[PANDA_NQ] = {
+  2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973, 0.04,
+  0.04,
+};
+const double panda_v_max[PANDA_NV] = {
+  2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61, 0.2,
+  0.2,
+};
+const double panda_tau_max[PANDA_NV] = {
+  87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0, 1e+02,
+  1e+02,
 };
 /* The standard inertial parameters (panda_dynamics.h). */
 const double panda_pi_all[PANDA_NREG] = {
@@ -41155,4 +41172,36 @@ int panda_impulse(const double q[PANDA_NQ], const double v_minus[PANDA_NV], cons
   for (int k = 0; k < PANDA_NCROWS; k++)
     if (!isfinite(impulse[k])) return -1;
   return 0;
+}
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau); 9 mul, 9 add, 0 div, 0 sqrt, 0 sin/cos. */
+void panda_passive_forces(const double q[PANDA_NQ], const double v[PANDA_NV], double tau[PANDA_NV]) {
+  (void)q;
+  const double t0 = v[0] * 0.003;
+  const double t1 = -t0;
+  tau[0] = t1;
+  const double t2 = 0.003 * v[1];
+  const double t3 = -t2;
+  tau[1] = t3;
+  const double t4 = 0.003 * v[2];
+  const double t5 = -t4;
+  tau[2] = t5;
+  const double t6 = 0.003 * v[3];
+  const double t7 = -t6;
+  tau[3] = t7;
+  const double t8 = 0.003 * v[4];
+  const double t9 = -t8;
+  tau[4] = t9;
+  const double t10 = 0.003 * v[5];
+  const double t11 = -t10;
+  tau[5] = t11;
+  const double t12 = 0.003 * v[6];
+  const double t13 = -t12;
+  tau[6] = t13;
+  const double t14 = v[7] * 0.3;
+  const double t15 = -t14;
+  tau[7] = t15;
+  const double t16 = 0.3 * v[8];
+  const double t17 = -t16;
+  tau[8] = t17;
 }

@@ -72,7 +72,7 @@ extern "C" {
 #define PANDA_NCROWS 6 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define PANDA_SET_ID 0x8bbdb1252f7b
+#define PANDA_SET_ID 0x89f8073050cd
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define PANDA_PIVOT_EPS 1e-12
 
@@ -106,6 +106,7 @@ extern "C" {
 #define PANDA_HAVE_CONTACT_FD 1
 #define PANDA_HAVE_CONTACT_FD_REG 1
 #define PANDA_HAVE_IMPULSE 1
+#define PANDA_HAVE_PASSIVE_FORCES 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
 extern const char *const panda_joint_names[PANDA_NJ];
@@ -184,6 +185,13 @@ extern const char *const panda_frame_names[PANDA_NF];
  * zero velocity), in coordinate order. */
 extern const double panda_q_initial[PANDA_NQ];
 extern const double panda_v_initial[PANDA_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double panda_q_min[PANDA_NQ];
+extern const double panda_q_max[PANDA_NQ];
+extern const double panda_v_max[PANDA_NV];
+extern const double panda_tau_max[PANDA_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in panda_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about
@@ -287,6 +295,9 @@ int panda_contact_fd_reg(const double q[PANDA_NQ], const double v[PANDA_NV], con
 
 /* inelastic impact at the contacts switched on: M (v_plus - v_minus) = Jc^T impulse, Jc v_plus = 0; impulse per contact in world axes as contact_fd's force. Stack: about 1024 bytes (128 values live at once). */
 int panda_impulse(const double q[PANDA_NQ], const double v_minus[PANDA_NV], const int contacts[PANDA_NCONTACT], double v_plus[PANDA_NV], double impulse[PANDA_NCROWS]);
+
+/* generalized forces of the springs and of the joints' damping, friction and stiffness: tau_passive (add to the applied tau). Stack: about 16 bytes (2 values live at once). */
+void panda_passive_forces(const double q[PANDA_NQ], const double v[PANDA_NV], double tau[PANDA_NV]);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x8bbdb1252f7b
+#if PANDA_SET_ID != 0x89f8073050cd
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -79,7 +79,16 @@ static const double inertia[100] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs panda_springs = {0, NULL};
+/* The joints' damping, friction, stiffness and reference positions, per velocity
+   coordinate (runtime/mb.h mb_springs). */
+static const double joint_passive[36] = {
+  0.003, 0.003, 0.003, 0.003, 0.003, 0.003, 0.003, 0.3,
+  0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0, 0.0, 0.0, 0.0,
+};
+const mb_springs panda_springs = {0, NULL, joint_passive, joint_passive + 9, joint_passive + 18, joint_passive + 27};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), PANDA_FRAME_<name>. */
 static const mb_frame frame[13] = {
@@ -106,4 +115,4 @@ static const mb_contact contact[1] = {
 const mb_contacts panda_contacts = {1, contact};
 
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

@@ -70,7 +70,7 @@ extern "C" {
 #define ROMEO_NREG 320 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x2a319d960034
+#define ROMEO_SET_ID 0x098e1c5105c3
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 
@@ -312,6 +312,13 @@ extern const char *const romeo_frame_names[ROMEO_NF];
  * zero velocity), in coordinate order. */
 extern const double romeo_q_initial[ROMEO_NQ];
 extern const double romeo_v_initial[ROMEO_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double romeo_q_min[ROMEO_NQ];
+extern const double romeo_q_max[ROMEO_NQ];
+extern const double romeo_v_max[ROMEO_NV];
+extern const double romeo_tau_max[ROMEO_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in romeo_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

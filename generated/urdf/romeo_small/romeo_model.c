@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x2a319d960034
+#if ROMEO_SET_ID != 0x098e1c5105c3
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -186,7 +186,7 @@ static const double inertia[330] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs romeo_springs = {0, NULL};
+const mb_springs romeo_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), ROMEO_FRAME_<name>. */
 static const mb_frame frame[58] = {
@@ -252,4 +252,4 @@ static const mb_frame frame[58] = {
 const mb_frames romeo_frames = {58, frame};
 
 const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

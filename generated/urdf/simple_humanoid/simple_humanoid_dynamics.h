@@ -70,7 +70,7 @@ extern "C" {
 #define SIMPLE_HUMANOID_NREG 300 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SIMPLE_HUMANOID_SET_ID 0x5804d0414ab7
+#define SIMPLE_HUMANOID_SET_ID 0x5fc18fa9d833
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SIMPLE_HUMANOID_PIVOT_EPS 1e-12
 
@@ -277,6 +277,13 @@ extern const char *const simple_humanoid_frame_names[SIMPLE_HUMANOID_NF];
  * zero velocity), in coordinate order. */
 extern const double simple_humanoid_q_initial[SIMPLE_HUMANOID_NQ];
 extern const double simple_humanoid_v_initial[SIMPLE_HUMANOID_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double simple_humanoid_q_min[SIMPLE_HUMANOID_NQ];
+extern const double simple_humanoid_q_max[SIMPLE_HUMANOID_NQ];
+extern const double simple_humanoid_v_max[SIMPLE_HUMANOID_NV];
+extern const double simple_humanoid_tau_max[SIMPLE_HUMANOID_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in simple_humanoid_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

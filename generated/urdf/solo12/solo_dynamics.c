@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SOLO_SET_ID != 0x55b65963911c
+#if SOLO_SET_ID != 0xfb0a4967dff9
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -95,6 +95,27 @@ const double solo_v_initial[SOLO_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
   0.0, 0.0,
+};
+/* The joints' limits (solo_dynamics.h). */
+const double solo_q_min[SOLO_NQ] = {
+  -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -1e+01,
+  -1e+01, -1e+01, -1e+01, -1e+01, -1e+01, -1e+01, -1e+01, -1e+01,
+  -1e+01, -1e+01, -1e+01,
+};
+const double solo_q_max[SOLO_NQ] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1e+01,
+  1e+01, 1e+01, 1e+01, 1e+01, 1e+01, 1e+01, 1e+01, 1e+01,
+  1e+01, 1e+01, 1e+01,
+};
+const double solo_v_max[SOLO_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1e+03, 1e+03,
+  1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03,
+  1e+03, 1e+03,
+};
+const double solo_tau_max[SOLO_NV] = {
+  INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1e+03, 1e+03,
+  1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03, 1e+03,
+  1e+03, 1e+03,
 };
 /* The standard inertial parameters (solo_dynamics.h). */
 const double solo_pi_all[SOLO_NREG] = {

@@ -72,7 +72,7 @@ extern "C" {
 #define SOLO_NCROWS 12 /* their rows: 3 per point contact, 6 per welded frame */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define SOLO_SET_ID 0x55b65963911c
+#define SOLO_SET_ID 0xfb0a4967dff9
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define SOLO_PIVOT_EPS 1e-12
 
@@ -210,6 +210,13 @@ extern const char *const solo_frame_names[SOLO_NF];
  * zero velocity), in coordinate order. */
 extern const double solo_q_initial[SOLO_NQ];
 extern const double solo_v_initial[SOLO_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double solo_q_min[SOLO_NQ];
+extern const double solo_q_max[SOLO_NQ];
+extern const double solo_v_max[SOLO_NV];
+extern const double solo_tau_max[SOLO_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in solo_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

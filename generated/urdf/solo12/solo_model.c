@@ -6,7 +6,7 @@
  */
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0x55b65963911c
+#if SOLO_SET_ID != 0xfb0a4967dff9
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -96,7 +96,7 @@ static const double inertia[140] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs solo_springs = {0, NULL};
+const mb_springs solo_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), SOLO_FRAME_<name>. */
 static const mb_frame frame[17] = {
@@ -130,4 +130,4 @@ static const mb_contact contact[4] = {
 const mb_contacts solo_contacts = {4, contact};
 
 const mb_model solo_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x65cb1a2ba81c
+#if UR5_SET_ID != 0xffb9b87d1727
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

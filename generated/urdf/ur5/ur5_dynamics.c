@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0x65cb1a2ba81c
+#if UR5_SET_ID != 0xffb9b87d1727
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -91,6 +91,19 @@ const double ur5_q_initial[UR5_NQ] = {
 };
 const double ur5_v_initial[UR5_NV] = {
   0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+/* The joints' limits (ur5_dynamics.h). */
+const double ur5_q_min[UR5_NQ] = {
+  -6.28318530718, -6.28318530718, -3.14159265359, -6.28318530718, -6.28318530718, -6.28318530718,
+};
+const double ur5_q_max[UR5_NQ] = {
+  6.28318530718, 6.28318530718, 3.14159265359, 6.28318530718, 6.28318530718, 6.28318530718,
+};
+const double ur5_v_max[UR5_NV] = {
+  3.15, 3.15, 3.15, 3.2, 3.2, 3.2,
+};
+const double ur5_tau_max[UR5_NV] = {
+  1.5e+02, 1.5e+02, 1.5e+02, 28.0, 28.0, 28.0,
 };
 /* The standard inertial parameters (ur5_dynamics.h). */
 const double ur5_pi_all[UR5_NREG] = {

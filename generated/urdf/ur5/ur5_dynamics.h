@@ -70,7 +70,7 @@ extern "C" {
 #define UR5_NREG 60 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define UR5_SET_ID 0x65cb1a2ba81c
+#define UR5_SET_ID 0xffb9b87d1727
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define UR5_PIVOT_EPS 1e-12
 
@@ -160,6 +160,13 @@ extern const char *const ur5_frame_names[UR5_NF];
  * zero velocity), in coordinate order. */
 extern const double ur5_q_initial[UR5_NQ];
 extern const double ur5_v_initial[UR5_NV];
+/* The joints' limits (the model's `limit`, `velocity_limit`, `effort_limit`; a URDF's <limit>):
+ * position per coordinate, velocity and effort per velocity coordinate; -INFINITY or INFINITY
+ * where the model gives none. No function here reads them: they are the controller's. */
+extern const double ur5_q_min[UR5_NQ];
+extern const double ur5_q_max[UR5_NQ];
+extern const double ur5_v_max[UR5_NV];
+extern const double ur5_tau_max[UR5_NV];
 /* The moving bodies' standard inertial parameters, 10 per body in ur5_body_names
  * order (body 1 first), each in Pinocchio's order (Inertia::toDynamicParameters): m, m cx,
  * m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz: the first moment and the rotational inertia about

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0x65cb1a2ba81c
+#if UR5_SET_ID != 0xffb9b87d1727
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -65,7 +65,7 @@ static const double inertia[70] = {
 };
 
 /* Springs (runtime/mb.h mb_spring: a, b, ra, rb, stiffness, damping, length). */
-const mb_springs ur5_springs = {0, NULL};
+const mb_springs ur5_springs = {0, NULL, NULL, NULL, NULL, NULL};
 
 /* Operational frames (runtime/mb.h mb_frame: body, R frame -> body, p), UR5_FRAME_<name>. */
 static const mb_frame frame[10] = {
@@ -83,4 +83,4 @@ static const mb_frame frame[10] = {
 const mb_frames ur5_frames = {10, frame};
 
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL};
