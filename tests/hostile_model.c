@@ -108,8 +108,7 @@ int main(int argc, char **argv) {
 
   static const mbg_joint_type types[] = {MBG_JOINT_REVOLUTE,  MBG_JOINT_CONTINUOUS,
                                          MBG_JOINT_PRISMATIC, MBG_JOINT_HELICAL,
-                                         MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED,
-                                         MBG_JOINT_PLANAR,    MBG_JOINT_CYLINDRICAL};
+                                         MBG_JOINT_SPHERICAL, MBG_JOINT_FIXED};
   mbg_model *m = mbg_model_new(model, "");
   int n = 1 + irand(6), ntaken = 0;
   char taken[16][64];
@@ -126,7 +125,7 @@ int main(int argc, char **argv) {
     fresh_name(taken[ntaken], taken, ntaken, upper);
     int j = mbg_model_add_joint(m, taken[ntaken++], none);
     mbg_joint *J = &m->joints[j];
-    J->type = b == 1 && irand(3) == 0 ? MBG_JOINT_FLOATING : types[irand(8)];
+    J->type = b == 1 && irand(3) == 0 ? MBG_JOINT_FLOATING : types[irand(6)];
     if (b == n && J->type == MBG_JOINT_FIXED) J->type = MBG_JOINT_REVOLUTE;
     J->parent = irand(b);
     J->child = i;

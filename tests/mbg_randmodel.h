@@ -14,5 +14,7 @@ enum { MBGT_SHAPE_RANDOM, MBGT_SHAPE_CHAIN, MBGT_SHAPE_BUSHY, MBGT_SHAPE_DEEP };
 
 /* n bodies of the given shape from g (fails the cmocka test if out of memory). */
 mbg_model *mbgt_random_model(mbt_rng *g, int n, int shape, int floating_root);
+/* The same with every joint type, planar and cylindrical included (a different model per seed). */
+mbg_model *mbgt_random_model_all(mbt_rng *g, int n, int shape, int floating_root);
 
 #endif

@@ -76,8 +76,8 @@ else
   fail=$((fail + 1))
 fi
 
-# Import round trip of the tree models (the writer does not write loops yet: not Cassie).
-for m in franka_emika_panda/panda unitree_go1/go1 unitree_h1/h1; do
+# Import round trip of the four models (Cassie's loops written as `loop` statements).
+for m in franka_emika_panda/panda unitree_go1/go1 unitree_h1/h1 agility_cassie/cassie; do
   r=$(basename "$m")
   d=$tmp/rt/$r
   mkdir -p "$d"

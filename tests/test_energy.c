@@ -6,7 +6,7 @@
  *
  * Integrator: classical RK4 with the stages on the joint manifolds, Q_s = q ⊕ (c_s h K_s−1)
  * (mb_integrate), and q_{n+1} = q ⊕ h Σ b_s K_s. For scalar joints this is RK4 (p = 4). For
- * spherical and floating joints the stage velocities live in different tangent spaces and are
+ * spherical, floating and planar joints the stage velocities live in different tangent spaces and are
  * combined without the dexp⁻¹ correction, which leaves a local error O(h³), so p = 2 there.
  * Tolerances, from the observed errors with margin: scalar joints, h = 2 ms over 0.2 s:
  * |ΔE − W| ≈ 2e-11 (C h⁴), checked ≤ 1e-9; every joint type, h = 1 ms over 0.2 s: ≈ 3e-6 (C h²),
@@ -94,9 +94,11 @@ static double discrepancy(sim *s, uint64_t seed, double h, int steps) {
 static void check_balance(int scalar_only, double h, double tol, double shrink) {
   for (uint64_t seed = 1; seed <= 6; seed++) {
     mbt_tree *t = mbt_randtree(seed, 8, scalar_only ? 0 : (int)(seed % 2));
-    if (scalar_only) { /* spherical and floating joints become revolute about their random axis */
+    if (scalar_only) { /* spherical, floating and planar joints (q̇ ≠ v) become revolute about
+                        * their random axis */
       for (int i = 1; i <= t->model.nb; i++)
-        if (t->jtype[i] == MB_JOINT_SPHERICAL || t->jtype[i] == MB_JOINT_FLOATING)
+        if (t->jtype[i] == MB_JOINT_SPHERICAL || t->jtype[i] == MB_JOINT_FLOATING ||
+            t->jtype[i] == MB_JOINT_PLANAR)
           t->jtype[i] = MB_JOINT_REVOLUTE;
       mbt_tree_finish(t);
     }

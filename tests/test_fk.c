@@ -63,6 +63,17 @@ static void joint_h(const mb_model *m, int i, const double *q, double H[12]) {
     mbs_quat_to_rot(qi + 3, H);
     for (int k = 0; k < 3; k++) H[9 + k] = qi[k];
     break;
+  case MB_JOINT_PLANAR: { /* origin x u + y w, then the turn θ about a */
+    double u[3], w[3];
+    mb_planar_axes(a, u, w);
+    mbs_rot_axis(a, qi[2], H);
+    for (int k = 0; k < 3; k++) H[9 + k] = qi[0] * u[k] + qi[1] * w[k];
+    break;
+  }
+  case MB_JOINT_CYLINDRICAL:
+    mbs_rot_axis(a, qi[0], H);
+    for (int k = 0; k < 3; k++) H[9 + k] = qi[1] * a[k];
+    break;
   default: break;
   }
 }

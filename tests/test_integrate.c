@@ -119,7 +119,8 @@ static void test_floating_vs_rk4(void **st) {
 }
 
 /* Small-step consistency: central differences of q ⊕ ε v against the kinematic equations:
- * scalars q̇ = v, quaternions q̇ = ½ q ⊗ [ω; 0], a floating origin ṗ = R(q) v_lin. */
+ * scalars q̇ = v, quaternions q̇ = ½ q ⊗ [ω; 0], a floating origin ṗ = R(q) v_lin, a planar one
+ * [ẋ ẏ] = R(θ) [v_u v_w] with θ̇ = ω. */
 static void test_small_step(void **st) {
   (void)st;
   mbt_rng g;
@@ -147,8 +148,12 @@ static void test_small_step(void **st) {
         break;
       case MB_JOINT_FIXED:
         continue;
+      case MB_JOINT_PLANAR:
+        want[0] = cos(qi[2]) * vi[0] - sin(qi[2]) * vi[1];
+        want[1] = sin(qi[2]) * vi[0] + cos(qi[2]) * vi[1], want[2] = vi[2];
+        break;
       default:
-        want[0] = vi[0];
+        for (int k = 0; k < nq; k++) want[k] = vi[k];
       }
       MBT_ASSERT_NEAR(s.q1 + m->iq[i], want, nq, 1e-9);
     }

@@ -322,6 +322,14 @@ static void random_trees(void **state) {
     snprintf(what, sizeof what, "random tree seed %d (%d bodies)", seed, n);
     check_model(random_model(n, seed % 4 == 0, seed % 3 == 0), 3, what, NULL, MBG_CFA_AUTO);
   }
+  for (int seed = 1; seed <= 16; seed++) { /* with planar and cylindrical joints */
+    mbt_rng_seed(&rng, (uint64_t)(500 + seed));
+    int n = 2 + seed % 10;
+    char what[80];
+    snprintf(what, sizeof what, "random tree, every joint type, seed %d (%d bodies)", seed, n);
+    check_model(mbgt_random_model_all(&rng, n, seed % 4, seed % 3 == 0), 3, what, NULL,
+                MBG_CFA_AUTO);
+  }
 }
 
 /* The functions with the choice of frames in each world-aligned variant (docs/frames.md: the
@@ -604,7 +612,8 @@ static const char base_recipe[] =
 
 /* The base references of the recipes (J.base_references) against their definition evaluated
  * here in C over the same working frames (g->dh) at the same state: J_i = ½ tr Ī_i + Σ_c (√J_c +
- * √m_c |r_c|)², r_c = XT_c.r + XT_cᵀ (the joint's shift: q e_k, h q e_k, the floating position),
+ * √m_c |r_c|)², r_c = XT_c.r + XT_cᵀ (the joint's shift: q e_k, h q e_k, the floating position,
+ * a cylindrical joint's d e_k, a planar one's x e_k+1 + y e_k+2),
  * r = 2J for a rotation, m for a translation, (√(2J) + |h| √m)² for a helical column; to 1e-12. */
 static void check_base_references(mbg_model *m, const char *tpl, const char *what) {
   mbg_gen g;
@@ -631,6 +640,8 @@ static void check_base_references(mbg_model *m, const char *tpl, const char *wha
       int k = g.aligned.body[i].axis;
       if (tb->type == MBG_JOINT_PRISMATIC) shift[k] = qi[0];
       if (tb->type == MBG_JOINT_HELICAL) shift[k] = tb->pitch * qi[0];
+      if (tb->type == MBG_JOINT_CYLINDRICAL) shift[k] = qi[1];
+      if (tb->type == MBG_JOINT_PLANAR) shift[(k + 1) % 3] = qi[0], shift[(k + 2) % 3] = qi[1];
       if (tb->type == MBG_JOINT_FLOATING)
         for (int c = 0; c < 3; c++) shift[c] = qi[c];
       for (int c = 0; c < 3; c++)
@@ -647,6 +658,8 @@ static void check_base_references(mbg_model *m, const char *tpl, const char *wha
       case MBG_JOINT_FLOATING:
         r[0] = r[1] = r[2] = ms[i], r[3] = r[4] = r[5] = 2 * J[i];
         break;
+      case MBG_JOINT_PLANAR: r[0] = r[1] = ms[i], r[2] = 2 * J[i]; break; /* u, w, then a */
+      case MBG_JOINT_CYLINDRICAL: r[0] = 2 * J[i], r[1] = ms[i]; break;
       default: r[0] = 2 * J[i]; break;
       }
     }
@@ -674,6 +687,12 @@ static void base_references(void **state) {
     char what[64];
     snprintf(what, sizeof what, "random tree seed %d", seed);
     check_base_references(random_model(2 + seed, seed % 4, seed % 2), tpl, what);
+  }
+  for (int seed = 1; seed <= 6; seed++) { /* with planar and cylindrical joints */
+    mbt_rng_seed(&rng, (uint64_t)(3100 + seed));
+    char what[80];
+    snprintf(what, sizeof what, "random tree, every joint type, seed %d", seed);
+    check_base_references(mbgt_random_model_all(&rng, 3 + seed, seed % 4, seed % 2), tpl, what);
   }
   remove(path), rmdir(dir), rmdir(tpl);
 }

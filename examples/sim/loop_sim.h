@@ -30,7 +30,7 @@
 
 #include "mb.h"
 
-#define LS_MAX 32 /* bound on nq, nv, nc, nb + 1 and the extra columns of the models here */
+#define LS_MAX 48 /* bound on nq, nv, nc, nb + 1 and the extra columns of the models here */
 
 typedef struct loop_sim {
   const char *name;

@@ -114,6 +114,30 @@ static void frame(FILE *f, const mbg_model *m, const mbg_frame *fr) {
   fputs("; }\n", f);
 }
 
+/* A frame item (`origin` or `target`) when not the identity. */
+static void frame_item(FILE *f, const char *word, const double xyz[3], const double rpy[3]) {
+  if (all_zero(xyz, 3) && all_zero(rpy, 3)) return;
+  fprintf(f, " %s", word);
+  if (!all_zero(xyz, 3)) fputs(" xyz", f), numbers(f, xyz, 3);
+  if (!all_zero(rpy, 3)) fputs(" rpy", f), numbers(f, rpy, 3);
+  fputs(";", f);
+}
+
+/* A loop joint (docs/dsl.md "loop"): its frames on a and b, its axes, pitch and distance. */
+static void loop(FILE *f, const mbg_model *m, const mbg_loop *l) {
+  fprintf(f, "loop %s %s %s -> %s {", l->name, mbg_joint_type_name(l->type),
+          m->bodies[l->body_a].name, m->bodies[l->body_b].name);
+  frame_item(f, "origin", l->xyz, l->rpy);
+  frame_item(f, "target", l->target_xyz, l->target_rpy);
+  if (mbg_joint_type_has_axis(l->type)) fputs(" axis", f), numbers(f, l->axis, 3), fputs(";", f);
+  if (mbg_joint_type_has_axis2(l->type))
+    fputs(" axis2", f), numbers(f, l->axis_b, 3), fputs(";", f);
+  if (mbg_joint_type_has_pitch(l->type)) fputs(" pitch", f), numbers(f, &l->pitch, 1), fputs(";", f);
+  if (mbg_joint_type_has_distance(l->type))
+    fputs(" distance", f), numbers(f, &l->distance, 1), fputs(";", f);
+  fputs(" }\n", f);
+}
+
 static void initial(FILE *f, const mbg_joint *j) {
   if (!j->has_q0 && !j->has_v0) return;
   fprintf(f, "initial %s", j->name);
@@ -129,10 +153,6 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
               m->bodies[i].name);
       return -1;
     }
-  if (m->nloops > 0 || m->nindependent > 0) {
-    fprintf(stderr, "mbdc: error: writing loop joints is not supported\n");
-    return -1;
-  }
   const char *base = strrchr(source, '/');
   char *name = mbg_quote_comment(base ? base + 1 : source); /* one line, whatever the file's name */
   if (!name) {
@@ -152,6 +172,13 @@ int mbg_mbd_write(FILE *f, const mbg_model *m, const char *source) {
   for (int i = 1; i < m->nbodies; i++) body(f, &m->bodies[i]);
   fputc('\n', f);
   for (int j = 0; j < m->njoints; j++) joint(f, m, &m->joints[j]);
+  if (m->nloops > 0) fputc('\n', f);
+  for (int k = 0; k < m->nloops; k++) loop(f, m, &m->loops[k]);
+  if (m->nindependent > 0) {
+    fputs("independent", f);
+    for (int k = 0; k < m->nindependent; k++) fprintf(f, " %s", m->joints[m->independent[k]].name);
+    fputs(";\n", f);
+  }
   if (m->nsprings > 0) fputc('\n', f);
   for (int k = 0; k < m->nsprings; k++) spring(f, m, &m->springs[k]);
   if (m->nframes > 0) fputc('\n', f);

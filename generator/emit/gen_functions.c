@@ -47,7 +47,7 @@ const mbg_fn mbg_fns[] = {
     {"project_v", MBG_FN_LOOPS, 0, "v projected onto K(q) v = 0 (with loop_residual and "
                                    "loop_jacobian)",
      "int P_project_v(const double q[P_NQ], double v[P_NV]);"},
-    FN("passive_forces", MBG_FN_MODEL, "the spring-dampers' generalized forces, to add to tau"),
+    FN("passive_forces", MBG_FN_MODEL, "the springs' and joints' passive forces, to add to tau"),
     FN("node_poses", MBG_FN_MODEL, "the world pose of every node of the flexible bodies"),
     FN("contact_fd", MBG_FN_CONTACTS, "forward dynamics in contact, and the contact forces"),
     FN("contact_fd_reg", MBG_FN_CONTACTS, "contact_fd regularized: compliant or redundant "

@@ -2,11 +2,21 @@
  * without one MuJoCo's qpos0 (a free joint at its body's pose, hinges and slides at their ref).
  * The model's coordinates are MuJoCo's (mjcf_build.c folds ref into the joint frames) except the
  * quaternions' order: MuJoCo's [w x y z], the model's [x y z w]. */
+#include <math.h>
 #include <string.h>
 
 #include "mjcf/mjcf_internal.h"
 
 static int nq_of(int kind) { return kind == MBG_MJ_FREE ? 7 : kind == MBG_MJ_BALL ? 4 : 1; }
+
+/* The quaternion [x y z w] at q normalized as the language's `initial` does (build_spring.c):
+ * one within 1e-15 of unit length kept as it is, so that an imported model reads back bit for
+ * bit; a zero one left (the model's checks report it). */
+static void unit_quaternion(double *q) {
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!(n > 0) || !isfinite(n)) return;
+  for (int k = 0; k < 4 && fabs(n - 1.0) > 1e-15; k++) q[k] /= n;
+}
 
 /* Joint k's coordinates from MuJoCo's qpos entries v. */
 static void set_q0(mbg_mjcf *mj, const mbg_mjcf_joint *j, const double *v) {
@@ -15,9 +25,11 @@ static void set_q0(mbg_mjcf *mj, const mbg_mjcf_joint *j, const double *v) {
   J->has_q0 = 1;
   if (j->kind == MBG_MJ_FREE) {
     double q[7] = {v[0], v[1], v[2], v[4], v[5], v[6], v[3]};
+    unit_quaternion(q + 3);
     memcpy(J->q0, q, sizeof q);
   } else if (j->kind == MBG_MJ_BALL) {
     double q[4] = {v[1], v[2], v[3], v[0]};
+    unit_quaternion(q);
     memcpy(J->q0, q, sizeof q);
   } else {
     J->q0[0] = v[0];
