@@ -15,11 +15,13 @@
  *       runs with and without projection and checks (exit 0 or 1):
  *       - with projection, max|φ| ≤ 1e-10 m and max|Kv| ≤ 1e-10 over the run: the loops stay
  *         closed;
- *       - without it the drift is not smaller (the index-1 formulation only keeps φ̈ = 0);
+ *       - without it the loops stay closed to 1e-9 m over the run too (the index-1 formulation
+ *         K q̈ = −K̇v keeps φ̈ = 0 only: φ drifts with the integration error, which in 0.5 s of
+ *         free fall stays at rounding level; both runs' drift is reported);
  *       - the energy is conserved: max|E(t) − E(0)| ≤ 1e-8 of the largest kinetic energy of the
  *         run (no applied force, no damping; the constraint forces do no work).
- *       Measured (dt 1e-3 s): the keyframe's residual 1.95e-3 m; projected max|φ| 8.7e-16 m,
- *       max|Kv| 2e-30; unprojected 8.8e-16 m (in 0.5 s of free fall the loops hardly drift);
+ *       Measured (dt 1e-3 s): the keyframe's residual 1.95e-3 m; projected max|φ| 7e-16 to 9e-16
+ *       m (by build), max|Kv| 2e-30; unprojected 7e-16 to 9e-16 m;
  *       max|E − E(0)| 3.4e-12 J, 8.5e-15 of the largest kinetic energy (401 J). */
 #include <math.h>
 #include <stdio.h>
@@ -82,8 +84,7 @@ int main(int argc, char **argv) {
   CHECK(p.max_kv <= 1e-10, "projected max|Kv| %.2e > 1e-10", p.max_kv);
   CHECK(p.max_de <= 1e-8 * p.max_ke, "energy drift %.2e > 1e-8 max KE (%.2e)", p.max_de,
         1e-8 * p.max_ke);
-  CHECK(u.max_phi >= p.max_phi, "unprojected drift %.2e below the projected %.2e", u.max_phi,
-        p.max_phi);
+  CHECK(u.max_phi <= 1e-9, "unprojected max|phi| %.2e > 1e-9", u.max_phi);
   printf("cassie_sim --check: %s\n", ok ? "ok" : "FAIL");
   return ok ? 0 : 1;
 }
