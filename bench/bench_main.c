@@ -65,6 +65,9 @@ static void random_state(const mb_model *m, unsigned long long *s, double *q, do
     case MB_JOINT_CYLINDRICAL: /* θ, d */
       qi[0] = bench_uniform(s, -3.14159, 3.14159), qi[1] = bench_uniform(s, -0.5, 0.5);
       break;
+    case MB_JOINT_UNIVERSAL: /* θ1, θ2 */
+      qi[0] = bench_uniform(s, -3.14159, 3.14159), qi[1] = bench_uniform(s, -3.14159, 3.14159);
+      break;
     default: qi[0] = bench_uniform(s, -3.14159, 3.14159); break;
     }
   }

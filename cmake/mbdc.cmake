@@ -7,7 +7,7 @@
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
 #                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>]
-#                  [PARAMETERS <body|all|gravity>...])
+#                  [PARAMETERS <body|all|gravity>...] [PASSIVE_IN_FD] [COUPLE_MIMIC])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -46,6 +46,8 @@
 # PARAMETERS (a CMake list or a comma-separated string) passes --parameters: those bodies'
 # inertial parameters, `all` of them, and `gravity` become the functions' first argument pi
 # (docs/parameters.md).
+# PASSIVE_IN_FD passes --passive-in-fd (forward dynamics with tau + passive_forces).
+# COUPLE_MIMIC passes --couple-mimic (a URDF's <mimic> joints follow their sources: docs/urdf.md).
 # TEMPLATES is a directory of
 # replacement recipes, libraries and render templates (DIR/algorithms/*.lua, DIR/lib/*.lua,
 # DIR/c/*.lua, DIR/c/*.c).
@@ -181,6 +183,12 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   if(A_TRIG_INPUT)
     list(APPEND args --trig-input)
   endif()
+  if(A_PASSIVE_IN_FD)
+    list(APPEND args --passive-in-fd)
+  endif()
+  if(A_COUPLE_MIMIC)
+    list(APPEND args --couple-mimic)
+  endif()
   if(A_FRAME)
     if(NOT A_FRAME MATCHES "^(body|joint|com|world|auto)$")
       message(FATAL_ERROR "mbdc_add_model(${A_NAME}): FRAME is body, joint, com, world or auto, "
@@ -250,7 +258,8 @@ function(_mbdc_args model out args_var prefix_var deps_var)
 endfunction()
 
 function(mbdc_add_model)
-  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT"
+  cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT;PASSIVE_IN_FD;\
+COUPLE_MIMIC"
                         "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME;PARTS"
                         "FUNCTIONS;FRAMES;CONTACTS;FUSE;PARAMETERS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)

@@ -23,8 +23,8 @@ static int is_urdf_text(const char *data, size_t size) {
 
 int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   const char *path = is_urdf_text(data, size) ? "fuzz.urdf" : "fuzz.mbd";
-  mbg_load_opts lo = {.floating_base =
-                        mbg_is_urdf(path) && size > 0 && (data[size - 1] & 1)};
+  mbg_load_opts lo = {.floating_base = mbg_is_urdf(path) && size > 0 && (data[size - 1] & 1),
+                      .couple_mimic = mbg_is_urdf(path) && size > 0 && (data[size - 1] & 2)};
   int errors = 0, warnings = 0;
   mbg_model *m = mbg_model_from_source(path, data, size, &lo, sink, &errors, &warnings);
   if (!m) return 0;
@@ -57,10 +57,10 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   mbg_loop_rows_free(&rows);
   int nb = t->nb;
   /* --contacts: the last frame on a moving body, a point contact or welded (the size's parity),
-   * so that gen_contacts.c and the contact recipes run on every model without loops that has
-   * one (a model with loops is refused them) */
+   * so that gen_contacts.c and the contact recipes run on every model without loops or coupled
+   * joints that has one (a model with either is refused them) */
   char contacts[96] = "";
-  for (int k = t->nframes - 1; k >= 0 && !contacts[0] && !loops; k--)
+  for (int k = t->nframes - 1; k >= 0 && !contacts[0] && !loops && !t->ncoupled; k--)
     if (t->frame[k].body != 0 && strlen(t->frame[k].name) < 80)
       snprintf(contacts, sizeof contacts, "%s%s", t->frame[k].name, size % 2 ? ":6" : "");
   mbg_topology_free(t);
@@ -70,6 +70,7 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   o.model_path = path;
   o.command = "mbdc generate fuzz";
   o.floating_base = lo.floating_base;
+  o.couple_mimic = lo.couple_mimic;
   o.functions = nb <= MBDC_FUZZ_ALL_FUNCTIONS_MAX_NB ? NULL : "rnea,crba,aba";
   if (contacts[0] && !o.functions) o.contacts = contacts;
   mbg_gen g;

@@ -102,7 +102,7 @@ int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]) {
   return 0;
 }
 
-/* Forward pass: v_i = iXλ v_λ + S q̇;  c_i = v_i × vJ;  IA_i = I_i;
+/* Forward pass: v_i = iXλ v_λ + S q̇;  c_i = v_i × vJ + cJ;  IA_i = I_i;
  * pA_i = v_i ×* I_i v_i − fext_i */
 static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
                            const double *fext) {
@@ -118,6 +118,7 @@ static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
     mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->v + 6 * p, vi);
     for (int k = 0; k < 6; k++) vi[k] += vJ[k];
     mbs_crm(vi, vJ, ws->c + 6 * i);
+    mb_joint_cJ(m, i, S, v ? v + o : NULL, ws->c + 6 * i);
     mbs_I_mat(I, ws->IA + 36 * i);
     mbs_I_mv(I, vi, Iv);
     mbs_crf(vi, Iv, pA);

@@ -129,6 +129,7 @@ int mb_cfa(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   if (!q || !tau || !qdd) return MB_EINVAL;
   if (mb_flex_count(m, 0) > 0) return MB_EINVAL; /* flexible bodies: not supported (mb.h) */
   if (mb_has_armature(m)) return MB_EINVAL;       /* rotor inertias: not supported (mb.h) */
+  if (mb_has_varying_S(m)) return MB_EINVAL;      /* universal joints: not supported (mb.h) */
   int nc = (int)mb_cfa_nc(m);
   ws->singular = 0;
   /* b = rnea(q, v, 0), keeping f(bias) in ws->f;  x = (Sᵀ S)⁻¹ (τ − b) */

@@ -16,7 +16,11 @@
  *   k ≻ j:  ∂τ_r/∂q_c = S_rᵀ (S_c ×* F_k + IC_k Ψ̈_c + BC_k Ψ̇_c),
  *           ∂τ_r/∂v_c = S_rᵀ (IC_k A_c + BC_k S_c)
  * for r a dof of j and c of k; M_rc = S_rᵀ IC_max(j,k) S_c; 0 when neither is the other's
- * ancestor. */
+ * ancestor. A universal joint is the chain of its two revolutes through a massless cross x
+ * (v_x = v_λ + S_1 q̇_1, a_x = a_λ + S_1 q̈_1 + v_λ × S_1 q̇_1): its θ2 column hangs from x (Ψ̇_2 =
+ * v_x × S_2, ...), its θ1 column moves x (A_1 = Ψ̇_1 + v_x × S_1), and S_1 does not turn with θ2,
+ * so ∂τ_1/∂q_2 takes the term S_1ᵀ (S_2 ×* F_i) of a descendant's column (cJ = q̇_1 q̇_2 S_1 × S_2
+ * in a_i). */
 #include "flex_internal.h"
 
 /* y = A x, A 6×6 row-major */
@@ -58,6 +62,17 @@ static void velocity_matrix(const double *I, const double *v, double *B) {
     }
 }
 
+/* A universal joint's cross from its world columns D1, D2 (24 apart) and rates qd, qdd (NULL:
+ * zero): v_x, a_x, and the body's a_i += q̇_1 q̇_2 S_1 × S_2 (a_i was a_λ + S q̈ + v_i × S q̇). */
+static void cross_motion(const double *D1, const double *qd, const double *qdd, const double *vp,
+                         const double *ap, double vx[6], double ax[6], double ai[6]) {
+  double t[6], q1 = qd ? qd[0] : 0.0, q2 = qd ? qd[1] : 0.0, a1 = qdd ? qdd[0] : 0.0;
+  mbs_crm(vp, D1, t);
+  for (int k = 0; k < 6; k++) vx[k] = vp[k] + D1[k] * q1, ax[k] = ap[k] + D1[k] * a1 + t[k] * q1;
+  mbs_crm(D1, D1 + 24, t);
+  for (int k = 0; k < 6; k++) ai[k] += q1 * q2 * t[k];
+}
+
 /* World-frame S of every dof, the world inertias (into ws->dI) and the forward pass: v, a, the
  * body forces (ws->dF) and every dof's Ψ̇, Ψ̈, A (ws->dS: S, Ψ̇, Ψ̈, A at 24 per dof). */
 static void world_forward(const mb_model *m, mb_workspace *ws, const double *v, const double *a) {
@@ -80,13 +95,18 @@ static void world_forward(const mb_model *m, mb_workspace *ws, const double *v, 
     for (int k = 0; k < 6; k++) vi[k] = vp[k] + vJ[k];
     mbs_crm(vi, vJ, t);
     for (int k = 0; k < 6; k++) ai[k] = ap[k] + aJ[k] + t[k];
+    int chain = mb_joint_S_varies(m->jtype[i]);
+    double vx[6], ax[6]; /* a universal joint's cross */
+    if (chain) cross_motion(ws->dS + 24 * iv, v ? v + iv : NULL, a ? a + iv : NULL, vp, ap, vx,
+                            ax, ai);
     for (int c = 0; c < n; c++) {
       double *S = ws->dS + 24 * (iv + c), *Pd = S + 6, *Pdd = S + 12, *A = S + 18;
-      mbs_crm(vp, S, Pd);
-      mbs_crm(ap, S, Pdd);
-      mbs_crm(vp, Pd, t);
+      const double *vl = chain && c == 1 ? vx : vp, *al = chain && c == 1 ? ax : ap;
+      mbs_crm(vl, S, Pd);
+      mbs_crm(al, S, Pdd);
+      mbs_crm(vl, Pd, t);
       for (int k = 0; k < 6; k++) Pdd[k] += t[k];
-      mbs_crm(vi, S, A);
+      mbs_crm(chain && c == 0 ? vx : vi, S, A);
       for (int k = 0; k < 6; k++) A[k] += Pd[k];
     }
     mbs_I_to_parent(E, r, m->inertia + 10 * i, Iw);
@@ -134,7 +154,13 @@ static void pair(const mb_model *m, const mb_workspace *ws, int j, int k, double
       if (M) M[at] = dot6(Sr, zm);
     }
   }
-  if (k == j) return;
+  if (k == j) {
+    if (mb_joint_S_varies(m->jtype[j])) { /* universal: S_1ᵀ (S_2 ×* F_j) into ∂τ_1/∂q_2 */
+      mbs_crf(ws->dS + 24 * (m->iv[j] + 1), F, x);
+      dq[nv * (size_t)m->iv[j] + (size_t)m->iv[j] + 1] += dot6(ws->dS + 24 * m->iv[j], x);
+    }
+    return;
+  }
   for (int c = 0; c < nj; c++) { /* rows of k, columns of j */
     const double *D = ws->dS + 24 * (m->iv[j] + c);
     mbs_crf(D, F, zq);

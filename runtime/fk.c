@@ -11,8 +11,7 @@ void mb_x0(const mb_model *m, mb_workspace *ws) {
   }
 }
 
-/* v_i = iXλ v_λ + S_i q̇_i, a_i = iXλ a_λ + v_i × S_i q̇_i (every joint's S is constant in its
- * child frame). */
+/* v_i = iXλ v_λ + S_i q̇_i, a_i = iXλ a_λ + v_i × S_i q̇_i + cJ_i (cJ = Ṡ q̇: mb_joint_cJ). */
 void mb_bias_pass(const mb_model *m, mb_workspace *ws, const double *v) {
   for (int k = 0; k < 6; k++) ws->v[k] = ws->a[k] = 0.0;
   for (int i = 1; i <= m->nb; i++) {
@@ -25,6 +24,7 @@ void mb_bias_pass(const mb_model *m, mb_workspace *ws, const double *v) {
     mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, ws->a + 6 * p, ws->a + 6 * i);
     mbs_crm(ws->v + 6 * i, vj, t);
     for (int k = 0; k < 6; k++) ws->a[6 * i + k] += t[k];
+    mb_joint_cJ(m, i, ws->S + 6 * o, v + o, ws->a + 6 * i);
   }
 }
 int mb_fk(const mb_model *m, mb_workspace *ws, const double *q, double *pose) {

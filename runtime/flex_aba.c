@@ -37,6 +37,7 @@ static void init(const mb_model *m, mb_workspace *ws, const double *q, const dou
     mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, vp, vi);
     for (int k = 0; k < 6; k++) vi[k] += vJ[k];
     mbs_crm(vi, vJ, ws->c + 6 * i);
+    mb_joint_cJ(m, i, ws->S + 6 * o, v ? v + o : NULL, ws->c + 6 * i);
     mbs_I_mat(m->inertia + 10 * i, ws->IA + 36 * i);
     mbs_I_mv(m->inertia + 10 * i, vi, h);
     for (int c = 0; c < nm && v; c++)

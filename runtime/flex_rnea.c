@@ -42,6 +42,7 @@ static void forward(const mb_model *m, mb_workspace *ws, const double *q, const 
     cols_mv(S, n, a ? a + o : NULL, ai);
     mbs_crm(vi, vJ, t);
     for (int k = 0; k < 6; k++) ai[k] += t[k];
+    mb_joint_cJ(m, i, S, v ? v + o : NULL, ai);
     /* f_i = I a + Mc η̈ + v ×* (I v + Mc η̇) − fext */
     const double *Mc = nm ? F->Mc + 6 * mbf_e(ws, i) : NULL;
     mbs_I_mv(m->inertia + 10 * i, ai, fi);

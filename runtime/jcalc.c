@@ -1,8 +1,9 @@
 /* jcalc.c — joint models: XJ(q) and S for every joint type (docs/runtime.md, the joint table),
  * and the columns of the joint-type table (mb.h MB_JOINT_TYPES).
  *
- * S is constant in the child frame for every joint, so cJ = 0 (a planar joint's v is its child
- * frame's for that: mb.h). Axes are arbitrary unit vectors in the joint frame. */
+ * S is constant in the child frame for every joint but the universal one, so cJ = 0 (a planar
+ * joint's v is its child frame's for that: mb.h); a universal joint's first column turns with θ2
+ * (mb_joint_S_at, mb_joint_cJ). Axes are arbitrary unit vectors in the joint frame. */
 #include "mb.h"
 
 #include <assert.h>
@@ -87,6 +88,15 @@ void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3
       for (int k = 0; k < 3; k++) E[3 * j + k] = R[3 * k + j];
     for (int k = 0; k < 3; k++) r[k] = qi[1] * a[k];
     break;
+  case MB_JOINT_UNIVERSAL: { /* XJ = rot(a, θ1) rot(a2, θ2): E = (R1 R2)ᵀ */
+    double R2[9];
+    mbs_rot_axis(a, qi[0], R);
+    mbs_rot_axis(m->axis2 + 3 * i, qi[1], R2);
+    mbs_mat3_mul(R, R2, R2);
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 3; k++) E[3 * j + k] = R2[3 * k + j];
+    break;
+  }
   case MB_JOINT_FIXED:
   case MB_JOINT_TYPE_COUNT:
     break;
@@ -123,10 +133,32 @@ void mb_joint_S(const mb_model *m, int i, double *S) {
   case MB_JOINT_CYLINDRICAL: /* S = [a 0; 0 a] */
     for (int k = 0; k < 3; k++) S[k] = a[k], S[9 + k] = a[k];
     break;
+  case MB_JOINT_UNIVERSAL: /* S(0) = [a a2; 0 0] */
+    for (int k = 0; k < 3; k++) S[k] = a[k], S[6 + k] = m->axis2[3 * i + k];
+    break;
   case MB_JOINT_FIXED:
   case MB_JOINT_TYPE_COUNT:
     break;
   }
+}
+
+int mb_joint_S_varies(mb_joint_type t) { return t == MB_JOINT_UNIVERSAL; }
+
+void mb_joint_S_at(const mb_model *m, int i, const double *q, double *S) {
+  mb_joint_S(m, i, S);
+  if (m->jtype[i] != MB_JOINT_UNIVERSAL) return;
+  /* universal: the first column R2ᵀ a, a seen from the child (R2 = rot(a2, θ2)) */
+  double R2[9];
+  mbs_rot_axis(m->axis2 + 3 * i, q[m->iq[i] + 1], R2);
+  mbs_mat3_tmv(R2, m->axis + 3 * i, S);
+}
+
+void mb_joint_cJ(const mb_model *m, int i, const double *S, const double *qd, double out[6]) {
+  if (m->jtype[i] != MB_JOINT_UNIVERSAL || !qd) return;
+  /* d/dt (R2ᵀ a) = (R2ᵀ a) × a2 θ̇2, so Ṡ q̇ = [θ̇1 θ̇2 (s1 × a2); 0] */
+  double w[3];
+  mbs_cross(S, S + 6, w);
+  for (int k = 0; k < 3; k++) out[k] += qd[0] * qd[1] * w[k];
 }
 
 void mb_planar_axes(const double a[3], double u[3], double w[3]) {
@@ -142,6 +174,7 @@ void mb_xup(const mb_model *m, mb_workspace *ws, const double *q) {
   for (int i = 1; i <= m->nb; i++) {
     mb_jcalc(m, i, q, EJ, rJ);
     mbs_X_compose(EJ, rJ, m->XT_E + 9 * i, m->XT_r + 3 * i, ws->XE + 9 * i, ws->Xr + 3 * i);
+    if (mb_joint_S_varies(m->jtype[i])) mb_joint_S_at(m, i, q, ws->S + 6 * m->iv[i]);
   }
 }
 

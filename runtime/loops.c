@@ -47,6 +47,10 @@ static const row_def rows_cylindrical[] = {{"tilt1", ROW_D1, V_U1, V_AXIS},
                                            {"tilt2", ROW_D1, V_U2, V_AXIS},
                                            {"slide1", ROW_D2, V_U1, 0},
                                            {"slide2", ROW_D2, V_U2, 0}};
+static const row_def rows_universal[] = {{"x", ROW_D2, V_X, 0},
+                                         {"y", ROW_D2, V_Y, 0},
+                                         {"z", ROW_D2, V_Z, 0},
+                                         {"cross", ROW_D1, V_AXIS, V_AXIS2}};
 static const row_def rows_d1[] = {{"d1", ROW_D1, V_AXIS, V_AXIS2}};
 static const row_def rows_d2[] = {{"d2", ROW_D2, V_AXIS, 0}};
 static const row_def rows_ss[] = {{"ss", ROW_SS, 0, 0}};
@@ -63,6 +67,7 @@ static const row_def *loop_rows(mb_loop_type t, int *n) {
   case MB_LOOP_FIXED: return ROWS(rows_fixed);
   case MB_LOOP_PLANAR: return ROWS(rows_planar);
   case MB_LOOP_CYLINDRICAL: return ROWS(rows_cylindrical);
+  case MB_LOOP_UNIVERSAL: return ROWS(rows_universal);
   case MB_LOOP_D1: return ROWS(rows_d1);
   case MB_LOOP_D2: return ROWS(rows_d2);
   case MB_LOOP_SS: return ROWS(rows_ss);
@@ -95,6 +100,7 @@ static loop_params loop_type_params(mb_loop_type t) {
 #define MB_LOOP_JOINT_PARAMS(NAME)                  \
   case MB_LOOP_##NAME:                              \
     p.axis = mb_joint_has_axis(MB_JOINT_##NAME);    \
+    p.axis2 = MB_JOINT_##NAME == MB_JOINT_UNIVERSAL; \
     p.pitch = mb_joint_has_pitch(MB_JOINT_##NAME);  \
     break;
 #define MB_LOOP_BASIC_PARAMS(NAME, name, axis_, axis2_, distance_) \
@@ -231,7 +237,7 @@ static void loop_kinematics(const mb_model *m, mb_workspace *ws, mb_loop_workspa
       for (int b = 0; b < 3; b++) P[3 * a + b] = E[3 * b + a];
     for (int k = 0; k < 3; k++) P[9 + k] = r[k];
     if (!v) continue;
-    /* v_i = iXλ v_λ + S q̇;  a_i = iXλ a_λ + v_i × S q̇  (q̈ = 0, no gravity) */
+    /* v_i = iXλ v_λ + S q̇;  a_i = iXλ a_λ + v_i × S q̇ + cJ  (q̈ = 0, no gravity) */
     int n = mb_joint_nv(m->jtype[i]), o = m->iv[i];
     double vJ[6] = {0}, t[6], *bv = lw->bv + 6 * i, *ba = lw->ba + 6 * i;
     for (int c = 0; c < n; c++)
@@ -241,6 +247,7 @@ static void loop_kinematics(const mb_model *m, mb_workspace *ws, mb_loop_workspa
     mbs_X_mv(ws->XE + 9 * i, ws->Xr + 3 * i, lw->ba + 6 * p, ba);
     mbs_crm(bv, vJ, t);
     for (int k = 0; k < 6; k++) ba[k] += t[k];
+    mb_joint_cJ(m, i, ws->S + 6 * o, v + o, ba);
     /* world: ω, v_o = R v;  α = R ω̇;  classical a_o = R (a_lin + ω × v_lin) */
     double w[6];
     mbs_cross(bv, bv + 3, t);

@@ -33,6 +33,11 @@
  *                         those axes: z → x, y); v = [v_u v_w ω] in the child frame (Pinocchio's
  *                         JointModelPlanar), so q̇ ≠ v;                S = [0 0 a; u w 0]
  *   cylindrical           q = [θ d]: rotation θ about a and translation d along a; S = [a 0; 0 a]
+ *   universal             q = [θ1 θ2]: rotation θ1 about a (the joint frame's), then θ2 about
+ *                         a2 ⟂ a (mb_model.axis2, fixed in the child): XJ = rot(a, θ1) rot(a2, θ2);
+ *                         S(q) = [R2ᵀa a2; 0 0] with R2 = rot(a2, θ2): S turns with θ2, so the joint
+ *                         has the bias acceleration cJ = Ṡ q̇ = [θ̇1 θ̇2 (R2ᵀa × a2); 0] (mb_xup
+ *                         refreshes its columns of ws->S; mb_joint_cJ)
  *   fixed                 no coordinates, XJ = identity
  * Quaternions store q_w last. Gravity enters as a fictitious base acceleration a0 = −gravity.
  * Joint wrenches are [torque; force] of the parent on the child, at the joint origin, in the joint
@@ -99,7 +104,8 @@ enum mb_status { MB_OK = 0, MB_ENUMERIC = -1, MB_EINVAL = -2, MB_EWORKSPACE = -3
   X(SPHERICAL,   spherical,   4, 3, 0, 0, 0, 1,  0) \
   X(FLOATING,    floating,    7, 6, 0, 0, 0, 0,  3) \
   X(PLANAR,      planar,      3, 3, 1, 0, 0, 0, -1) \
-  X(CYLINDRICAL, cylindrical, 2, 2, 1, 1, 0, 0, -1)
+  X(CYLINDRICAL, cylindrical, 2, 2, 1, 1, 0, 0, -1) \
+  X(UNIVERSAL,   universal,   2, 2, 1, 1, 0, 1, -1)
 
 typedef enum mb_joint_type {
 #define MB_JOINT_ENUM(NAME, name, nq, nv, axis, angle, pitch, fixed_origin, quat) MB_JOINT_##NAME,
@@ -182,6 +188,9 @@ typedef struct mb_model {
    * articulated body's D and to inverse dynamics (τ += armature q̈), as MuJoCo and Pinocchio do
    * (joint velocity coordinates only; a flexible body's modes have none); NULL: none. */
   const double *armature;
+  /* [3 (nb + 1)] the second unit axis a2 of every universal joint, in its joint frame and
+   * perpendicular to its axis (other bodies' entries unused); NULL: the model has none. */
+  const double *axis2;
 } mb_model;
 
 /* Flexible bodies are supported by mb_rnea, mb_nle, mb_gravity, mb_crba, mb_ltdl, mb_crba_fd,
@@ -192,13 +201,52 @@ typedef struct mb_model {
 /* Modes of body i (0 for a rigid model). */
 int mb_body_nm(const mb_model *m, int i);
 /* The armature of velocity coordinate k (0 without armature or for a modal coordinate); 1 if
- * any is nonzero. mb_cfa and mb_rcr return MB_EINVAL for a model with armature (not yet: the
- * constraint force algorithm inverts body inertias, the reduction's tails do not carry the rotor
- * terms); every other dynamics function includes it. */
+ * any is nonzero. mb_cfa returns MB_EINVAL for a model with armature (its formulation inverts
+ * the bodies' inertias and has no joint-space inertia to put a rotor in: docs/cfa.md); every
+ * other dynamics function includes it (mb_rcr: in its free and head joints' D and in its tails'
+ * reduced inertia). */
 double mb_armature(const mb_model *m, int k);
 int mb_has_armature(const mb_model *m);
+/* 1 if some joint's S varies with q (mb_joint_S_varies: a universal joint). mb_cfa returns
+ * MB_EINVAL for such a model (not yet: its constraint bases T assume S constant in the child
+ * frame); every other algorithm takes it. */
+int mb_has_varying_S(const mb_model *m);
 /* M += diag(armature) for an nv × nv row-major M. */
 void mb_add_armature(const mb_model *m, double *M);
+
+/* Coupled (mimic) coordinates (coupling.c; the generator's docs/dsl.md "Coupled joints"). A
+ * coupled joint's coordinate follows an independent one: with the model's (full) coordinates
+ * q_full[k] = q_mult[k] q[q_of[k]] + q_off[k] and v_full[k] = v_mult[k] v[v_of[k]], q and v the
+ * nq, nv independent ones (v_full = G v, G constant, one nonzero per row). Every algorithm runs on
+ * the full model; these map its inputs and outputs: forces fold by Gᵀ, Jacobian columns by G,
+ * M and the inverse-dynamics derivatives as Gᵀ A G, and forward dynamics solves
+ * (Gᵀ M G) q̈ = τ − Gᵀ h (the tree recursions of aba do not apply). */
+typedef struct mb_coupling {
+  int nq, nv;            /* the independent coordinates */
+  const int *q_of;       /* [model nq] */
+  const double *q_mult;  /* [model nq] */
+  const double *q_off;   /* [model nq] */
+  const int *v_of;       /* [model nv] */
+  const double *v_mult;  /* [model nv] */
+} mb_coupling;
+
+/* 0 if c fits m (indices in range, every independent coordinate followed by itself with factor 1
+ * and offset 0, finite nonzero factors); -1 and a one-line reason in msg otherwise. */
+int mb_coupling_check(const mb_model *m, const mb_coupling *c, char *msg, size_t msgsize);
+/* q_full, v_full from the independent q, v (either of each pair may be NULL to skip it). */
+void mb_coupled_expand(const mb_model *m, const mb_coupling *c, const double *q, const double *v,
+                       double *q_full, double *v_full);
+/* The independent entries of a full configuration (q) and velocity (v): either may be NULL. */
+void mb_coupled_pick(const mb_model *m, const mb_coupling *c, const double *q_full,
+                     const double *v_full, double *q, double *v);
+/* out = A G for A rows × (model nv), row-major (rows = 1: a force's Gᵀ f is the same as a row);
+ * out = Gᵀ A for A (model nv) × cols; out = Gᵀ A G for A (model nv)²: out must not alias A. */
+void mb_coupled_fold_columns(const mb_model *m, const mb_coupling *c, int rows, const double *A,
+                             double *out);
+void mb_coupled_fold_rows(const mb_model *m, const mb_coupling *c, int cols, const double *A,
+                          double *out);
+void mb_coupled_fold_matrix(const mb_model *m, const mb_coupling *c, const double *A,
+                            double *out);
 
 /* Validate a model: sizes (nb ≤ MB_MAX_BODIES, a workspace size that size_t holds), pointers,
  * regular numbering, consecutive iq/iv summing to nq/nv, unit axes, proper rotations XT_E, usable
@@ -368,15 +416,25 @@ int mbs_axis_rotation(const double a[3], double R[9]);
  * Joints (jcalc.c). Building blocks: arguments checked by assert() in debug builds only. */
 /* XJ(q_i) = (E, r) of body i's joint, q the full position vector. */
 void mb_jcalc(const mb_model *m, int i, const double *q, double E[9], double r[3]);
-/* The 6×nv_i motion subspace of body i's joint, column-major (6 doubles per column). */
+/* The 6×nv_i motion subspace of body i's joint, column-major (6 doubles per column); for a joint
+ * whose S turns with q (mb_joint_S_varies: universal) its value at q_i = 0. */
 void mb_joint_S(const mb_model *m, int i, double *S);
+/* 1 if the type's S depends on q (universal); every other type's S is constant in its child frame
+ * and its cJ zero. */
+int mb_joint_S_varies(mb_joint_type t);
+/* S of body i's joint at q (q the full position vector); mb_xup writes it into ws->S. */
+void mb_joint_S_at(const mb_model *m, int i, const double *q, double *S);
+/* cJ = Ṡ q̇ of body i's joint from its current columns S (ws->S + 6 iv_i, after mb_xup) and its
+ * velocity coordinates qd (nv_i of them; NULL: zero), added to out; nothing for a constant S. */
+void mb_joint_cJ(const mb_model *m, int i, const double *S, const double *qd, double out[6]);
 /* T_i: an orthonormal basis of the complement of span S_i (6 − nv_i columns of 6, column-major),
  * Sᵀ T = 0: Gram-Schmidt of the unit vectors against S, the best-conditioned first. */
 void mb_joint_T(const mb_model *m, int i, double *T);
 /* The in-plane axes u, w of a planar joint of unit normal a (rows k+1, k+2 of mbs_axis_rotation;
  * (u, w, a) right-handed). */
 void mb_planar_axes(const double a[3], double u[3], double w[3]);
-/* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body. */
+/* ws->XE, ws->Xr = iXλ = XJ(q_i) XT(i) for every body, and ws->S at q for the joints whose S
+ * varies (mb_joint_S_varies). */
 void mb_xup(const mb_model *m, mb_workspace *ws, const double *q);
 /* ws->X0E, ws->X0r = iX0 of every body (world → body) from ws->XE, ws->Xr (fk.c). */
 void mb_x0(const mb_model *m, mb_workspace *ws);
@@ -404,6 +462,26 @@ int mb_gravity(const mb_model *m, mb_workspace *ws, const double *q, double *g);
 
 /* Joint-space inertia matrix, row-major, full symmetric (crba.c). */
 int mb_crba(const mb_model *m, mb_workspace *ws, const double *q, double *M);
+
+/* Coupled coordinates (coupling.c, mb_coupling above): */
+/* Doubles of scratch mb_coupled_fd and mb_coupled_minv need. */
+size_t mb_coupled_scratch_size(const mb_model *m, const mb_coupling *c);
+/* Forward dynamics in the independent coordinates: (Gᵀ M G) q̈ = τ − Gᵀ h(q, v, fext) (q, v, τ,
+ * q̈ independent; fext as mb_rnea's, may be NULL), and its inverse inertia (Gᵀ M G)⁻¹, nv × nv,
+ * by a dense Cholesky factorization. MB_OK, MB_EINVAL (NULL arguments), MB_EWORKSPACE,
+ * MB_ENUMERIC (a pivot not positive, or an output not finite). */
+int mb_coupled_fd(const mb_model *m, const mb_coupling *c, mb_workspace *ws, double *scratch,
+                  const double *q, const double *v, const double *tau, const double *fext,
+                  double *qdd);
+int mb_coupled_minv(const mb_model *m, const mb_coupling *c, mb_workspace *ws, double *scratch,
+                    const double *q, double *Minv);
+/* The derivatives of mb_coupled_fd (fext NULL) in the independent coordinates: q̈ as it, then
+ * dqdd_dq = −Minv Gᵀ (∂τ/∂q) G and dqdd_dv = −Minv Gᵀ (∂τ/∂v) G with mb_rnea_derivatives of the
+ * full tree at (q_full, v_full, G q̈), and Minv = (Gᵀ M G)⁻¹; each nv × nv. Returns as
+ * mb_coupled_fd (MB_EINVAL also for a model with flexible bodies). */
+int mb_coupled_fd_derivatives(const mb_model *m, const mb_coupling *c, mb_workspace *ws,
+                              double *scratch, const double *q, const double *v,
+                              const double *tau, double *dqdd_dq, double *dqdd_dv, double *Minv);
 
 /* M = Lᵀ D L in place with no fill-in (ltdl.c; Featherstone 2005): L unit lower triangular with
  * L_ki ≠ 0 only for i an ancestor of k in the expanded parent array λ (ws->lam). On return M's
@@ -561,6 +639,9 @@ int mb_energy_regressor(const mb_model *m, mb_workspace *ws, const double *q, co
 #define MB_COULOMB_BAND 1e-3
 int mb_joint_count1(const mb_model *m); /* joints of one velocity coordinate (0 for NULL) */
 double mb_coulomb_sign(double v);
+/* d mb_coulomb_sign / dv: 1 / MB_COULOMB_BAND inside |v| < MB_COULOMB_BAND, 0 outside and on
+ * the band's edge. */
+double mb_coulomb_sign_dv(double v);
 int mb_joint_regressor(const mb_model *m, const double *v, const double *a, double *Yj);
 
 /* Centroidal momentum (centroidal.c; Orin & Goswami 2008): the momentum of the moving bodies about
@@ -632,6 +713,21 @@ int mb_contact_fd(const mb_model *m, const mb_frames *F, const mb_contacts *C, m
 int mb_impulse(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_workspace *ws,
                void *scratch, const double *q, const double *v_minus, const int *active,
                double *v_plus, double *impulse);
+/* The same in the independent coordinates of a model with coupled joints (coupled_contact.c,
+ * mb_coupling): q, v, τ, q̈, v⁻, v⁺ independent; M, h and the contact rows of the full tree
+ * projected (Gᵀ M G, Gᵀ h, Jc G), dense. scratch: mb_coupled_contact_scratch_size(m, c, C)
+ * doubles. Returns as mb_contact_fd and mb_impulse (MB_EINVAL also for a coupling that does not
+ * fit). */
+size_t mb_coupled_contact_scratch_size(const mb_model *m, const mb_coupling *c,
+                                       const mb_contacts *C);
+int mb_coupled_contact_fd(const mb_model *m, const mb_coupling *c, const mb_frames *F,
+                          const mb_contacts *C, mb_workspace *ws, double *scratch,
+                          const double *q, const double *v, const double *tau, const int *active,
+                          const double *mu, double *qdd, double *force);
+int mb_coupled_impulse(const mb_model *m, const mb_coupling *c, const mb_frames *F,
+                       const mb_contacts *C, mb_workspace *ws, double *scratch, const double *q,
+                       const double *v_minus, const int *active, double *v_plus,
+                       double *impulse);
 
 /* The world pose of every node of the flexible bodies (flex_nodes.c), 12 doubles per node as in
  * mb_fk: the body's pose composed with the node's deflection, its position p + R (r + t η) and
@@ -680,6 +776,8 @@ int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, cons
  *   fixed       x y z tilt1 tilt2 twist   d2(x) d2(y) d2(z) d1(x, z) d1(y, z) d1(x, y)
  *   planar      tilt1 tilt2 normal     d1(u1, a) d1(u2, a) d2(a)   (a: the plane's normal)
  *   cylindrical tilt1 tilt2 slide1 slide2   d1(u1, a) d1(u2, a) d2(u1) d2(u2)
+ *   universal   x y z cross            d2(x) d2(y) d2(z) d1(a, axis2)   (axis2 in the target frame:
+ *                                      Haug's universal joint, the origins together, a ⟂ axis2)
  *   d1          d1                     d1(a, axis2)   (axis2 given in the target frame)
  *   d2          d2                     d2(a)
  *   ss          ss                     d · d − D²
@@ -696,7 +794,7 @@ int mb_joint_wrenches(const mb_model *m, mb_workspace *ws, const double *q, cons
  * constraints move up one; generated models name them, so only a rebuild follows). */
 #define MB_LOOP_JOINT_TYPES(X)                                             \
   X(REVOLUTE) X(CONTINUOUS) X(PRISMATIC) X(HELICAL) X(SPHERICAL) X(FIXED) \
-  X(PLANAR) X(CYLINDRICAL)
+  X(PLANAR) X(CYLINDRICAL) X(UNIVERSAL)
 #define MB_LOOP_BASIC_TYPES(X) \
   X(D1, d1, 1, 1, 0)           \
   X(D2, d2, 1, 0, 0)           \
@@ -941,6 +1039,20 @@ int mb_springs_check(const mb_model *m, const mb_springs *S, char *msg, size_t m
  * not finite. No allocation. */
 int mb_passive_forces(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,
                       const double *v, double *tau);
+/* Forward dynamics with the passive forces (the generator's --passive-in-fd; docs/dsl.md "Joint
+ * properties"): out = τ + τ_passive(q, v) [nv] (out may alias tau), the joint forces to hand to
+ * mb_aba, mb_crba_fd, mb_fd_loops, mb_contact_fd, mb_rcr or mb_cfa. Uses what mb_passive_forces
+ * uses and ws->dx. Returns as mb_passive_forces (MB_EINVAL also for a NULL tau or out). */
+int mb_passive_tau(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,
+                   const double *v, const double *tau, double *out);
+/* The derivatives of q̈ = mb_aba(q, v, τ + τ_passive(q, v)) (τ the applied forces), as
+ * mb_aba_derivatives: its answer at τ + τ_passive plus M⁻¹ ∂τ_passive/∂q and M⁻¹ ∂τ_passive/∂v,
+ * the joints' terms' being diagonal: −stiffness on ∂/∂q, −damping − friction
+ * mb_coulomb_sign_dv(q̇) on ∂/∂v. MB_EINVAL with springs (S->n > 0: their derivatives are not
+ * computed) and as mb_aba_derivatives; otherwise as it. */
+int mb_aba_derivatives_passive(const mb_model *m, const mb_springs *S, mb_workspace *ws,
+                               const double *q, const double *v, const double *tau,
+                               double *dqdd_dq, double *dqdd_dv, double *Minv);
 /* The springs' potential energy Σ ½ k (ℓ − L0)² (ℓ = |d|, exact), or NaN when an argument is
  * NULL or ws is not laid out for m. Uses ws->XE/Xr and X0E/X0r. */
 double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws,

@@ -98,6 +98,18 @@ static int workspace_fits(const mb_model *m) {
   return n * (double)sizeof(double) < (double)SIZE_MAX;
 }
 
+/* A universal joint's second axis: given, unit and perpendicular to its axis (to 1e-9). */
+static int universal_axis2(const mb_model *m, int i, char *msg, size_t msgsize) {
+  if (!m->axis2) return fail(msg, msgsize, "body %d: a universal joint and no axis2 array", i);
+  const double *a = m->axis + 3 * i, *b = m->axis2 + 3 * i;
+  double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  if (!(fabs(n - 1.0) < 1e-9))
+    return fail(msg, msgsize, "body %d: universal joint axis2 is not a unit vector", i);
+  if (!(fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) < 1e-9))
+    return fail(msg, msgsize, "body %d: universal joint axes are not perpendicular", i);
+  return 0;
+}
+
 int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
   if (!m) return fail(msg, msgsize, "model is NULL");
   if (m->nb < 0 || m->nq < 0 || m->nv < 0) return fail(msg, msgsize, "negative size");
@@ -129,6 +141,7 @@ int mb_model_check(const mb_model *m, char *msg, size_t msgsize) {
     const double *a = m->axis + 3 * i;
     if (mb_joint_has_axis(t) && !(fabs(sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) - 1.0) < 1e-9))
       return fail(msg, msgsize, "body %d: joint axis is not a unit vector", i);
+    if (t == MB_JOINT_UNIVERSAL && universal_axis2(m, i, msg, msgsize)) return -1;
     if (!isfinite(m->pitch[i]) || !isfinite(m->XT_r[3 * i]) || !isfinite(m->XT_r[3 * i + 1]) ||
         !isfinite(m->XT_r[3 * i + 2]))
       return fail(msg, msgsize, "body %d: non-finite pitch or joint origin", i);
@@ -156,6 +169,12 @@ double mb_armature(const mb_model *m, int k) { return m->armature ? m->armature[
 void mb_add_armature(const mb_model *m, double *M) {
   size_t nv = (size_t)m->nv;
   for (size_t k = 0; m->armature && k < nv; k++) M[k * nv + k] += m->armature[k];
+}
+
+int mb_has_varying_S(const mb_model *m) {
+  for (int i = 1; i <= m->nb; i++)
+    if (mb_joint_S_varies(m->jtype[i])) return 1;
+  return 0;
 }
 
 int mb_has_armature(const mb_model *m) {

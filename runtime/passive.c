@@ -162,3 +162,53 @@ double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws
   }
   return V;
 }
+
+double mb_coulomb_sign_dv(double v) {
+  return fabs(v) < MB_COULOMB_BAND ? 1.0 / MB_COULOMB_BAND : 0.0;
+}
+
+int mb_passive_tau(const mb_model *m, const mb_springs *S, mb_workspace *ws, const double *q,
+                   const double *v, const double *tau, double *out) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!tau || !out) return MB_EINVAL;
+  if ((rc = mb_passive_forces(m, S, ws, q, v, ws->dx)) != MB_OK) return rc;
+  for (int k = 0; k < m->nv; k++) out[k] = tau[k] + ws->dx[k];
+  return mbs_finite(out, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;
+}
+
+/* d τ_passive / dq and dv of velocity coordinate k: the joints' terms (mb_springs), diagonal. */
+static void joint_slopes(const mb_model *m, const mb_springs *S, const double *v, int i, int c,
+                         double *kq, double *kv) {
+  int o = m->iv[i] + c;
+  double vk = v ? v[o] : 0.0;
+  *kq = S->stiffness && mb_joint_nv(m->jtype[i]) == 1 && mb_joint_nq(m->jtype[i]) == 1
+            ? -S->stiffness[o] : 0.0;
+  *kv = (S->damping ? -S->damping[o] : 0.0) -
+        (S->friction ? S->friction[o] * mb_coulomb_sign_dv(vk) : 0.0);
+}
+
+int mb_aba_derivatives_passive(const mb_model *m, const mb_springs *S, mb_workspace *ws,
+                               const double *q, const double *v, const double *tau,
+                               double *dqdd_dq, double *dqdd_dv, double *Minv) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!S || !q || !tau || !dqdd_dq || !dqdd_dv || !Minv || S->n != 0) return MB_EINVAL;
+  /* τ + τ_passive in Minv's first row: mb_aba_derivatives reads it (its ABA) before M⁻¹ */
+  if ((rc = mb_passive_tau(m, S, ws, q, v, tau, Minv)) != MB_OK) return rc;
+  if ((rc = mb_aba_derivatives(m, ws, q, v, Minv, dqdd_dq, dqdd_dv, Minv)) != MB_OK) return rc;
+  /* q̈ = FD(q, v, τ + τ_passive(q, v)): + M⁻¹ ∂τ_passive/∂q and ∂/∂v (diagonal), by column */
+  size_t nv = (size_t)m->nv;
+  for (int i = 1; i <= m->nb; i++)
+    for (int c = 0; c < mb_joint_nv(m->jtype[i]); c++) {
+      size_t col = (size_t)m->iv[i] + (size_t)c;
+      double kq, kv;
+      joint_slopes(m, S, v, i, c, &kq, &kv);
+      for (size_t r = 0; r < nv && (kq != 0.0 || kv != 0.0); r++) {
+        dqdd_dq[nv * r + col] += Minv[nv * r + col] * kq;
+        dqdd_dv[nv * r + col] += Minv[nv * r + col] * kv;
+      }
+    }
+  size_t n = nv * nv;
+  return mbs_finite(dqdd_dq, n) && mbs_finite(dqdd_dv, n) ? MB_OK : MB_ENUMERIC;
+}

@@ -130,7 +130,7 @@ static int free_backward(const mb_model *m, mb_loop_workspace *lw, int i, const 
     for (int b = 0; b < n; b++) {
       double s = 0.0;
       for (int k = 0; k < 6; k++) s += lw->rS[6 * (o + a) + k] * lw->rD[6 * (o + b) + k];
-      D[a * n + b] = s;
+      D[a * n + b] = s + (a == b ? mb_armature(m, o + a) : 0.0); /* the rotor: D = Sᵀ U + a */
     }
   if (mb_rcr_factor_joint_(lw, nv, o, n, D)) return -1;
   mb_rcr_joint_factor_(lw, nv, o, n, F);
@@ -333,6 +333,23 @@ static int group_tail_inertia(const rcr_plan *P, mb_loop_workspace *lw, int g) {
   return 0;
 }
 
+/* The rotors of the group's coordinates (mb_model.armature): coordinate j's q̈_j = r_j · x (r_j
+ * the unit row 6 + i of independent i, row d of E for dependent d) adds a_j r_jᵀ r_j to Q — its
+ * rotor's inertial force a_j q̈_j, weighted by ∂q̈_j/∂x as the bodies' wrenches are (not with A_c:
+ * q̈_j does not depend on it). */
+static void group_tail_rotors(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *P,
+                              int g) {
+  int nI = P->nI[g], W = RCR_W(P, g), n = W - 1, mg = P->row0[g + 1] - P->row0[g];
+  const double *E = lw->rE + P->E0[g];
+  double *Q = lw->rQ;
+  for (int i = 0; i < nI; i++) Q[(6 + i) * W + 6 + i] += mb_armature(m, P->ind[P->ind0[g] + i]);
+  for (int d = 0; d < mg; d++) {
+    double a = mb_armature(m, P->dep[P->dep0[g] + d]);
+    for (int r = 0; r < n && a != 0.0; r++)
+      for (int c = 0; c < W; c++) Q[r * W + c] += a * E[d * W + r] * E[d * W + c];
+  }
+}
+
 /* 3. The tail independents' system M̂_M = Q_II: N = −M̂_M⁻¹ [Ftᵀ | Q_Ip | Q_Iz | q_I − τ_I − E_Iᵀ τ_D]
  * into lw->rN (rows of RCR_NW); *lo becomes the smallest of its pivot ratios d_i / M̂_ii
  * (Cholesky: L_ii² / M̂_ii) and *lo's. */
@@ -478,8 +495,9 @@ static int backward(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
       group_dependents(m, L, ws, lw, P, g, kb);
       if (P->nI[g] > 64) return lw->singular = 1 + P->row[P->row0[g]], -1; /* bounded here */
       group_tail_maps(m, lw, P, g);
-      if (group_tail_inertia(P, lw, g) || group_tail_solve(lw, P, g, tau, lo))
-        return lw->singular = 1 + P->row[P->row0[g]], -1;
+      if (group_tail_inertia(P, lw, g)) return lw->singular = 1 + P->row[P->row0[g]], -1;
+      group_tail_rotors(m, lw, P, g);
+      if (group_tail_solve(lw, P, g, tau, lo)) return lw->singular = 1 + P->row[P->row0[g]], -1;
       group_tail_wrench(lw, P, g, tau);
       mb_rcr_tail_to_head_(lw, P, g);
     }
@@ -535,7 +553,6 @@ int mb_rcr(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_works
   double lo[2] = {1.0, 1.0};
   if (rc) return rc;
   if (!v || !tau || !qdd || !dep || nsel < 1) return MB_EINVAL;
-  if (mb_has_armature(m)) return MB_EINVAL; /* rotor inertias: not supported (mb.h) */
   for (int s = 0; s < nsel; s++) /* every selection valid, whichever is used */
     if ((rc = mb_rcr_plan_(m, L, lw, &P, dep + (size_t)s * (size_t)L->nc))) return rc;
   if ((rc = choose(m, L, lw, &P, nsel, dep, &use))) return rc;

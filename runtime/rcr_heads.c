@@ -8,7 +8,8 @@
  * weighted wrench map Ĥ of everything beyond its joint (s = 0) and, per group g open at i (its
  * head holds i), Δ_g = T_g − Ŵ_g, the total wrench of g's tail less its weighted one (s = 1..).
  * Every map is affine in the absolute accelerations of i (block 0) and of the open groups' bases
- * (blocks 1..): Ĥ = X_0 A_i + Σ_g X_g A_{c_g} + x. Joint i's equation is Sᵀ Ĥ = τ. */
+ * (blocks 1..): Ĥ = X_0 A_i + Σ_g X_g A_{c_g} + x. Joint i's equation is Sᵀ Ĥ + a q̈ = τ (a: its
+ * rotors, mb_model.armature). */
 
 /* 1 + the position of group g among body i's open groups; 0 if not open there. */
 static int slot(const rcr_plan *P, int i, int g) {
@@ -82,7 +83,7 @@ static void head_ratios(const mb_model *m, mb_loop_workspace *lw, const rcr_plan
   for (int a = P->hkid[i] ? 0 : 1; a < n; a++) { /* no head child: the first ratio is 1 */
     double ref = D[a * n + a];
     if (P->hkid[i]) {
-      ref = 0.0;
+      ref = mb_armature(m, m->iv[i] + a); /* the rotor, as in D */
       for (int r = 0; r < 6; r++)
         for (int q = 0; q < 6; q++) ref += S[6 * a + r] * C[6 * r + q] * S[6 * a + q];
     }
@@ -126,7 +127,7 @@ int mb_rcr_head_body_(const mb_model *m, mb_loop_workspace *lw, const rcr_plan *
     for (int b = 0; b < n; b++) {
       double x = 0.0;
       for (int q = 0; q < 6; q++) x += SL(lw, nv, 0, o + a)[q] * S[6 * b + q];
-      D[a * n + b] = x;
+      D[a * n + b] = x + (a == b ? mb_armature(m, o + a) : 0.0); /* Sᵀ Ĥ + a q̈ = τ */
     }
   if (mb_rcr_factor_joint_(lw, nv, o, n, D)) return -1;
   mb_rcr_joint_factor_(lw, nv, o, n, F);

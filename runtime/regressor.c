@@ -49,9 +49,10 @@ static void forward(const mb_model *m, mb_workspace *ws, const double *v, const 
       }
     mbs_X_mv(E, r, ws->v + 6 * p, vi); /* v_i = iXλ v_λ + S q̇ */
     for (int k = 0; k < 6; k++) vi[k] += vJ[k];
-    mbs_X_mv(E, r, ws->a + 6 * p, ai); /* a_i = iXλ a_λ + S q̈ + v_i × S q̇ */
+    mbs_X_mv(E, r, ws->a + 6 * p, ai); /* a_i = iXλ a_λ + S q̈ + v_i × S q̇ + cJ */
     mbs_crm(vi, vJ, t);
     for (int k = 0; k < 6; k++) ai[k] += aJ[k] + t[k];
+    mb_joint_cJ(m, i, S, v ? v + m->iv[i] : NULL, ai);
   }
 }
 

@@ -25,11 +25,12 @@ static void rnea_forward(const mb_model *m, mb_workspace *ws, const double *v, c
     S_mul(S, n, v ? v + m->iv[i] : NULL, vJ);
     mbs_X_mv(E, r, ws->v + 6 * p, vi);
     for (int k = 0; k < 6; k++) vi[k] += vJ[k];
-    /* a_i = iXλ a_λ + S q̈ + v_i × vJ */
+    /* a_i = iXλ a_λ + S q̈ + v_i × vJ + cJ */
     S_mul(S, n, a ? a + m->iv[i] : NULL, aS);
     mbs_X_mv(E, r, ws->a + 6 * p, ai);
     mbs_crm(vi, vJ, t);
     for (int k = 0; k < 6; k++) ai[k] += aS[k] + t[k];
+    mb_joint_cJ(m, i, S, v ? v + m->iv[i] : NULL, ai);
     /* f_i = I a_i + v_i ×* I v_i − fext_i */
     mbs_I_mv(I, ai, fi);
     mbs_I_mv(I, vi, Iv);

@@ -62,10 +62,11 @@ for t in "${targets[@]}"; do
     # valid models first: the examples, the degenerate ones of tests/singular/, small URDFs
     ext=mbd dict=fuzz/mbd.dict max_len=4096
     cp examples/*.mbd tests/singular/*.mbd fuzz/seeds/*.urdf "$work/seeds/"
+    cp tests/coupled/*.mbd "$work/seeds/"
     cp examples/urdf/double_pendulum.urdf examples/urdf/ur5.urdf "$work/seeds/"
   else
     ext=mbd dict=fuzz/mbd.dict max_len=4096
-    cp examples/*.mbd tests/golden/*.mbd "$work/seeds/"
+    cp examples/*.mbd tests/golden/*.mbd tests/coupled/*.mbd "$work/seeds/"
   fi
   cp tests/fuzz-regressions/*."$ext" "$work/seeds/" 2>/dev/null || true
   if [ "$mode" = runs ]; then limit=(-runs="$amount"); else limit=(-max_total_time="$amount"); fi

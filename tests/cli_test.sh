@@ -225,20 +225,23 @@ expect 2 "--parameters of a flexible body" -- \
   "$mbdc" generate "$src/examples/flexible_arm.mbd" --parameters all -o "$tmp/pa2"
 [ -e "$tmp/pa2" ] && { echo "FAIL: --parameters errors wrote output"; fail=$((fail + 1)); }
 # joint properties (docs/dsl.md "Joint properties"): the limits as the header's tables (INFINITY
-# where none), passive_forces among the defaults, cfa and rcr not generated with armature
+# where none), passive_forces among the defaults, rcr generated with armature, cfa not
 expect 0 "generate with joint properties" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" -o "$tmp/jp"
 c=$tmp/jp/five_bar_dynamics.c
 grep -q "^void five_bar_passive_forces(" "$tmp/jp/five_bar_dynamics.h" &&
-  ! grep -q "five_bar_cfa(\|five_bar_rcr(" "$tmp/jp/five_bar_dynamics.h" &&
-  grep -A1 "^const double five_bar_tau_max" "$c" | grep -q "INFINITY, INFINITY, INFINITY, INFINITY" &&
-  grep -q "rcr is not generated: not for joints with armature yet" "$tmp/err" ||
+  ! grep -q "five_bar_cfa(" "$tmp/jp/five_bar_dynamics.h" &&
+  grep -q "^int five_bar_rcr(" "$tmp/jp/five_bar_dynamics.h" &&
+  grep -A1 "^const double five_bar_tau_max" "$c" | grep -q "INFINITY, INFINITY, INFINITY, INFINITY" ||
   { echo "FAIL: joint properties"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 0 "URDF limits" -- "$mbdc" generate "$src/examples/urdf/ur5.urdf" -q -o "$tmp/ur5"
 grep -A1 "^const double ur5_q_max" "$tmp/ur5/ur5_dynamics.c" |
   grep -q "6.28318530718, 6.28318530718, 3.14159265359, 6.28318530718" &&
   grep -A1 "^const double ur5_tau_max" "$tmp/ur5/ur5_dynamics.c" | grep -q "1.5e+02, 1.5e+02" ||
   { echo "FAIL: URDF limits"; grep -A1 "_max\|_min" "$tmp/ur5/ur5_dynamics.c"; fail=$((fail + 1)); }
-expect 1 "rcr with armature" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" --functions rcr -o "$tmp/jp2"
+expect 0 "rcr with armature" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" --functions rcr -o "$tmp/jp2"
+expect 1 "cfa with armature" -- "$mbdc" generate "$src/tests/jprops/quadruped_jp.mbd" --functions cfa -o "$tmp/jp3"
+grep -q "cfa is not generated for joints with armature yet" "$tmp/err" ||
+  { echo "FAIL: cfa with armature"; cat "$tmp/err"; fail=$((fail + 1)); }
 expect 2 "contact_fd without --contacts" -- "$mbdc" generate "$arm" --functions contact_fd -o "$tmp/ct2"
 grep -q "needs the frames in contact" "$tmp/err" ||
   { echo "FAIL: contact_fd without --contacts"; cat "$tmp/err"; fail=$((fail + 1)); }
@@ -246,6 +249,83 @@ expect 2 "--contacts on a model with loops" -- "$mbdc" generate "$src/examples/f
 grep -q "not yet for a model with loop joints" "$tmp/err" ||
   { echo "FAIL: --contacts on five_bar"; cat "$tmp/err"; fail=$((fail + 1)); }
 [ ! -e "$tmp/ct2" ] || { echo "FAIL: a refused --contacts wrote $tmp/ct2"; fail=$((fail + 1)); }
+# --passive-in-fd (docs/dsl.md "Joint properties"): said in the header; a note where the model has
+# nothing passive (the output then that of a run without it but for the command line in the
+# banners and the set's mark); aba_derivatives refused with
+# springs, by name and in a --fuse; not an option of check; a mistyped one gets the nearest
+expect 0 "generate --passive-in-fd" -- "$mbdc" generate "$src/tests/jprops/five_bar_jp.mbd" \
+  --passive-in-fd -o "$tmp/pf"
+grep -q "Generated with --passive-in-fd: the forward dynamics" "$tmp/pf/five_bar_dynamics.h" &&
+  grep -q "tau_passive_0" "$tmp/pf/five_bar_dynamics.c" &&
+  grep -q "mb_passive_tau(&M, &SPRINGS, ws, q, v, tau_in, tau)" "$tmp/pf/five_bar_check.c" ||
+  { echo "FAIL: --passive-in-fd"; fail=$((fail + 1)); }
+expect 0 "--passive-in-fd without passive forces" -- "$mbdc" generate "$arm" --passive-in-fd \
+  --functions aba -o "$tmp/pf2"
+cp "$tmp/err" "$tmp/err_pf2"
+expect 0 "the same without it" -- "$mbdc" generate "$arm" --functions aba -o "$tmp/pf3"
+grep -q "note: --passive-in-fd changes nothing: the model has no springs and no joint with" \
+  "$tmp/err_pf2" && diff -r -I 'mbdc generate' -I 'SET_ID' "$tmp/pf2" "$tmp/pf3" >/dev/null ||
+  { echo "FAIL: --passive-in-fd on arm7"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "--passive-in-fd, aba_derivatives with springs" -- "$mbdc" generate \
+  "$src/examples/quarter_car.mbd" --passive-in-fd --functions aba_derivatives -o "$tmp/pf4"
+grep -q "error: --functions aba_derivatives: not generated with --passive-in-fd for a model with springs yet" "$tmp/err" ||
+  { echo "FAIL: --passive-in-fd aba_derivatives"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "--passive-in-fd, aba_derivatives with springs in --fuse" -- "$mbdc" generate \
+  "$src/examples/quarter_car.mbd" --passive-in-fd --functions aba --fuse d=aba,aba_derivatives \
+  -o "$tmp/pf4"
+expect 0 "--passive-in-fd, aba_derivatives without springs" -- "$mbdc" generate \
+  "$src/tests/jprops/five_bar_jp.mbd" --passive-in-fd --functions aba_derivatives -o "$tmp/pf5"
+[ ! -e "$tmp/pf4" ] || { echo "FAIL: a refused --passive-in-fd wrote $tmp/pf4"; fail=$((fail + 1)); }
+expect 2 "--passive-in-fd is not an option of check" -- "$mbdc" check "$arm" --passive-in-fd
+expect 2 "--passive-in-fd mistyped" -- "$mbdc" generate "$arm" --passive-in-dt -o "$tmp/pf6"
+grep -q "did you mean '--passive-in-fd'" "$tmp/err" ||
+  { echo "FAIL: --passive-in-fd did-you-mean"; cat "$tmp/err"; fail=$((fail + 1)); }
+# coupled (mimic) joints (docs/dsl.md "Coupled joints"): the independent coordinates in the
+# header, the coupling as the model's data, the functions not generated yet left out with a note
+# or refused when asked for, the model's mistakes located errors
+expect 0 "generate with coupled joints" -- "$mbdc" generate "$src/tests/coupled/gripper.mbd" -o "$tmp/cp"
+grep -q "^#define GRIPPER_NQ 4 " "$tmp/cp/gripper_dynamics.h" &&
+  grep -q "^#define GRIPPER_NQ_FULL 6" "$tmp/cp/gripper_model.h" &&
+  grep -q "^#define GRIPPER_IQ_roll 2" "$tmp/cp/gripper_dynamics.h" &&
+  grep -q "^const mb_coupling gripper_coupling = {4, 4," "$tmp/cp/gripper_model.c" &&
+  grep -q "cfa is not generated" "$tmp/err" ||
+  { echo "FAIL: coupled joints"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "base_regressor with coupled joints" -- "$mbdc" generate "$src/tests/coupled/gripper.mbd" --functions base_regressor -o "$tmp/cp2"
+grep -q "base_regressor is not generated for models with coupled (mimic) joints yet" "$tmp/err" ||
+  { echo "FAIL: base_regressor with coupled joints"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "a --fuse of mixed kinds with coupled joints" -- "$mbdc" generate "$src/tests/coupled/gripper.mbd" --fuse mix=rnea,aba -o "$tmp/cp2"
+grep -q "error: --fuse mix: with coupled (mimic) joints a fused function's parts must map" "$tmp/err" ||
+  { echo "FAIL: --fuse mix with coupled joints"; cat "$tmp/err"; fail=$((fail + 1)); }
+sed -e 's/^joint q2 revolute  bar1 -> bar2  { /&mimic q1 -1; /' -e '/^initial q2 /d' "$src/examples/five_bar.mbd" > "$tmp/fbm.mbd"
+expect 1 "loops with coupled joints" -- "$mbdc" check "$tmp/fbm.mbd"
+grep -q "fbm.mbd:64:36: error: joint 'q2' mimics joint 'q1', and the model has loop joints ('q5'): coupled joints are not supported with loops yet" "$tmp/err" ||
+  { echo "FAIL: loops with coupled joints"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "--passive-in-fd with coupled joints" -- "$mbdc" generate "$src/tests/coupled/gripper.mbd" --passive-in-fd -o "$tmp/cp2"
+grep -q "coupled joints ('roll' mimics 'drive') are not generated with --passive-in-fd yet" "$tmp/err" ||
+  { echo "FAIL: --passive-in-fd with coupled joints"; cat "$tmp/err"; fail=$((fail + 1)); }
+[ ! -e "$tmp/cp2" ] || { echo "FAIL: a refused coupled model wrote $tmp/cp2"; fail=$((fail + 1)); }
+expect 0 "import --couple-mimic" -- "$mbdc" import "$src/examples/urdf/panda.urdf" --couple-mimic -q -o "$tmp/pc.mbd"
+grep -q "mimic panda_finger_joint1 1.0 0.0;" "$tmp/pc.mbd" &&
+  "$mbdc" check "$tmp/pc.mbd" | grep -q "independent   nq = 8, nv = 8" ||
+  { echo "FAIL: import --couple-mimic round trip"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 0 "a URDF <mimic> without --couple-mimic" -- "$mbdc" check "$src/examples/urdf/panda.urdf"
+grep -q "warning: joint 'panda_finger_joint2' mimics joint 'panda_finger_joint1'; it is imported as an independent joint with its own coordinate: pass --couple-mimic" "$tmp/err" ||
+  { echo "FAIL: <mimic> warning"; cat "$tmp/err"; fail=$((fail + 1)); }
+mimic_case() { # mimic_case DESCRIPTION MESSAGE JOINT-ITEMS-OF-b [EXTRA STATEMENT]
+  printf '%s\n' "model mc;" "body a { mass 1; inertia 1 1 1 0 0 0; }" \
+    "body b { mass 1; inertia 1 1 1 0 0 0; }" "joint ja revolute world -> a;" \
+    "joint jb $3 a -> b { $4 }" "${5:-}" > "$tmp/mc.mbd"
+  expect 1 "$1" -- "$mbdc" check "$tmp/mc.mbd"
+  grep -q "$2" "$tmp/err" || { echo "FAIL: $1"; cat "$tmp/err"; fail=$((fail + 1)); }
+}
+mimic_case "mimic itself" "mc.mbd:5:28: error: joint 'jb' mimics itself" revolute "mimic jb;"
+mimic_case "mimic of a spherical joint" "'mimic' applies to a joint of one degree of freedom" \
+  spherical "mimic ja;"
+mimic_case "mimic without a name" "'mimic' expects the name of the joint it follows" revolute "mimic 2;"
+mimic_case "mimic of an unknown joint" "unknown joint 'jc'" revolute "mimic jc 2;"
+mimic_case "mimic with a zero multiplier" "nonzero multiplier" revolute "mimic ja 0;"
+mimic_case "mimic with an initial state" "its initial state follows from the source's" revolute \
+  "mimic ja -1;" "initial jb 0.3;"
 # --fuse NAME=f1,f2,...: one function for several recipes; its mistakes are usage errors and
 # write nothing
 expect 0 "generate --fuse" -- "$mbdc" generate "$arm" --functions rnea --fuse dyn=crba,nle,aba \
@@ -441,7 +521,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, check_params, common, header, identification, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, check_coupled, check_params, common, header, identification, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))

@@ -11,9 +11,11 @@ src=$(cd "$1" && pwd)
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-# the keywords of mbdc_add_model: the three lists of its cmake_parse_arguments call
+# the keywords of mbdc_add_model: the three lists of its cmake_parse_arguments call (a list
+# continued on the next line by a backslash joined first)
 keywords=$(awk '/cmake_parse_arguments\(A / { on = 1 } on { print } on && /\$\{ARGN\}\)/ { exit }' \
-             "$src/cmake/mbdc.cmake" | grep -o '"[A-Z_;]*"' | tr -d '"' | tr ';' '\n' | sort -u)
+             "$src/cmake/mbdc.cmake" | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+             grep -o '"[A-Z_;]*"' | tr -d '"' | tr ';' '\n' | sort -u)
 [ "$(echo "$keywords" | wc -w)" -ge 15 ] || bad "cannot read mbdc_add_model's keywords: $keywords"
 # the signature: from 'mbdc_add_model(NAME' to the closing ')' (the fenced block in cmake.md, the
 # comment in mbdc.cmake)

@@ -124,6 +124,10 @@ mb_loop loop_rand(mbt_rng *g, const mb_model *m, const double *q, mb_loop_type t
     mbt_rand_rot(g, Rrel), mbt_rand_vec(g, 3, -0.5, 0.5, off);
     unit_perp(g, l.axis, w), mbs_mat3_tmv(Rrel, w, l.axis2);
     break;
+  case MB_LOOP_UNIVERSAL: /* the origins together, axis2 as d1's */
+    mbt_rand_rot(g, Rrel);
+    unit_perp(g, l.axis, w), mbs_mat3_tmv(Rrel, w, l.axis2);
+    break;
   case MB_LOOP_D2: /* separation ⟂ a */
     mbt_rand_rot(g, Rrel), unit_perp(g, l.axis, w);
     for (int k = 0; k < 3; k++) off[k] = alpha * w[k];

@@ -57,6 +57,7 @@ mbt_tree *mbt_tree_new(int nb) {
   t->axis = calloc(3 * n, sizeof(double));
   t->pitch = calloc(n, sizeof(double));
   t->inertia = calloc(10 * n, sizeof(double));
+  t->axis2 = calloc(3 * n, sizeof(double));
   t->parent[0] = -1;
   for (size_t i = 0; i < n; i++) t->XT_E[9 * i] = t->XT_E[9 * i + 4] = t->XT_E[9 * i + 8] = 1.0;
   mb_model *m = &t->model;
@@ -64,6 +65,7 @@ mbt_tree *mbt_tree_new(int nb) {
 #define MBT_POINT(type, name, per_body) m->name = t->name;
   MB_MODEL_ARRAYS(MBT_POINT)
 #undef MBT_POINT
+  m->axis2 = t->axis2;
   m->gravity[2] = -9.81;
   return t;
 }
@@ -73,6 +75,7 @@ void mbt_tree_free(mbt_tree *t) {
 #define MBT_FREE(type, name, per_body) free(t->name);
   MB_MODEL_ARRAYS(MBT_FREE)
 #undef MBT_FREE
+  free(t->axis2);
   free(t);
 }
 
@@ -86,6 +89,14 @@ void mbt_tree_joint(mbt_tree *t, int i, int parent, mb_joint_type type, const do
   }
   for (int k = 0; k < 9 && E; k++) t->XT_E[9 * i + k] = E[k];
   for (int k = 0; k < 3 && r; k++) t->XT_r[3 * i + k] = r[k];
+}
+
+void mbt_tree_axis2(mbt_tree *t, int i, const double axis2[3]) {
+  const double *a = t->axis + 3 * i;
+  double *b = t->axis2 + 3 * i, d = a[0] * axis2[0] + a[1] * axis2[1] + a[2] * axis2[2], n;
+  for (int k = 0; k < 3; k++) b[k] = axis2[k] - d * a[k];
+  n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+  for (int k = 0; k < 3; k++) b[k] /= n;
 }
 
 void mbt_tree_body(mbt_tree *t, int i, double mass, const double com[3], const double Ic[6]) {
@@ -124,12 +135,13 @@ static void rand_body(mbt_rng *g, mbt_tree *t, int i) {
   mbt_tree_body(t, i, mass, c, Ic);
 }
 
-mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
-  /* the first eight in this order (trees of up to six cycled bodies are those before planar and
+static mbt_tree *randtree(uint64_t seed, int nb, int floating_base, int ntypes) {
+  /* the first ntypes in this order (trees of up to six cycled bodies are those before planar and
    * cylindrical joints were drawn), then uniform */
-  static const mb_joint_type cycle[8] = {MB_JOINT_REVOLUTE,   MB_JOINT_PRISMATIC, MB_JOINT_HELICAL,
+  static const mb_joint_type cycle[9] = {MB_JOINT_REVOLUTE,   MB_JOINT_PRISMATIC, MB_JOINT_HELICAL,
                                          MB_JOINT_SPHERICAL,  MB_JOINT_CONTINUOUS, MB_JOINT_FIXED,
-                                         MB_JOINT_PLANAR,     MB_JOINT_CYLINDRICAL};
+                                         MB_JOINT_PLANAR,     MB_JOINT_CYLINDRICAL,
+                                         MB_JOINT_UNIVERSAL};
   mbt_rng g;
   mbt_rng_seed(&g, seed);
   mbt_tree *t = mbt_tree_new(nb);
@@ -139,10 +151,11 @@ mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
     mb_joint_type type;
     if (floating_base && i == 1)
       type = MB_JOINT_FLOATING;
-    else if (i - first < 8)
+    else if (i - first < ntypes)
       type = cycle[i - first];
     else /* a free joint inside the tree now and then, the rest uniform over the others */
-      type = (mbt_uniform(&g, 0, 1) < 0.05) ? MB_JOINT_FLOATING : cycle[mbt_randint(&g, 0, 7)];
+      type = (mbt_uniform(&g, 0, 1) < 0.05) ? MB_JOINT_FLOATING
+                                            : cycle[mbt_randint(&g, 0, ntypes - 1)];
     /* branching: the previous body with probability 0.6, else any earlier body */
     int p = (i == 1 || (floating_base && i == 2)) ? i - 1 : (mbt_uniform(&g, 0, 1) < 0.6)
                                                                ? i - 1
@@ -152,10 +165,23 @@ mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
     mbt_rand_vec(&g, 3, -1.0, 1.0, r);
     mbt_tree_joint(t, i, p, type, a, E, r);
     t->pitch[i] = (type == MB_JOINT_HELICAL) ? mbt_uniform(&g, -0.5, 0.5) : 0.0;
+    if (type == MB_JOINT_UNIVERSAL) {
+      double b[3];
+      mbt_unit3(&g, b);
+      mbt_tree_axis2(t, i, b);
+    }
     rand_body(&g, t, i);
   }
   mbt_tree_finish(t);
   return t;
+}
+
+mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base) {
+  return randtree(seed, nb, floating_base, 8);
+}
+
+mbt_tree *mbt_randtree_universal(uint64_t seed, int nb, int floating_base) {
+  return randtree(seed, nb, floating_base, 9);
 }
 
 void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q) {
@@ -179,6 +205,9 @@ void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q) {
     case MB_JOINT_CYLINDRICAL: /* θ, d */
       qi[0] = mbt_uniform(g, -MBT_PI, MBT_PI);
       qi[1] = mbt_uniform(g, -1.0, 1.0);
+      break;
+    case MB_JOINT_UNIVERSAL: /* θ1, θ2 */
+      mbt_rand_vec(g, 2, -MBT_PI, MBT_PI, qi);
       break;
     case MB_JOINT_REVOLUTE:
     case MB_JOINT_CONTINUOUS:

@@ -28,6 +28,7 @@ typedef struct mbt_tree {
   int *parent, *iq, *iv;
   mb_joint_type *jtype;
   double *XT_E, *XT_r, *axis, *pitch, *inertia;
+  double *axis2; /* model.axis2: a universal joint's second axis (mbt_tree_axis2) */
 } mbt_tree;
 
 /* nb bodies, each a massless fixed joint to the world at the identity; gravity (0, 0, -9.81). */
@@ -36,6 +37,9 @@ void mbt_tree_free(mbt_tree *t);
 /* Joint i: parent, type, axis (normalized here; NULL for none), XT = (E or NULL for 1, r). */
 void mbt_tree_joint(mbt_tree *t, int i, int parent, mb_joint_type type, const double axis[3],
                     const double E[9], const double r[3]);
+/* Joint i's second axis (a universal joint's), normalized after its part along the first axis
+ * is removed. */
+void mbt_tree_axis2(mbt_tree *t, int i, const double axis2[3]);
 /* Body i: mass, COM in the body frame, rotational inertia about the COM
  * [ixx iyy izz ixy ixz iyz]. */
 void mbt_tree_body(mbt_tree *t, int i, double mass, const double com[3], const double Ic[6]);
@@ -46,6 +50,9 @@ void mbt_tree_finish(mbt_tree *t);
  * unit axes, random XT, random physically consistent inertias, branching. With floating_base,
  * body 1 is a floating joint to the world and every other body descends from it. */
 mbt_tree *mbt_randtree(uint64_t seed, int nb, int floating_base);
+/* The same with universal joints drawn too (the ninth cycled body, then uniform over the nine
+ * types): models whose S varies with q (tests/test_universal.c). */
+mbt_tree *mbt_randtree_universal(uint64_t seed, int nb, int floating_base);
 
 /* A workspace for m in a fresh buffer (free it with free()); ws is laid out in it. */
 double *mbt_workspace_new(const mb_model *m, mb_workspace *ws);

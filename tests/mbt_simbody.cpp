@@ -122,10 +122,12 @@ void MbtSimbody::load(const double *q, const double *v, const double *tau) {
       break;
     }
     case MB_JOINT_FIXED: break;
-    default:
-      b.setOneQ(state_, 0, qi[0]);
-      b.setOneU(state_, 0, vi[0]);
-      discrete_.setOneMobilityForce(state_, b, MobilizerUIndex(0), ti[0]);
+    default: /* one coordinate, or a universal joint's two (Simbody's u = q̇ as ours) */
+      for (int k = 0; k < mb_joint_nv(m_->jtype[i]); k++) {
+        b.setOneQ(state_, k, qi[k]);
+        b.setOneU(state_, k, vi[k]);
+        discrete_.setOneMobilityForce(state_, b, MobilizerUIndex(k), ti[k]);
+      }
     }
   }
 }
@@ -149,7 +151,8 @@ void MbtSimbody::qdd(const double *q, const double *v, double *out) const {
       break;
     }
     case MB_JOINT_FIXED: break;
-    default: o[0] = ud[0];
+    default:
+      for (int k = 0; k < mb_joint_nv(m_->jtype[i]); k++) o[k] = ud[k];
     }
   }
 }
@@ -208,6 +211,12 @@ void MbtSimbody::add_body(int i) {
   case MB_JOINT_FLOATING:
     mob_.push_back(MobilizedBody::Free(parent, Transform(R_PJ, r), body, Transform()));
     break;
+  case MB_JOINT_UNIVERSAL: { /* Simbody's: about F's x, then about the new y: F = (a, a2, a × a2) */
+    Rotation R_JF(a, XAxis, vec3(m_->axis2 + 3 * i), YAxis);
+    mob_.push_back(
+        MobilizedBody::Universal(parent, Transform(R_PJ * R_JF, r), body, Transform(R_JF)));
+    break;
+  }
   default: mob_.push_back(MobilizedBody::Weld(parent, Transform(R_PJ, r), body, Transform()));
   }
 }

@@ -13,6 +13,10 @@ mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
 target_compile_options(test_noalloc PRIVATE -fno-builtin)
 target_link_options(test_noalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
 
+# The universal joint (S varies with q, cJ ≠ 0) in every runtime algorithm: its closed form, the
+# same robot through massless crosses of two revolutes, identities on random trees with it.
+mbdc_add_test(NAME test_universal SOURCES test_universal.c mb_randtree.c LIBS mbrt)
+
 # Operational frames: the model's frames, their runtime data, mb_frame_pose and the .mbd writer
 # (the generator's loader builds them, so the test links mbdc_core).
 mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
@@ -24,6 +28,12 @@ mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
 mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
 # The rotor inertias (mb_model.armature) in every dynamics function: a pendulum and identities.
 mbdc_add_test(NAME test_armature SOURCES test_armature.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
+# Coupled (mimic) coordinates (runtime/coupling.c, the DSL's mimic): two fingers in closed form,
+# forward dynamics against the coupling as a constraint with multipliers, the folds against G.
+mbdc_add_test(NAME test_coupled SOURCES test_coupled.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
+# Forward dynamics with the passive forces (mb_passive_tau, mb_aba_derivatives_passive: the
+# generator's --passive-in-fd): a damped pendulum on a spring in closed form, finite differences.
+mbdc_add_test(NAME test_passive_fd SOURCES test_passive_fd.c mb_randtree.c LIBS mbdc_core)
 # The base inertial parameters (generator/topology/base_params.c): analytic counts and grouping,
 # Y π = Y_b K π on fresh states, their number against the rank of the stacked regressor.
 mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt_robot.c LIBS mbdc_core)

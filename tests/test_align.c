@@ -188,7 +188,8 @@ static void rotate6(const double R[9], double x[6]) {
   memcpy(x, y, sizeof y);
 }
 
-/* The aligned runtime model: the original one with XT, axis = e_k and inertia from `al`. */
+/* The aligned runtime model: the original one with XT, axis = e_k (a universal joint's axis2
+ * e_{k+1}) and inertia from `al`. */
 static void set_aligned_arrays(pair *P) {
   for (int i = 1; i <= P->t->nb; i++) {
     const mbg_aligned_body *b = &P->al.body[i];
@@ -197,6 +198,8 @@ static void set_aligned_arrays(pair *P) {
     if (b->axis >= 0) {
       for (int k = 0; k < 3; k++) P->ra.axis[3 * i + k] = k == b->axis ? 1.0 : 0.0;
     }
+    if (P->t->body[i].type == MBG_JOINT_UNIVERSAL) /* its second axis: e_{k+1} (align.h) */
+      for (int k = 0; k < 3; k++) P->ra.axis2[3 * i + k] = k == (b->axis + 1) % 3 ? 1.0 : 0.0;
     P->ra.inertia[10 * i] = b->I.m;
     memcpy(P->ra.inertia + 10 * i + 1, b->I.h, sizeof b->I.h);
     memcpy(P->ra.inertia + 10 * i + 4, b->I.I, sizeof b->I.I);
@@ -594,6 +597,12 @@ static void check_example(const char *path, int variant) {
     if (variant == 1)
       for (int k = 0; k < 3; k++) a[k] = -a[k];
     else random_axis(2, a);
+    if (t->body[i].type == MBG_JOINT_UNIVERSAL) { /* axis2 kept ⟂ the new axis */
+      double *b = t->body[i].axis2, d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+      for (int k = 0; k < 3; k++) b[k] -= d * a[k];
+      double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+      for (int k = 0; k < 3; k++) b[k] /= n;
+    }
   }
   if (variant == 0 && all_axes_positive(t)) {
     mbg_aligned al;

@@ -9,7 +9,8 @@
  *   - the same on the models of tests/jprops/ read by the generator's front end (the armature
  *     its `armature` statements give, per dof), a flexible arm's (whose mb_minv factors M) among
  *     them;
- *   - refusals: mb_cfa and mb_rcr return MB_EINVAL (not yet with armature). */
+ *   - refusals: mb_cfa returns MB_EINVAL (docs/cfa.md "Armature"; mb_rcr with armature is
+ *     checked against mb_fd_loops by test_rcr.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -21,8 +21,11 @@ typedef struct fixture {
   double *dq, *dv, *M, *ref, *col;
 } fixture;
 
+static int with_universal; /* the trees draw universal joints too (test_universal_joints) */
+
 static void setup(fixture *f, uint64_t seed, int nb, int floating) {
-  f->t = mbt_randtree(seed, nb, floating);
+  f->t = with_universal ? mbt_randtree_universal(seed, nb, floating)
+                        : mbt_randtree(seed, nb, floating);
   const mb_model *m = &f->t->model;
   size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
   f->buf = mbt_workspace_new(m, &f->ws);
@@ -154,6 +157,16 @@ static void test_aba_derivatives(void **state) {
   }
 }
 
+/* The three tests above on trees with universal joints (S varies with q, cJ ≠ 0): the same
+ * references (differences of mb_rnea and mb_aba, mb_crba, mb_minv). */
+static void test_universal_joints(void **state) {
+  with_universal = 1;
+  test_rnea_derivatives(state);
+  test_static(state);
+  test_aba_derivatives(state);
+  with_universal = 0;
+}
+
 /* A NULL configuration or output is refused (MB_EINVAL). */
 static void test_refusals(void **state) {
   (void)state;
@@ -171,6 +184,7 @@ int main(void) {
       cmocka_unit_test(test_rnea_derivatives),
       cmocka_unit_test(test_static),
       cmocka_unit_test(test_aba_derivatives),
+      cmocka_unit_test(test_universal_joints),
       cmocka_unit_test(test_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -144,7 +144,7 @@ static void check_inertia(const mbg_tree_body *b, const mbg_dh_body *w) {
   moved_inertia(&b->I, &Yo, want);
   size_t at;
   double scale = mbt_max_abs(want, 10), d = mbt_max_diff(got, want, 10, &at);
-  if (scale > 0) d /= scale; /* a massless body (quarter_car's tie_cross): absolute */
+  if (scale > 0) d /= scale; /* a massless body: absolute */
   worst_inertia = fmax(worst_inertia, d);
   if (!(d <= 1e-14)) fail_msg("inertia: relative difference %.3g at %zu", d, at);
 }

@@ -77,6 +77,7 @@ static void tj_trees(mbt_rng *g, mb_joint_type j, tjpair *tp) {
   mbt_tree_joint(t1, 1, 0, MB_JOINT_REVOLUTE, ax[0], E[0], r[0]);
   mbt_tree_joint(t2, 1, 0, MB_JOINT_REVOLUTE, ax[0], E[0], r[0]);
   mbt_tree_joint(t1, 2, 1, j, j == MB_JOINT_FIXED ? NULL : ax[1], E[1], r[1]);
+  if (j == MB_JOINT_UNIVERSAL) mbt_tree_axis2(t1, 2, ax[2]); /* ax[2] made ⟂ ax[1] */
   mbt_tree_joint(t2, 2, 1, MB_JOINT_FLOATING, NULL, E[1], r[1]);
   mbt_tree_joint(t1, 3, 2, MB_JOINT_REVOLUTE, ax[2], E[2], r[2]);
   mbt_tree_joint(t2, 3, 2, MB_JOINT_REVOLUTE, ax[2], E[2], r[2]);
@@ -98,9 +99,16 @@ static void tj_map_state(const mb_model *m1, mb_joint_type j, const double ax1[3
   /* the quaternion of Rq (child → parent), Shepperd-free: Rq is a rotation about ax[1] or
    * the spherical joint's own quaternion */
   double quat[4] = {0, 0, 0, 1};
-  if (j == MB_JOINT_SPHERICAL)
+  if (j == MB_JOINT_SPHERICAL) {
     memcpy(quat, q1 + 1, sizeof quat);
-  else if (j != MB_JOINT_PRISMATIC && j != MB_JOINT_FIXED) { /* planar: its angle is q1[3] */
+  } else if (j == MB_JOINT_UNIVERSAL) { /* rot(a, θ1) rot(a2, θ2): the product of two turns */
+    const double *b = m1->axis2 + 6;
+    double q_a[4], q_b[4];
+    for (int k = 0; k < 4; k++)
+      q_a[k] = k < 3 ? ax1[k] * sin(q1[1] / 2) : cos(q1[1] / 2),
+      q_b[k] = k < 3 ? b[k] * sin(q1[2] / 2) : cos(q1[2] / 2);
+    mbs_quat_mul(q_a, q_b, quat);
+  } else if (j != MB_JOINT_PRISMATIC && j != MB_JOINT_FIXED) { /* planar: its angle is q1[3] */
     double th = j == MB_JOINT_PLANAR ? q1[3] : q1[1];
     for (int k = 0; k < 4; k++) quat[k] = k < 3 ? ax1[k] * sin(th / 2) : cos(th / 2);
   }
@@ -133,6 +141,7 @@ static mb_loop tj_loop(mb_loop_type t, const tjpair *tp) {
   memcpy(l.Ea, tp->E[1], sizeof l.Ea), memcpy(l.ra, tp->r[1], sizeof l.ra);
   memcpy(l.Eb, I3, sizeof l.Eb);
   memcpy(l.axis, tp->t1->axis + 6, sizeof l.axis);
+  memcpy(l.axis2, tp->t1->axis2 + 6, sizeof l.axis2); /* universal: a2, in the child frame */
   l.pitch = tp->pitch;
   if (t == MB_LOOP_SPHERICAL || t == MB_LOOP_S || t == MB_LOOP_FIXED)
     l.axis[0] = 1, l.axis[1] = l.axis[2] = 0;
@@ -142,8 +151,9 @@ static mb_loop tj_loop(mb_loop_type t, const tjpair *tp) {
 /* Reference: a loop joint of type X between body 1 (loop frame = the tree joint frame XT_2) and a
  * floating body 2 (target frame = its body frame) is the tree joint X between them (Featherstone
  * 2008 §8.1), so the loop model's q̈ equals mb_aba's on the tree with joint X: the same q̈ for
- * joints 1 and 3, and the floating joint's v̇ = [lin; ang] equals S_X q̈_X. The tree's joint force
- * τ_X is applied through the floating joint as the wrench S (SᵀS)⁻¹ τ_X. */
+ * joints 1 and 3, and the floating joint's v̇ = [lin; ang] equals S_X q̈_X + cJ_X (cJ = Ṡ q̇: a
+ * universal joint's). The tree's joint force τ_X is applied through the floating joint as the
+ * wrench S (SᵀS)⁻¹ τ_X. */
 static void test_loop_equals_tree_joint(void **state) {
   (void)state;
   static const struct {
@@ -153,7 +163,8 @@ static void test_loop_equals_tree_joint(void **state) {
                {MB_JOINT_PRISMATIC, MB_LOOP_PRISMATIC}, {MB_JOINT_HELICAL, MB_LOOP_HELICAL},
                {MB_JOINT_SPHERICAL, MB_LOOP_SPHERICAL}, {MB_JOINT_SPHERICAL, MB_LOOP_S},
                {MB_JOINT_FIXED, MB_LOOP_FIXED},         {MB_JOINT_PLANAR, MB_LOOP_PLANAR},
-               {MB_JOINT_CYLINDRICAL, MB_LOOP_CYLINDRICAL}};
+               {MB_JOINT_CYLINDRICAL, MB_LOOP_CYLINDRICAL},
+               {MB_JOINT_UNIVERSAL, MB_LOOP_UNIVERSAL}};
   for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
     for (uint64_t seed = 1; seed <= 4; seed++) {
       mbt_rng g;
@@ -169,7 +180,7 @@ static void test_loop_equals_tree_joint(void **state) {
       if (pairs[p].j == MB_JOINT_HELICAL) q1[1] = mbt_uniform(&g, -2.5, 2.5); /* |θ| < π */
       mb_workspace ws1;
       double *b1 = mbt_workspace_new(m1, &ws1);
-      mb_joint_S(m1, 2, S);
+      mb_joint_S_at(m1, 2, q1, S);
       tj_map_state(m1, pairs[p].j, tp.ax[1], S, q1, v1, tau1, q2, v2, tau2);
       mb_loop l = tj_loop(pairs[p].l, &tp);
       lsys *s = lsys_new(m2, &l, 1, NULL, 0);
@@ -189,6 +200,7 @@ static void test_loop_equals_tree_joint(void **state) {
         sa[k] = 0.0;
         for (int c = 0; c < nX; c++) sa[k] += S[6 * c + k] * a1[1 + c];
       }
+      mb_joint_cJ(m1, 2, S, v1 + 1, sa);
       double want[8] = {a1[0], sa[3], sa[4], sa[5], sa[0], sa[1], sa[2], a1[m1->nv - 1]};
       double sc2 = fmax(maxabs(want, 8), 1.0);
       double e = mbt_max_diff(a2, want, 8, &(size_t){0}) / sc2;

@@ -62,7 +62,8 @@ static void replay_all(void **state) {
     char *text = slurp(path, &len);
     assert_non_null(text);
     int errors, warnings;
-    mbg_load_opts o = {.floating_base = mbg_is_urdf(e->d_name) && len > 0 && (text[0] & 1)};
+    mbg_load_opts o = {.floating_base = mbg_is_urdf(e->d_name) && len > 0 && (text[0] & 1),
+                       .couple_mimic = mbg_is_urdf(e->d_name) && len > 0 && (text[0] & 2)};
     mbg_model *m = mbg_model_from_source(e->d_name, text, len, &o, sink, &errors, &warnings);
     assert_true((m == NULL) == (errors > 0));
     if (m) {

@@ -230,7 +230,7 @@ static void test_loops_check(void **state) {
   h.pitch = INFINITY;
   assert_int_equal(mb_loops_check(m, &H, msg, sizeof msg), -1);
   /* catalogue */
-  static const int nrows[MB_LOOP_TYPE_COUNT] = {5, 5, 5, 5, 3, 6, 3, 4, 1, 1, 3, 1};
+  static const int nrows[MB_LOOP_TYPE_COUNT] = {5, 5, 5, 5, 3, 6, 3, 4, 4, 1, 1, 3, 1};
   for (int k = 0; k < MB_LOOP_TYPE_COUNT; k++) {
     assert_int_equal(mb_loop_nrows((mb_loop_type)k), nrows[k]);
     assert_non_null(mb_loop_row_name((mb_loop_type)k, nrows[k] - 1));

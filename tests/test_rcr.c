@@ -5,6 +5,7 @@
  * References, one per test (stated again at each):
  *   - mb_fd_loops (Lagrange multipliers, runtime/fd_loops.c): on the constraint manifold both solve
  *     the same equations, so their q̈ agree at every assembled state, for every regular selection;
+ *     with rotor inertias (mb_model.armature) too, which mb_fd_loops carries in its ABA's D;
  *   - the five-bar of Critchley & Anderson (examples/five_bar.mbd) released from rest: the
  *     trajectory of mb_fd_loops (which has no formulation singularity); bar 2 is vertical
  *     (cos(q1 + q2) = 0) first at t = 0.8103 s (docs/loops.md, examples/sim/five_bar_sim.c), where
@@ -197,6 +198,34 @@ static void agreement(const char *rel, uint64_t seed) {
 static void test_agreement(void **state) {
   (void)state;
   for (int k = 0; k < NMODELS; k++) agreement(models[k], 20270101u + (uint64_t)k);
+}
+
+/* Rotor inertias: random armature (0 on every third dof) on every model, mb_rcr against
+ * mb_fd_loops with the same armature, 1e-10 relative as without; and the five-bar of
+ * tests/jprops/ with its own armature, as test_agreement. Reference: mb_fd_loops. */
+static void test_armature(void **state) {
+  (void)state;
+  for (int k = 0; k < NMODELS; k++) {
+    sys *s = sys_open(models[k]);
+    mb_model *m = (mb_model *)(uintptr_t)s->m; /* the model both workspaces are laid out for */
+    double arm[MAXV], q[MAXV], v[MAXV], tau[MAXV], worst = 0.0;
+    int dep[2 * MAXV];
+    rng g = {777u + (uint64_t)k};
+    for (int j = 0; j < s->nv; j++) arm[j] = j % 3 == 2 ? 0.0 : mbt_uni(&g, 0.01, 0.5);
+    m->armature = arm;
+    assert_int_equal(mb_has_armature(m), 1);
+    for (int f = 0; f < 2; f++)
+      assert_int_equal(mb_rcr_select(m, s->L, &s->ws, &s->lw, s->lm.q0, f, NULL, dep + f * s->nc),
+                       MB_OK);
+    for (int n = 0; n < NSTATES / 4; n++) {
+      assembled_state(s, &g, q, v, tau);
+      worst = fmax(worst, rcr_vs_fd(s, 2, dep, q, v, tau, NULL));
+    }
+    if (!(worst <= 1e-10)) fail_msg("%s with armature: relative %.3e", models[k], worst);
+    m->armature = NULL;
+    sys_close(s);
+  }
+  agreement("tests/jprops/five_bar_jp.mbd", 20270201u);
 }
 
 /* ------------------------------------------------------------------ the five-bar through its
@@ -565,7 +594,8 @@ static void test_nested_plan(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_agreement),   cmocka_unit_test(test_five_bar),
+      cmocka_unit_test(test_agreement),   cmocka_unit_test(test_armature),
+      cmocka_unit_test(test_five_bar),
       cmocka_unit_test(test_select_keep), cmocka_unit_test(test_select_invalid),
       cmocka_unit_test(test_preference),  cmocka_unit_test(test_nested_plan),
   };

@@ -51,7 +51,7 @@ static star *star_new(int nb, mb_joint_type type) {
   }
   s->model = (mb_model){nb,        nq,       nv,      s->parent, s->jtype, s->iq,
                         s->iv,     s->XT_E,  s->XT_r, s->axis,   s->pitch, s->inertia,
-                        {0, 0, -9.81}, NULL, NULL};
+                        {0, 0, -9.81}, NULL, NULL, NULL};
   return s;
 }
 

@@ -40,7 +40,7 @@ extern const mb_springs quarter_car_springs;
 #define T_END 2.0
 #define PI 3.14159265358979323846
 
-/* Bodies (quarter_car_body_names): 1 lca, 2 knuckle, 3 wheel, 4 uca, 5 tie_cross, 6 tie_rod. */
+/* Bodies (quarter_car_body_names): 1 lca, 2 knuckle, 3 wheel, 4 uca, 5 tie_rod. */
 static void extra(void *ctx, double t, const double *q, const double *pose, double *out) {
   const double *lca = pose + 12, *knuckle = pose + 24, *wheel = pose + 36, *uca = pose + 48;
   const mb_spring *s = &quarter_car_springs.spring[0];

@@ -12,7 +12,7 @@
 
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0xaba3629e8568
+#if ARM7_SET_ID != 0xd77603542ef8
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

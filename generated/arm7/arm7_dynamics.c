@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0xaba3629e8568
+#if ARM7_SET_ID != 0xd77603542ef8
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

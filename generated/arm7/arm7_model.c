@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0xaba3629e8568
+#if ARM7_SET_ID != 0xd77603542ef8
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -86,4 +86,4 @@ static const mb_frame frame[9] = {
 const mb_frames arm7_frames = {9, frame};
 
 const mb_model arm7_model = {7, 7, 7, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x1324f1b40410
+#if CART_POLE_SET_ID != 0x8c6fca6fc89b
 #error "cart_pole_check.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

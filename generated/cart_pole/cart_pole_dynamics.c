@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x1324f1b40410
+#if CART_POLE_SET_ID != 0x8c6fca6fc89b
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x1324f1b40410
+#if CART_POLE_SET_ID != 0x8c6fca6fc89b
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames cart_pole_frames = {2, frame};
 
 const mb_model cart_pole_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.8}, NULL, NULL};
+  {0.0, 0.0, -9.8}, NULL, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x444b155f35a1
+#if DOUBLE_PENDULUM_SET_ID != 0x413f9a420b5f
 #error "double_pendulum_check.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

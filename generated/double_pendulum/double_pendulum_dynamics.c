@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if DOUBLE_PENDULUM_SET_ID != 0x444b155f35a1
+#if DOUBLE_PENDULUM_SET_ID != 0x413f9a420b5f
 #error "double_pendulum_dynamics.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

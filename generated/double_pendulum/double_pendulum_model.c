@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x444b155f35a1
+#if DOUBLE_PENDULUM_SET_ID != 0x413f9a420b5f
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames double_pendulum_frames = {2, frame};
 
 const mb_model double_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0xbe8273d6ac3f
+#if FIVE_BAR_SET_ID != 0xcbd1c8ec752c
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

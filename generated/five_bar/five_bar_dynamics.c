@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0xbe8273d6ac3f
+#if FIVE_BAR_SET_ID != 0xcbd1c8ec752c
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0xbe8273d6ac3f
+#if FIVE_BAR_SET_ID != 0xcbd1c8ec752c
 #error "five_bar_model.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -69,7 +69,7 @@ static const mb_frame frame[4] = {
 const mb_frames five_bar_frames = {4, frame};
 
 const mb_model five_bar_model = {4, 4, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, -9.81, 0.0}, NULL, NULL};
+  {0.0, -9.81, 0.0}, NULL, NULL, NULL};
 
 /* The loop joints (runtime/mb.h "Closed loops") and the independent rows kept. */
 static const mb_loop loops[1] = {

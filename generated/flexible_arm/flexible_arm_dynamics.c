@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0xb195d5e46ecf
+#if FLEXIBLE_ARM_SET_ID != 0x6be6587e4d42
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0xb195d5e46ecf
+#if FLEXIBLE_ARM_SET_ID != 0x6be6587e4d42
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -114,4 +114,4 @@ static const mb_frame frame[2] = {
 const mb_frames flexible_arm_frames = {2, frame};
 
 const mb_model flexible_arm_model = {2, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, &flex, NULL};
+  {0.0, 0.0, -9.81}, &flex, NULL, NULL};

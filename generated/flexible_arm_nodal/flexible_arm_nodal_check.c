@@ -12,7 +12,7 @@
 
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa41f3a63e2c8
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe1e803bc237d
 #error "flexible_arm_nodal_check.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa41f3a63e2c8
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe1e803bc237d
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

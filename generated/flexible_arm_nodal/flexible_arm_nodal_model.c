@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xa41f3a63e2c8
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe1e803bc237d
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -119,4 +119,4 @@ static const mb_frame frame[3] = {
 const mb_frames flexible_arm_nodal_frames = {3, frame};
 
 const mb_model flexible_arm_nodal_model = {3, 5, 5, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, &flex, NULL};
+  {0.0, 0.0, -9.81}, &flex, NULL, NULL};

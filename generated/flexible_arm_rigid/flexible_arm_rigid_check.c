@@ -12,7 +12,7 @@
 
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xe3b37b5026d1
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x7abf3a5b63d6
 #error "flexible_arm_rigid_check.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0xe3b37b5026d1
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0x7abf3a5b63d6
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames flexible_arm_rigid_frames = {2, frame};
 
 const mb_model flexible_arm_rigid_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

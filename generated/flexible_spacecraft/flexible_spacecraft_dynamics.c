@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x83f1686636cd
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x9e1fc3d6ddcd
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x83f1686636cd
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x9e1fc3d6ddcd
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -152,4 +152,4 @@ static const mb_frame frame[4] = {
 const mb_frames flexible_spacecraft_frames = {4, frame};
 
 const mb_model flexible_spacecraft_model = {4, 14, 13, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, 0.0}, &flex, NULL};
+  {0.0, 0.0, 0.0}, &flex, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xce09d6ae8596
+#if GIMBAL_SET_ID != 0x94cbca9de8b4
 #error "gimbal_check.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0xce09d6ae8596
+#if GIMBAL_SET_ID != 0x94cbca9de8b4
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0xce09d6ae8596
+#if GIMBAL_SET_ID != 0x94cbca9de8b4
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -58,4 +58,4 @@ static const mb_frame frame[2] = {
 const mb_frames gimbal_frames = {2, frame};
 
 const mb_model gimbal_model = {2, 5, 4, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

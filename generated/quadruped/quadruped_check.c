@@ -12,7 +12,7 @@
 
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xabcbfb2524d9
+#if QUADRUPED_SET_ID != 0x16168bb7d55d
 #error "quadruped_check.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0xabcbfb2524d9
+#if QUADRUPED_SET_ID != 0x16168bb7d55d
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "quadruped_model.h"
 
-#if QUADRUPED_SET_ID != 0xabcbfb2524d9
+#if QUADRUPED_SET_ID != 0x16168bb7d55d
 #error "quadruped_model.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -118,4 +118,4 @@ static const mb_frame frame[14] = {
 const mb_frames quadruped_frames = {14, frame};
 
 const mb_model quadruped_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

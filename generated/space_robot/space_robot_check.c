@@ -12,7 +12,7 @@
 
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x1bf59b8bb917
+#if SPACE_ROBOT_SET_ID != 0x110a4245921c
 #error "space_robot_check.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x1bf59b8bb917
+#if SPACE_ROBOT_SET_ID != 0x110a4245921c
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x1bf59b8bb917
+#if SPACE_ROBOT_SET_ID != 0x110a4245921c
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -84,4 +84,4 @@ static const mb_frame frame[7] = {
 const mb_frames space_robot_frames = {7, frame};
 
 const mb_model space_robot_model = {7, 13, 12, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, 0.0}, NULL, NULL};
+  {0.0, 0.0, 0.0}, NULL, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xc651fa3b79d1
+#if SPRING_PENDULUM_SET_ID != 0xca518f70dfc5
 #error "spring_pendulum_check.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "spring_pendulum_model.h"
 
-#if SPRING_PENDULUM_SET_ID != 0xc651fa3b79d1
+#if SPRING_PENDULUM_SET_ID != 0xca518f70dfc5
 #error "spring_pendulum_model.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -64,4 +64,4 @@ static const mb_frame frame[3] = {
 const mb_frames spring_pendulum_frames = {3, frame};
 
 const mb_model spring_pendulum_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -18,6 +18,7 @@
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
   "           [--frame body|joint|com|world|auto] [--parts N] [--parameters LIST]\n"        \
+  "           [--passive-in-fd]\n"                                                         \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -49,11 +50,15 @@
   "                           --parameters BODY,...|all[,gravity] makes those bodies' inertial\n" \
   "                           parameters (and gravity) the first argument pi of every function\n" \
   "                           that depends on them, instead of constants (replaces the model's\n" \
-  "                           `parameters` statement; docs/parameters.md)\n"
+  "                           `parameters` statement; docs/parameters.md); --passive-in-fd\n"  \
+  "                           makes the forward dynamics (aba, crba_fd, fd_loops, the contact\n" \
+  "                           functions, rcr, cfa, aba_derivatives) compute with tau +\n"      \
+  "                           passive_forces(q, v) (docs/dsl.md \"Joint properties\")\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
   "           [--templates DIR] [--cfa-order odd-even|tips] [--fuse NAME=f1,f2,...]...\n"        \
   "           [--frame body|joint|com|world|auto|all] [--parameters LIST]\n"               \
+  "           [--passive-in-fd]\n"                                                         \
   "                           operation counts of every generated function (mul, add\n"           \
   "                           including subtractions, div, sqrt, sin/cos); cfa in both\n"         \
   "                           elimination orders with their dependency depths; --frame all:\n"  \
@@ -68,7 +73,9 @@
   "                           (default: standard output)\n"
 #define HELP_FLOATING                                                                            \
   "  --floating-base          (URDF only) give the root link a floating joint to the world\n"    \
-  "                           instead of a fixed one (legged robots, humanoids)\n"
+  "                           instead of a fixed one (legged robots, humanoids)\n"          \
+  "  --couple-mimic           (URDF only) a <mimic> joint follows its source (q = multiplier\n"  \
+  "                           q_source + offset) instead of being an independent joint\n"
 #define HELP_QUIET                                                                               \
   "  -q, --quiet              print errors only, no warnings or notes (for a build that runs\n"   \
   "                           mbdc again and again on the same model); the exit status is the\n"  \
@@ -103,22 +110,23 @@ typedef struct command {
   const char *tail; /* after the list of functions (generate), NULL for none */
 } command;
 
-static const char *const opt_check[] = {"--floating-base", "-q", "--quiet", "--help", NULL};
-static const char *const opt_graph[] = {"-o",      "--output", "--floating-base",
+static const char *const opt_check[] = {"--floating-base", "--couple-mimic", "-q", "--quiet",
+                                        "--help", NULL};
+static const char *const opt_graph[] = {"-o",      "--output", "--floating-base", "--couple-mimic",
                                         "-q",      "--quiet",  "--help", NULL};
 static const char *const opt_generate[] = {"-o",          "--output",     "--prefix",
                                            "--scalar",    "--functions",  "--frames",
                                            "--contacts",  "--templates",  "--trig",  "--trig-input",
-                                           "--cfa-order", "--floating-base", "--lua-time",
-                                           "--lua-memory", "-q",          "--quiet",
+                                           "--cfa-order", "--floating-base", "--couple-mimic",
+                                           "--lua-time", "--lua-memory", "-q",          "--quiet",
                                            "--frame",     "--fuse",      "--parts",
-                                           "--parameters", "--help",     NULL};
+                                           "--parameters", "--passive-in-fd", "--help", NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
                                         "--contacts",    "--templates",
-                                        "--cfa-order",   "--floating-base", "--lua-time",
-                                        "--lua-memory",  "-q",          "--quiet",
+                                        "--cfa-order",   "--floating-base", "--couple-mimic",
+                                        "--lua-time", "--lua-memory",  "-q",          "--quiet",
                                         "--frame",       "--fuse",      "--parameters",
-                                        "--help",        NULL};
+                                        "--passive-in-fd", "--help",    NULL};
 static const char *const opt_functions[] = {"--json", "--scalar", "--help", NULL};
 static const char *const opt_none[] = {NULL};
 
@@ -138,7 +146,7 @@ static const command commands[] = {
    "  --scalar double|float    the scalar type of the signatures (default double)\n"
    "\nExit status: 0 success, 2 wrong usage, 3 an internal error (a bug in mbdc).\n",
    opt_functions, NULL},
-  {"import", "usage: mbdc import URDF [-o FILE] [--floating-base] [-q]\n\n" HELP_IMPORT
+  {"import", "usage: mbdc import URDF [-o FILE] [--floating-base] [--couple-mimic] [-q]\n\n" HELP_IMPORT
    "\noptions:\n" HELP_FLOATING HELP_QUIET "\n" HELP_EXIT, opt_graph, NULL},
   {"help", "usage: mbdc help [COMMAND]\n\n  help [COMMAND]           the usage, or one command's help\n",
    opt_none, NULL},

@@ -95,6 +95,8 @@ static int parse_args(int argc, char **argv, int allow_output, cli_args *a) {
       a->output = argv[++i];
     } else if (strcmp(argv[i], "--floating-base") == 0) {
       a->load.floating_base = 1;
+    } else if (strcmp(argv[i], "--couple-mimic") == 0) {
+      a->load.couple_mimic = 1;
     } else if (is_quiet(argv[i])) {
       a->load.quiet = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -282,8 +284,12 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else return usage_error("--scalar takes double or float, not '%s'", val);
     } else if (strcmp(arg, "--floating-base") == 0) {
       o->floating_base = 1;
+    } else if (strcmp(arg, "--couple-mimic") == 0) {
+      o->couple_mimic = 1;
     } else if (strcmp(arg, "--trig-input") == 0) {
       o->trig_input = 1;
+    } else if (strcmp(arg, "--passive-in-fd") == 0) {
+      o->passive_in_fd = 1;
     } else if (is_quiet(arg)) {
       o->quiet = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {

@@ -41,14 +41,18 @@ static void body(FILE *f, const mbg_body *b) {
 }
 
 /* The joint's properties (docs/dsl.md "Joint properties"), those that are not 0. */
-static int props(FILE *f, const mbg_joint *j) {
+static int props(FILE *f, const mbg_model *m, const mbg_joint *j) {
   const double v[6] = {j->armature, j->damping, j->friction, j->stiffness, j->velocity_limit,
                        j->effort_limit};
   static const char *const word[6] = {"armature", "damping", "friction", "stiffness",
                                       "velocity_limit", "effort_limit"};
-  int n = j->has_range;
+  int n = j->has_range + (j->mimic != 0);
   for (int k = 0; k < 6; k++) n += v[k] != 0.0;
   if (!f) return n;
+  if (j->mimic) { /* a coupled joint (docs/dsl.md "Coupled joints") */
+    const double mo[2] = {j->mimic_mult, j->mimic_off};
+    fprintf(f, " mimic %s", m->joints[j->mimic - 1].name), numbers(f, mo, 2), fputs(";", f);
+  }
   for (int k = 0; k < 6; k++)
     if (v[k] != 0.0) fprintf(f, " %s", word[k]), numbers(f, &v[k], 1), fputs(";", f);
   if (j->stiffness != 0.0 && j->spring_ref != 0.0)
@@ -65,7 +69,7 @@ static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
           m->bodies[j->parent].name, m->bodies[j->child].name);
   int origin = !all_zero(j->xyz, 3) || !all_zero(j->rpy, 3);
   int axis = mbg_joint_type_has_axis(j->type);
-  if (!origin && !axis && !props(NULL, j)) {
+  if (!origin && !axis && !props(NULL, m, j)) {
     fputs(";\n", f);
     return;
   }
@@ -81,12 +85,13 @@ static void joint(FILE *f, const mbg_model *m, const mbg_joint *j) {
     numbers(f, j->axis, 3);
     fputs(";", f);
   }
+  if (mbg_joint_type_has_axis2(j->type)) fputs(" axis2", f), numbers(f, j->axis2, 3), fputs(";", f);
   if (mbg_joint_type_has_pitch(j->type)) {
     fputs(" pitch", f);
     numbers(f, &j->pitch, 1);
     fputs(";", f);
   }
-  props(f, j);
+  props(f, m, j);
   fputs(" }\n", f);
 }
 

@@ -40,6 +40,19 @@ static void print_header(FILE *out, const mbg_model *m, const mbg_topology *t) {
   fprintf(out, "model %s\n", m->name);
   if (m->path && m->path[0]) fprintf(out, "  file          %s\n", m->path);
   fprintf(out, "  coordinates   nq = %d, nv = %d\n", t->nq, t->nv);
+  if (t->ncoupled) { /* docs/dsl.md "Coupled joints" */
+    fprintf(out, "  independent   nq = %d, nv = %d (the generated functions'; %d coupled joint%s:",
+            t->nq_ind, t->nv_ind, t->ncoupled, t->ncoupled > 1 ? "s" : "");
+    const char *sep = " ";
+    for (int j = 0; j < m->njoints; j++) {
+      const mbg_joint *J = &m->joints[j];
+      if (!J->mimic) continue;
+      fprintf(out, "%s%s = %g %s", sep, J->name, J->mimic_mult, m->joints[J->mimic - 1].name);
+      if (J->mimic_off != 0) fprintf(out, " %+g", J->mimic_off);
+      sep = ", ";
+    }
+    fprintf(out, ")\n");
+  }
   fprintf(out, "  bodies        %d moving, %d merged (%d in the model, with the world)\n", t->nb,
           count_merged(t), m->nbodies);
   fprintf(out, "  gravity       %g %g %g\n", m->gravity[0], m->gravity[1], m->gravity[2]);

@@ -34,6 +34,7 @@ typedef struct mbg_gen_opts {
   mbg_cfa_kind cfa_order; /* --cfa-order; AUTO = the cheaper by operation count */
   mbg_ref frame;          /* --frame (gen_reference.h); AUTO (0) = the cheapest per function */
   int floating_base;      /* --floating-base (URDF) */
+  int couple_mimic;       /* --couple-mimic (URDF): <mimic> joints coupled */
   int trig_libm;          /* --trig libm: sin and cos of the C library, not mbdc_sincos */
   int trig_input;         /* --trig-input: p_trig(q, sc) and a twin p_f_sc(q, sc, ...) of every
                              function f that takes sines or cosines of the joint angles */
@@ -45,6 +46,7 @@ typedef struct mbg_gen_opts {
   long part_size;           /* --parts, statements per part: 0 the default, < 0 never cut */
   const char *parameters;   /* --parameters: bodies, all, gravity (gen_params.h); NULL = the
                                model's `parameters` statement, if any */
+  int passive_in_fd;        /* --passive-in-fd: forward dynamics with tau + passive_forces */
 } mbg_gen_opts;
 
 /* A contact of --contacts (gen_contacts.c): an operational frame (index into topo->frame, after
@@ -136,6 +138,10 @@ typedef struct mbg_gen {
   mbg_gen_cfa_row cfa_rows[2];
   struct mbg_gen_base *base; /* the base parameters, once asked for (gen_base.h); NULL before */
   struct mbg_gen_params *params; /* run-time inertial parameters (gen_params.h); NULL: none */
+  int passive_in_fd; /* forward dynamics adds passive_forces (--passive-in-fd, and the model has
+                        springs or joints' damping, friction or stiffness): model.passive_in_fd
+                        of the recipes, d.passive_in_fd of the render templates */
+  mbg_lsym_coupling cpl; /* coupled (mimic) coordinates (gen_coupled.h); zeros: none */
 } mbg_gen;
 
 /* Whether a function's graph outlives its recipe: for writing the files, or for tests. */

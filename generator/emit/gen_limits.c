@@ -4,19 +4,23 @@
 #include "base/numfmt.h"
 #include "lua/lua_host.h"
 
-/* A list of n C literals: x[k] formatted exactly, or "INFINITY" / "-INFINITY" where none[k]. */
+/* A list of n C literals: x[k] formatted exactly, or "INFINITY" / "-INFINITY" where none[k]; the
+ * coordinates of coupled joints (skip[k], when skip is not NULL) left out: they are not the
+ * generated functions' (gen_coupled.h), and their limits are not carried onto the source's. */
 static void push_list(lua_State *L, const char *key, const double *x, const unsigned char *none,
-                      int n, int negative) {
+                      int n, int negative, const int *skip) {
   char buf[40];
+  int at = 0;
   lua_createtable(L, n, 0);
   for (int k = 0; k < n; k++) {
+    if (skip && skip[k]) continue;
     if (none[k]) {
       lua_pushstring(L, negative ? "-INFINITY" : "INFINITY");
     } else {
       mbg_fmt_double(x[k], buf);
       lua_pushstring(L, buf);
     }
-    lua_rawseti(L, -2, k + 1);
+    lua_rawseti(L, -2, ++at);
   }
   lua_setfield(L, -2, key);
 }
@@ -42,10 +46,10 @@ void mbg_gen_limits_push_render(const mbg_gen *g, lua_State *L) {
     }
   }
   lua_createtable(L, 0, 4);
-  push_list(L, "q_min", lo, nlo, nq, 1);
-  push_list(L, "q_max", hi, nhi, nq, 0);
-  push_list(L, "v_max", vmax, nv_, nv, 0);
-  push_list(L, "tau_max", tmax, nt, nv, 0);
+  push_list(L, "q_min", lo, nlo, nq, 1, t->q_coupled);
+  push_list(L, "q_max", hi, nhi, nq, 0, t->q_coupled);
+  push_list(L, "v_max", vmax, nv_, nv, 0, t->v_coupled);
+  push_list(L, "tau_max", tmax, nt, nv, 0, t->v_coupled);
   lua_setfield(L, -3, "limits");
   lua_pop(L, 1); /* the buffer */
 }

@@ -482,6 +482,29 @@ static void push_joint_types(lua_State *L) {
   lua_setfield(L, -2, "joint_types");
 }
 
+/* model.coupling (coupled joints, gen_coupled.h; nil without): nv the independent velocities,
+ * of[k] the independent velocity (0-based) full velocity k (1-based list) follows, mult[k] its
+ * factor: v_full = G v, G[k][of[k] + 1] = mult[k]; own[j] the full velocity (0-based) that is
+ * independent velocity j itself. */
+static void push_coupling(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  if (!t->ncoupled) return;
+  lua_createtable(L, 0, 4);
+  mbg_lua_set_int(L, "nv", t->nv_ind);
+  push_ints(L, t->v_of, t->nv);
+  lua_setfield(L, -2, "of");
+  push_numbers(L, t->v_mult, t->nv);
+  lua_setfield(L, -2, "mult");
+  lua_createtable(L, t->nv_ind, 0);
+  for (int k = 0; k < t->nv; k++) {
+    if (t->v_coupled[k]) continue;
+    lua_pushinteger(L, k);
+    lua_rawseti(L, -2, t->v_of[k] + 1);
+  }
+  lua_setfield(L, -2, "own");
+  lua_setfield(L, -2, "coupling");
+}
+
 /* The model table, frozen, kept in the registry (g->model_ref, replacing the previous one). */
 static int push_model(lua_State *L) {
   mbg_gen *g = lua_touserdata(L, 1);
@@ -507,7 +530,12 @@ static int push_model(lua_State *L) {
   push_frames(g, L);
   mbg_gen_push_contacts(g, L);
   push_nodes(g, L);
+  push_coupling(g, L);
   mbg_gen_base_push_model(g, L); /* model.base_params() (gen_base.h) */
+  if (g->passive_in_fd) { /* --passive-in-fd (passive_forces.lua P.fd_tau) */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "passive_in_fd");
+  }
   mbg_lua_freeze(L, -1);
   if (g->model_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, g->model_ref);
   g->model_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -8,6 +8,7 @@
 #include "emit/gen_recipe.h"
 #include "emit/gen_estimate.h"
 #include "emit/gen_base.h"
+#include "emit/gen_coupled.h"
 
 #include "emit/gen_fuse.h"
 #include "emit/gen_params.h"
@@ -20,7 +21,8 @@
  * (gen_roles.h); -1 for an unknown role. */
 static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pass) {
   /* generate.c's sizes_fit has refused models where nv² or 12 (nb + 1) exceeds an int */
-  int nq = g->topo->nq, nv = g->topo->nv, nb1 = g->topo->nb + 1, nc = g->loops.nc;
+  /* the independent coordinates (all of them without coupled joints: gen_coupled.h) */
+  int nq = g->topo->nq_ind, nv = g->topo->nv_ind, nb1 = g->topo->nb + 1, nc = g->loops.nc;
   int nnodes = g->rt.model.flex ? g->rt.model.flex->nnodes : 0, nf = g->topo->nframes;
   const mbg_role *r = mbg_role_find(role);
   if (!r) return -1;
@@ -302,8 +304,13 @@ static int run_build(mbg_gen *g, const char *name, const char *path, mbg_gen_fun
   g->lsym.pivot_eps =
       g->opts->scalar == MBG_SYM_FLOAT ? MBG_PIVOT_EPS_FLOAT : MBG_PIVOT_EPS_DOUBLE;
   int rc = 0;
+  mbg_coupled_kind ck = g->topo->ncoupled ? mbg_gen_coupled_kind(g, name) : MBG_COUPLED_NONE;
+  if (g->topo->ncoupled) g->lsym.cpl = &g->cpl;
   for (int k = 0; k < f->nparams && rc == 0; k++) {
+    int full;
+    mbg_lsym_map map = mbg_gen_coupled_map(g, ck, f->params[k].role, f->params[k].size, &full);
     rc = mbg_lsym_array_add(&g->lsym, f->params[k].name, f->params[k].size, f->params[k].is_output);
+    if (rc == 0 && map) rc = mbg_lsym_array_map(&g->lsym, map, full);
     if (rc == 0 && f->params[k].pass == MBG_PASS_VALUE)
       g->lsym.arrays[g->lsym.narrays - 1].scalar = 1;
     if (rc == 0 && strcmp(f->params[k].role, "params") == 0)
@@ -332,6 +339,8 @@ static int run_build(mbg_gen *g, const char *name, const char *path, mbg_gen_fun
     fprintf(err, "mbdc: error: %s: the recipe never writes %s (every output element must be "
                  "written)\n", path, msg);
     rc = 1;
+  } else if (mbg_lsym_flush(&g->lsym) != 0) {
+    rc = (fprintf(err, "mbdc: error: out of memory\n"), 1);
   } else if (final) {
     rc = finish(g, s, f, err);
   } else if (mbg_sym_count(s, &f->variant[fr].counts) != 0) {

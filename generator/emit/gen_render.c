@@ -34,6 +34,20 @@ static void set_doubles(lua_State *L, const char *key, const double *x, int n) {
   lua_setfield(L, -2, key);
 }
 
+/* set_doubles of the entries k with !skip[k] (all when skip is NULL): the independent ones */
+static void set_picked(lua_State *L, const char *key, const double *x, const int *skip, int n) {
+  char buf[40];
+  int at = 0;
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    if (skip && skip[k]) continue;
+    mbg_fmt_double(x[k], buf);
+    lua_pushstring(L, buf);
+    lua_rawseti(L, -2, ++at);
+  }
+  lua_setfield(L, -2, key);
+}
+
 static void set_ints(lua_State *L, const char *key, const int *x, int n) {
   lua_createtable(L, n, 0);
   for (int k = 0; k < n; k++) {
@@ -180,6 +194,7 @@ static void push_rt(mbg_gen *g, lua_State *L) {
   set_doubles(L, "pitch", m->pitch, n);
   set_doubles(L, "inertia", m->inertia, 10 * n);
   if (m->armature) set_doubles(L, "armature", m->armature, m->nv);
+  if (m->axis2) set_doubles(L, "axis2", m->axis2, 3 * n);
   if (m->flex) { /* rt.flex: the packed modal arrays (mb.h mb_flex) */
     int ne = (int)mb_flex_count(m, 0), ne2 = (int)mb_flex_count(m, 1), nps = 0;
     for (int i = 1; i < n; i++) nps += 6 * m->flex->nm[m->parent[i]];
@@ -316,19 +331,45 @@ static void push_springs_initial(mbg_gen *g, lua_State *L) {
   }
   lua_setfield(L, -2, "contacts");
   mbg_lua_set_int(L, "ncrows", g->ncrows);
-  set_doubles(L, "q_initial", g->topo->q_initial, g->topo->nq);
-  set_doubles(L, "v_initial", g->topo->v_initial, g->topo->nv);
+  set_picked(L, "q_initial", g->topo->q_initial, g->topo->q_coupled, g->topo->nq);
+  set_picked(L, "v_initial", g->topo->v_initial, g->topo->v_coupled, g->topo->nv);
+}
+
+/* d.coupling (coupled joints; nil without): the runtime's mb_coupling (model.lua) and the
+ * harness's expansion (check.lua): nq, nv (full), nq_ind, nv_ind, q_of, q_mult, q_off, v_of,
+ * v_mult (C literals). */
+static void push_coupling(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
+  if (!t->ncoupled) return;
+  lua_createtable(L, 0, 9);
+  mbg_lua_set_int(L, "nq", t->nq);
+  mbg_lua_set_int(L, "nv", t->nv);
+  mbg_lua_set_int(L, "nq_ind", t->nq_ind);
+  mbg_lua_set_int(L, "nv_ind", t->nv_ind);
+  set_ints(L, "q_of", t->q_of, t->nq);
+  set_ints(L, "v_of", t->v_of, t->nv);
+  set_doubles(L, "q_mult", t->q_mult, t->nq);
+  set_doubles(L, "q_off", t->q_off, t->nq);
+  set_doubles(L, "v_mult", t->v_mult, t->nv);
+  lua_setfield(L, -2, "coupling");
 }
 
 static void push_joints(mbg_gen *g, lua_State *L) {
+  const mbg_topology *t = g->topo;
   lua_createtable(L, g->topo->nb, 0);
   for (int i = 1; i <= g->topo->nb; i++) {
     const mbg_tree_body *b = &g->topo->body[i];
     lua_createtable(L, 0, 6);
     mbg_lua_set_string(L, "name", g->model->joints[b->model_joint].name);
     mbg_lua_set_string(L, "type", mbg_joint_type_name(b->type));
-    mbg_lua_set_int(L, "iq", b->iq);
-    mbg_lua_set_int(L, "iv", b->iv);
+    mbg_lua_set_int(L, "iq", t->ncoupled ? t->q_of[b->iq] : b->iq); /* independent */
+    mbg_lua_set_int(L, "iv", t->ncoupled ? t->v_of[b->iv] : b->iv);
+    if (t->ncoupled) { /* the runtime's (full) ones, and a coupled joint's source */
+      mbg_lua_set_int(L, "full_iq", b->iq);
+      mbg_lua_set_int(L, "full_iv", b->iv);
+      const mbg_joint *J = &g->model->joints[b->model_joint];
+      if (J->mimic) mbg_lua_set_string(L, "mimics", g->model->joints[J->mimic - 1].name);
+    }
     mbg_lua_set_int(L, "nq", b->nq);
     mbg_lua_set_int(L, "nv", b->nv);
     mbg_lua_set_int(L, "nm", b->nm); /* the child's modes follow the joint's coordinates */
@@ -360,12 +401,17 @@ static int push_d(lua_State *L) {
   mbg_lua_set_string(L, "set_id", SET_MARK);
   set_comment(L, "command", g->opts->command ? g->opts->command : "mbdc generate");
   mbg_lua_set_string(L, "prefix", g->prefix);
+  if (g->passive_in_fd) { /* --passive-in-fd: check.lua, header.lua */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "passive_in_fd");
+  }
   mbg_lua_set_string(L, "PREFIX", P);
   mbg_lua_set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
   mbg_lua_set_string(L, "trig", g->opts->trig_libm ? "libm" : "builtin");
   push_trig_slots(g, L);
-  mbg_lua_set_int(L, "nq", g->topo->nq);
-  mbg_lua_set_int(L, "nv", g->topo->nv);
+  mbg_lua_set_int(L, "nq", g->topo->nq_ind); /* the generated functions' (gen_coupled.h) */
+  mbg_lua_set_int(L, "nv", g->topo->nv_ind);
+  push_coupling(g, L);
   mbg_lua_set_int(L, "nb", g->topo->nb);
   mbg_lua_set_int(L, "nj", g->topo->nb);
   mbg_lua_set_int(L, "nf", g->topo->nframes);

@@ -14,6 +14,7 @@
 #include "emit/gen_base.h"
 #include "emit/gen_cfa.h"
 #include "emit/gen_contacts.h"
+#include "emit/gen_coupled.h"
 #include "emit/gen_functions.h"
 #include "emit/gen_fuse.h"
 #include "emit/gen_model.h"
@@ -112,9 +113,12 @@ static int flex_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
 /* The functions not generated with run-time inertial parameters (docs/parameters.md): cfa
  * inverts every body's inertia once, as constants, which is the point of its formulation; and
  * not with armature (docs/dsl.md "Joint properties"): cfa's formulation has no joint-space
- * inertia, and rcr's tails do not carry the rotor terms yet. */
+ * inertia (docs/cfa.md). */
 static const char *const params_missing[] = {"cfa", NULL};
-static const char *const armature_missing[] = {"cfa", "rcr", NULL};
+static const char *const armature_missing[] = {"cfa", NULL};
+/* Nor for a model with a universal joint (mb_has_varying_S): cfa's constraint bases T assume every
+ * S constant in its child frame (runtime/mb.h, the same refusal). */
+static const char *const universal_missing[] = {"cfa", NULL};
 
 /* Leave the functions of `list` out of the defaults (a note) or refuse them on request (an error,
  * returns 1), `why` saying when they are not generated. */
@@ -138,6 +142,43 @@ static int unsupported(const mbg_gen *g, char **names, int *n, FILE *err,
   return 0;
 }
 
+/* Leave out of the defaults (a note) or refuse on request what is not generated for a model with
+ * coupled joints (gen_coupled.h). */
+static int coupled_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
+  if (!g->topo->ncoupled) return 0;
+  char name[64];
+  const char *list[2] = {name, NULL};
+  for (int k = 0; k < *n; k++) {
+    if (mbg_gen_coupled_kind(g, names[k]) != MBG_COUPLED_NONE) continue;
+    if (mbg_gen_fuse_find(g, names[k]) >= 0) /* asked for by --fuse: an error */
+      return fprintf(err, "%s: error: --fuse %s: with coupled (mimic) joints a fused function's "
+                          "parts must map their arrays alike (docs/dsl.md \"Coupled joints\": "
+                          "all folded, all picked or all solved)\n",
+                     g->opts->model_path, names[k]), 1;
+    snprintf(name, sizeof name, "%s", names[k]); /* unsupported frees names[k] */
+    if (unsupported(g, names, n, err, list, "for models with coupled (mimic) joints yet")) return 1;
+    k--;
+  }
+  return 0;
+}
+
+/* What a model with coupled joints is not generated with yet: an error naming one coupled joint. */
+static int coupled_model(const mbg_gen *g, FILE *err) {
+  const mbg_topology *t = g->topo;
+  if (!t->ncoupled) return 0;
+  const char *what = t->nloops ? "loop joints"
+                     : flexible_body(g) ? "flexible bodies"
+                     : g->passive_in_fd ? "--passive-in-fd"
+                     : NULL;
+  if (!what) return 0;
+  const mbg_joint *J = NULL;
+  for (int j = 0; j < g->model->njoints && !J; j++)
+    if (g->model->joints[j].mimic) J = &g->model->joints[j];
+  fprintf(err, "%s: error: coupled joints ('%s' mimics '%s') are not generated with %s yet\n",
+          g->opts->model_path, J->name, g->model->joints[J->mimic - 1].name, what);
+  return 1;
+}
+
 static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
   if (g->params &&
       unsupported(g, names, n, err, params_missing,
@@ -146,6 +187,9 @@ static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
     return 1;
   if (mb_has_armature(&g->rt.model) &&
       unsupported(g, names, n, err, armature_missing, "for joints with armature yet"))
+    return 1;
+  if (mb_has_varying_S(&g->rt.model) &&
+      unsupported(g, names, n, err, universal_missing, "for universal joints yet"))
     return 1;
   return 0;
 }
@@ -261,6 +305,12 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if ((rc = mbg_gen_params_build(g, err)) != 0)
     return rc < 0 ? (fprintf(err, "mbdc: error: out of memory\n"), 2) : rc;
   if ((rc = open_lua(g, err))) return rc;
+  g->passive_in_fd = g->opts->passive_in_fd && (g->topo->nsprings > 0 || g->rtsprings.joint);
+  mbg_gen_coupled_init(g);
+  if ((rc = coupled_model(g, err)) != 0) return rc;
+  if (g->opts->passive_in_fd && !g->passive_in_fd)
+    note(g, err, "--passive-in-fd changes nothing: the model has no springs and no joint with "
+                 "damping, friction or stiffness");
   if (g->topo->nv == 0) {
     fprintf(err, "%s: error: the model has no moving joint: nothing to generate\n",
             g->opts->model_path);
@@ -278,7 +328,8 @@ int mbg_gen_open(mbg_gen *g, const mbg_gen_opts *o, FILE *err) {
   memset(g, 0, sizeof *g);
   const char *path = o->model_path;
   char *text = mbg_read_file(path, &len, err);
-  mbg_load_opts lo = {.floating_base = o->floating_base, .quiet = o->quiet};
+  mbg_load_opts lo = {.floating_base = o->floating_base, .couple_mimic = o->couple_mimic,
+                      .quiet = o->quiet};
   mbg_model *m = text ? mbg_model_from_source(path, text, len, &lo, err, &errors, &warnings) : NULL;
   /* the model checks end with a mass matrix regular in a generic configuration (the same check
    * as `mbdc check`), before any recipe runs */
@@ -418,6 +469,10 @@ int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *er
                           "bodies yet ('%s' has modes)\n", g->opts->model_path, via, name, name,
                      g->model->bodies[g->topo->body[fb].model_body].name), 1;
   if (mbg_gen_base_check(g, name, via, err)) return 1; /* base_*, joint_regressor */
+  if (g->passive_in_fd && g->topo->nsprings > 0 && strcmp(name, "aba_derivatives") == 0)
+    return fprintf(err, "%s: error: %s %s: not generated with --passive-in-fd for a model with "
+                        "springs yet (the derivatives of the springs' forces are not derived)\n",
+                   g->opts->model_path, via, name), 1;
   const mbg_lua_recipe *none;
   if (!mbg_lua_has_recipe(g->lua, name) &&
       mbg_lua_find(g->lua, name, 0, path, sizeof path, &none) == MBG_LUA_FILE)
@@ -441,8 +496,7 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++) free(names[k]);
     free(names), names = NULL;
   }
-  if (names && g->loops.nc > 0 && !mb_has_armature(&g->rt.model))
-    names = expand_rcr(g, names, &n, err); /* with armature: refused or left out below */
+  if (names && g->loops.nc > 0) names = expand_rcr(g, names, &n, err);
   if (names) names = mbg_gen_trig_list(g, names, &n, err);
   if (!names) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   char undefined[256];
@@ -452,7 +506,9 @@ int mbg_gen_run(mbg_gen *g, FILE *err) {
     for (int k = 0; k < n; k++)
       if (strcmp(names[k], "cfa") == 0) free(names[k]), names[k] = names[--n], names[n] = NULL;
   }
-  if (flex_functions(g, names, &n, err) || params_functions(g, names, &n, err)) rc = 1;
+  if (flex_functions(g, names, &n, err) || params_functions(g, names, &n, err) ||
+      coupled_functions(g, names, &n, err))
+    rc = 1;
   mbg_ref fr = g->opts->frame;
   if (rc == 0 && flexible_body(g) && fr != MBG_REF_AUTO && fr != MBG_REF_BODY &&
       fr != MBG_REF_ALL)

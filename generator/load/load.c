@@ -129,7 +129,9 @@ mbg_model *mbg_model_from_source(const char *path, const char *text, size_t len,
   d.quiet = o && o->quiet;
   char name[256];
   mbg_default_model_name(path, name, sizeof name);
-  mbg_model *m = mbg_urdf_build(path, text, len, name, floating_base, &d);
+  int flags = (floating_base ? MBG_URDF_FLOATING : 0) |
+              (o && o->couple_mimic ? MBG_URDF_COUPLE_MIMIC : 0);
+  mbg_model *m = mbg_urdf_build(path, text, len, name, flags, &d);
   *errors = d.errors;
   *warnings = d.warnings;
   return m;

@@ -12,6 +12,7 @@
  * .mbd. */
 typedef struct mbg_load_opts {
   int floating_base; /* URDF: the root link gets a floating joint to the world (else fixed) */
+  int couple_mimic;  /* URDF: a <mimic> joint is a coupled joint (else independent, a warning) */
   int quiet;         /* -q: warnings counted, not printed (base/diag.h) */
 } mbg_load_opts;
 int mbg_is_urdf(const char *path);

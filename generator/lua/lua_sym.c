@@ -115,8 +115,9 @@ static mbg_lsym_array *find_array(lua_State *L, mbg_lsym *c, int want_output) {
       luaL_error(L, "'%s' is an %s of this function, not an %s", name,
                  a->is_output ? "output" : "input", want_output ? "output" : "input");
     lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 0 || i >= a->size)
-      luaL_error(L, "index %d out of range for '%s' (size %d, 0-based)", (int)i, name, a->size);
+    int size = a->map ? a->full : a->size;
+    if (i < 0 || i >= size)
+      luaL_error(L, "index %d out of range for '%s' (size %d, 0-based)", (int)i, name, size);
     return a;
   }
   luaL_error(L, "'%s' is not a parameter of this function", name);
@@ -127,6 +128,7 @@ static int l_input(lua_State *L) {
   mbg_lsym *c = ctx_of(L);
   mbg_lsym_array *a = find_array(L, c, 0);
   int index = a->scalar ? MBG_SYM_SCALAR : (int)lua_tointeger(L, 2);
+  if (a->map) return push_sx(L, c, mbg_lsym_mapped_input(c, a, index));
   return push_sx(L, c, mbg_sym_input(c->s, a->name, index));
 }
 
@@ -153,7 +155,7 @@ static int l_output(lua_State *L) {
   mbg_sx e = to_sx(L, c, 3);
   if (a->written[i]) return luaL_error(L, "%s[%d] written twice", a->name, i);
   a->written[i] = 1;
-  if (mbg_sym_output(c->s, a->name, i, e) != 0)
+  if (a->map ? mbg_lsym_mapped_output(c, a, i, e) != 0 : mbg_sym_output(c->s, a->name, i, e) != 0)
     return luaL_error(L, "symbolic engine: out of memory");
   return 0;
 }
@@ -337,6 +339,7 @@ void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s) {
   ctx->refine_always = 0;
   ctx->trig_input = 0;
   ctx->frame = NULL;
+  ctx->cpl = NULL;
   ctx->singular = 0;
   ctx->singular_msg[0] = '\0';
 }
@@ -358,7 +361,7 @@ int mbg_lsym_missing(const mbg_lsym *ctx, char *buf, size_t bufsize) {
   for (int k = 0; k < ctx->narrays; k++) {
     const mbg_lsym_array *a = &ctx->arrays[k];
     if (!a->is_output) continue;
-    for (int i = 0; i < a->size; i++)
+    for (int i = 0; i < (a->map ? a->full : a->size); i++)
       if (!a->written[i]) {
         snprintf(buf, bufsize, "%s[%d]", a->name, i);
         return 1;
@@ -370,7 +373,9 @@ int mbg_lsym_missing(const mbg_lsym *ctx, char *buf, size_t bufsize) {
 void mbg_lsym_end(mbg_lsym *ctx) {
   for (int k = 0; k < ctx->narrays; k++) {
     free(ctx->arrays[k].written);
+    free(ctx->arrays[k].pending);
     ctx->arrays[k].written = NULL;
+    ctx->arrays[k].pending = NULL;
   }
   ctx->narrays = 0;
 }

@@ -13,10 +13,39 @@
 
 #include "sym/sym.h"
 
+/* How an array's indices map when the model has coupled (mimic) joints (lua_coupled.c): the
+ * recipe indexes the full coordinates, the generated function's array holds the independent ones
+ * (x_full = G x + o). Inputs: q-like (MBG_MAP_Q, with the offsets) and velocity-like (MBG_MAP_V)
+ * entries of a coupled coordinate are read as m x[of] (+ o). Outputs: forces fold by Gᵀ, motion
+ * columns by G: the nv index of the columns (COLS: rows × nv), of the rows (ROWS: nv × k), or of
+ * both (BOTH: nv × nv, Gᵀ A G); configurations and velocities are picked (PICK_Q, PICK_V: a
+ * coupled coordinate's entry dropped). */
+typedef enum mbg_lsym_map {
+  MBG_MAP_NONE,
+  MBG_MAP_Q,
+  MBG_MAP_V,
+  MBG_MAP_COLS,
+  MBG_MAP_ROWS,
+  MBG_MAP_BOTH,
+  MBG_MAP_PICK_Q,
+  MBG_MAP_PICK_V
+} mbg_lsym_map;
+
+/* The coupled coordinates (topology.h): full counts, independent counts, and the map. */
+typedef struct mbg_lsym_coupling {
+  int nq, nv, nq_ind, nv_ind;
+  const int *q_of, *v_of;
+  const double *q_mult, *q_off, *v_mult;
+  const int *q_coupled, *v_coupled; /* 1 for a coupled joint's coordinate */
+} mbg_lsym_coupling;
+
 typedef struct mbg_lsym_array {
   char name[32];
   int size;
   int is_output;
+  mbg_lsym_map map;        /* with coupled joints; MBG_MAP_NONE otherwise */
+  int full;                /* mapped: the size the recipe indexes (size: the function's) */
+  struct mbg_sx_pending *pending; /* mapped outputs: the sums being folded [size] */
   int scalar;              /* an input passed by value (size 1, read as index 0) */
   int params;              /* the run-time inertial parameters (emit/gen_params.h), sym.param */
   unsigned char *written;  /* outputs: [size] flags */
@@ -44,6 +73,8 @@ typedef struct mbg_lsym {
                              "joint", "com" or "world" (docs/frames.md); NULL = "body"; set by
                              the caller after mbg_lsym_begin */
   double pivot_eps;       /* ε of the generated scalar type (set by the caller; 0: double's) */
+  const mbg_lsym_coupling *cpl; /* the model's coupled coordinates; NULL: none (set by the
+                                   caller after mbg_lsym_begin) */
   int singular;           /* a sym.pivot whose d and r are numbers failed the rule (double's ε) */
   char singular_msg[256]; /* then: where and what, for the caller's message */
 } mbg_lsym;
@@ -54,6 +85,14 @@ void mbg_lsym_open(lua_State *L, mbg_lsym *ctx);
 void mbg_lsym_begin(mbg_lsym *ctx, mbg_sym *s);
 /* Declare an array of the function. Returns 0, or -1 (too many, bad name, out of memory). */
 int mbg_lsym_array_add(mbg_lsym *ctx, const char *name, int size, int is_output);
+/* Map the array declared last (lua_coupled.c): map and the size the recipe indexes. Returns 0, or
+ * -1 when out of memory. */
+int mbg_lsym_array_map(mbg_lsym *ctx, mbg_lsym_map map, int full);
+/* A mapped input's element i (full index), and a mapped output's element i folded into its sum
+ * (lua_coupled.c); mbg_lsym_flush writes every folded sum as an output. -1: out of memory. */
+mbg_sx mbg_lsym_mapped_input(mbg_lsym *ctx, const mbg_lsym_array *a, int i);
+int mbg_lsym_mapped_output(mbg_lsym *ctx, mbg_lsym_array *a, int i, mbg_sx e);
+int mbg_lsym_flush(mbg_lsym *ctx);
 /* After the recipe: the first output element not written, as "array[index]" into buf; returns
  * 1 if one is missing, 0 if all were written. */
 int mbg_lsym_missing(const mbg_lsym *ctx, char *buf, size_t bufsize);

@@ -230,6 +230,7 @@ mbg_model *mbg_build_model(const mbd_ast *ast, const char *path, const char *def
   declare_all(&b, ast);
   if (!b.oom) index_joints(&b, ast);
   if (!b.oom) statements(&b, ast);
+  if (!b.oom) mbg_check_mimic(b.m, d);
   if (!b.oom) mbg_check_tree(&b, errors_before);
   if (!b.oom && d->errors == errors_before) mbg_check_flex_uses(&b);
   mbg_names_free(&b.names);

@@ -85,7 +85,7 @@ static void collect(mbg_builder *b, const mbd_stmt *s, int is_loop, joint_items 
     case MBD_I_AXIS: slot = &ji->axis; break;
     case MBD_I_PITCH: slot = &ji->pitch; break;
     case MBD_I_TARGET: slot = is_loop ? &ji->target : NULL; break;
-    case MBD_I_AXIS2: slot = is_loop ? &ji->axis2 : NULL; break;
+    case MBD_I_AXIS2: slot = &ji->axis2; break; /* check_type_items: universal and d1 */
     case MBD_I_DISTANCE: slot = is_loop ? &ji->distance : NULL; break;
     case MBD_I_NODE: slot = is_loop ? NULL : &ji->node; break;
     default: break;
@@ -95,8 +95,9 @@ static void collect(mbg_builder *b, const mbd_stmt *s, int is_loop, joint_items 
       mbg_diag_error(b->d, it->loc, "'%s' is not a property of a %s; expected %s", mbg_item_word(it),
                      is_loop ? "loop" : "joint",
                      is_loop ? "origin, target, axis, axis2, pitch or distance"
-                             : "origin, axis, pitch, node, armature, damping, friction, stiffness, "
-                               "spring_ref, limit, velocity_limit or effort_limit");
+                             : "origin, axis, axis2, pitch, node, armature, damping, friction, "
+                               "stiffness, spring_ref, limit, velocity_limit, effort_limit or "
+                               "mimic");
       continue;
     }
     char what[32];
@@ -115,7 +116,23 @@ static void check_type_items(mbg_builder *b, mbg_joint_type t, const joint_items
   if (ji->distance && !mbg_joint_type_has_distance(t))
     mbg_diag_error(b->d, ji->distance->loc, "'distance' applies only to an 'ss' loop");
   if (ji->axis2 && !mbg_joint_type_has_axis2(t))
-    mbg_diag_error(b->d, ji->axis2->loc, "'axis2' applies only to a 'd1' loop");
+    mbg_diag_error(b->d, ji->axis2->loc, "'axis2' applies only to a universal %s or a 'd1' loop",
+                   kind);
+}
+
+/* A universal joint's two axes: both given, perpendicular (to 1e-9 of their unit lengths). */
+static void check_universal(mbg_builder *b, const mbd_stmt *s, const joint_items *ji,
+                            const double a[3], const double a2[3]) {
+  if (!ji->axis || !ji->axis2) {
+    mbg_diag_error(b->d, s->type_loc, "a universal %s needs both axes: 'axis' (about which the "
+                   "child turns first, fixed in the parent) and 'axis2' (fixed in the child)",
+                   s->kind == MBD_S_LOOP ? "loop" : "joint");
+    return;
+  }
+  double d = a[0] * a2[0] + a[1] * a2[1] + a[2] * a2[2];
+  if (!(fabs(d) <= 1e-9))
+    mbg_diag_error(b->d, ji->axis2->loc, "'axis2' must be perpendicular to 'axis' (their angle is "
+                   "%.9g degrees)", acos(fmax(-1.0, fmin(1.0, d))) * 180.0 / 3.141592653589793);
 }
 
 void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index) {
@@ -137,6 +154,8 @@ void mbg_build_joint(mbg_builder *b, const mbd_stmt *s, int index) {
     mbg_diag_error(b->d, s->type_loc, "a %s joint needs a 'pitch'", s->type);
   if (ji.origin) read_frame(b, ji.origin, j->xyz, j->rpy);
   if (ji.axis) read_axis(b, ji.axis, "'axis'", j->axis);
+  if (ji.axis2) read_axis(b, ji.axis2, "'axis2'", j->axis2);
+  if (typed && j->type == MBG_JOINT_UNIVERSAL) check_universal(b, s, &ji, j->axis, j->axis2);
   if (ji.pitch) mbg_eval_list(b, ji.pitch->args, ji.pitch->loc, "'pitch'", 1, 0, MBG_NOT_ANGLE, &j->pitch);
   if (ji.node) {
     const mbg_flex *f = j->parent > 0 ? b->m->bodies[j->parent].flex : NULL;
@@ -179,6 +198,9 @@ void mbg_build_loop(mbg_builder *b, const mbd_stmt *s, int index) {
   if (ji.target) read_frame(b, ji.target, l->target_xyz, l->target_rpy);
   if (ji.axis) read_axis(b, ji.axis, "'axis'", l->axis);
   if (ji.axis2) read_axis(b, ji.axis2, "'axis2'", l->axis_b);
+  if (typed && l->type == MBG_JOINT_UNIVERSAL && (!ji.axis || !ji.axis2)) /* ⟂ where it closes */
+    mbg_diag_error(b->d, s->type_loc, "a universal loop needs both axes: 'axis' (on %s) and "
+                   "'axis2' (on %s, in the target frame)", s->parent, s->child);
   if (ji.pitch) mbg_eval_list(b, ji.pitch->args, ji.pitch->loc, "'pitch'", 1, 0, MBG_NOT_ANGLE, &l->pitch);
   if (ji.distance &&
       mbg_eval_list(b, ji.distance->args, ji.distance->loc, "'distance'", 1, 0, MBG_NOT_ANGLE,

@@ -7,7 +7,9 @@
  *   stiffness K;        −K (q − q_ref) (1-dof joints), K ≥ 0
  *   spring_ref Q;       q_ref (default 0; an angle for a rotating joint)
  *   limit LOWER UPPER;  the position range (1-dof joints but continuous), LOWER < UPPER
- *   velocity_limit V;   effort_limit E;   positive */
+ *   velocity_limit V;   effort_limit E;   positive
+ *   mimic JOINT [MULTIPLIER [OFFSET]];   q = MULTIPLIER q_JOINT + OFFSET (default 1, 0): a coupled
+ *                       joint without a coordinate of its own (model/mimic.c checks the pair) */
 #include <math.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@
 
 typedef struct jprops {
   const mbd_item *armature, *damping, *friction, *stiffness, *spring_ref, *limit, *vlimit,
-      *elimit;
+      *elimit, *mimic;
 } jprops;
 
 /* The slot of item it among the properties, or NULL when it is none of them. */
@@ -24,10 +26,10 @@ static const mbd_item **slot_of(jprops *p, const mbd_item *it) {
   if (it->kind == MBD_I_STIFFNESS && it->args) return &p->stiffness;
   if (it->kind != MBD_I_UNKNOWN || !it->name) return NULL;
   static const char *const names[] = {"armature", "friction", "spring_ref", "limit",
-                                      "velocity_limit", "effort_limit"};
+                                      "velocity_limit", "effort_limit", "mimic"};
   const mbd_item **slots[] = {&p->armature, &p->friction, &p->spring_ref, &p->limit, &p->vlimit,
-                              &p->elimit};
-  for (int k = 0; k < 6; k++)
+                              &p->elimit, &p->mimic};
+  for (int k = 0; k < 7; k++)
     if (strcmp(it->name, names[k]) == 0) return slots[k];
   return NULL;
 }
@@ -72,6 +74,32 @@ static void read_limit(mbg_builder *b, const mbd_item *it, mbg_joint *j, mbg_uni
   j->has_range = 1, j->lower = r[0], j->upper = r[1];
 }
 
+/* mimic JOINT [MULTIPLIER [OFFSET]]: the source by name (any joint of the model, declared before
+ * or after), the factor and the offset (an angle where the coordinate is one). */
+static void read_mimic(mbg_builder *b, const mbd_item *it, mbg_joint *j, mbg_unit_use use) {
+  const mbd_exprs *l = it->args;
+  if (!l || l->n < 1 || l->n > 3 || l->v[0]->kind != MBD_E_NAME) {
+    mbg_diag_error(b->d, it->loc, "'mimic' expects the name of the joint it follows, then "
+                                  "optionally a multiplier and an offset: 'mimic JOINT "
+                                  "[MULTIPLIER [OFFSET]];'");
+    return;
+  }
+  int e = mbg_resolve(b, l->v[0]->name, l->v[0]->loc, MBG_NAME_JOINT);
+  double mult = 1, off = 0;
+  int ok = e >= 0;
+  if (l->n > 1) ok &= mbg_eval(b, l->v[1], MBG_NOT_ANGLE, &mult);
+  if (l->n > 2) ok &= mbg_eval(b, l->v[2], use, &off);
+  if (!ok) return;
+  if (!(mult != 0) || !isfinite(mult) || !isfinite(off)) {
+    mbg_diag_error(b->d, it->loc, "'mimic' needs a finite, nonzero multiplier (it is %g)", mult);
+    return;
+  }
+  j->mimic = b->names.entry[e].index + 1;
+  j->mimic_mult = mult;
+  j->mimic_off = off;
+  j->mimic_loc = it->loc;
+}
+
 void mbg_build_joint_props(mbg_builder *b, const mbd_stmt *s, mbg_joint *j) {
   jprops p;
   memset(&p, 0, sizeof p);
@@ -83,8 +111,8 @@ void mbg_build_joint_props(mbg_builder *b, const mbd_stmt *s, mbg_joint *j) {
   }
   if (j->type == MBG_JOINT_FIXED) {
     const mbd_item *any[] = {p.armature, p.damping, p.friction, p.stiffness, p.spring_ref,
-                             p.limit, p.vlimit, p.elimit};
-    for (int k = 0; k < 8; k++)
+                             p.limit, p.vlimit, p.elimit, p.mimic};
+    for (int k = 0; k < 9; k++)
       if (any[k]) {
         mbg_diag_error(b->d, any[k]->loc, "a fixed joint has no '%s' (it does not move)",
                        mbg_item_word(any[k]));
@@ -106,4 +134,5 @@ void mbg_build_joint_props(mbg_builder *b, const mbd_stmt *s, mbg_joint *j) {
   if (p.limit) read_limit(b, p.limit, j, use);
   if (p.vlimit && one_dof(b, p.vlimit, j)) nonneg(b, p.vlimit, MBG_NOT_ANGLE, 1, &j->velocity_limit);
   if (p.elimit && one_dof(b, p.elimit, j)) nonneg(b, p.elimit, MBG_NOT_ANGLE, 1, &j->effort_limit);
+  if (p.mimic && one_dof(b, p.mimic, j)) read_mimic(b, p.mimic, j, use);
 }

@@ -57,7 +57,7 @@ int mbg_joint_type_has_pitch(mbg_joint_type t) {
 }
 int mbg_joint_type_has_axis2(mbg_joint_type t) {
   const basic_type_row *c = basic_type(t);
-  return c ? c->axis2 : 0;
+  return c ? c->axis2 : t == MBG_JOINT_UNIVERSAL;
 }
 int mbg_joint_type_has_distance(mbg_joint_type t) {
   const basic_type_row *c = basic_type(t);

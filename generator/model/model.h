@@ -40,7 +40,8 @@ mb_loop_type mbg_joint_type_loop(mbg_joint_type t);
 int mbg_joint_type_nq(mbg_joint_type t);
 int mbg_joint_type_nv(mbg_joint_type t);
 /* The parameters a joint or loop of this type takes: an axis (revolute, continuous, prismatic,
- * helical, d1, d2), a pitch (helical), an axis2 (d1), a distance (ss). */
+ * helical, planar, cylindrical, universal, d1, d2), a pitch (helical), an axis2 (universal, d1),
+ * a distance (ss). */
 int mbg_joint_type_has_axis(mbg_joint_type t);
 int mbg_joint_type_has_pitch(mbg_joint_type t);
 int mbg_joint_type_has_axis2(mbg_joint_type t);
@@ -91,6 +92,7 @@ typedef struct mbg_joint {
   mbg_loc parent_loc, child_loc;
   double xyz[3], rpy[3]; /* joint frame in the parent frame: translation, then R = Rz Ry Rx */
   double axis[3];        /* unit, in the joint frame (revolute, continuous, prismatic, helical) */
+  double axis2[3];       /* universal: the second axis (fixed in the child), unit, ⟂ axis */
   double pitch;          /* helical: metres of translation per radian */
   int node;              /* parent flexible: index of the node the joint is attached to, else -1 */
   /* `initial`: the joint's initial coordinates (nq values, a quaternion normalized) and
@@ -108,6 +110,12 @@ typedef struct mbg_joint {
    * effort limits when positive (0: none given) */
   int has_range;
   double lower, upper, velocity_limit, effort_limit;
+  /* a coupled (mimic) joint (docs/dsl.md "Coupled joints"): its coordinate is
+   * q = mimic_mult q_source + mimic_off and is removed from the model's coordinates; mimic is the
+   * source joint's index + 1, 0 for an independent joint */
+  int mimic;
+  double mimic_mult, mimic_off;
+  mbg_loc mimic_loc;
 } mbg_joint;
 
 /* A loop (cut) joint between two bodies of the tree. The joint frame is `origin` on body a; it
@@ -176,6 +184,10 @@ typedef struct mbg_model {
  * is kept as it is, so that normalizing twice changes nothing (a URDF's axis, normalized on
  * import, reads back from the written .mbd as the same numbers). */
 double mbg_axis_normalize(double a[3]);
+
+/* mimic.c: every coupled (mimic) joint against its source: not itself, not a chain, both of one
+ * scalar coordinate, no `initial` of its own; each problem an error at the joint's `mimic`. */
+void mbg_check_mimic(const mbg_model *m, mbg_diag *d);
 
 /* Index of a body or joint by name, or -1. */
 int mbg_model_find_body(const mbg_model *m, const char *name);

@@ -81,11 +81,30 @@ static void align_inertia(const rot *Ri, const mbg_inertia *I, mbg_inertia *out)
   memcpy(out->I, packed, sizeof packed);
 }
 
+/* A universal joint's R: its axis to e_k as any axis, then the turn about e_k that takes its
+ * second axis (R a2 ⟂ e_k, unit) to e_{k+1}: rows k+1, k+2 become c r_{k+1} + s r_{k+2} and
+ * c r_{k+2} − s r_{k+1}, (c, s) = R a2's components k+1, k+2 (exact ±1, 0 for a coordinate
+ * axis, so R stays a signed permutation when both axes are coordinate axes). */
+static int align_universal(const double a[3], const double a2[3], double R[9]) {
+  int k = mbg_align_axis(a, R), k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  double b[3], T[9];
+  for (int l = 0; l < 3; l++) b[l] = R[3 * l] * a2[0] + R[3 * l + 1] * a2[1] + R[3 * l + 2] * a2[2];
+  double n = hypot(b[k1], b[k2]), c = b[k1] / n, s = b[k2] / n;
+  if (fabs(b[k1]) == 1.0 || fabs(b[k2]) == 1.0) c = b[k1], s = b[k2];
+  memcpy(T, R, sizeof T);
+  for (int l = 0; l < 3; l++) {
+    R[3 * k1 + l] = c * T[3 * k1 + l] + s * T[3 * k2 + l];
+    R[3 * k2 + l] = c * T[3 * k2 + l] - s * T[3 * k1 + l];
+  }
+  return k;
+}
+
 /* Body i: R_i and axis from its joint, then XT and I through R_i and R_λ (already done). */
 static void align_body(const mbg_topology *t, mbg_aligned *out, int i) {
   const mbg_tree_body *b = &t->body[i];
   mbg_aligned_body *ab = &out->body[i];
-  if (mbg_joint_type_has_axis(b->type)) ab->axis = mbg_align_axis(b->axis, ab->R);
+  if (b->type == MBG_JOINT_UNIVERSAL) ab->axis = align_universal(b->axis, b->axis2, ab->R);
+  else if (mbg_joint_type_has_axis(b->type)) ab->axis = mbg_align_axis(b->axis, ab->R);
   else ab->axis = -1, set_identity(ab->R);
   ab->rotated = 0;
   for (int j = 0; j < 9; j++)

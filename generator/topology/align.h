@@ -16,6 +16,8 @@
  *                           and it is continuous with the exact −e_k case).
  * R is the runtime's mbs_axis_rotation (which also gives a planar joint its plane's axes: rows
  * k+1, k+2 of R, so they are e_{k+1}, e_{k+2} of the aligned frame).
+ * A universal joint's R also takes its second axis to e_{(k+1) mod 3} (a turn about e_k after the
+ * R above; align.c align_universal).
  * Spherical and floating joints keep R = identity (their quaternions are defined in the original
  * frames). When R_i and R_λ are signed permutations every product above is exact.
  *

@@ -45,6 +45,7 @@ static int build_model(mbg_loop_part *p, const mb_model *m, const int *inv) {
 #define PART_SIZE(type, name, per) bytes += sizeof(type) * (size_t)(per) * n1 + sizeof(double);
   MB_MODEL_ARRAYS(PART_SIZE)
 #undef PART_SIZE
+  bytes += sizeof(double) * 3 * n1; /* axis2: not one of MB_MODEL_ARRAYS (NULL without universal) */
   char *at = p->arrays = calloc(1, bytes);
   if (!at) return -1;
 #define PART_COPY(type, name, per)                                                        \
@@ -59,6 +60,11 @@ static int build_model(mbg_loop_part *p, const mb_model *m, const int *inv) {
   }
   MB_MODEL_ARRAYS(PART_COPY)
 #undef PART_COPY
+  if (m->axis2) {
+    double *dst = (double *)(void *)at;
+    for (int j = 0; j <= nb; j++) memcpy(dst + 3 * j, m->axis2 + 3 * p->body[j], 3 * sizeof *dst);
+    p->model.axis2 = dst;
+  }
   int *parent = (int *)(void *)p->model.parent, *iq = (int *)(void *)p->model.iq;
   int *iv = (int *)(void *)p->model.iv, nq = 0, nv = 0;
   parent[0] = -1;

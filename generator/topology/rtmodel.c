@@ -118,6 +118,20 @@ static int build_armature(const mbg_model *m, const mbg_topology *t, mbg_rtmodel
   return 0;
 }
 
+/* The universal joints' second axes (mb.h mb_model.axis2), only when some joint is universal. 0,
+ * or -1 when out of memory. */
+static int build_axis2(const mbg_topology *t, mbg_rtmodel *out) {
+  int any = 0;
+  for (int i = 1; i <= t->nb; i++) any |= t->body[i].type == MBG_JOINT_UNIVERSAL;
+  if (!any) return 0;
+  if (!(out->axis2 = calloc(3 * ((size_t)t->nb + 1), sizeof *out->axis2))) return -1;
+  for (int i = 1; i <= t->nb; i++)
+    if (t->body[i].type == MBG_JOINT_UNIVERSAL)
+      memcpy(out->axis2 + 3 * i, t->body[i].axis2, sizeof t->body[i].axis2);
+  out->model.axis2 = out->axis2;
+  return 0;
+}
+
 int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *out) {
   memset(out, 0, sizeof *out);
   size_t n = (size_t)t->nb + 1;
@@ -166,7 +180,7 @@ int mbg_rtmodel_build(const mbg_model *m, const mbg_topology *t, mbg_rtmodel *ou
   r->pitch = out->pitch;
   r->inertia = out->inertia;
   memcpy(r->gravity, m->gravity, sizeof r->gravity);
-  if (build_armature(m, t, out) != 0 || build_flex(t, out) != 0 ||
+  if (build_armature(m, t, out) != 0 || build_axis2(t, out) != 0 || build_flex(t, out) != 0 ||
       (out->model.flex && build_nodes(m, t, out) != 0)) {
     mbg_rtmodel_free(out);
     return -1;
@@ -185,6 +199,7 @@ void mbg_rtmodel_free(mbg_rtmodel *r) {
   free(r->pitch);
   free(r->inertia);
   free(r->armature);
+  free(r->axis2);
   free(r->nm);
   free(r->Mc);
   free(r->Me);

@@ -13,6 +13,7 @@ typedef struct mbg_rtmodel {
   mb_joint_type *jtype;
   double *XT_E, *XT_r, *axis, *pitch, *inertia;
   double *armature; /* [nv] the joints' rotor inertias; NULL (model.armature too) when all 0 */
+  double *axis2;    /* [3 (nb + 1)] universal joints' second axes; NULL when there is none */
   mb_flex flex; /* model.flex points here when some body has modes (packed as mb.h says) */
   int *nm;
   double *Mc, *Me, *K, *D, *Psi, *Q;

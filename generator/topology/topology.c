@@ -149,7 +149,7 @@ static void fill_joint(builder *B, int i, int b) {
   tb->depth = B->t->body[tb->parent].depth + 1;
   joint_xform(J, &Xj);
   mbg_xform_compose(&Xj, &B->rel[J->parent], &tb->XT);
-  for (int k = 0; k < 3; k++) tb->axis[k] = J->axis[k];
+  for (int k = 0; k < 3; k++) tb->axis[k] = J->axis[k], tb->axis2[k] = J->axis2[k];
   tb->pitch = J->pitch;
   tb->nq = mbg_joint_type_nq(J->type);
   tb->nv = mbg_joint_type_nv(J->type);
@@ -365,6 +365,7 @@ mbg_topology *mbg_topology_build(const mbg_model *m) {
   builder_free(&B);
   ok = ok && mbg_topology_springs(m, t) == 0 && mbg_topology_initial(m, t) == 0;
   ok = ok && mbg_topology_frames(m, t) == 0;
+  ok = ok && mbg_topology_coupling(m, t) == 0;
   if (!ok) {
     mbg_topology_free(t);
     return NULL;
@@ -381,6 +382,8 @@ void mbg_topology_free(mbg_topology *t) {
   free(t->frame);
   free(t->q_initial);
   free(t->v_initial);
+  free(t->q_of), free(t->v_of), free(t->q_mult), free(t->q_off), free(t->v_mult);
+  free(t->q_coupled), free(t->v_coupled);
   for (int i = 0; t->body && i <= t->nb; i++) {
     mbg_modal_free(&t->body[i].modal);
     free(t->body[i].psi);

@@ -34,6 +34,7 @@ typedef struct mbg_tree_body {
                        section it hangs from per unit modal rate (modal.h), parent body frame */
   mbg_xform XT;     /* tree transform: joint frame in the parent body's frame (fixed joints folded) */
   double axis[3];   /* unit joint axis in the joint frame */
+  double axis2[3];  /* a universal joint's second axis, in the joint frame */
   double pitch;
   mbg_inertia I;    /* inertia of the body and everything merged into it, at the body origin */
   int chain;        /* chain index, or -1 if this body is a node */
@@ -100,7 +101,21 @@ typedef struct mbg_topology {
   double *v_initial;       /* [nv] (zeros, identity quaternions) and zero where none is given */
   int nframes;
   mbg_tree_frame *frame;   /* [nframes] the operational frames (frames.c) */
+  /* Coupled (mimic) joints (coupling.c): ncoupled of them, whose coordinates follow independent
+   * ones, q[k] = q_mult[k] q_ind[q_of[k]] + q_off[k] and v[k] = v_mult[k] v_ind[v_of[k]] (G, a
+   * constant matrix of one nonzero per row); nq_ind, nv_ind the independent coordinates, the
+   * generated functions' (docs/dsl.md "Coupled joints"). Without couplings ncoupled = 0, the
+   * counts equal nq, nv and the arrays are NULL. */
+  int ncoupled, nq_ind, nv_ind;
+  int *q_of, *v_of;           /* [nq], [nv] */
+  double *q_mult, *q_off;     /* [nq] */
+  double *v_mult;             /* [nv] */
+  int *q_coupled, *v_coupled; /* [nq], [nv] 1 for a coordinate of a coupled joint */
 } mbg_topology;
+
+/* coupling.c: the coupled coordinates' map of a topology built from m (called by
+ * mbg_topology_build, after the coordinates are numbered). Returns 0, or -1 when out of memory. */
+int mbg_topology_coupling(const mbg_model *m, mbg_topology *t);
 
 /* springs.c: t->spring and t->q_initial, t->v_initial of a topology built from m (called by
  * mbg_topology_build). Returns 0, or -1 when out of memory. */

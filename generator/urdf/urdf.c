@@ -253,11 +253,25 @@ static void fill_joint(mbg_urdf *u, const mbg_urdf_joint *uj, mbg_joint *j) {
                      uj->name, of ? of : "");
       return;
     }
+    if (u->couple_mimic) {
+      /* a coupled joint: the source's model index (the root joint, when added, comes first) */
+      j->mimic = u->joint_names.entry[mbg_names_find(&u->joint_names, of)].index + 1 +
+                 (u->root >= 0);
+      j->mimic_mult = 1, j->mimic_off = 0;
+      j->mimic_loc = mbg_urdf_loc(u, mimic, NULL);
+      if (mbg_urdf_attr(mimic, "multiplier"))
+        mbg_urdf_numbers(u, mimic, "multiplier", 1, &j->mimic_mult);
+      if (mbg_urdf_attr(mimic, "offset")) mbg_urdf_numbers(u, mimic, "offset", 1, &j->mimic_off);
+      if (!(j->mimic_mult != 0) || !isfinite(j->mimic_mult) || !isfinite(j->mimic_off))
+        mbg_diag_error(u->d, j->mimic_loc, "the <mimic> of joint '%s' needs a finite, nonzero "
+                                           "multiplier", uj->name);
+      return;
+    }
     mbg_diag_warning(u->d, mbg_urdf_loc(u, mimic, NULL),
                      "joint '%s' mimics joint '%.63s'; it is "
-                     "imported as an independent joint with its own coordinate: set that "
-                     "coordinate in your controller from joint '%.63s' (the multiplier times "
-                     "its coordinate plus the offset), or make the joint fixed in the URDF",
+                     "imported as an independent joint with its own coordinate: pass "
+                     "--couple-mimic to make it follow joint '%.63s' (the multiplier times its "
+                     "coordinate plus the offset), or make the joint fixed in the URDF",
                      uj->name, of ? of : "?", of ? of : "?");
   }
 }
@@ -349,6 +363,7 @@ static mbg_model *build(mbg_urdf *u, const char *path, const char *default_name,
   int errors = u->d->errors;
   build_bodies(u, m);
   build_joints(u, m, floating_base);
+  if (!u->oom && u->d->errors == errors && u->couple_mimic) mbg_check_mimic(m, u->d);
   mbg_builder checker = {.d = u->d, .m = m};
   if (!u->oom && u->d->errors == errors) mbg_check_tree(&checker, errors);
   u->oom |= checker.oom;
@@ -366,10 +381,12 @@ static mbg_model *build(mbg_urdf *u, const char *path, const char *default_name,
 }
 
 mbg_model *mbg_urdf_build(const char *path, const char *text, size_t len, const char *default_name,
-                          int floating_base, mbg_diag *d) {
+                          int flags, mbg_diag *d) {
   mbg_urdf u;
   memset(&u, 0, sizeof u);
   u.d = d;
+  u.couple_mimic = (flags & MBG_URDF_COUPLE_MIMIC) != 0;
+  int floating_base = (flags & MBG_URDF_FLOATING) != 0;
   u.text = text;
   u.len = len;
   u.world = u.root = -1;

@@ -29,6 +29,7 @@ typedef struct mbg_urdf_joint {
 
 typedef struct mbg_urdf {
   mbg_diag *d;
+  int couple_mimic; /* MBG_URDF_COUPLE_MIMIC: <mimic> joints coupled (else independent) */
   const char *text; /* the document's bytes, for locating elements */
   size_t len;
   uint32_t *lines; /* the offset of every line's start (urdf_xml.c) */

@@ -11,6 +11,18 @@ local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
 
+local PF = import "passive_forces"
+local CP = import "coupled"
+
+-- Body b's joint forces from tau (A.backward's): the input array's, or the table's entries.
+local function joint_forces(b, tau)
+  if tau == false then return sp.zeros(b.nv) end
+  if type(tau) ~= "table" then return J.read(b, tau or "tau") end
+  local x = {}
+  for c = 1, b.nv do x[c] = tau[b.iv + c] end
+  return x
+end
+
 local A = {
   name = "aba",
   summary = "forward dynamics by the articulated-body algorithm: qdd = M(q)^-1 (tau - h(q, v))",
@@ -32,7 +44,8 @@ local A = {
 -- body carries the coupling PC and modal block PE of its articulated modal inertia; a child
 -- passes A = λX*_i Ia iXλ and F = λX*_i pa to its section: PC_λ += A Ψ_i, PE_λ += Ψ_iᵀ A Ψ_i,
 -- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7). tau: the input array of the joint forces ("tau" if
--- nil; false: none, u = −Sᵀ pA, as impulse's sweeps (contact.lua) without forces).
+-- nil; false: none, u = −Sᵀ pA, as impulse's sweeps (contact.lua) without forces; a table: the
+-- joint forces themselves, 1-based over the joints' dofs, as passive_forces.lua's fd_tau).
 function A.backward(T, X, pA, each, pe, tau)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
   local PC, PE = J.modal_blocks(T)
@@ -45,13 +58,12 @@ function A.backward(T, X, pA, each, pe, tau)
     if b.nm > 0 then
       J.name_modal(PC, PE, b)
       jt[i] = J.articulated_modal(b, IA[i], PC[i], PE[i], R[i])
-      local ut = sp.sub(J.read(b, "tau"), J.ST(b, pA[i]))
+      local ut = sp.sub(joint_forces(b, tau), J.ST(b, pA[i]))
       for c, x in ipairs(sp.sub(J.read_modes(b, "tau"), pe[i])) do ut[b.nv + c] = x end
       u[i] = J.name(ut, "u", b)
     else
       jt[i] = J.articulated(b, IA[i], R[i])
-      local tu = tau == false and sp.zeros(b.nv) or J.read(b, tau or "tau")
-      u[i] = J.name(sp.sub(tu, J.ST(b, pA[i])), "u", b)
+      u[i] = J.name(sp.sub(joint_forces(b, tau), J.ST(b, pA[i])), "u", b)
     end
     if each then each(i, jt[i]) end
     if p > 0 then
@@ -93,9 +105,10 @@ function A.forward(T, X, jt, u, prefix)
 end
 
 function A.build(model)
+  if model.coupling then return CP.forward(model, nil) end -- coupled joints: coupled.lua
   -- v_i, pA_i = I_i a0_i + v_i ×* I_i v_i: the RNEA's forward pass at q̈ = 0
   local T, X, _, pA, _, _, pe = rnea.forward(model, "v", nil)
-  local jt, u = A.backward(T, X, pA, nil, pe)
+  local jt, u = A.backward(T, X, pA, nil, pe, PF.fd_tau(model))
   local qdd = A.forward(T, X, jt, u, "da")
   for _, b in ipairs(T) do
     for k = 1, b.nv + b.nm do sym.output("qdd", b.iv + k - 1, qdd[b.i][k]) end

@@ -3,6 +3,8 @@
 -- origin in its original frame, as rnea_ext takes them.
 local aba = import "aba"
 local rnea = import "rnea"
+local PF = import "passive_forces"
+local CP = import "coupled"
 
 return {
   name = "aba_ext",
@@ -17,8 +19,9 @@ return {
     { name = "qdd", role = "out_nv" },
   },
   build = function(model)
+    if model.coupling then return CP.forward(model, "fext") end -- coupled joints: coupled.lua
     local T, X, _, pA, _, _, pe = rnea.forward(model, "v", nil, "fext")
-    local jt, u = aba.backward(T, X, pA, nil, pe)
+    local jt, u = aba.backward(T, X, pA, nil, pe, PF.fd_tau(model))
     local qdd = aba.forward(T, X, jt, u, "da")
     for _, b in ipairs(T) do
       for k = 1, b.nv + b.nm do sym.output("qdd", b.iv + k - 1, qdd[b.i][k]) end

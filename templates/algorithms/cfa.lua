@@ -13,6 +13,7 @@ local J = import "joints"
 local rnea = import "rnea"
 local CB = import "cfa_blocks"
 local LDL = import "cfa_ldl"
+local PF = import "passive_forces"
 
 local C = {
   name = "cfa",
@@ -37,12 +38,12 @@ end
 function C.build(model)
   -- the forward pass at q̈ = 0: iXλ and the body forces f0
   local T, X, _, f0 = rnea.forward(model, "v", nil)
-  local G, Tc, x, F0 = {}, {}, {}, {}
+  local G, Tc, x, F0, tau = {}, {}, {}, {}, PF.fd_tau(model) -- tau: --passive-in-fd
   for _, b in ipairs(T) do
     local i = b.i
     G[i], Tc[i] = CB.inverse_inertia(b.I), J.T(b)
     f0[i] = J.name(f0[i], "f0", b)
-    x[i] = gram_solve(b, J.read(b, "tau"))
+    x[i] = gram_solve(b, tau and { table.unpack(tau, b.iv + 1, b.iv + b.nv) } or J.read(b, "tau"))
     F0[i] = J.S_mv(b, x[i])
   end
   -- the right-hand side b_j = −T_jᵀ z_j(S x), in the body frames

@@ -6,6 +6,8 @@
 local J = import "joints"
 local crba = import "crba"
 local rnea = import "rnea"
+local CP = import "coupled"
+local PF = import "passive_forces"
 
 return {
   name = "crba_fd",
@@ -19,6 +21,7 @@ return {
     { name = "qdd", role = "out_nv" },
   },
   build = function(model)
+    if model.coupling then return CP.forward(model, nil) end -- coupled joints: coupled.lua
     local T, n = J.tree(model), model.nv
     local M, h = crba.mass_matrix(model), rnea.passes(model, "v", nil)
     local X = {}
@@ -57,8 +60,8 @@ return {
       end
     end
     -- x = τ − h;  Lᵀ y = x;  y = D⁻¹ y;  L q̈ = y
-    local x = {}
-    for k = 1, n do x[k] = sym.input("tau", k - 1) - h[k] end
+    local x, tau = {}, PF.fd_tau(model) -- τ, or τ + τ_passive (--passive-in-fd)
+    for k = 1, n do x[k] = (tau and tau[k] or sym.input("tau", k - 1)) - h[k] end
     for k = n, 1, -1 do
       local i = lam[k]
       while i > 0 do x[i], i = x[i] - M[k][i] * x[k], lam[i] end

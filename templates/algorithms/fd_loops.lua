@@ -15,6 +15,7 @@ local J = import "joints"
 local rnea = import "rnea"
 local aba = import "aba"
 local L = import "loops"
+local PF = import "passive_forces"
 
 local F = {
   name = "fd_loops",
@@ -118,7 +119,7 @@ function F.build(model)
       end
     end
   end
-  local jt, u, ur = backward(T, X, pA, rows)
+  local jt, u, ur = backward(T, X, pA, rows, PF.fd_tau(model))
   local qdd0, da = aba.forward(T, X, jt, u, "da")
   -- γ̄_r = −K̇v_r − K_r q̈₀
   local gam = {}

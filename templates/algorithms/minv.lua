@@ -6,6 +6,7 @@
 -- backward sweep.
 local sp = import "spatial"
 local J = import "joints"
+local CP = import "coupled"
 
 local Mv = {
   name = "minv",
@@ -101,6 +102,9 @@ function Mv.matrix(model)
   return full
 end
 
-function Mv.build(model) J.output_matrix("Minv", Mv.matrix(model), model.nv) end
+function Mv.build(model)
+  if model.coupling then return CP.minv(model) end -- coupled joints: coupled.lua
+  J.output_matrix("Minv", Mv.matrix(model), model.nv)
+end
 
 return Mv

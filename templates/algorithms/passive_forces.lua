@@ -40,14 +40,13 @@ local function point(X0, v, i, r)
 end
 
 -- τ += the joints' damping, friction and stiffness (their dofs; a flexible body's modes none).
-local COULOMB_BAND = 1e-3 -- runtime/mb.h MB_COULOMB_BAND
 local function joint_terms(T, tau)
   for _, b in ipairs(T) do
     for c = 1, b.nv do
       local k = b.iv + c
       local v, t = sym.input("v", k - 1), 0
       if b.damping ~= 0 then t = t - b.damping * v end
-      if b.friction ~= 0 then t = t - b.friction * (v / sym.fmax(sym.fmax(v, -v), COULOMB_BAND)) end
+      if b.friction ~= 0 then t = t - b.friction * J.coulomb_sign(v) end
       if b.stiffness ~= 0 and b.nq == 1 then
         t = t - b.stiffness * (sym.input("q", b.iq) - b.spring_ref)
       end
@@ -76,7 +75,29 @@ local function apply(f, X0, i, r, F, sign)
   f[i] = sp.add(f[i], { n[1], n[2], n[3], Fb[1], Fb[2], Fb[3] })
 end
 
-return {
+-- τ_passive (1-based, nv entries; numbers 0 where nothing acts), in the body frames.
+local function forces(model)
+  local T, tau = J.tree(model), sp.zeros(model.nv)
+  if #model.springs > 0 then
+    local X, X0, v
+    T, X, X0, v = kinematics(model)
+    local f = {}
+    for i = 1, model.nb do f[i] = sp.zeros(6) end
+    for _, s in ipairs(model.springs) do
+      local pa, va = point(X0, v, s.a, s.ra)
+      local pb, vb = point(X0, v, s.b, s.rb)
+      local d = sp.name(sp.sub(pb, pa), "d_" .. s.name)
+      local F = sp.name(force(s, d, sp.sub(vb, va), model.spring_eps), "F_" .. s.name)
+      apply(f, X0, s.a, s.ra, F, 1)
+      apply(f, X0, s.b, s.rb, F, -1)
+    end
+    tau = R.backward(T, X, f)
+  end
+  joint_terms(T, tau)
+  return tau
+end
+
+local P = {
   name = "passive_forces",
   summary = "generalized forces of the springs and of the joints' damping, friction and "
     .. "stiffness: tau_passive (add to the applied tau)",
@@ -87,23 +108,52 @@ return {
     { name = "tau", role = "out_nv" },
   },
   build = function(model)
-    local T, tau = J.tree(model), sp.zeros(model.nv)
-    if #model.springs > 0 then
-      local X, X0, v
-      T, X, X0, v = kinematics(model)
-      local f = {}
-      for i = 1, model.nb do f[i] = sp.zeros(6) end
-      for _, s in ipairs(model.springs) do
-        local pa, va = point(X0, v, s.a, s.ra)
-        local pb, vb = point(X0, v, s.b, s.rb)
-        local d = sp.name(sp.sub(pb, pa), "d_" .. s.name)
-        local F = sp.name(force(s, d, sp.sub(vb, va), model.spring_eps), "F_" .. s.name)
-        apply(f, X0, s.a, s.ra, F, 1)
-        apply(f, X0, s.b, s.rb, F, -1)
-      end
-      tau = R.backward(T, X, f)
-    end
-    joint_terms(T, tau)
+    local tau = forces(model)
     for k = 1, model.nv do sym.output("tau", k - 1, tau[k]) end
   end,
 }
+
+-- The joint forces forward dynamics computes with (--passive-in-fd, model.passive_in_fd: aba,
+-- crba_fd, fd_loops, the contact functions, rcr, cfa, aba_derivatives; docs/dsl.md "Joint
+-- properties"): τ + τ_passive(q, v) as a 1-based list of nv, τ_passive exactly passive_forces'
+-- (built in the body frames whatever the function's, J.in_body_frames). nil without the option:
+-- the recipes then read the input τ as they always have.
+function P.fd_tau(model)
+  if not model.passive_in_fd then return nil end
+  local tp = J.in_body_frames(function() return forces(model) end)
+  local t = {}
+  for k = 1, model.nv do
+    local x = sym.input("tau", k - 1)
+    if sym.is_symbolic(tp[k]) or tp[k] ~= 0 then
+      x = sym.name(x + sym.name(tp[k], "tau_passive_" .. (k - 1)), "tau_fd_" .. (k - 1))
+    end
+    t[k] = x
+  end
+  return t
+end
+
+-- With --passive-in-fd, ∂τ/∂q and ∂τ/∂v (1-based nv × nv, the inverse-dynamics derivatives
+-- aba_derivatives multiplies by −M⁻¹) less ∂τ_passive: + K on ∂τ/∂q (stiffness), + D + F
+-- d(sign)/dv on ∂τ/∂v (damping, smoothed Coulomb friction: J.coulomb_sign_dv). The joints' terms
+-- only: with springs an error (their derivatives are not derived yet; the runtime's
+-- mb_aba_derivatives_passive refuses them too).
+function P.fd_derivatives(model, dq, dv)
+  if not model.passive_in_fd then return end
+  if #model.springs > 0 then
+    error("aba_derivatives is not generated with --passive-in-fd for a model with springs yet "
+      .. "(the derivatives of the springs' forces are not derived; the joints' damping, friction "
+      .. "and stiffness are)", 0)
+  end
+  for _, b in ipairs(J.in_body_frames(function() return J.tree(model) end)) do
+    for c = 1, b.nv do
+      local k = b.iv + c
+      local v = sym.input("v", k - 1)
+      if b.stiffness ~= 0 and b.nq == 1 then dq[k][k] = dq[k][k] + b.stiffness end
+      local d = b.damping
+      if b.friction ~= 0 then d = d + b.friction * J.coulomb_sign_dv(v) end
+      if sym.is_symbolic(d) or d ~= 0 then dv[k][k] = dv[k][k] + d end
+    end
+  end
+end
+
+return P

@@ -79,12 +79,14 @@ local function forward_body(st, b, qd, qdd, fext)
     local al = { wd[p][1], wd[p][2], wd[p][3],
                  ac[p][1] - wv[1], ac[p][2] - wv[2], ac[p][3] - wv[3] }
     if qdd then al = J.cols_mv(b.Psi, J.read_modes(T[p], qdd), al) end
-    local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
+    local ai = J.add_cJ(b, qd, sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ)))
     wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
   elseif b.fixed_origin and not b.Xf then
-    -- (body frames:) ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the
+    -- (body frames:) ω̇_i = E ω̇_λ + S q̈ + ω_i × ωJ + cJ;  a_c,i = E (a_c,λ + U_λ p_i), p_i the
     -- origin in λ
     wd[i] = sp.add(sp.add(sp.rot_of(X[i], wd[p]), top(aJ)), sp.cross(w, top(vJ)))
+    local cJ = J.cJ(b, qd)
+    if cJ then wd[i] = sp.add(wd[i], top(cJ)) end
     ac[i] = sp.rot_of(X[i], sp.add(ac[p], sp.mat3_mv(U[p], sp.origin(X[i]))))
   else
     -- a_i = iXλ a_λ + S q̈ + v_i × vJ with a_λ = [ω̇_λ; a_c,λ − ω_λ × v_λ];
@@ -92,7 +94,7 @@ local function forward_body(st, b, qd, qdd, fext)
     local wv = sp.cross(top(v[p]), bottom(v[p]))
     local al = { wd[p][1], wd[p][2], wd[p][3],
                  ac[p][1] - wv[1], ac[p][2] - wv[2], ac[p][3] - wv[3] }
-    local ai = sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ))
+    local ai = J.add_cJ(b, qd, sp.add(sp.add(sp.X_mv(X[i], al), aJ), sp.crm(v[i], vJ)))
     wd[i], ac[i] = top(ai), sp.add(bottom(ai), sp.cross(w, bottom(v[i])))
   end
   wd[i], ac[i] = J.name(wd[i], "wd", b), J.name(ac[i], "ac", b)

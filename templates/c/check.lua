@@ -6,6 +6,7 @@ local project = import "c/project"
 local rcr = import "c/rcr"
 local ident = import "c/identification"
 local params = import "c/check_params"
+local CC = import "c/check_coupled"
 
 -- The runtime call that computes the same output as each built-in function (args in C).
 local reference = {
@@ -165,9 +166,9 @@ local function names_check(b, d)
     local J = P .. "_JOINT_" .. j.name
     b("  wrong += strcmp(", p, "_joint_names[", J, "], \"", j.name, "\") != 0 || ", p,
       "_joint_iq[", J, "] != ", P, "_IQ_", j.name, " ||")
-    b("           ", p, "_joint_iv[", J, "] != ", P, "_IV_", j.name, " || M.iq[", P, "_BODY_",
-      j.body, "] != ", P, "_IQ_", j.name, " ||")
-    b("           M.iv[", P, "_BODY_", j.body, "] != ", P, "_IV_", j.name, ";")
+    b("           ", p, "_joint_iv[", J, "] != ", P, "_IV_", j.name, " || ",
+      CC.index(d, P, j, "q"), " != ", P, "_IQ_", j.name, " ||")
+    b("           ", CC.index(d, P, j, "v"), " != ", P, "_IV_", j.name, ";")
   end
   for _, f in ipairs(d.frames) do
     b("  wrong += strcmp(", p, "_frame_names[", P, "_FRAME_", f.name, "], \"", f.name, "\") != 0;")
@@ -201,12 +202,15 @@ return function(d)
 #define SPRINGS ]], d.prefix, [[_springs
 #define FRAMES ]], d.prefix, [[_frames
 #define NF ]], d.PREFIX, [[_NF
-#define NQ ]], d.PREFIX, [[_NQ
-#define NV ]], d.PREFIX, [[_NV
+#define NQ ]], CC.full(d, d.PREFIX, "NQ"), [[
+
+#define NV ]], CC.full(d, d.PREFIX, "NV"), [[
+
 #define NB ]], d.PREFIX, [[_NB
 #define NREG ]], d.PREFIX, [[_NREG
 ]])
   if d.nnodes > 0 then b("#define NNODES ", d.PREFIX, "_NNODES") end
+  CC.macros(b, d)
   local contacts = #d.contacts > 0
   if contacts then
     b("#define CONTACTS ", d.prefix, "_contacts")
@@ -281,12 +285,15 @@ static void randstate(unsigned long long *s, double *q, double *v, double *a, do
     default: qi[0] = uniform(s, -3.14159, 3.14159); break;
     }
   }]])
-  for _, j in ipairs(d.joints) do -- the coordinates after the first of a planar, cylindrical joint
+  for _, j in ipairs(d.joints) do -- the coordinates after the first of a planar, cylindrical,
+    -- universal joint
     if j.type == "planar" then
       b("  q[", j.iq, "] = uniform(s, -1, 1), q[", j.iq + 1, "] = uniform(s, -1, 1), q[", j.iq + 2,
         "] = uniform(s, -3.14159, 3.14159); /* ", j.body, ": x, y, theta */")
     elseif j.type == "cylindrical" then
       b("  q[", j.iq + 1, "] = uniform(s, -0.5, 0.5); /* ", j.body, ": the slide */")
+    elseif j.type == "universal" then
+      b("  q[", j.iq + 1, "] = uniform(s, -3.14159, 3.14159); /* ", j.body, ": theta2 */")
     end
   end
   for _, j in ipairs(d.joints) do -- a flexible body's modal coordinates follow its joint's
@@ -461,6 +468,7 @@ int main(void) {]])
     return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
+  CC.declare(b, d)
   if max_fout > 0 then
     b("  real *fout[", max_fout, "]; /* the outputs of a --fuse function */")
     b("  for (int k = 0; k < ", max_fout, "; k++)")
@@ -549,13 +557,23 @@ int main(void) {]])
     for (int k = 0; k < NQ; k++) q[k] = (double)(real)q[k];
     for (int k = 0; k < NV; k++) v[k] = (double)(real)v[k];]])
   end
-  b([[
+  if not CC.state(b, d) then
+    b([[
     togen(q, gq, NQ), togen(v, gv, NV), togen(a, ga, NV), togen(tau, gtau, NV);
     togen(fext, gfext, 6 * (NB + 1));
     /* difference's second configuration: q moved by 0.9 a (rotations below pi apart) */
     mb_integrate(&M, q, a, 0.9, q2);
     for (int k = 0; k < NQ; k++) q2[k] = (double)(real)q2[k];
     togen(q2, gq2, NQ);]])
+  end
+  if d.passive_in_fd then -- --passive-in-fd: the runtime's forward dynamics at τ + τ_passive
+    b("    double tau_in[NV]; /* the applied tau; tau becomes tau + tau_passive */")
+    b("    memcpy(tau_in, tau, sizeof tau_in);")
+    b("    if (mb_passive_tau(&M, &SPRINGS, ws, q, v, tau_in, tau) != 0) return 2;")
+  end -- (set on every render: the table outlives it)
+  reference.aba_derivatives = d.passive_in_fd
+    and "rc = mb_aba_derivatives_passive(&M, &SPRINGS, ws, q, v, tau_in, ref, ref2, ref3)"
+    or "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)"
   if trig then
     b("    ", d.prefix, "_trig(gq, gsc);")
     if loops then b("    ", d.prefix, "_trig(gqr, gscr);") end
@@ -570,10 +588,12 @@ int main(void) {]])
   end
   for _, f in ipairs(known) do
     local gcall, size = call(f)
-    local r = slot[f.name]
+    local r, outs = slot[f.name], {}
+    for _, p in ipairs(f.params) do if size_of[p.role] then outs[#outs + 1] = p.role end end
+    size = CC.size(d, size)
     b("    /* ", f.name, " */")
     b("    rc = grc = 0;")
-    b("    ", reference[base(f)], ";")
+    b("    ", CC.reference(d, base(f), reference[base(f)]), ";")
     b("    ", f.returns == "int" and "grc = " or "", gcall, ";")
     b("    if (grc != rc) results[", r, "].failed_rc = 1;")
     b("    if (rc != 0) results[", r, "].singular++;")
@@ -581,14 +601,17 @@ int main(void) {]])
     if base(f) == "rcr_pivots" then
       b("      if (rcr_pivots_mask(ref, out)) results[", r, "].skipped++;")
     end
+    CC.fold(b, d, base(f), outs[1], "ref")
     b("      compare(&results[", r, "], ref, out, ", size, ");")
     local s2 = second[base(f)]
     if s2 then
       b("      ", s2.reference, ";")
-      b("      compare(&results[", r + 1, "], ref2, out2, ", s2.size, ");")
+      CC.fold(b, d, base(f), outs[2], "ref2")
+      b("      compare(&results[", r + 1, "], ref2, out2, ", CC.size(d, s2.size), ");")
       if s2.third then
         b("      ", s2.third.reference, ";")
-        b("      compare(&results[", r + 2, "], ref3, out3, ", s2.third.size, ");")
+        CC.fold(b, d, base(f), outs[3], "ref3")
+        b("      compare(&results[", r + 2, "], ref3, out3, ", CC.size(d, s2.third.size), ");")
       end
     end
     b("    }")
@@ -614,19 +637,26 @@ int main(void) {]])
           end
         end
         local s2 = second[part.name]
-        if not reference[part.name]:match("^rc = ") then b("      rc = 0;") end
-        b("      ", reference[part.name], ";")
+        local ref = CC.reference(d, part.name, reference[part.name])
+        if not ref:match("^rc = ") then b("      rc = 0;") end
+        b("      ", ref, ";")
         b("      any |= rc != 0;")
         b("      if (rc != 0) results[", r, "].singular++;")
         b("      if (rc == 0 && grc == 0) {")
-        b("        compare(&results[", r, "], ref, fout[", outs[1], "], ", size_of[part.outs[1].role], ");")
+        CC.fold(b, d, part.name, part.outs[1].role, "ref")
+        b("        compare(&results[", r, "], ref, fout[", outs[1], "], ",
+          CC.size(d, size_of[part.outs[1].role]), ");")
         if s2 then
           b("        ", s2.reference, ";")
-          b("        compare(&results[", r + 1, "], ref2, fout[", outs[2], "], ", s2.size, ");")
+          CC.fold(b, d, part.name, part.outs[2].role, "ref2")
+          b("        compare(&results[", r + 1, "], ref2, fout[", outs[2], "], ",
+            CC.size(d, s2.size), ");")
         end
         if s2 and s2.third then
           b("        ", s2.third.reference, ";")
-          b("        compare(&results[", r + 2, "], ref3, fout[", outs[3], "], ", s2.third.size, ");")
+          CC.fold(b, d, part.name, part.outs[3].role, "ref3")
+          b("        compare(&results[", r + 2, "], ref3, fout[", outs[3], "], ",
+            CC.size(d, s2.third.size), ");")
         end
         b("      }")
         r = r + #part.outs
@@ -750,14 +780,16 @@ int main(void) {]])
       local j = 0
       for _, p in ipairs(o.params) do
         if size_of[p.role] then
-          b("    for (int k = 0; rc >= 0 && k < ", size_of[p.role], "; k++) ref[k] = (double)fout[", j, "][k];")
-          b("    if (rc >= 0) compare(&results[", r, "], ref, fout2[", j, "], ", size_of[p.role], ");")
+          local n = CC.size(d, size_of[p.role])
+          b("    for (int k = 0; rc >= 0 && k < ", n, "; k++) ref[k] = (double)fout[", j, "][k];")
+          b("    if (rc >= 0) compare(&results[", r, "], ref, fout2[", j, "], ", n, ");")
           j = j + 1
         end
       end
       goto next_twin
     end
     local ocall, size = call(o)
+    size = CC.size(d, size)
     b("    /* ", f.name, ": against ", o.name, " */")
     b("    rc = grc = 0;")
     b("    ", int and "rc = " or "", ocall, ";")
@@ -827,6 +859,7 @@ int main(void) {]])
     (with_rcr_sc and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);]])
+  CC.free(b, d)
   if loops then b("  free(lbuffer);") end
   if contacts then b("  free(cscratch);") end
   if max_fout > 0 then b("  for (int k = 0; k < ", max_fout, "; k++) free(fout[k]);") end

@@ -45,6 +45,12 @@ return function(d)
   b(" * - The centroidal momentum is [angular momentum about the centre of mass; linear momentum]")
   b(" *   in world axes. Pinocchio: its hg is [linear; angular].")
   b(" * - Gravity enters as a fictitious base acceleration; tau = M(q) a + C(q, v) v + g(q).")
+  if d.passive_in_fd then -- --passive-in-fd (docs/dsl.md "Joint properties")
+    b(" * - Generated with --passive-in-fd: the forward dynamics (aba, aba_ext, crba_fd, fd_loops,")
+    b(" *   the contact functions, rcr, cfa, dynamics' qdd, aba_wrenches, aba_derivatives) compute")
+    b(" *   with tau + ", d.prefix, "_passive_forces(q, v): pass the applied forces alone. Inverse")
+    b(" *   dynamics (rnea, nle, ...) does not subtract them.")
+  end
   b(" * - Functions returning int return 0, or -1 whenever the answer is not a finite solution of a")
   b(" *   regular system: a pivot of the factorization fails the pivot rule below (the system is")
   b(" *   singular to working precision), or an output is NaN or +-Inf (a NaN or Inf input, a zero")
@@ -72,6 +78,15 @@ return function(d)
   b("")
   common.extern_c_open(b)
   b("")
+  if d.coupling then -- docs/dsl.md "Coupled joints"
+    b("/* Coupled joints: every function takes and returns the independent coordinates; a coupled")
+    b(" * joint's q is its multiplier times its source's plus its offset, and its ", P, "_IQ_ and")
+    b(" * ", P, "_IV_ are its source's:")
+    for _, j in ipairs(d.joints) do
+      if j.mimics then b(" *   ", j.name, " follows ", j.mimics) end
+    end
+    b(" * (", d.prefix, "_coupling in ", d.prefix, "_model.h has the numbers). */")
+  end
   b("#define ", P, "_NQ ", d.nq, " /* position coordinates */")
   b("#define ", P, "_NV ", d.nv, " /* velocity coordinates */")
   b("#define ", P, "_NB ", d.nb, " /* moving bodies (fixed joints merged) */")

@@ -113,10 +113,28 @@ return function(d)
     b("/* The joints' armature (rotor inertia) per velocity coordinate (runtime/mb.h). */")
     array(b, "double", "armature", rt.armature, 8)
   end
+  if rt.axis2 then
+    b("")
+    b("/* The universal joints' second axes, per body (runtime/mb.h mb_model.axis2). */")
+    array(b, "double", "axis2", rt.axis2, 3)
+  end
   b("const mb_model ", d.prefix, "_model = {", rt.nb, ", ", rt.nq, ", ", rt.nv,
     ", parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,")
   b("  {", table.concat(rt.gravity, ", "), "}, ", rt.flex and "&flex" or "NULL",
-    rt.armature and ", armature" or ", NULL", "};")
+    rt.armature and ", armature" or ", NULL", rt.axis2 and ", axis2" or ", NULL", "};")
+  if d.coupling then
+    local c = d.coupling
+    b("")
+    b("/* The coupled joints (runtime/mb.h mb_coupling): q_full[k] = q_mult[k] q[q_of[k]] + q_off[k],")
+    b("   v_full[k] = v_mult[k] v[v_of[k]]. */")
+    array(b, "int", "q_of", c.q_of, 16)
+    array(b, "double", "q_mult", c.q_mult, 8)
+    array(b, "double", "q_off", c.q_off, 8)
+    array(b, "int", "v_of", c.v_of, 16)
+    array(b, "double", "v_mult", c.v_mult, 8)
+    b("const mb_coupling ", d.prefix, "_coupling = {", c.nq_ind, ", ", c.nv_ind,
+      ", q_of, q_mult, q_off, v_of, v_mult};")
+  end
   if (d.nc or 0) > 0 then
     b("")
     b("/* The loop joints (runtime/mb.h \"Closed loops\") and the independent rows kept. */")

@@ -36,6 +36,15 @@ return function(d)
       "_frames, &", d.prefix, "_contacts, ...)). */")
     b("extern const mb_contacts ", d.prefix, "_contacts;")
   end
+  if d.coupling then
+    b("/* The coupled (mimic) joints: ", d.prefix, "_model has every joint's coordinate (",
+      P, "_NQ_FULL, ", P, "_NV_FULL); ", d.prefix, "_coupling maps the ", P, "_NQ, ", P, "_NV")
+    b(" * independent ones the generated functions take onto them (mb_coupled_expand, ",
+      "mb_coupled_fd, ...). */")
+    b("#define ", P, "_NQ_FULL ", d.coupling.nq)
+    b("#define ", P, "_NV_FULL ", d.coupling.nv)
+    b("extern const mb_coupling ", d.prefix, "_coupling;")
+  end
   if (d.nc or 0) > 0 then
     b("/* The loop joints and the ", P, "_NC independent rows kept (mb_fd_loops, mb_rcr). */")
     b("extern const mb_loops ", d.prefix, "_loops;")

@@ -45,7 +45,7 @@ return function(d)
   b("const int ", d.prefix, "_joint_iv[", P, "_NJ] = {", table.concat(iv, ", "), "};")
   local cnames, ciq = {}, {}
   for _, j in ipairs(d.joints) do
-    for k = 1, j.nv do
+    for k = 1, j.mimics and 0 or j.nv do -- a coupled joint's coordinate is its source's
       cnames[#cnames + 1] = j.nv == 1 and j.name or (j.name .. "." .. k)
       ciq[#ciq + 1] = (j.nv == 1 and j.nq == 1) and j.iq or -1
     end

@@ -21,8 +21,11 @@
 local sp = import "spatial"
 local rnea = import "rnea"
 local aba = import "aba"
+local PF = import "passive_forces"
 local FL = import "fd_loops"
 local FR = import "frames"
+local L = import "loops"
+local CP = import "coupled"
 
 local C = {}
 
@@ -65,13 +68,13 @@ local function row_dot(row, x)
   return s
 end
 
--- (Φ + diag μ) with the mask, factored; Φ_rc = Σ_i u_r,iᵀ D_i⁻¹ u_c,i as fd_loops.lua's.
-local function system(T, jt, ur, rows, on, mu)
+-- (Φ + diag μ) with the mask, factored; Φ_rc = entry(r, c) (c ≤ r).
+local function masked_system(entry, rows, on, mu)
   local Phi, ref = {}, {}
   for r = 1, #rows do
     Phi[r] = {}
     for c = 1, r do
-      local s = FL.phi_entry(T, jt, ur, r, c)
+      local s = entry(r, c)
       local kr, kc = rows[r].k, rows[c].k
       if r == c then
         s = on[kr] * s + (1 - on[kr])
@@ -86,6 +89,16 @@ local function system(T, jt, ur, rows, on, mu)
   return sp.ldl(Phi, #rows, function(d, l, Rl)
     sym.pivot(d, Rl, "contact row " .. (l - 1))
   end, ref)
+end
+
+-- Φ_rc = Σ_i u_r,iᵀ D_i⁻¹ u_c,i as fd_loops.lua's.
+local function system(T, jt, ur, rows, on, mu)
+  return masked_system(function(r, c) return FL.phi_entry(T, jt, ur, r, c) end, rows, on, mu)
+end
+
+-- With coupled joints (coupled.lua): Φ given, J_r M_r⁻¹ J_rᵀ.
+local function given_system(Phi, rows, on, mu)
+  return masked_system(function(r, c) return Phi[r][c] end, rows, on, mu)
 end
 
 local function mask(model)
@@ -103,8 +116,14 @@ local function build_fd(model, regularized)
     mu = {}
     for k = 1, #model.contacts do mu[k] = sym.input("mu", k - 1) end
   end
+  if model.coupling then -- coupled joints: in the independent coordinates (coupled.lua)
+    local qdd, f = CP.contact(model, rows, L.kinematics(model, nil), on, mu, false, given_system)
+    for k, x in ipairs(qdd) do sym.output("qdd", k - 1, x) end
+    for r = 1, #rows do sym.output("force", r - 1, f[r]) end
+    return
+  end
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u, ur = FL.backward(T, X, pA, rows)
+  local jt, u, ur = FL.backward(T, X, pA, rows, PF.fd_tau(model))
   local qdd0, da = aba.forward(T, X, jt, u, "da")
   local gam = {}
   for r, row in ipairs(rows) do gam[r] = on[row.k] * -(row.dd + row_dot(row, da[row.loop.a])) end
@@ -117,6 +136,17 @@ local function build_fd(model, regularized)
 end
 
 local function build_impulse(model)
+  if model.coupling then -- coupled joints: in the independent coordinates (coupled.lua)
+    local _, X0 = FR.world(model)
+    local _, _, v = rnea.forward(setmetatable({ gravity = { 0, 0, 0 } }, { __index = model }),
+                                 "v_minus", nil)
+    local rows = rows_of(model, X0, v, nil, nil)
+    local vp, imp = CP.contact(model, rows, L.kinematics(model, nil), mask(model), nil, true,
+                               given_system)
+    for k, x in ipairs(vp) do sym.output("v_plus", k - 1, x) end
+    for r = 1, #rows do sym.output("impulse", r - 1, imp[r]) end
+    return
+  end
   local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
   local T, X, v = rnea.forward(still, "v_minus", nil)
   local _, X0 = FR.world(model)

@@ -19,8 +19,10 @@ local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
 local aba = import "aba"
+local PF = import "passive_forces"
 local minv = import "minv"
 local REF = import "reference"
+local CP = import "coupled"
 
 local D = {}
 
@@ -68,6 +70,17 @@ local function M6T_mv(A, x)
   return y
 end
 
+-- Body b's universal cross (nil for any other joint): v_x = v_λ + S1 q̇1 and a_x = a_λ + S1 q̈1 +
+-- v_λ × S1 q̇1 (the world frame), and the body's a_i + q̇1 q̇2 S1 × S2.
+local function universal_cross(b, V, Acc, ai, qd, qdd)
+  if b.type ~= "universal" then return nil end
+  local S1, S2, p = b.S[1], b.S[2], b.parent
+  local q1, q2, a1 = qd[b.iv + 1], qd[b.iv + 2], qdd[b.iv + 1]
+  local vx = J.name(sp.add(V[p], sp.scale(S1, q1)), "vx", b)
+  local ax = sp.add(sp.add(Acc[p], sp.scale(S1, a1)), sp.scale(sp.crm(V[p], S1), q1))
+  return vx, J.name(ax, "ax", b), sp.add(ai, sp.scale(sp.crm(S1, S2), q1 * q2))
+end
+
 -- The forward pass in the world frame: per dof {S, Pd = Ψ̇, Pdd = Ψ̈, A}, per body its inertia I,
 -- B and force f. qd, qdd: arrays of the nv velocity and acceleration entries (1-based).
 local function forward(model, T, qd, qdd)
@@ -82,11 +95,18 @@ local function forward(model, T, qd, qdd)
     end
     V[i] = J.name(sp.add(V[p], vJ), "v", b)
     Acc[i] = J.name(sp.add(sp.add(Acc[p], aJ), sp.crm(V[i], vJ)), "a", b)
+    -- a universal joint: the chain of its revolutes through a massless cross x (runtime/
+    -- derivatives.c): a_i += q̇1 q̇2 S1 × S2 (cJ); θ2's column hangs from x, θ1's moves x
+    local vx, ax, ai = universal_cross(b, V, Acc, Acc[i], qd, qdd)
+    if vx then Acc[i] = J.name(ai, "a", b) end
     for c, S in ipairs(b.S) do
-      local Pd = J.name(sp.crm(V[p], S), "Pd" .. (c - 1), b)
-      local Pdd = J.name(sp.add(sp.crm(Acc[p], S), sp.crm(V[p], Pd)), "Pdd" .. (c - 1), b)
+      local vl, al, vb = V[p], Acc[p], V[i] -- the frame S_c hangs from, the one it moves
+      if vx and c == 2 then vl, al = vx, ax end
+      if vx and c == 1 then vb = vx end
+      local Pd = J.name(sp.crm(vl, S), "Pd" .. (c - 1), b)
+      local Pdd = J.name(sp.add(sp.crm(al, S), sp.crm(vl, Pd)), "Pdd" .. (c - 1), b)
       -- A = v_i × S + Ψ̇ with v_i = v_λ + Σ S_k q̇_k: for one dof, S × S = 0 leaves A = 2 Ψ̇
-      local A = b.nv == 1 and sp.scale(Pd, 2) or sp.add(sp.crm(V[i], S), Pd)
+      local A = b.nv == 1 and sp.scale(Pd, 2) or sp.add(sp.crm(vb, S), Pd)
       A = J.name(A, "A" .. (c - 1), b)
       dof[b.iv + c] = { S = S, Pd = Pd, Pdd = Pdd, A = A }
     end
@@ -153,6 +173,10 @@ function D.rnea(model, qd, qdd)
           M[row][col] = m[c]
         end
       end
+      if k == b and b.type == "universal" then -- S1 does not turn with θ2: S1ᵀ (S2 ×* F_i)
+        local at = b.iv + 1
+        dq[at][at + 1] = dq[at][at + 1] + sp.dot(dof[at].S, sp.crf(dof[at + 1].S, F[i]))
+      end
       if k ~= b then -- rows of the ancestor k, columns of i
         for c = 1, b.nv do
           local col = b.iv + c
@@ -190,10 +214,23 @@ end
 -- "minus_minv_product") then multiplies them by −M⁻¹ in place, a loop of nv³ multiply-adds each
 -- (skipping the zeros of ∂τ), where the unrolled product would be as many statements: on a
 -- humanoid, most of the function and most of its compile time.
+-- With coupled joints (coupled.lua): q̈ and M⁻¹ of the reduced system, the inverse-dynamics
+-- derivatives at q̈_full = G q̈ folded as Gᵀ ∂τ G: d q̈/dx = −(Gᵀ M G)⁻¹ Gᵀ (∂τ/∂x) G, x = q, v.
+local function build_aba_coupled(model)
+  local n = model.coupling.nv
+  local qdd, F = CP.qdd(model, nil)
+  for k = 1, n do qdd[k] = sym.name(qdd[k], "qdd_" .. (k - 1)) end
+  local dq, dv = D.rnea(model, inputs("v", model.nv), CP.expand(model, qdd))
+  J.output_matrix("dqdd_dq", CP.fold_matrix(model, dq), n)
+  J.output_matrix("dqdd_dv", CP.fold_matrix(model, dv), n)
+  J.output_matrix("Minv", CP.inverse(F), n)
+end
+
 local function build_aba(model)
+  if model.coupling then return build_aba_coupled(model) end
   local nv = model.nv
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u = aba.backward(T, X, pA)
+  local jt, u = aba.backward(T, X, pA, nil, nil, PF.fd_tau(model))
   local qdd_b = aba.forward(T, X, jt, u, "da")
   local qdd = {}
   for _, b in ipairs(T) do
@@ -203,6 +240,7 @@ local function build_aba(model)
   end
   local Mi = minv.matrix(model)
   local dq, dv = D.rnea(model, inputs("v", nv), qdd)
+  PF.fd_derivatives(model, dq, dv) -- less ∂τ_passive (--passive-in-fd)
   J.output_matrix("dqdd_dq", dq, nv)
   J.output_matrix("dqdd_dv", dv, nv)
   J.output_matrix("Minv", Mi, nv)

@@ -5,6 +5,7 @@ local sp = import "spatial"
 local J = import "joints"
 local rnea = import "rnea"
 local aba = import "aba"
+local PF = import "passive_forces"
 local crba = import "crba"
 local nle = import "nle"
 
@@ -17,7 +18,7 @@ local F = {}
 -- original joint frames, as joint_wrenches.lua returns them.
 local function build_aba_wrenches(model)
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u, IA = aba.backward(T, X, pA)
+  local jt, u, IA = aba.backward(T, X, pA, nil, nil, PF.fd_tau(model))
   local qdd, da = aba.forward(T, X, jt, u, "da")
   for k = 0, 5 do sym.output("wrench", k, 0) end
   for i, b in ipairs(T) do

@@ -14,7 +14,9 @@
 --            when it is a rotation about a coordinate axis (spatial.lua)
 --   I        10-number inertia in the working frame
 --   theta, cz, sz   θ0 and its cosine and sine
---   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis)
+--   S        nv columns, each a 6-vector of constants (a column of 1 for every coordinate axis);
+--            a universal joint's first column turns with θ2 (symbols of the function being
+--            built: J.tree copies those bodies per call), and it has the bias J.cJ
 --   Yo       constant transform, original body frame → working frame (fext, wrenches, poses)
 --   arm      the joint's armature (rotor inertia) on each of its dofs, 0 for none (J.add_armature)
 --   damping, friction, stiffness, spring_ref   its passive forces (passive_forces.lua), 0: none
@@ -60,7 +62,7 @@ local function body_tree(model)
                 friction = m.friction or 0, stiffness = m.stiffness or 0,
                 spring_ref = m.spring_ref or 0,
                 Yo = xform(m.Yo) }
-    b.S, b.J = J.S(b), sp.second_moment(b.I)
+    b.S, b.J = b.type ~= "universal" and J.S(b) or nil, sp.second_moment(b.I)
     -- a flexible body's modes (0-based q and v indices iqe, ie: after the joint's coordinates)
     b.nm, b.iqe, b.ie = m.nm or 0, m.iq + m.nq, m.iv + m.nv
     local function cols(x) local c = {}; for k = 1, #x do c[k] = copy(x[k], 6) end; return c end
@@ -132,8 +134,30 @@ local function with_params(T)
   return P or T
 end
 
+-- T with the universal joints' bodies copied, their S(q) made when first read (symbols of the
+-- function being built, which may have no q when it never reads S; equal expressions are one
+-- node, so building them again per call costs nothing). The copy reads I and J as b does.
+local function with_varying_S(T)
+  local P
+  for i, b in ipairs(T) do
+    if b.type == "universal" then
+      P = P or { table.unpack(T) }
+      local c, mt = {}, getmetatable(b)
+      for k, x in pairs(b) do c[k] = x end
+      P[i] = setmetatable(c, { __index = function(t, k)
+        if k == "S" then
+          rawset(t, "S", J.S(b))
+          return rawget(t, "S")
+        end
+        return mt and mt.__index(t, k) -- with_params's I and J
+      end })
+    end
+  end
+  return P or T
+end
+
 function J.tree(model)
-  local T, point = with_params(body_tree(model)), J.override or sym.frame()
+  local T, point = with_varying_S(with_params(body_tree(model))), J.override or sym.frame()
   if point == "body" then return T end
   if not REF.POINTS[point] then error("joints.lua: unknown frame '" .. tostring(point) .. "'") end
   for _, b in ipairs(T) do
@@ -175,7 +199,38 @@ function J.S(b)
   if t == "cylindrical" then return { e(k), e(3 + k) } end -- rotation about e_k, slide along it
   -- planar about e_k: slides along the plane's axes e_k+1, e_k+2 (cyclic; mb.h), turn about e_k
   if t == "planar" then return { e(3 + k % 3 + 1), e(3 + (k + 1) % 3 + 1), e(k) } end
+  if t == "universal" then
+    -- θ1 about e_k fixed in the parent, θ2 about e_j (j = k + 1, cyclic) fixed in the child:
+    -- S = [R2ᵀ e_k, e_j] with R2ᵀ e_k = cos θ2 e_k + sin θ2 e_l (l = k + 2); |column| = 1
+    local s2, c2 = sym.sincos(sym.input("q", b.iq + 1))
+    local c = e(k, c2)
+    c[(k + 1) % 3 + 1], c.w2, c.v2 = s2, 1, 0
+    return { c, e(k % 3 + 1) }
+  end
   return { e(4), e(5), e(6), e(1), e(2), e(3) } -- floating: [v_lin; ω] ↦ [ω; v]
+end
+
+-- The bias acceleration cJ = Ṡ q̇ of body b's joint (a 6-vector in b's frame), or nil when S is
+-- constant (every type but universal) or qd (the input array of q̇) is nil. Universal: d/dt
+-- (R2ᵀ e_k) = (R2ᵀ e_k) × e_j θ̇2, so cJ = [θ̇1 θ̇2 (cos θ2 e_l − sin θ2 e_k); 0] in the body
+-- frame; in world-aligned frames (reference.lua: R, d, the body-frame columns Sb) [R x; d × R x].
+function J.cJ(b, qd)
+  if b.type ~= "universal" or not qd then return nil end
+  local k, l, S1 = b.k, (b.k + 1) % 3 + 1, (b.Sb or b.S)[1]
+  local w = sym.name(sym.input(qd, b.iv) * sym.input(qd, b.iv + 1), "wj_" .. b.name)
+  local x = { 0, 0, 0 }
+  x[l], x[k] = w * S1[k], -(w * S1[l])
+  if not b.Sb then return { x[1], x[2], x[3], 0, 0, 0 } end
+  local wr = sp.rot(b.R, x)
+  local v = sp.cross(b.d, wr)
+  return sp.name({ wr[1], wr[2], wr[3], v[1], v[2], v[3] }, "cJ_" .. b.name)
+end
+
+-- a + cJ (a a 6-vector), or a itself for no cJ.
+function J.add_cJ(b, qd, a)
+  local x = J.cJ(b, qd)
+  if not x then return a end
+  return sp.add(a, x)
 end
 
 -- The constrained directions T of the Constraint Force Algorithm (docs/cfa.md): 6 − nv constant
@@ -241,14 +296,32 @@ function J.jcalc(b)
     return X
   elseif t == "spherical" then
     return { E = quat_E(q(0), q(1), q(2), q(3), b.name), r = r }
+  elseif t == "universal" then -- (θ0 = 0: not a 1-dof joint, its frame is the aligned one)
+    local A, B = J.universal_factors(b)
+    return sp.compose(A, B)
   end
   return { E = quat_E(q(3), q(4), q(5), q(6), b.name), r = { q(0), q(1), q(2) } } -- floating
+end
+
+-- A universal joint's XJ as two turns, A B: B = rot(e_k, θ1)ᵀ, then A = rot(e_j, θ2)ᵀ (E's,
+-- parent to child), each with its axis and angle for spatial.lua's cheap products. The working
+-- frame is the aligned one (generator/topology/align.h): axis = e_k, axis2 = e_j, j = k + 1.
+function J.universal_factors(b)
+  local k, j = b.k, b.k % 3 + 1
+  local s1, c1 = sym.sincos(sym.input("q", b.iq))
+  local s2, c2 = sym.sincos(sym.input("q", b.iq + 1))
+  return { E = sp.planar(j, c2, s2), r = { 0, 0, 0 }, k = j, c = c2, s = s2 },
+         { E = sp.planar(k, c1, s1), r = { 0, 0, 0 }, k = k, c = c1, s = s1 }
 end
 
 -- iXλ = XJ(q_i) XT(i), factored; in world-aligned frames the translation between the frames
 -- (reference.lua).
 function J.Xup(b)
   if b.Xf then return b.Xf end
+  if b.type == "universal" then
+    local A, B = J.universal_factors(b)
+    return sp.product(A, B, b.XT)
+  end
   return sp.product(J.jcalc(b), b.XT)
 end
 
@@ -566,6 +639,21 @@ function J.armature_torques(T, tau, qdd)
       tau[k] = tau[k] + b.arm * sym.input(qdd, k - 1)
     end
   end
+end
+
+-- Coulomb friction's sign(v) made linear inside the band: v / max(|v|, 10⁻³), |v| as fmax(v, −v)
+-- (exact, no overflow); passive_forces, joint_regressor (runtime/mb.h mb_coulomb_sign,
+-- MB_COULOMB_BAND).
+J.COULOMB_BAND = 1e-3
+function J.coulomb_sign(v) return v / sym.fmax(sym.fmax(v, -v), J.COULOMB_BAND) end
+
+-- Its derivative d/dv: 1 / band inside |v| < band, 0 outside and on its edge (runtime
+-- mb_coulomb_sign_dv). With m = max(|v|, band), (m − |v|) / max(band − |v|, 10⁻³⁰) is exactly
+-- 1 inside (x / x; band − |v| > 0 is far above 10⁻³⁰ in float and double) and exactly 0 outside.
+function J.coulomb_sign_dv(v)
+  local a = sym.fmax(v, -v)
+  local m = sym.fmax(a, J.COULOMB_BAND)
+  return (m - a) / sym.fmax(J.COULOMB_BAND - a, 1e-30) * (1 / J.COULOMB_BAND)
 end
 
 -- sym.name the entries of vector x as sym_body_0, sym_body_1, ...

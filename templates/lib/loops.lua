@@ -29,6 +29,9 @@ L.ROWS = {
              { "normal", "d2", "axis" } },
   cylindrical = { { "tilt1", "d1", "u1", "axis" }, { "tilt2", "d1", "u2", "axis" },
                   { "slide1", "d2", "u1" }, { "slide2", "d2", "u2" } },
+  -- Haug's universal joint: the origins together, axis (on a) ⟂ axis2 (on b, the target frame)
+  universal = { { "x", "d2", "x" }, { "y", "d2", "y" }, { "z", "d2", "z" },
+                { "cross", "d1", "axis", "axis2" } },
   d1 = { { "d1", "d1", "axis", "axis2" } },
   d2 = { { "d2", "d2", "axis" } },
   ss = { { "ss", "ss" } },

@@ -166,13 +166,14 @@ function Heads:body(i, IAw, pAw)
   for a = 1, n do
     D[a] = {}
     for c = 1, a do D[a][c] = sp.dot(SL.cur[a], S[c]) end
+    if b.arm ~= 0 then D[a][a] = D[a][a] + b.arm end -- Sᵀ Ĥ + a q̈ = τ (the rotor)
   end
   local C = self.C[i]
   for r = 1, 6 do for q = 1, 6 do C[r][q] = C[r][q] + IAw[r][q] end end
   local hkid = self.hkid[i]
   local F = factor(D, n, "joint '" .. b.joint .. "'", function(d, l, Dll)
     if hkid then
-      local ref = 0
+      local ref = b.arm -- the rotor, as in D
       for r = 1, 6 do for q = 1, 6 do ref = ref + S[l][r] * C[r][q] * S[l][q] end end
       sym.refine_head_pivot(d, ref)
     elseif l > 1 then

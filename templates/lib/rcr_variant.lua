@@ -25,6 +25,7 @@ local J = import "joints"
 local rnea = import "rnea"
 local L = import "loops"
 local Heads = import "rcr_heads"
+local PF = import "passive_forces"
 
 local V = {}
 local ZERO = 1e-12 -- mb.h's MB_RCR_ZERO: a column of rounding noise is zero
@@ -117,7 +118,8 @@ function V.setup(model, dynamics)
     W.X0inv[b.i] = sp.inverse(W.X0[b.i])
   end
   W.Sw = {} -- world columns of the bodies in groups, on demand
-  W.tau = function(k) return sym.input("tau", k) end
+  local tp = dynamics and PF.fd_tau(model) -- τ + τ_passive with --passive-in-fd
+  W.tau = function(k) return tp and tp[k + 1] or sym.input("tau", k) end
   W.factor, W.quiet = factorer(W), false
   return W
 end
@@ -415,11 +417,36 @@ local function tail_wrench(W, grp, E, Q, Ft, SI, N)
   return Wh, Wt, Wz
 end
 
+-- The rotors of the group's coordinates (b.arm, mb_model.armature; runtime/rcr.c
+-- group_tail_rotors): coordinate j's q̈_j = r_j · x (r_j the unit row 6 + i of independent i, row
+-- d of E for dependent d) adds a_j r_jᵀ r_j to Q (upper triangle and last column, mirrored).
+local function tail_rotors(W, grp, E, Q)
+  local arm, n, Wd = {}, width(grp) - 1, width(grp)
+  for _, b in ipairs(W.T) do
+    for c = 1, b.nv do arm[b.iv + c - 1] = b.arm end
+  end
+  for i, k in ipairs(grp.ind) do
+    if arm[k] ~= 0 then Q[6 + i][6 + i] = Q[6 + i][6 + i] + arm[k] end
+  end
+  for d, kd in ipairs(grp.dep) do
+    if arm[kd] ~= 0 then
+      for a = 1, n do
+        local t = arm[kd] * E[d][a]
+        for c = a, Wd do
+          Q[a][c] = Q[a][c] + t * E[d][c]
+          if c ~= a and c <= n then Q[c][a] = Q[a][c] end
+        end
+      end
+    end
+  end
+end
+
 -- Steps 1-4: the group's state for the head and the forward pass (H: the heads, for the hubs).
 local function group_tail(W, grp, IAw, pAw, H, tag)
   local E = tail_dependents(W, grp, tag)
   local Phi = tail_maps(W, grp, E, tag)
   local Q, Ft, SI = tail_inertia(grp, IAw, pAw, Phi, H)
+  tail_rotors(W, grp, E, Q)
   local N = tail_solve(W, grp, E, Q, Ft, tag)
   local Wh, Wt, Wz = tail_wrench(W, grp, E, Q, Ft, SI, N)
   return { E = E, N = N, Wh = Wh, Wt = Wt, Wz = Wz, nI = #grp.ind }
@@ -548,8 +575,10 @@ end
 local function build_refine(model, s)
   L.require_loops(model, "rcr")
   local tr = rnea.passes(model, "v", "a")
-  local r = {}
-  for k = 0, model.nv - 1 do r[k] = sym.name(sym.input("tau", k) - tr[k + 1], "r_" .. k) end
+  local r, tp = {}, PF.fd_tau(model)
+  for k = 0, model.nv - 1 do
+    r[k] = sym.name((tp and tp[k + 1] or sym.input("tau", k)) - tr[k + 1], "r_" .. k)
+  end
   local K = L.kinematics(model, "v")
   local rows = L.rows(model, K, true)
   local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })

@@ -138,8 +138,7 @@ end
 -- The joints' own columns, 4 per joint of one velocity coordinate in body order, on its row:
 -- viscous friction v_j, Coulomb friction v_j / max(|v_j|, band) (sign(v_j) made linear inside the
 -- band: runtime/mb.h mb_coulomb_sign, MB_COULOMB_BAND), armature q̈_j, offset 1 (runtime
--- mb_joint_regressor). |v| is fmax(v, −v): exact, no overflow.
-local COULOMB_BAND = 1e-3
+-- mb_joint_regressor; J.coulomb_sign).
 local function build_joint_regressor(model)
   local T, nj1 = J.tree(model), 0
   for _, b in ipairs(T) do if b.nv == 1 then nj1 = nj1 + 1 end end
@@ -149,8 +148,7 @@ local function build_joint_regressor(model)
   for _, b in ipairs(T) do
     if b.nv == 1 then
       local v, a, at = sym.input("v", b.iv), sym.input("a", b.iv), b.iv * ncol + col
-      local band = sym.fmax(sym.fmax(v, -v), COULOMB_BAND)
-      Yj[at + 1], Yj[at + 2], Yj[at + 3], Yj[at + 4] = v, v / band, a, 1
+      Yj[at + 1], Yj[at + 2], Yj[at + 3], Yj[at + 4] = v, J.coulomb_sign(v), a, 1
       col = col + 4
     end
   end

@@ -12,7 +12,7 @@
 
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xdbf344685fb9
+#if ANYMAL_SET_ID != 0x96c88d4f62ff
 #error "anymal_check.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

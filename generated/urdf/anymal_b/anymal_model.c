@@ -6,7 +6,7 @@
  */
 #include "anymal_model.h"
 
-#if ANYMAL_SET_ID != 0xdbf344685fb9
+#if ANYMAL_SET_ID != 0x96c88d4f62ff
 #error "anymal_model.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -136,4 +136,4 @@ static const mb_contact contact[4] = {
 const mb_contacts anymal_contacts = {4, contact};
 
 const mb_model anymal_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xe5a5213ce1f4
+#if _2DOF_PLANAR_SET_ID != 0xc4a7932d7e9b
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

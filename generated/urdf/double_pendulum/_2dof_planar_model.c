@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xe5a5213ce1f4
+#if _2DOF_PLANAR_SET_ID != 0xc4a7932d7e9b
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -65,4 +65,4 @@ static const mb_frame frame[4] = {
 const mb_frames _2dof_planar_frames = {4, frame};
 
 const mb_model _2dof_planar_model = {2, 2, 2, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if HYQ_SET_ID != 0x48553d3bd8b9
+#if HYQ_SET_ID != 0x9ea3b004a132
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "hyq_model.h"
 
-#if HYQ_SET_ID != 0x48553d3bd8b9
+#if HYQ_SET_ID != 0x9ea3b004a132
 #error "hyq_model.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -136,4 +136,4 @@ static const mb_frame frame[19] = {
 const mb_frames hyq_frames = {19, frame};
 
 const mb_model hyq_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

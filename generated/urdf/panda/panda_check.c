@@ -12,7 +12,7 @@
 
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x89f8073050cd
+#if PANDA_SET_ID != 0xfd8ea11b4151
 #error "panda_check.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

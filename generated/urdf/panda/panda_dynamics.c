@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0x89f8073050cd
+#if PANDA_SET_ID != 0xfd8ea11b4151
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0x89f8073050cd
+#if PANDA_SET_ID != 0xfd8ea11b4151
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -115,4 +115,4 @@ static const mb_contact contact[1] = {
 const mb_contacts panda_contacts = {1, contact};
 
 const mb_model panda_model = {9, 9, 9, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

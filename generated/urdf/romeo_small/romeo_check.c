@@ -12,7 +12,7 @@
 
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x098e1c5105c3
+#if ROMEO_SET_ID != 0x44078aba75d7
 #error "romeo_check.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "romeo_model.h"
 
-#if ROMEO_SET_ID != 0x098e1c5105c3
+#if ROMEO_SET_ID != 0x44078aba75d7
 #error "romeo_model.c and romeo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -252,4 +252,4 @@ static const mb_frame frame[58] = {
 const mb_frames romeo_frames = {58, frame};
 
 const mb_model romeo_model = {32, 38, 37, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

@@ -12,7 +12,7 @@
 
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x5fc18fa9d833
+#if SIMPLE_HUMANOID_SET_ID != 0x3d9ea01eec0f
 #error "simple_humanoid_check.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x5fc18fa9d833
+#if SIMPLE_HUMANOID_SET_ID != 0x3d9ea01eec0f
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -212,4 +212,4 @@ static const mb_frame frame[31] = {
 const mb_frames simple_humanoid_frames = {31, frame};
 
 const mb_model simple_humanoid_model = {30, 36, 35, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

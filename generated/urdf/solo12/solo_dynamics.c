@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SOLO_SET_ID != 0xfb0a4967dff9
+#if SOLO_SET_ID != 0xf07d4fddf997
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

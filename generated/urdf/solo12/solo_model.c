@@ -6,7 +6,7 @@
  */
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0xfb0a4967dff9
+#if SOLO_SET_ID != 0xf07d4fddf997
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -130,4 +130,4 @@ static const mb_contact contact[4] = {
 const mb_contacts solo_contacts = {4, contact};
 
 const mb_model solo_model = {13, 19, 18, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};

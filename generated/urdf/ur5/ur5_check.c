@@ -12,7 +12,7 @@
 
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0xffb9b87d1727
+#if UR5_SET_ID != 0xfc380353a6a9
 #error "ur5_check.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

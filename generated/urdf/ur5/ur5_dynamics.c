@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0xffb9b87d1727
+#if UR5_SET_ID != 0xfc380353a6a9
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0xffb9b87d1727
+#if UR5_SET_ID != 0xfc380353a6a9
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -83,4 +83,4 @@ static const mb_frame frame[10] = {
 const mb_frames ur5_frames = {10, frame};
 
 const mb_model ur5_model = {6, 6, 6, parent, jtype, iq, iv, XTE, XTr, axis, pitch, inertia,
-  {0.0, 0.0, -9.81}, NULL, NULL};
+  {0.0, 0.0, -9.81}, NULL, NULL, NULL};
