@@ -1053,6 +1053,16 @@ int mb_passive_tau(const mb_model *m, const mb_springs *S, mb_workspace *ws, con
 int mb_aba_derivatives_passive(const mb_model *m, const mb_springs *S, mb_workspace *ws,
                                const double *q, const double *v, const double *tau,
                                double *dqdd_dq, double *dqdd_dv, double *Minv);
+/* The same in the independent coordinates of a model with coupled joints (mb_coupling): tau_out
+ * = τ + Gᵀ τ_passive(q_full, v_full) (nv_ind; the forces to hand to mb_coupled_fd and
+ * mb_coupled_contact_fd), then mb_coupled_fd_derivatives at it plus M_r⁻¹ Gᵀ (∂τ_passive/∂x) G
+ * (the joints' terms; x = q, v). scratch as mb_coupled_fd's. MB_EINVAL with springs, else as
+ * mb_coupled_fd_derivatives. */
+int mb_coupled_fd_derivatives_passive(const mb_model *m, const mb_coupling *c,
+                                      const mb_springs *S, mb_workspace *ws, double *scratch,
+                                      const double *q, const double *v, const double *tau,
+                                      double *tau_out, double *dqdd_dq, double *dqdd_dv,
+                                      double *Minv);
 /* The springs' potential energy Σ ½ k (ℓ − L0)² (ℓ = |d|, exact), or NaN when an argument is
  * NULL or ws is not laid out for m. Uses ws->XE/Xr and X0E/X0r. */
 double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws,

@@ -212,3 +212,39 @@ int mb_aba_derivatives_passive(const mb_model *m, const mb_springs *S, mb_worksp
   size_t n = nv * nv;
   return mbs_finite(dqdd_dq, n) && mbs_finite(dqdd_dv, n) ? MB_OK : MB_ENUMERIC;
 }
+
+int mb_coupled_fd_derivatives_passive(const mb_model *m, const mb_coupling *c,
+                                      const mb_springs *S, mb_workspace *ws, double *scratch,
+                                      const double *q, const double *v, const double *tau,
+                                      double *tau_out, double *dqdd_dq, double *dqdd_dv,
+                                      double *Minv) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!c || !S || !scratch || !q || !v || !tau || !tau_out || !dqdd_dq || !dqdd_dv || !Minv ||
+      S->n != 0)
+    return MB_EINVAL;
+  /* τ + Gᵀ τ_passive(q_full, v_full), the passive forces of the full tree (in the scratch's
+   * derivative part, mb.h mb_coupled_scratch_size, which mb_coupled_fd_derivatives fills later) */
+  size_t ni = (size_t)c->nv, n = (size_t)m->nv;
+  double *qf = scratch, *vf = scratch + m->nq;
+  double *tp = scratch + (size_t)m->nq + 2 * n + n * n + ni * ni + ni + n;
+  mb_coupled_expand(m, c, q, v, qf, vf);
+  if ((rc = mb_passive_forces(m, S, ws, qf, vf, tp)) != MB_OK) return rc;
+  mb_coupled_fold_columns(m, c, 1, tp, tau_out);
+  for (size_t k = 0; k < ni; k++) tau_out[k] += tau[k];
+  rc = mb_coupled_fd_derivatives(m, c, ws, scratch, q, v, tau_out, dqdd_dq, dqdd_dv, Minv);
+  if (rc != MB_OK) return rc;
+  /* + M_r⁻¹ Gᵀ (∂τ_passive/∂x) G: the joints' slopes are diagonal in the full coordinates, so
+   * Gᵀ diag(k) G is diagonal in the independent ones, Σ m² k over the coordinates that follow */
+  for (int i = 1; i <= m->nb; i++)
+    for (int cc = 0; cc < mb_joint_nv(m->jtype[i]); cc++) {
+      size_t full = (size_t)m->iv[i] + (size_t)cc, col = (size_t)c->v_of[full];
+      double kq, kv, w = c->v_mult[full] * c->v_mult[full];
+      joint_slopes(m, S, vf, i, cc, &kq, &kv);
+      for (size_t r = 0; r < ni && (kq != 0.0 || kv != 0.0); r++) {
+        dqdd_dq[ni * r + col] += Minv[ni * r + col] * kq * w;
+        dqdd_dv[ni * r + col] += Minv[ni * r + col] * kv * w;
+      }
+    }
+  return mbs_finite(dqdd_dq, ni * ni) && mbs_finite(dqdd_dv, ni * ni) ? MB_OK : MB_ENUMERIC;
+}

@@ -13,7 +13,9 @@
  *     the contact rows as constraints (multipliers, dense: the contact's multipliers are its
  *     force and impulse);
  *   - mb_coupled_fd_derivatives against central differences of mb_coupled_fd (the gripper's
- *     joints are scalar: its coordinates are its tangent space);
+ *     joints are scalar: its coordinates are its tangent space), and with the joints' passive
+ *     forces (mb_coupled_fd_derivatives_passive) against central differences of mb_coupled_fd at
+ *     τ + Gᵀ τ_passive(q_full, v_full);
  *   - refusals: a coupling that does not fit the model, NULL arguments. */
 #include <math.h>
 #include <setjmp.h>
@@ -266,6 +268,70 @@ static void test_derivatives(void **state) {
   mbt_robot_close(&r);
 }
 
+/* q̈ of the gripper with its joints' passive forces: mb_coupled_fd at τ + Gᵀ mb_passive_forces. */
+static void fd_passive(const mb_model *m, const mb_coupling *c, const mb_springs *S,
+                       mb_workspace *ws, double *scr, const double *q, const double *v,
+                       const double *tau, double *qdd) {
+  double qf[8], vf[8], tp[8], t[8];
+  mb_coupled_expand(m, c, q, v, qf, vf);
+  assert_int_equal(mb_passive_forces(m, S, ws, qf, vf, tp), MB_OK);
+  mb_coupled_fold_columns(m, c, 1, tp, t);
+  for (int k = 0; k < c->nv; k++) t[k] += tau[k];
+  assert_int_equal(mb_coupled_fd(m, c, ws, scr, q, v, t, NULL, qdd), MB_OK);
+}
+
+/* The derivatives with --passive-in-fd's joint terms (elbow damping 0.2, finger_l damping 0.5,
+ * finger_r friction 0.3 on its coupled coordinate, a spring on drive for the stiffness term)
+ * against central differences (step 1e-6; velocities outside the friction's linear band). */
+static void test_derivatives_passive(void **state) {
+  (void)state;
+  mbt_robot r;
+  mb_coupling c;
+  open_gripper(&r, &c);
+  const mb_model *m = &r.rt.model;
+  enum { N = 4 };
+  double damping[6] = {0, 0.2, 0, 0, 0.5, 0}, friction[6] = {0, 0, 0, 0, 0, 0.3};
+  double stiffness[6] = {0, 0, 1.5, 0, 0, 0}, q_ref[6] = {0, 0, 0.2, 0, 0, 0};
+  mb_springs S = {0, NULL, damping, friction, stiffness, q_ref};
+  assert_int_equal(mb_springs_check(m, &S, NULL, 0), 0);
+  mb_workspace ws;
+  double *buf = mbt_workspace_new(m, &ws);
+  double *scr = malloc(mb_coupled_scratch_size(m, &c) * sizeof *scr);
+  assert_non_null(scr);
+  mbt_rng g;
+  mbt_rng_seed(&g, 13);
+  for (int s = 0; s < 5; s++) {
+    double q[N], v[N], tau[N], t2[N], dq[N * N], dv[N * N], Mi[N * N], lo[N], hi[N], qdd[N];
+    mbt_rand_vec(&g, N, -1, 1, q);
+    for (int k = 0; k < N; k++) v[k] = (k % 2 ? 1 : -1) * mbt_uniform(&g, 0.1, 1);
+    mbt_rand_vec(&g, N, -1, 1, tau);
+    assert_int_equal(mb_coupled_fd_derivatives_passive(m, &c, &S, &ws, scr, q, v, tau, t2, dq,
+                                                       dv, Mi), MB_OK);
+    fd_passive(m, &c, &S, &ws, scr, q, v, tau, qdd);
+    double q0[N];
+    assert_int_equal(mb_coupled_fd(m, &c, &ws, scr, q, v, t2, NULL, q0), MB_OK);
+    for (int k = 0; k < N; k++) assert_true(fabs(q0[k] - qdd[k]) <= 1e-12 * (1 + fabs(qdd[k])));
+    const double h = 1e-6;
+    for (int k = 0; k < N; k++)
+      for (int which = 0; which < 2; which++) {
+        double *x = which == 0 ? q : v, x0 = x[k];
+        x[k] = x0 + h;
+        fd_passive(m, &c, &S, &ws, scr, q, v, tau, hi);
+        x[k] = x0 - h;
+        fd_passive(m, &c, &S, &ws, scr, q, v, tau, lo);
+        x[k] = x0;
+        const double *D = which == 0 ? dq : dv;
+        for (int i = 0; i < N; i++) {
+          double fd = (hi[i] - lo[i]) / (2 * h);
+          assert_true(fabs(fd - D[i * N + k]) <= 1e-6 * (1 + fabs(fd)));
+        }
+      }
+  }
+  free(scr);
+  free(buf);
+  mbt_robot_close(&r);
+}
+
 /* The gripper's left finger tip in a point contact: forward dynamics and an impact against the
  * multipliers' solution of the full tree (couplings and contact rows as constraints). */
 static void test_contacts(void **state) {
@@ -389,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_random_trees),
       cmocka_unit_test(test_derivatives),
       cmocka_unit_test(test_contacts),
+      cmocka_unit_test(test_derivatives_passive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,7 +168,6 @@ static int coupled_model(const mbg_gen *g, FILE *err) {
   if (!t->ncoupled) return 0;
   const char *what = t->nloops ? "loop joints"
                      : flexible_body(g) ? "flexible bodies"
-                     : g->passive_in_fd ? "--passive-in-fd"
                      : NULL;
   if (!what) return 0;
   const mbg_joint *J = NULL;

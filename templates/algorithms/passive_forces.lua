@@ -113,14 +113,22 @@ local P = {
   end,
 }
 
+-- With --passive-in-fd: τ_passive(q, v) of the full coordinates as a 1-based list of nv (built in
+-- the body frames whatever the function's); nil without the option. A model with coupled joints
+-- folds it with its bias forces (coupled.lua).
+function P.fd_passive(model)
+  if not model.passive_in_fd then return nil end
+  return J.in_body_frames(function() return forces(model) end)
+end
+
 -- The joint forces forward dynamics computes with (--passive-in-fd, model.passive_in_fd: aba,
 -- crba_fd, fd_loops, the contact functions, rcr, cfa, aba_derivatives; docs/dsl.md "Joint
 -- properties"): τ + τ_passive(q, v) as a 1-based list of nv, τ_passive exactly passive_forces'
 -- (built in the body frames whatever the function's, J.in_body_frames). nil without the option:
 -- the recipes then read the input τ as they always have.
 function P.fd_tau(model)
-  if not model.passive_in_fd then return nil end
-  local tp = J.in_body_frames(function() return forces(model) end)
+  local tp = P.fd_passive(model)
+  if not tp then return nil end
   local t = {}
   for k = 1, model.nv do
     local x = sym.input("tau", k - 1)

@@ -81,8 +81,27 @@ local solve = {
     .. "ref2)",
 }
 
+-- With --passive-in-fd: tau (its independent part) becomes τ + Gᵀ τ_passive(q_full, v_full),
+-- tau_in keeps the applied τ; true when it wrote that (coupled joints), false otherwise.
+function C.passive(b, d)
+  if not d.coupling then return false end
+  b([[
+    double tau_in[NV], tau_p[NV]; /* the applied tau; tau becomes tau + G^T tau_passive */
+    memcpy(tau_in, tau, sizeof tau_in);
+    if (mb_passive_forces(&M, &SPRINGS, ws, q, v, tau_p) != 0) return 2;
+    mb_coupled_fold_columns(&M, &CPL, 1, tau_p, tau);
+    for (int k = 0; k < RNV; k++) tau[k] += tau_in[k];]])
+  return true
+end
+
+local aba_derivatives_passive = "rc = mb_coupled_fd_derivatives_passive(&M, &CPL, &SPRINGS, ws, "
+  .. "cscr, qi, vi, tau_in, cfold, ref, ref2, ref3)"
+
 -- The reference call of function `name` (the runtime's own otherwise).
 function C.reference(d, name, call)
+  if d.coupling and d.passive_in_fd and name == "aba_derivatives" then
+    return aba_derivatives_passive
+  end
   return d.coupling and solve[name] or call
 end
 

@@ -12,6 +12,7 @@ local J = import "joints"
 local L = import "loops"
 local crba = import "crba"
 local rnea = import "rnea"
+local PF = import "passive_forces"
 
 local CP = {}
 
@@ -118,10 +119,15 @@ function CP.inverse(F)
 end
 
 -- q̈ (independent) = (Gᵀ M G)⁻¹ (τ − Gᵀ h), h with the external wrenches `fext` (an input's name;
--- nil: none); F: the factored matrix, made when nil. Returns q̈ and F.
+-- nil: none) and, with --passive-in-fd, less the passive forces; F: the factored matrix, made
+-- when nil. Returns q̈ and F.
 function CP.qdd(model, fext, F)
   local n = model.coupling.nv
-  local hr = CP.fold_vector(model, rnea.passes(model, "v", nil, fext))
+  local h, tp = rnea.passes(model, "v", nil, fext), PF.fd_passive(model)
+  for k = 1, tp and model.nv or 0 do
+    if sym.is_symbolic(tp[k]) or tp[k] ~= 0 then h[k] = h[k] - tp[k] end
+  end
+  local hr = CP.fold_vector(model, h)
   F = F or CP.factored(model)
   local b = {}
   for k = 1, n do b[k] = sym.input("tau", k - 1) - hr[k] end

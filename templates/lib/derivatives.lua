@@ -221,6 +221,7 @@ local function build_aba_coupled(model)
   local qdd, F = CP.qdd(model, nil)
   for k = 1, n do qdd[k] = sym.name(qdd[k], "qdd_" .. (k - 1)) end
   local dq, dv = D.rnea(model, inputs("v", model.nv), CP.expand(model, qdd))
+  PF.fd_derivatives(model, dq, dv) -- less ∂τ_passive (--passive-in-fd), before the fold
   J.output_matrix("dqdd_dq", CP.fold_matrix(model, dq), n)
   J.output_matrix("dqdd_dv", CP.fold_matrix(model, dv), n)
   J.output_matrix("Minv", CP.inverse(F), n)

@@ -1,0 +1,292 @@
+-- check_compare.lua — the comparisons of the cross-check harness (check.lua): which runtime call
+-- is each built-in function's reference, how each generated function is called, and, at every
+-- random state, the comparison of a function, of a --fuse function's parts and of an _sc twin
+-- against its original (the C check.lua writes into main's loop over the states).
+local ident = import "c/identification"
+local CC = import "c/check_coupled"
+
+local K = {}
+
+-- The runtime call that computes the same output as each built-in function (args in C).
+local reference = {
+  rnea = "mb_rnea(&M, ws, q, v, a, NULL, ref)",
+  rnea_ext = "mb_rnea(&M, ws, q, v, a, fext, ref)",
+  nle = "mb_nle(&M, ws, q, v, ref)",
+  gravity = "mb_gravity(&M, ws, q, ref)",
+  crba = "mb_crba(&M, ws, q, ref)",
+  crba_fd = "rc = mb_crba_fd(&M, ws, q, v, tau, ref)",
+  aba = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
+  minv = "rc = mb_minv(&M, ws, q, ref)",
+  joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
+  fk = "mb_fk(&M, ws, q, ref)",
+  node_poses = "rc = mb_node_poses(&M, ws, q, ref)",
+  cfa = "rc = mb_cfa(&M, ws, q, v, tau, ref, NULL)",
+  loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref)",
+  loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
+  fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
+  passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
+  frame_pose = "rc = mb_frame_pose(&M, &FRAMES, ws, q, ref)",
+  frame_jacobian = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref)",
+  frame_jacobian_world = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref)",
+  frame_velocity = "rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref)",
+  frame_acceleration_bias = "rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref)",
+  aba_ext = "rc = mb_aba(&M, ws, q, v, tau, fext, ref)",
+  nle_ext = "mb_rnea(&M, ws, q, v, NULL, fext, ref)",
+  com = "rc = mb_com(&M, ws, q, ref)",
+  com_jacobian = "rc = mb_com_jacobian(&M, ws, q, ref)",
+  energy = "rc = mb_energy(&M, ws, q, v, ref)",
+  centroidal_momentum = "rc = mb_centroidal_momentum(&M, ws, q, v, ref)",
+  ccrba = "rc = mb_ccrba(&M, ws, q, ref)",
+  centroidal_bias = "rc = mb_centroidal_bias(&M, ws, q, v, ref)",
+  contact_fd = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, NULL, ref, "
+    .. "ref2)",
+  contact_fd_reg = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, "
+    .. "ref, ref2)",
+  impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
+  integrate = "rc = mb_integrate(&M, q, v, 0.375, ref)",
+  dynamics = "mb_crba(&M, ws, q, ref)",
+  aba_wrenches = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
+  difference = "rc = mb_difference(&M, q, q2, ref)",
+  rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
+  aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
+  regressor = "rc = mb_regressor(&M, ws, q, v, a, ref)",
+  energy_regressor = "rc = mb_energy_regressor(&M, ws, q, v, ref, ref2)",
+  trig = "trig_ref(q, ref)",
+}
+for k, v in pairs(ident.references) do reference[k] = v end -- base_*, joint_regressor
+
+-- Functions with a second output, compared after the first: its name in the report, the runtime
+-- call that fills ref2 (after the first reference filled ref), its size.
+local second = {
+  energy_regressor = { name = "energy_regressor.yp", size = "NREG", reference = "(void)0" },
+  cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
+          reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
+  fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
+  contact_fd = { name = "contact_fd.force", size = "NCROWS", reference = "(void)0" },
+  contact_fd_reg = { name = "contact_fd_reg.force", size = "NCROWS", reference = "(void)0" },
+  impulse = { name = "impulse.impulse", size = "NCROWS", reference = "(void)0" },
+  dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
+               third = { name = "dynamics.qdd", size = "NV",
+                         reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
+  rnea_derivatives = { name = "rnea_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
+                       third = { name = "rnea_derivatives.M", size = "NV * NV",
+                                 reference = "(void)0" } },
+  aba_derivatives = { name = "aba_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0",
+                      third = { name = "aba_derivatives.Minv", size = "NV * NV",
+                                reference = "(void)0" } },
+  aba_wrenches = { name = "aba_wrenches.wrench", size = "6 * (NB + 1)",
+                   reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
+}
+for k, v in pairs(ident.second) do second[k] = v end
+
+-- The generated function's arguments: inputs in the generated scalar type, one output array.
+local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
+                   contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc",
+                   params = "gpar" }
+local size_of = {
+  out_nv = "NV", out_nvnv = "NV * NV", out_wrench = "6 * (NB + 1)", out_pose = "12 * (NB + 1)",
+  out_nc = "NC", out_ncnv = "NC * NV", out_nodes = "12 * NNODES", out_rcr = "RCR_NSEL * NC",
+  out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
+  out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
+  out_nq = "NQ", out_sc = "NSC", out_nvreg = "NV * NREG", out_reg = "NREG",
+}
+for k, v in pairs(ident.size_of) do size_of[k] = v end
+for k, v in pairs(ident.role_arg) do role_arg[k] = v end
+
+-- The function whose runtime reference checks f: its own, or for the _sc twin of --trig-input
+-- its original's (the same outputs, its sines and cosines from p_trig).
+local function base(f) return f.twin_of or f.name end
+
+-- Functions defined at any configuration, compared at the random one drawn before the loops are
+-- closed (at a closed one the residual is rounding noise on both sides).
+local unassembled = { loop_residual = true, loop_jacobian = true }
+
+local function call(f)
+  local args, size, nout = {}, nil, 0
+  for k, p in ipairs(f.params) do
+    if size_of[p.role] then
+      nout = nout + 1
+      args[k] = ({ "out", "out2", "out3" })[nout]
+      size = size or size_of[p.role]
+    else
+      local at_qr = unassembled[base(f)] and (p.role == "q" or p.role == "sc")
+      args[k] = at_qr and (p.role == "q" and "gqr" or "gscr") or role_arg[p.role]
+    end
+  end
+  return f.cname .. "(" .. table.concat(args, ", ") .. ")", size
+end
+
+-- A --fuse function (fuse.lua tags its outputs with their recipe): its parts in order, each
+-- {name, outs = {output params}}; nil for any other function.
+local function fused_parts(f)
+  local parts, by = nil, {}
+  for _, p in ipairs(f.params) do
+    if p.part then
+      parts = parts or {}
+      if not by[p.part] then
+        by[p.part] = { name = p.part, outs = {} }
+        parts[#parts + 1] = by[p.part]
+      end
+      local outs = by[p.part].outs
+      outs[#outs + 1] = p
+    end
+  end
+  return parts
+end
+
+-- The fused function's call with its k-th output into fout[k - 1] (buf[k - 1]); at_qr: at the
+-- configuration drawn before the loops are closed (every part is defined anywhere, as
+-- loop_residual).
+local function call_fused(f, at_qr, buf)
+  local args, k = {}, 0
+  for j, p in ipairs(f.params) do
+    if size_of[p.role] then
+      args[j], k = (buf or "fout") .. "[" .. k .. "]", k + 1
+    elseif at_qr and (p.role == "q" or p.role == "sc") then
+      args[j] = p.role == "q" and "gqr" or "gscr"
+    else
+      args[j] = role_arg[p.role]
+    end
+  end
+  return f.cname .. "(" .. table.concat(args, ", ") .. ")", k
+end
+
+
+K.reference, K.second, K.role_arg, K.size_of = reference, second, role_arg, size_of
+K.base, K.unassembled, K.call, K.fused_parts, K.call_fused = base, unassembled, call, fused_parts,
+  call_fused
+
+-- At every state: each function of `known` against its reference (slot: its first result;
+-- reference: the render's table of references, K.reference with this model's additions).
+function K.known(b, d, known, slot, reference)
+  for _, f in ipairs(known) do
+    local gcall, size = call(f)
+    local r, outs = slot[f.name], {}
+    for _, p in ipairs(f.params) do if size_of[p.role] then outs[#outs + 1] = p.role end end
+    size = CC.size(d, size)
+    b("    /* ", f.name, " */")
+    b("    rc = grc = 0;")
+    b("    ", CC.reference(d, base(f), reference[base(f)]), ";")
+    b("    ", f.returns == "int" and "grc = " or "", gcall, ";")
+    b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+    b("    if (rc != 0) results[", r, "].singular++;")
+    b("    if (rc == 0 && grc == 0) {")
+    if base(f) == "rcr_pivots" then
+      b("      if (rcr_pivots_mask(ref, out)) results[", r, "].skipped++;")
+    end
+    CC.fold(b, d, base(f), outs[1], "ref")
+    b("      compare(&results[", r, "], ref, out, ", size, ");")
+    local s2 = second[base(f)]
+    if s2 then
+      b("      ", s2.reference, ";")
+      CC.fold(b, d, base(f), outs[2], "ref2")
+      b("      compare(&results[", r + 1, "], ref2, out2, ", CC.size(d, s2.size), ");")
+      if s2.third then
+        b("      ", s2.third.reference, ";")
+        CC.fold(b, d, base(f), outs[3], "ref3")
+        b("      compare(&results[", r + 2, "], ref3, out3, ", CC.size(d, s2.third.size), ");")
+      end
+    end
+    b("    }")
+  end
+end
+
+-- At every state: each --fuse function (fused: {f, parts, at_qr}) in one call, then each part's
+-- outputs against that part's reference.
+function K.fused(b, d, fused, slot, reference)
+  for _, x in ipairs(fused) do
+    -- one call, then each part's reference and its outputs against it; the function fails
+    -- (returns -1) exactly when one of the references does
+    local gcall, nout = call_fused(x.f, x.at_qr)
+    local r, k = slot[x.f.name], 0
+    b("    /* ", x.f.name, ": ", #x.parts, " parts in one function (--fuse) */")
+    b("    {")
+    b("      int any = 0;")
+    b("      rc = grc = 0;")
+    b("      ", x.f.returns == "int" and "grc = " or "", gcall, ";")
+    for _, part in ipairs(x.parts) do
+      k = k + #part.outs
+      if reference[part.name] and not part.noise then
+        local outs, at = {}, 0 -- the part's outputs: their index in fout
+        for _, p in ipairs(x.f.params) do
+          if size_of[p.role] then
+            for i, o in ipairs(part.outs) do if o == p then outs[i] = at end end
+            at = at + 1
+          end
+        end
+        local s2 = second[part.name]
+        local ref = CC.reference(d, part.name, reference[part.name])
+        if not ref:match("^rc = ") then b("      rc = 0;") end
+        b("      ", ref, ";")
+        b("      any |= rc != 0;")
+        b("      if (rc != 0) results[", r, "].singular++;")
+        b("      if (rc == 0 && grc == 0) {")
+        CC.fold(b, d, part.name, part.outs[1].role, "ref")
+        b("        compare(&results[", r, "], ref, fout[", outs[1], "], ",
+          CC.size(d, size_of[part.outs[1].role]), ");")
+        if s2 then
+          b("        ", s2.reference, ";")
+          CC.fold(b, d, part.name, part.outs[2].role, "ref2")
+          b("        compare(&results[", r + 1, "], ref2, fout[", outs[2], "], ",
+            CC.size(d, s2.size), ");")
+        end
+        if s2 and s2.third then
+          b("        ", s2.third.reference, ";")
+          CC.fold(b, d, part.name, part.outs[3].role, "ref3")
+          b("        compare(&results[", r + 2, "], ref3, fout[", outs[3], "], ",
+            CC.size(d, s2.third.size), ");")
+        end
+        b("      }")
+        r = r + #part.outs
+      end
+    end
+    b("      if ((grc != 0) != (any != 0)) results[", slot[x.f.name], "].failed_rc = 1;")
+    b("    }")
+    assert(k <= nout)
+  end
+end
+
+-- At every state: each _sc twin of --trig-input against its original on the same inputs
+-- (results from first_twin on).
+function K.twins(b, d, twins, by_name, first_twin)
+  for k, f in ipairs(twins) do
+    -- the same graph with its sines and cosines from p_trig: the first output against the
+    -- original's on the same inputs
+    local o, r = by_name[f.twin_of], first_twin + k - 1
+    local int = f.returns == "int"
+    if fused_parts(o) then
+      -- a --fuse function's twin: every output against the original's
+      local at_qr = true
+      for _, part in ipairs(fused_parts(o)) do at_qr = at_qr and unassembled[part.name] or false end
+      b("    /* ", f.name, ": against ", o.name, ", every output */")
+      b("    rc = grc = 0;")
+      b("    ", int and "rc = " or "", (call_fused(o, at_qr)), ";")
+      b("    ", int and "grc = " or "", (call_fused(f, at_qr, "fout2")), ";")
+      b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+      b("    else if (rc < 0) results[", r, "].singular++;")
+      local j = 0
+      for _, p in ipairs(o.params) do
+        if size_of[p.role] then
+          local n = CC.size(d, size_of[p.role])
+          b("    for (int k = 0; rc >= 0 && k < ", n, "; k++) ref[k] = (double)fout[", j, "][k];")
+          b("    if (rc >= 0) compare(&results[", r, "], ref, fout2[", j, "], ", n, ");")
+          j = j + 1
+        end
+      end
+      goto next_twin
+    end
+    local ocall, size = call(o)
+    size = CC.size(d, size)
+    b("    /* ", f.name, ": against ", o.name, " */")
+    b("    rc = grc = 0;")
+    b("    ", int and "rc = " or "", ocall, ";")
+    b("    for (int k = 0; k < ", size, "; k++) ref[k] = (double)out[k];")
+    b("    ", int and "grc = " or "", (call(f)), ";")
+    b("    if (grc != rc) results[", r, "].failed_rc = 1;")
+    b("    else if (rc >= 0) compare(&results[", r, "], ref, out, ", size, ");")
+    b("    else results[", r, "].singular++;")
+    ::next_twin::
+  end
+end
+
+return K
