@@ -226,6 +226,43 @@ static void test_gripper(void **state) {
   mbt_robot_close(&r);
 }
 
+/* q̈ of the gripper: mb_coupled_fd at τ, plus Gᵀ mb_passive_forces when S is not NULL. */
+static void fd_at(const mb_model *m, const mb_coupling *c, const mb_springs *S, mb_workspace *ws,
+                  double *scr, const double *q, const double *v, const double *tau, double *qdd) {
+  double qf[8], vf[8], tp[8], t[8];
+  for (int k = 0; k < c->nv; k++) t[k] = tau[k];
+  if (S) {
+    mb_coupled_expand(m, c, q, v, qf, vf);
+    assert_int_equal(mb_passive_forces(m, S, ws, qf, vf, tp), MB_OK);
+    mb_coupled_fold_columns(m, c, 1, tp, t);
+    for (int k = 0; k < c->nv; k++) t[k] += tau[k];
+  }
+  assert_int_equal(mb_coupled_fd(m, c, ws, scr, q, v, t, NULL, qdd), MB_OK);
+}
+
+/* The derivatives D[0] = ∂q̈/∂q, D[1] = ∂q̈/∂v, D[2] = ∂q̈/∂τ (nd of them; n × n) against central
+ * differences of fd_at (step 1e-6). */
+static void compare_fd(const mb_model *m, const mb_coupling *c, const mb_springs *S,
+                       mb_workspace *ws, double *scr, double *q, double *v, double *tau,
+                       const double *const *D, int nd) {
+  const double h = 1e-6;
+  int n = c->nv;
+  double lo[8], hi[8];
+  for (int k = 0; k < n; k++)
+    for (int which = 0; which < nd; which++) {
+      double *x = which == 0 ? q : which == 1 ? v : tau, x0 = x[k];
+      x[k] = x0 + h;
+      fd_at(m, c, S, ws, scr, q, v, tau, hi);
+      x[k] = x0 - h;
+      fd_at(m, c, S, ws, scr, q, v, tau, lo);
+      x[k] = x0;
+      for (int i = 0; i < n; i++) {
+        double fd = (hi[i] - lo[i]) / (2 * h);
+        assert_true(fabs(fd - D[which][i * n + k]) <= 1e-6 * (1 + fabs(fd)));
+      }
+    }
+}
+
 /* The derivatives of the reduced forward dynamics against central differences (step 1e-6). */
 static void test_derivatives(void **state) {
   (void)state;
@@ -242,42 +279,17 @@ static void test_derivatives(void **state) {
   mbt_rng g;
   mbt_rng_seed(&g, 5);
   for (int s = 0; s < 5; s++) {
-    double q[N], v[N], tau[N], dq[N * N], dv[N * N], Mi[N * N], lo[N], hi[N];
+    double q[N], v[N], tau[N], dq[N * N], dv[N * N], Mi[N * N];
     mbt_rand_vec(&g, N, -1, 1, q);
     mbt_rand_vec(&g, N, -1, 1, v);
     mbt_rand_vec(&g, N, -1, 1, tau);
     assert_int_equal(mb_coupled_fd_derivatives(m, &c, &ws, scr, q, v, tau, dq, dv, Mi), MB_OK);
-    const double h = 1e-6;
-    for (int k = 0; k < N; k++)
-      for (int which = 0; which < 3; which++) {
-        double *x = which == 0 ? q : which == 1 ? v : tau, x0 = x[k];
-        x[k] = x0 + h;
-        assert_int_equal(mb_coupled_fd(m, &c, &ws, scr, q, v, tau, NULL, hi), MB_OK);
-        x[k] = x0 - h;
-        assert_int_equal(mb_coupled_fd(m, &c, &ws, scr, q, v, tau, NULL, lo), MB_OK);
-        x[k] = x0;
-        const double *D = which == 0 ? dq : which == 1 ? dv : Mi;
-        for (int i = 0; i < N; i++) {
-          double fd = (hi[i] - lo[i]) / (2 * h);
-          assert_true(fabs(fd - D[i * N + k]) <= 1e-6 * (1 + fabs(fd)));
-        }
-      }
+    const double *D[3] = {dq, dv, Mi};
+    compare_fd(m, &c, NULL, &ws, scr, q, v, tau, D, 3);
   }
   free(scr);
   free(buf);
   mbt_robot_close(&r);
-}
-
-/* q̈ of the gripper with its joints' passive forces: mb_coupled_fd at τ + Gᵀ mb_passive_forces. */
-static void fd_passive(const mb_model *m, const mb_coupling *c, const mb_springs *S,
-                       mb_workspace *ws, double *scr, const double *q, const double *v,
-                       const double *tau, double *qdd) {
-  double qf[8], vf[8], tp[8], t[8];
-  mb_coupled_expand(m, c, q, v, qf, vf);
-  assert_int_equal(mb_passive_forces(m, S, ws, qf, vf, tp), MB_OK);
-  mb_coupled_fold_columns(m, c, 1, tp, t);
-  for (int k = 0; k < c->nv; k++) t[k] += tau[k];
-  assert_int_equal(mb_coupled_fd(m, c, ws, scr, q, v, t, NULL, qdd), MB_OK);
 }
 
 /* The derivatives with --passive-in-fd's joint terms (elbow damping 0.2, finger_l damping 0.5,
@@ -301,31 +313,18 @@ static void test_derivatives_passive(void **state) {
   mbt_rng g;
   mbt_rng_seed(&g, 13);
   for (int s = 0; s < 5; s++) {
-    double q[N], v[N], tau[N], t2[N], dq[N * N], dv[N * N], Mi[N * N], lo[N], hi[N], qdd[N];
+    double q[N], v[N], tau[N], t2[N], dq[N * N], dv[N * N], Mi[N * N], qdd[N];
     mbt_rand_vec(&g, N, -1, 1, q);
     for (int k = 0; k < N; k++) v[k] = (k % 2 ? 1 : -1) * mbt_uniform(&g, 0.1, 1);
     mbt_rand_vec(&g, N, -1, 1, tau);
     assert_int_equal(mb_coupled_fd_derivatives_passive(m, &c, &S, &ws, scr, q, v, tau, t2, dq,
                                                        dv, Mi), MB_OK);
-    fd_passive(m, &c, &S, &ws, scr, q, v, tau, qdd);
+    fd_at(m, &c, &S, &ws, scr, q, v, tau, qdd);
     double q0[N];
     assert_int_equal(mb_coupled_fd(m, &c, &ws, scr, q, v, t2, NULL, q0), MB_OK);
     for (int k = 0; k < N; k++) assert_true(fabs(q0[k] - qdd[k]) <= 1e-12 * (1 + fabs(qdd[k])));
-    const double h = 1e-6;
-    for (int k = 0; k < N; k++)
-      for (int which = 0; which < 2; which++) {
-        double *x = which == 0 ? q : v, x0 = x[k];
-        x[k] = x0 + h;
-        fd_passive(m, &c, &S, &ws, scr, q, v, tau, hi);
-        x[k] = x0 - h;
-        fd_passive(m, &c, &S, &ws, scr, q, v, tau, lo);
-        x[k] = x0;
-        const double *D = which == 0 ? dq : dv;
-        for (int i = 0; i < N; i++) {
-          double fd = (hi[i] - lo[i]) / (2 * h);
-          assert_true(fabs(fd - D[i * N + k]) <= 1e-6 * (1 + fabs(fd)));
-        }
-      }
+    const double *D[2] = {dq, dv};
+    compare_fd(m, &c, &S, &ws, scr, q, v, tau, D, 2);
   }
   free(scr);
   free(buf);

@@ -166,9 +166,8 @@ static int coupled_functions(const mbg_gen *g, char **names, int *n, FILE *err) 
 static int coupled_model(const mbg_gen *g, FILE *err) {
   const mbg_topology *t = g->topo;
   if (!t->ncoupled) return 0;
-  const char *what = t->nloops ? "loop joints"
-                     : flexible_body(g) ? "flexible bodies"
-                     : NULL;
+  /* (loop joints with coupled joints are the model's error: model/mimic.c) */
+  const char *what = flexible_body(g) ? "flexible bodies" : NULL;
   if (!what) return 0;
   const mbg_joint *J = NULL;
   for (int j = 0; j < g->model->njoints && !J; j++)
