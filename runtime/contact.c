@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mb.h"
+#include "contact_internal.h"
 
 static int fail(char *msg, size_t msgsize, const char *why, int k) {
   if (msg && msgsize > 0) snprintf(msg, msgsize, "contact %d: %s", k, why);
@@ -56,14 +56,6 @@ int mb_contact_rows(const mb_contacts *C) {
   return n;
 }
 
-/* The scratch, nr = Σ dim rows (the active ones packed first), nv columns:
- *   J [nr × nv] the rows of Jc;  Y [nr × nv] row r: M⁻¹ Jc_rᵀ;  Phi [nr × nr] Φ (+ μ), then its
- *   Cholesky factor;  b [nr] the right-hand side, then f or Λ;  ref [nr] the pivot references;
- *   Jf [6 × nv] one frame's Jacobian. */
-typedef struct scratch {
-  double *J, *Y, *Phi, *b, *ref, *Jf;
-} scratch;
-
 /* Doubles of scratch for nr rows and nv dofs, counted in floating point: −1 if size_t cannot
  * hold the bytes. */
 static double scratch_doubles(double nr, double nv) {
@@ -77,17 +69,6 @@ size_t mb_contact_scratch_size(const mb_model *m, const mb_contacts *C) {
   if (nr < 0 || m->nv < 0) return SIZE_MAX;
   double n = scratch_doubles(nr, m->nv);
   return n < 0.0 ? SIZE_MAX : (size_t)n * sizeof(double);
-}
-
-static scratch layout(void *buffer, size_t nr, size_t nv) {
-  scratch s;
-  s.J = buffer;
-  s.Y = s.J + nr * nv;
-  s.Phi = s.Y + nr * nv;
-  s.b = s.Phi + nr * nr;
-  s.ref = s.b + nr;
-  s.Jf = s.ref + nr;
-  return s;
 }
 
 /* The alignment of double (C99: no _Alignof): the offset of d. */
@@ -117,7 +98,7 @@ static int check(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb
 /* The active contacts' rows, packed: J (na × nv) and, if v is not NULL, b = −J̇c v and the
  * regularization of every row into ref (μ_k, or 0). Returns na ≥ 0, or a status < 0. */
 static int contact_rows(const mb_model *m, const mb_frames *F, const mb_contacts *C,
-                        mb_workspace *ws, scratch *s, const double *q, const double *v,
+                        mb_workspace *ws, mbc_scratch *s, const double *q, const double *v,
                         const int *active, const double *mu) {
   size_t nv = (size_t)m->nv;
   int na = 0, rc;
@@ -147,7 +128,7 @@ static int factor_mass(const mb_model *m, mb_workspace *ws, const double *q) {
 /* Y_r = M⁻¹ Jc_rᵀ, the lower triangle of Φ = Jc Y plus diag(ref) (the regularization on entry),
  * and the Cholesky factor of Φ + diag μ under the pivot rule with the references diag(Φ + μ):
  * MB_ENUMERIC (ws->singular = 0: no joint's pivot) if the contacts are redundant. */
-static int delassus(const mb_model *m, mb_workspace *ws, scratch *s, int na) {
+static int delassus(const mb_model *m, mb_workspace *ws, mbc_scratch *s, int na) {
   size_t nv = (size_t)m->nv, n = (size_t)na;
   int rc;
   for (size_t r = 0; r < n; r++) {
@@ -169,7 +150,7 @@ static int delassus(const mb_model *m, mb_workspace *ws, scratch *s, int na) {
 
 /* x += Y f over the na packed rows (x [nv]); the multipliers scattered into out (Σ dim entries,
  * zero for the inactive contacts; out may be NULL). */
-static void apply(const mb_model *m, const mb_contacts *C, const scratch *s, int na,
+static void apply(const mb_model *m, const mb_contacts *C, const mbc_scratch *s, int na,
                   const int *active, double *x, double *out) {
   size_t nv = (size_t)m->nv;
   for (size_t r = 0; r < (size_t)na; r++)
@@ -185,7 +166,7 @@ int mb_contact_fd(const mb_model *m, const mb_frames *F, const mb_contacts *C, m
   int rc = check(m, F, C, ws, scratch_buf, q, v, tau, active, mu, qdd);
   if (rc) return rc;
   int nv = m->nv, nr = mb_contact_rows(C);
-  scratch s = layout(scratch_buf, (size_t)nr, (size_t)nv);
+  mbc_scratch s = mbc_layout(scratch_buf, (size_t)nr, (size_t)nv);
   ws->singular = 0;
   int na = contact_rows(m, F, C, ws, &s, q, v, active, mu);
   if (na < 0) return na;
@@ -213,7 +194,7 @@ int mb_impulse(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_w
   int rc = check(m, F, C, ws, scratch_buf, q, v_minus, v_minus, active, NULL, v_plus);
   if (rc) return rc;
   int nv = m->nv, nr = mb_contact_rows(C);
-  scratch s = layout(scratch_buf, (size_t)nr, (size_t)nv);
+  mbc_scratch s = mbc_layout(scratch_buf, (size_t)nr, (size_t)nv);
   ws->singular = 0;
   int na = contact_rows(m, F, C, ws, &s, q, NULL, active, NULL);
   if (na < 0) return na;

@@ -21,6 +21,9 @@
  * v_x × S_2, ...), its θ1 column moves x (A_1 = Ψ̇_1 + v_x × S_1), and S_1 does not turn with θ2,
  * so ∂τ_1/∂q_2 takes the term S_1ᵀ (S_2 ×* F_i) of a descendant's column (cJ = q̇_1 q̇_2 S_1 × S_2
  * in a_i). */
+#include <string.h>
+
+#include "derivatives_internal.h"
 #include "flex_internal.h"
 
 /* y = A x, A 6×6 row-major */
@@ -73,15 +76,13 @@ static void cross_motion(const double *D1, const double *qd, const double *qdd, 
   for (int k = 0; k < 6; k++) ai[k] += q1 * q2 * t[k];
 }
 
-/* World-frame S of every dof, the world inertias (into ws->dI) and the forward pass: v, a, the
- * body forces (ws->dF) and every dof's Ψ̇, Ψ̈, A (ws->dS: S, Ψ̇, Ψ̈, A at 24 per dof). */
-static void world_forward(const mb_model *m, mb_workspace *ws, const double *v, const double *a) {
+void mbd_world_kinematics(const mb_model *m, mb_workspace *ws, const double *v, const double *a,
+                          int gravity) {
   double *V = ws->dF, *Ac = ws->dF + 6 * ((size_t)m->nb + 1);
-  double *F = ws->dF + 12 * ((size_t)m->nb + 1);
-  for (int k = 0; k < 6; k++) V[k] = 0.0, Ac[k] = (k < 3) ? 0.0 : -m->gravity[k - 3];
+  for (int k = 0; k < 6; k++) V[k] = 0.0, Ac[k] = (k < 3 || !gravity) ? 0.0 : -m->gravity[k - 3];
   for (int i = 1; i <= m->nb; i++) {
     const double *E = ws->X0E + 9 * i, *r = ws->X0r + 3 * i;
-    double Iw[10], vJ[6] = {0}, aJ[6] = {0}, t[6], h[6];
+    double vJ[6] = {0}, aJ[6] = {0}, t[6];
     int n = mb_joint_nv(m->jtype[i]), p = m->parent[i], iv = m->iv[i];
     double *vi = V + 6 * i, *ai = Ac + 6 * i, *vp = V + 6 * p, *ap = Ac + 6 * p;
     for (int c = 0; c < n; c++) {
@@ -109,14 +110,33 @@ static void world_forward(const mb_model *m, mb_workspace *ws, const double *v, 
       mbs_crm(chain && c == 0 ? vx : vi, S, A);
       for (int k = 0; k < 6; k++) A[k] += Pd[k];
     }
+  }
+}
+
+/* The world kinematics (mbd_world_kinematics), then the world inertias (ws->dI), their matrices
+ * B (ws->dB) and the body forces (ws->dF at 12 (nb + 1)). fext (NULL: none): one wrench per body
+ * in its frame, at its origin, taken off the body's force in world axes; a wrench fixed on its
+ * body moves with it like the rest, so the formulas stay as they are. gravity 0: without it. */
+static void world_forward(const mb_model *m, mb_workspace *ws, const double *v, const double *a,
+                          const double *fext, int gravity) {
+  double *V = ws->dF, *Ac = ws->dF + 6 * ((size_t)m->nb + 1);
+  double *F = ws->dF + 12 * ((size_t)m->nb + 1);
+  mbd_world_kinematics(m, ws, v, a, gravity);
+  for (int i = 1; i <= m->nb; i++) {
+    const double *E = ws->X0E + 9 * i, *r = ws->X0r + 3 * i, *vi = V + 6 * i;
+    double Iw[10], t[6], h[6];
     mbs_I_to_parent(E, r, m->inertia + 10 * i, Iw);
     mbs_I_mat(Iw, ws->dI + 36 * i);
     velocity_matrix(ws->dI + 36 * i, vi, ws->dB + 36 * i);
     /* f_i = I a_i + v_i ×* I v_i */
-    mat6_mv(ws->dI + 36 * i, ai, F + 6 * i);
+    mat6_mv(ws->dI + 36 * i, Ac + 6 * i, F + 6 * i);
     mat6_mv(ws->dI + 36 * i, vi, h);
     mbs_crf(vi, h, t);
     for (int k = 0; k < 6; k++) F[6 * i + k] += t[k];
+    if (fext) { /* the body-frame wrench in world axes at the origin: Xᵀ f, X = iX0 */
+      mbs_XT_fv(E, r, fext + 6 * i, h);
+      for (int k = 0; k < 6; k++) F[6 * i + k] -= h[k];
+    }
   }
 }
 
@@ -179,12 +199,13 @@ static void pair(const mb_model *m, const mb_workspace *ws, int j, int k, double
   }
 }
 
-static void rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
-                             const double *a, double *dq, double *dv, double *M) {
+void mbd_rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                          const double *a, const double *fext, int gravity, double *dq,
+                          double *dv, double *M) {
   size_t nv = (size_t)m->nv;
   mb_xup(m, ws, q);
   mb_x0(m, ws);
-  world_forward(m, ws, v, a);
+  world_forward(m, ws, v, a, fext, gravity);
   world_backward(m, ws);
   for (size_t k = 0; k < nv * nv; k++) {
     dq[k] = dv[k] = 0.0;
@@ -201,36 +222,76 @@ int mb_rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, co
   if (rc) return rc;
   if (!q || !dtau_dq || !dtau_dv) return MB_EINVAL;
   if (mbf_on(m)) return MB_EINVAL;
-  rnea_derivatives(m, ws, q, v, a, dtau_dq, dtau_dv, M);
+  mbd_rnea_derivatives(m, ws, q, v, a, NULL, 1, dtau_dq, dtau_dv, M);
   size_t n = (size_t)m->nv * (size_t)m->nv;
   int ok = mbs_finite(dtau_dq, n) && mbs_finite(dtau_dv, n) && (!M || mbs_finite(M, n));
   return ok ? MB_OK : MB_ENUMERIC;
 }
 
-/* D = −Minv D, column by column (x: nv scratch) */
-static void left_solve(size_t nv, const double *Minv, double *D, double *x) {
-  for (size_t c = 0; c < nv; c++) {
-    for (size_t r = 0; r < nv; r++) x[r] = D[nv * r + c];
+void mbd_minus_minv(size_t nv, size_t cols, const double *Minv, double *D, double *x) {
+  for (size_t c = 0; c < cols; c++) {
+    for (size_t r = 0; r < nv; r++) x[r] = D[cols * r + c];
     for (size_t r = 0; r < nv; r++) {
       double s = 0.0;
       for (size_t l = 0; l < nv; l++) s += Minv[nv * r + l] * x[l];
-      D[nv * r + c] = -s;
+      D[cols * r + c] = -s;
     }
   }
 }
 
+void mbd_fext_columns(const mb_model *m, const mb_workspace *ws, double *dfext) {
+  size_t cols = 6 * ((size_t)m->nb + 1);
+  memset(dfext, 0, sizeof(double) * cols * (size_t)m->nv);
+  for (int j = 1; j <= m->nb; j++)
+    for (int k = j; k > 0; k = m->parent[k])
+      for (int c = 0; c < mb_joint_nv(m->jtype[k]); c++) {
+        int r = m->iv[k] + c;
+        double y[6];
+        mbs_X_mv(ws->X0E + 9 * j, ws->X0r + 3 * j, ws->dS + 24 * r, y);
+        for (int l = 0; l < 6; l++) dfext[cols * (size_t)r + 6 * (size_t)j + (size_t)l] = -y[l];
+      }
+}
+
 int mb_aba_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                        const double *tau, double *dqdd_dq, double *dqdd_dv, double *Minv) {
+  return mb_aba_ext_derivatives(m, ws, q, v, tau, NULL, dqdd_dq, dqdd_dv, Minv, NULL);
+}
+
+int mb_rnea_ext_derivatives(const mb_model *m, mb_workspace *ws, const double *q,
+                            const double *v, const double *a, const double *fext,
+                            double *dtau_dq, double *dtau_dv, double *M, double *dtau_dfext) {
+  int rc = mb_workspace_check(m, ws);
+  if (rc) return rc;
+  if (!q || !dtau_dq || !dtau_dv) return MB_EINVAL;
+  if (mbf_on(m)) return MB_EINVAL;
+  mbd_rnea_derivatives(m, ws, q, v, a, fext, 1, dtau_dq, dtau_dv, M);
+  if (dtau_dfext) mbd_fext_columns(m, ws, dtau_dfext);
+  size_t n = (size_t)m->nv * (size_t)m->nv, nf = 6 * ((size_t)m->nb + 1) * (size_t)m->nv;
+  int ok = mbs_finite(dtau_dq, n) && mbs_finite(dtau_dv, n) && (!M || mbs_finite(M, n)) &&
+           (!dtau_dfext || mbs_finite(dtau_dfext, nf));
+  return ok ? MB_OK : MB_ENUMERIC;
+}
+
+int mb_aba_ext_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                           const double *tau, const double *fext, double *dqdd_dq,
+                           double *dqdd_dv, double *Minv, double *dqdd_dfext) {
   int rc = mb_workspace_check(m, ws);
   if (rc) return rc;
   if (!q || !tau || !dqdd_dq || !dqdd_dv || !Minv) return MB_EINVAL;
   if (mbf_on(m)) return MB_EINVAL;
   double *qdd = ws->dx, *x = ws->dx + m->nv;
-  if ((rc = mb_aba(m, ws, q, v, tau, NULL, qdd)) != MB_OK) return rc;
+  size_t nv = (size_t)m->nv, cols = 6 * ((size_t)m->nb + 1);
+  if ((rc = mb_aba(m, ws, q, v, tau, fext, qdd)) != MB_OK) return rc;
   if ((rc = mb_minv(m, ws, q, Minv)) != MB_OK) return rc;
-  rnea_derivatives(m, ws, q, v, qdd, dqdd_dq, dqdd_dv, NULL);
-  left_solve((size_t)m->nv, Minv, dqdd_dq, x);
-  left_solve((size_t)m->nv, Minv, dqdd_dv, x);
-  size_t n = (size_t)m->nv * (size_t)m->nv;
-  return mbs_finite(dqdd_dq, n) && mbs_finite(dqdd_dv, n) ? MB_OK : MB_ENUMERIC;
+  mbd_rnea_derivatives(m, ws, q, v, qdd, fext, 1, dqdd_dq, dqdd_dv, NULL);
+  mbd_minus_minv(nv, nv, Minv, dqdd_dq, x);
+  mbd_minus_minv(nv, nv, Minv, dqdd_dv, x);
+  if (dqdd_dfext) {
+    mbd_fext_columns(m, ws, dqdd_dfext);
+    mbd_minus_minv(nv, cols, Minv, dqdd_dfext, x);
+  }
+  size_t n = nv * nv;
+  int ok = mbs_finite(dqdd_dq, n) && mbs_finite(dqdd_dv, n) &&
+           (!dqdd_dfext || mbs_finite(dqdd_dfext, cols * nv));
+  return ok ? MB_OK : MB_ENUMERIC;
 }

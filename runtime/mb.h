@@ -194,7 +194,8 @@ typedef struct mb_model {
 } mb_model;
 
 /* Flexible bodies are supported by mb_rnea, mb_nle, mb_gravity, mb_crba, mb_ltdl, mb_crba_fd,
- * mb_aba, mb_minv, mb_joint_wrenches, mb_fk (the bodies' reference frames) and mb_integrate;
+ * mb_aba, mb_minv, mb_joint_wrenches, mb_fk (the bodies' reference frames), mb_integrate,
+ * mb_difference and their Jacobians (mb_integrate_jacobians, mb_difference_jacobians);
  * mb_cfa, mb_fd_loops, mb_passive_forces, mb_rnea_derivatives and mb_aba_derivatives return
  * MB_EINVAL for a model with modes. */
 
@@ -541,6 +542,18 @@ int mb_rnea_derivatives(const mb_model *m, mb_workspace *ws, const double *q, co
  * M⁻¹ fails the pivot rule or an output is not finite. */
 int mb_aba_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                        const double *tau, double *dqdd_dq, double *dqdd_dv, double *Minv);
+/* The same with external wrenches fext (mb_rnea's: one [n; f] per body, on it, at its origin, in
+ * its frame; NULL: none): the q-derivatives hold fext fixed on its body (it turns with it, as
+ * Pinocchio's fext in the joint frames), and dtau_dfext = ∂τ/∂fext = −Jᵀ per body, resp.
+ * dqdd_dfext = ∂q̈/∂fext = M⁻¹ Jᵀ, nv × 6 (nb + 1) row-major (column 6 j + l: entry l of body
+ * j's wrench; the columns of body 0 zero), J the body's Jacobian in its frame; either may be NULL.
+ * Returns as mb_rnea_derivatives, mb_aba_derivatives. */
+int mb_rnea_ext_derivatives(const mb_model *m, mb_workspace *ws, const double *q,
+                            const double *v, const double *a, const double *fext,
+                            double *dtau_dq, double *dtau_dv, double *M, double *dtau_dfext);
+int mb_aba_ext_derivatives(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+                           const double *tau, const double *fext, double *dqdd_dq,
+                           double *dqdd_dv, double *Minv, double *dqdd_dfext);
 
 /* Forward dynamics and the joint wrenches by the Constraint Force Algorithm (cfa.c; Liu, Hu &
  * Zhang, "Constraint force algorithm for tree-like multibody system dynamics", Chinese Journal of
@@ -595,6 +608,21 @@ int mb_frame_velocity(const mb_model *m, const mb_frames *F, mb_workspace *ws, c
                       const double *v, double *vel);
 int mb_frame_acceleration_bias(const mb_model *m, const mb_frames *F, mb_workspace *ws,
                                const double *q, const double *v, double *acc);
+/* The derivatives of every frame's velocity V(q, v) = J v and acceleration A(q, v, a) = J a + J̇ v
+ * (frame_derivatives.c; docs/derivatives.md "Frame kinematics derivatives"): rows [ω; v] as
+ * mb_frame_velocity and [ω̇; the classical acceleration of the origin] as mb_frame_jacobian a +
+ * mb_frame_acceleration_bias (no gravity), in world axes (local = 0) or in the frame's axes
+ * (local ≠ 0: Rᵀ times the world vectors, R differentiated too). Each output is 6 × nv row-major
+ * per frame (+ 6 nv k), as mb_frame_jacobian; ∂/∂q along the tangent space (column c is d/dε at
+ * mb_integrate(q, e_c, ε), as mb_rnea_derivatives); dV_dv = dA_da = mb_frame_jacobian. Any output
+ * may be NULL (not computed); v or a NULL means zero. MB_OK; MB_EINVAL (NULL frames or q, or a
+ * model with flexible bodies); MB_ENUMERIC if an output is not finite. */
+int mb_frame_velocity_derivatives(const mb_model *m, const mb_frames *F, mb_workspace *ws,
+                                  const double *q, const double *v, int local, double *dV_dq,
+                                  double *dV_dv);
+int mb_frame_acceleration_derivatives(const mb_model *m, const mb_frames *F, mb_workspace *ws,
+                                      const double *q, const double *v, const double *a,
+                                      int local, double *dA_dq, double *dA_dv, double *dA_da);
 
 /* Centre of mass and energy (com.c). mb_mass: the total mass of the moving bodies (bodies merged
  * into the world do not move and are not counted; 0 for NULL). mb_com: their centre of mass in
@@ -713,6 +741,30 @@ int mb_contact_fd(const mb_model *m, const mb_frames *F, const mb_contacts *C, m
 int mb_impulse(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_workspace *ws,
                void *scratch, const double *q, const double *v_minus, const int *active,
                double *v_plus, double *impulse);
+/* Their derivatives (contact_derivatives.c; docs/derivatives.md): the answers of mb_contact_fd
+ * (qdd, force) and mb_impulse (v_plus, impulse) as those functions give them, and
+ *   dqdd_dq, dqdd_dv, dqdd_dtau  ∂q̈/∂q, ∂q̈/∂v, ∂q̈/∂τ, nv × nv;
+ *   dforce_dq, dforce_dv, dforce_dtau  ∂f/∂q, ..., nr × nv (nr = mb_contact_rows(C), the layout
+ *     of force; the inactive contacts' rows zero);
+ *   dvplus_dq, dvplus_dv  ∂v⁺/∂q, ∂v⁺/∂v⁻ (nv × nv), dimpulse_dq, dimpulse_dv  ∂Λ/∂q, ∂Λ/∂v⁻;
+ * all row-major, the q-columns along the tangent space as mb_rnea_derivatives'; the contacts'
+ * forces keep their world directions and act at the frames' origins. The force derivatives may be
+ * NULL (not computed), the others not; v_plus may not alias v_minus here. scratch: a buffer of
+ * mb_contact_derivatives_scratch_size(m, C) bytes (more than mb_contact_scratch_size), aligned
+ * for double. No active contact: mb_aba_derivatives' answers, zero force derivatives (impacts:
+ * ∂v⁺/∂v⁻ = 1, the rest zero). Returns as mb_contact_fd and mb_impulse. */
+size_t mb_contact_derivatives_scratch_size(const mb_model *m, const mb_contacts *C);
+int mb_contact_fd_derivatives(const mb_model *m, const mb_frames *F, const mb_contacts *C,
+                              mb_workspace *ws, void *scratch, const double *q, const double *v,
+                              const double *tau, const int *active, const double *mu,
+                              double *qdd, double *force, double *dqdd_dq, double *dqdd_dv,
+                              double *dqdd_dtau, double *dforce_dq, double *dforce_dv,
+                              double *dforce_dtau);
+int mb_impulse_derivatives(const mb_model *m, const mb_frames *F, const mb_contacts *C,
+                           mb_workspace *ws, void *scratch, const double *q,
+                           const double *v_minus, const int *active, double *v_plus,
+                           double *impulse, double *dvplus_dq, double *dvplus_dv,
+                           double *dimpulse_dq, double *dimpulse_dv);
 /* The same in the independent coordinates of a model with coupled joints (coupled_contact.c,
  * mb_coupling): q, v, τ, q̈, v⁻, v⁺ independent; M, h and the contact rows of the full tree
  * projected (Gᵀ M G, Gᵀ h, Jc G), dense. scratch: mb_coupled_contact_scratch_size(m, c, C)
@@ -749,6 +801,22 @@ int mb_integrate(const mb_model *m, const double *q, const double *v, double dt,
  * not wrapped: defined for |θ1 − θ0| < 2π). MB_OK, MB_EINVAL (NULL), MB_ENUMERIC (not
  * finite). */
 int mb_difference(const mb_model *m, const double *q0, const double *q1, double *v);
+/* The Jacobians of mb_integrate and mb_difference along the tangent spaces (manifold_jacobians.c;
+ * Pinocchio's dIntegrate and dDifference; docs/derivatives.md, "The manifold Jacobians"), each
+ * nv × nv row-major and block-diagonal per joint (every other entry written 0):
+ *   Jq column k = d/dε [(q ⊕ ε e_k) ⊕ v dt], Jv column k = d/dε [q ⊕ (v + ε e_k) dt] (dt
+ *   included), both at ε = 0 and measured in the tangent at qout = q ⊕ v dt, i.e. through
+ *   mb_difference(qout, ·); they depend on v dt only;
+ *   J0 column k = d/dε [q1 ⊖ (q0 ⊕ ε e_k)], J1 column k = d/dε [(q1 ⊕ ε e_k) ⊖ q0].
+ * ⊕ is mb_integrate with dt = 1. Scalars and modal coordinates give 1, dt 1, −1, 1; a spherical,
+ * floating or planar joint the SO(3), SE(3) ([linear; angular]) or SE(2) adjoint and right
+ * Jacobians. Jq, Jv, J0, J1 may each be NULL (not computed). mb_difference_jacobians keeps q1 ⊖ q0
+ * in its output while it works: J0 and J1 must not overlap. MB_OK, MB_EINVAL (m, q, v, q0 or q1
+ * NULL), MB_ENUMERIC (an output, or q1 ⊖ q0, not finite). */
+int mb_integrate_jacobians(const mb_model *m, const double *q, const double *v, double dt,
+                           double *Jq, double *Jv);
+int mb_difference_jacobians(const mb_model *m, const double *q0, const double *q1, double *J0,
+                            double *J1);
 
 /* The wrench [torque; force] transmitted across every joint, parent on child, at the joint origin,
  * in the joint frame: RNEA's f_i after the backward pass (joint_wrenches.c). wrench[0..5] = 0. */

@@ -104,6 +104,22 @@ target_compile_options(panda_osc PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(panda_osc PRIVATE urdf_panda_dynamics m)
 add_test(NAME controller_panda_osc COMMAND panda_osc --check)
 set_tests_properties(controller_panda_osc PROPERTIES LABELS "generated;controller" TIMEOUT 60)
+# The LQR example (examples/mpc/, docs/mpc.md): Solo12 on its four feet linearized in discrete
+# time (contact_fd_derivatives, integrate_jacobians), the LQR on the contact-consistent subspace,
+# a sideways push: A and B against central differences, the Riccati residual, the closed loop's
+# spectral radius below 1, the push recovered.
+mbdc_add_model(NAME mpc_solo12 MODEL ${PROJECT_SOURCE_DIR}/examples/urdf/solo12.urdf PREFIX solo
+               FLOATING_BASE QUIET NO_CHECK CONTACTS FL_FOOT FR_FOOT HL_FOOT HR_FOOT
+               FRAMES FL_FOOT FR_FOOT HL_FOOT HR_FOOT
+               FUNCTIONS contact_fd contact_fd_derivatives impulse integrate integrate_jacobians
+                         difference gravity frame_pose frame_jacobian_world)
+add_executable(solo12_lqr ${PROJECT_SOURCE_DIR}/examples/mpc/solo12_lqr.c
+               ${PROJECT_SOURCE_DIR}/examples/mpc/lqr.c)
+target_compile_options(solo12_lqr PRIVATE ${MBDC_WARNINGS})
+target_link_libraries(solo12_lqr PRIVATE mpc_solo12_dynamics m)
+add_test(NAME controller_solo12_lqr COMMAND solo12_lqr --check)
+set_tests_properties(controller_solo12_lqr PROPERTIES
+                     LABELS "generated;controller;derivatives;contacts" TIMEOUT 60)
 
 # The identification example (examples/identification/, docs/identification.md): the UR5's base
 # inertial parameters and joint friction identified by OLS and WLS (LAPACK) from torques

@@ -1,7 +1,8 @@
 # Tests of the generic runtime solver (runtime/), one file per runtime file.
 # The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
-foreach(t spatial jcalc rnea crba fk integrate joint_wrenches aba ltdl minv derivatives cfa energy
-       numerics api loops fd_loops passive)
+foreach(t spatial jcalc rnea crba fk integrate manifold_jacobians joint_wrenches aba ltdl minv
+       derivatives frame_derivatives contact_derivatives cfa energy numerics api loops fd_loops
+       passive)
   set(_extra)
   if(t STREQUAL "loops" OR t STREQUAL "fd_loops")
     set(_extra mb_loopmech.c)

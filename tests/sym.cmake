@@ -11,6 +11,10 @@ mbdc_add_test(NAME test_recipes SOURCES test_recipes.c mbg_examples.c mbg_randmo
 # generated rnea and aba, and the identities between them (no C compiler).
 mbdc_add_test(NAME test_gen_derivatives SOURCES test_gen_derivatives.c mbg_examples.c
               mbg_randmodel.c mbg_testmodel.c mb_randtree.c LIBS mbdc_core)
+# The generated integrate_jacobians and difference_jacobians against the runtime's, tiny angles
+# included (no C compiler).
+mbdc_add_test(NAME test_gen_manifold SOURCES test_gen_manifold.c mbg_randmodel.c
+              mbg_testmodel.c mb_randtree.c LIBS mbdc_core)
 # The generated base_regressor, base_params and joint_regressor against the runtime's regressors,
 # the identity Yb beta = Y pi and the rank of the stacked Yb (no C compiler).
 mbdc_add_test(NAME test_gen_base SOURCES test_gen_base.c mbg_randmodel.c mbg_testmodel.c

@@ -22,6 +22,7 @@ typedef struct fixture {
 } fixture;
 
 static int with_universal; /* the trees draw universal joints too (test_universal_joints) */
+static const double *cur_fext; /* the external wrenches rnea3 and aba3 apply (NULL: none) */
 
 static void setup(fixture *f, uint64_t seed, int nb, int floating) {
   f->t = with_universal ? mbt_randtree_universal(seed, nb, floating)
@@ -52,11 +53,11 @@ typedef int (*dyn_fn)(const mb_model *, mb_workspace *, const double *, const do
                       const double *, double *);
 static int rnea3(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                  const double *a, double *y) {
-  return mb_rnea(m, ws, q, v, a, NULL, y);
+  return mb_rnea(m, ws, q, v, a, cur_fext, y);
 }
 static int aba3(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
                 const double *tau, double *y) {
-  return mb_aba(m, ws, q, v, tau, NULL, y);
+  return mb_aba(m, ws, q, v, tau, cur_fext, y);
 }
 
 /* Column k of ∂y/∂q (wrt_q) or ∂y/∂v by central differences, step h, into f->col. */
@@ -167,6 +168,63 @@ static void test_universal_joints(void **state) {
   with_universal = 0;
 }
 
+/* Column 6 j + l of ∂y/∂fext (y = τ or q̈, affine in fext) against the difference of y at fext
+ * and fext + e_{6j+l} (exact but for rounding: 1e-9 relative to the largest entry). */
+static void check_fext(fixture *f, dyn_fn fn, const double *x, double *fext, const double *D) {
+  const mb_model *m = &f->t->model;
+  int n = m->nv, cols = 6 * (m->nb + 1);
+  double scale = fmax(mbt_max_abs(D, (size_t)n * (size_t)cols), 1.0);
+  assert_int_equal(fn(m, &f->ws, f->q, f->v, x, f->ym), MB_OK);
+  for (int k = 0; k < cols; k++) {
+    double keep = fext[k];
+    fext[k] += 1.0;
+    assert_int_equal(fn(m, &f->ws, f->q, f->v, x, f->yp), MB_OK);
+    fext[k] = keep;
+    for (int l = 0; l < n; l++) f->col[l] = f->yp[l] - f->ym[l], f->e[l] = D[l * cols + k];
+    mbt_assert_near(f->e, f->col, (size_t)n, 1e-9, scale, "d/dfext column", __FILE__, __LINE__);
+  }
+}
+
+/* With external wrenches (random, every body): ∂τ/∂q, ∂τ/∂v of mb_rnea_ext_derivatives and
+ * ∂q̈/∂q, ∂q̈/∂v of mb_aba_ext_derivatives against central differences of mb_rnea / mb_aba with
+ * the same fext (held in the bodies' frames), their M and M⁻¹ against mb_crba and mb_minv, and
+ * ∂/∂fext against differences of the affine maps; fext = NULL gives mb_rnea_derivatives'. */
+static void test_ext_derivatives(void **state) {
+  (void)state;
+  fixture f;
+  FOR_TREES(f) {
+    const mb_model *m = &f.t->model;
+    size_t n2 = (size_t)m->nv * (size_t)m->nv, cols = 6 * ((size_t)m->nb + 1);
+    double *fext = malloc(sizeof(double) * (cols + cols * (size_t)m->nv + n2));
+    double *D = fext + cols, *W = D + cols * (size_t)m->nv;
+    mbt_rng g;
+    mbt_rng_seed(&g, 99);
+    mbt_rand_vec(&g, (int)cols, -2, 2, fext);
+    cur_fext = fext;
+    assert_int_equal(mb_rnea_ext_derivatives(m, &f.ws, f.q, f.v, f.a, fext, f.dq, f.dv, f.M, D),
+                     MB_OK);
+    check_fd(&f, rnea3, f.a, f.dq, 1);
+    check_fd(&f, rnea3, f.a, f.dv, 0);
+    check_fext(&f, rnea3, f.a, fext, D);
+    assert_int_equal(mb_crba(m, &f.ws, f.q, f.ref), MB_OK);
+    MBT_ASSERT_REL(f.M, f.ref, n2, 1e-12);
+    assert_int_equal(mb_aba_ext_derivatives(m, &f.ws, f.q, f.v, f.tau, fext, f.dq, f.dv, f.M, D),
+                     MB_OK);
+    check_fd(&f, aba3, f.tau, f.dq, 1);
+    check_fd(&f, aba3, f.tau, f.dv, 0);
+    check_fext(&f, aba3, f.tau, fext, D);
+    assert_int_equal(mb_minv(m, &f.ws, f.q, f.ref), MB_OK);
+    MBT_ASSERT_NEAR(f.M, f.ref, n2, 0.0);
+    cur_fext = NULL;
+    assert_int_equal(mb_rnea_ext_derivatives(m, &f.ws, f.q, f.v, f.a, NULL, f.dq, f.dv, NULL,
+                                             NULL), MB_OK);
+    assert_int_equal(mb_rnea_derivatives(m, &f.ws, f.q, f.v, f.a, W, f.ref, NULL), MB_OK);
+    MBT_ASSERT_NEAR(f.dq, W, n2, 0.0);
+    MBT_ASSERT_NEAR(f.dv, f.ref, n2, 0.0);
+    free(fext);
+  }
+}
+
 /* A NULL configuration or output is refused (MB_EINVAL). */
 static void test_refusals(void **state) {
   (void)state;
@@ -185,6 +243,7 @@ int main(void) {
       cmocka_unit_test(test_static),
       cmocka_unit_test(test_aba_derivatives),
       cmocka_unit_test(test_universal_joints),
+      cmocka_unit_test(test_ext_derivatives),
       cmocka_unit_test(test_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,6 +121,11 @@ static void identities(const char *relpath, unsigned long long seed) {
   double D[MAXV * MAXV], Dv[MAXV * MAXV];
   assert_int_equal(mb_rnea_derivatives(F.model, &F.ws, q, v, tau, D, Dv, M), MB_EINVAL);
   assert_int_equal(mb_aba_derivatives(F.model, &F.ws, q, v, tau, D, Dv, M), MB_EINVAL);
+  mb_frame f1 = {1, {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}}; /* nor the frame derivatives */
+  mb_frames F1 = {1, &f1};
+  assert_int_equal(mb_frame_velocity_derivatives(F.model, &F1, &F.ws, q, v, 0, D, Dv), MB_EINVAL);
+  assert_int_equal(mb_frame_acceleration_derivatives(F.model, &F1, &F.ws, q, v, tau, 0, D, Dv, M),
+                   MB_EINVAL);
   mbt_fm_free(&F);
 }
 

@@ -92,6 +92,8 @@ static void test_algorithms_do_not_allocate(void **state) {
     rc |= mb_cfa(m, &ws, q, v, tau, out, w);
     mb_fk(m, &ws, q, pose);
     mb_integrate(m, q, v, 0.01, q2);
+    rc |= mb_integrate_jacobians(m, q, v, 0.01, M, Minv);
+    rc |= mb_difference_jacobians(m, q, q2, M, Minv);
     mb_joint_wrenches(m, &ws, q, v, a, w);
     rc |= mb_passive_forces(m, &S, &ws, q, v, out);
     rc |= mb_regressor(m, &ws, q, v, a, Y);

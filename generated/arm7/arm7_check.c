@@ -12,7 +12,7 @@
 
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0xd77603542ef8
+#if ARM7_SET_ID != 0xf94a19ce0e89
 #error "arm7_check.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -149,17 +149,23 @@ int main(void) {
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
-  /* q has room for a whole floating joint past its end: the compiler cannot prove that the
+  if (big < (size_t)(6 * NV * (NB + 1))) big = (size_t)(6 * NV * (NB + 1));  /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
   real gq[NQ], gv[NV], ga[NV], gtau[NV], gfext[6 * (NB + 1)], gq2[NQ];  double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
-  double *ref3 = malloc(big * sizeof *ref3);
-  real *out3 = malloc(big * sizeof *out3);
+  double *ref3 = malloc(big * sizeof *ref3), *ref4 = malloc(big * sizeof *ref4);
+  real *out3 = malloc(big * sizeof *out3), *out4 = malloc(big * sizeof *out4);
+  /* the outputs after the fourth (contact_fd_derivatives: 8) */
+  double *ref5 = malloc(big * sizeof *ref5), *ref6 = malloc(big * sizeof *ref6);
+  double *ref7 = malloc(big * sizeof *ref7), *ref8 = malloc(big * sizeof *ref8);
+  real *out5 = malloc(big * sizeof *out5), *out6 = malloc(big * sizeof *out6);
+  real *out7 = malloc(big * sizeof *out7), *out8 = malloc(big * sizeof *out8);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !buffer)
+  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !ref4 || !out4 || !ref5 || !out5 ||
+      !ref6 || !out6 || !ref7 || !out7 || !ref8 || !out8 || !buffer)
     return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);
@@ -459,6 +465,8 @@ int main(void) {
     printf("arm7: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("arm7: ok: %d functions agree to %g (worst %.1e, %s)\n", 26, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);
+  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
+  free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
+  free(buffer);
   return failed ? 1 : 0;
 }

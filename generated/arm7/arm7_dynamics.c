@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ARM7_SET_ID != 0xd77603542ef8
+#if ARM7_SET_ID != 0xf94a19ce0e89
 #error "arm7_dynamics.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -4301,8 +4301,11 @@ int arm7_crba_fd(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ARM7_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ARM7_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -5513,8 +5516,11 @@ int arm7_aba(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ARM7_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ARM7_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -6758,8 +6764,11 @@ int arm7_aba_ext(const double q[ARM7_NQ], const double v[ARM7_NV], const double 
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ARM7_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ARM7_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -8002,8 +8011,11 @@ int arm7_minv(const double q[ARM7_NQ], double Minv[ARM7_NV * ARM7_NV]) {
   for (int k = 0; k < 6; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ARM7_NV * ARM7_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ARM7_NV * ARM7_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -20587,9 +20599,11 @@ int arm7_cfa(const double q[ARM7_NQ], const double v[ARM7_NV], const double tau[
   for (int k = 0; k < 28; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ARM7_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ARM7_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (ARM7_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ARM7_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (ARM7_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

@@ -6,7 +6,7 @@
  */
 #include "arm7_model.h"
 
-#if ARM7_SET_ID != 0xd77603542ef8
+#if ARM7_SET_ID != 0xf94a19ce0e89
 #error "arm7_model.c and arm7_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if CART_POLE_SET_ID != 0x8c6fca6fc89b
+#if CART_POLE_SET_ID != 0x34e94e1a725a
 #error "cart_pole_dynamics.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -296,8 +296,11 @@ int cart_pole_crba_fd(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < CART_POLE_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < CART_POLE_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -346,8 +349,11 @@ int cart_pole_aba(const double q[CART_POLE_NQ], const double v[CART_POLE_NV], co
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < CART_POLE_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < CART_POLE_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -400,8 +406,11 @@ int cart_pole_aba_ext(const double q[CART_POLE_NQ], const double v[CART_POLE_NV]
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < CART_POLE_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < CART_POLE_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -437,8 +446,11 @@ int cart_pole_minv(const double q[CART_POLE_NQ], double Minv[CART_POLE_NV * CART
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > CART_POLE_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < CART_POLE_NV * CART_POLE_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < CART_POLE_NV * CART_POLE_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -6,7 +6,7 @@
  */
 #include "cart_pole_model.h"
 
-#if CART_POLE_SET_ID != 0x8c6fca6fc89b
+#if CART_POLE_SET_ID != 0x34e94e1a725a
 #error "cart_pole_model.c and cart_pole_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -6,7 +6,7 @@
  */
 #include "double_pendulum_model.h"
 
-#if DOUBLE_PENDULUM_SET_ID != 0x413f9a420b5f
+#if DOUBLE_PENDULUM_SET_ID != 0xea80de22a85c
 #error "double_pendulum_model.c and double_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0xcbd1c8ec752c
+#if FIVE_BAR_SET_ID != 0x2c637c8937b2
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -937,8 +937,11 @@ int five_bar_crba_fd(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1180,8 +1183,11 @@ int five_bar_aba(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], const
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1433,8 +1439,11 @@ int five_bar_aba_ext(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], c
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1659,8 +1668,11 @@ int five_bar_minv(const double q[FIVE_BAR_NQ], double Minv[FIVE_BAR_NV * FIVE_BA
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV * FIVE_BAR_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV * FIVE_BAR_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4126,8 +4138,11 @@ int five_bar_rcr_refine_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_N
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4677,10 +4692,12 @@ int five_bar_fd_loops(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], 
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < FIVE_BAR_NC; k++)
-    if (!isfinite(lambda[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < FIVE_BAR_NC; k++) nonfinite |= !isfinite(lambda[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -5459,8 +5476,11 @@ int five_bar_rcr_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   int status = 0;
   /* a dependent coordinate's pivot ratio below FIVE_BAR_RCR_SWITCH: bit 1 (qdd is this
    * selection's answer, ill-conditioned; five_bar_rcr then tries the next) */
@@ -6159,8 +6179,11 @@ int five_bar_rcr_refine_0(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_N
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -6811,8 +6834,11 @@ int five_bar_rcr_1(const double q[FIVE_BAR_NQ], const double v[FIVE_BAR_NV], con
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FIVE_BAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FIVE_BAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FIVE_BAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   int status = 0;
   /* a dependent coordinate's pivot ratio below FIVE_BAR_RCR_SWITCH: bit 1 (qdd is this
    * selection's answer, ill-conditioned; five_bar_rcr then tries the next) */

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_SET_ID != 0x6be6587e4d42
+#if FLEXIBLE_ARM_SET_ID != 0xd32096c558e7
 #error "flexible_arm_dynamics.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -691,8 +691,11 @@ int flexible_arm_crba_fd(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -831,8 +834,11 @@ int flexible_arm_aba(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBLE_AR
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -975,8 +981,11 @@ int flexible_arm_aba_ext(const double q[FLEXIBLE_ARM_NQ], const double v[FLEXIBL
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1066,8 +1075,11 @@ int flexible_arm_minv(const double q[FLEXIBLE_ARM_NQ], double Minv[FLEXIBLE_ARM_
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NV * FLEXIBLE_ARM_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -71,7 +71,7 @@ extern "C" {
 #define FLEXIBLE_ARM_NNODES 1 /* nodes of the flexible bodies (flexible_arm_node_poses) */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_SET_ID 0x6be6587e4d42
+#define FLEXIBLE_ARM_SET_ID 0xd32096c558e7
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_PIVOT_EPS 1e-12
 

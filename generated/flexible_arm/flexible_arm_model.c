@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_model.h"
 
-#if FLEXIBLE_ARM_SET_ID != 0x6be6587e4d42
+#if FLEXIBLE_ARM_SET_ID != 0xd32096c558e7
 #error "flexible_arm_model.c and flexible_arm_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe1e803bc237d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe063373c7720
 #error "flexible_arm_nodal_dynamics.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -1150,8 +1150,11 @@ int flexible_arm_nodal_crba_fd(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1484,8 +1487,11 @@ int flexible_arm_nodal_aba(const double q[FLEXIBLE_ARM_NODAL_NQ], const double v
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1825,8 +1831,11 @@ int flexible_arm_nodal_aba_ext(const double q[FLEXIBLE_ARM_NODAL_NQ], const doub
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -2205,8 +2214,11 @@ int flexible_arm_nodal_minv(const double q[FLEXIBLE_ARM_NODAL_NQ], double Minv[F
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > FLEXIBLE_ARM_NODAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_ARM_NODAL_NV * FLEXIBLE_ARM_NODAL_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_nodal_model.h"
 
-#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe1e803bc237d
+#if FLEXIBLE_ARM_NODAL_SET_ID != 0xe063373c7720
 #error "flexible_arm_nodal_model.c and flexible_arm_nodal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -70,7 +70,7 @@ extern "C" {
 #define FLEXIBLE_ARM_RIGID_NREG 20 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FLEXIBLE_ARM_RIGID_SET_ID 0x7abf3a5b63d6
+#define FLEXIBLE_ARM_RIGID_SET_ID 0xb795b197b018
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FLEXIBLE_ARM_RIGID_PIVOT_EPS 1e-12
 

@@ -6,7 +6,7 @@
  */
 #include "flexible_arm_rigid_model.h"
 
-#if FLEXIBLE_ARM_RIGID_SET_ID != 0x7abf3a5b63d6
+#if FLEXIBLE_ARM_RIGID_SET_ID != 0xb795b197b018
 #error "flexible_arm_rigid_model.c and flexible_arm_rigid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

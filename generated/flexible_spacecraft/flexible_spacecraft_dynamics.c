@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x9e1fc3d6ddcd
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3a7497397693
 #error "flexible_spacecraft_dynamics.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -2025,8 +2025,11 @@ int flexible_spacecraft_crba_fd(const double q[FLEXIBLE_SPACECRAFT_NQ], const do
   const double t286 = t285 - t260;
   qdd[12] = t286;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -2388,8 +2391,11 @@ int flexible_spacecraft_aba(const double q[FLEXIBLE_SPACECRAFT_NQ], const double
   const double t273 = t272 - da_bus_2;
   qdd[12] = t273;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -2776,8 +2782,11 @@ int flexible_spacecraft_aba_ext(const double q[FLEXIBLE_SPACECRAFT_NQ], const do
   const double t297 = t296 - da_bus_2;
   qdd[12] = t297;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -2956,8 +2965,11 @@ int flexible_spacecraft_minv(const double q[FLEXIBLE_SPACECRAFT_NQ], double Minv
   Minv[167] = mbdc_zero;
   Minv[168] = 17.77860337117303;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < FLEXIBLE_SPACECRAFT_NV * FLEXIBLE_SPACECRAFT_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

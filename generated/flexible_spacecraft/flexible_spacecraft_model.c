@@ -6,7 +6,7 @@
  */
 #include "flexible_spacecraft_model.h"
 
-#if FLEXIBLE_SPACECRAFT_SET_ID != 0x9e1fc3d6ddcd
+#if FLEXIBLE_SPACECRAFT_SET_ID != 0x3a7497397693
 #error "flexible_spacecraft_model.c and flexible_spacecraft_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if GIMBAL_SET_ID != 0x94cbca9de8b4
+#if GIMBAL_SET_ID != 0x10f21c1cca61
 #error "gimbal_dynamics.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -987,8 +987,11 @@ int gimbal_crba_fd(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < GIMBAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < GIMBAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1209,8 +1212,11 @@ int gimbal_aba(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < GIMBAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < GIMBAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1439,8 +1445,11 @@ int gimbal_aba_ext(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const d
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < GIMBAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < GIMBAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1596,8 +1605,11 @@ int gimbal_minv(const double q[GIMBAL_NQ], double Minv[GIMBAL_NV * GIMBAL_NV]) {
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < GIMBAL_NV * GIMBAL_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < GIMBAL_NV * GIMBAL_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4054,9 +4066,11 @@ int gimbal_cfa(const double q[GIMBAL_NQ], const double v[GIMBAL_NV], const doubl
   for (int k = 0; k < 3; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > GIMBAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < GIMBAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (GIMBAL_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < GIMBAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (GIMBAL_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

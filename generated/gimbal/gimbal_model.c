@@ -6,7 +6,7 @@
  */
 #include "gimbal_model.h"
 
-#if GIMBAL_SET_ID != 0x94cbca9de8b4
+#if GIMBAL_SET_ID != 0x10f21c1cca61
 #error "gimbal_model.c and gimbal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

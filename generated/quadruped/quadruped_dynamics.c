@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUADRUPED_SET_ID != 0x16168bb7d55d
+#if QUADRUPED_SET_ID != 0x9b048da2deb4
 #error "quadruped_dynamics.c and quadruped_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -10689,8 +10689,11 @@ int quadruped_crba_fd(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUADRUPED_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUADRUPED_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUADRUPED_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -13913,8 +13916,11 @@ int quadruped_aba(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUADRUPED_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUADRUPED_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUADRUPED_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -17215,8 +17221,11 @@ int quadruped_aba_ext(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV]
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUADRUPED_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUADRUPED_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUADRUPED_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -22098,8 +22107,11 @@ int quadruped_minv(const double q[QUADRUPED_NQ], double Minv[QUADRUPED_NV * QUAD
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUADRUPED_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUADRUPED_NV * QUADRUPED_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUADRUPED_NV * QUADRUPED_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -49768,9 +49780,11 @@ int quadruped_cfa(const double q[QUADRUPED_NQ], const double v[QUADRUPED_NV], co
   for (int k = 0; k < 66; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUADRUPED_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUADRUPED_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (QUADRUPED_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUADRUPED_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (QUADRUPED_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x8d904a0b8163
+#if QUARTER_CAR_SET_ID != 0x9a79e339ff36
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3000,8 +3000,11 @@ int quarter_car_crba_fd(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -3731,8 +3734,11 @@ int quarter_car_aba(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR_N
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4481,8 +4487,11 @@ int quarter_car_aba_ext(const double q[QUARTER_CAR_NQ], const double v[QUARTER_C
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -5192,8 +5201,11 @@ int quarter_car_minv(const double q[QUARTER_CAR_NQ], double Minv[QUARTER_CAR_NV 
   for (int k = 0; k < 4; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV * QUARTER_CAR_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV * QUARTER_CAR_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -15757,10 +15769,12 @@ int quarter_car_fd_loops(const double q[QUARTER_CAR_NQ], const double v[QUARTER_
   for (int k = 0; k < 12; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < QUARTER_CAR_NC; k++)
-    if (!isfinite(lambda[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < QUARTER_CAR_NC; k++) nonfinite |= !isfinite(lambda[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -24198,8 +24212,11 @@ int quarter_car_rcr_0(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   for (int k = 0; k < 9; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   int status = 0;
   /* a dependent coordinate's pivot ratio below QUARTER_CAR_RCR_SWITCH: bit 1 (qdd is this
    * selection's answer, ill-conditioned; quarter_car_rcr then tries the next) */
@@ -29570,8 +29587,11 @@ int quarter_car_rcr_refine_0(const double q[QUARTER_CAR_NQ], const double v[QUAR
   for (int k = 0; k < 9; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -34934,8 +34954,11 @@ int quarter_car_rcr_1(const double q[QUARTER_CAR_NQ], const double v[QUARTER_CAR
   for (int k = 0; k < 9; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   int status = 0;
   /* a dependent coordinate's pivot ratio below QUARTER_CAR_RCR_SWITCH: bit 1 (qdd is this
    * selection's answer, ill-conditioned; quarter_car_rcr then tries the next) */
@@ -40579,8 +40602,11 @@ int quarter_car_rcr_refine_1(const double q[QUARTER_CAR_NQ], const double v[QUAR
   for (int k = 0; k < 9; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > QUARTER_CAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < QUARTER_CAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPACE_ROBOT_SET_ID != 0x110a4245921c
+#if SPACE_ROBOT_SET_ID != 0x124043931ad0
 #error "space_robot_dynamics.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -4393,8 +4393,11 @@ int space_robot_crba_fd(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
   for (int k = 0; k < 10; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPACE_ROBOT_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPACE_ROBOT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPACE_ROBOT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -5700,8 +5703,11 @@ int space_robot_aba(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_N
   for (int k = 0; k < 10; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPACE_ROBOT_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPACE_ROBOT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPACE_ROBOT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -7049,8 +7055,11 @@ int space_robot_aba_ext(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROB
   for (int k = 0; k < 10; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPACE_ROBOT_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPACE_ROBOT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPACE_ROBOT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -8846,8 +8855,11 @@ int space_robot_minv(const double q[SPACE_ROBOT_NQ], double Minv[SPACE_ROBOT_NV 
   for (int k = 0; k < 10; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPACE_ROBOT_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPACE_ROBOT_NV * SPACE_ROBOT_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPACE_ROBOT_NV * SPACE_ROBOT_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -20435,9 +20447,11 @@ int space_robot_cfa(const double q[SPACE_ROBOT_NQ], const double v[SPACE_ROBOT_N
   for (int k = 0; k < 30; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPACE_ROBOT_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPACE_ROBOT_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (SPACE_ROBOT_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPACE_ROBOT_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (SPACE_ROBOT_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

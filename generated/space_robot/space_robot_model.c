@@ -6,7 +6,7 @@
  */
 #include "space_robot_model.h"
 
-#if SPACE_ROBOT_SET_ID != 0x110a4245921c
+#if SPACE_ROBOT_SET_ID != 0x124043931ad0
 #error "space_robot_model.c and space_robot_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

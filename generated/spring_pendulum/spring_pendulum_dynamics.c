@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SPRING_PENDULUM_SET_ID != 0xca518f70dfc5
+#if SPRING_PENDULUM_SET_ID != 0xff739ef2b9af
 #error "spring_pendulum_dynamics.c and spring_pendulum_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -402,8 +402,11 @@ int spring_pendulum_crba_fd(const double q[SPRING_PENDULUM_NQ], const double v[S
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPRING_PENDULUM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPRING_PENDULUM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -505,8 +508,11 @@ int spring_pendulum_aba(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPRING_PENDULUM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPRING_PENDULUM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -615,8 +621,11 @@ int spring_pendulum_aba_ext(const double q[SPRING_PENDULUM_NQ], const double v[S
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPRING_PENDULUM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPRING_PENDULUM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -687,8 +696,11 @@ int spring_pendulum_minv(const double q[SPRING_PENDULUM_NQ], double Minv[SPRING_
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPRING_PENDULUM_NV * SPRING_PENDULUM_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPRING_PENDULUM_NV * SPRING_PENDULUM_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1747,10 +1759,12 @@ int spring_pendulum_cfa(const double q[SPRING_PENDULUM_NQ], const double v[SPRIN
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SPRING_PENDULUM_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SPRING_PENDULUM_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (SPRING_PENDULUM_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SPRING_PENDULUM_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (SPRING_PENDULUM_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -7,11 +7,12 @@
 #include "emit/gen_signature.h"
 #include "lua/lua_host.h"
 
-/* The widest function name: the column of the descriptions. */
+/* The column of the descriptions: the widest function name of at most 24 characters (a longer
+ * name pushes its own description right, so that the other lines stay within 100 columns). */
 static int name_width(void) {
   int w = 0;
   for (const mbg_fn *f = mbg_fns; f->name; f++)
-    if ((int)strlen(f->name) > w) w = (int)strlen(f->name);
+    if ((int)strlen(f->name) > w && strlen(f->name) <= 24) w = (int)strlen(f->name);
   return w;
 }
 

@@ -46,7 +46,8 @@
   "                           origin (default auto: per function the one of fewest operations,\n" \
   "                           ties to body; docs/frames.md); --parts N cuts a function of more\n" \
   "                           than 3 N statements into static functions of about N each, which\n" \
-  "                           compile several times faster (default 4000; 0: never cut);\n"   \
+  "                           compile several times faster (default 4000; the derivatives,\n"  \
+  "                           past 12000, in parts of 2000; 0: never cut);\n"                  \
   "                           --parameters BODY,...|all[,gravity] makes those bodies' inertial\n" \
   "                           parameters (and gravity) the first argument pi of every function\n" \
   "                           that depends on them, instead of constants (replaces the model's\n" \

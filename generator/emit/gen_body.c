@@ -17,6 +17,12 @@
  * functions"). */
 #define MBG_GEN_PART_SIZE 4000
 
+/* By default, the derivative functions (rnea_derivatives, aba_derivatives and their twins), the
+ * longest mbdc writes, are cut past the same length but into parts of about this many:
+ * romeo_small's two then compile in about 26 s of processor time at -O2 instead of 30 s, at the
+ * same instructions per call within 1 % (docs/derivatives.md, "Compile time"). */
+#define MBG_GEN_PART_SIZE_DERIV 2000
+
 /* The parts' parameters (mbg_sym_emit_opts.part_params, part_args): f's own, as pointers, then
  * the pivots' arrays of an int function (source.lua), malloc'ed. */
 typedef struct part_params {
@@ -37,11 +43,15 @@ static int body_opts(const mbg_gen *g, const mbg_gen_function *f, const char *co
   const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
   long part = g->opts->part_size == 0 ? MBG_GEN_PART_SIZE : g->opts->part_size < 0 ? 0
                                                                               : g->opts->part_size;
+  long split = 3 * part;
+  if (g->opts->part_size == 0 && (strncmp(f->name, "rnea_derivatives", 16) == 0 ||
+                                  strncmp(f->name, "aba_derivatives", 15) == 0))
+    part = MBG_GEN_PART_SIZE_DERIV;
   *eo = (mbg_sym_emit_opts){.indent = "  ", .scalar = g->opts->scalar, .no_final_newline = 1,
                             .reserved = reserved,
                             .sincos = g->opts->trig_libm ? NULL : "mbdc_sincos",
                             .zero = "mbdc_zero", .zeros_first_above = MBG_GEN_L1I_BYTES,
-                            .split_above = 3 * part, .part_size = (int32_t)part,
+                            .split_above = split, .part_size = (int32_t)part,
                             .part_lv = "mbdc_lv", .part_args = pp->args};
   snprintf(pp->name, sizeof pp->name, "%.80s_%.64s_part", g->prefix, f->name);
   eo->part_name = pp->name;

@@ -15,7 +15,8 @@
 int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
                      const char *const *reserved, int parts);
 /* How many parts f's body is cut into when written (1: one function; -1: out of memory): with
- * --parts N (default 4000), a body of more than 3 N statements, in parts of about N
+ * --parts N (default 4000; the derivative functions 2000, past 12 000 still: gen_body.c), a
+ * body of more than 3 N statements, in parts of about N
  * (mbg_sym_emit_opts); *slots (when slots is not NULL): the length of the scratch array that
  * carries values between them (0 when not cut). */
 int32_t mbg_gen_parts(const mbg_gen *g, const mbg_gen_function *f, int32_t *slots);

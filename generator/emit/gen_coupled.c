@@ -20,6 +20,11 @@ static const struct {
     {"frame_jacobian_world", MBG_COUPLED_FOLD},
     {"frame_velocity", MBG_COUPLED_FOLD},
     {"frame_acceleration_bias", MBG_COUPLED_FOLD},
+    /* columns times G: the q-tangent of a coupled scalar coordinate is G's column, as v's */
+    {"frame_velocity_derivatives", MBG_COUPLED_FOLD},
+    {"frame_velocity_derivatives_local", MBG_COUPLED_FOLD},
+    {"frame_acceleration_derivatives", MBG_COUPLED_FOLD},
+    {"frame_acceleration_derivatives_local", MBG_COUPLED_FOLD},
     {"com", MBG_COUPLED_FOLD},
     {"com_jacobian", MBG_COUPLED_FOLD},
     {"energy", MBG_COUPLED_FOLD},
@@ -33,6 +38,8 @@ static const struct {
     {"trig", MBG_COUPLED_FOLD},
     {"integrate", MBG_COUPLED_PICK},
     {"difference", MBG_COUPLED_PICK},
+    {"integrate_jacobians", MBG_COUPLED_PICK}, /* the independent joints' blocks */
+    {"difference_jacobians", MBG_COUPLED_PICK},
     {"aba", MBG_COUPLED_SOLVE},
     {"aba_ext", MBG_COUPLED_SOLVE},
     {"crba_fd", MBG_COUPLED_SOLVE},
@@ -86,6 +93,10 @@ mbg_lsym_map mbg_gen_coupled_map(const mbg_gen *g, mbg_coupled_kind kind, const 
   if (kind == MBG_COUPLED_PICK) {
     if (!strcmp(role, "out_nq")) return *full = t->nq, MBG_MAP_PICK_Q;
     if (!strcmp(role, "out_nv")) return *full = nv, MBG_MAP_PICK_V;
+    /* the Jacobians of integrate and difference: a coupled joint is scalar (its block 1, dt or
+     * ±1, zero elsewhere), so the independent coordinates' Jacobian is the full one's rows and
+     * columns of the independent coordinates */
+    if (!strcmp(role, "out_nvnv")) return *full = nv * nv, MBG_MAP_PICK_VV;
     return MBG_MAP_NONE;
   }
   if (!strcmp(role, "out_nvnv")) return *full = nv * nv, MBG_MAP_BOTH;

@@ -3,7 +3,8 @@
  * runs in the full ones, through the index maps of lua/lua_sym.h:
  *   FOLD   inputs expanded (x = G x_ind + o), force outputs folded by Gᵀ, Jacobians by G, inertia
  *          and derivative matrices as Gᵀ A G (rnea, crba, the kinematics, centroidal, ...);
- *   PICK   inputs expanded, configurations and velocities picked (integrate, difference);
+ *   PICK   inputs expanded, configurations and velocities picked (integrate, difference), and
+ *          their Jacobians' independent rows and columns (integrate_jacobians, ...);
  *   SOLVE  q and v expanded, the rest in the independent coordinates: the recipe folds M and h
  *          and solves (aba, aba_ext, crba_fd, minv: templates/lib/coupled.lua).
  * The others are not generated yet for such a model (a note, or an error when asked for). */

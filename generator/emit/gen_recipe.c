@@ -32,6 +32,7 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
   case MBG_RS_NQ: return nq;
   case MBG_RS_NV: return nv;
   case MBG_RS_NVNV: return nv * nv;
+  case MBG_RS_NVWRENCH: return 6 * nb1 * nv;
   case MBG_RS_WRENCHES: return 6 * nb1;
   case MBG_RS_POSES: return 12 * nb1;
   case MBG_RS_NC: return nc;
@@ -48,6 +49,7 @@ static int role_size(const mbg_gen *g, const char *role, int *is_output, int *pa
   case MBG_RS_6NV: return 6 * nv;
   case MBG_RS_CONTACTS: return g->ncontacts;
   case MBG_RS_CROWS: return g->ncrows;
+  case MBG_RS_CROWSNV: return g->ncrows * nv;
   case MBG_RS_SCALAR: return 1;
   case MBG_RS_SC: return 2 * g->ntrig;
   case MBG_RS_NVREG: /* -2: more numbers than an int indexes */
@@ -124,15 +126,41 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
   return 0;
 }
 
-/* 1 if f has the outputs the epilogue minus_minv_product reads and writes (source.lua):
- * dqdd_dq, dqdd_dv and Minv, each nv × nv. */
-static int epilogue_params(const mbg_gen_function *f) {
-  static const char *const need[] = {"dqdd_dq", "dqdd_dv", "Minv"};
-  int found = 0;
-  for (int j = 0; j < 3; j++)
+/* The epilogues a recipe may name (C loops source.lua writes after the graph), each with the
+ * parameters it reads and writes (name, role). */
+#define MBG_EPILOGUE_PARAMS 7
+static const struct {
+  const char *name;
+  const char *params[MBG_EPILOGUE_PARAMS][2];
+} epilogues[] = {
+    {"minus_minv_product", {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"Minv", "out_nvnv"}}},
+    {"contact_derivatives",
+     {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"dqdd_dtau", "out_nvnv"},
+      {"dforce_dq", "out_cforcenv"}, {"dforce_dv", "out_cforcenv"},
+      {"dforce_dtau", "out_cforcenv"}, {"contacts", "contacts"}}},
+    {"impulse_derivatives",
+     {{"dvplus_dq", "out_nvnv"}, {"dvplus_dv", "out_nvnv"}, {"dimpulse_dq", "out_cforcenv"},
+      {"dimpulse_dv", "out_cforcenv"}, {"contacts", "contacts"}}},
+};
+#define MBG_NEPILOGUES (sizeof epilogues / sizeof epilogues[0])
+
+/* The epilogue called name's row, or -1. */
+static int epilogue_find(const char *name) {
+  for (size_t e = 0; name && e < MBG_NEPILOGUES; e++)
+    if (strcmp(epilogues[e].name, name) == 0) return (int)e;
+  return -1;
+}
+
+/* 1 if f has every parameter epilogue e reads and writes, with its role. */
+static int epilogue_params(const mbg_gen_function *f, int e) {
+  for (int j = 0; j < MBG_EPILOGUE_PARAMS && epilogues[e].params[j][0]; j++) {
+    int found = 0;
     for (int k = 0; k < f->nparams; k++)
-      found += strcmp(f->params[k].name, need[j]) == 0 && strcmp(f->params[k].role, "out_nvnv") == 0;
-  return found == 3;
+      found |= strcmp(f->params[k].name, epilogues[e].params[j][0]) == 0 &&
+               strcmp(f->params[k].role, epilogues[e].params[j][1]) == 0;
+    if (!found) return 0;
+  }
+  return 1;
 }
 
 /* The _sc twin's extra input sc (--trig-input, gen_trig.c), after q. Returns 0, or -1 with msg. */
@@ -204,15 +232,20 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   if (ft != LUA_TNIL && ft != LUA_TBOOLEAN)
     return snprintf(msg, n, "'frames' must be a boolean"), -1;
   int ex = lua_getfield(L, t, "epilogue");
-  const char *es = ex == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-  int known = es && strcmp(es, "minus_minv_product") == 0;
-  if (known) snprintf(f->epilogue, sizeof f->epilogue, "%s", es);
+  int e = epilogue_find(ex == LUA_TSTRING ? lua_tostring(L, -1) : NULL);
+  if (e >= 0) snprintf(f->epilogue, sizeof f->epilogue, "%s", epilogues[e].name);
   lua_pop(L, 1);
-  if (ex != LUA_TNIL && !known)
-    return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\" (the only one)"), -1;
-  if (known && !epilogue_params(f))
-    return snprintf(msg, n, "the epilogue minus_minv_product needs the out_nvnv parameters "
-                            "dqdd_dq, dqdd_dv and Minv"), -1;
+  if (ex != LUA_TNIL && e < 0)
+    return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\", "
+                            "\"contact_derivatives\" or \"impulse_derivatives\""), -1;
+  if (e >= 0 && !epilogue_params(f, e)) {
+    int len = snprintf(msg, n, "the epilogue %s needs the parameters", epilogues[e].name);
+    for (int j = 0; j < MBG_EPILOGUE_PARAMS && epilogues[e].params[j][0] && len > 0 &&
+                    (size_t)len < n; j++)
+      len += snprintf(msg + len, n - (size_t)len, " %s (%s)", epilogues[e].params[j][0],
+                      epilogues[e].params[j][1]);
+    return -1;
+  }
   int fx = lua_getfield(L, t, "frame");
   const char *fs = fx == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
   int bad = fx != LUA_TNIL && (!fs || mbg_ref_parse(fs, 0, &f->fixed_frame) != 0 ||
@@ -243,16 +276,79 @@ static int l_read_recipe(lua_State *L) {
   return 1;
 }
 
-/* The epilogue's share of f's counts: minus_minv_product (source.lua) overwrites two nv × nv
- * outputs X with −M⁻¹ X, column by column: at most nv³ multiplications and additions each (the
- * zero entries of X are skipped at run time), 2 nv values more on the stack and about 200 bytes
- * of code. */
-static void epilogue_counts(const mbg_gen *g, mbg_gen_function *f) {
-  long nv = g->topo->nv;
-  f->counts.mul += 2 * nv * nv * nv;
-  f->counts.add += 2 * nv * nv * nv;
-  f->live += 2 * nv;
-  f->code_bytes += 200;
+int mbg_gen_minv_nv(const mbg_gen_function *f) {
+  for (int k = 0; k < f->nparams; k++)
+    if (strcmp(f->params[k].name, "dqdd_dq") == 0) {
+      int nv = 0;
+      while ((nv + 1) * (nv + 1) <= f->params[k].size) nv++;
+      return nv;
+    }
+  return 0;
+}
+
+int mbg_gen_minv_runs(const mbg_sym *s, int nv, int *runs, int *start) {
+  int nn = nv * nv, n = mbg_sym_output_count(s), at = 0;
+  unsigned char *nz = calloc((size_t)(2 * nn > 0 ? 2 * nn : 1), 1);
+  if (!nz) return -1;
+  for (int k = 0; k < n; k++) {
+    const char *array;
+    int index;
+    double v;
+    mbg_sx e = mbg_sym_output_at(s, k, &array, &index);
+    int m = strcmp(array, "dqdd_dq") == 0 ? 0 : strcmp(array, "dqdd_dv") == 0 ? 1 : -1;
+    if (m >= 0 && index >= 0 && index < nn)
+      nz[m * nn + index] = !(mbg_sym_is_const(s, e, &v) && v == 0);
+  }
+  for (int k = 0; k < 2 * nv; k++) { /* column k % nv of dqdd_dq (k < nv) or dqdd_dv */
+    const unsigned char *col = nz + (k < nv ? 0 : nn) + k % nv;
+    if (start) start[k] = at;
+    for (int l = 0; l < nv; l++) {
+      if (!col[nv * l]) continue;
+      int e = l;
+      while (e + 1 < nv && col[nv * (e + 1)]) e++;
+      if (runs) runs[at] = nv * l, runs[at + 1] = nv * (e + 1);
+      at += 2, l = e;
+    }
+  }
+  if (start) start[2 * nv] = at;
+  free(nz);
+  return at / 2;
+}
+
+/* The epilogue's share of f's counts (s: its graph). minus_minv_product (source.lua) overwrites
+ * two nv × nv outputs X with −M⁻¹ X, column by column, over the rows of X's nonzero entries
+ * (mbg_gen_minv_runs): nv multiplications and additions per nonzero entry, nv values more on the
+ * stack, and about 300 + 40 nv bytes of code and 4 bytes of table per run. */
+static void epilogue_counts(const mbg_gen *g, const mbg_sym *s, mbg_gen_function *f) {
+  long nv = g->topo->nv, nr = g->ncrows;
+  int impulse = strcmp(f->epilogue, "impulse_derivatives") == 0;
+  if (impulse || strcmp(f->epilogue, "contact_derivatives") == 0) {
+    /* templates/c/epilogue_contact.lua: M = Lᵀ L, Y = M⁻¹ Jcᵀ, Φ = Jc Y = W Wᵀ, then for each
+     * of q, v, τ (impulse: q, v⁻) the two triangular solves with L over nv columns, Jc u, the
+     * two with W, Y ∂f: at most (with every contact active and L dense) */
+    long x = impulse ? 2 : 3;
+    long n = nv * nv * nv / 6 + nr * nv * nv + nr * nr * nv / 2 + nr * nr * nr / 6 +
+             x * (nv * nv * nv + 2 * nr * nv * nv + nr * nr * nv);
+    f->counts.mul += n;
+    f->counts.add += n;
+    f->counts.div += nv + nr;
+    f->live += nv * nv + 3 * nr * nv + nr * nr;
+    f->code_bytes += 1500;
+    return;
+  }
+  nv = mbg_gen_minv_nv(f); /* the outputs' (a coupled joint's coordinates are not there) */
+  int nruns = mbg_gen_minv_runs(s, (int)nv, NULL, NULL);
+  int *runs = malloc(sizeof *runs * (size_t)(2 * nruns + 1));
+  long nnz = 0;
+  if (runs && mbg_gen_minv_runs(s, (int)nv, runs, NULL) == nruns)
+    for (int k = 0; k < nruns; k++) nnz += (runs[2 * k + 1] - runs[2 * k]) / nv;
+  else /* no memory: the most */
+    nnz = 2 * nv * nv;
+  free(runs);
+  f->counts.mul += nv * nnz;
+  f->counts.add += nv * nnz;
+  f->live += nv;
+  f->code_bytes += 300 + 40 * nv + 4L * (nruns > 0 ? nruns : 0);
 }
 
 /* After the recipe ran: mark the inputs the live graph reads, emit, count. */
@@ -279,7 +375,7 @@ static int finish(mbg_gen *g, mbg_sym *s, mbg_gen_function *f, FILE *err) {
   if (rc == 0 && mbg_sym_count(s, &f->counts) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && mbg_sym_peak_live(s, &f->live) != 0) rc = MBG_SYM_ENOMEM;
   if (rc == 0 && (f->code_bytes = mbg_sym_code_bytes(s)) < 0) rc = MBG_SYM_ENOMEM;
-  if (rc == 0 && f->epilogue[0]) epilogue_counts(g, f);
+  if (rc == 0 && f->epilogue[0]) epilogue_counts(g, s, f);
   if (rc != 0) {
     fprintf(err, "mbdc: error: %s: %s\n", f->name, mbg_sym_strerror(rc));
     return 1;

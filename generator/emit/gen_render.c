@@ -19,6 +19,7 @@
 #include "emit/gen_limits.h"
 #include "emit/gen_names.h"
 #include "emit/gen_params.h"
+#include "emit/gen_recipe.h"
 #include "emit/gen_roles.h"
 #include "topology/rtloops.h"
 
@@ -76,6 +77,23 @@ static void set_comment(lua_State *L, const char *key, const char *text) {
 #define PARTS_MARK "\002mbdc-parts-"
 #define SET_MARK "\002mbdc-set\002"
 
+/* f.minv_runs = {start = {2 nv + 1}, runs = {...}}: the epilogue minus_minv_product's runs of
+ * nonzero rows per column (mbg_gen_minv_runs); not set when out of memory (source.lua fails). */
+static void push_minv_runs(mbg_gen *g, lua_State *L, const mbg_gen_function *f) {
+  (void)g;
+  int nv = mbg_gen_minv_nv(f), n = mbg_gen_minv_runs(f->sym, nv, NULL, NULL);
+  int *runs = n >= 0 ? malloc(sizeof *runs * (size_t)(2 * n + 1)) : NULL;
+  int *start = malloc(sizeof *start * (size_t)(2 * nv + 1));
+  if (runs && start && mbg_gen_minv_runs(f->sym, nv, runs, start) == n) {
+    lua_createtable(L, 0, 2);
+    set_ints(L, "start", start, 2 * nv + 1);
+    set_ints(L, "runs", runs, 2 * n);
+    lua_setfield(L, -2, "minv_runs");
+  }
+  free(runs);
+  free(start);
+}
+
 static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   const mbg_gen_function *f = &g->functions[index];
   const char *scalar = g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double";
@@ -132,6 +150,7 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   if (f->frames || f->fixed_frame) /* --frame's variant, or the recipe's own frame */
     mbg_lua_set_string(L, "frame", mbg_ref_name(f->frame));
   if (f->epilogue[0]) mbg_lua_set_string(L, "epilogue", f->epilogue);
+  if (strcmp(f->epilogue, "minus_minv_product") == 0 && f->sym) push_minv_runs(g, L, f);
   if (f->fixed_frame) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "fixed_frame");

@@ -13,6 +13,7 @@ typedef enum mbg_role_size {
   MBG_RS_NQ,       /* q */
   MBG_RS_NV,       /* v */
   MBG_RS_NVNV,     /* an nv x nv matrix */
+  MBG_RS_NVWRENCH, /* nv x a wrench per body and the world: nv x 6 (nb + 1) */
   MBG_RS_WRENCHES, /* a wrench per body and the world: 6 (nb + 1) */
   MBG_RS_POSES,    /* a pose per body and the world: 12 (nb + 1) */
   MBG_RS_NC,       /* a loop constraint row each */
@@ -29,6 +30,7 @@ typedef enum mbg_role_size {
   MBG_RS_6NV,      /* its matrix */
   MBG_RS_CONTACTS, /* one per contact (switches, mu) */
   MBG_RS_CROWS,    /* one per contact row (forces, impulses) */
+  MBG_RS_CROWSNV,  /* a contact row's derivatives: ncrows x nv */
   MBG_RS_SCALAR,   /* a number passed by value (dt) */
   MBG_RS_SC,       /* the joint angles' sines and cosines (--trig-input) */
   MBG_RS_NVREG,    /* the regressor: nv x 10 nb */

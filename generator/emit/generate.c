@@ -63,7 +63,11 @@ static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
     "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
-    "rnea_derivatives", "aba_derivatives", "regressor", "energy_regressor", "base_regressor",
+    "rnea_derivatives", "rnea_ext_derivatives", "aba_derivatives", "contact_fd_derivatives",
+    "impulse_derivatives",
+    "frame_velocity_derivatives",
+    "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
+    "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",
     "base_params", NULL};
 
 /* The first tree body with modes, 0 if none. */

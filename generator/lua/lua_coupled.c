@@ -54,6 +54,9 @@ static int fold_index(const mbg_lsym_coupling *c, const mbg_lsym_array *a, int i
     return c->v_of[r] * ni + c->v_of[k];
   case MBG_MAP_PICK_Q: return c->q_coupled[i] ? -1 : c->q_of[i];
   case MBG_MAP_PICK_V: return c->v_coupled[i] ? -1 : c->v_of[i];
+  case MBG_MAP_PICK_VV: /* nv × nv: the independent rows and columns */
+    r = i / nv, k = i % nv;
+    return c->v_coupled[r] || c->v_coupled[k] ? -1 : c->v_of[r] * ni + c->v_of[k];
   default: return -1;
   }
 }

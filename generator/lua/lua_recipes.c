@@ -24,18 +24,26 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("com", "mass_props"),
     BY_NAME("com_jacobian", "mass_props"),
     BY_NAME("contact_fd", "contact"),
+    BY_NAME("contact_fd_derivatives", "contact_derivatives"),
     BY_NAME("contact_fd_reg", "contact"),
     BY_NAME("difference", "manifold"),
+    BY_NAME("difference_jacobians", "manifold"),
     BY_NAME("dynamics", "fused"),
     BY_NAME("energy", "mass_props"),
     BY_NAME("energy_regressor", "regressors"),
     BY_NAME("frame_acceleration_bias", "frames"),
+    BY_NAME("frame_acceleration_derivatives", "frame_derivatives"),
+    BY_NAME("frame_acceleration_derivatives_local", "frame_derivatives"),
     BY_NAME("frame_jacobian", "frames"),
     BY_NAME("frame_jacobian_world", "frames"),
     BY_NAME("frame_pose", "frames"),
     BY_NAME("frame_velocity", "frames"),
+    BY_NAME("frame_velocity_derivatives", "frame_derivatives"),
+    BY_NAME("frame_velocity_derivatives_local", "frame_derivatives"),
     BY_NAME("impulse", "contact"),
+    BY_NAME("impulse_derivatives", "contact_derivatives"),
     BY_NAME("integrate", "manifold"),
+    BY_NAME("integrate_jacobians", "manifold"),
     BY_NAME("joint_regressor", "regressors"),
     /* p_rcr's variant and its refinement per selection of the dependent coordinates (at most 3:
      * topology/rcr_select.h) */
@@ -47,6 +55,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     {"rcr_refine_2", "rcr_variant", "refine_recipe", 2},
     BY_NAME("regressor", "regressors"),
     BY_NAME("rnea_derivatives", "derivatives"),
+    BY_NAME("rnea_ext_derivatives", "derivatives"),
     {NULL, NULL, NULL, 0}};
 
 const mbg_lua_recipe *mbg_lua_recipe_find(const char *name) {

@@ -19,7 +19,8 @@
  * entries of a coupled coordinate are read as m x[of] (+ o). Outputs: forces fold by Gᵀ, motion
  * columns by G: the nv index of the columns (COLS: rows × nv), of the rows (ROWS: nv × k), or of
  * both (BOTH: nv × nv, Gᵀ A G); configurations and velocities are picked (PICK_Q, PICK_V: a
- * coupled coordinate's entry dropped). */
+ * coupled coordinate's entry dropped), and an nv × nv matrix's rows and columns of the independent
+ * coordinates (PICK_VV: integrate's and difference's Jacobians). */
 typedef enum mbg_lsym_map {
   MBG_MAP_NONE,
   MBG_MAP_Q,
@@ -28,7 +29,8 @@ typedef enum mbg_lsym_map {
   MBG_MAP_ROWS,
   MBG_MAP_BOTH,
   MBG_MAP_PICK_Q,
-  MBG_MAP_PICK_V
+  MBG_MAP_PICK_V,
+  MBG_MAP_PICK_VV
 } mbg_lsym_map;
 
 /* The coupled coordinates (topology.h): full counts, independent counts, and the map. */

@@ -9,7 +9,7 @@ local params = import "c/check_params"
 local CC = import "c/check_coupled"
 
 local K = import "c/check_compare"
-local reference, second, size_of = K.reference, K.second, K.size_of
+local reference, size_of = K.reference, K.size_of
 local base, call, fused_parts, call_fused = K.base, K.call, K.fused_parts, K.call_fused
 local unassembled = K.unassembled
 
@@ -219,8 +219,7 @@ typedef struct result {
         -- a part defined anywhere (loop_residual) beside one that is not: called at the closed
         -- configuration, where its output is rounding noise: not compared
         if unassembled[part.name] and not at_qr then part.noise = true end
-        local s2 = second[part.name]
-        local arity = 1 + (s2 and 1 or 0) + (s2 and s2.third and 1 or 0)
+        local arity = 1 + #K.extras(part.name)
         if reference[part.name] and arity ~= #part.outs then
           error(f.name .. ": the part " .. part.name .. " has " .. #part.outs .. " outputs, its "
             .. "reference " .. arity)
@@ -243,11 +242,10 @@ typedef struct result {
       end
     elseif reference[base(f)] then
       known[#known + 1], slot[f.name] = f, nresults
-      local s2, sc = second[base(f)], f.twin_of and "_sc" or ""
+      local sc = f.twin_of and "_sc" or ""
       entries[#entries + 1] = f.name
-      if s2 then entries[#entries + 1] = s2.name .. sc end
-      if s2 and s2.third then entries[#entries + 1] = s2.third.name .. sc end
-      nresults = nresults + (s2 and (s2.third and 3 or 2) or 1)
+      for _, s in ipairs(K.extras(base(f))) do entries[#entries + 1] = s.name .. sc end
+      nresults = nresults + 1 + #K.extras(base(f))
     elseif f.twin_of then
       twins[#twins + 1] = f
       if fused_parts(f) then -- against its original, every output: a second set of buffers
@@ -312,6 +310,8 @@ int main(void) {]])
   if (big < (size_t)(12 * NF)) big = (size_t)(12 * NF);
   if (big < (size_t)(6 * NV * NF)) big = (size_t)(6 * NV * NF);
   if (big < (size_t)NV * NREG) big = (size_t)NV * NREG;
+  if (big < (size_t)(6 * NV * (NB + 1))) big = (size_t)(6 * NV * (NB + 1));]] ..
+    (contacts and "\n  if (big < (size_t)(NCROWS * NV)) big = (size_t)(NCROWS * NV);" or "") .. [[
   /* q has room for a whole floating joint past its end: the compiler cannot prove that the
    * joint-type switch in randstate never writes 7 coordinates into a smaller model's q */
   double q[NQ + 7], v[NV], a[NV], tau[NV], fext[6 * (NB + 1)], q2[NQ + 7];
@@ -319,13 +319,19 @@ int main(void) {]])
     (trig and "\n  real gsc[NSC]; /* the sines and cosines of the _sc functions (p_trig) */" or "")
     .. [[
   double *ref = malloc(big * sizeof *ref), *ref2 = malloc(big * sizeof *ref2);
-  double *ref3 = malloc(big * sizeof *ref3);
-  real *out3 = malloc(big * sizeof *out3);
+  double *ref3 = malloc(big * sizeof *ref3), *ref4 = malloc(big * sizeof *ref4);
+  real *out3 = malloc(big * sizeof *out3), *out4 = malloc(big * sizeof *out4);
+  /* the outputs after the fourth (contact_fd_derivatives: 8) */
+  double *ref5 = malloc(big * sizeof *ref5), *ref6 = malloc(big * sizeof *ref6);
+  double *ref7 = malloc(big * sizeof *ref7), *ref8 = malloc(big * sizeof *ref8);
+  real *out5 = malloc(big * sizeof *out5), *out6 = malloc(big * sizeof *out6);
+  real *out7 = malloc(big * sizeof *out7), *out8 = malloc(big * sizeof *out8);
   real *out = malloc(big * sizeof *out), *out2 = malloc(big * sizeof *out2);
   void *buffer = malloc(mb_workspace_size(&M));
   mb_workspace wsbuf, *ws = &wsbuf;
   char msg[200];
-  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !buffer)
+  if (!ref || !out || !ref2 || !out2 || !ref3 || !out3 || !ref4 || !out4 || !ref5 || !out5 ||
+      !ref6 || !out6 || !ref7 || !out7 || !ref8 || !out8 || !buffer)
     return fprintf(stderr, "out of memory\n"), 2;
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
@@ -357,7 +363,7 @@ int main(void) {]])
   double mu[NCONTACT];
   real gmu[NCONTACT];
   unsigned long long cseed = SEED + 1u;
-  void *cscratch = malloc(mb_contact_scratch_size(&M, &CONTACTS));
+  void *cscratch = malloc(mb_contact_derivatives_scratch_size(&M, &CONTACTS));
   if (!cscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_contacts_check(&M, &FRAMES, &CONTACTS, msg, sizeof msg) != 0)
     return fprintf(stderr, "contacts: %s\n", msg), 2;]])
@@ -605,7 +611,9 @@ int main(void) {]])
     #known + nfused + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0) + #twins +
     (with_rcr_sc and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
-  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(buffer);]])
+  free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
+  free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
+  free(buffer);]])
   CC.free(b, d)
   if loops then b("  free(lbuffer);") end
   if contacts then b("  free(cscratch);") end

@@ -30,6 +30,14 @@ local reference = {
   frame_jacobian_world = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 0, ref)",
   frame_velocity = "rc = mb_frame_velocity(&M, &FRAMES, ws, q, v, ref)",
   frame_acceleration_bias = "rc = mb_frame_acceleration_bias(&M, &FRAMES, ws, q, v, ref)",
+  frame_velocity_derivatives = "rc = mb_frame_velocity_derivatives(&M, &FRAMES, ws, q, v, 0, ref, "
+    .. "ref2)",
+  frame_velocity_derivatives_local = "rc = mb_frame_velocity_derivatives(&M, &FRAMES, ws, q, v, 1, "
+    .. "ref, ref2)",
+  frame_acceleration_derivatives = "rc = mb_frame_acceleration_derivatives(&M, &FRAMES, ws, q, v, "
+    .. "a, 0, ref, ref2, ref3)",
+  frame_acceleration_derivatives_local = "rc = mb_frame_acceleration_derivatives(&M, &FRAMES, ws, "
+    .. "q, v, a, 1, ref, ref2, ref3)",
   aba_ext = "rc = mb_aba(&M, ws, q, v, tau, fext, ref)",
   nle_ext = "mb_rnea(&M, ws, q, v, NULL, fext, ref)",
   com = "rc = mb_com(&M, ws, q, ref)",
@@ -43,12 +51,20 @@ local reference = {
   contact_fd_reg = "rc = mb_contact_fd(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, tau, act, mu, "
     .. "ref, ref2)",
   impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
+  contact_fd_derivatives = "rc = mb_contact_fd_derivatives(&M, &FRAMES, &CONTACTS, ws, cscratch, "
+    .. "q, v, tau, act, NULL, ref, ref2, ref3, ref4, ref5, ref6, ref7, ref8)",
+  impulse_derivatives = "rc = mb_impulse_derivatives(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, "
+    .. "act, ref, ref2, ref3, ref4, ref5, ref6)",
   integrate = "rc = mb_integrate(&M, q, v, 0.375, ref)",
   dynamics = "mb_crba(&M, ws, q, ref)",
   aba_wrenches = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
   difference = "rc = mb_difference(&M, q, q2, ref)",
+  integrate_jacobians = "rc = mb_integrate_jacobians(&M, q, v, 0.375, ref, ref2)",
+  difference_jacobians = "rc = mb_difference_jacobians(&M, q, q2, ref, ref2)",
   rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
   aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
+  rnea_ext_derivatives = "rc = mb_rnea_ext_derivatives(&M, ws, q, v, a, fext, ref, ref2, ref3, "
+    .. "ref4)",
   regressor = "rc = mb_regressor(&M, ws, q, v, a, ref)",
   energy_regressor = "rc = mb_energy_regressor(&M, ws, q, v, ref, ref2)",
   trig = "trig_ref(q, ref)",
@@ -65,18 +81,53 @@ local second = {
   contact_fd = { name = "contact_fd.force", size = "NCROWS", reference = "(void)0" },
   contact_fd_reg = { name = "contact_fd_reg.force", size = "NCROWS", reference = "(void)0" },
   impulse = { name = "impulse.impulse", size = "NCROWS", reference = "(void)0" },
+  impulse_derivatives = { list = {
+    { name = "impulse_derivatives.impulse", size = "NCROWS", reference = "(void)0" },
+    { name = "impulse_derivatives.dvplus_dq", size = "NV * NV", reference = "(void)0" },
+    { name = "impulse_derivatives.dvplus_dv", size = "NV * NV", reference = "(void)0" },
+    { name = "impulse_derivatives.dimpulse_dq", size = "NCROWS * NV", reference = "(void)0" },
+    { name = "impulse_derivatives.dimpulse_dv", size = "NCROWS * NV", reference = "(void)0" },
+  } },
+  contact_fd_derivatives = { list = {
+    { name = "contact_fd_derivatives.force", size = "NCROWS", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dqdd_dq", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dqdd_dtau", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dforce_dq", size = "NCROWS * NV", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dforce_dv", size = "NCROWS * NV", reference = "(void)0" },
+    { name = "contact_fd_derivatives.dforce_dtau", size = "NCROWS * NV", reference = "(void)0" },
+  } },
   dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
                third = { name = "dynamics.qdd", size = "NV",
                          reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
   rnea_derivatives = { name = "rnea_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
                        third = { name = "rnea_derivatives.M", size = "NV * NV",
                                  reference = "(void)0" } },
+  rnea_ext_derivatives = {
+    name = "rnea_ext_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
+    third = { name = "rnea_ext_derivatives.M", size = "NV * NV", reference = "(void)0",
+              fourth = { name = "rnea_ext_derivatives.dtau_dfext", size = "NV * 6 * (NB + 1)",
+                         reference = "(void)0" } } },
   aba_derivatives = { name = "aba_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0",
                       third = { name = "aba_derivatives.Minv", size = "NV * NV",
                                 reference = "(void)0" } },
   aba_wrenches = { name = "aba_wrenches.wrench", size = "6 * (NB + 1)",
                    reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
+  integrate_jacobians = { name = "integrate_jacobians.Jv", size = "NV * NV",
+                          reference = "(void)0" },
+  difference_jacobians = { name = "difference_jacobians.J1", size = "NV * NV",
+                           reference = "(void)0" },
 }
+-- the frame derivatives' later outputs, filled by the first reference call
+for _, fd in ipairs({ "frame_velocity_derivatives", "frame_acceleration_derivatives" }) do
+  for _, sfx in ipairs({ "", "_local" }) do
+    local n, w = fd .. sfx, fd:match("velocity") and "dvel" or "dacc"
+    second[n] = { name = n .. "." .. w .. "_dv", size = "6 * NV * NF", reference = "(void)0" }
+    if w == "dacc" then
+      second[n].third = { name = n .. ".dacc_da", size = "6 * NV * NF", reference = "(void)0" }
+    end
+  end
+end
 for k, v in pairs(ident.second) do second[k] = v end
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
@@ -89,6 +140,7 @@ local size_of = {
   out_frames = "12 * NF", out_fjac = "6 * NV * NF", out_fvec = "6 * NF", out_3 = "3",
   out_3nv = "3 * NV", out_2 = "2", out_6 = "6", out_6nv = "6 * NV", out_cforce = "NCROWS",
   out_nq = "NQ", out_sc = "NSC", out_nvreg = "NV * NREG", out_reg = "NREG",
+  out_nvwrench = "NV * 6 * (NB + 1)", out_cforcenv = "NCROWS * NV",
 }
 for k, v in pairs(ident.size_of) do size_of[k] = v end
 for k, v in pairs(ident.role_arg) do role_arg[k] = v end
@@ -96,6 +148,18 @@ for k, v in pairs(ident.role_arg) do role_arg[k] = v end
 -- The function whose runtime reference checks f: its own, or for the _sc twin of --trig-input
 -- its original's (the same outputs, its sines and cosines from p_trig).
 local function base(f) return f.twin_of or f.name end
+
+-- The outputs after the first of function name, in order: {name, size, reference} each (second,
+-- its third, the third's fourth; or second's list, up to 7).
+local function extras(name)
+  local s, list = second[name], {}
+  if s and s.list then return s.list end
+  while s do
+    list[#list + 1] = s
+    s = (#list == 1 and s.third) or (#list == 2 and s.fourth) or nil
+  end
+  return list
+end
 
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
 -- closed (at a closed one the residual is rounding noise on both sides).
@@ -106,7 +170,7 @@ local function call(f)
   for k, p in ipairs(f.params) do
     if size_of[p.role] then
       nout = nout + 1
-      args[k] = ({ "out", "out2", "out3" })[nout]
+      args[k] = nout == 1 and "out" or ("out" .. nout)
       size = size or size_of[p.role]
     else
       local at_qr = unassembled[base(f)] and (p.role == "q" or p.role == "sc")
@@ -152,7 +216,8 @@ local function call_fused(f, at_qr, buf)
 end
 
 
-K.reference, K.second, K.role_arg, K.size_of = reference, second, role_arg, size_of
+K.reference, K.second, K.extras, K.role_arg, K.size_of = reference, second, extras, role_arg,
+  size_of
 K.base, K.unassembled, K.call, K.fused_parts, K.call_fused = base, unassembled, call, fused_parts,
   call_fused
 
@@ -176,16 +241,11 @@ function K.known(b, d, known, slot, reference)
     end
     CC.fold(b, d, base(f), outs[1], "ref")
     b("      compare(&results[", r, "], ref, out, ", size, ");")
-    local s2 = second[base(f)]
-    if s2 then
-      b("      ", s2.reference, ";")
-      CC.fold(b, d, base(f), outs[2], "ref2")
-      b("      compare(&results[", r + 1, "], ref2, out2, ", CC.size(d, s2.size), ");")
-      if s2.third then
-        b("      ", s2.third.reference, ";")
-        CC.fold(b, d, base(f), outs[3], "ref3")
-        b("      compare(&results[", r + 2, "], ref3, out3, ", CC.size(d, s2.third.size), ");")
-      end
+    for k, s in ipairs(extras(base(f))) do
+      local rk, ok = "ref" .. (k + 1), "out" .. (k + 1)
+      b("      ", s.reference, ";")
+      CC.fold(b, d, base(f), outs[k + 1], rk)
+      b("      compare(&results[", r + k, "], ", rk, ", ", ok, ", ", CC.size(d, s.size), ");")
     end
     b("    }")
   end
@@ -214,7 +274,6 @@ function K.fused(b, d, fused, slot, reference)
             at = at + 1
           end
         end
-        local s2 = second[part.name]
         local ref = CC.reference(d, part.name, reference[part.name])
         if not ref:match("^rc = ") then b("      rc = 0;") end
         b("      ", ref, ";")
@@ -224,17 +283,12 @@ function K.fused(b, d, fused, slot, reference)
         CC.fold(b, d, part.name, part.outs[1].role, "ref")
         b("        compare(&results[", r, "], ref, fout[", outs[1], "], ",
           CC.size(d, size_of[part.outs[1].role]), ");")
-        if s2 then
-          b("        ", s2.reference, ";")
-          CC.fold(b, d, part.name, part.outs[2].role, "ref2")
-          b("        compare(&results[", r + 1, "], ref2, fout[", outs[2], "], ",
-            CC.size(d, s2.size), ");")
-        end
-        if s2 and s2.third then
-          b("        ", s2.third.reference, ";")
-          CC.fold(b, d, part.name, part.outs[3].role, "ref3")
-          b("        compare(&results[", r + 2, "], ref3, fout[", outs[3], "], ",
-            CC.size(d, s2.third.size), ");")
+        for j, s in ipairs(extras(part.name)) do
+          local rj = "ref" .. (j + 1)
+          b("        ", s.reference, ";")
+          CC.fold(b, d, part.name, part.outs[j + 1].role, rj)
+          b("        compare(&results[", r + j, "], ", rj, ", fout[", outs[j + 1], "], ",
+            CC.size(d, s.size), ");")
         end
         b("      }")
         r = r + #part.outs

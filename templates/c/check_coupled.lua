@@ -4,7 +4,8 @@
 -- is drawn full, made consistent with the coupling (its independent entries picked and expanded
 -- again: q = G q_ind + o, v = G v, a = G a) and handed to the generated functions picked; each
 -- runtime answer is then mapped as the generated function's is: forces folded by Gᵀ, Jacobian
--- columns by G, M and the derivatives as Gᵀ A G, integrate's and difference's answers picked,
+-- columns by G, M and the derivatives as Gᵀ A G, integrate's and difference's answers picked
+-- (their Jacobians' rows and columns of the independent coordinates),
 -- and forward dynamics and M⁻¹ by the runtime's reduced solve (mb_coupled_fd, mb_coupled_minv).
 local C = {}
 
@@ -114,7 +115,14 @@ function C.fold(b, d, name, role, ref)
   if not d.coupling or solve[name] then return end
   local pick = name == "integrate" or name == "difference"
   local code
-  if pick then
+  if name == "integrate_jacobians" or name == "difference_jacobians" then
+    -- the rows and columns of the independent coordinates (mb_coupled_pick's: those with factor
+    -- 1; a coupled joint is scalar, its row and column 1, dt or ±1 on the diagonal like its
+    -- source's)
+    code = "for (int r = NV - 1; r >= 0; r--) for (int c = NV - 1; c >= 0; c--) "
+      .. "if (CPL.v_mult[r] == 1 && CPL.v_mult[c] == 1) cfold[CPL.v_of[r] * RNV + CPL.v_of[c]] = "
+      .. ref .. "[r * NV + c]"
+  elseif pick then
     code = role == "out_nq" and ("mb_coupled_pick(&M, &CPL, " .. ref .. ", NULL, cfold, NULL)")
       or ("mb_coupled_pick(&M, &CPL, NULL, " .. ref .. ", NULL, cfold)")
   elseif role == "out_nvnv" then

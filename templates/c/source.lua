@@ -2,6 +2,7 @@
 local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
+local epilogue_contact = import "c/epilogue_contact"
 
 local function quoted_list(items, field)
   local out = {}
@@ -18,6 +19,88 @@ local function vector(b, decl, items)
     b("  ", table.concat(row, ", "), ",")
   end
   b("};")
+end
+
+-- The epilogue minus_minv_product: dqdd_dx = −M⁻¹ dtau_dx for x = q, v, in place (the graph wrote
+-- dtau_dx into dqdd_dx), column by column: the column's nonzero rows of dtau_dx — f.minv_runs,
+-- from the graph: runs of consecutive rows as (NV l_first, NV (l_last + 1)), the dofs on other
+-- branches and a floating base's translation columns of dtau_dq left out — times the rows of M⁻¹
+-- (symmetric: row l is column l, contiguous), four rows at a time into NV accumulators that the
+-- compiler keeps in vector registers, then stored down the column. The table is constant; the
+-- product stays a loop (unrolled, it was most of the compile time: docs/derivatives.md).
+local function minus_minv_product(b, f, P, scalar, zero)
+  local runs = f.minv_runs and f.minv_runs.runs
+  if not runs then error("minus_minv_product: no runs (out of memory)") end
+  if #runs == 0 then return end -- both matrices zero: nothing to multiply
+  if (#f.minv_runs.start - 1) / 2 < 12 then
+    -- a small nv (the Panda's 7): per column, an axpy over the rows of M⁻¹ for each nonzero
+    -- entry, found at run time; the runs' bookkeeping would cost more than it saves
+    b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column */")
+    b("  for (int ep_m = 0; ep_m < 2; ep_m++) {")
+    b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P,
+      "_NV];")
+    b("    for (int ep_c = 0; ep_c < ", P, "_NV; ep_c++) {")
+    b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
+    b("        ep_col[ep_r] = ep_X[", P, "_NV * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
+    b("      for (int ep_l = 0; ep_l < ", P, "_NV; ep_l++) {")
+    b("        if (ep_col[ep_l] == ", zero, ") continue;")
+    b("        for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
+    b("          ep_acc[ep_r] -= Minv[", P, "_NV * ep_l + ep_r] * ep_col[ep_l];")
+    b("      }")
+    b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P,
+      "_NV * ep_r + ep_c] = ep_acc[ep_r];")
+    b("    }")
+    b("  }")
+    return
+  end
+  local top = 0
+  for _, x in ipairs(runs) do top = math.max(top, tonumber(x)) end
+  local itype = top <= 65535 and "unsigned short" or "long"
+  local NV = P .. "_NV"
+  local function list(decl, items)
+    b("    static const ", itype, " ", decl, " = {")
+    for k = 1, #items, 12 do
+      local last = math.min(k + 11, #items)
+      b("      ", table.concat(items, ", ", k, last), last < #items and "," or "")
+    end
+    b("    };")
+  end
+  b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column over")
+  b("   * the column's nonzero rows: runs ep_run[ep_at[k] ..] of rows (", NV, " first, ", NV,
+    " end) */")
+  b("  {")
+  list("ep_at[2 * " .. NV .. " + 1]", f.minv_runs.start)
+  list("ep_run[" .. #runs .. "]", runs)
+  b("    for (int ep_k = 0; ep_k < 2 * ", NV, "; ep_k++) {")
+  b("      if (ep_at[ep_k] == ep_at[ep_k + 1]) continue;")
+  b("      ", scalar, " *ep_X = ep_k < ", NV, " ? dqdd_dq + ep_k : dqdd_dv + (ep_k - ", NV, ");")
+  b("      ", scalar, " ep_acc[", NV, "];")
+  b("      for (int ep_r = 0; ep_r < ", NV, "; ep_r++) ep_acc[ep_r] = ", zero, ";")
+  b("      for (int ep_j = ep_at[ep_k]; ep_j < ep_at[ep_k + 1]; ep_j += 2) {")
+  b("        long ep_o = ep_run[ep_j], ep_e = ep_run[ep_j + 1];")
+  b("        for (; ep_o + 3 * ", NV, " < ep_e; ep_o += 4 * ", NV, ") {")
+  b("          const ", scalar, " *ep_m = Minv + ep_o;")
+  b("          ", scalar, " *ep_x = ep_X + ep_o;")
+  b("          ", scalar, " ep_x0 = ep_x[0], ep_x1 = ep_x[", NV, "];")
+  b("          ", scalar, " ep_x2 = ep_x[2 * ", NV, "], ep_x3 = ep_x[3 * ", NV, "];")
+  b("          /* a store (of a value rewritten below) outside the inner loop: without it gcc -O3")
+  b("           * unrolls and jams the nest, and runs it 2 to 6 times slower */")
+  b("          ep_x[0] = ", zero, ";")
+  b("          for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b("            ep_acc[ep_r] = ep_acc[ep_r] - ep_m[ep_r] * ep_x0 - ep_m[", NV, " + ep_r] * ep_x1")
+  b("                           - ep_m[2 * ", NV, " + ep_r] * ep_x2 - ep_m[3 * ", NV,
+    " + ep_r] * ep_x3;")
+  b("        }")
+  b("        for (; ep_o < ep_e; ep_o += ", NV, ") {")
+  b("          const ", scalar, " *ep_m = Minv + ep_o;")
+  b("          ", scalar, " ep_x0 = ep_X[ep_o];")
+  b("          ep_X[ep_o] = ", zero, ";")
+  b("          for (int ep_r = 0; ep_r < ", NV, "; ep_r++) ep_acc[ep_r] -= ep_m[ep_r] * ep_x0;")
+  b("        }")
+  b("      }")
+  b("      for (int ep_r = 0; ep_r < ", NV, "; ep_r++) ep_X[", NV, " * ep_r] = ep_acc[ep_r];")
+  b("    }")
+  b("  }")
 end
 
 return function(d)
@@ -38,6 +121,13 @@ return function(d)
   if sincos then
     b(template_text(scalar == "float" and "c/sincos_float.c" or "c/sincos_double.c"))
   end
+  local ep_kinds = {} -- the row sweeps of the contact derivatives' epilogues, once
+  for _, f in ipairs(d.functions) do
+    if f.epilogue == "contact_derivatives" or f.epilogue == "impulse_derivatives" then
+      ep_kinds[#ep_kinds + 1] = f.epilogue
+    end
+  end
+  epilogue_contact.helpers(b, d, ep_kinds)
   local iq, iv = {}, {}
   for k, j in ipairs(d.joints) do iq[k], iv[k] = j.iq, j.iv end
   b("const char *const ", d.prefix, "_joint_names[", P, "_NJ] = {", quoted_list(d.joints, "name"), "};")
@@ -138,40 +228,28 @@ return function(d)
       end
     end
     b(f.body)
-    if f.epilogue == "minus_minv_product" then
-      -- dqdd_dx = −M⁻¹ dtau_dx (dtau_dx written into dqdd_dx above), column by column: an axpy
-      -- over the rows of M⁻¹ (symmetric: row l is column l), contiguous; the zero entries of the
-      -- column (the dofs on other branches) skipped
-      b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column */")
-      b("  for (int ep_m = 0; ep_m < 2; ep_m++) {")
-      b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P,
-        "_NV];")
-      b("    for (int ep_c = 0; ep_c < ", P, "_NV; ep_c++) {")
-      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
-      b("        ep_col[ep_r] = ep_X[", P, "_NV * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
-      b("      for (int ep_l = 0; ep_l < ", P, "_NV; ep_l++) {")
-      b("        if (ep_col[ep_l] == ", zero, ") continue;")
-      b("        for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
-      b("          ep_acc[ep_r] -= Minv[", P, "_NV * ep_l + ep_r] * ep_col[ep_l];")
-      b("      }")
-      b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P,
-        "_NV * ep_r + ep_c] = ep_acc[ep_r];")
-      b("    }")
-      b("  }")
+    if f.epilogue == "contact_derivatives" or f.epilogue == "impulse_derivatives" then
+      epilogue_contact.body(b, d, f.epilogue)
     end
+    if f.epilogue == "minus_minv_product" then minus_minv_product(b, f, P, scalar, zero) end
     if f.returns == "int" then
       if f.npivots > 0 then
         b("  /* the pivot rule: d accepted iff r > 0 and d > ", P, "_PIVOT_EPS r */")
         b("  for (int k = 0; k < ", f.npivots, "; k++)")
         b("    if (!(pivot_ref[k] > ", zero, " && pivot[k] > ", P, "_PIVOT_EPS * pivot_ref[k])) return -1;")
       end
+      -- one flag over every entry, tested once: the loops vectorize (an early return in each
+      -- would not), which matters for the derivatives' nv × nv outputs
       b("  /* every output finite: else no finite answer (NaN or Inf input, overflow) */")
+      b("  {")
+      b("    int nonfinite = 0;")
       for _, p in ipairs(f.params) do
         if p.is_output then
-          b("  for (int k = 0; k < ", p.size, "; k++)")
-          b("    if (!isfinite(", p.name, "[k])) return -1;")
+          b("    for (int k = 0; k < ", p.size, "; k++) nonfinite |= !isfinite(", p.name, "[k]);")
         end
       end
+      b("    if (nonfinite) return -1;")
+      b("  }")
       local always = f.refine_always ~= 0
       local status = f.nswitch > 0 or f.nrefine > 0 or f.nhead > 0 or always
       if always then

@@ -107,7 +107,9 @@ local function mask(model)
   return on
 end
 
-local function build_fd(model, regularized)
+-- q̈ (by dof, 1-based) and the force rows f of contact_fd (regularized: contact_fd_reg's, with the
+-- input mu); with coupled joints q̈ in the independent coordinates.
+function C.solve_fd(model, regularized)
   local _, X0 = FR.world(model)
   local _, _, v, wd, ac = FR.still_pass(model)
   local rows = rows_of(model, X0, v, wd, ac)
@@ -117,10 +119,7 @@ local function build_fd(model, regularized)
     for k = 1, #model.contacts do mu[k] = sym.input("mu", k - 1) end
   end
   if model.coupling then -- coupled joints: in the independent coordinates (coupled.lua)
-    local qdd, f = CP.contact(model, rows, L.kinematics(model, nil), on, mu, false, given_system)
-    for k, x in ipairs(qdd) do sym.output("qdd", k - 1, x) end
-    for r = 1, #rows do sym.output("force", r - 1, f[r]) end
-    return
+    return CP.contact(model, rows, L.kinematics(model, nil), on, mu, false, given_system)
   end
   local T, X, _, pA = rnea.forward(model, "v", nil)
   local jt, u, ur = FL.backward(T, X, pA, rows, PF.fd_tau(model))
@@ -129,23 +128,29 @@ local function build_fd(model, regularized)
   for r, row in ipairs(rows) do gam[r] = on[row.k] * -(row.dd + row_dot(row, da[row.loop.a])) end
   local f = sp.ldl_solve(system(T, jt, ur, rows, on, mu), gam)
   local qddl = aba.forward(T, X, jt, FL.innovations(T, ur, f), "dal")
+  local qdd = {}
   for _, b in ipairs(T) do
-    for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
+    for c = 1, b.nv do qdd[b.iv + c] = qdd0[b.i][c] + qddl[b.i][c] end
   end
-  for r = 1, #rows do sym.output("force", r - 1, f[r]) end
+  return qdd, f
 end
 
-local function build_impulse(model)
+local function build_fd(model, regularized)
+  local qdd, f = C.solve_fd(model, regularized)
+  for k, x in ipairs(qdd) do sym.output("qdd", k - 1, x) end
+  for r = 1, #f do sym.output("force", r - 1, f[r]) end
+end
+
+-- v⁺ (by dof, 1-based) and the impulse rows Λ of impulse; with coupled joints v⁺ in the
+-- independent coordinates.
+function C.solve_impulse(model)
   if model.coupling then -- coupled joints: in the independent coordinates (coupled.lua)
     local _, X0 = FR.world(model)
     local _, _, v = rnea.forward(setmetatable({ gravity = { 0, 0, 0 } }, { __index = model }),
                                  "v_minus", nil)
     local rows = rows_of(model, X0, v, nil, nil)
-    local vp, imp = CP.contact(model, rows, L.kinematics(model, nil), mask(model), nil, true,
-                               given_system)
-    for k, x in ipairs(vp) do sym.output("v_plus", k - 1, x) end
-    for r = 1, #rows do sym.output("impulse", r - 1, imp[r]) end
-    return
+    return CP.contact(model, rows, L.kinematics(model, nil), mask(model), nil, true,
+                      given_system)
   end
   local still = setmetatable({ gravity = { 0, 0, 0 } }, { __index = model })
   local T, X, v = rnea.forward(still, "v_minus", nil)
@@ -159,12 +164,17 @@ local function build_impulse(model)
   for r, row in ipairs(rows) do gam[r] = on[row.k] * -row_dot(row, v[row.loop.a]) end
   local lambda = sp.ldl_solve(system(T, jt, ur, rows, on, nil), gam)
   local dv = aba.forward(T, X, jt, FL.innovations(T, ur, lambda), "dv")
+  local vplus = {}
   for _, b in ipairs(T) do
-    for c = 1, b.nv do
-      sym.output("v_plus", b.iv + c - 1, sym.input("v_minus", b.iv + c - 1) + dv[b.i][c])
-    end
+    for c = 1, b.nv do vplus[b.iv + c] = sym.input("v_minus", b.iv + c - 1) + dv[b.i][c] end
   end
-  for r = 1, #rows do sym.output("impulse", r - 1, lambda[r]) end
+  return vplus, lambda
+end
+
+local function build_impulse(model)
+  local vplus, lambda = C.solve_impulse(model)
+  for k, x in ipairs(vplus) do sym.output("v_plus", k - 1, x) end
+  for r = 1, #lambda do sym.output("impulse", r - 1, lambda[r]) end
 end
 
 local recipes = {

@@ -81,11 +81,13 @@ local function universal_cross(b, V, Acc, ai, qd, qdd)
   return vx, J.name(ax, "ax", b), sp.add(ai, sp.scale(sp.crm(S1, S2), q1 * q2))
 end
 
--- The forward pass in the world frame: per dof {S, Pd = Ψ̇, Pdd = Ψ̈, A}, per body its inertia I,
--- B and force f. qd, qdd: arrays of the nv velocity and acceleration entries (1-based).
-local function forward(model, T, qd, qdd)
-  local V, Acc = { [0] = sp.zeros(6) }, { [0] = J.a0(model) }
-  local dof, B, F = {}, {}, {}
+-- The world-frame kinematics: per body v and a (Acc[0] = a0: −g, or zero for a frame's own
+-- acceleration), per dof {S, Pd = Ψ̇, Pdd = Ψ̈, A}. qd, qdd: arrays of the nv velocity and
+-- acceleration entries (1-based). A universal joint is the chain of its revolutes through a
+-- massless cross x (runtime/derivatives.c): a_i += q̇1 q̇2 S1 × S2 (cJ); θ2's column hangs from
+-- x, θ1's moves x.
+function D.kinematics(T, qd, qdd, a0)
+  local V, Acc, dof = { [0] = sp.zeros(6) }, { [0] = a0 }, {}
   for _, b in ipairs(T) do
     local i, p = b.i, b.parent
     local vJ, aJ = sp.zeros(6), sp.zeros(6)
@@ -95,8 +97,6 @@ local function forward(model, T, qd, qdd)
     end
     V[i] = J.name(sp.add(V[p], vJ), "v", b)
     Acc[i] = J.name(sp.add(sp.add(Acc[p], aJ), sp.crm(V[i], vJ)), "a", b)
-    -- a universal joint: the chain of its revolutes through a massless cross x (runtime/
-    -- derivatives.c): a_i += q̇1 q̇2 S1 × S2 (cJ); θ2's column hangs from x, θ1's moves x
     local vx, ax, ai = universal_cross(b, V, Acc, Acc[i], qd, qdd)
     if vx then Acc[i] = J.name(ai, "a", b) end
     for c, S in ipairs(b.S) do
@@ -110,9 +110,26 @@ local function forward(model, T, qd, qdd)
       A = J.name(A, "A" .. (c - 1), b)
       dof[b.iv + c] = { S = S, Pd = Pd, Pdd = Pdd, A = A }
     end
+  end
+  return V, Acc, dof
+end
+
+-- The forward pass in the world frame: the kinematics with gravity, and per body its inertia I,
+-- B and force f. fext: the name of the input of body-frame wrenches (nil: none), taken off the
+-- bodies' forces: a wrench fixed on its body moves with it like the rest, so the formulas stay as
+-- they are; or a function of a body giving the world-frame wrench at the origin to take off (its
+-- q-dependence is then the caller's to add: contact_derivatives.lua).
+local function forward(model, T, qd, qdd, fext)
+  local V, Acc, dof = D.kinematics(T, qd, qdd, J.a0(model))
+  local B, F = {}, {}
+  for _, b in ipairs(T) do
+    local i = b.i
     local h = sp.I_mv(b.I, V[i])
     B[i] = velocity_matrix(b.I, V[i], h)
     F[i] = sp.add(sp.I_mv(b.I, Acc[i]), sp.crf(V[i], h))
+    if fext then
+      F[i] = sp.sub(F[i], type(fext) == "function" and fext(b) or J.fext(b, fext))
+    end
   end
   return dof, B, F, V
 end
@@ -131,10 +148,12 @@ local function composites(T, B, F)
   return IC
 end
 
--- ∂τ/∂q, ∂τ/∂v and M as rows (1-based dofs) at q, the velocities qd and accelerations qdd.
-function D.rnea(model, qd, qdd)
+-- ∂τ/∂q, ∂τ/∂v and M as rows (1-based dofs) at q, the velocities qd and accelerations qdd, with
+-- the external wrenches fext (forward's; nil: none); ∂τ/∂fext when fext names an input; and the
+-- world tree T and its dofs {S, Pd, Pdd, A}.
+function D.rnea(model, qd, qdd, fext)
   local T, nv = world_tree(model), model.nv
-  local dof, BC, F, V = forward(model, T, qd, qdd)
+  local dof, BC, F, V = forward(model, T, qd, qdd, fext)
   local IC = composites(T, BC, F)
   local dq, dv, M = {}, {}, {}
   for r = 1, nv do dq[r], dv[r], M[r] = sp.zeros(nv), sp.zeros(nv), sp.zeros(nv) end
@@ -191,7 +210,25 @@ function D.rnea(model, qd, qdd)
       k = k.parent > 0 and T[k.parent] or nil
     end
   end
-  return dq, dv, M
+  return dq, dv, M, type(fext) == "string" and D.fext_columns(model, T, dof) or nil, T, dof
+end
+
+-- ∂τ/∂fext = −Jᵀ per body, rows (1-based dofs) of 6 (nb + 1) entries: entry 6 j + l of row r is
+-- −(X_j S_r)_l for r a dof of j or of its ancestors, X_j the world → body j's original frame.
+function D.fext_columns(model, T, dof)
+  local rows = {}
+  for r = 1, model.nv do rows[r] = sp.zeros(6 * (model.nb + 1)) end
+  for _, b in ipairs(T) do
+    local X, k = sp.inverse(b.Yo), b
+    while k do
+      for c = 1, k.nv do
+        local y = sp.X_mv(X, dof[k.iv + c].S)
+        for l = 1, 6 do rows[k.iv + c][6 * b.i + l] = -y[l] end
+      end
+      k = k.parent > 0 and T[k.parent] or nil
+    end
+  end
+  return rows
 end
 
 local function inputs(name, n)
@@ -200,13 +237,21 @@ local function inputs(name, n)
   return x
 end
 
-local function build_rnea(model)
+-- rows (1-based) of ncols entries into the output name, row-major
+local function output_rows(name, rows, ncols)
+  for r = 1, #rows do
+    for c = 1, ncols do sym.output(name, ncols * (r - 1) + c - 1, rows[r][c]) end
+  end
+end
+
+local function build_rnea(model, fext)
   local nv = model.nv
-  local dq, dv, M = D.rnea(model, inputs("v", nv), inputs("a", nv))
+  local dq, dv, M, df = D.rnea(model, inputs("v", nv), inputs("a", nv), fext)
   J.output_matrix("dtau_dq", dq, nv)
   J.output_matrix("dtau_dv", dv, nv)
   J.add_armature(J.tree(model), M)
   J.output_matrix("M", M, nv)
+  if df then output_rows("dtau_dfext", df, 6 * (model.nb + 1)) end
 end
 
 -- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua) and the inverse-dynamics
@@ -258,7 +303,19 @@ local recipes = {
     params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "a", role = "a" },
                { name = "dtau_dq", role = "out_nvnv" }, { name = "dtau_dv", role = "out_nvnv" },
                { name = "M", role = "out_nvnv" } },
-    build = build_rnea,
+    build = function(model) build_rnea(model, nil) end,
+  },
+  rnea_ext_derivatives = {
+    summary = "derivatives of inverse dynamics with external wrenches at (q, v, a, fext): "
+      .. "dtau_dq, dtau_dv, dtau_da = M (nv x nv) and dtau_dfext = -J^T per body (nv x 6 (nb + 1),"
+      .. " column 6 j + l: entry l of body j's wrench), row-major; fext as rnea_ext's, held on its"
+      .. " body" .. TANGENT,
+    returns = "void",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "a", role = "a" },
+               { name = "fext", role = "fext" },
+               { name = "dtau_dq", role = "out_nvnv" }, { name = "dtau_dv", role = "out_nvnv" },
+               { name = "M", role = "out_nvnv" }, { name = "dtau_dfext", role = "out_nvwrench" } },
+    build = function(model) build_rnea(model, "fext") end,
   },
   aba_derivatives = {
     summary = "derivatives of forward dynamics at (q, v, tau): dqdd_dq, dqdd_dv and dqdd_dtau = "
@@ -273,8 +330,8 @@ local recipes = {
   },
 }
 
--- The recipe of function name: rnea_derivatives, aba_derivatives (the registry:
--- generator/lua/lua_recipes.c).
+-- The recipe of function name: rnea_derivatives, rnea_ext_derivatives, aba_derivatives (the
+-- registry: generator/lua/lua_recipes.c).
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,

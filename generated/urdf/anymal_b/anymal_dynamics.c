@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if ANYMAL_SET_ID != 0x96c88d4f62ff
+#if ANYMAL_SET_ID != 0x41f1bd86e31d
 #error "anymal_dynamics.c and anymal_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -13402,8 +13402,11 @@ int anymal_crba_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -17570,8 +17573,11 @@ int anymal_aba(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const doubl
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -21816,8 +21822,11 @@ int anymal_aba_ext(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const d
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -27471,8 +27480,11 @@ int anymal_minv(const double q[ANYMAL_NQ], double Minv[ANYMAL_NV * ANYMAL_NV]) {
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV * ANYMAL_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV * ANYMAL_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -63696,10 +63708,12 @@ int anymal_cfa(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], const doubl
   for (int k = 0; k < 66; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (ANYMAL_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (ANYMAL_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -73406,10 +73420,12 @@ int anymal_contact_fd(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], cons
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < ANYMAL_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < ANYMAL_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -83128,10 +83144,12 @@ int anymal_contact_fd_reg(const double q[ANYMAL_NQ], const double v[ANYMAL_NV], 
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < ANYMAL_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < ANYMAL_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -90580,9 +90598,11 @@ int anymal_impulse(const double q[ANYMAL_NQ], const double v_minus[ANYMAL_NV], c
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > ANYMAL_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < ANYMAL_NV; k++)
-    if (!isfinite(v_plus[k])) return -1;
-  for (int k = 0; k < ANYMAL_NCROWS; k++)
-    if (!isfinite(impulse[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < ANYMAL_NV; k++) nonfinite |= !isfinite(v_plus[k]);
+    for (int k = 0; k < ANYMAL_NCROWS; k++) nonfinite |= !isfinite(impulse[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

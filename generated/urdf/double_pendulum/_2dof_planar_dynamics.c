@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if _2DOF_PLANAR_SET_ID != 0xc4a7932d7e9b
+#if _2DOF_PLANAR_SET_ID != 0x67af0de8e356
 #error "_2dof_planar_dynamics.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -396,8 +396,11 @@ int _2dof_planar_crba_fd(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < _2DOF_PLANAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < _2DOF_PLANAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -467,8 +470,11 @@ int _2dof_planar_aba(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < _2DOF_PLANAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < _2DOF_PLANAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -542,8 +548,11 @@ int _2dof_planar_aba_ext(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_P
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < _2DOF_PLANAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < _2DOF_PLANAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -585,8 +594,11 @@ int _2dof_planar_minv(const double q[_2DOF_PLANAR_NQ], double Minv[_2DOF_PLANAR_
   for (int k = 0; k < 1; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < _2DOF_PLANAR_NV * _2DOF_PLANAR_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < _2DOF_PLANAR_NV * _2DOF_PLANAR_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -1713,10 +1725,12 @@ int _2dof_planar_cfa(const double q[_2DOF_PLANAR_NQ], const double v[_2DOF_PLANA
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > _2DOF_PLANAR_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < _2DOF_PLANAR_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (_2DOF_PLANAR_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < _2DOF_PLANAR_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (_2DOF_PLANAR_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

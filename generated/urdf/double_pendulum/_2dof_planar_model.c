@@ -6,7 +6,7 @@
  */
 #include "_2dof_planar_model.h"
 
-#if _2DOF_PLANAR_SET_ID != 0xc4a7932d7e9b
+#if _2DOF_PLANAR_SET_ID != 0x67af0de8e356
 #error "_2dof_planar_model.c and _2dof_planar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if HYQ_SET_ID != 0x9ea3b004a132
+#if HYQ_SET_ID != 0xfb9eabc0748c
 #error "hyq_dynamics.c and hyq_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -13986,8 +13986,11 @@ int hyq_crba_fd(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > HYQ_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < HYQ_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < HYQ_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -18439,8 +18442,11 @@ int hyq_aba(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > HYQ_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < HYQ_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < HYQ_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -22970,8 +22976,11 @@ int hyq_aba_ext(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > HYQ_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < HYQ_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < HYQ_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -29436,8 +29445,11 @@ int hyq_minv(const double q[HYQ_NQ], double Minv[HYQ_NV * HYQ_NV]) {
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > HYQ_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < HYQ_NV * HYQ_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < HYQ_NV * HYQ_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -65183,10 +65195,12 @@ int hyq_cfa(const double q[HYQ_NQ], const double v[HYQ_NV], const double tau[HYQ
   for (int k = 0; k < 66; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > HYQ_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < HYQ_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (HYQ_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < HYQ_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (HYQ_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

@@ -70,7 +70,7 @@ extern "C" {
 #define HYQ_NREG 130 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define HYQ_SET_ID 0x9ea3b004a132
+#define HYQ_SET_ID 0xfb9eabc0748c
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define HYQ_PIVOT_EPS 1e-12
 

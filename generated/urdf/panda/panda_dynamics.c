@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if PANDA_SET_ID != 0xfd8ea11b4151
+#if PANDA_SET_ID != 0x8ad348a8d721
 #error "panda_dynamics.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -7020,8 +7020,11 @@ int panda_crba_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   for (int k = 0; k < 7; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -8921,8 +8924,11 @@ int panda_aba(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   for (int k = 0; k < 7; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -10867,8 +10873,11 @@ int panda_aba_ext(const double q[PANDA_NQ], const double v[PANDA_NV], const doub
   for (int k = 0; k < 7; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -13088,8 +13097,11 @@ int panda_minv(const double q[PANDA_NQ], double Minv[PANDA_NV * PANDA_NV]) {
   for (int k = 0; k < 7; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV * PANDA_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV * PANDA_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -31378,10 +31390,12 @@ int panda_cfa(const double q[PANDA_NQ], const double v[PANDA_NV], const double t
   for (int k = 0; k < 37; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (PANDA_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (PANDA_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -35016,10 +35030,12 @@ int panda_contact_fd(const double q[PANDA_NQ], const double v[PANDA_NV], const d
   for (int k = 0; k < 13; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < PANDA_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < PANDA_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -38660,10 +38676,12 @@ int panda_contact_fd_reg(const double q[PANDA_NQ], const double v[PANDA_NV], con
   for (int k = 0; k < 13; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < PANDA_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < PANDA_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -41167,10 +41185,12 @@ int panda_impulse(const double q[PANDA_NQ], const double v_minus[PANDA_NV], cons
   for (int k = 0; k < 13; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > PANDA_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < PANDA_NV; k++)
-    if (!isfinite(v_plus[k])) return -1;
-  for (int k = 0; k < PANDA_NCROWS; k++)
-    if (!isfinite(impulse[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < PANDA_NV; k++) nonfinite |= !isfinite(v_plus[k]);
+    for (int k = 0; k < PANDA_NCROWS; k++) nonfinite |= !isfinite(impulse[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 

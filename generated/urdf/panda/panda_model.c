@@ -6,7 +6,7 @@
  */
 #include "panda_model.h"
 
-#if PANDA_SET_ID != 0xfd8ea11b4151
+#if PANDA_SET_ID != 0x8ad348a8d721
 #error "panda_model.c and panda_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

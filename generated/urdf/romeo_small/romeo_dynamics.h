@@ -70,7 +70,7 @@ extern "C" {
 #define ROMEO_NREG 320 /* standard inertial parameters: 10 per moving body */
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define ROMEO_SET_ID 0x44078aba75d7
+#define ROMEO_SET_ID 0x8f4b463dfb05
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define ROMEO_PIVOT_EPS 1e-12
 

@@ -6,7 +6,7 @@
  */
 #include "simple_humanoid_model.h"
 
-#if SIMPLE_HUMANOID_SET_ID != 0x3d9ea01eec0f
+#if SIMPLE_HUMANOID_SET_ID != 0x8e69d6f15419
 #error "simple_humanoid_model.c and simple_humanoid_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if SOLO_SET_ID != 0xf07d4fddf997
+#if SOLO_SET_ID != 0xa848e44ef171
 #error "solo_dynamics.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -11595,8 +11595,11 @@ int solo_crba_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -15210,8 +15213,11 @@ int solo_aba(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -18903,8 +18909,11 @@ int solo_aba_ext(const double q[SOLO_NQ], const double v[SOLO_NV], const double 
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -24261,8 +24270,11 @@ int solo_minv(const double q[SOLO_NQ], double Minv[SOLO_NV * SOLO_NV]) {
   for (int k = 0; k < 14; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV * SOLO_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV * SOLO_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -54811,10 +54823,12 @@ int solo_cfa(const double q[SOLO_NQ], const double v[SOLO_NV], const double tau[
   for (int k = 0; k < 66; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (SOLO_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (SOLO_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -63756,10 +63770,12 @@ int solo_contact_fd(const double q[SOLO_NQ], const double v[SOLO_NV], const doub
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < SOLO_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < SOLO_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -72713,10 +72729,12 @@ int solo_contact_fd_reg(const double q[SOLO_NQ], const double v[SOLO_NV], const 
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < SOLO_NCROWS; k++)
-    if (!isfinite(force[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < SOLO_NCROWS; k++) nonfinite |= !isfinite(force[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -79748,9 +79766,11 @@ int solo_impulse(const double q[SOLO_NQ], const double v_minus[SOLO_NV], const i
   for (int k = 0; k < 26; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > SOLO_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < SOLO_NV; k++)
-    if (!isfinite(v_plus[k])) return -1;
-  for (int k = 0; k < SOLO_NCROWS; k++)
-    if (!isfinite(impulse[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < SOLO_NV; k++) nonfinite |= !isfinite(v_plus[k]);
+    for (int k = 0; k < SOLO_NCROWS; k++) nonfinite |= !isfinite(impulse[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

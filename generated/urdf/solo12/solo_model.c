@@ -6,7 +6,7 @@
  */
 #include "solo_model.h"
 
-#if SOLO_SET_ID != 0xf07d4fddf997
+#if SOLO_SET_ID != 0xa848e44ef171
 #error "solo_model.c and solo_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if UR5_SET_ID != 0xfc380353a6a9
+#if UR5_SET_ID != 0x90b21e90d7ea
 #error "ur5_dynamics.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -3120,8 +3120,11 @@ int ur5_crba_fd(const double q[UR5_NQ], const double v[UR5_NV], const double tau
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > UR5_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < UR5_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < UR5_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4039,8 +4042,11 @@ int ur5_aba(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > UR5_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < UR5_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < UR5_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -4988,8 +4994,11 @@ int ur5_aba_ext(const double q[UR5_NQ], const double v[UR5_NV], const double tau
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > UR5_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < UR5_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < UR5_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -6064,8 +6073,11 @@ int ur5_minv(const double q[UR5_NQ], double Minv[UR5_NV * UR5_NV]) {
   for (int k = 0; k < 5; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > UR5_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < UR5_NV * UR5_NV; k++)
-    if (!isfinite(Minv[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < UR5_NV * UR5_NV; k++) nonfinite |= !isfinite(Minv[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }
 
@@ -14490,9 +14502,11 @@ int ur5_cfa(const double q[UR5_NQ], const double v[UR5_NV], const double tau[UR5
   for (int k = 0; k < 23; k++)
     if (!(pivot_ref[k] > 0.0 && pivot[k] > UR5_PIVOT_EPS * pivot_ref[k])) return -1;
   /* every output finite: else no finite answer (NaN or Inf input, overflow) */
-  for (int k = 0; k < UR5_NV; k++)
-    if (!isfinite(qdd[k])) return -1;
-  for (int k = 0; k < 6 * (UR5_NB + 1); k++)
-    if (!isfinite(wrench[k])) return -1;
+  {
+    int nonfinite = 0;
+    for (int k = 0; k < UR5_NV; k++) nonfinite |= !isfinite(qdd[k]);
+    for (int k = 0; k < 6 * (UR5_NB + 1); k++) nonfinite |= !isfinite(wrench[k]);
+    if (nonfinite) return -1;
+  }
   return 0;
 }

@@ -6,7 +6,7 @@
  */
 #include "ur5_model.h"
 
-#if UR5_SET_ID != 0xfc380353a6a9
+#if UR5_SET_ID != 0x90b21e90d7ea
 #error "ur5_model.c and ur5_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
