@@ -10,6 +10,12 @@
 /* Bodies above which only rnea, crba and aba are generated (the rest grows as nb² and would make
  * the fuzzer slow without reaching other code). */
 enum { MBDC_FUZZ_ALL_FUNCTIONS_MAX_NB = 16 };
+/* The derivative functions (by name only), asked for on one input in three of at most this many
+ * bodies (they are the longest functions to generate). */
+enum { MBDC_FUZZ_DERIVATIVES_MAX_NB = 8 };
+#define MBDC_FUZZ_DERIVATIVES                                                                     \
+  "rnea_derivatives,aba_derivatives,rnea_ext_derivatives,frame_velocity_derivatives,"           \
+  "frame_acceleration_derivatives_local,integrate_jacobians,difference_jacobians"
 
 /* The input as a model (a URDF when its first non-blank byte is '<', with --floating-base when
  * its last byte is odd; else the model language): loaded and checked, its topology and the text

@@ -55,6 +55,8 @@ const mbg_fn mbg_fns[] = {
     FN("impulse", MBG_FN_CONTACTS, "an inelastic impact at the contacts switched on"),
     FN("contact_fd_derivatives", MBG_FN_BY_NAME,
        "contact_fd and its derivatives: dqdd and dforce by q, v, tau"),
+    FN("contact_fd_reg_derivatives", MBG_FN_BY_NAME,
+       "contact_fd_reg and its derivatives: compliant contacts"),
     FN("impulse_derivatives", MBG_FN_BY_NAME,
        "impulse and its derivatives: dv_plus and dimpulse by q, v_minus"),
     FN("trig", MBG_FN_TRIG, "the joint angles' sines and cosines, for the P_f_sc functions"),

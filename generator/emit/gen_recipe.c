@@ -128,7 +128,7 @@ static int read_params(mbg_gen *g, lua_State *L, int t, mbg_gen_function *f, cha
 
 /* The epilogues a recipe may name (C loops source.lua writes after the graph), each with the
  * parameters it reads and writes (name, role). */
-#define MBG_EPILOGUE_PARAMS 7
+#define MBG_EPILOGUE_PARAMS 8
 static const struct {
   const char *name;
   const char *params[MBG_EPILOGUE_PARAMS][2];
@@ -138,6 +138,10 @@ static const struct {
      {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"dqdd_dtau", "out_nvnv"},
       {"dforce_dq", "out_cforcenv"}, {"dforce_dv", "out_cforcenv"},
       {"dforce_dtau", "out_cforcenv"}, {"contacts", "contacts"}}},
+    {"contact_reg_derivatives",
+     {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"dqdd_dtau", "out_nvnv"},
+      {"dforce_dq", "out_cforcenv"}, {"dforce_dv", "out_cforcenv"},
+      {"dforce_dtau", "out_cforcenv"}, {"contacts", "contacts"}, {"mu", "contact_mu"}}},
     {"impulse_derivatives",
      {{"dvplus_dq", "out_nvnv"}, {"dvplus_dv", "out_nvnv"}, {"dimpulse_dq", "out_cforcenv"},
       {"dimpulse_dv", "out_cforcenv"}, {"contacts", "contacts"}}},
@@ -237,7 +241,8 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   lua_pop(L, 1);
   if (ex != LUA_TNIL && e < 0)
     return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\", "
-                            "\"contact_derivatives\" or \"impulse_derivatives\""), -1;
+                            "\"contact_derivatives\", \"contact_reg_derivatives\" or "
+                            "\"impulse_derivatives\""), -1;
   if (e >= 0 && !epilogue_params(f, e)) {
     int len = snprintf(msg, n, "the epilogue %s needs the parameters", epilogues[e].name);
     for (int j = 0; j < MBG_EPILOGUE_PARAMS && epilogues[e].params[j][0] && len > 0 &&
@@ -322,7 +327,7 @@ int mbg_gen_minv_runs(const mbg_sym *s, int nv, int *runs, int *start) {
 static void epilogue_counts(const mbg_gen *g, const mbg_sym *s, mbg_gen_function *f) {
   long nv = g->topo->nv, nr = g->ncrows;
   int impulse = strcmp(f->epilogue, "impulse_derivatives") == 0;
-  if (impulse || strcmp(f->epilogue, "contact_derivatives") == 0) {
+  if (impulse || strncmp(f->epilogue, "contact_", 8) == 0) {
     /* templates/c/epilogue_contact.lua: M = Lᵀ L, Y = M⁻¹ Jcᵀ, Φ = Jc Y = W Wᵀ, then for each
      * of q, v, τ (impulse: q, v⁻) the two triangular solves with L over nv columns, Jc u, the
      * two with W, Y ∂f: at most (with every contact active and L dense) */

@@ -64,7 +64,7 @@ static const char *const flex_missing[] = {
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
     "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
     "rnea_derivatives", "rnea_ext_derivatives", "aba_derivatives", "contact_fd_derivatives",
-    "impulse_derivatives",
+    "impulse_derivatives", "contact_fd_reg_derivatives",
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
     "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",

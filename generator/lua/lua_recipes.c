@@ -26,6 +26,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("contact_fd", "contact"),
     BY_NAME("contact_fd_derivatives", "contact_derivatives"),
     BY_NAME("contact_fd_reg", "contact"),
+    BY_NAME("contact_fd_reg_derivatives", "contact_derivatives"),
     BY_NAME("difference", "manifold"),
     BY_NAME("difference_jacobians", "manifold"),
     BY_NAME("dynamics", "fused"),

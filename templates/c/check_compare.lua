@@ -53,6 +53,8 @@ local reference = {
   impulse = "rc = mb_impulse(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, act, ref, ref2)",
   contact_fd_derivatives = "rc = mb_contact_fd_derivatives(&M, &FRAMES, &CONTACTS, ws, cscratch, "
     .. "q, v, tau, act, NULL, ref, ref2, ref3, ref4, ref5, ref6, ref7, ref8)",
+  contact_fd_reg_derivatives = "rc = mb_contact_fd_derivatives(&M, &FRAMES, &CONTACTS, ws, "
+    .. "cscratch, q, v, tau, act, mu, ref, ref2, ref3, ref4, ref5, ref6, ref7, ref8)",
   impulse_derivatives = "rc = mb_impulse_derivatives(&M, &FRAMES, &CONTACTS, ws, cscratch, q, v, "
     .. "act, ref, ref2, ref3, ref4, ref5, ref6)",
   integrate = "rc = mb_integrate(&M, q, v, 0.375, ref)",
@@ -96,6 +98,18 @@ local second = {
     { name = "contact_fd_derivatives.dforce_dq", size = "NCROWS * NV", reference = "(void)0" },
     { name = "contact_fd_derivatives.dforce_dv", size = "NCROWS * NV", reference = "(void)0" },
     { name = "contact_fd_derivatives.dforce_dtau", size = "NCROWS * NV", reference = "(void)0" },
+  } },
+  contact_fd_reg_derivatives = { list = {
+    { name = "contact_fd_reg_derivatives.force", size = "NCROWS", reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dqdd_dq", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dqdd_dtau", size = "NV * NV", reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dforce_dq", size = "NCROWS * NV",
+      reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dforce_dv", size = "NCROWS * NV",
+      reference = "(void)0" },
+    { name = "contact_fd_reg_derivatives.dforce_dtau", size = "NCROWS * NV",
+      reference = "(void)0" },
   } },
   dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
                third = { name = "dynamics.qdd", size = "NV",

@@ -1,16 +1,21 @@
--- epilogue_contact.lua — the C loops after the graph of contact_fd_derivatives
--- (templates/lib/contact_derivatives.lua): the linear algebra of the derivatives of the contact
--- system, written once per function instead of unrolled (its products are dense).
+-- epilogue_contact.lua — the C loops after the graphs of contact_fd_derivatives,
+-- contact_fd_reg_derivatives and impulse_derivatives (templates/lib/contact_derivatives.lua): the
+-- linear algebra of the derivatives of the contact system, written once per function instead of
+-- unrolled (its products are dense).
 --
--- On entry the graph has written dqdd_dq, dqdd_dv (∂R along q, v: R = rnea(q, v, q̈) − Jcᵀ f),
--- dqdd_dtau (M), dforce_dq, dforce_dv (∂a: the contact rows' acceleration at q̈ held) and
--- dforce_dtau (Jc). With the active rows (contacts[k]), M = Lᵀ L (no fill-in over the tree) and
--- Φ = Jc M⁻¹ Jcᵀ = W Wᵀ (both under the pivot rule: -1 when M or Φ is singular to working
--- precision), for x = q, v, τ at once (∂R/∂τ = −1, ∂a/∂τ = 0):
+-- contact_derivatives (contact_reg_derivatives: Φ + diag μ): on entry the graph has written
+-- dqdd_dq, dqdd_dv (∂R along q, v: R = rnea(q, v, q̈) − Jcᵀ f), dqdd_dtau (M), dforce_dq,
+-- dforce_dv (∂a: the contact rows' acceleration at q̈ held) and dforce_dtau (Jc). With the active
+-- rows (contacts[k]), M = Lᵀ L (no fill-in over the tree) and Φ = Jc M⁻¹ Jcᵀ = W Wᵀ (both under
+-- the pivot rule: -1 when M or Φ is singular to working precision), for x = q, v, τ at once
+-- (∂R/∂τ = −1, ∂a/∂τ = 0):
 --   U = −M⁻¹ ∂R (in the dqdd outputs; the τ block is M⁻¹),  Y = M⁻¹ Jcᵀ (rows: Jc M⁻¹),
 --   ∂f = Φ⁻¹ (−Jc U − ∂a) (in the dforce outputs' active rows),  ∂q̈ = U + Y ∂f,
--- every step a sweep of whole rows of the three outputs at once (the loops run along the nv
--- columns and vectorize). The inactive contacts' rows of ∂f are zero.
+-- every step a sweep of whole rows of the outputs at once (the loops run along the nv columns and
+-- vectorize). The inactive contacts' rows of ∂f are zero.
+-- impulse_derivatives: the same for x = q, v⁻ with dvplus_dq (∂R/∂q), dvplus_dv (M), dimpulse_dq
+-- (∂a/∂q), dimpulse_dv (Jc): ∂R/∂v⁻ = −M makes U's v⁻ block the identity (after it lent itself
+-- to M⁻¹ for Y), ∂a/∂v⁻ = 0.
 
 -- λ(i) of every dof: the dof before it in its joint, else the last dof of the nearest ancestor
 -- joint that has one (-1: none). M = Lᵀ L with L lower-triangular and L_ij ≠ 0 only for j an
@@ -35,17 +40,24 @@ local E = {}
 -- Each epilogue's outputs: X the nv × nv ones (U, then the derivatives of q̈ or v⁺), F the
 -- ncrows × nv ones (G, then the forces' or impulses' derivatives); M is given in X[#X], Jc in
 -- F[#F]; init: each X block's start, "neg" (−∂R) or "eye" (1); eye_after: the block set to 1 again
--- after it gave M⁻¹ (impulse: U = 1 for v⁻).
+-- after it gave M⁻¹ (impulse: U = 1 for v⁻); mu: the input of the contacts' regularization
+-- (Φ + diag μ, contact_fd_reg).
 local specs = {
   contact_derivatives = {
     X = { "dqdd_dq", "dqdd_dv", "dqdd_dtau" }, F = { "dforce_dq", "dforce_dv", "dforce_dtau" },
     init = { "neg", "neg", "eye" },
+  },
+  contact_reg_derivatives = { -- Φ + diag μ: the regularized contacts of contact_fd_reg
+    X = { "dqdd_dq", "dqdd_dv", "dqdd_dtau" }, F = { "dforce_dq", "dforce_dv", "dforce_dtau" },
+    init = { "neg", "neg", "eye" }, mu = "mu",
   },
   impulse_derivatives = {
     X = { "dvplus_dq", "dvplus_dv" }, F = { "dimpulse_dq", "dimpulse_dv" },
     init = { "neg", "eye" }, eye_after = true,
   },
 }
+
+E.kinds = specs -- the epilogues written here, by name
 
 -- The row sweeps the bodies call, written once before the functions (kinds: the epilogues the
 -- file's functions use): d_k += a s_k and d_k *= a for k = 1 .. n over rows of P_NV entries that
@@ -161,9 +173,16 @@ function E.body(b, d, kind)
   b("    ", real, " ep_L[", NV, " * ", NV, "], ep_Li[", NV, "], ep_J[", NR, " * ", NV, "], ep_Y[",
     NR, " * ", NV, "];")
   b("    ", real, " ep_W[", NR, " * ", NR, "], ep_Wi[", NR, "];")
-  b("    int ep_row[", NR, "], ep_na = 0;")
-  b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
-  b("      for (int l = 0; contacts[k] && l < ep_dim[k]; l++) ep_row[ep_na++] = r + l;")
+  if sp.mu then -- each active row's contact, for its μ
+    b("    int ep_row[", NR, "], ep_con[", NR, "], ep_na = 0;")
+    b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
+    b("      for (int l = 0; contacts[k] && l < ep_dim[k]; l++)")
+    b("        ep_con[ep_na] = k, ep_row[ep_na++] = r + l;")
+  else
+    b("    int ep_row[", NR, "], ep_na = 0;")
+    b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
+    b("      for (int l = 0; contacts[k] && l < ep_dim[k]; l++) ep_row[ep_na++] = r + l;")
+  end
   factor_and_solve(b, d, sp)
   b("    /* Y_a = Jc_a M^-1 (M^-1 is U's last block), Phi = Jc Y^T = W W^T */")
   b("    for (int a = 0; a < ep_na; a++) {")
@@ -184,6 +203,7 @@ function E.body(b, d, kind)
   b("        ", real, " p = ", zero, ";")
   b("        for (int c = 0; c < ", NV, "; c++) p += ep_J[", NV, " * i + c] * ep_Y[", NV,
     " * j + c];")
+  if sp.mu then b("        if (i == j) p += ", sp.mu, "[ep_con[i]]; /* Phi + diag mu */") end
   b("        ", real, " s = p;")
   b("        for (int k = 0; k < j; k++) s -= ep_W[", NR, " * i + k] * ep_W[", NR, " * j + k];")
   b("        if (i > j) { ep_W[", NR, " * i + j] = s * ep_Wi[j]; continue; }")

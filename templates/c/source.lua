@@ -123,9 +123,7 @@ return function(d)
   end
   local ep_kinds = {} -- the row sweeps of the contact derivatives' epilogues, once
   for _, f in ipairs(d.functions) do
-    if f.epilogue == "contact_derivatives" or f.epilogue == "impulse_derivatives" then
-      ep_kinds[#ep_kinds + 1] = f.epilogue
-    end
+    if epilogue_contact.kinds[f.epilogue] then ep_kinds[#ep_kinds + 1] = f.epilogue end
   end
   epilogue_contact.helpers(b, d, ep_kinds)
   local iq, iv = {}, {}
@@ -228,9 +226,7 @@ return function(d)
       end
     end
     b(f.body)
-    if f.epilogue == "contact_derivatives" or f.epilogue == "impulse_derivatives" then
-      epilogue_contact.body(b, d, f.epilogue)
-    end
+    if epilogue_contact.kinds[f.epilogue] then epilogue_contact.body(b, d, f.epilogue) end
     if f.epilogue == "minus_minv_product" then minus_minv_product(b, f, P, scalar, zero) end
     if f.returns == "int" then
       if f.npivots > 0 then

@@ -127,11 +127,11 @@ local function refuse_passive(model, name)
   end
 end
 
-local function build_fd(model)
-  refuse_passive(model, "contact_fd_derivatives")
+local function build_fd(model, regularized)
+  refuse_passive(model, regularized and "contact_fd_reg_derivatives" or "contact_fd_derivatives")
   local nv = model.nv
   local contacts, nr = contact_list(model)
-  local qdd, f = CT.solve_fd(model, false)
+  local qdd, f = CT.solve_fd(model, regularized)
   for k = 1, nv do qdd[k] = sym.name(qdd[k], "qdd_" .. (k - 1)) end
   for r = 1, nr do f[r] = sym.name(f[r], "force_" .. (r - 1)) end
   local qd = {}
@@ -186,8 +186,22 @@ local recipes = {
                { name = "dforce_dq", role = "out_cforcenv" },
                { name = "dforce_dv", role = "out_cforcenv" },
                { name = "dforce_dtau", role = "out_cforcenv" } },
-    build = build_fd,
+    build = function(model) build_fd(model, false) end,
     epilogue = "contact_derivatives",
+  },
+  contact_fd_reg_derivatives = {
+    summary = "contact_fd_reg and its derivatives (mu >= 0 per contact: Jc qdd + Jcdot v = -mu "
+      .. "force), the outputs as contact_fd_derivatives'" .. TANGENT,
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "tau", role = "tau" },
+               { name = "contacts", role = "contacts" }, { name = "mu", role = "contact_mu" },
+               { name = "qdd", role = "out_nv" }, { name = "force", role = "out_cforce" },
+               { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
+               { name = "dqdd_dtau", role = "out_nvnv" },
+               { name = "dforce_dq", role = "out_cforcenv" },
+               { name = "dforce_dv", role = "out_cforcenv" },
+               { name = "dforce_dtau", role = "out_cforcenv" } },
+    build = function(model) build_fd(model, true) end,
+    epilogue = "contact_reg_derivatives",
   },
   impulse_derivatives = {
     summary = "impulse and its derivatives: v_plus and impulse as impulse's; dvplus_dq, "
@@ -204,8 +218,8 @@ local recipes = {
   },
 }
 
--- The recipe of function name: contact_fd_derivatives, impulse_derivatives (the registry:
--- generator/lua/lua_recipes.c).
+-- The recipe of function name: contact_fd_derivatives, contact_fd_reg_derivatives,
+-- impulse_derivatives (the registry: generator/lua/lua_recipes.c).
 function CD.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = "int", params = r.params,
