@@ -66,6 +66,8 @@ const mbg_fn mbg_fns[] = {
     FN("rnea_ext_derivatives", MBG_FN_BY_NAME,
        "rnea_derivatives with external wrenches, and dtau/dfext"),
     FN("aba_derivatives", MBG_FN_BY_NAME, "the derivatives of aba: dqdd/dq, dqdd/dv and M^-1"),
+    FN("aba_ext_derivatives", MBG_FN_BY_NAME,
+       "aba_derivatives with external wrenches, and dqdd/dfext"),
     FN("integrate_jacobians", MBG_FN_BY_NAME,
        "the Jacobians of integrate: d(q + v dt)/dq and /dv, tangent spaces"),
     FN("difference_jacobians", MBG_FN_BY_NAME,

@@ -63,7 +63,7 @@ static const char *const flex_missing[] = {
     "cfa",    "frame_jacobian", "frame_jacobian_world", "frame_velocity", "frame_acceleration_bias",
     "com",    "com_jacobian",   "energy",               "centroidal_momentum", "ccrba",
     "centroidal_bias", "contact_fd", "contact_fd_reg", "impulse", "aba_wrenches",
-    "rnea_derivatives", "rnea_ext_derivatives", "aba_derivatives", "contact_fd_derivatives",
+    "rnea_derivatives", "rnea_ext_derivatives", "aba_derivatives", "aba_ext_derivatives", "contact_fd_derivatives",
     "impulse_derivatives", "contact_fd_reg_derivatives",
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",

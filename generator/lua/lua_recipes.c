@@ -15,6 +15,7 @@
  * exist). */
 const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("aba_derivatives", "derivatives"),
+    BY_NAME("aba_ext_derivatives", "derivatives"),
     BY_NAME("aba_wrenches", "fused"),
     BY_NAME("base_params", "regressors"),
     BY_NAME("base_regressor", "regressors"),

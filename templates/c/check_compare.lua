@@ -65,6 +65,8 @@ local reference = {
   difference_jacobians = "rc = mb_difference_jacobians(&M, q, q2, ref, ref2)",
   rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
   aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
+  aba_ext_derivatives = "rc = mb_aba_ext_derivatives(&M, ws, q, v, tau, fext, ref, ref2, ref3, "
+    .. "ref4)",
   rnea_ext_derivatives = "rc = mb_rnea_ext_derivatives(&M, ws, q, v, a, fext, ref, ref2, ref3, "
     .. "ref4)",
   regressor = "rc = mb_regressor(&M, ws, q, v, a, ref)",
@@ -117,6 +119,11 @@ local second = {
   rnea_derivatives = { name = "rnea_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
                        third = { name = "rnea_derivatives.M", size = "NV * NV",
                                  reference = "(void)0" } },
+  aba_ext_derivatives = {
+    name = "aba_ext_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0",
+    third = { name = "aba_ext_derivatives.Minv", size = "NV * NV", reference = "(void)0",
+              fourth = { name = "aba_ext_derivatives.dqdd_dfext", size = "NV * 6 * (NB + 1)",
+                         reference = "(void)0" } } },
   rnea_ext_derivatives = {
     name = "rnea_ext_derivatives.dtau_dv", size = "NV * NV", reference = "(void)0",
     third = { name = "rnea_ext_derivatives.M", size = "NV * NV", reference = "(void)0",

@@ -103,6 +103,26 @@ local function minus_minv_product(b, f, P, scalar, zero)
   b("  }")
 end
 
+-- aba_ext_derivatives' dqdd_dfext = −M⁻¹ dtau_dfext (in place), column by column as the plain
+-- loop of minus_minv_product (a column's zero entries, the dofs not on the path to its body,
+-- skipped at run time).
+local function minus_minv_fext(b, P, scalar, zero)
+  local NV, NW = P .. "_NV", "6 * (" .. P .. "_NB + 1)"
+  b("  /* dqdd_dfext = -Minv dtau_dfext (in place), column by column */")
+  b("  for (int ep_c = 6; ep_c < ", NW, "; ep_c++) {")
+  b("    ", scalar, " ep_col[", NV, "], ep_acc[", NV, "];")
+  b("    for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b("      ep_col[ep_r] = dqdd_dfext[", NW, " * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
+  b("    for (int ep_l = 0; ep_l < ", NV, "; ep_l++) {")
+  b("      if (ep_col[ep_l] == ", zero, ") continue;")
+  b("      for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b("        ep_acc[ep_r] -= Minv[", NV, " * ep_l + ep_r] * ep_col[ep_l];")
+  b("    }")
+  b("    for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b("      dqdd_dfext[", NW, " * ep_r + ep_c] = ep_acc[ep_r];")
+  b("  }")
+end
+
 return function(d)
   local b = common.buffer()
   local P, scalar = d.PREFIX, d.scalar
@@ -227,7 +247,12 @@ return function(d)
     end
     b(f.body)
     if epilogue_contact.kinds[f.epilogue] then epilogue_contact.body(b, d, f.epilogue) end
-    if f.epilogue == "minus_minv_product" then minus_minv_product(b, f, P, scalar, zero) end
+    if f.epilogue == "minus_minv_product" then
+      minus_minv_product(b, f, P, scalar, zero)
+      for _, p in ipairs(f.params) do
+        if p.name == "dqdd_dfext" then minus_minv_fext(b, P, scalar, zero) end
+      end
+    end
     if f.returns == "int" then
       if f.npivots > 0 then
         b("  /* the pivot rule: d accepted iff r > 0 and d > ", P, "_PIVOT_EPS r */")

@@ -272,11 +272,17 @@ local function build_aba_coupled(model)
   J.output_matrix("Minv", CP.inverse(F), n)
 end
 
-local function build_aba(model)
+-- fext: the input of external wrenches (aba_ext_derivatives), nil for none; then also
+-- ∂τ/∂fext = −Jᵀ into dqdd_dfext, which the epilogue turns into ∂q̈/∂fext = M⁻¹ Jᵀ.
+local function build_aba(model, fext)
   if model.coupling then return build_aba_coupled(model) end
+  if fext and model.passive_in_fd then
+    error("aba_ext_derivatives is not generated with --passive-in-fd yet (the runtime's "
+      .. "mb_aba_ext_derivatives, its reference, has no passive forces)", 0)
+  end
   local nv = model.nv
-  local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u = aba.backward(T, X, pA, nil, nil, PF.fd_tau(model))
+  local T, X, _, pA, _, _, pe = rnea.forward(model, "v", nil, fext)
+  local jt, u = aba.backward(T, X, pA, nil, pe, PF.fd_tau(model))
   local qdd_b = aba.forward(T, X, jt, u, "da")
   local qdd = {}
   for _, b in ipairs(T) do
@@ -285,11 +291,12 @@ local function build_aba(model)
     end
   end
   local Mi = minv.matrix(model)
-  local dq, dv = D.rnea(model, inputs("v", nv), qdd)
+  local dq, dv, _, df = D.rnea(model, inputs("v", nv), qdd, fext)
   PF.fd_derivatives(model, dq, dv) -- less ∂τ_passive (--passive-in-fd)
   J.output_matrix("dqdd_dq", dq, nv)
   J.output_matrix("dqdd_dv", dv, nv)
   J.output_matrix("Minv", Mi, nv)
+  if df then output_rows("dqdd_dfext", df, 6 * (model.nb + 1)) end
 end
 
 local TANGENT = "; the q-derivatives along the tangent space, as Pinocchio's: column k is d/de at "
@@ -325,13 +332,27 @@ local recipes = {
                { name = "tau", role = "tau" },
                { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
                { name = "Minv", role = "out_nvnv" } },
-    build = build_aba,
+    build = function(model) build_aba(model, nil) end,
+    epilogue = "minus_minv_product",
+  },
+  aba_ext_derivatives = {
+    summary = "derivatives of forward dynamics with external wrenches at (q, v, tau, fext): "
+      .. "dqdd_dq, dqdd_dv, dqdd_dtau = M^-1 (nv x nv) and dqdd_dfext = M^-1 J^T per body "
+      .. "(nv x 6 (nb + 1), column 6 j + l: entry l of body j's wrench), row-major; fext as "
+      .. "aba_ext's, held on its body" .. TANGENT,
+    returns = "int",
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "tau", role = "tau" }, { name = "fext", role = "fext" },
+               { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
+               { name = "Minv", role = "out_nvnv" },
+               { name = "dqdd_dfext", role = "out_nvwrench" } },
+    build = function(model) build_aba(model, "fext") end,
     epilogue = "minus_minv_product",
   },
 }
 
--- The recipe of function name: rnea_derivatives, rnea_ext_derivatives, aba_derivatives (the
--- registry: generator/lua/lua_recipes.c).
+-- The recipe of function name: rnea_derivatives, rnea_ext_derivatives, aba_derivatives,
+-- aba_ext_derivatives (the registry: generator/lua/lua_recipes.c).
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,
