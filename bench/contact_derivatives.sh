@@ -41,7 +41,8 @@ while read -r robot model flags contacts; do
   gcc $bench_cflags_drv -DHEADER="\"$d/gen/${p}_dynamics.h\"" -DPFX="$p" -DPFX_UP="$pu" \
     "$root/bench/contact_derivatives_driver.c" "$d/dyn.o" -lm -o "$d/driver"
   bench_callgrind_driver "$d"
-  grep -q "^fails 0$" "$d/driver.txt" || bench_die 1 "$robot: a call failed ($(cat "$d/driver.txt"))"
+  grep -q "^fails 0$" "$d/driver.txt" ||
+    bench_die 1 "$robot: a call failed ($(cat "$d/driver.txt"))"
   for f in $funcs; do echo "instr $robot $f $(bench_per_call "$d" "$f")" >>"$tmp/data.txt"; done
 done <<<"$robots"
 
@@ -62,7 +63,8 @@ sec=$tmp/section.md
          for (k = 1; k <= n; k++) {
            r = order[k]; c = i[r, "contact_fd"]; d = i[r, "contact_fd_derivatives"]
            f = i[r, "fd_contact_fd"]
-           printf "| %s | %s | %s | %s | %s | %.1f | %s | %.1f |\n", r, nv[r], nr[r], c, d, d / c, f, f / d
+           printf "| %s | %s | %s | %s | %s | %.1f | %s | %.1f |\n",
+             r, nv[r], nr[r], c, d, d / c, f, f / d
          }
        }' "$tmp/data.txt"
   echo "<!-- /contact_derivatives -->"

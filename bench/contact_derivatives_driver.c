@@ -47,7 +47,8 @@ static double uniform(double lo, double hi) { /* xorshift64 */
 
 __attribute__((noinline)) static int run_contact_fd(void) {
   int fails = 0;
-  for (int s = 0; s < NSTATES; s++) fails += FN(contact_fd)(q[s], v[s], tau[s], act, qdd[s], force[s]) != 0;
+  for (int s = 0; s < NSTATES; s++)
+    fails += FN(contact_fd)(q[s], v[s], tau[s], act, qdd[s], force[s]) != 0;
   return fails;
 }
 

@@ -155,8 +155,7 @@ static int column(const mb_model *m, const mb_contacts *C, mb_workspace *ws, dsc
   return MB_OK;
 }
 
-/* Every column of D (holding ∂R) and, if tau_d is not NULL, of the τ-derivatives (∂R/∂τ = −I:
- * u = M⁻¹ e_c, ∂a = 0). */
+/* Every column of D (holding ∂R along q or v, dA the rows' ∂a; NULL: 0). */
 static int solve_all(const mb_model *m, const mb_contacts *C, mb_workspace *ws, dscratch *d,
                      int na, const int *active, const double *dA, double *D, double *df) {
   for (size_t c = 0; c < (size_t)m->nv; c++) {
@@ -166,6 +165,7 @@ static int solve_all(const mb_model *m, const mb_contacts *C, mb_workspace *ws, 
   return MB_OK;
 }
 
+/* Every column of the τ-derivatives: ∂R/∂τ = −1, so u = M⁻¹ e_c, and ∂a/∂τ = 0. */
 static int solve_tau(const mb_model *m, const mb_contacts *C, mb_workspace *ws, dscratch *d,
                      int na, const int *active, double *D, double *df) {
   size_t nv = (size_t)m->nv;

@@ -133,7 +133,8 @@ static const struct {
   const char *name;
   const char *params[MBG_EPILOGUE_PARAMS][2];
 } epilogues[] = {
-    {"minus_minv_product", {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"Minv", "out_nvnv"}}},
+    {"minus_minv_product",
+     {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"Minv", "out_nvnv"}}},
     {"contact_derivatives",
      {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"dqdd_dtau", "out_nvnv"},
       {"dforce_dq", "out_cforcenv"}, {"dforce_dv", "out_cforcenv"},

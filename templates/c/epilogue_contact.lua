@@ -164,9 +164,10 @@ function E.body(b, d, kind)
   local NV, NR = P .. "_NV", P .. "_NCROWS"
   local X, F, n = sp.X, sp.F, #sp.X
   local Minv = X[n]
-  b("  /* the derivatives' linear algebra (templates/c/epilogue_contact.lua): M = L^T L (no fill-in")
-  b("   * over the tree), Phi = Jc M^-1 Jc^T = W W^T over the active rows; for each variable x at")
-  b("   * once: U = -M^-1 dR/dx, dforce = Phi^-1 (-Jc U - da/dx), dy = U + M^-1 Jc^T dforce */")
+  b("  /* the derivatives' linear algebra (templates/c/epilogue_contact.lua): M = L^T L (no")
+  b("   * fill-in over the tree), Phi = Jc M^-1 Jc^T = W W^T over the active rows; for each")
+  b("   * variable x at once: U = -M^-1 dR/dx, dforce = Phi^-1 (-Jc U - da/dx),")
+  b("   * dy = U + M^-1 Jc^T dforce */")
   b("  {")
   b("    static const int ep_dim[", P, "_NCONTACT] = {", table.concat(dims, ", "), "};")
   b("    static const int ep_lam[", NV, "] = {", table.concat(dof_parents(d), ", "), "};")

@@ -21,6 +21,24 @@ local function vector(b, decl, items)
   b("};")
 end
 
+-- The columns c0 .. NC − 1 of X (NV × NC row-major) become −Minv times themselves, in place: per
+-- column an axpy over the rows of M⁻¹ (symmetric: row l is column l, contiguous) for each nonzero
+-- entry, found at run time.
+local function column_product(b, ind, X, NC, c0, NV, scalar, zero)
+  b(ind, "for (int ep_c = ", c0, "; ep_c < ", NC, "; ep_c++) {")
+  b(ind, "  ", scalar, " ep_col[", NV, "], ep_acc[", NV, "];")
+  b(ind, "  for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b(ind, "    ep_col[ep_r] = ", X, "[", NC, " * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
+  b(ind, "  for (int ep_l = 0; ep_l < ", NV, "; ep_l++) {")
+  b(ind, "    if (ep_col[ep_l] == ", zero, ") continue;")
+  b(ind, "    for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b(ind, "      ep_acc[ep_r] -= Minv[", NV, " * ep_l + ep_r] * ep_col[ep_l];")
+  b(ind, "  }")
+  b(ind, "  for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
+  b(ind, "    ", X, "[", NC, " * ep_r + ep_c] = ep_acc[ep_r];")
+  b(ind, "}")
+end
+
 -- The epilogue minus_minv_product: dqdd_dx = −M⁻¹ dtau_dx for x = q, v, in place (the graph wrote
 -- dtau_dx into dqdd_dx), column by column: the column's nonzero rows of dtau_dx — f.minv_runs,
 -- from the graph: runs of consecutive rows as (NV l_first, NV (l_last + 1)), the dofs on other
@@ -37,19 +55,8 @@ local function minus_minv_product(b, f, P, scalar, zero)
     -- entry, found at run time; the runs' bookkeeping would cost more than it saves
     b("  /* dqdd_dq = -Minv dtau_dq and dqdd_dv = -Minv dtau_dv (in place), column by column */")
     b("  for (int ep_m = 0; ep_m < 2; ep_m++) {")
-    b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq, ep_col[", P, "_NV], ep_acc[", P,
-      "_NV];")
-    b("    for (int ep_c = 0; ep_c < ", P, "_NV; ep_c++) {")
-    b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
-    b("        ep_col[ep_r] = ep_X[", P, "_NV * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
-    b("      for (int ep_l = 0; ep_l < ", P, "_NV; ep_l++) {")
-    b("        if (ep_col[ep_l] == ", zero, ") continue;")
-    b("        for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++)")
-    b("          ep_acc[ep_r] -= Minv[", P, "_NV * ep_l + ep_r] * ep_col[ep_l];")
-    b("      }")
-    b("      for (int ep_r = 0; ep_r < ", P, "_NV; ep_r++) ep_X[", P,
-      "_NV * ep_r + ep_c] = ep_acc[ep_r];")
-    b("    }")
+    b("    ", scalar, " *ep_X = ep_m ? dqdd_dv : dqdd_dq;")
+    column_product(b, "    ", "ep_X", P .. "_NV", 0, P .. "_NV", scalar, zero)
     b("  }")
     return
   end
@@ -105,22 +112,10 @@ end
 
 -- aba_ext_derivatives' dqdd_dfext = −M⁻¹ dtau_dfext (in place), column by column as the plain
 -- loop of minus_minv_product (a column's zero entries, the dofs not on the path to its body,
--- skipped at run time).
+-- skipped at run time; body 0's six columns are zero).
 local function minus_minv_fext(b, P, scalar, zero)
-  local NV, NW = P .. "_NV", "6 * (" .. P .. "_NB + 1)"
   b("  /* dqdd_dfext = -Minv dtau_dfext (in place), column by column */")
-  b("  for (int ep_c = 6; ep_c < ", NW, "; ep_c++) {")
-  b("    ", scalar, " ep_col[", NV, "], ep_acc[", NV, "];")
-  b("    for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
-  b("      ep_col[ep_r] = dqdd_dfext[", NW, " * ep_r + ep_c], ep_acc[ep_r] = ", zero, ";")
-  b("    for (int ep_l = 0; ep_l < ", NV, "; ep_l++) {")
-  b("      if (ep_col[ep_l] == ", zero, ") continue;")
-  b("      for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
-  b("        ep_acc[ep_r] -= Minv[", NV, " * ep_l + ep_r] * ep_col[ep_l];")
-  b("    }")
-  b("    for (int ep_r = 0; ep_r < ", NV, "; ep_r++)")
-  b("      dqdd_dfext[", NW, " * ep_r + ep_c] = ep_acc[ep_r];")
-  b("  }")
+  column_product(b, "  ", "dqdd_dfext", "6 * (" .. P .. "_NB + 1)", 6, P .. "_NV", scalar, zero)
 end
 
 return function(d)

@@ -1,6 +1,6 @@
 -- contact_derivatives.lua — the derivatives of contact-constrained forward dynamics and of
--- impacts: the recipes contact_fd_derivatives and impulse_derivatives (runtime/contact_derivatives.c
--- computes the same, docs/derivatives.md has the derivation).
+-- impacts: the recipes contact_fd_derivatives, contact_fd_reg_derivatives and impulse_derivatives
+-- (runtime/contact_derivatives.c computes the same, docs/derivatives.md has the derivation).
 --
 -- contact_fd solves M q̈ − Jcᵀ f = τ − h, Jc q̈ = −J̇c v over the active contacts. Along x ∈ {q, v,
 -- τ}: M ∂q̈ − Jcᵀ ∂f = −∂R, Jc ∂q̈ = −∂a, with R = rnea(q, v, q̈) − Jcᵀ f − τ at q̈, f held and
@@ -113,12 +113,7 @@ local function derivative_parts(model, contacts, f, vel, acc, still, acc_rows)
   return dq, dv, M, Aq, Av, Jc
 end
 
--- rows (1-based) of nv entries into the output name, row-major
-local function output_rows(name, rows, nv)
-  for r = 1, #rows do
-    for c = 1, nv do sym.output(name, nv * (r - 1) + c - 1, rows[r][c]) end
-  end
-end
+local output_rows = D.output_rows
 
 local function refuse_passive(model, name)
   if model.passive_in_fd then
@@ -178,7 +173,8 @@ local recipes = {
       .. "dqdd_dtau (nv x nv) and dforce_dq, dforce_dv, dforce_dtau (ncrows x nv, zero rows for "
       .. "the contacts switched off), row-major; the forces keep their world directions"
       .. TANGENT,
-    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "tau", role = "tau" },
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "tau", role = "tau" },
                { name = "contacts", role = "contacts" }, { name = "qdd", role = "out_nv" },
                { name = "force", role = "out_cforce" },
                { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },
@@ -192,7 +188,8 @@ local recipes = {
   contact_fd_reg_derivatives = {
     summary = "contact_fd_reg and its derivatives (mu >= 0 per contact: Jc qdd + Jcdot v = -mu "
       .. "force), the outputs as contact_fd_derivatives'" .. TANGENT,
-    params = { { name = "q", role = "q" }, { name = "v", role = "v" }, { name = "tau", role = "tau" },
+    params = { { name = "q", role = "q" }, { name = "v", role = "v" },
+               { name = "tau", role = "tau" },
                { name = "contacts", role = "contacts" }, { name = "mu", role = "contact_mu" },
                { name = "qdd", role = "out_nv" }, { name = "force", role = "out_cforce" },
                { name = "dqdd_dq", role = "out_nvnv" }, { name = "dqdd_dv", role = "out_nvnv" },

@@ -237,8 +237,8 @@ local function inputs(name, n)
   return x
 end
 
--- rows (1-based) of ncols entries into the output name, row-major
-local function output_rows(name, rows, ncols)
+-- rows (1-based) of ncols entries into the output name, row-major (also contact_derivatives.lua)
+function D.output_rows(name, rows, ncols)
   for r = 1, #rows do
     for c = 1, ncols do sym.output(name, ncols * (r - 1) + c - 1, rows[r][c]) end
   end
@@ -251,7 +251,7 @@ local function build_rnea(model, fext)
   J.output_matrix("dtau_dv", dv, nv)
   J.add_armature(J.tree(model), M)
   J.output_matrix("M", M, nv)
-  if df then output_rows("dtau_dfext", df, 6 * (model.nb + 1)) end
+  if df then D.output_rows("dtau_dfext", df, 6 * (model.nb + 1)) end
 end
 
 -- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua) and the inverse-dynamics
@@ -296,7 +296,7 @@ local function build_aba(model, fext)
   J.output_matrix("dqdd_dq", dq, nv)
   J.output_matrix("dqdd_dv", dv, nv)
   J.output_matrix("Minv", Mi, nv)
-  if df then output_rows("dqdd_dfext", df, 6 * (model.nb + 1)) end
+  if df then D.output_rows("dqdd_dfext", df, 6 * (model.nb + 1)) end
 end
 
 local TANGENT = "; the q-derivatives along the tangent space, as Pinocchio's: column k is d/de at "
