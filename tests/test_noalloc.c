@@ -106,6 +106,51 @@ static void test_algorithms_do_not_allocate(void **state) {
   }
 }
 
+/* The derivative functions (derivatives.c, frame_derivatives.c, contact_derivatives.c) on
+ * floating-base trees (the floating joint keeps the contact system regular) with one frame on the
+ * last body, a point contact at it, the scratch laid out beforehand. */
+static void test_derivatives_do_not_allocate(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    mbt_tree *t = mbt_randtree(seed, 10, 1);
+    const mb_model *m = &t->model;
+    size_t nv = (size_t)m->nv, nw = 6 * ((size_t)m->nb + 1);
+    mb_frame fr = {m->nb, {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0.1, 0.2, 0.3}};
+    mb_frames F = {1, &fr};
+    mb_contact ct = {0, 3};
+    mb_contacts C = {1, &ct};
+    mb_workspace ws;
+    double *buf = malloc(mb_workspace_size(m));
+    void *scr = malloc(mb_contact_derivatives_scratch_size(m, &C));
+    mb_workspace_init(&ws, m, buf);
+    size_t nd = (size_t)m->nq + 4 * nv + nw + 3 * nv * nv + nv * nw + 18 * nv;
+    double *q = malloc(sizeof(double) * nd);
+    double *v = q + m->nq, *a = v + nv, *tau = a + nv, *out = tau + nv, *fext = out + nv;
+    double *A = fext + nw, *B = A + nv * nv, *Cm = B + nv * nv, *D = Cm + nv * nv, *E = D + nv * nw;
+    mbt_rng g;
+    mbt_rng_seed(&g, seed);
+    mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, a);
+    mbt_rand_vec(&g, m->nv, -1, 1, tau), mbt_rand_vec(&g, (int)nw, -1, 1, fext);
+    double f3[3], *fd = E; /* 3 × nv force derivatives, then 6 × nv frame blocks */
+    int rc = 0;
+    calls = 0, counting = 1;
+    rc |= mb_rnea_derivatives(m, &ws, q, v, a, A, B, Cm);
+    rc |= mb_aba_derivatives(m, &ws, q, v, tau, A, B, Cm);
+    rc |= mb_rnea_ext_derivatives(m, &ws, q, v, a, fext, A, B, Cm, D);
+    rc |= mb_aba_ext_derivatives(m, &ws, q, v, tau, fext, A, B, Cm, D);
+    rc |= mb_frame_velocity_derivatives(m, &F, &ws, q, v, 1, E, E + 6 * nv);
+    rc |= mb_frame_acceleration_derivatives(m, &F, &ws, q, v, a, 0, E, E + 6 * nv, E + 12 * nv);
+    rc |= mb_contact_fd_derivatives(m, &F, &C, &ws, scr, q, v, tau, NULL, NULL, out, f3, A, B, Cm,
+                                    fd, fd + 3 * nv, fd + 6 * nv);
+    rc |= mb_impulse_derivatives(m, &F, &C, &ws, scr, q, v, NULL, out, f3, A, B, fd, fd + 3 * nv);
+    counting = 0;
+    assert_int_equal(rc, 0);
+    assert_int_equal(calls, 0);
+    free(q), free(scr), free(buf);
+    mbt_tree_free(t);
+  }
+}
+
 /* The closed-loop functions (loops.c, fd_loops.c, project.c): a spherical loop from the last body
  * of a floating-base tree to the world (the floating joint keeps Φ regular), with both
  * workspaces laid out beforehand. */
@@ -149,6 +194,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrapping_works),
       cmocka_unit_test(test_algorithms_do_not_allocate),
+      cmocka_unit_test(test_derivatives_do_not_allocate),
       cmocka_unit_test(test_loops_do_not_allocate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
