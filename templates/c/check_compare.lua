@@ -92,27 +92,8 @@ local second = {
     { name = "impulse_derivatives.dimpulse_dq", size = "NCROWS * NV", reference = "(void)0" },
     { name = "impulse_derivatives.dimpulse_dv", size = "NCROWS * NV", reference = "(void)0" },
   } },
-  contact_fd_derivatives = { list = {
-    { name = "contact_fd_derivatives.force", size = "NCROWS", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dqdd_dq", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dqdd_dtau", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dforce_dq", size = "NCROWS * NV", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dforce_dv", size = "NCROWS * NV", reference = "(void)0" },
-    { name = "contact_fd_derivatives.dforce_dtau", size = "NCROWS * NV", reference = "(void)0" },
-  } },
-  contact_fd_reg_derivatives = { list = {
-    { name = "contact_fd_reg_derivatives.force", size = "NCROWS", reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dqdd_dq", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dqdd_dv", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dqdd_dtau", size = "NV * NV", reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dforce_dq", size = "NCROWS * NV",
-      reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dforce_dv", size = "NCROWS * NV",
-      reference = "(void)0" },
-    { name = "contact_fd_reg_derivatives.dforce_dtau", size = "NCROWS * NV",
-      reference = "(void)0" },
-  } },
+  contact_fd_derivatives = { list = "contact" },
+  contact_fd_reg_derivatives = { list = "contact" },
   dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
                third = { name = "dynamics.qdd", size = "NV",
                          reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
@@ -174,6 +155,15 @@ local function base(f) return f.twin_of or f.name end
 -- its third, the third's fourth; or second's list, up to 7).
 local function extras(name)
   local s, list = second[name], {}
+  if s and s.list == "contact" then -- the contact derivatives' seven outputs after qdd
+    local outs = { { "force", "NCROWS" }, { "dqdd_dq", "NV * NV" }, { "dqdd_dv", "NV * NV" },
+                   { "dqdd_dtau", "NV * NV" }, { "dforce_dq", "NCROWS * NV" },
+                   { "dforce_dv", "NCROWS * NV" }, { "dforce_dtau", "NCROWS * NV" } }
+    for k, o in ipairs(outs) do
+      list[k] = { name = name .. "." .. o[1], size = o[2], reference = "(void)0" }
+    end
+    return list
+  end
   if s and s.list then return s.list end
   while s do
     list[#list + 1] = s
