@@ -1,6 +1,6 @@
 /* derivatives_internal.h — what the derivative files (derivatives.c, contact_derivatives.c,
- * frame_derivatives.c) share: the world-frame kinematics and the inverse-dynamics derivatives
- * without the public checks. */
+ * frame_derivatives.c, loop_derivatives.c) share: the world-frame kinematics and the
+ * inverse-dynamics derivatives without the public checks. */
 #ifndef MB_DERIVATIVES_INTERNAL_H
 #define MB_DERIVATIVES_INTERNAL_H
 
@@ -27,5 +27,13 @@ void mbd_minus_minv(size_t nv, size_t cols, const double *Minv, double *D, doubl
  * −(X_j S_r)_l for every dof r of j and of its ancestors, X_j = jX0, from ws->dS and the world
  * poses that mbd_rnea_derivatives left. */
 void mbd_fext_columns(const mb_model *m, const mb_workspace *ws, double *dfext);
+
+/* One frame's derivative blocks after mbd_world_kinematics (mb_frame_velocity_derivatives and
+ * mb_frame_acceleration_derivatives without the checks): out[0..4] = dV/dq, dV/dv, dA/dq, dA/dv,
+ * dA/da, 6 × nv each (NULL: skipped), zero where a dof does not move the frame; and with val
+ * (NULL: not wanted) the frame's world values: R (frame → world, row-major), its origin p, ω, the
+ * origin's velocity v_p, α and the origin's classical acceleration a_p (24 doubles). */
+void mbd_frame_blocks(const mb_model *m, mb_workspace *ws, const mb_frame *f, int local,
+                      double *out[5], double val[24]);
 
 #endif

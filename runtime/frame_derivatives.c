@@ -104,24 +104,33 @@ static void frame_column(const frame_state *s, const double *D, int nv, int col,
   }
 }
 
+void mbd_frame_blocks(const mb_model *m, mb_workspace *ws, const mb_frame *f, int local,
+                      double *out[5], double val[24]) {
+  int nv = m->nv;
+  frame_state s;
+  frame_state_init(m, ws, f, local, &s);
+  for (int o = 0; o < 5; o++)
+    for (size_t e = 0; out[o] && e < 6 * (size_t)nv; e++) out[o][e] = 0.0;
+  for (int j = f->body; j > 0; j = m->parent[j])
+    for (int c = 0; c < mb_joint_nv(m->jtype[j]); c++)
+      frame_column(&s, ws->dS + 24 * (m->iv[j] + c), nv, m->iv[j] + c, out[0], out[1], out[2],
+                   out[3], out[4]);
+  if (!val) return;
+  for (int a = 0; a < 9; a++) val[a] = s.R[a];
+  for (int a = 0; a < 3; a++)
+    val[9 + a] = s.p[a], val[12 + a] = s.w[a], val[15 + a] = s.vp[a], val[18 + a] = s.al[a],
+            val[21 + a] = s.ap[a];
+}
+
 /* Every frame's blocks (6 × nv each at 6 nv k; NULL outputs skipped), zero where a dof does not
  * move the frame. */
 static void frame_derivatives(const mb_model *m, const mb_frames *F, mb_workspace *ws, int local,
                               double *out[5]) {
-  int nv = m->nv;
-  size_t blk = 6 * (size_t)nv;
-  for (int o = 0; o < 5; o++)
-    for (size_t e = 0; out[o] && e < blk * (size_t)F->n; e++) out[o][e] = 0.0;
+  size_t blk = 6 * (size_t)m->nv;
   for (int k = 0; k < F->n; k++) {
-    const mb_frame *f = &F->frame[k];
-    frame_state s;
     double *o[5];
-    frame_state_init(m, ws, f, local, &s);
     for (int l = 0; l < 5; l++) o[l] = out[l] ? out[l] + blk * (size_t)k : NULL;
-    for (int j = f->body; j > 0; j = m->parent[j])
-      for (int c = 0; c < mb_joint_nv(m->jtype[j]); c++)
-        frame_column(&s, ws->dS + 24 * (m->iv[j] + c), nv, m->iv[j] + c, o[0], o[1], o[2], o[3],
-                     o[4]);
+    mbd_frame_blocks(m, ws, &F->frame[k], local, o, NULL);
   }
 }
 

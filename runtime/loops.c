@@ -17,7 +17,6 @@
 
 /* ----------------------------------------------------------------------------- row catalogue */
 
-enum row_kind { ROW_D1, ROW_D2, ROW_SS, ROW_SCREW };
 /* vectors a row uses, in loop-frame (or target-frame) coordinates */
 enum vec { V_X, V_Y, V_Z, V_AXIS, V_U1, V_U2, V_AXIS2 };
 
@@ -127,6 +126,8 @@ static void loop_perp(const double a[3], double u1[3], double u2[3]) {
   for (int j = 0; j < 3; j++) u1[j] /= n;
   mbs_cross(a, u1, u2);
 }
+
+void mb_loop_perp_(const double a[3], double u1[3], double u2[3]) { loop_perp(a, u1, u2); }
 
 static void loop_vec(const mb_loop *l, enum vec v, double out[3]) {
   double u1[3], u2[3];
@@ -352,6 +353,13 @@ static void screw_angle(const mb_loop_workspace *lw, const mb_loop *l, srow *th)
   }
   double num = x.val * yd - y.val * xd;
   th->dd = (x.val * y.dd - y.val * x.dd) / rho - 2.0 * num * (x.val * xd + y.val * yd) / (rho * rho);
+}
+
+int mb_loop_row_def_(const mb_loop *l, int k, double u[3], double w[3]) {
+  int n;
+  const row_def *def = loop_rows(l->type, &n) + k;
+  loop_vec(l, def->u, u), loop_vec(l, def->w, w);
+  return def->kind;
 }
 
 /* Row k of loop l. */

@@ -993,6 +993,21 @@ int mb_fd_loops(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_
                 const double *q, const double *v, const double *tau, double *qdd,
                 double *lambda);
 
+/* The derivatives of mb_fd_loops (loop_derivatives.c; docs/derivatives.md "Closed loops"):
+ * ∂q̈/∂q, ∂q̈/∂v, ∂q̈/∂τ (nv × nv) and ∂λ/∂q, ∂λ/∂v, ∂λ/∂τ (nc × nv), row-major, ∂/∂q along the
+ * tangent space (as mb_rnea_derivatives), from differentiating M q̈ + h − Kᵀλ = τ and
+ * K q̈ + K̇v = 0 at the solution; q̈ and λ are written too (qdd, lambda and the dlam outputs may be
+ * NULL). scratch: mb_fd_loops_derivatives_scratch_size(m, L) bytes, aligned for double. Where Φ is
+ * regular (mb_fd_loops succeeds) the derivatives exist; the q-columns cost nv passes over the
+ * rows (a reference, not a fast path). MB_OK; mb_fd_loops' statuses; MB_EINVAL for a NULL
+ * output or scratch; MB_ENUMERIC if an output is not finite. */
+size_t mb_fd_loops_derivatives_scratch_size(const mb_model *m, const mb_loops *L);
+int mb_fd_loops_derivatives(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                            mb_loop_workspace *lw, void *scratch, const double *q,
+                            const double *v, const double *tau, double *qdd, double *lambda,
+                            double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau, double *dlam_dq,
+                            double *dlam_dv, double *dlam_dtau);
+
 /* Projection onto the constraint manifold (project.c): Newton's method on φ(q) = 0 with the
  * minimum-norm step Δv = −Kᵀ (K Kᵀ + μ 1)⁻¹ φ (μ = 1e-10 · max diag K Kᵀ: redundant rows are
  * harmless), applied with mb_integrate (quaternions stay unit), until max |φ_r| ≤ MB_PROJECT_TOL,

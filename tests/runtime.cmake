@@ -2,9 +2,9 @@
 # The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
 foreach(t spatial jcalc rnea crba fk integrate manifold_jacobians joint_wrenches aba ltdl minv
        derivatives frame_derivatives contact_derivatives cfa energy numerics api loops fd_loops
-       passive)
+       loop_derivatives passive)
   set(_extra)
-  if(t STREQUAL "loops" OR t STREQUAL "fd_loops")
+  if(t STREQUAL "loops" OR t STREQUAL "fd_loops" OR t STREQUAL "loop_derivatives")
     set(_extra mb_loopmech.c)
   endif()
   mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
