@@ -22,6 +22,7 @@
 #include "loops_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -318,7 +319,12 @@ int mb_fd_loops_derivatives(const mb_model *m, const mb_loops *L, mb_workspace *
                             const double *v, const double *tau, double *qdd, double *lambda,
                             double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau, double *dlam_dq,
                             double *dlam_dv, double *dlam_dtau) {
-  if (!scratch || (uintptr_t)scratch % _Alignof(double) || !dqdd_dq || !dqdd_dv || !dqdd_dtau)
+  struct align_probe {
+    char c;
+    double d;
+  };
+  if (!scratch || (uintptr_t)scratch % offsetof(struct align_probe, d) || !dqdd_dq || !dqdd_dv ||
+      !dqdd_dtau)
     return MB_EINVAL;
   if (!m || !L) return MB_EINVAL;
   size_t nv = (size_t)m->nv, nc = (size_t)(L->nc > 0 ? L->nc : 0);

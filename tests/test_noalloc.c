@@ -151,9 +151,9 @@ static void test_derivatives_do_not_allocate(void **state) {
   }
 }
 
-/* The closed-loop functions (loops.c, fd_loops.c, project.c): a spherical loop from the last body
- * of a floating-base tree to the world (the floating joint keeps Φ regular), with both
- * workspaces laid out beforehand. */
+/* The closed-loop functions (loops.c, fd_loops.c, loop_derivatives.c, project.c): a spherical
+ * loop from the last body of a floating-base tree to the world (the floating joint keeps Φ
+ * regular), with both workspaces and the derivatives' scratch laid out beforehand. */
 static void test_loops_do_not_allocate(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -169,8 +169,10 @@ static void test_loops_do_not_allocate(void **state) {
     double *buf = malloc(mb_workspace_size(m)), *lbuf = malloc(mb_loop_workspace_size(m, &L));
     mb_workspace_init(&ws, m, buf);
     mb_loop_workspace_init(&lw, m, &L, lbuf);
-    double *q = malloc(sizeof(double) * (nq + 3 * nv + 3 * nv + 12));
+    double *q = malloc(sizeof(double) * (nq + 3 * nv + 3 * nv + 12 + 3 * nv * nv + 9 * nv));
     double *v = q + nq, *tau = v + nv, *qdd = tau + nv, *K = qdd + nv, *out = K + 3 * nv;
+    double *D = out + 12, *DL = D + 3 * nv * nv;
+    void *scr = malloc(mb_fd_loops_derivatives_scratch_size(m, &L));
     mbt_rng g;
     mbt_rng_seed(&g, seed);
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, tau);
@@ -180,12 +182,14 @@ static void test_loops_do_not_allocate(void **state) {
     rc |= mb_loop_jacobian(m, &L, &ws, &lw, q, K);
     rc |= mb_loop_bias(m, &L, &ws, &lw, q, v, out);
     rc |= mb_fd_loops(m, &L, &ws, &lw, q, v, tau, qdd, out);
+    rc |= mb_fd_loops_derivatives(m, &L, &ws, &lw, scr, q, v, tau, qdd, out, D, D + nv * nv,
+                                  D + 2 * nv * nv, DL, DL + 3 * nv, DL + 6 * nv);
     rc |= mb_project_q(m, &L, &ws, &lw, q);
     rc |= mb_project_v(m, &L, &ws, &lw, q, v);
     counting = 0;
     assert_int_equal(rc, 0);
     assert_int_equal(calls, 0);
-    free(q), free(buf), free(lbuf);
+    free(q), free(buf), free(lbuf), free(scr);
     mbt_tree_free(t);
   }
 }

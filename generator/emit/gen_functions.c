@@ -57,6 +57,8 @@ const mbg_fn mbg_fns[] = {
        "contact_fd and its derivatives: dqdd and dforce by q, v, tau"),
     FN("contact_fd_reg_derivatives", MBG_FN_BY_NAME,
        "contact_fd_reg and its derivatives: compliant contacts"),
+    FN("fd_loops_derivatives", MBG_FN_BY_NAME,
+       "fd_loops and its derivatives: dqdd and dlambda by q, v, tau"),
     FN("impulse_derivatives", MBG_FN_BY_NAME,
        "impulse and its derivatives: dv_plus and dimpulse by q, v_minus"),
     FN("trig", MBG_FN_TRIG, "the joint angles' sines and cosines, for the P_f_sc functions"),

@@ -146,6 +146,9 @@ static const struct {
     {"impulse_derivatives",
      {{"dvplus_dq", "out_nvnv"}, {"dvplus_dv", "out_nvnv"}, {"dimpulse_dq", "out_cforcenv"},
       {"dimpulse_dv", "out_cforcenv"}, {"contacts", "contacts"}}},
+    {"loop_derivatives",
+     {{"dqdd_dq", "out_nvnv"}, {"dqdd_dv", "out_nvnv"}, {"dqdd_dtau", "out_nvnv"},
+      {"dlambda_dq", "out_ncnv"}, {"dlambda_dv", "out_ncnv"}, {"dlambda_dtau", "out_ncnv"}}},
 };
 #define MBG_NEPILOGUES (sizeof epilogues / sizeof epilogues[0])
 
@@ -242,8 +245,8 @@ static int read_recipe(mbg_gen *g, lua_State *L, int t, const char *name, mbg_ge
   lua_pop(L, 1);
   if (ex != LUA_TNIL && e < 0)
     return snprintf(msg, n, "'epilogue' must be \"minus_minv_product\", "
-                            "\"contact_derivatives\", \"contact_reg_derivatives\" or "
-                            "\"impulse_derivatives\""), -1;
+                            "\"contact_derivatives\", \"contact_reg_derivatives\", "
+                            "\"impulse_derivatives\" or \"loop_derivatives\""), -1;
   if (e >= 0 && !epilogue_params(f, e)) {
     int len = snprintf(msg, n, "the epilogue %s needs the parameters", epilogues[e].name);
     for (int j = 0; j < MBG_EPILOGUE_PARAMS && epilogues[e].params[j][0] && len > 0 &&
@@ -326,9 +329,10 @@ int mbg_gen_minv_runs(const mbg_sym *s, int nv, int *runs, int *start) {
  * (mbg_gen_minv_runs): nv multiplications and additions per nonzero entry, nv values more on the
  * stack, and about 300 + 40 nv bytes of code and 4 bytes of table per run. */
 static void epilogue_counts(const mbg_gen *g, const mbg_sym *s, mbg_gen_function *f) {
-  long nv = g->topo->nv, nr = g->ncrows;
+  int loops = strcmp(f->epilogue, "loop_derivatives") == 0;
+  long nv = g->topo->nv, nr = loops ? g->loops.nc : g->ncrows;
   int impulse = strcmp(f->epilogue, "impulse_derivatives") == 0;
-  if (impulse || strncmp(f->epilogue, "contact_", 8) == 0) {
+  if (impulse || loops || strncmp(f->epilogue, "contact_", 8) == 0) {
     /* templates/c/epilogue_contact.lua: M = Lᵀ L, Y = M⁻¹ Jcᵀ, Φ = Jc Y = W Wᵀ, then for each
      * of q, v, τ (impulse: q, v⁻) the two triangular solves with L over nv columns, Jc u, the
      * two with W, Y ∂f: at most (with every contact active and L dense) */

@@ -33,6 +33,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("dynamics", "fused"),
     BY_NAME("energy", "mass_props"),
     BY_NAME("energy_regressor", "regressors"),
+    BY_NAME("fd_loops_derivatives", "loop_derivatives"),
     BY_NAME("frame_acceleration_bias", "frames"),
     BY_NAME("frame_acceleration_derivatives", "frame_derivatives"),
     BY_NAME("frame_acceleration_derivatives_local", "frame_derivatives"),

@@ -105,8 +105,9 @@ local function constraint_system(T, jt, ur, n)
   end, ref)
 end
 
-function F.build(model)
-  L.require_loops(model, "fd_loops")
+-- q̈ (by dof, 1-based) and λ (by row) of the loop-closed forward dynamics, as symbols.
+function F.solve(model, name)
+  L.require_loops(model, name or "fd_loops")
   local T, X, _, pA = rnea.forward(model, "v", nil)
   -- the rows from the body frames' kinematics; their wrenches carried to T's frames (--frame)
   local rows = J.in_body_frames(function() return L.rows(model, L.kinematics(model, "v"), true) end)
@@ -134,10 +135,17 @@ function F.build(model)
   end
   local lambda = sp.ldl_solve(constraint_system(T, jt, ur, #rows), gam)
   local qddl = aba.forward(T, X, jt, F.innovations(T, ur, lambda), "dal")
+  local qdd = {}
   for _, b in ipairs(T) do
-    for c = 1, b.nv do sym.output("qdd", b.iv + c - 1, qdd0[b.i][c] + qddl[b.i][c]) end
+    for c = 1, b.nv do qdd[b.iv + c] = qdd0[b.i][c] + qddl[b.i][c] end
   end
-  for r = 1, #rows do sym.output("lambda", r - 1, lambda[r]) end
+  return qdd, lambda
+end
+
+function F.build(model)
+  local qdd, lambda = F.solve(model)
+  for k = 1, model.nv do sym.output("qdd", k - 1, qdd[k]) end
+  for r = 1, #lambda do sym.output("lambda", r - 1, lambda[r]) end
 end
 
 return F

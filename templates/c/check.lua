@@ -351,8 +351,9 @@ int main(void) {]])
   double qr[NQ + 7]; /* the random configuration, before the loops are closed */
   real gqr[NQ];]] .. (trig and "\n  real gscr[NSC];" or "") .. [[
   void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
+  void *lscratch = malloc(mb_fd_loops_derivatives_scratch_size(&M, &LP));
   mb_loop_workspace lwbuf, *lw = &lwbuf;
-  if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!lbuffer || !lscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);]])
   end
@@ -615,7 +616,7 @@ int main(void) {]])
   free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
   free(buffer);]])
   CC.free(b, d)
-  if loops then b("  free(lbuffer);") end
+  if loops then b("  free(lbuffer), free(lscratch);") end
   if contacts then b("  free(cscratch);") end
   if max_fout > 0 then b("  for (int k = 0; k < ", max_fout, "; k++) free(fout[k]);") end
   if max_fout2 > 0 then b("  for (int k = 0; k < ", max_fout2, "; k++) free(fout2[k]);") end

@@ -24,6 +24,8 @@ local reference = {
   loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref)",
   loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
   fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
+  fd_loops_derivatives = "rc = mb_fd_loops_derivatives(&M, &LP, ws, lw, lscratch, q, v, tau, "
+    .. "ref, ref2, ref3, ref4, ref5, ref6, ref7, ref8)",
   passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
   frame_pose = "rc = mb_frame_pose(&M, &FRAMES, ws, q, ref)",
   frame_jacobian = "rc = mb_frame_jacobian(&M, &FRAMES, ws, q, 1, ref)",
@@ -94,6 +96,7 @@ local second = {
   } },
   contact_fd_derivatives = { list = "contact" },
   contact_fd_reg_derivatives = { list = "contact" },
+  fd_loops_derivatives = { list = "loops" },
   dynamics = { name = "dynamics.h", size = "NV", reference = "mb_nle(&M, ws, q, v, ref2)",
                third = { name = "dynamics.qdd", size = "NV",
                          reference = "(void)mb_aba(&M, ws, q, v, tau, NULL, ref3)" } },
@@ -155,10 +158,12 @@ local function base(f) return f.twin_of or f.name end
 -- its third, the third's fourth; or second's list, up to 7).
 local function extras(name)
   local s, list = second[name], {}
-  if s and s.list == "contact" then -- the contact derivatives' seven outputs after qdd
-    local outs = { { "force", "NCROWS" }, { "dqdd_dq", "NV * NV" }, { "dqdd_dv", "NV * NV" },
-                   { "dqdd_dtau", "NV * NV" }, { "dforce_dq", "NCROWS * NV" },
-                   { "dforce_dv", "NCROWS * NV" }, { "dforce_dtau", "NCROWS * NV" } }
+  if s and (s.list == "contact" or s.list == "loops") then -- the seven outputs after qdd
+    local f, n = "force", "NCROWS"
+    if s.list == "loops" then f, n = "lambda", "NC" end
+    local outs = { { f, n }, { "dqdd_dq", "NV * NV" }, { "dqdd_dv", "NV * NV" },
+                   { "dqdd_dtau", "NV * NV" }, { "d" .. f .. "_dq", n .. " * NV" },
+                   { "d" .. f .. "_dv", n .. " * NV" }, { "d" .. f .. "_dtau", n .. " * NV" } }
     for k, o in ipairs(outs) do
       list[k] = { name = name .. "." .. o[1], size = o[2], reference = "(void)0" }
     end

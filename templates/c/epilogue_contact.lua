@@ -13,6 +13,8 @@
 --   ∂f = Φ⁻¹ (−Jc U − ∂a) (in the dforce outputs' active rows),  ∂q̈ = U + Y ∂f,
 -- every step a sweep of whole rows of the outputs at once (the loops run along the nv columns and
 -- vectorize). The inactive contacts' rows of ∂f are zero.
+-- loop_derivatives (fd_loops_derivatives, templates/lib/loop_derivatives.lua): the same with the
+-- loop rows K for Jc and their ∂c for ∂a, every row active, λ for f.
 -- impulse_derivatives: the same for x = q, v⁻ with dvplus_dq (∂R/∂q), dvplus_dv (M), dimpulse_dq
 -- (∂a/∂q), dimpulse_dv (Jc): ∂R/∂v⁻ = −M makes U's v⁻ block the identity (after it lent itself
 -- to M⁻¹ for Y), ∂a/∂v⁻ = 0.
@@ -54,6 +56,10 @@ local specs = {
   impulse_derivatives = {
     X = { "dvplus_dq", "dvplus_dv" }, F = { "dimpulse_dq", "dimpulse_dv" },
     init = { "neg", "eye" }, eye_after = true,
+  },
+  loop_derivatives = { -- fd_loops_derivatives: the loop rows for Jc, all of them active
+    X = { "dqdd_dq", "dqdd_dv", "dqdd_dtau" }, F = { "dlambda_dq", "dlambda_dv", "dlambda_dtau" },
+    init = { "neg", "neg", "eye" }, loops = true,
   },
 }
 
@@ -159,9 +165,7 @@ function E.body(b, d, kind)
   local one = real == "float" and "1.0f" or "1.0"
   local zero = real == "float" and "0.0f" or "0.0"
   local sqrt = real == "float" and "sqrtf" or "sqrt"
-  local dims = {}
-  for k, c in ipairs(d.contacts) do dims[k] = c.dim end
-  local NV, NR = P .. "_NV", P .. "_NCROWS"
+  local NV, NR = P .. "_NV", sp.loops and P .. "_NC" or P .. "_NCROWS"
   local X, F, n = sp.X, sp.F, #sp.X
   local Minv = X[n]
   b("  /* the derivatives' linear algebra (templates/c/epilogue_contact.lua): M = L^T L (no")
@@ -169,12 +173,19 @@ function E.body(b, d, kind)
   b("   * variable x at once: U = -M^-1 dR/dx, dforce = Phi^-1 (-Jc U - da/dx),")
   b("   * dy = U + M^-1 Jc^T dforce */")
   b("  {")
-  b("    static const int ep_dim[", P, "_NCONTACT] = {", table.concat(dims, ", "), "};")
+  if not sp.loops then
+    local dims = {}
+    for k, c in ipairs(d.contacts) do dims[k] = c.dim end
+    b("    static const int ep_dim[", P, "_NCONTACT] = {", table.concat(dims, ", "), "};")
+  end
   b("    static const int ep_lam[", NV, "] = {", table.concat(dof_parents(d), ", "), "};")
   b("    ", real, " ep_L[", NV, " * ", NV, "], ep_Li[", NV, "], ep_J[", NR, " * ", NV, "], ep_Y[",
     NR, " * ", NV, "];")
   b("    ", real, " ep_W[", NR, " * ", NR, "], ep_Wi[", NR, "];")
-  if sp.mu then -- each active row's contact, for its μ
+  if sp.loops then -- every loop row
+    b("    int ep_row[", NR, "], ep_na = ", NR, ";")
+    b("    for (int a = 0; a < ", NR, "; a++) ep_row[a] = a;")
+  elseif sp.mu then -- each active row's contact, for its μ
     b("    int ep_row[", NR, "], ep_con[", NR, "], ep_na = 0;")
     b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
     b("      for (int l = 0; contacts[k] && l < ep_dim[k]; l++)")
@@ -240,11 +251,13 @@ function E.body(b, d, kind)
   b("    for (int i = 0; i < ", NV, "; i++)")
   b("      for (int a = 0; a < ep_na; a++)")
   E.rows(b, d, n, "        ", X, "i", F, "ep_Y[" .. NV .. " * a + i]", "ep_row[a]")
-  b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
-  b("      for (int l = 0; !contacts[k] && l < ep_dim[k]; l++)")
-  b("        for (int c = 0; c < ", NV, "; c++) {")
-  for j = 1, n do b("          ", F[j], "[", NV, " * (r + l) + c] = ", zero, ";") end
-  b("        }")
+  if not sp.loops then
+    b("    for (int k = 0, r = 0; k < ", P, "_NCONTACT; r += ep_dim[k], k++)")
+    b("      for (int l = 0; !contacts[k] && l < ep_dim[k]; l++)")
+    b("        for (int c = 0; c < ", NV, "; c++) {")
+    for j = 1, n do b("          ", F[j], "[", NV, " * (r + l) + c] = ", zero, ";") end
+    b("        }")
+  end
   b("  }")
 end
 

@@ -30,7 +30,8 @@ local function forward(T, qd, qdd) return D.kinematics(T, qd, qdd, sp.zeros(6)) 
 local function top(x) return { x[1], x[2], x[3] } end
 
 -- One frame's columns: a table of the outputs (keys dq, dv, da; only those in `want`), each a
--- list of 6-vectors by 0-based column (nil: zero). accel: the acceleration's, else the
+-- list of 6-vectors by 0-based column (nil: zero), and val: the body's rotation R (working →
+-- world), the frame's origin p, ω, v_p, α and (accel) a_p, world axes. accel: the acceleration's, else the
 -- velocity's. E: the frame's rotation world → frame axes (nil: world axes).
 local function frame_columns(T, f, k, V, Acc, dof, accel, want, E)
   local b = T[f.body]
@@ -47,7 +48,8 @@ local function frame_columns(T, f, k, V, Acc, dof, accel, want, E)
     if wc then x, y = sp.add(x, sp.cross(wc, x0)), sp.add(y, sp.cross(wc, y0)) end
     return x, y
   end
-  local out = { dq = {}, dv = {}, da = {} }
+  local out = { dq = {}, dv = {}, da = {},
+                val = { R = R, p = pf, w = w, vp = vp, al = al, ap = ap } }
   local j = f.body
   while j > 0 do
     local bj = T[j]

@@ -249,4 +249,7 @@ function L.jacobian_row(model, K, row)
   return Kr
 end
 
+-- For loop_derivatives.lua: a row's loop-frame vectors by name (u1, u2: perp of the axis).
+L.loop_vec = loop_vec
+
 return L
