@@ -72,11 +72,13 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
   o.floating_base = lo.floating_base;
   o.couple_mimic = lo.couple_mimic;
   o.functions = nb <= MBDC_FUZZ_ALL_FUNCTIONS_MAX_NB ? NULL : "rnea,crba,aba";
-  /* one input in three (the size mod 3) of a small model: the derivative functions instead,
-   * which only name them (a model they refuse, flexible or coupled, stops at its error) */
+  /* one input in three (the size mod 3) of a small model: the derivative functions instead (with
+   * the contact or the loop ones where the model has contacts or loops), which only name them (a
+   * model they refuse, flexible or coupled, stops at its error) */
   int all = !o.functions;
   if (all && size % 3 == 2 && nb <= MBDC_FUZZ_DERIVATIVES_MAX_NB)
     o.functions = contacts[0] ? MBDC_FUZZ_DERIVATIVES ",contact_fd_derivatives,impulse_derivatives"
+                  : loops     ? MBDC_FUZZ_DERIVATIVES ",fd_loops_derivatives"
                               : MBDC_FUZZ_DERIVATIVES;
   if (contacts[0] && all) o.contacts = contacts;
   mbg_gen g;

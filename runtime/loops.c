@@ -359,7 +359,7 @@ int mb_loop_row_def_(const mb_loop *l, int k, double u[3], double w[3]) {
   int n;
   const row_def *def = loop_rows(l->type, &n) + k;
   loop_vec(l, def->u, u), loop_vec(l, def->w, w);
-  return def->kind;
+  return (int)def->kind;
 }
 
 /* Row k of loop l. */
