@@ -9,6 +9,7 @@ local params = import "c/check_params"
 local CC = import "c/check_coupled"
 
 local K = import "c/check_compare"
+local FDC = import "c/check_fd"
 local reference, size_of = K.reference, K.size_of
 local base, call, fused_parts, call_fused = K.base, K.call, K.fused_parts, K.call_fused
 local unassembled = K.unassembled
@@ -298,6 +299,8 @@ static int rcr_pivots_mask(double *ref, real *out) {
 }
 ]])
   end
+  local fdl = FDC.pairs(d) -- the derivatives against differences of their generated functions
+  FDC.helpers(b, fdl)
   params.helpers(b, d)
   ident.check_helpers(b, d)
   names_check(b, d)
@@ -336,6 +339,7 @@ int main(void) {]])
   if (mb_model_check(&M, msg, sizeof msg) != 0) return fprintf(stderr, "model: %s\n", msg), 2;
   mb_workspace_init(ws, &M, buffer);]])
   CC.declare(b, d)
+  FDC.declare(b, d, fdl)
   if max_fout > 0 then
     b("  real *fout[", max_fout, "]; /* the outputs of a --fuse function */")
     b("  for (int k = 0; k < ", max_fout, "; k++)")
@@ -456,6 +460,7 @@ int main(void) {]])
     togen(mu, gmu, NCONTACT);]])
   end
   K.known(b, d, known, slot, reference)
+  FDC.calls(b, d, fdl)
   K.fused(b, d, fused, slot, reference)
   for k, x in ipairs(variants) do
     local r, p = first_variant + k - 1, d.prefix
@@ -590,6 +595,7 @@ int main(void) {]])
     if (r->skipped) printf(" (%d states below the switch ratio, not compared)", r->skipped);
     printf("\n");
   }]])
+  FDC.report(b, fdl)
   if #variants > 0 or with_rcr then
     b("  printf(\"  (rcr, rcr_<s>, rcr_refine_<s>: compared where the selection's smallest pivot \"")
     b("         \"ratio is >= the switch; rcr_refine_<s> from the runtime's answer moved by 1e-6)\\n\");")
@@ -616,6 +622,7 @@ int main(void) {]])
   free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
   free(buffer);]])
   CC.free(b, d)
+  FDC.free(b, fdl)
   if loops then b("  free(lbuffer), free(lscratch);") end
   if contacts then b("  free(cscratch);") end
   if max_fout > 0 then b("  for (int k = 0; k < ", max_fout, "; k++) free(fout[k]);") end
