@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0x2c637c8937b2
+#if FIVE_BAR_SET_ID != 0xaf5398a6b486
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -179,8 +179,9 @@ int main(void) {
   mb_workspace_init(ws, &M, buffer);
   double qr[NQ + 7]; /* the random configuration, before the loops are closed */
   real gqr[NQ];  void *lbuffer = malloc(mb_loop_workspace_size(&M, &LP));
+  void *lscratch = malloc(mb_fd_loops_derivatives_scratch_size(&M, &LP));
   mb_loop_workspace lwbuf, *lw = &lwbuf;
-  if (!lbuffer) return fprintf(stderr, "out of memory\n"), 2;
+  if (!lbuffer || !lscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
   result results[37] = {
@@ -639,6 +640,6 @@ int main(void) {
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
   free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
   free(buffer);
-  free(lbuffer);
+  free(lbuffer), free(lscratch);
   return failed ? 1 : 0;
 }
