@@ -4,7 +4,8 @@
  * At the solution of M q̈ + h − Kᵀλ = τ, K q̈ + K̇v = 0, a change of q, v or τ moves q̈ and λ by
  *   M ∂q̈ − Kᵀ ∂λ = ∂τ − ∂ID + ∂(Kᵀλ),   K ∂q̈ = −∂c,
  * with ∂ID the inverse dynamics' derivatives at (q, v, q̈) (mbd_rnea_derivatives), ∂(Kᵀλ) the
- * change of the constraint forces' generalized force at fixed λ and c = φ̈ = K q̈ + K̇v at fixed q̈.
+ * change of the constraint forces' generalized force at fixed λ and c = φ̈ = K q̈ + K̇v at fixed
+ * q̈.
  * Both come from the rows themselves. Every row is a scalar function of world vectors moving with
  * the loop frame (on body a) and the target frame (on body b): directions u = R e and the frames'
  * origins p (loops.c). Each scalar is carried as a jet: its value s, ṡ and s̈ along the motion
@@ -38,14 +39,15 @@ typedef struct vj {
   sj e[3];
 } vj;
 
-/* The jets' memory: a bump arena of doubles, reset for every row. */
+/* The jets' memory: a bump arena of doubles (ROW_SCALARS jets of 6 nv), reset for every row. */
 typedef struct arena {
   int nv;
   double *base;
-  size_t used, cap;
+  size_t used;
 } arena;
 
-enum { ROW_SCALARS = 40 }; /* jets a row needs at most (the screw row: 9 vectors and 8 scalars) */
+/* jets a row takes at most: the screw row, 7 vectors and 4 scalars (25), with a margin */
+enum { ROW_SCALARS = 40 };
 
 static void sj_new(arena *A, sj *s) {
   size_t n = 2 * (size_t)A->nv;
@@ -279,7 +281,7 @@ static void rows_pass(const mb_model *m, const mb_loops *L, mb_workspace *ws, ls
   for (int r = 0; r < L->nc; r++) {
     int l = L->row[r] / MB_LOOP_MAX_ROWS;
     if (l != last) loop_frames(m, &L->loop[l], ws, s->fblk, fr), last = l;
-    arena A = {m->nv, s->jets, 0, 0};
+    arena A = {m->nv, s->jets, 0};
     sj row;
     row_jet(&A, &L->loop[l], L->row[r] % MB_LOOP_MAX_ROWS, &fr[0], &fr[1], &row);
     if (col < 0)

@@ -152,6 +152,15 @@ void box_body(mbt_tree *t, int i, double mass, double len) {
 
 /* A spatial chain of n scalar joints (revolute, prismatic, helical, continuous in turn unless
  * revolute_only) with random XT, axes, pitches and bodies. */
+lsys *chain_two_loops(mbt_rng *g, mb_loop_type ta, mb_loop_type tb, mbt_tree **tree,
+                      double q0[14]) {
+  *tree = chain_new(g, 14, 0);
+  const mb_model *m = &(*tree)->model;
+  mbt_rand_q(g, m, q0);
+  mb_loop l[2] = {loop_rand(g, m, q0, ta, 10, 2), loop_rand(g, m, q0, tb, 14, 6)};
+  return lsys_new(m, l, 2, NULL, 0);
+}
+
 mbt_tree *chain_new(mbt_rng *g, int n, int revolute_only) {
   static const mb_joint_type cyc[4] = {MB_JOINT_REVOLUTE, MB_JOINT_PRISMATIC, MB_JOINT_HELICAL,
                                        MB_JOINT_CONTINUOUS};

@@ -74,6 +74,12 @@ void box_body(mbt_tree *t, int i, double mass, double len);
  * revolute_only) with random XT, axes, pitches and bodies. */
 mbt_tree *chain_new(mbt_rng *g, int n, int revolute_only);
 
+/* A spatial chain of 14 scalar joints (chain_new) at a random q0, closed by two loops assembled
+ * there: type ta from body 10 to body 2 and type tb from body 14 to body 6 (each path has enough
+ * dofs); the system of both (every row), *tree its tree (the caller frees both). */
+lsys *chain_two_loops(mbt_rng *g, mb_loop_type ta, mb_loop_type tb, mbt_tree **tree,
+                      double q0[14]);
+
 /* ---------------------------------------------------------------------------------- mechanisms */
 
 /* Planar four-bar in the xy plane: crank (body 1, length L1) about z at the origin, coupler

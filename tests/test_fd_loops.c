@@ -382,20 +382,16 @@ static void test_coupled_loops(void **state) {
   }
   lsys_free(s);
   mbt_tree_free(t);
-  /* spatial: a 9-joint chain, loops 8 → 3 and 9 → 0 of random types (each path has enough dofs) */
+  /* spatial: a 14-joint chain, loops 10 → 2 and 14 → 6 of random types (chain_two_loops) */
   static const mb_loop_type pair[][2] = {{MB_LOOP_REVOLUTE, MB_LOOP_SPHERICAL},
                                          {MB_LOOP_HELICAL, MB_LOOP_SS},
                                          {MB_LOOP_PRISMATIC, MB_LOOP_D1},
                                          {MB_LOOP_FIXED, MB_LOOP_D2}};
   for (size_t k = 0; k < sizeof pair / sizeof pair[0]; k++) {
     mbt_rng_seed(&g, 80 + k);
-    mbt_tree *tc = chain_new(&g, 14, 0);
-    const mb_model *mc = &tc->model;
+    mbt_tree *tc;
     double Q0[14], Q[14], V[14], A[14];
-    mbt_rand_q(&g, mc, Q0);
-    mb_loop lc[2] = {loop_rand(&g, mc, Q0, pair[k][0], 10, 2),
-                     loop_rand(&g, mc, Q0, pair[k][1], 14, 6)};
-    lsys *sc = lsys_new(mc, lc, 2, NULL, 0);
+    lsys *sc = chain_two_loops(&g, pair[k][0], pair[k][1], &tc, Q0);
     check_assembled(sc, &g, Q0, 0.02, Q, V, A);
     check_calculus(sc, Q, V);
     lsys_free(sc);

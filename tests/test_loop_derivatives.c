@@ -185,7 +185,8 @@ static void test_every_type(void **state) {
   assert_true(skipped * 4 <= n);
 }
 
-/* Spatial chains of 14 scalar joints with two loops of random types between moving bodies. */
+/* Spatial chains of 14 scalar joints with two loops of given types between moving bodies
+ * (chain_two_loops). */
 static void test_two_loops(void **state) {
   (void)state;
   static const mb_loop_type pair[][2] = {{MB_LOOP_REVOLUTE, MB_LOOP_SPHERICAL},
@@ -196,15 +197,11 @@ static void test_two_loops(void **state) {
   for (size_t k = 0; k < sizeof pair / sizeof pair[0]; k++) {
     mbt_rng g;
     mbt_rng_seed(&g, 180 + k);
-    mbt_tree *tc = chain_new(&g, 14, 0);
-    const mb_model *m = &tc->model;
+    mbt_tree *tc;
     double q0[14], q[14], v[14], tau[14];
-    mbt_rand_q(&g, m, q0);
-    mb_loop lc[2] = {loop_rand(&g, m, q0, pair[k][0], 10, 2),
-                     loop_rand(&g, m, q0, pair[k][1], 14, 6)};
-    lsys *s = lsys_new(m, lc, 2, NULL, 0);
+    lsys *s = chain_two_loops(&g, pair[k][0], pair[k][1], &tc, q0);
     snprintf(ctx, sizeof ctx, "two loops %d, %d", (int)pair[k][0], (int)pair[k][1]);
-    rand_state(&g, m, q0, q, v, tau);
+    rand_state(&g, s->m, q0, q, v, tau);
     assert_int_equal(check_state(s, q, v, tau), 0);
     lsys_free(s);
     mbt_tree_free(tc);

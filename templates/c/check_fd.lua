@@ -103,7 +103,8 @@ function F.declare(b, d, list)
   b("  int fd_states[", #list, "] = {0};")
   b("  double *fdb[", nbuf, "];")
   b("  for (int k = 0; k < ", nbuf, "; k++)")
-  b("    if (!(fdb[k] = malloc(big * sizeof **fdb))) return fprintf(stderr, \"out of memory\\n\"), 2;")
+  b("    if (!(fdb[k] = malloc(big * sizeof **fdb)))")
+  b("      return fprintf(stderr, \"out of memory\\n\"), 2;")
 end
 
 -- At each state (inside the loop, the inputs set): the pairs' checks.

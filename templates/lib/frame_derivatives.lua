@@ -31,8 +31,9 @@ local function top(x) return { x[1], x[2], x[3] } end
 
 -- One frame's columns: a table of the outputs (keys dq, dv, da; only those in `want`), each a
 -- list of 6-vectors by 0-based column (nil: zero), and val: the body's rotation R (working →
--- world), the frame's origin p, ω, v_p, α and (accel) a_p, world axes. accel: the acceleration's, else the
--- velocity's. E: the frame's rotation world → frame axes (nil: world axes).
+-- world), the frame's origin p, ω, v_p, α and (accel) a_p, world axes. accel: the
+-- acceleration's, else the velocity's. E: the frame's rotation world → frame axes (nil: world
+-- axes).
 local function frame_columns(T, f, k, V, Acc, dof, accel, want, E)
   local b = T[f.body]
   local R, pb = b.R, b.d -- working → world, the body's origin (the world's point: d = p)

@@ -4,8 +4,8 @@
 --
 -- fd_loops solves M q̈ − Kᵀλ = τ − h, K q̈ = −K̇v: the contact system with the loop rows for the
 -- contact rows, every row active. Along x ∈ {q, v, τ}: M ∂q̈ − Kᵀ ∂λ = −∂R, K ∂q̈ = −∂c, with
--- R = rnea(q, v, q̈) − Kᵀλ − τ at q̈, λ held, and c = K q̈ + K̇v = φ̈ at q̈ held. The graph computes
--- q̈ and λ (fd_loops.lua), ∂R and ∂c, M and K; the epilogue of the contact derivatives
+-- R = rnea(q, v, q̈) − Kᵀλ − τ at q̈, λ held, and c = K q̈ + K̇v = φ̈ at q̈ held. The graph
+-- computes q̈ and λ (fd_loops.lua), ∂R and ∂c, M and K; the epilogue of the contact derivatives
 -- (templates/c/epilogue_contact.lua, kind loop_derivatives) solves the system.
 --
 -- Every row is a scalar function of world vectors moving with the loop frame (on body a) and the
