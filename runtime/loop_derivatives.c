@@ -4,9 +4,8 @@
  * At the solution of M q̈ + h − Kᵀλ = τ, K q̈ + K̇v = 0, a change of q, v or τ moves q̈ and λ by
  *   M ∂q̈ − Kᵀ ∂λ = ∂τ − ∂ID + ∂(Kᵀλ),   K ∂q̈ = −∂c,
  * with ∂ID the inverse dynamics' derivatives at (q, v, q̈) (mbd_rnea_derivatives), ∂(Kᵀλ) the
- * change of the constraint forces' generalized force at fixed λ and c = φ̈ = K q̈ + K̇v at fixed
- * q̈.
- * Both come from the rows themselves. Every row is a scalar function of world vectors moving with
+ * change of the constraint forces' generalized force at fixed λ, and c = φ̈ = K q̈ + K̇v at fixed
+ * q̈. Both come from the rows themselves. Every row is a scalar function of world vectors moving with
  * the loop frame (on body a) and the target frame (on body b): directions u = R e and the frames'
  * origins p (loops.c). Each scalar is carried as a jet: its value s, ṡ and s̈ along the motion
  * (v, q̈), each with its gradient over (q, v) (q along the tangent space, as everywhere in mb.h).
