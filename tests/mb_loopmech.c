@@ -152,6 +152,17 @@ void box_body(mbt_tree *t, int i, double mass, double len) {
 
 /* A spatial chain of n scalar joints (revolute, prismatic, helical, continuous in turn unless
  * revolute_only) with random XT, axes, pitches and bodies. */
+lsys *tree_with_loop(mbt_rng *g, uint64_t tree_seed, int nb, mb_loop_type t, int ends,
+                     mbt_tree **tree, double *q0, int *a, int *b) {
+  *tree = mbt_randtree(tree_seed, nb, 1);
+  const mb_model *m = &(*tree)->model;
+  *a = mbt_randint(g, 2, m->nb), *b = ends == 2 ? mbt_randint(g, 1, *a - 1) : 0;
+  if (ends == 1) *b = *a, *a = 0;
+  mbt_rand_q(g, m, q0);
+  mb_loop l = loop_rand(g, m, q0, t, *a, *b);
+  return lsys_new(m, &l, 1, NULL, 0);
+}
+
 lsys *chain_two_loops(mbt_rng *g, mb_loop_type ta, mb_loop_type tb, mbt_tree **tree,
                       double q0[14]) {
   *tree = chain_new(g, 14, 0);

@@ -74,6 +74,13 @@ void box_body(mbt_tree *t, int i, double mass, double len);
  * revolute_only) with random XT, axes, pitches and bodies. */
 mbt_tree *chain_new(mbt_rng *g, int n, int revolute_only);
 
+/* A random floating-base tree (mbt_randtree(tree_seed, nb, 1)) at a random q0 with one loop of
+ * type t, assembled there (loop_rand), between a random body a ≥ 2 and: the world (ends 0), the
+ * world as body a (ends 1), or a random body below a (ends 2); its system, *tree its tree, *a and
+ * *b the loop's bodies (the caller frees both). */
+lsys *tree_with_loop(mbt_rng *g, uint64_t tree_seed, int nb, mb_loop_type t, int ends,
+                     mbt_tree **tree, double *q0, int *a, int *b);
+
 /* A spatial chain of 14 scalar joints (chain_new) at a random q0, closed by two loops assembled
  * there: type ta from body 10 to body 2 and type tb from body 14 to body 6 (each path has enough
  * dofs); the system of both (every row), *tree its tree (the caller frees both). */

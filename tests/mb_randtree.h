@@ -62,6 +62,14 @@ double *mbt_workspace_new(const mb_model *m, mb_workspace *ws);
 enum { MBT_NSIZES = 5, MBT_NSEEDS = 8 };
 extern const int mbt_sizes[MBT_NSIZES];
 
+/* The body of the statement after it runs once per size and seed, between setup(&f, seed, size,
+ * floating) and teardown(&f) (floating: odd seeds), for tests with a fixture f of their own. */
+#define MBT_FOR_TREES(setup, teardown, f)                                                      \
+  for (int s_ = 0; s_ < MBT_NSIZES; s_++)                                                     \
+    for (uint64_t seed_ = 1; seed_ <= MBT_NSEEDS; seed_++)                                    \
+      for (int once_ = (setup(&(f), seed_, mbt_sizes[s_], (int)(seed_ % 2)), 1); once_;       \
+           once_ = 0, teardown(&(f)))
+
 /* A random configuration (unit quaternions) and a random vector of nv entries in [-1, 1]. */
 void mbt_rand_q(mbt_rng *g, const mb_model *m, double *q);
 

@@ -77,11 +77,7 @@ static void teardown(fixture *f) {
   mbt_tree_free(f->t);
 }
 
-#define FOR_TREES(f)                                                                          \
-  for (int s_ = 0; s_ < MBT_NSIZES; s_++)                                                     \
-    for (uint64_t seed_ = 1; seed_ <= MBT_NSEEDS; seed_++)                                    \
-      for (int once_ = (setup(&(f), seed_, mbt_sizes[s_], (int)(seed_ % 2)), 1); once_;       \
-           once_ = 0, teardown(&(f)))
+#define FOR_TREES(f) MBT_FOR_TREES(setup, teardown, f)
 
 /* The solution (y, force) at (q, v, x): mb_contact_fd (impact 0: x = τ) or mb_impulse (impact 1:
  * v⁻ = x, v ignored). */

@@ -39,14 +39,11 @@ static void test_dynamics_every_type(void **state) {
     for (uint64_t seed = 1; seed <= 3; seed++) {
       mbt_rng g;
       mbt_rng_seed(&g, 2000 * (uint64_t)t + seed);
-      mbt_tree *tr = mbt_randtree(300 * (uint64_t)t + seed, 6, 1);
-      const mb_model *m = &tr->model;
+      mbt_tree *tr;
       double q0[MAXQ], q[MAXQ], v[MAXV], qdd[MAXV];
-      int a = mbt_randint(&g, 2, m->nb), b = 0;
-      if (seed == 2) b = a, a = 0;
-      mbt_rand_q(&g, m, q0);
-      mb_loop l = loop_rand(&g, m, q0, (mb_loop_type)t, a, b);
-      lsys *s = lsys_new(m, &l, 1, NULL, 0);
+      int a, b;
+      lsys *s = tree_with_loop(&g, 300 * (uint64_t)t + seed, 6, (mb_loop_type)t, seed == 2, &tr,
+                               q0, &a, &b);
       snprintf(ctx, sizeof ctx, "dynamics type %d seed %d a %d b %d", t, (int)seed, a, b);
       check_assembled(s, &g, q0, 0.02, q, v, qdd);
       check_calculus(s, q, v);

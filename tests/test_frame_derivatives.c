@@ -64,11 +64,7 @@ static void teardown(fixture *f) {
   mbt_tree_free(f->t);
 }
 
-#define FOR_TREES(f)                                                                          \
-  for (int s_ = 0; s_ < MBT_NSIZES; s_++)                                                     \
-    for (uint64_t seed_ = 1; seed_ <= MBT_NSEEDS; seed_++)                                    \
-      for (int once_ = (setup(&(f), seed_, mbt_sizes[s_], (int)(seed_ % 2)), 1); once_;       \
-           once_ = 0, teardown(&(f)))
+#define FOR_TREES(f) MBT_FOR_TREES(setup, teardown, f)
 
 /* y = V(q, v) (accel = 0) or A(q, v, a) (accel = 1), 6 per frame, world or frame axes: the
  * reference functions, from mb_frame_velocity, mb_frame_jacobian, mb_frame_acceleration_bias

@@ -168,16 +168,13 @@ static void test_every_type(void **state) {
     for (uint64_t seed = 1; seed <= 3; seed++) {
       mbt_rng g;
       mbt_rng_seed(&g, 7000 * (uint64_t)t + seed);
-      mbt_tree *tr = mbt_randtree(500 * (uint64_t)t + seed, 5, 1);
-      const mb_model *m = &tr->model;
+      mbt_tree *tr;
       double q0[MAXQ], q[MAXQ], v[MAXV], tau[MAXV];
-      int a = mbt_randint(&g, 2, m->nb), b = seed == 3 ? mbt_randint(&g, 1, a - 1) : 0;
-      if (seed == 2) b = a, a = 0;
-      mbt_rand_q(&g, m, q0);
-      mb_loop l = loop_rand(&g, m, q0, (mb_loop_type)t, a, b);
-      lsys *s = lsys_new(m, &l, 1, NULL, 0);
+      int a, b;
+      lsys *s = tree_with_loop(&g, 500 * (uint64_t)t + seed, 5, (mb_loop_type)t, (int)seed - 1,
+                               &tr, q0, &a, &b);
       snprintf(ctx, sizeof ctx, "type %d seed %d a %d b %d", t, (int)seed, a, b);
-      rand_state(&g, m, q0, q, v, tau);
+      rand_state(&g, s->m, q0, q, v, tau);
       skipped += check_state(s, q, v, tau) != 0, n++;
       lsys_free(s);
       mbt_tree_free(tr);

@@ -18,8 +18,7 @@ local FD = import "frame_derivatives"
 
 local CD = {}
 
-local function top(x) return { x[1], x[2], x[3] } end
-local function bottom(x) return { x[4], x[5], x[6] } end
+local top, bottom = sp.top, sp.bottom
 
 -- The contacts: frame (the model's, with its 1-based index k), dim, first row (1-based).
 local function contact_list(model)

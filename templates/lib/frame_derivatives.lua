@@ -27,7 +27,7 @@ local FD = {}
 -- per dof {S, Pd = Ψ̇, Pdd = Ψ̈, A} (derivatives.lua's kinematics).
 local function forward(T, qd, qdd) return D.kinematics(T, qd, qdd, sp.zeros(6)) end
 
-local function top(x) return { x[1], x[2], x[3] } end
+local top = sp.top
 
 -- One frame's columns: a table of the outputs (keys dq, dv, da; only those in `want`), each a
 -- list of 6-vectors by 0-based column (nil: zero), and val: the body's rotation R (working →

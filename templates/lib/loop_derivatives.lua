@@ -25,8 +25,7 @@ local FL = import "fd_loops"
 
 local LD = {}
 
-local function top(x) return { x[1], x[2], x[3] } end
-local function bottom(x) return { x[4], x[5], x[6] } end
+local top, bottom = sp.top, sp.bottom
 
 -- ---- jets ---------------------------------------------------------------------------------------
 

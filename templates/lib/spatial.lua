@@ -55,6 +55,8 @@ local function bottom(m) return { m[4], m[5], m[6] } end
 local function join(a, b) return { a[1], a[2], a[3], b[1], b[2], b[3] } end
 
 sp.cross, sp.rot, sp.rotT, sp.mat3_mul, sp.transpose3 = cross, rot, rotT, mat3_mul, transpose3
+-- a 6-vector's first and last three entries ([ω; v]: the angular and the linear part)
+sp.top, sp.bottom = top, bottom
 
 -- ---- vectors of any length --------------------------------------------------------------------
 
