@@ -6,6 +6,8 @@
 #   lib/cmake/mbdc/                       the package: find_package(mbdc) gives mbdc_add_model(),
 #                                         mbdc::mbdc (imported executable), mbdc::mbrt
 #   lib/pkgconfig/mbdc-runtime.pc         the runtime for pkg-config
+#   lib/python3.X/dist-packages/mbdc/     the Python package (docs/python.md; cmake/python.cmake:
+#                                         MBDC_PYTHON_INSTALL_DIR)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -53,3 +55,9 @@ endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/mbdc-runtime.pc.in
                ${PROJECT_BINARY_DIR}/mbdc-runtime.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mbdc-runtime.pc DESTINATION ${pc_dir})
+
+# The Python package: its sources as they are (pure Python, nothing to build), where Debian's
+# python3 finds them for the prefix /usr/local (docs/python.md).
+include(${PROJECT_SOURCE_DIR}/cmake/python.cmake)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/mbdc/ DESTINATION ${MBDC_PYTHON_INSTALL_DIR}/mbdc
+        FILES_MATCHING PATTERN "*.py")

@@ -7,7 +7,7 @@
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
 #                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>]
-#                  [PARAMETERS <body|all|gravity>...] [PASSIVE_IN_FD] [COUPLE_MIMIC])
+#                  [PARAMETERS <body|all|gravity>...] [PASSIVE_IN_FD] [COUPLE_MIMIC] [BATCH])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -48,6 +48,8 @@
 # (docs/parameters.md).
 # PASSIVE_IN_FD passes --passive-in-fd (forward dynamics with tau + passive_forces).
 # COUPLE_MIMIC passes --couple-mimic (a URDF's <mimic> joints follow their sources: docs/urdf.md).
+# BATCH passes --batch (<p>_f_batch of every function: many states at once, docs/batch.md); the
+# harness then checks them against the scalar functions, bit for bit with NO_FP_CONTRACT.
 # TEMPLATES is a directory of
 # replacement recipes, libraries and render templates (DIR/algorithms/*.lua, DIR/lib/*.lua,
 # DIR/c/*.lua, DIR/c/*.c).
@@ -189,6 +191,9 @@ function(_mbdc_args model out args_var prefix_var deps_var)
   if(A_COUPLE_MIMIC)
     list(APPEND args --couple-mimic)
   endif()
+  if(A_BATCH)
+    list(APPEND args --batch)
+  endif()
   if(A_FRAME)
     if(NOT A_FRAME MATCHES "^(body|joint|com|world|auto)$")
       message(FATAL_ERROR "mbdc_add_model(${A_NAME}): FRAME is body, joint, com, world or auto, "
@@ -259,7 +264,7 @@ endfunction()
 
 function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT;PASSIVE_IN_FD;\
-COUPLE_MIMIC"
+COUPLE_MIMIC;BATCH"
                         "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME;PARTS"
                         "FUNCTIONS;FRAMES;CONTACTS;FUSE;PARAMETERS" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
@@ -301,6 +306,10 @@ COUPLE_MIMIC"
   add_custom_target(${A_NAME}_generate DEPENDS ${stamp})
   _mbdc_targets(${A_NAME} ${prefix} ${out} "${files}" ${A_NO_CHECK})
   _mbdc_fp_contract(${A_NAME} ${A_NO_FP_CONTRACT})
+  if(A_BATCH AND TARGET ${A_NAME}_check AND (A_NO_FP_CONTRACT OR NOT MBDC_FP_CONTRACT))
+    # no contraction: the batch functions' results are the scalar ones bit for bit
+    target_compile_definitions(${A_NAME}_check PRIVATE BATCH_EXACT)
+  endif()
 endfunction()
 
 # Floating-point contraction of the generated functions (<name>_dynamics): fused multiply-adds

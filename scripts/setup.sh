@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config bison flex liblua5.4-dev libcmocka-dev clang
           libclang-rt-dev graphviz gnuplot-nox libxml2-dev libmujoco-dev libsimbody-dev valgrind time
-          liblapack-dev)
+          liblapack-dev python3-numpy python3-pytest python3-matplotlib python3-setuptools
+          python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -518,7 +518,7 @@ expect 0 "--templates with misspelt names" -- "$mbdc" generate "$cp" --templates
 grep -q "mbdc: warning: --templates $tmp/typo: algorithms/rnae.lua was not used: .*(did you mean algorithms/rnea.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: c/hedaer.lua was not used: .*(did you mean c/header.lua?)" "$tmp/err" &&
   grep -q "mbdc: warning: --templates $tmp/typo: crba.lua was not used: recipes go in $tmp/typo/algorithms/" "$tmp/err" &&
-  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{check, check_compare, check_coupled, check_fd, check_params, common, epilogue_contact, header, identification, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
+  grep -q "mbdc: note: .*the built-in ones are algorithms/{aba, .*, cfa, .*, rnea, .*}.lua, c/{batch, check, check_batch, check_compare, check_coupled, check_fd, check_params, common, epilogue_contact, header, identification, model, model_header, project, rcr, source}.lua and the C they write out, c/{sincos_double, sincos_float}.c" "$tmp/err" ||
   { echo "FAIL: misspelt template warnings"; cat "$tmp/err"; fail=$((fail + 1)); }
 if grep -q "my_fn.lua\|my_lib.lua" "$tmp/err"; then
   echo "FAIL: a recipe named by --functions or an imported module was reported unused"; fail=$((fail + 1))

@@ -290,6 +290,8 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       o->trig_input = 1;
     } else if (strcmp(arg, "--passive-in-fd") == 0) {
       o->passive_in_fd = 1;
+    } else if (!is_stats && strcmp(arg, "--batch") == 0) {
+      o->batch = 1;
     } else if (is_quiet(arg)) {
       o->quiet = 1;
     } else if (is_stats && strcmp(arg, "--json") == 0) {

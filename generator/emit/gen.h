@@ -47,6 +47,7 @@ typedef struct mbg_gen_opts {
   const char *parameters;   /* --parameters: bodies, all, gravity (gen_params.h); NULL = the
                                model's `parameters` statement, if any */
   int passive_in_fd;        /* --passive-in-fd: forward dynamics with tau + passive_forces */
+  int batch;                /* --batch: p_f_batch of every function (source.lua, docs/batch.md) */
 } mbg_gen_opts;
 
 /* A contact of --contacts (gen_contacts.c): an operational frame (index into topo->frame, after

@@ -1,6 +1,7 @@
 /* gen_body.c — a generated function's body: the emission options of its statements (the batch
  * of sines and cosines, the zero local, the zeros stored first, the parts of a long body and
  * their parameters) and the statements themselves, streamed from its graph. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
  * romeo_small's two then compile in about 26 s of processor time at -O2 instead of 30 s, at the
  * same instructions per call within 1 % (docs/derivatives.md, "Compile time"). */
 #define MBG_GEN_PART_SIZE_DERIV 2000
+
+/* --batch: the statements of one loop over the lanes (mbg_sym_emit_opts.lane_statements;
+ * measured in docs/batch.md). */
+#define MBG_GEN_LANE_STATEMENTS 32
 
 /* The parts' parameters (mbg_sym_emit_opts.part_params, part_args): f's own, as pointers, then
  * the pivots' arrays of an int function (source.lua), malloc'ed. */
@@ -84,10 +89,21 @@ static int body_opts(const mbg_gen *g, const mbg_gen_function *f, const char *co
  * Returns 0, or -1 (memory, or a write error). */
 int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
                     const char *const *reserved, int parts) {
+  static const char *const pivots[] = {"pivot",        "pivot_ref",        "pivot_switch",
+                                       "pivot_switch_ref", "pivot_refine", "pivot_refine_ref",
+                                       "pivot_head",   "pivot_head_ref",   NULL};
+  char lanes[80];
   mbg_sym_emit_opts eo;
   part_params pp;
   int rc = body_opts(g, f, reserved, &eo, &pp);
-  eo.emit_parts = parts;
+  eo.emit_parts = parts == 1;
+  if (parts == 2) { /* --batch: the lanes (source.lua's P_LANES, n the caller's states) */
+    size_t k = 0;
+    for (; g->prefix[k] && k < 63; k++) lanes[k] = (char)toupper((unsigned char)g->prefix[k]);
+    snprintf(lanes + k, sizeof lanes - k, "_LANES");
+    eo.lanes = lanes, eo.lane_stride = "n", eo.lane_local = pivots; /* batch.lua's */
+    eo.lane_statements = MBG_GEN_LANE_STATEMENTS;
+  }
   if (rc == 0) rc = f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;
   part_params_free(&pp);
   return rc;

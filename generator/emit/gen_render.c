@@ -75,6 +75,7 @@ static void set_comment(lua_State *L, const char *key, const char *text) {
  * summary is comment text, base/quote.h). */
 #define BODY_MARK "\002mbdc-body-"
 #define PARTS_MARK "\002mbdc-parts-"
+#define LANES_MARK "\002mbdc-lanes-"
 #define SET_MARK "\002mbdc-set\002"
 
 /* f.minv_runs = {start = {2 nv + 1}, runs = {...}}: the epilogue minus_minv_product's runs of
@@ -121,6 +122,10 @@ static void push_function(mbg_gen *g, lua_State *L, int index, const char *P) {
   lua_setfield(L, -2, "body");
   lua_pushfstring(L, PARTS_MARK "%d\002", index);
   lua_setfield(L, -2, "parts");
+  if (f->sym) { /* --batch: the statements over P_LANES states (source.lua) */
+    lua_pushfstring(L, LANES_MARK "%d\002", index);
+    lua_setfield(L, -2, "lanes");
+  }
   int32_t slots = 0, nparts = f->sym ? mbg_gen_parts(g, f, &slots) : 1;
   mbg_lua_set_int(L, "nparts", nparts);
   mbg_lua_set_int(L, "part_slots", slots);
@@ -424,6 +429,10 @@ static int push_d(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "passive_in_fd");
   }
+  if (g->opts->batch) { /* --batch: source.lua, header.lua, check.lua */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "batch");
+  }
   mbg_lua_set_string(L, "PREFIX", P);
   mbg_lua_set_string(L, "scalar", g->opts->scalar == MBG_SYM_FLOAT ? "float" : "double");
   mbg_lua_set_string(L, "trig", g->opts->trig_libm ? "libm" : "builtin");
@@ -560,14 +569,19 @@ static int put_text(mbg_gen *g, mbg_outset *set, const char *const *reserved, co
     char *stop;
     long k = (size_t)(end - m) > nmark && memcmp(m, BODY_MARK, nmark) == 0
                  ? strtol(m + nmark, &stop, 10) : -1;
-    const size_t nparts = sizeof PARTS_MARK - 1;
+    const size_t nparts = sizeof PARTS_MARK - 1, nlanes = sizeof LANES_MARK - 1;
     long kp = k < 0 && (size_t)(end - m) > nparts && memcmp(m, PARTS_MARK, nparts) == 0
                   ? strtol(m + nparts, &stop, 10) : -1;
+    long kl = k < 0 && kp < 0 && (size_t)(end - m) > nlanes && memcmp(m, LANES_MARK, nlanes) == 0
+                  ? strtol(m + nlanes, &stop, 10) : -1;
     if (k >= 0 && k < g->nfunctions && *stop == BODY_MARK[0]) {
       if (mbg_gen_put_body(g, &g->functions[k], out, reserved, 0) != 0) return -1;
       p = stop + 1;
     } else if (kp >= 0 && kp < g->nfunctions && *stop == PARTS_MARK[0]) {
       if (mbg_gen_put_body(g, &g->functions[kp], out, reserved, 1) != 0) return -1;
+      p = stop + 1;
+    } else if (kl >= 0 && kl < g->nfunctions && *stop == LANES_MARK[0]) {
+      if (mbg_gen_put_body(g, &g->functions[kl], out, reserved, 2) != 0) return -1;
       p = stop + 1;
     } else if ((size_t)(end - m) >= nset && memcmp(m, SET_MARK, nset) == 0) {
       /* without a set (mbg_gen_render_to) the identifier is zero, in the same width */

@@ -227,6 +227,23 @@ typedef struct mbg_sym_emit_opts {
   const char *const *part_args;
   const char *part_lv;
   int emit_parts;
+  /* Lanes: NULL, the scalar code above; else the name L (a macro or a literal) of a lane count,
+   * and the body computes L states at once: its statements in loops "for (int l = 0; l < L;
+   * l++) { ... }" of about lane_statements each, which compilers turn into vector instructions
+   * (a statement calling sqrt, atan2 or fmax, or sin and cos without sincos, in a loop of its
+   * own: with errno or NaN rules a compiler keeps such a call scalar, and the loop with it). A
+   * value one loop makes and a later one reads goes through the local array part_lv[slots * L]
+   * (slot k of lane l at k * L + l, slots reused as in parts). An array's element i of lane l is
+   * arr[i * S + l]: S is lane_stride (the caller's number of states, a variable of the
+   * function) for the caller's arrays, L for the arrays lane_local names (NULL-terminated; the
+   * function's own, such as pivots); a scalar input is arr[l]. The sines and cosines of every
+   * lane go to one call of the batch function (sincos) between two loops, N_x[k * L + l]. No
+   * zero local, no parts (zero and split_above are ignored). "l", lane_stride and L are kept
+   * from the temporaries; an array named "l" or as the stride is refused (EINVAL). */
+  const char *lanes;
+  const char *lane_stride;
+  const char *const *lane_local;
+  int32_t lane_statements;
 } mbg_sym_emit_opts;
 /* How many parts mbg_sym_emit_c cuts s's body into with o (1: not cut), or -1 (memory). With
  * slots not NULL, *slots is the length of the scratch array that carries values between the

@@ -58,10 +58,15 @@ static int bad_array_name(const char *a) {
   return a[0] == 't' && a[1] && strspn(a + 1, "0123456789") == strlen(a + 1);
 }
 
-/* Every live constant finite in the chosen scalar type, and no bad array name. */
-static int check_graph(const mbg_sym *s, int fl, const unsigned char *live) {
+/* Every live constant finite in the chosen scalar type, and no bad array name (in lanes, none
+ * named l or as the stride). */
+static int check_graph(const mbg_sym *s, int fl, const unsigned char *live,
+                       const mbg_sym_emit_opts *o) {
+  const char *stride = o && o->lanes ? (o->lane_stride ? o->lane_stride : "") : NULL;
   for (int32_t i = 0; i < s->narr; i++)
-    if (bad_array_name(s->arr[i])) return MBG_SYM_EINVAL;
+    if (bad_array_name(s->arr[i]) ||
+        (stride && (strcmp(s->arr[i], "l") == 0 || strcmp(s->arr[i], stride) == 0)))
+      return MBG_SYM_EINVAL;
   for (int32_t e = 0; e < s->n; e++)
     if (live[e] && s->op[e] == MBG_SYM_CONST &&
         !(fl ? isfinite((float)mbg_sym_kval(s, e)) : isfinite(mbg_sym_kval(s, e))))
@@ -102,7 +107,8 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   size_t named = 0, nmore = 0;
   for (int32_t i = 0; i < len; i++) named += s->name[order[i]] != 0;
   while (more && more[nmore]) nmore++;
-  if (sym_set_init(&m->names, NRESERVED + nmore + (size_t)s->narr + named + (size_t)m->nparts + 7))
+  if (sym_set_init(&m->names,
+                   NRESERVED + nmore + (size_t)s->narr + named + (size_t)m->nparts + 10))
     return MBG_SYM_ENOMEM;
   for (size_t i = 0; i < NRESERVED; i++)
     if (sym_set_add(&m->names, sym_set_slot(&m->names, reserved[i]), reserved[i]) < 0)
@@ -120,6 +126,11 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
     uint32_t j = sym_set_slot(&m->names, name);
     if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
+  for (int i = 0; m->lanes && i < 3; i++) { /* the lane index, the stride, the lane count */
+    const char *name = i == 0 ? "l" : i == 1 ? m->stride : m->lanes;
+    uint32_t j = sym_set_slot(&m->names, name);
+    if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
+  }
   for (size_t i = 0; i < nmore; i++) {
     uint32_t j = sym_set_slot(&m->names, more[i]);
     if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, more[i]) < 0) return MBG_SYM_ENOMEM;
@@ -128,7 +139,8 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
     uint32_t j = sym_set_slot(&m->names, s->arr[i]);
     if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, s->arr[i]) < 0) return MBG_SYM_ENOMEM;
   }
-  for (int32_t k = m->nparts > 1 ? -1 : m->nparts; k < m->nparts; k++) { /* the parts' names */
+  int32_t last = m->lanes ? 0 : m->nparts; /* lanes: the scratch array's name alone */
+  for (int32_t k = m->nparts > 1 ? -1 : m->nparts; k < last; k++) { /* the parts' names */
     char name[96];
     if (k < 0) snprintf(name, sizeof name, "%.80s", m->o->part_lv);
     else snprintf(name, sizeof name, "%.80s%d", m->o->part_name, (int)k);
@@ -140,7 +152,8 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
     mbg_sx e = order[i];
     if (sym_inline_neg(m, e)) continue;
     /* N_s[i]; in parts, a local of a later part loads it */
-    if (m->sincos && m->nparts <= 1 && (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
+    if (m->sincos && (m->nparts <= 1 || m->lanes) &&
+        (s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS))
       continue;
     if (!s->name[e]) {
       m->ref[e] = tn++;
@@ -153,11 +166,12 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
   return 0;
 }
 
-/* With sincos, x (a sine or a cosine) is read from the batch's arrays: in the batch's part. */
-static int in_batch(const emitter *m, mbg_sx x) {
+/* With sincos, x (a sine or a cosine) is read from the batch's arrays: in the batch's part (in
+ * lanes, in every one). */
+int sym_in_batch(const emitter *m, mbg_sx x) {
   const mbg_sym *s = m->s;
   return m->sincos && (s->op[x] == MBG_SYM_SIN || s->op[x] == MBG_SYM_COS) &&
-         (m->nparts <= 1 || m->part == m->trig_part);
+         (m->nparts <= 1 || m->lanes || m->part == m->trig_part);
 }
 
 void sym_put_operand(emitter *m, line *l, mbg_sx x) {
@@ -174,11 +188,16 @@ void sym_put_operand(emitter *m, line *l, mbg_sx x) {
     if (s->b[x] != MBG_SYM_SCALAR) {
       sym_put_str(l, "[");
       sym_put_int(l, s->b[x]);
+      if (m->lanes) sym_put_lane(m, l, m->local[s->a[x]]);
       sym_put_str(l, "]");
+    } else if (m->lanes) {
+      sym_put_str(l, "[l]");
     }
-  } else if (in_batch(m, x)) {
+  } else if (sym_in_batch(m, x)) {
     sym_put_str(l, m->sincos), sym_put_str(l, s->op[x] == MBG_SYM_SIN ? "_s[" : "_c[");
-    sym_put_int(l, m->slot[x]), sym_put_str(l, "]");
+    sym_put_int(l, m->slot[x]);
+    if (m->lanes) sym_put_lane(m, l, 1);
+    sym_put_str(l, "]");
   } else if (m->ref[x] >= 0) {
     sym_put_str(l, "t");
     sym_put_int(l, m->ref[x]);
@@ -186,6 +205,13 @@ void sym_put_operand(emitter *m, line *l, mbg_sx x) {
     sym_put_str(l, m->names.str[-m->ref[x] - 1]);
   }
 }
+
+/* In lanes, after an element's index: its lane, " * S + l" (S the stride of the caller's
+ * arrays) or, in the function's own arrays (local), " * L + l". */
+void sym_put_lane(emitter *m, line *l, int local) {
+  sym_put_str(l, " * "), sym_put_str(l, local ? m->lanes : m->stride), sym_put_str(l, " + l");
+}
+
 
 /* Ends a line with end (";", or "" after a brace) and writes it, with its newline, or with
  * no_final_newline the newline goes before the next. */
@@ -347,6 +373,7 @@ static int put_zero(emitter *m, const char *indent, long zeros_first_above) {
 
 static void put_output(emitter *m, const char *indent, int32_t i) {
   const mbg_sym *s = m->s;
+  if (m->lanes && !m->local[s->out_arr[i]]) return; /* after the loops (sym_lane_outputs) */
   if (m->zeros_first && is_zero(s, s->out_e[i])) return; /* stored already (put_zero) */
   int zero = m->zero_used && is_zero(s, s->out_e[i]);
   if (zero && m->zero_part != m->part) put_zero_local(m, indent); /* a later part's own */
@@ -357,6 +384,7 @@ static void put_output(emitter *m, const char *indent, int32_t i) {
   sym_put_str(&l, s->arr[s->out_arr[i]]);
   sym_put_str(&l, "[");
   sym_put_int(&l, s->out_idx[i]);
+  if (m->lanes) sym_put_lane(m, &l, m->local[s->out_arr[i]]);
   sym_put_str(&l, "] = ");
   if (zero) sym_put_str(&l, m->zero);
   else sym_put_operand(m, &l, s->out_e[i]);
@@ -379,25 +407,40 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
                 const int32_t *first_out, const int32_t *next_out, const mbg_sx *arg,
                int32_t last_trig) {
   const mbg_sym *s = m->s;
+  const char *outer = indent;
   m->part = 0, m->zero_part = -1, m->zero_used = 0, m->zeros_first = 0, m->started = 0;
+  if (m->lanes) indent = sym_lanes_begin(m, indent); /* the loops' statements, indented */
   if (m->nparts > 1) sym_part_open(m);
-  int32_t in_part = 0;
+  int32_t in_part = 0, alone = 0;
   if (put_zero(m, indent, m->o ? m->o->zeros_first_above : 0)) return MBG_SYM_ENOMEM;
   for (int32_t k = 0; k < s->nout && stored_last(m, s->out_e[k]); k++) put_output(m, indent, k);
   for (int32_t i = 0; i < len; i++) {
     mbg_sx e = order[i];
     int trig = s->op[e] == MBG_SYM_SIN || s->op[e] == MBG_SYM_COS;
     if (!sym_inline_neg(m, e) && !(m->sincos && trig)) {
-      if (m->nparts > 1 && in_part >= m->part_size && m->part < m->nparts - 1) {
+      /* lanes: a loop of part_size statements, a call (sqrt, ...) in a loop of its own */
+      int lone = m->lanes && sym_lane_alone(m, e);
+      int cut = m->lanes ? in_part > 0 && (in_part >= m->part_size || alone || lone)
+                         : m->nparts > 1 && in_part >= m->part_size && m->part < m->nparts - 1;
+      if (cut) {
         sym_part_close(m, indent);
         m->part++, in_part = 0;
         sym_part_open(m);
       }
+      alone = lone;
       put_statement(m, indent, e);
       in_part++;
       for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_outputs_from(m, indent, k);
     }
-    if (m->sincos && i == last_trig) {
+    if (m->sincos && i == last_trig && m->lanes) {
+      sym_trig_lanes(m, outer, indent, arg);
+      m->part++, in_part = 0, alone = 0;
+      for (int32_t j = 0; j <= i; j++)
+        for (int32_t k = first_out[order[j]]; k >= 0 && (s->op[order[j]] == MBG_SYM_SIN ||
+                                                          s->op[order[j]] == MBG_SYM_COS);
+             k = next_out[k])
+          put_outputs_from(m, indent, k);
+    } else if (m->sincos && i == last_trig) {
       put_trig_batch(m, indent, arg);
       m->trig_part = m->part;
       for (int32_t j = 0; j <= i; j++)
@@ -409,6 +452,7 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
     }
   }
   if (m->nparts > 1) sym_part_close(m, indent);
+  if (m->lanes) sym_lane_outputs(m, outer);
   return 0;
 }
 
@@ -433,6 +477,18 @@ static int record_parts(emitter *m, const char *indent, const mbg_sx *order, int
 }
 
 
+/* Lanes: m->lanes, m->stride, and per array whether it is one of o->lane_local. */
+static int setup_lanes(emitter *m, const mbg_sym_emit_opts *o) {
+  if (!o->lane_stride || !*o->lanes || !*o->lane_stride) return MBG_SYM_EINVAL;
+  m->lanes = o->lanes, m->stride = o->lane_stride;
+  m->local = calloc((size_t)m->s->narr + 1, 1);
+  if (!m->local) return MBG_SYM_ENOMEM;
+  for (int32_t i = 0; i < m->s->narr; i++)
+    for (const char *const *a = o->lane_local; a && *a; a++)
+      if (strcmp(*a, m->s->arr[i]) == 0) m->local[i] = 1;
+  return 0;
+}
+
 /* What mbg_sym_emit_c and mbg_sym_emit_parts share: m set up for s and o, the schedule in
  * *order (its length in *len), the batch's arguments in *arg. */
 static int setup(emitter *m, const mbg_sym *s, const mbg_sym_emit_opts *o, mbg_sx **order,
@@ -440,11 +496,12 @@ static int setup(emitter *m, const mbg_sym *s, const mbg_sym_emit_opts *o, mbg_s
   unsigned char *live = malloc((size_t)s->n + 1);
   m->need = calloc((size_t)s->n + 1, 1);
   int rc = live && m->need ? 0 : MBG_SYM_ENOMEM;
-  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m->fl, live);
+  if (!rc) mbg_sym_live(s, live), rc = check_graph(s, m->fl, live, o);
   if (!rc) mbg_sym_needed_negs(s, live, m->need);
   if (!rc) m->ref = malloc(((size_t)s->n + 1) * sizeof *m->ref), rc = m->ref ? 0 : MBG_SYM_ENOMEM;
   if (!rc) rc = format_literals(m, live);
   free(live);
+  if (!rc && o && o->lanes) rc = setup_lanes(m, o);
   /* the sines and cosines first: by libm calls, before any other temporary is live; by the
    * batch function, all in one call */
   if (!rc) *len = mbg_sym_schedule(s, order), rc = *len < 0 ? MBG_SYM_ENOMEM : 0;
@@ -457,6 +514,7 @@ static void teardown(emitter *m) {
   if (m->names.slot || m->names.str) sym_set_free(&m->names);
   free(m->ref), free(m->need), free(m->lit), free(m->slot);
   free(m->def_part), free(m->use_last), free(m->xslot), free(m->loaded), free(m->arr_used);
+  free(m->local);
 }
 
 /* What the emission needs after setup: the names, the last sine or cosine (*last_trig), the
@@ -484,13 +542,14 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
   if (strlen(indent) > 64) return MBG_SYM_EINVAL;
   emitter m = {.s = s, .f = out, .fl = o && o->scalar == MBG_SYM_FLOAT,
                .joined = o && o->no_final_newline, .sincos = o ? o->sincos : NULL,
-               .zero = o ? o->zero : NULL, .o = o};
+               .zero = o && !o->lanes ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1, *next_out = NULL, *first_out = NULL;
   int rc = setup(&m, s, o, &order, &len, &arg);
   if (!rc) rc = plan(&m, indent, order, len, arg, &first_out, &next_out, &last_trig);
-  int parts = o && o->emit_parts;
-  if (!rc && m.nparts > 1 && !parts) sym_put_calls(&m, indent);
+  int parts = o && o->emit_parts && !m.lanes;
+  if (!rc && m.lanes) rc = run(&m, indent, order, len, first_out, next_out, arg, last_trig);
+  else if (!rc && m.nparts > 1 && !parts) sym_put_calls(&m, indent);
   else if (!rc && (m.nparts > 1) == parts)
     rc = run(&m, indent, order, len, first_out, next_out, arg, last_trig);
   free(first_out), free(next_out);
@@ -503,7 +562,7 @@ int mbg_sym_emit_c(const mbg_sym *s, FILE *out, const mbg_sym_emit_opts *o) {
 int32_t mbg_sym_emit_parts(const mbg_sym *s, const mbg_sym_emit_opts *o, int32_t *slots) {
   if (!s || s->failed) return -1;
   emitter m = {.s = s, .fl = o && o->scalar == MBG_SYM_FLOAT,
-               .sincos = o ? o->sincos : NULL, .zero = o ? o->zero : NULL, .o = o};
+               .sincos = o ? o->sincos : NULL, .zero = o && !o->lanes ? o->zero : NULL, .o = o};
   mbg_sx *order = NULL, *arg = NULL;
   int32_t len = -1, last_trig = -1, *next_out = NULL, *first_out = NULL;
   int rc = setup(&m, s, o, &order, &len, &arg);
@@ -525,7 +584,7 @@ int mbg_sym_emit_check(const mbg_sym *s, const mbg_sym_emit_opts *o) {
   unsigned char *live = malloc((size_t)s->n + 1);
   if (!live) return MBG_SYM_ENOMEM;
   mbg_sym_live(s, live);
-  int rc = check_graph(s, o && o->scalar == MBG_SYM_FLOAT, live);
+  int rc = check_graph(s, o && o->scalar == MBG_SYM_FLOAT, live, o);
   free(live);
   return rc;
 }

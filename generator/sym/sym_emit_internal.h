@@ -58,6 +58,11 @@ typedef struct emitter {
   int lv_used;              /* ... to the scratch array */
   int32_t zero_part;        /* the part that declared the zero's local, or -1 */
   int32_t trig_part;        /* the part of the batch of sines and cosines */
+  /* lanes (mbg_sym_emit_opts.lanes): every statement over L states */
+  const char *lanes;        /* L, or NULL: scalar code */
+  const char *stride;       /* the caller's arrays' stride */
+  unsigned char *local;     /* per array of the graph: indexed with stride L (lane_local) */
+  char lane_outer[72], lane_indent[72]; /* the body's indent, the loops' statements' */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50
@@ -72,6 +77,19 @@ typedef struct line {
 void sym_put_str(line *l, const char *p);
 void sym_put_int(line *l, long v);
 void sym_put_operand(emitter *m, line *l, mbg_sx x);
+void sym_put_lane(emitter *m, line *l, int local);
+int sym_in_batch(const emitter *m, mbg_sx x);
+
+/* sym_lanes.c (mbg_sym_emit_opts.lanes): the body's local arrays and the loops' indent
+ * (returned), a loop's first and last lines, a statement that takes a loop of its own, the
+ * sines' and cosines' batch between two loops (closes the loop and opens the next), the stores
+ * into the caller's arrays after the last loop. */
+const char *sym_lanes_begin(emitter *m, const char *indent);
+void sym_lane_open(emitter *m);
+void sym_lane_close(emitter *m);
+int sym_lane_alone(const emitter *m, mbg_sx e);
+void sym_trig_lanes(emitter *m, const char *outer, const char *indent, const mbg_sx *arg);
+void sym_lane_outputs(emitter *m, const char *outer);
 void sym_put_end(emitter *m, line *l);
 int sym_inline_neg(const emitter *m, mbg_sx e);
 

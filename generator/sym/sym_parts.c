@@ -11,7 +11,7 @@
 void sym_need(emitter *m, const char *indent, mbg_sx x) {
   if (m->nparts <= 1) return;
   while (sym_inline_neg(m, x)) x = m->s->a[x];
-  if (mbg_sym_is_leaf_op(m->s->op[x])) return;
+  if (mbg_sym_is_leaf_op(m->s->op[x]) || (m->lanes && sym_in_batch(m, x))) return;
   if (m->recording) {
     if (m->use_last[x] < m->part) m->use_last[x] = m->part;
     return;
@@ -22,7 +22,9 @@ void sym_need(emitter *m, const char *indent, mbg_sx x) {
   sym_put_str(&l, indent), sym_put_str(&l, m->fl ? "const float " : "const double ");
   sym_put_operand(m, &l, x);
   sym_put_str(&l, " = "), sym_put_str(&l, m->o->part_lv), sym_put_str(&l, "[");
-  sym_put_int(&l, m->xslot[x]), sym_put_str(&l, "]");
+  sym_put_int(&l, m->xslot[x]);
+  if (m->lanes) sym_put_lane(m, &l, 1);
+  sym_put_str(&l, "]");
   m->lv_used = 1;
   sym_put_end(m, &l);
 }
@@ -30,7 +32,7 @@ void sym_need(emitter *m, const char *indent, mbg_sx x) {
 /* After e's statement (or the batch, for a sine or a cosine). In the dry run: e's part. When
  * cut: e stored into its slot when a later part reads it. */
 void sym_keep(emitter *m, const char *indent, mbg_sx e) {
-  if (m->nparts <= 1) return;
+  if (m->nparts <= 1 || (m->lanes && sym_in_batch(m, e))) return;
   if (m->recording) {
     m->def_part[e] = m->part;
     return;
@@ -38,7 +40,9 @@ void sym_keep(emitter *m, const char *indent, mbg_sx e) {
   if (m->xslot[e] < 0) return;
   line l = {.n = 0};
   sym_put_str(&l, indent), sym_put_str(&l, m->o->part_lv), sym_put_str(&l, "[");
-  sym_put_int(&l, m->xslot[e]), sym_put_str(&l, "] = ");
+  sym_put_int(&l, m->xslot[e]);
+  if (m->lanes) sym_put_lane(m, &l, 1);
+  sym_put_str(&l, "] = ");
   sym_put_operand(m, &l, e);
   m->lv_used = 1;
   sym_put_end(m, &l);
@@ -57,6 +61,10 @@ static void put_long_line(emitter *m, const char *a, const char *b, const char *
  * first). */
 void sym_part_open(emitter *m) {
   const mbg_sym_emit_opts *o = m->o;
+  if (m->lanes) {
+    sym_lane_open(m);
+    return;
+  }
   if (m->part > 0) put_long_line(m, "", "", "");
   char head[128], tail[128];
   snprintf(head, sizeof head, "static void %.80s%d(", o->part_name, (int)m->part);
@@ -69,6 +77,10 @@ void sym_part_open(emitter *m) {
 /* "(void)p;" for every parameter the part does not use, and "}". */
 void sym_part_close(emitter *m, const char *indent) {
   const mbg_sym *s = m->s;
+  if (m->lanes) {
+    sym_lane_close(m);
+    return;
+  }
   for (const char *const *a = m->o->part_args; *a; a++) {
     int used = 0;
     for (int32_t i = 0; i < s->narr && !used; i++) used = m->arr_used[i] && !strcmp(s->arr[i], *a);
@@ -116,6 +128,11 @@ static int32_t count_statements(const emitter *m, const mbg_sx *order, int32_t l
 int sym_plan_parts(emitter *m, const mbg_sym_emit_opts *o, const mbg_sx *order, int32_t len) {
   int32_t n = count_statements(m, order, len);
   m->nparts = 1, m->part_size = n;
+  if (o && o->lanes) { /* loops of lane_statements: their number is the run's (sym_lanes.c) */
+    if (!o->part_lv) return MBG_SYM_EINVAL;
+    m->nparts = 2, m->part_size = o->lane_statements > 0 ? o->lane_statements : 1;
+    return 0;
+  }
   if (!o || o->split_above <= 0 || n <= o->split_above) return 0;
   if (!o->part_name || !o->part_params || !o->part_args || !o->part_lv) return MBG_SYM_EINVAL;
   for (int32_t i = 0; i < m->s->narr; i++) {

@@ -10,6 +10,7 @@ local CC = import "c/check_coupled"
 
 local K = import "c/check_compare"
 local FDC = import "c/check_fd"
+local BC = import "c/check_batch"
 local reference, size_of = K.reference, K.size_of
 local base, call, fused_parts, call_fused = K.base, K.call, K.fused_parts, K.call_fused
 local unassembled = K.unassembled
@@ -301,6 +302,8 @@ static int rcr_pivots_mask(double *ref, real *out) {
   end
   local fdl = FDC.pairs(d) -- the derivatives against differences of their generated functions
   FDC.helpers(b, fdl)
+  local bl = BC.list(d, rcr, project) -- --batch: the batch functions against the scalar ones
+  BC.helpers(b, d, bl)
   params.helpers(b, d)
   ident.check_helpers(b, d)
   names_check(b, d)
@@ -340,6 +343,7 @@ int main(void) {]])
   mb_workspace_init(ws, &M, buffer);]])
   CC.declare(b, d)
   FDC.declare(b, d, fdl)
+  BC.declare(b, d, bl)
   if max_fout > 0 then
     b("  real *fout[", max_fout, "]; /* the outputs of a --fuse function */")
     b("  for (int k = 0; k < ", max_fout, "; k++)")
@@ -461,6 +465,7 @@ int main(void) {]])
   end
   K.known(b, d, known, slot, reference)
   FDC.calls(b, d, fdl)
+  BC.calls(b, d, bl)
   K.fused(b, d, fused, slot, reference)
   for k, x in ipairs(variants) do
     local r, p = first_variant + k - 1, d.prefix
@@ -596,6 +601,7 @@ int main(void) {]])
     printf("\n");
   }]])
   FDC.report(b, fdl)
+  BC.report(b, d, bl)
   if #variants > 0 or with_rcr then
     b("  printf(\"  (rcr, rcr_<s>, rcr_refine_<s>: compared where the selection's smallest pivot \"")
     b("         \"ratio is >= the switch; rcr_refine_<s> from the runtime's answer moved by 1e-6)\\n\");")
@@ -623,6 +629,7 @@ int main(void) {]])
   free(buffer);]])
   CC.free(b, d)
   FDC.free(b, fdl)
+  BC.free(b, bl)
   if loops then b("  free(lbuffer), free(lscratch);") end
   if contacts then b("  free(cscratch);") end
   if max_fout > 0 then b("  for (int k = 0; k < ", max_fout, "; k++) free(fout[k]);") end

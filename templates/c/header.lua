@@ -2,6 +2,7 @@
 local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
+local batch = import "c/batch"
 local ident = import "c/identification"
 
 -- where a function with the choice of frames computed (f.frame, --frame; docs/frames.md)
@@ -254,6 +255,13 @@ return function(d)
   if project.wanted(d) then project.declare(b, d) end
   if rcr.any(d) then rcr.declare_table(b, d) end
   if rcr.wanted(d) then rcr.declare(b, d) end
+  if d.batch then
+    batch.header_intro(b, d)
+    for _, e in ipairs(batch.entries(d, rcr, project)) do
+      if not e.lanes then b("/* ", e.cname, "_batch: one state at a time */") end
+      batch.declare(b, e)
+    end
+  end
   b("")
   common.extern_c_close(b)
   b("")

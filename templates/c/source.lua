@@ -3,6 +3,7 @@ local common = import "c/common"
 local project = import "c/project"
 local rcr = import "c/rcr"
 local epilogue_contact = import "c/epilogue_contact"
+local batch = import "c/batch"
 
 local function quoted_list(items, field)
   local out = {}
@@ -129,6 +130,7 @@ return function(d)
   for _, f in ipairs(d.functions) do sincos = sincos or (f.counts.sincos > 0 and d.trig == "builtin") end
   if sincos then b("#include <float.h>") end -- FLT_EVAL_METHOD
   b("#include <math.h>")
+  if d.batch then b("#include <stddef.h>") end -- ptrdiff_t
   if sincos then b("#include <stdint.h>") end -- the quadrant applied to the bits
   b("")
   common.set_check(b, d, d.prefix .. "_dynamics.c")
@@ -299,5 +301,9 @@ return function(d)
   if rcr.any(d) then rcr.define_table(b, d) end
   if rcr.wanted(d) then rcr.define(b, d) end
   if rcr.wanted(d, true) then rcr.define(b, d, true) end
+  if d.batch then
+    batch.source_intro(b, d)
+    for _, e in ipairs(batch.entries(d, rcr, project)) do batch.define(b, d, e) end
+  end
   return b.text()
 end
