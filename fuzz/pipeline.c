@@ -81,6 +81,7 @@ int mbdc_fuzz_pipeline(const char *data, size_t size, FILE *sink) {
                   : loops     ? MBDC_FUZZ_DERIVATIVES ",fd_loops_derivatives"
                               : MBDC_FUZZ_DERIVATIVES;
   if (contacts[0] && all) o.contacts = contacts;
+  o.batch = size % 4 == 1; /* one input in four: --batch (the lanes' bodies, the harness's part) */
   mbg_gen g;
   int stage = 1;
   if (mbg_gen_open_model(&g, &o, m, data, size, sink) == 0 && mbg_gen_run(&g, sink) == 0) {

@@ -15,3 +15,7 @@ if(MBDC_TEST_SET STREQUAL "full")
 endif()
 mbdc_add_script_test(NAME docs_readme SCRIPT docs_run.sh TIMEOUT 900
   ARGS $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/README.md ${readme_mode})
+#   docs_batch            docs/batch.md: --batch on Solo12, the page's program against the scalar
+#                         calls (bit for bit without contraction), then built with -O3 and OpenMP
+mbdc_add_script_test(NAME docs_batch SCRIPT docs_run.sh TIMEOUT 600
+  ARGS $<TARGET_FILE:mbdc> ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/docs/batch.md)
