@@ -6,7 +6,8 @@
 # Simbody is there), bench/peers.sh (instructions per call against RBDL's and Pinocchio's reference
 # figures, when valgrind is there), bench/icache.sh (code size and the L1 instruction cache, when
 # valgrind is there), bench/parameters.sh (run-time inertial parameters against constants, when
-# valgrind is there), bench/regressor.sh (the regressors against rnea, when valgrind is there) and
+# valgrind is there), bench/regressor.sh (the regressors against rnea, when valgrind is there),
+# bench/batch.sh (the batch functions' states per second, when taskset is there) and
 # bench/flex.sh (flexible bodies: also the tables of docs/flexible.md) write their sections.
 #
 #   bash scripts/bench.sh
@@ -100,6 +101,12 @@ if command -v valgrind >/dev/null; then
   # The regressors (bench/regressor.sh: instructions per call of regressor and base_regressor
   # against rnea).
   bash bench/regressor.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
+fi
+# Batch functions (bench/batch.sh: states per second of rnea, crba and aba's batch and threaded
+# forms against the scalar functions, at -march=x86-64-v3 and -march=native), when taskset is
+# there.
+if command -v taskset >/dev/null; then
+  bash bench/batch.sh "build-bench/$first/generator/mbdc" docs/benchmarks.md
 fi
 # Flexible bodies (bench_flex_<model>: generated aba and crba_fd vs mb_aba and mb_crba_fd).
 if [ -f "build-bench/$first/bench/flex_models.txt" ]; then
