@@ -249,6 +249,37 @@ expect 2 "--contacts on a model with loops" -- "$mbdc" generate "$src/examples/f
 grep -q "not yet for a model with loop joints" "$tmp/err" ||
   { echo "FAIL: --contacts on five_bar"; cat "$tmp/err"; fail=$((fail + 1)); }
 [ ! -e "$tmp/ct2" ] || { echo "FAIL: a refused --contacts wrote $tmp/ct2"; fail=$((fail + 1)); }
+# --batch (docs/batch.md): every function's three batch forms declared, the lanes function where
+# the body is one graph, "one state at a time" where it is not (the derivatives' epilogue); the
+# output without it unchanged but for the command line and the set's mark; not an option of stats
+expect 0 "generate --batch" -- "$mbdc" generate "$arm" --batch --functions rnea,aba,aba_derivatives \
+  -o "$tmp/bt"
+h=$tmp/bt/arm7_dynamics.h
+grep -q "^#define ARM7_HAVE_BATCH 1" "$h" &&
+  grep -q "^void arm7_rnea_batch(int n, const double \*ARM7_RESTRICT q, const double \*ARM7_RESTRICT v, const double \*ARM7_RESTRICT a, double \*ARM7_RESTRICT tau);" "$h" &&
+  grep -q "^int arm7_aba_batch_range(int n, int i0, int i1, .*int \*ARM7_RESTRICT status);" "$h" &&
+  grep -q "^int arm7_aba_batch_threads(int n, " "$h" &&
+  grep -q "^/\* arm7_aba_derivatives_batch: one state at a time \*/" "$h" &&
+  grep -q "^static void arm7_aba_lanes(ptrdiff_t n, " "$tmp/bt/arm7_dynamics.c" &&
+  ! grep -q "arm7_aba_derivatives_lanes" "$tmp/bt/arm7_dynamics.c" &&
+  grep -q "batch functions (%d states, SoA) against their scalar calls" "$tmp/bt/arm7_check.c" ||
+  { echo "FAIL: --batch"; fail=$((fail + 1)); }
+expect 0 "the same without --batch" -- "$mbdc" generate "$arm" --functions rnea,aba,aba_derivatives \
+  -o "$tmp/bt2"
+expect 0 "--batch again" -- "$mbdc" generate "$arm" --batch --functions rnea,aba,aba_derivatives \
+  -o "$tmp/bt3"
+diff -r "$tmp/bt" "$tmp/bt3" >/dev/null || { echo "FAIL: --batch not deterministic"; fail=$((fail + 1)); }
+! grep -q "_batch\|_LANES" "$tmp/bt2/arm7_dynamics.h" "$tmp/bt2/arm7_dynamics.c" ||
+  { echo "FAIL: batch functions without --batch"; fail=$((fail + 1)); }
+expect 2 "stats --batch" -- "$mbdc" stats "$arm" --batch
+# the header from C++ (P_RESTRICT is __restrict there), and the file with -O3's vectorizer
+if command -v c++ >/dev/null; then
+  printf '#include "arm7_dynamics.h"\nint main() { return ARM7_HAVE_BATCH - 1; }\n' >"$tmp/bt/use.cpp"
+  c++ -std=c++11 -Wall -Wextra -Werror -pedantic -I"$tmp/bt" -c "$tmp/bt/use.cpp" -o "$tmp/bt/use.o" ||
+    { echo "FAIL: the --batch header in C++"; fail=$((fail + 1)); }
+fi
+cc -std=c99 -O3 -Wall -Wextra -Werror -pedantic -c "$tmp/bt/arm7_dynamics.c" -o "$tmp/bt/d.o" ||
+  { echo "FAIL: the --batch file at -O3"; fail=$((fail + 1)); }
 # --passive-in-fd (docs/dsl.md "Joint properties"): said in the header; a note where the model has
 # nothing passive (the output then that of a run without it but for the command line in the
 # banners and the set's mark); aba_derivatives refused with

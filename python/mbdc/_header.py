@@ -9,7 +9,8 @@ _EXTERN = re.compile(
     r"^extern\s+const\s+(char\s*\*\s*const|double|float|int)\s+(\w+)\s*\[(.*)\]\s*;")
 _FUNC = re.compile(r"^(void|int)\s+(\w+)\s*\((.*)\)\s*;\s*$")
 _PARAM = re.compile(
-    r"^(const\s+)?(double|float|int)\s*(\*)?\s*(?:restrict\s+|__restrict\s+)?(\w+)"
+    r"^(const\s+)?(double|float|int)\s*(\*)?\s*"
+    r"(?:restrict\s+|__restrict\s+|\w+_RESTRICT\s+)?(\w+)"
     r"\s*(?:\[(.*)\])?$")
 
 

@@ -65,16 +65,18 @@ function M.entries(d, rcr, project)
   return list
 end
 
-local function pointer(p)
-  return (p.input and not p.output and "const " or "") .. p.type .. " *restrict " .. p.name
+-- "const double *restrict q" (restrict: RESTRICT, the header's P_RESTRICT, in a declaration)
+local function pointer(p, restrict)
+  return (p.input and not p.output and "const " or "") .. p.type .. " *" ..
+         (restrict or "restrict") .. " " .. p.name
 end
 
--- "int n, const double *restrict q, ..." (the batch functions' parameters after n), with the
--- status array of an int function.
-local function batch_params(e)
+-- "const double *restrict q, ..." (the batch functions' parameters after n), with the status
+-- array of an int function.
+local function batch_params(e, restrict)
   local t = {}
-  for k, p in ipairs(e.params) do t[k] = pointer(p) end
-  if e.returns == "int" then t[#t + 1] = "int *restrict status" end
+  for k, p in ipairs(e.params) do t[k] = pointer(p, restrict) end
+  if e.returns == "int" then t[#t + 1] = "int *" .. (restrict or "restrict") .. " status" end
   return table.concat(t, ", ")
 end
 
@@ -85,11 +87,11 @@ local function args_from(e, at)
   return table.concat(t, ", ")
 end
 
-function M.declare(b, e)
-  local ret = e.returns
-  b(ret, " ", e.cname, "_batch(int n, ", batch_params(e), ");")
-  b(ret, " ", e.cname, "_batch_range(int n, int i0, int i1, ", batch_params(e), ");")
-  b(ret, " ", e.cname, "_batch_threads(int n, ", batch_params(e), ");")
+function M.declare(b, d, e)
+  local ret, r = e.returns, d.PREFIX .. "_RESTRICT"
+  b(ret, " ", e.cname, "_batch(int n, ", batch_params(e, r), ");")
+  b(ret, " ", e.cname, "_batch_range(int n, int i0, int i1, ", batch_params(e, r), ");")
+  b(ret, " ", e.cname, "_batch_threads(int n, ", batch_params(e, r), ");")
 end
 
 -- The header's account of the batch functions, before their declarations.
@@ -113,8 +115,14 @@ function M.header_intro(b, d)
   b(" * full block, and every state of a function marked 'one state at a time' below, by ", p, "_f.")
   b(" * The results are those of n calls of ", p, "_f bit for bit when the compiler does not")
   b(" * contract a * b + c into a fused multiply-add (-ffp-contract=off, or GCC's ISO modes):")
-  b(" * with contraction each may round differently, within the functions' own accuracy. */")
+  b(" * with contraction each may round differently, within the functions' own accuracy.")
+  b(" * ", P, "_RESTRICT is C99's restrict (a C++ compiler's __restrict). */")
   b("#define ", P, "_HAVE_BATCH 1")
+  b("#ifdef __cplusplus")
+  b("#define ", P, "_RESTRICT __restrict")
+  b("#else")
+  b("#define ", P, "_RESTRICT restrict")
+  b("#endif")
 end
 
 -- P_LANES and the vector block functions' helpers, once in P_dynamics.c.

@@ -259,7 +259,7 @@ return function(d)
     batch.header_intro(b, d)
     for _, e in ipairs(batch.entries(d, rcr, project)) do
       if not e.lanes then b("/* ", e.cname, "_batch: one state at a time */") end
-      batch.declare(b, e)
+      batch.declare(b, d, e)
     end
   end
   b("")
