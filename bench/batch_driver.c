@@ -43,15 +43,8 @@
 
 #include "bench_harness.h"
 
-#ifndef HEADER
-#error "compile with -DHEADER='\"DIR/<p>_dynamics.h\"' -DPFX=<p> -DPFX_UP=<P>"
-#endif
-#include HEADER
-
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define FN(f) CAT(PFX, CAT(_, f))    /* FN(rnea) -> <p>_rnea */
-#define UP(m) CAT(PFX_UP, CAT(_, m)) /* UP(NQ) -> <P>_NQ */
+#include "bench_prefix.h"
+#include "bench_rng.h"
 
 #define NQ UP(NQ)
 #define NV UP(NV)
@@ -74,14 +67,6 @@ static double *q_soa, *v_soa, *a_soa, *tau_soa;
 static double *out[NFUNC][NFORM];
 static int *status[NFORM];
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static double uniform(double lo, double hi) { /* xorshift64 */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return lo + (hi - lo) * ((double)(rng_state >> 11) * (1.0 / 9007199254740992.0));
-}
 
 static void *alloc(size_t bytes) { /* 64-byte aligned, zeroed */
   size_t size = (bytes + 63) / 64 * 64;

@@ -15,15 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#ifndef HEADER
-#error "compile with -DHEADER='\"DIR/<p>_dynamics.h\"' -DPFX=<p> -DPFX_UP=<P>"
-#endif
-#include HEADER
-
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define FN(f) CAT(PFX, CAT(_, f))   /* FN(contact_fd) -> <p>_contact_fd */
-#define UP(m) CAT(PFX_UP, CAT(_, m)) /* UP(NQ) -> <P>_NQ */
+#include "bench_prefix.h"
+#include "bench_rng.h"
 #define NQ UP(NQ)
 #define NV UP(NV)
 #define NR UP(NCROWS)
@@ -36,14 +29,6 @@ static double dq[NSTATES][NV * NV], dv[NSTATES][NV * NV], dt[NSTATES][NV * NV];
 static double fq[NSTATES][NR * NV], fv[NSTATES][NR * NV], ft[NSTATES][NR * NV];
 static int act[NC];
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static double uniform(double lo, double hi) { /* xorshift64 */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return lo + (hi - lo) * ((double)(rng_state >> 11) * (1.0 / 9007199254740992.0));
-}
 
 __attribute__((noinline)) static int run_contact_fd(void) {
   int fails = 0;

@@ -47,15 +47,8 @@
 #include MODEL_HEADER
 #endif
 
-#ifndef HEADER
-#error "compile with -DHEADER='\"DIR/<p>_dynamics.h\"' -DPFX=<p> -DPFX_UP=<P>"
-#endif
-#include HEADER
-
-#define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define FN(f) CAT(PFX, CAT(_, f))   /* FN(rnea) -> <p>_rnea */
-#define UP(m) CAT(PFX_UP, CAT(_, m)) /* UP(NQ) -> <P>_NQ */
+#include "bench_prefix.h"
+#include "bench_rng.h"
 
 #ifdef PI_ARG
 #ifdef WITH_DERIVATIVES
@@ -98,14 +91,6 @@ static double Y[NOUT][NV * UP(NREG)];
 static double Yb[NOUT][NV * UP(NBASE)];
 #endif
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static double uniform(double lo, double hi) { /* xorshift64 */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return lo + (hi - lo) * ((double)(rng_state >> 11) * (1.0 / 9007199254740992.0));
-}
 
 __attribute__((noinline)) static void run_rnea(void) {
   for (int s = 0; s < NSTATES; s++) FN(rnea)(PI_ q[s], v[s], a[s], tau_out[OUT(s)]);

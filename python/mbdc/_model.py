@@ -199,15 +199,7 @@ class Function:
             lo, hi, shape = outs[0]
             return buf[lo:hi].reshape(shape)
         results = [buf[lo:hi].reshape(shape) for lo, hi, shape in outs]
-        if self.returns_status:
-            check = kwargs.get("check", True)
-            if check and status < 0:
-                raise DynamicsError("%s returned %d: %s" %
-                                    (self.name, status, self._failure_text()), self.name,
-                                    status, [()])
-            if not check:
-                results.append(status)
-        return results[0] if len(results) == 1 else tuple(results)
+        return self._one_state_results(results, status, kwargs.get("check", True))
 
     def _single(self, arrays, check):
         cargs = []
@@ -232,6 +224,11 @@ class Function:
                 cargs.append(o.ctypes.data)
         status = self._cfunc(*cargs)
         results = [o.reshape(p.shape) if p.shape else o[0].item() for p, o in outs]
+        return self._one_state_results(results, status, check)
+
+    def _one_state_results(self, results, status, check):
+        """One state's outputs (a tuple when several); an int function's status raised as
+        DynamicsError when negative and check, else appended."""
         if self.returns_status:
             if check and status < 0:
                 raise DynamicsError("%s returned %d: %s" %
@@ -390,30 +387,16 @@ class Model:
                 setattr(self, name, fn)
 
     # -- sizes and names -------------------------------------------------------------------
-    @property
-    def nq(self):
-        """Position coordinates (P_NQ)."""
-        return self.constants["NQ"]
+    def _constant(macro, doc):  # noqa: N805 (a helper of the class body, not a method)
+        return property(lambda self: self.constants[macro], doc=doc)
 
-    @property
-    def nv(self):
-        """Velocity coordinates (P_NV)."""
-        return self.constants["NV"]
-
-    @property
-    def nb(self):
-        """Moving bodies (P_NB; per-body arrays have nb + 1 entries, the world first)."""
-        return self.constants["NB"]
-
-    @property
-    def nj(self):
-        """Moving joints (P_NJ)."""
-        return self.constants["NJ"]
-
-    @property
-    def nf(self):
-        """Operational frames (P_NF)."""
-        return self.constants["NF"]
+    nq = _constant("NQ", "Position coordinates (P_NQ).")
+    nv = _constant("NV", "Velocity coordinates (P_NV).")
+    nb = _constant("NB", "Moving bodies (P_NB; per-body arrays have nb + 1 entries, the world "
+                         "first).")
+    nj = _constant("NJ", "Moving joints (P_NJ).")
+    nf = _constant("NF", "Operational frames (P_NF).")
+    del _constant
 
     @property
     def functions(self):

@@ -48,7 +48,8 @@ function M.entries(d, rcr, project)
     for sc = 0, rcr.wanted(d, true) and 1 or 0 do
       local ps = { arr("q", P .. "_NQ") }
       if sc == 1 then ps[#ps + 1] = arr("sc", P .. "_NSC") end
-      for _, p in ipairs({ arr("v", P .. "_NV"), arr("tau", P .. "_NV"), arr("qdd", P .. "_NV", true),
+      for _, p in ipairs({ arr("v", P .. "_NV"), arr("tau", P .. "_NV"),
+                           arr("qdd", P .. "_NV", true),
                            { name = "used", type = "int", output = true, input = false } }) do
         ps[#ps + 1] = p
       end
@@ -112,7 +113,8 @@ function M.header_intro(b, d)
   b(" * States are computed in blocks of ", P, "_LANES (", p, "_dynamics.c: 8 doubles or 16 floats")
   b(" * where AVX-512 is enabled, else 4 doubles or 8 floats; -D", P, "_LANES=N sets it), each")
   b(" * statement a loop over the block that compilers vectorize at -O3; the states after the last")
-  b(" * full block, and every state of a function marked 'one state at a time' below, by ", p, "_f.")
+  b(" * full block, and every state of a function marked 'one state at a time' below, by ", p,
+    "_f.")
   b(" * The results are those of n calls of ", p, "_f bit for bit when the compiler does not")
   b(" * contract a * b + c into a fused multiply-add (-ffp-contract=off, or GCC's ISO modes):")
   b(" * with contraction each may round differently, within the functions' own accuracy.")
@@ -151,13 +153,15 @@ local function define_lanes(b, d, e)
   for _, p in ipairs(e.params) do t[#t + 1] = pointer(p) end
   if e.returns == "int" then t[#t + 1] = "int *restrict status" end
   b("")
-  b("/* ", L, " states of ", e.cname, " (", e.cname, "_batch): element k of lane l at x[k * n + l]. */")
+  b("/* ", L, " states of ", e.cname, " (", e.cname,
+    "_batch): element k of lane l at x[k * n + l]. */")
   b("static void ", e.cname, "_lanes(", table.concat(t, ", "), ") {")
   local pivots = { { "pivot", f.npivots }, { "pivot_switch", f.nswitch },
                    { "pivot_refine", f.nrefine }, { "pivot_head", f.nhead } }
   for _, pv in ipairs(pivots) do
     if pv[2] > 0 then
-      b("  ", scalar, " ", pv[1], "[", pv[2], " * ", L, "], ", pv[1], "_ref[", pv[2], " * ", L, "];")
+      b("  ", scalar, " ", pv[1], "[", pv[2], " * ", L, "], ", pv[1], "_ref[", pv[2], " * ", L,
+        "];")
     end
   end
   for _, p in ipairs(e.params) do
