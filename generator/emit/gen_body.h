@@ -11,8 +11,8 @@
 /* f's statements into out, without the final newline; parts: 1, the static functions its body is
  * cut into (nothing when it is not), 0, the body itself (when cut: the scratch array and the
  * calls), 2, the body over P_LANES states of --batch (never cut: mbg_sym_emit_opts.lanes, its
- * caller's arrays with stride n, the pivots' with stride P_LANES). reserved: the names a temporary must not take (NULL-terminated). Returns 0, or -1
- * (memory, or a write error). */
+ * caller's arrays with stride n, the pivots' with stride P_LANES). reserved: the names a
+ * temporary must not take (NULL-terminated). Returns 0, or -1 (memory, or a write error). */
 int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
                      const char *const *reserved, int parts);
 /* How many parts f's body is cut into when written (1: one function; -1: out of memory): with

@@ -212,7 +212,6 @@ void sym_put_lane(emitter *m, line *l, int local) {
   sym_put_str(l, " * "), sym_put_str(l, local ? m->lanes : m->stride), sym_put_str(l, " + l");
 }
 
-
 /* Ends a line with end (";", or "" after a brace) and writes it, with its newline, or with
  * no_final_newline the newline goes before the next. */
 static void put_end_with(emitter *m, line *l, const char *end) {
