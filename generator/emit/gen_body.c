@@ -92,7 +92,7 @@ int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
   static const char *const pivots[] = {"pivot",        "pivot_ref",        "pivot_switch",
                                        "pivot_switch_ref", "pivot_refine", "pivot_refine_ref",
                                        "pivot_head",   "pivot_head_ref",   NULL};
-  char lanes[80];
+  char lanes[80], loop[80];
   mbg_sym_emit_opts eo;
   part_params pp;
   int rc = body_opts(g, f, reserved, &eo, &pp);
@@ -101,7 +101,9 @@ int mbg_gen_put_body(const mbg_gen *g, const mbg_gen_function *f, FILE *out,
     size_t k = 0;
     for (; g->prefix[k] && k < 63; k++) lanes[k] = (char)toupper((unsigned char)g->prefix[k]);
     snprintf(lanes + k, sizeof lanes - k, "_LANES");
+    memcpy(loop, lanes, k), snprintf(loop + k, sizeof loop - k, "_LANE_LOOP");
     eo.lanes = lanes, eo.lane_stride = "n", eo.lane_local = pivots; /* batch.lua's */
+    eo.lane_loop = loop;
     eo.lane_statements = MBG_GEN_LANE_STATEMENTS;
   }
   if (rc == 0) rc = f->sym && mbg_sym_emit_c(f->sym, out, &eo) == 0 ? 0 : -1;

@@ -244,6 +244,8 @@ typedef struct mbg_sym_emit_opts {
   const char *lane_stride;
   const char *const *lane_local;
   int32_t lane_statements;
+  const char *lane_loop; /* NULL, or a word written before every loop over the lanes (a macro
+                            that expands to a compiler's loop pragma) */
 } mbg_sym_emit_opts;
 /* How many parts mbg_sym_emit_c cuts s's body into with o (1: not cut), or -1 (memory). With
  * slots not NULL, *slots is the length of the scratch array that carries values between the

@@ -126,8 +126,9 @@ static int assign_names(emitter *m, const mbg_sx *order, int32_t len,
     uint32_t j = sym_set_slot(&m->names, name);
     if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
-  for (int i = 0; m->lanes && i < 3; i++) { /* the lane index, the stride, the lane count */
-    const char *name = i == 0 ? "l" : i == 1 ? m->stride : m->lanes;
+  for (int i = 0; m->lanes && i < 4; i++) { /* the lane index, stride, count, loop's macro */
+    const char *name = i == 0 ? "l" : i == 1 ? m->stride : i == 2 ? m->lanes : m->o->lane_loop;
+    if (!name) continue;
     uint32_t j = sym_set_slot(&m->names, name);
     if (m->names.slot[j] < 0 && sym_set_add(&m->names, j, name) < 0) return MBG_SYM_ENOMEM;
   }
@@ -424,7 +425,9 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
       if (cut) {
         sym_part_close(m, indent);
         m->part++, in_part = 0;
+        m->lane_alone = lone;
         sym_part_open(m);
+        m->lane_alone = 0;
       }
       alone = lone;
       put_statement(m, indent, e);

@@ -63,6 +63,7 @@ typedef struct emitter {
   const char *stride;       /* the caller's arrays' stride */
   unsigned char *local;     /* per array of the graph: indexed with stride L (lane_local) */
   char lane_outer[72], lane_indent[72]; /* the body's indent, the loops' statements' */
+  int lane_alone;           /* the loop being opened holds a call (sym_lane_alone): no lane_loop */
 } emitter;
 
 /* One statement is built here and written with one fwrite: an operand is at most a name (50

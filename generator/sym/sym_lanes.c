@@ -44,7 +44,11 @@ const char *sym_lanes_begin(emitter *m, const char *indent) {
 }
 
 void sym_lane_open(emitter *m) {
-  put_line(m, m->lane_outer, "for (int l = 0; l < ", m->lanes, "; l++) {");
+  const char *pragma = m->lane_alone ? NULL : m->o->lane_loop;
+  char head[96];
+  snprintf(head, sizeof head, "%.64s%sfor (int l = 0; l < ", pragma ? pragma : "",
+           pragma ? " " : "");
+  put_line(m, m->lane_outer, head, m->lanes, "; l++) {");
 }
 
 void sym_lane_close(emitter *m) { put_line(m, m->lane_outer, "}", "", ""); }

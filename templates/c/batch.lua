@@ -141,6 +141,16 @@ function M.source_intro(b, d)
   b("#define ", P, "_LANES ", fl and "8" or "4")
   b("#endif")
   b("#endif")
+  b("/* Before every loop over the lanes but those of a call (sqrt, atan2, ...): clang would")
+  b(" * otherwise unroll such a loop of a constant count first and then vectorize only parts of")
+  b(" * it (docs/batch.md); where it still cannot, the loop stays as it is, without a warning. */")
+  b("#if defined(__clang__)")
+  b("#pragma clang diagnostic ignored \"-Wpass-failed\"")
+  b("#define ", P, "_LANE_LOOP _Pragma(\"clang loop vectorize(enable) interleave(disable) ",
+    "unroll(disable)\")")
+  b("#else")
+  b("#define ", P, "_LANE_LOOP")
+  b("#endif")
 end
 
 -- The block function P_f_lanes: P_LANES states of the caller's arrays (stride n) from pointers
