@@ -238,8 +238,8 @@ local function one_state(b, e, ind)
     if p.output and p.size then
       b(ind, "for (int mbdc_k = 0; mbdc_k < ", p.size, "; mbdc_k++) ", p.name,
         "[(ptrdiff_t)mbdc_k * n + mbdc_i] = ", v, "[mbdc_k];")
-    elseif p.output then
-      b(ind, p.name, "[mbdc_i] = ", v, ";")
+    elseif p.output then -- rcr's used: may be NULL, as p_rcr's
+      b(ind, "if (", p.name, ") ", p.name, "[mbdc_i] = ", v, ";")
     end
   end
   if e.returns == "int" then
