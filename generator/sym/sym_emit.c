@@ -434,14 +434,9 @@ static int run(emitter *m, const char *indent, const mbg_sx *order, int32_t len,
       in_part++;
       for (int32_t k = first_out[e]; k >= 0; k = next_out[k]) put_outputs_from(m, indent, k);
     }
-    if (m->sincos && i == last_trig && m->lanes) {
+    if (m->sincos && i == last_trig && m->lanes) { /* (their outputs: sym_lane_outputs) */
       sym_trig_lanes(m, outer, indent, arg);
       m->part++, in_part = 0, alone = 0;
-      for (int32_t j = 0; j <= i; j++)
-        for (int32_t k = first_out[order[j]]; k >= 0 && (s->op[order[j]] == MBG_SYM_SIN ||
-                                                          s->op[order[j]] == MBG_SYM_COS);
-             k = next_out[k])
-          put_outputs_from(m, indent, k);
     } else if (m->sincos && i == last_trig) {
       put_trig_batch(m, indent, arg);
       m->trig_part = m->part;

@@ -242,6 +242,17 @@ class Function:
         return ("a pivot failed (a singular system) or an output is not finite "
                 "(NaN or Inf in the inputs?)")
 
+    def _rows(self, arrays, batch, n):
+        """Per parameter: (p, its numpy dtype, its size, its values as an (n, size) array, broadcast
+        over the batch, for an input or an in-out argument; None for an output)."""
+        for p in self._params:
+            size = p.size or 1
+            rows = None
+            if p.kind in ("in", "inout"):
+                shape = batch + ((size,) if p.pointer else ())
+                rows = np.broadcast_to(arrays[p.name], shape).reshape(n, size)
+            yield p, _DTYPE[p.ctype], size, rows
+
     def _batch(self, arrays, batch, check):
         n = math.prod(batch)
         outs = []
@@ -249,43 +260,35 @@ class Function:
         if n > 0 and self._bfunc is not None:
             cargs = [n]
             keep = []
-            for p in self._params:
-                dt = _DTYPE[p.ctype]
-                size = p.size or 1
-                if p.kind in ("in", "inout"):
-                    a = np.broadcast_to(arrays[p.name], batch + ((size,) if p.pointer else ()))
-                    if p.kind == "inout":
-                        a = np.array(a.reshape(n, size).T, dtype=dt, order="C")
-                        outs.append((p, a))
-                    else:
-                        a = np.ascontiguousarray(a.reshape(n, size).T, dtype=dt)
-                    keep.append(a)
-                else:
+            for p, dt, size, rows in self._rows(arrays, batch, n):
+                if rows is None:
                     a = np.empty((size, n), dtype=dt)
                     outs.append((p, a))
+                elif p.kind == "inout":
+                    a = np.array(rows.T, dtype=dt, order="C")
+                    outs.append((p, a))
+                else:
+                    a = np.ascontiguousarray(rows.T, dtype=dt)
+                keep.append(a)
                 cargs.append(a.ctypes.data)
             if self.returns_status:
                 cargs.append(status.ctypes.data)
             self._bfunc(*cargs)
             results = [np.ascontiguousarray(a.T).reshape(batch + p.shape) for p, a in outs]
         else:
-            cargs = []
             steps = []
             keep = []
-            for p in self._params:
-                dt = _DTYPE[p.ctype]
-                size = p.size or 1
-                if p.kind in ("in", "inout"):
-                    a = np.broadcast_to(arrays[p.name], batch + ((size,) if p.pointer else ()))
-                    a = np.array(a.reshape(n, size), dtype=dt, order="C")
+            for p, dt, size, rows in self._rows(arrays, batch, n):
+                if rows is None:
+                    a = np.empty((n, size), dtype=dt)
+                    outs.append((p, a))
+                else:
+                    a = np.array(rows, dtype=dt, order="C")
                     if p.kind == "inout":
                         outs.append((p, a))
                     if not p.pointer:
                         steps.append((None, a.reshape(n).tolist()))
                         continue
-                else:
-                    a = np.empty((n, size), dtype=dt)
-                    outs.append((p, a))
                 keep.append(a)
                 steps.append((a.ctypes.data, size * dt.itemsize))
             f = self._cfunc
