@@ -1151,4 +1151,20 @@ int mb_coupled_fd_derivatives_passive(const mb_model *m, const mb_coupling *c,
 double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws,
                         const double *q);
 
+/* ---------------------------------------------------------------------------------------------
+ * Analyses (docs/analysis.md): hybrid dynamics, prescribed motion, assembly with locks, static
+ * equilibrium, stabilization and residuals, integration with error control, contact inverse
+ * dynamics. */
+
+/* --- analysis: hybrid dynamics (hybrid.c) --- */
+
+/* --- analysis: assembly, initial velocity, stabilization, DAE residual --- */
+
+/* --- analysis: static equilibrium (static.c) --- */
+
+/* --- analysis: integration with error control (simulate.c) --- */
+
+/* --- analysis: contact inverse dynamics (contact_id.c) --- */
+
+
 #endif
