@@ -5,6 +5,7 @@
  * Systems Using Spatial Operators", JPL Publication 90-26, 1990, §6-7, eqs. 6.1, 7.2-7.3). A joint
  * of n dofs has an n×n D = Sᵀ U, factored by Cholesky; a fixed joint (n = 0) passes its
  * articulated inertia on unchanged. */
+#include "aba_internal.h"
 #include "flex_internal.h"
 
 #include <assert.h>
@@ -35,17 +36,17 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws) {
 }
 
 /* Body i's pivots amplified into the references of its nearest moving ancestor a (through fixed
- * joints). The lock term of a's dof l (what locking joint i would add to D_a) is y D_i⁻¹ y =
+ * joints; aba_internal.h). The lock term of a's dof l (what locking joint i would add to D_a) is y D_i⁻¹ y =
  * Σ_m z_m², y = U_iᵀ X S_a,l the components of U_i along a's dof (U_i carried to a's frame as
  * forces, X = aXᵢ), z = L⁻¹ y with D_i = L Lᵀ, d_m = L_mm². A pivot d_m of D_i carries a rounding
  * error up to about ε_mach r_m (its base reference); through U_i D_i⁻¹ U_iᵀ that error reaches D_a
  * multiplied by the lock term over d_m: r_a,l += Σ_m z_m² r_m / d_m. */
-static void aba_amplify(const mb_model *m, mb_workspace *ws, int i) {
-  int n = mb_joint_nv(m->jtype[i]), o = m->iv[i], a = i;
-  const double *L = ws->D + 6 * o, *r = ws->Dbase + o;
+void mb_aba_amplify(const mb_model *m, mb_workspace *ws, int i, int n, const double *U,
+                    const double *L, const double *r) {
+  int a = i;
   double Y[36], t[6];
   if (n == 0) return;
-  for (int k = 0; k < 6 * n; k++) Y[k] = ws->U[6 * o + k];
+  for (int k = 0; k < 6 * n; k++) Y[k] = U[k];
   do {
     for (int c = 0; c < n; c++) {
       mbs_XT_fv(ws->XE + 9 * a, ws->Xr + 3 * a, Y + 6 * c, t);
@@ -98,14 +99,14 @@ int mb_aba_joint(const mb_model *m, mb_workspace *ws, int i, double Ia[36]) {
       for (int c = 0; c < n; c++) s -= U[6 * c + l] * W[n * k + c];
       Ia[6 * l + k] = s;
     }
-  aba_amplify(m, ws, i);
+  mb_aba_amplify(m, ws, i, n, U, D, ws->Dbase + o);
   return 0;
 }
 
 /* Forward pass: v_i = iXλ v_λ + S q̇;  c_i = v_i × vJ + cJ;  IA_i = I_i;
  * pA_i = v_i ×* I_i v_i − fext_i */
-static void aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
-                           const double *fext) {
+void mb_aba_velocities(const mb_model *m, mb_workspace *ws, const double *v,
+                       const double *fext) {
   double vJ[6], Iv[6];
   for (int k = 0; k < 6; k++) ws->v[k] = 0.0;
   for (int i = 1; i <= m->nb; i++) {
@@ -184,7 +185,7 @@ int mb_aba(const mb_model *m, mb_workspace *ws, const double *q, const double *v
   if (mbf_on(m)) return mbf_aba(m, ws, q, v, tau, fext, qdd);
   ws->singular = 0;
   mb_xup(m, ws, q);
-  aba_velocities(m, ws, v, fext);
+  mb_aba_velocities(m, ws, v, fext);
   if (aba_articulated(m, ws, tau)) return MB_ENUMERIC;
   aba_accelerations(m, ws, qdd);
   return mbs_finite(qdd, (size_t)m->nv) ? MB_OK : MB_ENUMERIC;

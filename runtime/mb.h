@@ -1157,10 +1157,95 @@ double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws
  * dynamics. */
 
 /* --- analysis: hybrid dynamics (hybrid.c) --- */
+/* Hybrid dynamics (hybrid.c; Featherstone, "Rigid Body Dynamics Algorithms", 2008, §9.2): for
+ * every velocity coordinate k with mask[k] = 1 the acceleration is prescribed, q̈_k = in[k], and
+ * its force τ_k computed; for mask[k] = 0 the force is given, τ_k = in[k], and q̈_k computed, so
+ * that M q̈ + h = τ + Σ Jᵢᵀ fextᵢ holds (fext as mb_rnea's, may be NULL; v NULL: zero). Each dof
+ * is switched alone, the dofs of a multi-dof joint too (a floating base's six are the components
+ * of its body-frame acceleration). All prescribed: τ = mb_rnea(q, v, in); none: q̈ = mb_aba(q, v,
+ * in); a floating base free and its joints prescribed: the base's acceleration and the joint
+ * torques of a floating robot given its joint accelerations. qdd[nv] and tau[nv] receive every
+ * entry (the prescribed q̈ and the given τ copied); they may not alias in. MB_OK; MB_EINVAL for a
+ * NULL argument, a mask entry other than 0 or 1, or a model with flexible bodies; MB_ENUMERIC
+ * when the free dofs' D fails the pivot rule (ws->singular: the body) or an output is not
+ * finite. Uses the ABA's arrays of ws. */
+int mb_hybrid(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
+              const int *mask, const double *in, const double *fext, double *qdd,
+              double *tau);
 
 /* --- analysis: assembly, initial velocity, stabilization, DAE residual --- */
 
 /* --- analysis: static equilibrium (static.c) --- */
+
+/* Static equilibrium (static.c; docs/analysis.md "Static equilibrium"): q with
+ *   r(q) = g(q) − τ_passive(q, 0) − τ = 0   (g = mb_gravity, τ_passive = mb_passive_forces at
+ * v = 0: the springs and the joints' stiffness; τ the applied forces, constant) on the unlocked
+ * velocity coordinates, and with loops r(q) − K(q)ᵀλ = 0, φ(q) = 0 for q and λ (the sign of
+ * mb_fd_loops: there M q̈ + h = τ + τ_passive + Kᵀλ, so q̈ = 0 at the answer). Newton's method along
+ * the tangent space (steps by mb_integrate: quaternions stay unit) with a backtracking line search
+ * on the merit ½|r − Kᵀλ|² + ½|φ|² (Armijo, halving). The Newton matrix is the stiffness
+ * H = ∂r/∂q (mb_static_stiffness) on the unlocked coordinates, for loops the KKT matrix
+ * [W −Kᵀ; K 0] with W = H − ∂(Kᵀλ)/∂q at fixed λ, the Hessian of the Lagrangian (included, for
+ * quadratic convergence; by central differences of mb_loop_jacobian along the tangent space, step
+ * fd_step). Newton finds any root, minima, saddles and maxima alike: the result reports the
+ * inertia of the potential's Hessian at the answer (of sym W on the unlocked coordinates, for
+ * loops on the null space of K, computed by a symmetric LDLᵀ with Bunch-Kaufman pivoting:
+ * Sylvester's law of inertia), and an unstable equilibrium is flagged, not hidden. */
+typedef struct mb_static_options {
+  double tol;      /* converged when |r − Kᵀλ|∞ ≤ tol · max(1, s) (s = |g|∞ + |τ_passive|∞ +
+                      |τ|∞ + |Kᵀλ|∞ on the unlocked coordinates) and |φ|∞ ≤ tol; > 0 */
+  int max_iter;    /* Newton steps at most; ≥ 0 */
+  double fd_step;  /* central-difference step (radians, metres) of the springs' and the loops'
+                      derivatives; > 0 */
+  double zero_tol; /* a pivot of the inertia's LDLᵀ with |d| ≤ zero_tol · max |W| counts as a
+                      zero eigenvalue; ≥ 0 */
+  double *trace;   /* NULL, or max_iter + 1 doubles: |F|∞ = max(|r − Kᵀλ|∞, |φ|∞) at each iterate
+                      (written for the iterates reached; entry 0 the start) */
+} mb_static_options;
+#define MB_STATIC_DEFAULTS {1e-10, 50, 1e-5, 1e-8, NULL}
+
+typedef struct mb_static_result {
+  int iterations;  /* Newton steps taken */
+  double residual; /* |F|∞ at the last iterate (unscaled: N, N·m; φ in its rows' units) */
+  int npos, nneg, nzero; /* the Hessian's inertia: counts of positive, negative, zero eigenvalues
+                            (on the unlocked coordinates; with loops on the null space of K) */
+  int stable;      /* nneg = nzero = 0: a strict local minimum of the potential */
+  int saddle;      /* nneg > 0 and npos > 0 */
+  int maximum;     /* nneg > 0 and npos = 0: a local maximum (unstable every way) */
+  int singular;    /* after MB_ENUMERIC from a singular Newton matrix: 1 + the unknown whose pivot
+                      failed (a velocity coordinate k < nv, or nv + r for row r's multiplier) */
+} mb_static_result;
+
+/* Bytes of scratch mb_static and mb_static_stiffness need (L may be NULL; SIZE_MAX if size_t
+ * cannot hold it); aligned for double. */
+size_t mb_static_scratch_size(const mb_model *m, const mb_loops *L);
+/* H = ∂(g(q) − τ_passive(q, 0))/∂q [nv × nv, row-major], column k along the tangent space as
+ * mb_rnea_derivatives': ∂g/∂q = mb_rnea_derivatives at v = 0, q̈ = 0, minus the passive forces'
+ * slope, −stiffness on the diagonal of a joint's own spring, and the point springs' by central
+ * differences of mb_passive_forces along the tangent space, step h (> 0; read only if S->n > 0).
+ * For scalar joints H is the potential's Hessian (symmetric); along a quaternion's tangent it
+ * is so at an equilibrium. S may be NULL (gravity only). MB_OK; MB_EINVAL (NULL m, q, H or
+ * scratch, h ≤ 0 with springs, a model with flexible bodies); MB_EWORKSPACE; MB_ENUMERIC. */
+int mb_static_stiffness(const mb_model *m, const mb_springs *S, mb_workspace *ws, void *scratch,
+                        double h, const double *q, double *H);
+/* The equilibrium from the start q [nq], written back into q (and λ [nc] into lambda, may be
+ * NULL) only on MB_OK. S: NULL for none; L: NULL or nc = 0 for a tree (lw then unused, may be
+ * NULL); tau [nv]: NULL for zero; lock [nv]: NULL, or flags, nonzero = the coordinate is held at
+ * its value (its equation dropped; the lock's reaction is its r_k − (Kᵀλ)_k); opt NULL: the
+ * defaults; res (may be NULL) is filled on MB_OK and on MB_ENUMERIC. A floating (or planar) joint
+ * with no spring and no loop holding it has no equilibrium under gravity (its translation leaves
+ * g unchanged and its weight unbalanced): lock its dofs, else its column of H is zero and the
+ * solve stops with MB_ENUMERIC, res->singular naming the first of its coordinates. Statuses:
+ * MB_OK (converged); MB_EINVAL (NULL m, ws, scratch or q, lw NULL with loops, an option out of
+ * range, a model with flexible bodies); MB_EWORKSPACE (either workspace); MB_ENUMERIC: the Newton
+ * matrix is singular (res->singular; also for rank-deficient or redundant loop rows, and a
+ * degenerate equilibrium), the line search cannot lower the merit, max_iter is reached, or a
+ * value is not finite. Generated code does the same with p_gravity, p_passive_forces (v = 0) and
+ * p_rnea_derivatives at v = 0, q̈ = 0 (its ∂τ/∂q is ∂g/∂q); docs/analysis.md. */
+int mb_static(const mb_model *m, const mb_springs *S, const mb_loops *L, mb_workspace *ws,
+              mb_loop_workspace *lw, void *scratch, const mb_static_options *opt,
+              const double *tau, const int *lock, double *q, double *lambda,
+              mb_static_result *res);
 
 /* --- analysis: integration with error control (simulate.c) --- */
 

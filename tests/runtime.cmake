@@ -2,7 +2,7 @@
 # The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
 foreach(t spatial jcalc rnea crba fk integrate manifold_jacobians joint_wrenches aba ltdl minv
        derivatives frame_derivatives contact_derivatives cfa energy numerics api loops fd_loops
-       loop_derivatives passive)
+       loop_derivatives passive hybrid)
   set(_extra)
   if(t STREQUAL "loops" OR t STREQUAL "fd_loops" OR t STREQUAL "loop_derivatives")
     set(_extra mb_loopmech.c)
