@@ -31,7 +31,14 @@
  * bench/regressor.sh) also the joint-torque regressor Y, P_NV x P_NREG, and the base regressor
  * Yb, P_NV x P_NBASE (run_regressor, run_base_regressor); then Y times the bodies' parameters
  * <p>_pi_all is checked against rnea's tau at every state, printed as "regressor error E": the
- * largest |Y pi - tau| over max(1, |tau|). */
+ * largest |Y pi - tau| over max(1, |tau|).
+ *
+ * With -DWITH_HYBRID (the model generated with hybrid too: bench/hybrid.sh) also hybrid
+ * dynamics under four masks (run_hybrid_free: every dof free, as aba; run_hybrid_all: every dof
+ * prescribed, as rnea; run_hybrid_base: the first 6 dofs free and the rest prescribed, a floating
+ * base's; run_hybrid_alt: every other dof prescribed); then its qdd with every dof free against
+ * aba's and its tau with every dof prescribed against rnea's, printed as "hybrid error E": the
+ * largest difference over max(1, |reference|). */
 #include <stdint.h>
 #include <stdio.h>
 #ifdef TIMING
@@ -85,6 +92,21 @@ static double wrench[NOUT][6 * (UP(NB) + 1)];
 #endif
 #ifdef WITH_DERIVATIVES
 static double dq_out[NOUT][NV * NV], dv_out[NOUT][NV * NV];
+#endif
+#ifdef WITH_HYBRID
+static int mask_free[NV], mask_all[NV], mask_base[NV], mask_alt[NV];
+static double hqdd[NOUT][NV], htau[NOUT][NV];
+#define RUN_HYBRID(name, in)                                                                      \
+  __attribute__((noinline)) static int run_hybrid_##name(void) {                                 \
+    int fails = 0;                                                                                \
+    for (int s = 0; s < NSTATES; s++)                                                             \
+      fails += FN(hybrid)(q[s], v[s], mask_##name, in[s], hqdd[OUT(s)], htau[OUT(s)]) != 0;       \
+    return fails;                                                                                 \
+  }
+RUN_HYBRID(all, a)
+RUN_HYBRID(base, tau)
+RUN_HYBRID(alt, tau)
+RUN_HYBRID(free, tau) /* last: hqdd then holds aba's answer */
 #endif
 #ifdef WITH_REGRESSOR
 static double Y[NOUT][NV * UP(NREG)];
@@ -270,6 +292,24 @@ int main(void) {
     }
   printf("regressor error %.3g\n", err);
 #endif
+#endif
+#if defined(WITH_HYBRID) && !defined(TIMING)
+  for (int i = 0; i < NV; i++)
+    mask_free[i] = 0, mask_all[i] = 1, mask_base[i] = i >= 6, mask_alt[i] = i % 2;
+  double herr = 0; /* every dof prescribed: rnea's tau; every dof free: aba's qdd */
+  fails += run_hybrid_all();
+  for (int s = 0; s < NSTATES; s++)
+    for (int i = 0; i < NV; i++) {
+      double r = tau_out[s][i], m = r < 0 ? -r : r, e = (htau[s][i] - r) / (m > 1 ? m : 1);
+      if ((e < 0 ? -e : e) > herr) herr = e < 0 ? -e : e;
+    }
+  fails += run_hybrid_base() + run_hybrid_alt() + run_hybrid_free();
+  for (int s = 0; s < NSTATES; s++)
+    for (int i = 0; i < NV; i++) {
+      double r = qdd[s][i], m = r < 0 ? -r : r, e = (hqdd[s][i] - r) / (m > 1 ? m : 1);
+      if ((e < 0 ? -e : e) > herr) herr = e < 0 ? -e : e;
+    }
+  printf("hybrid error %.3g\n", herr);
 #endif
 #ifdef WITH_DERIVATIVES
   run_rnea_derivatives();

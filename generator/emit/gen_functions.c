@@ -64,6 +64,8 @@ const mbg_fn mbg_fns[] = {
     FN("trig", MBG_FN_TRIG, "the joint angles' sines and cosines, for the P_f_sc functions"),
     FN("dynamics", MBG_FN_BY_NAME, "M, h and qdd from one function (crba, nle and aba fused)"),
     FN("aba_wrenches", MBG_FN_BY_NAME, "qdd as aba, with every joint's wrench"),
+    FN("hybrid", MBG_FN_BY_NAME, "hybrid dynamics: each dof's qdd prescribed or its tau given, "
+                                 "by a run-time mask"),
     FN("rnea_derivatives", MBG_FN_BY_NAME, "the derivatives of rnea: dtau/dq, dtau/dv and M"),
     FN("rnea_ext_derivatives", MBG_FN_BY_NAME,
        "rnea_derivatives with external wrenches, and dtau/dfext"),

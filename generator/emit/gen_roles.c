@@ -31,6 +31,8 @@ static const mbg_role roles[] = {
     {"out_6nv", 1, MBG_PASS_ARRAY, MBG_RS_6NV, "6 * @_NV"},
     /* the contacts' switches are ints (0 or 1; the function refuses anything else) */
     {"contacts", 0, MBG_PASS_INT_ARRAY, MBG_RS_CONTACTS, "@_NCONTACT"},
+    /* hybrid's prescribed dofs: ints, 0 or 1 (the function refuses anything else) */
+    {"mask", 0, MBG_PASS_INT_ARRAY, MBG_RS_NV, "@_NV"},
     {"contact_mu", 0, MBG_PASS_ARRAY, MBG_RS_CONTACTS, "@_NCONTACT"},
     {"out_cforce", 1, MBG_PASS_ARRAY, MBG_RS_CROWS, "@_NCROWS"},
     {"out_cforcenv", 1, MBG_PASS_ARRAY, MBG_RS_CROWSNV, "@_NCROWS * @_NV"},

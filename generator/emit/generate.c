@@ -68,7 +68,7 @@ static const char *const flex_missing[] = {
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
     "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",
-    "base_params", NULL};
+    "base_params", "hybrid", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -123,6 +123,9 @@ static const char *const armature_missing[] = {"cfa", NULL};
 /* Nor for a model with a universal joint (mb_has_varying_S): cfa's constraint bases T assume every
  * S constant in its child frame (runtime/mb.h, the same refusal). */
 static const char *const universal_missing[] = {"cfa", NULL};
+/* Nor hybrid with --passive-in-fd: which of its forces would be applied and which total is a
+ * choice the caller makes (docs/analysis.md: add τ_passive to in). */
+static const char *const passive_missing[] = {"hybrid", NULL};
 
 /* Leave the functions of `list` out of the defaults (a note) or refuse them on request (an error,
  * returns 1), `why` saying when they are not generated. */
@@ -192,6 +195,10 @@ static int params_functions(const mbg_gen *g, char **names, int *n, FILE *err) {
     return 1;
   if (mb_has_varying_S(&g->rt.model) &&
       unsupported(g, names, n, err, universal_missing, "for universal joints yet"))
+    return 1;
+  if (g->passive_in_fd &&
+      unsupported(g, names, n, err, passive_missing,
+                  "with --passive-in-fd yet (add the passive forces to its in)"))
     return 1;
   return 0;
 }

@@ -46,7 +46,10 @@ local A = {
 -- pe_λ += Ψ_iᵀ F (Jain & Rodriguez 1990, §7). tau: the input array of the joint forces ("tau" if
 -- nil; false: none, u = −Sᵀ pA, as impulse's sweeps (contact.lua) without forces; a table: the
 -- joint forces themselves, 1-based over the joints' dofs, as passive_forces.lua's fd_tau).
-function A.backward(T, X, pA, each, pe, tau)
+-- step(b, IA, R, pA_i, tau_b), if given, replaces a rigid body's articulated step: it returns the
+-- joint's factors and its innovations u (hybrid.lua's prescribed dofs); factors with a field pA
+-- pass that bias on instead of pA_i.
+function A.backward(T, X, pA, each, pe, tau, step)
   local IA, jt, u, base, R = {}, {}, {}, J.base_references(T, X), {}
   local PC, PE = J.modal_blocks(T)
   pe = pe or {}
@@ -61,6 +64,8 @@ function A.backward(T, X, pA, each, pe, tau)
       local ut = sp.sub(joint_forces(b, tau), J.ST(b, pA[i]))
       for c, x in ipairs(sp.sub(J.read_modes(b, "tau"), pe[i])) do ut[b.nv + c] = x end
       u[i] = J.name(ut, "u", b)
+    elseif step then
+      jt[i], u[i] = step(b, IA[i], R[i], pA[i], joint_forces(b, tau))
     else
       jt[i] = J.articulated(b, IA[i], R[i])
       u[i] = J.name(sp.sub(joint_forces(b, tau), J.ST(b, pA[i])), "u", b)
@@ -70,7 +75,7 @@ function A.backward(T, X, pA, each, pe, tau)
       -- R_λ += the lock terms of i weighted by base_i / d_i (rigid bodies)
       if b.nm == 0 then J.amplify(R[p], T[p], X[i], jt[i], base[i]) end
       -- pa = pA + U D⁻¹ u;  IA_λ += λX*_i Ia iXλ;  pA_λ += λX*_i pa
-      local pa = sp.add(pA[i], J.WT_mv(jt[i], u[i]))
+      local pa = sp.add(jt[i].pA or pA[i], J.WT_mv(jt[i], u[i]))
       local A6 = sp.M6_to_parent(X[i], jt[i].Ia)
       local F = sp.XT_fv(X[i], pa)
       IA[p] = sp.M6_add(IA[p], A6)
@@ -85,8 +90,8 @@ function A.backward(T, X, pA, each, pe, tau)
 end
 
 -- The forward pass: a' = iXλ (Δa_λ + Ψ q̈_η,λ);  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil:
--- zero; a flexible body's q̈ lists its joint's then its modes'). Returns q̈ (per body) and Δa,
--- named prefix_<body>.
+-- zero; a flexible body's q̈ lists its joint's then its modes'; factors with a field w add w, the
+-- prescribed accelerations, to q̈). Returns q̈ (per body) and Δa, named prefix_<body>.
 function A.forward(T, X, jt, u, prefix)
   local da, qdd = { [0] = sp.zeros(6) }, {}
   for _, b in ipairs(T) do
@@ -99,6 +104,7 @@ function A.forward(T, X, jt, u, prefix)
     end
     local ap = sp.X_mv(X[i], dp)
     qdd[i] = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv + b.nm), J.W_mv(jt[i], ap))
+    if jt[i].w then qdd[i] = sp.add(qdd[i], jt[i].w) end
     da[i] = J.name(sp.add(ap, J.S_mv(b, qdd[i])), prefix, b)
   end
   return qdd, da

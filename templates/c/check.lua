@@ -377,6 +377,15 @@ int main(void) {]])
   if (mb_contacts_check(&M, &FRAMES, &CONTACTS, msg, sizeof msg) != 0)
     return fprintf(stderr, "contacts: %s\n", msg), 2;]])
   end
+  local hybrid = false
+  for _, f in ipairs(d.functions) do hybrid = hybrid or K.base(f) == "hybrid" end
+  if hybrid then
+    b([[
+  /* hybrid's mask by state % 4: all free, all prescribed, the first 6 dofs free (a floating
+   * base) and the rest prescribed, a random pattern */
+  int hmask[NV];
+  unsigned long long hseed = SEED + 2u;]])
+  end
   local proj = project.wanted(d)
   local first_variant = nresults
   nresults = nresults + #variants
@@ -462,6 +471,11 @@ int main(void) {]])
       mu[k] = (double)(real)uniform(&cseed, 1e-6, 1e-3);
     }
     togen(mu, gmu, NCONTACT);]])
+  end
+  if hybrid then
+    b("    for (int k = 0; k < NV; k++)")
+    b("      hmask[k] = state % 4 < 2 ? state % 4 : state % 4 == 2 ? k >= 6 : "
+      .. "uniform(&hseed, 0, 1) < 0.5;")
   end
   K.known(b, d, known, slot, reference)
   FDC.calls(b, d, fdl)

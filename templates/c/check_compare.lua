@@ -16,6 +16,7 @@ local reference = {
   crba = "mb_crba(&M, ws, q, ref)",
   crba_fd = "rc = mb_crba_fd(&M, ws, q, v, tau, ref)",
   aba = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
+  hybrid = "rc = mb_hybrid(&M, ws, q, v, hmask, tau, NULL, ref, ref2)",
   minv = "rc = mb_minv(&M, ws, q, ref)",
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
   fk = "mb_fk(&M, ws, q, ref)",
@@ -84,6 +85,7 @@ local second = {
   cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
           reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
   fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
+  hybrid = { name = "hybrid.tau", size = "NV", reference = "(void)0" },
   contact_fd = { name = "contact_fd.force", size = "NCROWS", reference = "(void)0" },
   contact_fd_reg = { name = "contact_fd_reg.force", size = "NCROWS", reference = "(void)0" },
   impulse = { name = "impulse.impulse", size = "NCROWS", reference = "(void)0" },
@@ -136,7 +138,7 @@ end
 for k, v in pairs(ident.second) do second[k] = v end
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
-local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
+local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act", mask = "hmask",
                    contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc",
                    params = "gpar" }
 local size_of = {

@@ -236,8 +236,9 @@ return function(d)
     end
     for _, p in ipairs(f.params) do
       if not p.used then b("  (void)", p.name, ";") end
-      if p.role == "contacts" then
-        b("  /* ", p.name, "[k]: 1 in contact, 0 not; anything else is refused */")
+      if p.role == "contacts" or p.role == "mask" then
+        b("  /* ", p.name, "[k]: ", p.role == "mask" and "1 prescribed, 0 free" or
+          "1 in contact, 0 not", "; anything else is refused */")
         b("  for (int k = 0; k < ", p.size, "; k++)")
         b("    if (", p.name, "[k] != 0 && ", p.name, "[k] != 1) return -1;")
       end
