@@ -1175,15 +1175,78 @@ int mb_hybrid(const mb_model *m, mb_workspace *ws, const double *q, const double
 
 /* --- analysis: assembly, initial velocity, stabilization, DAE residual --- */
 
+/* Assembly with locked coordinates (assemble.c; SD/FAST's sdassemble; docs/analysis.md). lock is
+ * NULL (nothing locked) or nv flags, 0 or 1, over the velocity coordinates: a multi-dof joint's
+ * dofs one by one, a quaternion joint's tangent dofs (body-frame rotation, and for a floating
+ * joint its body-frame translation). q is moved onto φ(q) = 0 (max |φ_r| ≤ MB_PROJECT_TOL) by the
+ * unlocked coordinates only: Levenberg–Marquardt on ½|φ|² over the free columns F of K, steps
+ * Δv_F = −K_Fᵀ (K_F K_Fᵀ + μ 1)⁻¹ φ (μ = λ max diag K_F K_Fᵀ, λ ≥ 1e-10, raised ×10 after a step
+ * that does not reduce |φ|), applied with mb_integrate. Each step is the least-norm one; the
+ * sequence's sum is the least-distance correction to first order (exactly so as the correction
+ * goes to zero: SD/FAST's "approximate least distance"), not the global nearest point. A locked
+ * scalar coordinate (a joint with nq = nv other than planar), and every coordinate of a joint
+ * whose dofs are all locked, keeps its value bit for bit; a locked dof of a partly locked
+ * spherical, floating or planar joint does not move in any step (its tangent component is 0).
+ * At most MB_ASSEMBLE_MAXIT evaluations of φ. MB_OK; MB_EINVAL (a flag not 0 or 1, or as
+ * mb_project_q); MB_ENUMERIC when the free coordinates cannot close the loops — the iterate
+ * reaches a least-squares point with φ ≠ 0 (|K_Fᵀ φ| ≤ 1e-10 |K_F| |φ|), no step reduces |φ|, or
+ * the evaluations run out — with lw->singular = 1 + r, r the kept row with the largest remaining
+ * |φ_r| (at the best configuration reached; rows in metres, metres² for ss, or dimensionless):
+ * row r is row L->row[r] % MB_LOOP_MAX_ROWS (mb_loop_row_name) of loop L->row[r] /
+ * MB_LOOP_MAX_ROWS, the generated code's P_constraint_names[r]. q is unchanged on failure. Uses
+ * ws->IA as scratch. */
+#define MB_ASSEMBLE_MAXIT 100
+int mb_assemble(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+                const int *lock, double *q);
+/* Initial velocity with locked coordinates (assemble.c; SD/FAST's sdinitvel): v's unlocked
+ * entries moved the least (minimum |Δv|) so that K(q) v = 0, the locked ones kept bit for bit:
+ * Δv_F = −K_Fᵀ (K_F K_Fᵀ + μ 1)⁻¹ K v (μ = 1e-10 max diag), refined against K v while the worst
+ * ratio |(K v)_r| / Σ_k |K_rk v_k| halves (at most MB_PROJECT_MAXIT passes); then every row must
+ * have |(K v)_r| ≤ MB_INITVEL_TOL Σ_k |K_rk v_k|. lock as in mb_assemble. MB_OK; MB_EINVAL (NULL
+ * v, a bad flag, as mb_project_v); MB_ENUMERIC when the locked velocities leave K v = 0
+ * unsatisfiable (the residual stalls above the tolerance: the least-squares point) or an output
+ * is not finite, lw->singular = 1 + the row with the largest remaining |(K v)_r| (as
+ * mb_assemble's); v is unchanged on failure. */
+#define MB_INITVEL_TOL 1e-10
+int mb_initvel(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
+               const int *lock, const double *q, double *v);
+
+/* mb_fd_loops with Baumgarte's stabilization (fd_loops.c; Baumgarte, "Stabilization of
+ * constraints and integrals of motion in dynamical systems", Computer Methods in Applied
+ * Mechanics and Engineering 1, 1972): the acceleration constraint K q̈ = −K̇v − 2α K v − β² φ(q),
+ * i.e. φ̈ + 2α φ̇ + β² φ = 0 row by row (φ̇ = K v, φ̈ = K q̈ + K̇v), so a drift decays as a damped
+ * oscillator of natural frequency β (1/s) and damping ratio α/β (α = β: critically damped,
+ * φ(t) = (φ₀ + (φ̇₀ + β φ₀) t) e^{−βt}). α, β ≥ 0 and finite (else MB_EINVAL); α = β = 0 is
+ * mb_fd_loops bit for bit. Statuses and lw->singular as mb_fd_loops'. */
+int mb_fd_loops_baumgarte(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                          mb_loop_workspace *lw, const double *q, const double *v,
+                          const double *tau, double alpha, double beta, double *qdd,
+                          double *lambda);
+/* The residual of the loop-closed equations of motion as a DAE, for implicit integrators
+ * (fd_loops.c): res[nv + 2 nc] = [M q̈ + h − τ − Kᵀλ (nv); φ(q) (nc); K v (nc)], at any (q, v, q̈,
+ * λ, τ); zero (to rounding) at mb_fd_loops' q̈, λ on the manifold (φ = 0, K v = 0). With the
+ * kinematic equation q̇ = v the integrator owns: the first two blocks are the index-3 form, the
+ * first and third the index-2 form, all three with an extra multiplier μ in q̇ = v + Kᵀμ (μ = 0
+ * at the solution) the stabilized index-2 form of Gear, Gupta & Leimkuhler ("Automatic
+ * integration of Euler-Lagrange equations with constraints", 1985); an index-1 integrator takes
+ * the first block with K q̈ + K̇v = 0 (mb_loop_bias) and keeps φ and K v as invariants
+ * (mb_assemble, mb_initvel or the projections). τ is every applied force (add
+ * mb_passive_forces). MB_OK, MB_EINVAL (a NULL argument, flexible bodies), MB_EWORKSPACE,
+ * MB_ENUMERIC if res is not finite. */
+int mb_loops_residual_dae(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                          mb_loop_workspace *lw, const double *q, const double *v,
+                          const double *qdd, const double *lambda, const double *tau,
+                          double *res);
+
 /* --- analysis: static equilibrium (static.c) --- */
 
 /* Static equilibrium (static.c; docs/analysis.md "Static equilibrium"): q with
  *   r(q) = g(q) − τ_passive(q, 0) − τ = 0   (g = mb_gravity, τ_passive = mb_passive_forces at
  * v = 0: the springs and the joints' stiffness; τ the applied forces, constant) on the unlocked
  * velocity coordinates, and with loops r(q) − K(q)ᵀλ = 0, φ(q) = 0 for q and λ (the sign of
- * mb_fd_loops: there M q̈ + h = τ + τ_passive + Kᵀλ, so q̈ = 0 at the answer). Newton's method along
- * the tangent space (steps by mb_integrate: quaternions stay unit) with a backtracking line search
- * on the merit ½|r − Kᵀλ|² + ½|φ|² (Armijo, halving). The Newton matrix is the stiffness
+ * mb_fd_loops: there M q̈ + h = τ + τ_passive + Kᵀλ, so q̈ = 0 at the answer). Newton's method
+ * along the tangent space (steps by mb_integrate: quaternions stay unit) with a backtracking line
+ * search on the merit ½|r − Kᵀλ|² + ½|φ|² (Armijo, halving). The Newton matrix is the stiffness
  * H = ∂r/∂q (mb_static_stiffness) on the unlocked coordinates, for loops the KKT matrix
  * [W −Kᵀ; K 0] with W = H − ∂(Kᵀλ)/∂q at fixed λ, the Hessian of the Lagrangian (included, for
  * quadratic convergence; by central differences of mb_loop_jacobian along the tangent space, step
@@ -1220,9 +1283,10 @@ typedef struct mb_static_result {
  * cannot hold it); aligned for double. */
 size_t mb_static_scratch_size(const mb_model *m, const mb_loops *L);
 /* H = ∂(g(q) − τ_passive(q, 0))/∂q [nv × nv, row-major], column k along the tangent space as
- * mb_rnea_derivatives': ∂g/∂q = mb_rnea_derivatives at v = 0, q̈ = 0, minus the passive forces'
- * slope, −stiffness on the diagonal of a joint's own spring, and the point springs' by central
- * differences of mb_passive_forces along the tangent space, step h (> 0; read only if S->n > 0).
+ * mb_rnea_derivatives': ∂g/∂q = mb_rnea_derivatives at v = 0, q̈ = 0, minus ∂τ_passive/∂q: a
+ * joint's own spring adds its stiffness to the diagonal, the point springs' slope is taken by
+ * central differences of mb_passive_forces along the tangent space, step h (> 0; read only if
+ * S->n > 0).
  * For scalar joints H is the potential's Hessian (symmetric); along a quaternion's tangent it
  * is so at an equilibrium. S may be NULL (gravity only). MB_OK; MB_EINVAL (NULL m, q, H or
  * scratch, h ≤ 0 with springs, a model with flexible bodies); MB_EWORKSPACE; MB_ENUMERIC. */
@@ -1232,15 +1296,17 @@ int mb_static_stiffness(const mb_model *m, const mb_springs *S, mb_workspace *ws
  * NULL) only on MB_OK. S: NULL for none; L: NULL or nc = 0 for a tree (lw then unused, may be
  * NULL); tau [nv]: NULL for zero; lock [nv]: NULL, or flags, nonzero = the coordinate is held at
  * its value (its equation dropped; the lock's reaction is its r_k − (Kᵀλ)_k); opt NULL: the
- * defaults; res (may be NULL) is filled on MB_OK and on MB_ENUMERIC. A floating (or planar) joint
- * with no spring and no loop holding it has no equilibrium under gravity (its translation leaves
- * g unchanged and its weight unbalanced): lock its dofs, else its column of H is zero and the
- * solve stops with MB_ENUMERIC, res->singular naming the first of its coordinates. Statuses:
+ * defaults; res (may be NULL) is filled on MB_OK and on MB_ENUMERIC. A floating base with no
+ * spring and no loop holding it has no equilibrium under gravity (its translation leaves g
+ * unchanged and its weight unbalanced): lock its six dofs, else its columns of H are zero and the
+ * solve stops with MB_ENUMERIC, res->singular naming the first of its coordinates (so does any
+ * coordinate the potential does not depend on: a balanced wheel's spin). Statuses:
  * MB_OK (converged); MB_EINVAL (NULL m, ws, scratch or q, lw NULL with loops, an option out of
  * range, a model with flexible bodies); MB_EWORKSPACE (either workspace); MB_ENUMERIC: the Newton
  * matrix is singular (res->singular; also for rank-deficient or redundant loop rows, and a
- * degenerate equilibrium), the line search cannot lower the merit, max_iter is reached, or a
- * value is not finite. Generated code does the same with p_gravity, p_passive_forces (v = 0) and
+ * degenerate equilibrium), the line search cannot lower the merit (the iterates ran into a local
+ * minimum of ½|F|² that is not a root: start elsewhere), max_iter is reached, or a value is not
+ * finite. Generated code does the same with p_gravity, p_passive_forces (v = 0) and
  * p_rnea_derivatives at v = 0, q̈ = 0 (its ∂τ/∂q is ∂g/∂q); docs/analysis.md. */
 int mb_static(const mb_model *m, const mb_springs *S, const mb_loops *L, mb_workspace *ws,
               mb_loop_workspace *lw, void *scratch, const mb_static_options *opt,
@@ -1249,7 +1315,127 @@ int mb_static(const mb_model *m, const mb_springs *S, const mb_loops *L, mb_work
 
 /* --- analysis: integration with error control (simulate.c) --- */
 
+/* Integration with error control (simulate.c; docs/analysis.md "Integration with error
+ * control"): the explicit Runge-Kutta pair of Dormand & Prince, "A family of embedded Runge-Kutta
+ * formulae" (J. Comp. Appl. Math. 6(1), 1980), order 5 with an embedded order-4 estimate, FSAL,
+ * and the step control of Hairer, Nørsett & Wanner, "Solving Ordinary Differential Equations I"
+ * (1993), §II.4: h_new = h·min(5, max(0.2, 0.9·err^(−1/5))) (facmax 1 right after a rejection),
+ * their starting-step heuristic when opt->h0 = 0. The positions stay on the joint manifolds by the
+ * Munthe-Kaas form (RKMK): stage i is at q ⊕ Θ_i (mb_integrate), Θ_i = h Σ_j a_ij dexp⁻¹_{Θ_j}(V_j)
+ * with dexp⁻¹_Θ = Jr(Θ)⁻¹, Jr the right Jacobian of the exponential (mb_integrate_jacobians'
+ * Jv, inverted block by block for the spherical, floating and planar joints; the identity for
+ * every other coordinate), so the method keeps its order 5 on SO(3), SE(3) and SE(2).
+ *
+ * The error of a step is the RMS over the 2 nv components of (the tangent increment's error
+ * h Σ (b_j − b̂_j) Θ̇_j, the velocity's h Σ (b_j − b̂_j) q̈_j), each divided by atol + rtol·|y|,
+ * |y| the larger of its magnitude at the step's start and end: |v_k| for a velocity; for a
+ * position direction |q_k| of a scalar coordinate (a modal one too), |p| (the origin's distance)
+ * for a floating joint's linear ones and planar joint's x, y, and 1 (radian) for a quaternion's
+ * rotation. A step is accepted when the error is ≤ 1. The quadrature states w (below) are
+ * integrated by the same stages but are not in the error. */
+
+/* q̈ = f(t, q, v) (nv): e.g. a wrapper of mb_aba, mb_fd_loops, mb_contact_fd or a generated
+ * p_aba, p_fd_loops, p_contact_fd. Returns 0, or a failure status (< 0, e.g. MB_ENUMERIC at a
+ * singular configuration): the step is then rejected and retried at half its length; when that
+ * would go below opt->hmin (or below 16 ulp of t) the run stops with that status (a positive
+ * value is returned as MB_ENUMERIC). */
+typedef int (*mb_sim_accel)(void *ctx, double t, const double *q, const double *v, double *qdd);
+/* After each accepted step, q and v in place (e.g. mb_project_q then mb_project_v, or the
+ * generated p_project_q, p_project_v): 0, or a failure status that stops the run (q, v must then
+ * be left at a usable state; mb_simulate returns the status, < 0, a positive one as MB_ENUMERIC).
+ * The next step reuses the last stage's q̈ (FSAL) from before the projection: the projection moves
+ * the state by the order of the local error, and that q̈ enters the next step times h. */
+typedef int (*mb_sim_project)(void *ctx, double t, double *q, double *v);
+/* After each accepted step and its projection, with the caller's q, v (and w) holding the state at
+ * t: an observer, and the place to handle events (contact switching). Returns MB_OK to go on,
+ * MB_SIM_STOP to stop the run there, MB_SIM_RESET when it changed q or v (or the dynamics the
+ * accel callback computes): q̈ is evaluated afresh at t before the next step (one more accel
+ * call); a status < 0 stops the run and is returned (another positive value: MB_EINVAL). */
+typedef int (*mb_sim_event)(void *ctx, double t, double *q, double *v);
+/* Quadrature states: ẇ = g(t, q, v) (nw entries), e.g. the work of a force or the energy a damper
+ * dissipates, called at every stage with the accel callback. 0, or a failure as accel's. */
+typedef int (*mb_sim_quad)(void *ctx, double t, const double *q, const double *v, double *dw);
+
+#define MB_SIM_STOP 1     /* event: stop the run; mb_simulate's result after an event's stop */
+#define MB_SIM_RESET 2    /* event: the state or the dynamics changed, evaluate q̈ afresh */
+#define MB_SIM_MAXSTEPS 3 /* mb_simulate's result when opt->max_steps were taken before tend */
+#define MB_SIM_MAX_QUAD 8 /* the most quadrature states */
+
+typedef struct mb_sim_system {
+  mb_sim_accel accel;     /* required */
+  mb_sim_project project; /* NULL: none */
+  mb_sim_event event;     /* NULL: none */
+  mb_sim_quad quad;       /* NULL: none (then nw must be 0) */
+  int nw;                 /* quadrature states, 0..MB_SIM_MAX_QUAD */
+  void *ctx;              /* handed to every callback */
+} mb_sim_system;
+
+typedef struct mb_sim_options {
+  double rtol, atol; /* ≥ 0, not both 0 */
+  double h0;         /* the first step; 0: Hairer-Nørsett-Wanner's heuristic (one accel call) */
+  double hmin;       /* ≥ 0: no step is shorter (but the last, to land on tend); a step of hmin
+                      * is accepted whatever its error (stats->forced): hmin = hmax is fixed-step */
+  double hmax;       /* 0: tend − t0 */
+  long max_steps;    /* accepted steps at most; 0: no limit */
+} mb_sim_options;
+
+typedef struct mb_sim_stats {
+  long accepted, rejected; /* steps (rejected: by the error or by a failed callback) */
+  long forced;             /* accepted at hmin with an error > 1 */
+  long naccel;             /* accel calls (= quad calls when there are quadratures) */
+  double t;                /* where the run ended: the state q, v, w is at t */
+  double h;                /* the last accepted step */
+  double h_next;           /* the step proposed for the next one (e.g. opt->h0 to go on) */
+} mb_sim_stats;
+
+/* Bytes of scratch mb_simulate needs for m: (2 nq + 21 nv + 9 MB_SIM_MAX_QUAD) doubles, plus
+ * nv² when m has a spherical, floating or planar joint (the exponential's Jacobian); 0 for NULL. */
+size_t mb_simulate_scratch_size(const mb_model *m);
+/* Integrates (q, v) (and w) from t0 to tend (≥ t0) in place: q̈ from sys->accel, q on the joint
+ * manifolds, the step chosen by the error estimate (above). opt NULL: rtol 1e-6, atol 1e-9, the
+ * rest 0. A step that would end within 1 % of a step short of tend is stretched or cut to land on
+ * it. On every return q, v, w hold the last accepted state, at stats->t (stats may be NULL).
+ * scratch: mb_simulate_scratch_size(m) bytes, aligned for double. Deterministic; no allocation.
+ * MB_OK (at tend); MB_SIM_STOP (the event callback stopped the run); MB_SIM_MAXSTEPS; MB_EINVAL
+ * (a NULL m, sys, accel, q, v or scratch, misaligned scratch, nw out of range or w NULL with nw
+ * > 0, a tolerance, step or time not finite or negative, rtol = atol = 0, hmin > hmax > 0,
+ * tend < t0, max_steps < 0); a callback's failure status; MB_ENUMERIC when the step would fall
+ * below 16 ulp of t (and hmin = 0) or a stage is not finite. */
+int mb_simulate(const mb_model *m, const mb_sim_system *sys, const mb_sim_options *opt, double t0,
+                double tend, double *q, double *v, double *w, void *scratch, mb_sim_stats *stats);
+
 /* --- analysis: contact inverse dynamics (contact_id.c) --- */
+/* Contact inverse dynamics (docs/analysis.md "Contact inverse dynamics"): given q, v, q̈ and the
+ * active contacts (mb_contact_fd's rows Jc, world-aligned, force in its layout), the joint forces
+ * τ [nv] and contact forces f with
+ *   M q̈ + h = τ + Jcᵀ f,   τ_u = 0 on the unactuated coordinates u,
+ * minimizing ½ Σ_a weight_a τ_a² + ½ Σ_r reg_k(r) f_r² over the actuated coordinates a and the
+ * active rows r: with b = mb_rnea(q, v, q̈), the least squares min over f of
+ * ½ |W^½ (b − Jcᵀ f)_a|² + ½ fᵀ R f subject to (Jcᵀ f)_u = b_u, solved by the null-space method
+ * with Householder QR under the pivot rule; among several minimizers (redundant contacts, zero
+ * weights) the one of least |f| (the limit of R = ε·1, ε → 0⁺). unactuated: nv flags 0 or 1, or
+ * NULL: the coordinates of every floating joint (a floating base's six; none on a fixed base).
+ * weight: nv entries ≥ 0 (the unactuated ones unread), or NULL: 1; all zero: the least-norm forces
+ * that balance the unactuated rows (f = 0 and τ = mb_rnea on a fully actuated robot). reg: one
+ * R_k ≥ 0 per contact, on each of its rows (mb_contact_fd's mu layout), or NULL: 0. active as
+ * mb_contact_fd's (an inactive contact's force entries exactly 0); force may be NULL. Round trip:
+ * if q̈ = mb_contact_fd(q, v, τ₀) with rigid contacts of independent rows (τ₀_u = 0), the τ, f
+ * returned give back that q̈ and this f through mb_contact_fd(q, v, τ) (f = f₀ when the
+ * unactuated rows determine f); with reg = mu, mb_contact_fd(q, v, τ, mu) gives back q̈ only if
+ * Jc q̈ + J̇c v = −μ f happens to hold. scratch: mb_contact_id_scratch_size(m, C) bytes, aligned
+ * for double. MB_OK (τ_u exactly 0); MB_EINVAL (a NULL argument, a misaligned scratch, contacts
+ * failing mb_contacts_check, a flag other than 0 or 1, a weight or reg negative or not finite, a
+ * model with flexible bodies); MB_EWORKSPACE; MB_ENUMERIC when an output is not finite
+ * (ws->singular 0) or the contacts cannot balance the unactuated rows: some |τ_u| > √MB_PIVOT_EPS
+ * times the sizes of its terms (|h_u| + Σ |M_uj q̈_j| + Σ |Jc_ru f_r|), e.g. a floating robot
+ * without an active contact and a base acceleration other than free flight's; then τ_u holds that
+ * unbalanced (base) wrench, the rest of τ and f as computed, and ws->singular the body of the
+ * worst row's joint. Uses ws->M. tau and force may not alias the inputs. No allocation. */
+size_t mb_contact_id_scratch_size(const mb_model *m, const mb_contacts *C);
+int mb_contact_id(const mb_model *m, const mb_frames *F, const mb_contacts *C, mb_workspace *ws,
+                  void *scratch, const double *q, const double *v, const double *qdd,
+                  const int *active, const int *unactuated, const double *weight,
+                  const double *reg, double *tau, double *force);
 
 
 #endif

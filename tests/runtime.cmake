@@ -41,3 +41,6 @@ mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt
 # Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
 # solve, masks, redundant contacts and energy.
 mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)
+# Contact inverse dynamics (runtime/contact_id.c): the equations of motion, round trips through
+# mb_contact_fd, optimality against a dense KKT solve, least norm, an unbalanced base, the contract.
+mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c LIBS mbdc_core)
