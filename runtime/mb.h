@@ -1172,6 +1172,19 @@ double mb_spring_energy(const mb_model *m, const mb_springs *S, mb_workspace *ws
 int mb_hybrid(const mb_model *m, mb_workspace *ws, const double *q, const double *v,
               const int *mask, const double *in, const double *fext, double *qdd,
               double *tau);
+/* The same with closed loops (fd_loops_hybrid.c; SD/FAST's prescribed joints in closed-loop
+ * systems): M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v with q̈_k = in[k] where mask[k] = 1 (τ_k computed) and
+ * τ_k = in[k] where mask[k] = 0 (q̈_k computed); λ [nc] the multipliers (may be NULL). Through the
+ * mass matrix as mb_fd_loops, on the free coordinates (the prescribed rows and columns of M
+ * replaced by the identity's, K's prescribed columns moved to the right-hand side), then τ on
+ * the prescribed coordinates by mb_rnea at q̈ less Kᵀλ. Every dof free: mb_fd_loops' answer. The
+ * prescribed accelerations must be consistent with the loops where the free coordinates cannot
+ * absorb them. MB_OK; MB_EINVAL as mb_hybrid; MB_ENUMERIC as mb_fd_loops, in particular when Φ =
+ * K_F M_FF⁻¹ K_Fᵀ is singular (the free coordinates cannot close a row: lw->singular 1 + that
+ * row), e.g. a loop with every coordinate prescribed. */
+int mb_fd_loops_hybrid(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                       mb_loop_workspace *lw, const double *q, const double *v, const int *mask,
+                       const double *in, double *qdd, double *tau, double *lambda);
 
 /* --- analysis: assembly, initial velocity, stabilization, DAE residual --- */
 
@@ -1180,21 +1193,21 @@ int mb_hybrid(const mb_model *m, mb_workspace *ws, const double *q, const double
  * dofs one by one, a quaternion joint's tangent dofs (body-frame rotation, and for a floating
  * joint its body-frame translation). q is moved onto φ(q) = 0 (max |φ_r| ≤ MB_PROJECT_TOL) by the
  * unlocked coordinates only: Levenberg–Marquardt on ½|φ|² over the free columns F of K, steps
- * Δv_F = −K_Fᵀ (K_F K_Fᵀ + μ 1)⁻¹ φ (μ = λ max diag K_F K_Fᵀ, λ ≥ 1e-10, raised ×10 after a step
- * that does not reduce |φ|), applied with mb_integrate. Each step is the least-norm one; the
- * sequence's sum is the least-distance correction to first order (exactly so as the correction
- * goes to zero: SD/FAST's "approximate least distance"), not the global nearest point. A locked
- * scalar coordinate (a joint with nq = nv other than planar), and every coordinate of a joint
- * whose dofs are all locked, keeps its value bit for bit; a locked dof of a partly locked
- * spherical, floating or planar joint does not move in any step (its tangent component is 0).
- * At most MB_ASSEMBLE_MAXIT evaluations of φ. MB_OK; MB_EINVAL (a flag not 0 or 1, or as
- * mb_project_q); MB_ENUMERIC when the free coordinates cannot close the loops — the iterate
- * reaches a least-squares point with φ ≠ 0 (|K_Fᵀ φ| ≤ 1e-10 |K_F| |φ|), no step reduces |φ|, or
- * the evaluations run out — with lw->singular = 1 + r, r the kept row with the largest remaining
- * |φ_r| (at the best configuration reached; rows in metres, metres² for ss, or dimensionless):
- * row r is row L->row[r] % MB_LOOP_MAX_ROWS (mb_loop_row_name) of loop L->row[r] /
- * MB_LOOP_MAX_ROWS, the generated code's P_constraint_names[r]. q is unchanged on failure. Uses
- * ws->IA as scratch. */
+ * Δv_F = −K_Fᵀ (K_F K_Fᵀ + μ 1)⁻¹ φ (μ = λ max diag K_F K_Fᵀ, λ ≥ 1e-10 by Nielsen's update:
+ * small while steps reduce |φ|² as predicted, raised when they do not), applied with
+ * mb_integrate. Each step is the least-norm one; their sum is the least-distance correction to
+ * first order (exactly so as the correction goes to zero: SD/FAST's "approximate least
+ * distance"), not the global nearest point. A locked scalar coordinate (a joint with nq = nv
+ * other than planar), and every coordinate of a joint whose dofs are all locked, keeps its value
+ * bit for bit; a locked dof of a partly locked spherical, floating or planar joint does not move
+ * in any step (its tangent component is 0). At most MB_ASSEMBLE_MAXIT evaluations of φ. MB_OK;
+ * MB_EINVAL (a flag not 0 or 1, or as mb_project_q); MB_ENUMERIC when the free coordinates
+ * cannot close the loops — the iterate reaches a least-squares point with φ ≠ 0 (|K_Fᵀ φ| ≤
+ * 1e-8 |K_F| |φ|, or no step reduces |φ|² even at λ = 1e10), or the evaluations run out — with
+ * lw->singular = 1 + r, r the kept row with the largest remaining |φ_r| at the best
+ * configuration reached (rows in metres, metres² for ss, or dimensionless): row r is row
+ * L->row[r] % MB_LOOP_MAX_ROWS (mb_loop_row_name) of loop L->row[r] / MB_LOOP_MAX_ROWS, the
+ * generated code's P_constraint_names[r]. q is unchanged on failure. Uses ws->IA as scratch. */
 #define MB_ASSEMBLE_MAXIT 100
 int mb_assemble(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
                 const int *lock, double *q);

@@ -2,9 +2,9 @@
 # The closed-loop tests (kinematics, dynamics) share mb_loopmech.c: the mechanisms and checks.
 foreach(t spatial jcalc rnea crba fk integrate manifold_jacobians joint_wrenches aba ltdl minv
        derivatives frame_derivatives contact_derivatives cfa energy numerics api loops fd_loops
-       loop_derivatives passive hybrid)
+       loop_derivatives passive hybrid fd_loops_hybrid)
   set(_extra)
-  if(t STREQUAL "loops" OR t STREQUAL "fd_loops" OR t STREQUAL "loop_derivatives")
+  if(t MATCHES "^(loops|fd_loops|loop_derivatives|fd_loops_hybrid)$")
     set(_extra mb_loopmech.c)
   endif()
   mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
@@ -41,6 +41,10 @@ mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt
 # Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
 # solve, masks, redundant contacts and energy.
 mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)
+# Static equilibrium (runtime/static.c): a pendulum on a spring in closed form (stable and
+# unstable branches), arms with springs and locks, a floating base, the quarter car's loops.
+mbdc_add_test(NAME test_static SOURCES test_static.c mb_randtree.c mbt_loopmodel.c
+              LIBS mbdc_core)
 # Contact inverse dynamics (runtime/contact_id.c): the equations of motion, round trips through
 # mb_contact_fd, optimality against a dense KKT solve, least norm, an unbalanced base, the contract.
 mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c LIBS mbdc_core)

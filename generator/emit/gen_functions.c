@@ -47,6 +47,12 @@ const mbg_fn mbg_fns[] = {
     {"project_v", MBG_FN_LOOPS, 0, "v projected onto K(q) v = 0 (with loop_residual and "
                                    "loop_jacobian)",
      "int P_project_v(const double q[P_NQ], double v[P_NV]);"},
+    {"assemble", MBG_FN_LOOPS, 0, "q onto phi(q) = 0 moving the unlocked coordinates the least "
+                                  "(sdassemble)",
+     "int P_assemble(double q[P_NQ], const int lock[P_NV]);"},
+    {"initvel", MBG_FN_LOOPS, 0, "v onto K(q) v = 0 moving the unlocked velocities the least "
+                                 "(sdinitvel)",
+     "int P_initvel(const double q[P_NQ], double v[P_NV], const int lock[P_NV]);"},
     FN("passive_forces", MBG_FN_MODEL, "the springs' and joints' passive forces, to add to tau"),
     FN("node_poses", MBG_FN_MODEL, "the world pose of every node of the flexible bodies"),
     FN("contact_fd", MBG_FN_CONTACTS, "forward dynamics in contact, and the contact forces"),
@@ -57,6 +63,8 @@ const mbg_fn mbg_fns[] = {
        "contact_fd and its derivatives: dqdd and dforce by q, v, tau"),
     FN("contact_fd_reg_derivatives", MBG_FN_BY_NAME,
        "contact_fd_reg and its derivatives: compliant contacts"),
+    FN("fd_loops_hybrid", MBG_FN_BY_NAME,
+       "fd_loops with prescribed coordinates: each dof's qdd given or its tau, a run-time mask"),
     FN("fd_loops_derivatives", MBG_FN_BY_NAME,
        "fd_loops and its derivatives: dqdd and dlambda by q, v, tau"),
     FN("impulse_derivatives", MBG_FN_BY_NAME,

@@ -68,7 +68,7 @@ static const char *const flex_missing[] = {
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
     "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",
-    "base_params", "hybrid", NULL};
+    "base_params", "hybrid", "fd_loops_hybrid", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -125,7 +125,7 @@ static const char *const armature_missing[] = {"cfa", NULL};
 static const char *const universal_missing[] = {"cfa", NULL};
 /* Nor hybrid with --passive-in-fd: which of its forces would be applied and which total is a
  * choice the caller makes (docs/analysis.md: add τ_passive to in). */
-static const char *const passive_missing[] = {"hybrid", NULL};
+static const char *const passive_missing[] = {"hybrid", "fd_loops_hybrid", NULL};
 
 /* Leave the functions of `list` out of the defaults (a note) or refuse them on request (an error,
  * returns 1), `why` saying when they are not generated. */

@@ -91,8 +91,9 @@ end
 
 -- The forward pass: a' = iXλ (Δa_λ + Ψ q̈_η,λ);  q̈ = D⁻¹ u − W a';  Δa_i = a' + S q̈ (u[i] nil:
 -- zero; a flexible body's q̈ lists its joint's then its modes'; factors with a field w add w, the
--- prescribed accelerations, to q̈). Returns q̈ (per body) and Δa, named prefix_<body>.
-function A.forward(T, X, jt, u, prefix)
+-- prescribed accelerations, to q̈, unless no_w: a pass of forces alone). Returns q̈ (per body)
+-- and Δa, named prefix_<body>.
+function A.forward(T, X, jt, u, prefix, no_w)
   local da, qdd = { [0] = sp.zeros(6) }, {}
   for _, b in ipairs(T) do
     local i = b.i
@@ -104,7 +105,7 @@ function A.forward(T, X, jt, u, prefix)
     end
     local ap = sp.X_mv(X[i], dp)
     qdd[i] = sp.sub(u[i] and sp.ldl_solve(jt[i].F, u[i]) or sp.zeros(b.nv + b.nm), J.W_mv(jt[i], ap))
-    if jt[i].w then qdd[i] = sp.add(qdd[i], jt[i].w) end
+    if jt[i].w and not no_w then qdd[i] = sp.add(qdd[i], jt[i].w) end
     da[i] = J.name(sp.add(ap, J.S_mv(b, qdd[i])), prefix, b)
   end
   return qdd, da

@@ -34,10 +34,14 @@ local F = {
 
 -- The constraint rows swept through the articulated-body backward pass (aba.lua): the innovations
 -- ur[r][i] of every row r at every body i on its paths to the root. tau as aba.backward's (the
--- contact recipes, contact.lua, sweep their rows here too).
-local function backward(T, X, pA, rows, tau)
-  local P, ur = {}, {}
+-- contact recipes, contact.lua, sweep their rows here too); step as aba.backward's (hybrid.lua's:
+-- a prescribed dof's innovations are zero, f u). Returns jt, u, ur and P, each row's share of the
+-- articulated bias forces (P[r][i], nil where the row does not reach), and with step the rows'
+-- weight on the prescribed dofs, Σ m y² / D̃ (y = −Sᵀ P unmasked; D̃ = R there: hybrid.lua).
+local function backward(T, X, pA, rows, tau, step)
+  local P, ur, held = {}, {}, {}
   for r, row in ipairs(rows) do
+    held[r] = 0
     P[r], ur[r] = {}, {}
     for side, i in ipairs({ row.loop.a, row.loop.b }) do
       if i > 0 then
@@ -52,7 +56,10 @@ local function backward(T, X, pA, rows, tau)
     for r = 1, #rows do
       if P[r][i] then
         local y = J.ST(b, P[r][i])
-        for c = 1, #y do y[c] = -y[c] end
+        for c = 1, #y do
+          if jti.f then held[r] = held[r] + jti.m[c] * (y[c] * y[c]) * jti.F.dinv[c] end
+          y[c] = jti.f and -(jti.f[c] * y[c]) or -y[c]
+        end
         ur[r][i] = sp.name(y, "u_c" .. (r - 1) .. "_" .. b.name)
         if p > 0 then
           local pa = sp.XT_fv(X[i], sp.add(P[r][i], J.WT_mv(jti, ur[r][i])))
@@ -60,8 +67,8 @@ local function backward(T, X, pA, rows, tau)
         end
       end
     end
-  end, nil, tau)
-  return jt, u, ur
+  end, nil, tau, step)
+  return jt, u, ur, P, step and held
 end
 F.backward = backward
 
@@ -89,8 +96,9 @@ function F.innovations(T, ur, lambda)
   return ul
 end
 
--- Φ (lower triangle) and its factors; the pivots against Φ's diagonal.
-local function constraint_system(T, jt, ur, n)
+-- Φ (lower triangle) and its factors; the pivots against Φ's diagonal (plus held[r], the row's
+-- weight on prescribed dofs, when given: a row they alone carry is singular, not 1/ε).
+local function constraint_system(T, jt, ur, n, held)
   local Phi = {}
   for r = 1, n do
     Phi[r] = {}
@@ -99,14 +107,16 @@ local function constraint_system(T, jt, ur, n)
     end
   end
   local ref = {}
-  for r = 1, n do ref[r] = Phi[r][r] end
+  for r = 1, n do ref[r] = held and Phi[r][r] + held[r] or Phi[r][r] end
   return sp.ldl(Phi, n, function(d, l, Rl)
     sym.pivot(d, Rl, "constraint row " .. (l - 1))
   end, ref)
 end
 
--- q̈ (by dof, 1-based) and λ (by row) of the loop-closed forward dynamics, as symbols.
-function F.solve(model, name)
+-- q̈ (by dof, 1-based) and λ (by row) of the loop-closed forward dynamics, as symbols; with
+-- step (hybrid.lua's), the prescribed dofs' q̈ given (the joint forces from input tau), and a
+-- third result: the sweeps' T, jt, pA, P and Δa = Δa₀ + Δa_λ per body (fd_loops_hybrid.lua).
+function F.solve(model, name, tau, step)
   L.require_loops(model, name or "fd_loops")
   local T, X, _, pA = rnea.forward(model, "v", nil)
   -- the rows from the body frames' kinematics; their wrenches carried to T's frames (--frame)
@@ -120,7 +130,7 @@ function F.solve(model, name)
       end
     end
   end
-  local jt, u, ur = backward(T, X, pA, rows, PF.fd_tau(model))
+  local jt, u, ur, P, held = backward(T, X, pA, rows, tau or PF.fd_tau(model), step)
   local qdd0, da = aba.forward(T, X, jt, u, "da")
   -- γ̄_r = −K̇v_r − K_r q̈₀
   local gam = {}
@@ -133,13 +143,16 @@ function F.solve(model, name)
     end
     gam[r] = -s
   end
-  local lambda = sp.ldl_solve(constraint_system(T, jt, ur, #rows), gam)
-  local qddl = aba.forward(T, X, jt, F.innovations(T, ur, lambda), "dal")
+  local lambda = sp.ldl_solve(constraint_system(T, jt, ur, #rows, held), gam)
+  local qddl, dal = aba.forward(T, X, jt, F.innovations(T, ur, lambda), "dal", true)
   local qdd = {}
   for _, b in ipairs(T) do
     for c = 1, b.nv do qdd[b.iv + c] = qdd0[b.i][c] + qddl[b.i][c] end
   end
-  return qdd, lambda
+  if not step then return qdd, lambda end
+  local dat = {}
+  for _, b in ipairs(T) do dat[b.i] = sp.add(da[b.i], dal[b.i]) end
+  return qdd, lambda, { T = T, jt = jt, pA = pA, P = P, da = dat }
 end
 
 function F.build(model)

@@ -44,7 +44,7 @@ local function unit_axis(b)
 end
 
 -- Body b's articulated step with its dofs' masks (aba.lua's A.backward calls it).
-local function step(b, IA, R, pA, tau)
+function H.step(b, IA, R, pA, tau)
   local m, f, w, U, Ut, D = J.read(b, "mask"), {}, {}, {}, {}, {}
   local pAp = pA
   for c, Sc in ipairs(b.S) do
@@ -86,7 +86,7 @@ end
 function H.build(model)
   -- (refused before: coupled joints, flexible bodies, --passive-in-fd; generate.c)
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u = A.backward(T, X, pA, nil, nil, "in", step)
+  local jt, u = A.backward(T, X, pA, nil, nil, "in", H.step)
   local qdd, da = A.forward(T, X, jt, u, "da")
   for _, b in ipairs(T) do
     local t, g = jt[b.i], J.read(b, "in")

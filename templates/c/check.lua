@@ -378,11 +378,14 @@ int main(void) {]])
     return fprintf(stderr, "contacts: %s\n", msg), 2;]])
   end
   local hybrid = false
-  for _, f in ipairs(d.functions) do hybrid = hybrid or K.base(f) == "hybrid" end
+  for _, f in ipairs(d.functions) do
+    hybrid = hybrid or K.base(f) == "hybrid" or K.base(f) == "fd_loops_hybrid"
+  end
   if hybrid then
     b([[
   /* hybrid's mask by state % 4: all free, all prescribed, the first 6 dofs free (a floating
-   * base) and the rest prescribed, a random pattern */
+   * base) and the rest prescribed, a random pattern; with loops (where most patterns leave the
+   * rows unsolvable): all free, one dof prescribed, two, a random pattern */
   int hmask[NV];
   unsigned long long hseed = SEED + 2u;]])
   end
@@ -400,10 +403,10 @@ int main(void) {]])
   for s = 0, (d.rcr_nsel or 0) - 1 do -- without their variant: run only
     if refines[s] then unchecked[#unchecked + 1] = refines[s] end
   end
-  if proj then nresults = nresults + 2 end
+  if proj then nresults = nresults + 4 end -- project_q, project_v, assemble, initvel
   if with_rcr then nresults = nresults + 1 end
-  local first_twin = nresults -- project_q/_v and rcr come just before
-  local proj_slot, rcr_slot = first_twin - 2 - (with_rcr and 1 or 0), first_twin - 1
+  local first_twin = nresults -- project_q/_v, assemble, initvel and rcr come just before
+  local proj_slot, rcr_slot = first_twin - 4 - (with_rcr and 1 or 0), first_twin - 1
   nresults = nresults + #twins
   local with_rcr_sc = with_rcr and rcr.wanted(d, true)
   if with_rcr_sc then nresults = nresults + 1 end
@@ -416,6 +419,8 @@ int main(void) {]])
   if proj then
     b("    {\"project_q\", 0, 0, 0, 0, 0},")
     b("    {\"project_v\", 0, 0, 0, 0, 0},")
+    b("    {\"assemble\", 0, 0, 0, 0, 0},")
+    b("    {\"initvel\", 0, 0, 0, 0, 0},")
   end
   if with_rcr then b("    {\"rcr\", 0, 0, 0, 0, 0},") end
   for _, f in ipairs(twins) do b("    {\"", f.name, "\", 0, 0, 0, 0, 0},") end
@@ -474,8 +479,13 @@ int main(void) {]])
   end
   if hybrid then
     b("    for (int k = 0; k < NV; k++)")
-    b("      hmask[k] = state % 4 < 2 ? state % 4 : state % 4 == 2 ? k >= 6 : "
-      .. "uniform(&hseed, 0, 1) < 0.5;")
+    if loops then
+      b("      hmask[k] = state % 4 == 0 ? 0 : state % 4 < 3 ? k == state % NV || "
+        .. "(state % 4 == 2 && k == (state / 4) % NV) : uniform(&hseed, 0, 1) < 0.5;")
+    else
+      b("      hmask[k] = state % 4 < 2 ? state % 4 : state % 4 == 2 ? k >= 6 : "
+        .. "uniform(&hseed, 0, 1) < 0.5;")
+    end
   end
   K.known(b, d, known, slot, reference)
   FDC.calls(b, d, fdl)
@@ -555,6 +565,7 @@ int main(void) {]])
         if (rc == 0 && grc == 0) compare(&results[]], r + 1, [[], vp, gvp, NV);
       }
     }]])
+    project.check(b, d, r + 2)
   end
   if with_rcr then
     local r, p = rcr_slot, d.prefix
@@ -635,7 +646,7 @@ int main(void) {]])
     printf("]], d.prefix, [[: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
     printf("]], d.prefix, [[: ok: %d functions agree to %g (worst %.1e, %s)\n", ]],
-    #known + nfused + #variants + nrefines + (proj and 2 or 0) + (with_rcr and 1 or 0) + #twins +
+    #known + nfused + #variants + nrefines + (proj and 4 or 0) + (with_rcr and 1 or 0) + #twins +
     (with_rcr_sc and 1 or 0),
     [[, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
