@@ -38,7 +38,9 @@
  * prescribed, as rnea; run_hybrid_base: the first 6 dofs free and the rest prescribed, a floating
  * base's; run_hybrid_alt: every other dof prescribed); then its qdd with every dof free against
  * aba's and its tau with every dof prescribed against rnea's, printed as "hybrid error E": the
- * largest difference over max(1, |reference|). */
+ * largest difference over max(1, |reference|). With -DWITH_HYBRID_FIXED -DFIXED_MASK='{...}'
+ * also hybrid_fixed (generated with --prescribed: the same pattern as FIXED_MASK, nv flags) as
+ * run_hybrid_fixed, checked against hybrid under that mask: "hybrid_fixed error E". */
 #include <stdint.h>
 #include <stdio.h>
 #ifdef TIMING
@@ -107,6 +109,17 @@ RUN_HYBRID(all, a)
 RUN_HYBRID(base, tau)
 RUN_HYBRID(alt, tau)
 RUN_HYBRID(free, tau) /* last: hqdd then holds aba's answer */
+#ifdef WITH_HYBRID_FIXED
+static const int mask_fixed[NV] = FIXED_MASK;
+static double fqdd[NOUT][NV], ftau[NOUT][NV];
+RUN_HYBRID(fixed, tau)
+__attribute__((noinline)) static int run_hybrid_fixed_fn(void) {
+  int fails = 0;
+  for (int s = 0; s < NSTATES; s++)
+    fails += FN(hybrid_fixed)(q[s], v[s], tau[s], fqdd[OUT(s)], ftau[OUT(s)]) != 0;
+  return fails;
+}
+#endif
 #endif
 #ifdef WITH_REGRESSOR
 static double Y[NOUT][NV * UP(NREG)];
@@ -310,6 +323,19 @@ int main(void) {
       if ((e < 0 ? -e : e) > herr) herr = e < 0 ? -e : e;
     }
   printf("hybrid error %.3g\n", herr);
+#ifdef WITH_HYBRID_FIXED
+  double ferr = 0; /* the pattern folded in against the run-time mask */
+  fails += run_hybrid_fixed() + run_hybrid_fixed_fn();
+  for (int s = 0; s < NSTATES; s++)
+    for (int i = 0; i < NV; i++) {
+      double e1 = fqdd[s][i] - hqdd[s][i], e2 = ftau[s][i] - htau[s][i];
+      double m1 = hqdd[s][i] < 0 ? -hqdd[s][i] : hqdd[s][i], m2 = htau[s][i] < 0 ? -htau[s][i] : htau[s][i];
+      e1 = (e1 < 0 ? -e1 : e1) / (m1 > 1 ? m1 : 1), e2 = (e2 < 0 ? -e2 : e2) / (m2 > 1 ? m2 : 1);
+      if (e1 > ferr) ferr = e1;
+      if (e2 > ferr) ferr = e2;
+    }
+  printf("hybrid_fixed error %.3g\n", ferr);
+#endif
 #endif
 #ifdef WITH_DERIVATIVES
   run_rnea_derivatives();

@@ -7,7 +7,8 @@
 #                  [CONTACTS <c>...] [TEMPLATES <dir>] [OUTPUT_DIR <dir>] [FLOATING_BASE]
 #                  [NO_CHECK] [QUIET] [NO_FP_CONTRACT] [TRIG builtin|libm] [TRIG_INPUT]
 #                  [FRAME body|joint|com|world|auto] [FUSE <NAME=f1,f2,...>...] [PARTS <n>]
-#                  [PARAMETERS <body|all|gravity>...] [PASSIVE_IN_FD] [COUPLE_MIMIC] [BATCH])
+#                  [PARAMETERS <body|all|gravity>...] [PASSIVE_IN_FD] [COUPLE_MIMIC] [BATCH]
+#                  [PRESCRIBED <joint>...])
 #
 # At build time runs `mbdc generate` (again whenever the model, the mbdc executable, a template or
 # the call's options change) into OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<name>),
@@ -36,7 +37,8 @@
 # The generated functions are compiled with -ffp-contract=fast (fused multiply-adds where the
 # target has them) unless NO_FP_CONTRACT or MBDC_FP_CONTRACT=OFF (bit-reproducible builds).
 # FUNCTIONS is a CMake list or a comma-separated string (default: every function mbdc
-# generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well.
+# generates); FRAMES (--frames) and CONTACTS (--contacts: FRAME, FRAME:3 or FRAME:6) as well,
+# and PRESCRIBED (--prescribed: the joints hybrid_fixed prescribes).
 # TRIG libm passes --trig libm (the C library's sin and cos instead of the pair mbdc writes out);
 # TRIG_INPUT passes --trig-input (<p>_trig and the _sc functions). FRAME passes --frame (where
 # the recipes that have the choice express their quantities, docs/frames.md; default auto).
@@ -239,6 +241,10 @@ function(_mbdc_args model out args_var prefix_var deps_var)
     string(REPLACE ";" "," contacts "${A_CONTACTS}")
     list(APPEND args --contacts ${contacts})
   endif()
+  if(A_PRESCRIBED)
+    string(REPLACE ";" "," prescribed "${A_PRESCRIBED}")
+    list(APPEND args --prescribed ${prescribed})
+  endif()
   if(A_PARAMETERS)
     string(REPLACE ";" "," parameters "${A_PARAMETERS}")
     list(APPEND args --parameters ${parameters})
@@ -266,7 +272,7 @@ function(mbdc_add_model)
   cmake_parse_arguments(A "FLOATING_BASE;NO_CHECK;QUIET;NO_FP_CONTRACT;TRIG_INPUT;PASSIVE_IN_FD;\
 COUPLE_MIMIC;BATCH"
                         "NAME;MODEL;PREFIX;SCALAR;TEMPLATES;OUTPUT_DIR;TRIG;FRAME;PARTS"
-                        "FUNCTIONS;FRAMES;CONTACTS;FUSE;PARAMETERS" ${ARGN})
+                        "FUNCTIONS;FRAMES;CONTACTS;FUSE;PARAMETERS;PRESCRIBED" ${ARGN})
   if(NOT A_NAME OR NOT A_MODEL)
     message(FATAL_ERROR "mbdc_add_model: NAME and MODEL are required")
   endif()

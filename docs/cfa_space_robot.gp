@@ -7,7 +7,7 @@
 if (!exists("data")) data = "space_robot.dat"
 set terminal pngcairo size 900,1100 font ",10"
 set output "docs/cfa_space_robot.png"
-set multiplot layout 4,1 title "Free-floating space robot (Liu et al. 2016, §4), 10 s, RK4 step 0.002 s, generated cfa"
+set multiplot layout 4,1 title "Free-floating space robot (Liu et al. 2016, §4), 10 s, Dormand-Prince 5(4) tol 1e-10, generated cfa"
 set grid
 set lmargin 12
 set rmargin 22

@@ -15,7 +15,7 @@ set lmargin 12
 set rmargin 24
 set key outside right
 set xlabel "t [s]"
-set multiplot layout 4,1 title "Flexible arm (3 modes) and rigid arm (modes 0), the same open-loop torques, 5 s from rest (generated aba, RK4 dt 5e-5 s)"
+set multiplot layout 4,1 title "Flexible arm (3 modes) and rigid arm (modes 0), the same open-loop torques, 5 s from rest (generated aba, mb_simulate tol 1e-9)"
 set arrow 1 from 1, graph 0 to 1, graph 1 nohead dt 2 lc rgb "gray40"
 
 set ylabel "torque [N m]"

@@ -25,7 +25,7 @@ E0qc = STATS_min
 
 # The five-bar: q1..q3 (deg), q4 (m), the energy error; bar 2 first vertical marked.
 set output "docs/loops_five_bar.png"
-set multiplot layout 3,1 title "Five-bar (Critchley & Anderson 2003, sec. 6) from rest, 5 s, RK4 dt 1e-3 s, generated fd_loops + projection"
+set multiplot layout 3,1 title "Five-bar (Critchley & Anderson 2003, sec. 6) from rest, 5 s, mb_simulate (DP5(4)) tol 1e-10, fd_loops + projection"
 set arrow 1 from tv, graph 0 to tv, graph 1 nohead dt 2 lc rgb "gray40"
 set label 1 sprintf("bar 2 vertical, t = %.3f s", tv) at tv, graph 0.92 offset 0.5, 0 font ",9"
 set ylabel "joint angle [deg]"
@@ -45,7 +45,7 @@ unset multiplot
 
 # The quarter car: the wheel centre, the arm and knuckle angles, the energy.
 set output "docs/loops_quarter_car.png"
-set multiplot layout 3,1 title "Quarter car (after Kang & Yoon), released at the design position, 2 s, RK4 dt 1e-3 s"
+set multiplot layout 3,1 title "Quarter car (after Kang & Yoon), released at the design position, 2 s, mb_simulate DP5(4) tol 1e-10"
 set ylabel "wheel centre z - 0.3 m [mm]"
 plot qc u 1:(($18-0.3)*1000) skip 1 w l t "wheel centre"
 set ylabel "angle about x [deg]"
@@ -53,12 +53,12 @@ plot qc u 1:19 skip 1 w l t "lower arm", "" u 1:20 skip 1 w l t "upper arm", \
      "" u 1:21 skip 1 w l t "knuckle (camber)"
 set ylabel "energy [J]"
 plot qc u 1:($16-E0qc) skip 1 w l t "E(t) - E(0)", "" u 1:(-$17) skip 1 w l dt 2 t "-D(t), damper", \
-     "" u 1:(($16+$17-E0qc)*1e6) skip 1 w l t "(E+D-E(0)) x 1e6"
+     "" u 1:(($16+$17-E0qc)*1e9) skip 1 w l t "(E+D-E(0)) x 1e9"
 unset multiplot
 
 # The constraint drift, with and without the projection after every step.
 set output "docs/loops_drift.png"
-set multiplot layout 2,1 title "Constraint drift of the RK4 runs (dt 1e-3 s), with and without projection"
+set multiplot layout 2,1 title "Constraint drift of the mb_simulate runs (DP5(4), tol 1e-10), with and without projection"
 set logscale y
 set format y "1e%T"
 set ylabel "max |phi_r| [m, rad]"

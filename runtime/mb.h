@@ -1214,8 +1214,9 @@ int mb_assemble(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_
 /* Initial velocity with locked coordinates (assemble.c; SD/FAST's sdinitvel): v's unlocked
  * entries moved the least (minimum |Δv|) so that K(q) v = 0, the locked ones kept bit for bit:
  * Δv_F = −K_Fᵀ (K_F K_Fᵀ + μ 1)⁻¹ K v (μ = 1e-10 max diag), refined against K v while the worst
- * ratio |(K v)_r| / Σ_k |K_rk v_k| halves (at most MB_PROJECT_MAXIT passes); then every row must
- * have |(K v)_r| ≤ MB_INITVEL_TOL Σ_k |K_rk v_k|. lock as in mb_assemble. MB_OK; MB_EINVAL (NULL
+ * ratio |(K v)_r| / (Σ_k |K_rk| max_k |v_k|) halves (at most MB_PROJECT_MAXIT passes); then every
+ * row must have |(K v)_r| ≤ MB_INITVEL_TOL Σ_k |K_rk| max_k |v_k|. lock as in mb_assemble.
+ * MB_OK; MB_EINVAL (NULL
  * v, a bad flag, as mb_project_v); MB_ENUMERIC when the locked velocities leave K v = 0
  * unsatisfiable (the residual stalls above the tolerance: the least-squares point) or an output
  * is not finite, lw->singular = 1 + the row with the largest remaining |(K v)_r| (as
@@ -1240,7 +1241,7 @@ int mb_fd_loops_baumgarte(const mb_model *m, const mb_loops *L, mb_workspace *ws
  * λ, τ); zero (to rounding) at mb_fd_loops' q̈, λ on the manifold (φ = 0, K v = 0). With the
  * kinematic equation q̇ = v the integrator owns: the first two blocks are the index-3 form, the
  * first and third the index-2 form, all three with an extra multiplier μ in q̇ = v + Kᵀμ (μ = 0
- * at the solution) the stabilized index-2 form of Gear, Gupta & Leimkuhler ("Automatic
+ * at the solution) the stabilized index-2 form of Gear, Leimkuhler & Gupta, "GGL" ("Automatic
  * integration of Euler-Lagrange equations with constraints", 1985); an index-1 integrator takes
  * the first block with K q̈ + K̇v = 0 (mb_loop_bias) and keeps φ and K v as invariants
  * (mb_assemble, mb_initvel or the projections). τ is every applied force (add
@@ -1350,8 +1351,8 @@ int mb_static(const mb_model *m, const mb_springs *S, const mb_loops *L, mb_work
 /* q̈ = f(t, q, v) (nv): e.g. a wrapper of mb_aba, mb_fd_loops, mb_contact_fd or a generated
  * p_aba, p_fd_loops, p_contact_fd. Returns 0, or a failure status (< 0, e.g. MB_ENUMERIC at a
  * singular configuration): the step is then rejected and retried at half its length; when that
- * would go below opt->hmin (or below 16 ulp of t) the run stops with that status (a positive
- * value is returned as MB_ENUMERIC). */
+ * would go below opt->hmin (or below 16 ulp of max(|t|, |tend|)) the run stops with that status
+ * (a positive value is returned as MB_ENUMERIC). */
 typedef int (*mb_sim_accel)(void *ctx, double t, const double *q, const double *v, double *qdd);
 /* After each accepted step, q and v in place (e.g. mb_project_q then mb_project_v, or the
  * generated p_project_q, p_project_v): 0, or a failure status that stops the run (q, v must then
@@ -1385,7 +1386,8 @@ typedef struct mb_sim_system {
 
 typedef struct mb_sim_options {
   double rtol, atol; /* ≥ 0, not both 0 */
-  double h0;         /* the first step; 0: Hairer-Nørsett-Wanner's heuristic (one accel call) */
+  double h0;         /* the first step; 0: Hairer-Nørsett-Wanner's heuristic (one accel call;
+                      * none with fixed steps) */
   double hmin;       /* ≥ 0: no step is shorter (but the last, to land on tend); a step of hmin
                       * is accepted whatever its error (stats->forced): hmin = hmax is fixed-step */
   double hmax;       /* 0: tend − t0 */
@@ -1401,7 +1403,7 @@ typedef struct mb_sim_stats {
   double h_next;           /* the step proposed for the next one (e.g. opt->h0 to go on) */
 } mb_sim_stats;
 
-/* Bytes of scratch mb_simulate needs for m: (2 nq + 21 nv + 9 MB_SIM_MAX_QUAD) doubles, plus
+/* Bytes of scratch mb_simulate needs for m: (2 nq + 19 nv + 8 MB_SIM_MAX_QUAD) doubles, plus
  * nv² when m has a spherical, floating or planar joint (the exponential's Jacobian); 0 for NULL. */
 size_t mb_simulate_scratch_size(const mb_model *m);
 /* Integrates (q, v) (and w) from t0 to tend (≥ t0) in place: q̈ from sys->accel, q on the joint
@@ -1411,9 +1413,10 @@ size_t mb_simulate_scratch_size(const mb_model *m);
  * scratch: mb_simulate_scratch_size(m) bytes, aligned for double. Deterministic; no allocation.
  * MB_OK (at tend); MB_SIM_STOP (the event callback stopped the run); MB_SIM_MAXSTEPS; MB_EINVAL
  * (a NULL m, sys, accel, q, v or scratch, misaligned scratch, nw out of range or w NULL with nw
- * > 0, a tolerance, step or time not finite or negative, rtol = atol = 0, hmin > hmax > 0,
- * tend < t0, max_steps < 0); a callback's failure status; MB_ENUMERIC when the step would fall
- * below 16 ulp of t (and hmin = 0) or a stage is not finite. */
+ * > 0, a tolerance or step negative or not finite, t0 or tend not finite, rtol = atol = 0,
+ * hmin > hmax > 0, tend < t0, max_steps < 0); a callback's failure status; MB_ENUMERIC when the
+ * step would fall below 16 ulp of max(|t|, |tend|) (and hmin = 0), e.g. as the stages stay
+ * non-finite (a non-finite q̈ or error estimate fails the step as a failed accel does). */
 int mb_simulate(const mb_model *m, const mb_sim_system *sys, const mb_sim_options *opt, double t0,
                 double tend, double *q, double *v, double *w, void *scratch, mb_sim_stats *stats);
 

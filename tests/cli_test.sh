@@ -196,6 +196,33 @@ sed 's/^frame tcp tool/frame fixed_pt world/' "$arm" >"$tmp/world_frame.mbd"
 expect 2 "--contacts on the world" -- "$mbdc" generate "$tmp/world_frame.mbd" --contacts fixed_pt -o "$tmp/ct2"
 grep -q "fixed to the world" "$tmp/err" ||
   { echo "FAIL: --contacts base"; cat "$tmp/err"; fail=$((fail + 1)); }
+# hybrid (docs/analysis.md): the run-time mask an int array; hybrid_fixed needs --prescribed, whose
+# every wrong item is a usage error
+expect 0 "generate hybrid, hybrid_fixed" -- "$mbdc" generate "$arm" --functions hybrid,hybrid_fixed \
+  --prescribed a2,a4 -o "$tmp/hy"
+{ grep -q "^int arm7_hybrid(const double q\[ARM7_NQ\], const double v\[ARM7_NV\], const int mask\[ARM7_NV\], const double in\[ARM7_NV\], double qdd\[ARM7_NV\], double tau\[ARM7_NV\]);" "$tmp/hy/arm7_dynamics.h" &&
+  grep -q "^int arm7_hybrid_fixed(const double q\[ARM7_NQ\], const double v\[ARM7_NV\], const double in\[ARM7_NV\], double qdd\[ARM7_NV\], double tau\[ARM7_NV\]);" "$tmp/hy/arm7_dynamics.h" &&
+  grep -q "static const int hfixed\[NV\] = {0, 1, 0, 1, 0, 0, 0};" "$tmp/hy/arm7_check.c"; } ||
+  { echo "FAIL: hybrid declarations"; grep hybrid "$tmp/hy/arm7_dynamics.h"; fail=$((fail + 1)); }
+expect 2 "hybrid_fixed without --prescribed" -- "$mbdc" generate "$arm" --functions hybrid_fixed -o "$tmp/hy2"
+grep -q "hybrid_fixed needs the joints it prescribes: --prescribed JOINT" "$tmp/err" ||
+  { echo "FAIL: hybrid_fixed without --prescribed"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--prescribed an unknown joint" -- "$mbdc" generate "$arm" --functions hybrid_fixed \
+  --prescribed a9 -o "$tmp/hy2"
+grep -q "no joint 'a9'" "$tmp/err" || { echo "FAIL: --prescribed a9"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--prescribed a fixed joint" -- "$mbdc" generate "$arm" --functions hybrid_fixed \
+  --prescribed flange -o "$tmp/hy2"
+grep -q "fixed joint 'flange': it has no dof to prescribe" "$tmp/err" ||
+  { echo "FAIL: --prescribed flange"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 2 "--prescribed twice a joint" -- "$mbdc" generate "$arm" --functions hybrid_fixed \
+  --prescribed a2,a2 -o "$tmp/hy2"
+expect 2 "--prescribed an empty name" -- "$mbdc" generate "$arm" --functions hybrid_fixed \
+  --prescribed a2, -o "$tmp/hy2"
+expect 2 "--prescribed a loop joint" -- "$mbdc" generate "$src/examples/five_bar.mbd" \
+  --functions hybrid_fixed --prescribed q5 -o "$tmp/hy2"
+grep -q "loop joint 'q5'" "$tmp/err" || { echo "FAIL: --prescribed q5"; cat "$tmp/err"; fail=$((fail + 1)); }
+expect 1 "hybrid with flexible bodies" -- "$mbdc" generate "$src/examples/flexible_arm.mbd" \
+  --functions hybrid -o "$tmp/hy2"
 # --parameters (docs/parameters.md): pi first where the result depends on it, not elsewhere; a
 # body fixed to a moving one stays a block of its own; every wrong item is a usage error
 expect 0 "generate --parameters" -- "$mbdc" generate "$arm" -q --parameters tool,gravity -o "$tmp/pa"

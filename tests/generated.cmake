@@ -34,15 +34,17 @@ endforeach()
 
 # The space robot of Liu, Hu & Zhang, "Constraint force algorithm for tree-like multibody system
 # dynamics", Chinese Journal of Theoretical and Applied Mechanics 48(1), 2016, §4, simulated for
-# 10 s with the generated cfa and aba (examples/sim/): the trajectories agree to 1e-9.
+# 10 s with the generated cfa and aba and mb_simulate (examples/sim/): the trajectories agree to
+# 1e-9 and the centroidal momentum stays zero.
 add_executable(space_robot_sim ${PROJECT_SOURCE_DIR}/examples/sim/space_robot_sim.c
                ${CMAKE_CURRENT_BINARY_DIR}/space_robot/space_robot_model.c)
 target_link_libraries(space_robot_sim PRIVATE space_robot_dynamics mbrt m)
 add_test(NAME cfa_space_robot_sim COMMAND space_robot_sim)
 set_tests_properties(cfa_space_robot_sim PROPERTIES LABELS generated TIMEOUT 120)
 
-# The closed-loop examples simulated with their generated fd_loops, RK4 and the coordinate
-# projection (examples/sim/loop_sim.h, docs/loops_simulation.md): the five-bar of Critchley &
+# The closed-loop examples simulated with their generated fd_loops, the runtime's mb_simulate
+# (Dormand & Prince 5(4) with error control, tol 1e-10) and the coordinate projection after every
+# accepted step (examples/sim/loop_sim.h, docs/loops_simulation.md): the five-bar of Critchley &
 # Anderson (2003) §6 for 5 s, the quarter car of Kang & Yoon (KSME) for 2 s. Each checks the
 # constraint drift with and without projection and the energy (conserved by the five-bar,
 # dissipated by the quarter car's damper, E + D = E(0)).
@@ -56,8 +58,9 @@ foreach(sim five_bar quarter_car)
 endforeach()
 
 # Cassie (examples/mjcf/agility_cassie/cassie.xml, matrix row mjcf_cassie) falling from its
-# home keyframe for 0.5 s: its four loops by the generated fd_loops with armature, RK4 and the
-# projection (examples/sim/cassie_sim.c): the loops stay closed, the energy is conserved.
+# home keyframe for 0.5 s: its four loops by the generated fd_loops with armature, mb_simulate
+# (DP5(4), tol 1e-10) and the projection (examples/sim/cassie_sim.c): the loops stay closed, the
+# energy is conserved.
 if(MBDC_TEST_SET STREQUAL "full")
   add_executable(cassie_sim ${PROJECT_SOURCE_DIR}/examples/sim/cassie_sim.c
                  ${CMAKE_CURRENT_BINARY_DIR}/mjcf_cassie/cassie_model.c)
@@ -79,12 +82,14 @@ add_test(NAME loops_five_bar_rcr COMMAND five_bar_rcr)
 set_tests_properties(loops_five_bar_rcr PROPERTIES LABELS "generated;loops" TIMEOUT 60)
 
 # The flexible arm of examples/flexible_arm.mbd and the same arm with a rigid forearm
-# (flexible_arm_rigid.mbd) swung by the same torques for 5 s with their generated aba and RK4
-# (examples/sim/flexible_arm_sim.c, docs/flexible.md "Simulation"): the energy balance
-# T + U - W, the convergence when dt is halved, the rigid arm on its reference and the residual
-# vibration at the linearized frequency.
+# (flexible_arm_rigid.mbd) swung by the same torques for 5 s with their generated aba and
+# mb_simulate (examples/sim/flexible_arm_sim.c, docs/flexible.md "Simulation"; the rigid arm's
+# runtime model for mb_simulate): the energy balance T + U - W, the change when the tolerance is
+# divided by 10, the rigid arm on its reference and the residual vibration at the linearized
+# frequency.
 add_executable(flexible_arm_sim ${PROJECT_SOURCE_DIR}/examples/sim/flexible_arm_sim.c
-               ${CMAKE_CURRENT_BINARY_DIR}/flexible_arm/flexible_arm_model.c)
+               ${CMAKE_CURRENT_BINARY_DIR}/flexible_arm/flexible_arm_model.c
+               ${CMAKE_CURRENT_BINARY_DIR}/flexible_arm_rigid/flexible_arm_rigid_model.c)
 target_compile_options(flexible_arm_sim PRIVATE ${MBDC_WARNINGS})
 target_link_libraries(flexible_arm_sim PRIVATE flexible_arm_dynamics flexible_arm_rigid_dynamics
                       mbrt m)

@@ -83,12 +83,30 @@ Rotation quat_rotation(const double *q) { /* ours [x y z w] */
   return Rotation(Quaternion(q[3], q[0], q[1], q[2]));
 }
 
+/* A mobilizer's u̇ prescribed (Motion::Acceleration, method Prescribed): q and u stay free state
+ * values; the values are read from *udot, which MbtSimbody::prescribe sets. */
+class PrescribedUDot : public Motion::Custom::Implementation {
+public:
+  explicit PrescribedUDot(const Vec6 *udot) : udot_(udot) {}
+  Implementation *clone() const override { return new PrescribedUDot(*this); }
+  Motion::Level getLevel(const State &) const override { return Motion::Acceleration; }
+  void calcPrescribedAcceleration(const State &, int nu, Real *udot) const override {
+    for (int k = 0; k < nu; k++) udot[k] = (*udot_)[k];
+  }
+
+private:
+  const Vec6 *udot_;
+};
+
 } // namespace
 
-MbtSimbody::MbtSimbody(const mb_model *m, const mb_loops *L, const mb_springs *S)
-    : m_(m), matter_(system_), forces_(system_), discrete_(forces_, matter_) {
+MbtSimbody::MbtSimbody(const mb_model *m, const mb_loops *L, const mb_springs *S,
+                       const int *prescribed)
+    : m_(m), matter_(system_), forces_(system_), discrete_(forces_, matter_),
+      udot_((size_t)m->nb + 1, Vec6(0)) {
   mob_.push_back(matter_.Ground());
   for (int i = 1; i <= m->nb; i++) add_body(i);
+  for (int i = 1; prescribed && i <= m->nb; i++) add_motion(i, prescribed);
   Force::UniformGravity(forces_, matter_, vec3(m->gravity));
   for (int l = 0; L && l < L->nloops; l++) add_loop(L, l);
   for (int k = 0; S && k < S->n; k++) add_spring(S->spring[k]);
@@ -157,6 +175,58 @@ void MbtSimbody::qdd(const double *q, const double *v, double *out) const {
   }
 }
 
+void MbtSimbody::prescribe(const double *q, const double *v, const double *qdd) {
+  for (int i = 1; i <= m_->nb; i++) {
+    const double *qi = q + m_->iq[i], *vi = v + m_->iv[i], *ai = qdd + m_->iv[i];
+    Vec6 &u = udot_[(size_t)i];
+    switch (m_->jtype[i]) {
+    case MB_JOINT_SPHERICAL: {
+      Vec3 w = quat_rotation(qi) * vec3(ai);
+      for (int k = 0; k < 3; k++) u[k] = w[k];
+      break;
+    }
+    case MB_JOINT_FLOATING: { /* u = [ω; v] in F: u̇ = [R ω̇; R (v̇ + ω × v)] */
+      Rotation R = quat_rotation(qi + 3);
+      Vec3 w = R * vec3(ai + 3), a = R * (vec3(ai) + vec3(vi + 3) % vec3(vi));
+      for (int k = 0; k < 3; k++) u[k] = w[k], u[3 + k] = a[k];
+      break;
+    }
+    case MB_JOINT_FIXED: break;
+    default:
+      for (int k = 0; k < mb_joint_nv(m_->jtype[i]); k++) u[k] = ai[k];
+    }
+  }
+  state_.invalidateAllCacheAtOrAbove(Stage::Dynamics); /* the Motions' u̇ are computed there */
+}
+
+void MbtSimbody::motion_forces(const double *q, double *out) const {
+  Vector f;
+  matter_.findMotionForces(state_, f);
+  for (int i = 1; i <= m_->nb; i++) {
+    const MobilizedBody &b = mob_[(size_t)i];
+    int nu = b.getNumU(state_);
+    Vec6 fu(0);
+    for (int k = 0; k < nu; k++) fu[k] = -b.getOneFromUPartition(state_, k, f);
+    double *o = out + m_->iv[i];
+    switch (m_->jtype[i]) {
+    case MB_JOINT_SPHERICAL: {
+      Vec3 t = ~quat_rotation(q + m_->iq[i]) * Vec3(fu[0], fu[1], fu[2]);
+      for (int k = 0; k < 3; k++) o[k] = t[k];
+      break;
+    }
+    case MB_JOINT_FLOATING: {
+      Rotation R = quat_rotation(q + m_->iq[i] + 3);
+      Vec3 n = ~R * Vec3(fu[0], fu[1], fu[2]), t = ~R * Vec3(fu[3], fu[4], fu[5]);
+      for (int k = 0; k < 3; k++) o[k] = t[k], o[3 + k] = n[k];
+      break;
+    }
+    case MB_JOINT_FIXED: break;
+    default:
+      for (int k = 0; k < nu; k++) o[k] = fu[k];
+    }
+  }
+}
+
 double MbtSimbody::pose_error(const double *pose) const {
   double err = 0;
   for (int i = 1; i <= m_->nb; i++) {
@@ -219,6 +289,18 @@ void MbtSimbody::add_body(int i) {
   }
   default: mob_.push_back(MobilizedBody::Weld(parent, Transform(R_PJ, r), body, Transform()));
   }
+}
+
+/* A prescribed-u̇ Motion on body i's mobilizer when all its velocity coordinates are flagged. */
+void MbtSimbody::add_motion(int i, const int *prescribed) {
+  int nv = mb_joint_nv(m_->jtype[i]), n = 0;
+  for (int k = 0; k < nv; k++) n += prescribed[m_->iv[i] + k] != 0;
+  if (n == 0) return;
+  if (n < nv) {
+    unsupported_ = "a multi-dof joint prescribed in part (a Motion drives all its mobilities)";
+    return;
+  }
+  Motion::Custom(mob_[(size_t)i], new PrescribedUDot(&udot_[(size_t)i]));
 }
 
 void MbtSimbody::add_loop(const mb_loops *L, int l) {

@@ -27,7 +27,16 @@
  * Simbody's Ball and Free u are ω_FM and v_FM expressed in F (MobilizedBody_Ball.h, _Free.h), so
  * with R = R_FM: u_ω = R ω, u_v = R v_lin, u̇_ω = R ω̇, u̇_v = R (v̇_lin + ω × v_lin); generalized
  * forces map as u (f_u = R τ). Scalar joints are identical. Simbody's own q/u layout is never
- * assumed: each mobilizer is set through its own accessors. */
+ * assumed: each mobilizer is set through its own accessors.
+ *
+ * Prescribed motion (mb_fd_loops_hybrid's mask = 1). Each joint whose velocity coordinates are
+ * all flagged in `prescribed` gets a Motion::Custom at Motion::Acceleration level (method
+ * Prescribed): u̇ is prescribed, q and u stay free state values (ours); the u̇ it returns is set
+ * by prescribe() from our q̈ with the mapping above (Ball: u̇ = R ω̇; Free: u̇ = [R ω̇;
+ * R (v̇ + ω × v)]). Simbody solves M u̇ + τ_p + Gᵀλ + f_inertial = f_applied
+ * (SimbodyMatterSubsystem.h) for the free u̇, λ and the motion multipliers τ_p, so the force a
+ * Motion applies to its mobilities is −τ_p (findMotionForces unpacks τ_p into u-space slots):
+ * motion_forces() returns that, in our coordinates (τ = Rᵀ f_u). */
 #ifndef MBT_SIMBODY_H
 #define MBT_SIMBODY_H
 
@@ -40,8 +49,13 @@
 
 class MbtSimbody {
 public:
-  /* S may be NULL (no springs), as may L be an mb_loops with no loops. */
-  MbtSimbody(const mb_model *m, const mb_loops *L, const mb_springs *S);
+  /* S may be NULL (no springs), as may L be an mb_loops with no loops. prescribed: NULL, or nv
+   * flags (0, 1): a joint with all its velocity coordinates flagged gets a prescribed-u̇ Motion;
+   * a joint flagged in part makes unsupported() non-empty. */
+  MbtSimbody(const mb_model *m, const mb_loops *L, const mb_springs *S,
+             const int *prescribed = NULL);
+  MbtSimbody(const MbtSimbody &) = delete; /* the Motions point into the object */
+  MbtSimbody &operator=(const MbtSimbody &) = delete;
 
   /* Non-empty when a kept row has no Simbody counterpart (the mechanism is then incomplete). */
   const std::string &unsupported() const { return unsupported_; }
@@ -56,6 +70,12 @@ public:
   }
   /* Simbody's q̈ in our velocity coordinates (after set()). */
   void qdd(const double *q, const double *v, double *out) const;
+  /* The prescribed q̈ (our coordinates; only the flagged entries are read) at our (q, v), as the
+   * Motions' u̇; call before set(). */
+  void prescribe(const double *q, const double *v, const double *qdd);
+  /* The generalized force each Motion applies, −findMotionForces, in our coordinates (after
+   * set(); zero on the free coordinates). */
+  void motion_forces(const double *q, double *out) const;
   /* Largest difference between Simbody's body poses and pose[] (mb_fk's layout). */
   double pose_error(const double *pose) const;
   /* Largest |constraint error| of Simbody at the state (after set()). */
@@ -70,6 +90,7 @@ private:
   void add_body(int i);
   void add_loop(const mb_loops *L, int l);
   void add_spring(const mb_spring &s);
+  void add_motion(int i, const int *prescribed);
 
   const mb_model *m_;
   SimTK::MultibodySystem system_;
@@ -79,6 +100,8 @@ private:
   std::vector<SimTK::MobilizedBody> mob_; /* by our body number, [0] = Ground */
   SimTK::State state_;
   std::string unsupported_;
+  /* The Motions' u̇ by our body number, in Simbody's u order (the Motions read them here). */
+  std::vector<SimTK::Vec6> udot_;
 };
 
 #endif

@@ -9,6 +9,9 @@ foreach(t spatial jcalc rnea crba fk integrate manifold_jacobians joint_wrenches
   endif()
   mbdc_add_test(NAME test_${t} SOURCES test_${t}.c mb_randtree.c ${_extra} LIBS mbrt)
 endforeach()
+# Assembly and initial velocity with locks, Baumgarte stabilization, the DAE residual
+# (runtime/assemble.c, fd_loops.c): dense minimum-norm references, closed-form drift decay.
+mbdc_add_test(NAME test_assemble SOURCES test_assemble.c mb_randtree.c mb_loopmech.c LIBS mbrt)
 # No algorithm allocates: malloc and friends wrapped at link time and counted.
 mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
 target_compile_options(test_noalloc PRIVATE -fno-builtin)
@@ -48,3 +51,10 @@ mbdc_add_test(NAME test_static SOURCES test_static.c mb_randtree.c mbt_loopmodel
 # Contact inverse dynamics (runtime/contact_id.c): the equations of motion, round trips through
 # mb_contact_fd, optimality against a dense KKT solve, least norm, an unbalanced base, the contract.
 mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c LIBS mbdc_core)
+# Integration with error control (runtime/simulate.c): order 5 against a closed form and on SE(3)
+# (a tumbling free body, random trees), conservation, closed loops with projection, events,
+# determinism and no allocation.
+mbdc_add_test(NAME test_simulate SOURCES test_simulate.c mb_randtree.c mb_loopmech.c LIBS mbrt)
+# (the allocator wrapped and counted, as in test_noalloc: mb_simulate allocates nothing)
+target_compile_options(test_simulate PRIVATE -fno-builtin)
+target_link_options(test_simulate PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)

@@ -2,7 +2,8 @@
 # libsimbody-dev is installed (scripts/setup.sh installs it; its CMake package SimbodyConfig.cmake
 # is found by find_package). test_simbody builds every listed model in Simbody from the runtime's
 # mb_model, mb_loops and mb_springs (tests/mbt_simbody.cpp, library mbt_simbody: mbt_simbody.cmake)
-# and compares the constrained q̈ of mb_fd_loops and of the generated p_fd_loops with Simbody's.
+# and compares the constrained q̈ of mb_fd_loops and of the generated p_fd_loops with Simbody's,
+# and with prescribed coordinates mb_fd_loops_hybrid's and p_fd_loops_hybrid's (q̈, τ_P).
 include(${CMAKE_CURRENT_LIST_DIR}/mbt_simbody.cmake)
 if(NOT MBT_SIMBODY_FOUND)
   message(STATUS "Simbody (libsimbody-dev) not found: no Simbody cross-check")
@@ -21,6 +22,15 @@ foreach(stem five_bar quarter_car)
     string(TOUPPER ${stem} upper)
     target_compile_definitions(test_simbody PRIVATE MBT_HAVE_GEN_${upper})
     target_link_libraries(test_simbody PRIVATE ${stem}_dynamics)
+  endif()
+endforeach()
+# Their generated p_fd_loops_hybrid (rows hybrid_five_bar, hybrid_quarter_car; prefixes five_bar_h,
+# quarter_car_h), against Simbody's prescribed-u̇ Motions.
+foreach(stem five_bar quarter_car)
+  if(TARGET hybrid_${stem}_dynamics)
+    string(TOUPPER ${stem} upper)
+    target_compile_definitions(test_simbody PRIVATE MBT_HAVE_GEN_${upper}_H)
+    target_link_libraries(test_simbody PRIVATE hybrid_${stem}_dynamics)
   endif()
 endforeach()
 add_test(NAME test_simbody COMMAND test_simbody)

@@ -1,21 +1,24 @@
 /* loop_sim.h — the simulation loop shared by five_bar_sim.c and quarter_car_sim.c: a model with
  * closed loops (docs/dsl.md `loop`) integrated with its generated functions.
  *
- * From the model's initial state (p_q_initial, p_v_initial: its `initial` statements), with a
- * fixed step dt:
+ * From the model's initial state (p_q_initial, p_v_initial: its `initial` statements):
  *   q̈      = p_fd_loops(q, v, τ)  (M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v: Lagrange multipliers, no
  *             coordinate partition), τ = p_passive_forces(q, v) (the springs) or 0;
- *   step    classical RK4 on the joint manifolds, as examples/sim/space_robot_sim.c: the stage
- *             positions q ⊕ (c dt) v_k and the update q ⊕ dt v̄ by the runtime's mb_integrate
- *             (quaternions: q exp(ω dt), they stay unit);
- *   after every step (unless disabled) p_project_q(q) and then p_project_v(q, v), the
- *             coordinate projection onto φ(q) = 0 and K(q) v = 0.
- * Recorded at every step: max_r |φ_r(q)| (p_loop_residual), max_r |(K(q) v)_r| (p_loop_jacobian),
- * the total energy E = ½ vᵀ M v (M = p_crba) − Σ_i g · (m_i p_i + R_i h_i) (the bodies' COM in
- * the gravity field: p_fk and the runtime model's inertia m, h = m c) + Σ ½ k (ℓ − L0)² (the
- * springs: the runtime's mb_spring_energy), and, for a model with dampers, the energy D the
- * dampers dissipated: Ḋ = −v · τ_d with τ_d = τ(q, v) − τ(q, 0) the dampers' share of the passive
- * forces, integrated with the same RK4 stages, so that E + D = E(0) is the energy balance.
+ *   steps   the runtime's mb_simulate (runtime/simulate.c; docs/analysis.md "Integration with
+ *             error control"): Dormand & Prince's 5(4) pair with the step chosen for the
+ *             tolerance (rtol = atol = tol), the stage positions on the joint manifolds (q ⊕ Θ
+ *             by mb_integrate, RKMK: quaternions stay unit and the order stays 5);
+ *   after every accepted step (unless disabled) p_project_q(q) and then p_project_v(q, v), the
+ *             coordinate projection onto φ(q) = 0 and K(q) v = 0 (mb_simulate's projection
+ *             callback).
+ * Recorded at t = 0 and after every accepted step (mb_simulate's event callback, an observer
+ * here): max_r |φ_r(q)| (p_loop_residual), max_r |(K(q) v)_r| (p_loop_jacobian), the total energy
+ * E = ½ vᵀ M v (M = p_crba) − Σ_i g · (m_i p_i + R_i h_i) (the bodies' COM in the gravity field:
+ * p_fk and the runtime model's inertia m, h = m c) + Σ ½ k (ℓ − L0)² (the springs: the runtime's
+ * mb_spring_energy), and, for a model with dampers, the energy D the dampers dissipated:
+ * Ḋ = −v · τ_d with τ_d = τ(q, v) − τ(q, 0) the dampers' share of the passive forces, a
+ * quadrature state of mb_simulate (integrated by the same stages), so that E + D = E(0) is the
+ * energy balance.
  *
  * Not a library: each program includes this file once after its model's header and defines a
  * loop_sim describing the model. Every function is static. */
@@ -49,8 +52,8 @@ typedef struct loop_sim {
   int (*project_q)(double *q);
   int (*project_v)(const double *q, double *v);
   void (*passive)(const double *q, const double *v, double *tau); /* NULL: τ = 0 */
-  /* Extra CSV columns of the model (names comma-separated, nextra values): computed after each
-   * step from t, q and the poses; ctx is the program's own. */
+  /* Extra CSV columns of the model (names comma-separated, nextra values): computed at every
+   * recorded state from t, q and the poses; ctx is the program's own. */
   int nextra;
   const char *extra_names;
   void (*extra)(void *ctx, double t, const double *q, const double *pose, double *out);
@@ -59,18 +62,32 @@ typedef struct loop_sim {
 
 /* What a run measured. */
 typedef struct ls_stats {
-  int steps;
-  double max_phi, max_kv;     /* over the whole run, t = 0 included */
-  double e0, max_de;          /* E(0) and max |E(t) − E(0)| */
-  double max_ke;              /* max ½ vᵀ M v: the energy scale of the motion */
-  double max_rise;            /* max of E(t_{n+1}) − E(t_n) (> 0: the energy went up) */
-  double max_balance;         /* max |E(t) + D(t) − E(0)| */
-  double dissipated;          /* D at the end */
+  long steps, rejected, calls; /* mb_simulate's accepted and rejected steps, fd_loops calls */
+  double max_phi, max_kv;      /* over the whole run, t = 0 included */
+  double e0, max_de;           /* E(0) and max |E(t) − E(0)| */
+  double max_ke;               /* max ½ vᵀ M v: the energy scale of the motion */
+  double max_rise;             /* max of E(t_{n+1}) − E(t_n) (> 0: the energy went up) */
+  double max_balance;          /* max |E(t) + D(t) − E(0)| */
+  double dissipated;           /* D at the end */
   double e_end, ke_end;
   double extra0[LS_MAX], extra_end[LS_MAX]; /* the extra columns at t = 0 and at the end */
-  double cpu_steps_per_s;
+  double cpu_s;                             /* processor time of the run */
 } ls_stats;
 
+/* One run's state, the callbacks' context. */
+typedef struct ls_run_ctx {
+  const loop_sim *S;
+  mb_workspace ws;
+  ls_stats *st;
+  FILE *csv;
+  int every;
+  double t_end;
+  long n;        /* states recorded */
+  double e_prev; /* E at the last one */
+  double d;      /* D: mb_simulate's quadrature state */
+} ls_run_ctx;
+
+/* τ = the passive forces at (q, v), and the dampers' dissipation rate −v · τ_d. */
 static void ls_passive(const loop_sim *S, const double *q, const double *v, double *tau,
                        double *pdiss) {
   double tau0[LS_MAX];
@@ -83,31 +100,29 @@ static void ls_passive(const loop_sim *S, const double *q, const double *v, doub
   for (int i = 0; i < S->nv; i++) *pdiss -= v[i] * (tau[i] - tau0[i]);
 }
 
-/* One RK4 step on the manifold (q, v, and the dissipated energy d). */
-static int ls_rk4(const loop_sim *S, double dt, double *q, double *v, double *d) {
-  double k[4][LS_MAX], vs[4][LS_MAX], qs[LS_MAX], tau[LS_MAX], vbar[LS_MAX], lam[LS_MAX], p[4];
-  static const double c[4] = {0, 0.5, 0.5, 1}, w[4] = {1, 2, 2, 1};
-  memcpy(vs[0], v, (size_t)S->nv * sizeof *v);
-  for (int s = 0; s < 4; s++) {
-    if (s > 0) {
-      for (int i = 0; i < S->nv; i++) vs[s][i] = v[i] + c[s] * dt * k[s - 1][i];
-      if (mb_integrate(S->model, q, vs[s - 1], c[s] * dt, qs) != MB_OK) return -1;
-    } else {
-      memcpy(qs, q, (size_t)S->nq * sizeof *q);
-    }
-    ls_passive(S, qs, vs[s], tau, &p[s]);
-    if (S->fd_loops(qs, vs[s], tau, k[s], lam) != 0) return -1;
+/* mb_simulate's callbacks: q̈ = p_fd_loops(q, v, τ_passive), Ḋ, the projections. */
+static int ls_accel(void *c, double t, const double *q, const double *v, double *qdd) {
+  const loop_sim *S = ((ls_run_ctx *)c)->S;
+  double tau[LS_MAX], lam[LS_MAX], p;
+  (void)t;
+  ls_passive(S, q, v, tau, &p);
+  return S->fd_loops(q, v, tau, qdd, lam) != 0 ? MB_ENUMERIC : MB_OK;
+}
+
+static int ls_quad(void *c, double t, const double *q, const double *v, double *dw) {
+  double tau[LS_MAX];
+  (void)t;
+  ls_passive(((ls_run_ctx *)c)->S, q, v, tau, &dw[0]);
+  return MB_OK;
+}
+
+static int ls_project(void *c, double t, double *q, double *v) {
+  const loop_sim *S = ((ls_run_ctx *)c)->S;
+  if (S->project_q(q) != 0 || S->project_v(q, v) != 0) {
+    fprintf(stderr, "%s: the projection failed at t = %g\n", S->name, t);
+    return MB_ENUMERIC;
   }
-  for (int i = 0; i < S->nv; i++) {
-    double a = 0;
-    vbar[i] = 0;
-    for (int s = 0; s < 4; s++) vbar[i] += w[s] * vs[s][i] / 6, a += w[s] * k[s][i] / 6;
-    v[i] += dt * a;
-  }
-  for (int s = 0; s < 4; s++) *d += dt * w[s] * p[s] / 6;
-  if (mb_integrate(S->model, q, vbar, dt, qs) != MB_OK) return -1;
-  memcpy(q, qs, (size_t)S->nq * sizeof *q);
-  return 0;
+  return MB_OK;
 }
 
 /* Kinetic, gravitational and spring energy at (q, v); pose = p_fk(q) on return. */
@@ -170,74 +185,81 @@ static void ls_header(const loop_sim *S, FILE *csv) {
   fprintf(csv, "\n");
 }
 
-/* Simulate T seconds with step dt, projecting after every step if project; write a CSV row every
- * `every` steps (and the last) to csv if not NULL. 0, or -1 (with a message on stderr) if a
- * solve or a projection failed. */
-static int ls_run(const loop_sim *S, double dt, double T, int project, FILE *csv, int every,
+/* One CSV row: t, q, max|φ|, max|Kv|, E, D and the extra columns. */
+static void ls_row(const ls_run_ctx *x, double t, const double *q, double phi, double kv, double e,
+                   const double *extra) {
+  fprintf(x->csv, "%.6f", t);
+  for (int i = 0; i < x->S->nq; i++) fprintf(x->csv, ",%.12g", q[i]);
+  fprintf(x->csv, ",%.6e,%.6e,%.17g,%.17g", phi, kv, e, x->d);
+  for (int i = 0; i < x->S->nextra; i++) fprintf(x->csv, ",%.12g", extra[i]);
+  fprintf(x->csv, "\n");
+}
+
+/* Records the state (q, v) at t into the statistics, and a CSV row every `every` states and at
+ * t_end. The event callback of mb_simulate (an observer): MB_OK. */
+static int ls_observe(void *c, double t, double *q, double *v) {
+  ls_run_ctx *x = c;
+  const loop_sim *S = x->S;
+  ls_stats *st = x->st;
+  double pose[12 * LS_MAX], extra[LS_MAX], ke, phi, kv, d = x->d;
+  double e = ls_energy(S, &x->ws, q, v, pose, &ke);
+  ls_drift(S, q, v, &phi, &kv);
+  if (S->extra) S->extra(S->ctx, t, q, pose, extra);
+  if (x->n == 0) st->e0 = x->e_prev = e;
+  if (phi > st->max_phi) st->max_phi = phi;
+  if (kv > st->max_kv) st->max_kv = kv;
+  if (fabs(e - st->e0) > st->max_de) st->max_de = fabs(e - st->e0);
+  if (ke > st->max_ke) st->max_ke = ke;
+  if (e - x->e_prev > st->max_rise) st->max_rise = e - x->e_prev;
+  if (fabs(e + d - st->e0) > st->max_balance) st->max_balance = fabs(e + d - st->e0);
+  x->e_prev = e;
+  st->e_end = e, st->ke_end = ke;
+  if (x->n == 0) memcpy(st->extra0, extra, (size_t)S->nextra * sizeof *extra);
+  memcpy(st->extra_end, extra, (size_t)S->nextra * sizeof *extra);
+  st->dissipated = d;
+  if (x->csv && (x->n % x->every == 0 || t >= x->t_end)) ls_row(x, t, q, phi, kv, e, extra);
+  x->n++;
+  return MB_OK;
+}
+
+/* Simulate T seconds to the tolerance tol (rtol = atol), projecting after every accepted step if
+ * project; write a CSV row every `every` accepted steps (t = 0 first) to csv if not NULL.
+ * 0, or -1 (with a message on stderr) if a solve or a projection failed. */
+static int ls_run(const loop_sim *S, double tol, double T, int project, FILE *csv, int every,
                   ls_stats *st) {
-  double q[LS_MAX], v[LS_MAX], pose[12 * LS_MAX], extra[LS_MAX], d = 0, ke, e_prev = 0;
-  int steps = (int)floor(T / dt + 0.5);
+  double q[LS_MAX], v[LS_MAX];
   if (S->nq > LS_MAX || S->nv > LS_MAX || S->nc > LS_MAX || S->nb + 1 > LS_MAX ||
       S->nextra > LS_MAX)
     return fprintf(stderr, "%s: model too large for loop_sim.h\n", S->name), -1;
-  void *buf = malloc(mb_workspace_size(S->model));
-  mb_workspace ws = {0};
-  if (!buf || mb_workspace_init(&ws, S->model, buf) != MB_OK)
-    return free(buf), fprintf(stderr, "%s: no workspace\n", S->name), -1;
+  ls_run_ctx x = {S, {0}, st, csv, every, T, 0, 0.0, 0.0};
+  void *buf = malloc(mb_workspace_size(S->model)), *scratch;
+  scratch = malloc(mb_simulate_scratch_size(S->model));
+  if (!buf || !scratch || mb_workspace_init(&x.ws, S->model, buf) != MB_OK)
+    return free(buf), free(scratch), fprintf(stderr, "%s: no workspace\n", S->name), -1;
   memcpy(q, S->q_initial, (size_t)S->nq * sizeof *q);
   memcpy(v, S->v_initial, (size_t)S->nv * sizeof *v);
   memset(st, 0, sizeof *st);
-  st->steps = steps;
   if (csv) ls_header(S, csv);
+  ls_observe(&x, 0.0, q, v);
+  const mb_sim_system sys = {ls_accel, project ? ls_project : NULL, ls_observe, ls_quad, 1, &x};
+  const mb_sim_options opt = {tol, tol, 0.0, 0.0, 0.0, 0};
+  mb_sim_stats ss;
   clock_t c0 = clock();
-  int rc = 0;
-  for (int n = 0; n <= steps; n++) {
-    double t = n * dt, phi, kv, e = ls_energy(S, &ws, q, v, pose, &ke);
-    ls_drift(S, q, v, &phi, &kv);
-    if (S->extra) S->extra(S->ctx, t, q, pose, extra);
-    if (n == 0) st->e0 = e_prev = e;
-    if (phi > st->max_phi) st->max_phi = phi;
-    if (kv > st->max_kv) st->max_kv = kv;
-    if (fabs(e - st->e0) > st->max_de) st->max_de = fabs(e - st->e0);
-    if (ke > st->max_ke) st->max_ke = ke;
-    if (e - e_prev > st->max_rise) st->max_rise = e - e_prev;
-    if (fabs(e + d - st->e0) > st->max_balance) st->max_balance = fabs(e + d - st->e0);
-    e_prev = e;
-    st->e_end = e, st->ke_end = ke;
-    if (n == 0) memcpy(st->extra0, extra, (size_t)S->nextra * sizeof *extra);
-    memcpy(st->extra_end, extra, (size_t)S->nextra * sizeof *extra);
-    st->dissipated = d;
-    if (csv && (n % every == 0 || n == steps)) {
-      fprintf(csv, "%.6f", t);
-      for (int i = 0; i < S->nq; i++) fprintf(csv, ",%.12g", q[i]);
-      fprintf(csv, ",%.6e,%.6e,%.17g,%.17g", phi, kv, e, d);
-      for (int i = 0; i < S->nextra; i++) fprintf(csv, ",%.12g", extra[i]);
-      fprintf(csv, "\n");
-    }
-    if (n == steps) break;
-    if (ls_rk4(S, dt, q, v, &d) != 0) {
-      fprintf(stderr, "%s: the constrained solve failed at t = %g\n", S->name, t);
-      rc = -1;
-      break;
-    }
-    if (project && (S->project_q(q) != 0 || S->project_v(q, v) != 0)) {
-      fprintf(stderr, "%s: the projection failed at t = %g\n", S->name, t + dt);
-      rc = -1;
-      break;
-    }
-  }
-  double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
-  st->cpu_steps_per_s = secs > 0 ? steps / secs : 0;
-  free(buf);
-  return rc;
+  int rc = mb_simulate(S->model, &sys, &opt, 0.0, T, q, v, &x.d, scratch, &ss);
+  st->cpu_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+  st->steps = ss.accepted, st->rejected = ss.rejected, st->calls = ss.naccel;
+  if (rc != MB_OK)
+    fprintf(stderr, "%s: mb_simulate failed at t = %g (status %d)\n", S->name, ss.t, rc);
+  free(buf), free(scratch);
+  return rc == MB_OK ? 0 : -1;
 }
 
 /* Command line shared by the programs:
- *   [--no-project] [--dt DT] [--every N] [--check]
+ *   [--no-project] [--tol TOL] [--every N] [--check]
  * Returns 0, or -1 after a usage message. */
 typedef struct ls_args {
   int project, check, every;
-  double dt;
+  double tol;
 } ls_args;
 
 static int ls_parse(int argc, char **argv, ls_args *a, const char *usage) {
@@ -246,14 +268,14 @@ static int ls_parse(int argc, char **argv, ls_args *a, const char *usage) {
       a->project = 0;
     else if (!strcmp(argv[i], "--check"))
       a->check = 1;
-    else if (!strcmp(argv[i], "--dt") && i + 1 < argc)
-      a->dt = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--tol") && i + 1 < argc)
+      a->tol = atof(argv[++i]);
     else if (!strcmp(argv[i], "--every") && i + 1 < argc)
       a->every = atoi(argv[++i]);
     else
       return fprintf(stderr, "%s", usage), -1;
   }
-  if (!(a->dt > 0) || a->every < 1) return fprintf(stderr, "%s", usage), -1;
+  if (!(a->tol > 0) || a->every < 1) return fprintf(stderr, "%s", usage), -1;
   return 0;
 }
 

@@ -4,27 +4,29 @@
  * its design position (its initial state: the spring is unloaded there) and simulated 2 s under
  * gravity: the corner settles on its coil-over. τ = the spring-damper's generalized forces
  * (quarter_car_passive_forces), q̈ from the generated quarter_car_fd_loops (three cut
- * spherical joints, 8 independent rows), RK4 with a fixed step on the joint manifolds (the two
- * spherical tree joints' quaternions by the runtime's mb_integrate) and the coordinate projection
- * after every step (examples/sim/loop_sim.h).
+ * spherical joints, 8 independent rows), the runtime's mb_simulate (Dormand & Prince 5(4) with
+ * error control, rtol = atol = TOL; the two spherical tree joints' quaternions on SO(3) by its
+ * Munthe-Kaas stages) and the coordinate projection after every accepted step
+ * (examples/sim/loop_sim.h).
  *
- *   quarter_car_sim [--no-project] [--dt DT] [--every N]
- *       CSV on stdout, a row every N steps (default 1; dt default 1e-3 s): t, the 12 coordinates
- *       (quaternions qx qy qz qw), max|φ|, max|Kv|, the total energy E (J, gravity + kinetic +
- *       spring), the energy the damper dissipated D (J), then the wheel centre's height (m), the
- *       angles about x of the lower arm, the upper arm and the knuckle (deg: the arms swing about
- *       x, the knuckle's is the camber change) and the spring-damper's length (m). Summary on
- *       stderr.
+ *   quarter_car_sim [--no-project] [--tol TOL] [--every N]
+ *       CSV on stdout, a row every N accepted steps (default 1; TOL default 1e-10) and at 2 s: t,
+ *       the 12 coordinates (quaternions qx qy qz qw), max|φ|, max|Kv|, the total energy E (J,
+ *       gravity + kinetic + spring), the energy the damper dissipated D (J), then the wheel
+ *       centre's height (m), the angles about x of the lower arm, the upper arm and the knuckle
+ *       (deg: the arms swing about x, the knuckle's is the camber change) and the
+ *       spring-damper's length (m). Summary on stderr (steps, fd_loops calls).
  *   quarter_car_sim --check
  *       runs with and without projection and checks (exit 0 or 1):
  *       - with projection, max|φ| ≤ 1e-10 and max|Kv| ≤ 1e-10 over the whole run;
  *       - the energy only decreases: the damper's power −c ℓ̇² ≤ 0 is the only non-conservative
  *         one (the loop constraints are scleronomic and do no work), so E(t_{n+1}) ≤ E(t_n) up to
- *         1e-12 |E(0)| (rounding: a few hundred ulps of E; measured at dt = 1e-3 s: 1.3e-13 J,
- *         1.1e-15 |E(0)|, at rest at the end of the run);
- *       - the energy balance E(t) + D(t) = E(0), D = ∫ c ℓ̇² dt integrated along with the motion,
- *         to 1e-6 of D (measured at dt = 1e-3 s: 1.2e-7 J = 5.3e-8 of D = 2.34 J, falling
- *         16-fold per halving of dt);
+ *         1e-12 |E(0)| between accepted steps (rounding: a few hundred ulps of E; measured at
+ *         TOL = 1e-10: 7.1e-14 J, 6.1e-16 |E(0)|, at rest at the end of the run);
+ *       - the energy balance E(t) + D(t) = E(0), D = ∫ c ℓ̇² dt a quadrature state of
+ *         mb_simulate, to 1e-6 of D (measured at TOL = 1e-10: 6.0e-10 J = 2.5e-10 of D =
+ *         2.34 J, in 150 steps, 920 fd_loops calls; fixed-step RK4 at dt = 1 ms: 8000 calls for
+ *         5.3e-8 of D);
  *       - the corner settles: the kinetic energy at 2 s is below 1e-6 of its maximum, and the
  *         wheel centre sits lower than at the design position (the spring is unloaded there);
  *       - without projection, the drift max|φ| is larger than with it. */
@@ -38,6 +40,7 @@
 extern const mb_model quarter_car_model;
 extern const mb_springs quarter_car_springs;
 #define T_END 2.0
+#define TOL 1e-10 /* rtol = atol of mb_simulate */
 #define PI 3.14159265358979323846
 
 /* Bodies (quarter_car_body_names): 1 lca, 2 knuckle, 3 wheel, 4 uca, 5 tie_rod. */
@@ -64,32 +67,34 @@ static const loop_sim quarter_car = {
     quarter_car_project_q, quarter_car_project_v, quarter_car_passive_forces, 5,
     "wheel_z,lca_angle_deg,uca_angle_deg,knuckle_angle_deg,spring_length", extra, NULL};
 
-static void summary(const char *what, double dt, const ls_stats *st) {
+static void summary(const char *what, double tol, const ls_stats *st) {
   fprintf(stderr,
-          "quarter_car, %g s, dt %g s, RK4, %s: max|phi| = %.2e, max|Kv| = %.2e, E(0) = %.10g J, "
-          "E(end) = %.10g J, dissipated D = %.6g J, max KE %.4g J, KE(end) %.2e J, largest rise "
-          "of E in a step %.2e J, max|E + D - E(0)| = %.2e J (%.2e of D); wheel centre z %.6f -> %.6f m, spring %.6f -> %.6f m; %.0f steps/s\n",
-          T_END, dt, what, st->max_phi, st->max_kv, st->e0, st->e_end, st->dissipated,
-          st->max_ke, st->ke_end, st->max_rise, st->max_balance,
+          "quarter_car, %g s, DP5(4) tol %g, %s: %ld steps (%ld rejected), %ld fd_loops calls; "
+          "max|phi| = %.2e, max|Kv| = %.2e, E(0) = %.10g J, E(end) = %.10g J, dissipated D = "
+          "%.6g J, max KE %.4g J, KE(end) %.2e J, largest rise of E in a step %.2e J, "
+          "max|E + D - E(0)| = %.2e J (%.2e of D); wheel centre z %.6f -> %.6f m, spring %.6f -> "
+          "%.6f m; %.1f ms\n",
+          T_END, tol, what, st->steps, st->rejected, st->calls, st->max_phi, st->max_kv, st->e0,
+          st->e_end, st->dissipated, st->max_ke, st->ke_end, st->max_rise, st->max_balance,
           st->max_balance / st->dissipated, st->extra0[0], st->extra_end[0], st->extra0[4],
-          st->extra_end[4], st->cpu_steps_per_s);
+          st->extra_end[4], 1e3 * st->cpu_s);
 }
 
 int main(int argc, char **argv) {
-  ls_args a = {1, 0, 1, 1e-3};
+  ls_args a = {1, 0, 1, TOL};
   if (ls_parse(argc, argv, &a,
-               "usage: quarter_car_sim [--no-project] [--dt DT] [--every N] | --check\n") != 0)
+               "usage: quarter_car_sim [--no-project] [--tol TOL] [--every N] | --check\n") != 0)
     return 2;
   ls_stats p, u;
   if (!a.check) {
-    if (ls_run(&quarter_car, a.dt, T_END, a.project, stdout, a.every, &p) != 0) return 1;
-    summary(a.project ? "projected" : "NOT projected", a.dt, &p);
+    if (ls_run(&quarter_car, a.tol, T_END, a.project, stdout, a.every, &p) != 0) return 1;
+    summary(a.project ? "projected" : "NOT projected", a.tol, &p);
     return 0;
   }
-  if (ls_run(&quarter_car, a.dt, T_END, 1, NULL, 1, &p) != 0) return 1;
-  summary("projected", a.dt, &p);
-  if (ls_run(&quarter_car, a.dt, T_END, 0, NULL, 1, &u) != 0) return 1;
-  summary("NOT projected", a.dt, &u);
+  if (ls_run(&quarter_car, a.tol, T_END, 1, NULL, 1, &p) != 0) return 1;
+  summary("projected", a.tol, &p);
+  if (ls_run(&quarter_car, a.tol, T_END, 0, NULL, 1, &u) != 0) return 1;
+  summary("NOT projected", a.tol, &u);
   int ok = 1;
 #define CHECK(cond, ...) \
   if (!(cond)) ok = 0, fprintf(stderr, "FAIL: " __VA_ARGS__), fprintf(stderr, "\n")

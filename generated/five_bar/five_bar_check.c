@@ -12,7 +12,7 @@
 
 #include "five_bar_model.h"
 
-#if FIVE_BAR_SET_ID != 0xaf5398a6b486
+#if FIVE_BAR_SET_ID != 0x02cd7c6df036
 #error "five_bar_check.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -123,6 +123,17 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+/* lock[NV]: n distinct velocity coordinates locked, n uniform in 0 .. NV - NC (+ 1 with more) */
+static void random_locks(unsigned long long *s, int more, int *lock) {
+  int n = (int)uniform(s, 0, NV - NC + 1) + more;
+  if (n > NV) n = NV;
+  for (int k = 0; k < NV; k++) lock[k] = 0;
+  while (n > 0) {
+    int k = (int)uniform(s, 0, NV);
+    if (k < NV && !lock[k]) lock[k] = 1, n--;
+  }
+}
+
 static int names_wrong(void) {
   int wrong = 0;
   wrong += strcmp(five_bar_body_names[FIVE_BAR_BODY_bar1], "bar1") != 0;
@@ -184,7 +195,7 @@ int main(void) {
   if (!lbuffer || !lscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[37] = {
+  result results[39] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -221,6 +232,8 @@ int main(void) {
     {"rcr_refine_1", 0, 0, 0, 0, 0},
     {"project_q", 0, 0, 0, 0, 0},
     {"project_v", 0, 0, 0, 0, 0},
+    {"assemble", 0, 0, 0, 0, 0},
+    {"initvel", 0, 0, 0, 0, 0},
     {"rcr", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
@@ -597,22 +610,48 @@ int main(void) {
         if (rc == 0 && grc == 0) compare(&results[35], vp, gvp, NV);
       }
     }
+    /* assemble, initvel: random locks; the same answer, or a failure at the same row */
+    {
+      static unsigned long long aseed = SEED + 2u;
+      double qa[NQ + 7], dq[NV], va[NV];
+      real gqa[NQ], gva[NV];
+      int lock[NV];      for (int k = 0; k < NQ; k++) qa[k] = five_bar_q_assembled[k];
+      for (int k = 0; k < NV; k++) dq[k] = uniform(&aseed, -0.05, 0.05);
+      random_locks(&aseed, state % 5 == 4, lock);
+      mb_integrate(&M, qa, dq, 1.0, qa);
+      for (int k = 0; k < NQ; k++) qa[k] = (double)(real)qa[k];
+      togen(qa, gqa, NQ);
+      rc = mb_assemble(&M, &LP, ws, lw, lock, qa);
+      grc = five_bar_assemble(gqa, lock);
+      if (rc == 0 ? grc != 0 : rc != MB_ENUMERIC || grc != lw->singular) results[36].failed_rc = 1;
+      if (rc != 0) results[36].singular++;
+      if (rc == 0 && grc == 0) compare(&results[36], qa, gqa, NQ);
+      for (int k = 0; k < NV; k++) va[k] = (double)(real)uniform(&aseed, -1, 1);
+      random_locks(&aseed, state % 5 == 2, lock);
+      togen(va, gva, NV);
+      rc = mb_initvel(&M, &LP, ws, lw, lock, q, va);
+      grc = five_bar_initvel(gq, gva, lock);
+      if (rc == 0 ? grc != 0 : rc != MB_ENUMERIC || grc != lw->singular)
+        results[37].failed_rc = 1;
+      if (rc != 0) results[37].singular++;
+      if (rc == 0 && grc == 0) compare(&results[37], va, gva, NV);
+    }
     /* rcr: the choice between the selections too */
     {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, five_bar_rcr_dep, q, v, tau, ref, &rused);
       grc = five_bar_rcr(gq, gv, gtau, out, &gused);
-      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[36].failed_rc = 1;
-      if (rc != 0) results[36].singular++;
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[38].failed_rc = 1;
+      if (rc != 0) results[38].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
        * carries errors of about ε over its pivot ratio) */
       double lo = 0, ratio[NC];
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, five_bar_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= FIVE_BAR_RCR_SWITCH)
-        compare(&results[36], ref, out, NV);
+        compare(&results[38], ref, out, NV);
       else if (rc == 0 && grc == 0)
-        results[36].skipped++;
+        results[38].skipped++;
     }
     (void)rc, (void)grc;
   }
@@ -620,7 +659,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "five_bar", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 37; k++) {
+  for (int k = 0; k < 39; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -636,7 +675,7 @@ int main(void) {
   if (failed)
     printf("five_bar: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 36, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("five_bar: ok: %d functions agree to %g (worst %.1e, %s)\n", 38, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
   free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
   free(buffer);

@@ -72,6 +72,9 @@ extern "C" {
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define FIVE_BAR_PROJECT_TOL 1e-12
 #define FIVE_BAR_PROJECT_MAXIT 30
+/* p_assemble: evaluations of phi allowed; p_initvel: |(K v)_r| / (sum |K_rk| max |v_k|) */
+#define FIVE_BAR_ASSEMBLE_MAXIT 100
+#define FIVE_BAR_INITVEL_TOL 1e-10
 /* p_rcr: the selections of dependent coordinates it switches between, and the pivot ratio
  * below which it leaves one for the next (docs/loops.md). */
 #define FIVE_BAR_RCR_NSEL 2
@@ -82,7 +85,7 @@ extern "C" {
 #define FIVE_BAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define FIVE_BAR_SET_ID 0xaf5398a6b486
+#define FIVE_BAR_SET_ID 0x02cd7c6df036
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define FIVE_BAR_PIVOT_EPS 1e-12
 
@@ -122,6 +125,8 @@ extern "C" {
 #define FIVE_BAR_HAVE_RCR_1 1
 #define FIVE_BAR_HAVE_PROJECT_Q 1
 #define FIVE_BAR_HAVE_PROJECT_V 1
+#define FIVE_BAR_HAVE_ASSEMBLE 1
+#define FIVE_BAR_HAVE_INITVEL 1
 #define FIVE_BAR_HAVE_RCR 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -312,6 +317,23 @@ int five_bar_project_q(double q[FIVE_BAR_NQ]);
 /* Replace v by its orthogonal projection onto K(q) v = 0: v - K^T (K K^T)^-1 K v. 0, or -1
  * (v unchanged) when K K^T is singular at q. */
 int five_bar_project_v(const double q[FIVE_BAR_NQ], double v[FIVE_BAR_NV]);
+/* Assembly with locked coordinates (SD/FAST's sdassemble; the runtime's mb_assemble): q
+ * moved onto phi(q) = 0 (max |phi_r| <= FIVE_BAR_PROJECT_TOL) by the velocity coordinates k
+ * with lock[k] = 0 only (lock: NULL, or FIVE_BAR_NV flags 0 or 1; a quaternion joint's
+ * tangent dofs one by one), each step the least-norm one: Levenberg-Marquardt on |phi|^2 / 2,
+ * dv = -K_F^T (K_F K_F^T + mu 1)^-1 phi over the free columns F. A locked scalar coordinate,
+ * and every coordinate of a joint whose dofs are all locked, keeps its value bit for bit.
+ * 0; 1 + r when the free coordinates cannot close the loops (a least-squares configuration
+ * with phi != 0, or FIVE_BAR_ASSEMBLE_MAXIT evaluations), r the row with the largest |phi_r|
+ * left (five_bar_constraint_names[r]); -1 for a flag not 0 or 1. q is unchanged unless 0. */
+int five_bar_assemble(double q[FIVE_BAR_NQ], const int lock[FIVE_BAR_NV]);
+/* Initial velocity with locked coordinates (SD/FAST's sdinitvel; the runtime's mb_initvel):
+ * the unlocked entries of v moved the least so that K(q) v = 0, the locked ones kept bit for
+ * bit; every row must end with |(K v)_r| <= FIVE_BAR_INITVEL_TOL sum_k |K_rk| max_k |v_k|.
+ * 0; 1 + r when the locked velocities leave K v = 0 unsatisfiable, r the row with the
+ * largest |(K v)_r| left; -1 for a bad flag or a result not finite. v is unchanged unless
+ * 0. */
+int five_bar_initvel(const double q[FIVE_BAR_NQ], double v[FIVE_BAR_NV], const int lock[FIVE_BAR_NV]);
 
 /* The dependent velocity coordinates of each selection (FIVE_BAR_RCR_NSEL x FIVE_BAR_NC). */
 extern const int five_bar_rcr_dep[FIVE_BAR_RCR_NSEL * FIVE_BAR_NC];

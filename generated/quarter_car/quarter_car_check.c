@@ -12,7 +12,7 @@
 
 #include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0x74531596588a
+#if QUARTER_CAR_SET_ID != 0xc0df09259998
 #error "quarter_car_check.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -124,6 +124,17 @@ static void compare(result *r, const double *ref, const real *out, int n) {
   if (!(rel <= r->rel)) r->rel = rel;
 }
 
+/* lock[NV]: n distinct velocity coordinates locked, n uniform in 0 .. NV - NC (+ 1 with more) */
+static void random_locks(unsigned long long *s, int more, int *lock) {
+  int n = (int)uniform(s, 0, NV - NC + 1) + more;
+  if (n > NV) n = NV;
+  for (int k = 0; k < NV; k++) lock[k] = 0;
+  while (n > 0) {
+    int k = (int)uniform(s, 0, NV);
+    if (k < NV && !lock[k]) lock[k] = 1, n--;
+  }
+}
+
 static int names_wrong(void) {
   int wrong = 0;
   wrong += strcmp(quarter_car_body_names[QUARTER_CAR_BODY_lca], "lca") != 0;
@@ -190,7 +201,7 @@ int main(void) {
   if (!lbuffer || !lscratch) return fprintf(stderr, "out of memory\n"), 2;
   if (mb_loops_check(&M, &LP, msg, sizeof msg) != 0) return fprintf(stderr, "loops: %s\n", msg), 2;
   mb_loop_workspace_init(lw, &M, &LP, lbuffer);
-  result results[38] = {
+  result results[40] = {
     {"rnea", 0, 0, 0, 0, 0},
     {"rnea_ext", 0, 0, 0, 0, 0},
     {"nle", 0, 0, 0, 0, 0},
@@ -228,6 +239,8 @@ int main(void) {
     {"rcr_refine_1", 0, 0, 0, 0, 0},
     {"project_q", 0, 0, 0, 0, 0},
     {"project_v", 0, 0, 0, 0, 0},
+    {"assemble", 0, 0, 0, 0, 0},
+    {"initvel", 0, 0, 0, 0, 0},
     {"rcr", 0, 0, 0, 0, 0},
   };
   unsigned long long seed = SEED;
@@ -613,22 +626,48 @@ int main(void) {
         if (rc == 0 && grc == 0) compare(&results[36], vp, gvp, NV);
       }
     }
+    /* assemble, initvel: random locks; the same answer, or a failure at the same row */
+    {
+      static unsigned long long aseed = SEED + 2u;
+      double qa[NQ + 7], dq[NV], va[NV];
+      real gqa[NQ], gva[NV];
+      int lock[NV];      for (int k = 0; k < NQ; k++) qa[k] = quarter_car_q_assembled[k];
+      for (int k = 0; k < NV; k++) dq[k] = uniform(&aseed, -0.05, 0.05);
+      random_locks(&aseed, state % 5 == 4, lock);
+      mb_integrate(&M, qa, dq, 1.0, qa);
+      for (int k = 0; k < NQ; k++) qa[k] = (double)(real)qa[k];
+      togen(qa, gqa, NQ);
+      rc = mb_assemble(&M, &LP, ws, lw, lock, qa);
+      grc = quarter_car_assemble(gqa, lock);
+      if (rc == 0 ? grc != 0 : rc != MB_ENUMERIC || grc != lw->singular) results[37].failed_rc = 1;
+      if (rc != 0) results[37].singular++;
+      if (rc == 0 && grc == 0) compare(&results[37], qa, gqa, NQ);
+      for (int k = 0; k < NV; k++) va[k] = (double)(real)uniform(&aseed, -1, 1);
+      random_locks(&aseed, state % 5 == 2, lock);
+      togen(va, gva, NV);
+      rc = mb_initvel(&M, &LP, ws, lw, lock, q, va);
+      grc = quarter_car_initvel(gq, gva, lock);
+      if (rc == 0 ? grc != 0 : rc != MB_ENUMERIC || grc != lw->singular)
+        results[38].failed_rc = 1;
+      if (rc != 0) results[38].singular++;
+      if (rc == 0 && grc == 0) compare(&results[38], va, gva, NV);
+    }
     /* rcr: the choice between the selections too */
     {
       int gused = -1, rused = -1;
       rc = mb_rcr(&M, &LP, ws, lw, RCR_NSEL, quarter_car_rcr_dep, q, v, tau, ref, &rused);
       grc = quarter_car_rcr(gq, gv, gtau, out, &gused);
-      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[37].failed_rc = 1;
-      if (rc != 0) results[37].singular++;
+      if ((rc != 0) != (grc != 0) || (rc == 0 && rused != gused)) results[39].failed_rc = 1;
+      if (rc != 0) results[39].singular++;
       /* compared where the selection used is well conditioned (a last resort below the switch
        * carries errors of about ε over its pivot ratio) */
       double lo = 0, ratio[NC];
       if (rc == 0 && grc == 0 &&
           mb_rcr_pivots(&M, &LP, ws, lw, q, quarter_car_rcr_dep + rused * NC, ratio, &lo) == 0 &&
           lo >= QUARTER_CAR_RCR_SWITCH)
-        compare(&results[37], ref, out, NV);
+        compare(&results[39], ref, out, NV);
       else if (rc == 0 && grc == 0)
-        results[37].skipped++;
+        results[39].skipped++;
     }
     (void)rc, (void)grc;
   }
@@ -636,7 +675,7 @@ int main(void) {
   printf("%s: generated functions against the mbdc runtime, %d random states (seed %u), %s\n",
          "quarter_car", NSTATES, SEED, "double");
   printf("  %-23s %12s %12s\n", "function", "max abs err", "max rel err");
-  for (int k = 0; k < 38; k++) {
+  for (int k = 0; k < 40; k++) {
     const result *r = &results[k];
     int bad = !(r->rel <= TOLERANCE) || r->failed_rc;
     failed += bad;
@@ -652,7 +691,7 @@ int main(void) {
   if (failed)
     printf("quarter_car: FAILED: %d function(s) above the tolerance %g\n", failed, TOLERANCE);
   else
-    printf("quarter_car: ok: %d functions agree to %g (worst %.1e, %s)\n", 37, TOLERANCE, results[worst].rel, results[worst].name);
+    printf("quarter_car: ok: %d functions agree to %g (worst %.1e, %s)\n", 39, TOLERANCE, results[worst].rel, results[worst].name);
   free(ref), free(out), free(ref2), free(out2), free(ref3), free(out3), free(ref4), free(out4);
   free(ref5), free(out5), free(ref6), free(out6), free(ref7), free(out7), free(ref8), free(out8);
   free(buffer);

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if QUARTER_CAR_SET_ID != 0x74531596588a
+#if QUARTER_CAR_SET_ID != 0xc0df09259998
 #error "quarter_car_dynamics.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -40774,8 +40774,8 @@ static void quat_step(double *quat, const double *w) {
   for (int k = 0; k < 4; k++) quat[k] /= n;
 }
 
-/* A = L L^T in place (lower triangle), the pivot rule against A's diagonal; y <- A^-1 y. */
-static int chol_solve(int n, double *A, double *y) {
+/* A = L L^T in place (lower triangle), the pivot rule against A's diagonal. */
+static int chol_factor(int n, double *A) {
   for (int j = 0; j < n; j++) {
     double d = A[n * j + j], ref = d;
     for (int k = 0; k < j; k++) d -= A[n * j + k] * A[n * j + k];
@@ -40787,6 +40787,11 @@ static int chol_solve(int n, double *A, double *y) {
       A[n * i + j] = s / A[n * j + j];
     }
   }
+  return 0;
+}
+
+/* y <- (L L^T)^-1 y with L from chol_factor. */
+static void chol_subst(int n, const double *A, double *y) {
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < i; k++) y[i] -= A[n * i + k] * y[k];
     y[i] /= A[n * i + i];
@@ -40795,6 +40800,11 @@ static int chol_solve(int n, double *A, double *y) {
     for (int k = i + 1; k < n; k++) y[i] -= A[n * k + i] * y[k];
     y[i] /= A[n * i + i];
   }
+}
+
+static int chol_solve(int n, double *A, double *y) {
+  if (chol_factor(n, A)) return -1;
+  chol_subst(n, A, y);
   return 0;
 }
 
@@ -40856,6 +40866,167 @@ int quarter_car_project_v(const double q[QUARTER_CAR_NQ], double v[QUARTER_CAR_N
   for (int k = 0; k < QUARTER_CAR_NV; k++)
     if (!isfinite(v[k] - dv[k])) return -1;
   for (int k = 0; k < QUARTER_CAR_NV; k++) v[k] -= dv[k];
+  return 0;
+}
+
+/* 1 if a flag is not 0 or 1 (lock NULL: nothing locked). */
+static int lock_bad(const int *lock) {
+  for (int k = 0; lock && k < QUARTER_CAR_NV; k++)
+    if (lock[k] != 0 && lock[k] != 1) return 1;
+  return 0;
+}
+
+static int is_free(const int *lock, int k) { return !lock || !lock[k]; }
+
+/* A = K_F K_F^T + damp d 1 over the free columns, d = max diag K_F K_F^T (returned). */
+static double gram_free(const double *K, double *A, const int *lock, double damp) {
+  double dmax = 0;
+  for (int r = 0; r < QUARTER_CAR_NC; r++)
+    for (int c = 0; c <= r; c++) {
+      double s = 0;
+      for (int k = 0; k < QUARTER_CAR_NV; k++)
+        if (is_free(lock, k)) s += K[QUARTER_CAR_NV * r + k] * K[QUARTER_CAR_NV * c + k];
+      A[QUARTER_CAR_NC * r + c] = s;
+      if (r == c && s > dmax) dmax = s;
+    }
+  for (int r = 0; r < QUARTER_CAR_NC; r++) A[QUARTER_CAR_NC * r + r] += damp * dmax;
+  return dmax;
+}
+
+/* dv = K_F^T y, 0 in the locked columns (the step is -dv). */
+static void kt_mul_free(const double *K, const int *lock, const double *y, double *dv) {
+  for (int k = 0; k < QUARTER_CAR_NV; k++) {
+    double s = 0;
+    for (int r = 0; is_free(lock, k) && r < QUARTER_CAR_NC; r++) s += K[QUARTER_CAR_NV * r + k] * y[r];
+    dv[k] = s;
+  }
+}
+
+/* 1 + the row with the largest |x_r| (a NaN first): the located error. */
+static int worst_row(const double *x) {
+  int w = 0;
+  double e = -1;
+  for (int r = 0; r < QUARTER_CAR_NC; r++) {
+    if (x[r] != x[r]) return 1 + r;
+    if (!(fabs(x[r]) <= e)) e = fabs(x[r]), w = r;
+  }
+  return 1 + w;
+}
+
+/* max |phi_r| (NaN: INFINITY) and |phi|^2. */
+static double phi_norms(const double *phi, double *sq) {
+  double e = 0, s = 0;
+  for (int r = 0; r < QUARTER_CAR_NC; r++) {
+    if (!(fabs(phi[r]) <= e)) e = phi[r] != phi[r] ? INFINITY : fabs(phi[r]);
+    s += phi[r] * phi[r];
+  }
+  *sq = s;
+  return e;
+}
+
+/* |K_F^T phi| <= 1e-8 |K_F| |phi|: a least-squares point (no descent left). */
+static int stationary(const double *K, const int *lock, const double *phi, double phi2) {
+  double g2 = 0, k2 = 0;
+  for (int k = 0; k < QUARTER_CAR_NV; k++) {
+    double g = 0;
+    for (int r = 0; is_free(lock, k) && r < QUARTER_CAR_NC; r++) {
+      double x = K[QUARTER_CAR_NV * r + k];
+      g += x * phi[r], k2 += x * x;
+    }
+    g2 += g * g;
+  }
+  return g2 <= 1e-8 * 1e-8 * k2 * phi2;
+}
+
+/* c = K v; the worst |c_r| / (sum_k |K_rk| max_k |v_k|) (INFINITY for a NaN). */
+static double kv_residual(const double *K, const double *v, double *c) {
+  double worst = 0, vmax = 0;
+  for (int k = 0; k < QUARTER_CAR_NV; k++)
+    if (fabs(v[k]) > vmax) vmax = fabs(v[k]);
+  for (int r = 0; r < QUARTER_CAR_NC; r++) {
+    double x = 0, s = 0;
+    for (int k = 0; k < QUARTER_CAR_NV; k++) x += K[QUARTER_CAR_NV * r + k] * v[k], s += fabs(K[QUARTER_CAR_NV * r + k]);
+    c[r] = x;
+    if (x != x) return INFINITY;
+    if (x != 0 && fabs(x) / (s * vmax) > worst) worst = fabs(x) / (s * vmax);
+  }
+  return worst;
+}
+
+int quarter_car_assemble(double q[QUARTER_CAR_NQ], const int lock[QUARTER_CAR_NV]) {
+  double x[QUARTER_CAR_NQ], xt[QUARTER_CAR_NQ], phi[QUARTER_CAR_NC], pt[QUARTER_CAR_NC], K[QUARTER_CAR_NC * QUARTER_CAR_NV], A[QUARTER_CAR_NC * QUARTER_CAR_NC], y[QUARTER_CAR_NC], dv[QUARTER_CAR_NV];
+  double f, lm = 1e-10, nu = 2;
+  if (lock_bad(lock)) return -1;
+  for (int k = 0; k < QUARTER_CAR_NQ; k++) x[k] = q[k];
+  quarter_car_loop_residual(x, phi);
+  quarter_car_loop_jacobian(x, K);
+  double err = phi_norms(phi, &f);
+  for (int evals = 0;;) {
+    if (err == INFINITY) return worst_row(phi);
+    if (err <= QUARTER_CAR_PROJECT_TOL) break;
+    if (evals == QUARTER_CAR_ASSEMBLE_MAXIT || lm > 1e10 || stationary(K, lock, phi, f))
+      return worst_row(phi);
+    evals++;
+    /* Levenberg-Marquardt: dv = K_F^T (K_F K_F^T + mu 1)^-1 phi, x <- x (+) -dv */
+    double mu = lm * gram_free(K, A, lock, lm), y2 = 0, ft = INFINITY, et = INFINITY;
+    for (int r = 0; r < QUARTER_CAR_NC; r++) y[r] = phi[r];
+    if (!chol_factor(QUARTER_CAR_NC, A)) {
+      chol_subst(QUARTER_CAR_NC, A, y);
+      for (int r = 0; r < QUARTER_CAR_NC; r++) y2 += y[r] * y[r];
+      kt_mul_free(K, lock, y, dv);
+      for (int k = 0; k < QUARTER_CAR_NQ; k++) xt[k] = x[k];
+      quat_step(xt + 0, dv + 0);
+      quat_step(xt + 4, dv + 3);
+      xt[8] -= dv[6];
+      xt[9] -= dv[7];
+      xt[10] -= dv[8];
+      xt[11] -= dv[9];
+      if (lock && lock[0] && lock[1] && lock[2])
+        for (int k = 0; k < 4; k++) xt[k] = x[k];
+      if (lock && lock[3] && lock[4] && lock[5])
+        for (int k = 4; k < 8; k++) xt[k] = x[k];
+      quarter_car_loop_residual(xt, pt);
+      et = phi_norms(pt, &ft);
+    }
+    if (!(ft < f)) { /* no decrease: shorter steps (Nielsen's damping update) */
+      lm *= nu, nu *= 2;
+      continue;
+    }
+    double rho = (f - ft) / (f - mu * mu * y2), t = 2 * rho - 1, s = 1 - t * t * t;
+    for (int k = 0; k < QUARTER_CAR_NQ; k++) x[k] = xt[k];
+    for (int r = 0; r < QUARTER_CAR_NC; r++) phi[r] = pt[r];
+    quarter_car_loop_jacobian(x, K);
+    f = ft, err = et, nu = 2;
+    lm *= s > 1.0 / 3 ? s : 1.0 / 3;
+    if (lm < 1e-10) lm = 1e-10;
+  }
+  for (int k = 0; k < QUARTER_CAR_NQ; k++) q[k] = x[k];
+  return 0;
+}
+
+int quarter_car_initvel(const double q[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV], const int lock[QUARTER_CAR_NV]) {
+  double K[QUARTER_CAR_NC * QUARTER_CAR_NV], A[QUARTER_CAR_NC * QUARTER_CAR_NC], c[QUARTER_CAR_NC], x[QUARTER_CAR_NV], dv[QUARTER_CAR_NV], last = INFINITY;
+  if (lock_bad(lock)) return -1;
+  quarter_car_loop_jacobian(q, K);
+  for (int k = 0; k < QUARTER_CAR_NV; k++) x[k] = v[k];
+  gram_free(K, A, lock, 1e-10);
+  int factored = chol_factor(QUARTER_CAR_NC, A) == 0;
+  for (int it = 0;; it++) {
+    double worst = kv_residual(K, x, c);
+    if (worst == INFINITY) return worst_row(c);
+    /* refined while the residual halves; then within the tolerance, or unsatisfiable */
+    if (worst == 0 || !(worst < 0.5 * last) || !factored || it == QUARTER_CAR_PROJECT_MAXIT) {
+      if (worst <= QUARTER_CAR_INITVEL_TOL) break;
+      return worst_row(c);
+    }
+    last = worst;
+    chol_subst(QUARTER_CAR_NC, A, c);
+    kt_mul_free(K, lock, c, dv);
+    for (int k = 0; k < QUARTER_CAR_NV; k++) x[k] -= dv[k];
+  }
+  for (int k = 0; k < QUARTER_CAR_NV; k++)
+    if (!isfinite(x[k])) return -1;
+  for (int k = 0; k < QUARTER_CAR_NV; k++) v[k] = x[k];
   return 0;
 }
 

@@ -72,6 +72,9 @@ extern "C" {
 /* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */
 #define QUARTER_CAR_PROJECT_TOL 1e-12
 #define QUARTER_CAR_PROJECT_MAXIT 30
+/* p_assemble: evaluations of phi allowed; p_initvel: |(K v)_r| / (sum |K_rk| max |v_k|) */
+#define QUARTER_CAR_ASSEMBLE_MAXIT 100
+#define QUARTER_CAR_INITVEL_TOL 1e-10
 /* p_rcr: the selections of dependent coordinates it switches between, and the pivot ratio
  * below which it leaves one for the next (docs/loops.md). */
 #define QUARTER_CAR_RCR_NSEL 2
@@ -82,7 +85,7 @@ extern "C" {
 #define QUARTER_CAR_RCR_REFINE_HEAD 1e-1
 
 /* The files of one run of mbdc carry the same number (each .c file checks it). */
-#define QUARTER_CAR_SET_ID 0x74531596588a
+#define QUARTER_CAR_SET_ID 0xc0df09259998
 /* The pivot rule's epsilon (see above): about 4500 DBL_EPSILON. */
 #define QUARTER_CAR_PIVOT_EPS 1e-12
 
@@ -123,6 +126,8 @@ extern "C" {
 #define QUARTER_CAR_HAVE_PASSIVE_FORCES 1
 #define QUARTER_CAR_HAVE_PROJECT_Q 1
 #define QUARTER_CAR_HAVE_PROJECT_V 1
+#define QUARTER_CAR_HAVE_ASSEMBLE 1
+#define QUARTER_CAR_HAVE_INITVEL 1
 #define QUARTER_CAR_HAVE_RCR 1
 
 /* Every moving joint in coordinate order: its name and first q and v index. */
@@ -321,6 +326,23 @@ int quarter_car_project_q(double q[QUARTER_CAR_NQ]);
 /* Replace v by its orthogonal projection onto K(q) v = 0: v - K^T (K K^T)^-1 K v. 0, or -1
  * (v unchanged) when K K^T is singular at q. */
 int quarter_car_project_v(const double q[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV]);
+/* Assembly with locked coordinates (SD/FAST's sdassemble; the runtime's mb_assemble): q
+ * moved onto phi(q) = 0 (max |phi_r| <= QUARTER_CAR_PROJECT_TOL) by the velocity coordinates k
+ * with lock[k] = 0 only (lock: NULL, or QUARTER_CAR_NV flags 0 or 1; a quaternion joint's
+ * tangent dofs one by one), each step the least-norm one: Levenberg-Marquardt on |phi|^2 / 2,
+ * dv = -K_F^T (K_F K_F^T + mu 1)^-1 phi over the free columns F. A locked scalar coordinate,
+ * and every coordinate of a joint whose dofs are all locked, keeps its value bit for bit.
+ * 0; 1 + r when the free coordinates cannot close the loops (a least-squares configuration
+ * with phi != 0, or QUARTER_CAR_ASSEMBLE_MAXIT evaluations), r the row with the largest |phi_r|
+ * left (quarter_car_constraint_names[r]); -1 for a flag not 0 or 1. q is unchanged unless 0. */
+int quarter_car_assemble(double q[QUARTER_CAR_NQ], const int lock[QUARTER_CAR_NV]);
+/* Initial velocity with locked coordinates (SD/FAST's sdinitvel; the runtime's mb_initvel):
+ * the unlocked entries of v moved the least so that K(q) v = 0, the locked ones kept bit for
+ * bit; every row must end with |(K v)_r| <= QUARTER_CAR_INITVEL_TOL sum_k |K_rk| max_k |v_k|.
+ * 0; 1 + r when the locked velocities leave K v = 0 unsatisfiable, r the row with the
+ * largest |(K v)_r| left; -1 for a bad flag or a result not finite. v is unchanged unless
+ * 0. */
+int quarter_car_initvel(const double q[QUARTER_CAR_NQ], double v[QUARTER_CAR_NV], const int lock[QUARTER_CAR_NV]);
 
 /* The dependent velocity coordinates of each selection (QUARTER_CAR_RCR_NSEL x QUARTER_CAR_NC). */
 extern const int quarter_car_rcr_dep[QUARTER_CAR_RCR_NSEL * QUARTER_CAR_NC];

@@ -18,7 +18,7 @@
   "           [--frames LIST] [--contacts LIST] [--templates DIR] [--cfa-order odd-even|tips]\n" \
   "           [--trig builtin|libm] [--trig-input] [--fuse NAME=f1,f2,...]...\n"              \
   "           [--frame body|joint|com|world|auto] [--parts N] [--parameters LIST]\n"        \
-  "           [--passive-in-fd] [--batch]\n"                                               \
+  "           [--passive-in-fd] [--batch] [--prescribed LIST]\n"                           \
   "                           write P_dynamics.h/.c (the functions), P_model.c (the model for\n"  \
   "                           the runtime) and P_check.c (the cross-check harness) into DIR\n"    \
   "                           (default .); P defaults to the model name; LIST is comma-separated\n" \
@@ -57,7 +57,9 @@
   "                           passive_forces(q, v) (docs/dsl.md \"Joint properties\");\n"    \
   "                           --batch adds P_f_batch(n, ...) of every function f: n states\n"   \
   "                           at once, arguments in structure-of-arrays layout (element k of\n" \
-  "                           state i at x[k * n + i]), vectorized across states\n"          \
+  "                           state i at x[k * n + i]), vectorized across states;\n"         \
+  "                           --prescribed JOINT,... names the joints whose every dof\n"      \
+  "                           hybrid_fixed prescribes (hybrid with that mask folded in)\n"    \
   "                           (docs/batch.md)\n"
 #define HELP_STATS                                                                               \
   "  stats MODEL [--json] [--functions LIST] [--frames LIST] [--contacts LIST]\n"              \
@@ -125,14 +127,14 @@ static const char *const opt_generate[] = {"-o",          "--output",     "--pre
                                            "--cfa-order", "--floating-base", "--couple-mimic",
                                            "--lua-time", "--lua-memory", "-q",          "--quiet",
                                            "--frame",     "--fuse",      "--parts",
-                                           "--parameters", "--passive-in-fd", "--batch", "--help",
-                                           NULL};
+                                           "--parameters", "--passive-in-fd", "--batch",
+                                           "--prescribed", "--help", NULL};
 static const char *const opt_stats[] = {"--json",        "--functions", "--frames",
                                         "--contacts",    "--templates",
                                         "--cfa-order",   "--floating-base", "--couple-mimic",
                                         "--lua-time", "--lua-memory",  "-q",          "--quiet",
                                         "--frame",       "--fuse",      "--parameters",
-                                        "--passive-in-fd", "--help",    NULL};
+                                        "--passive-in-fd", "--prescribed", "--help", NULL};
 static const char *const opt_functions[] = {"--json", "--scalar", "--help", NULL};
 static const char *const opt_none[] = {NULL};
 

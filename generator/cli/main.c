@@ -69,7 +69,7 @@ static int takes_value(const char *opt) {
                                            "--cfa-order", "--lua-time",  "--lua-memory",
                                            "--frames",    "--contacts",  "--trig",
                                            "--fuse",      "--frame",     "--parts",
-                                           "--parameters"};
+                                           "--parameters", "--prescribed"};
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
     if (strcmp(opt, with_value[k]) == 0) return 1;
   return 0;
@@ -250,6 +250,7 @@ static int parse_gen_args(int argc, char **argv, int is_stats, mbg_gen_opts *o, 
       else if (strcmp(arg, "--functions") == 0) o->functions = val;
       else if (strcmp(arg, "--frames") == 0) o->frames = val;
       else if (strcmp(arg, "--contacts") == 0) o->contacts = val;
+      else if (strcmp(arg, "--prescribed") == 0) o->prescribed = val;
       else if (strcmp(arg, "--parameters") == 0) o->parameters = val;
       else if (strcmp(arg, "--fuse") == 0) {
         if (o->nfuse == MBG_GEN_MAX_FUSE)

@@ -28,6 +28,7 @@ typedef struct mbg_gen_opts {
   const char *functions; /* comma-separated list, NULL = the defaults (gen_functions.h) */
   const char *frames;    /* --frames: comma-separated operational frames to keep, NULL = all */
   const char *contacts;  /* --contacts: comma-separated FRAME or FRAME:3 / FRAME:6, NULL = none */
+  const char *prescribed; /* --prescribed: comma-separated joints hybrid_fixed prescribes */
   const char *templates; /* --templates DIR, or NULL */
   const char *command;   /* the command line to print in the banner */
   const char *model_shown; /* the model's path in the banner (NULL = model_path) */
@@ -120,6 +121,7 @@ typedef struct mbg_gen {
   mbg_rtframes rtframes;   /* the runtime's operational frames */
   int ncontacts, ncrows;     /* --contacts: the contacts and their rows (sum of dims) */
   mbg_gen_contact *contacts; /* [ncontacts] */
+  unsigned char *prescribed; /* --prescribed: [nv] flags, 1 prescribed (NULL: not given) */
   char prefix[64];
   char digest[72]; /* "sha256:<hex>" */
   mbg_lua *lua;

@@ -9,6 +9,7 @@
 
 #include "emit/gen_base.h"
 #include "emit/gen_contacts.h"
+#include "emit/gen_prescribed.h"
 #include "emit/gen_params.h"
 
 #include "emit/cfa_order.h"
@@ -529,6 +530,7 @@ static int push_model(lua_State *L) {
   push_springs(g, L);
   push_frames(g, L);
   mbg_gen_push_contacts(g, L);
+  mbg_gen_push_prescribed(g, L);
   push_nodes(g, L);
   push_coupling(g, L);
   mbg_gen_base_push_model(g, L); /* model.base_params() (gen_base.h) */

@@ -68,11 +68,13 @@ const char *const mbg_gen_header_tables[] = {
     "model",      "joint_names", "joint_iq",         "joint_iv",  "body_names",
     "coord_names", "coord_iq",   "q_initial",        "v_initial", "springs",
     "loops",      "constraint_names", "q_assembled", "project_q", "project_v", "node_names", "rcr_dep",
+    "assemble",   "initvel",
     "frame_names", "frames", "contacts", "trig_iq", "trig_theta", "rcr_sc", "rcr_finish",
     "rcr_finish_sc", "pi_all", "pi_model", "pi_names", "q_min", "q_max", "v_max", "tau_max", NULL};
 const char *const mbg_gen_header_macros[] = {"NQ",        "NV",         "NB",           "NJ",
                                              "NC",        "SET_ID",     "PIVOT_EPS",    "DYNAMICS_H",
                                              "PROJECT_TOL", "PROJECT_MAXIT", "NNODES", "RCR_NSEL",
+                                             "ASSEMBLE_MAXIT", "INITVEL_TOL",
                                              "RCR_SWITCH", "MODEL_H", "NF", "MASS", "NSC",
                                              "NCONTACT", "NCROWS", "RCR_REFINE",
                                              "RCR_REFINE_HEAD", "NREG", "NPI", "NBASE", "NJ1",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit/gen_prescribed.h"
 #include "emit/gen_render.h"
 
 #include "base/numfmt.h"
@@ -355,6 +356,7 @@ static void push_springs_initial(mbg_gen *g, lua_State *L) {
   }
   lua_setfield(L, -2, "contacts");
   mbg_lua_set_int(L, "ncrows", g->ncrows);
+  mbg_gen_push_prescribed(g, L); /* d.prescribed: nv flags (--prescribed), nil without */
   set_picked(L, "q_initial", g->topo->q_initial, g->topo->q_coupled, g->topo->nq);
   set_picked(L, "v_initial", g->topo->v_initial, g->topo->v_coupled, g->topo->nv);
 }

@@ -15,6 +15,7 @@
 #include "emit/gen_cfa.h"
 #include "emit/gen_contacts.h"
 #include "emit/gen_coupled.h"
+#include "emit/gen_prescribed.h"
 #include "emit/gen_functions.h"
 #include "emit/gen_fuse.h"
 #include "emit/gen_model.h"
@@ -68,7 +69,7 @@ static const char *const flex_missing[] = {
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
     "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",
-    "base_params", "hybrid", "fd_loops_hybrid", NULL};
+    "base_params", "hybrid", "hybrid_fixed", "fd_loops_hybrid", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {
@@ -125,7 +126,7 @@ static const char *const armature_missing[] = {"cfa", NULL};
 static const char *const universal_missing[] = {"cfa", NULL};
 /* Nor hybrid with --passive-in-fd: which of its forces would be applied and which total is a
  * choice the caller makes (docs/analysis.md: add τ_passive to in). */
-static const char *const passive_missing[] = {"hybrid", "fd_loops_hybrid", NULL};
+static const char *const passive_missing[] = {"hybrid", "hybrid_fixed", "fd_loops_hybrid", NULL};
 
 /* Leave the functions of `list` out of the defaults (a note) or refuse them on request (an error,
  * returns 1), `why` saying when they are not generated. */
@@ -302,7 +303,9 @@ static int prepare(mbg_gen *g, const char *source, size_t len, FILE *err) {
   if (rc < 0) return fprintf(err, "mbdc: error: out of memory\n"), 2;
   if (rc > 0)
     return fprintf(err, "%s: %d error%s\n", g->opts->model_path, rc, rc > 1 ? "s" : ""), 1;
-  if ((rc = select_frames(g, err)) || (rc = mbg_gen_select_contacts(g, err))) return rc;
+  if ((rc = select_frames(g, err)) || (rc = mbg_gen_select_contacts(g, err)) ||
+      (rc = mbg_gen_select_prescribed(g, err)))
+    return rc;
   if (!sizes_fit(g, err)) return 1;
   if (mbg_align(g->topo, &g->aligned) != 0 ||
       mbg_dh_place(g->topo, &g->aligned, &g->dh) != 0 ||
@@ -468,6 +471,9 @@ int mbg_gen_check_recipe(mbg_gen *g, const char *name, const char *via, FILE *er
     return fprintf(err, "%s: error: %s %s: %s needs a model with loop joints ('loop' "
                         "statements); this one has none\n",
                    g->opts->model_path, via, name, name), 1;
+  if (!g->prescribed && strcmp(name, "hybrid_fixed") == 0)
+    return fprintf(err, "mbdc: error: %s %s: hybrid_fixed needs the joints it prescribes: "
+                        "--prescribed JOINT,...\n", via, name), 2;
   if (g->ncontacts == 0 && mbg_fn_is(name, MBG_FN_CONTACTS))
     return fprintf(err, "mbdc: error: %s %s: %s needs the frames in contact: "
                         "--contacts FRAME[:3|:6],...\n", via, name, name), 2;
@@ -590,6 +596,7 @@ void mbg_gen_close(mbg_gen *g) {
   mbg_rtsprings_free(&g->rtsprings);
   mbg_rtframes_free(&g->rtframes);
   free(g->contacts);
+  free(g->prescribed);
   free(g->trig_slot);
   mbg_gen_base_free(g);
   mbg_gen_params_free(g->params);

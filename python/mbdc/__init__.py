@@ -18,7 +18,7 @@ __all__ = ["compile", "load", "Model", "Function", "MbdcError", "ModelError", "C
 
 def compile(model, functions=None, floating_base=False, contacts=None, scalar="double",
             parameters=None, prefix=None, batch=True, cache_dir=None, mbdc=None, cc=None,
-            cflags=None, extra_args=(), threads=False, rebuild=False):
+            cflags=None, extra_args=(), threads=False, rebuild=False, prescribed=None):
     """Generate MODEL's dynamics with mbdc, compile them into a shared library and load it.
 
     model          path of a .mbd or .urdf file
@@ -26,6 +26,7 @@ def compile(model, functions=None, floating_base=False, contacts=None, scalar="d
                    default set
     floating_base  --floating-base (URDF: the root link moves freely)
     contacts       frames in contact ("FOOT" or "FOOT:6"), a list or a string: --contacts
+    prescribed     joints whose dofs hybrid_fixed prescribes, a list or a string: --prescribed
     scalar         "double" or "float": --scalar
     parameters     bodies, "all", "gravity" (a list or a string): --parameters; the functions
                    then take pi=..., default Model.pi (the model file's values)
@@ -49,7 +50,8 @@ def compile(model, functions=None, floating_base=False, contacts=None, scalar="d
     entry, info = _build(model, functions=functions, floating_base=floating_base,
                          contacts=contacts, scalar=scalar, parameters=parameters, prefix=prefix,
                          batch=batch, cache_dir=cache_dir, mbdc=mbdc, cc=cc, cflags=cflags,
-                         extra_args=extra_args, threads=threads, rebuild=rebuild)
+                         extra_args=extra_args, threads=threads, rebuild=rebuild,
+                         prescribed=prescribed)
     return Model(entry, info)
 
 

@@ -142,7 +142,7 @@ def _check_prefix(prefix):
 
 def build(model, functions=None, floating_base=False, contacts=None, scalar="double",
           parameters=None, prefix=None, batch=True, cache_dir=None, mbdc=None, cc=None,
-          cflags=None, extra_args=(), threads=False, rebuild=False):
+          cflags=None, extra_args=(), threads=False, rebuild=False, prescribed=None):
     """Generate and compile MODEL into the cache (or find it there); returns the entry's
     directory and its description (entry.json)."""
     model = os.fspath(model)
@@ -169,6 +169,8 @@ def build(model, functions=None, floating_base=False, contacts=None, scalar="dou
         args += ["--contacts", _join(contacts)]
     if parameters is not None:
         args += ["--parameters", _join(parameters)]
+    if prescribed is not None:
+        args += ["--prescribed", _join(prescribed)]
     if batch and tool["batch"]:
         args.append("--batch")
     args += [os.fspath(a) for a in extra_args]

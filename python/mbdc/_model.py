@@ -3,6 +3,7 @@ its header as a method taking and returning numpy arrays."""
 
 import ctypes
 import inspect
+import keyword
 import json
 import math
 from pathlib import Path
@@ -15,6 +16,12 @@ from .errors import DynamicsError
 _DTYPE = {"double": np.dtype(np.float64), "float": np.dtype(np.float32),
           "int": np.dtype(np.intc)}
 _CTYPE = {"double": ctypes.c_double, "float": ctypes.c_float, "int": ctypes.c_int}
+
+
+def _pyname(name):
+    """A C parameter's name in Python: a Python keyword gets a trailing underscore (hybrid's
+    in -> in_, as PEP 8 advises)."""
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 _SLOW = object()
@@ -54,7 +61,7 @@ class Function:
             elif p.kind in ("in", "inout"):
                 self.inputs.append(p)
         self.outputs = [p for p in decl.params if p.kind in ("out", "inout")]
-        self._index = {p.name: i for i, p in enumerate(self.inputs)}
+        self._index = {_pyname(p.name): i for i, p in enumerate(self.inputs)}
         self.shapes = {p.name: p.shape for p in decl.params if p.kind != "n"}
 
         cfunc = getattr(model._lib, decl.cname)
@@ -98,7 +105,7 @@ class Function:
             self._keywords.add("pi")
         if self.returns_status:
             self._keywords.add("check")
-        params = [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        params = [inspect.Parameter(_pyname(p.name), inspect.Parameter.POSITIONAL_OR_KEYWORD)
                   for p in self.inputs]
         if self._pi is not None:
             params.append(inspect.Parameter("pi", inspect.Parameter.KEYWORD_ONLY, default=None))

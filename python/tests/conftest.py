@@ -33,6 +33,9 @@ MODELS = {
     # a closed loop: in-place projections, rcr's int output
     "five_bar": dict(model="examples/five_bar.mbd",
                      functions=["rcr", "fd_loops", "loop_residual", "loop_jacobian"]),
+    # hybrid dynamics: the run-time mask (an int array) and a pattern folded in
+    "cart_pole_hybrid": dict(model="examples/cart_pole.mbd", functions=["hybrid", "hybrid_fixed",
+                             "rnea", "aba"], prescribed="slider"),
     # a real arm, one state at a time
     "panda": dict(model="examples/urdf/panda.urdf", batch=False,
                   functions=["rnea", "nle", "gravity", "crba", "aba", "minv", "crba_fd",

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+import mbdc
+
 G = 9.81
 
 
@@ -131,3 +133,25 @@ def test_parameters(compiled, pendulum):
     Ms = m.crba(q, pi=pis)
     np.testing.assert_allclose(Ms[0], pendulum.crba(q), atol=1e-14)
     np.testing.assert_allclose(Ms[1], m.crba(q, pi=pi), atol=1e-14)
+
+
+def test_hybrid_mask_and_fixed(compiled):
+    """hybrid with a run-time mask (an int array, batched too) against rnea (all prescribed), aba
+    (none) and hybrid_fixed (the slider prescribed at generation, --prescribed slider)."""
+    m = compiled("cart_pole_hybrid")
+    rng = np.random.default_rng(5)
+    q, v, x = rng.uniform(-1, 1, (3, 8, m.nv))
+    for k in range(8):
+        qdd, tau = m.hybrid(q[k], v[k], np.ones(m.nv, dtype=np.intc), x[k])
+        np.testing.assert_allclose(tau, m.rnea(q[k], v[k], x[k]), rtol=0, atol=1e-12)
+        qdd, tau = m.hybrid(q[k], v[k], np.zeros(m.nv, dtype=np.intc), x[k])
+        np.testing.assert_allclose(qdd, m.aba(q[k], v[k], x[k]), rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(tau, x[k])
+    mask = np.tile(np.array([1, 0], dtype=np.intc), (8, 1))
+    qdd, tau = m.hybrid(q, v, mask, x)
+    fqdd, ftau = m.hybrid_fixed(q, v, x)
+    np.testing.assert_allclose(fqdd, qdd, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ftau, tau, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(qdd[:, 0], x[:, 0])
+    with pytest.raises(mbdc.DynamicsError):
+        m.hybrid(q[0], v[0], np.array([2, 0], dtype=np.intc), x[0])

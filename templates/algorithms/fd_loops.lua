@@ -115,12 +115,19 @@ end
 
 -- q̈ (by dof, 1-based) and λ (by row) of the loop-closed forward dynamics, as symbols; with
 -- step (hybrid.lua's), the prescribed dofs' q̈ given (the joint forces from input tau), and a
--- third result: the sweeps' T, jt, pA, P and Δa = Δa₀ + Δa_λ per body (fd_loops_hybrid.lua).
-function F.solve(model, name, tau, step)
+-- third result: the sweeps' T, jt, pA, P and Δa = Δa₀ + Δa_λ per body (fd_loops_hybrid.lua);
+-- with stab = {alpha, beta} (symbols), Baumgarte's acceleration constraint K q̈ = −K̇v − 2α K v
+-- − β² φ instead of K q̈ = −K̇v (fd_loops_baumgarte.lua).
+function F.solve(model, name, tau, step, stab)
   L.require_loops(model, name or "fd_loops")
   local T, X, _, pA = rnea.forward(model, "v", nil)
   -- the rows from the body frames' kinematics; their wrenches carried to T's frames (--frame)
-  local rows = J.in_body_frames(function() return L.rows(model, L.kinematics(model, "v"), true) end)
+  local rows = J.in_body_frames(function()
+    local kin = L.kinematics(model, "v")
+    local rs = L.rows(model, kin, true)
+    for _, row in ipairs(stab and rs or {}) do row.kv = L.apply(kin, row.loop, row.g) end -- φ̇
+    return rs
+  end)
   for _, row in ipairs(rows) do
     for side, i in ipairs({ row.loop.a, row.loop.b }) do
       if i > 0 then
@@ -132,10 +139,11 @@ function F.solve(model, name, tau, step)
   end
   local jt, u, ur, P, held = backward(T, X, pA, rows, tau or PF.fd_tau(model), step)
   local qdd0, da = aba.forward(T, X, jt, u, "da")
-  -- γ̄_r = −K̇v_r − K_r q̈₀
+  -- γ̄_r = −K̇v_r − K_r q̈₀ (− 2α φ̇_r − β² φ_r)
   local gam = {}
   for r, row in ipairs(rows) do
     local s = row.dd
+    if stab then s = s + 2 * stab.alpha * row.kv + stab.beta * stab.beta * row.val end
     for side, i in ipairs({ row.loop.a, row.loop.b }) do
       if i > 0 then
         for k = 1, 6 do s = s + row.g[6 * (side - 1) + k] * da[i][k] end

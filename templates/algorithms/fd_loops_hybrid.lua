@@ -43,9 +43,9 @@ function R.build(model)
     end
     for c = 1, b.nv do
       local k, g = b.iv + c - 1, sym.input("in", b.iv + c - 1)
-      local given = sp.dot(t.U0[c], s.da[i]) + sp.dot(b.S[c], bias) + b.arm * g
+      local given = sp.dot(t.U[c], s.da[i]) + sp.dot(b.S[c], bias) + b.arm * g
       sym.output("qdd", k, qdd[k + 1])
-      sym.output("tau", k, t.m[c] * given + t.f[c] * g)
+      sym.output("tau", k, H.blend(t.m[c], given, g))
     end
   end
   for r = 1, #lambda do sym.output("lambda", r - 1, lambda[r]) end

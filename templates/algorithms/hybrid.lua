@@ -43,15 +43,18 @@ local function unit_axis(b)
   return nil
 end
 
--- Body b's articulated step with its dofs' masks (aba.lua's A.backward calls it).
-function H.step(b, IA, R, pA, tau)
-  local m, f, w, U, Ut, D = J.read(b, "mask"), {}, {}, {}, {}, {}
+-- Body b's articulated step with its dofs' masks (aba.lua's A.backward calls it). Ũ = f U enters
+-- only through W = D̃⁻¹ Ũᵀ, whose prescribed columns are zero; then Ũ W = U W (f² = f) and the
+-- factors keep U itself (jt.U: the pivots' amplification, J.amplify, weighs each column by f).
+-- D̃ is block diagonal between the free and the prescribed columns (exact zeros), so D̃⁻¹ (f x) =
+-- f (D̃⁻¹ x): a 1-dof joint's W is U f/D̃, one product per entry as in aba.
+function H.step(b, IA, R, pA, tau, mask)
+  local m, f, w, U, D = mask or J.read(b, "mask"), {}, {}, {}, {}
   local pAp = pA
   for c, Sc in ipairs(b.S) do
     f[c] = J.name({ 1 - m[c] }, "f" .. (c - 1), b)[1]
     w[c] = J.name({ m[c] * tau[c] }, "w" .. (c - 1), b)[1]
     U[c] = J.name(sp.M6_mv(IA, Sc), "U" .. (c - 1), b)
-    Ut[c] = sp.scale(U[c], f[c])
     pAp = sp.add(pAp, sp.scale(U[c], w[c]))
   end
   pAp = J.name(pAp, "pAh", b)
@@ -59,28 +62,40 @@ function H.step(b, IA, R, pA, tau)
     D[r] = {}
     for c = 1, r - 1 do D[r][c] = f[r] * (sp.dot(b.S[r], U[c]) * f[c]) end
     D[r][r] = f[r] * (sp.dot(b.S[r], U[r]) + b.arm) + m[r] * R[r]
+    if m[r] == 1 then D[r][r] = 1 end -- a prescribed dof fixed at generation: no pivot
   end
   local F = sp.ldl(D, b.nv, function(d, l, Rl)
+    if type(d) == "number" then return end
     sym.pivot(sym.name(d, "D_" .. b.name .. "_" .. (l - 1)), Rl, "joint '" .. b.joint .. "'")
   end, R)
-  local W = {}
+  local W, fd = {}, b.nv == 1 and f[1] * F.dinv[1]
   for l = 1, 6 do
-    local row = {}
-    for c = 1, b.nv do row[c] = Ut[c][l] end
-    W[l] = sp.ldl_solve(F, row)
+    if fd then
+      W[l] = { U[1][l] * fd }
+    else
+      local row = {}
+      for c = 1, b.nv do row[c] = U[c][l] end
+      W[l] = sp.ldl_solve(F, row)
+      for c = 1, b.nv do W[l][c] = f[c] * W[l][c] end
+    end
   end
   local at = unit_axis(b)
   if at then W[at][1] = f[1] end -- W[at] = f U[at] / D̃ = f (U[at] = D)
   local Ia = sp.sym6(function(i, j)
     if i == at or j == at then return m[1] * IA[sp.at6(i, j)] end -- 0 free, IA prescribed
     local s = IA[sp.at6(i, j)]
-    for c = 1, b.nv do s = s - Ut[c][i] * W[j][c] end
+    for c = 1, b.nv do s = s - U[c][i] * W[j][c] end
     return s
   end)
   local u = {}
   for c, Sc in ipairs(b.S) do u[c] = f[c] * (tau[c] - sp.dot(Sc, pAp)) end
-  return { U = Ut, U0 = U, F = F, W = W, Ia = Ia, pA = pAp, w = w, f = f, m = m },
-    J.name(u, "u", b)
+  return { U = U, F = F, W = W, Ia = Ia, pA = pAp, w = w, f = f, m = m }, J.name(u, "u", b)
+end
+
+-- τ = m given + (1 − m) g as g + m (given − g); a mask fixed at generation picks one (exactly).
+function H.blend(m, given, g)
+  if type(m) == "number" then return m == 1 and given or g end
+  return g + m * (given - g)
 end
 
 function H.build(model)
@@ -92,9 +107,9 @@ function H.build(model)
     local t, g = jt[b.i], J.read(b, "in")
     for c = 1, b.nv do
       local k = b.iv + c - 1
-      local given = sp.dot(t.U0[c], da[b.i]) + sp.dot(b.S[c], pA[b.i]) + b.arm * g[c]
+      local given = sp.dot(t.U[c], da[b.i]) + sp.dot(b.S[c], pA[b.i]) + b.arm * g[c]
       sym.output("qdd", k, qdd[b.i][c])
-      sym.output("tau", k, t.m[c] * given + t.f[c] * g[c])
+      sym.output("tau", k, H.blend(t.m[c], given, g[c]))
     end
   end
 end

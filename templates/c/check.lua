@@ -306,6 +306,7 @@ static int rcr_pivots_mask(double *ref, real *out) {
   BC.helpers(b, d, bl)
   params.helpers(b, d)
   ident.check_helpers(b, d)
+  project.check_helpers(b, d)
   names_check(b, d)
   b([[
 int main(void) {]])
@@ -388,6 +389,13 @@ int main(void) {]])
    * rows unsolvable): all free, one dof prescribed, two, a random pattern */
   int hmask[NV];
   unsigned long long hseed = SEED + 2u;]])
+  end
+  if d.prescribed then
+    local flags = {}
+    for k, x in ipairs(d.prescribed) do flags[k] = tostring(x) end
+    b("  /* hybrid_fixed's mask, --prescribed */")
+    b("  static const int hfixed[NV] = {", table.concat(flags, ", "), "};")
+    b("  (void)hfixed;")
   end
   local proj = project.wanted(d)
   local first_variant = nresults

@@ -17,6 +17,7 @@ local reference = {
   crba_fd = "rc = mb_crba_fd(&M, ws, q, v, tau, ref)",
   aba = "rc = mb_aba(&M, ws, q, v, tau, NULL, ref)",
   hybrid = "rc = mb_hybrid(&M, ws, q, v, hmask, tau, NULL, ref, ref2)",
+  hybrid_fixed = "rc = mb_hybrid(&M, ws, q, v, hfixed, tau, NULL, ref, ref2)",
   fd_loops_hybrid = "rc = mb_fd_loops_hybrid(&M, &LP, ws, lw, q, v, hmask, tau, ref, ref2, ref3)",
   minv = "rc = mb_minv(&M, ws, q, ref)",
   joint_wrenches = "mb_joint_wrenches(&M, ws, q, v, a, ref)",
@@ -26,6 +27,9 @@ local reference = {
   loop_residual = "rc = mb_loop_residual(&M, &LP, ws, lw, qr, ref)",
   loop_jacobian = "rc = mb_loop_jacobian(&M, &LP, ws, lw, qr, ref)",
   fd_loops = "rc = mb_fd_loops(&M, &LP, ws, lw, q, v, tau, ref, ref2)",
+  -- off the manifold (off_manifold below), where the stabilizing terms are not zero
+  fd_loops_baumgarte = "rc = mb_fd_loops_baumgarte(&M, &LP, ws, lw, off_manifold(q), v, tau, "
+    .. "0.375, 0.375, ref, ref2)",
   fd_loops_derivatives = "rc = mb_fd_loops_derivatives(&M, &LP, ws, lw, lscratch, q, v, tau, "
     .. "ref, ref2, ref3, ref4, ref5, ref6, ref7, ref8)",
   passive_forces = "rc = mb_passive_forces(&M, &SPRINGS, ws, q, v, ref)",
@@ -86,7 +90,9 @@ local second = {
   cfa = { name = "cfa.wrench", size = "6 * (NB + 1)",
           reference = "mb_joint_wrenches(&M, ws, q, v, ref, ref2)" },
   fd_loops = { name = "fd_loops.lambda", size = "NC", reference = "(void)0" },
+  fd_loops_baumgarte = { name = "fd_loops_baumgarte.lambda", size = "NC", reference = "(void)0" },
   hybrid = { name = "hybrid.tau", size = "NV", reference = "(void)0" },
+  hybrid_fixed = { name = "hybrid_fixed.tau", size = "NV", reference = "(void)0" },
   fd_loops_hybrid = { name = "fd_loops_hybrid.tau", size = "NV", reference = "(void)0",
                       third = { name = "fd_loops_hybrid.lambda", size = "NC",
                                 reference = "(void)0" } },
@@ -186,6 +192,9 @@ end
 -- Functions defined at any configuration, compared at the random one drawn before the loops are
 -- closed (at a closed one the residual is rounding noise on both sides).
 local unassembled = { loop_residual = true, loop_jacobian = true }
+-- Functions compared near the closed configuration but off the manifold: q moved by up to 0.01
+-- (project.lua's off_manifold, which the reference calls first: gqn is its generated copy).
+local off_manifold = { fd_loops_baumgarte = true }
 
 local function call(f)
   local args, size, nout = {}, nil, 0
@@ -197,6 +206,7 @@ local function call(f)
     else
       local at_qr = unassembled[base(f)] and (p.role == "q" or p.role == "sc")
       args[k] = at_qr and (p.role == "q" and "gqr" or "gscr") or role_arg[p.role]
+      if off_manifold[base(f)] and p.role == "q" then args[k] = "gqn" end
     end
   end
   return f.cname .. "(" .. table.concat(args, ", ") .. ")", size

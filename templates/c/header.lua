@@ -115,6 +115,9 @@ return function(d)
     b("/* loop projection: the residual reached (max |phi_r|, SI units) and the iterations allowed */")
     b("#define ", P, "_PROJECT_TOL ", d.scalar == "float" and "1e-5f" or "1e-12")
     b("#define ", P, "_PROJECT_MAXIT 30")
+    b("/* p_assemble: evaluations of phi allowed; p_initvel: |(K v)_r| / (sum |K_rk| max |v_k|) */")
+    b("#define ", P, "_ASSEMBLE_MAXIT 100")
+    b("#define ", P, "_INITVEL_TOL ", d.scalar == "float" and "1e-4f" or "1e-10")
     if rcr.any(d) then rcr.defines(b, d) end
   end
   b("")
@@ -129,6 +132,8 @@ return function(d)
   if project.wanted(d) then
     b("#define ", P, "_HAVE_PROJECT_Q 1")
     b("#define ", P, "_HAVE_PROJECT_V 1")
+    b("#define ", P, "_HAVE_ASSEMBLE 1")
+    b("#define ", P, "_HAVE_INITVEL 1")
   end
   if rcr.wanted(d) then b("#define ", P, "_HAVE_RCR 1") end
   if rcr.wanted(d, true) then b("#define ", P, "_HAVE_RCR_SC 1") end

@@ -548,6 +548,7 @@ function J.amplify(R, p, X, jt, base)
   for m, Um in ipairs(jt.U) do
     Y[m] = sp.XT_fv(X, Um)
     w[m] = base[m] * (jt.F.dinv[m] * jt.F.dinv[m])
+    if jt.f then w[m] = w[m] * jt.f[m] end -- hybrid.lua: a prescribed column amplifies nothing
   end
   for l, Sl in ipairs(p.S) do
     local z, sum = {}, 0
