@@ -42,7 +42,11 @@ pattern() {
   awk -v p="$1" -v nv="$2" '
     { k++; on = p == "all" || (p == "base" && k > 1) || (p == "alt" && k % 2 == 0)
       if (on) { list = list (list ? "," : "") $1; for (d = 0; d < $3; d++) m[$2 + d] = 1 } }
-    END { s = "{"; for (d = 0; d < nv; d++) s = s (d ? "," : "") (m[d] ? 1 : 0); print list, s "}" }'
+    END {
+      s = "{"
+      for (d = 0; d < nv; d++) s = s (d ? "," : "") (m[d] ? 1 : 0)
+      print list, s "}"
+    }'
 }
 
 : >"$tmp/data.txt"
@@ -81,7 +85,8 @@ while read -r robot model flags; do
 done <<<"$robots"
 
 table() {
-  echo "| robot | nv | rnea | aba | mask | prescribed | hybrid (run-time mask) | ÷ aba | hybrid_fixed | ÷ aba | bound: aba + share of rnea | hybrid_fixed within |"
+  printf "%s" "| robot | nv | rnea | aba | mask | prescribed | hybrid (run-time mask) | ÷ aba "
+  echo "| hybrid_fixed | ÷ aba | bound: aba + share of rnea | hybrid_fixed within |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   awk '
     $1 == "instr" { ins[$2, $3] = $4 }
@@ -115,7 +120,8 @@ section() {
   echo "|---|---|"
   echo "| command | \`bash bench/hybrid.sh $mbdc${md:+ $md}\` |"
   echo "| date | $(date -u +%Y-%m-%d) |"
-  echo "| CPU | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1'), $(nproc) cores ($(uname -sr)) |"
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1')
+  echo "| CPU | $cpu, $(nproc) cores ($(uname -sr)) |"
   echo "| compiler | $(gcc --version | head -1) |"
   echo "| instructions | $(valgrind --version) --tool=callgrind |"
   echo "<!-- /hybrid -->"

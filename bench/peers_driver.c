@@ -329,7 +329,8 @@ int main(void) {
   for (int s = 0; s < NSTATES; s++)
     for (int i = 0; i < NV; i++) {
       double e1 = fqdd[s][i] - hqdd[s][i], e2 = ftau[s][i] - htau[s][i];
-      double m1 = hqdd[s][i] < 0 ? -hqdd[s][i] : hqdd[s][i], m2 = htau[s][i] < 0 ? -htau[s][i] : htau[s][i];
+      double m1 = hqdd[s][i] < 0 ? -hqdd[s][i] : hqdd[s][i];
+      double m2 = htau[s][i] < 0 ? -htau[s][i] : htau[s][i];
       e1 = (e1 < 0 ? -e1 : e1) / (m1 > 1 ? m1 : 1), e2 = (e2 < 0 ? -e2 : e2) / (m2 > 1 ? m2 : 1);
       if (e1 > ferr) ferr = e1;
       if (e2 > ferr) ferr = e2;

@@ -36,7 +36,8 @@ void mb_pivot_refs(const mb_model *m, mb_workspace *ws) {
 }
 
 /* Body i's pivots amplified into the references of its nearest moving ancestor a (through fixed
- * joints; aba_internal.h). The lock term of a's dof l (what locking joint i would add to D_a) is y D_i⁻¹ y =
+ * joints; aba_internal.h). The lock term of a's dof l (what locking joint i would add to D_a) is
+ * y D_i⁻¹ y =
  * Σ_m z_m², y = U_iᵀ X S_a,l the components of U_i along a's dof (U_i carried to a's frame as
  * forces, X = aXᵢ), z = L⁻¹ y with D_i = L Lᵀ, d_m = L_mm². A pivot d_m of D_i carries a rounding
  * error up to about ε_mach r_m (its base reference); through U_i D_i⁻¹ U_iᵀ that error reaches D_a

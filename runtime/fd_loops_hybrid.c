@@ -1,5 +1,6 @@
 /* fd_loops_hybrid.c — constrained forward dynamics with prescribed coordinates (SD/FAST's
- * prescribed joints in closed-loop systems): M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v, q̈_P given, τ_F given.
+ * prescribed joints in closed-loop systems): M q̈ + h = τ + Kᵀλ, K q̈ = −K̇v, q̈_P and τ_F
+ * given.
  * Through the mass matrix as fd_loops.c, on the free coordinates: M̃ = M with the prescribed rows
  * and columns zero but their diagonal (no fill: the tree's sparsity only loses entries), K̃ = K
  * without the prescribed columns, r = τ − h − M_{·P} q̈_P (zero on P);
@@ -36,8 +37,8 @@ static int free_system(const mb_model *m, mb_workspace *ws, const double *q, con
   return MB_OK;
 }
 
-/* Y_r = M̃⁻¹ K̃_rᵀ, Φ (lower triangle), the right-hand side −K̇v − K q̈₀' (q̈₀' = q̈₀ with q̈_P) into
- * lw->lam, and the pivot references |K_r| M̃⁻¹ |K_r|ᵀ into lw->phi: the whole row's, so that a row
+/* Y_r = M̃⁻¹ K̃_rᵀ, Φ (lower triangle), the right-hand side −K̇v − K q̈₀' (q̈₀' = q̈₀ with q̈_P)
+ * into lw->lam, and the pivot references |K_r| M̃⁻¹ |K_r|ᵀ into lw->phi: the whole row's, so that a row
  * the prescribed coordinates alone carry (its free part rounding noise) is singular, not 1/ε. */
 static int constraint_system(const mb_model *m, const mb_loops *L, mb_workspace *ws,
                              mb_loop_workspace *lw, const int *mask, const double *in,

@@ -57,4 +57,5 @@ mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c LIBS mbdc_core)
 mbdc_add_test(NAME test_simulate SOURCES test_simulate.c mb_randtree.c mb_loopmech.c LIBS mbrt)
 # (the allocator wrapped and counted, as in test_noalloc: mb_simulate allocates nothing)
 target_compile_options(test_simulate PRIVATE -fno-builtin)
-target_link_options(test_simulate PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
+target_link_options(test_simulate PRIVATE
+                    -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)

@@ -120,7 +120,8 @@ static void test_against_partitioned(void **state) {
       assert_int_equal(mb_rnea(m, &f.ws, q, v, zero, fx, b), MB_OK);
       partitioned(nv, M, b, mask, in, wq, wt);
       assert_int_equal(mb_hybrid(m, &f.ws, q, v, mask, in, fx, qdd, tau), MB_OK);
-      double sq = fmax(mbt_max_abs(wq, (size_t)nv), 1.0), st = fmax(mbt_max_abs(wt, (size_t)nv), 1.0);
+      double sq = fmax(mbt_max_abs(wq, (size_t)nv), 1.0);
+      double st = fmax(mbt_max_abs(wt, (size_t)nv), 1.0);
       MBT_ASSERT_NEAR(qdd, wq, nv, 1e-9 * sq);
       MBT_ASSERT_NEAR(tau, wt, nv, 1e-9 * st);
       for (int k = 0; k < nv; k++) { /* the given halves copied exactly */

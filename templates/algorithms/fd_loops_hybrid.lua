@@ -16,9 +16,9 @@ local H = import "hybrid"
 
 local R = {
   name = "fd_loops_hybrid",
-  summary = "forward dynamics closed by the loop joints with prescribed coordinates: qdd[k] = in[k] "
-    .. "given and tau[k] computed where mask[k] = 1, tau[k] = in[k] given and qdd[k] computed where "
-    .. "mask[k] = 0; M qdd + h = tau + K^T lambda, K qdd = -Kdot v",
+  summary = "forward dynamics closed by the loop joints with prescribed coordinates: qdd[k] = "
+    .. "in[k] given and tau[k] computed where mask[k] = 1, tau[k] = in[k] given and qdd[k] "
+    .. "computed where mask[k] = 0; M qdd + h = tau + K^T lambda, K qdd = -Kdot v",
   returns = "int",
   frames = true,
   params = {

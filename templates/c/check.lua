@@ -378,25 +378,7 @@ int main(void) {]])
   if (mb_contacts_check(&M, &FRAMES, &CONTACTS, msg, sizeof msg) != 0)
     return fprintf(stderr, "contacts: %s\n", msg), 2;]])
   end
-  local hybrid = false
-  for _, f in ipairs(d.functions) do
-    hybrid = hybrid or K.base(f) == "hybrid" or K.base(f) == "fd_loops_hybrid"
-  end
-  if hybrid then
-    b([[
-  /* hybrid's mask by state % 4: all free, all prescribed, the first 6 dofs free (a floating
-   * base) and the rest prescribed, a random pattern; with loops (where most patterns leave the
-   * rows unsolvable): all free, one dof prescribed, two, a random pattern */
-  int hmask[NV];
-  unsigned long long hseed = SEED + 2u;]])
-  end
-  if d.prescribed then
-    local flags = {}
-    for k, x in ipairs(d.prescribed) do flags[k] = tostring(x) end
-    b("  /* hybrid_fixed's mask, --prescribed */")
-    b("  static const int hfixed[NV] = {", table.concat(flags, ", "), "};")
-    b("  (void)hfixed;")
-  end
+  local hybrid = K.hybrid_setup(b, d)
   local proj = project.wanted(d)
   local first_variant = nresults
   nresults = nresults + #variants
@@ -485,16 +467,7 @@ int main(void) {]])
     }
     togen(mu, gmu, NCONTACT);]])
   end
-  if hybrid then
-    b("    for (int k = 0; k < NV; k++)")
-    if loops then
-      b("      hmask[k] = state % 4 == 0 ? 0 : state % 4 < 3 ? k == state % NV || "
-        .. "(state % 4 == 2 && k == (state / 4) % NV) : uniform(&hseed, 0, 1) < 0.5;")
-    else
-      b("      hmask[k] = state % 4 < 2 ? state % 4 : state % 4 == 2 ? k >= 6 : "
-        .. "uniform(&hseed, 0, 1) < 0.5;")
-    end
-  end
+  if hybrid then K.hybrid_state(b, loops) end
   K.known(b, d, known, slot, reference)
   FDC.calls(b, d, fdl)
   BC.calls(b, d, bl)

@@ -148,7 +148,8 @@ end
 for k, v in pairs(ident.second) do second[k] = v end
 
 -- The generated function's arguments: inputs in the generated scalar type, one output array.
-local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act", mask = "hmask",
+local role_arg = { q = "gq", v = "gv", a = "ga", tau = "gtau", fext = "gfext", contacts = "act",
+                   mask = "hmask",
                    contact_mu = "gmu", dt = "(real)0.375", q2 = "gq2", sc = "gsc",
                    params = "gpar" }
 local size_of = {
@@ -252,6 +253,43 @@ K.reference, K.second, K.extras, K.role_arg, K.size_of = reference, second, extr
   size_of
 K.base, K.unassembled, K.call, K.fused_parts, K.call_fused = base, unassembled, call, fused_parts,
   call_fused
+
+-- hybrid's and fd_loops_hybrid's run-time mask hmask (declared when one is generated: returns
+-- true) and hybrid_fixed's constant hfixed (--prescribed).
+function K.hybrid_setup(b, d)
+  local hybrid = false
+  for _, f in ipairs(d.functions) do
+    hybrid = hybrid or base(f) == "hybrid" or base(f) == "fd_loops_hybrid"
+  end
+  if hybrid then
+    b([[
+  /* hybrid's mask by state % 4: all free, all prescribed, the first 6 dofs free (a floating
+   * base) and the rest prescribed, a random pattern; with loops (where most patterns leave the
+   * rows unsolvable): all free, one dof prescribed, two, a random pattern */
+  int hmask[NV];
+  unsigned long long hseed = SEED + 2u;]])
+  end
+  if d.prescribed then
+    local flags = {}
+    for k, x in ipairs(d.prescribed) do flags[k] = tostring(x) end
+    b("  /* hybrid_fixed's mask, --prescribed */")
+    b("  static const int hfixed[NV] = {", table.concat(flags, ", "), "};")
+    b("  (void)hfixed;")
+  end
+  return hybrid
+end
+
+-- The state's hmask (K.hybrid_setup's patterns; loops: a model with loop joints).
+function K.hybrid_state(b, loops)
+  b("    for (int k = 0; k < NV; k++)")
+  if loops then
+    b("      hmask[k] = state % 4 == 0 ? 0 : state % 4 < 3 ? k == state % NV || "
+      .. "(state % 4 == 2 && k == (state / 4) % NV) : uniform(&hseed, 0, 1) < 0.5;")
+  else
+    b("      hmask[k] = state % 4 < 2 ? state % 4 : state % 4 == 2 ? k >= 6 : "
+      .. "uniform(&hseed, 0, 1) < 0.5;")
+  end
+end
 
 -- At every state: each function of `known` against its reference (slot: its first result;
 -- reference: the render's table of references, K.reference with this model's additions).
