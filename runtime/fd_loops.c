@@ -17,6 +17,20 @@ int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, const double *ref, double *
   return 0;
 }
 
+int mb_loop_phi_refs_(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                      mb_loop_workspace *lw) {
+  int nv = m->nv, nc = L->nc, rc;
+  for (int r = 0; r < nc; r++) {
+    double *a = lw->dq, *b = lw->q0, s = 0.0;
+    mb_loop_kabs_row_(m, L, ws, lw, r, a);
+    memcpy(b, a, sizeof *b * (size_t)nv);
+    if ((rc = mb_ltdl_solve(m, ws, ws->M, b))) return rc;
+    for (int k = 0; k < nv; k++) s += a[k] * b[k];
+    lw->phi[r] = s;
+  }
+  return MB_OK;
+}
+
 /* M q̈ + h = τ + Kᵀλ with K q̈ = −K̇v − 2α K v − β² φ (α = β = 0: K q̈ = −K̇v, and the very same
  * operations as without the terms). */
 static int fd_solve(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_loop_workspace *lw,
@@ -53,17 +67,9 @@ static int fd_solve(const mb_model *m, const mb_loops *L, mb_workspace *ws, mb_l
     }
     lw->lam[r] = s;
   }
-  /* Pivot references |K_r| M⁻¹ |K_r|ᵀ (mb_loop_kabs_row_; into lw->phi, which fd does not use):
-   * against Φ_rr alone, a redundant row whose K row is rounding noise would pass (noise² against
-   * noise²) and give λ_r ~ 1/ε. */
-  for (int r = 0; r < nc; r++) {
-    double *a = lw->dq, *b = lw->q0, s = 0.0;
-    mb_loop_kabs_row_(m, L, ws, lw, r, a);
-    memcpy(b, a, sizeof *b * (size_t)nv);
-    if ((rc = mb_ltdl_solve(m, ws, ws->M, b))) return rc;
-    for (int k = 0; k < nv; k++) s += a[k] * b[k];
-    lw->phi[r] = s;
-  }
+  /* Pivot references |K_r| M⁻¹ |K_r|ᵀ: against Φ_rr alone, a redundant row whose K row is
+   * rounding noise would pass (noise² against noise²) and give λ_r ~ 1/ε. */
+  if ((rc = mb_loop_phi_refs_(m, L, ws, lw))) return rc;
   if (mb_loop_spd_solve_(lw, nc, lw->phi, lw->lam)) return MB_ENUMERIC;
   for (int r = 0; r < nc; r++) {
     const double *Y = lw->Y + (size_t)r * (size_t)nv;

@@ -38,8 +38,9 @@ static int free_system(const mb_model *m, mb_workspace *ws, const double *q, con
 }
 
 /* Y_r = M̃⁻¹ K̃_rᵀ, Φ (lower triangle), the right-hand side −K̇v − K q̈₀' (q̈₀' = q̈₀ with q̈_P)
- * into lw->lam, and the pivot references |K_r| M̃⁻¹ |K_r|ᵀ into lw->phi: the whole row's, so that a row
- * the prescribed coordinates alone carry (its free part rounding noise) is singular, not 1/ε. */
+ * into lw->lam, and the pivot references |K_r| M̃⁻¹ |K_r|ᵀ into lw->phi (mb_loop_phi_refs_): the
+ * whole row's, so that a row the prescribed coordinates alone carry (its free part rounding
+ * noise) is singular, not 1/ε. */
 static int constraint_system(const mb_model *m, const mb_loops *L, mb_workspace *ws,
                              mb_loop_workspace *lw, const int *mask, const double *in,
                              const double *qdd) {
@@ -60,15 +61,7 @@ static int constraint_system(const mb_model *m, const mb_loops *L, mb_workspace 
     }
     lw->lam[r] = s;
   }
-  for (int r = 0; r < nc; r++) {
-    double *a = lw->dq, *b = lw->q0, s = 0.0;
-    mb_loop_kabs_row_(m, L, ws, lw, r, a);
-    memcpy(b, a, sizeof *b * (size_t)nv);
-    if ((rc = mb_ltdl_solve(m, ws, ws->M, b))) return rc;
-    for (int k = 0; k < nv; k++) s += a[k] * b[k];
-    lw->phi[r] = s;
-  }
-  return MB_OK;
+  return mb_loop_phi_refs_(m, L, ws, lw);
 }
 
 int mb_fd_loops_hybrid(const mb_model *m, const mb_loops *L, mb_workspace *ws,

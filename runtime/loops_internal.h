@@ -27,6 +27,11 @@ void mb_loop_perp_(const double a[3], double u1[3], double u2[3]);
 void mb_loop_kabs_row_(const mb_model *m, const mb_loops *L, const mb_workspace *ws,
                        const mb_loop_workspace *lw, int r, double *out);
 
+/* The pivot references of Φ's rows into lw->phi: |K_r| M⁻¹ |K_r|ᵀ (mb_loop_kabs_row_ rows, M⁻¹
+ * by the factors in ws->M: mb_ltdl). Uses lw->dq and lw->q0. A status of mb_ltdl_solve. */
+int mb_loop_phi_refs_(const mb_model *m, const mb_loops *L, mb_workspace *ws,
+                      mb_loop_workspace *lw);
+
 /* Φ = lw->Phi (n × n) factored in place under the pivot rule, with the references ref (NULL: Φ's
  * own diagonal), and x solved: 0, or -1 with lw->singular = 1 + the failing row. */
 int mb_loop_spd_solve_(mb_loop_workspace *lw, int n, const double *ref, double *x);

@@ -118,6 +118,18 @@ void mbt_tree_finish(mbt_tree *t) {
   t->model.nq = nq, t->model.nv = nv;
 }
 
+mbt_tree *mbt_cart_pole(double mc, double mp, double l, double J) {
+  double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, zero[3] = {0, 0, 0}, box[6] = {.1, .1, .1, 0, 0, 0};
+  double com[3] = {0, 0, l}, Ic[6] = {J, J, 0.001, 0, 0, 0};
+  mbt_tree *t = mbt_tree_new(2);
+  mbt_tree_joint(t, 1, 0, MB_JOINT_PRISMATIC, x, NULL, NULL);
+  mbt_tree_joint(t, 2, 1, MB_JOINT_REVOLUTE, y, NULL, NULL);
+  mbt_tree_body(t, 1, mc, zero, box);
+  mbt_tree_body(t, 2, mp, com, Ic);
+  mbt_tree_finish(t);
+  return t;
+}
+
 /* Physically consistent random inertia: principal second moments σ_k > 0, principal moments
  * Ic_k = m(σ_i + σ_j) (triangle inequalities hold strictly), rotated by a random rotation. */
 static void rand_body(mbt_rng *g, mbt_tree *t, int i) {

@@ -46,6 +46,11 @@ void mbt_tree_body(mbt_tree *t, int i, double mass, const double com[3], const d
 /* Number the coordinates: iq, iv, nq, nv. Call after the last mbt_tree_joint. */
 void mbt_tree_finish(mbt_tree *t);
 
+/* The cart-pole of test_aba.c and test_hybrid.c: body 1 a cart of mass mc (COM inertia 0.1 1)
+ * on a prismatic joint along x, body 2 a pole of mass mp on a revolute joint about y at the cart,
+ * its COM at height l above the hinge at θ = 0, COM inertia diag(J, J, 0.001). */
+mbt_tree *mbt_cart_pole(double mc, double mp, double l, double J);
+
 /* A random tree of nb bodies: every joint type (the first bodies cycle through them), arbitrary
  * unit axes, random XT, random physically consistent inertias, branching. With floating_base,
  * body 1 is a floating joint to the world and every other body descends from it. */

@@ -23,10 +23,10 @@ mbdc_add_test(NAME test_universal SOURCES test_universal.c mb_randtree.c LIBS mb
 
 # Operational frames: the model's frames, their runtime data, mb_frame_pose and the .mbd writer
 # (the generator's loader builds them, so the test links mbdc_core).
-mbdc_add_test(NAME test_frames SOURCES test_frames.c LIBS mbdc_core)
+mbdc_add_test(NAME test_frames SOURCES test_frames.c mbt_contactsys.c mbt_robot.c LIBS mbdc_core)
 # Centre of mass, its Jacobian and the energy (runtime/com.c), against differences, the gravity
 # torques and ½ vᵀ M v.
-mbdc_add_test(NAME test_com SOURCES test_com.c LIBS mbdc_core)
+mbdc_add_test(NAME test_com SOURCES test_com.c mbt_robot.c LIBS mbdc_core)
 # The regressors (runtime/regressor.c): τ = Y π against mb_rnea for the model's and arbitrary
 # parameters, the energy regressors against mb_energy, Y's zero pattern, an analytic pendulum.
 mbdc_add_test(NAME test_regressor SOURCES test_regressor.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
@@ -42,15 +42,18 @@ mbdc_add_test(NAME test_passive_fd SOURCES test_passive_fd.c mb_randtree.c LIBS 
 # Y π = Y_b K π on fresh states, their number against the rank of the stacked regressor.
 mbdc_add_test(NAME test_base_params SOURCES test_base_params.c mb_randtree.c mbt_robot.c LIBS mbdc_core)
 # Contact-constrained dynamics and impacts (runtime/contact.c), against the equations, a dense KKT
-# solve, masks, redundant contacts and energy.
-mbdc_add_test(NAME test_contact SOURCES test_contact.c LIBS mbdc_core)
+# solve, masks, redundant contacts and energy. The contact tests share mbt_contactsys.c: the robot
+# with its frames, workspace and scratches, random states, the rows of Jc, the motion residual.
+mbdc_add_test(NAME test_contact SOURCES test_contact.c mbt_contactsys.c mbt_robot.c
+              LIBS mbdc_core)
 # Static equilibrium (runtime/static.c): a pendulum on a spring in closed form (stable and
 # unstable branches), arms with springs and locks, a floating base, the quarter car's loops.
 mbdc_add_test(NAME test_static SOURCES test_static.c mb_randtree.c mbt_loopmodel.c
               LIBS mbdc_core)
 # Contact inverse dynamics (runtime/contact_id.c): the equations of motion, round trips through
 # mb_contact_fd, optimality against a dense KKT solve, least norm, an unbalanced base, the contract.
-mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c LIBS mbdc_core)
+mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c mbt_contactsys.c mbt_robot.c
+              LIBS mbdc_core)
 # Integration with error control (runtime/simulate.c): order 5 against a closed form and on SE(3)
 # (a tumbling free body, random trees), conservation, closed loops with projection, events,
 # determinism and no allocation.

@@ -42,21 +42,15 @@ static void test_single_pendulum(void **state) {
  * (x + l sin θ, 0, l cos θ), so (Lagrange)
  *   (mc + mp) ẍ + mp l cos θ θ̈ − mp l sin θ θ̇² = F
  *   mp l cos θ ẍ + (J + mp l²) θ̈ − mp g l sin θ = τ,
- * solved here by Cramer's rule. */
+ * solved here by Cramer's rule. The model: mbt_cart_pole. */
 static void test_cart_pole(void **state) {
   (void)state;
   mbt_rng g;
   mbt_rng_seed(&g, 32);
   for (int trial = 0; trial < 20; trial++) {
-    double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, zero[3] = {0, 0, 0}, box[6] = {.1, .1, .1, 0, 0, 0};
     double mc = mbt_uniform(&g, 0.5, 3), mp = mbt_uniform(&g, 0.1, 1), l = mbt_uniform(&g, .2, 1);
-    double J = mbt_uniform(&g, 0.001, 0.05), com[3] = {0, 0, l}, Ic[6] = {J, J, 0.001, 0, 0, 0};
-    mbt_tree *t = mbt_tree_new(2);
-    mbt_tree_joint(t, 1, 0, MB_JOINT_PRISMATIC, x, NULL, NULL);
-    mbt_tree_joint(t, 2, 1, MB_JOINT_REVOLUTE, y, NULL, NULL);
-    mbt_tree_body(t, 1, mc, zero, box);
-    mbt_tree_body(t, 2, mp, com, Ic);
-    mbt_tree_finish(t);
+    double J = mbt_uniform(&g, 0.001, 0.05);
+    mbt_tree *t = mbt_cart_pole(mc, mp, l, J);
     mb_workspace ws;
     double *buf = mbt_workspace_new(&t->model, &ws), q[2], v[2], tau[2], qdd[2];
     mbt_rand_vec(&g, 2, -3, 3, q), mbt_rand_vec(&g, 2, -2, 2, v), mbt_rand_vec(&g, 2, -5, 5, tau);

@@ -35,47 +35,20 @@ static double worst_asm, worst_minnorm, worst_iv, worst_ivref, worst_bg, worst_d
 
 /* ------------------------------------------------------------------------------------ helpers */
 
-/* x = A⁻¹ b (n × n, row-major; A and b destroyed) by Gaussian elimination with partial
- * pivoting: an independent dense solve. */
-static void gauss(int n, double *A, double *b, double *x) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
-    for (int k = 0; k < n; k++) {
-      double t = A[c * n + k];
-      A[c * n + k] = A[p * n + k], A[p * n + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[p], b[p] = t;
-    assert_true(fabs(A[c * n + c]) > 1e-14);
-    for (int r = c + 1; r < n; r++) {
-      double f = A[r * n + c] / A[c * n + c];
-      for (int k = c; k < n; k++) A[r * n + k] -= f * A[c * n + k];
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double s = b[r];
-    for (int k = r + 1; k < n; k++) s -= A[r * n + k] * x[k];
-    x[r] = s / A[r * n + r];
-  }
-}
-
 /* The dense minimum-norm solution of K_F d = −c over the free columns (lock[k] = 0), d = 0 in the
  * locked ones: d = −K_Fᵀ (K_F K_Fᵀ)⁻¹ c. */
 static void min_norm(const double *K, int nc, int nv, const int *lock, const double *c,
                      double *d) {
-  double A[MAXC * MAXC], b[MAXC], y[MAXC];
+  double A[MAXC * MAXC], y[MAXC];
   for (int r = 0; r < nc; r++) {
-    b[r] = c[r];
+    y[r] = c[r];
     for (int s = 0; s < nc; s++) {
       double x = 0.0;
       for (int k = 0; k < nv; k++) x += lock[k] ? 0.0 : K[r * nv + k] * K[s * nv + k];
       A[r * nc + s] = x;
     }
   }
-  gauss(nc, A, b, y);
+  assert_true(mbt_gauss(nc, A, y) > 1e-14); /* y = (K_F K_Fᵀ)⁻¹ c */
   for (int k = 0; k < nv; k++) {
     double x = 0.0;
     for (int r = 0; r < nc; r++) x += K[r * nv + k] * y[r];

@@ -23,42 +23,27 @@
 
 #include <cmocka.h>
 
-#include "load/load.h"
-#include "topology/rtmodel.h"
-#include "topology/topology.h"
+#include "mbt_robot.h"
 
 #define MAXV 64
 
 typedef struct sys {
-  mbg_model *m;
-  mbg_topology *t;
-  mbg_rtmodel rt;
+  mbt_robot r; /* r.rt.model: the runtime model */
   mb_workspace ws;
   void *wbuf;
 } sys;
 
+/* rel (mbt_robot_open) with a workspace. */
 static void sys_open(sys *s, const char *rel, int floating) {
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char path[4096];
-  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
-  snprintf(path, sizeof path, "%s/%s", src, rel);
-  memset(s, 0, sizeof *s);
-  int errors = 0, warnings = 0;
-  mbg_load_opts o = {0};
-  o.floating_base = floating, o.quiet = 1;
-  assert_non_null(s->m = mbg_load(path, &o, stderr, &errors, &warnings));
-  assert_non_null(s->t = mbg_topology_build(s->m));
-  assert_int_equal(mbg_rtmodel_build(s->m, s->t, &s->rt), 0);
-  assert_true(s->rt.model.nq <= MAXV);
-  assert_non_null(s->wbuf = malloc(mb_workspace_size(&s->rt.model)));
-  mb_workspace_init(&s->ws, &s->rt.model, s->wbuf);
+  mbt_robot_open(&s->r, rel, floating);
+  assert_true(s->r.rt.model.nq <= MAXV);
+  assert_non_null(s->wbuf = malloc(mb_workspace_size(&s->r.rt.model)));
+  mb_workspace_init(&s->ws, &s->r.rt.model, s->wbuf);
 }
 
 static void sys_close(sys *s) {
   free(s->wbuf);
-  mbg_rtmodel_free(&s->rt);
-  mbg_topology_free(s->t);
-  mbg_model_free(s->m);
+  mbt_robot_close(&s->r);
 }
 
 static double urand(uint64_t *seed, double lo, double hi) {
@@ -77,7 +62,7 @@ static void random_state(const mb_model *M, uint64_t *seed, double *q, double *v
 static void check_model(const char *rel, int floating) {
   sys s;
   sys_open(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  const mb_model *M = &s.r.rt.model;
   int nv = M->nv;
   double q[MAXV], v[MAXV], qp[MAXV], qm[MAXV], e[MAXV], c[3], cp[3], cm[3], Jc[3 * MAXV];
   double g[MAXV], E[2], Ep[2], Em[2], *Mm = malloc(sizeof(double) * (size_t)(nv * nv));
@@ -126,7 +111,7 @@ static void check_model(const char *rel, int floating) {
 static void check_centroidal(const char *rel, int floating) {
   sys s;
   sys_open(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  const mb_model *M = &s.r.rt.model;
   int nv = M->nv;
   double q[MAXV], v[MAXV], qp[MAXV], qm[MAXV], h[6], b[6], Jc[3 * MAXV], pose[12 * MAXV], c[3];
   double *A = malloc(sizeof(double) * 6 * (size_t)nv), *Ap = malloc(sizeof(double) * 6 * (size_t)nv);
@@ -203,7 +188,8 @@ static void test_models(void **state) {
   (void)state;
   sys s; /* arm7's mass: m1 ... m7 and m_tool of examples/arm7.mbd */
   sys_open(&s, "examples/arm7.mbd", 0);
-  assert_true(fabs(mb_mass(&s.rt.model) - (4.0 + 4.0 + 3.0 + 2.7 + 1.7 + 1.8 + 0.3 + 0.6)) <= 1e-14);
+  double mass = 4.0 + 4.0 + 3.0 + 2.7 + 1.7 + 1.8 + 0.3 + 0.6;
+  assert_true(fabs(mb_mass(&s.r.rt.model) - mass) <= 1e-14);
   sys_close(&s);
   check_model("examples/arm7.mbd", 0);
   check_model("examples/urdf/panda.urdf", 0);
@@ -216,12 +202,12 @@ static void test_refused(void **state) {
   sys s;
   sys_open(&s, "examples/flexible_arm.mbd", 0);
   double q[MAXV] = {0}, v[MAXV] = {0}, c[3], e[2];
-  assert_int_equal(mb_com(&s.rt.model, &s.ws, q, c), MB_EINVAL);
-  assert_int_equal(mb_energy(&s.rt.model, &s.ws, q, v, e), MB_EINVAL);
+  assert_int_equal(mb_com(&s.r.rt.model, &s.ws, q, c), MB_EINVAL);
+  assert_int_equal(mb_energy(&s.r.rt.model, &s.ws, q, v, e), MB_EINVAL);
   sys_close(&s);
   sys_open(&s, "examples/arm7.mbd", 0);
-  assert_int_equal(mb_com(&s.rt.model, &s.ws, NULL, c), MB_EINVAL);
-  assert_int_equal(mb_energy(&s.rt.model, &s.ws, q, NULL, e), MB_EINVAL);
+  assert_int_equal(mb_com(&s.r.rt.model, &s.ws, NULL, c), MB_EINVAL);
+  assert_int_equal(mb_energy(&s.r.rt.model, &s.ws, q, NULL, e), MB_EINVAL);
   sys_close(&s);
 }
 

@@ -7,9 +7,9 @@
  *      and M q̈ + h − τ = Jcᵀ f with M from mb_crba, h from mb_nle, Jc and J̇c v from
  *      mb_frame_jacobian and mb_frame_acceleration_bias (checked against differences in
  *      test_frames), relative to the sizes of the terms (for the constraint, also those of Φ f
- *      with Φ = Jc M⁻¹ Jcᵀ formed here by gauss(): the solve's backward error is ε |Φ + μ| |f|);
+ *      with Φ = Jc M⁻¹ Jcᵀ formed here by mbt_gauss: the solve's backward error is ε |Φ + μ| |f|);
  *   2. an independent dense solve: the KKT system [[M, Jcᵀ], [Jc, 0]] [q̈; −f] = [τ − h; −J̇c v]
- *      by Gaussian elimination with partial pivoting written here (not the runtime's LᵀDL and
+ *      by Gaussian elimination with partial pivoting (mbt_gauss, not the runtime's LᵀDL and
  *      Cholesky of the Schur complement);
  *   3. masks: all inactive is mb_aba; a subset gives exactly zero forces on the inactive contacts
  *      and the same answer as the call on the sub-contact-set of the active ones;
@@ -31,130 +31,21 @@
 
 #include <cmocka.h>
 
-#include "load/load.h"
-#include "topology/rtmodel.h"
-#include "topology/topology.h"
+#include "mb_testutil.h"
+#include "mbt_contactsys.h"
 
-#define MAXV 32
-#define MAXR 24
+#define MAXV MBT_CSYS_MAXV
+#define MAXR MBT_CSYS_MAXR
 
-typedef struct sys {
-  mbg_model *m;
-  mbg_topology *t;
-  mbg_rtmodel rt;
-  mbg_rtframes rf;
-  mb_workspace ws;
-  void *wbuf;
-  double *scr; /* contact scratch, room for MAXR rows */
-} sys;
-
-static void sys_open(sys *s, const char *rel, int floating) {
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char path[4096];
-  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
-  snprintf(path, sizeof path, "%s/%s", src, rel);
-  memset(s, 0, sizeof *s);
-  int errors = 0, warnings = 0;
-  mbg_load_opts o = {0};
-  o.floating_base = floating, o.quiet = 1;
-  assert_non_null(s->m = mbg_load(path, &o, stderr, &errors, &warnings));
-  assert_non_null(s->t = mbg_topology_build(s->m));
-  assert_int_equal(mbg_rtmodel_build(s->m, s->t, &s->rt), 0);
-  assert_int_equal(mbg_rtframes_build(s->t, &s->rf), 0);
-  assert_true(s->rt.model.nq <= MAXV);
-  assert_non_null(s->wbuf = malloc(mb_workspace_size(&s->rt.model)));
-  mb_workspace_init(&s->ws, &s->rt.model, s->wbuf);
-  mb_contact big[MAXR / 6];
-  for (int k = 0; k < MAXR / 6; k++) big[k].frame = 0, big[k].dim = 6;
-  mb_contacts C = {MAXR / 6, big};
-  assert_non_null(s->scr = malloc(mb_contact_scratch_size(&s->rt.model, &C)));
-}
-
-static void sys_close(sys *s) {
-  free(s->scr);
-  free(s->wbuf);
-  mbg_rtframes_free(&s->rf);
-  mbg_rtmodel_free(&s->rt);
-  mbg_topology_free(s->t);
-  mbg_model_free(s->m);
-}
-
-static int frame(const sys *s, const char *name) {
-  for (int k = 0; k < s->t->nframes; k++)
-    if (strcmp(s->t->frame[k].name, name) == 0) return k;
-  fail_msg("no frame '%s'", name);
-  return -1;
-}
-
-static double urand(uint64_t *seed, double lo, double hi) {
-  *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
-  return lo + (hi - lo) * ((double)(*seed >> 11) / 9007199254740992.0);
-}
-
-/* q = neutral ⊕ a random velocity (quaternions stay unit), v in ±1, τ in ±5. */
-static void random_state(const mb_model *M, uint64_t *seed, double *q, double *v, double *tau) {
-  double d[MAXV];
-  assert_int_equal(mb_neutral(M, q), MB_OK);
-  for (int k = 0; k < M->nv; k++)
-    d[k] = urand(seed, -2, 2), v[k] = urand(seed, -1, 1), tau[k] = urand(seed, -5, 5);
-  assert_int_equal(mb_integrate(M, q, d, 1.0, q), MB_OK);
-}
-
-/* The active rows, packed: J [na × nv], b = J̇c v [na] (if v), and the row → entry-of-force map. */
-static int rows(sys *s, const mb_contacts *C, const int *active, const double *q, const double *v,
-                double *J, double *b, int *entry) {
-  const mb_model *M = &s->rt.model;
-  int nv = M->nv, na = 0, o = 0;
-  double Jf[6 * MAXV], acc[6];
-  for (int k = 0; k < C->n; o += C->contact[k].dim, k++) {
-    if (active && !active[k]) continue;
-    mb_frames one = {1, &s->rf.frame[C->contact[k].frame]};
-    assert_int_equal(mb_frame_jacobian(M, &one, &s->ws, q, 0, Jf), MB_OK);
-    if (v) assert_int_equal(mb_frame_acceleration_bias(M, &one, &s->ws, q, v, acc), MB_OK);
-    for (int r = 6 - C->contact[k].dim; r < 6; r++, na++) {
-      memcpy(J + na * nv, Jf + r * nv, sizeof(double) * (size_t)nv);
-      if (v) b[na] = acc[r];
-      entry[na] = o + r - (6 - C->contact[k].dim);
-    }
-  }
-  return na;
-}
-
-/* A x = y, n × n row-major (A and y overwritten), by Gaussian elimination with partial pivoting. */
-static void gauss(int n, double *A, double *y, double *x) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
-    assert_true(A[p * n + c] != 0.0);
-    for (int k = 0; k < n && p != c; k++) {
-      double t = A[c * n + k];
-      A[c * n + k] = A[p * n + k], A[p * n + k] = t;
-    }
-    double t = y[c];
-    y[c] = y[p], y[p] = t;
-    for (int r = c + 1; r < n; r++) {
-      double l = A[r * n + c] / A[c * n + c];
-      for (int k = c; k < n; k++) A[r * n + k] -= l * A[c * n + k];
-      y[r] -= l * y[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double z = y[r];
-    for (int k = r + 1; k < n; k++) z -= A[r * n + k] * x[k];
-    x[r] = z / A[r * n + r];
-  }
-}
-
-/* Σ_c |Φ_rc f_c| of every active row r (into t), Φ = Jc M⁻¹ Jcᵀ with M⁻¹ Jc_cᵀ from gauss():
+/* Σ_c |Φ_rc f_c| of every active row r (into t), Φ = Jc M⁻¹ Jcᵀ with M⁻¹ Jc_cᵀ from mbt_gauss:
  * the sizes of the terms that the solve for f balances, Φ f = −J̇c v − Jc q̈₀ − μ f. */
 static void phi_terms(int nv, int na, const double *Mm, const double *J, const double *f,
                       const int *entry, double *t) {
-  double A[MAXV * MAXV], y[MAXV], Y[MAXR * MAXV];
+  double A[MAXV * MAXV], Y[MAXR * MAXV];
   for (int c = 0; c < na; c++) {
     memcpy(A, Mm, sizeof(double) * (size_t)(nv * nv));
-    memcpy(y, J + c * nv, sizeof(double) * (size_t)nv);
-    gauss(nv, A, y, Y + c * nv);
+    memcpy(Y + c * nv, J + c * nv, sizeof(double) * (size_t)nv);
+    assert_true(mbt_gauss(nv, A, Y + c * nv) > 0.0);
   }
   for (int r = 0; r < na; r++) {
     t[r] = 0.0;
@@ -170,44 +61,36 @@ static void phi_terms(int nv, int na, const double *Mm, const double *J, const d
  * Σ |J q̈| + |J̇c v| + |μ f| + Σ |Φ f|, row by row: the terms of J q̈ = J q̈₀ + Φ f and of the
  * solve for f, whose backward error is ε |Φ + μ| |f|, large against J q̈ where redundant contacts
  * are regularized by a small μ), and of the equations of motion, M q̈ + h − τ − Jcᵀ f
- * (against Σ |M q̈| + |h| + |τ| + Σ |Jᵀ f|). */
-static void residuals(sys *s, const mb_contacts *C, const int *active, const double *mu,
+ * (against Σ |M q̈| + |h| + |τ| + Σ |Jᵀ f|: mbt_csys_motion). */
+static void residuals(mbt_csys *s, const mb_contacts *C, const int *active, const double *mu,
                       const double *q, const double *v, const double *tau, const double *qdd,
                       const double *f, double *ec, double *em) {
-  const mb_model *M = &s->rt.model;
+  const mb_model *M = &s->r.rt.model;
   int nv = M->nv, entry[MAXR], kof[MAXR];
-  double J[MAXR * MAXV], b[MAXR], Mm[MAXV * MAXV], h[MAXV], cs = 1e-300, ms = 1e-300;
-  int na = rows(s, C, active, q, v, J, b, entry);
+  double J[MAXR * MAXV], b[MAXR], Mm[MAXV * MAXV], cs = 1e-300;
+  int na = mbt_csys_rows(s, C, active, q, v, J, b, entry);
   for (int k = 0, o = 0; k < C->n; o += C->contact[k].dim, k++)
     for (int r = 0; r < C->contact[k].dim; r++) kof[o + r] = k;
   assert_int_equal(mb_crba(M, &s->ws, q, Mm), MB_OK);
-  assert_int_equal(mb_nle(M, &s->ws, q, v, h), MB_OK);
-  double rc[MAXR], rm[MAXV], t[MAXR];
+  double rc[MAXR], t[MAXR];
   phi_terms(nv, na, Mm, J, f, entry, t);
   for (int r = 0; r < na; r++) {
     double x = b[r], a = fabs(b[r]) + t[r], mf = mu ? mu[kof[entry[r]]] * f[entry[r]] : 0.0;
     for (int k = 0; k < nv; k++) x += J[r * nv + k] * qdd[k], a += fabs(J[r * nv + k] * qdd[k]);
     rc[r] = x + mf, cs = fmax(cs, a + fabs(mf));
   }
-  for (int k = 0; k < nv; k++) {
-    double x = h[k] - tau[k], a = fabs(h[k]) + fabs(tau[k]);
-    for (int j = 0; j < nv; j++) x += Mm[k * nv + j] * qdd[j], a += fabs(Mm[k * nv + j] * qdd[j]);
-    for (int r = 0; r < na; r++)
-      x -= J[r * nv + k] * f[entry[r]], a += fabs(J[r * nv + k] * f[entry[r]]);
-    rm[k] = x, ms = fmax(ms, a);
-  }
   for (int r = 0; r < na; r++) *ec = fmax(*ec, fabs(rc[r]) / cs);
-  for (int k = 0; k < nv; k++) *em = fmax(*em, fabs(rm[k]) / ms);
+  mbt_csys_motion(s, C, active, q, v, qdd, tau, f, em);
 }
 
 /* Reference 2: q̈ and f of the dense KKT system; the relative differences into *eq, *ef. */
-static void kkt(sys *s, const mb_contacts *C, const double *q, const double *v, const double *tau,
-                const double *qdd, const double *f, double *eq, double *ef) {
-  const mb_model *M = &s->rt.model;
+static void kkt(mbt_csys *s, const mb_contacts *C, const double *q, const double *v,
+                const double *tau, const double *qdd, const double *f, double *eq, double *ef) {
+  const mb_model *M = &s->r.rt.model;
   int nv = M->nv, entry[MAXR];
   double J[MAXR * MAXV], b[MAXR], Mm[MAXV * MAXV], h[MAXV];
-  int na = rows(s, C, NULL, q, v, J, b, entry), n = nv + na;
-  double *A = calloc((size_t)(n * n), sizeof *A), y[MAXV + MAXR], x[MAXV + MAXR];
+  int na = mbt_csys_rows(s, C, NULL, q, v, J, b, entry), n = nv + na;
+  double *A = calloc((size_t)(n * n), sizeof *A), y[MAXV + MAXR];
   assert_non_null(A);
   assert_int_equal(mb_crba(M, &s->ws, q, Mm), MB_OK);
   assert_int_equal(mb_nle(M, &s->ws, q, v, h), MB_OK);
@@ -217,37 +100,31 @@ static void kkt(sys *s, const mb_contacts *C, const double *q, const double *v, 
     y[r] = tau[r] - h[r];
   }
   for (int c = 0; c < na; c++) y[nv + c] = -b[c];
-  gauss(n, A, y, x); /* x = [q̈; −f] */
+  assert_true(mbt_gauss(n, A, y) > 0.0); /* y = [q̈; −f] */
   double dq = 0, sq = 1e-300, df = 0, sf = 1e-300;
-  for (int k = 0; k < nv; k++) dq = fmax(dq, fabs(qdd[k] - x[k])), sq = fmax(sq, fabs(x[k]));
+  for (int k = 0; k < nv; k++) dq = fmax(dq, fabs(qdd[k] - y[k])), sq = fmax(sq, fabs(y[k]));
   for (int r = 0; r < na; r++)
-    df = fmax(df, fabs(f[entry[r]] + x[nv + r])), sf = fmax(sf, fabs(x[nv + r]));
+    df = fmax(df, fabs(f[entry[r]] + y[nv + r])), sf = fmax(sf, fabs(y[nv + r]));
   *eq = fmax(*eq, dq / sq), *ef = fmax(*ef, df / sf);
   free(A);
-}
-
-static double rel_diff(const double *a, const double *b, int n) {
-  double d = 0.0, sc = 1e-300;
-  for (int k = 0; k < n; k++) d = fmax(d, fabs(a[k] - b[k])), sc = fmax(sc, fabs(b[k]));
-  return d / sc;
 }
 
 /* References 1 and 2 on one model and contact set over ten random states. */
 static void check_fd(const char *rel, int floating, const char *const *names, const int *dims,
                      int nc, uint64_t seed) {
-  sys s;
-  sys_open(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, rel, floating);
+  const mb_model *M = &s.r.rt.model;
   mb_contact c[8];
-  for (int k = 0; k < nc; k++) c[k].frame = frame(&s, names[k]), c[k].dim = dims[k];
+  for (int k = 0; k < nc; k++) c[k].frame = mbt_csys_frame(&s, names[k]), c[k].dim = dims[k];
   mb_contacts C = {nc, c};
   int nr = mb_contact_rows(&C);
   double q[MAXV], v[MAXV], tau[MAXV], qdd[MAXV], f[MAXR];
   double ec = 0, em = 0, eq = 0, ef = 0;
   for (int n = 0; n < 10; n++) {
-    random_state(M, &seed, q, v, tau);
+    mbt_csys_state(M, &seed, 0, q, v, tau);
     assert_int_equal(
-        mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.scr, q, v, tau, NULL, NULL, qdd, f), MB_OK);
+        mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, v, tau, NULL, NULL, qdd, f), MB_OK);
     residuals(&s, &C, NULL, NULL, q, v, tau, qdd, f, &ec, &em);
     kkt(&s, &C, q, v, tau, qdd, f, &eq, &ef);
   }
@@ -255,7 +132,7 @@ static void check_fd(const char *rel, int floating, const char *const *names, co
          M->nv, nr, ec, em, eq, ef);
   assert_true(ec <= 1e-12 && em <= 1e-12); /* backward errors: a few ε */
   assert_true(eq <= 1e-10 && ef <= 1e-10); /* forward errors: ε times the KKT system's condition */
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 static const char *const feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
@@ -272,12 +149,12 @@ static void test_equations(void **state) {
 /* Reference 3: masks on Solo12's feet. */
 static void test_masks(void **state) {
   (void)state;
-  sys s;
-  sys_open(&s, "examples/urdf/solo12.urdf", 1);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, "examples/urdf/solo12.urdf", 1);
+  const mb_model *M = &s.r.rt.model;
   const mb_frames *F = &s.rf.frames;
   mb_contact c[4], sub[2];
-  for (int k = 0; k < 4; k++) c[k].frame = frame(&s, feet[k]), c[k].dim = 3;
+  for (int k = 0; k < 4; k++) c[k].frame = mbt_csys_frame(&s, feet[k]), c[k].dim = 3;
   sub[0] = c[0], sub[1] = c[3];
   mb_contacts C = {4, c}, S = {2, sub};
   const int none[4] = {0, 0, 0, 0}, two[4] = {1, 0, 0, 1};
@@ -286,21 +163,22 @@ static void test_masks(void **state) {
   double e_aba = 0, e_sub = 0, e_submu = 0, ec = 0, em = 0;
   uint64_t seed = 31;
   for (int n = 0; n < 10; n++) {
-    random_state(M, &seed, q, v, tau);
+    mbt_csys_state(M, &seed, 0, q, v, tau);
     for (int k = 0; k < 12; k++) f[k] = NAN;
-    assert_int_equal(mb_contact_fd(M, F, &C, &s.ws, s.scr, q, v, tau, none, NULL, qdd, f), MB_OK);
+    assert_int_equal(mb_contact_fd(M, F, &C, &s.ws, s.fdscr, q, v, tau, none, NULL, qdd, f), MB_OK);
     assert_int_equal(mb_aba(M, &s.ws, q, v, tau, NULL, want), MB_OK);
-    e_aba = fmax(e_aba, rel_diff(qdd, want, M->nv));
+    e_aba = fmax(e_aba, mbt_csys_rel_diff(qdd, want, M->nv));
     for (int k = 0; k < 12; k++) assert_true(f[k] == 0.0);
     for (int pass = 0; pass < 2; pass++) { /* rigid, then regularized */
       const double *m4 = pass ? mu : NULL, *m2 = pass ? musub : NULL;
       for (int k = 0; k < 12; k++) f[k] = NAN;
-      assert_int_equal(mb_contact_fd(M, F, &C, &s.ws, s.scr, q, v, tau, two, m4, qdd, f), MB_OK);
-      assert_int_equal(mb_contact_fd(M, F, &S, &s.ws, s.scr, q, v, tau, NULL, m2, want, fs), MB_OK);
+      assert_int_equal(mb_contact_fd(M, F, &C, &s.ws, s.fdscr, q, v, tau, two, m4, qdd, f), MB_OK);
+      assert_int_equal(mb_contact_fd(M, F, &S, &s.ws, s.fdscr, q, v, tau, NULL, m2, want, fs),
+                       MB_OK);
       for (int k = 3; k < 9; k++) assert_true(f[k] == 0.0); /* exactly */
       double *e = pass ? &e_submu : &e_sub, fa[6];
       for (int k = 0; k < 3; k++) fa[k] = f[k], fa[3 + k] = f[9 + k];
-      *e = fmax(*e, fmax(rel_diff(qdd, want, M->nv), rel_diff(fa, fs, 6)));
+      *e = fmax(*e, fmax(mbt_csys_rel_diff(qdd, want, M->nv), mbt_csys_rel_diff(fa, fs, 6)));
       residuals(&s, &C, two, m4, q, v, tau, qdd, f, &ec, &em);
     }
   }
@@ -309,34 +187,34 @@ static void test_masks(void **state) {
          e_aba, e_sub, e_submu, ec, em);
   assert_true(e_aba <= 1e-12 && e_sub <= 1e-14 && e_submu <= 1e-14);
   assert_true(ec <= 1e-12 && em <= 1e-12);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* Reference 4 on one model: the set is singular when rigid, and with μ = 1e-6 the compliant
  * constraint and the equations of motion hold. Returns the worst residuals. */
 static void check_redundant(const char *rel, int floating, const char *const *names,
                             const int *dims, int nc, double *ec, double *em) {
-  sys s;
-  sys_open(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, rel, floating);
+  const mb_model *M = &s.r.rt.model;
   mb_contact c[4];
-  for (int k = 0; k < nc; k++) c[k].frame = frame(&s, names[k]), c[k].dim = dims[k];
+  for (int k = 0; k < nc; k++) c[k].frame = mbt_csys_frame(&s, names[k]), c[k].dim = dims[k];
   mb_contacts C = {nc, c};
   const double mu[4] = {1e-6, 1e-6, 1e-6, 1e-6};
   double q[MAXV], v[MAXV], tau[MAXV], qdd[MAXV], f[MAXR];
   uint64_t seed = 37;
   for (int n = 0; n < 10; n++) {
-    random_state(M, &seed, q, v, tau);
+    mbt_csys_state(M, &seed, 0, q, v, tau);
     assert_int_equal(
-        mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.scr, q, v, tau, NULL, NULL, qdd, f),
+        mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, v, tau, NULL, NULL, qdd, f),
         MB_ENUMERIC);
-    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.scr, q, v, NULL, qdd, f),
+    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, v, NULL, qdd, f),
                      MB_ENUMERIC);
-    assert_int_equal(mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.scr, q, v, tau, NULL, mu, qdd, f),
-                     MB_OK);
+    assert_int_equal(
+        mb_contact_fd(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, v, tau, NULL, mu, qdd, f), MB_OK);
     residuals(&s, &C, NULL, mu, q, v, tau, qdd, f, ec, em);
   }
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* Identical rows (one frame twice) and dependent ones that are not identical (two welds on one
@@ -362,22 +240,22 @@ static void test_redundant(void **state) {
  * relative energy gain (must be ≤ 0 but for rounding). */
 static void check_impulse(const char *rel, int floating, const char *const *names, const int *dims,
                           int nc, double *err) {
-  sys s;
-  sys_open(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, rel, floating);
+  const mb_model *M = &s.r.rt.model;
   int nv = M->nv, entry[MAXR];
   mb_contact c[4];
-  for (int k = 0; k < nc; k++) c[k].frame = frame(&s, names[k]), c[k].dim = dims[k];
+  for (int k = 0; k < nc; k++) c[k].frame = mbt_csys_frame(&s, names[k]), c[k].dim = dims[k];
   mb_contacts C = {nc, c};
   double q[MAXV], v[MAXV], tau[MAXV], vp[MAXV], va[MAXV], L[MAXR], J[MAXR * MAXV], Mm[MAXV * MAXV];
   uint64_t seed = 41;
   for (int n = 0; n < 10; n++) {
-    random_state(M, &seed, q, v, tau);
-    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.scr, q, v, NULL, vp, L), MB_OK);
+    mbt_csys_state(M, &seed, 0, q, v, tau);
+    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, v, NULL, vp, L), MB_OK);
     memcpy(va, v, sizeof va); /* v_plus aliasing v_minus: the same answer */
-    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.scr, q, va, NULL, va, NULL), MB_OK);
-    assert_true(rel_diff(va, vp, nv) == 0.0);
-    int na = rows(&s, &C, NULL, q, NULL, J, NULL, entry);
+    assert_int_equal(mb_impulse(M, &s.rf.frames, &C, &s.ws, s.fdscr, q, va, NULL, va, NULL), MB_OK);
+    assert_true(mbt_csys_rel_diff(va, vp, nv) == 0.0);
+    int na = mbt_csys_rows(&s, &C, NULL, q, NULL, J, NULL, entry);
     assert_int_equal(mb_crba(M, &s.ws, q, Mm), MB_OK);
     double Tm = 0, Tp = 0, Td = 0, cs = 1e-300, ms = 1e-300, ec = 0, em = 0;
     for (int r = 0; r < na; r++) {
@@ -403,7 +281,7 @@ static void check_impulse(const char *rel, int floating, const char *const *name
   printf("%-28s impulse: Jc v+ %.1e, M dv - Jc^T L %.1e, energy lost vs 1/2 dv^T M dv %.1e, "
          "largest relative gain %.1e\n",
          rel, err[0], err[1], err[2], err[3]);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 static void test_impulse(void **state) {
@@ -416,40 +294,34 @@ static void test_impulse(void **state) {
   assert_true(e1[3] <= 1e-14 && e2[3] <= 1e-14);
 }
 
-/* 1 if every x[k] is still the sentinel 12345 (nothing was written). */
-static int untouched(const double *x, int n) {
-  for (int k = 0; k < n; k++)
-    if (x[k] != 12345.0) return 0;
-  return 1;
-}
-
 static void fill(double *x, int n) {
   for (int k = 0; k < n; k++) x[k] = 12345.0;
 }
 
 /* One call of both entry points on (C, active, mu): the status expected of both, outputs untouched
  * unless MB_OK. */
-static void expect(sys *s, const mb_frames *F, const mb_contacts *C, const int *active,
+static void expect(mbt_csys *s, const mb_frames *F, const mb_contacts *C, const int *active,
                    const double *mu, int want) {
-  const mb_model *M = &s->rt.model;
+  const mb_model *M = &s->r.rt.model;
   double q[MAXV], v[MAXV] = {0}, tau[MAXV] = {0}, out[MAXV], f[MAXR];
   assert_int_equal(mb_neutral(M, q), MB_OK);
   fill(out, MAXV), fill(f, MAXR);
-  assert_int_equal(mb_contact_fd(M, F, C, &s->ws, s->scr, q, v, tau, active, mu, out, f), want);
-  if (want != MB_OK) assert_true(untouched(out, MAXV) && untouched(f, MAXR));
+  assert_int_equal(mb_contact_fd(M, F, C, &s->ws, s->fdscr, q, v, tau, active, mu, out, f), want);
+  if (want != MB_OK) assert_true(mbt_csys_untouched(out, MAXV) && mbt_csys_untouched(f, MAXR));
   fill(out, MAXV), fill(f, MAXR);
-  assert_int_equal(mb_impulse(M, F, C, &s->ws, s->scr, q, v, active, out, f), mu ? MB_OK : want);
-  if (want != MB_OK && !mu) assert_true(untouched(out, MAXV) && untouched(f, MAXR));
+  assert_int_equal(mb_impulse(M, F, C, &s->ws, s->fdscr, q, v, active, out, f), mu ? MB_OK : want);
+  if (want != MB_OK && !mu)
+    assert_true(mbt_csys_untouched(out, MAXV) && mbt_csys_untouched(f, MAXR));
 }
 
 /* Reference 6: NULL arguments, the sizes, a misaligned scratch, a foreign workspace. */
 static void test_contract(void **state) {
   (void)state;
-  sys s;
-  sys_open(&s, "examples/urdf/solo12.urdf", 1);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, "examples/urdf/solo12.urdf", 1);
+  const mb_model *M = &s.r.rt.model;
   const mb_frames *F = &s.rf.frames;
-  mb_contact c[2] = {{frame(&s, "FL_FOOT"), 3}, {frame(&s, "HR_FOOT"), 3}};
+  mb_contact c[2] = {{mbt_csys_frame(&s, "FL_FOOT"), 3}, {mbt_csys_frame(&s, "HR_FOOT"), 3}};
   mb_contacts C = {2, c};
   double q[MAXV], v[MAXV] = {0}, tau[MAXV] = {0}, qdd[MAXV], f[MAXR];
   char msg[128];
@@ -462,7 +334,7 @@ static void test_contract(void **state) {
   size_t nv = (size_t)M->nv;
   assert_true(mb_contact_scratch_size(M, &C) == sizeof(double) * (2 * 6 * nv + 36 + 12 + 6 * nv));
   /* NULL arguments: MB_EINVAL (force and impulse may be NULL) */
-  void *scr = s.scr;
+  void *scr = s.fdscr;
   mb_workspace *ws = &s.ws;
   assert_int_equal(mb_contact_fd(NULL, F, &C, ws, scr, q, v, tau, NULL, NULL, qdd, f), MB_EINVAL);
   assert_int_equal(mb_contact_fd(M, NULL, &C, ws, scr, q, v, tau, NULL, NULL, qdd, f), MB_EINVAL);
@@ -489,20 +361,20 @@ static void test_contract(void **state) {
   mb_workspace blank = {0};
   assert_int_equal(mb_contact_fd(M, F, &C, &blank, scr, q, v, tau, NULL, NULL, qdd, f),
                    MB_EWORKSPACE);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* Reference 6: invalid flags, μ and contacts; no contacts; a NaN state. */
 static void test_invalid(void **state) {
   (void)state;
-  sys s;
-  sys_open(&s, "examples/urdf/solo12.urdf", 1);
-  const mb_model *M = &s.rt.model;
+  mbt_csys s;
+  mbt_csys_open(&s, "examples/urdf/solo12.urdf", 1);
+  const mb_model *M = &s.r.rt.model;
   const mb_frames *F = &s.rf.frames;
-  mb_contact c[2] = {{frame(&s, "FL_FOOT"), 3}, {frame(&s, "HR_FOOT"), 3}};
+  mb_contact c[2] = {{mbt_csys_frame(&s, "FL_FOOT"), 3}, {mbt_csys_frame(&s, "HR_FOOT"), 3}};
   mb_contacts C = {2, c};
   double q[MAXV], v[MAXV] = {0}, tau[MAXV] = {0}, qdd[MAXV], f[MAXR];
-  void *scr = s.scr;
+  void *scr = s.fdscr;
   mb_workspace *ws = &s.ws;
   char msg[128];
   assert_int_equal(mb_neutral(M, q), MB_OK);
@@ -548,22 +420,19 @@ static void test_invalid(void **state) {
   v[2] = NAN;
   assert_int_equal(mb_contact_fd(M, F, &C, ws, scr, q, v, tau, NULL, NULL, qdd, f), MB_ENUMERIC);
   assert_int_equal(mb_impulse(M, F, &C, ws, scr, q, v, NULL, qdd, f), MB_ENUMERIC);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* A model with flexible bodies: refused (the frame kinematics are rigid). */
 static void test_flexible(void **state) {
   (void)state;
-  sys s;
-  sys_open(&s, "examples/flexible_arm.mbd", 0);
-  int k = 0;
-  while (k < s.rf.frames.n && s.rf.frame[k].body == 0) k++;
-  assert_true(k < s.rf.frames.n);
-  mb_contact c[1] = {{k, 3}};
+  mbt_csys s;
+  mbt_csys_open(&s, "examples/flexible_arm.mbd", 0);
+  mb_contact c[1] = {{mbt_csys_body_frame(&s), 3}};
   mb_contacts C = {1, c};
-  assert_int_equal(mb_contacts_check(&s.rt.model, &s.rf.frames, &C, NULL, 0), 0);
+  assert_int_equal(mb_contacts_check(&s.r.rt.model, &s.rf.frames, &C, NULL, 0), 0);
   expect(&s, &s.rf.frames, &C, NULL, NULL, MB_EINVAL);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 int main(void) {

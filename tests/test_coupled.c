@@ -28,34 +28,10 @@
 #include <cmocka.h>
 
 #include "mb_randtree.h"
+#include "mb_testutil.h"
 #include "mbt_robot.h"
 
 enum { N_MAX = 32 };
-
-/* Solve A x = b (n × n, row-major, destroyed) by Gaussian elimination with partial pivoting. */
-static void dense_solve(int n, double *A, double *b) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
-    for (int k = 0; k < n; k++) {
-      double t = A[c * n + k];
-      A[c * n + k] = A[p * n + k], A[p * n + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[p], b[p] = t;
-    assert_true(fabs(A[c * n + c]) > 1e-14);
-    for (int r = c + 1; r < n; r++) {
-      double f = A[r * n + c] / A[c * n + c];
-      for (int k = c; k < n; k++) A[r * n + k] -= f * A[c * n + k];
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    for (int k = r + 1; k < n; k++) b[r] -= A[r * n + k] * b[k];
-    b[r] /= A[r * n + r];
-  }
-}
 
 /* G (nv × ni, dense) of c */
 static void dense_G(const mb_model *m, const mb_coupling *c, double *G) {
@@ -102,7 +78,7 @@ static void check_against_kkt(const mb_model *m, const mb_coupling *c, const int
       rhs[row++] = 0;
     }
     assert_int_equal(row, nk);
-    dense_solve(nk, K, rhs);
+    assert_true(mbt_gauss(nk, K, rhs) > 1e-14); /* Gaussian elimination, partial pivoting */
     assert_int_equal(mb_coupled_fd(m, c, &ws, scr, q, v, tau, NULL, qdd), MB_OK);
     double big = 1;
     for (int k = 0; k < n; k++) big = fmax(big, fabs(rhs[k]));
@@ -393,7 +369,7 @@ static void test_contacts(void **state) {
           rhs[N + 2 + i] = -x;
         }
       }
-      dense_solve(NK, K, rhs);
+      assert_true(mbt_gauss(NK, K, rhs) > 1e-14);
       double *out = impact ? vp : qdd, *f = impact ? imp : force;
       int rc = impact ? mb_coupled_impulse(m, &c, &F, &C, &ws, scr, q, v, NULL, vp, imp)
                       : mb_coupled_contact_fd(m, &c, &F, &C, &ws, scr, q, v, tau, NULL, NULL, qdd,

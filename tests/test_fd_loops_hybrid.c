@@ -18,37 +18,6 @@
 
 #include "mb_loopmech.h"
 
-/* Gaussian elimination with partial pivoting on A (n × n) x = b (b overwritten by x); the
- * smallest |pivot| over the largest |A| entry returned (0: singular). */
-static double gauss(int n, double *A, double *b) {
-  double big = 0.0, small = INFINITY;
-  for (int k = 0; k < n * n; k++) big = fmax(big, fabs(A[k]));
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(A[n * r + c]) > fabs(A[n * p + c])) p = r;
-    for (int k = 0; k < n; k++) {
-      double t = A[n * c + k];
-      A[n * c + k] = A[n * p + k], A[n * p + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[p], b[p] = t;
-    small = fmin(small, fabs(A[n * c + c]));
-    if (A[n * c + c] == 0.0) return 0.0;
-    for (int r = c + 1; r < n; r++) {
-      double f = A[n * r + c] / A[n * c + c];
-      for (int k = c; k < n; k++) A[n * r + k] -= f * A[n * c + k];
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double s = b[r];
-    for (int k = r + 1; k < n; k++) s -= A[n * r + k] * b[k];
-    b[r] = s / A[n * r + r];
-  }
-  return small / big;
-}
-
 static double worst;
 
 /* One state: mb_fd_loops_hybrid against the dense system; returns 1 if compared, 0 if both found
@@ -79,7 +48,8 @@ static int compare(lsys *s, const double *q, const double *v, const int *mask, c
       else A[n * (nv + r) + j] = K[nv * r + j];
     }
   }
-  double cond = gauss(n, A, x);
+  /* the smallest |pivot| of the dense solve over the largest |A| entry (0: singular) */
+  double big = mbt_max_abs(A, (size_t)(n * n)), cond = mbt_gauss(n, A, x) / big;
   int rc = mb_fd_loops_hybrid(m, &s->L, &s->ws, &s->lw, q, v, mask, in, qdd, tau, lam);
   if (rc == MB_ENUMERIC) {
     assert_true(cond < 1e-9); /* singular for the reference too */

@@ -28,59 +28,21 @@
 
 #include "cli/mbd_write.h"
 #include "load/load.h"
-#include "topology/rtmodel.h"
-#include "topology/topology.h"
+#include "mbt_contactsys.h"
 
-typedef struct sys {
-  mbg_model *m;
-  mbg_topology *t;
-  mbg_rtmodel rt;
-  mbg_rtframes rf;
-  mb_workspace ws;
-  void *wbuf;
-} sys;
-
-static void sys_open_opts(sys *s, const char *rel, int floating) {
-  const char *src = getenv("MBDC_SOURCE_DIR");
-  char path[4096];
-  if (!src) fail_msg("MBDC_SOURCE_DIR is not set (run the test with ctest)");
-  snprintf(path, sizeof path, "%s/%s", src, rel);
-  memset(s, 0, sizeof *s);
-  int errors = 0;
-  mbg_load_opts o = {0};
-  o.floating_base = floating;
-  int warnings = 0;
-  s->m = mbg_load(path, &o, stderr, &errors, &warnings);
-  assert_non_null(s->m);
-  assert_non_null(s->t = mbg_topology_build(s->m));
-  assert_int_equal(mbg_rtmodel_build(s->m, s->t, &s->rt), 0);
-  assert_int_equal(mbg_rtframes_build(s->t, &s->rf), 0);
-  assert_non_null(s->wbuf = malloc(mb_workspace_size(&s->rt.model)));
-  mb_workspace_init(&s->ws, &s->rt.model, s->wbuf);
+/* rel (floating: with a floating base; mbt_csys_open) with its frames, which must pass
+ * mb_frames_check. */
+static void sys_open_opts(mbt_csys *s, const char *rel, int floating) {
+  mbt_csys_open(s, rel, floating);
   char msg[128];
-  if (mb_frames_check(&s->rt.model, &s->rf.frames, msg, sizeof msg)) fail_msg("%s", msg);
+  if (mb_frames_check(&s->r.rt.model, &s->rf.frames, msg, sizeof msg)) fail_msg("%s", msg);
 }
 
-static void sys_open(sys *s, const char *rel) { sys_open_opts(s, rel, 0); }
-
-static void sys_close(sys *s) {
-  free(s->wbuf);
-  mbg_rtframes_free(&s->rf);
-  mbg_rtmodel_free(&s->rt);
-  mbg_topology_free(s->t);
-  mbg_model_free(s->m);
-}
-
-static int frame(const sys *s, const char *name) {
-  for (int k = 0; k < s->t->nframes; k++)
-    if (strcmp(s->t->frame[k].name, name) == 0) return k;
-  fail_msg("no frame '%s'", name);
-  return -1;
-}
+static void sys_open(mbt_csys *s, const char *rel) { sys_open_opts(s, rel, 0); }
 
 /* A random configuration (revolute and prismatic joints only in these models). */
-static void random_q(const sys *s, uint64_t *seed, double *q) {
-  for (int k = 0; k < s->rt.model.nq; k++) {
+static void random_q(const mbt_csys *s, uint64_t *seed, double *q) {
+  for (int k = 0; k < s->r.rt.model.nq; k++) {
     *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
     q[k] = ((double)(*seed >> 11) / 9007199254740992.0 - 0.5) * 4.0;
   }
@@ -106,25 +68,25 @@ static double diff(const double *a, const double *b, int n) {
 
 static void test_arm7(void **state) {
   (void)state;
-  sys s;
+  mbt_csys s;
   sys_open(&s, "examples/arm7.mbd");
-  const mb_model *M = &s.rt.model;
-  assert_int_equal(s.t->nframes, 9); /* link1 ... link7, tool (merged), tcp (declared) */
-  int tool = frame(&s, "tool"), tcp = frame(&s, "tcp");
-  assert_int_equal(s.t->frame[tcp].model_frame, 0);
-  assert_int_equal(s.t->frame[tool].model_body >= 0, 1);
+  const mb_model *M = &s.r.rt.model;
+  assert_int_equal(s.r.t->nframes, 9); /* link1 ... link7, tool (merged), tcp (declared) */
+  int tool = mbt_csys_frame(&s, "tool"), tcp = mbt_csys_frame(&s, "tcp");
+  assert_int_equal(s.r.t->frame[tcp].model_frame, 0);
+  assert_int_equal(s.r.t->frame[tool].model_body >= 0, 1);
   double q[16], fk[12 * 16], pose[12 * 16], want[12], worst = 0.0;
   uint64_t seed = 7;
   for (int n = 0; n < 50; n++) {
     random_q(&s, &seed, q);
     assert_int_equal(mb_fk(M, &s.ws, q, fk), MB_OK);
     assert_int_equal(mb_frame_pose(M, &s.rf.frames, &s.ws, q, pose), MB_OK);
-    for (int k = 0; k < s.t->nframes; k++) { /* a moving body's own frame: its fk pose */
-      const mbg_tree_frame *f = &s.t->frame[k];
-      if (f->model_body >= 0 && s.t->body[f->body].model_body == f->model_body)
+    for (int k = 0; k < s.r.t->nframes; k++) { /* a moving body's own frame: its fk pose */
+      const mbg_tree_frame *f = &s.r.t->frame[k];
+      if (f->model_body >= 0 && s.r.t->body[f->body].model_body == f->model_body)
         worst = fmax(worst, diff(pose + 12 * k, fk + 12 * f->body, 12));
     }
-    int l7 = s.t->frame[tool].body;
+    int l7 = s.r.t->frame[tool].body;
     offset(fk + 12 * l7, 0.045, NULL, want);
     worst = fmax(worst, diff(pose + 12 * tool, want, 12));
     offset(fk + 12 * l7, 0.045 + 0.12, NULL, want);
@@ -132,17 +94,17 @@ static void test_arm7(void **state) {
   }
   printf("arm7: frame poses vs fk and the model's offsets: worst %.1e\n", worst);
   assert_true(worst <= 1e-14);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 static void test_panda_tcp(void **state) {
   (void)state;
-  sys s;
+  mbt_csys s;
   sys_open(&s, "examples/urdf/panda.urdf");
-  const mb_model *M = &s.rt.model;
-  int hand = frame(&s, "panda_hand"), tcp = frame(&s, "panda_hand_tcp");
-  int l7 = s.t->frame[hand].body;
-  assert_int_equal(s.t->frame[tcp].body, l7); /* both merged into panda_link7 */
+  const mb_model *M = &s.r.rt.model;
+  int hand = mbt_csys_frame(&s, "panda_hand"), tcp = mbt_csys_frame(&s, "panda_hand_tcp");
+  int l7 = s.r.t->frame[hand].body;
+  assert_int_equal(s.r.t->frame[tcp].body, l7); /* both merged into panda_link7 */
   const double c = cos(-0.7853981633974483), sn = sin(-0.7853981633974483); /* the URDF's rpy */
   const double Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
   double q[16], fk[12 * 16], pose[12 * 16], want[12], worst = 0.0;
@@ -158,12 +120,12 @@ static void test_panda_tcp(void **state) {
   }
   printf("panda: panda_hand and panda_hand_tcp vs the URDF's offsets: worst %.1e\n", worst);
   assert_true(worst <= 1e-14);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* A random state: q = neutral ⊕ a random velocity (quaternions stay unit), v random in ±1. */
-static void random_state(const sys *s, uint64_t *seed, double *q, double *v) {
-  const mb_model *M = &s->rt.model;
+static void random_state(const mbt_csys *s, uint64_t *seed, double *q, double *v) {
+  const mb_model *M = &s->r.rt.model;
   double dq[64];
   assert_int_equal(mb_neutral(M, q), MB_OK);
   random_q(s, seed, dq); /* nq ≥ nv entries, ±2 */
@@ -188,9 +150,9 @@ static void omega_fd(const double *Rp, const double *Rm, double h, double w[3]) 
  * relative errors into err[0..3] (Jacobian by differences, J̇v by differences, the local
  * identity, the velocity identity). */
 static void kinematics(const char *rel, int floating, double *err) {
-  sys s;
+  mbt_csys s;
   sys_open_opts(&s, rel, floating);
-  const mb_model *M = &s.rt.model;
+  const mb_model *M = &s.r.rt.model;
   const mb_frames *F = &s.rf.frames;
   int nv = M->nv, nf = F->n;
   size_t nj = 6 * (size_t)nv * (size_t)nf;
@@ -258,7 +220,7 @@ static void kinematics(const char *rel, int floating, double *err) {
   printf("%-28s nv %2d nf %2d: J vs differences %.1e, Jdot v vs differences %.1e, local %.1e, "
          "velocity %.1e\n", rel, nv, nf, err[0], err[1], err[2], err[3]);
   free(J), free(JL), free(Jp), free(Jm), free(Pp), free(Pm), free(P), free(vel), free(acc);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 /* Differences with h = 1e-6: truncation O(h²) and rounding O(ε/h) ≈ 1e-10 relative; bounds 1e-8
@@ -277,29 +239,29 @@ static void test_kinematics(void **state) {
 
 static void test_check(void **state) {
   (void)state;
-  sys s;
+  mbt_csys s;
   sys_open(&s, "examples/arm7.mbd");
   mb_frame f = s.rf.frame[0];
   mb_frames F = {1, &f};
   char msg[128];
-  assert_int_equal(mb_frames_check(&s.rt.model, &F, msg, sizeof msg), 0);
-  f.body = s.rt.model.nb + 1;
-  assert_int_equal(mb_frames_check(&s.rt.model, &F, msg, sizeof msg), -1);
+  assert_int_equal(mb_frames_check(&s.r.rt.model, &F, msg, sizeof msg), 0);
+  f.body = s.r.rt.model.nb + 1;
+  assert_int_equal(mb_frames_check(&s.r.rt.model, &F, msg, sizeof msg), -1);
   f = s.rf.frame[0], f.R[0] = 2.0;
-  assert_int_equal(mb_frames_check(&s.rt.model, &F, msg, sizeof msg), -1);
+  assert_int_equal(mb_frames_check(&s.r.rt.model, &F, msg, sizeof msg), -1);
   f = s.rf.frame[0], f.p[1] = NAN;
-  assert_int_equal(mb_frames_check(&s.rt.model, &F, msg, sizeof msg), -1);
+  assert_int_equal(mb_frames_check(&s.r.rt.model, &F, msg, sizeof msg), -1);
   F.n = 1, F.frame = NULL;
-  assert_int_equal(mb_frames_check(&s.rt.model, &F, msg, sizeof msg), -1);
+  assert_int_equal(mb_frames_check(&s.r.rt.model, &F, msg, sizeof msg), -1);
   double q[16] = {0}, pose[12];
-  assert_int_equal(mb_frame_pose(&s.rt.model, NULL, &s.ws, q, pose), MB_EINVAL);
-  sys_close(&s);
+  assert_int_equal(mb_frame_pose(&s.r.rt.model, NULL, &s.ws, q, pose), MB_EINVAL);
+  mbt_csys_close(&s);
 }
 
 /* examples/arm7.mbd written as .mbd (its frame tcp among it) reads back with the same frames. */
 static void test_write(void **state) {
   (void)state;
-  sys s;
+  mbt_csys s;
   sys_open(&s, "examples/arm7.mbd");
   char path[] = "/tmp/mbdc_frames_XXXXXX";
   int fd = mkstemp(path);
@@ -307,22 +269,22 @@ static void test_write(void **state) {
   FILE *f = fdopen(fd, "w");
   assert_non_null(f);
   /* the writer writes bodies, joints and frames (constants already evaluated) */
-  assert_int_equal(mbg_mbd_write(f, s.m, "arm7.mbd"), 0);
+  assert_int_equal(mbg_mbd_write(f, s.r.m, "arm7.mbd"), 0);
   fclose(f);
   int errors = 0;
   int warnings = 0;
   mbg_model *m2 = mbg_load_mbd(path, stderr, &errors, &warnings);
   remove(path);
   assert_non_null(m2);
-  assert_int_equal(m2->nframes, s.m->nframes);
+  assert_int_equal(m2->nframes, s.r.m->nframes);
   for (int k = 0; k < m2->nframes; k++) {
-    assert_string_equal(m2->frames[k].name, s.m->frames[k].name);
-    assert_int_equal(m2->frames[k].body, s.m->frames[k].body);
-    assert_true(diff(m2->frames[k].xyz, s.m->frames[k].xyz, 3) == 0.0);
-    assert_true(diff(m2->frames[k].rpy, s.m->frames[k].rpy, 3) == 0.0);
+    assert_string_equal(m2->frames[k].name, s.r.m->frames[k].name);
+    assert_int_equal(m2->frames[k].body, s.r.m->frames[k].body);
+    assert_true(diff(m2->frames[k].xyz, s.r.m->frames[k].xyz, 3) == 0.0);
+    assert_true(diff(m2->frames[k].rpy, s.r.m->frames[k].rpy, 3) == 0.0);
   }
   mbg_model_free(m2);
-  sys_close(&s);
+  mbt_csys_close(&s);
 }
 
 int main(void) {

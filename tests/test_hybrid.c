@@ -17,32 +17,6 @@
 #include "mb_randtree.h"
 #include "mb_testutil.h"
 
-/* x = A⁻¹ b (A n × n row-major, overwritten; b overwritten by x) by Gaussian elimination with
- * partial pivoting. */
-static void dense_solve(int n, double *A, double *b) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(A[n * r + c]) > fabs(A[n * p + c])) p = r;
-    for (int k = 0; k < n && p != c; k++) {
-      double t = A[n * c + k];
-      A[n * c + k] = A[n * p + k], A[n * p + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[p], b[p] = t;
-    for (int r = c + 1; r < n; r++) {
-      double f = A[n * r + c] / A[n * c + c];
-      for (int k = c; k < n; k++) A[n * r + k] -= f * A[n * c + k];
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double s = b[r];
-    for (int k = r + 1; k < n; k++) s -= A[n * r + k] * b[k];
-    b[r] = s / A[n * r + r];
-  }
-}
-
 /* The partitioned reference: qdd and tau from M, b, mask and in. */
 static void partitioned(int nv, const double *M, const double *b, const int *mask,
                         const double *in, double *qdd, double *tau) {
@@ -58,7 +32,7 @@ static void partitioned(int nv, const double *M, const double *b, const int *mas
       if (mask[k]) r[a] -= M[nv * F[a] + k] * in[k];
     for (int c = 0; c < nf; c++) A[nf * a + c] = M[nv * F[a] + F[c]];
   }
-  dense_solve(nf, A, r);
+  assert_true(mbt_gauss(nf, A, r) > 0.0); /* M_FF ≻ 0 */
   for (int a = 0; a < nf; a++) qdd[F[a]] = r[a];
   for (int k = 0; k < nv; k++) {
     if (!mask[k]) continue;
@@ -158,23 +132,17 @@ static void test_special_cases(void **state) {
   }
 }
 
-/* Cart-pole (test_aba.c's): the cart's acceleration ẍ prescribed, the pole's torque τ given.
- * Lagrange: (J + mp l²) θ̈ = τ + mp g l sin θ − mp l cos θ ẍ and
+/* Cart-pole (mbt_cart_pole, test_aba.c's): the cart's acceleration ẍ prescribed, the pole's
+ * torque τ given. Lagrange: (J + mp l²) θ̈ = τ + mp g l sin θ − mp l cos θ ẍ and
  * F = (mc + mp) ẍ + mp l cos θ θ̈ − mp l sin θ θ̇². */
 static void test_cart_pole_driven(void **state) {
   (void)state;
   mbt_rng g;
   mbt_rng_seed(&g, 48);
   for (int trial = 0; trial < 20; trial++) {
-    double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, zero[3] = {0, 0, 0}, box[6] = {.1, .1, .1, 0, 0, 0};
     double mc = mbt_uniform(&g, 0.5, 3), mp = mbt_uniform(&g, 0.1, 1), l = mbt_uniform(&g, .2, 1);
-    double J = mbt_uniform(&g, 0.001, 0.05), com[3] = {0, 0, l}, Ic[6] = {J, J, 0.001, 0, 0, 0};
-    mbt_tree *t = mbt_tree_new(2);
-    mbt_tree_joint(t, 1, 0, MB_JOINT_PRISMATIC, x, NULL, NULL);
-    mbt_tree_joint(t, 2, 1, MB_JOINT_REVOLUTE, y, NULL, NULL);
-    mbt_tree_body(t, 1, mc, zero, box);
-    mbt_tree_body(t, 2, mp, com, Ic);
-    mbt_tree_finish(t);
+    double J = mbt_uniform(&g, 0.001, 0.05);
+    mbt_tree *t = mbt_cart_pole(mc, mp, l, J);
     mb_workspace ws;
     double *buf = mbt_workspace_new(&t->model, &ws);
     double th = mbt_uniform(&g, -3, 3), q[2] = {mbt_uniform(&g, -1, 1), th};
