@@ -1278,8 +1278,15 @@ typedef struct mb_static_options {
                       zero eigenvalue; ≥ 0 */
   double *trace;   /* NULL, or max_iter + 1 doubles: |F|∞ = max(|r − Kᵀλ|∞, |φ|∞) at each iterate
                       (written for the iterates reached; entry 0 the start) */
+  /* NULL: r and H from the runtime (mb_gravity, mb_passive_forces with S, mb_static_stiffness);
+   * else the caller's: r = g(q) − τ_passive(q, 0) [nv] and, when H is not NULL, H = ∂r/∂q
+   * [nv × nv, row-major, along the tangent space], e.g. the generated p_gravity, p_passive_forces
+   * (v = 0) and p_gravity_derivatives (its dg_dq; a joint's own spring adds its stiffness to the
+   * diagonal). Returns 0, or a failure status (< 0) that stops the solve; S is then unread. */
+  int (*forces)(void *ctx, const double *q, double *r, double *H);
+  void *ctx;       /* handed to forces */
 } mb_static_options;
-#define MB_STATIC_DEFAULTS {1e-10, 50, 1e-5, 1e-8, NULL}
+#define MB_STATIC_DEFAULTS {1e-10, 50, 1e-5, 1e-8, NULL, NULL, NULL}
 
 typedef struct mb_static_result {
   int iterations;  /* Newton steps taken */

@@ -37,6 +37,7 @@ typedef struct ctx {
   mb_loop_workspace *lw;
   const double *tau;
   const int *lock; /* [nv] or NULL */
+  const mb_static_options *o; /* forces, ctx: the caller's r and H (NULL in mb_static_stiffness) */
   double h;
   int nv, nc, nf, nu;       /* coordinates, rows, unlocked coordinates, unknowns nf + nc */
   int *fr;                  /* [nv] the unlocked coordinates */
@@ -99,7 +100,13 @@ static int springs_at(ctx *c, const double *q, double s, double *t) {
 /* H = ∂(g − τ_passive)/∂q at q (mb_static_stiffness). */
 static int stiffness(ctx *c, const double *q, double *H) {
   const mb_model *m = c->m;
-  int nv = m->nv, rc = mb_rnea_derivatives(m, c->ws, q, NULL, NULL, H, c->Hv, NULL);
+  int nv = m->nv, rc;
+  if (c->o && c->o->forces) {
+    rc = c->o->forces(c->o->ctx, q, c->t1, H);
+    return rc ? (rc < 0 ? rc : MB_ENUMERIC)
+              : mbs_finite(H, (size_t)nv * (size_t)nv) ? MB_OK : MB_ENUMERIC;
+  }
+  rc = mb_rnea_derivatives(m, c->ws, q, NULL, NULL, H, c->Hv, NULL);
   if (rc || !c->S) return rc;
   for (int i = 1; i <= m->nb && c->S->stiffness; i++) /* −∂τ_passive/∂q = +k, diagonal */
     if (mb_joint_nq(m->jtype[i]) == 1 && mb_joint_nv(m->jtype[i]) == 1)
@@ -140,10 +147,15 @@ static void kt_lam(const ctx *c, const double *K, const double *lam, double *y) 
 static int residual(ctx *c, const double *x, const double *lam, double *F, double *nrm, double *err,
                     double *merit) {
   const mb_model *m = c->m;
-  int nv = c->nv, rc = mb_gravity(m, c->ws, x, c->g);
-  if (rc) return rc;
-  if (c->S && (rc = mb_passive_forces(m, c->S, c->ws, x, NULL, c->tp))) return rc;
-  if (!c->S) memset(c->tp, 0, sizeof *c->tp * (size_t)nv);
+  int nv = c->nv, rc;
+  if (c->o && c->o->forces) { /* the caller's r = g − τ_passive, into g */
+    if ((rc = c->o->forces(c->o->ctx, x, c->g, NULL))) return rc < 0 ? rc : MB_ENUMERIC;
+    memset(c->tp, 0, sizeof *c->tp * (size_t)nv);
+  } else {
+    if ((rc = mb_gravity(m, c->ws, x, c->g))) return rc;
+    if (c->S && (rc = mb_passive_forces(m, c->S, c->ws, x, NULL, c->tp))) return rc;
+    if (!c->S) memset(c->tp, 0, sizeof *c->tp * (size_t)nv);
+  }
   memset(c->t1, 0, sizeof *c->t1 * (size_t)nv);
   if (c->nc > 0) {
     if ((rc = mb_loop_residual(m, c->L, c->ws, c->lw, x, c->phi)) ||
@@ -469,7 +481,8 @@ int mb_static(const mb_model *m, const mb_springs *S, const mb_loops *L, mb_work
     return MB_EINVAL;
   mb_static_result rtmp, *rs = res ? res : &rtmp;
   memset(rs, 0, sizeof *rs);
-  ctx c = {.m = m, .S = S, .L = L, .ws = ws, .lw = lw, .tau = tau, .lock = lock, .h = o->fd_step};
+  ctx c = {.m = m, .S = S, .L = L, .ws = ws, .lw = lw, .tau = tau, .lock = lock, .o = o,
+           .h = o->fd_step};
   layout(&c, m, nc, scratch);
   c.nv = m->nv, c.nc = nc;
   for (int k = 0; k < m->nv; k++)

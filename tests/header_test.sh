@@ -33,7 +33,7 @@ gen arm7_d arm7_d "$ex/arm7.mbd" --contacts tcp:6,link5 --functions rnea_ext_der
 gen five_bar five_bar "$ex/five_bar.mbd" --trig-input
 gen five_bar_d five_bar_d "$ex/five_bar.mbd" --functions fd_loops_derivatives
 gen five_bar_b five_bar_b "$ex/five_bar.mbd" --prescribed q2 \
-  --functions fd_loops_baumgarte,fd_loops_hybrid,hybrid,hybrid_fixed
+  --functions fd_loops_baumgarte,fd_loops_hybrid,hybrid,hybrid_fixed,gravity_derivatives
 gen spring spring "$ex/spring_pendulum.mbd"
 gen nodal nodal "$ex/flexible_arm_nodal.mbd"
 gen arm7_f arm7_f "$ex/arm7.mbd" --scalar float

@@ -175,6 +175,52 @@ static void test_pendulum(void **state) {
   mbt_tree_free(t);
 }
 
+/* The pendulum's r = g − τ_passive = a sin θ + k (θ − π) and H = a cos θ + k in closed form
+ * (V = −a cos θ + ½ k (θ − π)²), for mb_static_options.forces: the caller's forces (a generated
+ * p_gravity, p_passive_forces and p_gravity_derivatives in a controller). */
+typedef struct closed_form {
+  double a, k;
+  int calls;
+} closed_form;
+
+static int pendulum_forces(void *ctx, const double *q, double *r, double *H) {
+  closed_form *c = ctx;
+  c->calls++;
+  r[0] = c->a * sin(q[0]) + c->k * (q[0] - MBT_PI);
+  if (H) H[0] = c->a * cos(q[0]) + c->k;
+  return 0;
+}
+
+/* Reference: the bisection root again, now with r and H from the callback alone (no springs
+ * given to mb_static: the callback is what it reads); a failing callback stops the solve with
+ * its status. */
+static void test_forces_callback(void **state) {
+  (void)state;
+  const double m = 2.0, l = 0.5, a = m * G * l;
+  mbt_tree *t = pendulum(m, l);
+  fix f;
+  fix_open(&f, &t->model, NULL);
+  closed_form cf = {a, 4.0, 0};
+  mb_static_options o = MB_STATIC_DEFAULTS;
+  o.forces = pendulum_forces, o.ctx = &cf;
+  mb_static_result res;
+  double q = 0.8;
+  assert_int_equal(
+      mb_static(&t->model, NULL, NULL, &f.ws, NULL, f.scratch, &o, NULL, NULL, &q, NULL, &res),
+      MB_OK);
+  MBT_ASSERT_NEAR1(q, MBT_PI - bisect(cf.k, a), 1e-12);
+  assert_true(res.stable && cf.calls > 0);
+  o.forces = NULL; /* the runtime's own r and H: the same root (the spring as the model's) */
+  double k = cf.k, qref = MBT_PI, q2 = 0.8;
+  mb_springs S = {0, NULL, NULL, NULL, &k, &qref};
+  assert_int_equal(
+      mb_static(&t->model, &S, NULL, &f.ws, NULL, f.scratch, &o, NULL, NULL, &q2, NULL, &res),
+      MB_OK);
+  MBT_ASSERT_NEAR1(q2, q, 1e-12);
+  fix_close(&f);
+  mbt_tree_free(t);
+}
+
 /* ------------------------------------------------------------------------ arms with springs */
 
 /* Two links hanging from the world: joint 1 about y at the origin, joint 2 about x at the end of
@@ -574,7 +620,8 @@ static void test_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pendulum),          cmocka_unit_test(test_arm_springs),
+      cmocka_unit_test(test_pendulum),
+      cmocka_unit_test(test_forces_callback),          cmocka_unit_test(test_arm_springs),
       cmocka_unit_test(test_spherical_springs), cmocka_unit_test(test_locks),
       cmocka_unit_test(test_floating_base),     cmocka_unit_test(test_quarter_car),
       cmocka_unit_test(test_convergence),       cmocka_unit_test(test_arguments),

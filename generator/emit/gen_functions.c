@@ -75,6 +75,7 @@ const mbg_fn mbg_fns[] = {
     FN("hybrid", MBG_FN_BY_NAME, "hybrid dynamics: each dof's qdd or tau given (run-time mask)"),
     FN("hybrid_fixed", MBG_FN_BY_NAME, "hybrid with the joints of --prescribed prescribed"),
     FN("rnea_derivatives", MBG_FN_BY_NAME, "the derivatives of rnea: dtau/dq, dtau/dv and M"),
+    FN("gravity_derivatives", MBG_FN_BY_NAME, "dg/dq, the gravity torques' derivative"),
     FN("rnea_ext_derivatives", MBG_FN_BY_NAME,
        "rnea_derivatives with external wrenches, and dtau/dfext"),
     FN("aba_derivatives", MBG_FN_BY_NAME, "the derivatives of aba: dqdd/dq, dqdd/dv and M^-1"),

@@ -69,7 +69,7 @@ static const char *const flex_missing[] = {
     "frame_velocity_derivatives",
     "frame_velocity_derivatives_local", "frame_acceleration_derivatives",
     "frame_acceleration_derivatives_local", "regressor", "energy_regressor", "base_regressor",
-    "base_params", "hybrid", "hybrid_fixed", "fd_loops_hybrid", NULL};
+    "base_params", "hybrid", "hybrid_fixed", "fd_loops_hybrid", "gravity_derivatives", NULL};
 
 /* The first tree body with modes, 0 if none. */
 static int flexible_body(const mbg_gen *g) {

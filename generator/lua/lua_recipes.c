@@ -43,6 +43,7 @@ const mbg_lua_recipe mbg_lua_recipes[] = {
     BY_NAME("frame_velocity", "frames"),
     BY_NAME("frame_velocity_derivatives", "frame_derivatives"),
     BY_NAME("frame_velocity_derivatives_local", "frame_derivatives"),
+    BY_NAME("gravity_derivatives", "derivatives"),
     BY_NAME("impulse", "contact"),
     BY_NAME("impulse_derivatives", "contact_derivatives"),
     BY_NAME("integrate", "manifold"),

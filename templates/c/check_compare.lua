@@ -72,6 +72,7 @@ local reference = {
   integrate_jacobians = "rc = mb_integrate_jacobians(&M, q, v, 0.375, ref, ref2)",
   difference_jacobians = "rc = mb_difference_jacobians(&M, q, q2, ref, ref2)",
   rnea_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, v, a, ref, ref2, ref3)",
+  gravity_derivatives = "rc = mb_rnea_derivatives(&M, ws, q, NULL, NULL, ref, ref2, ref3)",
   aba_derivatives = "rc = mb_aba_derivatives(&M, ws, q, v, tau, ref, ref2, ref3)",
   aba_ext_derivatives = "rc = mb_aba_ext_derivatives(&M, ws, q, v, tau, fext, ref, ref2, ref3, "
     .. "ref4)",

@@ -254,6 +254,14 @@ local function build_rnea(model, fext)
   if df then D.output_rows("dtau_dfext", df, 6 * (model.nb + 1)) end
 end
 
+-- ∂g/∂q: the inverse-dynamics derivatives at v = 0, q̈ = 0 (constants: the velocity and
+-- acceleration terms fold away).
+local function build_gravity(model)
+  local nv = model.nv
+  local dq = D.rnea(model, sp.zeros(nv), sp.zeros(nv))
+  J.output_matrix("dg_dq", dq, nv)
+end
+
 -- q̈ by the articulated-body algorithm (aba.lua), M⁻¹ (minv.lua) and the inverse-dynamics
 -- derivatives at q̈ into dqdd_dq and dqdd_dv; the epilogue (templates/c/source.lua,
 -- "minus_minv_product") then multiplies them by −M⁻¹ in place, a loop of nv³ multiply-adds each
@@ -312,6 +320,13 @@ local recipes = {
                { name = "M", role = "out_nvnv" } },
     build = function(model) build_rnea(model, nil) end,
   },
+  gravity_derivatives = {
+    summary = "the derivative of the gravity torques g(q) (gravity's): dg_dq, nv x nv row-major, "
+      .. "the stiffness gravity adds (mb_static)" .. TANGENT,
+    returns = "void",
+    params = { { name = "q", role = "q" }, { name = "dg_dq", role = "out_nvnv" } },
+    build = function(model) build_gravity(model) end,
+  },
   rnea_ext_derivatives = {
     summary = "derivatives of inverse dynamics with external wrenches at (q, v, a, fext): "
       .. "dtau_dq, dtau_dv, dtau_da = M (nv x nv) and dtau_dfext = -J^T per body (nv x 6 (nb + 1),"
@@ -351,8 +366,8 @@ local recipes = {
   },
 }
 
--- The recipe of function name: rnea_derivatives, rnea_ext_derivatives, aba_derivatives,
--- aba_ext_derivatives (the registry: generator/lua/lua_recipes.c).
+-- The recipe of function name: rnea_derivatives, rnea_ext_derivatives, gravity_derivatives,
+-- aba_derivatives, aba_ext_derivatives (the registry: generator/lua/lua_recipes.c).
 function D.recipe(name)
   local r = recipes[name]
   return { name = name, summary = r.summary, returns = r.returns, params = r.params,
