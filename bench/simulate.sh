@@ -80,8 +80,8 @@ section() {
       }
     }' "$tmp/out.txt"
   echo
-  awk '$1 == "ref" { printf "%s%s %s", n++ ? ", " : "The references (mb_simulate at 1e-13) " \
-    "against RK4 at T/2^17: ", $2, $3 } END { print "." }' "$tmp/out.txt"
+  echo "The references (mb_simulate at 1e-13) against RK4 at T/2^17:"
+  awk '$1 == "ref" { printf "%s%s %s", n++ ? ", " : "", $2, $3 } END { print "." }' "$tmp/out.txt"
   echo
   echo "| | |"
   echo "|---|---|"
