@@ -1205,7 +1205,9 @@ int mb_fd_loops_hybrid(const mb_model *m, const mb_loops *L, mb_workspace *ws,
  * cannot close the loops — the iterate reaches a least-squares point with φ ≠ 0 (|K_Fᵀ φ| ≤
  * 1e-8 |K_F| |φ|, or no step reduces |φ|² even at λ = 1e10), or the evaluations run out — with
  * lw->singular = 1 + r, r the kept row with the largest remaining |φ_r| at the best
- * configuration reached (rows in metres, metres² for ss, or dimensionless): row r is row
+ * configuration reached (rows in metres, metres² for ss, or dimensionless; rows within 1e-3
+ * of the largest tie and the first wins, so a symmetric mechanism's tie names the same row in
+ * the runtime and the generated P_assemble whatever the rounding): row r is row
  * L->row[r] % MB_LOOP_MAX_ROWS (mb_loop_row_name) of loop L->row[r] / MB_LOOP_MAX_ROWS, the
  * generated code's P_constraint_names[r]. q is unchanged on failure. Uses ws->IA as scratch. */
 #define MB_ASSEMBLE_MAXIT 100

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if FIVE_BAR_SET_ID != 0x02cd7c6df036
+#if FIVE_BAR_SET_ID != 0xf945ddc4d146
 #error "five_bar_dynamics.c and five_bar_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
@@ -6977,15 +6977,18 @@ static void kt_mul_free(const double *K, const int *lock, const double *y, doubl
   }
 }
 
-/* 1 + the row with the largest |x_r| (a NaN first): the located error. */
+/* 1 + the row with the largest |x_r| (a NaN first): the located error; rows within 1e-3 of
+ * the largest tie, and the first of them wins (as the runtime's mb_assemble: the same row of a
+ * symmetric mechanism whatever the rounding). */
 static int worst_row(const double *x) {
-  int w = 0;
-  double e = -1;
+  double e = 0;
   for (int r = 0; r < FIVE_BAR_NC; r++) {
     if (x[r] != x[r]) return 1 + r;
-    if (!(fabs(x[r]) <= e)) e = fabs(x[r]), w = r;
+    if (fabs(x[r]) > e) e = fabs(x[r]);
   }
-  return 1 + w;
+  for (int r = 0; r < FIVE_BAR_NC; r++)
+    if (fabs(x[r]) >= (1 - (double)1e-3) * e) return 1 + r;
+  return 1;
 }
 
 /* max |phi_r| (NaN: INFINITY) and |phi|^2. */

@@ -6,7 +6,7 @@
  */
 #include "quarter_car_model.h"
 
-#if QUARTER_CAR_SET_ID != 0xc0df09259998
+#if QUARTER_CAR_SET_ID != 0x51ef797a042e
 #error "quarter_car_model.c and quarter_car_dynamics.h are not from the same mbdc run: regenerate them together"
 #endif
 
