@@ -13,7 +13,7 @@ endforeach()
 # (runtime/assemble.c, fd_loops.c): dense minimum-norm references, closed-form drift decay.
 mbdc_add_test(NAME test_assemble SOURCES test_assemble.c mb_randtree.c mb_loopmech.c LIBS mbrt)
 # No algorithm allocates: malloc and friends wrapped at link time and counted.
-mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c LIBS mbrt)
+mbdc_add_test(NAME test_noalloc SOURCES test_noalloc.c mb_randtree.c mbt_alloc.c LIBS mbrt)
 target_compile_options(test_noalloc PRIVATE -fno-builtin)
 target_link_options(test_noalloc PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
 
@@ -57,7 +57,8 @@ mbdc_add_test(NAME test_contact_id SOURCES test_contact_id.c mbt_contactsys.c mb
 # Integration with error control (runtime/simulate.c): order 5 against a closed form and on SE(3)
 # (a tumbling free body, random trees), conservation, closed loops with projection, events,
 # determinism and no allocation.
-mbdc_add_test(NAME test_simulate SOURCES test_simulate.c mb_randtree.c mb_loopmech.c LIBS mbrt)
+mbdc_add_test(NAME test_simulate SOURCES test_simulate.c mb_randtree.c mb_loopmech.c mbt_alloc.c
+              LIBS mbrt)
 # (the allocator wrapped and counted, as in test_noalloc: mb_simulate allocates nothing)
 target_compile_options(test_simulate PRIVATE -fno-builtin)
 target_link_options(test_simulate PRIVATE

@@ -1,7 +1,8 @@
 /* test_noalloc.c — no runtime algorithm allocates once the workspace is set up. malloc, calloc,
  * realloc and free are wrapped at link time (-Wl,--wrap=..., tests/runtime.cmake), so every call
- * from the runtime library and from this file goes through the counters below. Reference: zero
- * calls while every algorithm runs; the wrapping itself is checked by counting two known calls. */
+ * from the runtime library and from this file goes through the counters of mbt_alloc.c.
+ * Reference: zero calls while every algorithm runs; the wrapping itself is checked by counting two
+ * known calls. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,47 +13,17 @@
 
 #include "mb_randtree.h"
 #include "mb_testutil.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t k, size_t n);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t k, size_t n);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-/* volatile, and -fno-builtin (runtime.cmake): the compiler may otherwise assume that malloc and
- * free touch no global and move or drop the counter updates around them. */
-static volatile int counting;
-static volatile long calls;
-
-void *__wrap_malloc(size_t n) {
-  calls += counting;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t k, size_t n) {
-  calls += counting;
-  return __real_calloc(k, n);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  calls += counting;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void *p) {
-  calls += counting;
-  __real_free(p);
-}
+#include "mbt_alloc.h"
 
 /* The wrappers see this file's own malloc and free: the counter can move. */
 static void test_wrapping_works(void **state) {
   (void)state;
   void *volatile p;
-  calls = 0, counting = 1;
+  mbt_alloc_calls = 0, mbt_alloc_counting = 1;
   p = malloc(16);
   free(p);
-  counting = 0;
-  assert_int_equal(calls, 2);
+  mbt_alloc_counting = 0;
+  assert_int_equal(mbt_alloc_calls, 2);
 }
 
 /* Every algorithm, on random trees with every joint type and a floating base. */
@@ -79,7 +50,7 @@ static void test_algorithms_do_not_allocate(void **state) {
     size_t nreg = (size_t)MB_NPARAM * (size_t)m->nb;
     double *Y = malloc(sizeof(double) * (nv + 2) * nreg), *yk = Y + nv * nreg, *yp = yk + nreg;
     int rc = 0;
-    calls = 0, counting = 1;
+    mbt_alloc_calls = 0, mbt_alloc_counting = 1;
     mb_rnea(m, &ws, q, v, a, fext, out);
     mb_nle(m, &ws, q, v, out);
     mb_gravity(m, &ws, q, out);
@@ -98,9 +69,9 @@ static void test_algorithms_do_not_allocate(void **state) {
     rc |= mb_passive_forces(m, &S, &ws, q, v, out);
     rc |= mb_regressor(m, &ws, q, v, a, Y);
     rc |= mb_energy_regressor(m, &ws, q, v, yk, yp);
-    counting = 0;
+    mbt_alloc_counting = 0;
     assert_int_equal(rc, 0);
-    assert_int_equal(calls, 0);
+    assert_int_equal(mbt_alloc_calls, 0);
     free(Y), free(q), free(buf);
     mbt_tree_free(t);
   }
@@ -133,7 +104,7 @@ static void test_derivatives_do_not_allocate(void **state) {
     mbt_rand_vec(&g, m->nv, -1, 1, tau), mbt_rand_vec(&g, (int)nw, -1, 1, fext);
     double f3[3], *fd = E; /* 3 × nv force derivatives, then 6 × nv frame blocks */
     int rc = 0;
-    calls = 0, counting = 1;
+    mbt_alloc_calls = 0, mbt_alloc_counting = 1;
     rc |= mb_rnea_derivatives(m, &ws, q, v, a, A, B, Cm);
     rc |= mb_aba_derivatives(m, &ws, q, v, tau, A, B, Cm);
     rc |= mb_rnea_ext_derivatives(m, &ws, q, v, a, fext, A, B, Cm, D);
@@ -143,9 +114,9 @@ static void test_derivatives_do_not_allocate(void **state) {
     rc |= mb_contact_fd_derivatives(m, &F, &C, &ws, scr, q, v, tau, NULL, NULL, out, f3, A, B, Cm,
                                     fd, fd + 3 * nv, fd + 6 * nv);
     rc |= mb_impulse_derivatives(m, &F, &C, &ws, scr, q, v, NULL, out, f3, A, B, fd, fd + 3 * nv);
-    counting = 0;
+    mbt_alloc_counting = 0;
     assert_int_equal(rc, 0);
-    assert_int_equal(calls, 0);
+    assert_int_equal(mbt_alloc_calls, 0);
     free(q), free(scr), free(buf);
     mbt_tree_free(t);
   }
@@ -177,7 +148,7 @@ static void test_loops_do_not_allocate(void **state) {
     mbt_rng_seed(&g, seed);
     mbt_rand_q(&g, m, q), mbt_rand_vec(&g, m->nv, -1, 1, v), mbt_rand_vec(&g, m->nv, -1, 1, tau);
     int rc = 0;
-    calls = 0, counting = 1;
+    mbt_alloc_calls = 0, mbt_alloc_counting = 1;
     rc |= mb_loop_residual(m, &L, &ws, &lw, q, out);
     rc |= mb_loop_jacobian(m, &L, &ws, &lw, q, K);
     rc |= mb_loop_bias(m, &L, &ws, &lw, q, v, out);
@@ -186,9 +157,9 @@ static void test_loops_do_not_allocate(void **state) {
                                   D + 2 * nv * nv, DL, DL + 3 * nv, DL + 6 * nv);
     rc |= mb_project_q(m, &L, &ws, &lw, q);
     rc |= mb_project_v(m, &L, &ws, &lw, q, v);
-    counting = 0;
+    mbt_alloc_counting = 0;
     assert_int_equal(rc, 0);
-    assert_int_equal(calls, 0);
+    assert_int_equal(mbt_alloc_calls, 0);
     free(q), free(buf), free(lbuf), free(scr);
     mbt_tree_free(t);
   }

@@ -16,37 +16,9 @@
 #include "mb_loopmech.h"
 #include "mb_randtree.h"
 #include "mb_testutil.h"
+#include "mbt_alloc.h"
 
 /* ------------------------------------------------------------------------------------ helpers */
-
-/* The allocator wrapped at link time (-Wl,--wrap=..., tests/runtime.cmake, as test_noalloc.c):
- * calls counted while `counting`; volatile and -fno-builtin keep the updates in place. */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t k, size_t n);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t k, size_t n);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-static volatile int counting;
-static volatile long alloc_calls;
-void *__wrap_malloc(size_t n) {
-  alloc_calls += counting;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t k, size_t n) {
-  alloc_calls += counting;
-  return __real_calloc(k, n);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  alloc_calls += counting;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void *p) {
-  alloc_calls += counting;
-  __real_free(p);
-}
 
 /* A model, its workspace and the run's callbacks' context. */
 typedef struct rig {
@@ -415,25 +387,25 @@ static void test_events(void **state) {
 static void test_deterministic_noalloc(void **state) {
   (void)state;
   void *volatile p;
-  alloc_calls = 0, counting = 1;
+  mbt_alloc_calls = 0, mbt_alloc_counting = 1;
   p = malloc(16);
   free(p);
-  counting = 0;
-  assert_int_equal(alloc_calls, 2);
+  mbt_alloc_counting = 0;
+  assert_int_equal(mbt_alloc_calls, 2);
   rig r;
   rig_init(&r, free_body());
   mb_sim_system sys = {accel_aba, NULL, NULL, NULL, 0, &r};
   mb_sim_options o = {1e-8, 1e-8, 0.0, 0.0, 0.0, 0};
   double q[2][7], v[2][6];
   mb_sim_stats st[2];
-  alloc_calls = 0, counting = 1;
+  mbt_alloc_calls = 0, mbt_alloc_counting = 1;
   for (int k = 0; k < 2; k++) {
     memcpy(q[k], FB_Q0, sizeof q[k]), memcpy(v[k], FB_V0, sizeof v[k]);
     assert_int_equal(mb_simulate(r.m, &sys, &o, 0.0, 1.0, q[k], v[k], NULL, r.scratch, &st[k]),
                      MB_OK);
   }
-  counting = 0;
-  assert_int_equal(alloc_calls, 0);
+  mbt_alloc_counting = 0;
+  assert_int_equal(mbt_alloc_calls, 0);
   assert_memory_equal(q[0], q[1], sizeof q[0]);
   assert_memory_equal(v[0], v[1], sizeof v[0]);
   assert_true(st[0].naccel == st[1].naccel && st[0].accepted == st[1].accepted);
@@ -444,15 +416,15 @@ static void test_deterministic_noalloc(void **state) {
   int xy[2] = {0, 1};
   r.ls = lsys_new(r.m, &l, 1, xy, 2);
   mb_sim_system sl = {accel_loops, project_loops, NULL, NULL, 0, &r};
-  alloc_calls = 0, counting = 1;
+  mbt_alloc_calls = 0, mbt_alloc_counting = 1;
   for (int k = 0; k < 2; k++) {
     assert_int_equal(fourbar_q(&f, 0.4, q[k]), 0);
     v[k][0] = 6.0, v[k][1] = v[k][2] = 0.0;
     assert_int_equal(mb_simulate(r.m, &sl, &o, 0.0, 1.0, q[k], v[k], NULL, r.scratch, &st[k]),
                      MB_OK);
   }
-  counting = 0;
-  assert_int_equal(alloc_calls, 0);
+  mbt_alloc_counting = 0;
+  assert_int_equal(mbt_alloc_calls, 0);
   assert_memory_equal(q[0], q[1], 3 * sizeof q[0][0]);
   assert_memory_equal(v[0], v[1], 3 * sizeof v[0][0]);
   rig_free(&r);
