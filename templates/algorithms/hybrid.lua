@@ -98,10 +98,11 @@ function H.blend(m, given, g)
   return g + m * (given - g)
 end
 
-function H.build(model)
-  -- (refused before: coupled joints, flexible bodies, --passive-in-fd; generate.c)
+-- The outputs qdd and tau of the hybrid ABA with the articulated step step (H.step: the mask read
+-- at run time; hybrid_fixed.lua's: the mask of --prescribed as constants).
+function H.run(model, step)
   local T, X, _, pA = rnea.forward(model, "v", nil)
-  local jt, u = A.backward(T, X, pA, nil, nil, "in", H.step)
+  local jt, u = A.backward(T, X, pA, nil, nil, "in", step)
   local qdd, da = A.forward(T, X, jt, u, "da")
   for _, b in ipairs(T) do
     local t, g = jt[b.i], J.read(b, "in")
@@ -112,6 +113,11 @@ function H.build(model)
       sym.output("tau", k, H.blend(t.m[c], given, g[c]))
     end
   end
+end
+
+function H.build(model)
+  -- (refused before: coupled joints, flexible bodies, --passive-in-fd; generate.c)
+  H.run(model, H.step)
 end
 
 return H

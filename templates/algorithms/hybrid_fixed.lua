@@ -3,10 +3,6 @@
 -- as constants, so that the expression graph folds each dof to its side — a free dof's work is
 -- the ABA's, a prescribed one's the articulated inertia passed on whole and its force, without
 -- the run-time mask's blends (docs/analysis.md: the cost of both forms).
-local sp = import "spatial"
-local J = import "joints"
-local rnea = import "rnea"
-local A = import "aba"
 local H = import "hybrid"
 
 local X = {
@@ -26,26 +22,11 @@ local X = {
 
 function X.build(model)
   -- (refused before: without --prescribed, coupled joints, flexible bodies, --passive-in-fd)
-  local T, Xs, _, pA = rnea.forward(model, "v", nil)
-  local function step(b, IA, R, pAi, tau)
+  H.run(model, function(b, IA, R, pA, tau)
     local m = {}
     for c = 1, b.nv do m[c] = model.prescribed[b.iv + c] end
-    return H.step(b, IA, R, pAi, tau, m)
-  end
-  local jt, u = A.backward(T, Xs, pA, nil, nil, "in", step)
-  local qdd, da = A.forward(T, Xs, jt, u, "da")
-  for _, b in ipairs(T) do
-    local t, g = jt[b.i], J.read(b, "in")
-    for c = 1, b.nv do
-      local k = b.iv + c - 1
-      sym.output("qdd", k, qdd[b.i][c])
-      if t.m[c] == 1 then
-        sym.output("tau", k, sp.dot(t.U[c], da[b.i]) + sp.dot(b.S[c], pA[b.i]) + b.arm * g[c])
-      else
-        sym.output("tau", k, g[c])
-      end
-    end
-  end
+    return H.step(b, IA, R, pA, tau, m)
+  end)
 end
 
 return X
